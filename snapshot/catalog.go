@@ -1,0 +1,222 @@
+package snapshot
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"strings"
+)
+
+// Service is one tracked AI service as the catalog describes it.
+type Service struct {
+	Slug     string `json:"slug"`
+	Name     string `json:"name"`
+	Category string `json:"category"`
+	// Domain is the service's main domain; /check also matches its subdomains.
+	Domain string `json:"domain"`
+	// Domains are further domains (or host patterns with a "*" label, like
+	// "bedrock-runtime.*.amazonaws.com") that /check attributes to the service.
+	Domains []string `json:"domains,omitempty"`
+	// Aliases are other names people use for the service (chatgpt, claude, …).
+	Aliases []string `json:"aliases,omitempty"`
+	// URL is the service's public web address.
+	URL string `json:"url"`
+	// StatusPage is the official, human-readable status page.
+	StatusPage string `json:"statusPage"`
+	Feed       Feed   `json:"feed"`
+	// ProbeURL is the API endpoint our latency probe requests; empty when the
+	// service has no generic API host (its status then comes from the feed alone).
+	ProbeURL string `json:"probeUrl,omitempty"`
+}
+
+// Feed says where and in which format a service publishes its official status.
+type Feed struct {
+	Format FeedFormat `json:"format"`
+	// URL is the main document (summary.json, index.json, the RSS feed, …).
+	URL string `json:"url,omitempty"`
+	// IncidentsURL is the list of recent incidents, where the format has one.
+	IncidentsURL string `json:"incidentsUrl,omitempty"`
+	// Filter keeps only the components, products or feed items that name one
+	// of these (GitHub's page is filtered to Copilot, Azure's feed to OpenAI).
+	Filter []string `json:"filter,omitempty"`
+}
+
+// FeedFormat names a kind of official status feed.
+type FeedFormat string
+
+// The feed formats of the 26 tracked services (DESIGN §5). "none" means the
+// service is tracked by our probe alone.
+const (
+	FormatStatuspage  FeedFormat = "statuspage"
+	FormatIncidentIO  FeedFormat = "incidentio"
+	FormatInstatus    FeedFormat = "instatus"
+	FormatBetterStack FeedFormat = "betterstack"
+	FormatCheckly     FeedFormat = "checkly"
+	FormatGoogleCloud FeedFormat = "gcloud"
+	FormatAWSHealth   FeedFormat = "awshealth"
+	FormatRSS         FeedFormat = "rss"
+	FormatFlashduty   FeedFormat = "flashduty"
+	FormatHTML        FeedFormat = "html"
+	FormatNone        FeedFormat = "none"
+)
+
+// FeedFormats lists every format a catalog may name.
+var FeedFormats = []FeedFormat{FormatStatuspage, FormatIncidentIO, FormatInstatus, FormatBetterStack,
+	FormatCheckly, FormatGoogleCloud, FormatAWSHealth, FormatRSS, FormatFlashduty, FormatHTML, FormatNone}
+
+// Categories lists the allowed service categories.
+var Categories = []string{"llm-api", "cloud-ai", "inference", "image-video", "audio-speech", "vector-db", "llmops", "coding-assistant"}
+
+// Catalog is the ordered list of tracked services.
+type Catalog struct {
+	Services []Service `json:"services"`
+}
+
+//go:embed catalog.json
+var embeddedCatalog []byte
+
+// DefaultCatalog returns the embedded catalog of the 26 tracked services.
+func DefaultCatalog() (Catalog, error) { return ParseCatalog(embeddedCatalog) }
+
+// LoadCatalog reads a catalog file, or returns the embedded one when path is "".
+func LoadCatalog(path string) (Catalog, error) {
+	if path == "" {
+		return DefaultCatalog()
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Catalog{}, fmt.Errorf("catalog: %w", err)
+	}
+	c, err := ParseCatalog(data)
+	if err != nil {
+		return Catalog{}, fmt.Errorf("%s: %w", path, err)
+	}
+	return c, nil
+}
+
+// ParseCatalog decodes and validates a catalog document. Unknown fields are
+// errors so that a typo in a hand-edited catalog is not silently ignored.
+func ParseCatalog(data []byte) (Catalog, error) {
+	var c Catalog
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&c); err != nil {
+		return Catalog{}, fmt.Errorf("catalog: %w", err)
+	}
+	if err := c.Validate(); err != nil {
+		return Catalog{}, err
+	}
+	return c, nil
+}
+
+var slugPattern = regexp.MustCompile(`^[a-z0-9]+(-[a-z0-9]+)*$`)
+
+// Validate checks every service and reports all problems at once.
+func (c Catalog) Validate() error {
+	if len(c.Services) == 0 {
+		return errors.New("catalog: no services")
+	}
+	var errs []error
+	seen := map[string]bool{}
+	for i, s := range c.Services {
+		where := fmt.Sprintf("catalog: services[%d] (%q)", i, s.Slug)
+		bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(where+": "+format, args...)) }
+		switch {
+		case !slugPattern.MatchString(s.Slug):
+			bad("slug must be lower-case letters, digits and single hyphens")
+		case seen[s.Slug]:
+			bad("duplicate slug")
+		}
+		seen[s.Slug] = true
+		if strings.TrimSpace(s.Name) == "" {
+			bad("name is empty")
+		}
+		if !contains(Categories, s.Category) {
+			bad("unknown category %q (want one of %s)", s.Category, strings.Join(Categories, ", "))
+		}
+		if s.Domain == "" || strings.ContainsAny(s.Domain, "/: ") || s.Domain != strings.ToLower(s.Domain) {
+			bad("domain %q must be a lower-case host name", s.Domain)
+		}
+		for _, d := range s.Domains {
+			if d == "" || strings.ContainsAny(d, "/: ") || d != strings.ToLower(d) {
+				bad("domains: %q must be a lower-case host name or pattern", d)
+			}
+		}
+		if !contains(FeedFormats, s.Feed.Format) {
+			bad("unknown feed format %q", s.Feed.Format)
+		}
+		if s.Feed.Format != FormatNone && s.Feed.URL == "" {
+			bad("feed.url is required for format %q", s.Feed.Format)
+		}
+		if s.Feed.Format == FormatNone && s.ProbeURL == "" {
+			bad("a service with no feed needs a probeUrl")
+		}
+		for field, u := range map[string]string{"url": s.URL, "statusPage": s.StatusPage} {
+			if err := checkAbsoluteURL(u); err != nil {
+				bad("%s: %v", field, err)
+			}
+		}
+		for field, u := range map[string]string{"feed.url": s.Feed.URL, "feed.incidentsUrl": s.Feed.IncidentsURL, "probeUrl": s.ProbeURL} {
+			if u == "" {
+				continue
+			}
+			if err := checkAbsoluteURL(u); err != nil {
+				bad("%s: %v", field, err)
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func checkAbsoluteURL(raw string) error {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return err
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not an absolute http(s) URL", raw)
+	}
+	return nil
+}
+
+// Lookup returns the service with the given slug.
+func (c Catalog) Lookup(slug string) (Service, bool) {
+	for _, s := range c.Services {
+		if s.Slug == slug {
+			return s, true
+		}
+	}
+	return Service{}, false
+}
+
+// Slugs returns the slugs in catalog order.
+func (c Catalog) Slugs() []string {
+	out := make([]string, len(c.Services))
+	for i, s := range c.Services {
+		out[i] = s.Slug
+	}
+	return out
+}
+
+// JSON renders the catalog in the shape ParseCatalog reads.
+func (c Catalog) JSON() []byte {
+	data, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		panic(err) // a Catalog has only strings and slices: it always marshals
+	}
+	return append(data, '\n')
+}
+
+func contains[T comparable](list []T, v T) bool {
+	for _, x := range list {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}

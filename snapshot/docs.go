@@ -1,0 +1,217 @@
+package snapshot
+
+import "time"
+
+// License is the licence of every document aistatus publishes.
+const License = "CC-BY-4.0"
+
+// LicenseURL is where the licence text lives.
+const LicenseURL = "https://creativecommons.org/licenses/by/4.0/"
+
+// The names of the files in a snapshot folder.
+const (
+	FileManifest  = "snapshot.json"
+	FileStatus    = "status.json"
+	FileIncidents = "incidents.json"
+	FileExport    = "export.csv"
+	FileOpenAPI   = "openapi.json"
+	FileHistory   = "history.json"
+	DirServices   = "services"
+)
+
+// ServiceFile is the path of a service's detail document inside a snapshot.
+func ServiceFile(slug string) string { return DirServices + "/" + slug + ".json" }
+
+// Manifest describes one generated snapshot. The server reads it to know the
+// snapshot's age and when its data should be called stale.
+type Manifest struct {
+	GeneratedAt time.Time `json:"generatedAt"`
+	// StaleAfterSeconds: past this age the data is reported as stale.
+	StaleAfterSeconds int    `json:"staleAfterSeconds"`
+	BaseURL           string `json:"baseUrl"`
+	Generator         string `json:"generator"`
+	Services          int    `json:"services"`
+}
+
+// Stale reports whether a snapshot generated at m.GeneratedAt is stale at now.
+func (m Manifest) Stale(now time.Time) bool {
+	return now.Sub(m.GeneratedAt) > time.Duration(m.StaleAfterSeconds)*time.Second
+}
+
+// StatusDoc is the response of GET /status.
+type StatusDoc struct {
+	// Status is the state of the API response itself: always "ok".
+	Status string `json:"status"`
+	// Timestamp is when this snapshot was generated.
+	Timestamp time.Time        `json:"timestamp"`
+	Services  []ServiceSummary `json:"services"`
+	// Source names the service and its address, as CC-BY-4.0 attribution asks.
+	Source  string `json:"source"`
+	License string `json:"license"`
+}
+
+// ServiceSummary is one element of StatusDoc.Services.
+type ServiceSummary struct {
+	Slug        string     `json:"slug"`
+	Name        string     `json:"name"`
+	Category    string     `json:"category"`
+	Domain      string     `json:"domain"`
+	Status      Status     `json:"status"`
+	LastChecked *time.Time `json:"lastChecked"`
+	URL         string     `json:"url"`
+	StatusPage  string     `json:"statusPage"`
+	LatencyMs   *float64   `json:"latencyMs"`
+}
+
+// ServiceDoc is the response of GET /services/{slug}.
+type ServiceDoc struct {
+	Slug        string     `json:"slug"`
+	Name        string     `json:"name"`
+	Category    string     `json:"category"`
+	Domain      string     `json:"domain"`
+	URL         string     `json:"url"`
+	StatusPage  string     `json:"statusPage"`
+	Status      Status     `json:"status"`
+	LastChecked *time.Time `json:"lastChecked"`
+	LatencyMs   *float64   `json:"latencyMs"`
+	Uptime      Uptime     `json:"uptime"`
+	// Incidents are the service's retained incidents, newest first.
+	Incidents []Incident `json:"incidents"`
+	Sources   Sources    `json:"sources"`
+	Timestamp time.Time  `json:"timestamp"`
+	License   string     `json:"license"`
+}
+
+// Sources says where a service's status came from in the latest cycle.
+type Sources struct {
+	Feed  FeedSource  `json:"feed"`
+	Probe ProbeSource `json:"probe"`
+}
+
+// FeedSource is the outcome of reading the official feed.
+type FeedSource struct {
+	Format FeedFormat `json:"format"`
+	// State is "ok", "error" (the feed could not be read or parsed),
+	// "unsupported" (aistatus has no reader for this format yet) or "none".
+	State string `json:"state"`
+	// Status is what the feed declared, when it was read.
+	Status Status `json:"status,omitempty"`
+	Error  string `json:"error,omitempty"`
+}
+
+// Feed states.
+const (
+	FeedOK          = "ok"
+	FeedError       = "error"
+	FeedUnsupported = "unsupported"
+	FeedNone        = "none"
+)
+
+// ProbeSource is the outcome of our latency probe.
+type ProbeSource struct {
+	// State is "ok" (the host answered), "failed", "none" (no probe URL)
+	// or "discarded" (most probes failed at once: our network, not theirs).
+	State      string   `json:"state"`
+	LatencyMs  *float64 `json:"latencyMs"`
+	HTTPStatus int      `json:"httpStatus,omitempty"`
+	Error      string   `json:"error,omitempty"`
+}
+
+// Probe states.
+const (
+	ProbeOK        = "ok"
+	ProbeFailed    = "failed"
+	ProbeNone      = "none"
+	ProbeDiscarded = "discarded"
+)
+
+// IncidentList is the response of GET /incidents; incidents.json holds every
+// retained incident in this shape, and the server filters it.
+type IncidentList struct {
+	Incidents []Incident `json:"incidents"`
+	Timestamp time.Time  `json:"timestamp"`
+	Filters   Filters    `json:"filters"`
+	// Window is set on server responses, which are bounded; incidents.json
+	// (every retained incident) has none.
+	Window  *Window `json:"window,omitempty"`
+	License string  `json:"license"`
+}
+
+// Filters echoes the filters of an incident list; nil for a filter not sent.
+type Filters struct {
+	Since    *string `json:"since"`
+	Severity *string `json:"severity"`
+	Service  *string `json:"service"`
+}
+
+// ExportRow is one row of export.csv, in the column order of the spec.
+type ExportRow struct {
+	Slug        string `csv:"slug"`
+	Name        string `csv:"name"`
+	Category    string `csv:"category"`
+	Domain      string `csv:"domain"`
+	Status      Status `csv:"status"`
+	LastChecked string `csv:"lastChecked"`
+}
+
+// Window tells which part of the retained incidents a server response covers.
+type Window struct {
+	// Since is the effective lower bound on startedAt: the since filter, or
+	// the default window when since was not sent.
+	Since time.Time `json:"since"`
+	Limit int       `json:"limit"`
+	// Truncated is true when more incidents matched than Limit.
+	Truncated bool `json:"truncated"`
+}
+
+// CheckDoc is the response of GET /check.
+type CheckDoc struct {
+	// Query is q as received.
+	Query   string `json:"query"`
+	Tracked bool   `json:"tracked"`
+	// Service is the matched service; nil when the query is not tracked.
+	Service *CheckService `json:"service"`
+	// Status is the service's current status; nil when not tracked.
+	Status *Status `json:"status"`
+	// LatencyMs is a live probe of the service's API host, at most 30 s old;
+	// nil when the probe failed, the service has no probe, or it is untracked.
+	LatencyMs        *float64   `json:"latencyMs"`
+	LatencyCheckedAt *time.Time `json:"latencyCheckedAt"`
+	Verdict          Verdict    `json:"verdict"`
+	Timestamp        time.Time  `json:"timestamp"`
+	License          string     `json:"license"`
+}
+
+// CheckService identifies the service a check matched.
+type CheckService struct {
+	Slug   string `json:"slug"`
+	Name   string `json:"name"`
+	Domain string `json:"domain"`
+}
+
+// Verdict is the human answer of a check.
+type Verdict struct {
+	Headline string `json:"headline"`
+	Emoji    string `json:"emoji"`
+	// Level is one of VerdictLevels.
+	Level string `json:"level"`
+	// Stale is true when the snapshot behind the answer is too old to trust.
+	Stale bool `json:"stale"`
+	// DataAgeSeconds is the age of the snapshot; nil when untracked.
+	DataAgeSeconds *int `json:"dataAgeSeconds"`
+	// Suggestions are the closest tracked names, for an untracked query.
+	Suggestions []string `json:"suggestions,omitempty"`
+}
+
+// VerdictLevels are the values of Verdict.Level.
+var VerdictLevels = []string{"up", "degraded", "down", "maintenance", "unknown", "stale", "untracked"}
+
+// Problem is an RFC 9457 problem details body, used for every error.
+type Problem struct {
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Status int    `json:"status"`
+	Detail string `json:"detail"`
+	// Param names the query or path parameter at fault, when there is one.
+	Param string `json:"param,omitempty"`
+}

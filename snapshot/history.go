@@ -1,0 +1,247 @@
+package snapshot
+
+import (
+	"math"
+	"time"
+)
+
+// The history rules, also stated in the README and the OpenAPI description.
+const (
+	// BucketSize is the resolution at which per-service status time is kept.
+	BucketSize = time.Hour
+	// KeepBuckets is how far back status time is kept: the 30-day uptime
+	// window plus two days, so that a 30-day chart always has full days.
+	KeepBuckets = 32 * 24 * time.Hour
+	// KeepIncidents is how long an incident is kept after it ended.
+	KeepIncidents = 90 * 24 * time.Hour
+	// MaxIncidents bounds the retained incidents; the oldest ended go first.
+	MaxIncidents = 100_000
+	// MaxHold is how long one check's status is taken to hold when no newer
+	// check follows. A longer gap (the generator was not running) is "no data"
+	// and stays out of uptime, rather than being guessed up or down.
+	MaxHold = 15 * time.Minute
+	// PartialOutageDowntime is the share of partial-outage time counted as
+	// downtime, the weight Atlassian Statuspage uses for its uptime figures.
+	PartialOutageDowntime = 0.3
+)
+
+// HistoryVersion is the version of the history file's format.
+const HistoryVersion = 1
+
+// History is the state one build hands to the next: per-service status time
+// and the retained incidents. It lives in the snapshot folder as history.json.
+type History struct {
+	Version   int                        `json:"version"`
+	UpdatedAt time.Time                  `json:"updatedAt"`
+	Services  map[string]*ServiceHistory `json:"services"`
+	// Incidents are all retained incidents, newest startedAt first.
+	Incidents []Incident `json:"incidents"`
+}
+
+// ServiceHistory is what is remembered of one service between builds.
+type ServiceHistory struct {
+	// LastChecked and LastStatus are the latest cycle's time and status.
+	LastChecked time.Time `json:"lastChecked"`
+	LastStatus  Status    `json:"lastStatus"`
+	// FailedProbes counts consecutive failed probes that the official feed did
+	// not explain; OKProbes counts consecutive successful ones since.
+	FailedProbes int `json:"failedProbes,omitempty"`
+	OKProbes     int `json:"okProbes,omitempty"`
+	// Buckets hold status time per BucketSize, oldest first.
+	Buckets []Bucket `json:"buckets"`
+}
+
+// Bucket is the time, in seconds, a service spent in each status during one
+// BucketSize period starting at T (Unix seconds), plus probe latency totals.
+type Bucket struct {
+	T           int64   `json:"t"`
+	Operational float64 `json:"op,omitempty"`
+	Degraded    float64 `json:"deg,omitempty"`
+	Partial     float64 `json:"part,omitempty"`
+	Major       float64 `json:"maj,omitempty"`
+	Maintenance float64 `json:"maint,omitempty"`
+	Unknown     float64 `json:"unk,omitempty"`
+	// LatencyMs is the sum of successful probe latencies; Probes their count.
+	LatencyMs float64 `json:"latMs,omitempty"`
+	Probes    int     `json:"probes,omitempty"`
+}
+
+// NewHistory returns an empty history.
+func NewHistory() *History {
+	return &History{Version: HistoryVersion, Services: map[string]*ServiceHistory{}}
+}
+
+// Service returns the history of slug, creating it when absent.
+func (h *History) Service(slug string) *ServiceHistory {
+	if h.Services == nil {
+		h.Services = map[string]*ServiceHistory{}
+	}
+	sh := h.Services[slug]
+	if sh == nil {
+		sh = &ServiceHistory{}
+		h.Services[slug] = sh
+	}
+	return sh
+}
+
+// Record adds one check of the service at time at. The status seen by the
+// previous check is credited from that check until this one (at most MaxHold);
+// this check's status is credited by the next one. latencyMs < 0 means no
+// successful probe.
+func (sh *ServiceHistory) Record(at time.Time, status Status, latencyMs float64) {
+	if !sh.LastChecked.IsZero() && at.After(sh.LastChecked) {
+		end := at
+		if limit := sh.LastChecked.Add(MaxHold); end.After(limit) {
+			end = limit
+		}
+		sh.credit(sh.LastChecked, end, sh.LastStatus)
+	}
+	if latencyMs >= 0 {
+		b := sh.bucket(at)
+		b.LatencyMs += latencyMs
+		b.Probes++
+	}
+	if at.After(sh.LastChecked) || sh.LastChecked.IsZero() {
+		sh.LastChecked, sh.LastStatus = at, status
+	}
+}
+
+// credit adds the interval [from, to) in status s, split across buckets.
+func (sh *ServiceHistory) credit(from, to time.Time, s Status) {
+	for from.Before(to) {
+		b := sh.bucket(from)
+		end := time.Unix(b.T, 0).Add(BucketSize)
+		if end.After(to) {
+			end = to
+		}
+		b.add(s, end.Sub(from).Seconds())
+		from = end
+	}
+}
+
+// bucket returns the bucket that holds time t, appending it when needed.
+// Checks arrive in time order, so a bucket is almost always the last one.
+func (sh *ServiceHistory) bucket(t time.Time) *Bucket {
+	start := t.Truncate(BucketSize).Unix()
+	for i := len(sh.Buckets) - 1; i >= 0; i-- {
+		switch {
+		case sh.Buckets[i].T == start:
+			return &sh.Buckets[i]
+		case sh.Buckets[i].T < start:
+			sh.Buckets = append(sh.Buckets, Bucket{})
+			copy(sh.Buckets[i+2:], sh.Buckets[i+1:])
+			sh.Buckets[i+1] = Bucket{T: start}
+			return &sh.Buckets[i+1]
+		}
+	}
+	sh.Buckets = append([]Bucket{{T: start}}, sh.Buckets...)
+	return &sh.Buckets[0]
+}
+
+func (b *Bucket) add(s Status, seconds float64) {
+	switch s {
+	case Operational:
+		b.Operational += seconds
+	case Degraded:
+		b.Degraded += seconds
+	case PartialOutage:
+		b.Partial += seconds
+	case MajorOutage:
+		b.Major += seconds
+	case Maintenance:
+		b.Maintenance += seconds
+	default:
+		b.Unknown += seconds
+	}
+}
+
+// observed is the time with a known availability: maintenance and unknown
+// time are left out. down is the weighted downtime within it.
+func (b Bucket) observed() float64 { return b.Operational + b.Degraded + b.Partial + b.Major }
+func (b Bucket) down() float64     { return b.Major + PartialOutageDowntime*b.Partial }
+
+// Uptime is the availability of a service over the three standard windows,
+// each a percentage or nil when there is no data in that window.
+type Uptime struct {
+	H24 *float64 `json:"24h"`
+	D7  *float64 `json:"7d"`
+	D30 *float64 `json:"30d"`
+}
+
+// Uptime computes the uptime windows ending at now.
+func (sh *ServiceHistory) Uptime(now time.Time) Uptime {
+	return Uptime{
+		H24: sh.UptimePercent(now.Add(-24*time.Hour), now),
+		D7:  sh.UptimePercent(now.Add(-7*24*time.Hour), now),
+		D30: sh.UptimePercent(now.Add(-30*24*time.Hour), now),
+	}
+}
+
+// UptimePercent is 100 × (observed − downtime) / observed over [from, to), where
+// the status of the latest check is taken to hold until to (at most MaxHold).
+// A bucket that straddles from is counted pro rata. The result is rounded
+// down to three decimals, so that any downtime shows as less than 100. It is
+// nil when nothing was observed.
+func (sh *ServiceHistory) UptimePercent(from, to time.Time) *float64 {
+	var observed, down float64
+	for _, b := range sh.Buckets {
+		start := time.Unix(b.T, 0)
+		end := start.Add(BucketSize)
+		if !end.After(from) || !start.Before(to) {
+			continue
+		}
+		share := 1.0
+		if start.Before(from) {
+			share = end.Sub(from).Seconds() / BucketSize.Seconds()
+		}
+		observed += share * b.observed()
+		down += share * b.down()
+	}
+	if !sh.LastChecked.IsZero() && to.After(sh.LastChecked) {
+		// The open interval since the latest check.
+		start, end := sh.LastChecked, to
+		if limit := start.Add(MaxHold); end.After(limit) {
+			end = limit
+		}
+		if start.Before(from) {
+			start = from
+		}
+		if end.After(start) {
+			var b Bucket
+			b.add(sh.LastStatus, end.Sub(start).Seconds())
+			observed += b.observed()
+			down += b.down()
+		}
+	}
+	if observed <= 0 {
+		return nil
+	}
+	pct := math.Floor(100*(observed-down)/observed*1000) / 1000
+	return &pct
+}
+
+// Prune drops status time older than KeepBuckets and incidents that ended
+// more than KeepIncidents ago, then caps the incident count at MaxIncidents
+// (dropping the oldest ended ones first). Incidents must be sorted.
+func (h *History) Prune(now time.Time) {
+	cutoff := now.Add(-KeepBuckets).Truncate(BucketSize).Unix()
+	for _, sh := range h.Services {
+		i := 0
+		for i < len(sh.Buckets) && sh.Buckets[i].T < cutoff {
+			i++
+		}
+		sh.Buckets = sh.Buckets[i:]
+	}
+	kept := h.Incidents[:0]
+	for _, inc := range h.Incidents {
+		if inc.Open() || now.Sub(*inc.EndedAt) <= KeepIncidents {
+			kept = append(kept, inc)
+		}
+	}
+	for i := len(kept) - 1; len(kept) > MaxIncidents && i >= 0; i-- {
+		if !kept[i].Open() {
+			kept = append(kept[:i], kept[i+1:]...)
+		}
+	}
+	h.Incidents = kept
+}

@@ -1,0 +1,57 @@
+// Package snapshot is aistatus's shared vocabulary: the tracked services and
+// their catalog, statuses, incidents, the history kept across builds, the
+// documents the API serves, and the atomic reading and writing of a snapshot
+// folder. Both the generator (build) and the thin server (serve) depend on it;
+// it depends on neither.
+package snapshot
+
+// Status is the current state of a tracked service.
+type Status string
+
+// The full set of statuses. The spec only shows "operational"; the rest are
+// ours (see README "Decisions").
+const (
+	Operational   Status = "operational"
+	Degraded      Status = "degraded"
+	PartialOutage Status = "partial_outage"
+	MajorOutage   Status = "major_outage"
+	Maintenance   Status = "maintenance"
+	// Unknown means we could not tell: the feed and the probe both failed, or
+	// there is no data yet. It is never reported as an outage.
+	Unknown Status = "unknown"
+)
+
+// Statuses lists every status, best first.
+var Statuses = []Status{Operational, Degraded, PartialOutage, MajorOutage, Maintenance, Unknown}
+
+// rank orders the statuses that describe availability, worst highest. Maintenance
+// ranks below any outage: a service that is both under maintenance and down is down.
+var rank = map[Status]int{Unknown: 0, Operational: 1, Maintenance: 2, Degraded: 3, PartialOutage: 4, MajorOutage: 5}
+
+// Valid reports whether s is one of the defined statuses.
+func (s Status) Valid() bool { _, ok := rank[s]; return ok }
+
+// Worse returns the worse of a and b. Unknown loses to any known status: a
+// component we could read beats one we could not.
+func Worse(a, b Status) Status {
+	if rank[b] > rank[a] {
+		return b
+	}
+	return a
+}
+
+// Severity is an incident's severity.
+type Severity string
+
+// The three incident severities; an official impact of "none" maps to minor.
+const (
+	Minor    Severity = "minor"
+	Major    Severity = "major"
+	Critical Severity = "critical"
+)
+
+// Severities lists the valid severities, mildest first.
+var Severities = []Severity{Minor, Major, Critical}
+
+// Valid reports whether s is one of the three severities.
+func (s Severity) Valid() bool { return s == Minor || s == Major || s == Critical }
