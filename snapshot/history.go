@@ -44,9 +44,14 @@ type ServiceHistory struct {
 	LastChecked time.Time `json:"lastChecked"`
 	LastStatus  Status    `json:"lastStatus"`
 	// FailedProbes counts consecutive failed probes that the official feed did
-	// not explain; OKProbes counts consecutive successful ones since.
-	FailedProbes int `json:"failedProbes,omitempty"`
-	OKProbes     int `json:"okProbes,omitempty"`
+	// not explain, the first of them at FailingSince. OKProbes counts the
+	// consecutive successful probes since OKSince.
+	FailedProbes int       `json:"failedProbes,omitempty"`
+	FailingSince time.Time `json:"failingSince,omitzero"`
+	OKProbes     int       `json:"okProbes,omitempty"`
+	OKSince      time.Time `json:"okSince,omitzero"`
+	// ProbeIncident is the id of our own open incident, if any.
+	ProbeIncident string `json:"probeIncident,omitempty"`
 	// Buckets hold status time per BucketSize, oldest first.
 	Buckets []Bucket `json:"buckets"`
 }

@@ -1,0 +1,152 @@
+// Package build is the generator: one cycle probes every service, reads its
+// official feed, merges the results into the history kept in the snapshot
+// folder and publishes a new snapshot atomically.
+package build
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/snapshot"
+	"github.com/rs/zerolog"
+)
+
+// Options configure one build cycle. Every dependency is passed in.
+type Options struct {
+	// Out is the snapshot folder: it is read for the previous history and
+	// replaced by the new snapshot.
+	Out     string
+	Site    Site
+	Catalog snapshot.Catalog
+	// Timeout bounds the work on one service (feed and probe together).
+	Timeout time.Duration
+	Client  *http.Client
+	Now     func() time.Time
+	Log     zerolog.Logger
+	// Adapters read the official feeds by format; formats without one are
+	// probe-only ("unsupported" in the data).
+	Adapters map[snapshot.FeedFormat]feed.Adapter
+}
+
+// Result summarises a published cycle.
+type Result struct {
+	GeneratedAt time.Time
+	Statuses    map[string]snapshot.Status
+}
+
+// Build runs one cycle and publishes its snapshot. If ctx is cancelled before
+// the snapshot is published, nothing is written and the previous snapshot
+// and its history stay as they were.
+func Build(ctx context.Context, opts Options) (Result, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	hist, previous, err := snapshot.ReadHistory(opts.Out)
+	var corrupt []byte
+	switch {
+	case errors.Is(err, snapshot.ErrCorruptHistory):
+		// Start afresh, but keep the unreadable file in the new snapshot: it
+		// may be repaired by hand, and nothing recorded is silently dropped.
+		opts.Log.Error().Err(err).Msg("history unreadable: starting a new one and keeping the old file beside it")
+		hist, corrupt = snapshot.NewHistory(), previous
+	case err != nil:
+		return Result{}, fmt.Errorf("reading history: %w", err)
+	}
+
+	obs := Observe(ctx, opts)
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("build interrupted, previous snapshot kept: %w", err)
+	}
+	now := opts.Now()
+	states := Assemble(hist, opts.Catalog, obs, now, opts.Log)
+	files, err := Render(opts.Site, opts.Catalog, hist, states, now)
+	if err != nil {
+		return Result{}, err
+	}
+	if corrupt != nil {
+		files[snapshot.CorruptHistoryName(now)] = corrupt
+	}
+	if err := ctx.Err(); err != nil {
+		return Result{}, fmt.Errorf("build interrupted, previous snapshot kept: %w", err)
+	}
+	if err := snapshot.Publish(opts.Out, files); err != nil {
+		return Result{}, err
+	}
+	res := Result{GeneratedAt: now, Statuses: map[string]snapshot.Status{}}
+	for slug, st := range states {
+		res.Statuses[slug] = st.Status
+	}
+	return res, nil
+}
+
+// Observe reads every service's feed and probes its API, all concurrently,
+// each service bounded by opts.Timeout. Failures are recorded in the
+// observations, never returned.
+func Observe(ctx context.Context, opts Options) map[string]Observation {
+	var (
+		mu  sync.Mutex
+		wg  sync.WaitGroup
+		obs = make(map[string]Observation, len(opts.Catalog.Services))
+	)
+	for _, svc := range opts.Catalog.Services {
+		wg.Go(func() {
+			ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+			defer cancel()
+			o := observe(ctx, opts, svc)
+			mu.Lock()
+			obs[svc.Slug] = o
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return obs
+}
+
+// observe reads one service's feed and probes its API in parallel.
+func observe(ctx context.Context, opts Options, svc snapshot.Service) Observation {
+	var o Observation
+	var wg sync.WaitGroup
+	wg.Go(func() { o.Feed, o.Incidents = readFeed(ctx, opts, svc) })
+	wg.Go(func() { o.Probe = probe(ctx, opts, svc) })
+	wg.Wait()
+	return o
+}
+
+func readFeed(ctx context.Context, opts Options, svc snapshot.Service) (snapshot.FeedSource, []snapshot.Incident) {
+	src := snapshot.FeedSource{Format: svc.Feed.Format}
+	if svc.Feed.Format == snapshot.FormatNone {
+		src.State = snapshot.FeedNone
+		return src, nil
+	}
+	adapter, ok := opts.Adapters[svc.Feed.Format]
+	if !ok {
+		src.State = snapshot.FeedUnsupported
+		return src, nil
+	}
+	res, err := adapter.Read(ctx, opts.Client, svc)
+	if err != nil {
+		src.State, src.Error = snapshot.FeedError, err.Error()
+		opts.Log.Warn().Str("service", svc.Slug).Err(err).Msg("feed failed")
+		return src, nil
+	}
+	src.State, src.Status = snapshot.FeedOK, res.Status
+	return src, res.Incidents
+}
+
+func probe(ctx context.Context, opts Options, svc snapshot.Service) snapshot.ProbeSource {
+	if svc.ProbeURL == "" {
+		return snapshot.ProbeSource{State: snapshot.ProbeNone}
+	}
+	r := Probe(ctx, opts.Client, svc.ProbeURL)
+	if !r.OK {
+		opts.Log.Debug().Str("service", svc.Slug).Str("error", r.Err).Msg("probe failed")
+		return snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: r.Err}
+	}
+	ms := r.LatencyMs
+	return snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &ms, HTTPStatus: r.HTTPStatus}
+}

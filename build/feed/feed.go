@@ -1,0 +1,92 @@
+// Package feed reads the official status feeds of the tracked services and
+// turns each into a snapshot.Status and a list of official incidents.
+package feed
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// MaxBody is the largest feed document read. Real summaries are a few
+// hundred KiB; anything bigger is a broken or hostile server, and is an error
+// rather than something to buffer without bound.
+const MaxBody = 5 << 20
+
+// Result is what one read of a service's official feed declared.
+type Result struct {
+	// Status is the state the feed declares; snapshot.Unknown if it declares
+	// nothing usable.
+	Status snapshot.Status
+	// Incidents are the open and recently resolved official incidents of
+	// this service.
+	Incidents []snapshot.Incident
+}
+
+// Adapter reads one feed format. A failure (network, HTTP status >= 400,
+// malformed, truncated or wrong-type JSON, oversized body) is returned as an
+// error; it must never panic.
+type Adapter interface {
+	Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error)
+}
+
+// Adapters returns the registry of supported formats. The map is fresh on
+// every call, so a caller may change it without affecting anyone else.
+func Adapters() map[snapshot.FeedFormat]Adapter {
+	return map[snapshot.FeedFormat]Adapter{
+		snapshot.FormatStatuspage: statuspage{format: snapshot.FormatStatuspage},
+		snapshot.FormatIncidentIO: statuspage{format: snapshot.FormatIncidentIO},
+	}
+}
+
+// httpError is an HTTP status >= 400. It is a type so that an adapter can
+// tell a missing optional route (404) from a real failure.
+type httpError struct {
+	URL  string
+	Code int
+}
+
+func (e *httpError) Error() string {
+	return fmt.Sprintf("GET %s: HTTP %d %s", e.URL, e.Code, http.StatusText(e.Code))
+}
+
+// getJSON fetches url and decodes its JSON body into into.
+func getJSON(ctx context.Context, client *http.Client, url string, into any) error {
+	if client == nil {
+		client = http.DefaultClient
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return fmt.Errorf("GET %s: %w", url, err)
+	}
+	req.Header.Set("Accept", "application/json")
+	resp, err := client.Do(req)
+	if err != nil {
+		return err // already names the method and URL
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 400 {
+		return &httpError{URL: url, Code: resp.StatusCode}
+	}
+	// Read one byte past the cap: a body that fills it exactly is fine, one
+	// that goes beyond is rejected instead of being decoded as cut-off JSON.
+	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxBody+1))
+	if err != nil {
+		return fmt.Errorf("GET %s: reading body: %w", url, err)
+	}
+	if len(data) > MaxBody {
+		return fmt.Errorf("GET %s: body larger than %d bytes", url, MaxBody)
+	}
+	if err := json.Unmarshal(data, into); err != nil {
+		// The content type helps explain the common case of an HTML error
+		// page served with status 200.
+		ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
+		return fmt.Errorf("GET %s: decoding JSON (content type %q): %w", url, ct, err)
+	}
+	return nil
+}

@@ -1,0 +1,458 @@
+package feed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+const (
+	summaryPath   = "/api/v2/summary.json"
+	incidentsPath = "/api/v2/incidents.json"
+)
+
+// reply is how the test server answers one route: a fixture file, raw bytes,
+// or just a status code.
+type reply struct {
+	file string // in testdata
+	body []byte
+	code int // 0 means 200
+}
+
+// feedServer serves the given routes and counts requests per path. It
+// answers 406 to a request that does not ask for JSON, so every test also
+// checks the Accept header.
+func feedServer(t *testing.T, routes map[string]reply) (*httptest.Server, map[string]*atomic.Int32) {
+	t.Helper()
+	hits := map[string]*atomic.Int32{summaryPath: {}, incidentsPath: {}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n, ok := hits[r.URL.Path]; ok {
+			n.Add(1)
+		}
+		if r.Header.Get("Accept") != "application/json" {
+			http.Error(w, "want Accept: application/json", http.StatusNotAcceptable)
+			return
+		}
+		rep, ok := routes[r.URL.Path]
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		body := rep.body
+		if rep.file != "" {
+			var err error
+			if body, err = os.ReadFile(filepath.Join("testdata", rep.file)); err != nil {
+				t.Errorf("fixture: %v", err)
+				w.WriteHeader(http.StatusInternalServerError)
+				return
+			}
+		}
+		if strings.HasSuffix(rep.file, ".html") {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		} else {
+			w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		}
+		if rep.code != 0 {
+			w.WriteHeader(rep.code)
+		}
+		w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, hits
+}
+
+// service returns a catalog entry whose feed points at srv.
+func service(srv *httptest.Server, slug, statusPage string, format snapshot.FeedFormat, withIncidents bool, filter ...string) snapshot.Service {
+	svc := snapshot.Service{
+		Slug:       slug,
+		StatusPage: statusPage,
+		Feed:       snapshot.Feed{Format: format, URL: srv.URL + summaryPath, Filter: filter},
+	}
+	if withIncidents {
+		svc.Feed.IncidentsURL = srv.URL + incidentsPath
+	}
+	return svc
+}
+
+func anthropic(srv *httptest.Server, withIncidents bool) snapshot.Service {
+	return service(srv, "anthropic", "https://status.claude.com", snapshot.FormatStatuspage, withIncidents)
+}
+
+func openai(srv *httptest.Server, withIncidents bool) snapshot.Service {
+	return service(srv, "openai", "https://status.openai.com", snapshot.FormatIncidentIO, withIncidents)
+}
+
+func read(t *testing.T, svc snapshot.Service) (Result, error) {
+	t.Helper()
+	a, ok := Adapters()[svc.Feed.Format]
+	if !ok {
+		t.Fatalf("no adapter for %q", svc.Feed.Format)
+	}
+	return a.Read(context.Background(), &http.Client{Timeout: 10 * time.Second}, svc)
+}
+
+func TestAdapters(t *testing.T) {
+	a := Adapters()
+	for _, f := range []snapshot.FeedFormat{snapshot.FormatStatuspage, snapshot.FormatIncidentIO} {
+		if a[f] == nil {
+			t.Errorf("Adapters()[%q] is missing", f)
+		}
+	}
+	if len(a) != 2 {
+		t.Errorf("Adapters() has %d formats, want 2", len(a))
+	}
+	delete(a, snapshot.FormatStatuspage)
+	if Adapters()[snapshot.FormatStatuspage] == nil {
+		t.Error("changing one returned map changed the next one")
+	}
+}
+
+func TestStatus(t *testing.T) {
+	tests := []struct {
+		name    string
+		format  snapshot.FeedFormat
+		summary string
+		filter  []string
+		want    snapshot.Status
+	}{
+		{"calm", snapshot.FormatStatuspage, "statuspage_calm_summary.json", nil, snapshot.Operational},
+		{"degraded", snapshot.FormatStatuspage, "statuspage_degraded_summary.json", nil, snapshot.Degraded},
+		{"partial outage", snapshot.FormatStatuspage, "statuspage_partial_summary.json", nil, snapshot.PartialOutage},
+		{"major outage", snapshot.FormatStatuspage, "statuspage_major_summary.json", nil, snapshot.MajorOutage},
+		{"maintenance by indicator", snapshot.FormatStatuspage, "statuspage_maintenance_indicator_summary.json", nil, snapshot.Maintenance},
+		{"maintenance by component, indicator none", snapshot.FormatStatuspage, "statuspage_maintenance_component_summary.json", nil, snapshot.Maintenance},
+		{"indicator minor lags a major_outage component", snapshot.FormatStatuspage, "statuspage_lagging_summary.json", nil, snapshot.MajorOutage},
+		{"indicator major with all components operational", snapshot.FormatStatuspage, "statuspage_indicator_ahead_summary.json", nil, snapshot.PartialOutage},
+		{"group row in major_outage is skipped", snapshot.FormatStatuspage, "statuspage_group_summary.json", nil, snapshot.Degraded},
+		{"unknown component status is ignored", snapshot.FormatStatuspage, "statuspage_unknown_component_summary.json", nil, snapshot.Operational},
+		{"no indicator and no usable component", snapshot.FormatStatuspage, "statuspage_no_status_summary.json", nil, snapshot.Unknown},
+		{"github unfiltered", snapshot.FormatStatuspage, "github_summary.json", nil, snapshot.MajorOutage},
+		{"github filtered to Copilot", snapshot.FormatStatuspage, "github_summary.json", []string{"Copilot"}, snapshot.Degraded},
+		{"github filter ignores case", snapshot.FormatStatuspage, "github_summary.json", []string{"copilot"}, snapshot.Degraded},
+		{"github filter matching no component", snapshot.FormatStatuspage, "github_no_copilot_summary.json", []string{"Copilot"}, snapshot.Unknown},
+		{"incident.io calm", snapshot.FormatIncidentIO, "incidentio_calm_summary.json", nil, snapshot.Operational},
+		{"incident.io full_outage", snapshot.FormatIncidentIO, "incidentio_full_outage_summary.json", nil, snapshot.MajorOutage},
+		{"incident.io empty components", snapshot.FormatIncidentIO, "incidentio_empty_components_summary.json", nil, snapshot.Degraded},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, _ := feedServer(t, map[string]reply{summaryPath: {file: tt.summary}})
+			res, err := read(t, service(srv, "svc", "https://status.example.com", tt.format, false, tt.filter...))
+			if err != nil {
+				t.Fatalf("Read: %v", err)
+			}
+			if res.Status != tt.want {
+				t.Errorf("Status = %q, want %q", res.Status, tt.want)
+			}
+		})
+	}
+}
+
+// ts parses an RFC 3339 time for expectations.
+func ts(t *testing.T, s string) *time.Time {
+	t.Helper()
+	v, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &v
+}
+
+// render prints every field of an incident, times as RFC 3339 in their own
+// location, so a comparison also checks that times are UTC ("Z").
+func render(inc snapshot.Incident) string {
+	ended := "<open>"
+	if inc.EndedAt != nil {
+		ended = inc.EndedAt.Format(time.RFC3339Nano)
+	}
+	return fmt.Sprintf("id=%s service=%s headline=%q severity=%s started=%s ended=%s status=%s source=%s url=%s updated=%s",
+		inc.ID, inc.Service, inc.Headline, inc.Severity, inc.StartedAt.Format(time.RFC3339Nano), ended,
+		inc.Status, inc.Source, inc.URL, inc.UpdatedAt.Format(time.RFC3339Nano))
+}
+
+func checkIncidents(t *testing.T, got, want []snapshot.Incident) {
+	t.Helper()
+	n := max(len(got), len(want))
+	for i := range n {
+		var g, w string
+		if i < len(got) {
+			g = render(got[i])
+		}
+		if i < len(want) {
+			w = render(want[i])
+		}
+		if g != w {
+			t.Errorf("incident %d:\n got %s\nwant %s", i, g, w)
+		}
+	}
+}
+
+func TestIncidents(t *testing.T) {
+	const official = snapshot.SourceOfficial
+	tests := []struct {
+		name      string
+		svc       func(*httptest.Server) snapshot.Service
+		routes    map[string]reply
+		want      []snapshot.Incident
+		wantReads int32 // requests to incidents.json
+	}{
+		{
+			name: "statuspage: merged, resolved and open, offsets to UTC",
+			svc:  func(s *httptest.Server) snapshot.Service { return anthropic(s, true) },
+			routes: map[string]reply{
+				summaryPath:   {file: "statuspage_degraded_summary.json"},
+				incidentsPath: {file: "statuspage_incidents.json"},
+			},
+			wantReads: 1,
+			want: []snapshot.Incident{
+				// Only in the summary (newer than the incident list).
+				{ID: "anthropic-c7v1n3m9k2pq", Service: "anthropic", Headline: "Increased latency on Claude Haiku", Severity: snapshot.Minor,
+					StartedAt: *ts(t, "2025-06-03T16:20:00Z"), Status: "identified", Source: official,
+					URL: "https://stspg.io/4hrf0kqz8m3n", UpdatedAt: *ts(t, "2025-06-03T16:44:03Z")},
+				// In both: the incident list's "monitoring" beats the summary's "investigating".
+				{ID: "anthropic-yq2x8b0n4c1k", Service: "anthropic", Headline: "Elevated errors on Claude Opus", Severity: snapshot.Minor,
+					StartedAt: *ts(t, "2025-06-03T15:55:00Z"), Status: "monitoring", Source: official,
+					URL: "https://stspg.io/vq5m1x8tdy2w", UpdatedAt: *ts(t, "2025-06-03T16:40:52.108Z")},
+				{ID: "anthropic-5m0kq7hd9x2f", Service: "anthropic", Headline: "claude.ai unavailable for some users", Severity: snapshot.Major,
+					StartedAt: *ts(t, "2025-06-01T11:58:00Z"), EndedAt: ts(t, "2025-06-01T13:47:09.512Z"), Status: "resolved", Source: official,
+					URL: "https://stspg.io/n1b4v7c0x3z6", UpdatedAt: *ts(t, "2025-06-01T13:47:09.512Z")},
+				// Postmortem without resolved_at: ended at its last update.
+				{ID: "anthropic-8fjt2r6w1vza", Service: "anthropic", Headline: "Claude API unavailable", Severity: snapshot.Critical,
+					StartedAt: *ts(t, "2025-05-31T02:10:00Z"), EndedAt: ts(t, "2025-05-31T14:02:33Z"), Status: "postmortem", Source: official,
+					URL: "https://stspg.io/p9o8i7u6y5t4", UpdatedAt: *ts(t, "2025-05-31T14:02:33Z")},
+				// Impact none is minor; no started_at means created_at; no shortlink means the status page.
+				{ID: "anthropic-3kd8s0a2m5xn", Service: "anthropic", Headline: "Delayed usage reporting in Console", Severity: snapshot.Minor,
+					StartedAt: *ts(t, "2025-05-29T08:15:27.004Z"), EndedAt: ts(t, "2025-05-29T09:01:15.871Z"), Status: "resolved", Source: official,
+					URL: "https://status.claude.com", UpdatedAt: *ts(t, "2025-05-29T09:01:15.871Z")},
+				// Left out: the maintenance and the incident with an unreadable created_at.
+			},
+		},
+		{
+			name:   "statuspage: no incidents URL reads the summary only",
+			svc:    func(s *httptest.Server) snapshot.Service { return anthropic(s, false) },
+			routes: map[string]reply{summaryPath: {file: "statuspage_degraded_summary.json"}, incidentsPath: {code: http.StatusInternalServerError}},
+			want: []snapshot.Incident{
+				{ID: "anthropic-c7v1n3m9k2pq", Service: "anthropic", Headline: "Increased latency on Claude Haiku", Severity: snapshot.Minor,
+					StartedAt: *ts(t, "2025-06-03T16:20:00Z"), Status: "identified", Source: official,
+					URL: "https://stspg.io/4hrf0kqz8m3n", UpdatedAt: *ts(t, "2025-06-03T16:44:03Z")},
+				{ID: "anthropic-yq2x8b0n4c1k", Service: "anthropic", Headline: "Elevated errors on Claude Opus", Severity: snapshot.Minor,
+					StartedAt: *ts(t, "2025-06-03T15:55:00Z"), Status: "investigating", Source: official,
+					URL: "https://stspg.io/vq5m1x8tdy2w", UpdatedAt: *ts(t, "2025-06-03T16:02:11.504Z")},
+			},
+		},
+		{
+			name: "github filtered to Copilot: by component or by name",
+			svc: func(s *httptest.Server) snapshot.Service {
+				return service(s, "github-copilot", "https://www.githubstatus.com", snapshot.FormatStatuspage, true, "Copilot")
+			},
+			routes: map[string]reply{
+				summaryPath:   {file: "github_summary.json"},
+				incidentsPath: {file: "github_incidents.json"},
+			},
+			wantReads: 1,
+			want: []snapshot.Incident{
+				{ID: "github-copilot-6t2w9xq0hb4m", Service: "github-copilot", Headline: "Incident with Copilot", Severity: snapshot.Minor,
+					StartedAt: *ts(t, "2025-06-03T16:05:09.551Z"), Status: "identified", Source: official,
+					URL: "https://stspg.io/c8r1m3z7v2kk", UpdatedAt: *ts(t, "2025-06-03T16:21:44.018Z")},
+				{ID: "github-copilot-0vzq5n8m2c7b", Service: "github-copilot", Headline: "Copilot Chat responses are slow", Severity: snapshot.Minor,
+					StartedAt: *ts(t, "2025-06-02T11:12:00Z"), EndedAt: ts(t, "2025-06-02T12:03:17.455Z"), Status: "resolved", Source: official,
+					URL: "https://stspg.io/g4h5j6k7l8z9", UpdatedAt: *ts(t, "2025-06-02T12:03:17.455Z")},
+				{ID: "github-copilot-2p4o6i8u0y9t", Service: "github-copilot", Headline: "Incident with Codespaces and Copilot", Severity: snapshot.Major,
+					StartedAt: *ts(t, "2025-05-31T19:40:00Z"), EndedAt: ts(t, "2025-05-31T21:02:48.78Z"), Status: "resolved", Source: official,
+					URL: "https://stspg.io/q9w8e7r6t5y4", UpdatedAt: *ts(t, "2025-05-31T21:02:48.78Z")},
+			},
+		},
+		{
+			name: "incident.io: ULIDs, no shortlink or started_at",
+			svc:  func(s *httptest.Server) snapshot.Service { return openai(s, true) },
+			routes: map[string]reply{
+				summaryPath:   {file: "incidentio_full_outage_summary.json"},
+				incidentsPath: {file: "incidentio_incidents.json"},
+			},
+			wantReads: 1,
+			want: []snapshot.Incident{
+				{ID: "openai-01JX4ZQ8M6Y3T0K2V9D7R5H1CE", Service: "openai", Headline: "Increased error rates for Chat Completions", Severity: snapshot.Major,
+					StartedAt: *ts(t, "2025-06-03T16:21:07.354Z"), Status: "identified", Source: official,
+					URL: "https://status.openai.com", UpdatedAt: *ts(t, "2025-06-03T16:58:44.001Z")},
+				{ID: "openai-01JWZ3B1T9N4X7C2V5M8K0Q6RS", Service: "openai", Headline: "Elevated latency for Sora video generation", Severity: snapshot.Minor,
+					StartedAt: *ts(t, "2025-06-02T21:47:30.112Z"), EndedAt: ts(t, "2025-06-02T23:05:58.64Z"), Status: "resolved", Source: official,
+					URL: "https://status.openai.com", UpdatedAt: *ts(t, "2025-06-02T23:05:58.64Z")},
+				{ID: "openai-01JWTM7RPQ0F3E8D1C6B9A2Z5Y", Service: "openai", Headline: "ChatGPT unavailable", Severity: snapshot.Critical,
+					StartedAt: *ts(t, "2025-06-01T03:14:00Z"), EndedAt: ts(t, "2025-06-01T05:02:10Z"), Status: "resolved", Source: official,
+					URL: "https://status.openai.com", UpdatedAt: *ts(t, "2025-06-01T05:29:41Z")},
+			},
+		},
+		{
+			name:      "incident.io: incidents.json 404 falls back to the summary",
+			svc:       func(s *httptest.Server) snapshot.Service { return openai(s, true) },
+			routes:    map[string]reply{summaryPath: {file: "incidentio_full_outage_summary.json"}},
+			wantReads: 1,
+			want: []snapshot.Incident{
+				{ID: "openai-01JX4ZQ8M6Y3T0K2V9D7R5H1CE", Service: "openai", Headline: "Increased error rates for Chat Completions", Severity: snapshot.Major,
+					StartedAt: *ts(t, "2025-06-03T16:21:07.354Z"), Status: "investigating", Source: official,
+					URL: "https://status.openai.com", UpdatedAt: *ts(t, "2025-06-03T16:21:07.354Z")},
+			},
+		},
+		{
+			name:      "incident.io: calm page, empty incident list",
+			svc:       func(s *httptest.Server) snapshot.Service { return openai(s, true) },
+			routes:    map[string]reply{summaryPath: {file: "incidentio_calm_summary.json"}, incidentsPath: {body: []byte(`{"incidents":[]}`)}},
+			wantReads: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, hits := feedServer(t, tt.routes)
+			res, err := read(t, tt.svc(srv))
+			if err != nil {
+				t.Fatalf("Read: %v", err)
+			}
+			checkIncidents(t, res.Incidents, tt.want)
+			if n := hits[incidentsPath].Load(); n != tt.wantReads {
+				t.Errorf("incidents.json read %d times, want %d", n, tt.wantReads)
+			}
+		})
+	}
+}
+
+func TestErrors(t *testing.T) {
+	calm, err := os.ReadFile("testdata/statuspage_calm_summary.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Leading whitespace keeps the document valid JSON, so size alone decides.
+	oversized := append([]byte(strings.Repeat(" ", MaxBody)), calm...)
+	okSummary := reply{file: "statuspage_calm_summary.json"}
+	okIncidents := reply{file: "statuspage_incidents.json"}
+	tests := []struct {
+		name      string
+		format    snapshot.FeedFormat
+		summary   reply
+		incidents reply
+		want      string // in the error message
+	}{
+		{"malformed JSON", snapshot.FormatStatuspage, reply{file: "malformed_summary.json"}, okIncidents, "decoding JSON"},
+		{"truncated JSON", snapshot.FormatStatuspage, reply{file: "truncated_summary.json"}, okIncidents, "unexpected end of JSON"},
+		{"components is a string", snapshot.FormatStatuspage, reply{file: "wrong_type_summary.json"}, okIncidents, "cannot unmarshal string"},
+		{"incidents is an object", snapshot.FormatStatuspage, okSummary, reply{file: "wrong_type_incidents.json"}, "cannot unmarshal object"},
+		{"HTML instead of JSON", snapshot.FormatStatuspage, reply{file: "maintenance_page.html"}, okIncidents, `content type "text/html"`},
+		{"empty body", snapshot.FormatStatuspage, reply{body: []byte{}}, okIncidents, "unexpected end of JSON"},
+		{"summary HTTP 500", snapshot.FormatStatuspage, reply{code: 500, body: []byte(`{"error":"internal"}`)}, okIncidents, "HTTP 500"},
+		{"summary over MaxBody", snapshot.FormatStatuspage, reply{body: oversized}, okIncidents, "larger than"},
+		{"incidents over MaxBody", snapshot.FormatStatuspage, okSummary, reply{body: oversized}, "larger than"},
+		{"statuspage incidents.json 404", snapshot.FormatStatuspage, okSummary, reply{code: 404}, "HTTP 404"},
+		{"statuspage incidents.json 503", snapshot.FormatStatuspage, okSummary, reply{code: 503}, "HTTP 503"},
+		{"incident.io summary 404", snapshot.FormatIncidentIO, reply{code: 404}, okIncidents, "HTTP 404"},
+		{"incident.io incidents.json 500", snapshot.FormatIncidentIO, okSummary, reply{code: 500}, "HTTP 500"},
+		{"incident.io incidents.json 429", snapshot.FormatIncidentIO, okSummary, reply{code: 429}, "HTTP 429"},
+		{"incident.io incidents.json malformed", snapshot.FormatIncidentIO, okSummary, reply{file: "malformed_summary.json"}, "decoding JSON"},
+		{"incident.io truncated summary", snapshot.FormatIncidentIO, reply{file: "truncated_summary.json"}, okIncidents, "unexpected end of JSON"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, _ := feedServer(t, map[string]reply{summaryPath: tt.summary, incidentsPath: tt.incidents})
+			res, err := read(t, service(srv, "svc", "https://status.example.com", tt.format, true))
+			if err == nil {
+				t.Fatalf("Read succeeded with %+v, want an error", res)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not mention %q", err, tt.want)
+			}
+			if res.Status != "" || res.Incidents != nil {
+				t.Errorf("a failed read returned %+v, want the zero Result", res)
+			}
+		})
+	}
+}
+
+// A body of exactly MaxBody bytes is still read: the cap is not off by one.
+func TestBodyAtCap(t *testing.T) {
+	calm, err := os.ReadFile("testdata/statuspage_calm_summary.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := append([]byte(strings.Repeat(" ", MaxBody-len(calm))), calm...)
+	srv, _ := feedServer(t, map[string]reply{summaryPath: {body: body}})
+	res, err := read(t, anthropic(srv, false))
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	if res.Status != snapshot.Operational {
+		t.Errorf("Status = %q, want operational", res.Status)
+	}
+}
+
+// Valid JSON that declares nothing, or incidents missing everything, is
+// read as Unknown without incidents rather than failing or panicking.
+func TestEmptyDocuments(t *testing.T) {
+	for _, body := range []string{
+		`null`,
+		`{}`,
+		`{"status":null,"components":null,"incidents":null}`,
+		`{"status":{"indicator":"unheard-of"},"components":[{}],"incidents":[{},{"id":"x"},{"id":"y","impact":"major"}]}`,
+		`{"components":[{"name":"API","status":"operational","group":true}],"incidents":[{"id":"z","created_at":"2025-06-03 10:00:00"}]}`,
+	} {
+		t.Run(body, func(t *testing.T) {
+			for _, f := range []snapshot.FeedFormat{snapshot.FormatStatuspage, snapshot.FormatIncidentIO} {
+				srv, _ := feedServer(t, map[string]reply{summaryPath: {body: []byte(body)}, incidentsPath: {body: []byte(body)}})
+				res, err := read(t, service(srv, "svc", "https://status.example.com", f, true))
+				if err != nil {
+					t.Fatalf("%s: Read: %v", f, err)
+				}
+				if res.Status != snapshot.Unknown || len(res.Incidents) != 0 {
+					t.Errorf("%s: got %+v, want Unknown and no incidents", f, res)
+				}
+			}
+		})
+	}
+}
+
+func TestContextCancelled(t *testing.T) {
+	t.Run("before the read", func(t *testing.T) {
+		srv, hits := feedServer(t, map[string]reply{summaryPath: {file: "statuspage_calm_summary.json"}})
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		_, err := Adapters()[snapshot.FormatStatuspage].Read(ctx, srv.Client(), anthropic(srv, false))
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+		if n := hits[summaryPath].Load(); n != 0 {
+			t.Errorf("summary requested %d times after cancellation", n)
+		}
+	})
+	t.Run("during the read", func(t *testing.T) {
+		started := make(chan struct{})
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			close(started)
+			select { // hang until the client gives up
+			case <-r.Context().Done():
+			case <-time.After(10 * time.Second):
+			}
+		}))
+		defer srv.Close()
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() { <-started; cancel() }()
+		_, err := Adapters()[snapshot.FormatIncidentIO].Read(ctx, srv.Client(), openai(srv, true))
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("err = %v, want context.Canceled", err)
+		}
+	})
+}
+
+func TestNilClient(t *testing.T) {
+	srv, _ := feedServer(t, map[string]reply{summaryPath: {file: "incidentio_calm_summary.json"}})
+	res, err := Adapters()[snapshot.FormatIncidentIO].Read(context.Background(), nil, openai(srv, false))
+	if err != nil || res.Status != snapshot.Operational {
+		t.Errorf("Read with a nil client = %+v, %v; want operational", res, err)
+	}
+}

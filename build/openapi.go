@@ -1,0 +1,132 @@
+package build
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+)
+
+// openapiDocument is the hand-kept OpenAPI 3.0.3 description of the API. Its
+// servers[0].url is the relative placeholder openapiAPIPath, which OpenAPI
+// replaces with the site's absolute address.
+//
+//go:embed openapi.json
+var openapiDocument []byte
+
+// openapiAPIPath is where the API lives under the site's base URL.
+const openapiAPIPath = "/api/v1"
+
+// OpenAPI returns the OpenAPI description with servers[0].url set to baseURL +
+// "/api/v1" (baseURL without trailing slash, e.g. "https://aistatus.example").
+// Output is indented JSON ending in a newline, deterministic.
+//
+// A trailing slash on baseURL is tolerated; an empty baseURL keeps the
+// relative server URL "/api/v1". The key order of the hand-kept document is
+// preserved.
+func OpenAPI(baseURL string) ([]byte, error) {
+	serverURL, err := openapiServerURL(baseURL)
+	if err != nil {
+		return nil, err
+	}
+	doc, err := openapiSetMember(openapiDocument, "servers", func(servers json.RawMessage) (json.RawMessage, error) {
+		var list []json.RawMessage
+		if err := json.Unmarshal(servers, &list); err != nil {
+			return nil, err
+		}
+		if len(list) == 0 {
+			return nil, errors.New("servers is empty")
+		}
+		first, err := openapiSetMember(list[0], "url", func(json.RawMessage) (json.RawMessage, error) {
+			return json.Marshal(serverURL)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("servers[0]: %w", err)
+		}
+		list[0] = first
+		// Joined by hand: json.Marshal would escape <, > and & in the text.
+		out := []byte{'['}
+		for i, server := range list {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, server...)
+		}
+		return append(out, ']'), nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("openapi: %w", err)
+	}
+	var out bytes.Buffer
+	if err := json.Indent(&out, doc, "", "  "); err != nil {
+		return nil, fmt.Errorf("openapi: %w", err)
+	}
+	out.WriteByte('\n')
+	return out.Bytes(), nil
+}
+
+// openapiServerURL is the absolute address of the API under baseURL.
+func openapiServerURL(baseURL string) (string, error) {
+	baseURL = strings.TrimRight(baseURL, "/")
+	if baseURL == "" {
+		return openapiAPIPath, nil
+	}
+	u, err := url.Parse(baseURL)
+	if err != nil {
+		return "", fmt.Errorf("openapi: base URL: %w", err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.RawQuery != "" || u.Fragment != "" || u.User != nil {
+		return "", fmt.Errorf("openapi: base URL %q is not an absolute http(s) URL without query or fragment", baseURL)
+	}
+	return baseURL + openapiAPIPath, nil
+}
+
+// openapiSetMember returns the JSON object obj, compacted, with the value of
+// key replaced by set(old value), keeping the order of the members. It fails
+// when obj is not an object or has no such key.
+func openapiSetMember(obj json.RawMessage, key string, set func(json.RawMessage) (json.RawMessage, error)) (json.RawMessage, error) {
+	dec := json.NewDecoder(bytes.NewReader(obj))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, errors.New("not a JSON object")
+	}
+	var out bytes.Buffer
+	out.WriteByte('{')
+	found := false
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		name, _ := tok.(string)
+		var value json.RawMessage
+		if err := dec.Decode(&value); err != nil {
+			return nil, err
+		}
+		if name == key && !found {
+			found = true
+			if value, err = set(value); err != nil {
+				return nil, fmt.Errorf("%s: %w", key, err)
+			}
+		}
+		if out.Len() > 1 {
+			out.WriteByte(',')
+		}
+		k, _ := json.Marshal(name)
+		out.Write(k)
+		out.WriteByte(':')
+		if err := json.Compact(&out, value); err != nil {
+			return nil, err
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, err
+	}
+	if !found {
+		return nil, fmt.Errorf("no %q member", key)
+	}
+	out.WriteByte('}')
+	return out.Bytes(), nil
+}

@@ -1,0 +1,619 @@
+package build
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"maps"
+	"reflect"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/getkin/kin-openapi/openapi3"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+const openapiTestBase = "https://aistatus.example"
+
+// openapiLoad renders the description for openapiTestBase, parses and
+// validates it.
+func openapiLoad(t *testing.T) *openapi3.T {
+	t.Helper()
+	data, err := OpenAPI(openapiTestBase)
+	if err != nil {
+		t.Fatalf("OpenAPI: %v", err)
+	}
+	doc, err := openapi3.NewLoader().LoadFromData(data)
+	if err != nil {
+		t.Fatalf("load: %v", err)
+	}
+	if err := doc.Validate(context.Background()); err != nil {
+		t.Fatalf("validate: %v", err)
+	}
+	return doc
+}
+
+func TestOpenAPIDocument(t *testing.T) {
+	doc := openapiLoad(t)
+
+	if doc.OpenAPI != "3.0.3" {
+		t.Errorf("openapi = %q, want 3.0.3", doc.OpenAPI)
+	}
+	if doc.Info.Title != "aistatus" || doc.Info.Version != "1.0.0" {
+		t.Errorf("info = %q %q, want aistatus 1.0.0", doc.Info.Title, doc.Info.Version)
+	}
+	if l := doc.Info.License; l == nil || l.Name != snapshot.License || l.URL != snapshot.LicenseURL {
+		t.Errorf("info.license = %+v, want %s %s", l, snapshot.License, snapshot.LicenseURL)
+	}
+	for _, want := range []string{"unknown", "15 minutes", "30%", "30 requests per minute", "/64", "never fetches", "ignore unknown fields", "RFC 9457"} {
+		if !strings.Contains(doc.Info.Description, want) {
+			t.Errorf("info.description does not state %q", want)
+		}
+	}
+	if len(doc.Servers) == 0 || doc.Servers[0].URL != openapiTestBase+"/api/v1" {
+		t.Fatalf("servers = %+v, want url %s/api/v1", doc.Servers, openapiTestBase)
+	}
+
+	wantOps := map[string]string{
+		"/status":          "getStatus",
+		"/services/{slug}": "getService",
+		"/incidents":       "listIncidents",
+		"/check":           "check",
+		"/openapi.json":    "openapi",
+		"/export":          "export",
+	}
+	paths := doc.Paths.Map()
+	if len(paths) != len(wantOps) {
+		t.Errorf("%d paths, want %d", len(paths), len(wantOps))
+	}
+	for path, id := range wantOps {
+		item := doc.Paths.Value(path)
+		if item == nil {
+			t.Errorf("path %s missing", path)
+			continue
+		}
+		if ops := item.Operations(); len(ops) != 1 || item.Get == nil {
+			t.Errorf("%s: operations %v, want GET only", path, slices.Collect(maps.Keys(ops)))
+			continue
+		}
+		op := item.Get
+		if op.OperationID != id {
+			t.Errorf("%s: operationId %q, want %q", path, op.OperationID, id)
+		}
+		for _, code := range []int{200, 304, 429} {
+			if op.Responses.Status(code) == nil {
+				t.Errorf("%s: no %d response", path, code)
+			}
+		}
+		ok := op.Responses.Status(200).Value
+		for _, h := range []string{"License", "Cache-Control", "Access-Control-Allow-Origin", "ETag", "RateLimit", "RateLimit-Policy"} {
+			if ok.Headers[h] == nil {
+				t.Errorf("%s: 200 does not declare header %s", path, h)
+			}
+		}
+		tooMany := op.Responses.Status(429).Value
+		for _, h := range []string{"Retry-After", "RateLimit", "RateLimit-Policy", "Cache-Control"} {
+			if hdr := tooMany.Headers[h]; hdr == nil || !hdr.Value.Required {
+				t.Errorf("%s: 429 does not require header %s", path, h)
+			}
+		}
+		if mt := tooMany.Content.Get(snapshot.ContentProblem); mt == nil || mt.Schema.Ref != "#/components/schemas/Problem" {
+			t.Errorf("%s: 429 body is not a Problem", path)
+		}
+		if len(op.Parameters) > 0 {
+			bad := op.Responses.Status(400)
+			if bad == nil || bad.Value.Content.Get(snapshot.ContentProblem) == nil {
+				t.Errorf("%s: has parameters but no 400 problem response", path)
+			}
+		}
+		for _, p := range op.Parameters {
+			s := p.Value.Schema.Value
+			if s.Type.Is("string") && s.MaxLength == nil && len(s.Enum) == 0 {
+				t.Errorf("%s: parameter %s has no maxLength", path, p.Value.Name)
+			}
+		}
+	}
+	if doc.Paths.Value("/services/{slug}").Get.Responses.Status(404) == nil {
+		t.Error("getService: no 404 response")
+	}
+
+	slug := doc.Paths.Value("/services/{slug}").Get.Parameters.GetByInAndName("path", "slug")
+	if slug == nil || !slug.Required || slug.Schema.Value.Pattern != `^[a-z0-9]+(-[a-z0-9]+)*$` ||
+		slug.Schema.Value.MaxLength == nil || *slug.Schema.Value.MaxLength != 64 {
+		t.Errorf("getService slug parameter = %+v", slug)
+	}
+
+	incidents := doc.Paths.Value("/incidents").Get
+	if n := len(incidents.Parameters); n != 4 {
+		t.Errorf("/incidents has %d parameters, want 4", n)
+	}
+	since := incidents.Parameters.GetByInAndName("query", "since")
+	if since == nil || since.Schema.Value.Format != "" || since.Schema.Value.MaxLength == nil || *since.Schema.Value.MaxLength != 64 {
+		t.Errorf("since = %+v, want a string of at most 64 characters without format", since)
+	} else if !strings.Contains(since.Description, "RFC 3339") || !strings.Contains(since.Description, "YYYY-MM-DD") {
+		t.Errorf("since does not document both forms: %q", since.Description)
+	}
+	severity := incidents.Parameters.GetByInAndName("query", "severity")
+	if severity == nil || !reflect.DeepEqual(severity.Schema.Value.Enum, openapiAny(snapshot.Severities)) {
+		t.Errorf("severity enum = %v, want %v", severity.Schema.Value.Enum, snapshot.Severities)
+	}
+	if service := incidents.Parameters.GetByInAndName("query", "service"); service == nil ||
+		service.Schema.Value.Pattern == "" || service.Schema.Value.MaxLength == nil {
+		t.Errorf("service parameter = %+v", service)
+	}
+	limit := incidents.Parameters.GetByInAndName("query", "limit")
+	if limit == nil {
+		t.Error("limit parameter missing")
+	} else if s := limit.Schema.Value; !s.Type.Is("integer") || s.Min == nil || *s.Min != 1 ||
+		s.Max == nil || *s.Max != 1000 || s.Default != 100.0 {
+		t.Errorf("limit schema = type %v min %v max %v default %v, want integer 1..1000 default 100", s.Type, s.Min, s.Max, s.Default)
+	}
+
+	q := doc.Paths.Value("/check").Get.Parameters.GetByInAndName("query", "q")
+	if q == nil || !q.Required || q.Schema.Value.MinLength != 1 || q.Schema.Value.MaxLength == nil || *q.Schema.Value.MaxLength != 256 {
+		t.Errorf("q parameter = %+v, want required, 1..256 characters", q)
+	}
+
+	export := doc.Paths.Value("/export").Get
+	format := export.Parameters.GetByInAndName("query", "format")
+	if format == nil || !reflect.DeepEqual(format.Schema.Value.Enum, []any{"csv"}) || format.Schema.Value.Default != "csv" {
+		t.Errorf("format parameter = %+v, want enum [csv] default csv", format)
+	}
+	csvType := export.Responses.Status(200).Value.Content.Get(snapshot.ContentCSV)
+	if csvType == nil {
+		t.Fatalf("export 200 has no %s content", snapshot.ContentCSV)
+	}
+	header := strings.Join(openapiCSVHeader(), ",")
+	if header != "slug,name,category,domain,status,lastChecked" {
+		t.Errorf("snapshot.ExportRow header = %s", header)
+	}
+	if !strings.Contains(csvType.Schema.Value.Pattern, header) || !strings.Contains(export.Description, "`"+header+"`") {
+		t.Errorf("export does not name the header %s", header)
+	}
+	if err := csvType.Schema.Value.VisitJSON(header + "\nopenai,OpenAI,llm-api,openai.com,operational,\n"); err != nil {
+		t.Errorf("a CSV body does not match: %v", err)
+	}
+	if err := csvType.Schema.Value.VisitJSON("name,slug\n"); err == nil {
+		t.Error("a CSV body with the wrong header matches")
+	}
+}
+
+// TestOpenAPIEnums checks that the enums of the description are the Go
+// package's lists, in the same order.
+func TestOpenAPIEnums(t *testing.T) {
+	doc := openapiLoad(t)
+	schemas := doc.Components.Schemas
+	enum := func(name string) []any {
+		t.Helper()
+		ref := schemas[name]
+		if ref == nil {
+			t.Fatalf("schema %s missing", name)
+		}
+		return ref.Value.Enum
+	}
+	for name, want := range map[string][]any{
+		"Status":     openapiAny(snapshot.Statuses),
+		"Severity":   openapiAny(snapshot.Severities),
+		"Category":   openapiAny(snapshot.Categories),
+		"FeedFormat": openapiAny(snapshot.FeedFormats),
+		"License":    {snapshot.License},
+	} {
+		if got := enum(name); !reflect.DeepEqual(got, want) {
+			t.Errorf("%s enum = %v, want %v", name, got, want)
+		}
+	}
+	for _, c := range []struct {
+		schema, prop string
+		want         []any
+	}{
+		{"Verdict", "level", openapiAny(snapshot.VerdictLevels)},
+		{"FeedSource", "state", []any{snapshot.FeedOK, snapshot.FeedError, snapshot.FeedUnsupported, snapshot.FeedNone}},
+		{"ProbeSource", "state", []any{snapshot.ProbeOK, snapshot.ProbeFailed, snapshot.ProbeNone, snapshot.ProbeDiscarded}},
+		{"Incident", "source", []any{snapshot.SourceOfficial, snapshot.SourceProbe}},
+	} {
+		if got := schemas[c.schema].Value.Properties[c.prop].Value.Enum; !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s.%s enum = %v, want %v", c.schema, c.prop, got, c.want)
+		}
+	}
+	if !strings.Contains(schemas["Status"].Value.Description, "could not tell") ||
+		!strings.Contains(schemas["Status"].Value.Description, "never an outage") {
+		t.Error("Status does not explain unknown")
+	}
+	uptime := schemas["Uptime"].Value.Description
+	for _, want := range []string{"15 minutes", "maintenance", "30%", "100%", "rounded down to 3 decimals", "null"} {
+		if !strings.Contains(uptime, want) {
+			t.Errorf("Uptime description does not state %q", want)
+		}
+	}
+}
+
+func TestOpenAPIServerURL(t *testing.T) {
+	for _, c := range []struct{ base, want string }{
+		{"https://aistatus.example", "https://aistatus.example/api/v1"},
+		{"https://aistatus.example/", "https://aistatus.example/api/v1"},
+		{"http://localhost:8080", "http://localhost:8080/api/v1"},
+		{"https://example.org/mirror", "https://example.org/mirror/api/v1"},
+		{"", "/api/v1"},
+	} {
+		data, err := OpenAPI(c.base)
+		if err != nil {
+			t.Errorf("OpenAPI(%q): %v", c.base, err)
+			continue
+		}
+		var doc struct {
+			Servers []struct{ URL string }
+		}
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatalf("OpenAPI(%q): %v", c.base, err)
+		}
+		if len(doc.Servers) == 0 || doc.Servers[0].URL != c.want {
+			t.Errorf("OpenAPI(%q) servers = %+v, want %s", c.base, doc.Servers, c.want)
+		}
+	}
+	for _, base := range []string{"aistatus.example", "ftp://aistatus.example", "https://", "https://a.example/?x=1", "https://a.example/#f", "https://u:p@a.example"} {
+		if _, err := OpenAPI(base); err == nil {
+			t.Errorf("OpenAPI(%q) did not fail", base)
+		}
+	}
+}
+
+func TestOpenAPIOutputIsStable(t *testing.T) {
+	a, err := OpenAPI(openapiTestBase)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := OpenAPI(openapiTestBase)
+	if !bytes.Equal(a, b) {
+		t.Error("two renderings differ")
+	}
+	if !bytes.HasSuffix(a, []byte("}\n")) || bytes.HasSuffix(a, []byte("\n\n")) {
+		t.Error("output does not end in a single newline")
+	}
+	if !bytes.HasPrefix(a, []byte("{\n  \"openapi\": \"3.0.3\",\n  \"info\": {")) {
+		t.Errorf("key order or indentation not kept: %.60q", a)
+	}
+	var indented bytes.Buffer
+	if err := json.Indent(&indented, a, "", "  "); err != nil || !bytes.Equal(bytes.TrimSpace(indented.Bytes()), bytes.TrimSpace(a)) {
+		t.Error("output is not indented with two spaces")
+	}
+	// Only servers[0].url differs from the hand-kept file.
+	var got, want any
+	json.Unmarshal(a, &got)
+	json.Unmarshal(openapiDocument, &want)
+	want.(map[string]any)["servers"].([]any)[0].(map[string]any)["url"] = openapiTestBase + "/api/v1"
+	if !reflect.DeepEqual(got, want) {
+		t.Error("OpenAPI changed more than servers[0].url")
+	}
+	if !bytes.Contains(a, []byte(`<https://creativecommons.org/licenses/by/4.0/>`)) {
+		t.Error("text was HTML-escaped")
+	}
+	// The served description is itself valid for the openapi operation.
+	doc := openapiLoad(t)
+	if err := doc.Components.Schemas["OpenAPIDocument"].Value.VisitJSON(got); err != nil {
+		t.Errorf("the description does not match OpenAPIDocument: %v", err)
+	}
+}
+
+// openapiGoSchemas maps each Go type the API serves to its component schema.
+var openapiGoSchemas = map[reflect.Type]string{
+	reflect.TypeFor[snapshot.StatusDoc]():      "StatusResponse",
+	reflect.TypeFor[snapshot.ServiceSummary](): "ServiceSummary",
+	reflect.TypeFor[snapshot.ServiceDoc]():     "ServiceDetail",
+	reflect.TypeFor[snapshot.Uptime]():         "Uptime",
+	reflect.TypeFor[snapshot.Incident]():       "Incident",
+	reflect.TypeFor[snapshot.IncidentList]():   "IncidentList",
+	reflect.TypeFor[snapshot.Filters]():        "Filters",
+	reflect.TypeFor[snapshot.Window]():         "Window",
+	reflect.TypeFor[snapshot.CheckDoc]():       "CheckResponse",
+	reflect.TypeFor[snapshot.CheckService]():   "CheckService",
+	reflect.TypeFor[snapshot.Verdict]():        "Verdict",
+	reflect.TypeFor[snapshot.Sources]():        "Sources",
+	reflect.TypeFor[snapshot.FeedSource]():     "FeedSource",
+	reflect.TypeFor[snapshot.ProbeSource]():    "ProbeSource",
+	reflect.TypeFor[snapshot.Problem]():        "Problem",
+	reflect.TypeFor[snapshot.Status]():         "Status",
+	reflect.TypeFor[snapshot.Severity]():       "Severity",
+	reflect.TypeFor[snapshot.FeedFormat]():     "FeedFormat",
+}
+
+// TestOpenAPISchemasMatchGoTypes checks every component schema against its Go
+// type field by field: the same JSON names, required exactly when the field
+// is always emitted, nullable exactly when it can be null, the same JSON type,
+// and a $ref to the right component for nested types.
+func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
+	doc := openapiLoad(t)
+	for _, name := range []string{"StatusResponse", "ServiceSummary", "ServiceDetail", "Uptime", "Incident",
+		"IncidentList", "Filters", "Window", "CheckResponse", "CheckService", "Verdict", "Sources", "FeedSource",
+		"ProbeSource", "Problem", "Status", "Severity", "Category"} {
+		if doc.Components.Schemas[name] == nil {
+			t.Errorf("component schema %s missing", name)
+		}
+	}
+	for typ, name := range openapiGoSchemas {
+		if typ.Kind() != reflect.Struct {
+			continue
+		}
+		ref := doc.Components.Schemas[name]
+		if ref == nil {
+			continue
+		}
+		openapiCheckStruct(t, name, typ, ref.Value)
+	}
+}
+
+func openapiCheckStruct(t *testing.T, where string, typ reflect.Type, schema *openapi3.Schema) {
+	t.Helper()
+	if !schema.Type.Is("object") {
+		t.Errorf("%s: type %v, want object", where, schema.Type)
+	}
+	if ap := schema.AdditionalProperties; ap.Has != nil && !*ap.Has {
+		t.Errorf("%s: additionalProperties is closed; clients must ignore unknown fields instead", where)
+	}
+	var names, required []string
+	for f := range typ.Fields() {
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("json")
+		if tag == "-" {
+			continue
+		}
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" {
+			name = f.Name
+		}
+		omitempty := slices.Contains(strings.Split(opts, ","), "omitempty")
+		names = append(names, name)
+		if !omitempty {
+			required = append(required, name)
+		}
+		at := where + "." + name
+		prop := schema.Properties[name]
+		if prop == nil {
+			t.Errorf("%s: not in the schema", at)
+			continue
+		}
+		ft := f.Type
+		pointer := ft.Kind() == reflect.Pointer
+		if pointer {
+			ft = ft.Elem()
+		}
+		// A pointer that is not omitempty is null when nil; an omitempty one
+		// is left out instead, and never null.
+		if wantNull := pointer && !omitempty; prop.Value.Nullable != wantNull {
+			t.Errorf("%s: nullable %v, want %v", at, prop.Value.Nullable, wantNull)
+		}
+		openapiCheckValue(t, at, ft, prop)
+	}
+	sort.Strings(names)
+	sort.Strings(required)
+	props := slices.Sorted(maps.Keys(schema.Properties))
+	if !slices.Equal(props, names) {
+		t.Errorf("%s: properties %v, Go fields %v", where, props, names)
+	}
+	req := slices.Sorted(slices.Values(schema.Required))
+	if !slices.Equal(req, required) {
+		t.Errorf("%s: required %v, always-emitted Go fields %v", where, req, required)
+	}
+}
+
+// openapiCheckValue checks that the schema ref describes values of Go type ft.
+func openapiCheckValue(t *testing.T, at string, ft reflect.Type, ref *openapi3.SchemaRef) {
+	t.Helper()
+	s := ref.Value
+	target := ref.Ref
+	if len(s.AllOf) == 1 && s.Type.IsEmpty() {
+		// The OpenAPI 3.0 idiom for a nullable reference: allOf [$ref] + nullable.
+		target, s = s.AllOf[0].Ref, s.AllOf[0].Value
+	}
+	if name, ok := openapiGoSchemas[ft]; ok {
+		if want := "#/components/schemas/" + name; target != want {
+			t.Errorf("%s: $ref %q, want %q", at, target, want)
+		}
+	}
+	var want string
+	switch {
+	case ft == reflect.TypeFor[time.Time]():
+		if s.Format != "date-time" {
+			t.Errorf("%s: format %q, want date-time", at, s.Format)
+		}
+		want = "string"
+	case ft.Kind() == reflect.String:
+		want = "string"
+	case ft.Kind() == reflect.Bool:
+		want = "boolean"
+	case ft.Kind() >= reflect.Int && ft.Kind() <= reflect.Uint64:
+		want = "integer"
+	case ft.Kind() == reflect.Float32 || ft.Kind() == reflect.Float64:
+		want = "number"
+	case ft.Kind() == reflect.Slice:
+		want = "array"
+		if s.Items == nil {
+			t.Errorf("%s: array without items", at)
+		} else {
+			openapiCheckValue(t, at+"[]", ft.Elem(), s.Items)
+		}
+	case ft.Kind() == reflect.Struct:
+		want = "object"
+		if _, ok := openapiGoSchemas[ft]; !ok {
+			t.Errorf("%s: Go type %s has no component schema", at, ft)
+		}
+	default:
+		t.Errorf("%s: unexpected Go type %s", at, ft)
+		return
+	}
+	if !s.Type.Is(want) {
+		t.Errorf("%s: type %v, want %s (Go %s)", at, s.Type, want, ft)
+	}
+}
+
+// TestOpenAPISchemasAcceptGoValues marshals sample values of every document
+// the API serves and validates each against its component schema.
+func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
+	doc := openapiLoad(t)
+	now := time.Date(2025, 1, 31, 12, 0, 0, 123456789, time.UTC)
+	earlier := now.Add(-3 * time.Hour)
+	local := now.In(time.FixedZone("CET", 3600))
+	lat, up, age := 123.4, 99.862, 42
+	sev, since, svc := "major", "2025-01-01", "openai"
+	degraded := snapshot.Degraded
+
+	openIncident := snapshot.Incident{
+		ID: "openai-abc123", Service: "openai", Headline: "Elevated error rates", Severity: snapshot.Major,
+		StartedAt: earlier, EndedAt: nil, Status: "investigating", Source: snapshot.SourceOfficial,
+		URL: "https://status.openai.com/incidents/abc123", UpdatedAt: now,
+	}
+	endedIncident := snapshot.Incident{
+		ID: "probe-openai-1", Service: "openai", Headline: "API not answering", Severity: snapshot.Critical,
+		StartedAt: earlier.Add(-time.Hour), EndedAt: &earlier, Status: "resolved", Source: snapshot.SourceProbe,
+		UpdatedAt: earlier,
+	}
+
+	samples := []struct {
+		name, schema string
+		value        any
+	}{
+		{"status", "StatusResponse", snapshot.StatusDoc{
+			Status: "ok", Timestamp: now, Source: "aistatus (https://aistatus.example)", License: snapshot.License,
+			Services: []snapshot.ServiceSummary{
+				{Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", Status: snapshot.Operational,
+					LastChecked: &now, URL: "https://openai.com", StatusPage: "https://status.openai.com", LatencyMs: &lat},
+				{Slug: "hugging-face", Name: "Hugging Face", Category: "inference", Domain: "huggingface.co", Status: snapshot.Unknown,
+					LastChecked: nil, URL: "https://huggingface.co", StatusPage: "https://status.huggingface.co", LatencyMs: nil},
+			},
+		}},
+		{"status with no services", "StatusResponse", snapshot.StatusDoc{
+			Status: "ok", Timestamp: local, Services: []snapshot.ServiceSummary{}, Source: "aistatus", License: snapshot.License,
+		}},
+		{"service", "ServiceDetail", snapshot.ServiceDoc{
+			Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", URL: "https://openai.com",
+			StatusPage: "https://status.openai.com", Status: snapshot.PartialOutage, LastChecked: &now, LatencyMs: &lat,
+			Uptime:    snapshot.Uptime{H24: &up, D7: &up, D30: nil},
+			Incidents: []snapshot.Incident{openIncident, endedIncident},
+			Sources: snapshot.Sources{
+				Feed:  snapshot.FeedSource{Format: snapshot.FormatStatuspage, State: snapshot.FeedOK, Status: snapshot.PartialOutage},
+				Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &lat, HTTPStatus: 401},
+			},
+			Timestamp: now, License: snapshot.License,
+		}},
+		{"service never checked", "ServiceDetail", snapshot.ServiceDoc{
+			Slug: "x-ai", Name: "xAI", Category: "llm-api", Domain: "x.ai", URL: "https://x.ai",
+			StatusPage: "https://status.x.ai", Status: snapshot.Unknown,
+			Incidents: []snapshot.Incident{},
+			Sources: snapshot.Sources{
+				Feed:  snapshot.FeedSource{Format: snapshot.FormatRSS, State: snapshot.FeedError, Error: "status 503"},
+				Probe: snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "timeout"},
+			},
+			Timestamp: now, License: snapshot.License,
+		}},
+		{"incidents from the server", "IncidentList", snapshot.IncidentList{
+			Incidents: []snapshot.Incident{openIncident, endedIncident}, Timestamp: now,
+			Filters: snapshot.Filters{Since: &since, Severity: &sev, Service: &svc},
+			Window:  &snapshot.Window{Since: now.AddDate(0, 0, -30), Limit: 100, Truncated: true},
+			License: snapshot.License,
+		}},
+		{"incidents.json", "IncidentList", snapshot.IncidentList{
+			Incidents: []snapshot.Incident{}, Timestamp: now, License: snapshot.License,
+		}},
+		{"check tracked", "CheckResponse", snapshot.CheckDoc{
+			Query: "api.openai.com", Tracked: true,
+			Service: &snapshot.CheckService{Slug: "openai", Name: "OpenAI", Domain: "openai.com"},
+			Status:  &degraded, LatencyMs: &lat, LatencyCheckedAt: &now,
+			Verdict:   snapshot.Verdict{Headline: "OpenAI is slow.", Emoji: "🟡", Level: "degraded", Stale: false, DataAgeSeconds: &age},
+			Timestamp: now, License: snapshot.License,
+		}},
+		{"check untracked", "CheckResponse", snapshot.CheckDoc{
+			Query: "example.com", Tracked: false,
+			Verdict: snapshot.Verdict{Headline: "example.com is not tracked.", Emoji: "❔", Level: "untracked",
+				Suggestions: []string{"OpenAI", "Anthropic"}},
+			Timestamp: now, License: snapshot.License,
+		}},
+		{"problem", "Problem", snapshot.Problem{Type: "about:blank", Title: "Bad Request", Status: 400,
+			Detail: "limit must be an integer from 1 to 1000", Param: "limit"}},
+		{"problem without param", "Problem", snapshot.Problem{Type: "about:blank", Title: "Too Many Requests", Status: 429,
+			Detail: "30 requests per minute"}},
+	}
+	for _, s := range samples {
+		t.Run(s.name, func(t *testing.T) {
+			v := openapiJSONValue(t, s.value)
+			schema := doc.Components.Schemas[s.schema].Value
+			if err := schema.VisitJSON(v, openapi3.MultiErrors()); err != nil {
+				t.Errorf("%s does not match %s: %v\n%s", s.name, s.schema, err, openapiMust(json.Marshal(s.value)))
+			}
+		})
+	}
+
+	// The schemas are not vacuous: broken documents are refused.
+	for _, c := range []struct {
+		name, schema string
+		value        any
+		edit         func(map[string]any)
+	}{
+		{"no services", "StatusResponse", samples[0].value, func(m map[string]any) { delete(m, "services") }},
+		{"bad status", "StatusResponse", samples[0].value, func(m map[string]any) {
+			m["services"].([]any)[0].(map[string]any)["status"] = "down"
+		}},
+		{"bad category", "ServiceDetail", samples[2].value, func(m map[string]any) { m["category"] = "chat" }},
+		{"bad timestamp", "ServiceDetail", samples[2].value, func(m map[string]any) { m["timestamp"] = "yesterday" }},
+		{"null uptime", "ServiceDetail", samples[2].value, func(m map[string]any) { m["uptime"] = nil }},
+		{"uptime above 100", "ServiceDetail", samples[2].value, func(m map[string]any) { m["uptime"].(map[string]any)["24h"] = 100.5 }},
+		{"bad severity", "IncidentList", samples[4].value, func(m map[string]any) {
+			m["incidents"].([]any)[0].(map[string]any)["severity"] = "low"
+		}},
+		{"filters missing", "IncidentList", samples[4].value, func(m map[string]any) { delete(m["filters"].(map[string]any), "service") }},
+		{"null window", "IncidentList", samples[4].value, func(m map[string]any) { m["window"] = nil }},
+		{"bad status", "CheckResponse", samples[6].value, func(m map[string]any) { m["status"] = "up" }},
+		{"bad level", "CheckResponse", samples[7].value, func(m map[string]any) { m["verdict"].(map[string]any)["level"] = "fine" }},
+		{"service without slug", "CheckResponse", samples[6].value, func(m map[string]any) { delete(m["service"].(map[string]any), "slug") }},
+		{"null verdict", "CheckResponse", samples[7].value, func(m map[string]any) { m["verdict"] = nil }},
+		{"problem without detail", "Problem", samples[8].value, func(m map[string]any) { delete(m, "detail") }},
+	} {
+		m := openapiJSONValue(t, c.value).(map[string]any)
+		c.edit(m)
+		if err := doc.Components.Schemas[c.schema].Value.VisitJSON(m); err == nil {
+			t.Errorf("%s: %s accepted %s", c.name, c.schema, openapiMust(json.Marshal(m)))
+		}
+	}
+}
+
+// openapiJSONValue is v as encoding/json renders it, decoded to plain values.
+func openapiJSONValue(t *testing.T, v any) any {
+	t.Helper()
+	data, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out any
+	if err := json.Unmarshal(data, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func openapiMust(data []byte, err error) string {
+	if err != nil {
+		return err.Error()
+	}
+	return string(data)
+}
+
+// openapiCSVHeader is the header row of export.csv, from snapshot.ExportRow's tags.
+func openapiCSVHeader() []string {
+	var cols []string
+	for f := range reflect.TypeFor[snapshot.ExportRow]().Fields() {
+		cols = append(cols, f.Tag.Get("csv"))
+	}
+	return cols
+}
+
+func openapiAny[T any](list []T) []any {
+	out := make([]any, len(list))
+	for i, v := range list {
+		out[i] = reflect.ValueOf(v).Convert(reflect.TypeFor[string]()).Interface()
+	}
+	return out
+}

@@ -1,0 +1,116 @@
+package build
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+	"github.com/gocarina/gocsv"
+)
+
+// Site describes the published site, for the documents that name it.
+type Site struct {
+	// BaseURL is the public address of the site, without /api/v1.
+	BaseURL string
+	// StaleAfter is the age past which the data is reported as stale.
+	StaleAfter time.Duration
+	// Generator names the program and version that wrote the snapshot.
+	Generator string
+}
+
+// Render produces every file of a snapshot from the assembled cycle: path
+// (slash-separated, relative to the snapshot folder) → content.
+func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[string]ServiceState, now time.Time) (map[string][]byte, error) {
+	now = now.UTC()
+	files := map[string][]byte{}
+	put := func(name string, v any) error {
+		data, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Errorf("render %s: %w", name, err)
+		}
+		files[name] = append(data, '\n')
+		return nil
+	}
+
+	byService := map[string][]snapshot.Incident{}
+	for _, inc := range h.Incidents {
+		byService[inc.Service] = append(byService[inc.Service], inc)
+	}
+
+	status := snapshot.StatusDoc{
+		Status:    "ok",
+		Timestamp: now,
+		Source:    Attribution(site.BaseURL),
+		License:   snapshot.License,
+	}
+	rows := make([]snapshot.ExportRow, 0, len(cat.Services))
+	for _, svc := range cat.Services {
+		st := states[svc.Slug]
+		if st.Status == "" {
+			st.Status = snapshot.Unknown
+		}
+		sh := h.Service(svc.Slug)
+		var checked *time.Time
+		if !sh.LastChecked.IsZero() {
+			t := sh.LastChecked.UTC()
+			checked = &t
+		}
+		status.Services = append(status.Services, snapshot.ServiceSummary{
+			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
+			Status: st.Status, LastChecked: checked, URL: svc.URL, StatusPage: svc.StatusPage,
+			LatencyMs: st.Sources.Probe.LatencyMs,
+		})
+		incidents := byService[svc.Slug]
+		if incidents == nil {
+			incidents = []snapshot.Incident{}
+		}
+		err := put(snapshot.ServiceFile(svc.Slug), snapshot.ServiceDoc{
+			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
+			URL: svc.URL, StatusPage: svc.StatusPage, Status: st.Status, LastChecked: checked,
+			LatencyMs: st.Sources.Probe.LatencyMs, Uptime: sh.Uptime(now), Incidents: incidents,
+			Sources: st.Sources, Timestamp: now, License: snapshot.License,
+		})
+		if err != nil {
+			return nil, err
+		}
+		row := snapshot.ExportRow{Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain, Status: st.Status}
+		if checked != nil {
+			row.LastChecked = checked.Format(time.RFC3339)
+		}
+		rows = append(rows, row)
+	}
+	all := h.Incidents
+	if all == nil {
+		all = []snapshot.Incident{}
+	}
+	for name, v := range map[string]any{
+		snapshot.FileStatus:    status,
+		snapshot.FileIncidents: snapshot.IncidentList{Incidents: all, Timestamp: now, License: snapshot.License},
+		snapshot.FileHistory:   h,
+		snapshot.FileManifest: snapshot.Manifest{
+			GeneratedAt: now, StaleAfterSeconds: int(site.StaleAfter.Seconds()),
+			BaseURL: site.BaseURL, Generator: site.Generator, Services: len(cat.Services),
+		},
+	} {
+		if err := put(name, v); err != nil {
+			return nil, err
+		}
+	}
+	csv, err := gocsv.MarshalBytes(rows)
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", snapshot.FileExport, err)
+	}
+	files[snapshot.FileExport] = csv
+	if files[snapshot.FileOpenAPI], err = OpenAPI(site.BaseURL); err != nil {
+		return nil, fmt.Errorf("render %s: %w", snapshot.FileOpenAPI, err)
+	}
+	return files, nil
+}
+
+// Attribution is the credit line CC-BY-4.0 asks reusers to give.
+func Attribution(baseURL string) string {
+	return fmt.Sprintf("aistatus (%s), from each service's official status page and aistatus's own probes; licensed %s",
+		strings.TrimSuffix(baseURL, "/"), snapshot.License)
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/snapshot"
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// buildOptions are the flags of one build cycle, shared by build and run.
+type buildOptions struct {
+	out        string
+	baseURL    string
+	catalog    string
+	timeout    time.Duration
+	staleAfter time.Duration
+}
+
+func (o *buildOptions) register(fs *pflag.FlagSet) {
+	fs.StringVar(&o.out, "out", "public", "snapshot folder to write (and to read the previous history from)")
+	fs.StringVar(&o.baseURL, "base-url", "http://localhost:8080", "public address of the site, used in openapi.json and attribution")
+	fs.StringVar(&o.catalog, "catalog", "", "catalog JSON file (default: the embedded 26 services; see 'aistatus catalog')")
+	fs.DurationVar(&o.timeout, "timeout", 15*time.Second, "time limit for each service's feed and probe")
+	fs.DurationVar(&o.staleAfter, "stale-after", 15*time.Minute, "age past which clients are told the data is stale")
+}
+
+// options turns the flags into build.Options.
+func (o *buildOptions) options(log zerolog.Logger, cat snapshot.Catalog) build.Options {
+	return build.Options{
+		Out: o.out,
+		Site: build.Site{
+			BaseURL:    o.baseURL,
+			StaleAfter: o.staleAfter,
+			Generator:  "aistatus " + versionString(),
+		},
+		Catalog:  cat,
+		Timeout:  o.timeout,
+		Client:   build.NewClient(),
+		Now:      time.Now,
+		Log:      log,
+		Adapters: feed.Adapters(),
+	}
+}
+
+func newBuildCmd(g *globals) *cobra.Command {
+	var o buildOptions
+	cmd := &cobra.Command{
+		Use:   "build",
+		Short: "Run one cycle: probe every service and publish a new snapshot",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runBuild(cmd.Context(), g, &o)
+		},
+	}
+	o.register(cmd.Flags())
+	return cmd
+}
+
+func runBuild(ctx context.Context, g *globals, o *buildOptions) error {
+	log, err := g.logger()
+	if err != nil {
+		return err
+	}
+	cat, err := snapshot.LoadCatalog(o.catalog)
+	if err != nil {
+		return err
+	}
+	res, err := build.Build(ctx, o.options(log, cat))
+	if err != nil {
+		return err
+	}
+	log.Info().Str("out", o.out).Str("summary", summarise(res.Statuses)).Msg("snapshot published")
+	return nil
+}
+
+// summarise counts statuses for a log line: "operational=20 unknown=6".
+func summarise(statuses map[string]snapshot.Status) string {
+	counts := map[snapshot.Status]int{}
+	for _, s := range statuses {
+		counts[s]++
+	}
+	out := ""
+	for _, s := range snapshot.Statuses {
+		if counts[s] > 0 {
+			out += fmt.Sprintf("%s=%d ", s, counts[s])
+		}
+	}
+	return out
+}

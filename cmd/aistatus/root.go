@@ -1,0 +1,125 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+	"strings"
+
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// version is set at link time (-ldflags "-X main.version=v1.2.3"); otherwise
+// the module version from the build info is used.
+var version = ""
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if info, ok := debug.ReadBuildInfo(); ok && info.Main.Version != "" && info.Main.Version != "(devel)" {
+		return info.Main.Version
+	}
+	return "dev"
+}
+
+// globals are the flags every command shares.
+type globals struct {
+	logFormat string
+	logLevel  string
+	stdout    io.Writer
+	stderr    io.Writer
+}
+
+// execute runs the CLI and maps the outcome to an exit code in one place.
+func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	g := &globals{stdout: stdout, stderr: stderr}
+	root := newRootCmd(g)
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	if err := root.ExecuteContext(ctx); err != nil {
+		fmt.Fprintln(stderr, "aistatus:", err)
+		return 1
+	}
+	return 0
+}
+
+func newRootCmd(g *globals) *cobra.Command {
+	root := &cobra.Command{
+		Use:           "aistatus",
+		Short:         "Public status API for AI services: build the snapshot, serve it",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return applyEnv(cmd)
+		},
+	}
+	root.PersistentFlags().StringVar(&g.logFormat, "log-format", "auto", "log format: json, console, or auto (console on a terminal)")
+	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn, error")
+	root.AddCommand(newBuildCmd(g), newServeCmd(g), newRunCmd(g), newCatalogCmd(g), newCheckCmd(g), newVersionCmd(g))
+	return root
+}
+
+// applyEnv fills every flag not given on the command line from its
+// AISTATUS_* environment variable (--rate-limit ← AISTATUS_RATE_LIMIT).
+func applyEnv(cmd *cobra.Command) error {
+	var err error
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if err != nil || f.Changed {
+			return
+		}
+		name := "AISTATUS_" + strings.ToUpper(strings.ReplaceAll(f.Name, "-", "_"))
+		if v, ok := os.LookupEnv(name); ok {
+			if e := cmd.Flags().Set(f.Name, v); e != nil {
+				err = fmt.Errorf("%s=%q: %w", name, v, e)
+			}
+		}
+	})
+	return err
+}
+
+// logger builds the zerolog logger the flags ask for.
+func (g *globals) logger() (zerolog.Logger, error) {
+	level, err := zerolog.ParseLevel(g.logLevel)
+	if err != nil {
+		return zerolog.Logger{}, fmt.Errorf("--log-level: %w", err)
+	}
+	var w io.Writer = g.stderr
+	switch g.logFormat {
+	case "json":
+	case "console":
+		w = zerolog.ConsoleWriter{Out: g.stderr}
+	case "auto":
+		if isTerminal(g.stderr) {
+			w = zerolog.ConsoleWriter{Out: g.stderr}
+		}
+	default:
+		return zerolog.Logger{}, fmt.Errorf("--log-format %q: want json, console or auto", g.logFormat)
+	}
+	return zerolog.New(w).Level(level).With().Timestamp().Logger(), nil
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+func newVersionCmd(g *globals) *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		Run: func(cmd *cobra.Command, _ []string) {
+			fmt.Fprintln(g.stdout, "aistatus", versionString())
+		},
+	}
+}

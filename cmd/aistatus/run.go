@@ -1,0 +1,76 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/snapshot"
+	"github.com/spf13/cobra"
+)
+
+func newRunCmd(g *globals) *cobra.Command {
+	var (
+		b     buildOptions
+		s     serveOptions
+		every time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Build a snapshot every cycle and serve it, in one process (the default main job)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("stale-after") && 3*every > b.staleAfter {
+				b.staleAfter = 3 * every
+			}
+			return runRun(cmd.Context(), g, &b, &s, every)
+		},
+	}
+	b.register(cmd.Flags())
+	s.register(cmd.Flags(), false)
+	cmd.Flags().DurationVar(&every, "every", 60*time.Second, "time between build cycles")
+	return cmd
+}
+
+// runRun serves the snapshot folder and rebuilds it every cycle. The server
+// starts at once, serving the previous snapshot if there is one, so that a
+// slow first cycle (no network) never keeps the API down.
+func runRun(ctx context.Context, g *globals, b *buildOptions, s *serveOptions, every time.Duration) error {
+	log, err := g.logger()
+	if err != nil {
+		return err
+	}
+	cat, err := snapshot.LoadCatalog(b.catalog)
+	if err != nil {
+		return err
+	}
+	s.dir = b.out
+	srv, err := s.server(log, cat)
+	if err != nil {
+		return err
+	}
+	go srv.Watch(ctx, s.reload)
+	go func() {
+		opts := b.options(log, cat)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			if res, err := build.Build(ctx, opts); err != nil {
+				if ctx.Err() == nil {
+					log.Error().Err(err).Msg("build failed; the previous snapshot stays published")
+				}
+			} else {
+				log.Info().Str("summary", summarise(res.Statuses)).Msg("snapshot published")
+				if _, err := srv.Store().Reload(); err != nil {
+					log.Error().Err(err).Msg("reloading the new snapshot")
+				}
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+	return srv.ListenAndServe(ctx, s.addr)
+}

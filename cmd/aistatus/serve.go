@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/serve"
+	"github.com/aistatus/aistatus/snapshot"
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// serveOptions are the flags of the thin server, shared by serve and run.
+type serveOptions struct {
+	dir            string
+	addr           string
+	rateLimit      int
+	maxClients     int
+	trustedProxies []string
+	accessLog      bool
+	reload         time.Duration
+}
+
+func (o *serveOptions) register(fs *pflag.FlagSet, withDir bool) {
+	if withDir {
+		fs.StringVar(&o.dir, "dir", "public", "snapshot folder to serve")
+	}
+	fs.StringVar(&o.addr, "addr", ":8080", "address to listen on (HOST:PORT)")
+	fs.IntVar(&o.rateLimit, "rate-limit", 30, "requests per minute per client IP; 0 turns limiting off (behind a CDN that limits)")
+	fs.IntVar(&o.maxClients, "rate-limit-clients", 100_000, "most clients the rate limiter remembers (bounds its memory)")
+	fs.StringSliceVar(&o.trustedProxies, "trusted-proxy", nil, "CIDR or address of a reverse proxy or CDN whose X-Forwarded-For is trusted (repeatable)")
+	fs.BoolVar(&o.accessLog, "access-log", true, "log one compact line per request")
+	fs.DurationVar(&o.reload, "reload", 2*time.Second, "how often to look for a newer snapshot in the folder")
+}
+
+func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.Server, error) {
+	trusted, err := serve.ParseTrustedProxies(o.trustedProxies)
+	if err != nil {
+		return nil, err
+	}
+	return serve.New(serve.Options{
+		Dir:            o.dir,
+		Catalog:        cat,
+		RateLimit:      o.rateLimit,
+		MaxClients:     o.maxClients,
+		TrustedProxies: trusted,
+		AccessLog:      o.accessLog,
+		Log:            log,
+		Now:            time.Now,
+		Client:         build.NewClient(),
+	}), nil
+}
+
+func newServeCmd(g *globals) *cobra.Command {
+	var o serveOptions
+	var catalog string
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve a snapshot folder (the thin server); picks up newer snapshots without a restart",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runServe(cmd.Context(), g, &o, catalog)
+		},
+	}
+	o.register(cmd.Flags(), true)
+	cmd.Flags().StringVar(&catalog, "catalog", "", "catalog JSON file, for /check (default: the embedded one)")
+	return cmd
+}
+
+func runServe(ctx context.Context, g *globals, o *serveOptions, catalog string) error {
+	log, err := g.logger()
+	if err != nil {
+		return err
+	}
+	cat, err := snapshot.LoadCatalog(catalog)
+	if err != nil {
+		return err
+	}
+	srv, err := o.server(log, cat)
+	if err != nil {
+		return err
+	}
+	go srv.Watch(ctx, o.reload)
+	return srv.ListenAndServe(ctx, o.addr)
+}

@@ -1,0 +1,116 @@
+package serve
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// maxCheckQuery caps /check's q.
+const maxCheckQuery = 256
+
+func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
+	snap := s.snapshotOr503(w)
+	if snap == nil {
+		return
+	}
+	q, ok := parseQuery(w, r)
+	if !ok {
+		return
+	}
+	query := q.Get("q")
+	switch {
+	case !q.Has("q") || query == "":
+		problem(w, http.StatusBadRequest, "q", "q is required: a service name, domain or URL, e.g. ?q=openai")
+		return
+	case len(query) > maxCheckQuery:
+		problem(w, http.StatusBadRequest, "q", fmt.Sprintf("q is longer than %d bytes", maxCheckQuery))
+		return
+	case !utf8.ValidString(query):
+		problem(w, http.StatusBadRequest, "q", "q is not valid UTF-8")
+		return
+	}
+	doc := s.Check(snap, query)
+	serveJSON(w, r, doc, snap.Manifest.GeneratedAt)
+}
+
+// Check answers a /check query against a snapshot. Only a tracked service's
+// catalog probe URL is ever probed.
+func (s *Server) Check(snap *Snapshot, query string) snapshot.CheckDoc {
+	now := s.opts.Now()
+	doc := snapshot.CheckDoc{Query: query, Timestamp: now.UTC(), License: snapshot.License}
+	svc, ok := s.matcher.Match(query)
+	sum, inSnapshot := snap.status[svc.Slug]
+	if !ok || !inSnapshot {
+		doc.Verdict = snapshot.Verdict{
+			Headline:    fmt.Sprintf("%q is not a service aistatus tracks", truncate(query, 64)),
+			Emoji:       "❓",
+			Level:       "untracked",
+			Suggestions: s.matcher.Suggest(query),
+		}
+		return doc
+	}
+	doc.Tracked = true
+	doc.Service = &snapshot.CheckService{Slug: svc.Slug, Name: svc.Name, Domain: svc.Domain}
+	status := sum.Status
+	doc.Status = &status
+	if svc.ProbeURL != "" {
+		live := s.prober.probe(svc.ProbeURL)
+		if live.probe.OK {
+			ms, at := live.probe.LatencyMs, live.at.UTC()
+			doc.LatencyMs, doc.LatencyCheckedAt = &ms, &at
+		}
+	}
+	age := int(now.Sub(snap.Manifest.GeneratedAt).Seconds())
+	doc.Verdict = verdict(svc.Name, status, snap.Manifest.Stale(now), now.Sub(snap.Manifest.GeneratedAt))
+	doc.Verdict.DataAgeSeconds = &age
+	return doc
+}
+
+// verdict phrases a status for people. Stale data is said to be stale
+// instead of being presented as current.
+func verdict(name string, status snapshot.Status, stale bool, age time.Duration) snapshot.Verdict {
+	if stale {
+		return snapshot.Verdict{
+			Headline: fmt.Sprintf("Data is stale: %s was last checked %s ago (it was %s then)", name, age.Round(time.Minute), phrase(status)),
+			Emoji:    "⏳", Level: "stale", Stale: true,
+		}
+	}
+	v := snapshot.Verdict{Headline: name + " is " + phrase(status)}
+	switch status {
+	case snapshot.Operational:
+		v.Emoji, v.Level = "✅", "up"
+	case snapshot.Degraded:
+		v.Emoji, v.Level = "⚠️", "degraded"
+	case snapshot.PartialOutage:
+		v.Emoji, v.Level = "🟠", "down"
+	case snapshot.MajorOutage:
+		v.Emoji, v.Level = "🔴", "down"
+	case snapshot.Maintenance:
+		v.Emoji, v.Level = "🛠️", "maintenance"
+	default:
+		v.Headline = "We can't tell whether " + name + " is up right now"
+		v.Emoji, v.Level = "❔", "unknown"
+	}
+	return v
+}
+
+func phrase(s snapshot.Status) string {
+	switch s {
+	case snapshot.Operational:
+		return "up"
+	case snapshot.Degraded:
+		return "up but degraded"
+	case snapshot.PartialOutage:
+		return "partly down (partial outage)"
+	case snapshot.MajorOutage:
+		return "down (major outage)"
+	case snapshot.Maintenance:
+		return "under maintenance"
+	default:
+		return "of unknown status"
+	}
+}

@@ -1,0 +1,318 @@
+// Package serve is the thin server: it serves a snapshot folder from memory
+// with the API's headers, computes /check and filtered /incidents at request
+// time, and rate-limits per client.
+package serve
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+	"github.com/rs/zerolog"
+)
+
+// Options configure a Server. Every dependency is passed in.
+type Options struct {
+	// Dir is the snapshot folder to serve.
+	Dir     string
+	Catalog snapshot.Catalog
+	// RateLimit is the number of requests per minute per client; 0 disables
+	// limiting (behind a CDN that limits).
+	RateLimit int
+	// MaxClients bounds the clients the limiter remembers.
+	MaxClients int
+	// TrustedProxies are the peers whose X-Forwarded-For is believed.
+	TrustedProxies []netip.Prefix
+	AccessLog      bool
+	Log            zerolog.Logger
+	Now            func() time.Time
+	// Client makes /check's live probes; ProbeTimeout bounds each.
+	Client       *http.Client
+	ProbeTimeout time.Duration
+}
+
+// Server is the thin HTTP server.
+type Server struct {
+	opts    Options
+	store   *Store
+	limiter *RateLimiter
+	matcher *Matcher
+	prober  *liveProber
+	handler http.Handler
+}
+
+// New returns a server for opts. Call Store().Reload (or Watch) to load the
+// snapshot; until one exists the API answers 503.
+func New(opts Options) *Server {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.MaxClients <= 0 {
+		opts.MaxClients = 100_000
+	}
+	if opts.ProbeTimeout <= 0 {
+		opts.ProbeTimeout = 5 * time.Second
+	}
+	if opts.Client == nil {
+		opts.Client = http.DefaultClient
+	}
+	s := &Server{
+		opts:    opts,
+		store:   NewStore(opts.Dir),
+		matcher: NewMatcher(opts.Catalog),
+		prober:  newLiveProber(opts.Client, opts.ProbeTimeout, opts.Now),
+	}
+	if opts.RateLimit > 0 {
+		s.limiter = NewRateLimiter(opts.RateLimit, time.Minute, opts.MaxClients, opts.Now)
+	}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/api/v1/status", s.file(snapshot.FileStatus))
+	mux.HandleFunc("/api/v1/services/{slug}", s.handleService)
+	mux.HandleFunc("/api/v1/incidents", s.handleIncidents)
+	mux.HandleFunc("/api/v1/check", s.handleCheck)
+	mux.HandleFunc("/api/v1/openapi.json", s.file(snapshot.FileOpenAPI))
+	mux.HandleFunc("/api/v1/export", s.handleExport)
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		problem(w, http.StatusNotFound, "", "no such endpoint: see /api/v1/openapi.json")
+	})
+	mux.HandleFunc("/", s.handleStatic)
+	s.handler = s.recoverer(s.accessLog(s.common(s.limit(mux))))
+	return s
+}
+
+// Handler returns the server's HTTP handler.
+func (s *Server) Handler() http.Handler { return s.handler }
+
+// Store returns the snapshot store, to reload it after a build.
+func (s *Server) Store() *Store { return s.store }
+
+// Watch reloads the snapshot every interval until ctx ends.
+func (s *Server) Watch(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		s.reload()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}
+
+func (s *Server) reload() {
+	swapped, err := s.store.Reload()
+	switch {
+	case err != nil:
+		s.opts.Log.Error().Err(err).Str("dir", s.opts.Dir).Msg("snapshot not loaded; serving the previous one")
+	case swapped:
+		m := s.store.Current().Manifest
+		s.opts.Log.Info().Time("generatedAt", m.GeneratedAt).Msg("snapshot loaded")
+	}
+}
+
+// ListenAndServe serves on addr until ctx ends, then shuts down gracefully,
+// letting in-flight requests finish.
+func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve is ListenAndServe on an existing listener.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	srv := &http.Server{
+		Handler:           s.handler,
+		ReadHeaderTimeout: 5 * time.Second,
+		ReadTimeout:       10 * time.Second,
+		WriteTimeout:      30 * time.Second,
+		IdleTimeout:       60 * time.Second,
+		MaxHeaderBytes:    16 << 10,
+		ErrorLog:          nil,
+	}
+	s.opts.Log.Info().Str("addr", ln.Addr().String()).Msg("serving")
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	err := srv.Shutdown(shutdown)
+	if e := <-done; !errors.Is(e, http.ErrServerClosed) {
+		err = errors.Join(err, e)
+	}
+	return err
+}
+
+// snapshotOr503 returns the current snapshot, or answers 503 when there is none yet.
+func (s *Server) snapshotOr503(w http.ResponseWriter) *Snapshot {
+	snap := s.store.Current()
+	if snap == nil {
+		w.Header().Set("Retry-After", "10")
+		problem(w, http.StatusServiceUnavailable, "", "the first snapshot is still being built; try again shortly")
+	}
+	return snap
+}
+
+// file serves one file of the snapshot.
+func (s *Server) file(name string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if snap := s.snapshotOr503(w); snap != nil {
+			snap.files[name].serve(w, r)
+		}
+	}
+}
+
+func (s *Server) handleService(w http.ResponseWriter, r *http.Request) {
+	snap := s.snapshotOr503(w)
+	if snap == nil {
+		return
+	}
+	slug := r.PathValue("slug")
+	rep := snap.files[snapshot.ServiceFile(slug)]
+	if _, tracked := snap.status[slug]; !tracked || rep == nil {
+		problem(w, http.StatusNotFound, "slug", fmt.Sprintf("%q is not a tracked service: see /api/v1/status for the list", truncate(slug, 64)))
+		return
+	}
+	rep.serve(w, r)
+}
+
+func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
+	q, ok := parseQuery(w, r)
+	if !ok {
+		return
+	}
+	if f := q.Get("format"); q.Has("format") && f != "csv" {
+		problem(w, http.StatusBadRequest, "format", fmt.Sprintf("unsupported format %q: only csv is supported", truncate(f, 32)))
+		return
+	}
+	s.file(snapshot.FileExport)(w, r)
+}
+
+// handleStatic serves the snapshot's other files at their own paths
+// (/status.json, /services/openai.json, …), for parity with static hosting.
+func (s *Server) handleStatic(w http.ResponseWriter, r *http.Request) {
+	snap := s.snapshotOr503(w)
+	if snap == nil {
+		return
+	}
+	name := r.URL.Path[1:]
+	if rep := snap.files[name]; rep != nil && !notServed(name) {
+		rep.serve(w, r)
+		return
+	}
+	problem(w, http.StatusNotFound, "", "not found: the API lives under /api/v1 (see /api/v1/openapi.json)")
+}
+
+// common sets the headers every response carries and answers the methods
+// that are not GET or HEAD: OPTIONS is a CORS preflight, the rest are 405.
+func (s *Server) common(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		setCommonHeaders(w.Header())
+		switch r.Method {
+		case http.MethodGet, http.MethodHead:
+			next.ServeHTTP(w, r)
+		case http.MethodOptions:
+			h := w.Header()
+			h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
+			h.Set("Access-Control-Allow-Headers", "Accept, Accept-Encoding, If-None-Match, If-Modified-Since, Cache-Control")
+			h.Set("Access-Control-Max-Age", "86400")
+			h.Set("Allow", "GET, HEAD, OPTIONS")
+			w.WriteHeader(http.StatusNoContent)
+		default:
+			w.Header().Set("Allow", "GET, HEAD, OPTIONS")
+			problem(w, http.StatusMethodNotAllowed, "", fmt.Sprintf("method %s is not allowed: this API is read-only (GET, HEAD, OPTIONS)", truncate(r.Method, 16)))
+		}
+	})
+}
+
+// limit applies the per-client rate limit. Preflights are exempt (browsers
+// send them on their own) and so are 405s, which cost nothing.
+func (s *Server) limit(next http.Handler) http.Handler {
+	if s.limiter == nil {
+		return next
+	}
+	policy := fmt.Sprintf(`"free";q=%d;w=60`, s.opts.RateLimit)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		d := s.limiter.Allow(LimitKey(ClientAddr(r, s.opts.TrustedProxies)))
+		h := w.Header()
+		h.Set("RateLimit-Policy", policy)
+		h.Set("RateLimit", fmt.Sprintf(`"free";r=%d;t=%d`, d.Remaining, ceilSeconds(d.Reset)))
+		if !d.Allowed {
+			h.Set("Retry-After", strconv.Itoa(ceilSeconds(d.RetryAfter)))
+			problem(w, http.StatusTooManyRequests, "", fmt.Sprintf(
+				"rate limit of %d requests per minute exceeded; retry in %d s (higher limits by arrangement with the operator)",
+				s.opts.RateLimit, ceilSeconds(d.RetryAfter)))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
+
+// recoverer turns a panic into a 500 problem instead of a dropped connection.
+// It should never fire; it is logged as an error when it does.
+func (s *Server) recoverer(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				s.opts.Log.Error().Interface("panic", v).Str("path", r.URL.Path).Msg("handler panicked")
+				problem(w, http.StatusInternalServerError, "", "internal error")
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// accessLog writes one compact line per request when enabled.
+func (s *Server) accessLog(next http.Handler) http.Handler {
+	if !s.opts.AccessLog {
+		return next
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		next.ServeHTTP(rec, r)
+		s.opts.Log.Info().Str("method", r.Method).Str("path", truncate(r.URL.Path, 256)).
+			Int("status", rec.status).Int("bytes", rec.bytes).
+			Dur("ms", time.Since(start)).Str("client", ClientAddr(r, s.opts.TrustedProxies).String()).
+			Msg("request")
+	})
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status, bytes int
+}
+
+func (s *statusRecorder) WriteHeader(code int) { s.status = code; s.ResponseWriter.WriteHeader(code) }
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	n, err := s.ResponseWriter.Write(b)
+	s.bytes += n
+	return n, err
+}
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+// truncate shortens user input before it is echoed in a message or a log.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,196 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// Snapshot is one generated snapshot folder, held in memory: every file as
+// ready-to-send representations, plus the parsed data the dynamic routes need.
+// A Snapshot is never modified after Load; a newer one replaces it whole.
+type Snapshot struct {
+	Manifest snapshot.Manifest
+	files    map[string]*representation
+	// status is status.json parsed, for /check.
+	status map[string]snapshot.ServiceSummary
+	// incidents are all retained incidents, newest startedAt first, with
+	// each one's JSON encoding at the same index.
+	incidents     []snapshot.Incident
+	incidentsJSON [][]byte
+}
+
+// notServed are files of a snapshot folder that the server keeps to itself:
+// the history is the generator's state, large and of no use over HTTP.
+func notServed(name string) bool {
+	base := path.Base(name)
+	return strings.HasPrefix(base, ".") || strings.HasPrefix(base, "history.")
+}
+
+// Load reads a snapshot folder. The folder is opened once and read through
+// that handle, so a snapshot swapped in by a concurrent build is never mixed
+// with the one being read; a read that races the old folder's removal fails
+// and is retried by the caller.
+func Load(dir string) (*Snapshot, error) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return nil, err
+	}
+	defer root.Close()
+	fsys := root.FS()
+
+	manifestData, err := fs.ReadFile(fsys, snapshot.FileManifest)
+	if err != nil {
+		return nil, fmt.Errorf("no snapshot in %s yet: %w", dir, err)
+	}
+	s := &Snapshot{files: map[string]*representation{}, status: map[string]snapshot.ServiceSummary{}}
+	if err := json.Unmarshal(manifestData, &s.Manifest); err != nil {
+		return nil, fmt.Errorf("%s: %w", snapshot.FileManifest, err)
+	}
+	err = fs.WalkDir(fsys, ".", func(name string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if name != "." && strings.HasPrefix(d.Name(), ".") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() || notServed(name) {
+			return nil
+		}
+		data, err := fs.ReadFile(fsys, name)
+		if err != nil {
+			return err
+		}
+		s.files[name] = newRepresentation(data, contentType(name), s.Manifest.GeneratedAt).compress()
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.parse(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// parse decodes the documents the dynamic routes compute from.
+func (s *Snapshot) parse() error {
+	var status snapshot.StatusDoc
+	if err := decodeFile(s.files, snapshot.FileStatus, &status); err != nil {
+		return err
+	}
+	for _, sum := range status.Services {
+		s.status[sum.Slug] = sum
+		if s.files[snapshot.ServiceFile(sum.Slug)] == nil {
+			return fmt.Errorf("snapshot incomplete: %s is missing", snapshot.ServiceFile(sum.Slug))
+		}
+	}
+	var list snapshot.IncidentList
+	if err := decodeFile(s.files, snapshot.FileIncidents, &list); err != nil {
+		return err
+	}
+	snapshot.SortIncidents(list.Incidents)
+	s.incidents = list.Incidents
+	s.incidentsJSON = make([][]byte, len(list.Incidents))
+	for i, inc := range list.Incidents {
+		data, err := json.Marshal(inc)
+		if err != nil {
+			return err
+		}
+		s.incidentsJSON[i] = data
+	}
+	return nil
+}
+
+func decodeFile(files map[string]*representation, name string, v any) error {
+	rep := files[name]
+	if rep == nil {
+		return fmt.Errorf("snapshot incomplete: %s is missing", name)
+	}
+	if err := json.NewDecoder(bytes.NewReader(rep.body)).Decode(v); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// contentTypes maps the extensions a snapshot holds to their media types.
+// Explicit, because the system's MIME tables differ between machines.
+var contentTypes = map[string]string{
+	".json": snapshot.ContentJSON,
+	".csv":  snapshot.ContentCSV,
+	".html": "text/html; charset=utf-8",
+	".txt":  "text/plain; charset=utf-8",
+	".md":   "text/markdown; charset=utf-8",
+	".svg":  "image/svg+xml",
+	".xml":  "application/atom+xml",
+	".css":  "text/css; charset=utf-8",
+	".png":  "image/png",
+	".ico":  "image/x-icon",
+}
+
+func contentType(name string) string {
+	if ct, ok := contentTypes[path.Ext(name)]; ok {
+		return ct
+	}
+	return "application/octet-stream"
+}
+
+// Store holds the current snapshot and swaps in newer ones atomically.
+type Store struct {
+	dir string
+	cur atomic.Pointer[Snapshot]
+}
+
+// NewStore returns a store for the snapshot folder dir. It holds no snapshot
+// until Reload succeeds.
+func NewStore(dir string) *Store { return &Store{dir: dir} }
+
+// Current returns the snapshot being served, or nil when none is loaded yet.
+func (st *Store) Current() *Snapshot { return st.cur.Load() }
+
+// Reload loads the folder's snapshot if it is newer than the current one and
+// reports whether it swapped. A folder without a snapshot yet is not an error.
+func (st *Store) Reload() (bool, error) {
+	cur := st.cur.Load()
+	if cur != nil {
+		var m snapshot.Manifest
+		data, err := os.ReadFile(filepath.Join(st.dir, snapshot.FileManifest))
+		if err == nil && json.Unmarshal(data, &m) == nil && m.GeneratedAt.Equal(cur.Manifest.GeneratedAt) {
+			return false, nil
+		}
+	}
+	var (
+		next *Snapshot
+		err  error
+	)
+	// A build may remove the folder being read; the next attempt reads the new one.
+	for attempt := 0; attempt < 3; attempt++ {
+		if next, err = Load(st.dir); err == nil {
+			break
+		}
+		if errors.Is(err, fs.ErrNotExist) && cur == nil && attempt == 0 {
+			if _, statErr := os.Stat(filepath.Join(st.dir, snapshot.FileManifest)); errors.Is(statErr, fs.ErrNotExist) {
+				return false, nil
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if err != nil {
+		return false, err
+	}
+	st.cur.Store(next)
+	return true, nil
+}
