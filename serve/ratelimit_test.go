@@ -227,12 +227,16 @@ func TestRateLimiterMaxClients(t *testing.T) {
 			if i%1000 == 0 {
 				clock.Advance(time.Second) // a mix of idle and active keys
 			}
-			if n := l.Len(); n > maxClients {
-				t.Fatalf("maxClients=%d: Len() = %d after %d keys", maxClients, n, i+1)
+			// Len locks every shard; checking it on every insert would
+			// make this test slow under -race for no extra coverage.
+			if i%97 == 0 {
+				if n := l.Len(); n > maxClients {
+					t.Fatalf("maxClients=%d: Len() = %d after %d keys", maxClients, n, i+1)
+				}
 			}
 		}
-		if n := l.Len(); n == 0 {
-			t.Fatalf("maxClients=%d: nothing tracked", maxClients)
+		if n := l.Len(); n > maxClients || n < maxClients/2 {
+			t.Fatalf("maxClients=%d: Len() = %d at the end, want about maxClients", maxClients, n)
 		}
 	}
 }

@@ -1,0 +1,575 @@
+package serve
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/snapshot"
+	"github.com/rs/zerolog"
+)
+
+var genTime = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+
+// testClock is a settable, concurrency-safe clock.
+type testClock struct{ ns atomic.Int64 }
+
+func newTestClock(t time.Time) *testClock { c := &testClock{}; c.Set(t); return c }
+func (c *testClock) Now() time.Time      { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *testClock) Set(t time.Time)     { c.ns.Store(t.UnixNano()) }
+
+// testIncidents are the incidents of the test snapshot, newest first.
+func testIncidents() []snapshot.Incident {
+	ended := genTime.Add(-47 * time.Hour)
+	return []snapshot.Incident{
+		{ID: "openai-01", Service: "openai", Headline: "Elevated errors", Severity: snapshot.Major, StartedAt: genTime.Add(-1 * time.Hour), Status: "investigating", Source: snapshot.SourceOfficial, UpdatedAt: genTime},
+		{ID: "anthropic-02", Service: "anthropic", Headline: "Slow responses", Severity: snapshot.Minor, StartedAt: genTime.Add(-30 * time.Hour), EndedAt: &ended, Status: "resolved", Source: snapshot.SourceOfficial, UpdatedAt: ended},
+		{ID: "openai-03", Service: "openai", Headline: "Outage", Severity: snapshot.Critical, StartedAt: genTime.Add(-10 * 24 * time.Hour), EndedAt: &ended, Status: "resolved", Source: snapshot.SourceOfficial, UpdatedAt: ended},
+		{ID: "groq-04", Service: "groq", Headline: "Old outage", Severity: snapshot.Major, StartedAt: genTime.Add(-40 * 24 * time.Hour), EndedAt: &ended, Status: "resolved", Source: snapshot.SourceProbe, UpdatedAt: ended},
+	}
+}
+
+// publishTestSnapshot renders and publishes a snapshot of cat generated at
+// at, with openai degraded and every other service operational.
+func publishTestSnapshot(t testing.TB, dir string, cat snapshot.Catalog, at time.Time) {
+	t.Helper()
+	h := snapshot.NewHistory()
+	h.Incidents = testIncidents()
+	states := map[string]build.ServiceState{}
+	for _, svc := range cat.Services {
+		st := snapshot.Operational
+		if svc.Slug == "openai" {
+			st = snapshot.Degraded
+		}
+		h.Service(svc.Slug).Record(at.Add(-time.Hour), st, 100)
+		h.Service(svc.Slug).Record(at, st, 120)
+		latency := 120.0
+		states[svc.Slug] = build.ServiceState{Status: st, Sources: snapshot.Sources{
+			Feed:  snapshot.FeedSource{Format: svc.Feed.Format, State: snapshot.FeedOK, Status: st},
+			Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &latency, HTTPStatus: 401},
+		}}
+	}
+	files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := snapshot.Publish(dir, files); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fakeAPI is a loopback API host that counts the probes it receives.
+type fakeAPI struct {
+	*httptest.Server
+	hits atomic.Int64
+}
+
+func newFakeAPI(t testing.TB) *fakeAPI {
+	f := &fakeAPI{}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.hits.Add(1)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	t.Cleanup(f.Close)
+	return f
+}
+
+type testServer struct {
+	*Server
+	dir   string
+	clock *testClock
+	api   *fakeAPI
+	cat   snapshot.Catalog
+}
+
+// newTestServer serves a fresh test snapshot; every probe URL of the catalog
+// points at a fake API host.
+func newTestServer(t testing.TB, rateLimit int) *testServer {
+	t.Helper()
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	api := newFakeAPI(t)
+	for i := range cat.Services {
+		if cat.Services[i].ProbeURL != "" {
+			cat.Services[i].ProbeURL = api.URL + "/" + cat.Services[i].Slug
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "public")
+	publishTestSnapshot(t, dir, cat, genTime)
+	clock := newTestClock(genTime.Add(time.Minute))
+	srv := New(Options{Dir: dir, Catalog: cat, RateLimit: rateLimit, Log: zerolog.Nop(), Now: clock.Now, Client: api.Client()})
+	if ok, err := srv.Store().Reload(); !ok || err != nil {
+		t.Fatalf("reload: %v %v", ok, err)
+	}
+	return &testServer{Server: srv, dir: dir, clock: clock, api: api, cat: cat}
+}
+
+// operationPath matches the paths of the six API operations.
+var operationPath = regexp.MustCompile(`^/api/v1/(status|services/[^/]+|incidents|check|openapi\.json|export)$`)
+
+// do sends a request through the handler, checks the headers every response
+// must carry, and validates API responses against the OpenAPI description.
+func (ts *testServer) do(t testing.TB, method, target string, header http.Header) *http.Response {
+	t.Helper()
+	req := httptest.NewRequest(method, target, nil)
+	req.RemoteAddr = "192.0.2.1:1234"
+	for k, v := range header {
+		req.Header[k] = v
+	}
+	rec := httptest.NewRecorder()
+	ts.Handler().ServeHTTP(rec, req)
+	resp := rec.Result()
+	for _, h := range snapshot.CommonHeaders() {
+		if h.Name == "Cache-Control" {
+			continue
+		}
+		if got := resp.Header.Get(h.Name); got != h.Value {
+			t.Errorf("%s %s: header %s = %q, want %q", method, target, h.Name, got, h.Value)
+		}
+	}
+	if operationPath.MatchString(req.URL.Path) && method == http.MethodGet && resp.Header.Get("Content-Encoding") == "" {
+		assertContract(t, req, resp.StatusCode, resp.Header, rec.Body.Bytes())
+	}
+	return resp
+}
+
+func body(t testing.TB, resp *http.Response) []byte {
+	t.Helper()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+func decodeProblem(t testing.TB, resp *http.Response) snapshot.Problem {
+	t.Helper()
+	if ct := resp.Header.Get("Content-Type"); ct != snapshot.ContentProblem {
+		t.Fatalf("content type %q, want %s", ct, snapshot.ContentProblem)
+	}
+	var p snapshot.Problem
+	if err := json.Unmarshal(body(t, resp), &p); err != nil {
+		t.Fatal(err)
+	}
+	if p.Status != resp.StatusCode || p.Title == "" || p.Detail == "" || p.Type == "" {
+		t.Fatalf("incomplete problem %+v for status %d", p, resp.StatusCode)
+	}
+	return p
+}
+
+func TestRoutes(t *testing.T) {
+	ts := newTestServer(t, 0)
+	tests := []struct {
+		path        string
+		status      int
+		contentType string
+		contains    string
+	}{
+		{"/api/v1/status", 200, "application/json", `"slug":"openai"`},
+		{"/api/v1/services/openai", 200, "application/json", `"status":"degraded"`},
+		{"/api/v1/services/nope", 404, snapshot.ContentProblem, `nope`},
+		{"/api/v1/services/", 404, snapshot.ContentProblem, ``},
+		{"/api/v1/incidents", 200, "application/json", `"openai-01"`},
+		{"/api/v1/incidents?severity=bad", 400, snapshot.ContentProblem, `severity`},
+		{"/api/v1/check?q=openai", 200, "application/json", `"tracked":true`},
+		{"/api/v1/check", 400, snapshot.ContentProblem, `q is required`},
+		{"/api/v1/openapi.json", 200, "application/json", `"3.0.3"`},
+		{"/api/v1/export", 200, snapshot.ContentCSV, "slug,name,category,domain,status,lastChecked\n"},
+		{"/api/v1/export?format=csv", 200, snapshot.ContentCSV, "openai,OpenAI,llm-api,openai.com,degraded,2026-11-01T12:00:00Z"},
+		{"/api/v1/export?format=xml", 400, snapshot.ContentProblem, `csv`},
+		{"/api/v1/nothing", 404, snapshot.ContentProblem, ``},
+		{"/api/v2/status", 404, snapshot.ContentProblem, ``},
+		{"/status.json", 200, "application/json", `"services"`},
+		{"/history.json", 404, snapshot.ContentProblem, ``},
+		{"/nothing", 404, snapshot.ContentProblem, ``},
+	}
+	for _, tt := range tests {
+		t.Run(tt.path, func(t *testing.T) {
+			resp := ts.do(t, http.MethodGet, tt.path, nil)
+			data := body(t, resp)
+			if resp.StatusCode != tt.status {
+				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.status, data)
+			}
+			if ct := resp.Header.Get("Content-Type"); ct != tt.contentType {
+				t.Errorf("Content-Type %q, want %q", ct, tt.contentType)
+			}
+			if !bytes.Contains(data, []byte(tt.contains)) {
+				t.Errorf("body does not contain %q: %.300s", tt.contains, data)
+			}
+			if cc := resp.Header.Get("Cache-Control"); cc != snapshot.CacheControl {
+				t.Errorf("Cache-Control %q", cc)
+			}
+		})
+	}
+}
+
+func TestConditionalAndCompressed(t *testing.T) {
+	ts := newTestServer(t, 0)
+	first := ts.do(t, http.MethodGet, "/api/v1/status", nil)
+	plain := body(t, first)
+	etag := first.Header.Get("ETag")
+	if etag == "" || first.Header.Get("Last-Modified") == "" {
+		t.Fatalf("no validators: %v", first.Header)
+	}
+
+	notModified := ts.do(t, http.MethodGet, "/api/v1/status", http.Header{"If-None-Match": {etag}})
+	if notModified.StatusCode != http.StatusNotModified || len(body(t, notModified)) != 0 {
+		t.Fatalf("If-None-Match: status %d", notModified.StatusCode)
+	}
+
+	zipped := ts.do(t, http.MethodGet, "/api/v1/status", http.Header{"Accept-Encoding": {"br, gzip;q=0.8"}})
+	if zipped.Header.Get("Content-Encoding") != "gzip" || zipped.Header.Get("ETag") == etag {
+		t.Fatalf("gzip: encoding %q, etag %q", zipped.Header.Get("Content-Encoding"), zipped.Header.Get("ETag"))
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(body(t, zipped)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	unzipped, _ := io.ReadAll(zr)
+	if !bytes.Equal(unzipped, plain) {
+		t.Fatal("gzip body differs from the identity body")
+	}
+	if r := ts.do(t, http.MethodGet, "/api/v1/status", http.Header{"Accept-Encoding": {"gzip;q=0"}}); r.Header.Get("Content-Encoding") != "" {
+		t.Error("gzip sent to a client that refused it")
+	}
+
+	head := ts.do(t, http.MethodHead, "/api/v1/status", nil)
+	if head.StatusCode != 200 || len(body(t, head)) != 0 || head.Header.Get("Content-Length") != first.Header.Get("Content-Length") {
+		t.Fatalf("HEAD: %d, length %q", head.StatusCode, head.Header.Get("Content-Length"))
+	}
+
+	// Dynamic routes have validators too.
+	inc := ts.do(t, http.MethodGet, "/api/v1/incidents?service=openai", nil)
+	again := ts.do(t, http.MethodGet, "/api/v1/incidents?service=openai", http.Header{"If-None-Match": {inc.Header.Get("ETag")}})
+	if again.StatusCode != http.StatusNotModified {
+		t.Fatalf("dynamic If-None-Match: %d", again.StatusCode)
+	}
+}
+
+func TestMethods(t *testing.T) {
+	ts := newTestServer(t, 0)
+	for _, method := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch} {
+		resp := ts.do(t, method, "/api/v1/status", nil)
+		if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Allow") != "GET, HEAD, OPTIONS" {
+			t.Errorf("%s: %d, Allow %q", method, resp.StatusCode, resp.Header.Get("Allow"))
+		}
+		decodeProblem(t, resp)
+	}
+	pre := ts.do(t, http.MethodOptions, "/api/v1/check?q=x", http.Header{
+		"Origin": {"https://example.org"}, "Access-Control-Request-Method": {"GET"},
+	})
+	if pre.StatusCode != http.StatusNoContent || !strings.Contains(pre.Header.Get("Access-Control-Allow-Methods"), "GET") {
+		t.Fatalf("preflight: %d %v", pre.StatusCode, pre.Header)
+	}
+}
+
+func TestNoSnapshotYet(t *testing.T) {
+	srv := New(Options{Dir: filepath.Join(t.TempDir(), "none"), Log: zerolog.Nop()})
+	if ok, err := srv.Store().Reload(); ok || err != nil {
+		t.Fatalf("reload of an empty folder: %v %v", ok, err)
+	}
+	rec := httptest.NewRecorder()
+	srv.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/status", nil))
+	resp := rec.Result()
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || resp.Header.Get("Cache-Control") != "no-store" {
+		t.Fatalf("status %d headers %v", resp.StatusCode, resp.Header)
+	}
+	decodeProblem(t, resp)
+}
+
+func TestSnapshotSwap(t *testing.T) {
+	ts := newTestServer(t, 0)
+	before := body(t, ts.do(t, http.MethodGet, "/api/v1/status", nil))
+	publishTestSnapshot(t, ts.dir, ts.cat, genTime.Add(time.Minute))
+	if ok, err := ts.Store().Reload(); !ok || err != nil {
+		t.Fatalf("reload: %v %v", ok, err)
+	}
+	if ok, _ := ts.Store().Reload(); ok {
+		t.Fatal("reloaded an unchanged snapshot")
+	}
+	after := body(t, ts.do(t, http.MethodGet, "/api/v1/status", nil))
+	if bytes.Equal(before, after) || !bytes.Contains(after, []byte("2026-11-01T12:01:00Z")) {
+		t.Fatalf("snapshot not swapped: %s", after)
+	}
+}
+
+func TestIncidentFilters(t *testing.T) {
+	ts := newTestServer(t, 0)
+	tests := []struct {
+		query     string
+		ids       []string
+		truncated bool
+		filters   snapshot.Filters
+	}{
+		{"", []string{"openai-01", "anthropic-02", "openai-03"}, false, snapshot.Filters{}},
+		{"?service=openai", []string{"openai-01", "openai-03"}, false, snapshot.Filters{Service: ptr("openai")}},
+		{"?severity=critical", []string{"openai-03"}, false, snapshot.Filters{Severity: ptr("critical")}},
+		{"?since=2026-10-31T12:00:00Z", []string{"openai-01"}, false, snapshot.Filters{Since: ptr("2026-10-31T12:00:00Z")}},
+		{"?since=2026-10-31T13:00:00%2B01:00", []string{"openai-01"}, false, snapshot.Filters{Since: ptr("2026-10-31T13:00:00+01:00")}},
+		{"?since=2026-10-31", []string{"openai-01", "anthropic-02"}, false, snapshot.Filters{Since: ptr("2026-10-31")}},
+		{"?since=2026-09-01", []string{"openai-01", "anthropic-02", "openai-03", "groq-04"}, false, snapshot.Filters{Since: ptr("2026-09-01")}},
+		{"?since=2026-09-01&limit=2", []string{"openai-01", "anthropic-02"}, true, snapshot.Filters{Since: ptr("2026-09-01")}},
+		{"?service=groq", []string{}, false, snapshot.Filters{Service: ptr("groq")}},
+		{"?service=openai&severity=minor", []string{}, false, snapshot.Filters{Service: ptr("openai"), Severity: ptr("minor")}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			resp := ts.do(t, http.MethodGet, "/api/v1/incidents"+tt.query, nil)
+			if resp.StatusCode != 200 {
+				t.Fatalf("status %d", resp.StatusCode)
+			}
+			var list snapshot.IncidentList
+			if err := json.Unmarshal(body(t, resp), &list); err != nil {
+				t.Fatal(err)
+			}
+			ids := []string{}
+			for _, inc := range list.Incidents {
+				ids = append(ids, inc.ID)
+			}
+			if strings.Join(ids, ",") != strings.Join(tt.ids, ",") {
+				t.Errorf("ids %v, want %v", ids, tt.ids)
+			}
+			if list.Window == nil || list.Window.Truncated != tt.truncated {
+				t.Errorf("window %+v, want truncated=%v", list.Window, tt.truncated)
+			}
+			if got, want := fmtFilters(list.Filters), fmtFilters(tt.filters); got != want {
+				t.Errorf("filters %s, want %s", got, want)
+			}
+		})
+	}
+}
+
+func TestIncidentFiltersRejectBadInput(t *testing.T) {
+	ts := newTestServer(t, 0)
+	tests := map[string]string{
+		"?since=yesterday":                   "since",
+		"?since=2026-13-01":                  "since",
+		"?since=" + strings.Repeat("9", 300): "since",
+		"?severity=MAJOR":                    "severity",
+		"?severity=":                         "severity",
+		"?service=not-a-service":             "service",
+		"?limit=0":                           "limit",
+		"?limit=1001":                        "limit",
+		"?limit=ten":                         "limit",
+		"?since=%zz":                         "",
+		"?" + strings.Repeat("a=b&", 600):    "",
+	}
+	for query, param := range tests {
+		t.Run(query[:min(len(query), 40)], func(t *testing.T) {
+			resp := ts.do(t, http.MethodGet, "/api/v1/incidents"+query, nil)
+			if resp.StatusCode != http.StatusBadRequest {
+				t.Fatalf("status %d, want 400", resp.StatusCode)
+			}
+			if p := decodeProblem(t, resp); p.Param != param {
+				t.Errorf("param %q, want %q (%s)", p.Param, param, p.Detail)
+			}
+		})
+	}
+}
+
+func fmtFilters(f snapshot.Filters) string {
+	s := func(p *string) string {
+		if p == nil {
+			return "null"
+		}
+		return *p
+	}
+	return s(f.Since) + "|" + s(f.Severity) + "|" + s(f.Service)
+}
+
+func ptr[T any](v T) *T { return &v }
+
+func TestCheck(t *testing.T) {
+	ts := newTestServer(t, 0)
+	tests := []struct {
+		q       string
+		tracked bool
+		slug    string
+		level   string
+	}{
+		{"openai", true, "openai", "degraded"},
+		{"OpenAI", true, "openai", "degraded"},
+		{"ChatGPT", true, "openai", "degraded"},
+		{"https://api.openai.com/v1/chat/completions", true, "openai", "degraded"},
+		{"api.anthropic.com", true, "anthropic", "up"},
+		{"claude", true, "anthropic", "up"},
+		{"Google Gemini", true, "google-gemini", "up"},
+		{"generativelanguage.googleapis.com:443", true, "google-gemini", "up"},
+		{"openai.azure.com", true, "azure-openai", "up"},
+		{"myres.openai.azure.com", true, "azure-openai", "up"},
+		{"bedrock-runtime.eu-west-1.amazonaws.com", true, "aws-bedrock", "up"},
+		{"HTTPS://WWW.ELEVENLABS.IO/", true, "elevenlabs", "up"},
+		{"x.ai", true, "xai", "up"},
+		{"grok", true, "xai", "up"},
+		{"api.groq.com.", true, "groq", "up"},
+		{"example.com", false, "", "untracked"},
+		{"opneai", false, "", "untracked"},
+		{"http://127.0.0.1:9/", false, "", "untracked"},
+		{"münchen.de", false, "", "untracked"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.q, func(t *testing.T) {
+			resp := ts.do(t, http.MethodGet, "/api/v1/check?q="+urlQuery(tt.q), nil)
+			var doc snapshot.CheckDoc
+			if err := json.Unmarshal(body(t, resp), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.Tracked != tt.tracked || doc.Verdict.Level != tt.level || doc.Query != tt.q {
+				t.Fatalf("tracked %v level %q query %q, want %v %q", doc.Tracked, doc.Verdict.Level, doc.Query, tt.tracked, tt.level)
+			}
+			if tt.tracked {
+				if doc.Service == nil || doc.Service.Slug != tt.slug || doc.Status == nil || doc.Verdict.Headline == "" || doc.Verdict.Emoji == "" {
+					t.Fatalf("doc %+v", doc)
+				}
+			} else if doc.Service != nil || doc.Status != nil || doc.LatencyMs != nil {
+				t.Fatalf("untracked doc carries service data: %+v", doc)
+			}
+		})
+	}
+	if doc := checkDoc(t, ts, "opneai"); len(doc.Verdict.Suggestions) == 0 || doc.Verdict.Suggestions[0] != "OpenAI" {
+		t.Errorf("suggestions for opneai = %v", doc.Verdict.Suggestions)
+	}
+}
+
+func TestCheckRejectsBadQuery(t *testing.T) {
+	ts := newTestServer(t, 0)
+	for _, q := range []string{"", "?q=", "?q=" + strings.Repeat("a", 257), "?q=%ff%fe"} {
+		resp := ts.do(t, http.MethodGet, "/api/v1/check"+q, nil)
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%.40s: status %d, want 400", q, resp.StatusCode)
+		}
+		if p := decodeProblem(t, resp); p.Param != "q" {
+			t.Errorf("%.40s: param %q", q, p.Param)
+		}
+	}
+}
+
+func checkDoc(t testing.TB, ts *testServer, q string) snapshot.CheckDoc {
+	t.Helper()
+	var doc snapshot.CheckDoc
+	if err := json.Unmarshal(body(t, ts.do(t, http.MethodGet, "/api/v1/check?q="+urlQuery(q), nil)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func urlQuery(s string) string {
+	r := strings.NewReplacer("%", "%25", "&", "%26", "+", "%2B", " ", "%20", "#", "%23", "?", "%3F")
+	return r.Replace(s)
+}
+
+func TestCheckLiveProbeIsCoalescedAndCached(t *testing.T) {
+	ts := newTestServer(t, 0)
+	var wg sync.WaitGroup
+	for i := 0; i < 50; i++ {
+		wg.Go(func() {
+			if doc := checkDoc(t, ts, "anthropic"); doc.LatencyMs == nil {
+				t.Error("no live latency")
+			}
+		})
+	}
+	wg.Wait()
+	if n := ts.api.hits.Load(); n != 1 {
+		t.Fatalf("50 concurrent checks made %d probes, want 1", n)
+	}
+	ts.clock.Set(ts.clock.Now().Add(29 * time.Second))
+	checkDoc(t, ts, "claude")
+	if n := ts.api.hits.Load(); n != 1 {
+		t.Fatalf("a check within 30 s probed again (%d probes)", n)
+	}
+	ts.clock.Set(ts.clock.Now().Add(2 * time.Second))
+	checkDoc(t, ts, "anthropic")
+	if n := ts.api.hits.Load(); n != 2 {
+		t.Fatalf("after 31 s: %d probes, want 2", n)
+	}
+	checkDoc(t, ts, "example.com")
+	checkDoc(t, ts, ts.api.URL)
+	if n := ts.api.hits.Load(); n != 2 {
+		t.Fatalf("untracked queries caused outbound requests (%d probes)", n)
+	}
+}
+
+func TestCheckSaysWhenDataIsStale(t *testing.T) {
+	ts := newTestServer(t, 0)
+	ts.clock.Set(genTime.Add(16 * time.Minute))
+	doc := checkDoc(t, ts, "anthropic")
+	if doc.Verdict.Level != "stale" || !doc.Verdict.Stale || !strings.Contains(doc.Verdict.Headline, "stale") ||
+		doc.Verdict.DataAgeSeconds == nil || *doc.Verdict.DataAgeSeconds != 960 {
+		t.Fatalf("verdict on 16-minute-old data: %+v", doc.Verdict)
+	}
+}
+
+func TestRateLimitResponses(t *testing.T) {
+	ts := newTestServer(t, 30)
+	for i := 0; i < 30; i++ {
+		resp := ts.do(t, http.MethodGet, "/api/v1/status", nil)
+		if resp.StatusCode != 200 {
+			t.Fatalf("request %d: %d", i+1, resp.StatusCode)
+		}
+		if got := resp.Header.Get("RateLimit-Policy"); got != `"free";q=30;w=60` {
+			t.Fatalf("RateLimit-Policy %q", got)
+		}
+	}
+	resp := ts.do(t, http.MethodGet, "/api/v1/services/openai", nil)
+	if resp.StatusCode != http.StatusTooManyRequests {
+		t.Fatalf("request 31: %d, want 429", resp.StatusCode)
+	}
+	if resp.Header.Get("Retry-After") != "2" || resp.Header.Get("Cache-Control") != "no-store" ||
+		!strings.HasPrefix(resp.Header.Get("RateLimit"), `"free";r=0;t=`) {
+		t.Fatalf("429 headers: %v", resp.Header)
+	}
+	decodeProblem(t, resp)
+
+	// Another client is not affected; preflights are never limited.
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/status", nil)
+	req.RemoteAddr = "198.51.100.7:999"
+	rec := httptest.NewRecorder()
+	ts.Handler().ServeHTTP(rec, req)
+	if rec.Code != 200 {
+		t.Fatalf("other client: %d", rec.Code)
+	}
+	if pre := ts.do(t, http.MethodOptions, "/api/v1/status", nil); pre.StatusCode != http.StatusNoContent {
+		t.Fatalf("preflight limited: %d", pre.StatusCode)
+	}
+	ts.clock.Set(ts.clock.Now().Add(2 * time.Second))
+	if resp := ts.do(t, http.MethodGet, "/api/v1/status", nil); resp.StatusCode != 200 {
+		t.Fatalf("after 2 s: %d", resp.StatusCode)
+	}
+}
+
+func TestRateLimitBehindTrustedProxy(t *testing.T) {
+	ts := newTestServer(t, 2)
+	trusted, _ := ParseTrustedProxies([]string{"10.0.0.0/8"})
+	ts.opts.TrustedProxies = trusted
+	ts.Server = New(ts.opts)
+	ts.Store().Reload()
+	send := func(xff string) int {
+		req := httptest.NewRequest(http.MethodGet, "/api/v1/status", nil)
+		req.RemoteAddr = "10.1.2.3:5555"
+		req.Header.Set("X-Forwarded-For", xff)
+		rec := httptest.NewRecorder()
+		ts.Handler().ServeHTTP(rec, req)
+		return rec.Code
+	}
+	if send("203.0.113.1") != 200 || send("203.0.113.1") != 200 || send("203.0.113.1") != 429 {
+		t.Fatal("client behind the proxy not limited by its own address")
+	}
+	if send("203.0.113.2") != 200 {
+		t.Fatal("a second client behind the same proxy was limited")
+	}
+	_ = netip.Addr{}
+}
