@@ -27,8 +27,8 @@ var genTime = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 type testClock struct{ ns atomic.Int64 }
 
 func newTestClock(t time.Time) *testClock { c := &testClock{}; c.Set(t); return c }
-func (c *testClock) Now() time.Time      { return time.Unix(0, c.ns.Load()).UTC() }
-func (c *testClock) Set(t time.Time)     { c.ns.Store(t.UnixNano()) }
+func (c *testClock) Now() time.Time       { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *testClock) Set(t time.Time)      { c.ns.Store(t.UnixNano()) }
 
 // testIncidents are the incidents of the test snapshot, newest first.
 func testIncidents() []snapshot.Incident {
