@@ -1,0 +1,351 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/build/buildtest"
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// freeAddr returns a loopback address with a port nobody listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// writeCatalog writes cat where --catalog can read it.
+func writeCatalog(t *testing.T, cat snapshot.Catalog) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "catalog.json")
+	if err := os.WriteFile(path, cat.JSON(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// aistatus runs the CLI in-process and returns its exit code and output.
+func aistatus(ctx context.Context, args ...string) (int, string) {
+	var out, errs bytes.Buffer
+	code := execute(ctx, append(args, "--log-format", "json"), &out, &errs)
+	return code, out.String() + errs.String()
+}
+
+// startCommand runs a long-running command (serve, run) until the test ends.
+func startCommand(t *testing.T, args ...string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if code, out := aistatus(ctx, args...); code != 0 {
+			t.Errorf("%s exited %d: %s", args[0], code, out)
+		}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(15 * time.Second):
+			t.Errorf("%s did not shut down", args[0])
+		}
+	})
+}
+
+// waitFor polls url until it answers 200 (the first snapshot is loaded).
+func waitFor(t *testing.T, url string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for time.Now().Before(deadline) {
+		if resp, err := http.Get(url); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("%s never answered 200", url)
+}
+
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+func get(t *testing.T, url string) response {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return response{resp.StatusCode, resp.Header, data}
+}
+
+func (r response) decode(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.body, v); err != nil {
+		t.Fatalf("%v: %s", err, r.body)
+	}
+}
+
+// TestEndToEnd builds against a fake of all 26 status pages and API hosts,
+// serves the result and walks every endpoint over real HTTP.
+func TestEndToEnd(t *testing.T) {
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	world := buildtest.NewWorld(t, cat)
+	started := time.Now().UTC().Add(-20 * time.Minute).Truncate(time.Second)
+	world.Set("cohere", func(p *buildtest.Page) {
+		p.Indicator, p.Component = "minor", "degraded_performance"
+		p.Incidents = []buildtest.Incident{{ID: "01JCOHERE", Name: "Increased latency on Embed", Impact: "minor", StartedAt: started}}
+	})
+	world.Set("pinecone", func(p *buildtest.Page) { p.FeedBroken = true })
+	catalog := writeCatalog(t, world.Catalog)
+	dir := filepath.Join(t.TempDir(), "public")
+	addr := freeAddr(t)
+	base := "http://" + addr
+
+	if code, out := aistatus(context.Background(), "build", "--out", dir, "--catalog", catalog, "--base-url", base, "--timeout", "5s"); code != 0 {
+		t.Fatalf("build exited %d: %s", code, out)
+	}
+	startCommand(t, "serve", "--dir", dir, "--addr", addr, "--catalog", catalog, "--rate-limit", "0", "--reload", "100ms")
+	api := base + "/api/v1"
+	waitFor(t, api+"/status")
+
+	var status snapshot.StatusDoc
+	get(t, api+"/status").decode(t, &status)
+	if len(status.Services) != 26 || status.License != snapshot.License || !strings.Contains(status.Source, base) {
+		t.Fatalf("status: %d services, license %q, source %q", len(status.Services), status.License, status.Source)
+	}
+	got := map[string]snapshot.Status{}
+	for _, s := range status.Services {
+		got[s.Slug] = s.Status
+		if s.LastChecked == nil {
+			t.Errorf("%s: no lastChecked", s.Slug)
+		}
+	}
+	for slug, want := range map[string]snapshot.Status{
+		"openai": snapshot.Operational, "cohere": snapshot.Degraded, "anthropic": snapshot.Operational,
+		"pinecone": snapshot.Operational, // feed broken: the probe fills in
+		"perplexity": snapshot.Operational, "azure-openai": snapshot.Unknown,
+	} {
+		if got[slug] != want {
+			t.Errorf("%s: %s, want %s", slug, got[slug], want)
+		}
+	}
+
+	var detail snapshot.ServiceDoc
+	get(t, api+"/services/cohere").decode(t, &detail)
+	if len(detail.Incidents) != 1 || detail.Incidents[0].ID != "cohere-01JCOHERE" || detail.Uptime.H24 != nil {
+		// One check is no time observed yet: uptime is null, not 0 or 100.
+		t.Fatalf("cohere detail: %+v", detail)
+	}
+	var pinecone snapshot.ServiceDoc
+	get(t, api+"/services/pinecone").decode(t, &pinecone)
+	if pinecone.Sources.Feed.State != snapshot.FeedError || pinecone.Sources.Probe.State != snapshot.ProbeOK {
+		t.Errorf("pinecone sources: %+v", pinecone.Sources)
+	}
+	if r := get(t, api+"/services/nope"); r.status != 404 || r.header.Get("Content-Type") != snapshot.ContentProblem {
+		t.Errorf("unknown slug: %d %s", r.status, r.header.Get("Content-Type"))
+	}
+
+	var list snapshot.IncidentList
+	get(t, api+"/incidents?severity=minor&service=cohere").decode(t, &list)
+	if len(list.Incidents) != 1 || list.Filters.Severity == nil || *list.Filters.Severity != "minor" || list.Filters.Since != nil {
+		t.Fatalf("incidents: %+v", list)
+	}
+	if r := get(t, api+"/incidents?since=never"); r.status != 400 {
+		t.Errorf("bad since: %d", r.status)
+	}
+
+	var check snapshot.CheckDoc
+	get(t, api+"/check?q=https://api.cohere.com/v1/chat").decode(t, &check)
+	if !check.Tracked || check.Service.Slug != "cohere" || check.LatencyMs == nil || check.Verdict.Level != "degraded" {
+		t.Fatalf("check: %+v", check)
+	}
+	before := world.Probes("cohere")
+	get(t, api+"/check?q=cohere")
+	if world.Probes("cohere") != before {
+		t.Error("a second check within 30 s probed again")
+	}
+
+	var oas map[string]any
+	get(t, api+"/openapi.json").decode(t, &oas)
+	servers, _ := oas["servers"].([]any)
+	if oas["openapi"] != "3.0.3" || len(servers) == 0 || servers[0].(map[string]any)["url"] != api {
+		t.Fatalf("openapi: version %v servers %v", oas["openapi"], oas["servers"])
+	}
+
+	exp := get(t, api+"/export?format=csv")
+	rows, err := csv.NewReader(bytes.NewReader(exp.body)).ReadAll()
+	if err != nil || exp.header.Get("Content-Type") != snapshot.ContentCSV {
+		t.Fatalf("export: %v %q", err, exp.header.Get("Content-Type"))
+	}
+	if strings.Join(rows[0], ",") != "slug,name,category,domain,status,lastChecked" || len(rows) != 27 {
+		t.Fatalf("export: header %v, %d rows", rows[0], len(rows))
+	}
+
+	for _, path := range []string{"/status", "/services/openai", "/incidents", "/check?q=openai", "/openapi.json", "/export", "/nothing"} {
+		r := get(t, api+path)
+		for _, h := range snapshot.CommonHeaders() {
+			if h.Name == "Cache-Control" {
+				continue
+			}
+			if r.header.Get(h.Name) != h.Value {
+				t.Errorf("%s: %s = %q", path, h.Name, r.header.Get(h.Name))
+			}
+		}
+	}
+
+	// A second build is picked up by the running server without a restart.
+	world.Set("cohere", func(p *buildtest.Page) {
+		p.Indicator, p.Component = "none", "operational"
+		resolved := time.Now().UTC().Truncate(time.Second)
+		p.Incidents[0].ResolvedAt = &resolved
+	})
+	if code, out := aistatus(context.Background(), "build", "--out", dir, "--catalog", catalog, "--base-url", base, "--timeout", "5s"); code != 0 {
+		t.Fatalf("second build exited %d: %s", code, out)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		var d snapshot.ServiceDoc
+		get(t, api+"/services/cohere").decode(t, &d)
+		if d.Status == snapshot.Operational && len(d.Incidents) == 1 && d.Incidents[0].EndedAt != nil {
+			// Degraded counts as up: 100% over the time between the two builds.
+			if d.Uptime.H24 == nil || *d.Uptime.H24 != 100 {
+				t.Fatalf("cohere uptime after two builds: %v", d.Uptime.H24)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("new snapshot not served: %+v", d)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestRunWithoutNetwork: with every status page and API host unreachable,
+// run still starts, serves every endpoint and reports every service as
+// unknown, never as an outage.
+func TestRunWithoutNetwork(t *testing.T) {
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead := "http://" + freeAddr(t) // nothing listens there: connections are refused
+	for i := range cat.Services {
+		svc := &cat.Services[i]
+		svc.Feed.URL = dead + "/" + svc.Slug + "/feed"
+		if svc.Feed.IncidentsURL != "" {
+			svc.Feed.IncidentsURL = dead + "/" + svc.Slug + "/incidents"
+		}
+		if svc.ProbeURL != "" {
+			svc.ProbeURL = dead + "/" + svc.Slug + "/probe"
+		}
+	}
+	catalog := writeCatalog(t, cat)
+	addr := freeAddr(t)
+	api := "http://" + addr + "/api/v1"
+	startCommand(t, "run", "--out", filepath.Join(t.TempDir(), "public"), "--catalog", catalog, "--addr", addr, "--every", "200ms", "--timeout", "2s", "--reload", "100ms")
+	waitFor(t, api+"/status")
+
+	// Let more cycles pass than it takes to open a probe incident.
+	var status snapshot.StatusDoc
+	seen := map[time.Time]bool{}
+	for deadline := time.Now().Add(30 * time.Second); len(seen) < build.ProbeIncidentAfter+2; {
+		if time.Now().After(deadline) {
+			t.Fatalf("only %d cycles published", len(seen))
+		}
+		get(t, api+"/status").decode(t, &status)
+		seen[status.Timestamp] = true
+		time.Sleep(20 * time.Millisecond)
+	}
+	for _, s := range status.Services {
+		if s.Status != snapshot.Unknown {
+			t.Errorf("%s: %s, want unknown", s.Slug, s.Status)
+		}
+	}
+	var list snapshot.IncidentList
+	get(t, api+"/incidents").decode(t, &list)
+	if len(list.Incidents) != 0 {
+		t.Errorf("incidents opened with no network: %+v", list.Incidents)
+	}
+	var check snapshot.CheckDoc
+	get(t, api+"/check?q=openai").decode(t, &check)
+	if check.Verdict.Level != "unknown" || check.LatencyMs != nil {
+		t.Errorf("check: %+v", check.Verdict)
+	}
+	for _, path := range []string{"/services/openai", "/openapi.json", "/export"} {
+		if r := get(t, api+path); r.status != 200 {
+			t.Errorf("%s: %d", path, r.status)
+		}
+	}
+}
+
+func TestCatalogCommand(t *testing.T) {
+	code, out := aistatus(context.Background(), "catalog")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, out)
+	}
+	cat, err := snapshot.ParseCatalog([]byte(out))
+	if err != nil || len(cat.Services) != 26 {
+		t.Fatalf("catalog output does not parse back: %v", err)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(bad, []byte(`{"services":[{"slug":"Bad Slug"}]}`), 0o644)
+	if code, out := aistatus(context.Background(), "catalog", "--catalog", bad); code != 1 || !strings.Contains(out, "Bad Slug") {
+		t.Fatalf("invalid catalog: exit %d: %s", code, out)
+	}
+}
+
+func TestEnvironmentFlags(t *testing.T) {
+	t.Setenv("AISTATUS_CATALOG", filepath.Join(t.TempDir(), "missing.json"))
+	if code, out := aistatus(context.Background(), "catalog"); code != 1 || !strings.Contains(out, "missing.json") {
+		t.Fatalf("AISTATUS_CATALOG ignored: exit %d: %s", code, out)
+	}
+}
+
+func TestCheckAndVersionCommands(t *testing.T) {
+	cat, _ := snapshot.DefaultCatalog()
+	world := buildtest.NewWorld(t, cat)
+	catalog := writeCatalog(t, world.Catalog)
+	dir := filepath.Join(t.TempDir(), "public")
+	if code, out := aistatus(context.Background(), "build", "--out", dir, "--catalog", catalog); code != 0 {
+		t.Fatalf("build: %s", out)
+	}
+	code, out := aistatus(context.Background(), "check", "--dir", dir, "--catalog", catalog, "claude.ai")
+	if code != 0 || !strings.Contains(out, "Anthropic is up") {
+		t.Fatalf("check: exit %d: %s", code, out)
+	}
+	if code, out := aistatus(context.Background(), "check", "--dir", dir, "opneai"); code != 0 || !strings.Contains(out, "OpenAI") {
+		t.Fatalf("check suggestion: exit %d: %s", code, out)
+	}
+	if code, out := aistatus(context.Background(), "version"); code != 0 || !strings.HasPrefix(out, "aistatus ") {
+		t.Fatalf("version: %d %s", code, out)
+	}
+}
