@@ -151,7 +151,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 	for slug, want := range map[string]snapshot.Status{
 		"openai": snapshot.Operational, "cohere": snapshot.Degraded, "anthropic": snapshot.Operational,
-		"pinecone": snapshot.Operational, // feed broken: the probe fills in
+		"pinecone":   snapshot.Operational, // feed broken: the probe fills in
 		"perplexity": snapshot.Operational, "azure-openai": snapshot.Unknown,
 	} {
 		if got[slug] != want {
@@ -271,7 +271,7 @@ func TestRunWithoutNetwork(t *testing.T) {
 	catalog := writeCatalog(t, cat)
 	addr := freeAddr(t)
 	api := "http://" + addr + "/api/v1"
-	startCommand(t, "run", "--out", filepath.Join(t.TempDir(), "public"), "--catalog", catalog, "--addr", addr, "--every", "200ms", "--timeout", "2s", "--reload", "100ms")
+	startCommand(t, "run", "--out", filepath.Join(t.TempDir(), "public"), "--catalog", catalog, "--addr", addr, "--every", "200ms", "--timeout", "2s", "--reload", "100ms", "--rate-limit", "0")
 	waitFor(t, api+"/status")
 
 	// Let more cycles pass than it takes to open a probe incident.

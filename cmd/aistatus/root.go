@@ -101,7 +101,8 @@ func (g *globals) logger() (zerolog.Logger, error) {
 	default:
 		return zerolog.Logger{}, fmt.Errorf("--log-format %q: want json, console or auto", g.logFormat)
 	}
-	return zerolog.New(w).Level(level).With().Timestamp().Logger(), nil
+	// Builds log from one goroutine per service: serialise the writes.
+	return zerolog.New(zerolog.SyncWriter(w)).Level(level).With().Timestamp().Logger(), nil
 }
 
 func isTerminal(w io.Writer) bool {

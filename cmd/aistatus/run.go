@@ -50,7 +50,12 @@ func runRun(ctx context.Context, g *globals, b *buildOptions, s *serveOptions, e
 		return err
 	}
 	go srv.Watch(ctx, s.reload)
+	// The build loop ends with the context; wait for it so that no build is
+	// still writing when run returns.
+	builds := make(chan struct{})
+	defer func() { <-builds }()
 	go func() {
+		defer close(builds)
 		opts := b.options(log, cat)
 		t := time.NewTicker(every)
 		defer t.Stop()

@@ -1,0 +1,180 @@
+package snapshot
+
+import (
+	"testing"
+	"time"
+)
+
+func TestWorse(t *testing.T) {
+	tests := []struct {
+		a, b, want Status
+	}{
+		// Unknown loses to every known status, in either argument position.
+		{Unknown, Unknown, Unknown},
+		{Unknown, Operational, Operational},
+		{Operational, Unknown, Operational},
+		{Unknown, Maintenance, Maintenance},
+		{Maintenance, Unknown, Maintenance},
+		{Unknown, Degraded, Degraded},
+		{Unknown, PartialOutage, PartialOutage},
+		{Unknown, MajorOutage, MajorOutage},
+		{MajorOutage, Unknown, MajorOutage},
+		// major > partial > degraded > maintenance > operational.
+		{MajorOutage, PartialOutage, MajorOutage},
+		{PartialOutage, MajorOutage, MajorOutage},
+		{PartialOutage, Degraded, PartialOutage},
+		{Degraded, PartialOutage, PartialOutage},
+		{Degraded, Maintenance, Degraded},
+		{Maintenance, Degraded, Degraded},
+		{Maintenance, Operational, Maintenance},
+		{Operational, Maintenance, Maintenance},
+		{Operational, Degraded, Degraded},
+		{Operational, MajorOutage, MajorOutage},
+		// An outage during maintenance is an outage.
+		{Maintenance, MajorOutage, MajorOutage},
+		{Maintenance, PartialOutage, PartialOutage},
+		// Equal statuses.
+		{Operational, Operational, Operational},
+		{MajorOutage, MajorOutage, MajorOutage},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.a)+"+"+string(tt.b), func(t *testing.T) {
+			if got := Worse(tt.a, tt.b); got != tt.want {
+				t.Errorf("Worse(%s, %s) = %s, want %s", tt.a, tt.b, got, tt.want)
+			}
+		})
+	}
+
+	t.Run("total order", func(t *testing.T) {
+		// From best-known to worst; Unknown first because it loses to all.
+		order := []Status{Unknown, Operational, Maintenance, Degraded, PartialOutage, MajorOutage}
+		for i, a := range order {
+			for j, b := range order {
+				want := order[max(i, j)]
+				if got := Worse(a, b); got != want {
+					t.Errorf("Worse(%s, %s) = %s, want %s", a, b, got, want)
+				}
+			}
+		}
+	})
+
+	t.Run("fold", func(t *testing.T) {
+		acc := Unknown
+		for _, s := range []Status{Unknown, Operational, Maintenance, Degraded, Operational, Unknown} {
+			acc = Worse(acc, s)
+		}
+		if acc != Degraded {
+			t.Errorf("folded status = %s, want degraded", acc)
+		}
+	})
+}
+
+func TestStatusValid(t *testing.T) {
+	tests := []struct {
+		s    Status
+		want bool
+	}{
+		{Operational, true},
+		{Degraded, true},
+		{PartialOutage, true},
+		{MajorOutage, true},
+		{Maintenance, true},
+		{Unknown, true},
+		{"", false},
+		{"Operational", false},
+		{"down", false},
+		{"partial outage", false},
+		{"major", false},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.s), func(t *testing.T) {
+			if got := tt.s.Valid(); got != tt.want {
+				t.Errorf("Status(%q).Valid() = %v, want %v", tt.s, got, tt.want)
+			}
+		})
+	}
+
+	t.Run("Statuses lists every valid status once", func(t *testing.T) {
+		if len(Statuses) != 6 {
+			t.Errorf("len(Statuses) = %d, want 6", len(Statuses))
+		}
+		seen := map[Status]bool{}
+		for _, s := range Statuses {
+			if !s.Valid() {
+				t.Errorf("Statuses holds invalid %q", s)
+			}
+			if seen[s] {
+				t.Errorf("Statuses holds %q twice", s)
+			}
+			seen[s] = true
+		}
+		if Statuses[0] != Operational {
+			t.Errorf("Statuses[0] = %s, want operational (best first)", Statuses[0])
+		}
+	})
+}
+
+func TestSeverityValid(t *testing.T) {
+	tests := []struct {
+		s    Severity
+		want bool
+	}{
+		{Minor, true},
+		{Major, true},
+		{Critical, true},
+		{"", false},
+		{"none", false},
+		{"Major", false},
+		{"major_outage", false},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.s), func(t *testing.T) {
+			if got := tt.s.Valid(); got != tt.want {
+				t.Errorf("Severity(%q).Valid() = %v, want %v", tt.s, got, tt.want)
+			}
+		})
+	}
+	if want := []Severity{Minor, Major, Critical}; len(Severities) != 3 || Severities[0] != want[0] || Severities[1] != want[1] || Severities[2] != want[2] {
+		t.Errorf("Severities = %v, want %v (mildest first)", Severities, want)
+	}
+}
+
+func TestManifestStale(t *testing.T) {
+	gen := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	m := Manifest{GeneratedAt: gen, StaleAfterSeconds: 600}
+	tests := []struct {
+		name string
+		now  time.Time
+		want bool
+	}{
+		{"just generated", gen, false},
+		{"clock behind generation", gen.Add(-time.Minute), false},
+		{"one second before the limit", gen.Add(599 * time.Second), false},
+		{"exactly at the limit", gen.Add(600 * time.Second), false},
+		{"one nanosecond past the limit", gen.Add(600*time.Second + 1), true},
+		{"an hour later", gen.Add(time.Hour), true},
+		{"other time zone, same instant past the limit", gen.Add(11 * time.Minute).In(time.FixedZone("X", 5*3600)), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := m.Stale(tt.now); got != tt.want {
+				t.Errorf("Stale(%v) = %v, want %v", tt.now, got, tt.want)
+			}
+		})
+	}
+	t.Run("zero StaleAfterSeconds", func(t *testing.T) {
+		z := Manifest{GeneratedAt: gen}
+		if z.Stale(gen) {
+			t.Error("stale at generation time")
+		}
+		if !z.Stale(gen.Add(time.Second)) {
+			t.Error("not stale one second after generation with StaleAfterSeconds 0")
+		}
+	})
+}
+
+func TestServiceFile(t *testing.T) {
+	if got, want := ServiceFile("openai"), "services/openai.json"; got != want {
+		t.Errorf("ServiceFile(openai) = %q, want %q", got, want)
+	}
+}
