@@ -20,32 +20,27 @@ type Site struct {
 	Generator string
 }
 
-// Render produces every file of a snapshot from the assembled cycle: path
-// (slash-separated, relative to the snapshot folder) → content.
-func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[string]ServiceState, now time.Time) (map[string][]byte, error) {
+// Documents assembles the API documents of a cycle.
+func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[string]ServiceState, now time.Time) snapshot.Documents {
 	now = now.UTC()
-	files := map[string][]byte{}
-	put := func(name string, v any) error {
-		data, err := json.Marshal(v)
-		if err != nil {
-			return fmt.Errorf("render %s: %w", name, err)
-		}
-		files[name] = append(data, '\n')
-		return nil
-	}
-
 	byService := map[string][]snapshot.Incident{}
 	for _, inc := range h.Incidents {
 		byService[inc.Service] = append(byService[inc.Service], inc)
 	}
-
-	status := snapshot.StatusDoc{
-		Status:    "ok",
-		Timestamp: now,
-		Source:    Attribution(site.BaseURL),
-		License:   snapshot.License,
+	all := h.Incidents
+	if all == nil {
+		all = []snapshot.Incident{}
 	}
-	rows := make([]snapshot.ExportRow, 0, len(cat.Services))
+	docs := snapshot.Documents{
+		Manifest: snapshot.Manifest{
+			GeneratedAt: now, StaleAfterSeconds: int(site.StaleAfter.Seconds()),
+			BaseURL: site.BaseURL, Generator: site.Generator, Services: len(cat.Services),
+		},
+		Status: snapshot.StatusDoc{
+			Status: "ok", Timestamp: now, Source: Attribution(site.BaseURL), License: snapshot.License,
+		},
+		Incidents: snapshot.IncidentList{Incidents: all, Timestamp: now, License: snapshot.License},
+	}
 	for _, svc := range cat.Services {
 		st := states[svc.Slug]
 		if st.Status == "" {
@@ -57,7 +52,7 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 			t := sh.LastChecked.UTC()
 			checked = &t
 		}
-		status.Services = append(status.Services, snapshot.ServiceSummary{
+		docs.Status.Services = append(docs.Status.Services, snapshot.ServiceSummary{
 			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
 			Status: st.Status, LastChecked: checked, URL: svc.URL, StatusPage: svc.StatusPage,
 			LatencyMs: st.Sources.Probe.LatencyMs,
@@ -66,47 +61,65 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 		if incidents == nil {
 			incidents = []snapshot.Incident{}
 		}
-		err := put(snapshot.ServiceFile(svc.Slug), snapshot.ServiceDoc{
+		docs.Services = append(docs.Services, snapshot.ServiceDoc{
 			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
 			URL: svc.URL, StatusPage: svc.StatusPage, Status: st.Status, LastChecked: checked,
 			LatencyMs: st.Sources.Probe.LatencyMs, Uptime: sh.Uptime(now), Incidents: incidents,
 			Sources: st.Sources, Timestamp: now, License: snapshot.License,
 		})
+	}
+	return docs
+}
+
+// Render produces every file of a snapshot from the assembled cycle: path
+// (slash-separated, relative to the snapshot folder) → content.
+func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[string]ServiceState, now time.Time) (map[string][]byte, error) {
+	docs := Documents(site, cat, h, states, now)
+	files := map[string][]byte{}
+	put := func(name string, v any) error {
+		data, err := json.Marshal(v)
 		if err != nil {
+			return fmt.Errorf("render %s: %w", name, err)
+		}
+		files[name] = append(data, '\n')
+		return nil
+	}
+	for _, doc := range docs.Services {
+		if err := put(snapshot.ServiceFile(doc.Slug), doc); err != nil {
 			return nil, err
 		}
-		row := snapshot.ExportRow{Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain, Status: st.Status}
-		if checked != nil {
-			row.LastChecked = checked.Format(time.RFC3339)
-		}
-		rows = append(rows, row)
-	}
-	all := h.Incidents
-	if all == nil {
-		all = []snapshot.Incident{}
 	}
 	for name, v := range map[string]any{
-		snapshot.FileStatus:    status,
-		snapshot.FileIncidents: snapshot.IncidentList{Incidents: all, Timestamp: now, License: snapshot.License},
+		snapshot.FileStatus:    docs.Status,
+		snapshot.FileIncidents: docs.Incidents,
 		snapshot.FileHistory:   h,
-		snapshot.FileManifest: snapshot.Manifest{
-			GeneratedAt: now, StaleAfterSeconds: int(site.StaleAfter.Seconds()),
-			BaseURL: site.BaseURL, Generator: site.Generator, Services: len(cat.Services),
-		},
+		snapshot.FileManifest:  docs.Manifest,
 	} {
 		if err := put(name, v); err != nil {
 			return nil, err
 		}
 	}
-	csv, err := gocsv.MarshalBytes(rows)
-	if err != nil {
+	var err error
+	if files[snapshot.FileExport], err = exportCSV(docs.Status); err != nil {
 		return nil, fmt.Errorf("render %s: %w", snapshot.FileExport, err)
 	}
-	files[snapshot.FileExport] = csv
 	if files[snapshot.FileOpenAPI], err = OpenAPI(site.BaseURL); err != nil {
 		return nil, fmt.Errorf("render %s: %w", snapshot.FileOpenAPI, err)
 	}
 	return files, nil
+}
+
+// exportCSV renders the services as the spec's CSV export.
+func exportCSV(status snapshot.StatusDoc) ([]byte, error) {
+	rows := make([]snapshot.ExportRow, 0, len(status.Services))
+	for _, s := range status.Services {
+		row := snapshot.ExportRow{Slug: s.Slug, Name: s.Name, Category: s.Category, Domain: s.Domain, Status: s.Status}
+		if s.LastChecked != nil {
+			row.LastChecked = s.LastChecked.Format(time.RFC3339)
+		}
+		rows = append(rows, row)
+	}
+	return gocsv.MarshalBytes(rows)
 }
 
 // Attribution is the credit line CC-BY-4.0 asks reusers to give.

@@ -215,3 +215,14 @@ type Problem struct {
 	// Param names the query or path parameter at fault, when there is one.
 	Param string `json:"param,omitempty"`
 }
+
+// Documents are the API documents of one snapshot before they are encoded:
+// the generator writes them as files, and the human page, badges, feeds and
+// llms.txt are rendered from the same values, so they cannot disagree.
+type Documents struct {
+	Manifest Manifest
+	Status   StatusDoc
+	// Services are the detail documents, in catalog order.
+	Services  []ServiceDoc
+	Incidents IncidentList
+}
