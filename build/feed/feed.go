@@ -57,36 +57,46 @@ func (e *httpError) Error() string {
 
 // getJSON fetches url and decodes its JSON body into into.
 func getJSON(ctx context.Context, client *http.Client, url string, into any) error {
+	data, header, err := fetch(ctx, client, url, "application/json")
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, into); err != nil {
+		// The content type helps explain the common case of an HTML error
+		// page served with status 200.
+		ct, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
+		return fmt.Errorf("GET %s: decoding JSON (content type %q): %w", url, ct, err)
+	}
+	return nil
+}
+
+// fetch GETs url asking for the accept media type and returns the body, at
+// most MaxBody bytes. A status >= 400 is an *httpError.
+func fetch(ctx context.Context, client *http.Client, url, accept string) ([]byte, http.Header, error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return fmt.Errorf("GET %s: %w", url, err)
+		return nil, nil, fmt.Errorf("GET %s: %w", url, err)
 	}
-	req.Header.Set("Accept", "application/json")
+	req.Header.Set("Accept", accept)
 	resp, err := client.Do(req)
 	if err != nil {
-		return err // already names the method and URL
+		return nil, nil, err // already names the method and URL
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode >= 400 {
-		return &httpError{URL: url, Code: resp.StatusCode}
+		return nil, nil, &httpError{URL: url, Code: resp.StatusCode}
 	}
 	// Read one byte past the cap: a body that fills it exactly is fine, one
-	// that goes beyond is rejected instead of being decoded as cut-off JSON.
+	// that goes beyond is rejected instead of being decoded as cut-off data.
 	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxBody+1))
 	if err != nil {
-		return fmt.Errorf("GET %s: reading body: %w", url, err)
+		return nil, nil, fmt.Errorf("GET %s: reading body: %w", url, err)
 	}
 	if len(data) > MaxBody {
-		return fmt.Errorf("GET %s: body larger than %d bytes", url, MaxBody)
+		return nil, nil, fmt.Errorf("GET %s: body larger than %d bytes", url, MaxBody)
 	}
-	if err := json.Unmarshal(data, into); err != nil {
-		// The content type helps explain the common case of an HTML error
-		// page served with status 200.
-		ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
-		return fmt.Errorf("GET %s: decoding JSON (content type %q): %w", url, ct, err)
-	}
-	return nil
+	return data, resp.Header, nil
 }
