@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"regexp"
@@ -108,6 +109,9 @@ func ParseCatalog(data []byte) (Catalog, error) {
 	if err := dec.Decode(&c); err != nil {
 		return Catalog{}, fmt.Errorf("catalog: %w", err)
 	}
+	if _, err := dec.Token(); err != io.EOF {
+		return Catalog{}, errors.New("catalog: unexpected data after the catalog object")
+	}
 	if err := c.Validate(); err != nil {
 		return Catalog{}, err
 	}
@@ -156,17 +160,18 @@ func (c Catalog) Validate() error {
 		if s.Feed.Format == FormatNone && s.ProbeURL == "" {
 			bad("a service with no feed needs a probeUrl")
 		}
-		for field, u := range map[string]string{"url": s.URL, "statusPage": s.StatusPage} {
-			if err := checkAbsoluteURL(u); err != nil {
-				bad("%s: %v", field, err)
-			}
-		}
-		for field, u := range map[string]string{"feed.url": s.Feed.URL, "feed.incidentsUrl": s.Feed.IncidentsURL, "probeUrl": s.ProbeURL} {
-			if u == "" {
+		for _, f := range []struct {
+			name, url string
+			optional  bool
+		}{
+			{"url", s.URL, false}, {"statusPage", s.StatusPage, false},
+			{"feed.url", s.Feed.URL, true}, {"feed.incidentsUrl", s.Feed.IncidentsURL, true}, {"probeUrl", s.ProbeURL, true},
+		} {
+			if f.optional && f.url == "" {
 				continue
 			}
-			if err := checkAbsoluteURL(u); err != nil {
-				bad("%s: %v", field, err)
+			if err := checkAbsoluteURL(f.url); err != nil {
+				bad("%s: %v", f.name, err)
 			}
 		}
 	}

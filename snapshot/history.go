@@ -221,7 +221,9 @@ func (sh *ServiceHistory) UptimePercent(from, to time.Time) *float64 {
 	if observed <= 0 {
 		return nil
 	}
-	pct := math.Floor(100*(observed-down)/observed*1000) / 1000
+	// The epsilon keeps a value that is exactly representable in decimal
+	// (64.6) from losing a thousandth to binary rounding (64.59999…).
+	pct := math.Floor(100*(observed-down)/observed*1000+1e-6) / 1000
 	return &pct
 }
 
@@ -230,7 +232,11 @@ func (sh *ServiceHistory) UptimePercent(from, to time.Time) *float64 {
 // (dropping the oldest ended ones first). Incidents must be sorted.
 func (h *History) Prune(now time.Time) {
 	cutoff := now.Add(-KeepBuckets).Truncate(BucketSize).Unix()
-	for _, sh := range h.Services {
+	for slug, sh := range h.Services {
+		if sh == nil {
+			delete(h.Services, slug)
+			continue
+		}
 		i := 0
 		for i < len(sh.Buckets) && sh.Buckets[i].T < cutoff {
 			i++

@@ -310,10 +310,6 @@ func TestUptimeRoundsDown(t *testing.T) {
 }
 
 func TestUptimeRoundsDownExactValues(t *testing.T) {
-	t.Skip("BUG: history.go:224 computes math.Floor(100*(observed-down)/observed*1000)/1000 in binary " +
-		"floating point; when the exact uptime has three decimals but its double lies just below " +
-		"(e.g. 64.6 = 64.59999999999999…), the floor drops a thousandth: 500 h observed with 177 h " +
-		"major gives 64.599 instead of 64.6")
 	tests := []struct {
 		name        string
 		hours, down int     // whole hourly buckets, of which the first down are major

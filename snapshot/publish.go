@@ -39,6 +39,9 @@ func Publish(dir string, files map[string][]byte) (err error) {
 		return err
 	}
 	defer unlock()
+	if err := recoverPrevious(dir); err != nil {
+		return err
+	}
 	removeLeftovers(parent, base)
 
 	staging, err := os.MkdirTemp(parent, "."+base+".staging-")
@@ -152,6 +155,11 @@ func carryOver(prev, next string, files map[string][]byte) error {
 		}
 		src, dst := filepath.Join(prev, e.Name()), filepath.Join(next, e.Name())
 		switch {
+		case e.Type()&fs.ModeSymlink != 0:
+			var target string
+			if target, err = os.Readlink(src); err == nil {
+				err = os.Symlink(target, dst)
+			}
 		case e.IsDir():
 			err = os.CopyFS(dst, os.DirFS(src))
 		case e.Type().IsRegular():
@@ -179,7 +187,7 @@ func ReadHistory(dir string) (*History, []byte, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	h := NewHistory()
+	h := &History{}
 	if err := json.Unmarshal(data, h); err != nil {
 		return nil, data, fmt.Errorf("%w: %v", ErrCorruptHistory, err)
 	}
@@ -188,6 +196,11 @@ func ReadHistory(dir string) (*History, []byte, error) {
 	}
 	if h.Services == nil {
 		h.Services = map[string]*ServiceHistory{}
+	}
+	for slug, sh := range h.Services {
+		if sh == nil {
+			delete(h.Services, slug)
+		}
 	}
 	return h, data, nil
 }
