@@ -18,6 +18,9 @@ type Site struct {
 	StaleAfter time.Duration
 	// Generator names the program and version that wrote the snapshot.
 	Generator string
+	// APIOrigin is the thin server's address, to which the static-hosting
+	// rules proxy /check and filtered /incidents; empty for none.
+	APIOrigin string
 }
 
 // Documents assembles the API documents of a cycle.
@@ -103,6 +106,7 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 	if files[snapshot.FileExport], err = exportCSV(docs.Status); err != nil {
 		return nil, fmt.Errorf("render %s: %w", snapshot.FileExport, err)
 	}
+	files[FileHeaders], files[FileRedirects] = hostingRules(site.APIOrigin)
 	if files[snapshot.FileOpenAPI], err = OpenAPI(site.BaseURL); err != nil {
 		return nil, fmt.Errorf("render %s: %w", snapshot.FileOpenAPI, err)
 	}

@@ -31,10 +31,12 @@ type Snapshot struct {
 }
 
 // notServed are files of a snapshot folder that the server keeps to itself:
-// the history is the generator's state, large and of no use over HTTP.
+// the history is the generator's state, large and of no use over HTTP (a
+// static host publishes it: the scheduled rebuild restores it from there).
 func notServed(name string) bool {
 	base := path.Base(name)
-	return strings.HasPrefix(base, ".") || strings.HasPrefix(base, "history.")
+	// _headers and _redirects are rules for static hosts, not content.
+	return strings.HasPrefix(base, ".") || strings.HasPrefix(base, "_") || strings.HasPrefix(base, "history.")
 }
 
 // Load reads a snapshot folder. The folder is opened once and read through

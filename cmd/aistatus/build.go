@@ -20,6 +20,7 @@ type buildOptions struct {
 	catalog    string
 	timeout    time.Duration
 	staleAfter time.Duration
+	apiOrigin  string
 }
 
 func (o *buildOptions) register(fs *pflag.FlagSet) {
@@ -28,6 +29,7 @@ func (o *buildOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.catalog, "catalog", "", "catalog JSON file (default: the embedded 26 services; see 'aistatus catalog')")
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Second, "time limit for each service's feed and probe")
 	fs.DurationVar(&o.staleAfter, "stale-after", 15*time.Minute, "age past which clients are told the data is stale")
+	fs.StringVar(&o.apiOrigin, "api-origin", "", "thin server address the static-hosting _redirects proxy /check and filtered /incidents to")
 }
 
 // options turns the flags into build.Options.
@@ -38,6 +40,7 @@ func (o *buildOptions) options(log zerolog.Logger, cat snapshot.Catalog) build.O
 			BaseURL:    o.baseURL,
 			StaleAfter: o.staleAfter,
 			Generator:  "aistatus " + versionString(),
+			APIOrigin:  o.apiOrigin,
 		},
 		Catalog:  cat,
 		Timeout:  o.timeout,
