@@ -1,0 +1,122 @@
+package build
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+// goldenInput is a fixed cycle: three services in different states, one with
+// an open and one with an ended incident, two hours of history.
+func goldenInput(t *testing.T) (Site, snapshot.Catalog, *snapshot.History, map[string]ServiceState, time.Time) {
+	t.Helper()
+	full, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cat snapshot.Catalog
+	for _, slug := range []string{"openai", "anthropic", "azure-openai"} {
+		svc, _ := full.Lookup(slug)
+		cat.Services = append(cat.Services, svc)
+	}
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	h := snapshot.NewHistory()
+	for i := 120; i >= 0; i -= 10 {
+		at := now.Add(-time.Duration(i) * time.Minute)
+		openai := snapshot.Operational
+		if i <= 30 {
+			openai = snapshot.PartialOutage
+		}
+		h.Service("openai").Record(at, openai, 180)
+		h.Service("anthropic").Record(at, snapshot.Operational, 95.5)
+		h.Service("azure-openai").Record(at, snapshot.Unknown, -1)
+	}
+	ended := now.Add(-20 * time.Hour)
+	h.Incidents = []snapshot.Incident{
+		{ID: "openai-01JX", Service: "openai", Headline: "Elevated error rates on Chat Completions", Severity: snapshot.Major,
+			StartedAt: now.Add(-30 * time.Minute), Status: "identified", Source: snapshot.SourceOfficial,
+			URL: "https://status.openai.com/incidents/01JX", UpdatedAt: now.Add(-5 * time.Minute)},
+		{ID: "anthropic-probe-1761994800", Service: "anthropic", Headline: "Anthropic API not reachable from aistatus probes",
+			Severity: snapshot.Major, StartedAt: now.Add(-21 * time.Hour), EndedAt: &ended, Status: "resolved",
+			Source: snapshot.SourceProbe, URL: "https://status.claude.com", UpdatedAt: ended},
+	}
+	lat := func(v float64) *float64 { return &v }
+	states := map[string]ServiceState{
+		"openai": {Status: snapshot.PartialOutage, Sources: snapshot.Sources{
+			Feed:  snapshot.FeedSource{Format: snapshot.FormatIncidentIO, State: snapshot.FeedOK, Status: snapshot.PartialOutage},
+			Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: lat(180), HTTPStatus: 401}}},
+		"anthropic": {Status: snapshot.Operational, Sources: snapshot.Sources{
+			Feed:  snapshot.FeedSource{Format: snapshot.FormatStatuspage, State: snapshot.FeedOK, Status: snapshot.Operational},
+			Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: lat(95.5), HTTPStatus: 401}}},
+		"azure-openai": {Status: snapshot.Unknown, Sources: snapshot.Sources{
+			Feed:  snapshot.FeedSource{Format: snapshot.FormatRSS, State: snapshot.FeedError, Error: "GET https://rssfeed.azure.status.microsoft/en-us/status/feed/: HTTP 503 Service Unavailable"},
+			Probe: snapshot.ProbeSource{State: snapshot.ProbeNone}}},
+	}
+	site := Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "aistatus test", APIOrigin: "https://api.aistatus.example"}
+	return site, cat, h, states, now
+}
+
+// TestRenderGolden compares the API files of a fixed cycle with the golden
+// files in testdata/golden (go test ./build -run Golden -update rewrites them).
+func TestRenderGolden(t *testing.T) {
+	files, err := Render(goldenInput(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{
+		snapshot.FileStatus, snapshot.ServiceFile("openai"), snapshot.ServiceFile("azure-openai"),
+		snapshot.FileIncidents, snapshot.FileExport, snapshot.FileManifest, FileHeaders, FileRedirects,
+	} {
+		t.Run(name, func(t *testing.T) {
+			golden := filepath.Join("testdata", "golden", strings.ReplaceAll(name, "/", "_"))
+			got, ok := files[name]
+			if !ok {
+				t.Fatalf("%s not rendered", name)
+			}
+			if *update {
+				if err := os.WriteFile(golden, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run with -update to create it)", err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s differs from %s (run with -update if the change is intended):\ngot:  %s\nwant: %s", name, golden, got, want)
+			}
+		})
+	}
+}
+
+// TestRenderUptime checks the figures of the golden cycle: openai was
+// operational for 90 minutes and in partial outage for the last 30, of which
+// 30% counts as downtime: 100 × (120 − 9) / 120 = 92.5.
+func TestRenderUptime(t *testing.T) {
+	docs := Documents(goldenInput(t))
+	byslug := map[string]snapshot.ServiceDoc{}
+	for _, d := range docs.Services {
+		byslug[d.Slug] = d
+	}
+	if up := byslug["openai"].Uptime.H24; up == nil || *up != 92.5 {
+		t.Errorf("openai 24h = %v, want 92.5", deref(up))
+	}
+	if up := byslug["anthropic"].Uptime.D30; up == nil || *up != 100 {
+		t.Errorf("anthropic 30d = %v, want 100", deref(up))
+	}
+	if up := byslug["azure-openai"].Uptime; up.H24 != nil || up.D7 != nil || up.D30 != nil {
+		t.Errorf("azure-openai with no data has uptime %+v, want nulls", up)
+	}
+	if n := len(byslug["openai"].Incidents); n != 1 {
+		t.Errorf("openai has %d incidents, want 1", n)
+	}
+}
