@@ -44,19 +44,27 @@ type ServiceState struct {
 //     incident opened or advanced. This is logged as an error.
 //  2. The official feed's declared status wins when the feed was read and
 //     declared one.
-//  3. Otherwise the probe decides: a host that answered is operational;
-//     ProbeIncidentAfter failures in a row are a major outage (and our own
-//     incident); fewer keep the previous status, so one lost packet does not
-//     flap the status.
-//  4. With neither feed nor probe, the status is unknown, never an outage.
+//  3. Otherwise, ProbeIncidentAfter failed probes in a row are a major
+//     outage (and our own incident).
+//  4. A feed that fails after declaring a status keeps that status for up to
+//     snapshot.MaxHold while the probe answers (or there is no probe), so a
+//     feed that refuses every other request does not flap an official outage
+//     to operational.
+//  5. Otherwise the probe decides: a host that answered is operational; a
+//     failed probe (fewer than ProbeIncidentAfter) keeps the previous status,
+//     so one lost packet does not flap the status.
+//  6. With neither feed nor probe, the status is unknown, never an outage.
 func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observation, now time.Time, log zerolog.Logger) map[string]ServiceState {
-	discardFailedProbes(obs, log)
+	offline := discardFailedProbes(obs, log)
 	incidents := newIncidentSet(h)
 	states := make(map[string]ServiceState, len(cat.Services))
 	for _, svc := range cat.Services {
 		o := obs[svc.Slug]
 		sh := h.Service(svc.Slug)
-		status := decideStatus(o, sh)
+		status := decideStatus(o, sh, now, offline)
+		if o.Feed.State == snapshot.FeedOK && o.Feed.Status.Valid() && o.Feed.Status != snapshot.Unknown {
+			sh.LastFeedStatus, sh.LastFeedAt = o.Feed.Status, now
+		}
 		trackProbe(incidents, svc, sh, o, now)
 		mergeOfficial(incidents, svc.Slug, o, now)
 
@@ -73,8 +81,8 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 	return states
 }
 
-// discardFailedProbes implements rule 1.
-func discardFailedProbes(obs map[string]Observation, log zerolog.Logger) {
+// discardFailedProbes implements rule 1 and reports whether it applied.
+func discardFailedProbes(obs map[string]Observation, log zerolog.Logger) bool {
 	probed, failed := 0, 0
 	for _, o := range obs {
 		switch o.Probe.State {
@@ -86,7 +94,7 @@ func discardFailedProbes(obs map[string]Observation, log zerolog.Logger) {
 		}
 	}
 	if probed < vantageMinProbes || failed*2 <= probed {
-		return
+		return false
 	}
 	log.Error().Int("failed", failed).Int("probed", probed).
 		Msg("most probes failed at once: blaming our own network, recording them as unknown")
@@ -96,16 +104,25 @@ func discardFailedProbes(obs map[string]Observation, log zerolog.Logger) {
 			obs[slug] = o
 		}
 	}
+	return true
 }
 
-// decideStatus implements rules 2 to 4.
-func decideStatus(o Observation, sh *snapshot.ServiceHistory) snapshot.Status {
-	if o.Feed.State == snapshot.FeedOK && o.Feed.Status != snapshot.Unknown && o.Feed.Status != "" {
+// decideStatus implements rules 2 to 6.
+// offline is rule 1's verdict: then no earlier word is held either, since
+// nothing was checked.
+func decideStatus(o Observation, sh *snapshot.ServiceHistory, now time.Time, offline bool) snapshot.Status {
+	if o.Feed.State == snapshot.FeedOK && o.Feed.Status.Valid() && o.Feed.Status != snapshot.Unknown {
 		return o.Feed.Status
 	}
+	feedHeld := !offline && sh.LastFeedStatus != "" && now.Sub(sh.LastFeedAt) <= snapshot.MaxHold
 	switch o.Probe.State {
-	case snapshot.ProbeOK:
-		return snapshot.Operational
+	case snapshot.ProbeOK, snapshot.ProbeNone:
+		if feedHeld {
+			return sh.LastFeedStatus
+		}
+		if o.Probe.State == snapshot.ProbeOK {
+			return snapshot.Operational
+		}
 	case snapshot.ProbeFailed:
 		if sh.FailedProbes+1 >= ProbeIncidentAfter {
 			return snapshot.MajorOutage
@@ -114,6 +131,7 @@ func decideStatus(o Observation, sh *snapshot.ServiceHistory) snapshot.Status {
 			return sh.LastStatus
 		}
 	}
+	// Nothing this cycle (a discarded probe is no evidence either way).
 	return snapshot.Unknown
 }
 

@@ -16,6 +16,9 @@ import (
 	"github.com/rs/zerolog"
 )
 
+// DefaultTimeout bounds one service's feed and probe when Options.Timeout is unset.
+const DefaultTimeout = 15 * time.Second
+
 // Options configure one build cycle. Every dependency is passed in.
 type Options struct {
 	// Out is the snapshot folder: it is read for the previous history and
@@ -45,6 +48,9 @@ type Result struct {
 func Build(ctx context.Context, opts Options) (Result, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultTimeout
 	}
 	hist, previous, err := snapshot.ReadHistory(opts.Out)
 	var corrupt []byte

@@ -85,13 +85,12 @@ func TestBuildCalmWorld(t *testing.T) {
 	h := newHarness(t)
 	res := h.cycle()
 	for _, svc := range h.world.Catalog.Services {
-		want := snapshot.Operational
-		if svc.ProbeURL == "" && res.Statuses[svc.Slug] != snapshot.Operational {
-			// Azure OpenAI has no probe and an RSS feed this build cannot read yet.
-			want = snapshot.Unknown
+		if got := res.Statuses[svc.Slug]; got != snapshot.Operational {
+			t.Errorf("%s: status %s, want operational", svc.Slug, got)
 		}
-		if got := res.Statuses[svc.Slug]; got != want {
-			t.Errorf("%s: status %s, want %s", svc.Slug, got, want)
+		// Every service's official feed is read, whatever its format.
+		if doc := h.service(svc.Slug); doc.Sources.Feed.State != snapshot.FeedOK || doc.Sources.Feed.Status != snapshot.Operational {
+			t.Errorf("%s (%s): feed %+v", svc.Slug, svc.Feed.Format, doc.Sources.Feed)
 		}
 	}
 	var status snapshot.StatusDoc
@@ -105,11 +104,41 @@ func TestBuildCalmWorld(t *testing.T) {
 		}
 	}
 	doc := h.service("anthropic")
-	if doc.Sources.Feed.State != snapshot.FeedOK || doc.Sources.Probe.State != snapshot.ProbeOK || doc.Sources.Probe.HTTPStatus != 401 {
-		t.Errorf("anthropic sources = %+v", doc.Sources)
+	if doc.Sources.Probe.State != snapshot.ProbeOK || doc.Sources.Probe.HTTPStatus != 401 {
+		t.Errorf("anthropic probe = %+v", doc.Sources.Probe)
 	}
-	if doc := h.service("perplexity"); doc.Sources.Feed.State != snapshot.FeedUnsupported {
-		t.Errorf("perplexity feed state = %q, want unsupported (probe-only until its adapter exists)", doc.Sources.Feed.State)
+	if doc := h.service("azure-openai"); doc.Sources.Probe.State != snapshot.ProbeNone {
+		t.Errorf("azure-openai has no probe URL, probe = %+v", doc.Sources.Probe)
+	}
+}
+
+// TestBuildEveryFormatDeclaresStatus scripts a non-operational state on one
+// service of each feed format and checks the status read back.
+func TestBuildEveryFormatDeclaresStatus(t *testing.T) {
+	h := newHarness(t)
+	want := map[string]snapshot.Status{
+		"anthropic":     snapshot.MajorOutage,   // statuspage
+		"openai":        snapshot.Degraded,      // incidentio
+		"perplexity":    snapshot.PartialOutage, // instatus
+		"together":      snapshot.PartialOutage, // betterstack
+		"mistral":       snapshot.MajorOutage,   // checkly
+		"google-gemini": snapshot.PartialOutage, // gcloud
+		"aws-bedrock":   snapshot.Degraded,      // awshealth
+		"xai":           snapshot.PartialOutage, // rss
+		"deepseek":      snapshot.Maintenance,   // flashduty
+		"openrouter":    snapshot.MajorOutage,   // html
+	}
+	for slug, st := range want {
+		h.world.Set(slug, func(p *buildtest.Page) { p.Status = st })
+	}
+	res := h.cycle()
+	for slug, st := range want {
+		if got := res.Statuses[slug]; got != st {
+			t.Errorf("%s: %s, want %s", slug, got, st)
+		}
+	}
+	if got := res.Statuses["cohere"]; got != snapshot.Operational {
+		t.Errorf("cohere: %s, want operational", got)
 	}
 }
 
@@ -117,8 +146,8 @@ func TestBuildOfficialIncidentLifecycle(t *testing.T) {
 	h := newHarness(t)
 	started := t0.Add(-10 * time.Minute)
 	h.world.Set("anthropic", func(p *buildtest.Page) {
-		p.Indicator, p.Component = "major", "major_outage"
-		p.Incidents = []buildtest.Incident{{ID: "abc123", Name: "Elevated errors on Claude API", Impact: "critical", StartedAt: started}}
+		p.Status = snapshot.MajorOutage
+		p.Incidents = []buildtest.Incident{{ID: "abc123", Name: "Elevated errors on Claude API", Severity: snapshot.Critical, StartedAt: started}}
 	})
 	if got := h.cycle().Statuses["anthropic"]; got != snapshot.MajorOutage {
 		t.Fatalf("status during outage = %s, want major_outage", got)
@@ -134,7 +163,7 @@ func TestBuildOfficialIncidentLifecycle(t *testing.T) {
 
 	resolved := h.clock.t.Add(-30 * time.Second)
 	h.world.Set("anthropic", func(p *buildtest.Page) {
-		p.Indicator, p.Component = "none", "operational"
+		p.Status = snapshot.Operational
 		p.Incidents[0].ResolvedAt = &resolved
 	})
 	if got := h.cycle().Statuses["anthropic"]; got != snapshot.Operational {
@@ -154,22 +183,35 @@ func TestBuildOfficialIncidentLifecycle(t *testing.T) {
 func TestBuildProbeIncident(t *testing.T) {
 	h := newHarness(t)
 	h.cycle() // calm: operational
+	// perplexity's page still says operational; mistral's page is broken too.
 	h.world.Set("perplexity", func(p *buildtest.Page) { p.APIDown = true })
+	h.world.Set("mistral", func(p *buildtest.Page) { p.APIDown, p.FeedBroken = true, true })
 	firstFailure := h.clock.t
 	for i := 1; i < ProbeIncidentAfter; i++ {
-		if got := h.cycle().Statuses["perplexity"]; got != snapshot.Operational {
-			t.Fatalf("failure %d: status %s, want operational kept (no flapping)", i, got)
-		}
-		if n := len(h.service("perplexity").Incidents); n != 0 {
-			t.Fatalf("failure %d: %d incidents opened too early", i, n)
+		res := h.cycle()
+		for _, slug := range []string{"perplexity", "mistral"} {
+			if got := res.Statuses[slug]; got != snapshot.Operational {
+				t.Fatalf("failure %d: %s status %s, want operational kept (no flapping)", i, slug, got)
+			}
+			if n := len(h.service(slug).Incidents); n != 0 {
+				t.Fatalf("failure %d: %s has %d incidents opened too early", i, slug, n)
+			}
 		}
 	}
-	if got := h.cycle().Statuses["perplexity"]; got != snapshot.MajorOutage {
-		t.Fatalf("after %d failures: status %s, want major_outage", ProbeIncidentAfter, got)
+	res := h.cycle()
+	// The official page's word wins while it is read; a silent page lets our
+	// probes decide.
+	if got := res.Statuses["perplexity"]; got != snapshot.Operational {
+		t.Errorf("perplexity: status %s, want operational (its feed says so)", got)
 	}
-	incs := h.service("perplexity").Incidents
-	if len(incs) != 1 || incs[0].Source != snapshot.SourceProbe || !incs[0].StartedAt.Equal(firstFailure) || incs[0].EndedAt != nil {
-		t.Fatalf("probe incident = %+v", incs)
+	if got := res.Statuses["mistral"]; got != snapshot.MajorOutage {
+		t.Errorf("mistral: status %s, want major_outage (feed silent, probes failing)", got)
+	}
+	for _, slug := range []string{"perplexity", "mistral"} {
+		incs := h.service(slug).Incidents
+		if len(incs) != 1 || incs[0].Source != snapshot.SourceProbe || !incs[0].StartedAt.Equal(firstFailure) || incs[0].EndedAt != nil {
+			t.Fatalf("%s: probe incident = %+v", slug, incs)
+		}
 	}
 
 	h.world.Set("perplexity", func(p *buildtest.Page) { p.APIDown = false })
@@ -179,9 +221,28 @@ func TestBuildProbeIncident(t *testing.T) {
 		t.Fatalf("closed after one success: %+v", incs[0])
 	}
 	h.cycle()
-	incs = h.service("perplexity").Incidents
+	incs := h.service("perplexity").Incidents
 	if len(incs) != 1 || incs[0].EndedAt == nil || !incs[0].EndedAt.Equal(firstSuccess) || incs[0].Status != "resolved" {
 		t.Fatalf("probe incident after recovery = %+v", incs)
+	}
+}
+
+// TestBuildFlakyFeedKeepsOfficialStatus: a feed that fails every other cycle
+// while the API host still answers must not flap an official outage.
+func TestBuildFlakyFeedKeepsOfficialStatus(t *testing.T) {
+	h := newHarness(t)
+	h.world.Set("deepseek", func(p *buildtest.Page) { p.Status = snapshot.MajorOutage })
+	for i := 0; i < 6; i++ {
+		h.world.Set("deepseek", func(p *buildtest.Page) { p.FeedBroken = i%2 == 1 })
+		if got := h.cycle().Statuses["deepseek"]; got != snapshot.MajorOutage {
+			t.Fatalf("cycle %d (feed broken: %v): %s, want major_outage", i, i%2 == 1, got)
+		}
+	}
+	// A feed silent for longer than snapshot.MaxHold no longer speaks.
+	h.world.Set("deepseek", func(p *buildtest.Page) { p.FeedBroken = true })
+	h.clock.Advance(snapshot.MaxHold)
+	if got := h.cycle().Statuses["deepseek"]; got != snapshot.Operational {
+		t.Fatalf("after the hold: %s, want operational (the probe answers)", got)
 	}
 }
 
@@ -254,9 +315,9 @@ func TestBuildHistoryCarriesOver(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		h.cycle()
 	}
-	h.world.Set("openai", func(p *buildtest.Page) { p.Indicator, p.Component = "major", "major_outage" })
+	h.world.Set("openai", func(p *buildtest.Page) { p.Status = snapshot.MajorOutage })
 	h.cycle()
-	h.world.Set("openai", func(p *buildtest.Page) { p.Indicator, p.Component = "none", "operational" })
+	h.world.Set("openai", func(p *buildtest.Page) { p.Status = snapshot.Operational })
 	h.cycle()
 	// Checks at minutes 0..4, rendered at minute 4: operational from 0 to 3,
 	// major outage from 3 to 4: 3 of 4 observed minutes up.

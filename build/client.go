@@ -1,7 +1,7 @@
 package build
 
 import (
-	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"time"
@@ -10,7 +10,8 @@ import (
 // UserAgent names the project to the servers it probes.
 const UserAgent = "aistatus/1 (+https://github.com/aistatus/aistatus; public status API)"
 
-// maxRedirects bounds how many redirects a feed or probe request follows.
+// maxRedirects bounds how many redirects a feed or probe request follows;
+// the next redirect after them fails the request.
 const maxRedirects = 3
 
 // NewClient returns the one HTTP client the generator shares across all
@@ -33,8 +34,10 @@ func NewClient() *http.Client {
 	return &http.Client{
 		Transport: userAgent{transport},
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
-			if len(via) >= maxRedirects {
-				return errors.New("too many redirects")
+			// via holds the requests already sent: the first and one per
+			// redirect followed so far.
+			if len(via) > maxRedirects {
+				return fmt.Errorf("stopped after %d redirects", maxRedirects)
 			}
 			return nil
 		},
@@ -50,4 +53,12 @@ func (u userAgent) RoundTrip(r *http.Request) (*http.Response, error) {
 		r.Header.Set("User-Agent", UserAgent)
 	}
 	return u.next.RoundTrip(r)
+}
+
+// CloseIdleConnections lets http.Client.CloseIdleConnections reach the
+// transport through the wrapper.
+func (u userAgent) CloseIdleConnections() {
+	if c, ok := u.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
+	}
 }

@@ -32,8 +32,12 @@ func Probe(ctx context.Context, client *http.Client, url string) ProbeResult {
 	if err != nil {
 		return ProbeResult{Err: err.Error()}
 	}
+	// A redirect is an answer too: the probe measures the first one and does
+	// not follow it (a redirect loop must not count as a dead host).
+	noFollow := *client
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	start := time.Now()
-	resp, err := client.Do(req)
+	resp, err := noFollow.Do(req)
 	if err != nil {
 		return ProbeResult{Err: err.Error()}
 	}

@@ -50,6 +50,9 @@ type ServiceHistory struct {
 	FailingSince time.Time `json:"failingSince,omitzero"`
 	OKProbes     int       `json:"okProbes,omitempty"`
 	OKSince      time.Time `json:"okSince,omitzero"`
+	// LastFeedStatus is what the official feed last declared, at LastFeedAt.
+	LastFeedStatus Status    `json:"lastFeedStatus,omitempty"`
+	LastFeedAt     time.Time `json:"lastFeedAt,omitzero"`
 	// ProbeIncident is the id of our own open incident, if any.
 	ProbeIncident string `json:"probeIncident,omitempty"`
 	// Buckets hold status time per BucketSize, oldest first.

@@ -39,8 +39,16 @@ type Adapter interface {
 // every call, so a caller may change it without affecting anyone else.
 func Adapters() map[snapshot.FeedFormat]Adapter {
 	return map[snapshot.FeedFormat]Adapter{
-		snapshot.FormatStatuspage: statuspage{format: snapshot.FormatStatuspage},
-		snapshot.FormatIncidentIO: statuspage{format: snapshot.FormatIncidentIO},
+		snapshot.FormatStatuspage:  statuspage{format: snapshot.FormatStatuspage},
+		snapshot.FormatIncidentIO:  statuspage{format: snapshot.FormatIncidentIO},
+		snapshot.FormatInstatus:    instatus{},
+		snapshot.FormatBetterStack: betterStack{},
+		snapshot.FormatCheckly:     checkly{},
+		snapshot.FormatGoogleCloud: googleCloud{},
+		snapshot.FormatAWSHealth:   awsHealth{},
+		snapshot.FormatRSS:         rss{},
+		snapshot.FormatFlashduty:   flashduty{},
+		snapshot.FormatHTML:        htmlPage{},
 	}
 }
 

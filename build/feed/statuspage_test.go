@@ -103,13 +103,14 @@ func read(t *testing.T, svc snapshot.Service) (Result, error) {
 
 func TestAdapters(t *testing.T) {
 	a := Adapters()
-	for _, f := range []snapshot.FeedFormat{snapshot.FormatStatuspage, snapshot.FormatIncidentIO} {
-		if a[f] == nil {
+	// Every format a catalog may name has a reader, except "none" (probe only).
+	for _, f := range snapshot.FeedFormats {
+		if f != snapshot.FormatNone && a[f] == nil {
 			t.Errorf("Adapters()[%q] is missing", f)
 		}
 	}
-	if len(a) != 2 {
-		t.Errorf("Adapters() has %d formats, want 2", len(a))
+	if len(a) != len(snapshot.FeedFormats)-1 {
+		t.Errorf("Adapters() has %d formats, want %d", len(a), len(snapshot.FeedFormats)-1)
 	}
 	delete(a, snapshot.FormatStatuspage)
 	if Adapters()[snapshot.FormatStatuspage] == nil {

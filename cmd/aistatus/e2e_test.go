@@ -121,8 +121,8 @@ func TestEndToEnd(t *testing.T) {
 	world := buildtest.NewWorld(t, cat)
 	started := time.Now().UTC().Add(-20 * time.Minute).Truncate(time.Second)
 	world.Set("cohere", func(p *buildtest.Page) {
-		p.Indicator, p.Component = "minor", "degraded_performance"
-		p.Incidents = []buildtest.Incident{{ID: "01JCOHERE", Name: "Increased latency on Embed", Impact: "minor", StartedAt: started}}
+		p.Status = snapshot.Degraded
+		p.Incidents = []buildtest.Incident{{ID: "01JCOHERE", Name: "Increased latency on Embed", Severity: snapshot.Minor, StartedAt: started}}
 	})
 	world.Set("pinecone", func(p *buildtest.Page) { p.FeedBroken = true })
 	catalog := writeCatalog(t, world.Catalog)
@@ -224,7 +224,7 @@ func TestEndToEnd(t *testing.T) {
 
 	// A second build is picked up by the running server without a restart.
 	world.Set("cohere", func(p *buildtest.Page) {
-		p.Indicator, p.Component = "none", "operational"
+		p.Status = snapshot.Operational
 		resolved := time.Now().UTC().Truncate(time.Second)
 		p.Incidents[0].ResolvedAt = &resolved
 	})

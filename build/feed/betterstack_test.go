@@ -1,0 +1,216 @@
+package feed
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+const betterStackPath = "/index.json"
+
+func readBetterStack(t *testing.T, rep reply, filter ...string) (Result, error) {
+	t.Helper()
+	svc := serveSingleDoc(t, betterStackPath, rep, snapshot.FormatBetterStack, "together", "https://status.together.ai", filter...)
+	return readSingleDoc(betterStack{}, svc)
+}
+
+func TestBetterStackStatus(t *testing.T) {
+	tests := []struct {
+		name   string
+		rep    reply
+		filter []string
+		want   snapshot.Status
+	}{
+		{"calm, not_monitored resource ignored", reply{file: "betterstack-calm.json"}, nil, snapshot.Operational},
+		{"degraded", reply{file: "betterstack-degraded.json"}, nil, snapshot.Degraded},
+		{"downtime with some resources down", reply{file: "betterstack-partial.json"}, nil, snapshot.PartialOutage},
+		{"downtime with every monitored resource down", reply{file: "betterstack-major.json"}, nil, snapshot.MajorOutage},
+		{"maintenance", reply{file: "betterstack-maintenance.json"}, nil, snapshot.Maintenance},
+		{"aggregate operational lags a resource down", reply{file: "betterstack-lagging.json"}, nil, snapshot.PartialOutage},
+		{"no resources, aggregate operational", reply{file: "betterstack-empty.json"}, nil, snapshot.Operational},
+		{"mixed, unfiltered", reply{file: "betterstack-filter.json"}, nil, snapshot.PartialOutage},
+		{"filtered: aggregate downtime ignored", reply{file: "betterstack-filter.json"}, []string{"inference"}, snapshot.Degraded},
+		{"filtered: all kept resources down", reply{file: "betterstack-filter.json"}, []string{"Fine-Tuning"}, snapshot.MajorOutage},
+		{"filtered: two words", reply{file: "betterstack-filter.json"}, []string{"INFERENCE", "website"}, snapshot.Degraded},
+		{"filtered: some kept resources down", reply{file: "betterstack-filter.json"}, []string{"website", "fine-tuning api"}, snapshot.PartialOutage},
+		{"filtered: no resource kept", reply{file: "betterstack-filter.json"}, []string{"billing"}, snapshot.Unknown},
+		{"filtered calm page", reply{file: "betterstack-calm.json"}, []string{"chat"}, snapshot.Operational},
+		{"aggregate downtime, no resources", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"downtime"}},"included":[]}`)}, nil, snapshot.MajorOutage},
+		{"aggregate downtime, only not_monitored resources", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"downtime"}},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"not_monitored"}}]}`)}, nil, snapshot.MajorOutage},
+		{"aggregate downtime, resources all up", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"downtime"}},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"operational"}}]}`)}, nil, snapshot.PartialOutage},
+		{"aggregate maintenance loses to a degraded resource", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"maintenance"}},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"degraded"}}]}`)}, nil, snapshot.Degraded},
+		{"one resource, down, no aggregate", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"downtime"}}]}`)}, nil, snapshot.MajorOutage},
+		{"down and maintenance resources", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_page_resource","attributes":{"status":"downtime"}},{"id":"2","type":"status_page_resource","attributes":{"status":"maintenance"}}]}`)}, nil, snapshot.PartialOutage},
+		{"unknown aggregate and resource states", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"on_fire"}},"included":[{"id":"1","type":"status_page_resource","attributes":{"status":"paused"}}]}`)}, nil, snapshot.Unknown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := readBetterStack(t, tt.rep, tt.filter...)
+			if err != nil {
+				t.Fatalf("Read: %v", err)
+			}
+			if res.Status != tt.want {
+				t.Errorf("Status = %q, want %q", res.Status, tt.want)
+			}
+		})
+	}
+}
+
+func TestBetterStackIncidents(t *testing.T) {
+	const (
+		official = snapshot.SourceOfficial
+		page     = "https://status.together.ai"
+	)
+	tests := []struct {
+		name string
+		file string
+		want []snapshot.Incident
+	}{
+		{
+			name: "ongoing and resolved reports, offsets to UTC, skipped reports",
+			file: "betterstack-incidents.json",
+			want: []snapshot.Incident{
+				// Open; updated by its latest status update (whose
+				// status_report_id is a number in one and a string in the other).
+				{ID: "together-9900601", Service: "together", Headline: "Elevated latency on chat completions", Severity: snapshot.Minor,
+					StartedAt: *ts(t, "2025-11-18T13:40:00Z"), Status: "ongoing", Source: official,
+					URL: page, UpdatedAt: *ts(t, "2025-11-18T14:05:33.12Z")},
+				// Numeric JSON:API id; downtime is major; updated at its end,
+				// which is later than its only update.
+				{ID: "together-9900590", Service: "together", Headline: "Fine-tuning API down", Severity: snapshot.Major,
+					StartedAt: *ts(t, "2025-11-17T21:04:00Z"), EndedAt: ts(t, "2025-11-17T22:31:27Z"), Status: "resolved", Source: official,
+					URL: page, UpdatedAt: *ts(t, "2025-11-17T22:31:27Z")},
+				// aggregate_state operational is minor; the update with an
+				// unreadable time is ignored.
+				{ID: "together-9900540", Service: "together", Headline: "Dashboard login notice", Severity: snapshot.Minor,
+					StartedAt: *ts(t, "2025-11-16T08:00:00Z"), EndedAt: ts(t, "2025-11-16T08:30:00Z"), Status: "resolved", Source: official,
+					URL: page, UpdatedAt: *ts(t, "2025-11-16T08:30:00Z")},
+				// Left out: the maintenance, and the reports without an id,
+				// with an unreadable or missing start, with an unreadable end.
+			},
+		},
+		{
+			name: "degraded",
+			file: "betterstack-degraded.json",
+			want: []snapshot.Incident{
+				{ID: "together-9900610", Service: "together", Headline: "Elevated latency on chat completions", Severity: snapshot.Minor,
+					StartedAt: *ts(t, "2025-11-18T13:40:00Z"), Status: "ongoing", Source: official,
+					URL: page, UpdatedAt: *ts(t, "2025-11-18T13:40:00Z")},
+			},
+		},
+		{
+			name: "downtime",
+			file: "betterstack-major.json",
+			want: []snapshot.Incident{
+				{ID: "together-9900630", Service: "together", Headline: "All APIs unavailable", Severity: snapshot.Major,
+					StartedAt: *ts(t, "2025-11-18T14:01:00Z"), Status: "ongoing", Source: official,
+					URL: page, UpdatedAt: *ts(t, "2025-11-18T14:01:00Z")},
+			},
+		},
+		{name: "calm: past maintenance only", file: "betterstack-calm.json"},
+		{name: "maintenance in progress is not an incident", file: "betterstack-maintenance.json"},
+		{name: "empty", file: "betterstack-empty.json"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := readBetterStack(t, reply{file: tt.file})
+			if err != nil {
+				t.Fatalf("Read: %v", err)
+			}
+			checkIncidents(t, res.Incidents, tt.want)
+		})
+	}
+}
+
+// With a filter, a report is kept when it affects a kept resource or its
+// title names a filter word.
+func TestBetterStackFilteredIncidents(t *testing.T) {
+	tests := []struct {
+		filter []string
+		want   []string
+	}{
+		{nil, []string{"together-9910001", "together-9910002", "together-9910003"}},
+		{[]string{"inference"}, []string{"together-9910002"}},
+		{[]string{"fine-tuning"}, []string{"together-9910001"}},
+		{[]string{"Inference", "WEBSITE"}, []string{"together-9910002", "together-9910003"}},
+		{[]string{"billing"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(strings.Join(tt.filter, ","), func(t *testing.T) {
+			res, err := readBetterStack(t, reply{file: "betterstack-filter.json"}, tt.filter...)
+			if err != nil {
+				t.Fatalf("Read: %v", err)
+			}
+			var got []string
+			for _, inc := range res.Incidents {
+				got = append(got, inc.ID)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("incidents %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestBetterStackErrors(t *testing.T) {
+	cases := append(singleDocErrorCases(t, "betterstack", "betterstack-incidents.json"),
+		singleDocErrorCase{"included is a string", reply{file: "betterstack-wrong-type.json"}, "cannot unmarshal string"},
+		singleDocErrorCase{"data is an array", reply{body: []byte(`{"data":[],"included":[]}`)}, "cannot unmarshal array"},
+		singleDocErrorCase{"aggregate_state is a number", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":3}}}`)}, "cannot unmarshal number"},
+		singleDocErrorCase{"a resource status is a number", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_page_resource","attributes":{"status":1}}]}`)}, "status_page_resource"},
+		singleDocErrorCase{"report attributes are an array", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_report","attributes":[]}]}`)}, "status_report"},
+		singleDocErrorCase{"a report start is a number", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_report","attributes":{"starts_at":1763474580}}]}`)}, "cannot unmarshal number"},
+		singleDocErrorCase{"an update's attributes are a string", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_update","attributes":"x"}]}`)}, "status_update"},
+		singleDocErrorCase{"an included item is a string", reply{body: []byte(`{"data":{},"included":["status_report"]}`)}, "cannot unmarshal string"},
+	)
+	checkSingleDocErrors(t, betterStack{}, snapshot.FormatBetterStack, betterStackPath, cases)
+	checkSingleDocCancelled(t, betterStack{}, snapshot.FormatBetterStack, betterStackPath, "betterstack-calm.json")
+}
+
+// Valid JSON that declares nothing is Unknown without incidents; objects of
+// types not used here, and ids of odd types, are no reason to fail.
+func TestBetterStackEmptyDocuments(t *testing.T) {
+	for _, body := range []string{
+		`null`,
+		`{}`,
+		`{"data":null,"included":null}`,
+		`{"data":{"attributes":null},"included":[null,{},{"type":"status_page_resource"},{"type":"status_report","attributes":null},{"type":"status_page_section","attributes":{"name":7}}]}`,
+		`{"data":{"attributes":{}},"included":[{"id":{"x":1},"type":"status_report","attributes":{"starts_at":"2025-11-18T10:00:00Z"}},{"id":true,"type":"status_report","attributes":{"starts_at":"2025-11-18T10:00:00Z"}}]}`,
+	} {
+		t.Run(body, func(t *testing.T) {
+			res, err := readBetterStack(t, reply{body: []byte(body)})
+			if err != nil {
+				t.Fatalf("Read: %v", err)
+			}
+			if res.Status != snapshot.Unknown || len(res.Incidents) != 0 {
+				t.Errorf("got %+v, want Unknown and no incidents", res)
+			}
+		})
+	}
+}
+
+func TestBetterStackNilClient(t *testing.T) {
+	svc := serveSingleDoc(t, betterStackPath, reply{file: "betterstack-calm.json"}, snapshot.FormatBetterStack, "together", "https://status.together.ai")
+	res, err := betterStack{}.Read(context.Background(), nil, svc)
+	if err != nil || res.Status != snapshot.Operational {
+		t.Errorf("Read with a nil client = %+v, %v; want operational", res, err)
+	}
+}
+
+func FuzzBetterStack(f *testing.F) {
+	addSingleDocFixtures(f, "betterstack-")
+	f.Add([]byte(`{"data":{"attributes":{"aggregate_state":"downtime"}},"included":[{"id":1,"type":"status_report","attributes":{"starts_at":"2025-11-18T10:00:00Z","ends_at":null}}]}`))
+	f.Add([]byte(`null`))
+	plain := snapshot.Service{Slug: "together", StatusPage: "https://status.together.ai"}
+	filtered := plain
+	filtered.Feed.Filter = []string{"api"}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, svc := range []snapshot.Service{plain, filtered} {
+			res, err := parseBetterStack(data, svc)
+			checkSingleDocParsed(t, svc, res, err)
+		}
+	})
+}

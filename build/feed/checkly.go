@@ -1,0 +1,176 @@
+package feed
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// checkly reads a Checkly status page's public list of unresolved incidents.
+// The page publishes no overall status: it is derived from the incidents.
+type checkly struct{}
+
+// checklyDoc is the usual shape of the document; a bare array of incidents
+// is read too. Incidents is a pointer so that a document without the list
+// (nothing declared) is told from an empty list (nothing wrong).
+type checklyDoc struct {
+	Incidents *[]checklyIncident `json:"incidents"`
+}
+
+// checklyIncident keeps times as strings so that one incident with a bad
+// time is skipped instead of failing the whole document.
+type checklyIncident struct {
+	ID               string `json:"id"`
+	Name             string `json:"name"`
+	Severity         string `json:"severity"`
+	CreatedAt        string `json:"created_at"`
+	LastUpdateStatus string `json:"lastUpdateStatus"`
+	Services         []struct {
+		Name string `json:"name"`
+	} `json:"services"`
+	IncidentUpdates []struct {
+		Status    string `json:"status"`
+		CreatedAt string `json:"created_at"`
+	} `json:"incidentUpdates"`
+}
+
+// Read fetches the unresolved incidents and parses them.
+func (checkly) Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error) {
+	var raw json.RawMessage
+	if err := getJSON(ctx, client, svc.Feed.URL, &raw); err != nil {
+		return Result{}, err
+	}
+	res, err := parseCheckly(raw, svc)
+	if err != nil {
+		return Result{}, fmt.Errorf("GET %s: %w", svc.Feed.URL, err)
+	}
+	return res, nil
+}
+
+// parseCheckly turns an unresolved-incidents document into a Result. The
+// status is the worst over the incidents that are not resolved, operational
+// when there are none; an absent list (null, {}) declares nothing: Unknown.
+func parseCheckly(data []byte, svc snapshot.Service) (Result, error) {
+	var list *[]checklyIncident
+	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
+		var l []checklyIncident
+		if err := json.Unmarshal(t, &l); err != nil {
+			return Result{}, fmt.Errorf("decoding Checkly incidents: %w", err)
+		}
+		list = &l
+	} else {
+		var doc checklyDoc
+		if err := json.Unmarshal(data, &doc); err != nil {
+			return Result{}, fmt.Errorf("decoding Checkly incidents: %w", err)
+		}
+		list = doc.Incidents
+	}
+	if list == nil {
+		return Result{Status: snapshot.Unknown}, nil
+	}
+	st := snapshot.Operational
+	var out []snapshot.Incident
+	for _, in := range *list {
+		if f := svc.Feed.Filter; len(f) > 0 && !checklyMatches(in, f) {
+			continue
+		}
+		sev := strings.ToUpper(strings.TrimSpace(in.Severity))
+		resolved := strings.EqualFold(in.LastUpdateStatus, "RESOLVED")
+		if !resolved {
+			st = snapshot.Worse(st, checklyStatus(sev))
+		}
+		if sev == "MAINTENANCE" {
+			continue // not an incident
+		}
+		if inc, ok := checklyConvert(svc, in, sev, resolved); ok {
+			out = append(out, inc)
+		}
+	}
+	snapshot.SortIncidents(out)
+	return Result{Status: st, Incidents: out}, nil
+}
+
+// checklyStatus maps an open incident's upper-cased severity. An open
+// incident of a severity not known here still means something is wrong, so
+// it counts as degraded.
+func checklyStatus(sev string) snapshot.Status {
+	switch sev {
+	case "MEDIUM":
+		return snapshot.PartialOutage
+	case "MAJOR", "CRITICAL":
+		return snapshot.MajorOutage
+	case "MAINTENANCE":
+		return snapshot.Maintenance
+	}
+	return snapshot.Degraded
+}
+
+// checklyConvert maps one incident, reporting false for one without an id or
+// with a creation time that is missing or unreadable.
+func checklyConvert(svc snapshot.Service, in checklyIncident, sev string, resolved bool) (snapshot.Incident, bool) {
+	if in.ID == "" {
+		return snapshot.Incident{}, false
+	}
+	started, ok := parseTime(in.CreatedAt)
+	if !ok || started.IsZero() {
+		return snapshot.Incident{}, false
+	}
+	// The latest update gives updatedAt (and the end of a resolved
+	// incident); an update with an unreadable time is ignored.
+	updated, lastStatus := started, ""
+	var newest time.Time
+	for _, u := range in.IncidentUpdates {
+		t, ok := parseTime(u.CreatedAt)
+		if !ok || t.IsZero() || t.Before(newest) {
+			continue
+		}
+		newest, lastStatus = t, u.Status
+		if t.After(updated) {
+			updated = t
+		}
+	}
+	var ended *time.Time
+	if resolved {
+		ended = &updated
+	}
+	severity := snapshot.Minor
+	switch sev {
+	case "MEDIUM":
+		severity = snapshot.Major
+	case "MAJOR", "CRITICAL":
+		severity = snapshot.Critical
+	}
+	status := in.LastUpdateStatus
+	if status == "" {
+		status = lastStatus
+	}
+	return snapshot.Incident{
+		ID:        svc.Slug + "-" + in.ID,
+		Service:   svc.Slug,
+		Headline:  in.Name,
+		Severity:  severity,
+		StartedAt: started,
+		EndedAt:   ended,
+		Status:    strings.ToLower(status),
+		Source:    snapshot.SourceOfficial,
+		URL:       svc.StatusPage,
+		UpdatedAt: updated,
+	}, true
+}
+
+// checklyMatches reports whether an incident concerns the filtered products:
+// by an affected service, or by its name.
+func checklyMatches(in checklyIncident, filter []string) bool {
+	for _, s := range in.Services {
+		if matches(s.Name, filter) {
+			return true
+		}
+	}
+	return matches(in.Name, filter)
+}

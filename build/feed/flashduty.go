@@ -1,0 +1,184 @@
+package feed
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// flashduty reads a Flashduty status page (DeepSeek's, status.deepseek.com).
+// Flashduty documents no public feed, and what the page serves to machines
+// is unreliable: it often refuses non-browser clients with 403/429/503, a
+// JavaScript challenge page, or a redirect to one. The adapter asks
+// svc.Feed.URL for JSON and reads a Flashduty-like document defensively
+// (see parseFlashduty).
+//
+// Fallback: an HTML body, a refusing status, or JSON with none of the known
+// fields is an error saying "feed refused non-browser client" or
+// "unrecognised document". Like any feed error, it makes the generator treat
+// the service as probe-only for that cycle: the probe decides the status,
+// the feed's source state reads "error", and the official incidents already
+// recorded are left as they were, neither refreshed nor closed.
+type flashduty struct{}
+
+// fdDoc is the part of a Flashduty-like document that is used, maybe
+// wrapped as {"data": {...}}. Keys match case-insensitively.
+type fdDoc struct {
+	OverallStatus   string                          `json:"overall_status"`
+	Status          string                          `json:"status"`
+	Components      []struct{ Name, Status string } `json:"components"`
+	Services        []struct{ Name, Status string } `json:"services"`
+	Incidents       []fdIncident                    `json:"incidents"`
+	ActiveIncidents []fdIncident                    `json:"active_incidents"`
+}
+
+// fdIncident keeps the id and times raw: each may be a string or a number.
+type fdIncident struct {
+	ID                                    json.RawMessage
+	Title, Name, Status, Impact, Severity string
+	StartTime                             json.RawMessage `json:"start_time"`
+	CreatedAt                             json.RawMessage `json:"created_at"`
+	EndTime                               json.RawMessage `json:"end_time"`
+	UpdatedAt                             json.RawMessage `json:"updated_at"`
+}
+
+// Read fetches and parses the page's JSON.
+func (flashduty) Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error) {
+	data, _, err := fetch(ctx, client, svc.Feed.URL, "application/json")
+	var he *httpError
+	if errors.As(err, &he) && (he.Code == 403 || he.Code == 429 || he.Code == 503) {
+		return Result{}, fmt.Errorf("feed refused non-browser client: %w", err)
+	} else if err != nil {
+		return Result{}, err
+	}
+	res, err := parseFlashduty(data, svc)
+	if err != nil {
+		return Result{}, fmt.Errorf("GET %s: %w", svc.Feed.URL, err)
+	}
+	return res, nil
+}
+
+// parseFlashduty reads the page status as the worse of the overall status
+// and the component statuses. An unreadable overall status, or none at all,
+// is an error: better probe-only than a guess.
+func parseFlashduty(data []byte, svc snapshot.Service) (Result, error) {
+	data = bytes.TrimPrefix(bytes.TrimSpace(data), []byte("\xef\xbb\xbf"))
+	if len(data) > 0 && data[0] == '<' {
+		return Result{}, errors.New("feed refused non-browser client: got an HTML page (a browser challenge?) instead of JSON")
+	}
+	var env struct{ Data json.RawMessage }
+	if err := json.Unmarshal(data, &env); err != nil {
+		return Result{}, fmt.Errorf("unrecognised document: %w", err)
+	}
+	if inner := bytes.TrimSpace(env.Data); len(inner) > 0 && inner[0] == '{' {
+		data = inner
+	}
+	var doc fdDoc
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return Result{}, fmt.Errorf("unrecognised document: %w", err)
+	}
+	if doc.OverallStatus == "" && doc.Status == "" && doc.Components == nil && doc.Services == nil &&
+		doc.Incidents == nil && doc.ActiveIncidents == nil {
+		return Result{}, errors.New("unrecognised document: none of the known Flashduty fields")
+	}
+	overall := cmp.Or(doc.OverallStatus, doc.Status)
+	st := fdStatus(overall)
+	if overall != "" && st == snapshot.Unknown {
+		return Result{}, fmt.Errorf("unrecognised document: unknown status %q", overall)
+	}
+	for _, c := range append(doc.Components, doc.Services...) {
+		st = snapshot.Worse(st, fdStatus(c.Status))
+	}
+	if st == snapshot.Unknown {
+		return Result{}, errors.New("unrecognised document: no known status")
+	}
+	res := Result{Status: st}
+	seen := map[string]bool{}
+	for _, in := range append(doc.Incidents, doc.ActiveIncidents...) {
+		if inc, ok := fdConvert(svc, in); ok && !seen[inc.ID] {
+			seen[inc.ID] = true
+			res.Incidents = append(res.Incidents, inc)
+		}
+	}
+	snapshot.SortIncidents(res.Incidents)
+	return res, nil
+}
+
+// fdStatuses maps status words, lower-cased, with "_" for spaces and "-".
+var fdStatuses = map[string]snapshot.Status{
+	"operational": snapshot.Operational, "normal": snapshot.Operational, "all_systems_operational": snapshot.Operational,
+	"degraded": snapshot.Degraded, "degraded_performance": snapshot.Degraded, "abnormal": snapshot.Degraded,
+	"partial_outage": snapshot.PartialOutage, "partial": snapshot.PartialOutage,
+	"major_outage": snapshot.MajorOutage, "full_outage": snapshot.MajorOutage, "outage": snapshot.MajorOutage,
+	"maintenance": snapshot.Maintenance, "under_maintenance": snapshot.Maintenance,
+}
+
+func fdStatus(s string) snapshot.Status {
+	return cmp.Or(fdStatuses[strings.NewReplacer(" ", "_", "-", "_").Replace(strings.ToLower(strings.TrimSpace(s)))], snapshot.Unknown)
+}
+
+// fdSeverities maps impacts; any other one is minor.
+var fdSeverities = map[string]snapshot.Severity{"critical": snapshot.Critical, "major_outage": snapshot.Critical,
+	"major": snapshot.Major, "partial_outage": snapshot.Major, "warning": snapshot.Major}
+
+// fdConvert maps one incident. Like convert, it leaves out maintenance, an
+// incident without an id or with an unreadable time, and a resolved one that
+// says neither when it ended nor when it was last updated.
+func fdConvert(svc snapshot.Service, in fdIncident) (snapshot.Incident, bool) {
+	var id json.Number // a JSON number, or a string: any string is accepted
+	okID := json.Unmarshal(in.ID, &id) == nil || json.Unmarshal(in.ID, (*string)(&id)) == nil
+	started, ok1 := fdTime(in.StartTime)
+	if started.IsZero() && ok1 {
+		started, ok1 = fdTime(in.CreatedAt)
+	}
+	ended, ok2 := fdTime(in.EndTime)
+	updated, ok3 := fdTime(in.UpdatedAt)
+	impact, status := strings.ToLower(cmp.Or(in.Impact, in.Severity)), strings.ToLower(in.Status)
+	if !okID || id == "" || impact == "maintenance" || !ok1 || !ok2 || !ok3 || started.IsZero() {
+		return snapshot.Incident{}, false
+	}
+	if ended.IsZero() && slices.Contains([]string{"resolved", "closed", "recovered", "completed", "postmortem"}, status) {
+		if ended = updated; ended.IsZero() {
+			return snapshot.Incident{}, false
+		}
+	}
+	inc := snapshot.Incident{
+		ID: svc.Slug + "-" + id.String(), Service: svc.Slug, Headline: cmp.Or(in.Title, in.Name),
+		Severity: cmp.Or(fdSeverities[impact], snapshot.Minor), StartedAt: started, Status: status, Source: snapshot.SourceOfficial,
+		URL: svc.StatusPage, UpdatedAt: cmp.Or(updated, ended, started),
+	}
+	if !ended.IsZero() {
+		inc.EndedAt = &ended
+	}
+	return inc, true
+}
+
+// fdTime reads an RFC 3339 string or a Unix time in seconds or, from 1e11 up
+// (year 5138 in seconds), milliseconds. Absent, null, "" and 0 are the zero
+// time; ok is false for a time that is present but unreadable.
+func fdTime(raw json.RawMessage) (time.Time, bool) {
+	var s string
+	var n float64
+	switch {
+	case len(raw) == 0:
+		return time.Time{}, true
+	case json.Unmarshal(raw, &s) == nil:
+		return parseTime(s)
+	case json.Unmarshal(raw, &n) != nil || n < 0 || n >= 1e14:
+		return time.Time{}, false
+	case n == 0:
+		return time.Time{}, true
+	case n >= 1e11:
+		n /= 1000
+	}
+	return time.UnixMicro(int64(n * 1e6)).UTC(), true
+}

@@ -1,0 +1,189 @@
+package feed
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// googleCloud reads the Google Cloud status dashboard's incidents.json: one
+// array of every recent incident of every Google Cloud product. The filter
+// picks the products of the service (Gemini → "Gemini API", "Vertex Gemini API").
+type googleCloud struct{}
+
+// gcIncident is the part of one incidents.json entry that is used. Times are
+// strings so that one incident with a bad time is skipped, not fatal.
+type gcIncident struct {
+	ID               string `json:"id"`
+	ExternalDesc     string `json:"external_desc"`
+	Begin            string `json:"begin"`
+	Created          string `json:"created"`
+	End              string `json:"end"`
+	Modified         string `json:"modified"`
+	Severity         string `json:"severity"`
+	StatusImpact     string `json:"status_impact"`
+	URI              string `json:"uri"`
+	AffectedProducts []struct {
+		Title string `json:"title"`
+		ID    string `json:"id"`
+	} `json:"affected_products"`
+	MostRecentUpdate struct {
+		When string `json:"when"`
+	} `json:"most_recent_update"`
+}
+
+const gcDashboard = "https://status.cloud.google.com/"
+
+// Read fetches incidents.json and parses it.
+func (googleCloud) Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error) {
+	data, header, err := fetch(ctx, client, svc.Feed.URL, "application/json")
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := parseGoogleCloud(data, svc)
+	if err != nil {
+		ct, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
+		return Result{}, fmt.Errorf("GET %s: decoding JSON (content type %q): %w", svc.Feed.URL, ct, err)
+	}
+	return res, nil
+}
+
+// parseGoogleCloud turns an incidents.json document into a Result. The status
+// is the worst over the open incidents of the filtered products; every
+// incident of those products in the document is listed (the caller keeps
+// what is recent). A document that is JSON null declares nothing: Unknown.
+func parseGoogleCloud(data []byte, svc snapshot.Service) (Result, error) {
+	var doc []gcIncident
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return Result{}, err
+	}
+	if doc == nil && bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
+		return Result{Status: snapshot.Unknown}, nil
+	}
+	res := Result{Status: snapshot.Operational}
+	seen := map[string]bool{}
+	for _, in := range doc {
+		if f := svc.Feed.Filter; len(f) > 0 && !gcMatches(in, f) {
+			continue
+		}
+		inc, ok := gcConvert(svc, in)
+		if !ok || seen[inc.ID] {
+			continue
+		}
+		seen[inc.ID] = true
+		if inc.Open() {
+			res.Status = snapshot.Worse(res.Status, gcStatus(in))
+		}
+		res.Incidents = append(res.Incidents, inc)
+	}
+	snapshot.SortIncidents(res.Incidents)
+	return res, nil
+}
+
+// gcMatches reports whether one of the incident's products names a filter word.
+func gcMatches(in gcIncident, filter []string) bool {
+	for _, p := range in.AffectedProducts {
+		if matches(p.Title, filter) {
+			return true
+		}
+	}
+	return false
+}
+
+// gcStatus is what an open incident says about the service: its declared
+// impact, else its severity; an open incident is at least degraded.
+func gcStatus(in gcIncident) snapshot.Status {
+	switch in.StatusImpact {
+	case "SERVICE_OUTAGE":
+		return snapshot.MajorOutage
+	case "SERVICE_DISRUPTION":
+		return snapshot.PartialOutage
+	case "SERVICE_INFORMATION":
+		return snapshot.Degraded
+	}
+	switch in.Severity {
+	case "high":
+		return snapshot.MajorOutage
+	case "medium":
+		return snapshot.PartialOutage
+	}
+	return snapshot.Degraded
+}
+
+// gcConvert maps one incident; false for one without an id or with a time
+// that is missing (begin and created) or unreadable.
+func gcConvert(svc snapshot.Service, in gcIncident) (snapshot.Incident, bool) {
+	id := strings.TrimSpace(in.ID)
+	if id == "" {
+		return snapshot.Incident{}, false
+	}
+	started, ok := parseTime(cmp.Or(in.Begin, in.Created))
+	if !ok || started.IsZero() {
+		return snapshot.Incident{}, false
+	}
+	updated, ok := parseTime(cmp.Or(in.Modified, in.MostRecentUpdate.When))
+	if !ok {
+		return snapshot.Incident{}, false
+	}
+	if updated.IsZero() {
+		updated = started
+	}
+	ended, ok := parseTime(in.End)
+	if !ok {
+		return snapshot.Incident{}, false
+	}
+	inc := snapshot.Incident{
+		ID:        svc.Slug + "-" + id,
+		Service:   svc.Slug,
+		Headline:  strings.TrimSpace(in.ExternalDesc),
+		Severity:  gcSeverity(in.Severity),
+		StartedAt: started,
+		Status:    "ongoing",
+		Source:    snapshot.SourceOfficial,
+		URL:       gcURL(in),
+		UpdatedAt: updated,
+	}
+	if inc.Headline == "" {
+		var names []string
+		for _, p := range in.AffectedProducts {
+			names = append(names, p.Title)
+		}
+		inc.Headline = "Google Cloud incident: " + strings.Join(names, ", ")
+	}
+	if !ended.IsZero() {
+		inc.EndedAt = &ended
+		inc.Status = "resolved"
+	}
+	return inc, true
+}
+
+func gcSeverity(s string) snapshot.Severity {
+	switch s {
+	case "medium":
+		return snapshot.Major
+	case "high":
+		return snapshot.Critical
+	}
+	return snapshot.Minor
+}
+
+// gcURL makes the incident's relative uri absolute on the dashboard.
+func gcURL(in gcIncident) string {
+	uri := strings.TrimSpace(in.URI)
+	switch {
+	case strings.HasPrefix(uri, "https://") || strings.HasPrefix(uri, "http://"):
+		return uri
+	case uri == "":
+		return gcDashboard + "incidents/" + in.ID
+	}
+	return gcDashboard + strings.TrimPrefix(uri, "/")
+}
+
+var _ Adapter = googleCloud{}

@@ -1,0 +1,436 @@
+package feed
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"regexp"
+	"strings"
+	"time"
+
+	"golang.org/x/text/encoding/charmap"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// rss reads an RSS 2.0 or Atom 1.0 status feed (the root element says
+// which). A feed only lists events, so the status is a heuristic over the
+// words of the recent items. now is the clock the "recent" windows are
+// measured against; nil means time.Now.
+type rss struct {
+	now func() time.Time
+}
+
+const rssAcceptTypes = "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.1"
+
+// The windows, back from now, in which an item counts for the status and
+// in which it is listed as an incident. An item dated more than
+// rssFutureSlack ahead of now announces something to come (a scheduled
+// maintenance) and counts for neither.
+const (
+	rssStatusWindow   = 24 * time.Hour
+	rssIncidentWindow = 30 * 24 * time.Hour
+	rssFutureSlack    = time.Hour
+)
+
+// The words the heuristics look for, as whole words in the title or text.
+var (
+	rssResolvedWords    = regexp.MustCompile(`(?i)\b(resolved|mitigated|recovered|restored|completed|post[- ]incident review|pir)\b`)
+	rssMaintenanceWords = regexp.MustCompile(`(?i)\b(maintenance|scheduled)\b`)
+	rssOutageWords      = regexp.MustCompile(`(?i)\b(outages?|unavailable|unavailability|down|downtime)\b`)
+)
+
+// Read fetches the feed and parses it.
+func (a rss) Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error) {
+	data, header, err := fetch(ctx, client, svc.Feed.URL, rssAcceptTypes)
+	if err != nil {
+		return Result{}, err
+	}
+	now := time.Now
+	if a.now != nil {
+		now = a.now
+	}
+	res, err := parseRSS(data, svc, now())
+	if err != nil {
+		ct, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
+		return Result{}, fmt.Errorf("GET %s: decoding feed (content type %q): %w", svc.Feed.URL, ct, err)
+	}
+	return res, nil
+}
+
+// rssEntry is one RSS item or Atom entry, format aside.
+type rssEntry struct {
+	guid, title, link, text string
+	rawDate                 string
+	published, updated      time.Time // updated is never before published
+}
+
+// parseRSS turns a feed into a Result as of now. Items whose title or text
+// names a filter word are kept; an item without a title or a readable date
+// is skipped, and so is one dated more than an hour ahead. Among the kept
+// items of the last 24 hours that are not resolved, maintenance gives
+// Maintenance, outage words a partial outage, anything else Degraded. Every
+// kept item of the last 30 days that is not maintenance is an incident.
+// Items sharing a guid are one item: the one updated last.
+func parseRSS(data []byte, svc snapshot.Service, now time.Time) (Result, error) {
+	entries, err := rssParse(data)
+	if err != nil {
+		return Result{}, err
+	}
+	usable := entries[:0]
+	for _, e := range entries {
+		if e.title != "" && !e.published.IsZero() {
+			usable = append(usable, e)
+		}
+	}
+	entries = rssDedupe(usable)
+	// A link names an item only when no other item without a guid shares it
+	// (some feeds link every item to the same status page).
+	links := map[string]int{}
+	for _, e := range entries {
+		if e.guid == "" && e.link != "" {
+			links[e.link]++
+		}
+	}
+	res := Result{Status: snapshot.Operational}
+	seen := map[string]bool{}
+	for _, e := range entries {
+		words := e.title + "\n" + e.text
+		if f := svc.Feed.Filter; len(f) > 0 && !matches(words, f) {
+			continue
+		}
+		if e.published.After(now.Add(rssFutureSlack)) {
+			continue
+		}
+		resolved := rssResolvedWords.MatchString(words)
+		maintenance := rssMaintenanceWords.MatchString(words)
+		outage := rssOutageWords.MatchString(words)
+		if !resolved && !e.updated.Before(now.Add(-rssStatusWindow)) {
+			switch {
+			case maintenance:
+				res.Status = snapshot.Worse(res.Status, snapshot.Maintenance)
+			case outage:
+				res.Status = snapshot.Worse(res.Status, snapshot.PartialOutage)
+			default:
+				res.Status = snapshot.Worse(res.Status, snapshot.Degraded)
+			}
+		}
+		if maintenance || e.updated.Before(now.Add(-rssIncidentWindow)) {
+			continue
+		}
+		upstream := e.guid
+		if upstream == "" && e.link != "" && links[e.link] == 1 {
+			upstream = e.link
+		}
+		if upstream == "" {
+			upstream = rssHash(e.title + "\n" + e.rawDate)
+		}
+		id := safeUpstreamID(upstream)
+		if id == "" || seen[id] { // two items that differ only in what sanitising drops
+			continue
+		}
+		seen[id] = true
+		inc := snapshot.Incident{
+			ID:        svc.Slug + "-" + id,
+			Service:   svc.Slug,
+			Headline:  strings.Join(strings.Fields(e.title), " "),
+			Severity:  snapshot.Minor,
+			StartedAt: e.published,
+			Status:    "investigating",
+			Source:    snapshot.SourceOfficial,
+			URL:       e.link,
+			UpdatedAt: e.updated,
+		}
+		if inc.URL == "" {
+			inc.URL = svc.StatusPage
+		}
+		if outage {
+			inc.Severity = snapshot.Major
+		}
+		if resolved {
+			ended := e.updated
+			inc.EndedAt = &ended
+			inc.Status = "resolved"
+		}
+		res.Incidents = append(res.Incidents, inc)
+	}
+	snapshot.SortIncidents(res.Incidents)
+	return res, nil
+}
+
+// rssDedupe keeps one entry per guid, the one updated last (the first of
+// equals); entries without a guid are all kept. The order is otherwise kept.
+func rssDedupe(entries []rssEntry) []rssEntry {
+	at := map[string]int{}
+	var out []rssEntry
+	for _, e := range entries {
+		if e.guid == "" {
+			out = append(out, e)
+			continue
+		}
+		i, seen := at[e.guid]
+		switch {
+		case !seen:
+			at[e.guid] = len(out)
+			out = append(out, e)
+		case e.updated.After(out[i].updated):
+			out[i] = e
+		}
+	}
+	return out
+}
+
+// The XML shapes read. Element names match in any namespace, so
+// <a10:updated> in an RSS item is "updated" and <content:encoded> "encoded".
+type (
+	rssXMLLink struct {
+		XMLName xml.Name
+		Href    string `xml:"href,attr"`
+		Rel     string `xml:"rel,attr"`
+		Text    string `xml:",chardata"`
+	}
+	rssXMLDoc struct {
+		Channel *struct {
+			Items []struct {
+				Title       string       `xml:"title"`
+				Links       []rssXMLLink `xml:"link"`
+				GUID        string       `xml:"guid"`
+				PubDate     string       `xml:"pubDate"`
+				Updated     string       `xml:"updated"`
+				Description string       `xml:"description"`
+				Content     string       `xml:"encoded"`
+			} `xml:"item"`
+		} `xml:"channel"`
+	}
+	atomXMLDoc struct {
+		Entries []struct {
+			Title     string       `xml:"title"`
+			ID        string       `xml:"id"`
+			Links     []rssXMLLink `xml:"link"`
+			Published string       `xml:"published"`
+			Updated   string       `xml:"updated"`
+			Summary   string       `xml:"summary"`
+			Content   struct {
+				Inner string `xml:",innerxml"`
+			} `xml:"content"`
+		} `xml:"entry"`
+	}
+)
+
+// rssParse decodes the document by its root element: <rss> (with a
+// <channel>) or <feed>. Anything else, or anything after the root element
+// but comments and white space, is an error.
+func rssParse(data []byte) ([]rssEntry, error) {
+	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
+	dec := xml.NewDecoder(bytes.NewReader(data))
+	dec.CharsetReader = rssCharset
+	var root xml.StartElement
+	for root.Name.Local == "" {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return nil, errors.New("no root element")
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			root = t
+		case xml.CharData:
+			if len(bytes.TrimSpace(t)) > 0 {
+				return nil, errors.New("text before the root element")
+			}
+		}
+	}
+	var entries []rssEntry
+	switch root.Name.Local {
+	case "rss":
+		var doc rssXMLDoc
+		if err := dec.DecodeElement(&doc, &root); err != nil {
+			return nil, err
+		}
+		if doc.Channel == nil {
+			return nil, errors.New("<rss> without a <channel>")
+		}
+		for _, it := range doc.Channel.Items {
+			e := rssEntry{
+				guid:    strings.TrimSpace(it.GUID),
+				title:   strings.TrimSpace(it.Title),
+				link:    rssLink(it.Links),
+				text:    it.Description + "\n" + it.Content,
+				rawDate: strings.TrimSpace(it.PubDate),
+			}
+			e.published, _ = rssTime(it.PubDate)
+			e.updated = e.published
+			if u, ok := rssTime(it.Updated); ok && !e.published.IsZero() && u.After(e.published) {
+				e.updated = u
+			}
+			entries = append(entries, e)
+		}
+	case "feed":
+		var doc atomXMLDoc
+		if err := dec.DecodeElement(&doc, &root); err != nil {
+			return nil, err
+		}
+		for _, en := range doc.Entries {
+			e := rssEntry{
+				guid:    strings.TrimSpace(en.ID),
+				title:   strings.TrimSpace(en.Title),
+				link:    rssLink(en.Links),
+				text:    en.Summary + "\n" + en.Content.Inner,
+				rawDate: strings.TrimSpace(en.Published),
+			}
+			published, okP := rssTime(en.Published)
+			updated, okU := rssTime(en.Updated)
+			switch {
+			case okP && okU:
+				e.published, e.updated = published, updated
+				if updated.Before(published) {
+					e.updated = published
+				}
+			case okP:
+				e.published, e.updated = published, published
+			case okU:
+				e.published, e.updated = updated, updated
+				e.rawDate = strings.TrimSpace(en.Updated)
+			}
+			entries = append(entries, e)
+		}
+	default:
+		return nil, fmt.Errorf("root element <%s> is neither RSS nor Atom", root.Name.Local)
+	}
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return entries, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch t := tok.(type) {
+		case xml.Comment, xml.ProcInst:
+		case xml.CharData:
+			if len(bytes.TrimSpace(t)) > 0 {
+				return nil, errors.New("text after the root element")
+			}
+		default:
+			return nil, errors.New("content after the root element")
+		}
+	}
+}
+
+// rssLink picks an item's web link: an RSS <link> with text, else an Atom
+// <link href> whose rel is alternate or absent.
+func rssLink(links []rssXMLLink) string {
+	for _, l := range links {
+		if t := strings.TrimSpace(l.Text); t != "" && l.Href == "" {
+			return t
+		}
+	}
+	for _, l := range links {
+		if h := strings.TrimSpace(l.Href); h != "" && (l.Rel == "" || l.Rel == "alternate") {
+			return h
+		}
+	}
+	return ""
+}
+
+// rssCharset lets a feed declare US-ASCII or ISO-8859-1 besides UTF-8.
+func rssCharset(label string, input io.Reader) (io.Reader, error) {
+	switch strings.ToLower(strings.TrimSpace(label)) {
+	case "utf-8", "utf8", "us-ascii", "ascii":
+		return input, nil
+	case "iso-8859-1", "iso8859-1", "latin1", "latin-1":
+		return charmap.ISO8859_1.NewDecoder().Reader(input), nil
+	}
+	return nil, fmt.Errorf("unsupported charset %q", label)
+}
+
+// rssZones are the zone names RFC 822 allows, and Z, as numeric offsets.
+// Replacing them before parsing keeps the result independent of the local
+// time zone (time.Parse reads an abbreviation through it).
+var rssZones = map[string]string{
+	"UT": "+0000", "UTC": "+0000", "GMT": "+0000", "Z": "+0000",
+	"EST": "-0500", "EDT": "-0400", "CST": "-0600", "CDT": "-0500",
+	"MST": "-0700", "MDT": "-0600", "PST": "-0800", "PDT": "-0700",
+}
+
+// rssLayouts are the RFC 822 / RFC 1123 date forms: with or without the
+// weekday and the seconds, with a two- or four-digit year.
+var rssLayouts = []string{
+	"Mon, 2 Jan 2006 15:04:05 -0700",
+	"Mon, 2 Jan 2006 15:04:05 -07:00",
+	"Mon, 2 Jan 2006 15:04 -0700",
+	"2 Jan 2006 15:04:05 -0700",
+	"2 Jan 2006 15:04 -0700",
+	"Mon, 2 Jan 06 15:04:05 -0700",
+	"Mon, 2 Jan 06 15:04 -0700",
+	"2 Jan 06 15:04:05 -0700",
+	"2 Jan 06 15:04 -0700",
+}
+
+// rssTime reads an RSS date, or an RFC 3339 one (Atom, and some RSS
+// feeds), in UTC. ok is false for an empty or unreadable date.
+func rssTime(s string) (t time.Time, ok bool) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return time.Time{}, false
+	}
+	if t, err := time.Parse(time.RFC3339, s); err == nil {
+		return t.UTC(), true
+	}
+	fields := strings.Fields(s)
+	if z, ok := rssZones[strings.ToUpper(fields[len(fields)-1])]; ok {
+		fields[len(fields)-1] = z
+	}
+	s = strings.Join(fields, " ")
+	for _, layout := range rssLayouts {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t.UTC(), true
+		}
+	}
+	return time.Time{}, false
+}
+
+// rssHash names an item that has neither guid nor a link of its own.
+func rssHash(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:8])
+}
+
+// safeUpstreamID makes an upstream identifier (a guid, a URL, an ARN) safe
+// and readable in our ids: the URL scheme is dropped and every character
+// outside [A-Za-z0-9._:-] becomes "-". An identifier that would be longer
+// than 200 characters is replaced by a hash of itself. It is deterministic,
+// so the id of an item is the same in every build.
+func safeUpstreamID(s string) string {
+	s = strings.TrimSpace(s)
+	for _, scheme := range []string{"https://", "http://"} {
+		if len(s) > len(scheme) && strings.EqualFold(s[:len(scheme)], scheme) {
+			s = s[len(scheme):]
+			break
+		}
+	}
+	out := []byte(s)
+	for i, c := range out {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '_', c == ':', c == '-':
+		default:
+			out[i] = '-'
+		}
+	}
+	id := strings.Trim(string(out), "-")
+	if len(id) > 200 {
+		return rssHash(s)
+	}
+	return id
+}
+
+var _ Adapter = rss{}

@@ -1,0 +1,326 @@
+package feed
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+const feedAccept = "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.1"
+
+// rssNow is the clock of the RSS tests: a little after the fixtures' items.
+var rssNow = time.Date(2025, 6, 3, 18, 0, 0, 0, time.UTC)
+
+func readRSS(t *testing.T, rep reply, slug string, now time.Time, filter ...string) (Result, error) {
+	t.Helper()
+	srv, _ := serveOneFeed(t, feedAccept, rep)
+	svc := feedService(srv, slug, "https://status."+slug+".example", snapshot.FormatRSS, filter...)
+	a := rss{now: func() time.Time { return now }}
+	return a.Read(context.Background(), &http.Client{Timeout: 10 * time.Second}, svc)
+}
+
+// rssItem is a one-item RSS document for the heuristics' tests.
+func rssItem(title, description string, date time.Time) []byte {
+	return fmt.Appendf(nil, `<rss version="2.0"><channel><title>t</title><item><title>%s</title><description>%s</description><pubDate>%s</pubDate></item></channel></rss>`,
+		title, description, date.Format(time.RFC1123Z))
+}
+
+func TestRSSStatus(t *testing.T) {
+	openai := []string{"OpenAI"}
+	tests := []struct {
+		name          string
+		rep           reply
+		filter        []string
+		now           time.Time
+		want          snapshot.Status
+		wantIncidents int
+	}{
+		{"azure: empty channel", reply{file: "rss-azure-empty.xml"}, openai, rssNow, snapshot.Operational, 0},
+		{"azure: only other services", reply{file: "rss-azure-other-services.xml"}, openai, rssNow, snapshot.Operational, 0},
+		{"azure: other services, unfiltered", reply{file: "rss-azure-other-services.xml"}, nil, rssNow, snapshot.Degraded, 1},
+		{"azure: degraded; storage outage filtered out", reply{file: "rss-azure-degraded.xml"}, openai, rssNow, snapshot.Degraded, 1},
+		{"azure: filter ignores case", reply{file: "rss-azure-degraded.xml"}, []string{"openai"}, rssNow, snapshot.Degraded, 1},
+		{"azure: degraded fixture unfiltered", reply{file: "rss-azure-degraded.xml"}, nil, rssNow, snapshot.PartialOutage, 2},
+		{"azure: unavailable, and a mitigated item", reply{file: "rss-azure-partial.xml"}, openai, rssNow, snapshot.PartialOutage, 2},
+		{"azure: maintenance now; future and old items ignored", reply{file: "rss-azure-maintenance.xml"}, openai, rssNow, snapshot.Maintenance, 1},
+		{"azure: ISO-8859-1", reply{file: "rss-latin1.xml"}, openai, rssNow, snapshot.Degraded, 1},
+		{"xai: mixed feed", reply{file: "rss-xai-incidents.xml"}, nil, rssNow, snapshot.PartialOutage, 8},
+		{"xai: same feed five weeks later", reply{file: "rss-xai-incidents.xml"}, nil, rssNow.Add(37 * 24 * time.Hour), snapshot.Operational, 0},
+		{"xai: same feed 25 hours later", reply{file: "rss-xai-incidents.xml"}, nil, rssNow.Add(25 * time.Hour), snapshot.Operational, 8},
+		{"atom", reply{file: "rss-atom-incidents.xml"}, nil, rssNow, snapshot.PartialOutage, 3},
+		{"atom: maintenance in xhtml content", reply{body: []byte(`<feed xmlns="http://www.w3.org/2005/Atom"><entry><id>m</id><title>Console update</title><updated>2025-06-03T17:00:00Z</updated><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml">Planned <b>maintenance</b></div></content></entry></feed>`)}, nil, rssNow, snapshot.Maintenance, 0},
+		{"atom: empty feed", reply{body: []byte(`<feed xmlns="http://www.w3.org/2005/Atom"><title>x</title></feed>`)}, nil, rssNow, snapshot.Operational, 0},
+		{"down is an outage", reply{body: rssItem("API down", "", rssNow.Add(-time.Hour))}, nil, rssNow, snapshot.PartialOutage, 1},
+		{"downloads are not down", reply{body: rssItem("Slow downloads", "", rssNow.Add(-time.Hour))}, nil, rssNow, snapshot.Degraded, 1},
+		{"outage word in the description", reply{body: rssItem("Grok API", "Full outage of the API", rssNow.Add(-time.Hour))}, nil, rssNow, snapshot.PartialOutage, 1},
+		{"restored", reply{body: rssItem("Service restored", "The API was unavailable.", rssNow.Add(-time.Hour))}, nil, rssNow, snapshot.Operational, 1},
+		{"post incident review", reply{body: rssItem("Post Incident Review - API outage", "", rssNow.Add(-time.Hour))}, nil, rssNow, snapshot.Operational, 1},
+		{"PIR as a word", reply{body: rssItem("API errors (PIR)", "", rssNow.Add(-time.Hour))}, nil, rssNow, snapshot.Operational, 1},
+		{"pir starting a word is not a review", reply{body: rssItem("Piracy filter blocking uploads", "", rssNow.Add(-time.Hour))}, nil, rssNow, snapshot.Degraded, 1},
+		{"pir inside a word is not a review", reply{body: rssItem("Expired sessions", "", rssNow.Add(-time.Hour))}, nil, rssNow, snapshot.Degraded, 1},
+		{"completed maintenance is neither", reply{body: rssItem("Scheduled maintenance completed", "", rssNow.Add(-time.Hour))}, nil, rssNow, snapshot.Operational, 0},
+		{"active item just inside 24 hours", reply{body: rssItem("Errors", "", rssNow.Add(-24*time.Hour))}, nil, rssNow, snapshot.Degraded, 1},
+		{"active item just outside 24 hours", reply{body: rssItem("Errors", "", rssNow.Add(-24*time.Hour-time.Second))}, nil, rssNow, snapshot.Operational, 1},
+		{"item an hour ahead (clock skew) counts", reply{body: rssItem("Errors", "", rssNow.Add(time.Hour))}, nil, rssNow, snapshot.Degraded, 1},
+		{"item two hours ahead is ignored", reply{body: rssItem("Errors", "", rssNow.Add(2*time.Hour))}, nil, rssNow, snapshot.Operational, 0},
+		{"item just outside 30 days", reply{body: rssItem("Errors", "", rssNow.Add(-30*24*time.Hour-time.Second))}, nil, rssNow, snapshot.Operational, 0},
+		{"same title and date, no guid or link: listed once", reply{body: []byte(`<rss version="2.0"><channel>` +
+			`<item><title>Errors</title><pubDate>Tue, 03 Jun 2025 17:00:00 +0000</pubDate></item>` +
+			`<item><title>Errors</title><pubDate>Tue, 03 Jun 2025 17:00:00 +0000</pubDate></item></channel></rss>`)}, nil, rssNow, snapshot.Degraded, 1},
+		{"no title", reply{body: rssItem("", "The API is down", rssNow.Add(-time.Hour))}, nil, rssNow, snapshot.Operational, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := readRSS(t, tt.rep, "svc", tt.now, tt.filter...)
+			if err != nil {
+				t.Fatalf("Read: %v", err)
+			}
+			if res.Status != tt.want {
+				t.Errorf("Status = %q, want %q", res.Status, tt.want)
+			}
+			if len(res.Incidents) != tt.wantIncidents {
+				t.Errorf("%d incidents, want %d: %+v", len(res.Incidents), tt.wantIncidents, res.Incidents)
+			}
+		})
+	}
+}
+
+func TestRSSIncidents(t *testing.T) {
+	const official = snapshot.SourceOfficial
+	tests := []struct {
+		name   string
+		file   string
+		slug   string
+		filter []string
+		want   []snapshot.Incident
+	}{
+		{
+			name: "xai: RSS with guids, links, hashes and odd dates",
+			file: "rss-xai-incidents.xml", slug: "xai",
+			want: []snapshot.Incident{
+				{ID: "xai-status.x.ai-incidents-01JX5AQ3V7", Service: "xai", Headline: "Grok API is down", Severity: snapshot.Major,
+					StartedAt: *ts(t, "2025-06-03T16:40:00Z"), Status: "investigating", Source: official,
+					URL: "https://status.x.ai/incidents/01JX5AQ3V7", UpdatedAt: *ts(t, "2025-06-03T16:40:00Z")},
+				{ID: "xai-status.x.ai-incidents-01JX4ZKM2R", Service: "xai", Headline: "Expired API keys rejected before their expiry date", Severity: snapshot.Minor,
+					StartedAt: *ts(t, "2025-06-03T15:05:00Z"), Status: "investigating", Source: official,
+					URL: "https://status.x.ai/incidents/01JX4ZKM2R", UpdatedAt: *ts(t, "2025-06-03T15:05:00Z")},
+				{ID: "xai-status.x.ai-incidents-01JX4T0C8N", Service: "xai", Headline: "Slow downloads of exported chats", Severity: snapshot.Minor,
+					StartedAt: *ts(t, "2025-06-03T14:00:00Z"), Status: "investigating", Source: official,
+					URL: "https://status.x.ai/incidents/01JX4T0C8N", UpdatedAt: *ts(t, "2025-06-03T14:00:00Z")},
+				// Two items share the guid: the later, resolved one stands.
+				{ID: "xai-status.x.ai-incidents-01JX3BD6WS", Service: "xai", Headline: "Resolved: Elevated latency on grok-3", Severity: snapshot.Minor,
+					StartedAt: *ts(t, "2025-06-03T12:30:00Z"), EndedAt: ts(t, "2025-06-03T12:30:00Z"), Status: "resolved", Source: official,
+					URL: "https://status.x.ai/incidents/01JX3BD6WS", UpdatedAt: *ts(t, "2025-06-03T12:30:00Z")},
+				// No guid: its own link; EST is -0500.
+				{ID: "xai-status.x.ai-incidents-grok-imagine-errors", Service: "xai", Headline: "Image generation failing for some users", Severity: snapshot.Minor,
+					StartedAt: *ts(t, "2025-06-02T14:15:00Z"), Status: "investigating", Source: official,
+					URL: "https://status.x.ai/incidents/grok-imagine-errors", UpdatedAt: *ts(t, "2025-06-02T14:15:00Z")},
+				// No guid and a shared link: a hash of title and date; a
+				// two-digit year; no weekday or seconds.
+				{ID: "xai-446695dee96832b2", Service: "xai", Headline: "Voice mode recovered on iOS", Severity: snapshot.Minor,
+					StartedAt: *ts(t, "2025-06-01T22:10:00Z"), EndedAt: ts(t, "2025-06-01T22:10:00Z"), Status: "resolved", Source: official,
+					URL: "https://status.x.ai/", UpdatedAt: *ts(t, "2025-06-01T22:10:00Z")},
+				{ID: "xai-27f247b13f6b2516", Service: "xai", Headline: "Voice mode unavailable on iOS", Severity: snapshot.Major,
+					StartedAt: *ts(t, "2025-06-01T20:00:00Z"), Status: "investigating", Source: official,
+					URL: "https://status.x.ai/", UpdatedAt: *ts(t, "2025-06-01T20:00:00Z")},
+				{ID: "xai-status.x.ai-incidents-01JWQ6M1ZP", Service: "xai", Headline: "PIR: API errors on 28 May", Severity: snapshot.Minor,
+					StartedAt: *ts(t, "2025-05-29T18:30:00Z"), EndedAt: ts(t, "2025-05-29T18:30:00Z"), Status: "resolved", Source: official,
+					URL: "https://status.x.ai/incidents/01JWQ6M1ZP", UpdatedAt: *ts(t, "2025-05-29T18:30:00Z")},
+				// Left out: the maintenance, the item of 30 April, the
+				// unreadable date and the item without a title.
+			},
+		},
+		{
+			name: "azure: filtered RSS with a10:updated",
+			file: "rss-azure-partial.xml", slug: "azure-openai", filter: []string{"OpenAI"},
+			want: []snapshot.Incident{
+				{ID: "azure-openai-7NW2-R8K", Service: "azure-openai", Headline: "Azure OpenAI Service - Service unavailable in Sweden Central", Severity: snapshot.Major,
+					StartedAt: *ts(t, "2025-06-03T16:41:19Z"), Status: "investigating", Source: official,
+					URL: "https://azure.status.microsoft/en-us/status", UpdatedAt: *ts(t, "2025-06-03T17:35:00Z")},
+				{ID: "azure-openai-3HB6-TQ0", Service: "azure-openai", Headline: "Mitigated - Azure OpenAI Service - Elevated error rates in East US 2", Severity: snapshot.Minor,
+					StartedAt: *ts(t, "2025-06-03T12:55:31Z"), EndedAt: ts(t, "2025-06-03T12:55:31Z"), Status: "resolved", Source: official,
+					URL: "https://azure.status.microsoft/en-us/status", UpdatedAt: *ts(t, "2025-06-03T12:55:31Z")},
+			},
+		},
+		{
+			name: "azure: ISO-8859-1 title",
+			file: "rss-latin1.xml", slug: "azure-openai", filter: []string{"OpenAI"},
+			want: []snapshot.Incident{
+				{ID: "azure-openai-FR1-D3G", Service: "azure-openai", Headline: "Azure OpenAI Service - Dégradation des performances (France Centre)", Severity: snapshot.Minor,
+					StartedAt: *ts(t, "2025-06-03T16:00:00Z"), Status: "investigating", Source: official,
+					URL: "https://azure.status.microsoft/fr-fr/status", UpdatedAt: *ts(t, "2025-06-03T16:00:00Z")},
+			},
+		},
+		{
+			name: "atom",
+			file: "rss-atom-incidents.xml", slug: "xai",
+			want: []snapshot.Incident{
+				// Updated +02:00 becomes UTC; the alternate link, not self.
+				{ID: "xai-tag:status.x.ai-2025:incident-9f1c2e", Service: "xai", Headline: "Partial outage of grok.com", Severity: snapshot.Major,
+					StartedAt: *ts(t, "2025-06-03T15:00:00Z"), Status: "investigating", Source: official,
+					URL: "https://status.x.ai/incidents/9f1c2e", UpdatedAt: *ts(t, "2025-06-03T15:30:00Z")},
+				// Updated only: it is also the start.
+				{ID: "xai-tag:status.x.ai-2025:incident-77ab01", Service: "xai", Headline: "Resolved: Increased latency for grok-3-mini", Severity: snapshot.Minor,
+					StartedAt: *ts(t, "2025-06-02T08:00:00.25Z"), EndedAt: ts(t, "2025-06-02T08:00:00.25Z"), Status: "resolved", Source: official,
+					URL: "https://status.x.ai/incidents/77ab01", UpdatedAt: *ts(t, "2025-06-02T08:00:00.25Z")},
+				// Resolved in xhtml content, ended when last updated; only a
+				// self link: the status page.
+				{ID: "xai-tag:status.x.ai-2025:incident-5d0e33", Service: "xai", Headline: "Errors creating batch jobs", Severity: snapshot.Minor,
+					StartedAt: *ts(t, "2025-06-01T16:00:00Z"), EndedAt: ts(t, "2025-06-01T16:45:00Z"), Status: "resolved", Source: official,
+					URL: "https://status.xai.example", UpdatedAt: *ts(t, "2025-06-01T16:45:00Z")},
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := readRSS(t, reply{file: tt.file}, tt.slug, rssNow, tt.filter...)
+			if err != nil {
+				t.Fatalf("Read: %v", err)
+			}
+			checkIncidents(t, res.Incidents, tt.want)
+		})
+	}
+}
+
+func TestRSSErrors(t *testing.T) {
+	empty := `<rss version="2.0"><channel></channel></rss>`
+	tests := []struct {
+		name string
+		rep  reply
+		want string
+	}{
+		{"mismatched tags", reply{file: "rss-malformed.xml"}, "XML syntax error"},
+		{"truncated", reply{file: "rss-truncated.xml"}, "unexpected EOF"},
+		{"HTML page", reply{file: "maintenance_page.html"}, `content type "text/html"`},
+		{"well-formed XHTML", reply{file: "rss-xhtml.xml"}, "root element <html> is neither RSS nor Atom"},
+		{"RSS 1.0 (RDF)", reply{file: "rss-rdf.xml"}, "root element <RDF>"},
+		{"rss without channel", reply{file: "rss-no-channel.xml"}, "without a <channel>"},
+		{"unsupported charset", reply{file: "rss-charset.xml"}, `unsupported charset "Shift_JIS"`},
+		{"a second root element", reply{file: "rss-trailing.xml"}, "content after the root element"},
+		{"text after the root element", reply{body: []byte(empty + "oops")}, "text after the root element"},
+		{"text before the root element", reply{body: []byte("oops" + empty)}, "text before the root element"},
+		{"JSON instead of XML", reply{file: "gcloud-major.json"}, `content type "application/json"`},
+		{"empty body", reply{body: []byte{}}, "no root element"},
+		{"only a declaration", reply{body: []byte(`<?xml version="1.0"?>`)}, "no root element"},
+		{"HTTP 500", reply{code: 500, body: []byte(empty)}, "HTTP 500"},
+		{"HTTP 404", reply{code: 404}, "HTTP 404"},
+		{"over MaxBody", reply{body: append(bytes.Repeat([]byte(" "), MaxBody), empty...)}, "larger than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := readRSS(t, tt.rep, "azure-openai", rssNow, "OpenAI")
+			if err == nil {
+				t.Fatalf("Read succeeded with %+v, want an error", res)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %q does not mention %q", err, tt.want)
+			}
+			if res.Status != "" || res.Incidents != nil {
+				t.Errorf("a failed read returned %+v, want the zero Result", res)
+			}
+		})
+	}
+}
+
+// The zero rss reads the wall clock.
+func TestRSSWallClock(t *testing.T) {
+	srv, _ := serveOneFeed(t, feedAccept, reply{body: rssItem("Grok API is down", "", time.Now().Add(-time.Hour))})
+	res, err := rss{}.Read(context.Background(), srv.Client(), feedService(srv, "xai", "https://status.x.ai", snapshot.FormatRSS))
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	if res.Status != snapshot.PartialOutage || len(res.Incidents) != 1 {
+		t.Errorf("got %+v, want a partial outage and one incident", res)
+	}
+}
+
+func TestRSSTime(t *testing.T) {
+	for in, want := range map[string]string{
+		"Tue, 03 Jun 2025 16:40:00 +0000":     "2025-06-03T16:40:00Z",
+		"Tue, 3 Jun 2025 16:40:00 +0200":      "2025-06-03T14:40:00Z",
+		"Tue, 03 Jun 2025 16:40:00 GMT":       "2025-06-03T16:40:00Z",
+		"Tue, 03 Jun 2025 16:40:00 Z":         "2025-06-03T16:40:00Z",
+		"Tue, 03 Jun 2025 16:40:00 UT":        "2025-06-03T16:40:00Z",
+		"Tue, 03 Jun 2025 16:40:00 PDT":       "2025-06-03T23:40:00Z",
+		"Tue, 03 Jun 2025 16:40:00 -07:00":    "2025-06-03T23:40:00Z",
+		"tue, 03 jun 2025 16:40:00 gmt":       "2025-06-03T16:40:00Z",
+		"Tue, 03 Jun 2025 16:40 +0000":        "2025-06-03T16:40:00Z",
+		"03 Jun 2025 16:40:00 +0000":          "2025-06-03T16:40:00Z",
+		"Tue, 03 Jun 25 16:40:00 +0000":       "2025-06-03T16:40:00Z",
+		"  Tue,  03 Jun 2025 16:40:00 +0000 ": "2025-06-03T16:40:00Z",
+		"2025-06-03T16:40:00.5+02:00":         "2025-06-03T14:40:00.5Z",
+		"Tue, 03 Jun 2025 16:40:00 CET":       "",
+		"Tue, 03 Jun 2025":                    "",
+		"yesterday":                           "",
+		"":                                    "",
+	} {
+		got, ok := rssTime(in)
+		switch {
+		case want == "" && ok:
+			t.Errorf("rssTime(%q) = %v, want not ok", in, got)
+		case want != "" && (!ok || got.Format(time.RFC3339Nano) != want):
+			t.Errorf("rssTime(%q) = %v, %v; want %s", in, got, ok, want)
+		}
+	}
+}
+
+func TestSafeUpstreamID(t *testing.T) {
+	long := strings.Repeat("x", 201)
+	for in, want := range map[string]string{
+		"7NW2-R8K": "7NW2-R8K",
+		"https://status.x.ai/incidents/01JX5AQ3V7": "status.x.ai-incidents-01JX5AQ3V7",
+		"HTTP://Example.com/a?b=c#d":               "Example.com-a-b-c-d",
+		"arn:aws:health:us-east-1::event/EC2/X_Y":  "arn:aws:health:us-east-1::event-EC2-X_Y",
+		" /slashes/ ":            "slashes",
+		"héllo wörld":            "h--llo-w--rld",
+		"///":                    "",
+		strings.Repeat("x", 200): strings.Repeat("x", 200),
+		long:                     rssHash(long),
+	} {
+		if got := safeUpstreamID(in); got != want {
+			t.Errorf("safeUpstreamID(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestRSSContextCancelled(t *testing.T) {
+	srv, hits := serveOneFeed(t, feedAccept, reply{file: "rss-azure-partial.xml"})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := rss{}.Read(ctx, srv.Client(), feedService(srv, "azure-openai", "https://azure.status.microsoft", snapshot.FormatRSS, "OpenAI"))
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("err = %v, want context.Canceled", err)
+	}
+	if res.Status != "" || res.Incidents != nil {
+		t.Errorf("a cancelled read returned %+v", res)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("feed requested %d times after cancellation", n)
+	}
+}
+
+func FuzzRSS(f *testing.F) {
+	addFixtures(f, "rss-")
+	f.Add(rssItem("Grok API is down", "PIR", rssNow))
+	f.Add([]byte(`<feed><entry><id>a</id><title>t</title><updated>2025-06-03T17:00:00Z</updated></entry></feed>`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, filter := range [][]string{{"OpenAI"}, nil} {
+			svc := snapshot.Service{Slug: "azure-openai", StatusPage: "https://azure.status.microsoft", Feed: snapshot.Feed{Format: snapshot.FormatRSS, Filter: filter}}
+			res, err := parseRSS(data, svc, rssNow)
+			if err != nil {
+				if res.Status != "" || res.Incidents != nil {
+					t.Fatalf("error %v with a non-zero Result %+v", err, res)
+				}
+				continue
+			}
+			checkParsed(t, res, svc)
+		}
+	})
+}
