@@ -151,8 +151,8 @@ func TestEndToEnd(t *testing.T) {
 	}
 	for slug, want := range map[string]snapshot.Status{
 		"openai": snapshot.Operational, "cohere": snapshot.Degraded, "anthropic": snapshot.Operational,
-		"pinecone":   snapshot.Operational, // feed broken: the probe fills in
-		"perplexity": snapshot.Operational, "azure-openai": snapshot.Unknown,
+		"pinecone":   snapshot.Operational,                                       // feed broken: the probe fills in
+		"perplexity": snapshot.Operational, "azure-openai": snapshot.Operational, // RSS feed, no probe
 	} {
 		if got[slug] != want {
 			t.Errorf("%s: %s, want %s", slug, got[slug], want)
