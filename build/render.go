@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	sitepages "github.com/aistatus/aistatus/build/site"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/gocarina/gocsv"
 )
@@ -109,6 +110,17 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 	files[FileHeaders], files[FileRedirects] = hostingRules(site.APIOrigin)
 	if files[snapshot.FileOpenAPI], err = OpenAPI(site.BaseURL); err != nil {
 		return nil, fmt.Errorf("render %s: %w", snapshot.FileOpenAPI, err)
+	}
+	// The status page, badges, feeds and discovery files, from the same documents.
+	pages, err := sitepages.Render(docs, h)
+	if err != nil {
+		return nil, err
+	}
+	for name, data := range pages {
+		if _, taken := files[name]; taken {
+			return nil, fmt.Errorf("render: %s is written twice", name)
+		}
+		files[name] = data
 	}
 	return files, nil
 }

@@ -39,11 +39,15 @@ func TestScenario(t *testing.T) {
 			h.world.Set("anthropic", func(p *buildtest.Page) { p.Status, p.Incidents = snapshot.Degraded, incident(snapshot.Minor, nil) })
 		},
 		3: func() {
-			h.world.Set("anthropic", func(p *buildtest.Page) { p.Status, p.Incidents = snapshot.MajorOutage, incident(snapshot.Critical, nil) })
+			h.world.Set("anthropic", func(p *buildtest.Page) {
+				p.Status, p.Incidents = snapshot.MajorOutage, incident(snapshot.Critical, nil)
+			})
 		},
 		4: func() {
 			resolved := at(4)
-			h.world.Set("anthropic", func(p *buildtest.Page) { p.Status, p.Incidents = snapshot.Operational, incident(snapshot.Critical, &resolved) })
+			h.world.Set("anthropic", func(p *buildtest.Page) {
+				p.Status, p.Incidents = snapshot.Operational, incident(snapshot.Critical, &resolved)
+			})
 		},
 		5: func() { h.world.Set("cohere", func(p *buildtest.Page) { p.FeedBroken = true }) },
 		6: func() { h.world.Set("cohere", func(p *buildtest.Page) { p.APIDown = true }) },

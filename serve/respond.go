@@ -3,9 +3,9 @@ package serve
 import (
 	"bytes"
 	"compress/gzip"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
-	"hash/fnv"
 	"net/http"
 	"strconv"
 	"strings"
@@ -34,7 +34,11 @@ var gzipWriters = sync.Pool{New: func() any {
 }}
 
 func newRepresentation(body []byte, contentType string, modTime time.Time) *representation {
-	return &representation{body: body, etag: etagOf(body, ""), contentType: contentType, modTime: modTime}
+	etag := etagOf(body)
+	// The gzip variant is a different representation and needs its own ETag
+	// (RFC 9110); deriving it from the body's saves hashing the body twice.
+	gzEtag := etag[:len(etag)-1] + `-gzip"`
+	return &representation{body: body, etag: etag, gzEtag: gzEtag, contentType: contentType, modTime: modTime}
 }
 
 // compress adds the gzip variant when it pays.
@@ -48,7 +52,6 @@ func (rep *representation) compress() *representation {
 		gzipWriters.Put(zw)
 		if buf.Len() < len(body) {
 			rep.gz = buf.Bytes()
-			rep.gzEtag = etagOf(body, "-gzip")
 		}
 	}
 	return rep
@@ -59,40 +62,110 @@ func compressible(contentType string) bool {
 		strings.Contains(contentType, "xml")
 }
 
-// etagOf is a strong ETag derived from the content; the gzip variant gets its
-// own, as RFC 9110 requires for a different representation.
-func etagOf(body []byte, suffix string) string {
-	h := fnv.New128a()
-	h.Write(body)
-	return `"` + base64.RawURLEncoding.EncodeToString(h.Sum(nil)) + suffix + `"`
+// etagOf is a strong ETag derived from the content: the first 128 bits of
+// its SHA-256. /incidents and /check hash every response they compute, and
+// SHA-256, hardware-accelerated on current CPUs, is many times faster than
+// the FNV-128a used before (see bench/README.md).
+func etagOf(body []byte) string {
+	sum := sha256.Sum256(body)
+	return `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
 }
+
+// commonHeaders is snapshot.CommonHeaders as canonical keys and value
+// slices, built once: every response sets them, and assigning a shared slice
+// saves a key canonicalisation and an allocation per header. The slices are
+// never modified in place — Set and Del replace a map entry, and Add appends
+// to a full slice, which copies it.
+var commonHeaders = func() http.Header {
+	h := http.Header{}
+	for _, ch := range snapshot.CommonHeaders() {
+		h.Set(ch.Name, ch.Value)
+	}
+	return h
+}()
 
 // setCommonHeaders writes the headers every response carries, from the one
 // table in snapshot.CommonHeaders.
 func setCommonHeaders(h http.Header) {
-	for _, ch := range snapshot.CommonHeaders() {
-		h.Set(ch.Name, ch.Value)
+	for name, values := range commonHeaders {
+		h[name] = values
 	}
 }
 
 // serve sends rep, honouring If-None-Match (304), Range, HEAD and
 // Accept-Encoding: gzip.
 func (rep *representation) serve(w http.ResponseWriter, r *http.Request) {
+	body, etag, gzipped := rep.body, rep.etag, false
+	if rep.gz != nil && acceptsGzip(r) {
+		body, etag, gzipped = rep.gz, rep.gzEtag, true
+	}
+	if notModified(w, r, etag) {
+		return
+	}
 	h := w.Header()
 	h.Set("Content-Type", rep.contentType)
-	body, etag := rep.body, rep.etag
-	if rep.gz != nil && acceptsGzip(r) {
-		body, etag = rep.gz, rep.gzEtag
+	if gzipped {
 		h.Set("Content-Encoding", "gzip")
 	}
 	h.Set("ETag", etag)
-	http.ServeContent(w, r, "", rep.modTime, bytes.NewReader(body))
+	if r.Header.Get("Range") != "" || r.Header.Get("If-Modified-Since") != "" ||
+		r.Header.Get("If-Match") != "" || r.Header.Get("If-Unmodified-Since") != "" {
+		http.ServeContent(w, r, "", rep.modTime, bytes.NewReader(body))
+		return
+	}
+	// Every other request is a plain 200 with the headers ServeContent would
+	// send. One Write of the whole body lets net/http hand it to the kernel
+	// at once; ServeContent copies it through 32 KB buffers, which took 1.7×
+	// the CPU for a 1 MB service document (see bench/README.md).
+	if !rep.modTime.IsZero() {
+		h.Set("Last-Modified", rep.modTime.UTC().Format(http.TimeFormat))
+	}
+	h.Set("Accept-Ranges", "bytes")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusOK)
+	if r.Method != http.MethodHead {
+		w.Write(body)
+	}
+}
+
+// notModified answers 304 when If-None-Match lists etag: revalidation by
+// browsers and CDNs, the common conditional request, answered without
+// http.ServeContent's general precondition handling, which cost as much as
+// the rest of the 304. A request that also carries If-Match or
+// If-Unmodified-Since, evaluated first (RFC 9110 §13.2.2), is left to
+// ServeContent, as is every request whose tag does not match.
+func notModified(w http.ResponseWriter, r *http.Request, etag string) bool {
+	inm := r.Header.Get("If-None-Match")
+	if inm == "" || (r.Method != http.MethodGet && r.Method != http.MethodHead) ||
+		r.Header.Get("If-Match") != "" || r.Header.Get("If-Unmodified-Since") != "" || !etagListed(inm, etag) {
+		return false
+	}
+	// The headers http.ServeContent sends with a 304: no Content-Type,
+	// Content-Encoding or Last-Modified (the ETag validates).
+	w.Header().Set("ETag", etag)
+	w.WriteHeader(http.StatusNotModified)
+	return true
+}
+
+// etagListed reports whether an If-None-Match value lists etag or is "*",
+// comparing weakly as RFC 9110 §13.1.2 asks.
+func etagListed(list, etag string) bool {
+	for list != "" {
+		var tag string
+		tag, list, _ = strings.Cut(list, ",")
+		if tag = strings.TrimSpace(tag); tag == "*" || strings.TrimPrefix(tag, "W/") == etag {
+			return true
+		}
+	}
+	return false
 }
 
 // acceptsGzip reports whether the client accepts gzip (and did not refuse it
 // with q=0).
 func acceptsGzip(r *http.Request) bool {
-	for _, part := range strings.Split(r.Header.Get("Accept-Encoding"), ",") {
+	for rest := r.Header.Get("Accept-Encoding"); rest != ""; {
+		var part string
+		part, rest, _ = strings.Cut(rest, ",")
 		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
 		if !strings.EqualFold(strings.TrimSpace(name), "gzip") {
 			continue
@@ -115,8 +188,18 @@ func serveJSON(w http.ResponseWriter, r *http.Request, v any, modTime time.Time)
 		problem(w, http.StatusInternalServerError, "", "the response could not be encoded")
 		return
 	}
-	rep := newRepresentation(append(body, '\n'), snapshot.ContentJSON, modTime)
+	serveBody(w, r, append(body, '\n'), modTime)
+}
+
+// serveBody sends a JSON body computed for this request, with ETag and gzip
+// support. A client that revalidates the gzip variant it holds gets its 304
+// before anything is compressed.
+func serveBody(w http.ResponseWriter, r *http.Request, body []byte, modTime time.Time) {
+	rep := newRepresentation(body, snapshot.ContentJSON, modTime)
 	if acceptsGzip(r) {
+		if notModified(w, r, rep.gzEtag) {
+			return
+		}
 		rep.compress()
 	}
 	rep.serve(w, r)

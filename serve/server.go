@@ -11,10 +11,13 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"path"
 	"strconv"
 	"time"
 
+	"github.com/aistatus/aistatus/serve/mcpserver"
 	"github.com/aistatus/aistatus/snapshot"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 )
 
@@ -36,6 +39,8 @@ type Options struct {
 	// Client makes /check's live probes; ProbeTimeout bounds each.
 	Client       *http.Client
 	ProbeTimeout time.Duration
+	// Version is the version the MCP server reports to its clients.
+	Version string
 }
 
 // Server is the thin HTTP server.
@@ -46,7 +51,22 @@ type Server struct {
 	matcher *Matcher
 	prober  *liveProber
 	handler http.Handler
+	// api is the router without rate limiting or access log, for the MCP
+	// tools' in-process requests (see APIHandler).
+	api http.Handler
+	// timeouts bound how long a client may hold a connection; tests shorten them.
+	timeouts httpTimeouts
 }
+
+// httpTimeouts are the http.Server timeouts Serve uses.
+type httpTimeouts struct {
+	readHeader, read, write, idle time.Duration
+}
+
+// defaultTimeouts cut off slow or stalled clients (slowloris, endless
+// bodies, responses nobody reads) long before they could pile up, yet leave
+// a live probe (ProbeTimeout, 5 s) and a large response on a slow link ample time.
+var defaultTimeouts = httpTimeouts{readHeader: 5 * time.Second, read: 10 * time.Second, write: 30 * time.Second, idle: 60 * time.Second}
 
 // New returns a server for opts. Call Store().Reload (or Watch) to load the
 // snapshot; until one exists the API answers 503.
@@ -64,10 +84,11 @@ func New(opts Options) *Server {
 		opts.Client = http.DefaultClient
 	}
 	s := &Server{
-		opts:    opts,
-		store:   NewStore(opts.Dir),
-		matcher: NewMatcher(opts.Catalog),
-		prober:  newLiveProber(opts.Client, opts.ProbeTimeout, opts.Now),
+		opts:     opts,
+		store:    NewStore(opts.Dir),
+		matcher:  NewMatcher(opts.Catalog),
+		prober:   newLiveProber(opts.Client, opts.ProbeTimeout, opts.Now),
+		timeouts: defaultTimeouts,
 	}
 	if opts.RateLimit > 0 {
 		s.limiter = NewRateLimiter(opts.RateLimit, time.Minute, opts.MaxClients, opts.Now)
@@ -83,12 +104,35 @@ func New(opts Options) *Server {
 		problem(w, http.StatusNotFound, "", "no such endpoint: see /api/v1/openapi.json")
 	})
 	mux.HandleFunc("/", s.handleStatic)
-	s.handler = s.recoverer(s.accessLog(s.common(s.limit(mux))))
+	s.api = s.recoverer(s.common(mux))
+	// The MCP tools call the API in-process: a tool call was already counted
+	// by the limiter and logged as one POST /mcp, and must not be counted again.
+	mcpServer := mcpserver.New(mcpserver.API{BaseURL: "http://aistatus.internal", Client: mcpserver.HandlerClient(s.api)}, opts.Version)
+	public := http.NewServeMux()
+	public.Handle(mcpPath, noStore(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
+		&mcp.StreamableHTTPOptions{
+			// Stateless: every POST stands alone, so there is no session memory
+			// to bound and any instance behind a load balancer can answer it.
+			Stateless:    true,
+			JSONResponse: true,
+			// The SDK's DNS-rebinding guard rejects a loopback peer with a public
+			// Host — exactly a reverse proxy on the same machine. It protects
+			// local servers with private tools; this one is public and read-only.
+			DisableLocalhostProtection: true,
+		})))
+	public.Handle("/", mux)
+	// /mcp sits inside limit: each MCP request costs the same as an API request.
+	s.handler = s.recoverer(s.accessLog(s.common(s.limit(public))))
 	return s
 }
 
 // Handler returns the server's HTTP handler.
 func (s *Server) Handler() http.Handler { return s.handler }
+
+// APIHandler returns the API's router with the common headers but without
+// rate limiting, access log or /mcp: for in-process calls (the MCP tools,
+// aistatus mcp --dir), which are limited and logged where they come in.
+func (s *Server) APIHandler() http.Handler { return s.api }
 
 // Store returns the snapshot store, to reload it after a build.
 func (s *Server) Store() *Store { return s.store }
@@ -132,10 +176,10 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv := &http.Server{
 		Handler:           s.handler,
-		ReadHeaderTimeout: 5 * time.Second,
-		ReadTimeout:       10 * time.Second,
-		WriteTimeout:      30 * time.Second,
-		IdleTimeout:       60 * time.Second,
+		ReadHeaderTimeout: s.timeouts.readHeader,
+		ReadTimeout:       s.timeouts.read,
+		WriteTimeout:      s.timeouts.write,
+		IdleTimeout:       s.timeouts.idle,
 		MaxHeaderBytes:    16 << 10,
 		ErrorLog:          nil,
 	}
@@ -202,13 +246,21 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 }
 
 // handleStatic serves the snapshot's other files at their own paths
-// (/status.json, /services/openai.json, …), for parity with static hosting.
+// (/status.json, /services/openai.json, /badges/openai.svg, …), for parity
+// with static hosting, and the pages as static hosts do: / is index.html and
+// /services/openai is services/openai.html.
 func (s *Server) handleStatic(w http.ResponseWriter, r *http.Request) {
 	snap := s.snapshotOr503(w)
 	if snap == nil {
 		return
 	}
 	name := r.URL.Path[1:]
+	switch {
+	case name == "":
+		name = "index.html"
+	case path.Ext(name) == "" && snap.files[name] == nil:
+		name += ".html"
+	}
 	if rep := snap.files[name]; rep != nil && !notServed(name) {
 		rep.serve(w, r)
 		return
@@ -217,23 +269,46 @@ func (s *Server) handleStatic(w http.ResponseWriter, r *http.Request) {
 }
 
 // common sets the headers every response carries and answers the methods
-// that are not GET or HEAD: OPTIONS is a CORS preflight, the rest are 405.
+// that are not GET or HEAD: OPTIONS is a CORS preflight, the rest are 405 —
+// except POST and DELETE on /mcp, which MCP's streamable HTTP transport uses.
 func (s *Server) common(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		setCommonHeaders(w.Header())
-		switch r.Method {
-		case http.MethodGet, http.MethodHead:
+		if len(r.RequestURI) > maxRequestTarget {
+			// No route has a use for such a URL; refuse it before any work.
+			problem(w, http.StatusRequestURITooLong, "", fmt.Sprintf("request target longer than %d bytes", maxRequestTarget))
+			return
+		}
+		isMCP := r.URL.Path == mcpPath
+		methods := "GET, HEAD, OPTIONS"
+		if isMCP {
+			methods = "GET, POST, DELETE, OPTIONS"
+		}
+		switch {
+		case r.Method == http.MethodGet || r.Method == http.MethodHead,
+			isMCP && (r.Method == http.MethodPost || r.Method == http.MethodDelete):
 			next.ServeHTTP(w, r)
-		case http.MethodOptions:
+		case r.Method == http.MethodOptions:
 			h := w.Header()
-			h.Set("Access-Control-Allow-Methods", "GET, HEAD, OPTIONS")
-			h.Set("Access-Control-Allow-Headers", "Accept, Accept-Encoding, If-None-Match, If-Modified-Since, Cache-Control")
+			headers := "Accept, Accept-Encoding, If-None-Match, If-Modified-Since, Cache-Control"
+			if isMCP {
+				// Browser-based MCP clients send JSON bodies and MCP's own headers.
+				headers += ", Content-Type, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID"
+			}
+			h.Set("Access-Control-Allow-Methods", methods)
+			h.Set("Access-Control-Allow-Headers", headers)
 			h.Set("Access-Control-Max-Age", "86400")
-			h.Set("Allow", "GET, HEAD, OPTIONS")
+			h.Set("Allow", methods)
 			w.WriteHeader(http.StatusNoContent)
 		default:
-			w.Header().Set("Allow", "GET, HEAD, OPTIONS")
-			problem(w, http.StatusMethodNotAllowed, "", fmt.Sprintf("method %s is not allowed: this API is read-only (GET, HEAD, OPTIONS)", truncate(r.Method, 16)))
+			w.Header().Set("Allow", methods)
+			if r.ContentLength != 0 {
+				// Close instead of reading the body to reuse the connection: a
+				// body that never ends would hold the 405 back until the read
+				// timeout, and then the connection would be dropped without it.
+				w.Header().Set("Connection", "close")
+			}
+			problem(w, http.StatusMethodNotAllowed, "", fmt.Sprintf("method %s is not allowed: this API is read-only (%s)", truncate(r.Method, 16), methods))
 		}
 	})
 }
@@ -262,6 +337,24 @@ func (s *Server) limit(next http.Handler) http.Handler {
 }
 
 func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
+
+// maxRequestTarget caps the request target (path and query); longer is a
+// 414. The longest legitimate one, /incidents with every parameter at its
+// 256-byte cap and percent-encoded, is well under it.
+const maxRequestTarget = 8 << 10
+
+// mcpPath is where the MCP server answers over streamable HTTP.
+const mcpPath = "/mcp"
+
+// noStore overrides the API's shared-cache policy on /mcp: each answer is the
+// reply to one client's JSON-RPC message. (The SDK sets its own no-cache on
+// the answers it streams; this covers the rest, such as its 4xx.)
+func noStore(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-store")
+		next.ServeHTTP(w, r)
+	})
+}
 
 // recoverer turns a panic into a 500 problem instead of a dropped connection.
 // It should never fire; it is logged as an error when it does.

@@ -10,6 +10,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -28,6 +29,10 @@ type Snapshot struct {
 	// each one's JSON encoding at the same index.
 	incidents     []snapshot.Incident
 	incidentsJSON [][]byte
+	// byService lists each service's incidents as indexes into incidents,
+	// in the same order: a service filter, the usual /incidents query,
+	// scans only that service's share of up to 100 000.
+	byService map[string][]int
 }
 
 // notServed are files of a snapshot folder that the server keeps to itself:
@@ -64,7 +69,9 @@ func Load(dir string) (*Snapshot, error) {
 			return err
 		}
 		if d.IsDir() {
-			if name != "." && strings.HasPrefix(d.Name(), ".") {
+			// Dot-folders are private (staging, locks), except .well-known
+			// (RFC 8615), which holds the API catalog.
+			if name != "." && strings.HasPrefix(d.Name(), ".") && name != wellKnown {
 				return fs.SkipDir
 			}
 			return nil
@@ -76,7 +83,7 @@ func Load(dir string) (*Snapshot, error) {
 		if err != nil {
 			return err
 		}
-		s.files[name] = newRepresentation(data, contentType(name), s.Manifest.GeneratedAt).compress()
+		s.files[name] = newRepresentation(data, snapshot.ContentTypeOf(name), s.Manifest.GeneratedAt).compress()
 		return nil
 	})
 	if err != nil {
@@ -107,7 +114,9 @@ func (s *Snapshot) parse() error {
 	snapshot.SortIncidents(list.Incidents)
 	s.incidents = list.Incidents
 	s.incidentsJSON = make([][]byte, len(list.Incidents))
+	s.byService = map[string][]int{}
 	for i, inc := range list.Incidents {
+		s.byService[inc.Service] = append(s.byService[inc.Service], i)
 		data, err := json.Marshal(inc)
 		if err != nil {
 			return err
@@ -128,32 +137,17 @@ func decodeFile(files map[string]*representation, name string, v any) error {
 	return nil
 }
 
-// contentTypes maps the extensions a snapshot holds to their media types.
-// Explicit, because the system's MIME tables differ between machines.
-var contentTypes = map[string]string{
-	".json": snapshot.ContentJSON,
-	".csv":  snapshot.ContentCSV,
-	".html": "text/html; charset=utf-8",
-	".txt":  "text/plain; charset=utf-8",
-	".md":   "text/markdown; charset=utf-8",
-	".svg":  "image/svg+xml",
-	".xml":  "application/atom+xml",
-	".css":  "text/css; charset=utf-8",
-	".png":  "image/png",
-	".ico":  "image/x-icon",
-}
-
-func contentType(name string) string {
-	if ct, ok := contentTypes[path.Ext(name)]; ok {
-		return ct
-	}
-	return "application/octet-stream"
-}
+// wellKnown is the one dot-folder of a snapshot that is served.
+const wellKnown = ".well-known"
 
 // Store holds the current snapshot and swaps in newer ones atomically.
 type Store struct {
 	dir string
 	cur atomic.Pointer[Snapshot]
+	// reloading makes concurrent Reloads (aistatus run has two: the watcher
+	// and the build loop) take turns, so that a slow one never stores the
+	// snapshot it read over a newer one that another stored meanwhile.
+	reloading sync.Mutex
 }
 
 // NewStore returns a store for the snapshot folder dir. It holds no snapshot
@@ -166,6 +160,8 @@ func (st *Store) Current() *Snapshot { return st.cur.Load() }
 // Reload loads the folder's snapshot if it is newer than the current one and
 // reports whether it swapped. A folder without a snapshot yet is not an error.
 func (st *Store) Reload() (bool, error) {
+	st.reloading.Lock()
+	defer st.reloading.Unlock()
 	cur := st.cur.Load()
 	if cur != nil {
 		var m snapshot.Manifest

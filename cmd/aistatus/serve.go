@@ -50,6 +50,7 @@ func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.
 		Log:            log,
 		Now:            time.Now,
 		Client:         build.NewClient(),
+		Version:        versionString(),
 	}), nil
 }
 

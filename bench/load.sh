@@ -1,0 +1,262 @@
+#!/usr/bin/env bash
+# Load test: `aistatus serve` against nginx serving the same snapshot files
+# with the same headers, both on loopback, measured with wrk. Prints req/s
+# and p50/p99 latency per endpoint and the ratio aistatus/nginx.
+#
+#   bash bench/load.sh                         # defaults below
+#   DURATION=30s CONNECTIONS=64 bash bench/load.sh
+#
+# Installs nginx and wrk from Debian when missing (needs root or sudo). Only
+# 127.0.0.1 is ever contacted: the snapshot is synthetic (bench/snapgen) and
+# /check's live probes are pointed at the local nginx.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DURATION=${DURATION:-10s}       # per wrk run
+CONNECTIONS=${CONNECTIONS:-32}  # wrk -c
+THREADS=${THREADS:-2}           # wrk -t
+INCIDENTS=${INCIDENTS:-100000}  # retained incidents in the snapshot (the cap)
+CORES=$(nproc)
+
+# --- tools -------------------------------------------------------------------
+nginx_bin() { command -v nginx || { [ -x /usr/sbin/nginx ] && echo /usr/sbin/nginx; }; }
+missing=()
+command -v wrk >/dev/null || missing+=(wrk)
+command -v curl >/dev/null || missing+=(curl)
+nginx_bin >/dev/null || missing+=(nginx)
+if ((${#missing[@]})); then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo=sudo
+  $sudo apt-get update
+  pkgs=()
+  for p in "${missing[@]}"; do
+    # nginx-light is the small build (Debian 12); later releases have only nginx.
+    if [ "$p" = nginx ]; then
+      light=$(apt-cache policy nginx-light | awk '/Candidate:/ { print $2 }')
+      if [ -n "$light" ] && [ "$light" != "(none)" ]; then
+        p=nginx-light
+      fi
+    fi
+    pkgs+=("$p")
+  done
+  $sudo apt-get install -y --no-install-recommends "${pkgs[@]}"
+fi
+NGINX=$(nginx_bin)
+
+# --- workspace, cleanup --------------------------------------------------------
+work=$(mktemp -d /tmp/aistatus-load.XXXXXX)
+chmod 755 "$work" # nginx workers may run as another user
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do
+    kill "$pid" 2>/dev/null || true
+  done
+  for pid in "${pids[@]}"; do
+    wait "$pid" 2>/dev/null || true
+  done
+  rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# free_port prints a loopback port nobody listens on.
+free_port() {
+  local p
+  for p in $(shuf -i 20000-60000 -n 100); do
+    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+      echo "$p"
+      return
+    fi
+  done
+  echo "no free port found" >&2
+  return 1
+}
+
+# wait_ok waits until GET $1 answers 200 (aistatus answers 503 until it has
+# loaded the snapshot).
+wait_ok() {
+  for _ in $(seq 600); do
+    [ "$(curl -s -o /dev/null -w '%{http_code}' "$1")" = 200 ] && return
+    sleep 0.1
+  done
+  echo "GET $1 did not answer 200 within a minute" >&2
+  return 1
+}
+
+ais_port=$(free_port)
+nginx_port=$(free_port)
+[ "$ais_port" != "$nginx_port" ] || nginx_port=$(free_port)
+
+# --- build, snapshot -----------------------------------------------------------
+echo "== building aistatus and snapgen"
+go build -o "$work/aistatus" ./cmd/aistatus
+go build -o "$work/snapgen" ./bench/snapgen
+echo "== generating a snapshot with $INCIDENTS incidents"
+"$work/snapgen" -out "$work/public" -incidents "$INCIDENTS" \
+  -base-url "http://127.0.0.1:$ais_port" \
+  -probe-base "http://127.0.0.1:$nginx_port/probe" -catalog-out "$work/catalog.json"
+
+# --- nginx ---------------------------------------------------------------------
+# The common headers come from the "/*" block of the snapshot's _headers (the
+# thin server's header table); the API paths are rewritten like _redirects.
+add_headers=$(awk '
+  /^\/\*$/ { inblock = 1; next }
+  /^[^ ]/  { inblock = 0 }
+  inblock && /^  [A-Za-z-]+: / {
+    sub(/^  /, ""); name = $0; sub(/: .*/, "", name); value = $0; sub(/^[^:]*: /, "", value)
+    printf "    add_header %s '\''%s'\'' always;\n", name, value
+  }' "$work/public/_headers")
+rewrites=$(awk '
+  /^#/ || NF != 3 || $3 != "200" || $2 !~ /^\// { next }
+  { from = $1; to = $2; sub(/:slug/, "([a-z0-9-]+)", from); sub(/:slug/, "$1", to)
+    printf "        rewrite ^%s$ %s last;\n", from, to }' "$work/public/_redirects")
+mkdir -p "$work/nginx"
+cat >"$work/nginx/nginx.conf" <<EOF
+worker_processes $CORES;
+pid $work/nginx/nginx.pid;
+error_log $work/nginx/error.log warn;
+events { worker_connections 4096; }
+http {
+    access_log off;
+    sendfile on;
+    tcp_nopush on;
+    tcp_nodelay on;
+    keepalive_requests 1000000;
+    open_file_cache max=1000 inactive=60s;
+    open_file_cache_valid 60s;
+    open_file_cache_errors on;
+    client_body_temp_path $work/nginx/body;
+    proxy_temp_path $work/nginx/proxy;
+    types {
+        application/json json;
+        text/csv csv;
+        text/html html;
+    }
+    default_type application/octet-stream;
+    charset_types text/csv; # text/html is in by default
+    server {
+        listen 127.0.0.1:$nginx_port;
+        root $work/public;
+        charset utf-8;
+$add_headers
+$rewrites
+        # A stand-in API host for aistatus's live /check probe: a 401, as
+        # real APIs answer a request without credentials.
+        location /probe/ { return 401; }
+    }
+}
+EOF
+"$NGINX" -t -q -e "$work/nginx/error.log" -c "$work/nginx/nginx.conf"
+"$NGINX" -e "$work/nginx/error.log" -c "$work/nginx/nginx.conf" -g 'daemon off;' &
+nginx_pid=$!
+pids+=("$nginx_pid")
+
+# --- aistatus ------------------------------------------------------------------
+"$work/aistatus" serve --dir "$work/public" --addr "127.0.0.1:$ais_port" \
+  --rate-limit 0 --access-log=false --catalog "$work/catalog.json" --log-level warn &
+ais_pid=$!
+pids+=("$ais_pid")
+ais="http://127.0.0.1:$ais_port"
+ngx="http://127.0.0.1:$nginx_port"
+wait_ok "$ngx/api/v1/status"
+wait_ok "$ais/api/v1/status"
+# The CPU each server uses is counted over its processes: nginx's master and workers.
+mapfile -t nginx_pids < <(echo "$nginx_pid"; pgrep -P "$nginx_pid")
+since=$(date -u -d '30 days ago' +%F)
+
+# Same path on both servers, except where nginx can only serve a file:
+#   name | aistatus path | nginx path
+cases=(
+  "status|/api/v1/status|/api/v1/status"
+  "service (openai)|/api/v1/services/openai|/api/v1/services/openai"
+  "incidents filtered¹|/api/v1/incidents?service=openai&severity=major&since=$since|/api/v1/incidents"
+  "check?q=openai²|/api/v1/check?q=openai|/api/v1/status"
+)
+
+echo "== checking that both servers answer"
+for c in "${cases[@]}"; do
+  IFS='|' read -r name apath npath <<<"$c"
+  for url in "$ais$apath" "$ngx$npath"; do
+    code=$(curl -s -o /dev/null -w '%{http_code}' "$url")
+    [ "$code" = 200 ] || { echo "GET $url: $code" >&2; exit 1; }
+  done
+done
+echo "   headers (aistatus, then nginx) for /api/v1/status:"
+curl -s -o /dev/null -D - "$ais/api/v1/status" | grep -iE '^(content-type|license|cache-control|access-control-allow-origin|etag):' | sed 's/^/     /'
+curl -s -o /dev/null -D - "$ngx/api/v1/status" | grep -iE '^(content-type|license|cache-control|access-control-allow-origin|etag):' | sed 's/^/     /'
+
+echo "== warming up (3 s each)"
+wrk -t"$THREADS" -c"$CONNECTIONS" -d3s "$ais/api/v1/status" >/dev/null
+wrk -t"$THREADS" -c"$CONNECTIONS" -d3s "$ngx/api/v1/status" >/dev/null
+
+# to_ms converts a wrk latency (850.00us, 1.20ms, 1.05s) to milliseconds.
+to_ms() {
+  awk -v v="$1" 'BEGIN {
+    n = v + 0
+    if (v ~ /us$/) n /= 1000; else if (v ~ /ms$/) n += 0; else if (v ~ /m$/) n *= 60000; else if (v ~ /s$/) n *= 1000
+    printf "%.3f", n }'
+}
+
+# cpu_ticks PID...: the CPU time (user + system, clock ticks) the processes used.
+cpu_ticks() {
+  local p t=0
+  for p in "$@"; do
+    t=$((t + $(awk '{ print $14 + $15 }' "/proc/$p/stat")))
+  done
+  echo "$t"
+}
+
+# measure URL PID... → "req/s p50ms p99ms cpu": cpu is the servers' (PIDs)
+# CPU time per request in µs — steadier than req/s on a shared machine.
+# Fails on non-2xx/3xx answers; reports socket errors (timeouts on huge
+# responses) without failing.
+measure() {
+  local url=$1 out rps p50 p99 n t0 t1
+  shift
+  t0=$(cpu_ticks "$@")
+  out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --timeout 10s --latency "$url")
+  t1=$(cpu_ticks "$@")
+  if grep -q 'Non-2xx' <<<"$out"; then
+    echo "wrk got error responses from $url:" >&2
+    echo "$out" >&2
+    return 1
+  fi
+  if grep -q 'Socket errors' <<<"$out"; then
+    echo "   note: $url: $(grep 'Socket errors' <<<"$out" | xargs)" >&2
+  fi
+  rps=$(awk '/^Requests\/sec:/ { print $2 }' <<<"$out")
+  p50=$(to_ms "$(awk '$1 == "50%" { print $2 }' <<<"$out")")
+  p99=$(to_ms "$(awk '$1 == "99%" { print $2 }' <<<"$out")")
+  n=$(awk '/ requests in / { print $1 }' <<<"$out")
+  echo "$rps $p50 $p99 $(awk -v d=$((t1 - t0)) -v n="$n" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", d / hz * 1e6 / n }')"
+}
+
+echo "== measuring: wrk -t$THREADS -c$CONNECTIONS -d$DURATION --latency, each endpoint, each server"
+rows=()
+static_rps=""
+for c in "${cases[@]}"; do
+  IFS='|' read -r name apath npath <<<"$c"
+  a=$(measure "$ais$apath" "$ais_pid")
+  n=$(measure "$ngx$npath" "${nginx_pids[@]}")
+  [ -n "$static_rps" ] || static_rps=${a%% *}
+  rows+=("$name|$a $n")
+done
+
+echo
+echo "$CORES cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs)), shared by wrk, nginx and aistatus;" \
+  "$(awk '{ print $1 }' /proc/loadavg) load average (1 min) at the end."
+echo
+echo "| endpoint | aistatus req/s | p50 ms | p99 ms | CPU µs/req | nginx req/s | p50 ms | p99 ms | CPU µs/req | aistatus/nginx req/s | vs our /status |"
+echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+for r in "${rows[@]}"; do
+  IFS='|' read -r name numbers <<<"$r"
+  read -r a_rps a_p50 a_p99 a_cpu n_rps n_p50 n_p99 n_cpu <<<"$numbers"
+  printf '| %s | %.0f | %.2f | %.2f | %.0f | %.0f | %.2f | %.2f | %.0f | %.2f | %.2f |\n' \
+    "$name" "$a_rps" "$a_p50" "$a_p99" "$a_cpu" "$n_rps" "$n_p50" "$n_p99" "$n_cpu" \
+    "$(awk -v a="$a_rps" -v n="$n_rps" 'BEGIN { print a / n }')" \
+    "$(awk -v a="$a_rps" -v s="$static_rps" 'BEGIN { print a / s }')"
+done
+echo
+echo "¹ nginx cannot filter: it serves the whole incidents.json ($(du -h "$work/public/incidents.json" | cut -f1)), the closest static equivalent."
+echo "² nginx has no /check: its column is static status.json, the baseline a static host offers."
+echo "  \"vs our /status\" is aistatus's req/s on that row over its own static /api/v1/status."

@@ -1,0 +1,152 @@
+// Package synth makes a synthetic but plausible build cycle — the history
+// that weeks of five-minute cycles leave behind, any number of retained
+// incidents and one cycle's observations — for the benchmarks and the load
+// test. It is deterministic and touches no network, so that runs compare.
+package synth
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+
+	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/snapshot"
+	"github.com/rs/zerolog"
+)
+
+// Cycle is the input of one build cycle: the history earlier cycles left and
+// what this one observed. build.Assemble then build.Render turn it into a
+// snapshot.
+type Cycle struct {
+	History      *snapshot.History
+	Observations map[string]build.Observation
+	Now          time.Time
+}
+
+// every is the cadence of the recorded cycles: the scheduled rebuild's.
+const every = 5 * time.Minute
+
+var headlines = []string{
+	"Elevated error rates",
+	"Increased latency for API requests",
+	"Degraded performance of model responses",
+	"Partial outage of the completions endpoint",
+	"Login issues for some users",
+	"Errors when uploading files",
+	"Scheduled database maintenance",
+	"Requests timing out in one region",
+}
+
+// New returns a cycle at now for cat with days of per-service history,
+// recorded every five minutes, and incidents retained incidents spread over
+// the 85 days before now (inside the 90-day retention). Four services are
+// not operational — degraded, partial outage, major outage, maintenance —
+// each with an open official incident; every other incident has ended.
+func New(cat snapshot.Catalog, now time.Time, days, incidents int) Cycle {
+	rng := rand.New(rand.NewPCG(1, 2))
+	now = now.UTC()
+	h := snapshot.NewHistory()
+
+	for _, svc := range cat.Services {
+		sh := h.Service(svc.Slug)
+		status := snapshot.Operational
+		for t := now.Add(-time.Duration(days) * 24 * time.Hour); t.Before(now); t = t.Add(every) {
+			if t.Minute() == 0 { // a new status each hour, mostly operational
+				status = hourStatus(rng)
+			}
+			sh.Record(t, status, 80+rng.Float64()*400)
+		}
+	}
+
+	probeIDs := map[string]bool{}
+	for i := range incidents {
+		svc := cat.Services[rng.IntN(len(cat.Services))]
+		start := now.Add(-time.Duration(rng.Int64N(int64(85 * 24 * time.Hour)))).Truncate(time.Second)
+		end := start.Add(5*time.Minute + time.Duration(rng.Int64N(int64(8*time.Hour))))
+		if last := now.Add(-time.Minute); end.After(last) {
+			end = last
+		}
+		inc := snapshot.Incident{
+			ID:        fmt.Sprintf("%s-syn%07d", svc.Slug, i),
+			Service:   svc.Slug,
+			Headline:  headlines[rng.IntN(len(headlines))],
+			Severity:  severity(rng),
+			StartedAt: start,
+			EndedAt:   &end,
+			Status:    "resolved",
+			Source:    snapshot.SourceOfficial,
+			URL:       fmt.Sprintf("%s/incidents/syn%07d", svc.StatusPage, i),
+			UpdatedAt: end,
+		}
+		if id := fmt.Sprintf("%s-probe-%d", svc.Slug, start.Unix()); (svc.Feed.Format == snapshot.FormatNone || rng.IntN(10) == 0) && !probeIDs[id] {
+			probeIDs[id] = true // ids must stay unique, as in a real history
+			inc.ID, inc.Source, inc.URL = id, snapshot.SourceProbe, svc.StatusPage
+		}
+		h.Incidents = append(h.Incidents, inc)
+	}
+
+	obs := make(map[string]build.Observation, len(cat.Services))
+	troubled := []snapshot.Status{snapshot.Degraded, snapshot.PartialOutage, snapshot.MajorOutage, snapshot.Maintenance}
+	for _, svc := range cat.Services {
+		var o build.Observation
+		if svc.Feed.Format == snapshot.FormatNone {
+			o.Feed = snapshot.FeedSource{Format: svc.Feed.Format, State: snapshot.FeedNone}
+		} else {
+			o.Feed = snapshot.FeedSource{Format: svc.Feed.Format, State: snapshot.FeedOK, Status: snapshot.Operational}
+			if len(troubled) > 0 {
+				o.Feed.Status, troubled = troubled[0], troubled[1:]
+				// The feed lists its open incident, so Assemble keeps it open.
+				inc := snapshot.Incident{
+					ID: svc.Slug + "-live", Service: svc.Slug, Headline: headlines[0], Severity: snapshot.Major,
+					StartedAt: now.Add(-40 * time.Minute), Status: "investigating", Source: snapshot.SourceOfficial,
+					URL: svc.StatusPage + "/incidents/live", UpdatedAt: now.Add(-10 * time.Minute),
+				}
+				o.Incidents = []snapshot.Incident{inc}
+				h.Incidents = append(h.Incidents, inc)
+			}
+		}
+		if svc.ProbeURL == "" {
+			o.Probe = snapshot.ProbeSource{State: snapshot.ProbeNone}
+		} else {
+			ms := 80 + rng.Float64()*400
+			o.Probe = snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &ms, HTTPStatus: 401}
+		}
+		obs[svc.Slug] = o
+	}
+	snapshot.SortIncidents(h.Incidents)
+	h.UpdatedAt = now.Add(-every)
+	return Cycle{History: h, Observations: obs, Now: now}
+}
+
+func hourStatus(rng *rand.Rand) snapshot.Status {
+	switch n := rng.IntN(1000); {
+	case n < 960:
+		return snapshot.Operational
+	case n < 980:
+		return snapshot.Degraded
+	case n < 990:
+		return snapshot.PartialOutage
+	case n < 995:
+		return snapshot.MajorOutage
+	default:
+		return snapshot.Maintenance
+	}
+}
+
+func severity(rng *rand.Rand) snapshot.Severity {
+	switch n := rng.IntN(10); {
+	case n < 6:
+		return snapshot.Minor
+	case n < 9:
+		return snapshot.Major
+	default:
+		return snapshot.Critical
+	}
+}
+
+// Snapshot runs the cycle and renders its files: Assemble, then Render, as a
+// build does. Assemble records the cycle in c.History, so call it once.
+func (c Cycle) Snapshot(site build.Site, cat snapshot.Catalog) (map[string][]byte, error) {
+	states := build.Assemble(c.History, cat, c.Observations, c.Now, zerolog.Nop())
+	return build.Render(site, cat, c.History, states, c.Now)
+}

@@ -1,0 +1,127 @@
+package site
+
+import (
+	"encoding/xml"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// Atom 1.0 (RFC 4287) documents, as encoding/xml writes them.
+type atomFeed struct {
+	XMLName xml.Name    `xml:"http://www.w3.org/2005/Atom feed"`
+	ID      string      `xml:"id"`
+	Title   string      `xml:"title"`
+	Updated string      `xml:"updated"`
+	Links   []atomLink  `xml:"link"`
+	Author  atomPerson  `xml:"author"`
+	Rights  string      `xml:"rights"`
+	Gen     string      `xml:"generator,omitempty"`
+	Entries []atomEntry `xml:"entry"`
+}
+
+type atomLink struct {
+	Rel  string `xml:"rel,attr"`
+	Type string `xml:"type,attr,omitempty"`
+	Href string `xml:"href,attr"`
+}
+
+type atomPerson struct {
+	Name string `xml:"name"`
+	URI  string `xml:"uri,omitempty"`
+}
+
+type atomEntry struct {
+	ID        string         `xml:"id"`
+	Title     string         `xml:"title"`
+	Updated   string         `xml:"updated"`
+	Published string         `xml:"published"`
+	Links     []atomLink     `xml:"link"`
+	Category  []atomCategory `xml:"category"`
+	Summary   atomText       `xml:"summary"`
+}
+
+type atomCategory struct {
+	Term string `xml:"term,attr"`
+}
+
+type atomText struct {
+	Type string `xml:"type,attr"`
+	Text string `xml:",chardata"`
+}
+
+// incidentsFeed is the Atom feed of every service's incidents, the newest
+// FeedEntriesMax.
+func (m *model) incidentsFeed() ([]byte, error) {
+	all := slices.Clone(m.docs.Incidents.Incidents)
+	snapshot.SortIncidents(all)
+	return m.feed(FileFeed, "tag:aistatus,2026:incidents", "aistatus: incidents of AI services", m.base+"/",
+		all[:min(len(all), FeedEntriesMax)])
+}
+
+// serviceFeed is the Atom feed of one service's incidents.
+func (m *model) serviceFeed(svc *service) ([]byte, error) {
+	return m.feed(ServiceFeed(svc.Slug), "tag:aistatus,2026:service/"+svc.Slug, "aistatus: "+svc.Name+" incidents",
+		m.base+"/services/"+svc.Slug, svc.Incidents)
+}
+
+// feed renders incidents as an Atom feed published at path. Its updated
+// time is the snapshot's: the feed is regenerated every cycle, and an
+// incident's own change shows in its entry's updated time.
+func (m *model) feed(path, id, title, page string, incidents []snapshot.Incident) ([]byte, error) {
+	f := atomFeed{
+		ID: id, Title: title, Updated: rfc3339(m.now),
+		Links: []atomLink{
+			{Rel: "self", Type: "application/atom+xml", Href: m.base + "/" + path},
+			{Rel: "alternate", Type: "text/html", Href: page},
+		},
+		Author: atomPerson{Name: "aistatus", URI: m.base + "/"},
+		Rights: snapshot.License,
+		Gen:    m.docs.Manifest.Generator,
+	}
+	for _, inc := range incidents {
+		f.Entries = append(f.Entries, m.entry(inc))
+	}
+	data, err := xml.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", path, err)
+	}
+	return append(append([]byte(xml.Header), data...), '\n'), nil
+}
+
+func (m *model) entry(inc snapshot.Incident) atomEntry {
+	v := m.incident(inc)
+	servicePage := m.base + "/services/" + inc.Service
+	e := atomEntry{
+		ID:        "tag:aistatus,2026:incident/" + inc.ID,
+		Title:     "[" + v.ServiceName + "] " + inc.Headline,
+		Updated:   rfc3339(inc.UpdatedAt),
+		Published: rfc3339(inc.StartedAt),
+		Category:  []atomCategory{{Term: string(inc.Severity)}},
+	}
+	if inc.UpdatedAt.IsZero() {
+		e.Updated = e.Published
+	}
+	if inc.URL != "" {
+		e.Links = []atomLink{{Rel: "alternate", Type: "text/html", Href: inc.URL}, {Rel: "related", Type: "text/html", Href: servicePage}}
+	} else {
+		e.Links = []atomLink{{Rel: "alternate", Type: "text/html", Href: servicePage}}
+	}
+	var s strings.Builder
+	fmt.Fprintf(&s, "Severity: %s. Status: %s. Started %s", inc.Severity, inc.Status, humanTime(inc.StartedAt))
+	if inc.EndedAt != nil {
+		fmt.Fprintf(&s, ", ended %s (%s).", humanTime(*inc.EndedAt), v.Duration)
+	} else {
+		s.WriteString(", ongoing.")
+	}
+	if inc.Source == snapshot.SourceProbe {
+		s.WriteString(" Detected by aistatus's own probe of the API host, not reported by the service.")
+	}
+	e.Summary = atomText{Type: "text", Text: s.String()}
+	return e
+}
+
+func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -1,0 +1,158 @@
+package site
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// fixtureNow is when the fixture snapshot was generated.
+var fixtureNow = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+
+const fixtureBase = "https://aistatus.example"
+
+// span is a period of one status in a service's scripted history.
+type span struct {
+	from, to time.Time
+	status   snapshot.Status
+}
+
+func day(d int, hour int) time.Time { return time.Date(2026, 10, d, hour, 0, 0, 0, time.UTC) }
+
+// fixture returns a fixed snapshot of the 26 catalog services: a month of
+// checks every 10 minutes, with outages, a maintenance, gaps without data,
+// a service never checked, and incidents of every kind. It is built once;
+// Render only reads it.
+func fixture(t testing.TB) (snapshot.Documents, *snapshot.History) {
+	t.Helper()
+	f, err := builtFixture()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return f.docs, f.h
+}
+
+type fixtureData struct {
+	docs snapshot.Documents
+	h    *snapshot.History
+}
+
+var builtFixture = sync.OnceValues(func() (fixtureData, error) {
+	docs, h, err := buildFixture()
+	return fixtureData{docs, h}, err
+})
+
+func buildFixture() (snapshot.Documents, *snapshot.History, error) {
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		return snapshot.Documents{}, nil, err
+	}
+	now := fixtureNow
+	ended := func(t time.Time) *time.Time { return &t }
+	incidents := []snapshot.Incident{
+		{ID: "anthropic-01JANTH", Service: "anthropic", Headline: "Elevated errors on Claude API", Severity: snapshot.Critical,
+			StartedAt: now.Add(-30 * time.Minute), Status: "investigating", Source: snapshot.SourceOfficial,
+			URL: "https://status.claude.com/incidents/01JANTH", UpdatedAt: now.Add(-10 * time.Minute)},
+		{ID: "openai-01JOAI", Service: "openai", Headline: `Errors on <Responses> & "Chat"`, Severity: snapshot.Major,
+			StartedAt: day(25, 10), EndedAt: ended(day(25, 11)), Status: "resolved", Source: snapshot.SourceOfficial,
+			URL: "https://status.openai.com/incidents/01JOAI", UpdatedAt: day(25, 11)},
+		{ID: "anthropic-probe-1761300000", Service: "anthropic", Headline: "API host not answering", Severity: snapshot.Major,
+			StartedAt: day(22, 3), EndedAt: ended(day(22, 4).Add(20 * time.Minute)), Status: "resolved", Source: snapshot.SourceProbe,
+			UpdatedAt: day(22, 4).Add(20 * time.Minute)},
+		{ID: "cohere-01JCOH", Service: "cohere", Headline: "Increased latency on Embed", Severity: snapshot.Minor,
+			StartedAt: day(12, 8), Status: "monitoring", Source: snapshot.SourceOfficial,
+			URL: "https://status.cohere.com/incidents/01JCOH", UpdatedAt: day(30, 9)},
+		{ID: "groq-01JGRQ", Service: "groq", Headline: "Degraded inference", Severity: snapshot.Minor,
+			StartedAt: day(8, 14), EndedAt: ended(day(8, 16)), Status: "resolved", Source: snapshot.SourceOfficial,
+			URL: "https://groqstatus.com/incidents/01JGRQ", UpdatedAt: day(8, 16)},
+	}
+	snapshot.SortIncidents(incidents)
+
+	// Scripted history: every service operational for a month, except these.
+	spans := map[string][]span{
+		"openai":        {{day(25, 10), day(25, 11), snapshot.MajorOutage}, {now.Add(-2 * time.Hour), now, snapshot.Degraded}},
+		"anthropic":     {{day(30, 6), day(30, 9), snapshot.PartialOutage}, {day(22, 3), day(22, 4), snapshot.MajorOutage}, {now.Add(-30 * time.Minute), now, snapshot.MajorOutage}},
+		"mistral":       {{now.Add(-time.Hour), now, snapshot.Maintenance}},
+		"groq":          {{day(8, 14), day(8, 16), snapshot.Degraded}},
+		"runway":        {{day(28, 0), day(28, 12), snapshot.MajorOutage}},
+		"deepgram":      {{now.Add(-20 * time.Minute), now, snapshot.PartialOutage}},
+		"google-gemini": {{day(10, 0), day(12, 0), ""}}, // "" = not checked: no data
+	}
+	h := snapshot.NewHistory()
+	h.Incidents = incidents
+	docs := snapshot.Documents{
+		Manifest: snapshot.Manifest{GeneratedAt: now, StaleAfterSeconds: 900, BaseURL: fixtureBase + "/",
+			Generator: "aistatus test", Services: len(cat.Services)},
+		Status:    snapshot.StatusDoc{Status: "ok", Timestamp: now, Source: "aistatus test", License: snapshot.License},
+		Incidents: snapshot.IncidentList{Incidents: incidents, Timestamp: now, License: snapshot.License},
+	}
+	for i, svc := range cat.Services {
+		latency := 80 + float64(i)*7.25
+		src := snapshot.Sources{
+			Feed:  snapshot.FeedSource{Format: svc.Feed.Format, State: snapshot.FeedUnsupported},
+			Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &latency, HTTPStatus: 401},
+		}
+		if svc.Feed.Format == snapshot.FormatStatuspage || svc.Feed.Format == snapshot.FormatIncidentIO {
+			src.Feed.State = snapshot.FeedOK
+		}
+		status := snapshot.Operational
+		switch svc.Slug {
+		case "azure-openai": // never checked
+			status = snapshot.Unknown
+			src.Feed = snapshot.FeedSource{Format: svc.Feed.Format, State: snapshot.FeedError, Error: "GET https://azure.status.microsoft/feed: 503 Service Unavailable"}
+			src.Probe = snapshot.ProbeSource{State: snapshot.ProbeNone}
+		case "pinecone":
+			src.Feed.State, src.Feed.Error = snapshot.FeedError, "summary.json: unexpected end of JSON input"
+		case "perplexity":
+			src.Probe = snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "dial tcp: connection refused"}
+		}
+		if svc.Slug != "azure-openai" {
+			sh := h.Service(svc.Slug)
+			for at := now.Add(-31 * 24 * time.Hour); !at.After(now); at = at.Add(10 * time.Minute) {
+				s := snapshot.Operational
+				checked := true
+				for _, sp := range spans[svc.Slug] {
+					if !at.Before(sp.from) && at.Before(sp.to) || (at.Equal(now) && sp.to.Equal(now)) {
+						s, checked = sp.status, sp.status != ""
+					}
+				}
+				if checked {
+					sh.Record(at, s, latency)
+				}
+			}
+			status = sh.LastStatus
+		}
+		if src.Feed.State == snapshot.FeedOK {
+			src.Feed.Status = status
+		}
+		var checkedAt *time.Time
+		var uptime snapshot.Uptime
+		if sh := h.Services[svc.Slug]; sh != nil {
+			t := sh.LastChecked
+			checkedAt = &t
+			uptime = sh.Uptime(now)
+		}
+		var own []snapshot.Incident
+		for _, inc := range incidents {
+			if inc.Service == svc.Slug {
+				own = append(own, inc)
+			}
+		}
+		var lat *float64
+		if src.Probe.State == snapshot.ProbeOK {
+			lat = src.Probe.LatencyMs
+		}
+		docs.Status.Services = append(docs.Status.Services, snapshot.ServiceSummary{
+			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain, Status: status,
+			LastChecked: checkedAt, URL: svc.URL, StatusPage: svc.StatusPage, LatencyMs: lat,
+		})
+		docs.Services = append(docs.Services, snapshot.ServiceDoc{
+			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain, URL: svc.URL,
+			StatusPage: svc.StatusPage, Status: status, LastChecked: checkedAt, LatencyMs: lat, Uptime: uptime,
+			Incidents: own, Sources: src, Timestamp: now, License: snapshot.License,
+		})
+	}
+	return docs, h, nil
+}

@@ -1,0 +1,313 @@
+package site
+
+import (
+	htmltemplate "html/template"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// categoryTitles are the human titles of snapshot.Categories.
+var categoryTitles = map[string]string{
+	"llm-api":          "LLM APIs",
+	"cloud-ai":         "Cloud AI platforms",
+	"inference":        "Inference platforms",
+	"image-video":      "Image and video",
+	"audio-speech":     "Audio and speech",
+	"vector-db":        "Vector databases",
+	"llmops":           "LLMOps",
+	"coding-assistant": "Coding assistants",
+}
+
+// layout is what every page shares: the head, header, banners and footer.
+type layout struct {
+	Title       string
+	Description string
+	// Root is the relative path from the page to the site root ("./" or
+	// "../"). Links inside the site are relative, so the pages work under
+	// any base path, such as a GitHub Pages project site.
+	Root      string
+	Base      string
+	Canonical string
+	Feeds     []feedLink
+	Generated time.Time
+	// StaleAfter is the staleness threshold in seconds.
+	StaleAfter int
+	Theme      htmltemplate.CSS
+}
+
+type feedLink struct{ Title, Href string }
+
+func (m *model) layout(title, description, root, canonical string, feeds ...feedLink) layout {
+	feeds = append(feeds, feedLink{"aistatus: all incidents", m.base + "/" + FileFeed})
+	return layout{
+		Title: title, Description: description, Root: root, Base: m.base,
+		Canonical: canonical, Feeds: feeds, Generated: m.now,
+		StaleAfter: m.docs.Manifest.StaleAfterSeconds, Theme: themeCSS(),
+	}
+}
+
+// overall is the banner at the top of the status page.
+type overall struct {
+	State    StatusInfo
+	Headline string
+	// Counts lists how many services are in each status, best first.
+	Counts []count
+}
+
+type count struct {
+	State StatusInfo
+	N     int
+}
+
+func (m *model) overall() overall {
+	n := map[snapshot.Status]int{}
+	worst := snapshot.Unknown
+	issues := 0
+	for _, svc := range m.services {
+		n[svc.State.Key]++
+		worst = snapshot.Worse(worst, svc.State.Key)
+		if svc.State.Issue {
+			issues++
+		}
+	}
+	o := overall{State: Status(worst)}
+	for _, s := range snapshot.Statuses {
+		if n[s] > 0 {
+			o.Counts = append(o.Counts, count{Status(s), n[s]})
+		}
+	}
+	switch {
+	case issues > 0:
+		o.Headline = plural(issues, "service", "services") + " with issues"
+	case n[snapshot.Maintenance] > 0:
+		o.Headline = "No outages; " + plural(n[snapshot.Maintenance], "service", "services") + " under maintenance"
+	case n[snapshot.Operational] == 0:
+		o.Headline = "Status unknown: no service could be checked"
+	case n[snapshot.Unknown] > 0:
+		o.Headline = "All checked systems operational"
+	default:
+		o.Headline = "All systems operational"
+	}
+	return o
+}
+
+type category struct {
+	Key, Title string
+	Services   []*service
+}
+
+// categories groups the services in the order of snapshot.Categories; a
+// category the catalog does not know comes last under its own key.
+func (m *model) categories() []category {
+	var out []category
+	index := map[string]int{}
+	add := func(key string) {
+		title := categoryTitles[key]
+		if title == "" {
+			title = key
+		}
+		index[key] = len(out)
+		out = append(out, category{Key: key, Title: title})
+	}
+	for _, key := range snapshot.Categories {
+		add(key)
+	}
+	for _, svc := range m.services {
+		if _, ok := index[svc.Category]; !ok {
+			add(svc.Category)
+		}
+		i := index[svc.Category]
+		out[i].Services = append(out[i].Services, svc)
+	}
+	return slices.DeleteFunc(out, func(c category) bool { return len(c.Services) == 0 })
+}
+
+// incident is one incident as the pages and feeds show it.
+type incident struct {
+	snapshot.Incident
+	ServiceName string
+	// Page is the service page, relative to the site root.
+	Page     string
+	Duration string
+}
+
+func (m *model) incident(inc snapshot.Incident) incident {
+	v := incident{Incident: inc, ServiceName: m.serviceName(inc.Service), Page: "services/" + inc.Service}
+	if inc.EndedAt != nil {
+		v.Duration = duration(inc.EndedAt.Sub(inc.StartedAt))
+	}
+	return v
+}
+
+// recentIncidents are those that started within RecentIncidentsWindow or are
+// still open (an outage that began earlier is all the more relevant), newest
+// first, at most RecentIncidentsMax.
+func (m *model) recentIncidents() []incident {
+	all := slices.Clone(m.docs.Incidents.Incidents)
+	snapshot.SortIncidents(all)
+	var out []incident
+	for _, inc := range all {
+		if len(out) == RecentIncidentsMax {
+			break
+		}
+		if inc.Open() || m.now.Sub(inc.StartedAt) <= RecentIncidentsWindow {
+			out = append(out, m.incident(inc))
+		}
+	}
+	return out
+}
+
+type indexPage struct {
+	layout
+	Overall    overall
+	Categories []category
+	Incidents  []incident
+	Services   int
+	// RecentDays is the incident window in days, for the heading.
+	RecentDays int
+}
+
+func (m *model) index() indexPage {
+	return indexPage{
+		layout: m.layout("aistatus: are AI services up?",
+			"Live status, 30-day uptime and incidents of "+plural(len(m.services), "AI service", "AI services")+", from their official status pages and aistatus's own probes.",
+			"./", m.base+"/"),
+		Overall: m.overall(), Categories: m.categories(), Incidents: m.recentIncidents(),
+		Services: len(m.services), RecentDays: int(RecentIncidentsWindow / (24 * time.Hour)),
+	}
+}
+
+type servicePage struct {
+	layout
+	*service
+	Incidents []incident
+	Feed      sourceLine
+	Probe     sourceLine
+	Badges    []badgeSnippet
+	API       string
+}
+
+// sourceLine says how one source contributed to the status.
+type sourceLine struct{ State, Detail string }
+
+// badgeSnippet shows one badge and the Markdown that embeds it.
+type badgeSnippet struct {
+	Title string
+	// Image is the badge's path from the site root.
+	Image string
+	// ImgAlt describes the badge as it is now; the Markdown's alt text
+	// stays true as the status changes.
+	ImgAlt   string
+	Width    int
+	Markdown string
+}
+
+func (m *model) servicePage(svc *service) servicePage {
+	p := servicePage{
+		layout: m.layout(svc.Name+" status: aistatus",
+			"Is "+svc.Name+" up? Current status, 30-day uptime and incidents of "+svc.Name+".",
+			"../", m.base+"/services/"+svc.Slug,
+			feedLink{"aistatus: " + svc.Name + " incidents", m.base + "/" + ServiceFeed(svc.Slug)}),
+		service: svc,
+		Feed:    feedLine(svc.Sources.Feed),
+		Probe:   probeLine(svc.Sources.Probe),
+		API:     m.base + "/api/v1/services/" + svc.Slug,
+	}
+	for _, inc := range svc.Incidents {
+		p.Incidents = append(p.Incidents, m.incident(inc))
+	}
+	page := m.base + "/services/" + svc.Slug
+	for _, b := range []struct {
+		title, kind string
+		badge       badge
+	}{{"Status", "", statusBadge(svc)}, {"30-day uptime", "-uptime", uptimeBadge(svc)}} {
+		img := m.base + "/" + BadgeFile(svc.Slug, b.kind, "svg")
+		endpoint := m.base + "/" + BadgeFile(svc.Slug, b.kind, "json")
+		alt := svc.Name + " " + strings.ToLower(b.title)
+		_, _, width := b.badge.widths()
+		p.Badges = append(p.Badges, badgeSnippet{
+			Title: b.title, Image: BadgeFile(svc.Slug, b.kind, "svg"),
+			ImgAlt: b.badge.Label + ": " + b.badge.Message, Width: width,
+			Markdown: "[![" + alt + "](" + img + ")](" + page + ")\n" +
+				"[![" + alt + "](https://img.shields.io/endpoint?url=" + endpoint + ")](" + page + ")",
+		})
+	}
+	return p
+}
+
+// feedFormats are the human names of the official feed formats.
+var feedFormats = map[snapshot.FeedFormat]string{
+	snapshot.FormatStatuspage:  "Atlassian Statuspage",
+	snapshot.FormatIncidentIO:  "incident.io",
+	snapshot.FormatInstatus:    "Instatus",
+	snapshot.FormatBetterStack: "Better Stack",
+	snapshot.FormatCheckly:     "Checkly",
+	snapshot.FormatGoogleCloud: "Google Cloud status",
+	snapshot.FormatAWSHealth:   "AWS Health",
+	snapshot.FormatRSS:         "RSS",
+	snapshot.FormatFlashduty:   "Flashduty",
+	snapshot.FormatHTML:        "HTML page",
+}
+
+func feedLine(f snapshot.FeedSource) sourceLine {
+	format := feedFormats[f.Format]
+	if format == "" {
+		format = string(f.Format)
+	}
+	switch f.State {
+	case snapshot.FeedOK:
+		declared := "no status"
+		if f.Status != "" {
+			declared = "“" + StatusLabel(f.Status) + "”"
+		}
+		return sourceLine{"read", "The official " + format + " feed was read; it declared " + declared + "."}
+	case snapshot.FeedError:
+		return sourceLine{"error", "The official " + format + " feed could not be read (" + f.Error + "), so the probe decided."}
+	case snapshot.FeedUnsupported:
+		return sourceLine{"not read", "The official feed (" + format + ") is not read yet: aistatus has no reader for this format, so the probe decides."}
+	case snapshot.FeedNone:
+		return sourceLine{"none", "This service publishes no machine-readable status feed; the probe decides."}
+	}
+	return sourceLine{"no data", "No feed has been read yet."}
+}
+
+func probeLine(p snapshot.ProbeSource) sourceLine {
+	switch p.State {
+	case snapshot.ProbeOK:
+		detail := "The API host answered"
+		if p.HTTPStatus != 0 {
+			detail += " with HTTP " + itoa(p.HTTPStatus)
+		}
+		if p.LatencyMs != nil {
+			detail += " in " + itoa(int(*p.LatencyMs+0.5)) + " ms"
+		}
+		return sourceLine{"answered", detail + " (any answer, even 401, means the host is up: the probe sends no credentials)."}
+	case snapshot.ProbeFailed:
+		return sourceLine{"failed", "The API host did not answer: " + p.Error + "."}
+	case snapshot.ProbeNone:
+		return sourceLine{"none", "This service has no generic API host to probe."}
+	case snapshot.ProbeDiscarded:
+		return sourceLine{"discarded", "The probe failed together with most others at once: a problem on aistatus's side, recorded as no data."}
+	}
+	return sourceLine{"no data", "No probe has run yet."}
+}
+
+// duration is a short human duration: "45 min", "3 h 20 min", "2 d 4 h".
+func duration(d time.Duration) string {
+	d = d.Round(time.Minute)
+	days, hours, mins := int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour), int(d%time.Hour/time.Minute)
+	switch {
+	case days > 0 && hours > 0:
+		return itoa(days) + " d " + itoa(hours) + " h"
+	case days > 0:
+		return itoa(days) + " d"
+	case hours > 0 && mins > 0:
+		return itoa(hours) + " h " + itoa(mins) + " min"
+	case hours > 0:
+		return itoa(hours) + " h"
+	}
+	return itoa(max(mins, 1)) + " min"
+}

@@ -1,0 +1,242 @@
+// Package site renders everything of a snapshot that is meant for people
+// and for discovery beside the JSON API: the status page and one page per
+// service, status and uptime badges (SVG and shields.io endpoint JSON),
+// Atom feeds of incidents, llms.txt and the RFC 9727 API catalog.
+//
+// It renders from the same snapshot.Documents as the API files, so a page
+// never disagrees with the JSON next to it. Every file is self-contained: no
+// script, style sheet, font or image is fetched from anywhere else.
+package site
+
+import (
+	"bytes"
+	"embed"
+	"fmt"
+	htmltemplate "html/template"
+	"math"
+	"strconv"
+	"strings"
+	texttemplate "text/template"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+//go:embed templates
+var templatesFS embed.FS
+
+// Page and feed windows.
+const (
+	// RecentIncidentsWindow is how far back the status page lists incidents.
+	RecentIncidentsWindow = 14 * 24 * time.Hour
+	// RecentIncidentsMax bounds the incidents on the status page.
+	RecentIncidentsMax = 20
+	// FeedEntriesMax bounds the entries of incidents.atom.
+	FeedEntriesMax = 50
+	// ChartDays is the number of daily bars in the uptime charts.
+	ChartDays = 30
+)
+
+// The paths of the files Render writes, relative to the snapshot folder.
+const (
+	FileIndex      = "index.html"
+	FileLLMs       = "llms.txt"
+	FileFeed       = "incidents.atom"
+	FileAPICatalog = ".well-known/api-catalog"
+)
+
+// ServicePage is the path of a service's HTML page in the snapshot.
+func ServicePage(slug string) string { return snapshot.DirServices + "/" + slug + ".html" }
+
+// ServiceFeed is the path of a service's Atom feed in the snapshot.
+func ServiceFeed(slug string) string { return snapshot.DirServices + "/" + slug + ".atom" }
+
+// BadgeFile is the path of a badge in the snapshot; kind is "" for the status
+// badge or "-uptime" for the 30-day uptime badge, ext "svg" or "json".
+func BadgeFile(slug, kind, ext string) string { return "badges/" + slug + kind + "." + ext }
+
+var (
+	pageTemplates = htmltemplate.Must(htmltemplate.New("").Funcs(htmltemplate.FuncMap(funcs)).
+			ParseFS(templatesFS, "templates/*.html"))
+	llmsTemplate = texttemplate.Must(texttemplate.New("llms.txt").Funcs(texttemplate.FuncMap(funcs)).
+			ParseFS(templatesFS, "templates/llms.txt"))
+)
+
+// funcs are the helpers the templates share.
+var funcs = map[string]any{
+	"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
+	"human": humanTime,
+	"date":  func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
+	"pct":   formatPercent,
+	"day":   func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
+	"deref": func(p *float64) float64 { return *p },
+	"minutes": func(seconds int) int {
+		return int(math.Ceil(float64(seconds) / 60))
+	},
+}
+
+// Render produces the human and discovery files of a snapshot: path
+// (slash-separated, relative to the snapshot folder) → content. h is the
+// history the documents were assembled from; the daily uptime bars are
+// computed from its hourly buckets. A nil h means no history: every day
+// shows "no data".
+func Render(docs snapshot.Documents, h *snapshot.History) (map[string][]byte, error) {
+	m := newModel(docs, h)
+	files := map[string][]byte{}
+
+	var err error
+	if files[FileIndex], err = executeHTML("index.html", m.index()); err != nil {
+		return nil, err
+	}
+	for _, svc := range m.services {
+		if files[ServicePage(svc.Slug)], err = executeHTML("service.html", m.servicePage(svc)); err != nil {
+			return nil, fmt.Errorf("%s: %w", svc.Slug, err)
+		}
+		if files[ServiceFeed(svc.Slug)], err = m.serviceFeed(svc); err != nil {
+			return nil, fmt.Errorf("%s: %w", svc.Slug, err)
+		}
+		for kind, b := range map[string]badge{"": statusBadge(svc), "-uptime": uptimeBadge(svc)} {
+			files[BadgeFile(svc.Slug, kind, "svg")] = b.svg()
+			if files[BadgeFile(svc.Slug, kind, "json")], err = b.endpointJSON(); err != nil {
+				return nil, fmt.Errorf("%s: %w", svc.Slug, err)
+			}
+		}
+	}
+	if files[FileFeed], err = m.incidentsFeed(); err != nil {
+		return nil, err
+	}
+	var llms bytes.Buffer
+	if err := llmsTemplate.Execute(&llms, m.llms()); err != nil {
+		return nil, fmt.Errorf("render %s: %w", FileLLMs, err)
+	}
+	files[FileLLMs] = llms.Bytes()
+	if files[FileAPICatalog], err = apiCatalog(m.base); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+func executeHTML(name string, data any) ([]byte, error) {
+	var buf bytes.Buffer
+	if err := pageTemplates.ExecuteTemplate(&buf, name, data); err != nil {
+		return nil, fmt.Errorf("render %s: %w", name, err)
+	}
+	return buf.Bytes(), nil
+}
+
+// model is the snapshot prepared for the templates.
+type model struct {
+	docs snapshot.Documents
+	// base is the site's public address without a trailing slash.
+	base     string
+	now      time.Time
+	services []*service
+	bySlug   map[string]*service
+}
+
+// service is one tracked service as the pages show it.
+type service struct {
+	snapshot.ServiceDoc
+	State StatusInfo
+	// Figures are the uptime windows of the API: 24 h, 7 and 30 days.
+	Figures []uptimeFigure
+	Chart   chart
+}
+
+type uptimeFigure struct {
+	Window string
+	Value  *float64
+}
+
+func newModel(docs snapshot.Documents, h *snapshot.History) *model {
+	m := &model{
+		docs:   docs,
+		base:   strings.TrimSuffix(docs.Manifest.BaseURL, "/"),
+		now:    docs.Manifest.GeneratedAt.UTC(),
+		bySlug: map[string]*service{},
+	}
+	for _, doc := range docs.Services {
+		var sh *snapshot.ServiceHistory
+		if h != nil {
+			sh = h.Services[doc.Slug] // read only: h.Service would add an entry
+		}
+		svc := &service{
+			ServiceDoc: doc,
+			State:      Status(doc.Status),
+			Figures: []uptimeFigure{
+				{"24 h", doc.Uptime.H24}, {"7 d", doc.Uptime.D7}, {"30 d", doc.Uptime.D30},
+			},
+			Chart: dailyChart(doc.Name, sh, m.now),
+		}
+		m.services = append(m.services, svc)
+		m.bySlug[doc.Slug] = svc
+	}
+	return m
+}
+
+// serviceName is the name of the service an incident belongs to; the slug
+// when the service is no longer tracked.
+func (m *model) serviceName(slug string) string {
+	if svc := m.bySlug[slug]; svc != nil {
+		return svc.Name
+	}
+	return slug
+}
+
+// StatusInfo is how a status is presented: never by colour alone, always
+// with its words and an icon of its own shape.
+type StatusInfo struct {
+	// Key is the API value ("partial_outage"); it names the CSS class and icon.
+	Key snapshot.Status
+	// Label is the text on the pages ("Partial outage").
+	Label string
+	// Badge is the shorter text on badges ("partial outage").
+	Badge string
+	// BadgeColor is the shields.io colour name and BadgeHex its value.
+	BadgeColor, BadgeHex string
+	// Issue is true for the statuses that count as a service with issues.
+	Issue bool
+}
+
+var statuses = map[snapshot.Status]StatusInfo{
+	snapshot.Operational:   {snapshot.Operational, "Operational", "operational", "brightgreen", "#4c1", false},
+	snapshot.Degraded:      {snapshot.Degraded, "Degraded performance", "degraded", "yellow", "#dfb317", true},
+	snapshot.PartialOutage: {snapshot.PartialOutage, "Partial outage", "partial outage", "orange", "#fe7d37", true},
+	snapshot.MajorOutage:   {snapshot.MajorOutage, "Major outage", "major outage", "red", "#e05d44", true},
+	snapshot.Maintenance:   {snapshot.Maintenance, "Under maintenance", "maintenance", "blue", "#007ec6", false},
+	snapshot.Unknown:       {snapshot.Unknown, "Unknown", "unknown", "lightgrey", "#9f9f9f", false},
+}
+
+// Status returns how s is presented; an unrecognised status reads as unknown.
+func Status(s snapshot.Status) StatusInfo {
+	if info, ok := statuses[s]; ok {
+		return info
+	}
+	return statuses[snapshot.Unknown]
+}
+
+// StatusLabel is the text the pages show for s.
+func StatusLabel(s snapshot.Status) string { return Status(s).Label }
+
+// formatPercent shows an uptime as the API has it (floored to three
+// decimals, so any downtime stays below 100), without trailing zeros.
+func formatPercent(p *float64) string {
+	if p == nil {
+		return "no data"
+	}
+	s := strconv.FormatFloat(*p, 'f', 3, 64)
+	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
+	return s + "%"
+}
+
+func humanTime(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 UTC") }
+
+// plural is "1 service" or "3 services".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,871 @@
+package site
+
+import (
+	"bytes"
+	"encoding/json"
+	"encoding/xml"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+	"golang.org/x/net/html"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+
+func render(t *testing.T) (snapshot.Documents, map[string][]byte) {
+	t.Helper()
+	docs, h := fixture(t)
+	files, err := Render(docs, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return docs, files
+}
+
+// goldenFiles are the rendered files kept in testdata/golden: one of each
+// kind, for services in several states. The other services' files come from
+// the same templates.
+var goldenFiles = []string{
+	"index.html", "services/anthropic.html", "services/azure-openai.html",
+	"incidents.atom", "services/anthropic.atom", "services/openai.atom",
+	"badges/openai.svg", "badges/openai-uptime.svg", "badges/openai.json", "badges/openai-uptime.json",
+	"badges/azure-openai-uptime.svg", "llms.txt", ".well-known/api-catalog",
+}
+
+// TestGolden compares rendered files with the reviewed ones; after an
+// intended change, run `go test ./build/site -update` and review the diff.
+func TestGolden(t *testing.T) {
+	_, files := render(t)
+	for _, name := range goldenFiles {
+		golden := filepath.Join("testdata", "golden", filepath.FromSlash(name))
+		got, ok := files[name]
+		if !ok {
+			t.Errorf("%s was not rendered", name)
+			continue
+		}
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(golden, got, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			continue
+		}
+		want, err := os.ReadFile(golden)
+		if err != nil {
+			t.Fatalf("%v (run go test ./build/site -update to create it)", err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Errorf("%s differs from %s (run go test ./build/site -update and review the diff)", name, golden)
+		}
+	}
+}
+
+func TestRenderWritesEveryFile(t *testing.T) {
+	docs, files := render(t)
+	want := []string{FileIndex, FileLLMs, FileFeed, FileAPICatalog}
+	for _, svc := range docs.Services {
+		want = append(want, ServicePage(svc.Slug), ServiceFeed(svc.Slug),
+			BadgeFile(svc.Slug, "", "svg"), BadgeFile(svc.Slug, "", "json"),
+			BadgeFile(svc.Slug, "-uptime", "svg"), BadgeFile(svc.Slug, "-uptime", "json"))
+	}
+	var got []string
+	for name, data := range files {
+		got = append(got, name)
+		if len(data) == 0 {
+			t.Errorf("%s is empty", name)
+		}
+	}
+	slices.Sort(want)
+	slices.Sort(got)
+	if !slices.Equal(got, want) {
+		t.Fatalf("files:\n%v\nwant:\n%v", got, want)
+	}
+}
+
+// TestRenderWithoutHistory: a first build has no history; every day is
+// drawn as "no data" and nothing fails.
+func TestRenderWithoutHistory(t *testing.T) {
+	docs, _ := fixture(t)
+	files, err := Render(docs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := parseHTML(t, files[FileIndex])
+	for _, rect := range findAll(doc, func(n *html.Node) bool {
+		return n.Data == "rect" && hasClass(n, "bar") && !hasAncestorClass(n, "legend")
+	}) {
+		if !hasClass(rect, "nodata") || !strings.HasSuffix(text(rect), ": no data") {
+			t.Fatalf("bar without history: class %q, title %q", attr(rect, "class"), text(rect))
+		}
+	}
+}
+
+// --- HTML pages ---
+
+func parseHTML(t *testing.T, data []byte) *html.Node {
+	t.Helper()
+	doc, err := html.Parse(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func findAll(n *html.Node, match func(*html.Node) bool) []*html.Node {
+	var out []*html.Node
+	for d := range n.Descendants() {
+		if d.Type == html.ElementNode && match(d) {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+func byTag(n *html.Node, tag string) []*html.Node {
+	return findAll(n, func(d *html.Node) bool { return d.Data == tag })
+}
+
+func attr(n *html.Node, key string) string {
+	for _, a := range n.Attr {
+		if a.Key == key {
+			return a.Val
+		}
+	}
+	return ""
+}
+
+func hasAttr(n *html.Node, key string) bool {
+	return slices.ContainsFunc(n.Attr, func(a html.Attribute) bool { return a.Key == key })
+}
+
+func hasClass(n *html.Node, class string) bool {
+	return slices.Contains(strings.Fields(attr(n, "class")), class)
+}
+
+func hasAncestorClass(n *html.Node, class string) bool {
+	for p := n.Parent; p != nil; p = p.Parent {
+		if hasClass(p, class) {
+			return true
+		}
+	}
+	return false
+}
+
+// text is the text content of n, with white space collapsed.
+func text(n *html.Node) string {
+	var b strings.Builder
+	for d := range n.Descendants() {
+		if d.Type == html.TextNode {
+			b.WriteString(d.Data)
+		}
+	}
+	return strings.Join(strings.Fields(b.String()), " ")
+}
+
+func htmlPages(files map[string][]byte) []string {
+	var pages []string
+	for name := range files {
+		if strings.HasSuffix(name, ".html") {
+			pages = append(pages, name)
+		}
+	}
+	slices.Sort(pages)
+	return pages
+}
+
+// TestPagesAreAccessible checks the structure every page must have: a
+// language, landmarks, one h1 and headings in order, text for every
+// graphic, a viewport, the feed link, and nothing fetched from elsewhere.
+func TestPagesAreAccessible(t *testing.T) {
+	_, files := render(t)
+	for _, name := range htmlPages(files) {
+		t.Run(name, func(t *testing.T) {
+			doc := parseHTML(t, files[name])
+			root := byTag(doc, "html")[0]
+			if attr(root, "lang") != "en" {
+				t.Errorf("html lang = %q", attr(root, "lang"))
+			}
+			for _, landmark := range []string{"header", "main", "footer"} {
+				if n := len(byTag(doc, landmark)); n != 1 {
+					t.Errorf("%d <%s> elements, want 1", n, landmark)
+				}
+			}
+			if titles := byTag(byTag(doc, "head")[0], "title"); len(titles) != 1 || text(titles[0]) == "" {
+				t.Error("no title")
+			}
+			metas := map[string]string{}
+			for _, m := range byTag(doc, "meta") {
+				metas[attr(m, "name")] = attr(m, "content")
+			}
+			if !strings.Contains(metas["viewport"], "width=device-width") || metas["description"] == "" {
+				t.Errorf("meta: %v", metas)
+			}
+			feeds := findAll(doc, func(n *html.Node) bool {
+				return n.Data == "link" && attr(n, "rel") == "alternate" && attr(n, "type") == "application/atom+xml"
+			})
+			if len(feeds) == 0 {
+				t.Error("no Atom feed link in head")
+			}
+
+			// One h1, then no level skipped on the way down.
+			headings := findAll(doc, func(n *html.Node) bool { return regexp.MustCompile(`^h[1-6]$`).MatchString(n.Data) })
+			level := 0
+			h1 := 0
+			for _, h := range headings {
+				l := int(h.Data[1] - '0')
+				if l == 1 {
+					h1++
+				}
+				if l > level+1 {
+					t.Errorf("<%s>%s</%s> follows an h%d", h.Data, text(h), h.Data, level)
+				}
+				if text(h) == "" {
+					t.Errorf("empty <%s>", h.Data)
+				}
+				level = l
+			}
+			if h1 != 1 || headings[0].Data != "h1" {
+				t.Errorf("%d h1, first heading %s; want exactly one h1, first", h1, headings[0].Data)
+			}
+
+			// Every graphic has a text alternative or is decorative beside text.
+			for _, img := range byTag(doc, "img") {
+				if strings.TrimSpace(attr(img, "alt")) == "" {
+					t.Errorf("img %s has no alt", attr(img, "src"))
+				}
+			}
+			for _, svg := range byTag(doc, "svg") {
+				switch {
+				case attr(svg, "aria-hidden") == "true":
+				case attr(svg, "role") == "img" && attr(svg, "aria-label") != "":
+				default:
+					t.Errorf("svg %q is neither aria-hidden nor a labelled img", attr(svg, "class"))
+				}
+			}
+			for _, chart := range findAll(doc, func(n *html.Node) bool { return n.Data == "svg" && hasClass(n, "chart") }) {
+				bars := byTag(chart, "rect")
+				if len(bars) != ChartDays {
+					t.Errorf("chart with %d bars", len(bars))
+				}
+				for _, b := range bars {
+					if titles := byTag(b, "title"); len(titles) != 1 || text(titles[0]) == "" {
+						t.Errorf("bar without a title in %q", attr(chart, "aria-label"))
+					}
+				}
+			}
+
+			// Self-contained: no script, style sheet or image from elsewhere.
+			for _, s := range byTag(doc, "script") {
+				if hasAttr(s, "src") {
+					t.Errorf("external script %s", attr(s, "src"))
+				}
+			}
+			for _, l := range byTag(doc, "link") {
+				if rel := attr(l, "rel"); rel == "stylesheet" || rel == "preload" || rel == "preconnect" {
+					t.Errorf("link rel=%s %s", rel, attr(l, "href"))
+				}
+			}
+			for _, img := range byTag(doc, "img") {
+				if u, _ := url.Parse(attr(img, "src")); u == nil || u.IsAbs() {
+					t.Errorf("img src %q is not inside the site", attr(img, "src"))
+				}
+			}
+			for _, st := range byTag(doc, "style") {
+				if css := text(st); strings.Contains(css, "url(") || strings.Contains(css, "@import") {
+					t.Error("style sheet loads something")
+				}
+			}
+
+			// Ids are unique; times are machine-readable.
+			ids := map[string]bool{}
+			for _, n := range findAll(doc, func(n *html.Node) bool { return hasAttr(n, "id") }) {
+				if ids[attr(n, "id")] {
+					t.Errorf("duplicate id %q", attr(n, "id"))
+				}
+				ids[attr(n, "id")] = true
+			}
+			for _, tm := range byTag(doc, "time") {
+				dt := attr(tm, "datetime")
+				if _, err := time.Parse(time.RFC3339, dt); err != nil {
+					if _, err := time.Parse(time.DateOnly, dt); err != nil {
+						t.Errorf("time datetime=%q", dt)
+					}
+				}
+			}
+
+			// The stale banner is hidden until the script shows it, and the
+			// noscript note stands in for it without JavaScript.
+			stale := findAll(doc, func(n *html.Node) bool { return attr(n, "id") == "stale" })
+			if len(stale) != 1 || !hasAttr(stale[0], "hidden") || attr(stale[0], "data-generated") != "2026-11-01T12:00:00Z" ||
+				attr(stale[0], "data-stale-after") != "900" {
+				t.Errorf("stale banner: %v", stale)
+			}
+			if !bytes.Contains(files[name], []byte("<noscript><p class=\"note\">This page was generated at <time datetime=\"2026-11-01T12:00:00Z\">")) ||
+				!bytes.Contains(files[name], []byte("may be stale after 15 minutes")) {
+				t.Error("no noscript note on staleness")
+			}
+		})
+	}
+}
+
+// TestIndexShowsEveryService checks the status page against the documents.
+func TestIndexShowsEveryService(t *testing.T) {
+	docs, files := render(t)
+	doc := parseHTML(t, files[FileIndex])
+	entries := findAll(doc, func(n *html.Node) bool { return n.Data == "li" && hasClass(n, "svc") })
+	if len(entries) != 26 {
+		t.Fatalf("%d service entries, want 26", len(entries))
+	}
+	want := map[string]snapshot.ServiceDoc{}
+	for _, s := range docs.Services {
+		want[s.Slug] = s
+	}
+	for _, e := range entries {
+		svc := want[attr(e, "data-slug")]
+		texts := findAll(e, func(n *html.Node) bool { return hasClass(n, "status-text") })
+		if len(texts) != 1 || text(texts[0]) != StatusLabel(svc.Status) || attr(e, "data-status") != string(svc.Status) {
+			t.Errorf("%s: shown %q (%s), want %q", svc.Slug, text(texts[0]), attr(e, "data-status"), StatusLabel(svc.Status))
+		}
+		if !strings.Contains(text(e), "30 d"+formatPercent(svc.Uptime.D30)) {
+			t.Errorf("%s: no 30-day uptime in %q", svc.Slug, text(e))
+		}
+	}
+
+	// Categories come in the catalog's order, each with its human title.
+	var got []string
+	for _, h2 := range byTag(doc, "h2") {
+		got = append(got, text(h2))
+	}
+	wantH2 := []string{"LLM APIs", "Cloud AI platforms", "Inference platforms", "Image and video",
+		"Audio and speech", "Vector databases", "LLMOps", "Coding assistants", "Recent incidents"}
+	if !slices.Equal(got, wantH2) {
+		t.Errorf("h2: %q", got)
+	}
+
+	banner := text(findAll(doc, func(n *html.Node) bool { return hasClass(n, "overall") })[0])
+	if !strings.HasPrefix(banner, "3 services with issues") {
+		t.Errorf("overall banner %q", banner)
+	}
+
+	// Recent incidents: the last 14 days plus ongoing ones, newest first.
+	var ids []string
+	for _, li := range byTag(findAll(doc, func(n *html.Node) bool { return hasClass(n, "incidents") })[0], "li") {
+		ids = append(ids, text(li))
+	}
+	if len(ids) != 4 || !strings.HasPrefix(ids[0], "Anthropic: Elevated errors") || !strings.HasPrefix(ids[3], "Cohere: Increased latency") {
+		t.Errorf("recent incidents: %q", ids)
+	}
+	if strings.Contains(strings.Join(ids, "\n"), "Groq") {
+		t.Error("an incident older than 14 days is listed")
+	}
+}
+
+func TestServicePage(t *testing.T) {
+	_, files := render(t)
+	doc := parseHTML(t, files[ServicePage("anthropic")])
+	if h1 := text(byTag(doc, "h1")[0]); h1 != "Anthropic status" {
+		t.Errorf("h1 %q", h1)
+	}
+	page := text(doc)
+	for _, want := range []string{
+		"Major outage", "24 h97.916%", "Elevated errors on Claude API", "ongoing", "API host not answering",
+		"detected by aistatus's probe", "lasted 1 h 20 min", "Atlassian Statuspage feed was read",
+		"HTTP 401", "https://aistatus.example/api/v1/services/anthropic",
+		"[![Anthropic status](https://aistatus.example/badges/anthropic.svg)](https://aistatus.example/services/anthropic)",
+		"https://img.shields.io/endpoint?url=https://aistatus.example/badges/anthropic-uptime.json",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("anthropic page lacks %q", want)
+		}
+	}
+	azure := text(parseHTML(t, files[ServicePage("azure-openai")]))
+	for _, want := range []string{"Unknown", "no data", "could not be read", "no generic API host", "No incidents in the last 90 days."} {
+		if !strings.Contains(azure, want) {
+			t.Errorf("azure-openai page lacks %q", want)
+		}
+	}
+}
+
+// urlRoute matches the API routes a page may link to.
+var apiRoute = regexp.MustCompile(`^/api/v1/(status|services/[a-z0-9-]+|incidents|check|openapi\.json|export)$`)
+
+// TestInternalLinksResolve follows every link, image and feed reference of
+// every page that stays inside the site: each must be a rendered file, a
+// page served under its pretty URL, an API route, or an id on the page.
+func TestInternalLinksResolve(t *testing.T) {
+	_, files := render(t)
+	base, _ := url.Parse(fixtureBase + "/")
+	// Files of the snapshot that build.Render writes beside these.
+	files["openapi.json"] = nil
+	for _, name := range htmlPages(files) {
+		pageURL := "/" + strings.TrimSuffix(name, ".html")
+		if name == FileIndex {
+			pageURL = "/"
+		}
+		self := base.ResolveReference(&url.URL{Path: strings.TrimPrefix(pageURL, "/")})
+		doc := parseHTML(t, files[name])
+		ids := map[string]bool{}
+		for _, n := range findAll(doc, func(n *html.Node) bool { return hasAttr(n, "id") }) {
+			ids[attr(n, "id")] = true
+		}
+		checked := 0
+		for _, n := range findAll(doc, func(n *html.Node) bool { return hasAttr(n, "href") || hasAttr(n, "src") }) {
+			ref := attr(n, "href") + attr(n, "src")
+			if strings.HasPrefix(ref, "data:") {
+				continue
+			}
+			u, err := self.Parse(ref)
+			if err != nil {
+				t.Errorf("%s: bad link %q", name, ref)
+				continue
+			}
+			if u.Host != base.Host {
+				if u.Scheme != "https" {
+					t.Errorf("%s: external link %q is not https", name, ref)
+				}
+				continue
+			}
+			checked++
+			if strings.HasPrefix(ref, "#") {
+				if !ids[ref[1:]] {
+					t.Errorf("%s: no id for %q", name, ref)
+				}
+				continue
+			}
+			p := u.Path
+			switch {
+			case apiRoute.MatchString(p):
+			case p == "/":
+			case files[strings.TrimPrefix(p, "/")] != nil || p == "/openapi.json":
+			case path.Ext(p) == "" && files[strings.TrimPrefix(p, "/")+".html"] != nil:
+			default:
+				t.Errorf("%s: link %q (%s) resolves to nothing", name, ref, p)
+			}
+		}
+		if checked < 5 {
+			t.Errorf("%s: only %d internal links checked", name, checked)
+		}
+	}
+}
+
+// --- Atom ---
+
+type testFeed struct {
+	XMLName xml.Name `xml:"http://www.w3.org/2005/Atom feed"`
+	ID      string   `xml:"id"`
+	Title   string   `xml:"title"`
+	Updated string   `xml:"updated"`
+	Rights  string   `xml:"rights"`
+	Author  struct {
+		Name string `xml:"name"`
+	} `xml:"author"`
+	Links []struct {
+		Rel  string `xml:"rel,attr"`
+		Href string `xml:"href,attr"`
+	} `xml:"link"`
+	Entries []struct {
+		ID        string `xml:"id"`
+		Title     string `xml:"title"`
+		Updated   string `xml:"updated"`
+		Published string `xml:"published"`
+		Summary   string `xml:"summary"`
+		Links     []struct {
+			Rel  string `xml:"rel,attr"`
+			Href string `xml:"href,attr"`
+		} `xml:"link"`
+	} `xml:"entry"`
+}
+
+// TestAtomFeeds checks every feed against the elements Atom 1.0 requires.
+func TestAtomFeeds(t *testing.T) {
+	_, files := render(t)
+	rfc3339 := func(what, v string) {
+		if _, err := time.Parse(time.RFC3339, v); err != nil {
+			t.Errorf("%s: %q is not RFC 3339", what, v)
+		}
+	}
+	feeds := 0
+	for name, data := range files {
+		if !strings.HasSuffix(name, ".atom") {
+			continue
+		}
+		feeds++
+		if !bytes.HasPrefix(data, []byte(xml.Header)) {
+			t.Errorf("%s: no XML declaration", name)
+		}
+		var f testFeed
+		if err := xml.Unmarshal(data, &f); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if f.ID == "" || f.Title == "" || f.Author.Name != "aistatus" || f.Rights != snapshot.License {
+			t.Errorf("%s: feed id %q title %q author %q rights %q", name, f.ID, f.Title, f.Author.Name, f.Rights)
+		}
+		rfc3339(name+" updated", f.Updated)
+		self := false
+		for _, l := range f.Links {
+			self = self || (l.Rel == "self" && l.Href == fixtureBase+"/"+name)
+		}
+		if !self {
+			t.Errorf("%s: no rel=self link to itself: %+v", name, f.Links)
+		}
+		for _, e := range f.Entries {
+			if !strings.HasPrefix(e.ID, "tag:aistatus,2026:incident/") || !strings.HasPrefix(e.Title, "[") || e.Summary == "" {
+				t.Errorf("%s: entry %+v", name, e)
+			}
+			rfc3339(name+" entry updated", e.Updated)
+			rfc3339(name+" entry published", e.Published)
+			if len(e.Links) == 0 || e.Links[0].Rel != "alternate" || !strings.HasPrefix(e.Links[0].Href, "https://") {
+				t.Errorf("%s: entry links %+v", name, e.Links)
+			}
+		}
+	}
+	if feeds != 27 {
+		t.Errorf("%d feeds, want 27", feeds)
+	}
+
+	var all testFeed
+	xml.Unmarshal(files[FileFeed], &all)
+	if len(all.Entries) != 5 || all.Entries[0].ID != "tag:aistatus,2026:incident/anthropic-01JANTH" {
+		t.Fatalf("incidents.atom: %d entries, first %+v", len(all.Entries), all.Entries[0])
+	}
+	var openai testFeed
+	xml.Unmarshal(files[ServiceFeed("openai")], &openai)
+	if len(openai.Entries) != 1 || openai.Entries[0].Title != `[OpenAI] Errors on <Responses> & "Chat"` ||
+		openai.Entries[0].Links[0].Href != "https://status.openai.com/incidents/01JOAI" ||
+		!strings.Contains(openai.Entries[0].Summary, "Severity: major") {
+		t.Errorf("openai.atom: %+v", openai.Entries)
+	}
+}
+
+// --- badges ---
+
+type testSVG struct {
+	XMLName   xml.Name `xml:"http://www.w3.org/2000/svg svg"`
+	Width     int      `xml:"width,attr"`
+	Height    int      `xml:"height,attr"`
+	Role      string   `xml:"role,attr"`
+	AriaLabel string   `xml:"aria-label,attr"`
+	Title     string   `xml:"title"`
+	Texts     []string `xml:"g>text"`
+}
+
+func TestBadges(t *testing.T) {
+	docs, files := render(t)
+	for _, svc := range docs.Services {
+		for _, b := range []struct {
+			kind, label, message string
+		}{
+			{"", svc.Name, Status(svc.Status).Badge},
+			{"-uptime", svc.Name + " 30d uptime", formatPercent(svc.Uptime.D30)},
+		} {
+			name := BadgeFile(svc.Slug, b.kind, "svg")
+			var s testSVG
+			dec := xml.NewDecoder(bytes.NewReader(files[name]))
+			if err := dec.Decode(&s); err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			for {
+				tok, err := dec.Token()
+				if err == io.EOF {
+					break
+				}
+				if cd, ok := tok.(xml.CharData); err != nil || !ok || len(bytes.TrimSpace(cd)) > 0 {
+					t.Errorf("%s: content after the svg element: %v %v", name, tok, err)
+					break
+				}
+			}
+			want := b.label + ": " + b.message
+			if s.Role != "img" || s.AriaLabel != want || s.Title != want || s.Height != 20 || len(s.Texts) != 4 || s.Texts[3] != b.message {
+				t.Errorf("%s: %+v, want label %q", name, s, want)
+			}
+			if min := textWidth(b.label) + textWidth(b.message) + 20; float64(s.Width) < min || float64(s.Width) > min+2 {
+				t.Errorf("%s: width %d for %q", name, s.Width, want)
+			}
+
+			var ep struct {
+				SchemaVersion         int
+				Label, Message, Color string
+				CacheSeconds          int
+			}
+			if err := json.Unmarshal(files[BadgeFile(svc.Slug, b.kind, "json")], &ep); err != nil {
+				t.Fatal(err)
+			}
+			if ep.SchemaVersion != 1 || ep.Label != b.label || ep.Message != b.message || ep.Color == "" || ep.CacheSeconds != 60 {
+				t.Errorf("%s endpoint: %+v", svc.Slug+b.kind, ep)
+			}
+		}
+	}
+}
+
+func TestTextWidth(t *testing.T) {
+	if w := textWidth("OpenAI"); math.Abs(w-41.3) > 0.01 { // 8.7+6.9+6.6+7+7.5+4.6
+		t.Errorf("textWidth(OpenAI) = %v", w)
+	}
+	if textWidth("iii") >= textWidth("WWW") {
+		t.Error("narrow letters measured as wide ones")
+	}
+	if textWidth("é") != wideWidth {
+		t.Error("a character outside the table is not given the wide width")
+	}
+}
+
+// --- discovery files ---
+
+func TestAPICatalog(t *testing.T) {
+	_, files := render(t)
+	var doc struct {
+		Linkset []map[string]json.RawMessage `json:"linkset"`
+	}
+	if err := json.Unmarshal(files[FileAPICatalog], &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Linkset) != 2 {
+		t.Fatalf("%d linkset entries", len(doc.Linkset))
+	}
+	type target struct{ Href, Type string }
+	get := func(entry map[string]json.RawMessage, rel string) []target {
+		var out []target
+		if err := json.Unmarshal(entry[rel], &out); err != nil || len(out) == 0 {
+			t.Errorf("%s: %v %s", rel, err, entry[rel])
+		}
+		return out
+	}
+	api := doc.Linkset[0]
+	if string(api["anchor"]) != `"`+fixtureBase+`/api/v1"` {
+		t.Errorf("anchor %s", api["anchor"])
+	}
+	if d := get(api, "service-desc"); d[0].Href != fixtureBase+"/api/v1/openapi.json" || d[0].Type != "application/vnd.oai.openapi+json;version=3.0" {
+		t.Errorf("service-desc %+v", d)
+	}
+	if d := get(api, "service-doc"); d[0].Href != fixtureBase+"/" || d[0].Type != "text/html" {
+		t.Errorf("service-doc %+v", d)
+	}
+	if d := get(api, "service-meta"); d[0].Href != fixtureBase+"/llms.txt" {
+		t.Errorf("service-meta %+v", d)
+	}
+	if d := get(api, "license"); d[0].Href != snapshot.LicenseURL {
+		t.Errorf("license %+v", d)
+	}
+	mcp := doc.Linkset[1]
+	if string(mcp["anchor"]) != `"`+fixtureBase+`/mcp"` {
+		t.Errorf("MCP anchor %s", mcp["anchor"])
+	}
+	get(mcp, "license")
+}
+
+func TestLLMSTxt(t *testing.T) {
+	docs, files := render(t)
+	txt := string(files[FileLLMs])
+	if !strings.HasPrefix(txt, "# aistatus\n\n> ") {
+		t.Errorf("llms.txt does not start with the title and summary:\n%.100s", txt)
+	}
+	sections := regexp.MustCompile(`(?m)^## (.+)$`).FindAllStringSubmatch(txt, -1)
+	var names []string
+	for _, s := range sections {
+		names = append(names, s[1])
+	}
+	if !slices.Equal(names, []string{"API", "Licence", "Current status", "Optional"}) {
+		t.Errorf("sections %q", names)
+	}
+	section := func(name string) string {
+		_, rest, _ := strings.Cut(txt, "## "+name+"\n")
+		body, _, _ := strings.Cut(rest, "\n## ")
+		return body
+	}
+	for _, endpoint := range []string{"status", "services/openai", "incidents?", "check?q=", "openapi.json", "export?format=csv"} {
+		link := "(" + fixtureBase + "/api/v1/" + endpoint
+		if n := strings.Count(section("API"), link); n != 1 {
+			t.Errorf("API section has %d example links %s…", n, link)
+		}
+	}
+	if !strings.Contains(section("Licence"), `"aistatus, CC-BY-4.0, https://aistatus.example"`) {
+		t.Error("no credit line")
+	}
+	current := section("Current status")
+	if !strings.Contains(current, "Generated at 2026-11-01T12:00:00Z.") {
+		t.Error("no generation time")
+	}
+	for _, svc := range docs.Services {
+		line := fmt.Sprintf("- %s (%s): %s — 30d uptime %s\n", svc.Name, svc.Slug, svc.Status, formatPercent(svc.Uptime.D30))
+		if !strings.Contains(current, line) {
+			t.Errorf("no line %q", line)
+		}
+	}
+	if !strings.Contains(section("Optional"), "("+fixtureBase+"/mcp)") || !strings.Contains(section("Optional"), "/.well-known/api-catalog)") {
+		t.Error("Optional lacks the MCP endpoint or the API catalog")
+	}
+}
+
+// --- presentation ---
+
+// TestContrast computes the WCAG 2 contrast ratio of every text colour on
+// every background it is drawn on, in both themes (AA: 4.5:1), and of the
+// chart colours against the cards (non-text, 3:1).
+func TestContrast(t *testing.T) {
+	for name, p := range map[string]palette{"light": lightTheme, "dark": darkTheme} {
+		for _, bg := range []string{p.Bg, p.Surface} {
+			for fgName, fg := range p.texts() {
+				if r := contrast(fg, bg); r < 4.5 {
+					t.Errorf("%s: %s %s on %s: %.2f:1, want at least 4.5:1", name, fgName, fg, bg, r)
+				}
+			}
+		}
+		for _, bar := range []string{p.Operational, p.Degraded, p.Partial, p.Major, p.NoData} {
+			if r := contrast(bar, p.Surface); r < 3 {
+				t.Errorf("%s: bar %s on %s: %.2f:1, want at least 3:1", name, bar, p.Surface, r)
+			}
+			if r := contrast(bar, p.Bg); r < 3 {
+				t.Errorf("%s: icon glyph %s on %s: %.2f:1, want at least 3:1", name, p.Bg, bar, r)
+			}
+		}
+	}
+	// The formula itself, against known values.
+	if r := contrast("#000000", "#ffffff"); math.Abs(r-21) > 0.01 {
+		t.Errorf("black on white: %.2f", r)
+	}
+	if r := contrast("#777777", "#ffffff"); math.Abs(r-4.48) > 0.01 {
+		t.Errorf("#777 on white: %.2f", r)
+	}
+}
+
+func contrast(a, b string) float64 {
+	la, lb := luminance(a), luminance(b)
+	return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+}
+
+// luminance is the WCAG relative luminance of a #rrggbb colour.
+func luminance(hex string) float64 {
+	v, err := strconv.ParseUint(strings.TrimPrefix(hex, "#"), 16, 32)
+	if err != nil || len(hex) != 7 {
+		panic("bad colour " + hex)
+	}
+	var l float64
+	for i, weight := range []float64{0.2126, 0.7152, 0.0722} {
+		c := float64(v>>(16-8*i)&0xff) / 255
+		if c <= 0.04045 {
+			c /= 12.92
+		} else {
+			c = math.Pow((c+0.055)/1.055, 2.4)
+		}
+		l += weight * c
+	}
+	return l
+}
+
+func TestStatusPresentation(t *testing.T) {
+	labels := map[string]bool{}
+	for _, s := range snapshot.Statuses {
+		info := Status(s)
+		if info.Key != s || info.Label == "" || info.Badge == "" || labels[info.Label] {
+			t.Errorf("%s: %+v", s, info)
+		}
+		labels[info.Label] = true
+		var icon bytes.Buffer
+		if err := pageTemplates.ExecuteTemplate(&icon, "icon", string(s)); err != nil || !strings.Contains(icon.String(), "<path") {
+			t.Errorf("%s: icon %q %v", s, icon.String(), err)
+		}
+	}
+	if Status("bogus").Key != snapshot.Unknown {
+		t.Error("an unknown status is not presented as unknown")
+	}
+}
+
+func TestOverallHeadline(t *testing.T) {
+	tests := []struct {
+		statuses []snapshot.Status
+		want     string
+	}{
+		{[]snapshot.Status{"operational", "operational"}, "All systems operational"},
+		{[]snapshot.Status{"operational", "unknown"}, "All checked systems operational"},
+		{[]snapshot.Status{"unknown", "unknown"}, "Status unknown: no service could be checked"},
+		{[]snapshot.Status{"operational", "maintenance"}, "No outages; 1 service under maintenance"},
+		{[]snapshot.Status{"degraded", "operational"}, "1 service with issues"},
+		{[]snapshot.Status{"degraded", "major_outage", "maintenance"}, "2 services with issues"},
+	}
+	for _, tt := range tests {
+		m := &model{}
+		for _, s := range tt.statuses {
+			m.services = append(m.services, &service{State: Status(s)})
+		}
+		if got := m.overall().Headline; got != tt.want {
+			t.Errorf("%v: %q, want %q", tt.statuses, got, tt.want)
+		}
+	}
+}
+
+// TestDailyChart: each bar is UptimePercent over its UTC day, today up to
+// the generation time; days without checks are "no data".
+func TestDailyChart(t *testing.T) {
+	now := time.Date(2026, 11, 1, 6, 0, 0, 0, time.UTC)
+	sh := &snapshot.ServiceHistory{}
+	check := func(from, to time.Time, s snapshot.Status) {
+		for at := from; at.Before(to); at = at.Add(5 * time.Minute) {
+			sh.Record(at, s, -1)
+		}
+	}
+	utc := func(day, hour int) time.Time { return time.Date(2026, 10, day, hour, 0, 0, 0, time.UTC) }
+	// 28 October until 23:00 (the last check holds 15 minutes), nothing on
+	// the 29th, then up from the 30th with one hour down at the end of the 31st.
+	check(utc(28, 0), utc(28, 23), snapshot.Operational)
+	check(utc(30, 0), utc(31, 23), snapshot.Operational)
+	check(utc(31, 23), utc(32, 0), snapshot.MajorOutage)
+	check(utc(32, 0), now, snapshot.Operational)
+	sh.Record(now, snapshot.Operational, -1)
+
+	c := dailyChart("Test", sh, now)
+	if len(c.Bars) != ChartDays {
+		t.Fatalf("%d bars", len(c.Bars))
+	}
+	last := c.Bars[ChartDays-1]
+	if !last.Day.Equal(utc(32, 0)) || !strings.Contains(last.Title, "today so far") {
+		t.Errorf("last bar %+v", last)
+	}
+	// Bars from the end: class and uptime.
+	for back, want := range []string{"up 100%", "partial 95.833%", "up 100%", "nodata no data", "up 100%", "nodata no data"} {
+		b := c.Bars[ChartDays-1-back]
+		if got := b.Class + " " + formatPercent(b.Uptime); got != want {
+			t.Errorf("%s: %s, want %s", b.Day.Format(time.DateOnly), got, want)
+		}
+	}
+	for _, b := range c.Bars {
+		end := b.Day.Add(24 * time.Hour)
+		if end.After(now) {
+			end = now
+		}
+		if got, want := formatPercent(b.Uptime), formatPercent(sh.UptimePercent(b.Day, end)); got != want {
+			t.Errorf("%s: %s, UptimePercent says %s", b.Day.Format(time.DateOnly), got, want)
+		}
+	}
+	if !strings.Contains(c.Label, "4 days with data, the lowest 95.833% on 31 Oct; 26 without data") {
+		t.Errorf("label %q", c.Label)
+	}
+	if c := dailyChart("Test", nil, now); !strings.HasSuffix(c.Label, "no data yet.") {
+		t.Errorf("label without history %q", c.Label)
+	}
+}
+
+func TestDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		20 * time.Second: "1 min", 45 * time.Minute: "45 min", time.Hour: "1 h",
+		80 * time.Minute: "1 h 20 min", 26 * time.Hour: "1 d 2 h", 48 * time.Hour: "2 d",
+	} {
+		if got := duration(d); got != want {
+			t.Errorf("duration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

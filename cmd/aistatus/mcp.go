@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/serve"
+	"github.com/aistatus/aistatus/serve/mcpserver"
+	"github.com/aistatus/aistatus/snapshot"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
+	"github.com/spf13/cobra"
+)
+
+// mcpOptions are the flags of aistatus mcp.
+type mcpOptions struct {
+	dir     string
+	catalog string
+	api     string
+}
+
+func newMCPCmd(g *globals) *cobra.Command {
+	var o mcpOptions
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the MCP tools over stdio, from a snapshot folder or a remote instance (for AI agents)",
+		Example: `  aistatus mcp --dir public
+  aistatus mcp --api https://status.example.com`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runMCP(cmd.Context(), g, &o)
+		},
+	}
+	cmd.Flags().StringVar(&o.dir, "dir", "public", "snapshot folder to answer from, in-process")
+	cmd.Flags().StringVar(&o.catalog, "catalog", "", "catalog JSON file, for check_service with --dir (default: the embedded one)")
+	// --api wins over --dir rather than excluding it: AISTATUS_DIR may be set
+	// in the environment for serve, and must not break mcp --api.
+	cmd.Flags().StringVar(&o.api, "api", "", "address of a running aistatus instance to answer from; wins over --dir (https://status.example.com)")
+	return cmd
+}
+
+// runMCP serves MCP on stdin/stdout until stdin closes or ctx ends. Stdout
+// carries the protocol, so everything else — logs included — goes to stderr.
+func runMCP(ctx context.Context, g *globals, o *mcpOptions) error {
+	log, err := g.logger()
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // stops the snapshot watcher when the client goes away
+	api := mcpserver.API{BaseURL: o.api, Client: build.NewClient()}
+	from := o.api
+	if u, err := url.Parse(o.api); o.api != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
+		// Said once at start, not as an error on every tool call.
+		return fmt.Errorf("--api %q: want the absolute http(s) address of an aistatus instance", o.api)
+	}
+	if o.api == "" {
+		if api, err = localAPI(ctx, log, o); err != nil {
+			return err
+		}
+		from = o.dir
+	}
+	log.Info().Str("from", from).Msg("serving MCP on stdio")
+	err = mcpserver.New(api, versionString()).Run(ctx, &mcp.StdioTransport{})
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		return nil // interrupted: a normal way to stop
+	}
+	return err
+}
+
+// localAPI serves the snapshot in o.dir in-process, picking up newer
+// snapshots as a build publishes them, as aistatus serve does.
+func localAPI(ctx context.Context, log zerolog.Logger, o *mcpOptions) (mcpserver.API, error) {
+	cat, err := snapshot.LoadCatalog(o.catalog)
+	if err != nil {
+		return mcpserver.API{}, err
+	}
+	srv := serve.New(serve.Options{Dir: o.dir, Catalog: cat, Log: zerolog.Nop(), Now: time.Now,
+		Client: build.NewClient(), Version: versionString()})
+	if _, err := srv.Store().Reload(); err != nil {
+		return mcpserver.API{}, err
+	}
+	if srv.Store().Current() == nil {
+		// Not fatal: an MCP client starts its servers when it starts, maybe
+		// alongside the first build; the tools say "not ready" until then.
+		log.Warn().Str("dir", o.dir).Msgf("no snapshot yet: the tools answer 'not ready' until 'aistatus build --out %s' publishes one", o.dir)
+	}
+	go srv.Watch(ctx, 2*time.Second)
+	return mcpserver.API{BaseURL: "http://aistatus.internal", Client: mcpserver.HandlerClient(srv.APIHandler())}, nil
+}

@@ -1,0 +1,144 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/build/buildtest"
+	"github.com/aistatus/aistatus/serve"
+	"github.com/aistatus/aistatus/serve/mcpserver"
+	"github.com/aistatus/aistatus/snapshot"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
+)
+
+// childEnv, when set, makes this test binary run the CLI with the arguments
+// after "--" instead of testing: the stdio test needs a real process whose
+// stdin and stdout are the protocol, and re-executing the test binary gives
+// one without a separate go build.
+const childEnv = "GO_WANT_AISTATUS_CHILD"
+
+// TestMCPStdio runs `aistatus mcp --dir` as a child process and talks to it
+// over stdin/stdout with the SDK's own client.
+func TestMCPStdio(t *testing.T) {
+	if os.Getenv(childEnv) == "1" {
+		os.Exit(execute(context.Background(), flag.Args(), os.Stdout, os.Stderr))
+	}
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The loopback world stays up for the child's live probes of check_service.
+	world := buildtest.NewWorld(t, cat)
+	catalog := writeCatalog(t, world.Catalog)
+	dir := filepath.Join(t.TempDir(), "public")
+	if code, out := aistatus(context.Background(), "build", "--out", dir, "--catalog", catalog, "--base-url", "https://aistatus.example", "--timeout", "5s"); code != 0 {
+		t.Fatalf("build exited %d: %s", code, out)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, stderr := startMCP(ctx, t, "--dir", dir, "--catalog", catalog)
+
+	tools, err := cs.ListTools(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, tool := range tools.Tools {
+		names = append(names, tool.Name)
+	}
+	slices.Sort(names)
+	if strings.Join(names, ",") != "check_service,get_service,get_status,list_incidents" {
+		t.Errorf("tools: %v", names)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "check_service", Arguments: map[string]any{"query": "claude.ai"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var check mcpserver.CheckResult
+	data, _ := json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(data, &check); err != nil || res.IsError {
+		t.Fatalf("check_service: %v, isError %v: %s", err, res.IsError, data)
+	}
+	if !check.Tracked || check.Service.Slug != "anthropic" || check.Verdict.Level != "up" || check.LatencyMs == nil || check.License != snapshot.License {
+		t.Errorf("check_service claude.ai: %s", data)
+	}
+
+	// Closing stdin is how a client ends the server: it must exit cleanly.
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v; stderr: %s", err, stderr.String())
+	}
+	// Logs went to stderr, as JSON lines, and nothing corrupted stdout (or
+	// the calls above would have failed).
+	if !strings.Contains(stderr.String(), `"message":"serving MCP on stdio"`) {
+		t.Errorf("stderr: %s", stderr.String())
+	}
+
+	// --api relays to a running instance over HTTP instead.
+	srv := serve.New(serve.Options{Dir: dir, Catalog: world.Catalog, Log: zerolog.Nop()})
+	if _, err := srv.Store().Reload(); err != nil {
+		t.Fatal(err)
+	}
+	instance := httptest.NewServer(srv.Handler())
+	t.Cleanup(instance.Close)
+	remote, _ := startMCP(ctx, t, "--api", instance.URL)
+	res, err = remote.CallTool(ctx, &mcp.CallToolParams{Name: "get_service", Arguments: map[string]any{"slug": "openai"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var svc mcpserver.ServiceResult
+	data, _ = json.Marshal(res.StructuredContent)
+	if err := json.Unmarshal(data, &svc); err != nil || res.IsError || svc.Slug != "openai" || svc.Status != snapshot.Operational {
+		t.Errorf("get_service via --api: %v, isError %v: %s", err, res.IsError, data)
+	}
+}
+
+// TestMCPNoSnapshot: started before the first build, aistatus mcp warns on
+// stderr and its tools answer "not ready" as a tool error, not a failure.
+func TestMCPNoSnapshot(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cs, stderr := startMCP(ctx, t, "--dir", filepath.Join(t.TempDir(), "public"))
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get_status"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.IsError || len(res.Content) == 0 || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "first snapshot is still being built") {
+		t.Errorf("get_status without a snapshot: %+v", res)
+	}
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if !strings.Contains(stderr.String(), "no snapshot yet") {
+		t.Errorf("stderr: %s", stderr)
+	}
+}
+
+// startMCP starts `aistatus mcp args...` as a child process — this test
+// binary, re-executed — and connects the SDK's client to its stdin/stdout.
+// The returned buffer collects its stderr; read it after closing the session.
+func startMCP(ctx context.Context, t *testing.T, args ...string) (*mcp.ClientSession, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestMCPStdio$", "--", "mcp", "--log-format", "json"}, args...)...)
+	cmd.Env = append(os.Environ(), childEnv+"=1")
+	stderr := new(bytes.Buffer)
+	cmd.Stderr = stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() }) // a no-op after the test's own Close; ends the child if the test failed early
+	return cs, stderr
+}

@@ -1,0 +1,216 @@
+package serve
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"net/url"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// The fuzz targets below cover every parser of outside input in the server.
+// Their seeds (f.Add and testdata/fuzz/<name>/) run with every plain
+// `go test`; .ci/fuzz.sh fuzzes each one briefly.
+
+// FuzzCheckQuery feeds arbitrary q values to the matcher and to the whole
+// /check handler: never a 5xx, always valid JSON, 400 for an empty, invalid
+// UTF-8 or over-long q, and otherwise a 200 that echoes q.
+func FuzzCheckQuery(f *testing.F) {
+	for _, q := range []string{
+		"openai", "ChatGPT", "Google Gemini", "https://api.openai.com/v1/chat/completions",
+		"myres.openai.azure.com", "bedrock-runtime.eu-west-1.amazonaws.com", "api.groq.com.",
+		"münchen.de", "xn--mnchen-3ya.de", "http://127.0.0.1:9/", "[::1]:80", "opneai.com",
+		"http://[fe80::1%en0]/", "*.openai.azure.com", "user:pass@openai.com:99999", "://",
+		"\xff\xfe", strings.Repeat("a", 256), strings.Repeat("a", 257), "",
+	} {
+		f.Add(q)
+	}
+	ts := newTestServer(f, 0)
+	tracked := map[string]bool{}
+	for _, svc := range ts.cat.Services {
+		tracked[svc.Slug] = true
+	}
+	f.Fuzz(func(t *testing.T, q string) {
+		svc, matched := ts.matcher.Match(q)
+		if matched && !tracked[svc.Slug] {
+			t.Fatalf("Match(%q) = %q, not in the catalog", q, svc.Slug)
+		}
+		if s := ts.matcher.Suggest(q); len(s) > 3 {
+			t.Fatalf("Suggest(%q) = %d names, want at most 3", q, len(s))
+		}
+
+		req := httptest.NewRequest(http.MethodGet, "/api/v1/check", nil)
+		req.URL.RawQuery = "q=" + url.QueryEscape(q)
+		req.RemoteAddr = "192.0.2.1:1234"
+		rec := httptest.NewRecorder()
+		ts.Handler().ServeHTTP(rec, req)
+		data := rec.Body.Bytes()
+		if !json.Valid(data) {
+			t.Fatalf("q=%q: status %d, body is not JSON: %q", q, rec.Code, data)
+		}
+		valid := q != "" && len(q) <= maxCheckQuery && utf8.ValidString(q)
+		if !valid {
+			if rec.Code != http.StatusBadRequest || rec.Header().Get("Content-Type") != snapshot.ContentProblem {
+				t.Fatalf("q=%q (%d bytes): status %d %s, want a 400 problem", q, len(q), rec.Code, rec.Header().Get("Content-Type"))
+			}
+			return
+		}
+		if rec.Code != http.StatusOK {
+			t.Fatalf("q=%q: status %d, want 200: %s", q, rec.Code, data)
+		}
+		var doc snapshot.CheckDoc
+		if err := json.Unmarshal(data, &doc); err != nil {
+			t.Fatalf("q=%q: %v", q, err)
+		}
+		if doc.Query != q || doc.Tracked != matched {
+			t.Fatalf("q=%q: query %q tracked %v, want tracked %v", q, doc.Query, doc.Tracked, matched)
+		}
+		if !doc.Tracked && (doc.Service != nil || doc.Status != nil || doc.LatencyMs != nil) {
+			t.Fatalf("q=%q: untracked answer carries service data: %s", q, data)
+		}
+	})
+}
+
+// FuzzIncidentQuery sends arbitrary raw query strings to /incidents: the
+// answer is a 200 list that honours its own window, or a 400 problem.
+func FuzzIncidentQuery(f *testing.F) {
+	for _, raw := range []string{
+		"", "since=2026-10-31", "since=2026-10-31T13:00:00%2B01:00", "severity=major&service=openai&limit=2",
+		"limit=0", "limit=1001", "limit=-1", "limit=+5", "limit=1e3", "limit=99999999999999999999",
+		"since=%zz", "a=b;c=d", "since=" + strings.Repeat("9", 300), strings.Repeat("a=b&", 600),
+		"service=openai&service=groq", "since=0000-01-01", "since=9999-12-31T23:59:59Z",
+		"since=2026-10-31T13:00:00-23:59", "severity", "service=%00", "since=%20%202026-09-01%20",
+	} {
+		f.Add(raw)
+	}
+	ts := newTestServer(f, 0)
+	f.Fuzz(func(t *testing.T, raw string) {
+		req := httptest.NewRequest(http.MethodGet, "/api/v1/incidents", nil)
+		req.URL.RawQuery = raw
+		req.RemoteAddr = "192.0.2.1:1234"
+		rec := httptest.NewRecorder()
+		ts.Handler().ServeHTTP(rec, req)
+		data := rec.Body.Bytes()
+		switch rec.Code {
+		case http.StatusBadRequest:
+			var p snapshot.Problem
+			if ct := rec.Header().Get("Content-Type"); ct != snapshot.ContentProblem {
+				t.Fatalf("%q: 400 with Content-Type %q", raw, ct)
+			}
+			if err := json.Unmarshal(data, &p); err != nil || p.Status != 400 || p.Detail == "" {
+				t.Fatalf("%q: bad problem %s (%v)", raw, data, err)
+			}
+			switch p.Param {
+			case "", "since", "severity", "service", "limit":
+			default:
+				t.Fatalf("%q: problem names parameter %q", raw, p.Param)
+			}
+		case http.StatusOK:
+			var list snapshot.IncidentList
+			if err := json.Unmarshal(data, &list); err != nil {
+				t.Fatalf("%q: %v: %s", raw, err, data)
+			}
+			w := list.Window
+			if w == nil || w.Limit < 1 || w.Limit > MaxIncidentLimit || len(list.Incidents) > w.Limit {
+				t.Fatalf("%q: window %+v with %d incidents", raw, w, len(list.Incidents))
+			}
+			for i, inc := range list.Incidents {
+				if inc.StartedAt.Before(w.Since) || (i > 0 && inc.StartedAt.After(list.Incidents[i-1].StartedAt)) ||
+					(list.Filters.Severity != nil && string(inc.Severity) != *list.Filters.Severity) ||
+					(list.Filters.Service != nil && inc.Service != *list.Filters.Service) {
+					t.Fatalf("%q: incident %d (%s) breaks the filters %s / window %+v", raw, i, inc.ID, fmtFilters(list.Filters), w)
+				}
+			}
+		default:
+			t.Fatalf("%q: status %d, want 200 or 400: %s", raw, rec.Code, data)
+		}
+	})
+}
+
+// FuzzClientAddr walks arbitrary peers and X-Forwarded-For headers through
+// ClientAddr with trusted proxies: the result is the zero Addr or an address
+// that is the peer or one of the header's entries, and the header is only
+// believed when the peer is trusted.
+func FuzzClientAddr(f *testing.F) {
+	f.Add("10.0.0.1:443", "1.1.1.1, 198.51.100.1, 10.0.0.3", "")
+	f.Add("10.0.0.1:443", "10.0.0.9, 127.0.0.1", "10.0.0.2")
+	f.Add("203.0.113.7:51234", "198.51.100.1", "")
+	f.Add("[::ffff:10.0.0.1]:443", "[2001:db8::1]:443, ::ffff:203.0.113.9", "")
+	f.Add("[2001:db8:ffff::1]:443", "fe80::1%eth0, unknown", "")
+	f.Add("not an address", "198.51.100.1", "")
+	f.Add("10.0.0.1:443", strings.Repeat("10.0.0.1,", 40)+"203.0.113.1", "")
+	f.Add("127.0.0.1:80", "[::1], , 192.0.2.1:0", "[10.0.0.1]")
+	trusted, err := ParseTrustedProxies([]string{"10.0.0.0/8", "2001:db8:ffff::/48", "127.0.0.1", "::1"})
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, remote, xff1, xff2 string) {
+		r := &http.Request{RemoteAddr: remote, Header: http.Header{}}
+		r.Header["X-Forwarded-For"] = []string{xff1}
+		if xff2 != "" {
+			r.Header["X-Forwarded-For"] = append(r.Header["X-Forwarded-For"], xff2)
+		}
+		got := ClientAddr(r, trusted)
+		LimitKey(got) // must not panic either
+
+		peer, peerOK := looseAddr(remote)
+		switch {
+		case !peerOK:
+			if got.IsValid() {
+				t.Fatalf("unparsable peer %q gave %v", remote, got)
+			}
+			return
+		case !got.IsValid():
+			t.Fatalf("peer %q parses but the result is the zero Addr", remote)
+		case got.Is4In6():
+			t.Fatalf("%v is not unmapped", got)
+		case got == peer:
+			return
+		}
+		if !trustedAddr(peer, trusted) {
+			t.Fatalf("untrusted peer %q, but the client is %v from X-Forwarded-For", remote, got)
+		}
+		for _, v := range []string{xff1, xff2} {
+			for _, entry := range strings.Split(v, ",") {
+				if a, ok := looseAddr(strings.TrimSpace(entry)); ok && a == got {
+					return
+				}
+			}
+		}
+		t.Fatalf("%v is neither the peer %q nor in X-Forwarded-For %q, %q", got, remote, xff1, xff2)
+	})
+}
+
+// looseAddr parses an address the ways a peer or proxy may spell it (bare,
+// with a port, bracketed), unmapped; written apart from ipParseHost so that
+// the fuzz target does not check the code against itself.
+func looseAddr(s string) (netip.Addr, bool) {
+	if a, err := netip.ParseAddr(s); err == nil {
+		return a.Unmap(), true
+	}
+	if ap, err := netip.ParseAddrPort(s); err == nil {
+		return ap.Addr().Unmap(), true
+	}
+	if inner, ok := strings.CutPrefix(s, "["); ok {
+		if inner, ok = strings.CutSuffix(inner, "]"); ok {
+			if a, err := netip.ParseAddr(inner); err == nil && a.Is6() {
+				return a.Unmap(), true
+			}
+		}
+	}
+	return netip.Addr{}, false
+}
+
+func trustedAddr(a netip.Addr, trusted []netip.Prefix) bool {
+	for _, p := range trusted {
+		if p.Contains(a.WithZone("")) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,160 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// maxResponseBytes bounds what is read of one API response: a service's
+// incidents over 90 days are far below it, and a misbehaving remote instance
+// cannot make the MCP server buffer without limit.
+const maxResponseBytes = 32 << 20
+
+// API is a small client of an aistatus instance's JSON API. The tools call it
+// instead of the server's internals, so they behave exactly like GET requests
+// and can run against a remote instance as well as in-process.
+type API struct {
+	// BaseURL is the instance's address, without /api/v1
+	// (https://status.example.com).
+	BaseURL string
+	// Client makes the requests; nil means http.DefaultClient.
+	Client *http.Client
+}
+
+// ProblemError is an RFC 9457 problem the API answered with. Its message is
+// the problem's detail, which says what was wrong in words an LLM can act on.
+type ProblemError struct {
+	// StatusCode is the HTTP status of the response.
+	StatusCode int
+	Problem    snapshot.Problem
+}
+
+func (e *ProblemError) Error() string {
+	if e.Problem.Detail != "" {
+		return e.Problem.Detail
+	}
+	return fmt.Sprintf("aistatus API: %d %s", e.StatusCode, http.StatusText(e.StatusCode))
+}
+
+// IncidentQuery holds the filters of GET /incidents. An empty string or a
+// nil Limit means the filter is not sent.
+type IncidentQuery struct {
+	Since    string `json:"since,omitempty" jsonschema:"keep incidents that started at or after this time: an RFC 3339 date-time (2026-11-01T00:00:00Z) or a date (2026-11-01, midnight UTC); default: the 30 days before the snapshot"`
+	Severity string `json:"severity,omitempty" jsonschema:"only incidents of this severity"`
+	Service  string `json:"service,omitempty" jsonschema:"only this service's incidents: a slug such as openai or anthropic (get_status lists them)"`
+	Limit    *int   `json:"limit,omitempty" jsonschema:"most incidents to return, 1 to 1000; default 100"`
+}
+
+// Status is GET /status: every service's current status.
+func (a API) Status(ctx context.Context) (snapshot.StatusDoc, error) {
+	var doc snapshot.StatusDoc
+	err := a.get(ctx, "/status", nil, &doc)
+	return doc, err
+}
+
+// Service is GET /services/{slug}: one service's detail.
+func (a API) Service(ctx context.Context, slug string) (snapshot.ServiceDoc, error) {
+	var doc snapshot.ServiceDoc
+	err := a.get(ctx, "/services/"+url.PathEscape(slug), nil, &doc)
+	return doc, err
+}
+
+// Incidents is GET /incidents with q's filters. The server validates them,
+// so a bad one comes back as a *ProblemError.
+func (a API) Incidents(ctx context.Context, q IncidentQuery) (snapshot.IncidentList, error) {
+	v := url.Values{}
+	for name, value := range map[string]string{"since": q.Since, "severity": q.Severity, "service": q.Service} {
+		if value != "" {
+			v.Set(name, value)
+		}
+	}
+	if q.Limit != nil {
+		v.Set("limit", strconv.Itoa(*q.Limit))
+	}
+	var doc snapshot.IncidentList
+	err := a.get(ctx, "/incidents", v, &doc)
+	return doc, err
+}
+
+// Check is GET /check?q=: the verdict for a service name, domain or URL.
+func (a API) Check(ctx context.Context, query string) (snapshot.CheckDoc, error) {
+	var doc snapshot.CheckDoc
+	err := a.get(ctx, "/check", url.Values{"q": {query}}, &doc)
+	return doc, err
+}
+
+// get fetches <BaseURL>/api/v1<path>?<query> and decodes the JSON into v; a
+// problem response becomes a *ProblemError.
+func (a API) get(ctx context.Context, path string, query url.Values, v any) error {
+	target := strings.TrimSuffix(a.BaseURL, "/") + "/api/v1" + path
+	if len(query) > 0 {
+		target += "?" + query.Encode()
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Accept", "application/json, application/problem+json")
+	client := a.Client
+	if client == nil {
+		client = http.DefaultClient
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		return fmt.Errorf("aistatus API unreachable: %w", err)
+	}
+	defer resp.Body.Close()
+	dec := json.NewDecoder(io.LimitReader(resp.Body, maxResponseBytes))
+	if resp.StatusCode != http.StatusOK {
+		perr := &ProblemError{StatusCode: resp.StatusCode}
+		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == snapshot.ContentProblem || mt == "application/json" {
+			dec.Decode(&perr.Problem) // best effort: without a body the status still says what happened
+		}
+		return perr
+	}
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("aistatus API: decoding %s: %w", path, err)
+	}
+	return nil
+}
+
+// HandlerClient returns an HTTP client that serves every request by calling h
+// directly, with no socket: the MCP tools of a server reach its own API this
+// way, through the same code paths as a GET over the network.
+func HandlerClient(h http.Handler) *http.Client {
+	return &http.Client{Transport: handlerTransport{h}}
+}
+
+// handlerTransport is the http.RoundTripper behind HandlerClient.
+type handlerTransport struct{ h http.Handler }
+
+func (t handlerTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	// A server-side request differs from a client one: it has a RequestURI,
+	// a Host and a non-nil Body. Clone, as a RoundTripper must not modify req.
+	r := req.Clone(req.Context())
+	r.RequestURI = req.URL.RequestURI()
+	if r.Host == "" {
+		r.Host = req.URL.Host
+	}
+	if r.Body == nil {
+		r.Body = http.NoBody
+	}
+	rec := httptest.NewRecorder()
+	t.h.ServeHTTP(rec, r)
+	if req.Body != nil {
+		req.Body.Close()
+	}
+	resp := rec.Result()
+	resp.Request = req
+	return resp, nil
+}

@@ -1,0 +1,288 @@
+// Package mcpserver exposes the aistatus API to AI agents as a Model Context
+// Protocol server: four read-only tools whose structured results are the
+// API's own documents, with the CC-BY-4.0 licence and a credit line in each.
+//
+// The tools reach the data through API, a client of the JSON API, so they
+// validate and answer exactly as the API does — in-process (HandlerClient) or
+// against a remote instance. This package must not import serve: serve
+// imports it to mount the server at /mcp.
+package mcpserver
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Attribution is the credit line CC-BY-4.0 asks reusers of the data to give.
+const Attribution = "aistatus, from each service's official status page and aistatus's own probes; licensed " +
+	snapshot.License + " (" + snapshot.LicenseURL + ")"
+
+// statusLegend explains the statuses to the model once per tool description:
+// "unknown" read as "down" is the mistake it must not make.
+const statusLegend = "Statuses: operational (up), degraded (up, but slow or with errors), partial_outage, " +
+	"major_outage, maintenance (planned work, not an outage), unknown (aistatus could not tell — " +
+	"no data is NOT an outage; never report unknown as down). "
+
+// licenceNote closes every tool description.
+const licenceNote = "Data is CC-BY-4.0: when you show or reuse it, credit the result's attribution line."
+
+const instructions = "aistatus tells whether AI services (OpenAI, Anthropic, Gemini, Bedrock, Mistral, … 26 in all) " +
+	"are up, from each service's official status page merged with aistatus's own latency probes, refreshed about " +
+	"every minute. Use check_service for \"is X down?\" (it accepts names, domains and URLs), get_status for an " +
+	"overview, get_service for one service's uptime and incidents, list_incidents for incident history. " +
+	statusLegend + licenceNote
+
+// Input of get_service.
+type serviceInput struct {
+	Slug string `json:"slug" jsonschema:"the service's slug, e.g. openai, anthropic, gemini, azure-openai (get_status lists them; check_service finds one by name or domain)"`
+}
+
+// Input of check_service.
+type checkInput struct {
+	Query string `json:"query" jsonschema:"a service name, alias, domain or URL, e.g. ChatGPT, claude, api.openai.com or https://api.anthropic.com/v1/messages"`
+}
+
+// StatusResult is get_status's structured result: the /status document and
+// the credit line.
+type StatusResult struct {
+	snapshot.StatusDoc
+	Attribution string `json:"attribution" jsonschema:"credit line to give when reusing the data (CC-BY-4.0)"`
+}
+
+// ServiceResult is get_service's structured result: the /services/{slug}
+// document and the credit line.
+type ServiceResult struct {
+	snapshot.ServiceDoc
+	Attribution string `json:"attribution" jsonschema:"credit line to give when reusing the data (CC-BY-4.0)"`
+}
+
+// IncidentsResult is list_incidents' structured result: the /incidents
+// document and the credit line.
+type IncidentsResult struct {
+	snapshot.IncidentList
+	Attribution string `json:"attribution" jsonschema:"credit line to give when reusing the data (CC-BY-4.0)"`
+}
+
+// CheckResult is check_service's structured result: the /check document and
+// the credit line.
+type CheckResult struct {
+	snapshot.CheckDoc
+	Attribution string `json:"attribution" jsonschema:"credit line to give when reusing the data (CC-BY-4.0)"`
+}
+
+// New returns an MCP server with the four aistatus tools, answering from api.
+// version is reported to clients as the server's version.
+func New(api API, version string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "aistatus", Title: "aistatus: are AI services up?", Version: version},
+		&mcp.ServerOptions{Instructions: instructions})
+	// Every tool only reads; calling one twice changes nothing.
+	readOnly := func(title string) *mcp.ToolAnnotations {
+		return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true}
+	}
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:  "get_status",
+		Title: "Status of every AI service",
+		Description: "Current status of every AI service aistatus tracks, from the latest snapshot (timestamp says when it " +
+			"was generated). Each entry has slug, name, category, domain, status, lastChecked, latencyMs (aistatus's last " +
+			"probe of its API host) and statusPage. " + statusLegend +
+			"For one service's uptime and incidents use get_service. " + licenceNote,
+		Annotations: readOnly("Status of every AI service"),
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, StatusResult, error) {
+		doc, err := api.Status(ctx)
+		if err != nil {
+			return nil, StatusResult{}, err
+		}
+		doc.License = snapshot.License
+		return text(statusSummary(doc)), StatusResult{StatusDoc: doc, Attribution: Attribution}, nil
+	})
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:  "get_service",
+		Title: "One AI service in detail",
+		Description: "One service's detail by slug: current status, uptime percentages over 24h, 7d and 30d (null when " +
+			"that window has no data; maintenance and unknown time are left out; a partial outage counts 30% as downtime), " +
+			"its incidents newest first (endedAt null means ongoing; source official = the provider's status page, probe = " +
+			"aistatus's own failed probes), and sources: where the status came from in the latest check (the official " +
+			"feed and aistatus's probe). An unknown slug is an error; get_status lists the slugs. " + statusLegend + licenceNote,
+		InputSchema: inputSchema[serviceInput](func(p map[string]*jsonschema.Schema) { p["slug"].MinLength = jsonschema.Ptr(1) }),
+		Annotations: readOnly("One AI service in detail"),
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in serviceInput) (*mcp.CallToolResult, ServiceResult, error) {
+		doc, err := api.Service(ctx, in.Slug)
+		if perr := (*ProblemError)(nil); errors.As(err, &perr) && perr.StatusCode == http.StatusNotFound {
+			// The API's detail points at /api/v1/status; a model needs the tools instead.
+			err = fmt.Errorf("%w; get_status lists the slugs, check_service finds a service by name or domain", err)
+		}
+		if err != nil {
+			return nil, ServiceResult{}, err
+		}
+		doc.License = snapshot.License
+		return text(serviceSummary(doc)), ServiceResult{ServiceDoc: doc, Attribution: Attribution}, nil
+	})
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:  "list_incidents",
+		Title: "Incidents of AI services",
+		Description: "Incidents across all tracked services, newest first: those declared on official status pages " +
+			"(source official) and those aistatus detected itself after 3 failed probes in a row (source probe). Severity " +
+			"is minor, major or critical; endedAt null means still ongoing. Without since, the window is the 30 days before " +
+			"the snapshot. window gives the effective bound and limit, and window.truncated is true when more incidents " +
+			"matched than the limit. A bad filter (a since that is not a date, a service that is not a tracked slug, a limit " +
+			"outside 1–1000) is an error that says what is wrong — never a silently empty list. " + licenceNote,
+		InputSchema: inputSchema[IncidentQuery](func(p map[string]*jsonschema.Schema) {
+			for _, sev := range snapshot.Severities {
+				p["severity"].Enum = append(p["severity"].Enum, string(sev))
+			}
+		}),
+		Annotations: readOnly("Incidents of AI services"),
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in IncidentQuery) (*mcp.CallToolResult, IncidentsResult, error) {
+		doc, err := api.Incidents(ctx, in)
+		if err != nil {
+			return nil, IncidentsResult{}, err
+		}
+		doc.License = snapshot.License
+		return text(incidentsSummary(doc)), IncidentsResult{IncidentList: doc, Attribution: Attribution}, nil
+	})
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:  "check_service",
+		Title: "Is this AI service up?",
+		Description: "Answers \"is X down?\" for a service name, alias, domain or URL (ChatGPT, claude, gemini, api.openai.com, " +
+			"https://api.anthropic.com/v1/messages). Returns the matched service, its status and a plain-language verdict: " +
+			"verdict.level is up, degraded, down, maintenance, unknown (no data — not an outage), stale (the data is too old " +
+			"to trust; verdict.dataAgeSeconds says how old) or untracked (aistatus does not follow it; verdict.suggestions " +
+			"lists close names). latencyMs is a live probe of the service's API host, at most 30 s old. " + statusLegend + licenceNote,
+		InputSchema: inputSchema[checkInput](func(p map[string]*jsonschema.Schema) { p["query"].MinLength = jsonschema.Ptr(1) }),
+		Annotations: readOnly("Is this AI service up?"),
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in checkInput) (*mcp.CallToolResult, CheckResult, error) {
+		doc, err := api.Check(ctx, in.Query)
+		if err != nil {
+			return nil, CheckResult{}, err
+		}
+		doc.License = snapshot.License
+		return text(checkSummary(doc)), CheckResult{CheckDoc: doc, Attribution: Attribution}, nil
+	})
+	return s
+}
+
+// inputSchema infers T's input schema and lets refine add what struct tags
+// cannot express (enums, lengths) to its properties. It panics on a type the
+// inference rejects, a programming error caught by any test that calls New.
+func inputSchema[T any](refine func(props map[string]*jsonschema.Schema)) *jsonschema.Schema {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(err)
+	}
+	refine(s.Properties)
+	return s
+}
+
+// text is a result whose Content is a short summary for models and clients
+// that read only text; the SDK adds the structured content beside it.
+func text(summary string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: summary + "\nData: " + Attribution + "."}}}
+}
+
+func statusSummary(doc snapshot.StatusDoc) string {
+	counts := map[snapshot.Status]int{}
+	var notUp []string
+	for _, s := range doc.Services {
+		counts[s.Status]++
+		if s.Status != snapshot.Operational {
+			notUp = append(notUp, fmt.Sprintf("%s (%s): %s", s.Name, s.Slug, s.Status))
+		}
+	}
+	var parts []string
+	for _, st := range snapshot.Statuses {
+		if counts[st] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d services as of %s: %s.", len(doc.Services), doc.Timestamp.UTC().Format(time.RFC3339), strings.Join(parts, ", "))
+	if len(notUp) > 0 {
+		fmt.Fprintf(&b, "\nNot operational: %s.", strings.Join(notUp, "; "))
+	}
+	if counts[snapshot.Unknown] > 0 {
+		b.WriteString("\n(unknown means aistatus has no data, not that the service is down.)")
+	}
+	return b.String()
+}
+
+func serviceSummary(doc snapshot.ServiceDoc) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s (%s) is %s", doc.Name, doc.Slug, doc.Status)
+	if doc.LastChecked != nil {
+		fmt.Fprintf(&b, " as of %s", doc.LastChecked.UTC().Format(time.RFC3339))
+	}
+	fmt.Fprintf(&b, ". Uptime: 24h %s, 7d %s, 30d %s.", percent(doc.Uptime.H24), percent(doc.Uptime.D7), percent(doc.Uptime.D30))
+	ongoing := 0
+	for _, inc := range doc.Incidents {
+		if inc.EndedAt == nil {
+			ongoing++
+		}
+	}
+	fmt.Fprintf(&b, " %d incidents retained, %d ongoing.", len(doc.Incidents), ongoing)
+	if len(doc.Incidents) > 0 {
+		inc := doc.Incidents[0]
+		fmt.Fprintf(&b, " Latest: %q (%s, started %s).", inc.Headline, inc.Severity, inc.StartedAt.UTC().Format(time.RFC3339))
+	}
+	return b.String()
+}
+
+// maxListed bounds the incidents spelled out in list_incidents' text
+// summary; the structured content has them all.
+const maxListed = 10
+
+func incidentsSummary(doc snapshot.IncidentList) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d incidents", len(doc.Incidents))
+	if doc.Window != nil {
+		fmt.Fprintf(&b, " started since %s", doc.Window.Since.UTC().Format(time.RFC3339))
+		if doc.Window.Truncated {
+			fmt.Fprintf(&b, " (truncated at limit %d: more matched)", doc.Window.Limit)
+		}
+	}
+	b.WriteString(", newest first.")
+	for i, inc := range doc.Incidents {
+		if i == maxListed {
+			fmt.Fprintf(&b, "\n- … and %d more (see the structured content).", len(doc.Incidents)-maxListed)
+			break
+		}
+		state := "ongoing"
+		if inc.EndedAt != nil {
+			state = "ended " + inc.EndedAt.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(&b, "\n- %s %s, %s: %q (started %s, %s)", inc.Service, inc.Severity, inc.Source, inc.Headline,
+			inc.StartedAt.UTC().Format(time.RFC3339), state)
+	}
+	return b.String()
+}
+
+func checkSummary(doc snapshot.CheckDoc) string {
+	s := doc.Verdict.Emoji + " " + doc.Verdict.Headline + "."
+	if doc.LatencyMs != nil {
+		s += fmt.Sprintf(" Its API answered in %.0f ms.", *doc.LatencyMs)
+	}
+	if len(doc.Verdict.Suggestions) > 0 {
+		s += " Did you mean: " + strings.Join(doc.Verdict.Suggestions, ", ") + "?"
+	}
+	return s
+}
+
+func percent(p *float64) string {
+	if p == nil {
+		return "no data"
+	}
+	// Uptime is already rounded down to 3 decimals: print it as is, so 99.999 does not read as 100.
+	return strconv.FormatFloat(*p, 'f', -1, 64) + "%"
+}

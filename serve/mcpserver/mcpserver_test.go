@@ -1,0 +1,336 @@
+// The tests live in an external package so that they can drive a real
+// serve.Server: serve imports mcpserver, so an internal test could not.
+package mcpserver_test
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/serve"
+	"github.com/aistatus/aistatus/serve/mcpserver"
+	"github.com/aistatus/aistatus/snapshot"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/rs/zerolog"
+)
+
+var genTime = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+
+// newServer publishes a snapshot generated at genTime — openai degraded,
+// every other service operational, three incidents in the default window and
+// one older — and serves it with the clock a minute later. Every probe URL
+// points at a loopback fake, so /check's live probe never leaves the machine.
+func newServer(t *testing.T, rateLimit int) *serve.Server {
+	t.Helper()
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fakeAPI := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusUnauthorized) // what a real API host says to a probe without a key
+	}))
+	t.Cleanup(fakeAPI.Close)
+	for i := range cat.Services {
+		if cat.Services[i].ProbeURL != "" {
+			cat.Services[i].ProbeURL = fakeAPI.URL + "/" + cat.Services[i].Slug
+		}
+	}
+
+	ended := genTime.Add(-47 * time.Hour)
+	h := snapshot.NewHistory()
+	h.Incidents = []snapshot.Incident{
+		{ID: "openai-01", Service: "openai", Headline: "Elevated errors", Severity: snapshot.Major, StartedAt: genTime.Add(-time.Hour), Status: "investigating", Source: snapshot.SourceOfficial, UpdatedAt: genTime},
+		{ID: "anthropic-02", Service: "anthropic", Headline: "Slow responses", Severity: snapshot.Minor, StartedAt: genTime.Add(-30 * time.Hour), EndedAt: &ended, Status: "resolved", Source: snapshot.SourceOfficial, UpdatedAt: ended},
+		{ID: "openai-03", Service: "openai", Headline: "Outage", Severity: snapshot.Critical, StartedAt: genTime.Add(-10 * 24 * time.Hour), EndedAt: &ended, Status: "resolved", Source: snapshot.SourceOfficial, UpdatedAt: ended},
+		{ID: "groq-04", Service: "groq", Headline: "Old outage", Severity: snapshot.Major, StartedAt: genTime.Add(-40 * 24 * time.Hour), EndedAt: &ended, Status: "resolved", Source: snapshot.SourceProbe, UpdatedAt: ended},
+	}
+	states := map[string]build.ServiceState{}
+	for _, svc := range cat.Services {
+		st := snapshot.Operational
+		if svc.Slug == "openai" {
+			st = snapshot.Degraded
+		}
+		h.Service(svc.Slug).Record(genTime.Add(-time.Hour), st, 100)
+		h.Service(svc.Slug).Record(genTime, st, 120)
+		latency := 120.0
+		states[svc.Slug] = build.ServiceState{Status: st, Sources: snapshot.Sources{
+			Feed:  snapshot.FeedSource{Format: svc.Feed.Format, State: snapshot.FeedOK, Status: st},
+			Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &latency, HTTPStatus: 401},
+		}}
+	}
+	files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, genTime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "public")
+	if err := snapshot.Publish(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	srv := serve.New(serve.Options{Dir: dir, Catalog: cat, RateLimit: rateLimit, Log: zerolog.Nop(),
+		Now: func() time.Time { return genTime.Add(time.Minute) }, Client: fakeAPI.Client(), Version: "test"})
+	if ok, err := srv.Store().Reload(); !ok || err != nil {
+		t.Fatalf("reload: %v %v", ok, err)
+	}
+	return srv
+}
+
+// connect connects an SDK client to an MCP server over in-memory transports.
+func connect(t *testing.T, server *mcp.Server) *mcp.ClientSession {
+	t.Helper()
+	ctx := context.Background()
+	serverT, clientT := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, serverT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, clientT, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+// call calls a tool that must succeed and decodes its structured content
+// into out. It returns the text summary.
+func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, out any) string {
+	t.Helper()
+	res := callRaw(t, cs, name, args)
+	if res.IsError {
+		t.Fatalf("%s %v: tool error: %s", name, args, textOf(res))
+	}
+	data, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		t.Fatalf("%s: structured content %s: %v", name, data, err)
+	}
+	// Every result carries the licence and the credit line, in both forms.
+	var licence struct{ License, Attribution string }
+	json.Unmarshal(data, &licence)
+	if licence.License != snapshot.License || !strings.Contains(licence.Attribution, "aistatus") {
+		t.Errorf("%s: license %q, attribution %q", name, licence.License, licence.Attribution)
+	}
+	text := textOf(res)
+	if !strings.Contains(text, snapshot.License) {
+		t.Errorf("%s: text summary does not name the licence: %s", name, text)
+	}
+	return text
+}
+
+// callRaw calls a tool; a protocol error fails the test.
+func callRaw(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) *mcp.CallToolResult {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s %v: protocol error: %v", name, args, err)
+	}
+	return res
+}
+
+func textOf(res *mcp.CallToolResult) string {
+	var parts []string
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			parts = append(parts, tc.Text)
+		}
+	}
+	return strings.Join(parts, "\n")
+}
+
+// assertToolError asserts that a call ends in a tool error (IsError, not a
+// protocol error) whose message contains each of want.
+func assertToolError(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, want ...string) {
+	t.Helper()
+	res := callRaw(t, cs, name, args)
+	text := textOf(res)
+	if !res.IsError {
+		t.Fatalf("%s %v: not an error: %s", name, args, text)
+	}
+	for _, w := range want {
+		if !strings.Contains(text, w) {
+			t.Errorf("%s %v: error %q does not contain %q", name, args, text, w)
+		}
+	}
+}
+
+func TestTools(t *testing.T) {
+	srv := newServer(t, 0)
+	cs := connect(t, mcpserver.New(mcpserver.API{BaseURL: "http://aistatus.internal", Client: mcpserver.HandlerClient(srv.APIHandler())}, "test"))
+
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemas := map[string]map[string]any{}
+	for _, tool := range tools.Tools {
+		schema, _ := tool.InputSchema.(map[string]any)
+		if schema["type"] != "object" || tool.OutputSchema == nil || tool.Description == "" || !tool.Annotations.ReadOnlyHint {
+			t.Errorf("%s: input schema %v, output schema %v, annotations %+v", tool.Name, tool.InputSchema, tool.OutputSchema != nil, tool.Annotations)
+		}
+		schemas[tool.Name] = schema
+	}
+	if len(schemas) != 4 || schemas["get_status"] == nil || schemas["get_service"] == nil || schemas["list_incidents"] == nil || schemas["check_service"] == nil {
+		t.Fatalf("tools: %v", schemas)
+	}
+	if req, _ := json.Marshal(schemas["get_service"]["required"]); string(req) != `["slug"]` {
+		t.Errorf("get_service required: %s", req)
+	}
+	severity, _ := json.Marshal(schemas["list_incidents"]["properties"].(map[string]any)["severity"].(map[string]any)["enum"])
+	if string(severity) != `["minor","major","critical"]` {
+		t.Errorf("list_incidents severity enum: %s", severity)
+	}
+
+	var status mcpserver.StatusResult
+	text := call(t, cs, "get_status", nil, &status)
+	if len(status.Services) != 26 || status.Services[0].Slug == "" || !strings.Contains(status.Source, "https://aistatus.example") {
+		t.Errorf("get_status: %d services, source %q", len(status.Services), status.Source)
+	}
+	if !strings.Contains(text, "25 operational, 1 degraded") || !strings.Contains(text, "OpenAI (openai): degraded") {
+		t.Errorf("get_status summary: %s", text)
+	}
+
+	var svc mcpserver.ServiceResult
+	text = call(t, cs, "get_service", map[string]any{"slug": "openai"}, &svc)
+	if svc.Slug != "openai" || svc.Status != snapshot.Degraded || svc.Uptime.H24 == nil || *svc.Uptime.H24 != 100 ||
+		len(svc.Incidents) != 2 || svc.Sources.Feed.State != snapshot.FeedOK {
+		t.Errorf("get_service openai: %+v", svc)
+	}
+	if !strings.Contains(text, "is degraded") || !strings.Contains(text, "24h 100%") || !strings.Contains(text, "1 ongoing") {
+		t.Errorf("get_service summary: %s", text)
+	}
+
+	var list mcpserver.IncidentsResult
+	text = call(t, cs, "list_incidents", map[string]any{"severity": "major"}, &list)
+	// groq-04 is major too, but older than the default 30-day window.
+	if len(list.Incidents) != 1 || list.Incidents[0].ID != "openai-01" || list.Filters.Severity == nil || *list.Filters.Severity != "major" ||
+		list.Window == nil || list.Window.Limit != 100 {
+		t.Errorf("list_incidents severity=major: %+v", list)
+	}
+	if !strings.Contains(text, `"Elevated errors"`) {
+		t.Errorf("list_incidents summary: %s", text)
+	}
+	call(t, cs, "list_incidents", map[string]any{"since": "2026-09-01", "service": "openai", "limit": 1}, &list)
+	if len(list.Incidents) != 1 || !list.Window.Truncated || *list.Filters.Service != "openai" || *list.Filters.Since != "2026-09-01" {
+		t.Errorf("list_incidents since, service, limit: %+v", list)
+	}
+
+	var check mcpserver.CheckResult
+	text = call(t, cs, "check_service", map[string]any{"query": "claude.ai"}, &check)
+	if !check.Tracked || check.Service == nil || check.Service.Slug != "anthropic" || check.Status == nil ||
+		*check.Status != snapshot.Operational || check.Verdict.Level != "up" || check.LatencyMs == nil {
+		t.Errorf("check_service claude.ai: %+v", check)
+	}
+	if !strings.Contains(text, "Anthropic is up") {
+		t.Errorf("check_service summary: %s", text)
+	}
+	call(t, cs, "check_service", map[string]any{"query": "chatgtp"}, &check)
+	if check.Tracked || check.Verdict.Level != "untracked" || len(check.Verdict.Suggestions) == 0 {
+		t.Errorf("check_service untracked: %+v", check)
+	}
+
+	// The schema rejects a severity outside the enum before the API is asked.
+	assertToolError(t, cs, "list_incidents", map[string]any{"severity": "bogus"}, "severity", "bogus")
+	// The API's 400s come back as tool errors carrying the problem's detail.
+	assertToolError(t, cs, "list_incidents", map[string]any{"since": "never"}, `since "never" is not an RFC 3339 date-time`)
+	assertToolError(t, cs, "list_incidents", map[string]any{"service": "nope"}, `service "nope" is not a tracked slug`)
+	assertToolError(t, cs, "list_incidents", map[string]any{"limit": 0}, `limit "0" is not a whole number from 1 to 1000`)
+	assertToolError(t, cs, "get_service", map[string]any{"slug": "nope"}, `"nope" is not a tracked service`)
+	assertToolError(t, cs, "get_service", map[string]any{}, "slug")
+	assertToolError(t, cs, "check_service", map[string]any{"query": ""}, "query")
+}
+
+// TestUnreachableAPI: a dead remote instance is a tool error the model can
+// read, not a protocol failure.
+func TestUnreachableAPI(t *testing.T) {
+	dead := httptest.NewServer(http.NotFoundHandler())
+	dead.Close()
+	cs := connect(t, mcpserver.New(mcpserver.API{BaseURL: dead.URL, Client: dead.Client()}, "test"))
+	assertToolError(t, cs, "get_status", nil, "aistatus API unreachable")
+}
+
+// TestStreamableHTTP drives /mcp of the thin server's public handler over
+// real loopback HTTP with the SDK's streamable client.
+func TestStreamableHTTP(t *testing.T) {
+	ts := httptest.NewServer(newServer(t, 0).Handler())
+	t.Cleanup(ts.Close)
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp", HTTPClient: ts.Client()}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	if v := cs.InitializeResult().ServerInfo; v.Name != "aistatus" || v.Version != "test" {
+		t.Errorf("server info: %+v", v)
+	}
+	var status mcpserver.StatusResult
+	call(t, cs, "get_status", nil, &status)
+	if len(status.Services) != 26 || status.License != snapshot.License {
+		t.Errorf("get_status over HTTP: %d services, license %q", len(status.Services), status.License)
+	}
+	var check mcpserver.CheckResult
+	call(t, cs, "check_service", map[string]any{"query": "https://api.openai.com/v1/chat/completions"}, &check)
+	if check.Service == nil || check.Service.Slug != "openai" || check.Verdict.Level != "degraded" {
+		t.Errorf("check_service over HTTP: %+v", check)
+	}
+
+	// /mcp keeps the API's method rules for everything but MCP's own methods.
+	for method, want := range map[string]int{http.MethodPut: http.StatusMethodNotAllowed, http.MethodOptions: http.StatusNoContent} {
+		req, _ := http.NewRequest(method, ts.URL+"/mcp", nil)
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want || resp.Header.Get("Allow") != "GET, POST, DELETE, OPTIONS" {
+			t.Errorf("%s /mcp: %d, Allow %q", method, resp.StatusCode, resp.Header.Get("Allow"))
+		}
+	}
+	// GET is let through to the SDK, which has no stream to offer a stateless client.
+	resp, err := ts.Client().Get(ts.URL + "/mcp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMethodNotAllowed || resp.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("GET /mcp: %d, Cache-Control %q", resp.StatusCode, resp.Header.Get("Cache-Control"))
+	}
+}
+
+// TestStreamableHTTPRateLimited: /mcp sits behind the same per-client limit
+// as the API, one token per HTTP request.
+func TestStreamableHTTPRateLimited(t *testing.T) {
+	ts := httptest.NewServer(newServer(t, 2).Handler())
+	t.Cleanup(ts.Close)
+	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`
+	for i, want := range []int{http.StatusOK, http.StatusOK, http.StatusTooManyRequests} {
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(initialize))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := ts.Client().Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		h := resp.Header
+		if resp.StatusCode != want || h.Get("RateLimit-Policy") == "" || h.Get("License") != snapshot.License {
+			t.Errorf("request %d: %d (want %d), RateLimit-Policy %q, License %q", i+1, resp.StatusCode, want, h.Get("RateLimit-Policy"), h.Get("License"))
+		}
+		// Not the API's shared-cache policy: an MCP answer is for one client.
+		if cc := h.Get("Cache-Control"); !strings.HasPrefix(cc, "no-") {
+			t.Errorf("request %d: Cache-Control %q", i+1, cc)
+		}
+		if want == http.StatusTooManyRequests && h.Get("Retry-After") == "" {
+			t.Errorf("429 without Retry-After")
+		}
+	}
+}

@@ -1,0 +1,97 @@
+package serve
+
+import (
+	"bytes"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+)
+
+// TestRevalidation covers the If-None-Match shortcut: the answers must be
+// those http.ServeContent gives, for static files and computed responses,
+// identity and gzip.
+func TestRevalidation(t *testing.T) {
+	ts := newTestServer(t, 0)
+	gzip := http.Header{"Accept-Encoding": {"gzip"}}
+	// Straight through the handler: a 412 is ServeContent's answer, which the
+	// contract (and so ts.do) does not list.
+	get := func(target string, header http.Header) *http.Response {
+		req := httptest.NewRequest(http.MethodGet, target, nil)
+		req.Header = header
+		rec := httptest.NewRecorder()
+		ts.Handler().ServeHTTP(rec, req)
+		return rec.Result()
+	}
+	for _, target := range []string{"/api/v1/status", "/api/v1/incidents?since=2026-09-01"} {
+		plain := ts.do(t, http.MethodGet, target, nil).Header.Get("ETag")
+		zipped := ts.do(t, http.MethodGet, target, gzip)
+		if zipped.Header.Get("Content-Encoding") != "gzip" {
+			t.Fatalf("%s: not compressed", target)
+		}
+		gzEtag := zipped.Header.Get("ETag")
+		tests := []struct {
+			name   string
+			header http.Header
+			status int
+			etag   string
+		}{
+			{"identity", http.Header{"If-None-Match": {plain}}, 304, plain},
+			{"list, weak", http.Header{"If-None-Match": {`"other", W/` + plain}}, 304, plain},
+			{"star", http.Header{"If-None-Match": {"*"}}, 304, plain},
+			{"gzip", http.Header{"If-None-Match": {gzEtag}, "Accept-Encoding": {"gzip"}}, 304, gzEtag},
+			{"gzip tag, identity client", http.Header{"If-None-Match": {gzEtag}}, 200, plain},
+			{"no match", http.Header{"If-None-Match": {`"other"`}}, 200, plain},
+			{"If-Match fails first", http.Header{"If-None-Match": {plain}, "If-Match": {`"other"`}}, 412, ""},
+		}
+		for _, tt := range tests {
+			resp := get(target, tt.header)
+			if resp.StatusCode != tt.status {
+				t.Errorf("%s %s: status %d, want %d", target, tt.name, resp.StatusCode, tt.status)
+				continue
+			}
+			if tt.etag != "" && resp.Header.Get("ETag") != tt.etag {
+				t.Errorf("%s %s: ETag %q, want %q", target, tt.name, resp.Header.Get("ETag"), tt.etag)
+			}
+			if resp.StatusCode == 304 {
+				for _, h := range []string{"Content-Type", "Content-Encoding", "Content-Length", "Last-Modified"} {
+					if v := resp.Header.Get(h); v != "" {
+						t.Errorf("%s %s: 304 with %s: %q", target, tt.name, h, v)
+					}
+				}
+				if len(body(t, resp)) != 0 {
+					t.Errorf("%s %s: 304 with a body", target, tt.name)
+				}
+			}
+		}
+	}
+}
+
+// TestPlainResponseMatchesServeContent: a plain GET is answered without
+// http.ServeContent; its headers and body must be the ones ServeContent
+// gives (reached here through an If-Modified-Since that does not apply), but
+// for Content-Length, which ServeContent leaves out of gzip responses.
+func TestPlainResponseMatchesServeContent(t *testing.T) {
+	ts := newTestServer(t, 0)
+	for _, target := range []string{"/api/v1/status", "/api/v1/services/openai", "/api/v1/incidents?since=2026-09-01", "/api/v1/check?q=openai"} {
+		for _, enc := range []string{"", "gzip"} {
+			plain := ts.do(t, http.MethodGet, target, http.Header{"Accept-Encoding": {enc}})
+			viaServeContent := ts.do(t, http.MethodGet, target, http.Header{
+				"Accept-Encoding": {enc}, "If-Modified-Since": {"Mon, 02 Jan 2006 15:04:05 GMT"},
+			})
+			if plain.StatusCode != 200 || viaServeContent.StatusCode != 200 {
+				t.Fatalf("%s %q: status %d and %d", target, enc, plain.StatusCode, viaServeContent.StatusCode)
+			}
+			if enc != "" {
+				viaServeContent.Header.Del("Content-Length")
+				plain.Header.Del("Content-Length")
+			}
+			if got, want := fmt.Sprint(plain.Header), fmt.Sprint(viaServeContent.Header); got != want {
+				t.Errorf("%s %q: headers\n %s\nwant\n %s", target, enc, got, want)
+			}
+			if !bytes.Equal(body(t, plain), body(t, viaServeContent)) {
+				t.Errorf("%s %q: bodies differ", target, enc)
+			}
+		}
+	}
+}

@@ -1,0 +1,255 @@
+package serve
+
+import (
+	"io"
+	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"path/filepath"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/bench/synth"
+	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/snapshot"
+	"github.com/rs/zerolog"
+)
+
+// The benchmarks run requests through the full Handler (common headers,
+// routing, limiter when on) into a writer that discards the body, so they
+// measure the server and not a recorder's buffer. Run them with
+//
+//	go test -run '^$' -bench . -benchmem ./serve
+
+// newBenchServer serves a synthetic snapshot (bench/synth: 26 services, 30
+// days of history, incidents retained incidents). Probe URLs point at a
+// loopback fake and the clock stands a minute after generation, so the data
+// is fresh and the live-probe cache, once warm, stays warm.
+func newBenchServer(b *testing.B, incidents, rateLimit int) *testServer {
+	b.Helper()
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		b.Fatal(err)
+	}
+	api := newFakeAPI(b)
+	for i := range cat.Services {
+		if cat.Services[i].ProbeURL != "" {
+			cat.Services[i].ProbeURL = api.URL + "/" + cat.Services[i].Slug
+		}
+	}
+	files, err := synth.New(cat, genTime, 30, incidents).Snapshot(
+		build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "bench"}, cat)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := filepath.Join(b.TempDir(), "public")
+	if err := snapshot.Publish(dir, files); err != nil {
+		b.Fatal(err)
+	}
+	clock := newTestClock(genTime.Add(time.Minute))
+	srv := New(Options{Dir: dir, Catalog: cat, RateLimit: rateLimit, Log: zerolog.Nop(), Now: clock.Now, Client: api.Client()})
+	if ok, err := srv.Store().Reload(); !ok || err != nil {
+		b.Fatalf("reload: %v %v", ok, err)
+	}
+	return &testServer{Server: srv, dir: dir, clock: clock, api: api, cat: cat}
+}
+
+// discardWriter is a ResponseWriter that keeps only the status and size.
+type discardWriter struct {
+	h       http.Header
+	code, n int
+}
+
+func (w *discardWriter) Header() http.Header { return w.h }
+func (w *discardWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+}
+func (w *discardWriter) Write(p []byte) (int, error) {
+	w.WriteHeader(http.StatusOK)
+	w.n += len(p)
+	return len(p), nil
+}
+func (w *discardWriter) reset() { clear(w.h); w.code, w.n = 0, 0 }
+
+// ReadFrom copies without allocating a buffer per call, as net/http's own
+// ResponseWriter does (http.ServeContent copies through it).
+func (w *discardWriter) ReadFrom(r io.Reader) (int64, error) {
+	w.WriteHeader(http.StatusOK)
+	n, err := io.Copy(io.Discard, r)
+	w.n += int(n)
+	return n, err
+}
+
+// benchRequest is a GET of target from one client with extra headers.
+func benchRequest(target string, header http.Header) *http.Request {
+	req := httptest.NewRequest(http.MethodGet, target, nil)
+	req.RemoteAddr = "192.0.2.1:1234"
+	maps.Copy(req.Header, header)
+	return req
+}
+
+// benchGet times GET target through h. One untimed request first checks the
+// status (and warms the live-probe cache for /check).
+func benchGet(b *testing.B, h http.Handler, target string, header http.Header, want int) {
+	req := benchRequest(target, header)
+	w := &discardWriter{h: http.Header{}}
+	h.ServeHTTP(w, req)
+	if w.code != want {
+		b.Fatalf("GET %s: status %d, want %d", target, w.code, want)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		w.reset()
+		h.ServeHTTP(w, req)
+	}
+	b.ReportMetric(float64(w.n), "B/resp")
+}
+
+func etagOfResponse(b *testing.B, h http.Handler, target string) string {
+	w := &discardWriter{h: http.Header{}}
+	h.ServeHTTP(w, benchRequest(target, nil))
+	etag := w.h.Get("ETag")
+	if etag == "" {
+		b.Fatalf("GET %s: no ETag", target)
+	}
+	return etag
+}
+
+var gzipHeader = http.Header{"Accept-Encoding": {"gzip, deflate, br"}}
+
+func BenchmarkStatus(b *testing.B) {
+	h := newBenchServer(b, 1000, 0).Handler()
+	etag := etagOfResponse(b, h, "/api/v1/status")
+	b.Run("identity", func(b *testing.B) { benchGet(b, h, "/api/v1/status", nil, 200) })
+	b.Run("gzip", func(b *testing.B) { benchGet(b, h, "/api/v1/status", gzipHeader, 200) })
+	b.Run("304", func(b *testing.B) {
+		benchGet(b, h, "/api/v1/status", http.Header{"If-None-Match": {etag}}, http.StatusNotModified)
+	})
+}
+
+func BenchmarkService(b *testing.B) {
+	h := newBenchServer(b, 1000, 0).Handler()
+	b.Run("identity", func(b *testing.B) { benchGet(b, h, "/api/v1/services/openai", nil, 200) })
+	b.Run("gzip", func(b *testing.B) { benchGet(b, h, "/api/v1/services/openai", gzipHeader, 200) })
+}
+
+// BenchmarkIncidents filters 100 000 retained incidents (the retention cap).
+func BenchmarkIncidents(b *testing.B) {
+	h := newBenchServer(b, snapshot.MaxIncidents, 0).Handler()
+	filtered := "/api/v1/incidents?service=openai&severity=major&since=2026-10-01"
+	for _, c := range []struct{ name, target string }{
+		{"service+severity+since", filtered},
+		// The default: the 30 days before generation, the first 100.
+		{"default", "/api/v1/incidents"},
+		{"limit=1000", "/api/v1/incidents?limit=1000"},
+		// The worst case: a rare match over the whole history, so the scan
+		// passes every retained incident.
+		{"scan-all", "/api/v1/incidents?service=xai&severity=critical&since=2000-01-01&limit=1000"},
+	} {
+		b.Run(c.name, func(b *testing.B) { benchGet(b, h, c.target, nil, 200) })
+	}
+	b.Run("service+severity+since/gzip", func(b *testing.B) { benchGet(b, h, filtered, gzipHeader, 200) })
+	etag := etagOfResponse(b, h, filtered)
+	b.Run("service+severity+since/304", func(b *testing.B) {
+		benchGet(b, h, filtered, http.Header{"If-None-Match": {etag}}, http.StatusNotModified)
+	})
+}
+
+func BenchmarkCheck(b *testing.B) {
+	ts := newBenchServer(b, 1000, 0)
+	for _, c := range []struct{ name, q string }{
+		{"name", "openai"},
+		{"url", "https://api.openai.com/v1/chat/completions"},
+		{"untracked", "example.com"},
+	} {
+		b.Run(c.name, func(b *testing.B) { benchGet(b, ts.Handler(), "/api/v1/check?q="+urlQuery(c.q), nil, 200) })
+	}
+	if n := ts.api.hits.Load(); n != 1 {
+		b.Fatalf("%d live probes, want 1: the cache was not warm", n)
+	}
+}
+
+// BenchmarkRateLimitMiddleware is the limiter's cost on the request path
+// (ClientAddr, Allow, the RateLimit headers) on the cheapest request, a 304;
+// "off" is the same request without a limiter.
+func BenchmarkRateLimitMiddleware(b *testing.B) {
+	const target = "/api/v1/status"
+	off := newBenchServer(b, 1000, 0)
+	on := newBenchServer(b, 30, 30)
+	notModified := http.Header{"If-None-Match": {etagOfResponse(b, off.Handler(), target)}}
+	b.Run("off", func(b *testing.B) { benchGet(b, off.Handler(), target, notModified, http.StatusNotModified) })
+	b.Run("allowed", func(b *testing.B) {
+		// The clock moves on by one request's share (60 s / 30) per request,
+		// so the client is always within its allowance.
+		req := benchRequest(target, http.Header{"If-None-Match": {etagOfResponse(b, on.Handler(), target)}})
+		w := &discardWriter{h: http.Header{}}
+		b.ReportAllocs()
+		for b.Loop() {
+			on.clock.Set(on.clock.Now().Add(2 * time.Second))
+			w.reset()
+			on.Handler().ServeHTTP(w, req)
+		}
+		if w.code != http.StatusNotModified {
+			b.Fatalf("status %d, want 304", w.code)
+		}
+	})
+	b.Run("limited", func(b *testing.B) {
+		// One client past its allowance: every request is a 429.
+		req := benchRequest(target, nil)
+		req.RemoteAddr = "198.51.100.9:1234"
+		w := &discardWriter{h: http.Header{}}
+		for range 31 {
+			w.reset()
+			on.Handler().ServeHTTP(w, req)
+		}
+		if w.code != http.StatusTooManyRequests {
+			b.Fatalf("status %d, want 429", w.code)
+		}
+		b.ReportAllocs()
+		for b.Loop() {
+			w.reset()
+			on.Handler().ServeHTTP(w, req)
+		}
+	})
+}
+
+// BenchmarkRateLimiterMemory feeds 1 000 000 distinct client addresses
+// through a limiter that remembers at most 100 000, and reports the live
+// heap it holds after the first 100 000 and after all of them: memory is
+// bounded when the two are about equal.
+func BenchmarkRateLimiterMemory(b *testing.B) {
+	const clients, maxClients = 1_000_000, 100_000
+	var at100k, at1M float64
+	var tracked int
+	b.ReportAllocs()
+	for b.Loop() {
+		base := liveHeap()
+		l := NewRateLimiter(30, time.Minute, maxClients, time.Now)
+		for i := range clients {
+			l.Allow(netip.AddrFrom4([4]byte{10, byte(i >> 16), byte(i >> 8), byte(i)}))
+			if i+1 == maxClients {
+				at100k = float64(liveHeap()-base) / (1 << 20)
+			}
+		}
+		at1M = float64(liveHeap()-base) / (1 << 20)
+		tracked = l.Len()
+		runtime.KeepAlive(l)
+	}
+	if tracked > maxClients {
+		b.Fatalf("%d clients tracked, more than %d", tracked, maxClients)
+	}
+	b.ReportMetric(at100k, "heapMB@100k")
+	b.ReportMetric(at1M, "heapMB@1M")
+}
+
+// liveHeap is the heap in use after a full collection.
+func liveHeap() int64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return int64(m.HeapAlloc)
+}
