@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"mime"
 	"net/http"
 	"strconv"
 	"strings"
@@ -72,16 +71,7 @@ const awsStatusPage = "https://health.aws.amazon.com/health/status"
 
 // Read fetches the current events and parses them.
 func (awsHealth) Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error) {
-	data, header, err := fetch(ctx, client, svc.Feed.URL, "application/json")
-	if err != nil {
-		return Result{}, err
-	}
-	res, err := parseAWSHealth(data, svc)
-	if err != nil {
-		ct, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
-		return Result{}, fmt.Errorf("GET %s: decoding JSON (content type %q): %w", svc.Feed.URL, ct, err)
-	}
-	return res, nil
+	return readDocument(ctx, client, svc, "application/json", parseAWSHealth)
 }
 
 // parseAWSHealth decodes the body (UTF-16 BE or LE, or UTF-8, by its byte

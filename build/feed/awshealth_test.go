@@ -158,7 +158,7 @@ func TestAWSHealthErrors(t *testing.T) {
 		{"malformed UTF-16", reply{body: awsEncode(t, "UTF-16BE+BOM", awsFixture(t, "awshealth-malformed.json"))}, "invalid character"},
 		{"truncated JSON", reply{file: "awshealth-truncated.json"}, "unexpected end of JSON"},
 		{"truncated UTF-16", reply{body: awsEncode(t, "UTF-16LE+BOM", awsFixture(t, "awshealth-truncated.json"))}, "unexpected end of JSON"},
-		{"UTF-16 cut in the middle of a code unit", reply{body: full[:len(full)-1]}, "JSON"},
+		{"UTF-16 cut in the middle of a code unit", reply{body: full[:len(full)-1]}, "invalid character"},
 		{"object instead of array", reply{file: "awshealth-wrong-type.json"}, "cannot unmarshal object"},
 		{"status is an object", reply{file: "awshealth-wrong-type-status.json"}, "want a string or a number"},
 		{"date is a boolean", reply{body: be(`[{"date":true,"status":"3","service":"bedrock-us-east-1"}]`)}, "want a string or a number"},

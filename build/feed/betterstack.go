@@ -81,15 +81,7 @@ func (id *bsID) UnmarshalJSON(b []byte) error {
 
 // Read fetches index.json and parses it.
 func (betterStack) Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error) {
-	var raw json.RawMessage
-	if err := getJSON(ctx, client, svc.Feed.URL, &raw); err != nil {
-		return Result{}, err
-	}
-	res, err := parseBetterStack(raw, svc)
-	if err != nil {
-		return Result{}, fmt.Errorf("GET %s: %w", svc.Feed.URL, err)
-	}
-	return res, nil
+	return readDocument(ctx, client, svc, "application/json", parseBetterStack)
 }
 
 // parseBetterStack turns an index.json document into a Result.

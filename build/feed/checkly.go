@@ -42,15 +42,7 @@ type checklyIncident struct {
 
 // Read fetches the unresolved incidents and parses them.
 func (checkly) Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error) {
-	var raw json.RawMessage
-	if err := getJSON(ctx, client, svc.Feed.URL, &raw); err != nil {
-		return Result{}, err
-	}
-	res, err := parseCheckly(raw, svc)
-	if err != nil {
-		return Result{}, fmt.Errorf("GET %s: %w", svc.Feed.URL, err)
-	}
-	return res, nil
+	return readDocument(ctx, client, svc, "application/json", parseCheckly)
 }
 
 // parseCheckly turns an unresolved-incidents document into a Result. The

@@ -78,6 +78,23 @@ func getJSON(ctx context.Context, client *http.Client, url string, into any) err
 	return nil
 }
 
+// readDocument fetches svc.Feed.URL and parses it. A parse error names the
+// URL and the content type the server claimed, which explains the common
+// case of an HTML error page served with status 200.
+func readDocument(ctx context.Context, client *http.Client, svc snapshot.Service, accept string,
+	parse func(data []byte, svc snapshot.Service) (Result, error)) (Result, error) {
+	data, header, err := fetch(ctx, client, svc.Feed.URL, accept)
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := parse(data, svc)
+	if err != nil {
+		ct, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
+		return Result{}, fmt.Errorf("GET %s: %w (content type %q)", svc.Feed.URL, err, ct)
+	}
+	return res, nil
+}
+
 // fetch GETs url asking for the accept media type and returns the body, at
 // most MaxBody bytes. A status >= 400 is an *httpError.
 func fetch(ctx context.Context, client *http.Client, url, accept string) ([]byte, http.Header, error) {

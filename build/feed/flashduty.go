@@ -53,18 +53,12 @@ type fdIncident struct {
 
 // Read fetches and parses the page's JSON.
 func (flashduty) Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error) {
-	data, _, err := fetch(ctx, client, svc.Feed.URL, "application/json")
+	res, err := readDocument(ctx, client, svc, "application/json", parseFlashduty)
 	var he *httpError
 	if errors.As(err, &he) && (he.Code == 403 || he.Code == 429 || he.Code == 503) {
 		return Result{}, fmt.Errorf("feed refused non-browser client: %w", err)
-	} else if err != nil {
-		return Result{}, err
 	}
-	res, err := parseFlashduty(data, svc)
-	if err != nil {
-		return Result{}, fmt.Errorf("GET %s: %w", svc.Feed.URL, err)
-	}
-	return res, nil
+	return res, err
 }
 
 // parseFlashduty reads the page status as the worse of the overall status

@@ -5,8 +5,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"fmt"
-	"mime"
 	"net/http"
 	"strings"
 
@@ -43,16 +41,7 @@ const gcDashboard = "https://status.cloud.google.com/"
 
 // Read fetches incidents.json and parses it.
 func (googleCloud) Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error) {
-	data, header, err := fetch(ctx, client, svc.Feed.URL, "application/json")
-	if err != nil {
-		return Result{}, err
-	}
-	res, err := parseGoogleCloud(data, svc)
-	if err != nil {
-		ct, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
-		return Result{}, fmt.Errorf("GET %s: decoding JSON (content type %q): %w", svc.Feed.URL, ct, err)
-	}
-	return res, nil
+	return readDocument(ctx, client, svc, "application/json", parseGoogleCloud)
 }
 
 // parseGoogleCloud turns an incidents.json document into a Result. The status

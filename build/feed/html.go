@@ -44,15 +44,10 @@ const maxPhrase = 40
 
 // Read fetches the page and reads its banner.
 func (htmlPage) Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error) {
-	data, _, err := fetch(ctx, client, svc.Feed.URL, "text/html")
-	if err != nil {
-		return Result{}, err
-	}
-	st, err := parseHTMLStatus(data)
-	if err != nil {
-		return Result{}, fmt.Errorf("GET %s: %w", svc.Feed.URL, err)
-	}
-	return Result{Status: st}, nil
+	return readDocument(ctx, client, svc, "text/html", func(data []byte, _ snapshot.Service) (Result, error) {
+		st, err := parseHTMLStatus(data)
+		return Result{Status: st}, err
+	})
 }
 
 // parseHTMLStatus returns the worst status among the page's banners.

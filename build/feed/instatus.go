@@ -43,15 +43,7 @@ type instatusMaintenance struct {
 
 // Read fetches summary.json and parses it.
 func (instatus) Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error) {
-	var raw json.RawMessage
-	if err := getJSON(ctx, client, svc.Feed.URL, &raw); err != nil {
-		return Result{}, err
-	}
-	res, err := parseInstatus(raw, svc)
-	if err != nil {
-		return Result{}, fmt.Errorf("GET %s: %w", svc.Feed.URL, err)
-	}
-	return res, nil
+	return readDocument(ctx, client, svc, "application/json", parseInstatus)
 }
 
 // parseInstatus turns a summary.json document into a Result. The status is

@@ -60,10 +60,10 @@ func singleDocErrorCases(t *testing.T, prefix, good string) []singleDocErrorCase
 	// Leading whitespace keeps the document valid JSON, so size alone decides.
 	oversized := append([]byte(strings.Repeat(" ", MaxBody)), doc...)
 	return []singleDocErrorCase{
-		{"malformed JSON", reply{file: prefix + "-malformed.json"}, "decoding JSON"},
+		{"malformed JSON", reply{file: prefix + "-malformed.json"}, "invalid character"},
 		{"truncated JSON", reply{file: prefix + "-truncated.json"}, "unexpected end of JSON"},
 		{"HTML instead of JSON", reply{file: "maintenance_page.html"}, `content type "text/html"`},
-		{"HTML error page with status 200", reply{body: []byte("<html><body>Bad gateway</body></html>")}, "decoding JSON"},
+		{"HTML error page with status 200", reply{body: []byte("<html><body>Bad gateway</body></html>")}, "invalid character '<'"},
 		{"empty body", reply{body: []byte{}}, "unexpected end of JSON"},
 		{"a JSON string", reply{body: []byte(`"ok"`)}, "cannot unmarshal string"},
 		{"a JSON number", reply{body: []byte(`42`)}, "cannot unmarshal number"},

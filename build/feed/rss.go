@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
 	"net/http"
 	"regexp"
 	"strings"
@@ -49,20 +48,13 @@ var (
 
 // Read fetches the feed and parses it.
 func (a rss) Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error) {
-	data, header, err := fetch(ctx, client, svc.Feed.URL, rssAcceptTypes)
-	if err != nil {
-		return Result{}, err
-	}
 	now := time.Now
 	if a.now != nil {
 		now = a.now
 	}
-	res, err := parseRSS(data, svc, now())
-	if err != nil {
-		ct, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
-		return Result{}, fmt.Errorf("GET %s: decoding feed (content type %q): %w", svc.Feed.URL, ct, err)
-	}
-	return res, nil
+	return readDocument(ctx, client, svc, rssAcceptTypes, func(data []byte, svc snapshot.Service) (Result, error) {
+		return parseRSS(data, svc, now())
+	})
 }
 
 // rssEntry is one RSS item or Atom entry, format aside.
