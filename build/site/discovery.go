@@ -58,6 +58,11 @@ func apiCatalog(base string) ([]byte, error) {
 			"service-doc":  []link{{Href: base + "/", Type: "text/html"}},
 			"service-meta": []link{{Href: base + "/" + FileLLMs, Type: "text/plain"}},
 			"license":      license,
+			// The incident feed and the CSV export: the same data, other forms.
+			"alternate": []link{
+				{Href: base + "/" + FileFeed, Type: snapshot.ContentAtom, Title: "Incidents (Atom)"},
+				{Href: base + "/api/v1/export?format=csv", Type: "text/csv", Title: "All services (CSV)"},
+			},
 		},
 		{
 			// The MCP endpoint has no description document of its own: its
