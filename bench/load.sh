@@ -1,14 +1,15 @@
 #!/usr/bin/env bash
 # Load test: `aistatus serve` against nginx serving the same snapshot files
-# with the same headers, both on loopback, measured with wrk. Prints req/s
-# and p50/p99 latency per endpoint and the ratio aistatus/nginx.
+# with the same headers, both on loopback, measured with wrk. Prints, per
+# endpoint and server, req/s, p50/p99 latency and the server's CPU time per
+# request, and the ratio aistatus/nginx; results are in bench/README.md.
 #
 #   bash bench/load.sh                         # defaults below
-#   DURATION=30s CONNECTIONS=64 bash bench/load.sh
+#   DURATION=30s CONNECTIONS=64 INCIDENTS=1000 bash bench/load.sh
 #
-# Installs nginx and wrk from Debian when missing (needs root or sudo). Only
-# 127.0.0.1 is ever contacted: the snapshot is synthetic (bench/snapgen) and
-# /check's live probes are pointed at the local nginx.
+# Installs nginx, wrk and curl from Debian when missing (needs root or sudo).
+# Only 127.0.0.1 is ever contacted: the snapshot is synthetic (bench/snapgen)
+# and /check's live probes are pointed at the local nginx.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -171,6 +172,9 @@ cases=(
   "service (openai)|/api/v1/services/openai|/api/v1/services/openai"
   "incidents filtered¹|/api/v1/incidents?service=openai&severity=major&since=$since|/api/v1/incidents"
   "check?q=openai²|/api/v1/check?q=openai|/api/v1/status"
+  # A static file of about the filtered page's size, to tell the cost of
+  # computing a response from the cost of its size.
+  "openapi.json (static)|/api/v1/openapi.json|/api/v1/openapi.json"
 )
 
 echo "== checking that both servers answer"
@@ -214,7 +218,7 @@ measure() {
   local url=$1 out rps p50 p99 n t0 t1
   shift
   t0=$(cpu_ticks "$@")
-  out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --timeout 10s --latency "$url")
+  out=$(wrk -t"$THREADS" -c"$CONNECTIONS" -d"$DURATION" --timeout 10s --latency ${HEADER:+-H "$HEADER"} "$url")
   t1=$(cpu_ticks "$@")
   if grep -q 'Non-2xx' <<<"$out"; then
     echo "wrk got error responses from $url:" >&2
@@ -236,23 +240,32 @@ rows=()
 static_rps=""
 for c in "${cases[@]}"; do
   IFS='|' read -r name apath npath <<<"$c"
+  size=$(curl -s -o /dev/null -w '%{size_download}' "$ais$apath")
   a=$(measure "$ais$apath" "$ais_pid")
   n=$(measure "$ngx$npath" "${nginx_pids[@]}")
   [ -n "$static_rps" ] || static_rps=${a%% *}
-  rows+=("$name|$a $n")
+  rows+=("$name|$size $a $n")
 done
+
+# The latency of filtering 100 000 incidents without queueing behind other
+# connections: one connection, one request at a time, identity and gzip.
+incidents="$ais/api/v1/incidents?service=openai&severity=major&since=$since"
+one=$(THREADS=1 CONNECTIONS=1 measure "$incidents" "$ais_pid")
+gz=$(THREADS=1 CONNECTIONS=1 HEADER='Accept-Encoding: gzip' measure "$incidents" "$ais_pid")
+read -r _ one_p50 one_p99 _ <<<"$one"
+read -r _ gz_p50 gz_p99 _ <<<"$gz"
 
 echo
 echo "$CORES cores ($(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | xargs)), shared by wrk, nginx and aistatus;" \
   "$(awk '{ print $1 }' /proc/loadavg) load average (1 min) at the end."
 echo
-echo "| endpoint | aistatus req/s | p50 ms | p99 ms | CPU µs/req | nginx req/s | p50 ms | p99 ms | CPU µs/req | aistatus/nginx req/s | vs our /status |"
-echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
+echo "| endpoint | body (aistatus) | aistatus req/s | p50 ms | p99 ms | CPU µs/req | nginx req/s | p50 ms | p99 ms | CPU µs/req | aistatus/nginx req/s | vs our /status |"
+echo "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"
 for r in "${rows[@]}"; do
   IFS='|' read -r name numbers <<<"$r"
-  read -r a_rps a_p50 a_p99 a_cpu n_rps n_p50 n_p99 n_cpu <<<"$numbers"
-  printf '| %s | %.0f | %.2f | %.2f | %.0f | %.0f | %.2f | %.2f | %.0f | %.2f | %.2f |\n' \
-    "$name" "$a_rps" "$a_p50" "$a_p99" "$a_cpu" "$n_rps" "$n_p50" "$n_p99" "$n_cpu" \
+  read -r size a_rps a_p50 a_p99 a_cpu n_rps n_p50 n_p99 n_cpu <<<"$numbers"
+  printf '| %s | %s B | %.0f | %.2f | %.2f | %.0f | %.0f | %.2f | %.2f | %.0f | %.2f | %.2f |\n' \
+    "$name" "$size" "$a_rps" "$a_p50" "$a_p99" "$a_cpu" "$n_rps" "$n_p50" "$n_p99" "$n_cpu" \
     "$(awk -v a="$a_rps" -v n="$n_rps" 'BEGIN { print a / n }')" \
     "$(awk -v a="$a_rps" -v s="$static_rps" 'BEGIN { print a / s }')"
 done
@@ -260,3 +273,6 @@ echo
 echo "¹ nginx cannot filter: it serves the whole incidents.json ($(du -h "$work/public/incidents.json" | cut -f1)), the closest static equivalent."
 echo "² nginx has no /check: its column is static status.json, the baseline a static host offers."
 echo "  \"vs our /status\" is aistatus's req/s on that row over its own static /api/v1/status."
+echo
+echo "/incidents filtered, one connection (wrk -t1 -c1): p50 $one_p50 ms, p99 $one_p99 ms;" \
+  "with Accept-Encoding: gzip: p50 $gz_p50 ms, p99 $gz_p99 ms."

@@ -51,7 +51,7 @@ func New(cat snapshot.Catalog, now time.Time, days, incidents int) Cycle {
 		sh := h.Service(svc.Slug)
 		status := snapshot.Operational
 		for t := now.Add(-time.Duration(days) * 24 * time.Hour); t.Before(now); t = t.Add(every) {
-			if t.Minute() == 0 { // a new status each hour, mostly operational
+			if t.Minute() < 5 { // a new status each hour, mostly operational
 				status = hourStatus(rng)
 			}
 			sh.Record(t, status, 80+rng.Float64()*400)
@@ -61,8 +61,8 @@ func New(cat snapshot.Catalog, now time.Time, days, incidents int) Cycle {
 	probeIDs := map[string]bool{}
 	for i := range incidents {
 		svc := cat.Services[rng.IntN(len(cat.Services))]
-		start := now.Add(-time.Duration(rng.Int64N(int64(85 * 24 * time.Hour)))).Truncate(time.Second)
-		end := start.Add(5*time.Minute + time.Duration(rng.Int64N(int64(8*time.Hour))))
+		start := now.Add(-5*time.Minute - time.Duration(rng.Int64N(int64(85*24*time.Hour)))).Truncate(time.Second)
+		end := start.Add(time.Minute + time.Duration(rng.Int64N(int64(8*time.Hour))))
 		if last := now.Add(-time.Minute); end.After(last) {
 			end = last
 		}
