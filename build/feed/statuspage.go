@@ -80,10 +80,15 @@ func (a statuspage) Read(ctx context.Context, client *http.Client, svc snapshot.
 			return Result{}, err
 		}
 	}
+	return statuspageResult(svc, sum, listed), nil
+}
+
+// statuspageResult is what a summary and the listed incidents declare.
+func statuspageResult(svc snapshot.Service, sum summaryDoc, listed []spIncident) Result {
 	return Result{
 		Status:    pageStatus(sum, svc.Feed.Filter),
 		Incidents: incidents(svc, sum.Incidents, listed),
-	}, nil
+	}
 }
 
 // pageStatus is the worse of the page indicator and the component statuses,

@@ -2,6 +2,7 @@ package feed
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -456,4 +457,35 @@ func TestNilClient(t *testing.T) {
 	if err != nil || res.Status != snapshot.Operational {
 		t.Errorf("Read with a nil client = %+v, %v; want operational", res, err)
 	}
+}
+
+// FuzzStatuspage feeds arbitrary summary and incident-list documents through
+// the decoding and conversion Read does: never a panic, always a valid
+// status and well-formed incidents.
+func FuzzStatuspage(f *testing.F) {
+	summaries, _ := filepath.Glob(filepath.Join("testdata", "*_summary.json"))
+	lists, _ := filepath.Glob(filepath.Join("testdata", "*_incidents.json"))
+	if len(summaries) == 0 || len(lists) == 0 {
+		f.Fatal("no Statuspage fixtures")
+	}
+	for i, name := range summaries {
+		sum, err1 := os.ReadFile(name)
+		list, err2 := os.ReadFile(lists[i%len(lists)])
+		if err1 != nil || err2 != nil {
+			f.Fatal(err1, err2)
+		}
+		f.Add(sum, list, i%2 == 0)
+	}
+	f.Fuzz(func(t *testing.T, summary, list []byte, filtered bool) {
+		svc := snapshot.Service{Slug: "github-copilot", StatusPage: "https://www.githubstatus.com"}
+		if filtered {
+			svc.Feed.Filter = []string{"Copilot"}
+		}
+		var sum summaryDoc
+		var doc incidentsDoc
+		if json.Unmarshal(summary, &sum) != nil || json.Unmarshal(list, &doc) != nil {
+			return // Read reports these as errors
+		}
+		checkSingleDocParsed(t, svc, statuspageResult(svc, sum, doc.Incidents), nil)
+	})
 }
