@@ -2,6 +2,7 @@ package feed
 
 import (
 	"context"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -11,10 +12,15 @@ import (
 
 const betterStackPath = "/index.json"
 
+func together(srv *httptest.Server, filter ...string) snapshot.Service {
+	return snapshot.Service{Slug: "together", StatusPage: "https://status.together.ai",
+		Feed: snapshot.Feed{Format: snapshot.FormatBetterStack, URL: srv.URL + betterStackPath, Filter: filter}}
+}
+
 func readBetterStack(t *testing.T, rep reply, filter ...string) (Result, error) {
 	t.Helper()
-	svc := serveSingleDoc(t, betterStackPath, rep, snapshot.FormatBetterStack, "together", "https://status.together.ai", filter...)
-	return readSingleDoc(betterStack{}, svc)
+	srv, _ := serve(t, jsonAccept, map[string]reply{betterStackPath: rep})
+	return read(t, betterStack{}, together(srv, filter...))
 }
 
 func TestBetterStackStatus(t *testing.T) {
@@ -49,12 +55,7 @@ func TestBetterStackStatus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := readBetterStack(t, tt.rep, tt.filter...)
-			if err != nil {
-				t.Fatalf("Read: %v", err)
-			}
-			if res.Status != tt.want {
-				t.Errorf("Status = %q, want %q", res.Status, tt.want)
-			}
+			checkStatus(t, res, err, tt.want)
 		})
 	}
 }
@@ -156,18 +157,18 @@ func TestBetterStackFilteredIncidents(t *testing.T) {
 }
 
 func TestBetterStackErrors(t *testing.T) {
-	cases := append(singleDocErrorCases(t, "betterstack", "betterstack-incidents.json"),
-		singleDocErrorCase{"included is a string", reply{file: "betterstack-wrong-type.json"}, "cannot unmarshal string"},
-		singleDocErrorCase{"data is an array", reply{body: []byte(`{"data":[],"included":[]}`)}, "cannot unmarshal array"},
-		singleDocErrorCase{"aggregate_state is a number", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":3}}}`)}, "cannot unmarshal number"},
-		singleDocErrorCase{"a resource status is a number", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_page_resource","attributes":{"status":1}}]}`)}, "status_page_resource"},
-		singleDocErrorCase{"report attributes are an array", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_report","attributes":[]}]}`)}, "status_report"},
-		singleDocErrorCase{"a report start is a number", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_report","attributes":{"starts_at":1763474580}}]}`)}, "cannot unmarshal number"},
-		singleDocErrorCase{"an update's attributes are a string", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_update","attributes":"x"}]}`)}, "status_update"},
-		singleDocErrorCase{"an included item is a string", reply{body: []byte(`{"data":{},"included":["status_report"]}`)}, "cannot unmarshal string"},
+	cases := append(jsonDocErrors(t, "betterstack", "betterstack-incidents.json"),
+		errorCase{"included is a string", reply{file: "betterstack-wrong-type.json"}, "cannot unmarshal string"},
+		errorCase{"data is an array", reply{body: []byte(`{"data":[],"included":[]}`)}, "cannot unmarshal array"},
+		errorCase{"aggregate_state is a number", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":3}}}`)}, "cannot unmarshal number"},
+		errorCase{"a resource status is a number", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_page_resource","attributes":{"status":1}}]}`)}, "status_page_resource"},
+		errorCase{"report attributes are an array", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_report","attributes":[]}]}`)}, "status_report"},
+		errorCase{"a report start is a number", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_report","attributes":{"starts_at":1763474580}}]}`)}, "cannot unmarshal number"},
+		errorCase{"an update's attributes are a string", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_update","attributes":"x"}]}`)}, "status_update"},
+		errorCase{"an included item is a string", reply{body: []byte(`{"data":{},"included":["status_report"]}`)}, "cannot unmarshal string"},
 	)
-	checkSingleDocErrors(t, betterStack{}, snapshot.FormatBetterStack, betterStackPath, cases)
-	checkSingleDocCancelled(t, betterStack{}, snapshot.FormatBetterStack, betterStackPath, "betterstack-calm.json")
+	checkErrors(t, cases, func(t *testing.T, rep reply) (Result, error) { return readBetterStack(t, rep) })
+	checkCancelled(t, betterStack{}, func(s *httptest.Server) snapshot.Service { return together(s) })
 }
 
 // Valid JSON that declares nothing is Unknown without incidents; objects of
@@ -193,15 +194,15 @@ func TestBetterStackEmptyDocuments(t *testing.T) {
 }
 
 func TestBetterStackNilClient(t *testing.T) {
-	svc := serveSingleDoc(t, betterStackPath, reply{file: "betterstack-calm.json"}, snapshot.FormatBetterStack, "together", "https://status.together.ai")
-	res, err := betterStack{}.Read(context.Background(), nil, svc)
+	srv, _ := serve(t, jsonAccept, map[string]reply{betterStackPath: {file: "betterstack-calm.json"}})
+	res, err := betterStack{}.Read(context.Background(), nil, together(srv))
 	if err != nil || res.Status != snapshot.Operational {
 		t.Errorf("Read with a nil client = %+v, %v; want operational", res, err)
 	}
 }
 
 func FuzzBetterStack(f *testing.F) {
-	addSingleDocFixtures(f, "betterstack-")
+	addFixtures(f, "betterstack-*")
 	f.Add([]byte(`{"data":{"attributes":{"aggregate_state":"downtime"}},"included":[{"id":1,"type":"status_report","attributes":{"starts_at":"2025-11-18T10:00:00Z","ends_at":null}}]}`))
 	f.Add([]byte(`null`))
 	plain := snapshot.Service{Slug: "together", StatusPage: "https://status.together.ai"}
@@ -210,7 +211,7 @@ func FuzzBetterStack(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, svc := range []snapshot.Service{plain, filtered} {
 			res, err := parseBetterStack(data, svc)
-			checkSingleDocParsed(t, svc, res, err)
+			checkParsed(t, svc, res, err)
 		}
 	})
 }

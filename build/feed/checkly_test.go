@@ -2,6 +2,7 @@ package feed
 
 import (
 	"context"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/aistatus/aistatus/snapshot"
@@ -9,10 +10,15 @@ import (
 
 const checklyPath = "/api/status-page/mistral-ai/unresolved-incidents"
 
+func mistral(srv *httptest.Server, filter ...string) snapshot.Service {
+	return snapshot.Service{Slug: "mistral", StatusPage: "https://status.mistral.ai",
+		Feed: snapshot.Feed{Format: snapshot.FormatCheckly, URL: srv.URL + checklyPath, Filter: filter}}
+}
+
 func readCheckly(t *testing.T, rep reply, filter ...string) (Result, error) {
 	t.Helper()
-	svc := serveSingleDoc(t, checklyPath, rep, snapshot.FormatCheckly, "mistral", "https://status.mistral.ai", filter...)
-	return readSingleDoc(checkly{}, svc)
+	srv, _ := serve(t, jsonAccept, map[string]reply{checklyPath: rep})
+	return read(t, checkly{}, mistral(srv, filter...))
 }
 
 func TestChecklyStatus(t *testing.T) {
@@ -45,12 +51,7 @@ func TestChecklyStatus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := readCheckly(t, tt.rep, tt.filter...)
-			if err != nil {
-				t.Fatalf("Read: %v", err)
-			}
-			if res.Status != tt.want {
-				t.Errorf("Status = %q, want %q", res.Status, tt.want)
-			}
+			checkStatus(t, res, err, tt.want)
 			if len(res.Incidents) != tt.incidents {
 				t.Errorf("%d incidents, want %d: %+v", len(res.Incidents), tt.incidents, res.Incidents)
 			}
@@ -126,17 +127,17 @@ func TestChecklyIncidents(t *testing.T) {
 }
 
 func TestChecklyErrors(t *testing.T) {
-	cases := append(singleDocErrorCases(t, "checkly", "checkly-incidents.json"),
-		singleDocErrorCase{"incidents is a string", reply{file: "checkly-wrong-type.json"}, "cannot unmarshal string"},
-		singleDocErrorCase{"incidents is an object", reply{body: []byte(`{"incidents":{"id":"a"}}`)}, "cannot unmarshal object"},
-		singleDocErrorCase{"an array of strings", reply{body: []byte(`["a","b"]`)}, "cannot unmarshal string"},
-		singleDocErrorCase{"a severity is a number", reply{body: []byte(`[{"id":"a","severity":3}]`)}, "cannot unmarshal number"},
-		singleDocErrorCase{"services is a string", reply{body: []byte(`{"incidents":[{"id":"a","services":"API"}]}`)}, "cannot unmarshal string"},
-		singleDocErrorCase{"an update is a string", reply{body: []byte(`{"incidents":[{"id":"a","incidentUpdates":["resolved"]}]}`)}, "cannot unmarshal string"},
-		singleDocErrorCase{"a JSON boolean", reply{body: []byte(`true`)}, "cannot unmarshal bool"},
+	cases := append(jsonDocErrors(t, "checkly", "checkly-incidents.json"),
+		errorCase{"incidents is a string", reply{file: "checkly-wrong-type.json"}, "cannot unmarshal string"},
+		errorCase{"incidents is an object", reply{body: []byte(`{"incidents":{"id":"a"}}`)}, "cannot unmarshal object"},
+		errorCase{"an array of strings", reply{body: []byte(`["a","b"]`)}, "cannot unmarshal string"},
+		errorCase{"a severity is a number", reply{body: []byte(`[{"id":"a","severity":3}]`)}, "cannot unmarshal number"},
+		errorCase{"services is a string", reply{body: []byte(`{"incidents":[{"id":"a","services":"API"}]}`)}, "cannot unmarshal string"},
+		errorCase{"an update is a string", reply{body: []byte(`{"incidents":[{"id":"a","incidentUpdates":["resolved"]}]}`)}, "cannot unmarshal string"},
+		errorCase{"a JSON boolean", reply{body: []byte(`true`)}, "cannot unmarshal bool"},
 	)
-	checkSingleDocErrors(t, checkly{}, snapshot.FormatCheckly, checklyPath, cases)
-	checkSingleDocCancelled(t, checkly{}, snapshot.FormatCheckly, checklyPath, "checkly-calm.json")
+	checkErrors(t, cases, func(t *testing.T, rep reply) (Result, error) { return readCheckly(t, rep) })
+	checkCancelled(t, checkly{}, func(s *httptest.Server) snapshot.Service { return mistral(s) })
 }
 
 // A document without an incident list declares nothing: Unknown.
@@ -161,15 +162,15 @@ func TestChecklyEmptyDocuments(t *testing.T) {
 }
 
 func TestChecklyNilClient(t *testing.T) {
-	svc := serveSingleDoc(t, checklyPath, reply{file: "checkly-calm.json"}, snapshot.FormatCheckly, "mistral", "https://status.mistral.ai")
-	res, err := checkly{}.Read(context.Background(), nil, svc)
+	srv, _ := serve(t, jsonAccept, map[string]reply{checklyPath: {file: "checkly-calm.json"}})
+	res, err := checkly{}.Read(context.Background(), nil, mistral(srv))
 	if err != nil || res.Status != snapshot.Operational {
 		t.Errorf("Read with a nil client = %+v, %v; want operational", res, err)
 	}
 }
 
 func FuzzChecklyParse(f *testing.F) {
-	addSingleDocFixtures(f, "checkly-")
+	addFixtures(f, "checkly-*")
 	f.Add([]byte(`[{"id":"a","severity":"major","created_at":"2025-11-18T10:00:00Z","lastUpdateStatus":"RESOLVED","incidentUpdates":[{"created_at":"2025-11-18T11:00:00Z"}]}]`))
 	f.Add([]byte(`null`))
 	plain := snapshot.Service{Slug: "mistral", StatusPage: "https://status.mistral.ai"}
@@ -178,7 +179,7 @@ func FuzzChecklyParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, svc := range []snapshot.Service{plain, filtered} {
 			res, err := parseCheckly(data, svc)
-			checkSingleDocParsed(t, svc, res, err)
+			checkParsed(t, svc, res, err)
 		}
 	})
 }

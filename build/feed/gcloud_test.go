@@ -1,83 +1,21 @@
 package feed
 
 import (
-	"bytes"
-	"context"
-	"errors"
-	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
-	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/aistatus/aistatus/snapshot"
 )
 
-const jsonAccept = "application/json"
-
-// serveOneFeed serves one feed document at /feed and counts the requests.
-// It answers 406 to a request whose Accept header is not accept, so every
-// test also checks the header. The content type follows the fixture's
-// extension (or, for a raw body, its first byte).
-func serveOneFeed(t *testing.T, accept string, rep reply) (*httptest.Server, *atomic.Int32) {
-	t.Helper()
-	var hits atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		if r.URL.Path != "/feed" {
-			http.NotFound(w, r)
-			return
-		}
-		if got := r.Header.Get("Accept"); got != accept {
-			http.Error(w, "unexpected Accept: "+got, http.StatusNotAcceptable)
-			return
-		}
-		body := rep.body
-		if rep.file != "" {
-			var err error
-			if body, err = os.ReadFile(filepath.Join("testdata", rep.file)); err != nil {
-				t.Errorf("fixture: %v", err)
-				w.WriteHeader(http.StatusInternalServerError)
-				return
-			}
-		}
-		switch {
-		case strings.HasSuffix(rep.file, ".html"):
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		case strings.HasSuffix(rep.file, ".xml"), rep.file == "" && bytes.HasPrefix(bytes.TrimSpace(body), []byte("<")):
-			w.Header().Set("Content-Type", "application/xml")
-		default:
-			w.Header().Set("Content-Type", "application/json")
-		}
-		if rep.code != 0 {
-			w.WriteHeader(rep.code)
-		}
-		w.Write(body)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &hits
-}
-
-// feedService is a catalog entry whose feed is srv's /feed.
-func feedService(srv *httptest.Server, slug, statusPage string, format snapshot.FeedFormat, filter ...string) snapshot.Service {
-	return snapshot.Service{
-		Slug:       slug,
-		StatusPage: statusPage,
-		Feed:       snapshot.Feed{Format: format, URL: srv.URL + "/feed", Filter: filter},
-	}
-}
-
 func gemini(srv *httptest.Server, filter ...string) snapshot.Service {
-	return feedService(srv, "google-gemini", "https://status.cloud.google.com", snapshot.FormatGoogleCloud, filter...)
+	return snapshot.Service{Slug: "google-gemini", StatusPage: "https://status.cloud.google.com",
+		Feed: snapshot.Feed{Format: snapshot.FormatGoogleCloud, URL: srv.URL + "/feed", Filter: filter}}
 }
 
 func readGoogleCloud(t *testing.T, rep reply, filter ...string) (Result, error) {
 	t.Helper()
-	srv, _ := serveOneFeed(t, jsonAccept, rep)
-	return googleCloud{}.Read(context.Background(), &http.Client{Timeout: 10 * time.Second}, gemini(srv, filter...))
+	srv, _ := serve(t, jsonAccept, map[string]reply{"/feed": rep})
+	return read(t, googleCloud{}, gemini(srv, filter...))
 }
 
 func TestGoogleCloudStatus(t *testing.T) {
@@ -112,12 +50,7 @@ func TestGoogleCloudStatus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := readGoogleCloud(t, tt.rep, tt.filter...)
-			if err != nil {
-				t.Fatalf("Read: %v", err)
-			}
-			if res.Status != tt.want {
-				t.Errorf("Status = %q, want %q", res.Status, tt.want)
-			}
+			checkStatus(t, res, err, tt.want)
 			if len(res.Incidents) != tt.wantIncidents {
 				t.Errorf("%d incidents, want %d: %+v", len(res.Incidents), tt.wantIncidents, res.Incidents)
 			}
@@ -157,12 +90,7 @@ func TestGoogleCloudIncidents(t *testing.T) {
 }
 
 func TestGoogleCloudErrors(t *testing.T) {
-	oversized := append(bytes.Repeat([]byte(" "), MaxBody), "[]"...)
-	tests := []struct {
-		name string
-		rep  reply
-		want string
-	}{
+	cases := []errorCase{
 		{"malformed JSON", reply{file: "gcloud-malformed.json"}, "invalid character"},
 		{"truncated JSON", reply{file: "gcloud-truncated.json"}, "unexpected end of JSON"},
 		{"object instead of array", reply{file: "gcloud-wrong-type.json"}, "cannot unmarshal object"},
@@ -172,96 +100,26 @@ func TestGoogleCloudErrors(t *testing.T) {
 		{"empty body", reply{body: []byte{}}, "unexpected end of JSON"},
 		{"HTTP 500", reply{code: 500, body: []byte(`[]`)}, "HTTP 500"},
 		{"HTTP 404", reply{code: 404}, "HTTP 404"},
-		{"over MaxBody", reply{body: oversized}, "larger than"},
+		{"over MaxBody", reply{body: oversized([]byte("[]"))}, "larger than"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res, err := readGoogleCloud(t, tt.rep, "Gemini")
-			if err == nil {
-				t.Fatalf("Read succeeded with %+v, want an error", res)
-			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error %q does not mention %q", err, tt.want)
-			}
-			if res.Status != "" || res.Incidents != nil {
-				t.Errorf("a failed read returned %+v, want the zero Result", res)
-			}
-		})
-	}
+	checkErrors(t, cases, func(t *testing.T, rep reply) (Result, error) { return readGoogleCloud(t, rep, "Gemini") })
 }
 
 func TestGoogleCloudContextCancelled(t *testing.T) {
-	srv, hits := serveOneFeed(t, jsonAccept, reply{file: "gcloud-major.json"})
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	res, err := googleCloud{}.Read(ctx, srv.Client(), gemini(srv, "Gemini"))
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("err = %v, want context.Canceled", err)
-	}
-	if res.Status != "" || res.Incidents != nil {
-		t.Errorf("a cancelled read returned %+v", res)
-	}
-	if n := hits.Load(); n != 0 {
-		t.Errorf("feed requested %d times after cancellation", n)
-	}
-}
-
-// checkParsed checks what any parse that succeeded must satisfy.
-func checkParsed(t *testing.T, res Result, svc snapshot.Service) {
-	t.Helper()
-	if !res.Status.Valid() {
-		t.Fatalf("invalid status %q", res.Status)
-	}
-	seen := map[string]bool{}
-	for _, inc := range res.Incidents {
-		if !strings.HasPrefix(inc.ID, svc.Slug+"-") || len(inc.ID) == len(svc.Slug)+1 || seen[inc.ID] {
-			t.Fatalf("bad or duplicate id %q", inc.ID)
-		}
-		seen[inc.ID] = true
-		if !inc.Severity.Valid() || inc.Service != svc.Slug || inc.Source != snapshot.SourceOfficial || inc.Headline == "" {
-			t.Fatalf("bad incident %+v", inc)
-		}
-		if inc.StartedAt.IsZero() || inc.StartedAt.Location() != time.UTC || inc.UpdatedAt.Location() != time.UTC {
-			t.Fatalf("bad times in %+v", inc)
-		}
-		if inc.EndedAt != nil && inc.EndedAt.Location() != time.UTC {
-			t.Fatalf("bad end in %+v", inc)
-		}
-	}
-}
-
-// addFixtures seeds a fuzz target with every testdata file whose name has
-// the prefix.
-func addFixtures(f *testing.F, prefix string) {
-	f.Helper()
-	paths, err := filepath.Glob(filepath.Join("testdata", prefix+"*"))
-	if err != nil || len(paths) == 0 {
-		f.Fatalf("no %s fixtures: %v", prefix, err)
-	}
-	for _, p := range paths {
-		data, err := os.ReadFile(p)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	checkCancelled(t, googleCloud{}, func(s *httptest.Server) snapshot.Service { return gemini(s, "Gemini") })
 }
 
 func FuzzGoogleCloud(f *testing.F) {
-	addFixtures(f, "gcloud-")
+	addFixtures(f, "gcloud-*")
 	f.Add([]byte(`null`))
 	f.Add([]byte(`[{"id":"a","begin":"2025-06-03T10:00:00Z","end":"","affected_products":[{"title":"Gemini"}]}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, filter := range [][]string{{"Gemini"}, nil} {
 			svc := snapshot.Service{Slug: "google-gemini", Feed: snapshot.Feed{Format: snapshot.FormatGoogleCloud, Filter: filter}}
 			res, err := parseGoogleCloud(data, svc)
-			if err != nil {
-				if res.Status != "" || res.Incidents != nil {
-					t.Fatalf("error %v with a non-zero Result %+v", err, res)
-				}
-				continue
+			if checkParsed(t, svc, res, err) {
+				checkDistinctHeadlines(t, res)
 			}
-			checkParsed(t, res, svc)
 		}
 	})
 }

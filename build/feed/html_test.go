@@ -1,13 +1,8 @@
 package feed
 
 import (
-	"bytes"
-	"context"
-	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -17,14 +12,10 @@ func openrouter(url string) snapshot.Service {
 		Feed: snapshot.Feed{Format: snapshot.FormatHTML, URL: url}}
 }
 
-func htmlRead(t *testing.T, page fdPage) (Result, error) {
+func htmlRead(t *testing.T, rep reply) (Result, error) {
 	t.Helper()
-	url := fdServe(t, "text/html", page)
-	return htmlPage{}.Read(context.Background(), &http.Client{Timeout: 10 * time.Second}, openrouter(url))
-}
-
-func htmlFile(t *testing.T, name string) fdPage {
-	return fdPage{ctype: "text/html; charset=utf-8", body: fdFixture(t, name)}
+	srv, _ := serve(t, "text/html", map[string]reply{"/": rep})
+	return read(t, htmlPage{}, openrouter(srv.URL+"/"))
 }
 
 func TestHTMLStatus(t *testing.T) {
@@ -48,7 +39,7 @@ func TestHTMLStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			res, err := htmlRead(t, htmlFile(t, tt.file))
+			res, err := htmlRead(t, reply{file: tt.file})
 			if err != nil {
 				t.Fatalf("Read: %v", err)
 			}
@@ -60,37 +51,19 @@ func TestHTMLStatus(t *testing.T) {
 }
 
 func TestHTMLErrors(t *testing.T) {
-	oversized := append(bytes.Repeat([]byte(" "), MaxBody), fdFixture(t, "html-openrouter-operational.html")...)
 	deep := strings.Repeat("<div>", 600) + "<h2>All systems operational</h2>"
-	tests := []struct {
-		name string
-		page fdPage
-		want string
-	}{
-		{"redesigned page without a banner", htmlFile(t, "html-openrouter-redesign.html"), "no recognised status banner"},
-		{"client-rendered shell", htmlFile(t, "html-openrouter-shell.html"), "no recognised status banner"},
-		{"200 challenge page", htmlFile(t, "html-openrouter-challenge.html"), "no recognised status banner"},
-		{"403 challenge page", fdPage{403, "text/html", fdFixture(t, "html-openrouter-challenge.html")}, "HTTP 403"},
-		{"HTTP 503", fdPage{503, "text/html", []byte("<h1>Service disruption</h1>")}, "HTTP 503"},
-		{"JSON instead of HTML", fdPage{200, "application/json", fdFixture(t, "flashduty-operational.json")}, "no recognised status banner"},
-		{"empty body", fdPage{}, "no recognised status banner"},
-		{"over MaxBody", fdPage{200, "text/html", oversized}, "larger than"},
-		{"nested deeper than the parser allows", fdPage{200, "text/html", []byte(deep)}, "parsing HTML"},
+	cases := []errorCase{
+		{"redesigned page without a banner", reply{file: "html-openrouter-redesign.html"}, "no recognised status banner"},
+		{"client-rendered shell", reply{file: "html-openrouter-shell.html"}, "no recognised status banner"},
+		{"200 challenge page", reply{file: "html-openrouter-challenge.html"}, "no recognised status banner"},
+		{"403 challenge page", reply{code: 403, file: "html-openrouter-challenge.html"}, "HTTP 403"},
+		{"HTTP 503", reply{code: 503, ctype: "text/html", body: []byte("<h1>Service disruption</h1>")}, "HTTP 503"},
+		{"JSON instead of HTML", reply{file: "flashduty-operational.json"}, "no recognised status banner"},
+		{"empty body", reply{}, "no recognised status banner"},
+		{"over MaxBody", reply{ctype: "text/html", body: oversized(fixture(t, "html-openrouter-operational.html"))}, "larger than"},
+		{"nested deeper than the parser allows", reply{ctype: "text/html", body: []byte(deep)}, "parsing HTML"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res, err := htmlRead(t, tt.page)
-			if err == nil {
-				t.Fatalf("Read succeeded with %+v, want an error", res)
-			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error %q does not mention %q", err, tt.want)
-			}
-			if res.Status != "" || res.Incidents != nil {
-				t.Errorf("a failed read returned %+v, want the zero Result", res)
-			}
-		})
-	}
+	checkErrors(t, cases, htmlRead)
 }
 
 // The exact-match rule on small documents: a phrase must be an element's
@@ -140,10 +113,7 @@ func TestParseHTMLStatus(t *testing.T) {
 }
 
 func FuzzHTMLStatus(f *testing.F) {
-	files, _ := filepath.Glob("testdata/html-openrouter-*.html")
-	for _, name := range files {
-		f.Add(fdFixture(f, filepath.Base(name)))
-	}
+	addFixtures(f, "html-openrouter-*.html")
 	f.Add([]byte(`<div><h2>All systems operational</h2><h2 hidden>Major outage</h2></div>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		st, err := parseHTMLStatus(data)

@@ -2,187 +2,25 @@ package feed
 
 import (
 	"context"
-	"errors"
-	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aistatus/aistatus/snapshot"
 )
 
-// This file also holds the helpers shared by the tests of the adapters that
-// read a single document (Instatus, Better Stack, Checkly); the test server
-// (feedServer, reply) and the incident comparison (checkIncidents, ts) are
-// statuspage_test.go's.
-
 const instatusPath = "/summary.json"
 
-// serveSingleDoc serves rep at path and returns a service of the given format
-// whose feed URL points at it.
-func serveSingleDoc(t *testing.T, path string, rep reply, format snapshot.FeedFormat, slug, statusPage string, filter ...string) snapshot.Service {
+func perplexity(srv *httptest.Server) snapshot.Service {
+	return snapshot.Service{Slug: "perplexity", StatusPage: "https://status.perplexity.com",
+		Feed: snapshot.Feed{Format: snapshot.FormatInstatus, URL: srv.URL + instatusPath}}
+}
+
+func readInstatus(t *testing.T, rep reply) (Result, error) {
 	t.Helper()
-	srv, _ := feedServer(t, map[string]reply{path: rep})
-	return snapshot.Service{
-		Slug:       slug,
-		StatusPage: statusPage,
-		Feed:       snapshot.Feed{Format: format, URL: srv.URL + path, Filter: filter},
-	}
-}
-
-// readSingleDoc reads svc with a and a client that cannot hang the test.
-func readSingleDoc(a Adapter, svc snapshot.Service) (Result, error) {
-	return a.Read(context.Background(), &http.Client{Timeout: 10 * time.Second}, svc)
-}
-
-// singleDocErrorCase is one document that must make a read fail with an error
-// that mentions want.
-type singleDocErrorCase struct {
-	name string
-	rep  reply
-	want string
-}
-
-// singleDocErrorCases are the failures every single-document adapter must
-// report; good is a fixture the adapter reads without error, used to build
-// an oversized but otherwise valid body. prefix names the adapter's own
-// malformed, truncated and HTML fixtures.
-func singleDocErrorCases(t *testing.T, prefix, good string) []singleDocErrorCase {
-	t.Helper()
-	doc, err := os.ReadFile(filepath.Join("testdata", good))
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Leading whitespace keeps the document valid JSON, so size alone decides.
-	oversized := append([]byte(strings.Repeat(" ", MaxBody)), doc...)
-	return []singleDocErrorCase{
-		{"malformed JSON", reply{file: prefix + "-malformed.json"}, "invalid character"},
-		{"truncated JSON", reply{file: prefix + "-truncated.json"}, "unexpected end of JSON"},
-		{"HTML instead of JSON", reply{file: "maintenance_page.html"}, `content type "text/html"`},
-		{"HTML error page with status 200", reply{body: []byte("<html><body>Bad gateway</body></html>")}, "invalid character '<'"},
-		{"empty body", reply{body: []byte{}}, "unexpected end of JSON"},
-		{"a JSON string", reply{body: []byte(`"ok"`)}, "cannot unmarshal string"},
-		{"a JSON number", reply{body: []byte(`42`)}, "cannot unmarshal number"},
-		{"HTTP 500", reply{code: http.StatusInternalServerError, body: []byte(`{"error":"internal"}`)}, "HTTP 500"},
-		{"HTTP 404", reply{code: http.StatusNotFound}, "HTTP 404"},
-		{"HTTP 429", reply{code: http.StatusTooManyRequests}, "HTTP 429"},
-		{"body over MaxBody", reply{body: oversized}, "larger than"},
-	}
-}
-
-// checkSingleDocErrors reads every case with a and wants an error that mentions
-// the case's text and the zero Result.
-func checkSingleDocErrors(t *testing.T, a Adapter, format snapshot.FeedFormat, path string, cases []singleDocErrorCase) {
-	t.Helper()
-	for _, tt := range cases {
-		t.Run(tt.name, func(t *testing.T) {
-			res, err := readSingleDoc(a, serveSingleDoc(t, path, tt.rep, format, "svc", "https://status.example.com"))
-			if err == nil {
-				t.Fatalf("Read succeeded with %+v, want an error", res)
-			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error %q does not mention %q", err, tt.want)
-			}
-			if res.Status != "" || res.Incidents != nil {
-				t.Errorf("a failed read returned %+v, want the zero Result", res)
-			}
-		})
-	}
-}
-
-// checkSingleDocCancelled checks that a cancelled context fails the read, both when
-// it is cancelled before the request and while the server is answering.
-func checkSingleDocCancelled(t *testing.T, a Adapter, format snapshot.FeedFormat, path, fixture string) {
-	t.Helper()
-	t.Run("cancelled before the read", func(t *testing.T) {
-		var hits atomic.Int32
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			hits.Add(1)
-			http.ServeFile(w, r, filepath.Join("testdata", fixture))
-		}))
-		defer srv.Close()
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		svc := snapshot.Service{Slug: "svc", Feed: snapshot.Feed{Format: format, URL: srv.URL + path}}
-		res, err := a.Read(ctx, srv.Client(), svc)
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("err = %v, want context.Canceled", err)
-		}
-		if res.Status != "" || res.Incidents != nil {
-			t.Errorf("a cancelled read returned %+v", res)
-		}
-		if n := hits.Load(); n != 0 {
-			t.Errorf("%d requests after cancellation", n)
-		}
-	})
-	t.Run("cancelled during the read", func(t *testing.T) {
-		started := make(chan struct{})
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			close(started)
-			select { // hang until the client gives up
-			case <-r.Context().Done():
-			case <-time.After(10 * time.Second):
-			}
-		}))
-		defer srv.Close()
-		ctx, cancel := context.WithCancel(context.Background())
-		go func() { <-started; cancel() }()
-		svc := snapshot.Service{Slug: "svc", Feed: snapshot.Feed{Format: format, URL: srv.URL + path}}
-		if _, err := a.Read(ctx, srv.Client(), svc); !errors.Is(err, context.Canceled) {
-			t.Errorf("err = %v, want context.Canceled", err)
-		}
-	})
-}
-
-// checkSingleDocParsed is the fuzz targets' check of what a parse function returned:
-// an error with the zero Result, or a valid status and well-formed incidents.
-func checkSingleDocParsed(t *testing.T, svc snapshot.Service, res Result, err error) {
-	t.Helper()
-	if err != nil {
-		if res.Status != "" || res.Incidents != nil {
-			t.Fatalf("error %v came with a non-zero Result %+v", err, res)
-		}
-		return
-	}
-	if !res.Status.Valid() {
-		t.Fatalf("Status %q is not valid", res.Status)
-	}
-	for i, inc := range res.Incidents {
-		switch {
-		case !strings.HasPrefix(inc.ID, svc.Slug+"-") || inc.ID == svc.Slug+"-":
-			t.Fatalf("incident %d: id %q is not %q plus an upstream id", i, inc.ID, svc.Slug+"-")
-		case inc.Service != svc.Slug || inc.Source != snapshot.SourceOfficial:
-			t.Fatalf("incident %d: service %q source %q", i, inc.Service, inc.Source)
-		case !inc.Severity.Valid():
-			t.Fatalf("incident %d: severity %q is not valid", i, inc.Severity)
-		case inc.StartedAt.IsZero() || inc.StartedAt.Location() != time.UTC || inc.UpdatedAt.Location() != time.UTC:
-			t.Fatalf("incident %d: times %v, %v are not set UTC times", i, inc.StartedAt, inc.UpdatedAt)
-		case inc.EndedAt != nil && inc.EndedAt.Location() != time.UTC:
-			t.Fatalf("incident %d: end %v is not UTC", i, inc.EndedAt)
-		case i > 0 && inc.StartedAt.After(res.Incidents[i-1].StartedAt):
-			t.Fatalf("incidents %d and %d are not newest first", i-1, i)
-		}
-	}
-}
-
-// addSingleDocFixtures seeds a fuzz corpus with every testdata file that starts with prefix.
-func addSingleDocFixtures(f *testing.F, prefix string) {
-	f.Helper()
-	files, err := filepath.Glob(filepath.Join("testdata", prefix+"*"))
-	if err != nil || len(files) == 0 {
-		f.Fatalf("no %s fixtures: %v", prefix, err)
-	}
-	for _, name := range files {
-		data, err := os.ReadFile(name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(data)
-	}
+	srv, _ := serve(t, jsonAccept, map[string]reply{instatusPath: rep})
+	return read(t, instatus{}, perplexity(srv))
 }
 
 func TestInstatusStatus(t *testing.T) {
@@ -214,13 +52,8 @@ func TestInstatusStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := readSingleDoc(instatus{}, serveSingleDoc(t, instatusPath, tt.rep, snapshot.FormatInstatus, "perplexity", "https://status.perplexity.com"))
-			if err != nil {
-				t.Fatalf("Read: %v", err)
-			}
-			if res.Status != tt.want {
-				t.Errorf("Status = %q, want %q", res.Status, tt.want)
-			}
+			res, err := readInstatus(t, tt.rep)
+			checkStatus(t, res, err, tt.want)
 		})
 	}
 }
@@ -272,7 +105,7 @@ func TestInstatusIncidents(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := readSingleDoc(instatus{}, serveSingleDoc(t, instatusPath, reply{file: tt.file}, snapshot.FormatInstatus, "perplexity", page))
+			res, err := readInstatus(t, reply{file: tt.file})
 			if err != nil {
 				t.Fatalf("Read: %v", err)
 			}
@@ -316,15 +149,15 @@ func TestInstatusTime(t *testing.T) {
 }
 
 func TestInstatusErrors(t *testing.T) {
-	cases := append(singleDocErrorCases(t, "instatus", "instatus-incidents.json"),
-		singleDocErrorCase{"activeIncidents is a string", reply{file: "instatus-wrong-type.json"}, "cannot unmarshal string"},
-		singleDocErrorCase{"page is an array", reply{body: []byte(`{"page":[],"activeIncidents":[]}`)}, "cannot unmarshal array"},
-		singleDocErrorCase{"an incident id is a number", reply{body: []byte(`{"page":{"status":"UP"},"activeIncidents":[{"id":7}]}`)}, "cannot unmarshal number"},
-		singleDocErrorCase{"activeMaintenances is an object", reply{body: []byte(`{"page":{"status":"UP"},"activeMaintenances":{}}`)}, "cannot unmarshal object"},
-		singleDocErrorCase{"the top level is an array", reply{body: []byte(`[]`)}, "cannot unmarshal array"},
+	cases := append(jsonDocErrors(t, "instatus", "instatus-incidents.json"),
+		errorCase{"activeIncidents is a string", reply{file: "instatus-wrong-type.json"}, "cannot unmarshal string"},
+		errorCase{"page is an array", reply{body: []byte(`{"page":[],"activeIncidents":[]}`)}, "cannot unmarshal array"},
+		errorCase{"an incident id is a number", reply{body: []byte(`{"page":{"status":"UP"},"activeIncidents":[{"id":7}]}`)}, "cannot unmarshal number"},
+		errorCase{"activeMaintenances is an object", reply{body: []byte(`{"page":{"status":"UP"},"activeMaintenances":{}}`)}, "cannot unmarshal object"},
+		errorCase{"the top level is an array", reply{body: []byte(`[]`)}, "cannot unmarshal array"},
 	)
-	checkSingleDocErrors(t, instatus{}, snapshot.FormatInstatus, instatusPath, cases)
-	checkSingleDocCancelled(t, instatus{}, snapshot.FormatInstatus, instatusPath, "instatus-calm.json")
+	checkErrors(t, cases, readInstatus)
+	checkCancelled(t, instatus{}, perplexity)
 }
 
 // Valid JSON that declares nothing is Unknown without incidents.
@@ -336,7 +169,10 @@ func TestInstatusEmptyDocuments(t *testing.T) {
 		`{"page":{},"activeIncidents":[{},{"id":"x"},{"id":"y","impact":"NEWIMPACT","started":"2025-11-18T10:00:00Z"}],"activeMaintenances":[{}]}`,
 	} {
 		t.Run(body, func(t *testing.T) {
-			res, err := readSingleDoc(instatus{}, serveSingleDoc(t, instatusPath, reply{body: []byte(body)}, snapshot.FormatInstatus, "svc", "https://status.example.com"))
+			srv, _ := serve(t, jsonAccept, map[string]reply{instatusPath: {body: []byte(body)}})
+			svc := snapshot.Service{Slug: "svc", StatusPage: "https://status.example.com",
+				Feed: snapshot.Feed{Format: snapshot.FormatInstatus, URL: srv.URL + instatusPath}}
+			res, err := read(t, instatus{}, svc)
 			if err != nil {
 				t.Fatalf("Read: %v", err)
 			}
@@ -355,20 +191,20 @@ func TestInstatusEmptyDocuments(t *testing.T) {
 }
 
 func TestInstatusNilClient(t *testing.T) {
-	svc := serveSingleDoc(t, instatusPath, reply{file: "instatus-calm.json"}, snapshot.FormatInstatus, "perplexity", "https://status.perplexity.com")
-	res, err := instatus{}.Read(context.Background(), nil, svc)
+	srv, _ := serve(t, jsonAccept, map[string]reply{instatusPath: {file: "instatus-calm.json"}})
+	res, err := instatus{}.Read(context.Background(), nil, perplexity(srv))
 	if err != nil || res.Status != snapshot.Operational {
 		t.Errorf("Read with a nil client = %+v, %v; want operational", res, err)
 	}
 }
 
 func FuzzInstatus(f *testing.F) {
-	addSingleDocFixtures(f, "instatus-")
+	addFixtures(f, "instatus-*")
 	f.Add([]byte(`{"page":{"status":"HASISSUES"},"activeIncidents":[{"id":"a","started":"Tue Nov 18 2025 14:03:00 GMT+0000 (UTC)","status":"RESOLVED","impact":"MAJOROUTAGE"}]}`))
 	f.Add([]byte(`null`))
 	svc := snapshot.Service{Slug: "perplexity", StatusPage: "https://status.perplexity.com"}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res, err := parseInstatus(data, svc)
-		checkSingleDocParsed(t, svc, res, err)
+		checkParsed(t, svc, res, err)
 	})
 }

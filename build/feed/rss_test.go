@@ -1,11 +1,9 @@
 package feed
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -18,12 +16,16 @@ const feedAccept = "application/rss+xml, application/atom+xml, application/xml;q
 // rssNow is the clock of the RSS tests: a little after the fixtures' items.
 var rssNow = time.Date(2025, 6, 3, 18, 0, 0, 0, time.UTC)
 
+// rssService is slug's catalog entry, whose RSS feed is srv's /feed.
+func rssService(srv *httptest.Server, slug, statusPage string, filter ...string) snapshot.Service {
+	return snapshot.Service{Slug: slug, StatusPage: statusPage,
+		Feed: snapshot.Feed{Format: snapshot.FormatRSS, URL: srv.URL + "/feed", Filter: filter}}
+}
+
 func readRSS(t *testing.T, rep reply, slug string, now time.Time, filter ...string) (Result, error) {
 	t.Helper()
-	srv, _ := serveOneFeed(t, feedAccept, rep)
-	svc := feedService(srv, slug, "https://status."+slug+".example", snapshot.FormatRSS, filter...)
-	a := rss{now: func() time.Time { return now }}
-	return a.Read(context.Background(), &http.Client{Timeout: 10 * time.Second}, svc)
+	srv, _ := serve(t, feedAccept, map[string]reply{"/feed": rep})
+	return read(t, rss{now: func() time.Time { return now }}, rssService(srv, slug, "https://status."+slug+".example", filter...))
 }
 
 // rssItem is a one-item RSS document for the heuristics' tests.
@@ -79,12 +81,7 @@ func TestRSSStatus(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := readRSS(t, tt.rep, "svc", tt.now, tt.filter...)
-			if err != nil {
-				t.Fatalf("Read: %v", err)
-			}
-			if res.Status != tt.want {
-				t.Errorf("Status = %q, want %q", res.Status, tt.want)
-			}
+			checkStatus(t, res, err, tt.want)
 			if len(res.Incidents) != tt.wantIncidents {
 				t.Errorf("%d incidents, want %d: %+v", len(res.Incidents), tt.wantIncidents, res.Incidents)
 			}
@@ -191,11 +188,7 @@ func TestRSSIncidents(t *testing.T) {
 
 func TestRSSErrors(t *testing.T) {
 	empty := `<rss version="2.0"><channel></channel></rss>`
-	tests := []struct {
-		name string
-		rep  reply
-		want string
-	}{
+	cases := []errorCase{
 		{"mismatched tags", reply{file: "rss-malformed.xml"}, "XML syntax error"},
 		{"truncated", reply{file: "rss-truncated.xml"}, "unexpected EOF"},
 		{"HTML page", reply{file: "maintenance_page.html"}, `content type "text/html"`},
@@ -211,28 +204,17 @@ func TestRSSErrors(t *testing.T) {
 		{"only a declaration", reply{body: []byte(`<?xml version="1.0"?>`)}, "no root element"},
 		{"HTTP 500", reply{code: 500, body: []byte(empty)}, "HTTP 500"},
 		{"HTTP 404", reply{code: 404}, "HTTP 404"},
-		{"over MaxBody", reply{body: append(bytes.Repeat([]byte(" "), MaxBody), empty...)}, "larger than"},
+		{"over MaxBody", reply{body: oversized([]byte(empty))}, "larger than"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			res, err := readRSS(t, tt.rep, "azure-openai", rssNow, "OpenAI")
-			if err == nil {
-				t.Fatalf("Read succeeded with %+v, want an error", res)
-			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error %q does not mention %q", err, tt.want)
-			}
-			if res.Status != "" || res.Incidents != nil {
-				t.Errorf("a failed read returned %+v, want the zero Result", res)
-			}
-		})
-	}
+	checkErrors(t, cases, func(t *testing.T, rep reply) (Result, error) {
+		return readRSS(t, rep, "azure-openai", rssNow, "OpenAI")
+	})
 }
 
 // The zero rss reads the wall clock.
 func TestRSSWallClock(t *testing.T) {
-	srv, _ := serveOneFeed(t, feedAccept, reply{body: rssItem("Grok API is down", "", time.Now().Add(-time.Hour))})
-	res, err := rss{}.Read(context.Background(), srv.Client(), feedService(srv, "xai", "https://status.x.ai", snapshot.FormatRSS))
+	srv, _ := serve(t, feedAccept, map[string]reply{"/feed": {body: rssItem("Grok API is down", "", time.Now().Add(-time.Hour))}})
+	res, err := rss{}.Read(context.Background(), srv.Client(), rssService(srv, "xai", "https://status.x.ai"))
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}
@@ -291,36 +273,22 @@ func TestSafeUpstreamID(t *testing.T) {
 }
 
 func TestRSSContextCancelled(t *testing.T) {
-	srv, hits := serveOneFeed(t, feedAccept, reply{file: "rss-azure-partial.xml"})
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	res, err := rss{}.Read(ctx, srv.Client(), feedService(srv, "azure-openai", "https://azure.status.microsoft", snapshot.FormatRSS, "OpenAI"))
-	if !errors.Is(err, context.Canceled) {
-		t.Errorf("err = %v, want context.Canceled", err)
-	}
-	if res.Status != "" || res.Incidents != nil {
-		t.Errorf("a cancelled read returned %+v", res)
-	}
-	if n := hits.Load(); n != 0 {
-		t.Errorf("feed requested %d times after cancellation", n)
-	}
+	checkCancelled(t, rss{}, func(s *httptest.Server) snapshot.Service {
+		return rssService(s, "azure-openai", "https://azure.status.microsoft", "OpenAI")
+	})
 }
 
 func FuzzRSS(f *testing.F) {
-	addFixtures(f, "rss-")
+	addFixtures(f, "rss-*")
 	f.Add(rssItem("Grok API is down", "PIR", rssNow))
 	f.Add([]byte(`<feed><entry><id>a</id><title>t</title><updated>2025-06-03T17:00:00Z</updated></entry></feed>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, filter := range [][]string{{"OpenAI"}, nil} {
 			svc := snapshot.Service{Slug: "azure-openai", StatusPage: "https://azure.status.microsoft", Feed: snapshot.Feed{Format: snapshot.FormatRSS, Filter: filter}}
 			res, err := parseRSS(data, svc, rssNow)
-			if err != nil {
-				if res.Status != "" || res.Incidents != nil {
-					t.Fatalf("error %v with a non-zero Result %+v", err, res)
-				}
-				continue
+			if checkParsed(t, svc, res, err) {
+				checkDistinctHeadlines(t, res)
 			}
-			checkParsed(t, res, svc)
 		}
 	})
 }

@@ -3,16 +3,10 @@ package feed
 import (
 	"context"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
-	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -21,56 +15,6 @@ const (
 	summaryPath   = "/api/v2/summary.json"
 	incidentsPath = "/api/v2/incidents.json"
 )
-
-// reply is how the test server answers one route: a fixture file, raw bytes,
-// or just a status code.
-type reply struct {
-	file string // in testdata
-	body []byte
-	code int // 0 means 200
-}
-
-// feedServer serves the given routes and counts requests per path. It
-// answers 406 to a request that does not ask for JSON, so every test also
-// checks the Accept header.
-func feedServer(t *testing.T, routes map[string]reply) (*httptest.Server, map[string]*atomic.Int32) {
-	t.Helper()
-	hits := map[string]*atomic.Int32{summaryPath: {}, incidentsPath: {}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if n, ok := hits[r.URL.Path]; ok {
-			n.Add(1)
-		}
-		if r.Header.Get("Accept") != "application/json" {
-			http.Error(w, "want Accept: application/json", http.StatusNotAcceptable)
-			return
-		}
-		rep, ok := routes[r.URL.Path]
-		if !ok {
-			http.NotFound(w, r)
-			return
-		}
-		body := rep.body
-		if rep.file != "" {
-			var err error
-			if body, err = os.ReadFile(filepath.Join("testdata", rep.file)); err != nil {
-				t.Errorf("fixture: %v", err)
-				w.WriteHeader(http.StatusInternalServerError)
-				return
-			}
-		}
-		if strings.HasSuffix(rep.file, ".html") {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-		} else {
-			w.Header().Set("Content-Type", "application/json; charset=utf-8")
-		}
-		if rep.code != 0 {
-			w.WriteHeader(rep.code)
-		}
-		w.Write(body)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, hits
-}
 
 // service returns a catalog entry whose feed points at srv.
 func service(srv *httptest.Server, slug, statusPage string, format snapshot.FeedFormat, withIncidents bool, filter ...string) snapshot.Service {
@@ -93,13 +37,10 @@ func openai(srv *httptest.Server, withIncidents bool) snapshot.Service {
 	return service(srv, "openai", "https://status.openai.com", snapshot.FormatIncidentIO, withIncidents)
 }
 
-func read(t *testing.T, svc snapshot.Service) (Result, error) {
+// readCatalog reads svc with the adapter its format names.
+func readCatalog(t *testing.T, svc snapshot.Service) (Result, error) {
 	t.Helper()
-	a, ok := Adapters()[svc.Feed.Format]
-	if !ok {
-		t.Fatalf("no adapter for %q", svc.Feed.Format)
-	}
-	return a.Read(context.Background(), &http.Client{Timeout: 10 * time.Second}, svc)
+	return read(t, Adapters()[svc.Feed.Format], svc)
 }
 
 func TestAdapters(t *testing.T) {
@@ -148,54 +89,10 @@ func TestStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv, _ := feedServer(t, map[string]reply{summaryPath: {file: tt.summary}})
-			res, err := read(t, service(srv, "svc", "https://status.example.com", tt.format, false, tt.filter...))
-			if err != nil {
-				t.Fatalf("Read: %v", err)
-			}
-			if res.Status != tt.want {
-				t.Errorf("Status = %q, want %q", res.Status, tt.want)
-			}
+			srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: {file: tt.summary}})
+			res, err := readCatalog(t, service(srv, "svc", "https://status.example.com", tt.format, false, tt.filter...))
+			checkStatus(t, res, err, tt.want)
 		})
-	}
-}
-
-// ts parses an RFC 3339 time for expectations.
-func ts(t *testing.T, s string) *time.Time {
-	t.Helper()
-	v, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &v
-}
-
-// render prints every field of an incident, times as RFC 3339 in their own
-// location, so a comparison also checks that times are UTC ("Z").
-func render(inc snapshot.Incident) string {
-	ended := "<open>"
-	if inc.EndedAt != nil {
-		ended = inc.EndedAt.Format(time.RFC3339Nano)
-	}
-	return fmt.Sprintf("id=%s service=%s headline=%q severity=%s started=%s ended=%s status=%s source=%s url=%s updated=%s",
-		inc.ID, inc.Service, inc.Headline, inc.Severity, inc.StartedAt.Format(time.RFC3339Nano), ended,
-		inc.Status, inc.Source, inc.URL, inc.UpdatedAt.Format(time.RFC3339Nano))
-}
-
-func checkIncidents(t *testing.T, got, want []snapshot.Incident) {
-	t.Helper()
-	n := max(len(got), len(want))
-	for i := range n {
-		var g, w string
-		if i < len(got) {
-			g = render(got[i])
-		}
-		if i < len(want) {
-			w = render(want[i])
-		}
-		if g != w {
-			t.Errorf("incident %d:\n got %s\nwant %s", i, g, w)
-		}
 	}
 }
 
@@ -206,7 +103,7 @@ func TestIncidents(t *testing.T) {
 		svc       func(*httptest.Server) snapshot.Service
 		routes    map[string]reply
 		want      []snapshot.Incident
-		wantReads int32 // requests to incidents.json
+		wantReads int // requests to incidents.json
 	}{
 		{
 			name: "statuspage: merged, resolved and open, offsets to UTC",
@@ -314,13 +211,13 @@ func TestIncidents(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			srv, hits := feedServer(t, tt.routes)
-			res, err := read(t, tt.svc(srv))
+			srv, requests := serve(t, jsonAccept, tt.routes)
+			res, err := readCatalog(t, tt.svc(srv))
 			if err != nil {
 				t.Fatalf("Read: %v", err)
 			}
 			checkIncidents(t, res.Incidents, tt.want)
-			if n := hits[incidentsPath].Load(); n != tt.wantReads {
+			if n := requests(incidentsPath); n != tt.wantReads {
 				t.Errorf("incidents.json read %d times, want %d", n, tt.wantReads)
 			}
 		})
@@ -328,64 +225,48 @@ func TestIncidents(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
-	calm, err := os.ReadFile("testdata/statuspage_calm_summary.json")
-	if err != nil {
-		t.Fatal(err)
+	// bad serves rep at path, and good documents at the other one.
+	bad := func(format snapshot.FeedFormat, path string) func(*testing.T, reply) (Result, error) {
+		return func(t *testing.T, rep reply) (Result, error) {
+			routes := map[string]reply{summaryPath: {file: "statuspage_calm_summary.json"}, incidentsPath: {file: "statuspage_incidents.json"}}
+			routes[path] = rep
+			srv, _ := serve(t, jsonAccept, routes)
+			return readCatalog(t, service(srv, "svc", "https://status.example.com", format, true))
+		}
 	}
-	// Leading whitespace keeps the document valid JSON, so size alone decides.
-	oversized := append([]byte(strings.Repeat(" ", MaxBody)), calm...)
-	okSummary := reply{file: "statuspage_calm_summary.json"}
-	okIncidents := reply{file: "statuspage_incidents.json"}
-	tests := []struct {
-		name      string
-		format    snapshot.FeedFormat
-		summary   reply
-		incidents reply
-		want      string // in the error message
-	}{
-		{"malformed JSON", snapshot.FormatStatuspage, reply{file: "malformed_summary.json"}, okIncidents, "decoding JSON"},
-		{"truncated JSON", snapshot.FormatStatuspage, reply{file: "truncated_summary.json"}, okIncidents, "unexpected end of JSON"},
-		{"components is a string", snapshot.FormatStatuspage, reply{file: "wrong_type_summary.json"}, okIncidents, "cannot unmarshal string"},
-		{"incidents is an object", snapshot.FormatStatuspage, okSummary, reply{file: "wrong_type_incidents.json"}, "cannot unmarshal object"},
-		{"HTML instead of JSON", snapshot.FormatStatuspage, reply{file: "maintenance_page.html"}, okIncidents, `content type "text/html"`},
-		{"empty body", snapshot.FormatStatuspage, reply{body: []byte{}}, okIncidents, "unexpected end of JSON"},
-		{"summary HTTP 500", snapshot.FormatStatuspage, reply{code: 500, body: []byte(`{"error":"internal"}`)}, okIncidents, "HTTP 500"},
-		{"summary over MaxBody", snapshot.FormatStatuspage, reply{body: oversized}, okIncidents, "larger than"},
-		{"incidents over MaxBody", snapshot.FormatStatuspage, okSummary, reply{body: oversized}, "larger than"},
-		{"statuspage incidents.json 404", snapshot.FormatStatuspage, okSummary, reply{code: 404}, "HTTP 404"},
-		{"statuspage incidents.json 503", snapshot.FormatStatuspage, okSummary, reply{code: 503}, "HTTP 503"},
-		{"incident.io summary 404", snapshot.FormatIncidentIO, reply{code: 404}, okIncidents, "HTTP 404"},
-		{"incident.io incidents.json 500", snapshot.FormatIncidentIO, okSummary, reply{code: 500}, "HTTP 500"},
-		{"incident.io incidents.json 429", snapshot.FormatIncidentIO, okSummary, reply{code: 429}, "HTTP 429"},
-		{"incident.io incidents.json malformed", snapshot.FormatIncidentIO, okSummary, reply{file: "malformed_summary.json"}, "decoding JSON"},
-		{"incident.io truncated summary", snapshot.FormatIncidentIO, reply{file: "truncated_summary.json"}, okIncidents, "unexpected end of JSON"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			srv, _ := feedServer(t, map[string]reply{summaryPath: tt.summary, incidentsPath: tt.incidents})
-			res, err := read(t, service(srv, "svc", "https://status.example.com", tt.format, true))
-			if err == nil {
-				t.Fatalf("Read succeeded with %+v, want an error", res)
-			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("error %q does not mention %q", err, tt.want)
-			}
-			if res.Status != "" || res.Incidents != nil {
-				t.Errorf("a failed read returned %+v, want the zero Result", res)
-			}
-		})
-	}
+	big := oversized(fixture(t, "statuspage_calm_summary.json"))
+	checkErrors(t, []errorCase{
+		{"malformed JSON", reply{file: "malformed_summary.json"}, "decoding JSON"},
+		{"truncated JSON", reply{file: "truncated_summary.json"}, "unexpected end of JSON"},
+		{"components is a string", reply{file: "wrong_type_summary.json"}, "cannot unmarshal string"},
+		{"HTML instead of JSON", reply{file: "maintenance_page.html"}, `content type "text/html"`},
+		{"empty body", reply{body: []byte{}}, "unexpected end of JSON"},
+		{"summary HTTP 500", reply{code: 500, body: []byte(`{"error":"internal"}`)}, "HTTP 500"},
+		{"summary over MaxBody", reply{body: big}, "larger than"},
+	}, bad(snapshot.FormatStatuspage, summaryPath))
+	checkErrors(t, []errorCase{
+		{"incidents is an object", reply{file: "wrong_type_incidents.json"}, "cannot unmarshal object"},
+		{"incidents over MaxBody", reply{body: big}, "larger than"},
+		{"statuspage incidents.json 404", reply{code: 404}, "HTTP 404"},
+		{"statuspage incidents.json 503", reply{code: 503}, "HTTP 503"},
+	}, bad(snapshot.FormatStatuspage, incidentsPath))
+	checkErrors(t, []errorCase{
+		{"incident.io summary 404", reply{code: 404}, "HTTP 404"},
+		{"incident.io truncated summary", reply{file: "truncated_summary.json"}, "unexpected end of JSON"},
+	}, bad(snapshot.FormatIncidentIO, summaryPath))
+	checkErrors(t, []errorCase{
+		{"incident.io incidents.json 500", reply{code: 500}, "HTTP 500"},
+		{"incident.io incidents.json 429", reply{code: 429}, "HTTP 429"},
+		{"incident.io incidents.json malformed", reply{file: "malformed_summary.json"}, "decoding JSON"},
+	}, bad(snapshot.FormatIncidentIO, incidentsPath))
 }
 
 // A body of exactly MaxBody bytes is still read: the cap is not off by one.
 func TestBodyAtCap(t *testing.T) {
-	calm, err := os.ReadFile("testdata/statuspage_calm_summary.json")
-	if err != nil {
-		t.Fatal(err)
-	}
+	calm := fixture(t, "statuspage_calm_summary.json")
 	body := append([]byte(strings.Repeat(" ", MaxBody-len(calm))), calm...)
-	srv, _ := feedServer(t, map[string]reply{summaryPath: {body: body}})
-	res, err := read(t, anthropic(srv, false))
+	srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: {body: body}})
+	res, err := readCatalog(t, anthropic(srv, false))
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}
@@ -406,8 +287,8 @@ func TestEmptyDocuments(t *testing.T) {
 	} {
 		t.Run(body, func(t *testing.T) {
 			for _, f := range []snapshot.FeedFormat{snapshot.FormatStatuspage, snapshot.FormatIncidentIO} {
-				srv, _ := feedServer(t, map[string]reply{summaryPath: {body: []byte(body)}, incidentsPath: {body: []byte(body)}})
-				res, err := read(t, service(srv, "svc", "https://status.example.com", f, true))
+				srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: {body: []byte(body)}, incidentsPath: {body: []byte(body)}})
+				res, err := readCatalog(t, service(srv, "svc", "https://status.example.com", f, true))
 				if err != nil {
 					t.Fatalf("%s: Read: %v", f, err)
 				}
@@ -420,39 +301,16 @@ func TestEmptyDocuments(t *testing.T) {
 }
 
 func TestContextCancelled(t *testing.T) {
-	t.Run("before the read", func(t *testing.T) {
-		srv, hits := feedServer(t, map[string]reply{summaryPath: {file: "statuspage_calm_summary.json"}})
-		ctx, cancel := context.WithCancel(context.Background())
-		cancel()
-		_, err := Adapters()[snapshot.FormatStatuspage].Read(ctx, srv.Client(), anthropic(srv, false))
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("err = %v, want context.Canceled", err)
-		}
-		if n := hits[summaryPath].Load(); n != 0 {
-			t.Errorf("summary requested %d times after cancellation", n)
-		}
+	t.Run("statuspage", func(t *testing.T) {
+		checkCancelled(t, Adapters()[snapshot.FormatStatuspage], func(s *httptest.Server) snapshot.Service { return anthropic(s, false) })
 	})
-	t.Run("during the read", func(t *testing.T) {
-		started := make(chan struct{})
-		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			close(started)
-			select { // hang until the client gives up
-			case <-r.Context().Done():
-			case <-time.After(10 * time.Second):
-			}
-		}))
-		defer srv.Close()
-		ctx, cancel := context.WithCancel(context.Background())
-		go func() { <-started; cancel() }()
-		_, err := Adapters()[snapshot.FormatIncidentIO].Read(ctx, srv.Client(), openai(srv, true))
-		if !errors.Is(err, context.Canceled) {
-			t.Errorf("err = %v, want context.Canceled", err)
-		}
+	t.Run("incident.io", func(t *testing.T) {
+		checkCancelled(t, Adapters()[snapshot.FormatIncidentIO], func(s *httptest.Server) snapshot.Service { return openai(s, true) })
 	})
 }
 
 func TestNilClient(t *testing.T) {
-	srv, _ := feedServer(t, map[string]reply{summaryPath: {file: "incidentio_calm_summary.json"}})
+	srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: {file: "incidentio_calm_summary.json"}})
 	res, err := Adapters()[snapshot.FormatIncidentIO].Read(context.Background(), nil, openai(srv, false))
 	if err != nil || res.Status != snapshot.Operational {
 		t.Errorf("Read with a nil client = %+v, %v; want operational", res, err)
@@ -463,18 +321,9 @@ func TestNilClient(t *testing.T) {
 // the decoding and conversion Read does: never a panic, always a valid
 // status and well-formed incidents.
 func FuzzStatuspage(f *testing.F) {
-	summaries, _ := filepath.Glob(filepath.Join("testdata", "*_summary.json"))
-	lists, _ := filepath.Glob(filepath.Join("testdata", "*_incidents.json"))
-	if len(summaries) == 0 || len(lists) == 0 {
-		f.Fatal("no Statuspage fixtures")
-	}
-	for i, name := range summaries {
-		sum, err1 := os.ReadFile(name)
-		list, err2 := os.ReadFile(lists[i%len(lists)])
-		if err1 != nil || err2 != nil {
-			f.Fatal(err1, err2)
-		}
-		f.Add(sum, list, i%2 == 0)
+	lists := fixtures(f, "*_incidents.json")
+	for i, sum := range fixtures(f, "*_summary.json") {
+		f.Add(sum, lists[i%len(lists)], i%2 == 0)
 	}
 	f.Fuzz(func(t *testing.T, summary, list []byte, filtered bool) {
 		svc := snapshot.Service{Slug: "github-copilot", StatusPage: "https://www.githubstatus.com"}
@@ -486,6 +335,6 @@ func FuzzStatuspage(f *testing.F) {
 		if json.Unmarshal(summary, &sum) != nil || json.Unmarshal(list, &doc) != nil {
 			return // Read reports these as errors
 		}
-		checkSingleDocParsed(t, svc, statuspageResult(svc, sum, doc.Incidents), nil)
+		checkParsed(t, svc, statuspageResult(svc, sum, doc.Incidents), nil)
 	})
 }
