@@ -107,7 +107,7 @@ func New(opts Options) *Server {
 	s.api = s.recoverer(s.common(mux))
 	// The MCP tools call the API in-process: a tool call was already counted
 	// by the limiter and logged as one POST /mcp, and must not be counted again.
-	mcpServer := mcpserver.New(mcpserver.API{BaseURL: "http://aistatus.internal", Client: mcpserver.HandlerClient(s.api)}, opts.Version)
+	mcpServer := mcpserver.New(mcpserver.InProcess(s.api), opts.Version)
 	public := http.NewServeMux()
 	public.Handle(mcpPath, noStore(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
 		&mcp.StreamableHTTPOptions{

@@ -156,6 +156,14 @@ func bsAttributes(it bsItem, into any) error {
 	return nil
 }
 
+// bsUpStates are the Better Stack states that map to one status; downtime
+// depends on how many resources share it (see bsStatus).
+var bsUpStates = map[string]snapshot.Status{
+	"operational": snapshot.Operational,
+	"degraded":    snapshot.Degraded,
+	"maintenance": snapshot.Maintenance,
+}
+
 // bsStatus is the worse of the page aggregate (empty when filtered out) and
 // the resource statuses. Downtime is a major outage when every monitored
 // resource is down (or the page says downtime and lists none), and a partial
@@ -164,14 +172,10 @@ func bsStatus(aggregate string, states []string) snapshot.Status {
 	st := snapshot.Unknown
 	monitored, down := 0, 0
 	for _, s := range states {
-		switch s {
-		case "operational":
-			st = snapshot.Worse(st, snapshot.Operational)
-		case "degraded":
-			st = snapshot.Worse(st, snapshot.Degraded)
-		case "maintenance":
-			st = snapshot.Worse(st, snapshot.Maintenance)
-		case "downtime":
+		switch known, ok := bsUpStates[s]; {
+		case ok:
+			st = snapshot.Worse(st, known)
+		case s == "downtime":
 			down++
 		default:
 			continue
@@ -184,14 +188,10 @@ func bsStatus(aggregate string, states []string) snapshot.Status {
 	case down > 0:
 		st = snapshot.Worse(st, snapshot.PartialOutage)
 	}
-	switch aggregate {
-	case "operational":
-		st = snapshot.Worse(st, snapshot.Operational)
-	case "degraded":
-		st = snapshot.Worse(st, snapshot.Degraded)
-	case "maintenance":
-		st = snapshot.Worse(st, snapshot.Maintenance)
-	case "downtime":
+	switch known, ok := bsUpStates[aggregate]; {
+	case ok:
+		st = snapshot.Worse(st, known)
+	case aggregate == "downtime":
 		if monitored == 0 {
 			st = snapshot.Worse(st, snapshot.MajorOutage)
 		} else {

@@ -90,5 +90,5 @@ func localAPI(ctx context.Context, log zerolog.Logger, o *mcpOptions) (mcpserver
 		log.Warn().Str("dir", o.dir).Msgf("no snapshot yet: the tools answer 'not ready' until 'aistatus build --out %s' publishes one", o.dir)
 	}
 	go srv.Watch(ctx, 2*time.Second)
-	return mcpserver.API{BaseURL: "http://aistatus.internal", Client: mcpserver.HandlerClient(srv.APIHandler())}, nil
+	return mcpserver.InProcess(srv.APIHandler()), nil
 }

@@ -128,6 +128,13 @@ func (a API) get(ctx context.Context, path string, query url.Values, v any) erro
 	return nil
 }
 
+// InProcess is an API answered by calling h directly (see HandlerClient):
+// how the thin server's /mcp and `aistatus mcp --dir` reach the API.
+func InProcess(h http.Handler) API {
+	// The host is never resolved: HandlerClient hands the request to h.
+	return API{BaseURL: "http://aistatus.internal", Client: HandlerClient(h)}
+}
+
 // HandlerClient returns an HTTP client that serves every request by calling h
 // directly, with no socket: the MCP tools of a server reach its own API this
 // way, through the same code paths as a GET over the network.

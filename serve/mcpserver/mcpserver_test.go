@@ -164,7 +164,7 @@ func assertToolError(t *testing.T, cs *mcp.ClientSession, name string, args map[
 
 func TestTools(t *testing.T) {
 	srv := newServer(t, 0)
-	cs := connect(t, mcpserver.New(mcpserver.API{BaseURL: "http://aistatus.internal", Client: mcpserver.HandlerClient(srv.APIHandler())}, "test"))
+	cs := connect(t, mcpserver.New(mcpserver.InProcess(srv.APIHandler()), "test"))
 
 	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
