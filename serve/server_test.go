@@ -419,6 +419,8 @@ func TestCheck(t *testing.T) {
 		{"opneai", false, "", "untracked"},
 		{"http://127.0.0.1:9/", false, "", "untracked"},
 		{"münchen.de", false, "", "untracked"},
+		// IDN normalisation: full-width letters map to openai.com.
+		{"ａｐｉ.ｏｐｅｎａｉ.ｃｏｍ", true, "openai", "degraded"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.q, func(t *testing.T) {
@@ -573,5 +575,29 @@ func TestRateLimitBehindTrustedProxy(t *testing.T) {
 	}
 	if got := send("203.0.113.2"); got != 200 {
 		t.Fatalf("a second client behind the same proxy: %d, want 200", got)
+	}
+}
+
+// TestAccessLog: one compact line per request when on, nothing when off.
+func TestAccessLog(t *testing.T) {
+	for _, on := range []bool{true, false} {
+		ts := newTestServer(t, 0)
+		var buf bytes.Buffer
+		ts.opts.AccessLog, ts.opts.Log = on, zerolog.New(&buf)
+		ts.Server = New(ts.opts)
+		ts.Store().Reload()
+		ts.do(t, http.MethodGet, "/api/v1/services/openai", nil)
+		ts.do(t, http.MethodGet, "/api/v1/nothing", nil)
+		lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+		if !on {
+			if buf.Len() != 0 {
+				t.Errorf("access log off, but logged: %s", buf.String())
+			}
+			continue
+		}
+		if len(lines) != 2 || !strings.Contains(lines[0], `"path":"/api/v1/services/openai"`) || !strings.Contains(lines[0], `"status":200`) ||
+			!strings.Contains(lines[1], `"status":404`) || !strings.Contains(lines[1], `"client":"192.0.2.1"`) {
+			t.Errorf("access log lines: %q", lines)
+		}
 	}
 }
