@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -14,11 +15,24 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// fakeClock is a settable clock for builds.
-type fakeClock struct{ t time.Time }
+// fakeClock is a settable clock for builds. The world's server reads it
+// too, from its own goroutines, so it is locked.
+type fakeClock struct {
+	mu sync.Mutex
+	t  time.Time
+}
 
-func (c *fakeClock) Now() time.Time          { return c.t }
-func (c *fakeClock) Advance(d time.Duration) { c.t = c.t.Add(d) }
+func (c *fakeClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *fakeClock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
 
 var t0 = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 
@@ -36,7 +50,43 @@ func newHarness(t *testing.T) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &harness{t: t, world: buildtest.NewWorld(t, cat), clock: &fakeClock{t0}, out: filepath.Join(t.TempDir(), "public")}
+	return newHarnessWith(t, cat)
+}
+
+// newHarnessWith runs builds of cat against a fake world on a fake clock.
+func newHarnessWith(t *testing.T, cat snapshot.Catalog) *harness {
+	t.Helper()
+	h := &harness{t: t, world: buildtest.NewWorld(t, cat), clock: &fakeClock{t: t0}, out: filepath.Join(t.TempDir(), "public")}
+	h.world.Clock = h.clock.Now
+	return h
+}
+
+// everyFormat is the default catalog with the formats no tracked service
+// uses today given to services that have no feed, so that a world built from
+// it speaks every format aistatus reads.
+func everyFormat(t *testing.T) snapshot.Catalog {
+	t.Helper()
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	spare := map[string]snapshot.FeedFormat{
+		"mistral": snapshot.FormatCheckly, "deepseek": snapshot.FormatFlashduty,
+		"perplexity": snapshot.FormatInstatus, "azure-openai": snapshot.FormatHTML,
+	}
+	seen := map[snapshot.FeedFormat]bool{}
+	for i, svc := range cat.Services {
+		if f, ok := spare[svc.Slug]; ok {
+			cat.Services[i].Feed.Format = f
+		}
+		seen[cat.Services[i].Feed.Format] = true
+	}
+	for _, f := range snapshot.FeedFormats {
+		if !seen[f] {
+			t.Fatalf("format %q is spoken by no service of the test catalog", f)
+		}
+	}
+	return cat
 }
 
 func (h *harness) options() Options {
@@ -57,7 +107,7 @@ func (h *harness) cycle() Result {
 	h.t.Helper()
 	res, err := Build(context.Background(), h.options())
 	if err != nil {
-		h.t.Fatalf("build at %s: %v", h.clock.t, err)
+		h.t.Fatalf("build at %s: %v", h.clock.Now(), err)
 	}
 	h.clock.Advance(time.Minute)
 	return res
@@ -82,14 +132,21 @@ func (h *harness) read(name string, v any) {
 }
 
 func TestBuildCalmWorld(t *testing.T) {
-	h := newHarness(t)
+	h := newHarnessWith(t, everyFormat(t))
 	res := h.cycle()
 	for _, svc := range h.world.Catalog.Services {
 		if got := res.Statuses[svc.Slug]; got != snapshot.Operational {
 			t.Errorf("%s: status %s, want operational", svc.Slug, got)
 		}
 		// Every service's official feed is read, whatever its format.
-		if doc := h.service(svc.Slug); doc.Sources.Feed.State != snapshot.FeedOK || doc.Sources.Feed.Status != snapshot.Operational {
+		doc := h.service(svc.Slug)
+		if svc.Feed.Format == snapshot.FormatNone {
+			if doc.Sources.Feed.State != snapshot.FeedNone || doc.Sources.Feed.Note == "" {
+				t.Errorf("%s: a service without a feed must say why: %+v", svc.Slug, doc.Sources.Feed)
+			}
+			continue
+		}
+		if doc.Sources.Feed.State != snapshot.FeedOK || doc.Sources.Feed.Status != snapshot.Operational {
 			t.Errorf("%s (%s): feed %+v", svc.Slug, svc.Feed.Format, doc.Sources.Feed)
 		}
 	}
@@ -115,7 +172,7 @@ func TestBuildCalmWorld(t *testing.T) {
 // TestBuildEveryFormatDeclaresStatus scripts a non-operational state on one
 // service of each feed format and checks the status read back.
 func TestBuildEveryFormatDeclaresStatus(t *testing.T) {
-	h := newHarness(t)
+	h := newHarnessWith(t, everyFormat(t))
 	want := map[string]snapshot.Status{
 		"anthropic":     snapshot.MajorOutage,   // statuspage
 		"openai":        snapshot.Degraded,      // incidentio
@@ -126,7 +183,8 @@ func TestBuildEveryFormatDeclaresStatus(t *testing.T) {
 		"aws-bedrock":   snapshot.Degraded,      // awshealth
 		"xai":           snapshot.PartialOutage, // rss
 		"deepseek":      snapshot.Maintenance,   // flashduty
-		"openrouter":    snapshot.MajorOutage,   // html
+		"azure-openai":  snapshot.MajorOutage,   // html
+		"openrouter":    snapshot.MajorOutage,   // datadog
 	}
 	for slug, st := range want {
 		h.world.Set(slug, func(p *buildtest.Page) { p.Status = st })
@@ -161,7 +219,7 @@ func TestBuildOfficialIncidentLifecycle(t *testing.T) {
 		t.Fatalf("open incident = %+v", inc)
 	}
 
-	resolved := h.clock.t.Add(-30 * time.Second)
+	resolved := h.clock.Now().Add(-30 * time.Second)
 	h.world.Set("anthropic", func(p *buildtest.Page) {
 		p.Status = snapshot.Operational
 		p.Incidents[0].ResolvedAt = &resolved
@@ -180,50 +238,71 @@ func TestBuildOfficialIncidentLifecycle(t *testing.T) {
 	}
 }
 
+// TestBuildProbeIncident: our probes fail while one page stays calm and
+// another service has no page. After ProbeIncidentAfter failures our own
+// incident opens, and our measurement shows in the status, with the calm
+// page's disagreement published; it recovers after ProbeRecoveryAfter
+// answers, never reading operational beside an open incident of ours.
 func TestBuildProbeIncident(t *testing.T) {
 	h := newHarness(t)
 	h.cycle() // calm: operational
-	// perplexity's page still says operational; mistral's page is broken too.
+	// perplexity's page still says operational; mistral has no page.
 	h.world.Set("perplexity", func(p *buildtest.Page) { p.APIDown = true })
-	h.world.Set("mistral", func(p *buildtest.Page) { p.APIDown, p.FeedBroken = true, true })
-	firstFailure := h.clock.t
+	h.world.Set("mistral", func(p *buildtest.Page) { p.APIDown = true })
+	firstFailure := h.clock.Now()
 	for i := 1; i < ProbeIncidentAfter; i++ {
 		res := h.cycle()
 		for _, slug := range []string{"perplexity", "mistral"} {
 			if got := res.Statuses[slug]; got != snapshot.Operational {
 				t.Fatalf("failure %d: %s status %s, want operational kept (no flapping)", i, slug, got)
 			}
-			if n := len(h.service(slug).Incidents); n != 0 {
-				t.Fatalf("failure %d: %s has %d incidents opened too early", i, slug, n)
+			if doc := h.service(slug); len(doc.Incidents) != 0 || doc.Sources.Disagreement != nil {
+				t.Fatalf("failure %d: %s opened an incident or a disagreement too early: %+v", i, slug, doc)
 			}
 		}
 	}
 	res := h.cycle()
-	// The official page's word wins while it is read; a silent page lets our
-	// probes decide.
-	if got := res.Statuses["perplexity"]; got != snapshot.Operational {
-		t.Errorf("perplexity: status %s, want operational (its feed says so)", got)
-	}
-	if got := res.Statuses["mistral"]; got != snapshot.MajorOutage {
-		t.Errorf("mistral: status %s, want major_outage (feed silent, probes failing)", got)
-	}
 	for _, slug := range []string{"perplexity", "mistral"} {
+		if got := res.Statuses[slug]; got != snapshot.MajorOutage {
+			t.Errorf("%s: status %s, want major_outage (our probes have failed %d times)", slug, got, ProbeIncidentAfter)
+		}
 		incs := h.service(slug).Incidents
 		if len(incs) != 1 || incs[0].Source != snapshot.SourceProbe || !incs[0].StartedAt.Equal(firstFailure) || incs[0].EndedAt != nil {
 			t.Fatalf("%s: probe incident = %+v", slug, incs)
 		}
 	}
+	dis := h.service("perplexity").Sources.Disagreement
+	if dis == nil || dis.Official != snapshot.Operational || dis.Measured != snapshot.MajorOutage || !dis.Since.Equal(firstFailure) || dis.Detail == "" {
+		t.Fatalf("perplexity: disagreement = %+v, want the page's operational overruled since %s", dis, firstFailure)
+	}
+	if dis := h.service("mistral").Sources.Disagreement; dis != nil {
+		t.Errorf("mistral has no page to disagree with: %+v", dis)
+	}
 
 	h.world.Set("perplexity", func(p *buildtest.Page) { p.APIDown = false })
-	firstSuccess := h.clock.t
-	h.cycle()
-	if incs := h.service("perplexity").Incidents; incs[0].EndedAt != nil {
-		t.Fatalf("closed after one success: %+v", incs[0])
+	firstSuccess := h.clock.Now()
+	if got := h.cycle().Statuses["perplexity"]; got != snapshot.Degraded {
+		t.Errorf("after one success: %s, want degraded while our incident is open", got)
 	}
-	h.cycle()
-	incs := h.service("perplexity").Incidents
-	if len(incs) != 1 || incs[0].EndedAt == nil || !incs[0].EndedAt.Equal(firstSuccess) || incs[0].Status != "resolved" {
-		t.Fatalf("probe incident after recovery = %+v", incs)
+	doc := h.service("perplexity")
+	if doc.Incidents[0].EndedAt != nil || doc.Sources.Disagreement == nil || doc.Sources.Disagreement.Measured != snapshot.Degraded {
+		t.Fatalf("after one success: incident %+v, disagreement %+v", doc.Incidents[0], doc.Sources.Disagreement)
+	}
+	if got := h.cycle().Statuses["perplexity"]; got != snapshot.Operational {
+		t.Errorf("after two successes: %s, want operational", got)
+	}
+	doc = h.service("perplexity")
+	if len(doc.Incidents) != 1 || doc.Incidents[0].EndedAt == nil || !doc.Incidents[0].EndedAt.Equal(firstSuccess) || doc.Incidents[0].Status != "resolved" {
+		t.Fatalf("probe incident after recovery = %+v", doc.Incidents)
+	}
+	if doc.Sources.Disagreement != nil {
+		t.Errorf("disagreement after recovery: %+v", doc.Sources.Disagreement)
+	}
+	// The status shows in uptime: checks at minutes 0 to 5, rendered at 5;
+	// the minute from the third failure to the first answer is a major
+	// outage, the recovering minute (degraded) counts as up: 4 of 5 up.
+	if up := doc.Uptime.H24; up == nil || *up != 80 {
+		t.Errorf("perplexity 24h uptime = %v, want 80", deref(up))
 	}
 }
 
@@ -231,17 +310,17 @@ func TestBuildProbeIncident(t *testing.T) {
 // while the API host still answers must not flap an official outage.
 func TestBuildFlakyFeedKeepsOfficialStatus(t *testing.T) {
 	h := newHarness(t)
-	h.world.Set("deepseek", func(p *buildtest.Page) { p.Status = snapshot.MajorOutage })
+	h.world.Set("groq", func(p *buildtest.Page) { p.Status = snapshot.MajorOutage })
 	for i := 0; i < 6; i++ {
-		h.world.Set("deepseek", func(p *buildtest.Page) { p.FeedBroken = i%2 == 1 })
-		if got := h.cycle().Statuses["deepseek"]; got != snapshot.MajorOutage {
+		h.world.Set("groq", func(p *buildtest.Page) { p.FeedBroken = i%2 == 1 })
+		if got := h.cycle().Statuses["groq"]; got != snapshot.MajorOutage {
 			t.Fatalf("cycle %d (feed broken: %v): %s, want major_outage", i, i%2 == 1, got)
 		}
 	}
 	// A feed silent for longer than snapshot.MaxHold no longer speaks.
-	h.world.Set("deepseek", func(p *buildtest.Page) { p.FeedBroken = true })
+	h.world.Set("groq", func(p *buildtest.Page) { p.FeedBroken = true })
 	h.clock.Advance(snapshot.MaxHold)
-	if got := h.cycle().Statuses["deepseek"]; got != snapshot.Operational {
+	if got := h.cycle().Statuses["groq"]; got != snapshot.Operational {
 		t.Fatalf("after the hold: %s, want operational (the probe answers)", got)
 	}
 }
@@ -299,7 +378,7 @@ func TestBuildCorruptHistoryIsKept(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(h.out, snapshot.FileHistory), garbage, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	now := h.clock.t
+	now := h.clock.Now()
 	h.cycle()
 	kept, err := os.ReadFile(filepath.Join(h.out, snapshot.CorruptHistoryName(now)))
 	if err != nil || string(kept) != string(garbage) {

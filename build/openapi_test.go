@@ -196,11 +196,12 @@ func TestOpenAPIEnums(t *testing.T) {
 		return ref.Value.Enum
 	}
 	for name, want := range map[string][]any{
-		"Status":     openapiAny(snapshot.Statuses),
-		"Severity":   openapiAny(snapshot.Severities),
-		"Category":   openapiAny(snapshot.Categories),
-		"FeedFormat": openapiAny(snapshot.FeedFormats),
-		"License":    {snapshot.License},
+		"Status":      openapiAny(snapshot.Statuses),
+		"Severity":    openapiAny(snapshot.Severities),
+		"Category":    openapiAny(snapshot.Categories),
+		"FeedFormat":  openapiAny(snapshot.FeedFormats),
+		"FailureKind": openapiAny(snapshot.FailureKinds),
+		"License":     {snapshot.License},
 	} {
 		if got := enum(name); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s enum = %v, want %v", name, got, want)
@@ -318,6 +319,10 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[snapshot.Status]():         "Status",
 	reflect.TypeFor[snapshot.Severity]():       "Severity",
 	reflect.TypeFor[snapshot.FeedFormat]():     "FeedFormat",
+	reflect.TypeFor[snapshot.Disagreement]():   "Disagreement",
+	reflect.TypeFor[snapshot.Component]():      "Component",
+	reflect.TypeFor[snapshot.Coverage]():       "Coverage",
+	reflect.TypeFor[snapshot.FailureKind]():    "FailureKind",
 }
 
 // TestOpenAPISchemasMatchGoTypes checks every component schema against its Go
@@ -328,7 +333,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 	doc := openapiLoad(t)
 	for _, name := range []string{"StatusResponse", "ServiceSummary", "ServiceDetail", "Uptime", "Incident",
 		"IncidentList", "Filters", "Window", "CheckResponse", "CheckService", "Verdict", "Sources", "FeedSource",
-		"ProbeSource", "Problem", "Status", "Severity", "Category"} {
+		"ProbeSource", "Problem", "Status", "Severity", "Category", "Disagreement", "Component", "Coverage", "FailureKind"} {
 		if doc.Components.Schemas[name] == nil {
 			t.Errorf("component schema %s missing", name)
 		}
@@ -492,20 +497,32 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 		{"service", "ServiceDetail", snapshot.ServiceDoc{
 			Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", URL: "https://openai.com",
 			StatusPage: "https://status.openai.com", Status: snapshot.PartialOutage, LastChecked: &now, LatencyMs: &lat,
-			Uptime:    snapshot.Uptime{H24: &up, D7: &up, D30: nil},
-			Incidents: []snapshot.Incident{openIncident, endedIncident},
+			Uptime:         snapshot.Uptime{H24: &up, D7: &up, D30: nil},
+			UptimeCoverage: snapshot.Coverage{H24: 1, D7: 0.5, D30: 0.116},
+			DataSince:      &earlier,
+			Incidents:      []snapshot.Incident{openIncident, endedIncident},
+			Components: []snapshot.Component{
+				{ID: "01JMXBRMFE6N2NNT7DG6XZQ6PW", Name: "Chat Completions", Group: "APIs", Status: snapshot.PartialOutage, InScope: true},
+				{ID: "01JMXBNJXGV1T5GT2M9XA83XNG", Name: "Conversations", Status: snapshot.Operational},
+			},
 			Sources: snapshot.Sources{
-				Feed:  snapshot.FeedSource{Format: snapshot.FormatStatuspage, State: snapshot.FeedOK, Status: snapshot.PartialOutage},
-				Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &lat, HTTPStatus: 401},
+				Feed: snapshot.FeedSource{Format: snapshot.FormatStatuspage, URL: "https://status.openai.com/api/v2/summary.json",
+					State: snapshot.FeedOK, Status: snapshot.Operational, LastOKAt: &now, RosterChangedAt: &earlier,
+					RosterAdded: []string{"Agents (01M3Q6W0264T1RJS1YEM47CAQJ)"}},
+				Probe: snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "timeout"},
+				Disagreement: &snapshot.Disagreement{Since: earlier, Official: snapshot.Operational, Measured: snapshot.MajorOutage,
+					Detail: "Our probes have failed 3 times in a row."},
 			},
 			Timestamp: now, License: snapshot.License,
 		}},
 		{"service never checked", "ServiceDetail", snapshot.ServiceDoc{
 			Slug: "x-ai", Name: "xAI", Category: "llm-api", Domain: "x.ai", URL: "https://x.ai",
 			StatusPage: "https://status.x.ai", Status: snapshot.Unknown,
-			Incidents: []snapshot.Incident{},
+			Incidents:  []snapshot.Incident{},
+			Components: []snapshot.Component{},
 			Sources: snapshot.Sources{
-				Feed:  snapshot.FeedSource{Format: snapshot.FormatRSS, State: snapshot.FeedError, Error: "status 503"},
+				Feed: snapshot.FeedSource{Format: snapshot.FormatRSS, State: snapshot.FeedError, Error: "status 503",
+					Failure: snapshot.FailureHTTP, ConsecutiveFailures: 4, FailingSince: &earlier},
 				Probe: snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "timeout"},
 			},
 			Timestamp: now, License: snapshot.License,

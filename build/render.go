@@ -65,10 +65,19 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 		if incidents == nil {
 			incidents = []snapshot.Incident{}
 		}
+		components := st.Components
+		if components == nil {
+			components = []snapshot.Component{}
+		}
+		var dataSince *time.Time
+		if t := sh.DataSince(); !t.IsZero() {
+			dataSince = &t
+		}
 		docs.Services = append(docs.Services, snapshot.ServiceDoc{
 			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
 			URL: svc.URL, StatusPage: svc.StatusPage, Status: st.Status, LastChecked: checked,
-			LatencyMs: st.Sources.Probe.LatencyMs, Uptime: sh.Uptime(now), Incidents: incidents,
+			LatencyMs: st.Sources.Probe.LatencyMs, Uptime: sh.Uptime(now), UptimeCoverage: sh.Coverage(now),
+			DataSince: dataSince, Incidents: incidents, Components: components,
 			Sources: st.Sources, Timestamp: now, License: snapshot.License,
 		})
 	}

@@ -52,10 +52,10 @@ func TestDefaultCatalog(t *testing.T) {
 	})
 
 	t.Run("statuspage and incidentio feeds have both URLs", func(t *testing.T) {
-		// Counted by hand in catalog.json: statuspage = anthropic, cerebras,
-		// runway, deepgram, assemblyai, pinecone, github-copilot, cursor (8);
-		// incidentio = openai, cohere, groq, replicate, stability, elevenlabs,
-		// langsmith (7); 15 in all.
+		// Counted by hand in catalog.json: statuspage = anthropic, replicate
+		// (Cloudflare's page), cerebras, runway, deepgram, assemblyai,
+		// pinecone, github-copilot, cursor (9); incidentio = openai, cohere,
+		// perplexity, groq, fireworks, stability, elevenlabs (7); 16 in all.
 		n := 0
 		for _, s := range c.Services {
 			if s.Feed.Format != FormatStatuspage && s.Feed.Format != FormatIncidentIO {
@@ -69,8 +69,66 @@ func TestDefaultCatalog(t *testing.T) {
 				t.Errorf("%s (%s): feed.incidentsUrl is empty", s.Slug, s.Feed.Format)
 			}
 		}
-		if n != 15 {
-			t.Errorf("%d services use statuspage or incidentio, want 15", n)
+		if n != 16 {
+			t.Errorf("%d services use statuspage or incidentio, want 16", n)
+		}
+	})
+
+	// The sources as the latest public facts describe them (2026-10): the
+	// pages that moved, and the scopes that keep a consumer product's
+	// incident from reading as an API outage.
+	t.Run("sources at the latest known facts", func(t *testing.T) {
+		for _, tt := range []struct {
+			slug   string
+			format FeedFormat
+			url    string
+			check  func(Feed) bool
+		}{
+			{"openai", FormatIncidentIO, "https://status.openai.com/api/v2/summary.json", func(f Feed) bool {
+				return f.ComponentsURL == "https://status.openai.com/api/v2/components.json" &&
+					slices.Contains(f.Scope.Components, "01K5H8S53SY1KMS4GQMNMQM1K5") && slices.Contains(f.Scope.ExcludeIncidents, "ChatGPT")
+			}},
+			{"anthropic", FormatStatuspage, "https://status.claude.com/api/v2/summary.json", func(f Feed) bool {
+				return slices.Equal(f.Scope.Components, []string{"k8w3r06qmzrp"}) && slices.Contains(f.Scope.ExcludeIncidents, "claude.ai")
+			}},
+			{"google-gemini", FormatGoogleCloud, "https://status.cloud.google.com/incidents.json", func(f Feed) bool {
+				return slices.Contains(f.Scope.ComponentNames, "Vertex Gemini API")
+			}},
+			{"mistral", FormatNone, "", func(f Feed) bool { return strings.Contains(f.Note, "Rootly") }},
+			{"deepseek", FormatNone, "", func(f Feed) bool { return strings.Contains(f.Note, "deepseek.statuspage.io") }},
+			{"xai", FormatRSS, "https://status.x.ai/feed.xml", func(f Feed) bool { return slices.Contains(f.Scope.IncidentKeywords, "api.x.ai") }},
+			{"perplexity", FormatIncidentIO, "https://status.perplexity.com/api/v2/summary.json", func(f Feed) bool {
+				return slices.Contains(f.Scope.Components, "01M2R6E5FPASTEW3A3V8TSYHJ0")
+			}},
+			{"fireworks", FormatIncidentIO, "https://status.fireworks.ai/api/v2/summary.json", nil},
+			{"replicate", FormatStatuspage, "https://www.cloudflarestatus.com/api/v2/summary.json", func(f Feed) bool {
+				return slices.Equal(f.Scope.Components, []string{"fvgfcmy66tdr"}) && len(f.Scope.IncidentKeywords) == 0
+			}},
+			{"openrouter", FormatDatadog, "https://status.openrouter.ai/config.json", func(f Feed) bool {
+				return slices.Contains(f.Scope.ComponentNames, "API - Gateway")
+			}},
+			{"langsmith", FormatNone, "", func(f Feed) bool { return strings.Contains(f.Note, "global page") }},
+			{"github-copilot", FormatStatuspage, "https://www.githubstatus.com/api/v2/summary.json", func(f Feed) bool {
+				return slices.Contains(f.Scope.Components, "pjmpxvq2cmr2") && slices.Contains(f.Scope.Components, "cnnb39dkkk82")
+			}},
+		} {
+			s, ok := c.Lookup(tt.slug)
+			switch {
+			case !ok:
+				t.Errorf("%s: not in the catalog", tt.slug)
+			case s.Feed.Format != tt.format || s.Feed.URL != tt.url:
+				t.Errorf("%s: feed %s %s, want %s %s", tt.slug, s.Feed.Format, s.Feed.URL, tt.format, tt.url)
+			case tt.check != nil && !tt.check(s.Feed):
+				t.Errorf("%s: feed %+v is not scoped as the latest facts say", tt.slug, s.Feed)
+			}
+		}
+	})
+
+	t.Run("every service says where its status comes from", func(t *testing.T) {
+		for _, s := range c.Services {
+			if strings.TrimSpace(s.Feed.Note) == "" {
+				t.Errorf("%s: feed.note is empty", s.Slug)
+			}
 		}
 	})
 
@@ -230,7 +288,12 @@ func TestCatalogValidation(t *testing.T) {
 		{"domain with port", func(s *Service) { s.Domain = "beta.example.com:443" }, []string{`("beta")`, `domain "beta.example.com:443"`}},
 		{"empty domain", func(s *Service) { s.Domain = "" }, []string{`("beta")`, `domain ""`}},
 		{"extra domain upper case", func(s *Service) { s.Domains = []string{"ok.example.com", "Chat.example.com"} }, []string{`("beta")`, `domains: "Chat.example.com"`}},
-		{"format none without probeUrl", func(s *Service) { s.Feed = Feed{Format: FormatNone}; s.ProbeURL = "" }, []string{`("beta")`, "no feed needs a probeUrl"}},
+		{"format none without probeUrl", func(s *Service) { s.Feed = Feed{Format: FormatNone, Note: "n"}; s.ProbeURL = "" }, []string{`("beta")`, "no feed needs a probeUrl"}},
+		{"format none without a note", func(s *Service) { s.Feed = Feed{Format: FormatNone} }, []string{`("beta")`, "feed.note must say why"}},
+		{"scope entry empty", func(s *Service) { s.Feed.Scope.Components = []string{""} }, []string{`("beta")`, "feed.scope: components", "empty"}},
+		{"scope entry padded", func(s *Service) { s.Feed.Scope.IncidentKeywords = []string{" API"} }, []string{"feed.scope: incidentKeywords", "surrounding spaces"}},
+		{"scope entry twice", func(s *Service) { s.Feed.Scope.ExcludeComponents = []string{"Docs", "docs"} }, []string{"feed.scope: excludeComponents", "listed twice"}},
+		{"relative components url", func(s *Service) { s.Feed.ComponentsURL = "/api/v2/components.json" }, []string{"feed.componentsUrl:"}},
 		{"feed url missing", func(s *Service) { s.Feed.URL = "" }, []string{`("beta")`, `feed.url is required for format "statuspage"`}},
 	}
 	for _, tt := range tests {
@@ -258,9 +321,9 @@ func TestCatalogValidation(t *testing.T) {
 
 	t.Run("valid variants are accepted", func(t *testing.T) {
 		none := validService("probe-only")
-		none.Feed = Feed{Format: FormatNone}
+		none.Feed = Feed{Format: FormatNone, Note: "the page refuses non-browser clients"}
 		noIncidents := validService("rss-feed")
-		noIncidents.Feed = Feed{Format: FormatRSS, URL: "http://example.com/feed.xml", Filter: []string{"OpenAI"}}
+		noIncidents.Feed = Feed{Format: FormatRSS, URL: "http://example.com/feed.xml", Scope: Scope{IncidentKeywords: []string{"OpenAI"}}}
 		noIncidents.ProbeURL = ""
 		c := Catalog{Services: []Service{validService("a1"), none, noIncidents}}
 		if _, err := ParseCatalog(c.JSON()); err != nil {

@@ -14,7 +14,9 @@ import (
 // render writes a page in a feed format: the main document (summary) or the
 // list of incidents. Each renderer uses the format's own vocabulary, so the
 // adapter under test does the real translation back.
-func render(format snapshot.FeedFormat, slug string, p Page, summary bool) ([]byte, string) {
+func render(format snapshot.FeedFormat, slug string, p Page, summary bool, now time.Time) ([]byte, string) {
+	scripted := now.UTC().Add(-10 * time.Minute)
+	scriptedStart := func() string { return scripted.Format(time.RFC3339) }
 	switch format {
 	case snapshot.FormatStatuspage, snapshot.FormatIncidentIO:
 		return jsonBody(statuspageDoc(slug, p, summary))
@@ -46,11 +48,18 @@ func render(format snapshot.FeedFormat, slug string, p Page, summary bool) ([]by
 		}
 		return jsonBody(incidents)
 	case snapshot.FormatAWSHealth:
-		return awsHealthDoc(p.Status)
+		return awsHealthDoc(p.Status, scripted)
 	case snapshot.FormatRSS:
-		return rssDoc(slug, p.Status), "application/rss+xml"
+		return rssDoc(slug, p.Status, scripted), "application/rss+xml"
 	case snapshot.FormatFlashduty:
 		return jsonBody(map[string]any{"overall_status": string(p.Status), "components": []any{map[string]any{"name": "API", "status": string(p.Status)}}})
+	case snapshot.FormatDatadog:
+		return jsonBody(map[string]any{
+			"components": []any{map[string]any{"type": "ComponentGroup", "id": "g", "name": "API - Gateway", "components": []any{
+				map[string]any{"type": "Component", "id": slug + "-chat", "name": "Chat", "status": pick(p.Status, "operational", "degraded", "partial_outage", "major_outage", "maintenance")},
+			}}},
+			"incidents": []any{},
+		})
 	case snapshot.FormatHTML:
 		banner := pick(p.Status, "All systems operational", "Degraded performance", "Partial outage", "Major outage", "Under maintenance")
 		return []byte("<!DOCTYPE html><html><body><main><h2>" + html.EscapeString(banner) + "</h2></main></body></html>"), "text/html; charset=utf-8"
@@ -72,10 +81,6 @@ func jsonBody(v any) ([]byte, string) {
 	}
 	return data, "application/json"
 }
-
-// scriptedStart dates the synthetic incidents of the non-Statuspage formats:
-// recent by the wall clock, as the real feeds are.
-func scriptedStart() string { return time.Now().UTC().Add(-10 * time.Minute).Format(time.RFC3339) }
 
 func statuspageDoc(slug string, p Page, summary bool) map[string]any {
 	incidents := []map[string]any{}
@@ -123,7 +128,7 @@ func betterStackDoc(s snapshot.Status) map[string]any {
 
 // awsHealthDoc is UTF-16BE with a byte-order mark, as AWS serves it. A
 // disruption in one region is a partial outage; in three, a major one.
-func awsHealthDoc(s snapshot.Status) ([]byte, string) {
+func awsHealthDoc(s snapshot.Status, at time.Time) ([]byte, string) {
 	events := []any{}
 	regions := map[snapshot.Status]int{snapshot.Degraded: 1, snapshot.PartialOutage: 1, snapshot.MajorOutage: 3}[s]
 	code := "3"
@@ -132,7 +137,7 @@ func awsHealthDoc(s snapshot.Status) ([]byte, string) {
 	}
 	for i, region := range []string{"us-east-1", "us-west-2", "eu-west-1"}[:regions] {
 		events = append(events, map[string]any{
-			"date": strconv.FormatInt(time.Now().Add(-10*time.Minute).Unix(), 10), "region": region, "region_name": region,
+			"date": strconv.FormatInt(at.Unix(), 10), "region": region, "region_name": region,
 			"status": code, "service": "bedrock-" + region, "service_name": "Amazon Bedrock (" + region + ")",
 			"summary": "Increased error rates", "arn": fmt.Sprintf("arn:aws:health:%s::event/BEDROCK/%d", region, i), "event_log": []any{},
 		})
@@ -146,11 +151,11 @@ func awsHealthDoc(s snapshot.Status) ([]byte, string) {
 }
 
 // rssDoc is an empty channel when all is well, as Azure's feed is.
-func rssDoc(slug string, s snapshot.Status) []byte {
+func rssDoc(slug string, s snapshot.Status, at time.Time) []byte {
 	item := ""
 	if title := pick(s, "", "Degraded performance in API", "Outage affecting API", "Outage affecting API", "Scheduled maintenance of API"); title != "" {
 		item = fmt.Sprintf("<item><title>%s</title><guid>%s-1</guid><link>https://status.example/%s</link><pubDate>%s</pubDate><description>%s</description></item>",
-			title, slug, slug, time.Now().UTC().Add(-10*time.Minute).Format(time.RFC1123Z), title)
+			title, slug, slug, at.Format(time.RFC1123Z), title)
 	}
 	return []byte(`<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>` + slug + `</title>` + item + `</channel></rss>`)
 }

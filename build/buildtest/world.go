@@ -43,6 +43,10 @@ type World struct {
 	// Catalog is the input catalog with every feed and probe URL pointed at
 	// Server.
 	Catalog snapshot.Catalog
+	// Clock dates what the pages publish ("10 minutes ago"); it is the
+	// wall clock unless a test sets its own, as it must when its builds run
+	// on a fake clock.
+	Clock func() time.Time
 
 	mu      sync.Mutex
 	pages   map[string]*Page
@@ -53,14 +57,16 @@ type World struct {
 // NewWorld starts a world in which every service of cat is calm. The server
 // is closed when the test ends.
 func NewWorld(t testing.TB, cat snapshot.Catalog) *World {
-	w := &World{pages: map[string]*Page{}, formats: map[string]snapshot.FeedFormat{}, probes: map[string]int{}}
+	w := &World{pages: map[string]*Page{}, formats: map[string]snapshot.FeedFormat{}, probes: map[string]int{}, Clock: time.Now}
 	w.Server = httptest.NewServer(http.HandlerFunc(w.serveHTTP))
 	t.Cleanup(w.Server.Close)
 	for _, svc := range cat.Services {
 		w.pages[svc.Slug] = &Page{Status: snapshot.Operational}
 		w.formats[svc.Slug] = svc.Feed.Format
 		base := w.Server.URL + "/" + svc.Slug
-		svc.Feed.URL = base + "/feed"
+		if svc.Feed.Format != snapshot.FormatNone {
+			svc.Feed.URL = base + "/feed"
+		}
 		svc.Feed.IncidentsURL = ""
 		if svc.Feed.Format == snapshot.FormatStatuspage || svc.Feed.Format == snapshot.FormatIncidentIO {
 			svc.Feed.IncidentsURL = base + "/incidents"
@@ -125,7 +131,7 @@ func (w *World) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 	case (rest == "feed" || rest == "incidents") && p.FeedBroken:
 		http.Error(rw, "upstream error", http.StatusInternalServerError)
 	case rest == "feed" || rest == "incidents":
-		body, contentType := render(format, slug, p, rest == "feed")
+		body, contentType := render(format, slug, p, rest == "feed", w.Clock())
 		rw.Header().Set("Content-Type", contentType)
 		rw.Write(body)
 	default:
