@@ -246,16 +246,42 @@ func (h *History) Prune(now time.Time) {
 		}
 		sh.Buckets = sh.Buckets[i:]
 	}
-	kept := h.Incidents[:0]
-	for _, inc := range h.Incidents {
+	h.Incidents = pruneIncidents(h.Incidents, now, MaxIncidents)
+}
+
+// pruneIncidents is Prune's incident rule with the cap as a parameter, so
+// that tests can check it against a small cap. It works in place and in
+// linear time: removing incidents one by one from the slice was quadratic,
+// and a history with many open incidents older than the ended ones (which
+// the cap must skip over) took a minute to build.
+func pruneIncidents(list []Incident, now time.Time, limit int) []Incident {
+	kept := list[:0]
+	for _, inc := range list {
 		if inc.Open() || now.Sub(*inc.EndedAt) <= KeepIncidents {
 			kept = append(kept, inc)
 		}
 	}
-	for i := len(kept) - 1; len(kept) > MaxIncidents && i >= 0; i-- {
+	excess := len(kept) - limit
+	if excess <= 0 {
+		clear(list[len(kept):]) // let the dropped incidents be collected
+		return kept
+	}
+	// The list is newest first, so the oldest ended incidents are the last
+	// excess ended ones: find where they begin, then drop every ended
+	// incident from there on in one compaction. Open ones are never dropped,
+	// even when that leaves more than limit.
+	from := len(kept)
+	for i := len(kept) - 1; i >= 0 && excess > 0; i-- {
 		if !kept[i].Open() {
-			kept = append(kept[:i], kept[i+1:]...)
+			from, excess = i, excess-1
 		}
 	}
-	h.Incidents = kept
+	out := kept[:from]
+	for _, inc := range kept[from:] {
+		if inc.Open() {
+			out = append(out, inc)
+		}
+	}
+	clear(list[len(out):])
+	return out
 }
