@@ -62,6 +62,9 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 	}
 	defer lock.Unlock()
 	hist, previous, err := snapshot.ReadHistory(opts.Out)
+	if err == nil {
+		err = hist.CheckClock(opts.Now())
+	}
 	var corrupt []byte
 	switch {
 	case errors.Is(err, snapshot.ErrCorruptHistory):

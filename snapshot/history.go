@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"fmt"
 	"math"
 	"time"
 )
@@ -24,6 +25,17 @@ const (
 	// downtime, the weight Atlassian Statuspage uses for its uptime figures.
 	PartialOutageDowntime = 0.3
 )
+
+// MaxClockSkew is how far in the future a time recorded in a history (or a
+// snapshot's generation time) may lie before it is treated as corrupt: a
+// little skew between machines is normal; more means a clock was wrong, and
+// a history from the future would freeze lastChecked and uptime until the
+// real clock caught up.
+const MaxClockSkew = 5 * time.Minute
+
+// maxCount bounds the counters of a history (probes in a bucket, consecutive
+// probe results): far above anything a build writes, far below an overflow.
+const maxCount = 1 << 31
 
 // HistoryVersion is the version of the history file's format.
 const HistoryVersion = 1
@@ -284,4 +296,99 @@ func pruneIncidents(list []Incident, now time.Time, limit int) []Incident {
 	}
 	clear(list[len(out):])
 	return out
+}
+
+// checkValues reports a value no build writes: a negative, infinite or
+// too-large count or duration, or buckets out of order. Such a history is
+// corrupt: numbers near the float64 limit overflow to Inf or NaN once added
+// up, which JSON cannot encode, and every later build would fail on them.
+func (h *History) checkValues() error {
+	for slug, sh := range h.Services {
+		for _, n := range []int{sh.FailedProbes, sh.OKProbes} {
+			if n < 0 || n > maxCount {
+				return fmt.Errorf("%w: service %q: probe count %d out of range", ErrCorruptHistory, slug, n)
+			}
+		}
+		prev := int64(math.MinInt64)
+		for _, b := range sh.Buckets {
+			if err := b.check(); err != nil {
+				return fmt.Errorf("%w: service %q: bucket %d: %v", ErrCorruptHistory, slug, b.T, err)
+			}
+			if b.T <= prev {
+				return fmt.Errorf("%w: service %q: bucket %d is not after bucket %d", ErrCorruptHistory, slug, b.T, prev)
+			}
+			prev = b.T
+		}
+	}
+	return nil
+}
+
+// check reports a bucket that no sequence of Record calls produces.
+func (b Bucket) check() error {
+	size := BucketSize.Seconds()
+	if b.T%int64(size) != 0 {
+		return fmt.Errorf("start not on a %s boundary", BucketSize)
+	}
+	if b.Probes < 0 || b.Probes > maxCount {
+		return fmt.Errorf("probe count %d out of range", b.Probes)
+	}
+	sum := 0.0
+	for _, v := range []float64{b.Operational, b.Degraded, b.Partial, b.Major, b.Maintenance, b.Unknown} {
+		if math.IsNaN(v) || v < 0 || v > size {
+			return fmt.Errorf("status time %v s out of range", v)
+		}
+		sum += v
+	}
+	// Record credits disjoint intervals, so a bucket never holds more time
+	// than it lasts; a second of slack absorbs float rounding.
+	if sum > size+1 {
+		return fmt.Errorf("%v s of status time in a %s bucket", sum, BucketSize)
+	}
+	// A probe's latency is bounded by its timeout, far below a bucket.
+	if math.IsNaN(b.LatencyMs) || b.LatencyMs < 0 || b.LatencyMs > float64(b.Probes)*size*1000 {
+		return fmt.Errorf("latency total %v ms out of range for %d probes", b.LatencyMs, b.Probes)
+	}
+	return nil
+}
+
+// CheckClock reports, as an error wrapping ErrCorruptHistory, a history
+// holding a time later than now plus MaxClockSkew: one written by a build
+// whose clock was ahead. Built on, it would freeze the data — every check
+// until the real clock catches up is older than the last one recorded and
+// moves neither lastChecked nor uptime — so it is set aside like any
+// corrupt history.
+func (h *History) CheckClock(now time.Time) error {
+	limit := now.Add(MaxClockSkew)
+	future := func(what string, t time.Time) error {
+		if t.After(limit) {
+			return fmt.Errorf("%w: %s %s is in the future (now %s)", ErrCorruptHistory, what,
+				t.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+		}
+		return nil
+	}
+	if err := future("updatedAt", h.UpdatedAt); err != nil {
+		return err
+	}
+	for slug, sh := range h.Services {
+		for _, f := range []struct {
+			name string
+			t    time.Time
+		}{
+			{"lastChecked", sh.LastChecked},
+			{"failingSince", sh.FailingSince},
+			{"okSince", sh.OKSince},
+			{"lastFeedAt", sh.LastFeedAt},
+		} {
+			if err := future(fmt.Sprintf("service %q: %s", slug, f.name), f.t); err != nil {
+				return err
+			}
+		}
+		// Buckets are in time order: the last one is the latest.
+		if n := len(sh.Buckets); n > 0 {
+			if err := future(fmt.Sprintf("service %q: bucket", slug), time.Unix(sh.Buckets[n-1].T, 0)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

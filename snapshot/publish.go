@@ -226,9 +226,10 @@ func carryOver(prev, next string, files map[string][]byte) error {
 }
 
 // ReadHistory reads the history a previous build left in dir. A missing
-// folder or file is an empty history. A file that cannot be decoded is an
+// folder or file is an empty history. A file that cannot be decoded, or that
+// holds values no build writes (negative, overflowing, out of order), is an
 // error wrapping ErrCorruptHistory; its bytes are returned so the caller can
-// keep them.
+// keep them. Times are checked against a clock by History.CheckClock.
 func ReadHistory(dir string) (*History, []byte, error) {
 	data, err := os.ReadFile(filepath.Join(dir, FileHistory))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -251,6 +252,9 @@ func ReadHistory(dir string) (*History, []byte, error) {
 		if sh == nil {
 			delete(h.Services, slug)
 		}
+	}
+	if err := h.checkValues(); err != nil {
+		return nil, data, err
 	}
 	return h, data, nil
 }
