@@ -3,8 +3,11 @@ package snapshot
 import (
 	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -62,4 +65,53 @@ func TestLockFolder(t *testing.T) {
 		}
 		diffTree(t, "after both", tree(t, dir), expectTree(gen(2), nil))
 	})
+}
+
+// TestPublishKeepsNewestCorruptHistories: history.corrupt-* files were
+// carried over for good; only the newest MaxCorruptHistories stay.
+func TestPublishKeepsNewestCorruptHistories(t *testing.T) {
+	corrupt := func(hour int) string {
+		return CorruptHistoryName(time.Date(2026, 11, 1, hour, 0, 0, 0, time.UTC))
+	}
+	lookAlike := "history.corrupt-by-hand.json" // not a name Build makes: kept
+	dir := filepath.Join(t.TempDir(), "public")
+	mustPublish(t, dir, gen(0))
+	if err := os.WriteFile(filepath.Join(dir, lookAlike), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name  string
+		write []int // hours of the corrupt histories this publish writes
+		want  []int // hours kept afterwards
+	}{
+		{"first", []int{1}, []int{1}},
+		{"none written, carried over", nil, []int{1}},
+		{"second", []int{2}, []int{1, 2}},
+		{"third", []int{3}, []int{1, 2, 3}},
+		{"fourth drops the oldest", []int{4}, []int{2, 3, 4}},
+		{"carried over, still three", nil, []int{2, 3, 4}},
+		{"fifth", []int{5}, []int{3, 4, 5}},
+	}
+	for _, tt := range tests {
+		files := gen(1)
+		for _, h := range tt.write {
+			files[corrupt(h)] = []byte("bad")
+		}
+		mustPublish(t, dir, files)
+		var got, want []string
+		for _, name := range names(t, dir) {
+			if strings.HasPrefix(name, "history.corrupt-") {
+				got = append(got, name)
+			}
+		}
+		for _, h := range tt.want {
+			want = append(want, corrupt(h))
+		}
+		want = append(want, lookAlike)
+		slices.Sort(got)
+		slices.Sort(want)
+		if !slices.Equal(got, want) {
+			t.Fatalf("%s: kept %v, want %v", tt.name, got, want)
+		}
+	}
 }

@@ -199,8 +199,9 @@ func carryOver(prev, next string, files map[string][]byte) error {
 	for name := range files {
 		written[strings.SplitN(name, "/", 2)[0]] = true
 	}
+	dropped := oldCorruptHistories(entries, written)
 	for _, e := range entries {
-		if written[e.Name()] {
+		if written[e.Name()] || dropped[e.Name()] {
 			continue
 		}
 		src, dst := filepath.Join(prev, e.Name()), filepath.Join(next, e.Name())
@@ -223,6 +224,34 @@ func carryOver(prev, next string, files map[string][]byte) error {
 		}
 	}
 	return nil
+}
+
+// oldCorruptHistories picks the history.corrupt-* files of the previous
+// snapshot not to carry over: all but the newest MaxCorruptHistories,
+// counting those the new snapshot writes. Their names sort by time.
+func oldCorruptHistories(prev []fs.DirEntry, written map[string]bool) map[string]bool {
+	var names []string
+	for name := range written {
+		if isCorruptHistoryName(name) {
+			names = append(names, name)
+		}
+	}
+	for _, e := range prev {
+		if !written[e.Name()] && e.Type().IsRegular() && isCorruptHistoryName(e.Name()) {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) <= MaxCorruptHistories {
+		return nil
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(names)))
+	drop := map[string]bool{}
+	for _, name := range names[MaxCorruptHistories:] {
+		if !written[name] {
+			drop[name] = true
+		}
+	}
+	return drop
 }
 
 // ReadHistory reads the history a previous build left in dir. A missing
@@ -262,8 +291,34 @@ func ReadHistory(dir string) (*History, []byte, error) {
 // ErrCorruptHistory reports a history file that cannot be used.
 var ErrCorruptHistory = errors.New("history file is corrupt")
 
+// MaxCorruptHistories is how many history.corrupt-* files a snapshot keeps,
+// the newest: enough to repair the latest by hand, and a bound, because each
+// is as large as a history and, carried over from snapshot to snapshot, they
+// would otherwise pile up for good (a clock that keeps jumping ahead adds
+// one per build).
+const MaxCorruptHistories = 3
+
+// corruptHistoryLayout is the time in a corrupt history's name: fixed width,
+// so that the names sort by time.
+const corruptHistoryLayout = "20060102T150405Z"
+
 // CorruptHistoryName is the file name under which an unusable history is
 // kept in the next snapshot, so that no recorded data is silently dropped.
 func CorruptHistoryName(now time.Time) string {
-	return "history.corrupt-" + now.UTC().Format("20060102T150405Z") + ".json"
+	return "history.corrupt-" + now.UTC().Format(corruptHistoryLayout) + ".json"
+}
+
+// isCorruptHistoryName reports a name CorruptHistoryName made. Other files,
+// even named alike by hand, are carried over as any other file is.
+func isCorruptHistoryName(name string) bool {
+	stamp, ok := strings.CutPrefix(name, "history.corrupt-")
+	if !ok {
+		return false
+	}
+	stamp, ok = strings.CutSuffix(stamp, ".json")
+	if !ok {
+		return false
+	}
+	_, err := time.Parse(corruptHistoryLayout, stamp)
+	return err == nil
 }
