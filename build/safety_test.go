@@ -39,7 +39,7 @@ func probeOnlyOptions(t *testing.T, out string, cat snapshot.Catalog, now func()
 		Site:    Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "aistatus test"},
 		Catalog: cat,
 		Timeout: 5 * time.Second,
-		Client:  NewClient(),
+		Client:  NewClient(ClientOptions{AllowedURLs: CatalogURLs(cat)}),
 		Now:     now,
 		Log:     zerolog.Nop(),
 	}

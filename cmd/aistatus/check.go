@@ -32,7 +32,7 @@ func newCheckCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("%w (run 'aistatus build --out %s' first)", err, dir)
 			}
-			srv := serve.New(serve.Options{Dir: dir, Catalog: cat, Log: zerolog.Nop(), Now: time.Now, Client: build.NewClient()})
+			srv := serve.New(serve.Options{Dir: dir, Catalog: cat, Log: zerolog.Nop(), Now: time.Now, Client: build.NewClient(build.ClientOptions{AllowedURLs: build.CatalogURLs(cat)})})
 			doc := srv.Check(snap, args[0])
 			if asJSON {
 				enc := json.NewEncoder(g.stdout)

@@ -52,7 +52,8 @@ func runMCP(ctx context.Context, g *globals, o *mcpOptions) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // stops the snapshot watcher when the client goes away
-	api := mcpserver.API{BaseURL: o.api, Client: build.NewClient()}
+	// The instance is the operator's choice, so it may be on an internal address.
+	api := mcpserver.API{BaseURL: o.api, Client: build.NewClient(build.ClientOptions{AllowedURLs: []string{o.api}})}
 	from := o.api
 	if u, err := url.Parse(o.api); o.api != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
 		// Said once at start, not as an error on every tool call.
@@ -80,7 +81,7 @@ func localAPI(ctx context.Context, log zerolog.Logger, o *mcpOptions) (mcpserver
 		return mcpserver.API{}, err
 	}
 	srv := serve.New(serve.Options{Dir: o.dir, Catalog: cat, Log: zerolog.Nop(), Now: time.Now,
-		Client: build.NewClient(), Version: versionString()})
+		Client: build.NewClient(build.ClientOptions{AllowedURLs: build.CatalogURLs(cat)}), Version: versionString()})
 	if _, err := srv.Store().Reload(); err != nil {
 		return mcpserver.API{}, err
 	}

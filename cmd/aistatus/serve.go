@@ -49,7 +49,7 @@ func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.
 		AccessLog:      o.accessLog,
 		Log:            log,
 		Now:            time.Now,
-		Client:         build.NewClient(),
+		Client:         build.NewClient(build.ClientOptions{AllowedURLs: build.CatalogURLs(cat)}),
 		Version:        versionString(),
 	}), nil
 }
