@@ -2,6 +2,7 @@ package build
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aistatus/aistatus/snapshot"
@@ -20,6 +21,11 @@ const (
 	vantageMinProbes = 4
 )
 
+// SourceAlarmAfter is how long an official source may fail before it is
+// logged at error level every cycle: a source that moved, walled itself off
+// or changed shape needs a person, not a retry.
+const SourceAlarmAfter = time.Hour
+
 // Observation is what one cycle saw of one service, before any rule is applied.
 type Observation struct {
 	// Feed is the outcome of reading the official feed; Feed.Status is what
@@ -27,13 +33,16 @@ type Observation struct {
 	Feed snapshot.FeedSource
 	// Incidents are the official incidents the feed listed.
 	Incidents []snapshot.Incident
-	Probe     snapshot.ProbeSource
+	// Components are the page's components, marked in or out of scope.
+	Components []snapshot.Component
+	Probe      snapshot.ProbeSource
 }
 
 // ServiceState is a service's assembled state at the end of a cycle.
 type ServiceState struct {
-	Status  snapshot.Status
-	Sources snapshot.Sources
+	Status     snapshot.Status
+	Sources    snapshot.Sources
+	Components []snapshot.Component
 }
 
 // Assemble applies one cycle's observations to the history and returns each
@@ -43,16 +52,23 @@ type ServiceState struct {
 //     services), every failed probe is discarded: recorded as no data, no
 //     incident opened or advanced. This is logged as an error.
 //  2. The official feed's declared status wins when the feed was read and
-//     declared one.
+//     declared one — unless our own measurement contradicts it: when
+//     ProbeIncidentAfter probes in a row have failed while the page says
+//     operational or degraded, the status is a major outage and the
+//     disagreement is published; while our own incident is still open
+//     (the probe answers again, but not yet ProbeRecoveryAfter times), an
+//     "operational" page reads degraded. We never publish "operational"
+//     beside an open incident of ours.
 //  3. Otherwise, ProbeIncidentAfter failed probes in a row are a major
 //     outage (and our own incident).
 //  4. A feed that fails after declaring a status keeps that status for up to
 //     snapshot.MaxHold while the probe answers (or there is no probe), so a
 //     feed that refuses every other request does not flap an official outage
 //     to operational.
-//  5. Otherwise the probe decides: a host that answered is operational; a
-//     failed probe (fewer than ProbeIncidentAfter) keeps the previous status,
-//     so one lost packet does not flap the status.
+//  5. Otherwise the probe decides: a host that answered is operational
+//     (degraded while our incident is open); a failed probe (fewer than
+//     ProbeIncidentAfter) keeps the previous status, so one lost packet does
+//     not flap the status.
 //  6. With neither feed nor probe, the status is unknown, never an outage.
 func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observation, now time.Time, log zerolog.Logger) map[string]ServiceState {
 	offline := discardFailedProbes(obs, log)
@@ -61,11 +77,12 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 	for _, svc := range cat.Services {
 		o := obs[svc.Slug]
 		sh := h.Service(svc.Slug)
-		status := decideStatus(o, sh, now, offline)
+		trackFeed(sh, svc, &o, now, log)
+		trackProbe(incidents, svc, sh, o, now)
+		status, disagreement := decideStatus(o, sh, incidents, now, offline)
 		if o.Feed.State == snapshot.FeedOK && o.Feed.Status.Valid() && o.Feed.Status != snapshot.Unknown {
 			sh.LastFeedStatus, sh.LastFeedAt = o.Feed.Status, now
 		}
-		trackProbe(incidents, svc, sh, o, now)
 		mergeOfficial(incidents, svc.Slug, o, now)
 
 		latency := -1.0
@@ -73,7 +90,11 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 			latency = *o.Probe.LatencyMs
 		}
 		sh.Record(now, status, latency)
-		states[svc.Slug] = ServiceState{Status: status, Sources: snapshot.Sources{Feed: o.Feed, Probe: o.Probe}}
+		states[svc.Slug] = ServiceState{
+			Status:     status,
+			Sources:    snapshot.Sources{Feed: o.Feed, Probe: o.Probe, Disagreement: disagreement},
+			Components: o.Components,
+		}
 	}
 	snapshot.SortIncidents(h.Incidents)
 	h.Prune(now)
@@ -107,32 +128,132 @@ func discardFailedProbes(obs map[string]Observation, log zerolog.Logger) bool {
 	return true
 }
 
-// decideStatus implements rules 2 to 6.
-// offline is rule 1's verdict: then no earlier word is held either, since
-// nothing was checked.
-func decideStatus(o Observation, sh *snapshot.ServiceHistory, now time.Time, offline bool) snapshot.Status {
+// decideStatus implements rules 2 to 6, after trackProbe has counted this
+// cycle's probe. It returns the disagreement with the official page, if
+// our measurement overrules it. offline is rule 1's verdict: then no earlier
+// word is held either, since nothing was checked.
+func decideStatus(o Observation, sh *snapshot.ServiceHistory, incidents incidentSet, now time.Time, offline bool) (snapshot.Status, *snapshot.Disagreement) {
+	failing := o.Probe.State == snapshot.ProbeFailed && sh.FailedProbes >= ProbeIncidentAfter
+	recovering := o.Probe.State == snapshot.ProbeOK && sh.ProbeIncident != ""
+	official := snapshot.Status("")
 	if o.Feed.State == snapshot.FeedOK && o.Feed.Status.Valid() && o.Feed.Status != snapshot.Unknown {
-		return o.Feed.Status
+		official = o.Feed.Status
+	}
+	switch {
+	case official != "" && failing && (official == snapshot.Operational || official == snapshot.Degraded):
+		return snapshot.MajorOutage, &snapshot.Disagreement{
+			Since: sh.FailingSince, Official: official, Measured: snapshot.MajorOutage,
+			Detail: fmt.Sprintf("Our probes of the API have failed %d times in a row since %s, while the official status page says %s.",
+				sh.FailedProbes, sh.FailingSince.UTC().Format(time.RFC3339), official),
+		}
+	case official == snapshot.Operational && recovering:
+		since := now
+		if inc := incidents.get(sh.ProbeIncident); inc != nil {
+			since = inc.StartedAt
+		}
+		return snapshot.Degraded, &snapshot.Disagreement{
+			Since: since, Official: official, Measured: snapshot.Degraded,
+			Detail: fmt.Sprintf("Our probes of the API answer again, but after an outage that began %s we wait for %d answers in a row before calling it recovered; the official status page says operational.",
+				since.UTC().Format(time.RFC3339), ProbeRecoveryAfter),
+		}
+	case official != "":
+		return official, nil
+	case failing:
+		return snapshot.MajorOutage, nil
 	}
 	feedHeld := !offline && sh.LastFeedStatus != "" && now.Sub(sh.LastFeedAt) <= snapshot.MaxHold
 	switch o.Probe.State {
 	case snapshot.ProbeOK, snapshot.ProbeNone:
-		if feedHeld {
-			return sh.LastFeedStatus
-		}
-		if o.Probe.State == snapshot.ProbeOK {
-			return snapshot.Operational
+		held := sh.LastFeedStatus
+		switch {
+		case feedHeld && recovering && held == snapshot.Operational:
+			return snapshot.Degraded, nil
+		case feedHeld:
+			return held, nil
+		case recovering:
+			return snapshot.Degraded, nil
+		case o.Probe.State == snapshot.ProbeOK:
+			return snapshot.Operational, nil
 		}
 	case snapshot.ProbeFailed:
-		if sh.FailedProbes+1 >= ProbeIncidentAfter {
-			return snapshot.MajorOutage
-		}
 		if sh.LastStatus != "" {
-			return sh.LastStatus
+			return sh.LastStatus, nil
 		}
 	}
 	// Nothing this cycle (a discarded probe is no evidence either way).
-	return snapshot.Unknown
+	return snapshot.Unknown, nil
+}
+
+// trackFeed keeps the health of the official source: the last good read,
+// the run of failures, and changes in the roster of in-scope components. It
+// fills the health fields of o.Feed from the history.
+func trackFeed(sh *snapshot.ServiceHistory, svc snapshot.Service, o *Observation, now time.Time, log zerolog.Logger) {
+	fh := &sh.Feed
+	switch o.Feed.State {
+	case snapshot.FeedOK:
+		fh.LastOKAt, fh.Failures, fh.FailingSince, fh.LastFailure = now, 0, time.Time{}, ""
+		trackRoster(fh, svc, o.Components, now, log)
+	case snapshot.FeedError:
+		if fh.Failures == 0 {
+			fh.FailingSince = now
+		}
+		fh.Failures++
+		fh.LastFailure = o.Feed.Failure
+		if now.Sub(fh.FailingSince) >= SourceAlarmAfter {
+			log.Error().Str("service", svc.Slug).Str("url", svc.Feed.URL).Str("failure", string(fh.LastFailure)).
+				Int("failures", fh.Failures).Time("since", fh.FailingSince).
+				Msg("official source failing for over an hour: it may have moved or changed shape")
+		}
+	default:
+		return // no source to keep the health of
+	}
+	o.Feed.LastOKAt = timePtr(fh.LastOKAt)
+	o.Feed.ConsecutiveFailures = fh.Failures
+	o.Feed.FailingSince = timePtr(fh.FailingSince)
+	o.Feed.RosterChangedAt = timePtr(fh.RosterChangedAt)
+	o.Feed.RosterAdded, o.Feed.RosterRemoved = fh.RosterAdded, fh.RosterRemoved
+}
+
+// trackRoster notices a change in the set of in-scope components: a
+// component added to or removed from the API on the page, or ids that
+// rotated, which may call for a change of scope.
+func trackRoster(fh *snapshot.FeedHealth, svc snapshot.Service, comps []snapshot.Component, now time.Time, log zerolog.Logger) {
+	if comps == nil {
+		return // a format without components
+	}
+	var roster []string
+	for _, c := range comps {
+		if c.InScope {
+			roster = append(roster, fmt.Sprintf("%s (%s)", c.Name, c.ID))
+		}
+	}
+	slices.Sort(roster)
+	if fh.Roster != nil && !slices.Equal(roster, fh.Roster) {
+		fh.RosterChangedAt = now
+		fh.RosterAdded, fh.RosterRemoved = difference(roster, fh.Roster), difference(fh.Roster, roster)
+		log.Warn().Str("service", svc.Slug).Strs("added", fh.RosterAdded).Strs("removed", fh.RosterRemoved).
+			Msg("the components in scope changed on the official page")
+	}
+	fh.Roster = roster
+}
+
+// difference is the elements of a not in b.
+func difference(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func timePtr(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	t = t.UTC()
+	return &t
 }
 
 // feedDeclaresOutage reports whether the official feed already explains a
@@ -164,7 +285,7 @@ func trackProbe(incidents incidentSet, svc snapshot.Service, sh *snapshot.Servic
 		sh.FailedProbes++
 		if sh.FailedProbes >= ProbeIncidentAfter && sh.ProbeIncident == "" {
 			inc := snapshot.Incident{
-				ID:        fmt.Sprintf("%s-probe-%d", svc.Slug, sh.FailingSince.Unix()),
+				ID:        snapshot.ProbeIncidentID(svc.Slug, sh.FailingSince),
 				Service:   svc.Slug,
 				Headline:  fmt.Sprintf("%s API not reachable from aistatus probes", svc.Name),
 				Severity:  snapshot.Major,

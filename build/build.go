@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/probe"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -129,42 +130,43 @@ func Observe(ctx context.Context, opts Options) map[string]Observation {
 func observe(ctx context.Context, opts Options, svc snapshot.Service) Observation {
 	var o Observation
 	var wg sync.WaitGroup
-	wg.Go(func() { o.Feed, o.Incidents = readFeed(ctx, opts, svc) })
-	wg.Go(func() { o.Probe = probe(ctx, opts, svc) })
+	wg.Go(func() { o.Feed, o.Incidents, o.Components = readFeed(ctx, opts, svc) })
+	wg.Go(func() { o.Probe = probeAPI(ctx, opts, svc) })
 	wg.Wait()
 	return o
 }
 
-func readFeed(ctx context.Context, opts Options, svc snapshot.Service) (snapshot.FeedSource, []snapshot.Incident) {
-	src := snapshot.FeedSource{Format: svc.Feed.Format}
+func readFeed(ctx context.Context, opts Options, svc snapshot.Service) (snapshot.FeedSource, []snapshot.Incident, []snapshot.Component) {
+	src := snapshot.FeedSource{Format: svc.Feed.Format, URL: svc.Feed.URL, Note: svc.Feed.Note}
 	if svc.Feed.Format == snapshot.FormatNone {
 		src.State = snapshot.FeedNone
-		return src, nil
+		return src, nil, nil
 	}
 	adapter, ok := opts.Adapters[svc.Feed.Format]
 	if !ok {
 		src.State = snapshot.FeedUnsupported
-		return src, nil
+		return src, nil, nil
 	}
-	res, err := adapter.Read(ctx, opts.Client, svc)
+	res, dropped, err := feed.Read(ctx, adapter, feed.Request{Client: opts.Client, Service: svc, Now: opts.Now()})
 	if err != nil {
-		src.State, src.Error = snapshot.FeedError, err.Error()
-		opts.Log.Warn().Str("service", svc.Slug).Err(err).Msg("feed failed")
-		return src, nil
+		src.State, src.Error, src.Failure = snapshot.FeedError, err.Error(), feed.Kind(err)
+		opts.Log.Warn().Str("service", svc.Slug).Str("failure", string(src.Failure)).Err(err).Msg("feed failed")
+		return src, nil, nil
+	}
+	for _, why := range dropped {
+		opts.Log.Warn().Str("service", svc.Slug).Str("reason", why).Msg("feed item dropped: it cannot be published")
 	}
 	src.State, src.Status = snapshot.FeedOK, res.Status
-	return src, res.Incidents
+	return src, res.Incidents, res.Components
 }
 
-func probe(ctx context.Context, opts Options, svc snapshot.Service) snapshot.ProbeSource {
+func probeAPI(ctx context.Context, opts Options, svc snapshot.Service) snapshot.ProbeSource {
 	if svc.ProbeURL == "" {
 		return snapshot.ProbeSource{State: snapshot.ProbeNone}
 	}
-	r := Probe(ctx, opts.Client, svc.ProbeURL)
-	if !r.OK {
-		opts.Log.Debug().Str("service", svc.Slug).Str("error", r.Err).Msg("probe failed")
-		return snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: r.Err}
+	r := probe.Probe(ctx, opts.Client, svc.ProbeURL)
+	if r.State != snapshot.ProbeOK {
+		opts.Log.Debug().Str("service", svc.Slug).Str("error", r.Error).Msg("probe failed")
 	}
-	ms := r.LatencyMs
-	return snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &ms, HTTPStatus: r.HTTPStatus}
+	return r
 }

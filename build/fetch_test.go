@@ -23,6 +23,7 @@ import (
 
 	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/probe"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -185,8 +186,9 @@ func TestFaultyServiceIsIsolated(t *testing.T) {
 		{"hangs without headers", hangingServer, "context deadline exceeded", snapshot.ProbeFailed, true},
 		// The probe times the headers, which arrive: the host is up.
 		{"trickles a byte per 100 ms", tricklingServer, "context deadline exceeded", snapshot.ProbeOK, true},
-		{"answers 500", failingServer, "HTTP 500", snapshot.ProbeOK, false},
-		{"answers HTML", htmlServer, "decoding JSON", snapshot.ProbeOK, false},
+		// A 5xx from the API host is a failed probe: the host answers, but not as a working API.
+		{"answers 500", failingServer, "HTTP 500", snapshot.ProbeFailed, false},
+		{"answers HTML", htmlServer, "a bot challenge or HTML page", snapshot.ProbeOK, false},
 		{"answers 50 MB", hugeServer, "larger than", snapshot.ProbeOK, false},
 		// A redirect is an answer: the probe does not follow it.
 		{"redirects in a loop", redirectLoopServer, "stopped after 3 redirects", snapshot.ProbeOK, false},
@@ -350,14 +352,14 @@ func TestNewClient(t *testing.T) {
 
 	t.Run("gzip feed", func(t *testing.T) {
 		svc := snapshot.Service{Slug: "svc", Feed: snapshot.Feed{Format: snapshot.FormatStatuspage, URL: url + "/api/v2/summary.json"}}
-		res, err := feed.Adapters()[snapshot.FormatStatuspage].Read(ctx, client, svc)
+		res, err := feed.Adapters()[snapshot.FormatStatuspage].Read(ctx, feed.Request{Client: client, Service: svc})
 		if err != nil || res.Status != snapshot.Operational {
 			t.Fatalf("gzip-encoded feed read as %+v, %v; want operational", res, err)
 		}
 	})
 	read := func(path string) (feed.Result, error) {
 		svc := snapshot.Service{Slug: "svc", Feed: snapshot.Feed{Format: snapshot.FormatStatuspage, URL: url + path}}
-		return feed.Adapters()[snapshot.FormatStatuspage].Read(ctx, client, svc)
+		return feed.Adapters()[snapshot.FormatStatuspage].Read(ctx, feed.Request{Client: client, Service: svc})
 	}
 	t.Run("three redirects are followed", func(t *testing.T) {
 		hits.Store(0)
@@ -379,7 +381,7 @@ func TestNewClient(t *testing.T) {
 	})
 	t.Run("the probe takes a redirect as an answer", func(t *testing.T) {
 		hits.Store(0)
-		if r := Probe(ctx, client, url+"/loop"); !r.OK || r.HTTPStatus != http.StatusMovedPermanently {
+		if r := probe.Probe(ctx, client, url+"/loop"); r.State != snapshot.ProbeOK || r.HTTPStatus != http.StatusMovedPermanently {
 			t.Errorf("probe of a redirecting host = %+v", r)
 		}
 		if n := hits.Load(); n != 1 {

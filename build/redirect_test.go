@@ -105,7 +105,7 @@ func TestRedirectPolicy(t *testing.T) {
 				before = tt.target.hits.Load()
 			}
 			svc := snapshot.Service{Slug: "svc", Feed: snapshot.Feed{Format: snapshot.FormatStatuspage, URL: target}}
-			res, err := feed.Adapters()[snapshot.FormatStatuspage].Read(context.Background(), client, svc)
+			res, err := feed.Adapters()[snapshot.FormatStatuspage].Read(context.Background(), feed.Request{Client: client, Service: svc, Now: t0})
 			switch {
 			case tt.wantErr == "" && (err != nil || res.Status != snapshot.Operational):
 				t.Fatalf("read = %+v, %v; want operational", res, err)

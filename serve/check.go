@@ -59,9 +59,9 @@ func (s *Server) Check(snap *Snapshot, query string) snapshot.CheckDoc {
 	doc.Status = &status
 	if svc.ProbeURL != "" {
 		live := s.prober.probe(svc.ProbeURL)
-		if live.probe.OK {
-			ms, at := live.probe.LatencyMs, live.at.UTC()
-			doc.LatencyMs, doc.LatencyCheckedAt = &ms, &at
+		if live.probe.State == snapshot.ProbeOK {
+			at := live.at.UTC()
+			doc.LatencyMs, doc.LatencyCheckedAt = live.probe.LatencyMs, &at
 		}
 	}
 	age, stale := snap.Age(now)

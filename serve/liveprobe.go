@@ -6,7 +6,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/probe"
+	"github.com/aistatus/aistatus/snapshot"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -27,7 +28,7 @@ type liveProber struct {
 }
 
 type liveResult struct {
-	probe build.ProbeResult
+	probe snapshot.ProbeSource
 	at    time.Time
 }
 
@@ -49,7 +50,7 @@ func (p *liveProber) probe(url string) liveResult {
 		// the probe other callers are waiting on.
 		ctx, cancel := context.WithTimeout(context.Background(), p.timeout)
 		defer cancel()
-		r := liveResult{probe: build.Probe(ctx, p.client, url), at: p.now()}
+		r := liveResult{probe: probe.Probe(ctx, p.client, url), at: p.now()}
 		p.mu.Lock()
 		p.cache[url] = r
 		p.mu.Unlock()

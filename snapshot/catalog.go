@@ -42,16 +42,56 @@ type Feed struct {
 	URL string `json:"url,omitempty"`
 	// IncidentsURL is the list of recent incidents, where the format has one.
 	IncidentsURL string `json:"incidentsUrl,omitempty"`
-	// Filter keeps only the components, products or feed items that name one
-	// of these (GitHub's page is filtered to Copilot, Azure's feed to OpenAI).
-	Filter []string `json:"filter,omitempty"`
+	// ComponentsURL is the full component list, where the main document
+	// carries only part of it (incident.io's summary.json rotates a subset
+	// of a large page's components; components.json has them all).
+	ComponentsURL string `json:"componentsUrl,omitempty"`
+	// Scope says which part of the page is the developer API the service
+	// stands for; the zero Scope is the whole page.
+	Scope Scope `json:"scope,omitzero"`
+	// Note says why a service has no feed (format "none"), or anything else a
+	// reader of the catalog should know about its source. It is published
+	// with the feed's state.
+	Note string `json:"note,omitempty"`
 }
+
+// Scope narrows a status page to the developer API. Words and names match
+// case-insensitively as whole words ("API" matches "Claude API" but not
+// "RAPID"), so "claude.ai" or "[Global (api.x.ai)]" can be given as they are
+// written on the page.
+type Scope struct {
+	// Components are the ids of the components, or of component groups, that
+	// make up the API. A component is in scope when its id or its group's id
+	// is listed.
+	Components []string `json:"components,omitempty"`
+	// ComponentNames are used instead of Components when none of those ids is
+	// on the page any more (ids rotate when a page is rebuilt).
+	ComponentNames []string `json:"componentNames,omitempty"`
+	// ExcludeComponents are names never in scope (Website, Docs, Billing).
+	ExcludeComponents []string `json:"excludeComponents,omitempty"`
+	// IncidentKeywords put an incident that names no component (incident.io
+	// never lists them; feeds of events have none) in scope by its title.
+	IncidentKeywords []string `json:"incidentKeywords,omitempty"`
+	// ExcludeIncidents take an incident out of scope by its title, unless
+	// the title also has one of IncidentKeywords ("ChatGPT and API errors").
+	ExcludeIncidents []string `json:"excludeIncidents,omitempty"`
+}
+
+// IsZero reports whether the scope is the whole page.
+func (s Scope) IsZero() bool {
+	return len(s.Components) == 0 && len(s.ComponentNames) == 0 && len(s.ExcludeComponents) == 0 &&
+		len(s.IncidentKeywords) == 0 && len(s.ExcludeIncidents) == 0
+}
+
+// SelectsComponents reports whether the scope names the components that are
+// in it, rather than taking every component but the excluded ones.
+func (s Scope) SelectsComponents() bool { return len(s.Components) > 0 || len(s.ComponentNames) > 0 }
 
 // FeedFormat names a kind of official status feed.
 type FeedFormat string
 
-// The feed formats of the 26 tracked services (DESIGN §5). "none" means the
-// service is tracked by our probe alone.
+// The feed formats aistatus reads. "none" means the service is tracked by our
+// probe alone (Feed.Note says why).
 const (
 	FormatStatuspage  FeedFormat = "statuspage"
 	FormatIncidentIO  FeedFormat = "incidentio"
@@ -63,12 +103,13 @@ const (
 	FormatRSS         FeedFormat = "rss"
 	FormatFlashduty   FeedFormat = "flashduty"
 	FormatHTML        FeedFormat = "html"
+	FormatDatadog     FeedFormat = "datadog"
 	FormatNone        FeedFormat = "none"
 )
 
 // FeedFormats lists every format a catalog may name.
 var FeedFormats = []FeedFormat{FormatStatuspage, FormatIncidentIO, FormatInstatus, FormatBetterStack,
-	FormatCheckly, FormatGoogleCloud, FormatAWSHealth, FormatRSS, FormatFlashduty, FormatHTML, FormatNone}
+	FormatCheckly, FormatGoogleCloud, FormatAWSHealth, FormatRSS, FormatFlashduty, FormatHTML, FormatDatadog, FormatNone}
 
 // Categories lists the allowed service categories.
 var Categories = []string{"llm-api", "cloud-ai", "inference", "image-video", "audio-speech", "vector-db", "llmops", "coding-assistant"}
@@ -160,12 +201,19 @@ func (c Catalog) Validate() error {
 		if s.Feed.Format == FormatNone && s.ProbeURL == "" {
 			bad("a service with no feed needs a probeUrl")
 		}
+		if s.Feed.Format == FormatNone && strings.TrimSpace(s.Feed.Note) == "" {
+			bad("feed.note must say why the service has no feed")
+		}
+		for _, e := range s.Feed.Scope.problems() {
+			bad("feed.scope: %s", e)
+		}
 		for _, f := range []struct {
 			name, url string
 			optional  bool
 		}{
 			{"url", s.URL, false}, {"statusPage", s.StatusPage, false},
-			{"feed.url", s.Feed.URL, true}, {"feed.incidentsUrl", s.Feed.IncidentsURL, true}, {"probeUrl", s.ProbeURL, true},
+			{"feed.url", s.Feed.URL, true}, {"feed.incidentsUrl", s.Feed.IncidentsURL, true},
+			{"feed.componentsUrl", s.Feed.ComponentsURL, true}, {"probeUrl", s.ProbeURL, true},
 		} {
 			if f.optional && f.url == "" {
 				continue
@@ -176,6 +224,32 @@ func (c Catalog) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// problems lists what is wrong with a scope: empty or padded entries, and
+// entries listed twice.
+func (s Scope) problems() []string {
+	var out []string
+	for _, list := range []struct {
+		name  string
+		items []string
+	}{
+		{"components", s.Components}, {"componentNames", s.ComponentNames}, {"excludeComponents", s.ExcludeComponents},
+		{"incidentKeywords", s.IncidentKeywords}, {"excludeIncidents", s.ExcludeIncidents},
+	} {
+		seen := map[string]bool{}
+		for _, item := range list.items {
+			switch key := strings.ToLower(item); {
+			case strings.TrimSpace(item) == "" || strings.TrimSpace(item) != item:
+				out = append(out, fmt.Sprintf("%s: %q is empty or has surrounding spaces", list.name, item))
+			case seen[key]:
+				out = append(out, fmt.Sprintf("%s: %q is listed twice", list.name, item))
+			default:
+				seen[key] = true
+			}
+		}
+	}
+	return out
 }
 
 func checkAbsoluteURL(raw string) error {

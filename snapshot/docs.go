@@ -75,29 +75,113 @@ type ServiceDoc struct {
 	LastChecked *time.Time `json:"lastChecked"`
 	LatencyMs   *float64   `json:"latencyMs"`
 	Uptime      Uptime     `json:"uptime"`
+	// UptimeCoverage says how much of each uptime window has data.
+	UptimeCoverage Coverage `json:"uptimeCoverage"`
+	// DataSince is the time of the first check we hold of the service; nil
+	// when there is none.
+	DataSince *time.Time `json:"dataSince"`
 	// Incidents are the service's retained incidents, newest first.
 	Incidents []Incident `json:"incidents"`
-	Sources   Sources    `json:"sources"`
-	Timestamp time.Time  `json:"timestamp"`
-	License   string     `json:"license"`
+	// Components are the components of the official status page, as last
+	// read, each marked in or out of the service's scope; empty for feeds
+	// without components.
+	Components []Component `json:"components"`
+	Sources    Sources     `json:"sources"`
+	Timestamp  time.Time   `json:"timestamp"`
+	License    string      `json:"license"`
+}
+
+// Component is one component of an official status page.
+type Component struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Group is the name of the group the component belongs to, if any.
+	Group  string `json:"group,omitempty"`
+	Status Status `json:"status"`
+	// InScope tells whether the component is part of the developer API this
+	// service stands for, and so counts for its status.
+	InScope bool `json:"inScope"`
 }
 
 // Sources says where a service's status came from in the latest cycle.
 type Sources struct {
 	Feed  FeedSource  `json:"feed"`
 	Probe ProbeSource `json:"probe"`
+	// Disagreement is set while our own probes contradict the official page:
+	// they fail while it declares the service operational or degraded.
+	Disagreement *Disagreement `json:"disagreement"`
 }
 
-// FeedSource is the outcome of reading the official feed.
+// Disagreement is our measurement overruling the official page.
+type Disagreement struct {
+	// Since is when our probes started failing.
+	Since time.Time `json:"since"`
+	// Official is what the status page declares; Measured what we report.
+	Official Status `json:"official"`
+	Measured Status `json:"measured"`
+	Detail   string `json:"detail"`
+}
+
+// FeedSource is the outcome of reading the official feed, and the health of
+// that source over time.
 type FeedSource struct {
 	Format FeedFormat `json:"format"`
+	// URL is the document read.
+	URL string `json:"url,omitempty"`
 	// State is "ok", "error" (the feed could not be read or parsed),
-	// "unsupported" (aistatus has no reader for this format yet) or "none".
+	// "unsupported" (aistatus has no reader for this format yet) or "none"
+	// (no machine-readable source: Note says why).
 	State string `json:"state"`
 	// Status is what the feed declared, when it was read.
 	Status Status `json:"status,omitempty"`
 	Error  string `json:"error,omitempty"`
+	// Failure is the kind of the latest failure, while the source fails.
+	Failure FailureKind `json:"failure,omitempty"`
+	Note    string      `json:"note,omitempty"`
+	// LastOKAt is the latest successful read; nil when there has been none.
+	LastOKAt *time.Time `json:"lastOkAt"`
+	// ConsecutiveFailures counts the failed reads since the last good one,
+	// the first of them at FailingSince.
+	ConsecutiveFailures int        `json:"consecutiveFailures"`
+	FailingSince        *time.Time `json:"failingSince"`
+	// RosterChangedAt is when the set of in-scope components last changed,
+	// and RosterAdded/RosterRemoved how ("name (id)").
+	RosterChangedAt *time.Time `json:"rosterChangedAt,omitempty"`
+	RosterAdded     []string   `json:"rosterAdded,omitempty"`
+	RosterRemoved   []string   `json:"rosterRemoved,omitempty"`
 }
+
+// FailureKind classifies a failed read of an official feed, so that a
+// source that moved or changed shape is told apart from a passing error.
+type FailureKind string
+
+// The failure kinds.
+const (
+	// FailureNetwork: DNS, refused or reset connection, TLS.
+	FailureNetwork FailureKind = "network"
+	FailureTimeout FailureKind = "timeout"
+	// FailureHTTP: an HTTP error status (403 and 404 are typical of a source
+	// that moved or walled itself off).
+	FailureHTTP FailureKind = "http_status"
+	// FailureMoved: redirected to another host.
+	FailureMoved FailureKind = "moved"
+	// FailureChallenge: a bot challenge or an HTML page where a document was
+	// expected.
+	FailureChallenge FailureKind = "challenge"
+	// FailureSchema: a document, but not of the expected shape.
+	FailureSchema FailureKind = "schema"
+	// FailureEmpty: the expected document, with nothing in it (no
+	// components), which must not read as "all is well".
+	FailureEmpty FailureKind = "empty"
+	// FailureScope: read, but no component is in the service's scope.
+	FailureScope FailureKind = "scope_matched_nothing"
+	// FailureTooLarge: a body over the size cap.
+	FailureTooLarge FailureKind = "too_large"
+)
+
+// FailureKinds lists every failure kind.
+var FailureKinds = []FailureKind{FailureNetwork, FailureTimeout, FailureHTTP, FailureMoved, FailureChallenge,
+	FailureSchema, FailureEmpty, FailureScope, FailureTooLarge}
 
 // Feed states.
 const (

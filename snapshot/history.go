@@ -52,6 +52,8 @@ type History struct {
 
 // ServiceHistory is what is remembered of one service between builds.
 type ServiceHistory struct {
+	// FirstChecked is the time of the first check recorded.
+	FirstChecked time.Time `json:"firstChecked,omitzero"`
 	// LastChecked and LastStatus are the latest cycle's time and status.
 	LastChecked time.Time `json:"lastChecked"`
 	LastStatus  Status    `json:"lastStatus"`
@@ -67,8 +69,29 @@ type ServiceHistory struct {
 	LastFeedAt     time.Time `json:"lastFeedAt,omitzero"`
 	// ProbeIncident is the id of our own open incident, if any.
 	ProbeIncident string `json:"probeIncident,omitempty"`
+	// Feed is the health of the official source.
+	Feed FeedHealth `json:"feed,omitzero"`
 	// Buckets hold status time per BucketSize, oldest first.
 	Buckets []Bucket `json:"buckets"`
+}
+
+// FeedHealth is what is remembered of a service's official source: when it
+// was last read, how long it has been failing, and the components in scope
+// at the last good read, so that a change in them is noticed.
+type FeedHealth struct {
+	LastOKAt time.Time `json:"lastOkAt,omitzero"`
+	// Failures counts the failed reads since the last good one, the first
+	// of them at FailingSince; LastFailure is the kind of the latest.
+	Failures     int         `json:"failures,omitempty"`
+	FailingSince time.Time   `json:"failingSince,omitzero"`
+	LastFailure  FailureKind `json:"lastFailure,omitempty"`
+	// Roster is the in-scope components at the last good read, as
+	// "name (id)", sorted. RosterChangedAt, RosterAdded and RosterRemoved
+	// describe its latest change.
+	Roster          []string  `json:"roster,omitempty"`
+	RosterChangedAt time.Time `json:"rosterChangedAt,omitzero"`
+	RosterAdded     []string  `json:"rosterAdded,omitempty"`
+	RosterRemoved   []string  `json:"rosterRemoved,omitempty"`
 }
 
 // Bucket is the time, in seconds, a service spent in each status during one
@@ -123,6 +146,9 @@ func (sh *ServiceHistory) Record(at time.Time, status Status, latencyMs float64)
 	}
 	if at.After(sh.LastChecked) || sh.LastChecked.IsZero() {
 		sh.LastChecked, sh.LastStatus = at, status
+	}
+	if sh.FirstChecked.IsZero() || at.Before(sh.FirstChecked) {
+		sh.FirstChecked = at
 	}
 }
 
@@ -203,7 +229,21 @@ func (sh *ServiceHistory) Uptime(now time.Time) Uptime {
 // down to three decimals, so that any downtime shows as less than 100. It is
 // nil when nothing was observed.
 func (sh *ServiceHistory) UptimePercent(from, to time.Time) *float64 {
-	var observed, down float64
+	t := sh.window(from, to)
+	observed, down := t.observed(), t.down()
+	if observed <= 0 {
+		return nil
+	}
+	// The epsilon keeps a value that is exactly representable in decimal
+	// (64.6) from losing a thousandth to binary rounding (64.59999…).
+	pct := math.Floor(100*(observed-down)/observed*1000+1e-6) / 1000
+	return &pct
+}
+
+// window adds up the status time in [from, to), the open interval since the
+// latest check included.
+func (sh *ServiceHistory) window(from, to time.Time) Bucket {
+	var sum Bucket
 	for _, b := range sh.Buckets {
 		start := time.Unix(b.T, 0)
 		end := start.Add(BucketSize)
@@ -214,11 +254,14 @@ func (sh *ServiceHistory) UptimePercent(from, to time.Time) *float64 {
 		if start.Before(from) {
 			share = end.Sub(from).Seconds() / BucketSize.Seconds()
 		}
-		observed += share * b.observed()
-		down += share * b.down()
+		sum.Operational += share * b.Operational
+		sum.Degraded += share * b.Degraded
+		sum.Partial += share * b.Partial
+		sum.Major += share * b.Major
+		sum.Maintenance += share * b.Maintenance
+		sum.Unknown += share * b.Unknown
 	}
 	if !sh.LastChecked.IsZero() && to.After(sh.LastChecked) {
-		// The open interval since the latest check.
 		start, end := sh.LastChecked, to
 		if limit := start.Add(MaxHold); end.After(limit) {
 			end = limit
@@ -227,19 +270,47 @@ func (sh *ServiceHistory) UptimePercent(from, to time.Time) *float64 {
 			start = from
 		}
 		if end.After(start) {
-			var b Bucket
-			b.add(sh.LastStatus, end.Sub(start).Seconds())
-			observed += b.observed()
-			down += b.down()
+			sum.add(sh.LastStatus, end.Sub(start).Seconds())
 		}
 	}
-	if observed <= 0 {
-		return nil
+	return sum
+}
+
+// Coverage is the share, from 0 to 1, of each uptime window for which we
+// hold a known status (maintenance included, "unknown" not).
+type Coverage struct {
+	H24 float64 `json:"24h"`
+	D7  float64 `json:"7d"`
+	D30 float64 `json:"30d"`
+}
+
+// MinCoverage is the share of its window an uptime figure needs before it is
+// shown to people: below it, the page, badges, llms.txt and MCP say "not
+// enough data" rather than a percentage computed from a few minutes. The API
+// publishes the figure and its coverage alike.
+const MinCoverage = 0.5
+
+// Coverage computes the coverage of the three uptime windows ending at now,
+// rounded down to three decimals.
+func (sh *ServiceHistory) Coverage(now time.Time) Coverage {
+	share := func(d time.Duration) float64 {
+		t := sh.window(now.Add(-d), now)
+		c := (t.observed() + t.Maintenance) / d.Seconds()
+		return math.Min(1, math.Floor(c*1000+1e-6)/1000)
 	}
-	// The epsilon keeps a value that is exactly representable in decimal
-	// (64.6) from losing a thousandth to binary rounding (64.59999…).
-	pct := math.Floor(100*(observed-down)/observed*1000+1e-6) / 1000
-	return &pct
+	return Coverage{H24: share(24 * time.Hour), D7: share(7 * 24 * time.Hour), D30: share(30 * 24 * time.Hour)}
+}
+
+// DataSince is when the retained data begins: the first check, or the
+// oldest bucket once older checks have been pruned; zero with no data.
+func (sh *ServiceHistory) DataSince() time.Time {
+	since := sh.FirstChecked
+	if len(sh.Buckets) > 0 {
+		if oldest := time.Unix(sh.Buckets[0].T, 0); since.IsZero() || oldest.After(since) {
+			since = oldest
+		}
+	}
+	return since.UTC()
 }
 
 // Prune drops status time older than KeepBuckets and incidents that ended

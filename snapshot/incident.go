@@ -2,7 +2,11 @@ package snapshot
 
 import (
 	"cmp"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -42,4 +46,56 @@ func SortIncidents(list []Incident) {
 		}
 		return cmp.Compare(a.ID, b.ID)
 	})
+}
+
+// OfficialIncidentID is the id of an official incident: the service's slug
+// and the upstream identifier (an id, a guid, a URL, an ARN), made safe and
+// readable. It is deterministic, so an incident keeps its id across builds.
+func OfficialIncidentID(slug, upstream string) string {
+	id := safeID(upstream)
+	if id == "" {
+		return ""
+	}
+	return slug + "-" + id
+}
+
+// ProbeIncidentID is the id of our own incident that began at start.
+func ProbeIncidentID(slug string, start time.Time) string {
+	return fmt.Sprintf("%s-probe-%d", slug, start.Unix())
+}
+
+// maxIDLength bounds the upstream part of an id; a longer one is hashed.
+const maxIDLength = 200
+
+// safeID drops a URL scheme and turns every character outside
+// [A-Za-z0-9._:-] into "-", so that an id is safe in a URL path, an HTML
+// attribute and a CSV cell whatever the upstream page put in it.
+func safeID(s string) string {
+	s = strings.TrimSpace(s)
+	for _, scheme := range []string{"https://", "http://"} {
+		if len(s) > len(scheme) && strings.EqualFold(s[:len(scheme)], scheme) {
+			s = s[len(scheme):]
+			break
+		}
+	}
+	out := []byte(s)
+	for i, c := range out {
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '_', c == ':', c == '-':
+		default:
+			out[i] = '-'
+		}
+	}
+	id := strings.Trim(string(out), "-")
+	if len(id) > maxIDLength {
+		return HashID(s)
+	}
+	return id
+}
+
+// HashID names something that has no identifier of its own by a short hash
+// of what identifies it.
+func HashID(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:8])
 }

@@ -65,7 +65,7 @@ func NewWorld(t testing.TB, cat snapshot.Catalog) *World {
 		if svc.Feed.Format == snapshot.FormatStatuspage || svc.Feed.Format == snapshot.FormatIncidentIO {
 			svc.Feed.IncidentsURL = base + "/incidents"
 		}
-		svc.Feed.Filter = nil
+		svc.Feed.Scope, svc.Feed.ComponentsURL = snapshot.Scope{}, ""
 		if svc.ProbeURL != "" {
 			svc.ProbeURL = base + "/probe"
 		}

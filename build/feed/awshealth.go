@@ -8,7 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +38,45 @@ type awsEvent struct {
 	EventLog    []struct {
 		Timestamp awsText `json:"timestamp"`
 	} `json:"event_log"`
+	// ImpactedServices names the services an event touches beyond its own:
+	// an event filed under "Multiple services" lists Bedrock only here.
+	ImpactedServices awsImpacted `json:"impacted_services"`
+}
+
+// awsImpacted is the impacted_services member: an object keyed by service
+// code, each with a service_name, or a plain list of codes or objects. Any
+// other shape reads as empty rather than failing the whole document.
+type awsImpacted []ref
+
+func (a *awsImpacted) UnmarshalJSON(b []byte) error {
+	var byCode map[string]struct {
+		ServiceName string `json:"service_name"`
+	}
+	if json.Unmarshal(b, &byCode) == nil {
+		for code, v := range byCode {
+			*a = append(*a, ref{ID: code, Name: v.ServiceName})
+		}
+		slices.SortFunc(*a, func(x, y ref) int { return strings.Compare(x.ID, y.ID) })
+		return nil
+	}
+	var list []json.RawMessage
+	if json.Unmarshal(b, &list) != nil {
+		return nil
+	}
+	for _, item := range list {
+		var code string
+		var obj struct {
+			Service     string `json:"service"`
+			ServiceName string `json:"service_name"`
+		}
+		switch {
+		case json.Unmarshal(item, &code) == nil:
+			*a = append(*a, ref{ID: code, Name: code})
+		case json.Unmarshal(item, &obj) == nil:
+			*a = append(*a, ref{ID: obj.Service, Name: obj.ServiceName})
+		}
+	}
+	return nil
 }
 
 // awsText is a JSON string or number kept as text: the dashboard writes
@@ -70,16 +109,18 @@ func (t *awsText) UnmarshalJSON(b []byte) error {
 const awsStatusPage = "https://health.aws.amazon.com/health/status"
 
 // Read fetches the current events and parses them.
-func (awsHealth) Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error) {
-	return readDocument(ctx, client, svc, "application/json", parseAWSHealth)
+func (awsHealth) Read(ctx context.Context, req Request) (Result, error) {
+	return readDocument(ctx, req, "application/json", parseAWSHealth)
 }
 
 // parseAWSHealth decodes the body (UTF-16 BE or LE, or UTF-8, by its byte
-// order mark) and turns the events of the filtered service into a Result.
-// A status-3 event is a disruption in one region of a service that runs in
-// many: a partial outage, and a major one only when three or more regions
-// are disrupted at once. A document that is JSON null declares nothing.
-func parseAWSHealth(data []byte, svc snapshot.Service) (Result, error) {
+// order mark) and turns the events in scope into a Result: an event is in
+// scope when its own service or one of its impacted services is. A status-3
+// event is a disruption in one region of a service that runs in many: a
+// partial outage, and a major one only when three or more regions are
+// disrupted at once. A document that is JSON null is not the list: an error.
+func parseAWSHealth(data []byte, req Request) (Result, error) {
+	svc := req.Service
 	text, err := awsDecode(data)
 	if err != nil {
 		return Result{}, err
@@ -89,13 +130,21 @@ func parseAWSHealth(data []byte, svc snapshot.Service) (Result, error) {
 		return Result{}, err
 	}
 	if events == nil && bytes.Equal(bytes.TrimSpace(text), []byte("null")) {
-		return Result{Status: snapshot.Unknown}, nil
+		return Result{}, failure(snapshot.FailureSchema, "null: not an AWS Health events list")
 	}
+	services := func(ev awsEvent) []ref {
+		return append([]ref{{ID: ev.Service, Name: ev.ServiceName}}, ev.ImpactedServices...)
+	}
+	var all []ref
+	for _, ev := range events {
+		all = append(all, services(ev)...)
+	}
+	s := newScoper(svc.Feed.Scope, all, true)
 	res := Result{Status: snapshot.Operational}
 	disrupted := map[string]bool{} // regions at status 3
 	seen := map[string]bool{}
 	for _, ev := range events {
-		if f := svc.Feed.Filter; len(f) > 0 && !matches(ev.Service+"\n"+ev.ServiceName, f) {
+		if !s.incident(ev.Summary, services(ev)) {
 			continue
 		}
 		// Status 0 (resolved) and codes not known here say nothing; an
@@ -167,7 +216,7 @@ func awsConvert(svc snapshot.Service, ev awsEvent) (snapshot.Incident, bool) {
 		}
 		upstream = ev.Service + "-" + string(ev.Date)
 	}
-	id := safeUpstreamID(upstream)
+	id := snapshot.OfficialIncidentID(svc.Slug, upstream)
 	if id == "" {
 		return snapshot.Incident{}, false
 	}
@@ -186,7 +235,7 @@ func awsConvert(svc snapshot.Service, ev awsEvent) (snapshot.Incident, bool) {
 		headline += " (" + r + ")"
 	}
 	return snapshot.Incident{
-		ID:        svc.Slug + "-" + id,
+		ID:        id,
 		Service:   svc.Slug,
 		Headline:  headline,
 		Severity:  sev,

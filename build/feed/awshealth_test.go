@@ -51,7 +51,7 @@ func awsEncode(t testing.TB, enc string, utf8 []byte) []byte {
 
 func bedrock(srv *httptest.Server, filter ...string) snapshot.Service {
 	return snapshot.Service{Slug: "aws-bedrock", StatusPage: "https://health.aws.amazon.com/health/status",
-		Feed: snapshot.Feed{Format: snapshot.FormatAWSHealth, URL: srv.URL + "/feed", Filter: filter}}
+		Feed: snapshot.Feed{Format: snapshot.FormatAWSHealth, URL: srv.URL + "/feed", Scope: snapshot.Scope{ComponentNames: filter}}}
 }
 
 func readAWSHealth(t *testing.T, rep reply, filter ...string) (Result, error) {
@@ -154,10 +154,12 @@ func TestAWSHealthErrors(t *testing.T) {
 	checkErrors(t, cases, func(t *testing.T, rep reply) (Result, error) { return readAWSHealth(t, rep, "bedrock") })
 }
 
-// JSON null, or events that cannot be read, declare nothing bad.
+// JSON null is not the list; events that cannot be read declare nothing bad.
 func TestAWSHealthEmptyDocuments(t *testing.T) {
+	checkProvesNothing(t, []string{"null"}, func(t *testing.T, rep reply) (Result, error) {
+		return readAWSHealth(t, reply{body: awsEncode(t, "UTF-16BE+BOM", rep.body)})
+	})
 	for body, want := range map[string]snapshot.Status{
-		`null`:                                 snapshot.Unknown,
 		`[{}]`:                                 snapshot.Operational,
 		`[null]`:                               snapshot.Operational,
 		`[{"status":"3"}]`:                     snapshot.Operational, // no date, no service
@@ -215,8 +217,8 @@ func FuzzAWSHealth(f *testing.F) {
 	f.Add([]byte{0xFE, 0xFF, 0, '[', 0xD8, 0x00, 0, ']'}) // lone surrogate
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, filter := range [][]string{{"bedrock"}, nil} {
-			svc := snapshot.Service{Slug: "aws-bedrock", Feed: snapshot.Feed{Format: snapshot.FormatAWSHealth, Filter: filter}}
-			res, err := parseAWSHealth(data, svc)
+			svc := snapshot.Service{Slug: "aws-bedrock", Feed: snapshot.Feed{Format: snapshot.FormatAWSHealth, Scope: snapshot.Scope{ComponentNames: filter}}}
+			res, err := parseAWSHealth(data, Request{Service: svc})
 			if checkParsed(t, svc, res, err) {
 				checkDistinctHeadlines(t, res)
 			}

@@ -2,10 +2,10 @@ package feed
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/aistatus/aistatus/snapshot"
@@ -80,22 +80,28 @@ func (id *bsID) UnmarshalJSON(b []byte) error {
 }
 
 // Read fetches index.json and parses it.
-func (betterStack) Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error) {
-	return readDocument(ctx, client, svc, "application/json", parseBetterStack)
+func (betterStack) Read(ctx context.Context, req Request) (Result, error) {
+	return readDocument(ctx, req, "application/json", parseBetterStack)
 }
 
-// parseBetterStack turns an index.json document into a Result.
-func parseBetterStack(data []byte, svc snapshot.Service) (Result, error) {
+// parseBetterStack turns an index.json document into a Result: each
+// resource is a component, and the service's status is the rollup of the
+// ones in scope; a document without resources proves nothing (an error).
+// The page's aggregate state is not used: one model of 28 down flips it,
+// and it covers resources outside the scope.
+func parseBetterStack(data []byte, req Request) (Result, error) {
+	svc := req.Service
 	var doc bsDoc
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return Result{}, fmt.Errorf("decoding Better Stack index: %w", err)
 	}
-	filter := svc.Feed.Filter
 	var (
-		resources = map[bsID]bool{} // ids of the resources kept
-		states    []string          // their statuses
-		reports   []bsItem
-		updated   = map[bsID]time.Time{} // latest status update per report
+		comps   []snapshot.Component
+		refs    []ref
+		byID    = map[bsID]ref{}
+		reports []bsItem
+		decoded []bsReport
+		updated = map[bsID]time.Time{} // latest status update per report
 	)
 	for _, it := range doc.Included {
 		switch it.Type {
@@ -104,13 +110,12 @@ func parseBetterStack(data []byte, svc snapshot.Service) (Result, error) {
 			if err := bsAttributes(it, &r); err != nil {
 				return Result{}, err
 			}
-			if len(filter) > 0 && !matches(r.PublicName, filter) {
-				continue
-			}
+			c := ref{ID: string(it.ID), Name: r.PublicName}
+			comps = append(comps, snapshot.Component{ID: c.ID, Name: c.Name, Status: bsResourceStatus(r.Status)})
+			refs = append(refs, c)
 			if it.ID != "" {
-				resources[it.ID] = true
+				byID[it.ID] = c
 			}
-			states = append(states, r.Status)
 		case "status_report":
 			reports = append(reports, it)
 		case "status_update":
@@ -125,23 +130,34 @@ func parseBetterStack(data []byte, svc snapshot.Service) (Result, error) {
 			}
 		}
 	}
-	aggregate := doc.Data.Attributes.AggregateState
-	if len(filter) > 0 {
-		// The page aggregate also describes products outside the filter.
-		aggregate = ""
-	}
-	var out []snapshot.Incident
 	for _, it := range reports {
 		var r bsReport
 		if err := bsAttributes(it, &r); err != nil {
 			return Result{}, err
 		}
-		if inc, ok := bsConvert(svc, it.ID, r, resources, updated[it.ID]); ok {
+		decoded = append(decoded, r)
+	}
+	s := newScoper(svc.Feed.Scope, refs, true)
+	status, err := scopeComponents(svc, s, comps, refs)
+	if err != nil {
+		return Result{}, err
+	}
+	var out []snapshot.Incident
+	for i, it := range reports {
+		r := decoded[i]
+		affected := make([]ref, 0, len(r.AffectedResources))
+		for _, a := range r.AffectedResources {
+			affected = append(affected, cmp.Or(byID[a.ResourceID], ref{ID: string(a.ResourceID)}))
+		}
+		if !s.incident(r.Title, affected) {
+			continue
+		}
+		if inc, ok := bsConvert(svc, it.ID, r, updated[it.ID]); ok {
 			out = append(out, inc)
 		}
 	}
 	snapshot.SortIncidents(out)
-	return Result{Status: bsStatus(aggregate, states), Incidents: out}, nil
+	return Result{Status: status, Components: comps, Incidents: out}, nil
 }
 
 // bsAttributes decodes an included object's attributes; absent or null
@@ -156,61 +172,27 @@ func bsAttributes(it bsItem, into any) error {
 	return nil
 }
 
-// bsUpStates are the Better Stack states that map to one status; downtime
-// depends on how many resources share it (see bsStatus).
-var bsUpStates = map[string]snapshot.Status{
-	"operational": snapshot.Operational,
-	"degraded":    snapshot.Degraded,
-	"maintenance": snapshot.Maintenance,
-}
-
-// bsStatus is the worse of the page aggregate (empty when filtered out) and
-// the resource statuses. Downtime is a major outage when every monitored
-// resource is down (or the page says downtime and lists none), and a partial
-// outage when only some are. not_monitored and unknown states are ignored.
-func bsStatus(aggregate string, states []string) snapshot.Status {
-	st := snapshot.Unknown
-	monitored, down := 0, 0
-	for _, s := range states {
-		switch known, ok := bsUpStates[s]; {
-		case ok:
-			st = snapshot.Worse(st, known)
-		case s == "downtime":
-			down++
-		default:
-			continue
-		}
-		monitored++
+// bsResourceStatus maps a resource's state; not_monitored and anything
+// unknown are Unknown, which the rollup leaves out.
+func bsResourceStatus(state string) snapshot.Status {
+	switch state {
+	case "operational":
+		return snapshot.Operational
+	case "degraded":
+		return snapshot.Degraded
+	case "downtime":
+		return snapshot.MajorOutage
+	case "maintenance":
+		return snapshot.Maintenance
 	}
-	switch {
-	case down > 0 && down == monitored:
-		st = snapshot.Worse(st, snapshot.MajorOutage)
-	case down > 0:
-		st = snapshot.Worse(st, snapshot.PartialOutage)
-	}
-	switch known, ok := bsUpStates[aggregate]; {
-	case ok:
-		st = snapshot.Worse(st, known)
-	case aggregate == "downtime":
-		if monitored == 0 {
-			st = snapshot.Worse(st, snapshot.MajorOutage)
-		} else {
-			// Resources are listed and not all of them are down (else st
-			// already is a major outage): the page lags or overstates.
-			st = snapshot.Worse(st, snapshot.PartialOutage)
-		}
-	}
-	return st
+	return snapshot.Unknown
 }
 
 // bsConvert maps one status report. It reports false for a report to leave
-// out: a maintenance, one outside the filter, or one without an id or with
-// a time that is missing (starts_at) or unreadable.
-func bsConvert(svc snapshot.Service, id bsID, r bsReport, kept map[bsID]bool, lastUpdate time.Time) (snapshot.Incident, bool) {
+// out: a maintenance, or one without an id or with a time that is missing
+// (starts_at) or unreadable.
+func bsConvert(svc snapshot.Service, id bsID, r bsReport, lastUpdate time.Time) (snapshot.Incident, bool) {
 	if id == "" || r.ReportType == "maintenance" {
-		return snapshot.Incident{}, false
-	}
-	if f := svc.Feed.Filter; len(f) > 0 && !bsReportMatches(r, f, kept) {
 		return snapshot.Incident{}, false
 	}
 	started, ok := parseTime(r.StartsAt)
@@ -234,7 +216,7 @@ func bsConvert(svc snapshot.Service, id bsID, r bsReport, kept map[bsID]bool, la
 		sev = snapshot.Major
 	}
 	return snapshot.Incident{
-		ID:        svc.Slug + "-" + string(id),
+		ID:        snapshot.OfficialIncidentID(svc.Slug, string(id)),
 		Service:   svc.Slug,
 		Headline:  r.Title,
 		Severity:  sev,
@@ -245,17 +227,6 @@ func bsConvert(svc snapshot.Service, id bsID, r bsReport, kept map[bsID]bool, la
 		URL:       svc.StatusPage,
 		UpdatedAt: updated,
 	}, true
-}
-
-// bsReportMatches reports whether a status report concerns the filtered
-// resources: by an affected resource that was kept, or by its title.
-func bsReportMatches(r bsReport, filter []string, kept map[bsID]bool) bool {
-	for _, a := range r.AffectedResources {
-		if kept[a.ResourceID] {
-			return true
-		}
-	}
-	return matches(r.Title, filter)
 }
 
 // bsLater returns the later of two times.

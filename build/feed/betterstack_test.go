@@ -14,7 +14,7 @@ const betterStackPath = "/index.json"
 
 func together(srv *httptest.Server, filter ...string) snapshot.Service {
 	return snapshot.Service{Slug: "together", StatusPage: "https://status.together.ai",
-		Feed: snapshot.Feed{Format: snapshot.FormatBetterStack, URL: srv.URL + betterStackPath, Filter: filter}}
+		Feed: snapshot.Feed{Format: snapshot.FormatBetterStack, URL: srv.URL + betterStackPath, Scope: filterScope(filter)}}
 }
 
 func readBetterStack(t *testing.T, rep reply, filter ...string) (Result, error) {
@@ -29,33 +29,34 @@ func TestBetterStackStatus(t *testing.T) {
 		rep    reply
 		filter []string
 		want   snapshot.Status
+		fails  snapshot.FailureKind
 	}{
-		{"calm, not_monitored resource ignored", reply{file: "betterstack-calm.json"}, nil, snapshot.Operational},
-		{"degraded", reply{file: "betterstack-degraded.json"}, nil, snapshot.Degraded},
-		{"downtime with some resources down", reply{file: "betterstack-partial.json"}, nil, snapshot.PartialOutage},
-		{"downtime with every monitored resource down", reply{file: "betterstack-major.json"}, nil, snapshot.MajorOutage},
-		{"maintenance", reply{file: "betterstack-maintenance.json"}, nil, snapshot.Maintenance},
-		{"aggregate operational lags a resource down", reply{file: "betterstack-lagging.json"}, nil, snapshot.PartialOutage},
-		{"no resources, aggregate operational", reply{file: "betterstack-empty.json"}, nil, snapshot.Operational},
-		{"mixed, unfiltered", reply{file: "betterstack-filter.json"}, nil, snapshot.PartialOutage},
-		{"filtered: aggregate downtime ignored", reply{file: "betterstack-filter.json"}, []string{"inference"}, snapshot.Degraded},
-		{"filtered: all kept resources down", reply{file: "betterstack-filter.json"}, []string{"Fine-Tuning"}, snapshot.MajorOutage},
-		{"filtered: two words", reply{file: "betterstack-filter.json"}, []string{"INFERENCE", "website"}, snapshot.Degraded},
-		{"filtered: some kept resources down", reply{file: "betterstack-filter.json"}, []string{"website", "fine-tuning api"}, snapshot.PartialOutage},
-		{"filtered: no resource kept", reply{file: "betterstack-filter.json"}, []string{"billing"}, snapshot.Unknown},
-		{"filtered calm page", reply{file: "betterstack-calm.json"}, []string{"chat"}, snapshot.Operational},
-		{"aggregate downtime, no resources", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"downtime"}},"included":[]}`)}, nil, snapshot.MajorOutage},
-		{"aggregate downtime, only not_monitored resources", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"downtime"}},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"not_monitored"}}]}`)}, nil, snapshot.MajorOutage},
-		{"aggregate downtime, resources all up", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"downtime"}},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"operational"}}]}`)}, nil, snapshot.PartialOutage},
-		{"aggregate maintenance loses to a degraded resource", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"maintenance"}},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"degraded"}}]}`)}, nil, snapshot.Degraded},
-		{"one resource, down, no aggregate", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"downtime"}}]}`)}, nil, snapshot.MajorOutage},
-		{"down and maintenance resources", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_page_resource","attributes":{"status":"downtime"}},{"id":"2","type":"status_page_resource","attributes":{"status":"maintenance"}}]}`)}, nil, snapshot.PartialOutage},
-		{"unknown aggregate and resource states", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"on_fire"}},"included":[{"id":"1","type":"status_page_resource","attributes":{"status":"paused"}}]}`)}, nil, snapshot.Unknown},
+		{"calm, not_monitored resource ignored", reply{file: "betterstack-calm.json"}, nil, snapshot.Operational, ""},
+		{"degraded", reply{file: "betterstack-degraded.json"}, nil, snapshot.Degraded, ""},
+		{"downtime with some resources down", reply{file: "betterstack-partial.json"}, nil, snapshot.PartialOutage, ""},
+		{"downtime with every monitored resource down", reply{file: "betterstack-major.json"}, nil, snapshot.MajorOutage, ""},
+		{"maintenance", reply{file: "betterstack-maintenance.json"}, nil, snapshot.Maintenance, ""},
+		{"aggregate operational lags a resource down", reply{file: "betterstack-lagging.json"}, nil, snapshot.PartialOutage, ""},
+		{"no resources, aggregate operational", reply{file: "betterstack-empty.json"}, nil, "", snapshot.FailureEmpty},
+		{"mixed, unfiltered", reply{file: "betterstack-filter.json"}, nil, snapshot.PartialOutage, ""},
+		{"filtered: aggregate downtime ignored", reply{file: "betterstack-filter.json"}, []string{"inference"}, snapshot.Degraded, ""},
+		{"filtered: all kept resources down", reply{file: "betterstack-filter.json"}, []string{"Fine-Tuning"}, snapshot.MajorOutage, ""},
+		{"filtered: two words", reply{file: "betterstack-filter.json"}, []string{"INFERENCE", "website"}, snapshot.Degraded, ""},
+		{"filtered: some kept resources down", reply{file: "betterstack-filter.json"}, []string{"website", "fine-tuning api"}, snapshot.PartialOutage, ""},
+		{"filtered: no resource kept", reply{file: "betterstack-filter.json"}, []string{"billing"}, "", snapshot.FailureScope},
+		{"filtered calm page", reply{file: "betterstack-calm.json"}, []string{"chat"}, snapshot.Operational, ""},
+		{"aggregate downtime, no resources", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"downtime"}},"included":[]}`)}, nil, "", snapshot.FailureEmpty},
+		{"aggregate downtime, only not_monitored resources", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"downtime"}},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"not_monitored"}}]}`)}, nil, "", snapshot.FailureSchema},
+		{"aggregate downtime ignored, resources all up", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"downtime"}},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"operational"}}]}`)}, nil, snapshot.Operational, ""},
+		{"aggregate maintenance loses to a degraded resource", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"maintenance"}},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"degraded"}}]}`)}, nil, snapshot.Degraded, ""},
+		{"one resource, down, no aggregate", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"downtime"}}]}`)}, nil, snapshot.MajorOutage, ""},
+		{"down and maintenance resources", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_page_resource","attributes":{"status":"downtime"}},{"id":"2","type":"status_page_resource","attributes":{"status":"maintenance"}}]}`)}, nil, snapshot.PartialOutage, ""},
+		{"unknown aggregate and resource states", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"on_fire"}},"included":[{"id":"1","type":"status_page_resource","attributes":{"status":"paused"}}]}`)}, nil, "", snapshot.FailureSchema},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := readBetterStack(t, tt.rep, tt.filter...)
-			checkStatus(t, res, err, tt.want)
+			checkOutcome(t, res, err, tt.want, tt.fails)
 		})
 	}
 }
@@ -113,7 +114,6 @@ func TestBetterStackIncidents(t *testing.T) {
 		},
 		{name: "calm: past maintenance only", file: "betterstack-calm.json"},
 		{name: "maintenance in progress is not an incident", file: "betterstack-maintenance.json"},
-		{name: "empty", file: "betterstack-empty.json"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -137,7 +137,6 @@ func TestBetterStackFilteredIncidents(t *testing.T) {
 		{[]string{"inference"}, []string{"together-9910002"}},
 		{[]string{"fine-tuning"}, []string{"together-9910001"}},
 		{[]string{"Inference", "WEBSITE"}, []string{"together-9910002", "together-9910003"}},
-		{[]string{"billing"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(strings.Join(tt.filter, ","), func(t *testing.T) {
@@ -171,31 +170,26 @@ func TestBetterStackErrors(t *testing.T) {
 	checkCancelled(t, betterStack{}, func(s *httptest.Server) snapshot.Service { return together(s) })
 }
 
-// Valid JSON that declares nothing is Unknown without incidents; objects of
-// types not used here, and ids of odd types, are no reason to fail.
+// Valid JSON without resources proves nothing about the page: an error.
+// Objects of types not used here, and ids of odd types, are no reason to fail
+// a document that has resources.
 func TestBetterStackEmptyDocuments(t *testing.T) {
-	for _, body := range []string{
+	checkProvesNothing(t, []string{
 		`null`,
 		`{}`,
 		`{"data":null,"included":null}`,
-		`{"data":{"attributes":null},"included":[null,{},{"type":"status_page_resource"},{"type":"status_report","attributes":null},{"type":"status_page_section","attributes":{"name":7}}]}`,
+		`{"data":{"attributes":null},"included":[null,{},{"type":"status_report","attributes":null},{"type":"status_page_section","attributes":{"name":7}}]}`,
 		`{"data":{"attributes":{}},"included":[{"id":{"x":1},"type":"status_report","attributes":{"starts_at":"2025-11-18T10:00:00Z"}},{"id":true,"type":"status_report","attributes":{"starts_at":"2025-11-18T10:00:00Z"}}]}`,
-	} {
-		t.Run(body, func(t *testing.T) {
-			res, err := readBetterStack(t, reply{body: []byte(body)})
-			if err != nil {
-				t.Fatalf("Read: %v", err)
-			}
-			if res.Status != snapshot.Unknown || len(res.Incidents) != 0 {
-				t.Errorf("got %+v, want Unknown and no incidents", res)
-			}
-		})
+	}, func(t *testing.T, rep reply) (Result, error) { return readBetterStack(t, rep) })
+	res, err := readBetterStack(t, reply{body: []byte(`{"data":{"attributes":{}},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"operational"}},{"id":{"x":1},"type":"status_report","attributes":{"starts_at":"2025-11-18T10:00:00Z"}},{"type":"status_page_section","attributes":{"name":7}}]}`)})
+	if err != nil || res.Status != snapshot.Operational || len(res.Incidents) != 0 {
+		t.Errorf("got %+v, %v; want operational without incidents", res, err)
 	}
 }
 
 func TestBetterStackNilClient(t *testing.T) {
 	srv, _ := serve(t, jsonAccept, map[string]reply{betterStackPath: {file: "betterstack-calm.json"}})
-	res, err := betterStack{}.Read(context.Background(), nil, together(srv))
+	res, err := betterStack{}.Read(context.Background(), Request{Client: nil, Service: together(srv)})
 	if err != nil || res.Status != snapshot.Operational {
 		t.Errorf("Read with a nil client = %+v, %v; want operational", res, err)
 	}
@@ -207,10 +201,10 @@ func FuzzBetterStack(f *testing.F) {
 	f.Add([]byte(`null`))
 	plain := snapshot.Service{Slug: "together", StatusPage: "https://status.together.ai"}
 	filtered := plain
-	filtered.Feed.Filter = []string{"api"}
+	filtered.Feed.Scope = filterScope([]string{"api"})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, svc := range []snapshot.Service{plain, filtered} {
-			res, err := parseBetterStack(data, svc)
+			res, err := parseBetterStack(data, Request{Service: svc})
 			checkParsed(t, svc, res, err)
 		}
 	})

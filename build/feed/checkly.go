@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -41,14 +40,16 @@ type checklyIncident struct {
 }
 
 // Read fetches the unresolved incidents and parses them.
-func (checkly) Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error) {
-	return readDocument(ctx, client, svc, "application/json", parseCheckly)
+func (checkly) Read(ctx context.Context, req Request) (Result, error) {
+	return readDocument(ctx, req, "application/json", parseCheckly)
 }
 
 // parseCheckly turns an unresolved-incidents document into a Result. The
 // status is the worst over the incidents that are not resolved, operational
-// when there are none; an absent list (null, {}) declares nothing: Unknown.
-func parseCheckly(data []byte, svc snapshot.Service) (Result, error) {
+// when there are none; a document without the list (null, {}) is not the
+// document we know, and its emptiness proves nothing: an error.
+func parseCheckly(data []byte, req Request) (Result, error) {
+	svc := req.Service
 	var list *[]checklyIncident
 	if t := bytes.TrimSpace(data); len(t) > 0 && t[0] == '[' {
 		var l []checklyIncident
@@ -64,12 +65,20 @@ func parseCheckly(data []byte, svc snapshot.Service) (Result, error) {
 		list = doc.Incidents
 	}
 	if list == nil {
-		return Result{Status: snapshot.Unknown}, nil
+		return Result{}, failure(snapshot.FailureSchema, "no incidents list: not a Checkly unresolved-incidents document")
 	}
+	listed := func(in checklyIncident) []ref {
+		refs := make([]ref, len(in.Services))
+		for i, s := range in.Services {
+			refs[i] = ref{Name: s.Name}
+		}
+		return refs
+	}
+	s := newScoper(svc.Feed.Scope, nil, false)
 	st := snapshot.Operational
 	var out []snapshot.Incident
 	for _, in := range *list {
-		if f := svc.Feed.Filter; len(f) > 0 && !checklyMatches(in, f) {
+		if !s.incident(in.Name, listed(in)) {
 			continue
 		}
 		sev := strings.ToUpper(strings.TrimSpace(in.Severity))
@@ -143,7 +152,7 @@ func checklyConvert(svc snapshot.Service, in checklyIncident, sev string, resolv
 		status = lastStatus
 	}
 	return snapshot.Incident{
-		ID:        svc.Slug + "-" + in.ID,
+		ID:        snapshot.OfficialIncidentID(svc.Slug, in.ID),
 		Service:   svc.Slug,
 		Headline:  in.Name,
 		Severity:  severity,
@@ -154,15 +163,4 @@ func checklyConvert(svc snapshot.Service, in checklyIncident, sev string, resolv
 		URL:       svc.StatusPage,
 		UpdatedAt: updated,
 	}, true
-}
-
-// checklyMatches reports whether an incident concerns the filtered products:
-// by an affected service, or by its name.
-func checklyMatches(in checklyIncident, filter []string) bool {
-	for _, s := range in.Services {
-		if matches(s.Name, filter) {
-			return true
-		}
-	}
-	return matches(in.Name, filter)
 }

@@ -12,7 +12,7 @@ const checklyPath = "/api/status-page/mistral-ai/unresolved-incidents"
 
 func mistral(srv *httptest.Server, filter ...string) snapshot.Service {
 	return snapshot.Service{Slug: "mistral", StatusPage: "https://status.mistral.ai",
-		Feed: snapshot.Feed{Format: snapshot.FormatCheckly, URL: srv.URL + checklyPath, Filter: filter}}
+		Feed: snapshot.Feed{Format: snapshot.FormatCheckly, URL: srv.URL + checklyPath, Scope: filterScope(filter)}}
 }
 
 func readCheckly(t *testing.T, rep reply, filter ...string) (Result, error) {
@@ -140,19 +140,10 @@ func TestChecklyErrors(t *testing.T) {
 	checkCancelled(t, checkly{}, func(s *httptest.Server) snapshot.Service { return mistral(s) })
 }
 
-// A document without an incident list declares nothing: Unknown.
+// A document without an incident list proves nothing: an error.
 func TestChecklyEmptyDocuments(t *testing.T) {
-	for _, body := range []string{`null`, `{}`, `{"incidents":null}`, ` {"other":[]} `} {
-		t.Run(body, func(t *testing.T) {
-			res, err := readCheckly(t, reply{body: []byte(body)})
-			if err != nil {
-				t.Fatalf("Read: %v", err)
-			}
-			if res.Status != snapshot.Unknown || len(res.Incidents) != 0 {
-				t.Errorf("got %+v, want Unknown and no incidents", res)
-			}
-		})
-	}
+	checkProvesNothing(t, []string{`null`, `{}`, `{"incidents":null}`, ` {"other":[]} `},
+		func(t *testing.T, rep reply) (Result, error) { return readCheckly(t, rep) })
 	// Incidents missing everything are skipped, but each still is an open
 	// incident of unknown severity.
 	res, err := readCheckly(t, reply{body: []byte(` [ {}, null, {"id":""} ] `)})
@@ -163,7 +154,7 @@ func TestChecklyEmptyDocuments(t *testing.T) {
 
 func TestChecklyNilClient(t *testing.T) {
 	srv, _ := serve(t, jsonAccept, map[string]reply{checklyPath: {file: "checkly-calm.json"}})
-	res, err := checkly{}.Read(context.Background(), nil, mistral(srv))
+	res, err := checkly{}.Read(context.Background(), Request{Client: nil, Service: mistral(srv)})
 	if err != nil || res.Status != snapshot.Operational {
 		t.Errorf("Read with a nil client = %+v, %v; want operational", res, err)
 	}
@@ -175,10 +166,10 @@ func FuzzChecklyParse(f *testing.F) {
 	f.Add([]byte(`null`))
 	plain := snapshot.Service{Slug: "mistral", StatusPage: "https://status.mistral.ai"}
 	filtered := plain
-	filtered.Feed.Filter = []string{"api"}
+	filtered.Feed.Scope = filterScope([]string{"api"})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, svc := range []snapshot.Service{plain, filtered} {
-			res, err := parseCheckly(data, svc)
+			res, err := parseCheckly(data, Request{Service: svc})
 			checkParsed(t, svc, res, err)
 		}
 	})

@@ -1,14 +1,24 @@
 // Package feed reads the official status feeds of the tracked services and
-// turns each into a snapshot.Status and a list of official incidents.
+// turns each into a snapshot.Status, the page's components and a list of
+// official incidents, narrowed to the service's scope.
+//
+// One adapter per format (one file each) fetches and parses; the shared
+// code is here (fetching, failure kinds, the registry) and in common.go
+// (times, text, links, ids) and scope.go (what is in the developer API).
 package feed
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
+	"strings"
+	"time"
 
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -18,21 +28,33 @@ import (
 // rather than something to buffer without bound.
 const MaxBody = 5 << 20
 
+// Request is one read of one service's feed. New inputs go here, so that
+// adding one does not touch every adapter's signature.
+type Request struct {
+	Client  *http.Client
+	Service snapshot.Service
+	// Now is the cycle's clock, against which "recent" is measured.
+	Now time.Time
+}
+
 // Result is what one read of a service's official feed declared.
 type Result struct {
-	// Status is the state the feed declares; snapshot.Unknown if it declares
-	// nothing usable.
+	// Status is the state the feed declares for the service's scope;
+	// snapshot.Unknown if it declares nothing usable.
 	Status snapshot.Status
 	// Incidents are the open and recently resolved official incidents of
-	// this service.
+	// this service, in its scope.
 	Incidents []snapshot.Incident
+	// Components are every component the page lists, each marked in or out
+	// of scope; nil for formats without components.
+	Components []snapshot.Component
 }
 
 // Adapter reads one feed format. A failure (network, HTTP status >= 400,
-// malformed, truncated or wrong-type JSON, oversized body) is returned as an
-// error; it must never panic.
+// malformed, truncated or wrong-type document, oversized body) is returned
+// as an error, preferably an *Error saying its kind; it must never panic.
 type Adapter interface {
-	Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error)
+	Read(ctx context.Context, req Request) (Result, error)
 }
 
 // Adapters returns the registry of supported formats. The map is fresh on
@@ -49,7 +71,53 @@ func Adapters() map[snapshot.FeedFormat]Adapter {
 		snapshot.FormatRSS:         rss{},
 		snapshot.FormatFlashduty:   flashduty{},
 		snapshot.FormatHTML:        htmlPage{},
+		snapshot.FormatDatadog:     datadog{},
 	}
+}
+
+// Read reads a service's feed with the adapter of its format and cleans what
+// it returns: every feed-supplied string is capped and stripped of control
+// characters, links that are not http(s) are replaced by the status page,
+// and incidents with times outside a sane range are dropped (and named, for
+// the log) instead of failing the cycle. This is the one door every
+// adapter's output goes through.
+func Read(ctx context.Context, a Adapter, req Request) (Result, []string, error) {
+	res, err := a.Read(ctx, req)
+	if err != nil {
+		return Result{}, nil, err
+	}
+	res, dropped := clean(req.Service, res)
+	return res, dropped, nil
+}
+
+// Error is a failed read, with its kind.
+type Error struct {
+	Kind snapshot.FailureKind
+	// Err says what happened, naming the URL where there is one.
+	Err error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// failure wraps err as a failure of the given kind.
+func failure(kind snapshot.FailureKind, format string, args ...any) *Error {
+	return &Error{Kind: kind, Err: fmt.Errorf(format, args...)}
+}
+
+// Kind classifies any error a read returned.
+func Kind(err error) snapshot.FailureKind {
+	var fe *Error
+	var ne net.Error
+	switch {
+	case errors.As(err, &fe):
+		return fe.Kind
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		return snapshot.FailureTimeout
+	case errors.As(err, new(*httpError)):
+		return snapshot.FailureHTTP
+	}
+	return snapshot.FailureNetwork
 }
 
 // httpError is an HTTP status >= 400. It is a type so that an adapter can
@@ -70,33 +138,58 @@ func getJSON(ctx context.Context, client *http.Client, url string, into any) err
 		return err
 	}
 	if err := json.Unmarshal(data, into); err != nil {
-		// The content type helps explain the common case of an HTML error
-		// page served with status 200.
-		ct, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
-		return fmt.Errorf("GET %s: decoding JSON (content type %q): %w", url, ct, err)
+		return notDocument(url, data, header, fmt.Errorf("decoding JSON: %w", err))
 	}
 	return nil
 }
 
-// readDocument fetches svc.Feed.URL and parses it. A parse error names the
-// URL and the content type the server claimed, which explains the common
-// case of an HTML error page served with status 200.
-func readDocument(ctx context.Context, client *http.Client, svc snapshot.Service, accept string,
-	parse func(data []byte, svc snapshot.Service) (Result, error)) (Result, error) {
-	data, header, err := fetch(ctx, client, svc.Feed.URL, accept)
+// readDocument fetches the service's feed URL and parses it. A parse error
+// is classified (a challenge page, or a document of the wrong shape) and
+// names the URL and the content type the server claimed.
+func readDocument(ctx context.Context, req Request, accept string,
+	parse func(data []byte, req Request) (Result, error)) (Result, error) {
+	url := req.Service.Feed.URL
+	data, header, err := fetch(ctx, req.Client, url, accept)
 	if err != nil {
 		return Result{}, err
 	}
-	res, err := parse(data, svc)
+	res, err := parse(data, req)
 	if err != nil {
-		ct, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
-		return Result{}, fmt.Errorf("GET %s: %w (content type %q)", svc.Feed.URL, err, ct)
+		return Result{}, notDocument(url, data, header, err)
 	}
 	return res, nil
 }
 
+// notDocument explains a body that did not parse as the expected document:
+// a bot challenge or an HTML page (the usual answer of a moved or walled
+// page) or else a document of another shape. A parse error that already has
+// a kind (an empty document) keeps it.
+func notDocument(url string, data []byte, header http.Header, err error) error {
+	var fe *Error
+	if errors.As(err, &fe) {
+		return &Error{Kind: fe.Kind, Err: fmt.Errorf("GET %s: %w", url, fe.Err)}
+	}
+	ct, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
+	if looksLikeChallenge(data, header) {
+		return failure(snapshot.FailureChallenge, "GET %s: a bot challenge or HTML page (content type %q) where a document was expected", url, ct)
+	}
+	return failure(snapshot.FailureSchema, "GET %s: %v (content type %q)", url, err, ct)
+}
+
+// looksLikeChallenge reports whether a body is a bot wall (Cloudflare marks
+// its challenges with a header) or an HTML page.
+func looksLikeChallenge(data []byte, header http.Header) bool {
+	if header.Get("Cf-Mitigated") == "challenge" {
+		return true
+	}
+	head := bytes.ToLower(bytes.TrimSpace(data[:min(len(data), 512)]))
+	return bytes.HasPrefix(head, []byte("<!doctype html")) || bytes.HasPrefix(head, []byte("<html"))
+}
+
 // fetch GETs url asking for the accept media type and returns the body, at
-// most MaxBody bytes. A status >= 400 is an *httpError.
+// most MaxBody bytes. A status >= 400 is an *httpError; a redirect to another
+// host is a "moved" failure (a status page that moved away answers with one,
+// and what it moved to is not the document we know how to read).
 func fetch(ctx context.Context, client *http.Client, url, accept string) ([]byte, http.Header, error) {
 	if client == nil {
 		client = http.DefaultClient
@@ -111,6 +204,9 @@ func fetch(ctx context.Context, client *http.Client, url, accept string) ([]byte
 		return nil, nil, err // already names the method and URL
 	}
 	defer resp.Body.Close()
+	if final := resp.Request.URL; !strings.EqualFold(final.Hostname(), req.URL.Hostname()) {
+		return nil, nil, failure(snapshot.FailureMoved, "GET %s: redirected to another host (%s): the source has moved", url, final.Redacted())
+	}
 	if resp.StatusCode >= 400 {
 		return nil, nil, &httpError{URL: url, Code: resp.StatusCode}
 	}
@@ -121,7 +217,7 @@ func fetch(ctx context.Context, client *http.Client, url, accept string) ([]byte
 		return nil, nil, fmt.Errorf("GET %s: reading body: %w", url, err)
 	}
 	if len(data) > MaxBody {
-		return nil, nil, fmt.Errorf("GET %s: body larger than %d bytes", url, MaxBody)
+		return nil, nil, failure(snapshot.FailureTooLarge, "GET %s: body larger than %d bytes", url, MaxBody)
 	}
 	return data, resp.Header, nil
 }

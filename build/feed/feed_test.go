@@ -9,17 +9,21 @@ import (
 	"bytes"
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -92,13 +96,27 @@ func serve(t *testing.T, accept string, routes map[string]reply) (srv *httptest.
 	}
 }
 
-// read reads svc with a and a client that cannot hang the test.
+// read reads svc with a, through the door every read goes through (Read),
+// and a client that cannot hang the test.
 func read(t *testing.T, a Adapter, svc snapshot.Service) (Result, error) {
+	t.Helper()
+	return readAt(t, a, svc, time.Now())
+}
+
+// readAt is read with the cycle's clock at now.
+func readAt(t *testing.T, a Adapter, svc snapshot.Service, now time.Time) (Result, error) {
 	t.Helper()
 	if a == nil {
 		t.Fatalf("no adapter for %q", svc.Feed.Format)
 	}
-	return a.Read(context.Background(), &http.Client{Timeout: 10 * time.Second}, svc)
+	res, _, err := Read(context.Background(), a, Request{Client: &http.Client{Timeout: 10 * time.Second}, Service: svc, Now: now})
+	return res, err
+}
+
+// filterScope is the scope the catalog's former "filter" expressed: the
+// components, and failing those the incident titles, that name one of words.
+func filterScope(words []string) snapshot.Scope {
+	return snapshot.Scope{ComponentNames: words, IncidentKeywords: words}
 }
 
 // fixture returns a file from testdata.
@@ -169,6 +187,24 @@ func checkErrors(t *testing.T, cases []errorCase, read func(t *testing.T, rep re
 	}
 }
 
+// checkProvesNothing reads documents that parse but are not (or not
+// enough of) the expected document: each must fail as a schema mismatch or
+// an empty document, never read as a calm page.
+func checkProvesNothing(t *testing.T, bodies []string, read func(t *testing.T, rep reply) (Result, error)) {
+	t.Helper()
+	for _, body := range bodies {
+		t.Run(body, func(t *testing.T) {
+			res, err := read(t, reply{body: []byte(body)})
+			if err == nil {
+				t.Fatalf("read %+v, want an error: this document proves nothing", res)
+			}
+			if k := Kind(err); k != snapshot.FailureSchema && k != snapshot.FailureEmpty {
+				t.Errorf("kind %q (%v), want schema or empty", k, err)
+			}
+		})
+	}
+}
+
 // jsonDocErrors are the failures every adapter that reads one JSON document
 // must report. prefix names the adapter's own malformed and truncated
 // fixtures; good is a fixture it reads without error, used to build an
@@ -179,7 +215,7 @@ func jsonDocErrors(t *testing.T, prefix, good string) []errorCase {
 		{"malformed JSON", reply{file: prefix + "-malformed.json"}, "invalid character"},
 		{"truncated JSON", reply{file: prefix + "-truncated.json"}, "unexpected end of JSON"},
 		{"HTML instead of JSON", reply{file: "maintenance_page.html"}, `content type "text/html"`},
-		{"HTML error page with status 200", reply{body: []byte("<html><body>Bad gateway</body></html>")}, "invalid character '<'"},
+		{"HTML error page with status 200", reply{body: []byte("<html><body>Bad gateway</body></html>")}, "a bot challenge or HTML page"},
 		{"empty body", reply{body: []byte{}}, "unexpected end of JSON"},
 		{"a JSON string", reply{body: []byte(`"ok"`)}, "cannot unmarshal string"},
 		{"a JSON number", reply{body: []byte(`42`)}, "cannot unmarshal number"},
@@ -201,7 +237,7 @@ func checkCancelled(t *testing.T, a Adapter, service func(srv *httptest.Server) 
 		defer srv.Close()
 		ctx, cancel := context.WithCancel(context.Background())
 		cancel()
-		res, err := a.Read(ctx, srv.Client(), service(srv))
+		res, err := a.Read(ctx, Request{Client: srv.Client(), Service: service(srv)})
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
@@ -224,7 +260,7 @@ func checkCancelled(t *testing.T, a Adapter, service func(srv *httptest.Server) 
 		defer srv.Close()
 		ctx, cancel := context.WithCancel(context.Background())
 		go func() { <-started; cancel() }()
-		if _, err := a.Read(ctx, srv.Client(), service(srv)); !errors.Is(err, context.Canceled) {
+		if _, err := a.Read(ctx, Request{Client: srv.Client(), Service: service(srv)}); !errors.Is(err, context.Canceled) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
 	})
@@ -263,6 +299,22 @@ func checkStatus(t *testing.T, res Result, err error, want snapshot.Status) {
 	}
 }
 
+// checkOutcome wants either the status want (fails empty) or an error of
+// kind fails.
+func checkOutcome(t *testing.T, res Result, err error, want snapshot.Status, fails snapshot.FailureKind) {
+	t.Helper()
+	if fails == "" {
+		checkStatus(t, res, err, want)
+		return
+	}
+	if err == nil {
+		t.Fatalf("read %+v, want a %q failure", res, fails)
+	}
+	if k := Kind(err); k != fails {
+		t.Errorf("failure kind %q (%v), want %q", k, err, fails)
+	}
+}
+
 // checkIncidents compares the incidents a read returned with the expected
 // ones, field by field.
 func checkIncidents(t *testing.T, got, want []snapshot.Incident) {
@@ -284,8 +336,9 @@ func checkIncidents(t *testing.T, got, want []snapshot.Incident) {
 
 // checkParsed is the fuzz targets' check of what a parse function returned:
 // an error with the zero Result, or a valid status and well-formed
-// incidents, newest first. It reports whether the parse succeeded, so that
-// a target can go on to check what its own format promises.
+// incidents, newest first, every one of which renders once cleaned (what
+// Read does). It reports whether the parse succeeded, so that a target can
+// go on to check what its own format promises.
 func checkParsed(t *testing.T, svc snapshot.Service, res Result, err error) bool {
 	t.Helper()
 	if err != nil {
@@ -294,6 +347,7 @@ func checkParsed(t *testing.T, svc snapshot.Service, res Result, err error) bool
 		}
 		return false
 	}
+	checkCleaned(t, svc, res)
 	if !res.Status.Valid() {
 		t.Fatalf("Status %q is not valid", res.Status)
 	}
@@ -314,6 +368,31 @@ func checkParsed(t *testing.T, svc snapshot.Service, res Result, err error) bool
 		}
 	}
 	return true
+}
+
+// checkCleaned checks that what Read publishes of a result is inert and
+// renders: JSON-encodable, no control characters in text, only http(s)
+// links, ids that are safe.
+func checkCleaned(t *testing.T, svc snapshot.Service, res Result) {
+	t.Helper()
+	svc.StatusPage = cmp.Or(svc.StatusPage, "https://status.example")
+	cleaned, _ := clean(svc, Result{Status: res.Status, Incidents: slices.Clone(res.Incidents), Components: slices.Clone(res.Components)})
+	if _, err := json.Marshal(cleaned); err != nil {
+		t.Fatalf("a cleaned result does not render: %v", err)
+	}
+	for _, inc := range cleaned.Incidents {
+		for _, text := range []string{inc.Headline, inc.Status} {
+			if strings.ContainsFunc(text, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) || utf8.RuneCountInString(text) > maxHeadline {
+				t.Fatalf("incident %s: text %q is not clean", inc.ID, text)
+			}
+		}
+		if !strings.HasPrefix(inc.URL, "http://") && !strings.HasPrefix(inc.URL, "https://") {
+			t.Fatalf("incident %s: link %q", inc.ID, inc.URL)
+		}
+		if unpublishable(svc, inc) != "" || (inc.EndedAt != nil && inc.EndedAt.Before(inc.StartedAt)) {
+			t.Fatalf("incident %+v kept though unpublishable", inc)
+		}
+	}
 }
 
 // checkDistinctHeadlines checks what the adapters that drop duplicates and

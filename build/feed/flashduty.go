@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -52,22 +51,24 @@ type fdIncident struct {
 }
 
 // Read fetches and parses the page's JSON.
-func (flashduty) Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error) {
-	res, err := readDocument(ctx, client, svc, "application/json", parseFlashduty)
+func (flashduty) Read(ctx context.Context, req Request) (Result, error) {
+	res, err := readDocument(ctx, req, "application/json", parseFlashduty)
 	var he *httpError
 	if errors.As(err, &he) && (he.Code == 403 || he.Code == 429 || he.Code == 503) {
-		return Result{}, fmt.Errorf("feed refused non-browser client: %w", err)
+		return Result{}, &Error{Kind: snapshot.FailureHTTP, Err: fmt.Errorf("feed refused non-browser client: %w", err)}
 	}
 	return res, err
 }
 
-// parseFlashduty reads the page status as the worse of the overall status
-// and the component statuses. An unreadable overall status, or none at all,
-// is an error: better probe-only than a guess.
-func parseFlashduty(data []byte, svc snapshot.Service) (Result, error) {
+// parseFlashduty reads the status as the rollup of the components in scope,
+// or, for a document without components, the overall status. An unreadable
+// overall status, or none at all, is an error: better probe-only than a
+// guess.
+func parseFlashduty(data []byte, req Request) (Result, error) {
+	svc := req.Service
 	data = bytes.TrimPrefix(bytes.TrimSpace(data), []byte("\xef\xbb\xbf"))
 	if len(data) > 0 && data[0] == '<' {
-		return Result{}, errors.New("feed refused non-browser client: got an HTML page (a browser challenge?) instead of JSON")
+		return Result{}, failure(snapshot.FailureChallenge, "feed refused non-browser client: got an HTML page (a browser challenge?) instead of JSON")
 	}
 	var env struct{ Data json.RawMessage }
 	if err := json.Unmarshal(data, &env); err != nil {
@@ -89,13 +90,22 @@ func parseFlashduty(data []byte, svc snapshot.Service) (Result, error) {
 	if overall != "" && st == snapshot.Unknown {
 		return Result{}, fmt.Errorf("unrecognised document: unknown status %q", overall)
 	}
+	var comps []snapshot.Component
+	var refs []ref
 	for _, c := range append(doc.Components, doc.Services...) {
-		st = snapshot.Worse(st, fdStatus(c.Status))
+		comps = append(comps, snapshot.Component{ID: c.Name, Name: c.Name, Status: fdStatus(c.Status)})
+		refs = append(refs, ref{ID: c.Name, Name: c.Name})
+	}
+	if len(comps) > 0 {
+		var err error
+		if st, err = scopeComponents(svc, newScoper(svc.Feed.Scope, refs, false), comps, refs); err != nil {
+			return Result{}, err
+		}
 	}
 	if st == snapshot.Unknown {
 		return Result{}, errors.New("unrecognised document: no known status")
 	}
-	res := Result{Status: st}
+	res := Result{Status: st, Components: comps}
 	seen := map[string]bool{}
 	for _, in := range append(doc.Incidents, doc.ActiveIncidents...) {
 		if inc, ok := fdConvert(svc, in); ok && !seen[inc.ID] {
@@ -146,7 +156,7 @@ func fdConvert(svc snapshot.Service, in fdIncident) (snapshot.Incident, bool) {
 		}
 	}
 	inc := snapshot.Incident{
-		ID: svc.Slug + "-" + id.String(), Service: svc.Slug, Headline: cmp.Or(in.Title, in.Name),
+		ID: snapshot.OfficialIncidentID(svc.Slug, id.String()), Service: svc.Slug, Headline: cmp.Or(in.Title, in.Name),
 		Severity: cmp.Or(fdSeverities[impact], snapshot.Minor), StartedAt: started, Status: status, Source: snapshot.SourceOfficial,
 		URL: svc.StatusPage, UpdatedAt: cmp.Or(updated, ended, started),
 	}

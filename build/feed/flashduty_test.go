@@ -90,7 +90,7 @@ func TestFlashdutyIncidents(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			res, err := parseFlashduty(fixture(t, tt.file), deepseek("https://status.deepseek.com/"))
+			res, err := parseFlashduty(fixture(t, tt.file), Request{Service: deepseek("https://status.deepseek.com/")})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -123,7 +123,7 @@ func TestFlashdutyErrors(t *testing.T) {
 		{"unknown fields only", reply{file: "flashduty-unrecognised.json"}, "unrecognised document"},
 		{"error envelope", reply{file: "flashduty-error-envelope.json"}, "unrecognised document"},
 		{"unknown overall status", reply{file: "flashduty-unknown-status.json"}, `unknown status "sunny"`},
-		{"no known status", reply{file: "flashduty-no-status.json"}, "unrecognised document: no known status"},
+		{"no known status", reply{file: "flashduty-no-status.json"}, "no component in scope has a status we know"},
 		{"malformed JSON", reply{file: "flashduty-malformed.json"}, "unrecognised document"},
 		{"truncated JSON", reply{file: "flashduty-truncated.json"}, "unexpected end of JSON"},
 		{"components is a string", reply{file: "flashduty-wrong-type.json"}, "cannot unmarshal string"},
@@ -182,7 +182,7 @@ func FuzzFlashduty(f *testing.F) {
 	f.Add([]byte(`{"data":{"status":"operational","incidents":[{"id":1,"start_time":1e13,"end_time":"x"}]}}`))
 	svc := deepseek("https://status.deepseek.com/")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res, err := parseFlashduty(data, svc)
+		res, err := parseFlashduty(data, Request{Service: svc})
 		if !checkParsed(t, svc, res, err) {
 			return
 		}

@@ -5,7 +5,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"net/http"
 	"strings"
 
 	"github.com/aistatus/aistatus/snapshot"
@@ -40,26 +39,39 @@ type gcIncident struct {
 const gcDashboard = "https://status.cloud.google.com/"
 
 // Read fetches incidents.json and parses it.
-func (googleCloud) Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error) {
-	return readDocument(ctx, client, svc, "application/json", parseGoogleCloud)
+func (googleCloud) Read(ctx context.Context, req Request) (Result, error) {
+	return readDocument(ctx, req, "application/json", parseGoogleCloud)
 }
 
 // parseGoogleCloud turns an incidents.json document into a Result. The status
-// is the worst over the open incidents of the filtered products; every
+// is the worst over the open incidents of the products in scope; every
 // incident of those products in the document is listed (the caller keeps
-// what is recent). A document that is JSON null declares nothing: Unknown.
-func parseGoogleCloud(data []byte, svc snapshot.Service) (Result, error) {
+// what is recent). A document that is JSON null is not the list: an error.
+func parseGoogleCloud(data []byte, req Request) (Result, error) {
+	svc := req.Service
 	var doc []gcIncident
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return Result{}, err
 	}
 	if doc == nil && bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
-		return Result{Status: snapshot.Unknown}, nil
+		return Result{}, failure(snapshot.FailureSchema, "null: not a Google Cloud incidents list")
 	}
+	products := func(in gcIncident) []ref {
+		refs := make([]ref, len(in.AffectedProducts))
+		for i, p := range in.AffectedProducts {
+			refs[i] = ref{ID: p.ID, Name: p.Title}
+		}
+		return refs
+	}
+	var all []ref
+	for _, in := range doc {
+		all = append(all, products(in)...)
+	}
+	s := newScoper(svc.Feed.Scope, all, true)
 	res := Result{Status: snapshot.Operational}
 	seen := map[string]bool{}
 	for _, in := range doc {
-		if f := svc.Feed.Filter; len(f) > 0 && !gcMatches(in, f) {
+		if !s.incident(in.ExternalDesc, products(in)) {
 			continue
 		}
 		inc, ok := gcConvert(svc, in)
@@ -74,16 +86,6 @@ func parseGoogleCloud(data []byte, svc snapshot.Service) (Result, error) {
 	}
 	snapshot.SortIncidents(res.Incidents)
 	return res, nil
-}
-
-// gcMatches reports whether one of the incident's products names a filter word.
-func gcMatches(in gcIncident, filter []string) bool {
-	for _, p := range in.AffectedProducts {
-		if matches(p.Title, filter) {
-			return true
-		}
-	}
-	return false
 }
 
 // gcStatus is what an open incident says about the service: its declared
@@ -129,7 +131,7 @@ func gcConvert(svc snapshot.Service, in gcIncident) (snapshot.Incident, bool) {
 		return snapshot.Incident{}, false
 	}
 	inc := snapshot.Incident{
-		ID:        svc.Slug + "-" + id,
+		ID:        snapshot.OfficialIncidentID(svc.Slug, id),
 		Service:   svc.Slug,
 		Headline:  strings.TrimSpace(in.ExternalDesc),
 		Severity:  gcSeverity(in.Severity),

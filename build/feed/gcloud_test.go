@@ -9,7 +9,7 @@ import (
 
 func gemini(srv *httptest.Server, filter ...string) snapshot.Service {
 	return snapshot.Service{Slug: "google-gemini", StatusPage: "https://status.cloud.google.com",
-		Feed: snapshot.Feed{Format: snapshot.FormatGoogleCloud, URL: srv.URL + "/feed", Filter: filter}}
+		Feed: snapshot.Feed{Format: snapshot.FormatGoogleCloud, URL: srv.URL + "/feed", Scope: snapshot.Scope{ComponentNames: filter}}}
 }
 
 func readGoogleCloud(t *testing.T, rep reply, filter ...string) (Result, error) {
@@ -38,7 +38,6 @@ func TestGoogleCloudStatus(t *testing.T) {
 		{"no matching product (description mentions Gemini)", reply{file: "gcloud-other-products.json"}, gem, snapshot.Operational, 0},
 		{"every incident matters without a filter", reply{file: "gcloud-other-products.json"}, nil, snapshot.MajorOutage, 2},
 		{"no status_impact: severity high decides", reply{file: "gcloud-incidents.json"}, gem, snapshot.MajorOutage, 4},
-		{"JSON null declares nothing", reply{body: []byte("null\n")}, gem, snapshot.Unknown, 0},
 		{"severity medium without impact", reply{body: []byte(`[{"id":"a","begin":"2025-06-03T10:00:00Z","severity":"medium","affected_products":[{"title":"Gemini API"}]}]`)}, gem, snapshot.PartialOutage, 1},
 		{"severity low without impact", reply{body: []byte(`[{"id":"a","begin":"2025-06-03T10:00:00Z","severity":"low","affected_products":[{"title":"Gemini API"}]}]`)}, gem, snapshot.Degraded, 1},
 		{"neither impact nor severity: still degraded", reply{body: []byte(`[{"id":"a","begin":"2025-06-03T10:00:00Z","affected_products":[{"title":"Gemini API"}]}]`)}, gem, snapshot.Degraded, 1},
@@ -56,6 +55,8 @@ func TestGoogleCloudStatus(t *testing.T) {
 			}
 		})
 	}
+	// JSON null is not the list: it proves nothing.
+	checkProvesNothing(t, []string{"null\n"}, func(t *testing.T, rep reply) (Result, error) { return readGoogleCloud(t, rep, gem...) })
 }
 
 func TestGoogleCloudIncidents(t *testing.T) {
@@ -115,8 +116,8 @@ func FuzzGoogleCloud(f *testing.F) {
 	f.Add([]byte(`[{"id":"a","begin":"2025-06-03T10:00:00Z","end":"","affected_products":[{"title":"Gemini"}]}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, filter := range [][]string{{"Gemini"}, nil} {
-			svc := snapshot.Service{Slug: "google-gemini", Feed: snapshot.Feed{Format: snapshot.FormatGoogleCloud, Filter: filter}}
-			res, err := parseGoogleCloud(data, svc)
+			svc := snapshot.Service{Slug: "google-gemini", Feed: snapshot.Feed{Format: snapshot.FormatGoogleCloud, Scope: snapshot.Scope{ComponentNames: filter}}}
+			res, err := parseGoogleCloud(data, Request{Service: svc})
 			if checkParsed(t, svc, res, err) {
 				checkDistinctHeadlines(t, res)
 			}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 
@@ -43,10 +42,15 @@ var bannerPhrases = map[string]snapshot.Status{
 const maxPhrase = 40
 
 // Read fetches the page and reads its banner.
-func (htmlPage) Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error) {
-	return readDocument(ctx, client, svc, "text/html", func(data []byte, _ snapshot.Service) (Result, error) {
+func (htmlPage) Read(ctx context.Context, req Request) (Result, error) {
+	return readDocument(ctx, req, "text/html", func(data []byte, _ Request) (Result, error) {
 		st, err := parseHTMLStatus(data)
-		return Result{Status: st}, err
+		if err != nil {
+			// An HTML page is what is expected here: a page without a
+			// banner we know is a page of another shape.
+			return Result{}, &Error{Kind: snapshot.FailureSchema, Err: err}
+		}
+		return Result{Status: st}, nil
 	})
 }
 

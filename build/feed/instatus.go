@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -42,21 +41,33 @@ type instatusMaintenance struct {
 }
 
 // Read fetches summary.json and parses it.
-func (instatus) Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error) {
-	return readDocument(ctx, client, svc, "application/json", parseInstatus)
+func (instatus) Read(ctx context.Context, req Request) (Result, error) {
+	return readDocument(ctx, req, "application/json", parseInstatus)
 }
 
 // parseInstatus turns a summary.json document into a Result. The status is
 // the worse of the page status, the impacts of the unresolved incidents and
-// an in-progress maintenance.
-func parseInstatus(data []byte, svc snapshot.Service) (Result, error) {
+// an in-progress maintenance. With a scope, the page status (which covers
+// every product on the page) is left out, and only incidents in scope count.
+func parseInstatus(data []byte, req Request) (Result, error) {
+	svc := req.Service
 	var doc instatusDoc
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return Result{}, fmt.Errorf("decoding Instatus summary: %w", err)
 	}
+	if doc.Page.Status == "" {
+		return Result{}, failure(snapshot.FailureSchema, "no page status: not an Instatus summary")
+	}
 	st := instatusStatus(doc.Page.Status)
+	if !svc.Feed.Scope.IsZero() {
+		st = snapshot.Operational
+	}
+	s := newScoper(svc.Feed.Scope, nil, false)
 	var out []snapshot.Incident
 	for _, in := range doc.ActiveIncidents {
+		if !s.incident(in.Name, nil) {
+			continue
+		}
 		resolved := strings.EqualFold(in.Status, "RESOLVED")
 		if !resolved {
 			st = snapshot.Worse(st, instatusStatus(in.Impact))
@@ -128,7 +139,7 @@ func instatusConvert(svc snapshot.Service, in instatusIncident, resolved bool) (
 		sev = snapshot.Major
 	}
 	return snapshot.Incident{
-		ID:        svc.Slug + "-" + in.ID,
+		ID:        snapshot.OfficialIncidentID(svc.Slug, in.ID),
 		Service:   svc.Slug,
 		Headline:  in.Name,
 		Severity:  sev,

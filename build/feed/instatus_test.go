@@ -3,7 +3,6 @@ package feed
 import (
 	"context"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
@@ -160,39 +159,27 @@ func TestInstatusErrors(t *testing.T) {
 	checkCancelled(t, instatus{}, perplexity)
 }
 
-// Valid JSON that declares nothing is Unknown without incidents.
+// A document without a page status proves nothing: an error. Incidents
+// missing everything are skipped.
 func TestInstatusEmptyDocuments(t *testing.T) {
-	for _, body := range []string{
+	checkProvesNothing(t, []string{
 		`null`,
 		`{}`,
 		`{"page":null,"activeIncidents":null,"activeMaintenances":null}`,
 		`{"page":{},"activeIncidents":[{},{"id":"x"},{"id":"y","impact":"NEWIMPACT","started":"2025-11-18T10:00:00Z"}],"activeMaintenances":[{}]}`,
-	} {
-		t.Run(body, func(t *testing.T) {
-			srv, _ := serve(t, jsonAccept, map[string]reply{instatusPath: {body: []byte(body)}})
-			svc := snapshot.Service{Slug: "svc", StatusPage: "https://status.example.com",
-				Feed: snapshot.Feed{Format: snapshot.FormatInstatus, URL: srv.URL + instatusPath}}
-			res, err := read(t, instatus{}, svc)
-			if err != nil {
-				t.Fatalf("Read: %v", err)
-			}
-			if res.Status != snapshot.Unknown {
-				t.Errorf("Status = %q, want unknown", res.Status)
-			}
-			if strings.Contains(body, `"y"`) {
-				if len(res.Incidents) != 1 || res.Incidents[0].ID != "svc-y" || res.Incidents[0].Severity != snapshot.Minor {
-					t.Errorf("Incidents = %+v, want only svc-y, minor", res.Incidents)
-				}
-			} else if len(res.Incidents) != 0 {
-				t.Errorf("Incidents = %+v, want none", res.Incidents)
-			}
-		})
+	}, readInstatus)
+	res, err := readInstatus(t, reply{body: []byte(`{"page":{"status":"UP"},"activeIncidents":[{},{"id":"x"},{"id":"y","impact":"NEWIMPACT","started":"2025-11-18T10:00:00Z"}],"activeMaintenances":[{}]}`)})
+	if err != nil || res.Status != snapshot.Operational {
+		t.Fatalf("got %+v, %v; want operational", res, err)
+	}
+	if len(res.Incidents) != 1 || res.Incidents[0].ID != "perplexity-y" || res.Incidents[0].Severity != snapshot.Minor {
+		t.Errorf("Incidents = %+v, want only perplexity-y, minor", res.Incidents)
 	}
 }
 
 func TestInstatusNilClient(t *testing.T) {
 	srv, _ := serve(t, jsonAccept, map[string]reply{instatusPath: {file: "instatus-calm.json"}})
-	res, err := instatus{}.Read(context.Background(), nil, perplexity(srv))
+	res, err := instatus{}.Read(context.Background(), Request{Client: nil, Service: perplexity(srv)})
 	if err != nil || res.Status != snapshot.Operational {
 		t.Errorf("Read with a nil client = %+v, %v; want operational", res, err)
 	}
@@ -204,7 +191,7 @@ func FuzzInstatus(f *testing.F) {
 	f.Add([]byte(`null`))
 	svc := snapshot.Service{Slug: "perplexity", StatusPage: "https://status.perplexity.com"}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		res, err := parseInstatus(data, svc)
+		res, err := parseInstatus(data, Request{Service: svc})
 		checkParsed(t, svc, res, err)
 	})
 }

@@ -3,13 +3,10 @@ package feed
 import (
 	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"regexp"
 	"strings"
 	"time"
@@ -21,11 +18,8 @@ import (
 
 // rss reads an RSS 2.0 or Atom 1.0 status feed (the root element says
 // which). A feed only lists events, so the status is a heuristic over the
-// words of the recent items. now is the clock the "recent" windows are
-// measured against; nil means time.Now.
-type rss struct {
-	now func() time.Time
-}
+// words of the recent items, measured against the cycle's clock.
+type rss struct{}
 
 const rssAcceptTypes = "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.1"
 
@@ -47,14 +41,8 @@ var (
 )
 
 // Read fetches the feed and parses it.
-func (a rss) Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error) {
-	now := time.Now
-	if a.now != nil {
-		now = a.now
-	}
-	return readDocument(ctx, client, svc, rssAcceptTypes, func(data []byte, svc snapshot.Service) (Result, error) {
-		return parseRSS(data, svc, now())
-	})
+func (rss) Read(ctx context.Context, req Request) (Result, error) {
+	return readDocument(ctx, req, rssAcceptTypes, parseRSS)
 }
 
 // rssEntry is one RSS item or Atom entry, format aside.
@@ -64,21 +52,25 @@ type rssEntry struct {
 	published, updated      time.Time // updated is never before published
 }
 
-// parseRSS turns a feed into a Result as of now. Items whose title or text
-// names a filter word are kept; an item without a title or a readable date
-// is skipped, and so is one dated more than an hour ahead. Among the kept
-// items of the last 24 hours that are not resolved, maintenance gives
-// Maintenance, outage words a partial outage, anything else Degraded. Every
-// kept item of the last 30 days that is not maintenance is an incident.
-// Items sharing a guid are one item: the one updated last.
-func parseRSS(data []byte, svc snapshot.Service, now time.Time) (Result, error) {
+// parseRSS turns a feed into a Result as of the request's clock. Items in
+// the service's scope (by the words of their title and text) are kept; an
+// item without a title or a readable date is skipped, and so is one dated
+// more than an hour ahead. Among the kept items of the last 24 hours that
+// are not resolved, maintenance gives Maintenance, outage words a partial
+// outage, anything else Degraded. Every kept item of the last 30 days that
+// is not maintenance is an incident. Kept items sharing a guid are one item:
+// the one updated last. Scope comes first: xAI posts one event once per
+// product with one guid, and the API's item must not lose to a Grok one.
+func parseRSS(data []byte, req Request) (Result, error) {
+	svc, now := req.Service, req.Now
 	entries, err := rssParse(data)
 	if err != nil {
 		return Result{}, err
 	}
+	s := newScoper(svc.Feed.Scope, nil, false)
 	usable := entries[:0]
 	for _, e := range entries {
-		if e.title != "" && !e.published.IsZero() {
+		if e.title != "" && !e.published.IsZero() && s.incident(e.title+"\n"+e.text, nil) {
 			usable = append(usable, e)
 		}
 	}
@@ -95,9 +87,6 @@ func parseRSS(data []byte, svc snapshot.Service, now time.Time) (Result, error) 
 	seen := map[string]bool{}
 	for _, e := range entries {
 		words := e.title + "\n" + e.text
-		if f := svc.Feed.Filter; len(f) > 0 && !matches(words, f) {
-			continue
-		}
 		if e.published.After(now.Add(rssFutureSlack)) {
 			continue
 		}
@@ -122,15 +111,15 @@ func parseRSS(data []byte, svc snapshot.Service, now time.Time) (Result, error) 
 			upstream = e.link
 		}
 		if upstream == "" {
-			upstream = rssHash(e.title + "\n" + e.rawDate)
+			upstream = snapshot.HashID(e.title + "\n" + e.rawDate)
 		}
-		id := safeUpstreamID(upstream)
+		id := snapshot.OfficialIncidentID(svc.Slug, upstream)
 		if id == "" || seen[id] { // two items that differ only in what sanitising drops
 			continue
 		}
 		seen[id] = true
 		inc := snapshot.Incident{
-			ID:        svc.Slug + "-" + id,
+			ID:        id,
 			Service:   svc.Slug,
 			Headline:  strings.Join(strings.Fields(e.title), " "),
 			Severity:  snapshot.Minor,
@@ -389,40 +378,6 @@ func rssTime(s string) (t time.Time, ok bool) {
 		}
 	}
 	return time.Time{}, false
-}
-
-// rssHash names an item that has neither guid nor a link of its own.
-func rssHash(s string) string {
-	sum := sha256.Sum256([]byte(s))
-	return hex.EncodeToString(sum[:8])
-}
-
-// safeUpstreamID makes an upstream identifier (a guid, a URL, an ARN) safe
-// and readable in our ids: the URL scheme is dropped and every character
-// outside [A-Za-z0-9._:-] becomes "-". An identifier that would be longer
-// than 200 characters is replaced by a hash of itself. It is deterministic,
-// so the id of an item is the same in every build.
-func safeUpstreamID(s string) string {
-	s = strings.TrimSpace(s)
-	for _, scheme := range []string{"https://", "http://"} {
-		if len(s) > len(scheme) && strings.EqualFold(s[:len(scheme)], scheme) {
-			s = s[len(scheme):]
-			break
-		}
-	}
-	out := []byte(s)
-	for i, c := range out {
-		switch {
-		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '.', c == '_', c == ':', c == '-':
-		default:
-			out[i] = '-'
-		}
-	}
-	id := strings.Trim(string(out), "-")
-	if len(id) > 200 {
-		return rssHash(s)
-	}
-	return id
 }
 
 var _ Adapter = rss{}

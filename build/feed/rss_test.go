@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
-	"strings"
 	"testing"
 	"time"
 
@@ -19,13 +18,13 @@ var rssNow = time.Date(2025, 6, 3, 18, 0, 0, 0, time.UTC)
 // rssService is slug's catalog entry, whose RSS feed is srv's /feed.
 func rssService(srv *httptest.Server, slug, statusPage string, filter ...string) snapshot.Service {
 	return snapshot.Service{Slug: slug, StatusPage: statusPage,
-		Feed: snapshot.Feed{Format: snapshot.FormatRSS, URL: srv.URL + "/feed", Filter: filter}}
+		Feed: snapshot.Feed{Format: snapshot.FormatRSS, URL: srv.URL + "/feed", Scope: snapshot.Scope{IncidentKeywords: filter}}}
 }
 
 func readRSS(t *testing.T, rep reply, slug string, now time.Time, filter ...string) (Result, error) {
 	t.Helper()
 	srv, _ := serve(t, feedAccept, map[string]reply{"/feed": rep})
-	return read(t, rss{now: func() time.Time { return now }}, rssService(srv, slug, "https://status."+slug+".example", filter...))
+	return readAt(t, rss{}, rssService(srv, slug, "https://status."+slug+".example", filter...), now)
 }
 
 // rssItem is a one-item RSS document for the heuristics' tests.
@@ -211,15 +210,23 @@ func TestRSSErrors(t *testing.T) {
 	})
 }
 
-// The zero rss reads the wall clock.
-func TestRSSWallClock(t *testing.T) {
-	srv, _ := serve(t, feedAccept, map[string]reply{"/feed": {body: rssItem("Grok API is down", "", time.Now().Add(-time.Hour))}})
-	res, err := rss{}.Read(context.Background(), srv.Client(), rssService(srv, "xai", "https://status.x.ai"))
-	if err != nil {
-		t.Fatalf("Read: %v", err)
-	}
-	if res.Status != snapshot.PartialOutage || len(res.Incidents) != 1 {
-		t.Errorf("got %+v, want a partial outage and one incident", res)
+// The request's clock, not the wall clock, decides what is recent.
+func TestRSSClock(t *testing.T) {
+	item := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	srv, _ := serve(t, feedAccept, map[string]reply{"/feed": {body: rssItem("Grok API is down", "", item)}})
+	for _, tt := range []struct {
+		now       time.Time
+		want      snapshot.Status
+		incidents int
+	}{
+		{item.Add(time.Hour), snapshot.PartialOutage, 1},
+		{item.Add(48 * time.Hour), snapshot.Operational, 1},
+		{item.Add(-2 * time.Hour), snapshot.Operational, 0}, // dated ahead: an announcement
+	} {
+		res, err := rss{}.Read(context.Background(), Request{Client: srv.Client(), Service: rssService(srv, "xai", "https://status.x.ai"), Now: tt.now})
+		if err != nil || res.Status != tt.want || len(res.Incidents) != tt.incidents {
+			t.Errorf("at %s: got %+v, %v; want %s and %d incident(s)", tt.now, res, err, tt.want, tt.incidents)
+		}
 	}
 }
 
@@ -253,25 +260,6 @@ func TestRSSTime(t *testing.T) {
 	}
 }
 
-func TestSafeUpstreamID(t *testing.T) {
-	long := strings.Repeat("x", 201)
-	for in, want := range map[string]string{
-		"7NW2-R8K": "7NW2-R8K",
-		"https://status.x.ai/incidents/01JX5AQ3V7": "status.x.ai-incidents-01JX5AQ3V7",
-		"HTTP://Example.com/a?b=c#d":               "Example.com-a-b-c-d",
-		"arn:aws:health:us-east-1::event/EC2/X_Y":  "arn:aws:health:us-east-1::event-EC2-X_Y",
-		" /slashes/ ":            "slashes",
-		"héllo wörld":            "h--llo-w--rld",
-		"///":                    "",
-		strings.Repeat("x", 200): strings.Repeat("x", 200),
-		long:                     rssHash(long),
-	} {
-		if got := safeUpstreamID(in); got != want {
-			t.Errorf("safeUpstreamID(%q) = %q, want %q", in, got, want)
-		}
-	}
-}
-
 func TestRSSContextCancelled(t *testing.T) {
 	checkCancelled(t, rss{}, func(s *httptest.Server) snapshot.Service {
 		return rssService(s, "azure-openai", "https://azure.status.microsoft", "OpenAI")
@@ -284,8 +272,8 @@ func FuzzRSS(f *testing.F) {
 	f.Add([]byte(`<feed><entry><id>a</id><title>t</title><updated>2025-06-03T17:00:00Z</updated></entry></feed>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, filter := range [][]string{{"OpenAI"}, nil} {
-			svc := snapshot.Service{Slug: "azure-openai", StatusPage: "https://azure.status.microsoft", Feed: snapshot.Feed{Format: snapshot.FormatRSS, Filter: filter}}
-			res, err := parseRSS(data, svc, rssNow)
+			svc := snapshot.Service{Slug: "azure-openai", StatusPage: "https://azure.status.microsoft", Feed: snapshot.Feed{Format: snapshot.FormatRSS, Scope: snapshot.Scope{IncidentKeywords: filter}}}
+			res, err := parseRSS(data, Request{Service: svc, Now: rssNow})
 			if checkParsed(t, svc, res, err) {
 				checkDistinctHeadlines(t, res)
 			}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"strings"
 	"time"
 
 	"github.com/aistatus/aistatus/snapshot"
@@ -19,24 +18,29 @@ type statuspage struct {
 	format snapshot.FeedFormat
 }
 
-// summaryDoc is the part of /api/v2/summary.json that is used.
+// summaryDoc is the part of /api/v2/summary.json (and components.json) that
+// is used. The pointers tell a missing member from an empty one: a document
+// must prove it is a status page summary before its calm means anything.
 type summaryDoc struct {
-	Status struct {
+	Page   *struct{} `json:"page"`
+	Status *struct {
 		Indicator string `json:"indicator"`
 	} `json:"status"`
-	Components []spComponent `json:"components"`
+	Components *[]spComponent `json:"components"`
 	// Incidents are the unresolved incidents.
 	Incidents []spIncident `json:"incidents"`
 }
 
 // incidentsDoc is the part of /api/v2/incidents.json that is used.
 type incidentsDoc struct {
-	Incidents []spIncident `json:"incidents"`
+	Incidents *[]spIncident `json:"incidents"`
 }
 
 type spComponent struct {
-	Name   string `json:"name"`
-	Status string `json:"status"`
+	ID      string `json:"id"`
+	Name    string `json:"name"`
+	Status  string `json:"status"`
+	GroupID string `json:"group_id"`
 	// Group rows only contain other components; their own status is derived
 	// from those and would count them twice.
 	Group bool `json:"group"`
@@ -55,24 +59,39 @@ type spIncident struct {
 	ResolvedAt string `json:"resolved_at"`
 	Shortlink  string `json:"shortlink"`
 	Components []struct {
-		Name string `json:"name"`
+		ID      string `json:"id"`
+		Name    string `json:"name"`
+		GroupID string `json:"group_id"`
 	} `json:"components"`
 }
 
-// Read fetches the summary and, when the service has one, the incident list.
-func (a statuspage) Read(ctx context.Context, client *http.Client, svc snapshot.Service) (Result, error) {
-	var sum summaryDoc
-	if err := getJSON(ctx, client, svc.Feed.URL, &sum); err != nil {
+// Read fetches the summary, the full component list where the service has
+// one (incident.io's summary carries a rotating subset of a large page's
+// components), and the incident list.
+func (a statuspage) Read(ctx context.Context, req Request) (Result, error) {
+	svc := req.Service
+	sum, err := readSummary(ctx, req.Client, svc.Feed.URL)
+	if err != nil {
 		return Result{}, err
+	}
+	comps := *sum.Components
+	if svc.Feed.ComponentsURL != "" {
+		full, err := readSummary(ctx, req.Client, svc.Feed.ComponentsURL)
+		if err != nil {
+			return Result{}, err
+		}
+		comps = *full.Components
 	}
 	var listed []spIncident
 	if svc.Feed.IncidentsURL != "" {
 		var doc incidentsDoc
-		err := getJSON(ctx, client, svc.Feed.IncidentsURL, &doc)
+		err := getJSON(ctx, req.Client, svc.Feed.IncidentsURL, &doc)
 		var he *httpError
 		switch {
+		case err == nil && doc.Incidents == nil:
+			return Result{}, failure(snapshot.FailureSchema, "GET %s: no incidents list: not a status page's incidents.json", svc.Feed.IncidentsURL)
 		case err == nil:
-			listed = doc.Incidents
+			listed = *doc.Incidents
 		case a.format == snapshot.FormatIncidentIO && errors.As(err, &he) && he.Code == http.StatusNotFound:
 			// Some incident.io pages do not serve this route; the summary's
 			// unresolved incidents are then all there is.
@@ -80,52 +99,56 @@ func (a statuspage) Read(ctx context.Context, client *http.Client, svc snapshot.
 			return Result{}, err
 		}
 	}
-	return statuspageResult(svc, sum, listed), nil
+	return statuspageResult(svc, a.format, comps, sum.Incidents, listed)
 }
 
-// statuspageResult is what a summary and the listed incidents declare.
-func statuspageResult(svc snapshot.Service, sum summaryDoc, listed []spIncident) Result {
-	return Result{
-		Status:    pageStatus(sum, svc.Feed.Filter),
-		Incidents: incidents(svc, sum.Incidents, listed),
+// readSummary reads a summary.json or components.json and checks that it is
+// one: a page or status member and a list of components.
+func readSummary(ctx context.Context, client *http.Client, url string) (summaryDoc, error) {
+	var sum summaryDoc
+	if err := getJSON(ctx, client, url, &sum); err != nil {
+		return summaryDoc{}, err
 	}
+	switch {
+	case sum.Components == nil:
+		return summaryDoc{}, failure(snapshot.FailureSchema, "GET %s: no components list: not a status page summary", url)
+	case len(*sum.Components) == 0:
+		return summaryDoc{}, failure(snapshot.FailureEmpty, "GET %s: the page lists no components", url)
+	case sum.Page == nil && sum.Status == nil:
+		return summaryDoc{}, failure(snapshot.FailureSchema, "GET %s: no page or status: not a status page summary", url)
+	}
+	return sum, nil
 }
 
-// pageStatus is the worse of the page indicator and the component statuses,
-// because the indicator is set by hand and often lags the components. With a
-// filter, the indicator describes other products and is ignored.
-func pageStatus(sum summaryDoc, filter []string) snapshot.Status {
-	st := snapshot.Unknown
-	if len(filter) == 0 {
-		st = indicatorStatus(sum.Status.Indicator)
+// statuspageResult is what a page's components and incidents declare for
+// the service's scope. The page-wide indicator is not used: it mixes every
+// product on the page, and is set by hand and lags the components.
+func statuspageResult(svc snapshot.Service, format snapshot.FeedFormat, rows []spComponent, unresolved, listed []spIncident) (Result, error) {
+	groups := map[string]string{}
+	for _, c := range rows {
+		if c.Group {
+			groups[c.ID] = c.Name
+		}
 	}
-	for _, c := range sum.Components {
-		if c.Group || (len(filter) > 0 && !matches(c.Name, filter)) {
+	var comps []snapshot.Component
+	var refs []ref
+	for _, c := range rows {
+		if c.Group {
 			continue
 		}
-		st = snapshot.Worse(st, componentStatus(c.Status))
+		comps = append(comps, snapshot.Component{ID: c.ID, Name: c.Name, Group: groups[c.GroupID], Status: componentStatus(c.Status)})
+		refs = append(refs, ref{ID: c.ID, Name: c.Name, GroupID: c.GroupID, Group: groups[c.GroupID]})
 	}
-	return st
-}
-
-func indicatorStatus(indicator string) snapshot.Status {
-	switch indicator {
-	case "none":
-		return snapshot.Operational
-	case "minor":
-		return snapshot.Degraded
-	case "major":
-		return snapshot.PartialOutage
-	case "critical":
-		return snapshot.MajorOutage
-	case "maintenance":
-		return snapshot.Maintenance
+	s := newScoper(svc.Feed.Scope, refs, format == snapshot.FormatStatuspage)
+	status, err := scopeComponents(svc, s, comps, refs)
+	if err != nil {
+		return Result{}, err
 	}
-	return snapshot.Unknown
+	return Result{Status: status, Components: comps, Incidents: incidents(svc, s, unresolved, listed)}, nil
 }
 
 // componentStatus maps a component status; an unknown string is Unknown,
-// which snapshot.Worse lets any known status beat, so it is ignored.
+// which the rollup leaves out.
 func componentStatus(status string) snapshot.Status {
 	switch status {
 	case "operational":
@@ -142,21 +165,10 @@ func componentStatus(status string) snapshot.Status {
 	return snapshot.Unknown
 }
 
-// matches reports whether name contains one of the filter words, ignoring case.
-func matches(name string, filter []string) bool {
-	name = strings.ToLower(name)
-	for _, w := range filter {
-		if strings.Contains(name, strings.ToLower(w)) {
-			return true
-		}
-	}
-	return false
-}
-
 // incidents merges the summary's unresolved incidents with the incident
 // list. The list is read after the summary and is the fuller record, so its
 // version of an incident wins.
-func incidents(svc snapshot.Service, unresolved, listed []spIncident) []snapshot.Incident {
+func incidents(svc snapshot.Service, s scoper, unresolved, listed []spIncident) []snapshot.Incident {
 	var order []string
 	byID := map[string]spIncident{}
 	for _, list := range [][]spIncident{unresolved, listed} {
@@ -169,7 +181,7 @@ func incidents(svc snapshot.Service, unresolved, listed []spIncident) []snapshot
 	}
 	var out []snapshot.Incident
 	for _, id := range order {
-		if inc, ok := convert(svc, byID[id]); ok {
+		if inc, ok := convert(svc, s, byID[id]); ok {
 			out = append(out, inc)
 		}
 	}
@@ -178,13 +190,18 @@ func incidents(svc snapshot.Service, unresolved, listed []spIncident) []snapshot
 }
 
 // convert maps one upstream incident. It reports false for an incident to
-// leave out: maintenance, one outside the filter, or one without an id or
+// leave out: maintenance, one outside the scope, or one without an id or
 // with a time that cannot be read (better missing than wrong).
-func convert(svc snapshot.Service, in spIncident) (snapshot.Incident, bool) {
-	if in.ID == "" || in.Impact == "maintenance" {
+func convert(svc snapshot.Service, s scoper, in spIncident) (snapshot.Incident, bool) {
+	id := snapshot.OfficialIncidentID(svc.Slug, in.ID)
+	if id == "" || in.Impact == "maintenance" {
 		return snapshot.Incident{}, false
 	}
-	if f := svc.Feed.Filter; len(f) > 0 && !incidentMatches(in, f) {
+	listed := make([]ref, len(in.Components))
+	for i, c := range in.Components {
+		listed[i] = ref{ID: c.ID, Name: c.Name, GroupID: c.GroupID}
+	}
+	if !s.incident(in.Name, listed) {
 		return snapshot.Incident{}, false
 	}
 	started, ok := parseTime(cmp.Or(in.StartedAt, in.CreatedAt))
@@ -212,7 +229,7 @@ func convert(svc snapshot.Service, in spIncident) (snapshot.Incident, bool) {
 		ended = &updated
 	}
 	return snapshot.Incident{
-		ID:        svc.Slug + "-" + in.ID,
+		ID:        id,
 		Service:   svc.Slug,
 		Headline:  in.Name,
 		Severity:  severity(in.Impact),
@@ -225,18 +242,6 @@ func convert(svc snapshot.Service, in spIncident) (snapshot.Incident, bool) {
 	}, true
 }
 
-// incidentMatches reports whether an incident concerns the filtered
-// products: by an affected component, or by its name for incidents that
-// list no components (incident.io never does).
-func incidentMatches(in spIncident, filter []string) bool {
-	for _, c := range in.Components {
-		if matches(c.Name, filter) {
-			return true
-		}
-	}
-	return matches(in.Name, filter)
-}
-
 // severity maps an incident's impact. "none" still is an official incident,
 // so it and any impact not known here count as minor.
 func severity(impact string) snapshot.Severity {
@@ -247,18 +252,4 @@ func severity(impact string) snapshot.Severity {
 		return snapshot.Critical
 	}
 	return snapshot.Minor
-}
-
-// parseTime parses an RFC 3339 time (with or without fractional seconds) and
-// returns it in UTC. An empty string is the zero time; ok is false only for a
-// time that is present but unreadable.
-func parseTime(s string) (t time.Time, ok bool) {
-	if s == "" {
-		return time.Time{}, true
-	}
-	t, err := time.Parse(time.RFC3339, s)
-	if err != nil {
-		return time.Time{}, false
-	}
-	return t.UTC(), true
 }

@@ -21,7 +21,7 @@ func service(srv *httptest.Server, slug, statusPage string, format snapshot.Feed
 	svc := snapshot.Service{
 		Slug:       slug,
 		StatusPage: statusPage,
-		Feed:       snapshot.Feed{Format: format, URL: srv.URL + summaryPath, Filter: filter},
+		Feed:       snapshot.Feed{Format: format, URL: srv.URL + summaryPath, Scope: filterScope(filter)},
 	}
 	if withIncidents {
 		svc.Feed.IncidentsURL = srv.URL + incidentsPath
@@ -60,38 +60,45 @@ func TestAdapters(t *testing.T) {
 	}
 }
 
+// The status is the rollup of the in-scope components (scope.go); the
+// page-wide indicator is not used.
 func TestStatus(t *testing.T) {
+	claudeAPI := []string{"Claude API"}
 	tests := []struct {
 		name    string
 		format  snapshot.FeedFormat
 		summary string
 		filter  []string
 		want    snapshot.Status
+		fails   snapshot.FailureKind
 	}{
-		{"calm", snapshot.FormatStatuspage, "statuspage_calm_summary.json", nil, snapshot.Operational},
-		{"degraded", snapshot.FormatStatuspage, "statuspage_degraded_summary.json", nil, snapshot.Degraded},
-		{"partial outage", snapshot.FormatStatuspage, "statuspage_partial_summary.json", nil, snapshot.PartialOutage},
-		{"major outage", snapshot.FormatStatuspage, "statuspage_major_summary.json", nil, snapshot.MajorOutage},
-		{"maintenance by indicator", snapshot.FormatStatuspage, "statuspage_maintenance_indicator_summary.json", nil, snapshot.Maintenance},
-		{"maintenance by component, indicator none", snapshot.FormatStatuspage, "statuspage_maintenance_component_summary.json", nil, snapshot.Maintenance},
-		{"indicator minor lags a major_outage component", snapshot.FormatStatuspage, "statuspage_lagging_summary.json", nil, snapshot.MajorOutage},
-		{"indicator major with all components operational", snapshot.FormatStatuspage, "statuspage_indicator_ahead_summary.json", nil, snapshot.PartialOutage},
-		{"group row in major_outage is skipped", snapshot.FormatStatuspage, "statuspage_group_summary.json", nil, snapshot.Degraded},
-		{"unknown component status is ignored", snapshot.FormatStatuspage, "statuspage_unknown_component_summary.json", nil, snapshot.Operational},
-		{"no indicator and no usable component", snapshot.FormatStatuspage, "statuspage_no_status_summary.json", nil, snapshot.Unknown},
-		{"github unfiltered", snapshot.FormatStatuspage, "github_summary.json", nil, snapshot.MajorOutage},
-		{"github filtered to Copilot", snapshot.FormatStatuspage, "github_summary.json", []string{"Copilot"}, snapshot.Degraded},
-		{"github filter ignores case", snapshot.FormatStatuspage, "github_summary.json", []string{"copilot"}, snapshot.Degraded},
-		{"github filter matching no component", snapshot.FormatStatuspage, "github_no_copilot_summary.json", []string{"Copilot"}, snapshot.Unknown},
-		{"incident.io calm", snapshot.FormatIncidentIO, "incidentio_calm_summary.json", nil, snapshot.Operational},
-		{"incident.io full_outage", snapshot.FormatIncidentIO, "incidentio_full_outage_summary.json", nil, snapshot.MajorOutage},
-		{"incident.io empty components", snapshot.FormatIncidentIO, "incidentio_empty_components_summary.json", nil, snapshot.Degraded},
+		{"calm", snapshot.FormatStatuspage, "statuspage_calm_summary.json", nil, snapshot.Operational, ""},
+		{"degraded", snapshot.FormatStatuspage, "statuspage_degraded_summary.json", nil, snapshot.Degraded, ""},
+		{"partial outage", snapshot.FormatStatuspage, "statuspage_partial_summary.json", nil, snapshot.PartialOutage, ""},
+		{"one of four components in major outage", snapshot.FormatStatuspage, "statuspage_major_summary.json", nil, snapshot.PartialOutage, ""},
+		{"scoped to the API in major outage", snapshot.FormatStatuspage, "statuspage_major_summary.json", claudeAPI, snapshot.MajorOutage, ""},
+		{"maintenance indicator, components operational", snapshot.FormatStatuspage, "statuspage_maintenance_indicator_summary.json", nil, snapshot.Operational, ""},
+		{"one of four components under maintenance", snapshot.FormatStatuspage, "statuspage_maintenance_component_summary.json", nil, snapshot.Operational, ""},
+		{"scoped to the component under maintenance", snapshot.FormatStatuspage, "statuspage_maintenance_component_summary.json", []string{"Claude Console"}, snapshot.Maintenance, ""},
+		{"indicator minor lags the API's major outage", snapshot.FormatStatuspage, "statuspage_lagging_summary.json", claudeAPI, snapshot.MajorOutage, ""},
+		{"indicator major with all components operational", snapshot.FormatStatuspage, "statuspage_indicator_ahead_summary.json", nil, snapshot.Operational, ""},
+		{"group row in major_outage is skipped", snapshot.FormatStatuspage, "statuspage_group_summary.json", nil, snapshot.Degraded, ""},
+		{"unknown component status is ignored", snapshot.FormatStatuspage, "statuspage_unknown_component_summary.json", nil, snapshot.Operational, ""},
+		{"no page, no status: not a summary", snapshot.FormatStatuspage, "statuspage_no_status_summary.json", nil, "", snapshot.FailureSchema},
+		{"github unfiltered: one of 11 in major outage", snapshot.FormatStatuspage, "github_summary.json", nil, snapshot.PartialOutage, ""},
+		{"github scoped to Copilot", snapshot.FormatStatuspage, "github_summary.json", []string{"Copilot"}, snapshot.Degraded, ""},
+		{"github scope ignores case", snapshot.FormatStatuspage, "github_summary.json", []string{"copilot"}, snapshot.Degraded, ""},
+		{"github scope matching no component", snapshot.FormatStatuspage, "github_no_copilot_summary.json", []string{"Copilot"}, "", snapshot.FailureScope},
+		{"incident.io calm", snapshot.FormatIncidentIO, "incidentio_calm_summary.json", nil, snapshot.Operational, ""},
+		{"incident.io full_outage of one of five", snapshot.FormatIncidentIO, "incidentio_full_outage_summary.json", nil, snapshot.PartialOutage, ""},
+		{"incident.io full_outage in scope", snapshot.FormatIncidentIO, "incidentio_full_outage_summary.json", []string{"APIs"}, snapshot.MajorOutage, ""},
+		{"incident.io empty components", snapshot.FormatIncidentIO, "incidentio_empty_components_summary.json", nil, "", snapshot.FailureEmpty},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: {file: tt.summary}})
 			res, err := readCatalog(t, service(srv, "svc", "https://status.example.com", tt.format, false, tt.filter...))
-			checkStatus(t, res, err, tt.want)
+			checkOutcome(t, res, err, tt.want, tt.fails)
 		})
 	}
 }
@@ -275,28 +282,28 @@ func TestBodyAtCap(t *testing.T) {
 	}
 }
 
-// Valid JSON that declares nothing, or incidents missing everything, is
-// read as Unknown without incidents rather than failing or panicking.
+// Valid JSON that is not a summary proves nothing: an error, for both
+// formats. Incidents missing everything are skipped.
 func TestEmptyDocuments(t *testing.T) {
-	for _, body := range []string{
-		`null`,
-		`{}`,
-		`{"status":null,"components":null,"incidents":null}`,
-		`{"status":{"indicator":"unheard-of"},"components":[{}],"incidents":[{},{"id":"x"},{"id":"y","impact":"major"}]}`,
-		`{"components":[{"name":"API","status":"operational","group":true}],"incidents":[{"id":"z","created_at":"2025-06-03 10:00:00"}]}`,
-	} {
-		t.Run(body, func(t *testing.T) {
-			for _, f := range []snapshot.FeedFormat{snapshot.FormatStatuspage, snapshot.FormatIncidentIO} {
-				srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: {body: []byte(body)}, incidentsPath: {body: []byte(body)}})
-				res, err := readCatalog(t, service(srv, "svc", "https://status.example.com", f, true))
-				if err != nil {
-					t.Fatalf("%s: Read: %v", f, err)
-				}
-				if res.Status != snapshot.Unknown || len(res.Incidents) != 0 {
-					t.Errorf("%s: got %+v, want Unknown and no incidents", f, res)
-				}
-			}
+	for _, f := range []snapshot.FeedFormat{snapshot.FormatStatuspage, snapshot.FormatIncidentIO} {
+		t.Run(string(f), func(t *testing.T) {
+			checkProvesNothing(t, []string{
+				`null`,
+				`{}`,
+				`{"status":null,"components":null,"incidents":null}`,
+				`{"page":{},"components":[]}`,
+				`{"components":[{"name":"API","status":"operational","group":true}],"incidents":[{"id":"z","created_at":"2025-06-03 10:00:00"}]}`,
+			}, func(t *testing.T, rep reply) (Result, error) {
+				srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: rep, incidentsPath: rep})
+				return readCatalog(t, service(srv, "svc", "https://status.example.com", f, true))
+			})
 		})
+	}
+	body := `{"status":{"indicator":"unheard-of"},"components":[{"id":"a","name":"API","status":"operational"}],"incidents":[{},{"id":"x"},{"id":"y","impact":"major"}]}`
+	srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: {body: []byte(body)}, incidentsPath: {body: []byte(body)}})
+	res, err := readCatalog(t, service(srv, "svc", "https://status.example.com", snapshot.FormatStatuspage, true))
+	if err != nil || res.Status != snapshot.Operational || len(res.Incidents) != 0 {
+		t.Errorf("got %+v, %v; want operational and no incidents", res, err)
 	}
 }
 
@@ -311,7 +318,7 @@ func TestContextCancelled(t *testing.T) {
 
 func TestNilClient(t *testing.T) {
 	srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: {file: "incidentio_calm_summary.json"}})
-	res, err := Adapters()[snapshot.FormatIncidentIO].Read(context.Background(), nil, openai(srv, false))
+	res, err := Adapters()[snapshot.FormatIncidentIO].Read(context.Background(), Request{Client: nil, Service: openai(srv, false)})
 	if err != nil || res.Status != snapshot.Operational {
 		t.Errorf("Read with a nil client = %+v, %v; want operational", res, err)
 	}
@@ -328,13 +335,14 @@ func FuzzStatuspage(f *testing.F) {
 	f.Fuzz(func(t *testing.T, summary, list []byte, filtered bool) {
 		svc := snapshot.Service{Slug: "github-copilot", StatusPage: "https://www.githubstatus.com"}
 		if filtered {
-			svc.Feed.Filter = []string{"Copilot"}
+			svc.Feed.Scope = filterScope([]string{"Copilot"})
 		}
 		var sum summaryDoc
 		var doc incidentsDoc
-		if json.Unmarshal(summary, &sum) != nil || json.Unmarshal(list, &doc) != nil {
+		if json.Unmarshal(summary, &sum) != nil || json.Unmarshal(list, &doc) != nil || sum.Components == nil || doc.Incidents == nil {
 			return // Read reports these as errors
 		}
-		checkParsed(t, svc, statuspageResult(svc, sum, doc.Incidents), nil)
+		res, err := statuspageResult(svc, snapshot.FormatStatuspage, *sum.Components, sum.Incidents, *doc.Incidents)
+		checkParsed(t, svc, res, err)
 	})
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/probe"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
@@ -32,7 +32,7 @@ func newCheckCmd(g *globals) *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("%w (run 'aistatus build --out %s' first)", err, dir)
 			}
-			srv := serve.New(serve.Options{Dir: dir, Catalog: cat, Log: zerolog.Nop(), Now: time.Now, Client: build.NewClient(build.ClientOptions{AllowedURLs: build.CatalogURLs(cat)})})
+			srv := serve.New(serve.Options{Dir: dir, Catalog: cat, Log: zerolog.Nop(), Now: time.Now, Client: probe.NewClient()})
 			doc := srv.Check(snap, args[0])
 			if asJSON {
 				enc := json.NewEncoder(g.stdout)

@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/probe"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/serve/mcpserver"
 	"github.com/aistatus/aistatus/snapshot"
@@ -52,8 +52,7 @@ func runMCP(ctx context.Context, g *globals, o *mcpOptions) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // stops the snapshot watcher when the client goes away
-	// The instance is the operator's choice, so it may be on an internal address.
-	api := mcpserver.API{BaseURL: o.api, Client: build.NewClient(build.ClientOptions{AllowedURLs: []string{o.api}})}
+	api := mcpserver.API{BaseURL: o.api, Client: probe.NewClient()}
 	from := o.api
 	if u, err := url.Parse(o.api); o.api != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
 		// Said once at start, not as an error on every tool call.
@@ -81,7 +80,7 @@ func localAPI(ctx context.Context, log zerolog.Logger, o *mcpOptions) (mcpserver
 		return mcpserver.API{}, err
 	}
 	srv := serve.New(serve.Options{Dir: o.dir, Catalog: cat, Log: zerolog.Nop(), Now: time.Now,
-		Client: build.NewClient(build.ClientOptions{AllowedURLs: build.CatalogURLs(cat)}), Version: versionString()})
+		Client: probe.NewClient(), Version: versionString()})
 	if _, err := srv.Store().Reload(); err != nil {
 		return mcpserver.API{}, err
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 	"time"
 
-	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/probe"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
@@ -49,7 +49,7 @@ func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.
 		AccessLog:      o.accessLog,
 		Log:            log,
 		Now:            time.Now,
-		Client:         build.NewClient(build.ClientOptions{AllowedURLs: build.CatalogURLs(cat)}),
+		Client:         probe.NewClient(),
 		Version:        versionString(),
 	}), nil
 }

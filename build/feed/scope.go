@@ -1,0 +1,199 @@
+package feed
+
+// Scope: which part of a status page is the developer API a service stands
+// for. Most pages mix the API with consumer apps, websites, billing and docs;
+// a service's status is decided over its in-scope components only, and its
+// incidents are the ones in scope (snapshot.Scope documents the catalog
+// fields; the README states the rules).
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// hasWord reports whether text contains word as a whole word, ignoring case:
+// where the word begins or ends with a letter or digit, the text must not
+// continue it with another ("API" is in "Claude API (api.anthropic.com)" but
+// not in "RAPID").
+func hasWord(text, word string) bool {
+	if word == "" {
+		return false
+	}
+	text, word = strings.ToLower(text), strings.ToLower(word)
+	for i := 0; ; {
+		j := strings.Index(text[i:], word)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(word)
+		before := start == 0 || !isWordByte(word[0]) || !isWordByte(text[start-1])
+		after := end == len(text) || !isWordByte(word[len(word)-1]) || !isWordByte(text[end])
+		if before && after {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func isWordByte(c byte) bool {
+	return 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c >= 0x80
+}
+
+// hasAnyWord reports whether text contains one of words as a whole word.
+func hasAnyWord(text string, words []string) bool {
+	return slices.ContainsFunc(words, func(w string) bool { return hasWord(text, w) })
+}
+
+// ref is a component as a document names it.
+type ref struct {
+	ID, Name string
+	// GroupID and Group are the id and name of the component's group, where
+	// the page has groups.
+	GroupID, Group string
+}
+
+// scoper applies a service's scope to one document.
+type scoper struct {
+	scope snapshot.Scope
+	// byID is true when one of the scope's ids is on the page; its names are
+	// then not used (two OpenAI components are both called "Login").
+	byID bool
+	// attributed is true for formats whose incidents list the components they
+	// affect; incident.io's never do.
+	attributed bool
+}
+
+// newScoper prepares the scope for a document that names these components
+// and whose incidents list theirs (attributed) or never do.
+func newScoper(scope snapshot.Scope, onPage []ref, attributed bool) scoper {
+	s := scoper{scope: scope, attributed: attributed}
+	for _, c := range onPage {
+		if slices.Contains(scope.Components, c.ID) || (c.GroupID != "" && slices.Contains(scope.Components, c.GroupID)) {
+			s.byID = true
+			break
+		}
+	}
+	return s
+}
+
+// component reports whether a component is in scope.
+func (s scoper) component(c ref) bool {
+	switch {
+	case hasAnyWord(c.Name, s.scope.ExcludeComponents):
+		return false
+	case !s.scope.SelectsComponents():
+		return true
+	case s.byID:
+		return slices.Contains(s.scope.Components, c.ID) || (c.GroupID != "" && slices.Contains(s.scope.Components, c.GroupID))
+	}
+	return hasAnyWord(c.Name, s.scope.ComponentNames) || (c.Group != "" && hasAnyWord(c.Group, s.scope.ComponentNames))
+}
+
+// incident reports whether an incident is in scope, from its title and the
+// components it lists:
+//
+//  1. a title with an excluded word is out, unless it also has an incident
+//     keyword ("ChatGPT and API elevated errors");
+//  2. an incident that lists components is in when one of them is in scope,
+//     or when its title has an incident keyword;
+//  3. one that lists none is in when its title has an incident keyword;
+//     without keywords, it is in when the format never lists components
+//     (incident.io: the title rules are all there is) or the scope does not
+//     select components, and out on a page that does attribute incidents
+//     (Cloudflare's page: an unattributed incident is someone else's).
+func (s scoper) incident(title string, listed []ref) bool {
+	sc := s.scope
+	keyword := hasAnyWord(title, sc.IncidentKeywords)
+	if hasAnyWord(title, sc.ExcludeIncidents) && !keyword {
+		return false
+	}
+	if len(listed) > 0 {
+		return keyword || slices.ContainsFunc(listed, s.component)
+	}
+	if len(sc.IncidentKeywords) > 0 {
+		return keyword
+	}
+	return !s.attributed || !sc.SelectsComponents()
+}
+
+// scopeComponents marks each component in or out of scope, and returns the
+// status of the in-scope ones (see rollup). A page without components, or
+// whose scope matches none of them, is an error: it proves nothing about
+// the API, and must never read as operational.
+func scopeComponents(svc snapshot.Service, s scoper, comps []snapshot.Component, refs []ref) (snapshot.Status, error) {
+	if len(comps) == 0 {
+		return snapshot.Unknown, failure(snapshot.FailureEmpty, "the page lists no components")
+	}
+	var in []snapshot.Status
+	for i := range comps {
+		comps[i].InScope = s.component(refs[i])
+		if comps[i].InScope {
+			in = append(in, comps[i].Status)
+		}
+	}
+	if len(in) == 0 {
+		return snapshot.Unknown, failure(snapshot.FailureScope,
+			"none of the page's %d components is in the scope of %s: the page changed, or the scope needs updating", len(comps), svc.Name)
+	}
+	st := rollup(in)
+	if st == snapshot.Unknown {
+		return snapshot.Unknown, failure(snapshot.FailureSchema, "no component in scope has a status we know")
+	}
+	return st, nil
+}
+
+// The rollup thresholds (README "How a status is decided").
+const (
+	// manyComponents is the size from which a page is one of many parallel
+	// monitors (one per model, per region), where a small share affected is
+	// a degradation of the service, not an outage of it.
+	manyComponents = 10
+	// smallShare is that share: fewer than one in ten.
+	smallShare = 10
+)
+
+// rollup is the status of a service from the statuses of its in-scope
+// components:
+//
+//   - none affected (degraded or worse): maintenance when at least half are
+//     under maintenance, else operational;
+//   - of 10 or more components, fewer than one in ten affected: degraded
+//     (one of 28 per-model monitors down is not an outage of the service);
+//   - the worst status, except that a major outage of at most half the
+//     components is a partial outage of the service.
+//
+// Components whose status is unknown do not count.
+func rollup(statuses []snapshot.Status) snapshot.Status {
+	var n, affected, major, maintenance int
+	worst := snapshot.Operational
+	for _, st := range statuses {
+		switch st {
+		case snapshot.Unknown, "":
+			continue
+		case snapshot.Maintenance:
+			maintenance++
+		case snapshot.Degraded, snapshot.PartialOutage, snapshot.MajorOutage:
+			affected++
+			worst = snapshot.Worse(worst, st)
+			if st == snapshot.MajorOutage {
+				major++
+			}
+		}
+		n++
+	}
+	switch {
+	case n == 0:
+		return snapshot.Unknown
+	case affected == 0 && maintenance*2 >= n:
+		return snapshot.Maintenance
+	case affected == 0:
+		return snapshot.Operational
+	case n >= manyComponents && affected*smallShare < n:
+		return snapshot.Degraded
+	case worst == snapshot.MajorOutage && major*2 <= n:
+		return snapshot.PartialOutage
+	}
+	return worst
+}

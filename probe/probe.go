@@ -1,0 +1,66 @@
+// Package probe measures whether a service's API host answers, and how fast.
+// The generator probes every service each cycle; the thin server probes one
+// catalog service for /check. Both use this package, so the server links
+// neither the feed readers nor the site renderer.
+package probe
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// UserAgent names the project to the servers it probes and reads.
+const UserAgent = "aistatus/1 (+https://github.com/aistatus/aistatus; public status API)"
+
+// drainBytes is how much of a probe's response body is read before the
+// connection is closed, so that small bodies let the connection be reused.
+const drainBytes = 64 << 10
+
+// Probe requests url and measures the time until the response headers
+// arrive. Any HTTP answer below 500, 401/403/404 included, means the host is
+// alive: the probe sends no credentials, so an error status is the expected
+// reply of a healthy API. A 5xx, a timeout, a refused connection and DNS or
+// TLS failures fail. A failure is data (State "failed" with the reason), not
+// a Go error.
+//
+// Latency is measured on the monotonic wall clock, not on any injected
+// clock: it is a measurement, not a date.
+func Probe(ctx context.Context, client *http.Client, url string) snapshot.ProbeSource {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return failed(err.Error())
+	}
+	// A redirect is an answer too: the probe measures the first one and does
+	// not follow it (a redirect loop must not count as a dead host).
+	noFollow := *client
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	start := time.Now()
+	resp, err := noFollow.Do(req)
+	if err != nil {
+		return failed(err.Error())
+	}
+	latency := time.Since(start)
+	io.Copy(io.Discard, io.LimitReader(resp.Body, drainBytes))
+	resp.Body.Close()
+	if resp.StatusCode >= 500 {
+		return snapshot.ProbeSource{State: snapshot.ProbeFailed, HTTPStatus: resp.StatusCode, Error: "HTTP " + http.StatusText(resp.StatusCode)}
+	}
+	ms := float64(latency.Microseconds()) / 1000
+	return snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &ms, HTTPStatus: resp.StatusCode}
+}
+
+func failed(reason string) snapshot.ProbeSource {
+	return snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: reason}
+}
+
+// NewClient returns a client for probes: bounded dials, handshakes and
+// response headers, and the project's User-Agent. Probes never follow
+// redirects (Probe sets that per request), and the overall deadline of each
+// probe comes from its context.
+func NewClient() *http.Client {
+	return &http.Client{Transport: WithUserAgent(NewTransport())}
+}
