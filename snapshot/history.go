@@ -375,7 +375,7 @@ func pruneIncidents(list []Incident, now time.Time, limit int) []Incident {
 // up, which JSON cannot encode, and every later build would fail on them.
 func (h *History) checkValues() error {
 	for slug, sh := range h.Services {
-		for _, n := range []int{sh.FailedProbes, sh.OKProbes} {
+		for _, n := range []int{sh.FailedProbes, sh.OKProbes, sh.Feed.Failures} {
 			if n < 0 || n > maxCount {
 				return fmt.Errorf("%w: service %q: probe count %d out of range", ErrCorruptHistory, slug, n)
 			}
@@ -445,10 +445,14 @@ func (h *History) CheckClock(now time.Time) error {
 			name string
 			t    time.Time
 		}{
+			{"firstChecked", sh.FirstChecked},
 			{"lastChecked", sh.LastChecked},
 			{"failingSince", sh.FailingSince},
 			{"okSince", sh.OKSince},
 			{"lastFeedAt", sh.LastFeedAt},
+			{"feed.lastOkAt", sh.Feed.LastOKAt},
+			{"feed.failingSince", sh.Feed.FailingSince},
+			{"feed.rosterChangedAt", sh.Feed.RosterChangedAt},
 		} {
 			if err := future(fmt.Sprintf("service %q: %s", slug, f.name), f.t); err != nil {
 				return err

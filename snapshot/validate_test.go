@@ -22,6 +22,10 @@ func TestHistoryCheckClock(t *testing.T) {
 		{"failingSince ahead", func(h *History) { h.Service("a").FailingSince = now.Add(time.Hour) }, false},
 		{"okSince ahead", func(h *History) { h.Service("a").OKSince = now.Add(time.Hour) }, false},
 		{"lastFeedAt ahead", func(h *History) { h.Service("a").LastFeedAt = now.Add(time.Hour) }, false},
+		{"firstChecked ahead", func(h *History) { h.Service("a").FirstChecked = now.Add(time.Hour) }, false},
+		{"feed lastOkAt ahead", func(h *History) { h.Service("a").Feed.LastOKAt = now.Add(time.Hour) }, false},
+		{"feed failingSince ahead", func(h *History) { h.Service("a").Feed.FailingSince = now.Add(time.Hour) }, false},
+		{"feed rosterChangedAt ahead", func(h *History) { h.Service("a").Feed.RosterChangedAt = now.Add(time.Hour) }, false},
 		{"the current hour's bucket", func(h *History) {
 			h.Service("a").Buckets = []Bucket{{T: now.Truncate(BucketSize).Unix()}}
 		}, true},
@@ -81,6 +85,33 @@ func TestReadHistoryRejectsImpossibleValues(t *testing.T) {
 			}
 			if !tt.ok && (!errors.Is(err, ErrCorruptHistory) || string(raw) != string(data)) {
 				t.Fatalf("ReadHistory = %v, want ErrCorruptHistory and the bytes", err)
+			}
+		})
+	}
+}
+
+func TestReadHistoryRejectsNegativeCounts(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(sh *ServiceHistory)
+	}{
+		{"failed probes", func(sh *ServiceHistory) { sh.FailedProbes = -1 }},
+		{"ok probes", func(sh *ServiceHistory) { sh.OKProbes = -1 }},
+		{"feed failures", func(sh *ServiceHistory) { sh.Feed.Failures = -1 }},
+		{"feed failures overflowing", func(sh *ServiceHistory) { sh.Feed.Failures = math.MaxInt }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := NewHistory()
+			tt.mutate(h.Service("a"))
+			data, err := json.Marshal(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			writeHistory(t, dir, string(data))
+			if _, _, err := ReadHistory(dir); !errors.Is(err, ErrCorruptHistory) {
+				t.Fatalf("ReadHistory = %v, want ErrCorruptHistory", err)
 			}
 		})
 	}
