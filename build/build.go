@@ -45,7 +45,8 @@ type Result struct {
 
 // Build runs one cycle and publishes its snapshot. If ctx is cancelled before
 // the snapshot is published, nothing is written and the previous snapshot
-// and its history stay as they were.
+// and its history stay as they were. A build on a folder that another build
+// is working on waits for it (until ctx ends) rather than overlap it.
 func Build(ctx context.Context, opts Options) (Result, error) {
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -53,7 +54,18 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultTimeout
 	}
+	// The folder lock is held from reading the history to publishing the
+	// snapshot built on it: a build that overlaps another on the same folder
+	// waits for it, then reads what it published, so no cycle is lost.
+	lock, err := snapshot.LockFolder(ctx, opts.Out)
+	if err != nil {
+		return Result{}, err
+	}
+	defer lock.Unlock()
 	hist, previous, err := snapshot.ReadHistory(opts.Out)
+	if err == nil {
+		err = hist.CheckClock(opts.Now())
+	}
 	var corrupt []byte
 	switch {
 	case errors.Is(err, snapshot.ErrCorruptHistory):
@@ -81,7 +93,7 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("build interrupted, previous snapshot kept: %w", err)
 	}
-	if err := snapshot.Publish(opts.Out, files); err != nil {
+	if err := lock.Publish(files); err != nil {
 		return Result{}, err
 	}
 	res := Result{GeneratedAt: now, Statuses: map[string]snapshot.Status{}}

@@ -95,7 +95,7 @@ func (h *harness) options() Options {
 		Site:     Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "aistatus test"},
 		Catalog:  h.world.Catalog,
 		Timeout:  5 * time.Second,
-		Client:   NewClient(),
+		Client:   NewClient(ClientOptions{AllowedURLs: CatalogURLs(h.world.Catalog)}),
 		Now:      h.clock.Now,
 		Log:      zerolog.Nop(),
 		Adapters: feed.Adapters(),

@@ -207,7 +207,7 @@ func TestFaultyServiceIsIsolated(t *testing.T) {
 				Site:     Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "aistatus test"},
 				Catalog:  world.Catalog,
 				Timeout:  10 * time.Second, // the good cycle is only the setup
-				Client:   NewClient(),
+				Client:   NewClient(ClientOptions{AllowedURLs: CatalogURLs(world.Catalog)}),
 				Now:      clock.Now,
 				Log:      zerolog.Nop(),
 				Adapters: feed.Adapters(),
@@ -232,6 +232,7 @@ func TestFaultyServiceIsIsolated(t *testing.T) {
 					opts.Catalog.Services[i] = svc
 				}
 			}
+			opts.Client = NewClient(ClientOptions{AllowedURLs: CatalogURLs(opts.Catalog)})
 			began := time.Now()
 			res, err := Build(context.Background(), opts)
 			if took := time.Since(began); took > fetchHang {
@@ -346,7 +347,7 @@ func TestNewClient(t *testing.T) {
 		io.WriteString(zw, fetchCalmSummary)
 		zw.Close()
 	})
-	client := NewClient()
+	client := NewClient(ClientOptions{AllowedURLs: []string{url}})
 	ctx := context.Background()
 
 	t.Run("gzip feed", func(t *testing.T) {

@@ -64,9 +64,10 @@ func (s *Server) Check(snap *Snapshot, query string) snapshot.CheckDoc {
 			doc.LatencyMs, doc.LatencyCheckedAt = live.probe.LatencyMs, &at
 		}
 	}
-	age := int(now.Sub(snap.Manifest.GeneratedAt).Seconds())
-	doc.Verdict = verdict(svc.Name, status, snap.Manifest.Stale(now), now.Sub(snap.Manifest.GeneratedAt))
-	doc.Verdict.DataAgeSeconds = &age
+	age, stale := snap.Age(now)
+	seconds := int(age.Seconds())
+	doc.Verdict = verdict(svc.Name, status, stale, age)
+	doc.Verdict.DataAgeSeconds = &seconds
 	return doc
 }
 

@@ -137,6 +137,19 @@ func decodeFile(files map[string]*representation, name string, v any) error {
 	return nil
 }
 
+// Age is how old the snapshot is at now, never negative, and whether its
+// data must be called stale. A snapshot generated more than
+// snapshot.MaxClockSkew in the future was written by a generator whose clock
+// was ahead: taken at face value its age would be negative and it would never
+// turn stale however old it really is, so it is reported stale, with age 0.
+func (s *Snapshot) Age(now time.Time) (age time.Duration, stale bool) {
+	age = now.Sub(s.Manifest.GeneratedAt)
+	if age < 0 {
+		return 0, -age > snapshot.MaxClockSkew
+	}
+	return age, s.Manifest.Stale(now)
+}
+
 // wellKnown is the one dot-folder of a snapshot that is served.
 const wellKnown = ".well-known"
 

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"fmt"
 	"math"
 	"time"
 )
@@ -24,6 +25,17 @@ const (
 	// downtime, the weight Atlassian Statuspage uses for its uptime figures.
 	PartialOutageDowntime = 0.3
 )
+
+// MaxClockSkew is how far in the future a time recorded in a history (or a
+// snapshot's generation time) may lie before it is treated as corrupt: a
+// little skew between machines is normal; more means a clock was wrong, and
+// a history from the future would freeze lastChecked and uptime until the
+// real clock caught up.
+const MaxClockSkew = 5 * time.Minute
+
+// maxCount bounds the counters of a history (probes in a bucket, consecutive
+// probe results): far above anything a build writes, far below an overflow.
+const maxCount = 1 << 31
 
 // HistoryVersion is the version of the history file's format.
 const HistoryVersion = 1
@@ -317,16 +329,141 @@ func (h *History) Prune(now time.Time) {
 		}
 		sh.Buckets = sh.Buckets[i:]
 	}
-	kept := h.Incidents[:0]
-	for _, inc := range h.Incidents {
+	h.Incidents = pruneIncidents(h.Incidents, now, MaxIncidents)
+}
+
+// pruneIncidents is Prune's incident rule with the cap as a parameter, so
+// that tests can check it against a small cap. It works in place and in
+// linear time: removing incidents one by one from the slice was quadratic,
+// and a history with many open incidents older than the ended ones (which
+// the cap must skip over) took a minute to build.
+func pruneIncidents(list []Incident, now time.Time, limit int) []Incident {
+	kept := list[:0]
+	for _, inc := range list {
 		if inc.Open() || now.Sub(*inc.EndedAt) <= KeepIncidents {
 			kept = append(kept, inc)
 		}
 	}
-	for i := len(kept) - 1; len(kept) > MaxIncidents && i >= 0; i-- {
+	excess := len(kept) - limit
+	if excess <= 0 {
+		clear(list[len(kept):]) // let the dropped incidents be collected
+		return kept
+	}
+	// The list is newest first, so the oldest ended incidents are the last
+	// excess ended ones: find where they begin, then drop every ended
+	// incident from there on in one compaction. Open ones are never dropped,
+	// even when that leaves more than limit.
+	from := len(kept)
+	for i := len(kept) - 1; i >= 0 && excess > 0; i-- {
 		if !kept[i].Open() {
-			kept = append(kept[:i], kept[i+1:]...)
+			from, excess = i, excess-1
 		}
 	}
-	h.Incidents = kept
+	out := kept[:from]
+	for _, inc := range kept[from:] {
+		if inc.Open() {
+			out = append(out, inc)
+		}
+	}
+	clear(list[len(out):])
+	return out
+}
+
+// checkValues reports a value no build writes: a negative, infinite or
+// too-large count or duration, or buckets out of order. Such a history is
+// corrupt: numbers near the float64 limit overflow to Inf or NaN once added
+// up, which JSON cannot encode, and every later build would fail on them.
+func (h *History) checkValues() error {
+	for slug, sh := range h.Services {
+		for _, n := range []int{sh.FailedProbes, sh.OKProbes, sh.Feed.Failures} {
+			if n < 0 || n > maxCount {
+				return fmt.Errorf("%w: service %q: probe count %d out of range", ErrCorruptHistory, slug, n)
+			}
+		}
+		prev := int64(math.MinInt64)
+		for _, b := range sh.Buckets {
+			if err := b.check(); err != nil {
+				return fmt.Errorf("%w: service %q: bucket %d: %v", ErrCorruptHistory, slug, b.T, err)
+			}
+			if b.T <= prev {
+				return fmt.Errorf("%w: service %q: bucket %d is not after bucket %d", ErrCorruptHistory, slug, b.T, prev)
+			}
+			prev = b.T
+		}
+	}
+	return nil
+}
+
+// check reports a bucket that no sequence of Record calls produces.
+func (b Bucket) check() error {
+	size := BucketSize.Seconds()
+	if b.T%int64(size) != 0 {
+		return fmt.Errorf("start not on a %s boundary", BucketSize)
+	}
+	if b.Probes < 0 || b.Probes > maxCount {
+		return fmt.Errorf("probe count %d out of range", b.Probes)
+	}
+	sum := 0.0
+	for _, v := range []float64{b.Operational, b.Degraded, b.Partial, b.Major, b.Maintenance, b.Unknown} {
+		if math.IsNaN(v) || v < 0 || v > size {
+			return fmt.Errorf("status time %v s out of range", v)
+		}
+		sum += v
+	}
+	// Record credits disjoint intervals, so a bucket never holds more time
+	// than it lasts; a second of slack absorbs float rounding.
+	if sum > size+1 {
+		return fmt.Errorf("%v s of status time in a %s bucket", sum, BucketSize)
+	}
+	// A probe's latency is bounded by its timeout, far below a bucket.
+	if math.IsNaN(b.LatencyMs) || b.LatencyMs < 0 || b.LatencyMs > float64(b.Probes)*size*1000 {
+		return fmt.Errorf("latency total %v ms out of range for %d probes", b.LatencyMs, b.Probes)
+	}
+	return nil
+}
+
+// CheckClock reports, as an error wrapping ErrCorruptHistory, a history
+// holding a time later than now plus MaxClockSkew: one written by a build
+// whose clock was ahead. Built on, it would freeze the data — every check
+// until the real clock catches up is older than the last one recorded and
+// moves neither lastChecked nor uptime — so it is set aside like any
+// corrupt history.
+func (h *History) CheckClock(now time.Time) error {
+	limit := now.Add(MaxClockSkew)
+	future := func(what string, t time.Time) error {
+		if t.After(limit) {
+			return fmt.Errorf("%w: %s %s is in the future (now %s)", ErrCorruptHistory, what,
+				t.UTC().Format(time.RFC3339), now.UTC().Format(time.RFC3339))
+		}
+		return nil
+	}
+	if err := future("updatedAt", h.UpdatedAt); err != nil {
+		return err
+	}
+	for slug, sh := range h.Services {
+		for _, f := range []struct {
+			name string
+			t    time.Time
+		}{
+			{"firstChecked", sh.FirstChecked},
+			{"lastChecked", sh.LastChecked},
+			{"failingSince", sh.FailingSince},
+			{"okSince", sh.OKSince},
+			{"lastFeedAt", sh.LastFeedAt},
+			{"feed.lastOkAt", sh.Feed.LastOKAt},
+			{"feed.failingSince", sh.Feed.FailingSince},
+			{"feed.rosterChangedAt", sh.Feed.RosterChangedAt},
+		} {
+			if err := future(fmt.Sprintf("service %q: %s", slug, f.name), f.t); err != nil {
+				return err
+			}
+		}
+		// Buckets are in time order: the last one is the latest.
+		if n := len(sh.Buckets); n > 0 {
+			if err := future(fmt.Sprintf("service %q: bucket", slug), time.Unix(sh.Buckets[n-1].T, 0)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }

@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,31 +15,80 @@ import (
 	"time"
 )
 
-// Publish makes files (slash-separated relative path → content) the new
-// content of dir, all at once. Everything is written and synced into a
-// staging folder beside dir, which then takes dir's place in one atomic
-// rename (renameat2 RENAME_EXCHANGE on Linux). A reader, or a crash at any
-// point, sees either the complete previous snapshot or the complete new one,
-// never a mix or a torn file; leftovers of an interrupted build are removed
-// by the next one.
-//
-// Top-level entries of the previous dir that the new snapshot does not write
-// (a README, a CNAME file for a static host, …) are carried over, so nothing
-// already published is lost.
-func Publish(dir string, files map[string][]byte) (err error) {
-	dir, err = filepath.Abs(dir)
+// Lock is the exclusive hold of one build on a snapshot folder. A build
+// takes it before reading the folder's history and releases it after
+// publishing: a second build on the same folder (aistatus run plus a manual
+// aistatus build) waits, then reads the history the first one published,
+// instead of both starting from the same history and the later publish
+// silently dropping the earlier one's cycle.
+type Lock struct {
+	dir    string
+	unlock func()
+}
+
+// lockPoll is how often a build waiting for the folder lock tries again; the
+// wait is a poll so that a cancelled build stops waiting at once.
+const lockPoll = 20 * time.Millisecond
+
+// LockFolder takes the exclusive lock on the snapshot folder dir (a lock
+// file beside it, so that it survives the folder being swapped), waiting for
+// a build that holds it until ctx ends. The caller must Unlock it.
+func LockFolder(ctx context.Context, dir string) (*Lock, error) {
+	dir, err := filepath.Abs(dir)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	parent, base := filepath.Split(dir)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
-		return err
+		return nil, err
 	}
-	unlock, err := lockDir(filepath.Join(parent, "."+base+".lock"))
+	unlock, err := lockDir(ctx, filepath.Join(parent, "."+base+".lock"))
+	if err != nil {
+		return nil, fmt.Errorf("locking %s: %w", dir, err)
+	}
+	return &Lock{dir: dir, unlock: unlock}, nil
+}
+
+// Dir is the absolute path of the locked folder.
+func (l *Lock) Dir() string { return l.dir }
+
+// Unlock releases the lock; later calls do nothing.
+func (l *Lock) Unlock() {
+	if l.unlock != nil {
+		l.unlock()
+		l.unlock = nil
+	}
+}
+
+// Publish makes files (slash-separated relative path → content) the new
+// content of dir, all at once, under the folder lock (see Lock.Publish).
+func Publish(dir string, files map[string][]byte) error {
+	l, err := LockFolder(context.Background(), dir)
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	defer l.Unlock()
+	return l.Publish(files)
+}
+
+// Publish makes files (slash-separated relative path → content) the new
+// content of the locked folder, all at once. Everything is written and
+// synced into a staging folder beside it, which then takes its place in one
+// atomic rename (renameat2 RENAME_EXCHANGE on Linux). A reader, or a crash at
+// any point, sees either the complete previous snapshot or the complete new
+// one, never a mix or a torn file; leftovers of an interrupted build are
+// removed by the next one.
+//
+// Top-level entries of the previous folder that the new snapshot does not
+// write (a README, a CNAME file for a static host, …) are carried over, so
+// nothing already published is lost — except that only the newest
+// MaxCorruptHistories history.corrupt-* files are kept.
+func (l *Lock) Publish(files map[string][]byte) (err error) {
+	if l.unlock == nil {
+		return errors.New("publish: folder lock not held")
+	}
+	dir := l.dir
+	parent, base := filepath.Split(dir)
 	if err := recoverPrevious(dir); err != nil {
 		return err
 	}
@@ -149,8 +199,9 @@ func carryOver(prev, next string, files map[string][]byte) error {
 	for name := range files {
 		written[strings.SplitN(name, "/", 2)[0]] = true
 	}
+	dropped := oldCorruptHistories(entries, written)
 	for _, e := range entries {
-		if written[e.Name()] {
+		if written[e.Name()] || dropped[e.Name()] {
 			continue
 		}
 		src, dst := filepath.Join(prev, e.Name()), filepath.Join(next, e.Name())
@@ -175,10 +226,39 @@ func carryOver(prev, next string, files map[string][]byte) error {
 	return nil
 }
 
+// oldCorruptHistories picks the history.corrupt-* files of the previous
+// snapshot not to carry over: all but the newest MaxCorruptHistories,
+// counting those the new snapshot writes. Their names sort by time.
+func oldCorruptHistories(prev []fs.DirEntry, written map[string]bool) map[string]bool {
+	var names []string
+	for name := range written {
+		if isCorruptHistoryName(name) {
+			names = append(names, name)
+		}
+	}
+	for _, e := range prev {
+		if !written[e.Name()] && e.Type().IsRegular() && isCorruptHistoryName(e.Name()) {
+			names = append(names, e.Name())
+		}
+	}
+	if len(names) <= MaxCorruptHistories {
+		return nil
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(names)))
+	drop := map[string]bool{}
+	for _, name := range names[MaxCorruptHistories:] {
+		if !written[name] {
+			drop[name] = true
+		}
+	}
+	return drop
+}
+
 // ReadHistory reads the history a previous build left in dir. A missing
-// folder or file is an empty history. A file that cannot be decoded is an
+// folder or file is an empty history. A file that cannot be decoded, or that
+// holds values no build writes (negative, overflowing, out of order), is an
 // error wrapping ErrCorruptHistory; its bytes are returned so the caller can
-// keep them.
+// keep them. Times are checked against a clock by History.CheckClock.
 func ReadHistory(dir string) (*History, []byte, error) {
 	data, err := os.ReadFile(filepath.Join(dir, FileHistory))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -202,14 +282,43 @@ func ReadHistory(dir string) (*History, []byte, error) {
 			delete(h.Services, slug)
 		}
 	}
+	if err := h.checkValues(); err != nil {
+		return nil, data, err
+	}
 	return h, data, nil
 }
 
 // ErrCorruptHistory reports a history file that cannot be used.
 var ErrCorruptHistory = errors.New("history file is corrupt")
 
+// MaxCorruptHistories is how many history.corrupt-* files a snapshot keeps,
+// the newest: enough to repair the latest by hand, and a bound, because each
+// is as large as a history and, carried over from snapshot to snapshot, they
+// would otherwise pile up for good (a clock that keeps jumping ahead adds
+// one per build).
+const MaxCorruptHistories = 3
+
+// corruptHistoryLayout is the time in a corrupt history's name: fixed width,
+// so that the names sort by time.
+const corruptHistoryLayout = "20060102T150405Z"
+
 // CorruptHistoryName is the file name under which an unusable history is
 // kept in the next snapshot, so that no recorded data is silently dropped.
 func CorruptHistoryName(now time.Time) string {
-	return "history.corrupt-" + now.UTC().Format("20060102T150405Z") + ".json"
+	return "history.corrupt-" + now.UTC().Format(corruptHistoryLayout) + ".json"
+}
+
+// isCorruptHistoryName reports a name CorruptHistoryName made. Other files,
+// even named alike by hand, are carried over as any other file is.
+func isCorruptHistoryName(name string) bool {
+	stamp, ok := strings.CutPrefix(name, "history.corrupt-")
+	if !ok {
+		return false
+	}
+	stamp, ok = strings.CutSuffix(stamp, ".json")
+	if !ok {
+		return false
+	}
+	_, err := time.Parse(corruptHistoryLayout, stamp)
+	return err == nil
 }

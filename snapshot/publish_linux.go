@@ -1,9 +1,12 @@
 package snapshot
 
 import (
+	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -29,14 +32,34 @@ func swapDirs(next, dir string) error {
 	}
 }
 
-func lockDir(name string) (func(), error) {
+// lockDir takes an exclusive flock on the file name, polling until ctx ends.
+// Each call opens the file anew, so two builds in one process exclude each
+// other as two processes do (flock locks belong to the open file).
+func lockDir(ctx context.Context, name string) (func(), error) {
 	f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
 		return nil, err
 	}
-	if err := unix.Flock(int(f.Fd()), unix.LOCK_EX); err != nil {
-		f.Close()
-		return nil, err
+	var tick *time.Ticker
+	for {
+		err := unix.Flock(int(f.Fd()), unix.LOCK_EX|unix.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, unix.EWOULDBLOCK) && !errors.Is(err, unix.EINTR) {
+			f.Close()
+			return nil, err
+		}
+		if tick == nil {
+			tick = time.NewTicker(lockPoll)
+			defer tick.Stop()
+		}
+		select {
+		case <-ctx.Done():
+			f.Close()
+			return nil, fmt.Errorf("waiting for another build: %w", ctx.Err())
+		case <-tick.C:
+		}
 	}
 	return func() { unix.Flock(int(f.Fd()), unix.LOCK_UN); f.Close() }, nil
 }

@@ -44,7 +44,7 @@ func (o *buildOptions) options(log zerolog.Logger, cat snapshot.Catalog) build.O
 		},
 		Catalog:  cat,
 		Timeout:  o.timeout,
-		Client:   build.NewClient(),
+		Client:   build.NewClient(build.ClientOptions{AllowedURLs: build.CatalogURLs(cat)}),
 		Now:      time.Now,
 		Log:      log,
 		Adapters: feed.Adapters(),

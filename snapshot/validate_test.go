@@ -1,0 +1,118 @@
+package snapshot
+
+import (
+	"encoding/json"
+	"errors"
+	"math"
+	"testing"
+	"time"
+)
+
+func TestHistoryCheckClock(t *testing.T) {
+	now := at(10 * day)
+	tests := []struct {
+		name   string
+		mutate func(h *History)
+		ok     bool
+	}{
+		{"all in the past", func(*History) {}, true},
+		{"updatedAt exactly MaxClockSkew ahead", func(h *History) { h.UpdatedAt = now.Add(MaxClockSkew) }, true},
+		{"updatedAt a second past the skew", func(h *History) { h.UpdatedAt = now.Add(MaxClockSkew + time.Second) }, false},
+		{"lastChecked ahead", func(h *History) { h.Service("a").LastChecked = now.Add(time.Hour) }, false},
+		{"failingSince ahead", func(h *History) { h.Service("a").FailingSince = now.Add(time.Hour) }, false},
+		{"okSince ahead", func(h *History) { h.Service("a").OKSince = now.Add(time.Hour) }, false},
+		{"lastFeedAt ahead", func(h *History) { h.Service("a").LastFeedAt = now.Add(time.Hour) }, false},
+		{"firstChecked ahead", func(h *History) { h.Service("a").FirstChecked = now.Add(time.Hour) }, false},
+		{"feed lastOkAt ahead", func(h *History) { h.Service("a").Feed.LastOKAt = now.Add(time.Hour) }, false},
+		{"feed failingSince ahead", func(h *History) { h.Service("a").Feed.FailingSince = now.Add(time.Hour) }, false},
+		{"feed rosterChangedAt ahead", func(h *History) { h.Service("a").Feed.RosterChangedAt = now.Add(time.Hour) }, false},
+		{"the current hour's bucket", func(h *History) {
+			h.Service("a").Buckets = []Bucket{{T: now.Truncate(BucketSize).Unix()}}
+		}, true},
+		{"next hour's bucket", func(h *History) {
+			h.Service("a").Buckets = []Bucket{{T: now.Truncate(BucketSize).Add(BucketSize).Unix()}}
+		}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := NewHistory()
+			h.UpdatedAt = now.Add(-time.Minute)
+			h.Service("a").LastChecked = now.Add(-time.Minute)
+			tt.mutate(h)
+			err := h.CheckClock(now)
+			if tt.ok && err != nil {
+				t.Fatalf("CheckClock = %v, want nil", err)
+			}
+			if !tt.ok && !errors.Is(err, ErrCorruptHistory) {
+				t.Fatalf("CheckClock = %v, want ErrCorruptHistory", err)
+			}
+		})
+	}
+}
+
+func TestReadHistoryRejectsImpossibleValues(t *testing.T) {
+	hour := at(0).Unix()
+	tests := []struct {
+		name    string
+		buckets []Bucket
+		ok      bool
+	}{
+		{"a full hour", []Bucket{{T: hour, Operational: 3000, Major: 600, Probes: 60, LatencyMs: 6000}}, true},
+		{"more than an hour of status", []Bucket{{T: hour, Operational: 3000, Major: 700}}, false},
+		{"huge status time", []Bucket{{T: hour, Unknown: math.MaxFloat64}}, false},
+		{"negative status time", []Bucket{{T: hour, Degraded: -1}}, false},
+		{"latency without probes", []Bucket{{T: hour, LatencyMs: 5}}, false},
+		{"negative latency", []Bucket{{T: hour, LatencyMs: -5, Probes: 1}}, false},
+		{"negative probes", []Bucket{{T: hour, Probes: -1}}, false},
+		{"huge probe count", []Bucket{{T: hour, Probes: math.MaxInt}}, false},
+		{"start off the hour", []Bucket{{T: hour + 60}}, false},
+		{"buckets out of order", []Bucket{{T: hour + 3600}, {T: hour}}, false},
+		{"the same bucket twice", []Bucket{{T: hour}, {T: hour}}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := NewHistory()
+			h.Service("a").Buckets = tt.buckets
+			data, err := json.Marshal(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			writeHistory(t, dir, string(data))
+			_, raw, err := ReadHistory(dir)
+			if tt.ok && err != nil {
+				t.Fatalf("ReadHistory = %v, want nil", err)
+			}
+			if !tt.ok && (!errors.Is(err, ErrCorruptHistory) || string(raw) != string(data)) {
+				t.Fatalf("ReadHistory = %v, want ErrCorruptHistory and the bytes", err)
+			}
+		})
+	}
+}
+
+func TestReadHistoryRejectsNegativeCounts(t *testing.T) {
+	tests := []struct {
+		name   string
+		mutate func(sh *ServiceHistory)
+	}{
+		{"failed probes", func(sh *ServiceHistory) { sh.FailedProbes = -1 }},
+		{"ok probes", func(sh *ServiceHistory) { sh.OKProbes = -1 }},
+		{"feed failures", func(sh *ServiceHistory) { sh.Feed.Failures = -1 }},
+		{"feed failures overflowing", func(sh *ServiceHistory) { sh.Feed.Failures = math.MaxInt }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := NewHistory()
+			tt.mutate(h.Service("a"))
+			data, err := json.Marshal(h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			dir := t.TempDir()
+			writeHistory(t, dir, string(data))
+			if _, _, err := ReadHistory(dir); !errors.Is(err, ErrCorruptHistory) {
+				t.Fatalf("ReadHistory = %v, want ErrCorruptHistory", err)
+			}
+		})
+	}
+}
