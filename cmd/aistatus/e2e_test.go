@@ -342,7 +342,8 @@ func TestCheckAndVersionCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Anthropic is up") {
 		t.Fatalf("check: exit %d: %s", code, out)
 	}
-	if code, out := aistatus(context.Background(), "check", "--dir", dir, "opneai"); code != 0 || !strings.Contains(out, "OpenAI") {
+	// Untracked is UNKNOWN (3) in the monitoring-plugin convention; the suggestion is still printed.
+	if code, out := aistatus(context.Background(), "check", "--dir", dir, "opneai"); code != exitUnknown || !strings.Contains(out, "OpenAI") {
 		t.Fatalf("check suggestion: exit %d: %s", code, out)
 	}
 	if code, out := aistatus(context.Background(), "version"); code != 0 || !strings.HasPrefix(out, "aistatus ") {
