@@ -285,6 +285,10 @@ func TestRunWithoutNetwork(t *testing.T) {
 		seen[status.Timestamp] = true
 		time.Sleep(20 * time.Millisecond)
 	}
+	// No --base-url: the links and the attribution point at the address served.
+	if want := "(http://" + addr + ")"; !strings.Contains(status.Source, want) {
+		t.Errorf("source %q does not name %s", status.Source, want)
+	}
 	for _, s := range status.Services {
 		if s.Status != snapshot.Unknown {
 			t.Errorf("%s: %s, want unknown", s.Slug, s.Status)
