@@ -65,7 +65,7 @@ func runMCP(ctx context.Context, g *globals, o *mcpOptions) error {
 		return err
 	}
 	if o.api == "" {
-		if api, err = localAPI(ctx, log, o.dir, cat); err != nil {
+		if api, err = localAPI(ctx, log, o, cat); err != nil {
 			return err
 		}
 		from = o.dir
@@ -78,11 +78,11 @@ func runMCP(ctx context.Context, g *globals, o *mcpOptions) error {
 	return err
 }
 
-// localAPI serves the snapshot in dir in-process, picking up newer
+// localAPI serves the snapshot in o.dir in-process, picking up newer
 // snapshots as a build publishes them, as aistatus serve does. The tools'
 // attribution names the base URL the snapshot was built with.
-func localAPI(ctx context.Context, log zerolog.Logger, dir string, cat snapshot.Catalog) (mcpserver.API, error) {
-	srv := serve.New(serve.Options{Dir: dir, Catalog: cat, Log: zerolog.Nop(), Now: time.Now,
+func localAPI(ctx context.Context, log zerolog.Logger, o *mcpOptions, cat snapshot.Catalog) (mcpserver.API, error) {
+	srv := serve.New(serve.Options{Dir: o.dir, Catalog: cat, Log: zerolog.Nop(), Now: time.Now,
 		Client: build.NewClient(), Version: versionString()})
 	if _, err := srv.Store().Reload(); err != nil {
 		return mcpserver.API{}, err
@@ -90,7 +90,7 @@ func localAPI(ctx context.Context, log zerolog.Logger, dir string, cat snapshot.
 	if srv.Store().Current() == nil {
 		// Not fatal: an MCP client starts its servers when it starts, maybe
 		// alongside the first build; the tools say "not ready" until then.
-		log.Warn().Str("dir", dir).Msgf("no snapshot yet: the tools answer 'not ready' until 'aistatus build --out %s' publishes one", dir)
+		log.Warn().Str("dir", o.dir).Msgf("no snapshot yet: the tools answer 'not ready' until 'aistatus build --out %s' publishes one", o.dir)
 	}
 	go srv.Watch(ctx, 2*time.Second)
 	return mcpserver.InProcess(srv.APIHandler()), nil
