@@ -32,6 +32,22 @@ func (o *buildOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.apiOrigin, "api-origin", "", "thin server address the static-hosting _redirects proxy /check and filtered /incidents to")
 }
 
+// defaultBaseURL derives --base-url from addr, the address the snapshot is
+// served on, unless --base-url was given (on the command line or as
+// AISTATUS_BASE_URL, which marks the flag as set): a fixed default would
+// send every link and the attribution to the wrong port.
+func (o *buildOptions) defaultBaseURL(fs *pflag.FlagSet, addr string) error {
+	if fs.Changed("base-url") {
+		return nil
+	}
+	u, err := baseURLFromAddr(addr)
+	if err != nil {
+		return err
+	}
+	o.baseURL = u
+	return nil
+}
+
 // options turns the flags into build.Options.
 func (o *buildOptions) options(log zerolog.Logger, cat snapshot.Catalog) build.Options {
 	return build.Options{

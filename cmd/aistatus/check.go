@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/aistatus/aistatus/probe"
@@ -20,9 +21,21 @@ func newCheckCmd(g *globals) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "check QUERY",
 		Short: "Tell whether a service is up, from a snapshot folder (name, domain or URL)",
+		Long: `Tell whether a service is up, from a snapshot folder (name, domain or URL).
+
+The exit code follows the monitoring-plugin (Nagios) convention, with or
+without --json, so check can run as a monitoring plugin or in a script:
+
+  0  up                                  (OK)
+  1  degraded or maintenance             (WARNING)
+  2  down: partial or major outage       (CRITICAL)
+  3  unknown, stale data, untracked, or  (UNKNOWN)
+     check itself failed (no snapshot, bad flag)`,
 		Example: `  aistatus check openai
-  aistatus check https://api.anthropic.com/v1/messages`,
-		Args: cobra.ExactArgs(1),
+  aistatus check https://api.anthropic.com/v1/messages
+  aistatus check claude.ai --json || echo "not up (exit $?)"`,
+		Args:        cobra.ExactArgs(1),
+		Annotations: map[string]string{errorCodeAnnotation: strconv.Itoa(exitUnknown)},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cat, err := snapshot.LoadCatalog(catalog)
 			if err != nil {
@@ -37,7 +50,10 @@ func newCheckCmd(g *globals) *cobra.Command {
 			if asJSON {
 				enc := json.NewEncoder(g.stdout)
 				enc.SetIndent("", "  ")
-				return enc.Encode(doc)
+				if err := enc.Encode(doc); err != nil {
+					return err
+				}
+				return verdictExit(doc.Verdict.Level)
 			}
 			fmt.Fprintf(g.stdout, "%s %s\n", doc.Verdict.Emoji, doc.Verdict.Headline)
 			if doc.LatencyMs != nil {
@@ -46,11 +62,37 @@ func newCheckCmd(g *globals) *cobra.Command {
 			if len(doc.Verdict.Suggestions) > 0 {
 				fmt.Fprintf(g.stdout, "   Did you mean: %v?\n", doc.Verdict.Suggestions)
 			}
-			return nil
+			return verdictExit(doc.Verdict.Level)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "public", "snapshot folder to read")
 	cmd.Flags().StringVar(&catalog, "catalog", "", "catalog JSON file (default: the embedded one)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the /check response as JSON")
 	return cmd
+}
+
+// checkExitCode maps a /check verdict level to a monitoring-plugin exit
+// code. Maintenance is WARNING, not OK: the service is not fully usable,
+// but it is planned work, not an outage. A level this version does not know
+// is UNKNOWN rather than a guess.
+func checkExitCode(level string) int {
+	switch level {
+	case "up":
+		return exitOK
+	case "degraded", "maintenance":
+		return exitWarning
+	case "down":
+		return exitCritical
+	default: // unknown, stale, untracked
+		return exitUnknown
+	}
+}
+
+// verdictExit is check's outcome for a verdict it has already printed: nil
+// when up, otherwise a silent exitStatus carrying the code.
+func verdictExit(level string) error {
+	if code := checkExitCode(level); code != exitOK {
+		return &exitStatus{code: code}
+	}
+	return nil
 }

@@ -48,13 +48,15 @@ func aistatus(ctx context.Context, args ...string) (int, string) {
 }
 
 // startCommand runs a long-running command (serve, run) until the test ends.
-func startCommand(t *testing.T, args ...string) {
+// It returns the command's output so far, its logs as JSON lines.
+func startCommand(t *testing.T, args ...string) *syncBuffer {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
+	out := new(syncBuffer)
 	go func() {
 		defer close(done)
-		if code, out := aistatus(ctx, args...); code != 0 {
+		if code := execute(ctx, append(args, "--log-format", "json"), out, out); code != 0 {
 			t.Errorf("%s exited %d: %s", args[0], code, out)
 		}
 	}()
@@ -66,6 +68,7 @@ func startCommand(t *testing.T, args ...string) {
 			t.Errorf("%s did not shut down", args[0])
 		}
 	})
+	return out
 }
 
 // waitFor polls url until it answers 200 (the first snapshot is loaded).
@@ -249,6 +252,36 @@ func TestEndToEnd(t *testing.T) {
 	}
 }
 
+// TestServeWithoutSnapshot: serve pointed at a folder that does not exist
+// (a typo) keeps answering 503 with Retry-After, as a folder a builder has
+// yet to fill must, but says so in its log, with the absolute path.
+func TestServeWithoutSnapshot(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "pubilc")
+	addr := freeAddr(t)
+	out := startCommand(t, "serve", "--dir", dir, "--addr", addr, "--reload", "100ms")
+	deadline := time.Now().Add(10 * time.Second)
+	for len(warnings(t, out.String())) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("no warning about the missing snapshot: %s", out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if w := warnings(t, out.String())[0]; w.Level != "warn" || w.Dir != dir || w.Reason != "the folder does not exist" {
+		t.Errorf("warning: %+v", w)
+	}
+	// The warning may come before the listener is up: wait for the server's log line.
+	for !strings.Contains(out.String(), `"message":"serving"`) {
+		if time.Now().After(deadline) {
+			t.Fatalf("never served: %s", out)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	r := get(t, "http://"+addr+"/api/v1/status")
+	if r.status != http.StatusServiceUnavailable || r.header.Get("Retry-After") == "" {
+		t.Errorf("without a snapshot: %d, Retry-After %q", r.status, r.header.Get("Retry-After"))
+	}
+}
+
 // TestRunWithoutNetwork: with every status page and API host unreachable,
 // run still starts, serves every endpoint and reports every service as
 // unknown, never as an outage.
@@ -271,8 +304,12 @@ func TestRunWithoutNetwork(t *testing.T) {
 	catalog := writeCatalog(t, cat)
 	addr := freeAddr(t)
 	api := "http://" + addr + "/api/v1"
-	startCommand(t, "run", "--out", filepath.Join(t.TempDir(), "public"), "--catalog", catalog, "--addr", addr, "--every", "200ms", "--timeout", "2s", "--reload", "100ms", "--rate-limit", "0")
+	out := startCommand(t, "run", "--out", filepath.Join(t.TempDir(), "public"), "--catalog", catalog, "--addr", addr, "--every", "200ms", "--timeout", "2s", "--reload", "100ms", "--rate-limit", "0")
 	waitFor(t, api+"/status")
+	// The folder was empty until the first build: run must not call that a problem.
+	if w := warnings(t, out.String()); len(w) != 0 {
+		t.Errorf("run warned about its own first build: %+v", w)
+	}
 
 	// Let more cycles pass than it takes to open a probe incident.
 	var status snapshot.StatusDoc
@@ -284,6 +321,10 @@ func TestRunWithoutNetwork(t *testing.T) {
 		get(t, api+"/status").decode(t, &status)
 		seen[status.Timestamp] = true
 		time.Sleep(20 * time.Millisecond)
+	}
+	// No --base-url: the links and the attribution point at the address served.
+	if want := "(http://" + addr + ")"; !strings.Contains(status.Source, want) {
+		t.Errorf("source %q does not name %s", status.Source, want)
 	}
 	for _, s := range status.Services {
 		if s.Status != snapshot.Unknown {
@@ -342,7 +383,8 @@ func TestCheckAndVersionCommands(t *testing.T) {
 	if code != 0 || !strings.Contains(out, "Anthropic is up") {
 		t.Fatalf("check: exit %d: %s", code, out)
 	}
-	if code, out := aistatus(context.Background(), "check", "--dir", dir, "opneai"); code != 0 || !strings.Contains(out, "OpenAI") {
+	// Untracked is UNKNOWN (3) in the monitoring-plugin convention; the suggestion is still printed.
+	if code, out := aistatus(context.Background(), "check", "--dir", dir, "opneai"); code != exitUnknown || !strings.Contains(out, "OpenAI") {
 		t.Fatalf("check suggestion: exit %d: %s", code, out)
 	}
 	if code, out := aistatus(context.Background(), "version"); code != 0 || !strings.HasPrefix(out, "aistatus ") {

@@ -36,7 +36,7 @@ func newMCPCmd(g *globals) *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&o.dir, "dir", "public", "snapshot folder to answer from, in-process")
-	cmd.Flags().StringVar(&o.catalog, "catalog", "", "catalog JSON file, for check_service with --dir (default: the embedded one)")
+	cmd.Flags().StringVar(&o.catalog, "catalog", "", "catalog JSON file, for check_service with --dir and the tools' example slugs (default: the embedded one)")
 	// --api wins over --dir rather than excluding it: AISTATUS_DIR may be set
 	// in the environment for serve, and must not break mcp --api.
 	cmd.Flags().StringVar(&o.api, "api", "", "address of a running aistatus instance to answer from; wins over --dir (https://status.example.com)")
@@ -58,14 +58,20 @@ func runMCP(ctx context.Context, g *globals, o *mcpOptions) error {
 		// Said once at start, not as an error on every tool call.
 		return fmt.Errorf("--api %q: want the absolute http(s) address of an aistatus instance", o.api)
 	}
+	// The catalog also gives the tool descriptions their example slugs: with
+	// --api it should be the remote instance's (the embedded one by default).
+	cat, err := snapshot.LoadCatalog(o.catalog)
+	if err != nil {
+		return err
+	}
 	if o.api == "" {
-		if api, err = localAPI(ctx, log, o); err != nil {
+		if api, err = localAPI(ctx, log, o, cat); err != nil {
 			return err
 		}
 		from = o.dir
 	}
 	log.Info().Str("from", from).Msg("serving MCP on stdio")
-	err = mcpserver.New(api, versionString()).Run(ctx, &mcp.StdioTransport{})
+	err = mcpserver.New(api, versionString(), mcpserver.WithCatalog(cat)).Run(ctx, &mcp.StdioTransport{})
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		return nil // interrupted: a normal way to stop
 	}
@@ -73,12 +79,9 @@ func runMCP(ctx context.Context, g *globals, o *mcpOptions) error {
 }
 
 // localAPI serves the snapshot in o.dir in-process, picking up newer
-// snapshots as a build publishes them, as aistatus serve does.
-func localAPI(ctx context.Context, log zerolog.Logger, o *mcpOptions) (mcpserver.API, error) {
-	cat, err := snapshot.LoadCatalog(o.catalog)
-	if err != nil {
-		return mcpserver.API{}, err
-	}
+// snapshots as a build publishes them, as aistatus serve does. The tools'
+// attribution names the base URL the snapshot was built with.
+func localAPI(ctx context.Context, log zerolog.Logger, o *mcpOptions, cat snapshot.Catalog) (mcpserver.API, error) {
 	srv := serve.New(serve.Options{Dir: o.dir, Catalog: cat, Log: zerolog.Nop(), Now: time.Now,
 		Client: probe.NewClient(), Version: versionString()})
 	if _, err := srv.Store().Reload(); err != nil {

@@ -74,6 +74,10 @@ func TestMCPStdio(t *testing.T) {
 	if !check.Tracked || check.Service.Slug != "anthropic" || check.Verdict.Level != "up" || check.LatencyMs == nil || check.License != snapshot.License {
 		t.Errorf("check_service claude.ai: %s", data)
 	}
+	// The credit line names the instance: for --dir, the base URL the snapshot was built with.
+	if want := mcpserver.Attribution("https://aistatus.example"); check.Attribution != want {
+		t.Errorf("--dir attribution %q, want %q", check.Attribution, want)
+	}
 
 	// Closing stdin is how a client ends the server: it must exit cleanly.
 	if err := cs.Close(); err != nil {
@@ -101,6 +105,10 @@ func TestMCPStdio(t *testing.T) {
 	data, _ = json.Marshal(res.StructuredContent)
 	if err := json.Unmarshal(data, &svc); err != nil || res.IsError || svc.Slug != "openai" || svc.Status != snapshot.Operational {
 		t.Errorf("get_service via --api: %v, isError %v: %s", err, res.IsError, data)
+	}
+	// For --api, the address the data was fetched from.
+	if want := mcpserver.Attribution(instance.URL); svc.Attribution != want {
+		t.Errorf("--api attribution %q, want %q", svc.Attribution, want)
 	}
 }
 

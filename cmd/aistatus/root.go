@@ -2,10 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 
 	"github.com/rs/zerolog"
@@ -35,6 +37,39 @@ type globals struct {
 	stderr    io.Writer
 }
 
+// Exit codes. Every command exits 0 on success and exitError on failure,
+// except check, which follows the monitoring-plugin (Nagios) convention so
+// that it can be used as one: see checkExitCode.
+const (
+	exitOK       = 0
+	exitError    = 1
+	exitWarning  = 1 // check: degraded or maintenance
+	exitCritical = 2 // check: partial or major outage
+	exitUnknown  = 3 // check: unknown, stale, untracked — or check itself failed
+)
+
+// exitStatus is an error that asks for a given exit code. err, when not
+// nil, is printed; a nil err is a silent outcome (check has already printed
+// its verdict).
+type exitStatus struct {
+	code int
+	err  error
+}
+
+func (e *exitStatus) Error() string {
+	if e.err == nil {
+		return fmt.Sprintf("exit status %d", e.code)
+	}
+	return e.err.Error()
+}
+
+func (e *exitStatus) Unwrap() error { return e.err }
+
+// errorCodeAnnotation, set on a command, is the exit code of its failures
+// (a bad flag, a missing snapshot) in place of exitError: a monitoring
+// plugin must say UNKNOWN, not WARNING, when it cannot tell.
+const errorCodeAnnotation = "aistatus/error-exit-code"
+
 // execute runs the CLI and maps the outcome to an exit code in one place.
 func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	g := &globals{stdout: stdout, stderr: stderr}
@@ -42,11 +77,30 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	if err := root.ExecuteContext(ctx); err != nil {
-		fmt.Fprintln(stderr, "aistatus:", err)
-		return 1
+	cmd, err := root.ExecuteContextC(ctx)
+	return exitCode(cmd, err, stderr)
+}
+
+// exitCode is the one place where an outcome becomes an exit code; it
+// prints the error, if any.
+func exitCode(cmd *cobra.Command, err error, stderr io.Writer) int {
+	if err == nil {
+		return exitOK
 	}
-	return 0
+	var st *exitStatus
+	if errors.As(err, &st) {
+		if st.err != nil {
+			fmt.Fprintln(stderr, "aistatus:", st.err)
+		}
+		return st.code
+	}
+	fmt.Fprintln(stderr, "aistatus:", err)
+	if cmd != nil {
+		if code, convErr := strconv.Atoi(cmd.Annotations[errorCodeAnnotation]); convErr == nil {
+			return code
+		}
+	}
+	return exitError
 }
 
 func newRootCmd(g *globals) *cobra.Command {

@@ -23,12 +23,19 @@ func newRunCmd(g *globals) *cobra.Command {
 			if !cmd.Flags().Changed("stale-after") && 3*every > b.staleAfter {
 				b.staleAfter = 3 * every
 			}
+			if err := b.defaultBaseURL(cmd.Flags(), s.addr); err != nil {
+				return err
+			}
 			return runRun(cmd.Context(), g, &b, &s, every)
 		},
 	}
 	b.register(cmd.Flags())
 	s.register(cmd.Flags(), false)
 	cmd.Flags().DurationVar(&every, "every", 60*time.Second, "time between build cycles")
+	// run serves what it builds: its links default to the address it listens on.
+	baseURL := cmd.Flags().Lookup("base-url")
+	baseURL.DefValue = ""
+	baseURL.Usage = "public address of the site, used in openapi.json and attribution (default: derived from --addr, e.g. :9090 → http://localhost:9090)"
 	return cmd
 }
 

@@ -83,6 +83,12 @@ func runServe(ctx context.Context, g *globals, o *serveOptions, catalog string) 
 	if err != nil {
 		return err
 	}
+	// The watchers end with the server, even when it fails to listen.
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	go srv.Watch(ctx, o.reload)
+	// Only serve warns: run's own first build fills the folder, and saying
+	// it is empty meanwhile would be noise.
+	go warnWhileNoSnapshot(ctx, log, o.dir, func() bool { return srv.Store().Current() != nil }, noSnapshotWarnEvery)
 	return srv.ListenAndServe(ctx, o.addr)
 }

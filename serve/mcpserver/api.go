@@ -29,6 +29,14 @@ type API struct {
 	BaseURL string
 	// Client makes the requests; nil means http.DefaultClient.
 	Client *http.Client
+	// Address is the instance's public address, which the attribution in
+	// every tool result names: CC-BY-4.0 asks reusers to credit where they
+	// took the data from. Empty means BaseURL — except for InProcess, whose
+	// BaseURL is a placeholder: there it is the baseUrl the snapshot being
+	// served was built with (its snapshot.json).
+	Address string
+	// inProcess marks an API made by InProcess.
+	inProcess bool
 }
 
 // ProblemError is an RFC 9457 problem the API answered with. Its message is
@@ -47,12 +55,18 @@ func (e *ProblemError) Error() string {
 }
 
 // IncidentQuery holds the filters of GET /incidents. An empty string or a
-// nil Limit means the filter is not sent.
+// zero Limit means the filter is not sent.
+//
+// It is also list_incidents' input, so every field is a plain, non-pointer
+// type: a pointer would make its schema type ["null", …], which several
+// models' function-calling schemas reject. The API never accepts a limit
+// of 0, so 0 can stand for "not sent".
 type IncidentQuery struct {
 	Since    string `json:"since,omitempty" jsonschema:"keep incidents that started at or after this time: an RFC 3339 date-time (2026-11-01T00:00:00Z) or a date (2026-11-01, midnight UTC); default: the 30 days before the snapshot"`
 	Severity string `json:"severity,omitempty" jsonschema:"only incidents of this severity"`
-	Service  string `json:"service,omitempty" jsonschema:"only this service's incidents: a slug such as openai or anthropic (get_status lists them)"`
-	Limit    *int   `json:"limit,omitempty" jsonschema:"most incidents to return, 1 to 1000; default 100"`
+	// Service's description names example slugs from the catalog (see New).
+	Service string `json:"service,omitempty"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"most incidents to return, 1 to 1000; default 100"`
 }
 
 // Status is GET /status: every service's current status.
@@ -78,8 +92,8 @@ func (a API) Incidents(ctx context.Context, q IncidentQuery) (snapshot.IncidentL
 			v.Set(name, value)
 		}
 	}
-	if q.Limit != nil {
-		v.Set("limit", strconv.Itoa(*q.Limit))
+	if q.Limit != 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
 	}
 	var doc snapshot.IncidentList
 	err := a.get(ctx, "/incidents", v, &doc)
@@ -93,10 +107,34 @@ func (a API) Check(ctx context.Context, query string) (snapshot.CheckDoc, error)
 	return doc, err
 }
 
+// address is the public address to credit in the attribution; "" when it
+// cannot be told (no snapshot yet), in which case the credit line goes
+// without it rather than failing the tool.
+func (a API) address(ctx context.Context) string {
+	switch {
+	case a.Address != "":
+		return strings.TrimSuffix(a.Address, "/")
+	case !a.inProcess:
+		return strings.TrimSuffix(a.BaseURL, "/")
+	}
+	// Asked on every call, not once: the folder may be rebuilt with another
+	// --base-url while the server runs. In-process, this costs a map lookup.
+	var m snapshot.Manifest
+	if err := a.fetch(ctx, "/"+snapshot.FileManifest, nil, &m); err != nil {
+		return ""
+	}
+	return strings.TrimSuffix(m.BaseURL, "/")
+}
+
 // get fetches <BaseURL>/api/v1<path>?<query> and decodes the JSON into v; a
 // problem response becomes a *ProblemError.
 func (a API) get(ctx context.Context, path string, query url.Values, v any) error {
-	target := strings.TrimSuffix(a.BaseURL, "/") + "/api/v1" + path
+	return a.fetch(ctx, "/api/v1"+path, query, v)
+}
+
+// fetch is get for any path of the instance, /api/v1 or not.
+func (a API) fetch(ctx context.Context, path string, query url.Values, v any) error {
+	target := strings.TrimSuffix(a.BaseURL, "/") + path
 	if len(query) > 0 {
 		target += "?" + query.Encode()
 	}
@@ -132,7 +170,7 @@ func (a API) get(ctx context.Context, path string, query url.Values, v any) erro
 // how the thin server's /mcp and `aistatus mcp --dir` reach the API.
 func InProcess(h http.Handler) API {
 	// The host is never resolved: HandlerClient hands the request to h.
-	return API{BaseURL: "http://aistatus.internal", Client: HandlerClient(h)}
+	return API{BaseURL: "http://aistatus.internal", Client: HandlerClient(h), inProcess: true}
 }
 
 // HandlerClient returns an HTTP client that serves every request by calling h

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -22,9 +23,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Attribution is the credit line CC-BY-4.0 asks reusers of the data to give.
-const Attribution = "aistatus, from each service's official status page and aistatus's own probes; licensed " +
-	snapshot.License + " (" + snapshot.LicenseURL + ")"
+// Attribution is the credit line CC-BY-4.0 asks reusers of the data to
+// give: the name, the instance's address (where the data was taken from)
+// and the licence. address may be "" when it is not known.
+func Attribution(address string) string {
+	name := "aistatus"
+	if address != "" {
+		name += " (" + address + ")"
+	}
+	return name + ", from each service's official status page and aistatus's own probes; licensed " +
+		snapshot.License + " (" + snapshot.LicenseURL + ")"
+}
 
 // statusLegend explains the statuses to the model once per tool description:
 // "unknown" read as "down" is the mistake it must not make.
@@ -35,21 +44,29 @@ const statusLegend = "Statuses: operational (up), degraded (up, but slow or with
 // licenceNote closes every tool description.
 const licenceNote = "Data is CC-BY-4.0: when you show or reuse it, credit the result's attribution line."
 
-const instructions = "aistatus tells whether AI services (OpenAI, Anthropic, Gemini, Bedrock, Mistral, … 26 in all) " +
-	"are up, from each service's official status page merged with aistatus's own latency probes, refreshed about " +
-	"every minute. Use check_service for \"is X down?\" (it accepts names, domains and URLs), get_status for an " +
-	"overview, get_service for one service's uptime and incidents, list_incidents for incident history. " +
-	statusLegend + licenceNote
+// instructions introduces the server; names lists a few tracked services
+// and n says how many there are.
+func instructions(names string, n int) string {
+	return fmt.Sprintf("aistatus tells whether AI services (%s, … %d in all) ", names, n) +
+		"are up, from each service's official status page merged with aistatus's own latency probes, refreshed about " +
+		"every minute. Use check_service for \"is X down?\" (it accepts names, domains and URLs), get_status for an " +
+		"overview, get_service for one service's uptime and incidents, list_incidents for incident history. " +
+		statusLegend + licenceNote
+}
 
-// Input of get_service.
+// Input of get_service. The descriptions of the inputs that name examples
+// are written in New, from the catalog.
 type serviceInput struct {
-	Slug string `json:"slug" jsonschema:"the service's slug, e.g. openai, anthropic, gemini, azure-openai (get_status lists them; check_service finds one by name or domain)"`
+	Slug string `json:"slug"`
 }
 
 // Input of check_service.
 type checkInput struct {
-	Query string `json:"query" jsonschema:"a service name, alias, domain or URL, e.g. ChatGPT, claude, api.openai.com or https://api.anthropic.com/v1/messages"`
+	Query string `json:"query"`
 }
+
+// maxQuery is the longest query /check accepts, in bytes.
+const maxQuery = 256
 
 // StatusResult is get_status's structured result: the /status document and
 // the credit line.
@@ -79,15 +96,47 @@ type CheckResult struct {
 	Attribution string `json:"attribution" jsonschema:"credit line to give when reusing the data (CC-BY-4.0)"`
 }
 
+// Option configures New.
+type Option func(*config)
+
+type config struct {
+	catalog snapshot.Catalog
+}
+
+// WithCatalog names the catalog the server's API answers from. The tool
+// descriptions take their example slugs and queries from it, so that a
+// model is never shown one the API would reject. Without it, the embedded
+// catalog is used.
+func WithCatalog(cat snapshot.Catalog) Option {
+	return func(c *config) { c.catalog = cat }
+}
+
 // New returns an MCP server with the four aistatus tools, answering from api.
 // version is reported to clients as the server's version.
-func New(api API, version string) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "aistatus", Title: "aistatus: are AI services up?", Version: version},
-		&mcp.ServerOptions{Instructions: instructions})
-	// Every tool only reads; calling one twice changes nothing.
-	readOnly := func(title string) *mcp.ToolAnnotations {
-		return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true}
+func New(api API, version string, opts ...Option) *mcp.Server {
+	var c config
+	for _, o := range opts {
+		o(&c)
 	}
+	if len(c.catalog.Services) == 0 {
+		// The embedded catalog is validated by its own tests; should it ever
+		// fail to parse, the descriptions merely go without examples.
+		c.catalog, _ = snapshot.DefaultCatalog()
+	}
+	ex := examplesFrom(c.catalog)
+
+	s := mcp.NewServer(&mcp.Implementation{Name: "aistatus", Title: "aistatus: are AI services up?", Version: version},
+		&mcp.ServerOptions{Instructions: instructions(orList(ex.names, ", "), len(c.catalog.Services))})
+	// Every tool only reads, and calling one twice changes nothing. The
+	// world of most is closed — aistatus's own snapshot — but check_service
+	// probes the service's API host live.
+	annotations := func(title string, openWorld bool) *mcp.ToolAnnotations {
+		return &mcp.ToolAnnotations{Title: title, ReadOnlyHint: true, IdempotentHint: true,
+			DestructiveHint: jsonschema.Ptr(false), OpenWorldHint: jsonschema.Ptr(openWorld)}
+	}
+	// credit is the attribution naming this instance, for the text and the
+	// structured content alike; asked per call, as the address may change.
+	credit := func(ctx context.Context) string { return Attribution(api.address(ctx)) }
 
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  "get_status",
@@ -96,14 +145,16 @@ func New(api API, version string) *mcp.Server {
 			"was generated). Each entry has slug, name, category, domain, status, lastChecked, latencyMs (aistatus's last " +
 			"probe of its API host) and statusPage. " + statusLegend +
 			"For one service's uptime and incidents use get_service. " + licenceNote,
-		Annotations: readOnly("Status of every AI service"),
+		InputSchema: inputSchema[struct{}](nil),
+		Annotations: annotations("Status of every AI service", false),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, StatusResult, error) {
 		doc, err := api.Status(ctx)
 		if err != nil {
 			return nil, StatusResult{}, err
 		}
 		doc.License = snapshot.License
-		return text(statusSummary(doc)), StatusResult{StatusDoc: doc, Attribution: Attribution}, nil
+		attribution := credit(ctx)
+		return text(statusSummary(doc), attribution), StatusResult{StatusDoc: doc, Attribution: attribution}, nil
 	})
 
 	mcp.AddTool(s, &mcp.Tool{
@@ -114,8 +165,12 @@ func New(api API, version string) *mcp.Server {
 			"its incidents newest first (endedAt null means ongoing; source official = the provider's status page, probe = " +
 			"aistatus's own failed probes), and sources: where the status came from in the latest check (the official " +
 			"feed and aistatus's probe). An unknown slug is an error; get_status lists the slugs. " + statusLegend + licenceNote,
-		InputSchema: inputSchema[serviceInput](func(p map[string]*jsonschema.Schema) { p["slug"].MinLength = jsonschema.Ptr(1) }),
-		Annotations: readOnly("One AI service in detail"),
+		InputSchema: inputSchema[serviceInput](func(p map[string]*jsonschema.Schema) {
+			p["slug"].Description = "the service's slug" + suchAs(ex.slugs, " or ") +
+				" (get_status lists them all; check_service finds one by name or domain)"
+			p["slug"].MinLength, p["slug"].MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(maxSlug)
+		}),
+		Annotations: annotations("One AI service in detail", false),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in serviceInput) (*mcp.CallToolResult, ServiceResult, error) {
 		doc, err := api.Service(ctx, in.Slug)
 		if perr := (*ProblemError)(nil); errors.As(err, &perr) && perr.StatusCode == http.StatusNotFound {
@@ -126,7 +181,8 @@ func New(api API, version string) *mcp.Server {
 			return nil, ServiceResult{}, err
 		}
 		doc.License = snapshot.License
-		return text(serviceSummary(doc)), ServiceResult{ServiceDoc: doc, Attribution: Attribution}, nil
+		attribution := credit(ctx)
+		return text(serviceSummary(doc), attribution), ServiceResult{ServiceDoc: doc, Attribution: attribution}, nil
 	})
 
 	mcp.AddTool(s, &mcp.Tool{
@@ -142,54 +198,135 @@ func New(api API, version string) *mcp.Server {
 			for _, sev := range snapshot.Severities {
 				p["severity"].Enum = append(p["severity"].Enum, string(sev))
 			}
+			p["service"].Description = "only this service's incidents, by slug" + suchAs(ex.slugs[:min(2, len(ex.slugs))], " or ") +
+				" (get_status lists them all)"
+			p["service"].MaxLength = jsonschema.Ptr(maxSlug)
+			p["since"].MaxLength = jsonschema.Ptr(64)
+			p["limit"].Minimum, p["limit"].Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(1000.0)
 		}),
-		Annotations: readOnly("Incidents of AI services"),
+		Annotations: annotations("Incidents of AI services", false),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in IncidentQuery) (*mcp.CallToolResult, IncidentsResult, error) {
 		doc, err := api.Incidents(ctx, in)
 		if err != nil {
 			return nil, IncidentsResult{}, err
 		}
 		doc.License = snapshot.License
-		return text(incidentsSummary(doc)), IncidentsResult{IncidentList: doc, Attribution: Attribution}, nil
+		attribution := credit(ctx)
+		return text(incidentsSummary(doc), attribution), IncidentsResult{IncidentList: doc, Attribution: attribution}, nil
 	})
 
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  "check_service",
 		Title: "Is this AI service up?",
-		Description: "Answers \"is X down?\" for a service name, alias, domain or URL (ChatGPT, claude, gemini, api.openai.com, " +
-			"https://api.anthropic.com/v1/messages). Returns the matched service, its status and a plain-language verdict: " +
+		Description: "Answers \"is X down?\" for a service name, alias, domain or URL (" + orList(ex.queries, ", ") + "). Returns the matched service, its status and a plain-language verdict: " +
 			"verdict.level is up, degraded, down, maintenance, unknown (no data — not an outage), stale (the data is too old " +
 			"to trust; verdict.dataAgeSeconds says how old) or untracked (aistatus does not follow it; verdict.suggestions " +
 			"lists close names). latencyMs is a live probe of the service's API host, at most 30 s old. " + statusLegend + licenceNote,
-		InputSchema: inputSchema[checkInput](func(p map[string]*jsonschema.Schema) { p["query"].MinLength = jsonschema.Ptr(1) }),
-		Annotations: readOnly("Is this AI service up?"),
+		InputSchema: inputSchema[checkInput](func(p map[string]*jsonschema.Schema) {
+			p["query"].Description = "a service name, alias, domain or URL" + suchAs(ex.queries, " or ")
+			p["query"].MinLength, p["query"].MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(maxQuery)
+		}),
+		Annotations: annotations("Is this AI service up?", true),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in checkInput) (*mcp.CallToolResult, CheckResult, error) {
 		doc, err := api.Check(ctx, in.Query)
 		if err != nil {
 			return nil, CheckResult{}, err
 		}
 		doc.License = snapshot.License
-		return text(checkSummary(doc)), CheckResult{CheckDoc: doc, Attribution: Attribution}, nil
+		attribution := credit(ctx)
+		return text(checkSummary(doc), attribution), CheckResult{CheckDoc: doc, Attribution: attribution}, nil
 	})
 	return s
 }
 
+// maxSlug bounds a slug argument; the catalog's are far shorter.
+const maxSlug = 64
+
 // inputSchema infers T's input schema and lets refine add what struct tags
-// cannot express (enums, lengths) to its properties. It panics on a type the
-// inference rejects, a programming error caught by any test that calls New.
+// cannot express (enums, lengths, descriptions built at run time) to its
+// properties. It panics on a type the inference rejects, a programming
+// error caught by any test that calls New.
+//
+// The schema stays within what function-calling APIs accept (OpenAI's,
+// Gemini's): an object with a properties map, even an empty one, and
+// additionalProperties false, each property one plain type — never a type
+// array or a oneOf — with a description.
 func inputSchema[T any](refine func(props map[string]*jsonschema.Schema)) *jsonschema.Schema {
 	s, err := jsonschema.For[T](nil)
 	if err != nil {
 		panic(err)
 	}
-	refine(s.Properties)
+	if s.Properties == nil {
+		s.Properties = map[string]*jsonschema.Schema{}
+	}
+	if refine != nil {
+		refine(s.Properties)
+	}
 	return s
 }
 
+// examples are real values from the catalog for the tool descriptions.
+type examples struct {
+	slugs   []string // a few slugs, in catalog order
+	names   []string // a few service names
+	queries []string // check_service queries: aliases, a host, a URL
+}
+
+// examplesFrom picks the examples from cat, so that they change with it and
+// can never name a service it lacks (as a hard-coded "gemini" slug once did:
+// the slug is google-gemini).
+func examplesFrom(cat snapshot.Catalog) examples {
+	var ex examples
+	for _, svc := range cat.Services {
+		if len(ex.slugs) < 4 {
+			ex.slugs = append(ex.slugs, svc.Slug)
+		}
+		if len(ex.names) < 4 {
+			ex.names = append(ex.names, svc.Name)
+		}
+	}
+	// Two aliases, the host of one API and the full URL of another's: the
+	// forms people paste.
+	var aliases, hosts, urls []string
+	for _, svc := range cat.Services {
+		if len(svc.Aliases) > 0 {
+			aliases = append(aliases, svc.Aliases[0])
+		}
+		if u, err := url.Parse(svc.ProbeURL); err == nil && u.Host != "" {
+			hosts, urls = append(hosts, u.Host), append(urls, svc.ProbeURL)
+		}
+	}
+	ex.queries = append(ex.queries, aliases[:min(2, len(aliases))]...)
+	if len(hosts) > 0 {
+		ex.queries = append(ex.queries, hosts[0])
+	}
+	if len(urls) > 1 {
+		ex.queries = append(ex.queries, urls[1])
+	}
+	return ex
+}
+
+// orList joins items as "a, b, c<last>d", e.g. with last " or ".
+func orList(items []string, last string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + last + items[len(items)-1]
+}
+
+// suchAs is ", such as a, b or c", or "" with no examples.
+func suchAs(items []string, last string) string {
+	if len(items) == 0 {
+		return ""
+	}
+	return ", such as " + orList(items, last)
+}
+
 // text is a result whose Content is a short summary for models and clients
-// that read only text; the SDK adds the structured content beside it.
-func text(summary string) *mcp.CallToolResult {
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: summary + "\nData: " + Attribution + "."}}}
+// that read only text, with the credit line; the SDK adds the structured
+// content beside it.
+func text(summary, attribution string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: summary + "\nData: " + attribution + "."}}}
 }
 
 func statusSummary(doc snapshot.StatusDoc) string {

@@ -120,8 +120,8 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any,
 		t.Errorf("%s: license %q, attribution %q", name, licence.License, licence.Attribution)
 	}
 	text := textOf(res)
-	if !strings.Contains(text, snapshot.License) {
-		t.Errorf("%s: text summary does not name the licence: %s", name, text)
+	if !strings.Contains(text, snapshot.License) || !strings.Contains(text, licence.Attribution) {
+		t.Errorf("%s: text summary does not give the licence and the credit line %q: %s", name, licence.Attribution, text)
 	}
 	return text
 }
@@ -242,7 +242,11 @@ func TestTools(t *testing.T) {
 	// The API's 400s come back as tool errors carrying the problem's detail.
 	assertToolError(t, cs, "list_incidents", map[string]any{"since": "never"}, `since "never" is not an RFC 3339 date-time`)
 	assertToolError(t, cs, "list_incidents", map[string]any{"service": "nope"}, `service "nope" is not a tracked slug`)
-	assertToolError(t, cs, "list_incidents", map[string]any{"limit": 0}, `limit "0" is not a whole number from 1 to 1000`)
+	// limit's bounds are in the schema, so they are checked before the API is asked.
+	assertToolError(t, cs, "list_incidents", map[string]any{"limit": 0}, "limit", "minimum")
+	assertToolError(t, cs, "list_incidents", map[string]any{"limit": 1001}, "limit", "maximum")
+	assertToolError(t, cs, "list_incidents", map[string]any{"limit": "5"}, "limit")
+	assertToolError(t, cs, "list_incidents", map[string]any{"bogus": 1}, "bogus")
 	assertToolError(t, cs, "get_service", map[string]any{"slug": "nope"}, `"nope" is not a tracked service`)
 	assertToolError(t, cs, "get_service", map[string]any{}, "slug")
 	assertToolError(t, cs, "check_service", map[string]any{"query": ""}, "query")
