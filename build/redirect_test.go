@@ -145,7 +145,7 @@ func TestBuildRefusesFeedRedirectOffCatalog(t *testing.T) {
 		Catalog:  cat,
 		Timeout:  5 * time.Second,
 		Client:   NewClient(ClientOptions{AllowedURLs: CatalogURLs(cat)}),
-		Now:      (&fakeClock{t0}).Now,
+		Now:      (&fakeClock{t: t0}).Now,
 		Log:      zerolog.Nop(),
 		Adapters: feed.Adapters(),
 	}

@@ -155,7 +155,7 @@ func TestBuildSetsAsideUnusableHistory(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cat := probeOnlyCatalog(t)
 			out := filepath.Join(t.TempDir(), "public")
-			clock := &fakeClock{t0}
+			clock := &fakeClock{t: t0}
 			opts := probeOnlyOptions(t, out, cat, clock.Now)
 			if _, err := Build(context.Background(), opts); err != nil {
 				t.Fatal(err)
