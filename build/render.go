@@ -1,6 +1,7 @@
 package build
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -59,7 +60,8 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 		docs.Status.Services = append(docs.Status.Services, snapshot.ServiceSummary{
 			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
 			Status: st.Status, LastChecked: checked, URL: svc.URL, StatusPage: svc.StatusPage,
-			LatencyMs: st.Sources.Probe.LatencyMs,
+			LatencyMs: st.Sources.Probe.LatencyMs, Feed: cmp.Or(st.Sources.Feed.State, snapshot.FeedNone),
+			Disagreement: st.Sources.Disagreement,
 		})
 		incidents := byService[svc.Slug]
 		if incidents == nil {

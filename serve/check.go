@@ -67,8 +67,24 @@ func (s *Server) Check(snap *Snapshot, query string) snapshot.CheckDoc {
 	age, stale := snap.Age(now)
 	seconds := int(age.Seconds())
 	doc.Verdict = verdict(svc.Name, status, stale, age)
+	doc.Verdict.Detail = verdictDetail(svc.Name, sum)
 	doc.Verdict.DataAgeSeconds = &seconds
 	return doc
+}
+
+// verdictDetail says where the status came from when that matters to
+// whoever acts on it: our probes overruling a calm official page, a page
+// that could not be read, or a service with no page at all.
+func verdictDetail(name string, sum snapshot.ServiceSummary) string {
+	switch {
+	case sum.Disagreement != nil:
+		return sum.Disagreement.Detail
+	case sum.Feed == snapshot.FeedError:
+		return fmt.Sprintf("%s's status page could not be read this time; the status rests on our probe and the page's last word.", name)
+	case sum.Feed == snapshot.FeedNone:
+		return fmt.Sprintf("%s has no status page that a program can read; the status is our own probe's.", name)
+	}
+	return ""
 }
 
 // verdict phrases a status for people. Stale data is said to be stale

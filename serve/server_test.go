@@ -41,7 +41,9 @@ func testIncidents() []snapshot.Incident {
 }
 
 // publishTestSnapshot renders and publishes a snapshot of cat generated at
-// at, with openai degraded and every other service operational.
+// at, with openai degraded, cohere down by our probes while its page says
+// operational, the services without a feed read by our probe alone, and
+// every other service operational.
 func publishTestSnapshot(t testing.TB, dir string, cat snapshot.Catalog, at time.Time) {
 	t.Helper()
 	h := snapshot.NewHistory()
@@ -49,16 +51,26 @@ func publishTestSnapshot(t testing.TB, dir string, cat snapshot.Catalog, at time
 	states := map[string]build.ServiceState{}
 	for _, svc := range cat.Services {
 		st := snapshot.Operational
-		if svc.Slug == "openai" {
+		latency := 120.0
+		sources := snapshot.Sources{
+			Feed:  snapshot.FeedSource{Format: svc.Feed.Format, State: snapshot.FeedOK, Status: st},
+			Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &latency, HTTPStatus: 401},
+		}
+		switch {
+		case svc.Slug == "openai":
 			st = snapshot.Degraded
+			sources.Feed.Status = st
+		case svc.Slug == "cohere":
+			st = snapshot.MajorOutage
+			sources.Probe = snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "connection refused"}
+			sources.Disagreement = &snapshot.Disagreement{Since: at.Add(-3 * time.Minute), Official: snapshot.Operational,
+				Measured: snapshot.MajorOutage, Detail: "Our probes of the API have failed 3 times in a row, while the official status page says operational."}
+		case svc.Feed.Format == snapshot.FormatNone:
+			sources.Feed = snapshot.FeedSource{Format: snapshot.FormatNone, State: snapshot.FeedNone, Note: svc.Feed.Note}
 		}
 		h.Service(svc.Slug).Record(at.Add(-time.Hour), st, 100)
 		h.Service(svc.Slug).Record(at, st, 120)
-		latency := 120.0
-		states[svc.Slug] = build.ServiceState{Status: st, Sources: snapshot.Sources{
-			Feed:  snapshot.FeedSource{Format: svc.Feed.Format, State: snapshot.FeedOK, Status: st},
-			Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &latency, HTTPStatus: 401},
-		}}
+		states[svc.Slug] = build.ServiceState{Status: st, Sources: sources}
 	}
 	files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, at)
 	if err != nil {
@@ -443,6 +455,24 @@ func TestCheck(t *testing.T) {
 	}
 	if doc := checkDoc(t, ts, "opneai"); len(doc.Verdict.Suggestions) == 0 || doc.Verdict.Suggestions[0] != "OpenAI" {
 		t.Errorf("suggestions for opneai = %v", doc.Verdict.Suggestions)
+	}
+}
+
+// The verdict says where the status came from when it matters: our probes
+// overruling a calm official page, or a service with no readable page.
+func TestCheckSaysWhereTheStatusCameFrom(t *testing.T) {
+	ts := newTestServer(t, 0)
+	for _, tt := range []struct {
+		q, level, detail string
+	}{
+		{"cohere", "down", "while the official status page says operational"},
+		{"mistral", "up", "no status page that a program can read"},
+		{"anthropic", "up", ""},
+	} {
+		doc := checkDoc(t, ts, tt.q)
+		if doc.Verdict.Level != tt.level || (tt.detail == "") != (doc.Verdict.Detail == "") || !strings.Contains(doc.Verdict.Detail, tt.detail) {
+			t.Errorf("%s: verdict %+v, want level %s and a detail saying %q", tt.q, doc.Verdict, tt.level, tt.detail)
+		}
 	}
 }
 

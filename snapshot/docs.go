@@ -61,6 +61,11 @@ type ServiceSummary struct {
 	URL         string     `json:"url"`
 	StatusPage  string     `json:"statusPage"`
 	LatencyMs   *float64   `json:"latencyMs"`
+	// Feed is the state of the official source in the latest cycle (ok,
+	// error, none, unsupported): whether the status had the page's word.
+	Feed string `json:"feed"`
+	// Disagreement is set while our probes overrule the official page.
+	Disagreement *Disagreement `json:"disagreement"`
 }
 
 // ServiceDoc is the response of GET /services/{slug}.
@@ -283,6 +288,9 @@ type Verdict struct {
 	Stale bool `json:"stale"`
 	// DataAgeSeconds is the age of the snapshot; nil when untracked.
 	DataAgeSeconds *int `json:"dataAgeSeconds"`
+	// Detail says more than the headline where there is more to say: that
+	// our probes contradict the official page, or that there is no page.
+	Detail string `json:"detail,omitempty"`
 	// Suggestions are the closest tracked names, for an untracked query.
 	Suggestions []string `json:"suggestions,omitempty"`
 }
