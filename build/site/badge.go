@@ -3,6 +3,7 @@ package site
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/aistatus/aistatus/snapshot"
 	"html"
 	"math"
 	"strings"
@@ -22,9 +23,10 @@ func statusBadge(svc *service) badge {
 }
 
 func uptimeBadge(svc *service) badge {
-	b := badge{Label: svc.Name + " 30d uptime", Message: formatPercent(svc.Uptime30())}
-	switch p := svc.Uptime30(); {
-	case p == nil:
+	month := svc.Month()
+	b := badge{Label: svc.Name + " 30d uptime", Message: month.Text()}
+	switch p := month.Value; {
+	case p == nil || month.Coverage < snapshot.MinCoverage:
 		b.Color, b.Hex = "lightgrey", "#9f9f9f"
 	case *p >= 99.9:
 		b.Color, b.Hex = "brightgreen", "#4c1"
@@ -40,8 +42,8 @@ func uptimeBadge(svc *service) badge {
 	return b
 }
 
-// Uptime30 is the service's 30-day uptime, nil without data.
-func (svc *service) Uptime30() *float64 { return svc.ServiceDoc.Uptime.D30 }
+// Month is the service's 30-day uptime figure.
+func (svc *service) Month() uptimeFigure { return svc.Figures[len(svc.Figures)-1] }
 
 // endpointCacheSeconds is the cacheSeconds of the shields.io endpoint JSON:
 // the snapshot changes every minute. (shields.io applies its own minimum.)

@@ -79,6 +79,10 @@ func buildFixture() (snapshot.Documents, *snapshot.History, error) {
 		"runway":        {{day(28, 0), day(28, 12), snapshot.MajorOutage}},
 		"deepgram":      {{now.Add(-20 * time.Minute), now, snapshot.PartialOutage}},
 		"google-gemini": {{day(10, 0), day(12, 0), ""}}, // "" = not checked: no data
+		"perplexity":    {{now.Add(-40 * time.Minute), now, snapshot.MajorOutage}},
+		// A service first checked two days ago: its 24 h figure is shown,
+		// its 7 and 30 d ones are not enough data.
+		"langsmith": {{now.Add(-31 * 24 * time.Hour), now.Add(-48 * time.Hour), ""}},
 	}
 	h := snapshot.NewHistory()
 	h.Incidents = incidents
@@ -94,9 +98,14 @@ func buildFixture() (snapshot.Documents, *snapshot.History, error) {
 			Feed:  snapshot.FeedSource{Format: svc.Feed.Format, State: snapshot.FeedUnsupported},
 			Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &latency, HTTPStatus: 401},
 		}
-		if svc.Feed.Format == snapshot.FormatStatuspage || svc.Feed.Format == snapshot.FormatIncidentIO {
+		switch svc.Feed.Format {
+		case snapshot.FormatNone:
+			src.Feed.State, src.Feed.Note = snapshot.FeedNone, svc.Feed.Note
+		case snapshot.FormatAWSHealth: // a reader this build would not have
+		default:
 			src.Feed.State = snapshot.FeedOK
 		}
+		var components []snapshot.Component
 		status := snapshot.Operational
 		switch svc.Slug {
 		case "azure-openai": // never checked
@@ -105,8 +114,17 @@ func buildFixture() (snapshot.Documents, *snapshot.History, error) {
 			src.Probe = snapshot.ProbeSource{State: snapshot.ProbeNone}
 		case "pinecone":
 			src.Feed.State, src.Feed.Error = snapshot.FeedError, "summary.json: unexpected end of JSON input"
-		case "perplexity":
+			src.Feed.Failure, src.Feed.ConsecutiveFailures, src.Feed.FailingSince = snapshot.FailureSchema, 190, ended(now.Add(-190*time.Minute))
+		case "perplexity": // our probes overrule a calm page
 			src.Probe = snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "dial tcp: connection refused"}
+			src.Disagreement = &snapshot.Disagreement{Since: now.Add(-40 * time.Minute), Official: snapshot.Operational,
+				Measured: snapshot.MajorOutage, Detail: "Our probes of the API have failed 4 times in a row since 11:20, while the official status page says operational."}
+		case "anthropic":
+			components = []snapshot.Component{
+				{ID: "rwppv331jlwc", Name: "claude.ai", Status: snapshot.PartialOutage},
+				{ID: "k8w3r06qmzrp", Name: "Claude API (api.anthropic.com)", Status: snapshot.MajorOutage, InScope: true},
+				{ID: "yyzkbfz2thpt", Name: "Claude Code", Group: "Apps", Status: snapshot.Operational},
+			}
 		}
 		if svc.Slug != "azure-openai" {
 			sh := h.Service(svc.Slug)
@@ -127,12 +145,16 @@ func buildFixture() (snapshot.Documents, *snapshot.History, error) {
 		if src.Feed.State == snapshot.FeedOK {
 			src.Feed.Status = status
 		}
-		var checkedAt *time.Time
+		var checkedAt, dataSince *time.Time
 		var uptime snapshot.Uptime
+		var coverage snapshot.Coverage
 		if sh := h.Services[svc.Slug]; sh != nil {
-			t := sh.LastChecked
-			checkedAt = &t
-			uptime = sh.Uptime(now)
+			t, since := sh.LastChecked, sh.DataSince()
+			checkedAt, dataSince = &t, &since
+			uptime, coverage = sh.Uptime(now), sh.Coverage(now)
+		}
+		if components == nil {
+			components = []snapshot.Component{}
 		}
 		var own []snapshot.Incident
 		for _, inc := range incidents {
@@ -147,10 +169,12 @@ func buildFixture() (snapshot.Documents, *snapshot.History, error) {
 		docs.Status.Services = append(docs.Status.Services, snapshot.ServiceSummary{
 			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain, Status: status,
 			LastChecked: checkedAt, URL: svc.URL, StatusPage: svc.StatusPage, LatencyMs: lat,
+			Feed: src.Feed.State, Disagreement: src.Disagreement,
 		})
 		docs.Services = append(docs.Services, snapshot.ServiceDoc{
 			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain, URL: svc.URL,
 			StatusPage: svc.StatusPage, Status: status, LastChecked: checkedAt, LatencyMs: lat, Uptime: uptime,
+			UptimeCoverage: coverage, DataSince: dataSince, Components: components,
 			Incidents: own, Sources: src, Timestamp: now, License: snapshot.License,
 		})
 	}

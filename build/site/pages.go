@@ -1,6 +1,7 @@
 package site
 
 import (
+	"cmp"
 	htmltemplate "html/template"
 	"slices"
 	"strings"
@@ -165,7 +166,9 @@ type indexPage struct {
 	Overall    overall
 	Categories []category
 	Incidents  []incident
-	Services   int
+	// Unread are the services whose official page is not being read.
+	Unread   []unreadSource
+	Services int
 	// RecentDays is the incident window in days, for the heading.
 	RecentDays int
 }
@@ -175,9 +178,40 @@ func (m *model) index() indexPage {
 		layout: m.layout("aistatus: are AI services up?",
 			"Live status, 30-day uptime and incidents of "+plural(len(m.services), "AI service", "AI services")+", from their official status pages and aistatus's own probes.",
 			"./", m.base+"/"),
-		Overall: m.overall(), Categories: m.categories(), Incidents: m.recentIncidents(),
+		Overall: m.overall(), Categories: m.categories(), Incidents: m.recentIncidents(), Unread: m.unread(),
 		Services: len(m.services), RecentDays: int(RecentIncidentsWindow / (24 * time.Hour)),
 	}
+}
+
+// unreadSource is a service whose official page is not being read, and why.
+type unreadSource struct {
+	Name, Slug, Why string
+}
+
+// unread lists the services whose status does not have their official
+// page's word: the page failed to read (since when, and how), or there is
+// no page a program can read.
+func (m *model) unread() []unreadSource {
+	var out []unreadSource
+	for _, svc := range m.services {
+		f := svc.Sources.Feed
+		switch f.State {
+		case snapshot.FeedError:
+			why := "could not be read"
+			if f.Failure != "" {
+				why += " (" + strings.ReplaceAll(string(f.Failure), "_", " ") + ")"
+			}
+			if f.FailingSince != nil {
+				why += " for " + duration(m.now.Sub(*f.FailingSince))
+			}
+			out = append(out, unreadSource{svc.Name, svc.Slug, "Its status page " + why + "."})
+		case snapshot.FeedNone:
+			out = append(out, unreadSource{svc.Name, svc.Slug, "No page a program can read: our probe alone decides."})
+		case snapshot.FeedUnsupported:
+			out = append(out, unreadSource{svc.Name, svc.Slug, "Its page's format has no reader in this aistatus: our probe alone decides."})
+		}
+	}
+	return out
 }
 
 type servicePage struct {
@@ -250,6 +284,7 @@ var feedFormats = map[snapshot.FeedFormat]string{
 	snapshot.FormatRSS:         "RSS",
 	snapshot.FormatFlashduty:   "Flashduty",
 	snapshot.FormatHTML:        "HTML page",
+	snapshot.FormatDatadog:     "Datadog status page",
 }
 
 func feedLine(f snapshot.FeedSource) sourceLine {
@@ -265,11 +300,15 @@ func feedLine(f snapshot.FeedSource) sourceLine {
 		}
 		return sourceLine{"read", "The official " + format + " feed was read; it declared " + declared + "."}
 	case snapshot.FeedError:
-		return sourceLine{"error", "The official " + format + " feed could not be read (" + f.Error + "), so the probe decided."}
+		detail := "The official " + format + " feed could not be read (" + f.Error + "), so the probe decided."
+		if f.FailingSince != nil && f.ConsecutiveFailures > 1 {
+			detail += " It has failed " + itoa(f.ConsecutiveFailures) + " times in a row, since " + humanTime(*f.FailingSince) + "."
+		}
+		return sourceLine{"error", detail}
 	case snapshot.FeedUnsupported:
 		return sourceLine{"not read", "The official feed (" + format + ") is not read yet: aistatus has no reader for this format, so the probe decides."}
 	case snapshot.FeedNone:
-		return sourceLine{"none", "This service publishes no machine-readable status feed; the probe decides."}
+		return sourceLine{"none", cmp.Or(f.Note, "This service publishes no machine-readable status feed; the probe decides.")}
 	}
 	return sourceLine{"no data", "No feed has been read yet."}
 }

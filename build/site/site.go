@@ -68,6 +68,7 @@ var funcs = map[string]any{
 	"human": humanTime,
 	"date":  func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
 	"pct":   formatPercent,
+	"label": StatusLabel,
 	"day":   func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
 	"deref": func(p *float64) float64 { return *p },
 	"minutes": func(seconds int) int {
@@ -146,6 +147,18 @@ type service struct {
 type uptimeFigure struct {
 	Window string
 	Value  *float64
+	// Coverage is the share of the window with data (snapshot.Coverage).
+	Coverage float64
+}
+
+// Text is the figure as people see it: "not enough data" while less than
+// snapshot.MinCoverage of its window has data, rather than a percentage
+// computed from a few minutes.
+func (f uptimeFigure) Text() string {
+	if f.Value != nil && f.Coverage < snapshot.MinCoverage {
+		return "not enough data"
+	}
+	return formatPercent(f.Value)
 }
 
 func newModel(docs snapshot.Documents, h *snapshot.History) *model {
@@ -164,7 +177,9 @@ func newModel(docs snapshot.Documents, h *snapshot.History) *model {
 			ServiceDoc: doc,
 			State:      Status(doc.Status),
 			Figures: []uptimeFigure{
-				{"24 h", doc.Uptime.H24}, {"7 d", doc.Uptime.D7}, {"30 d", doc.Uptime.D30},
+				{"24 h", doc.Uptime.H24, doc.UptimeCoverage.H24},
+				{"7 d", doc.Uptime.D7, doc.UptimeCoverage.D7},
+				{"30 d", doc.Uptime.D30, doc.UptimeCoverage.D30},
 			},
 			Chart: dailyChart(doc.Name, sh, m.now),
 		}

@@ -341,8 +341,12 @@ func TestIndexShowsEveryService(t *testing.T) {
 		if len(texts) != 1 || text(texts[0]) != StatusLabel(svc.Status) || attr(e, "data-status") != string(svc.Status) {
 			t.Errorf("%s: shown %q (%s), want %q", svc.Slug, text(texts[0]), attr(e, "data-status"), StatusLabel(svc.Status))
 		}
-		if !strings.Contains(text(e), "30 d"+formatPercent(svc.Uptime.D30)) {
+		if !strings.Contains(text(e), "30 d"+monthText(svc)) {
 			t.Errorf("%s: no 30-day uptime in %q", svc.Slug, text(e))
+		}
+		// Uptime computed from too little of its window is not shown.
+		if svc.Slug == "langsmith" && !strings.Contains(text(e), "24 h100%7 dnot enough data30 dnot enough data") {
+			t.Errorf("langsmith (two days of data): %q", text(e))
 		}
 	}
 
@@ -352,14 +356,30 @@ func TestIndexShowsEveryService(t *testing.T) {
 		got = append(got, text(h2))
 	}
 	wantH2 := []string{"LLM APIs", "Cloud AI platforms", "Inference platforms", "Image and video",
-		"Audio and speech", "Vector databases", "LLMOps", "Coding assistants", "Recent incidents"}
+		"Audio and speech", "Vector databases", "LLMOps", "Coding assistants", "Status pages not being read", "Recent incidents"}
 	if !slices.Equal(got, wantH2) {
 		t.Errorf("h2: %q", got)
 	}
 
 	banner := text(findAll(doc, func(n *html.Node) bool { return hasClass(n, "overall") })[0])
-	if !strings.HasPrefix(banner, "3 services with issues") {
+	if !strings.HasPrefix(banner, "4 services with issues") {
 		t.Errorf("overall banner %q", banner)
+	}
+
+	// The pages not being read: one failing for hours, one never read, and
+	// the services without a readable page.
+	var unread []string
+	for _, li := range byTag(findAll(doc, func(n *html.Node) bool { return hasClass(n, "unread") })[0], "li") {
+		unread = append(unread, text(li))
+	}
+	for _, want := range []string{
+		"Azure OpenAI: Its status page could not be read.",
+		"Mistral AI: No page a program can read",
+		"Pinecone: Its status page could not be read (schema) for 3 h 10 min.",
+	} {
+		if !slices.ContainsFunc(unread, func(s string) bool { return strings.HasPrefix(s, want) }) {
+			t.Errorf("no unread source %q in %q", want, unread)
+		}
 	}
 
 	// Recent incidents: the last 14 days plus ongoing ones, newest first.
@@ -392,6 +412,25 @@ func TestServicePage(t *testing.T) {
 		if !strings.Contains(page, want) {
 			t.Errorf("anthropic page lacks %q", want)
 		}
+	}
+	// The components of the page, each marked in or out of the scope.
+	rows := byTag(findAll(doc, func(n *html.Node) bool { return hasClass(n, "components") })[0], "tr")
+	var got []string
+	for _, tr := range rows[1:] {
+		got = append(got, text(tr))
+	}
+	if want := []string{"claude.aiPartial outagenot the API", "Claude API (api.anthropic.com)Major outagein scope",
+		"Claude Code (Apps)Operationalnot the API"}; !slices.Equal(got, want) {
+		t.Errorf("components %q, want %q", got, want)
+	}
+	// Our probes overruling a calm page say so, up front.
+	perplexity := parseHTML(t, files[ServicePage("perplexity")])
+	notes := findAll(perplexity, func(n *html.Node) bool { return hasClass(n, "disagree") })
+	if len(notes) != 1 || !strings.Contains(text(notes[0]), "Our probes disagree with the official status page, which says “Operational”") {
+		t.Errorf("perplexity: disagreement note %v", notes)
+	}
+	if mistral := text(parseHTML(t, files[ServicePage("mistral")])); !strings.Contains(mistral, "Rootly") {
+		t.Error("mistral page does not say why it has no feed")
 	}
 	azure := text(parseHTML(t, files[ServicePage("azure-openai")]))
 	for _, want := range []string{"Unknown", "no data", "could not be read", "no generic API host", "No incidents in the last 90 days."} {
@@ -571,7 +610,7 @@ func TestBadges(t *testing.T) {
 			kind, label, message string
 		}{
 			{"", svc.Name, Status(svc.Status).Badge},
-			{"-uptime", svc.Name + " 30d uptime", formatPercent(svc.Uptime.D30)},
+			{"-uptime", svc.Name + " 30d uptime", monthText(svc)},
 		} {
 			name := BadgeFile(svc.Slug, b.kind, "svg")
 			var s testSVG
@@ -701,7 +740,11 @@ func TestLLMSTxt(t *testing.T) {
 		t.Error("no generation time")
 	}
 	for _, svc := range docs.Services {
-		line := fmt.Sprintf("- %s (%s): %s — 30d uptime %s\n", svc.Name, svc.Slug, svc.Status, formatPercent(svc.Uptime.D30))
+		disagree := ""
+		if svc.Sources.Disagreement != nil {
+			disagree = " — our probes disagree with its status page (operational)"
+		}
+		line := fmt.Sprintf("- %s (%s): %s — 30d uptime %s%s\n", svc.Name, svc.Slug, svc.Status, monthText(svc), disagree)
 		if !strings.Contains(current, line) {
 			t.Errorf("no line %q", line)
 		}
@@ -868,4 +911,9 @@ func TestDuration(t *testing.T) {
 			t.Errorf("duration(%v) = %q, want %q", d, got, want)
 		}
 	}
+}
+
+// monthText is the 30-day uptime as the page, badges and llms.txt show it.
+func monthText(svc snapshot.ServiceDoc) string {
+	return uptimeFigure{Value: svc.Uptime.D30, Coverage: svc.UptimeCoverage.D30}.Text()
 }
