@@ -486,9 +486,10 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 			Status: "ok", Timestamp: now, Source: "aistatus (https://aistatus.example)", License: snapshot.License,
 			Services: []snapshot.ServiceSummary{
 				{Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", Status: snapshot.Operational,
-					LastChecked: &now, URL: "https://openai.com", StatusPage: "https://status.openai.com", LatencyMs: &lat},
+					LastChecked: &now, URL: "https://openai.com", StatusPage: "https://status.openai.com", LatencyMs: &lat, Feed: snapshot.FeedOK},
 				{Slug: "hugging-face", Name: "Hugging Face", Category: "inference", Domain: "huggingface.co", Status: snapshot.Unknown,
-					LastChecked: nil, URL: "https://huggingface.co", StatusPage: "https://status.huggingface.co", LatencyMs: nil},
+					LastChecked: nil, URL: "https://huggingface.co", StatusPage: "https://status.huggingface.co", LatencyMs: nil, Feed: snapshot.FeedError,
+					Disagreement: &snapshot.Disagreement{Since: earlier, Official: snapshot.Operational, Measured: snapshot.MajorOutage, Detail: "Our probes failed."}},
 			},
 		}},
 		{"status with no services", "StatusResponse", snapshot.StatusDoc{
