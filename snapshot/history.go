@@ -3,6 +3,7 @@ package snapshot
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -289,6 +290,26 @@ type Coverage struct {
 // enough data" rather than a percentage computed from a few minutes. The API
 // publishes the figure and its coverage alike.
 const MinCoverage = 0.5
+
+// FormatPercent shows an uptime as the API has it (floored to three
+// decimals, so any downtime stays below 100), without trailing zeros, or
+// "no data".
+func FormatPercent(p *float64) string {
+	if p == nil {
+		return "no data"
+	}
+	return strconv.FormatFloat(*p, 'f', -1, 64) + "%"
+}
+
+// UptimeText is an uptime figure as people are shown it (the status page,
+// badges, llms.txt, MCP): "not enough data" while less than MinCoverage of
+// its window has data, rather than a percentage computed from minutes.
+func UptimeText(p *float64, coverage float64) string {
+	if p != nil && coverage < MinCoverage {
+		return "not enough data"
+	}
+	return FormatPercent(p)
+}
 
 // Coverage computes the coverage of the three uptime windows ending at now,
 // rounded down to three decimals.

@@ -61,7 +61,7 @@ func dailyChart(name string, sh *snapshot.ServiceHistory, now time.Time) chart {
 		if b.Uptime == nil {
 			b.Title = when + ": no data"
 		} else {
-			b.Title = when + ": " + formatPercent(b.Uptime) + " uptime"
+			b.Title = when + ": " + snapshot.FormatPercent(b.Uptime) + " uptime"
 		}
 		c.Bars = append(c.Bars, b)
 		if b.Uptime != nil {
@@ -79,7 +79,7 @@ func dailyChart(name string, sh *snapshot.ServiceHistory, now time.Time) chart {
 			name, ChartDays, withData, ChartDays-withData)
 	default:
 		c.Label = fmt.Sprintf("Daily uptime of %s over the last %d days: %d days with data, the lowest %s on %s; %d without data.",
-			name, ChartDays, withData, formatPercent(lowest.Uptime), lowest.Day.Format("2 Jan"), ChartDays-withData)
+			name, ChartDays, withData, snapshot.FormatPercent(lowest.Uptime), lowest.Day.Format("2 Jan"), ChartDays-withData)
 	}
 	return c
 }

@@ -67,7 +67,7 @@ var funcs = map[string]any{
 	"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"human": humanTime,
 	"date":  func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
-	"pct":   formatPercent,
+	"pct":   snapshot.FormatPercent,
 	"label": StatusLabel,
 	"day":   func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
 	"deref": func(p *float64) float64 { return *p },
@@ -154,12 +154,7 @@ type uptimeFigure struct {
 // Text is the figure as people see it: "not enough data" while less than
 // snapshot.MinCoverage of its window has data, rather than a percentage
 // computed from a few minutes.
-func (f uptimeFigure) Text() string {
-	if f.Value != nil && f.Coverage < snapshot.MinCoverage {
-		return "not enough data"
-	}
-	return formatPercent(f.Value)
-}
+func (f uptimeFigure) Text() string { return snapshot.UptimeText(f.Value, f.Coverage) }
 
 func newModel(docs snapshot.Documents, h *snapshot.History) *model {
 	m := &model{
@@ -232,17 +227,6 @@ func Status(s snapshot.Status) StatusInfo {
 
 // StatusLabel is the text the pages show for s.
 func StatusLabel(s snapshot.Status) string { return Status(s).Label }
-
-// formatPercent shows an uptime as the API has it (floored to three
-// decimals, so any downtime stays below 100), without trailing zeros.
-func formatPercent(p *float64) string {
-	if p == nil {
-		return "no data"
-	}
-	s := strconv.FormatFloat(*p, 'f', 3, 64)
-	s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	return s + "%"
-}
 
 func humanTime(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 UTC") }
 

@@ -881,7 +881,7 @@ func TestDailyChart(t *testing.T) {
 	// Bars from the end: class and uptime.
 	for back, want := range []string{"up 100%", "partial 95.833%", "up 100%", "nodata no data", "up 100%", "nodata no data"} {
 		b := c.Bars[ChartDays-1-back]
-		if got := b.Class + " " + formatPercent(b.Uptime); got != want {
+		if got := b.Class + " " + snapshot.FormatPercent(b.Uptime); got != want {
 			t.Errorf("%s: %s, want %s", b.Day.Format(time.DateOnly), got, want)
 		}
 	}
@@ -890,7 +890,7 @@ func TestDailyChart(t *testing.T) {
 		if end.After(now) {
 			end = now
 		}
-		if got, want := formatPercent(b.Uptime), formatPercent(sh.UptimePercent(b.Day, end)); got != want {
+		if got, want := snapshot.FormatPercent(b.Uptime), snapshot.FormatPercent(sh.UptimePercent(b.Day, end)); got != want {
 			t.Errorf("%s: %s, UptimePercent says %s", b.Day.Format(time.DateOnly), got, want)
 		}
 	}

@@ -14,7 +14,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 
@@ -361,7 +360,20 @@ func serviceSummary(doc snapshot.ServiceDoc) string {
 	if doc.LastChecked != nil {
 		fmt.Fprintf(&b, " as of %s", doc.LastChecked.UTC().Format(time.RFC3339))
 	}
-	fmt.Fprintf(&b, ". Uptime: 24h %s, 7d %s, 30d %s.", percent(doc.Uptime.H24), percent(doc.Uptime.D7), percent(doc.Uptime.D30))
+	u, c := doc.Uptime, doc.UptimeCoverage
+	fmt.Fprintf(&b, ". Uptime: 24h %s, 7d %s, 30d %s.", snapshot.UptimeText(u.H24, c.H24), snapshot.UptimeText(u.D7, c.D7), snapshot.UptimeText(u.D30, c.D30))
+	if d := doc.Sources.Disagreement; d != nil {
+		fmt.Fprintf(&b, " Our probes overrule its status page, which says %s: %s", d.Official, d.Detail)
+	}
+	var affected []string
+	for _, c := range doc.Components {
+		if c.InScope && c.Status != snapshot.Operational {
+			affected = append(affected, c.Name+" ("+string(c.Status)+")")
+		}
+	}
+	if len(affected) > 0 {
+		fmt.Fprintf(&b, " Affected API components: %s.", strings.Join(affected, ", "))
+	}
 	ongoing := 0
 	for _, inc := range doc.Incidents {
 		if inc.EndedAt == nil {
@@ -407,6 +419,9 @@ func incidentsSummary(doc snapshot.IncidentList) string {
 
 func checkSummary(doc snapshot.CheckDoc) string {
 	s := doc.Verdict.Emoji + " " + doc.Verdict.Headline + "."
+	if doc.Verdict.Detail != "" {
+		s += " " + doc.Verdict.Detail
+	}
 	if doc.LatencyMs != nil {
 		s += fmt.Sprintf(" Its API answered in %.0f ms.", *doc.LatencyMs)
 	}
@@ -414,12 +429,4 @@ func checkSummary(doc snapshot.CheckDoc) string {
 		s += " Did you mean: " + strings.Join(doc.Verdict.Suggestions, ", ") + "?"
 	}
 	return s
-}
-
-func percent(p *float64) string {
-	if p == nil {
-		return "no data"
-	}
-	// Uptime is already rounded down to 3 decimals: print it as is, so 99.999 does not read as 100.
-	return strconv.FormatFloat(*p, 'f', -1, 64) + "%"
 }
