@@ -1,0 +1,188 @@
+package build
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+	"github.com/rs/zerolog"
+)
+
+// The combining rules of Assemble, one observation against one history at
+// a time, without any server: see assemble.go for the rules.
+
+var asmNow = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+
+var asmCatalog = snapshot.Catalog{Services: []snapshot.Service{{Slug: "svc", Name: "Svc", StatusPage: "https://status.svc.example"}}}
+
+func feedOK(st snapshot.Status) snapshot.FeedSource {
+	return snapshot.FeedSource{Format: snapshot.FormatStatuspage, State: snapshot.FeedOK, Status: st}
+}
+
+var (
+	feedFailed = snapshot.FeedSource{Format: snapshot.FormatStatuspage, State: snapshot.FeedError, Error: "HTTP 403", Failure: snapshot.FailureHTTP}
+	feedNone   = snapshot.FeedSource{Format: snapshot.FormatNone, State: snapshot.FeedNone}
+	probeOK    = snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: new(12.5), HTTPStatus: 401}
+	probeDown  = snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "connection refused"}
+	probeNone  = snapshot.ProbeSource{State: snapshot.ProbeNone}
+)
+
+// assembleOne runs one cycle of one service on history h at asmNow.
+func assembleOne(h *snapshot.History, o Observation) ServiceState {
+	return Assemble(h, asmCatalog, map[string]Observation{"svc": o}, asmNow, zerolog.Nop())["svc"]
+}
+
+// withHistory returns a history whose one service is sh, checked a minute
+// before asmNow with status last.
+func withHistory(sh snapshot.ServiceHistory) *snapshot.History {
+	h := snapshot.NewHistory()
+	if sh.LastStatus != "" {
+		sh.LastChecked = asmNow.Add(-time.Minute)
+	}
+	h.Services["svc"] = &sh
+	return h
+}
+
+func TestAssembleStatus(t *testing.T) {
+	failingSince := asmNow.Add(-2 * time.Minute)
+	tests := []struct {
+		name     string
+		history  snapshot.ServiceHistory
+		obs      Observation
+		want     snapshot.Status
+		disagree bool // a disagreement with the official page is published
+		failed   int  // the consecutive failed probes counted afterwards
+	}{
+		{"page and probe agree", snapshot.ServiceHistory{}, Observation{Feed: feedOK(snapshot.Operational), Probe: probeOK},
+			snapshot.Operational, false, 0},
+		{"the page's degraded wins over an answering probe", snapshot.ServiceHistory{}, Observation{Feed: feedOK(snapshot.Degraded), Probe: probeOK},
+			snapshot.Degraded, false, 0},
+		{"second failed probe: the page's word holds", snapshot.ServiceHistory{LastStatus: snapshot.Operational, FailedProbes: 1, FailingSince: failingSince},
+			Observation{Feed: feedOK(snapshot.Operational), Probe: probeDown}, snapshot.Operational, false, 2},
+		{"third failed probe overrules a calm page", snapshot.ServiceHistory{LastStatus: snapshot.Operational, FailedProbes: 2, FailingSince: failingSince},
+			Observation{Feed: feedOK(snapshot.Operational), Probe: probeDown}, snapshot.MajorOutage, true, 3},
+		{"third failed probe overrules a degraded page", snapshot.ServiceHistory{LastStatus: snapshot.Degraded, FailedProbes: 2, FailingSince: failingSince},
+			Observation{Feed: feedOK(snapshot.Degraded), Probe: probeDown}, snapshot.MajorOutage, true, 3},
+		{"a page declaring an outage explains the failures", snapshot.ServiceHistory{LastStatus: snapshot.PartialOutage, FailedProbes: 5, FailingSince: failingSince},
+			Observation{Feed: feedOK(snapshot.PartialOutage), Probe: probeDown}, snapshot.PartialOutage, false, 0},
+		{"maintenance explains the failures", snapshot.ServiceHistory{LastStatus: snapshot.Maintenance, FailedProbes: 2, FailingSince: failingSince},
+			Observation{Feed: feedOK(snapshot.Maintenance), Probe: probeDown}, snapshot.Maintenance, false, 0},
+		{"page silent, third failed probe", snapshot.ServiceHistory{LastStatus: snapshot.Operational, FailedProbes: 2, FailingSince: failingSince},
+			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.MajorOutage, false, 3},
+		{"no page, third failed probe", snapshot.ServiceHistory{LastStatus: snapshot.Operational, FailedProbes: 2, FailingSince: failingSince},
+			Observation{Feed: feedNone, Probe: probeDown}, snapshot.MajorOutage, false, 3},
+		{"page silent, first failed probe keeps the last status", snapshot.ServiceHistory{LastStatus: snapshot.Degraded},
+			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.Degraded, false, 1},
+		{"a failing page keeps its word for a while", snapshot.ServiceHistory{LastStatus: snapshot.MajorOutage,
+			LastFeedStatus: snapshot.MajorOutage, LastFeedAt: asmNow.Add(-5 * time.Minute)},
+			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.MajorOutage, false, 0},
+		{"…but not longer than MaxHold", snapshot.ServiceHistory{LastStatus: snapshot.MajorOutage,
+			LastFeedStatus: snapshot.MajorOutage, LastFeedAt: asmNow.Add(-snapshot.MaxHold - time.Minute)},
+			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.Operational, false, 0},
+		{"no page, the probe answers", snapshot.ServiceHistory{}, Observation{Feed: feedNone, Probe: probeOK}, snapshot.Operational, false, 0},
+		{"neither page nor probe", snapshot.ServiceHistory{}, Observation{Feed: feedFailed, Probe: probeNone}, snapshot.Unknown, false, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := withHistory(tt.history)
+			st := assembleOne(h, tt.obs)
+			if st.Status != tt.want {
+				t.Errorf("status %s, want %s", st.Status, tt.want)
+			}
+			if (st.Sources.Disagreement != nil) != tt.disagree {
+				t.Errorf("disagreement %+v, want one: %v", st.Sources.Disagreement, tt.disagree)
+			}
+			if d := st.Sources.Disagreement; d != nil && (d.Measured != st.Status || d.Official != tt.obs.Feed.Status || !d.Since.Equal(failingSince)) {
+				t.Errorf("disagreement %+v: measured, official or since wrong", d)
+			}
+			sh := h.Services["svc"]
+			if sh.FailedProbes != tt.failed {
+				t.Errorf("failed probes %d, want %d", sh.FailedProbes, tt.failed)
+			}
+			if sh.LastStatus != st.Status || !sh.LastChecked.Equal(asmNow) {
+				t.Errorf("history not recorded: %s at %s", sh.LastStatus, sh.LastChecked)
+			}
+			if probeIncident := sh.ProbeIncident != ""; probeIncident != (tt.failed >= ProbeIncidentAfter) {
+				t.Errorf("probe incident %q after %d failures", sh.ProbeIncident, tt.failed)
+			}
+		})
+	}
+}
+
+// While our own incident is open, the service is never called operational:
+// the first answer after an outage reads degraded (with the calm page's
+// disagreement), the second closes the incident.
+func TestAssembleRecovery(t *testing.T) {
+	start := asmNow.Add(-10 * time.Minute)
+	id := snapshot.ProbeIncidentID("svc", start)
+	h := withHistory(snapshot.ServiceHistory{LastStatus: snapshot.MajorOutage, ProbeIncident: id})
+	h.Incidents = []snapshot.Incident{{ID: id, Service: "svc", Headline: "Svc API not reachable", Severity: snapshot.Major,
+		StartedAt: start, Status: "ongoing", Source: snapshot.SourceProbe, UpdatedAt: start}}
+
+	st := assembleOne(h, Observation{Feed: feedOK(snapshot.Operational), Probe: probeOK})
+	if st.Status != snapshot.Degraded || st.Sources.Disagreement == nil || !st.Sources.Disagreement.Since.Equal(start) {
+		t.Fatalf("first answer: %s, disagreement %+v; want degraded since %s", st.Status, st.Sources.Disagreement, start)
+	}
+	if h.Incidents[0].EndedAt != nil {
+		t.Fatal("incident closed after one answer")
+	}
+
+	st = Assemble(h, asmCatalog, map[string]Observation{"svc": {Feed: feedOK(snapshot.Operational), Probe: probeOK}}, asmNow.Add(time.Minute), zerolog.Nop())["svc"]
+	if st.Status != snapshot.Operational || st.Sources.Disagreement != nil {
+		t.Fatalf("second answer: %s, disagreement %+v", st.Status, st.Sources.Disagreement)
+	}
+	if inc := h.Incidents[0]; inc.EndedAt == nil || !inc.EndedAt.Equal(asmNow) || inc.Status != "resolved" {
+		t.Fatalf("incident after recovery: %+v", inc)
+	}
+}
+
+func TestAssembleSourceHealth(t *testing.T) {
+	h := snapshot.NewHistory()
+	at := asmNow
+	cycle := func(o Observation) snapshot.FeedSource {
+		t.Helper()
+		st := Assemble(h, asmCatalog, map[string]Observation{"svc": o}, at, zerolog.Nop())["svc"]
+		at = at.Add(time.Minute)
+		return st.Sources.Feed
+	}
+	comps := func(names ...string) []snapshot.Component {
+		var out []snapshot.Component
+		for _, n := range names {
+			out = append(out, snapshot.Component{ID: "id-" + n, Name: n, Status: snapshot.Operational, InScope: n != "Website"})
+		}
+		return out
+	}
+
+	f := cycle(Observation{Feed: feedOK(snapshot.Operational), Components: comps("Chat", "Embeddings", "Website"), Probe: probeOK})
+	if f.LastOKAt == nil || !f.LastOKAt.Equal(asmNow) || f.ConsecutiveFailures != 0 || f.FailingSince != nil || f.RosterChangedAt != nil {
+		t.Fatalf("first good read: %+v", f)
+	}
+	if got := h.Services["svc"].Feed.Roster; !slices.Equal(got, []string{"Chat (id-Chat)", "Embeddings (id-Embeddings)"}) {
+		t.Fatalf("roster %q: only the in-scope components", got)
+	}
+
+	for i := 1; i <= 3; i++ {
+		f = cycle(Observation{Feed: feedFailed, Probe: probeOK})
+		if f.ConsecutiveFailures != i || f.FailingSince == nil || !f.FailingSince.Equal(asmNow.Add(time.Minute)) || !f.LastOKAt.Equal(asmNow) {
+			t.Fatalf("failure %d: %+v", i, f)
+		}
+	}
+	if h.Services["svc"].Feed.LastFailure != snapshot.FailureHTTP {
+		t.Errorf("last failure %q, want http_status", h.Services["svc"].Feed.LastFailure)
+	}
+
+	// A good read ends the run; the roster changed while nobody looked.
+	f = cycle(Observation{Feed: feedOK(snapshot.Operational), Components: comps("Chat", "Agents", "Website"), Probe: probeOK})
+	if f.ConsecutiveFailures != 0 || f.FailingSince != nil || !f.LastOKAt.Equal(asmNow.Add(4*time.Minute)) {
+		t.Fatalf("recovered source: %+v", f)
+	}
+	if f.RosterChangedAt == nil || !slices.Equal(f.RosterAdded, []string{"Agents (id-Agents)"}) || !slices.Equal(f.RosterRemoved, []string{"Embeddings (id-Embeddings)"}) {
+		t.Fatalf("roster change: %+v", f)
+	}
+
+	// A service without a page has no health to keep.
+	if f = cycle(Observation{Feed: feedNone, Probe: probeOK}); f.LastOKAt != nil || f.ConsecutiveFailures != 0 {
+		t.Errorf("no page: %+v", f)
+	}
+}
