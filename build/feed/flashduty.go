@@ -18,8 +18,10 @@ import (
 // Flashduty documents no public feed, and what the page serves to machines
 // is unreliable: it often refuses non-browser clients with 403/429/503, a
 // JavaScript challenge page, or a redirect to one. The adapter asks
-// svc.Feed.URL for JSON and reads a Flashduty-like document defensively
-// (see parseFlashduty).
+// svc.Feed.URL for JSON: the page's own summary
+// (/api/status-page/<page id>/summary/active, read by fdPageResult), or a
+// Flashduty-like document of another shape, read defensively (see
+// parseFlashduty).
 //
 // Fallback: an HTML body, a refusing status, or JSON with none of the known
 // fields is an error saying "feed refused non-browser client" or
