@@ -54,7 +54,8 @@ func (a *awsImpacted) UnmarshalJSON(b []byte) error {
 	}
 	if json.Unmarshal(b, &byCode) == nil {
 		for code, v := range byCode {
-			*a = append(*a, ref{ID: code, Name: v.ServiceName})
+			// A code alone still names the service ("bedrock-us-east-1").
+			*a = append(*a, ref{ID: code, Name: cmp.Or(v.ServiceName, code)})
 		}
 		slices.SortFunc(*a, func(x, y ref) int { return strings.Compare(x.ID, y.ID) })
 		return nil
@@ -73,7 +74,7 @@ func (a *awsImpacted) UnmarshalJSON(b []byte) error {
 		case json.Unmarshal(item, &code) == nil:
 			*a = append(*a, ref{ID: code, Name: code})
 		case json.Unmarshal(item, &obj) == nil:
-			*a = append(*a, ref{ID: obj.Service, Name: obj.ServiceName})
+			*a = append(*a, ref{ID: obj.Service, Name: cmp.Or(obj.ServiceName, obj.Service)})
 		}
 	}
 	return nil
@@ -133,7 +134,7 @@ func parseAWSHealth(data []byte, req Request) (Result, error) {
 		return Result{}, failure(snapshot.FailureSchema, "null: not an AWS Health events list")
 	}
 	services := func(ev awsEvent) []ref {
-		return append([]ref{{ID: ev.Service, Name: ev.ServiceName}}, ev.ImpactedServices...)
+		return append([]ref{{ID: ev.Service, Name: cmp.Or(ev.ServiceName, ev.Service)}}, ev.ImpactedServices...)
 	}
 	var all []ref
 	for _, ev := range events {

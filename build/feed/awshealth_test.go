@@ -2,7 +2,9 @@ package feed
 
 import (
 	"bytes"
+	"fmt"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
@@ -224,4 +226,44 @@ func FuzzAWSHealth(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestAWSHealthMultipleServices reads events filed under "Multiple
+// services", which name Bedrock only in impacted_services. No real capture
+// of the public events is in testdata/real: the fixture
+// (awshealth-multiple-services.json) is hand-made in the shape of the
+// dashboard's public current events (object keyed by service code with a
+// service_name, and the list of codes form), served as the dashboard serves
+// it, UTF-16 with a byte order mark.
+func TestAWSHealthMultipleServices(t *testing.T) {
+	c, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := awsEncode(t, "UTF-16LE+BOM", fixture(t, "awshealth-multiple-services.json"))
+	srv, _ := serve(t, jsonAccept, map[string]reply{"/feed": {body: body, ctype: "application/json"}})
+	svc, _ := c.Lookup("aws-bedrock") // the catalog's own scope
+	svc.Feed.URL = srv.URL + "/feed"
+	res, err := read(t, awsHealth{}, svc)
+	checkStatus(t, res, err, snapshot.PartialOutage)
+	const arn = "arn:aws:health:%s::event/MULTIPLE_SERVICES/AWS_MULTIPLE_SERVICES_OPERATIONAL_ISSUE/AWS_MULTIPLE_SERVICES_OPERATIONAL_ISSUE_%s"
+	var got []string
+	for _, inc := range res.Incidents {
+		got = append(got, inc.Headline)
+	}
+	// Oregon's event (EC2, EBS) is not Bedrock's. Tokyo's names Bedrock
+	// by its code only.
+	want := []string{"Increased Error Rates (Tokyo)", "Increased Latencies (Ireland)", "Increased Error Rates and Latencies (N. Virginia)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("incidents %q, want %q", got, want)
+	}
+	if len(res.Incidents) == 3 {
+		first := res.Incidents[2]
+		if first.Severity != snapshot.Major || !first.UpdatedAt.Equal(time.Unix(1761011435, 0)) {
+			t.Errorf("N. Virginia event %+v, want major, updated at its last log entry", first)
+		}
+		if id := snapshot.OfficialIncidentID("aws-bedrock", fmt.Sprintf(arn, "us-east-1", "BA540_514A652BE1A")); first.ID != id {
+			t.Errorf("id %q, want %q", first.ID, id)
+		}
+	}
 }

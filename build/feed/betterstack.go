@@ -32,6 +32,15 @@ type bsItem struct {
 	ID         bsID            `json:"id"`
 	Type       string          `json:"type"`
 	Attributes json.RawMessage `json:"attributes"`
+	// Relationships link a real page's report to its updates: the updates
+	// themselves carry no status_report_id there.
+	Relationships struct {
+		StatusUpdates struct {
+			Data []struct {
+				ID bsID `json:"id"`
+			} `json:"data"`
+		} `json:"status_updates"`
+	} `json:"relationships"`
 }
 
 type bsResource struct {
@@ -53,8 +62,11 @@ type bsReport struct {
 }
 
 type bsUpdate struct {
-	ReportID    bsID   `json:"status_report_id"`
-	PublishedAt string `json:"published_at"`
+	ReportID          bsID   `json:"status_report_id"`
+	PublishedAt       string `json:"published_at"`
+	AffectedResources []struct {
+		Status string `json:"status"`
+	} `json:"affected_resources"`
 }
 
 // bsID is a JSON:API id. The specification makes ids strings, but Better
@@ -102,6 +114,8 @@ func parseBetterStack(data []byte, req Request) (Result, error) {
 		reports []bsItem
 		decoded []bsReport
 		updated = map[bsID]time.Time{} // latest status update per report
+		worst   = map[bsID]snapshot.Status{}
+		updates = map[bsID]bsUpdate{} // by the update's own id
 	)
 	for _, it := range doc.Included {
 		switch it.Type {
@@ -123,10 +137,34 @@ func parseBetterStack(data []byte, req Request) (Result, error) {
 			if err := bsAttributes(it, &u); err != nil {
 				return Result{}, err
 			}
-			// An update only refines a report's updatedAt, so one with an
-			// unreadable time is ignored rather than dropping the report.
-			if t, ok := parseTime(u.PublishedAt); ok && u.ReportID != "" && t.After(updated[u.ReportID]) {
-				updated[u.ReportID] = t
+			if it.ID != "" {
+				updates[it.ID] = u
+			}
+		}
+	}
+	// An update refines a report's updatedAt, end and severity; it names its
+	// report itself (status_report_id) or the report names it (relationships,
+	// as on the real pages). One with an unreadable time is ignored rather
+	// than dropping the report.
+	note := func(report bsID, u bsUpdate) {
+		if t, ok := parseTime(u.PublishedAt); ok && t.After(updated[report]) {
+			updated[report] = t
+		}
+		for _, a := range u.AffectedResources {
+			if st := bsResourceStatus(a.Status); st != snapshot.Unknown {
+				worst[report] = snapshot.Worse(cmp.Or(worst[report], snapshot.Operational), st)
+			}
+		}
+	}
+	for _, u := range updates {
+		if u.ReportID != "" {
+			note(u.ReportID, u)
+		}
+	}
+	for _, it := range reports {
+		for _, rel := range it.Relationships.StatusUpdates.Data {
+			if u, ok := updates[rel.ID]; ok && u.ReportID != it.ID {
+				note(it.ID, u)
 			}
 		}
 	}
@@ -152,7 +190,7 @@ func parseBetterStack(data []byte, req Request) (Result, error) {
 		if !s.incident(r.Title, affected) {
 			continue
 		}
-		if inc, ok := bsConvert(svc, it.ID, r, updated[it.ID]); ok {
+		if inc, ok := bsConvert(svc, it.ID, r, updated[it.ID], worst[it.ID]); ok {
 			out = append(out, inc)
 		}
 	}
@@ -190,8 +228,12 @@ func bsResourceStatus(state string) snapshot.Status {
 
 // bsConvert maps one status report. It reports false for a report to leave
 // out: a maintenance, or one without an id or with a time that is missing
-// (starts_at) or unreadable.
-func bsConvert(svc snapshot.Service, id bsID, r bsReport, lastUpdate time.Time) (snapshot.Incident, bool) {
+// (starts_at) or unreadable. A report whose state is "resolved" but that has
+// no ends_at (every manual report on Hugging Face's real page) ended at its
+// last update: it must not stay open for ever. Its severity is the worst of
+// its state and of what its updates said of the resources: a resolved
+// report's own state no longer tells that it was downtime.
+func bsConvert(svc snapshot.Service, id bsID, r bsReport, lastUpdate time.Time, worst snapshot.Status) (snapshot.Incident, bool) {
 	if id == "" || r.ReportType == "maintenance" {
 		return snapshot.Incident{}, false
 	}
@@ -211,8 +253,12 @@ func bsConvert(svc snapshot.Service, id bsID, r bsReport, lastUpdate time.Time) 
 		updated = bsLater(updated, ends)
 	}
 	updated = bsLater(updated, lastUpdate)
+	if ended == nil && r.AggregateState == "resolved" {
+		end := updated
+		ended, status = &end, "resolved"
+	}
 	sev := snapshot.Minor
-	if r.AggregateState == "downtime" {
+	if r.AggregateState == "downtime" || worst == snapshot.MajorOutage {
 		sev = snapshot.Major
 	}
 	return snapshot.Incident{

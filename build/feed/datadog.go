@@ -41,7 +41,15 @@ type ddIncident struct {
 	PublishedDate string `json:"publishedDate"`
 	Resolved      bool   `json:"resolved"`
 	ResolvedDate  string `json:"resolvedDate"`
-	Timeline      []struct {
+	// LastModifiedAt is when the page last changed the incident (the real
+	// page stamps every edit, a backfill included).
+	LastModifiedAt string `json:"lastModifiedAt"`
+	// ComponentsAffected are the components with their status now; they
+	// scope an incident whose timeline names none.
+	ComponentsAffected []struct {
+		ID string `json:"id"`
+	} `json:"componentsAffected"`
+	Timeline []struct {
 		StartedAt          string `json:"startedAt"`
 		ComponentsAffected []struct {
 			ID     string `json:"id"`
@@ -142,12 +150,18 @@ func ddConvert(svc snapshot.Service, s scoper, in ddIncident, byID map[string]re
 			worst = snapshot.Worse(worst, ddStatus(c.Status))
 		}
 	}
+	for _, c := range in.ComponentsAffected {
+		listed = append(listed, cmp.Or(byID[c.ID], ref{ID: c.ID}))
+	}
 	if started.IsZero() || !s.incident(in.Title, listed) {
 		return snapshot.Incident{}, false
 	}
 	inc := snapshot.Incident{
 		ID: id, Service: svc.Slug, Headline: in.Title, Severity: ddSeverity(worst), StartedAt: started,
 		Status: "ongoing", Source: snapshot.SourceOfficial, URL: svc.StatusPage, UpdatedAt: cmp.Or(published, started),
+	}
+	if modified, ok := parseTime(in.LastModifiedAt); ok && modified.After(inc.UpdatedAt) {
+		inc.UpdatedAt = modified
 	}
 	if in.Resolved {
 		ended, ok := parseTime(in.ResolvedDate)

@@ -207,6 +207,11 @@ func fetch(ctx context.Context, client *http.Client, url, accept string) ([]byte
 	if final := resp.Request.URL; !strings.EqualFold(final.Hostname(), req.URL.Hostname()) {
 		return nil, nil, failure(snapshot.FailureMoved, "GET %s: redirected to another host (%s): the source has moved", url, final.Redacted())
 	}
+	if resp.Header.Get("Cf-Mitigated") == "challenge" {
+		// Cloudflare serves its challenge with 403 (or 503, or even 200):
+		// the page is walled, which says more than the status code.
+		return nil, nil, failure(snapshot.FailureChallenge, "GET %s: HTTP %d with a Cloudflare challenge: the page refuses non-browser clients", url, resp.StatusCode)
+	}
 	if resp.StatusCode >= 400 {
 		return nil, nil, &httpError{URL: url, Code: resp.StatusCode}
 	}

@@ -18,8 +18,10 @@ import (
 // Flashduty documents no public feed, and what the page serves to machines
 // is unreliable: it often refuses non-browser clients with 403/429/503, a
 // JavaScript challenge page, or a redirect to one. The adapter asks
-// svc.Feed.URL for JSON and reads a Flashduty-like document defensively
-// (see parseFlashduty).
+// svc.Feed.URL for JSON: the page's own summary
+// (/api/status-page/<page id>/summary/active, read by fdPageResult), or a
+// Flashduty-like document of another shape, read defensively (see
+// parseFlashduty).
 //
 // Fallback: an HTML body, a refusing status, or JSON with none of the known
 // fields is an error saying "feed refused non-browser client" or
@@ -38,6 +40,52 @@ type fdDoc struct {
 	Services        []struct{ Name, Status string } `json:"services"`
 	Incidents       []fdIncident                    `json:"incidents"`
 	ActiveIncidents []fdIncident                    `json:"active_incidents"`
+	// Page and ActiveChanges are the real status page's summary
+	// (/summary/active, inside {"request_id": …, "data": {…}}): the page's
+	// components carry no status of their own; a component is operational
+	// unless an open change (incident or maintenance) affects it.
+	Page          *fdPage    `json:"page"`
+	ActiveChanges []fdChange `json:"active_changes"`
+}
+
+// fdPage is the page of the real summary: its components, some in sections.
+type fdPage struct {
+	Components *[]struct {
+		ID        string `json:"component_id"`
+		SectionID string `json:"section_id"`
+		Name      string `json:"name"`
+		Status    string `json:"status"`
+	} `json:"components"`
+	Sections []struct {
+		ID   string `json:"section_id"`
+		Name string `json:"name"`
+	} `json:"sections"`
+}
+
+// fdChange is one change (incident or maintenance) of the real page: the
+// components it affects with their status now, and its updates, whose
+// component changes may name components retired from the page since.
+type fdChange struct {
+	ID                 json.RawMessage `json:"change_id"`
+	Type               string          `json:"type"`
+	Title              string          `json:"title"`
+	Status             string          `json:"status"`
+	Start              json.RawMessage `json:"start_at_seconds"`
+	Close              json.RawMessage `json:"close_at_seconds"`
+	AffectedComponents []struct {
+		ID     string `json:"component_id"`
+		Name   string `json:"name"`
+		Status string `json:"status"`
+	} `json:"affected_components"`
+	Updates []struct {
+		At               json.RawMessage `json:"at_seconds"`
+		Status           string          `json:"status"`
+		ComponentChanges []struct {
+			ID     string `json:"component_id"`
+			Name   string `json:"component_name"`
+			Status string `json:"status"`
+		} `json:"component_changes"`
+	} `json:"updates"`
 }
 
 // fdIncident keeps the id and times raw: each may be a string or a number.
@@ -80,6 +128,9 @@ func parseFlashduty(data []byte, req Request) (Result, error) {
 	var doc fdDoc
 	if err := json.Unmarshal(data, &doc); err != nil {
 		return Result{}, fmt.Errorf("unrecognised document: %w", err)
+	}
+	if doc.Page != nil {
+		return fdPageResult(svc, doc)
 	}
 	if doc.OverallStatus == "" && doc.Status == "" && doc.Components == nil && doc.Services == nil &&
 		doc.Incidents == nil && doc.ActiveIncidents == nil {
@@ -185,4 +236,124 @@ func fdTime(raw json.RawMessage) (time.Time, bool) {
 		n /= 1000
 	}
 	return time.UnixMicro(int64(n * 1e6)).UTC(), true
+}
+
+// fdPageResult reads the real summary: each page component (its section's
+// name as its group) with the worst status an open change gives it, the
+// rollup of those in scope, and the open changes in scope as incidents.
+// Maintenance puts its components under maintenance but is no incident.
+func fdPageResult(svc snapshot.Service, doc fdDoc) (Result, error) {
+	if doc.Page.Components == nil {
+		return Result{}, errors.New("unrecognised document: a page without components")
+	}
+	sections := map[string]string{}
+	for _, sec := range doc.Page.Sections {
+		sections[sec.ID] = sec.Name
+	}
+	open := map[string]snapshot.Status{} // component id → worst status an open change gives it
+	for _, ch := range doc.ActiveChanges {
+		if fdClosed(ch) {
+			continue
+		}
+		for _, c := range ch.AffectedComponents {
+			st := fdStatus(c.Status)
+			if strings.EqualFold(ch.Type, "maintenance") && st == snapshot.Operational {
+				st = snapshot.Maintenance
+			}
+			if st != snapshot.Unknown {
+				open[c.ID] = snapshot.Worse(cmp.Or(open[c.ID], snapshot.Operational), st)
+			}
+		}
+	}
+	var comps []snapshot.Component
+	var refs []ref
+	for _, c := range *doc.Page.Components {
+		st := cmp.Or(open[c.ID], snapshot.Operational)
+		if c.Status != "" { // a page that does give statuses is believed
+			st = fdStatus(c.Status)
+		}
+		group := sections[c.SectionID]
+		comps = append(comps, snapshot.Component{ID: c.ID, Name: c.Name, Group: group, Status: st})
+		refs = append(refs, ref{ID: c.ID, Name: c.Name, GroupID: c.SectionID, Group: group})
+	}
+	s := newScoper(svc.Feed.Scope, refs, true)
+	st, err := scopeComponents(svc, s, comps, refs)
+	if err != nil {
+		return Result{}, err
+	}
+	res := Result{Status: st, Components: comps}
+	byID := map[string]ref{}
+	for _, r := range refs {
+		byID[r.ID] = r
+	}
+	for _, ch := range doc.ActiveChanges {
+		if inc, ok := fdChangeConvert(svc, s, ch, byID); ok {
+			res.Incidents = append(res.Incidents, inc)
+		}
+	}
+	snapshot.SortIncidents(res.Incidents)
+	return res, nil
+}
+
+// fdClosed reports whether a change is over: closed at a time, or resolved.
+func fdClosed(ch fdChange) bool {
+	closed, ok := fdTime(ch.Close)
+	return (ok && !closed.IsZero()) || slices.Contains([]string{"resolved", "closed", "completed"}, strings.ToLower(ch.Status))
+}
+
+// fdChangeConvert maps one change of the real page. It leaves out
+// maintenance, a change outside the scope (by its title and the components
+// it and its updates name), and one without an id or a readable start. The
+// severity is the worst status the change gave a component: the affected
+// components' status is the current one, operational once it is over.
+func fdChangeConvert(svc snapshot.Service, s scoper, ch fdChange, byID map[string]ref) (snapshot.Incident, bool) {
+	var id json.Number
+	okID := json.Unmarshal(ch.ID, &id) == nil || json.Unmarshal(ch.ID, (*string)(&id)) == nil
+	started, ok1 := fdTime(ch.Start)
+	ended, ok2 := fdTime(ch.Close)
+	if !okID || id == "" || strings.EqualFold(ch.Type, "maintenance") || !ok1 || !ok2 || started.IsZero() {
+		return snapshot.Incident{}, false
+	}
+	var listed []ref
+	worst := snapshot.Operational
+	note := func(cid, name, status string) {
+		listed = append(listed, cmp.Or(byID[cid], ref{ID: cid, Name: name}))
+		if st := fdStatus(status); st != snapshot.Unknown {
+			worst = snapshot.Worse(worst, st)
+		}
+	}
+	updated := started
+	for _, c := range ch.AffectedComponents {
+		note(c.ID, c.Name, c.Status)
+	}
+	for _, u := range ch.Updates {
+		if at, ok := fdTime(u.At); ok && at.After(updated) {
+			updated = at
+		}
+		for _, c := range u.ComponentChanges {
+			note(c.ID, c.Name, c.Status)
+		}
+	}
+	if !s.incident(ch.Title, listed) {
+		return snapshot.Incident{}, false
+	}
+	sev := snapshot.Minor
+	switch worst {
+	case snapshot.MajorOutage:
+		sev = snapshot.Critical
+	case snapshot.PartialOutage:
+		sev = snapshot.Major
+	}
+	inc := snapshot.Incident{
+		ID: snapshot.OfficialIncidentID(svc.Slug, id.String()), Service: svc.Slug, Headline: ch.Title,
+		Severity: sev, StartedAt: started, Status: strings.ToLower(ch.Status), Source: snapshot.SourceOfficial,
+		URL: svc.StatusPage, UpdatedAt: updated,
+	}
+	if !ended.IsZero() {
+		inc.EndedAt = &ended
+		if ended.After(inc.UpdatedAt) {
+			inc.UpdatedAt = ended
+		}
+	}
+	return inc, true
 }

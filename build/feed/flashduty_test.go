@@ -1,6 +1,7 @@
 package feed
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -196,4 +197,101 @@ func FuzzFlashduty(f *testing.F) {
 			}
 		}
 	})
+}
+
+// The real page's summary route, and the scope a reader would give DeepSeek:
+// the catalog has none, as the service is probe-only (the page walls out
+// plain clients), but anyone who can reach the page reads this document.
+const fdSummaryPath = "/api/status-page/6410630422455/summary/active"
+
+// fdRealSummary is the document the page serves at fdSummaryPath: the
+// capture's "active" part (the page and its open changes) in the
+// {"request_id", "data"} envelope the capture's author removed. change, if
+// set, edits the capture's resolved changes (newest first) into open ones.
+func fdRealSummary(t *testing.T, change func(items []jdoc) []any) []byte {
+	t.Helper()
+	doc := decodeDoc(t, realDoc(t, "flashduty-deepseek-20260724.json"))
+	active := doc["active"].(jdoc)
+	if change != nil {
+		active["active_changes"] = change(list(t, doc["changeList"].(jdoc), "items"))
+	}
+	return encodeDoc(t, jdoc{"request_id": "0123456789abcdef", "data": active})
+}
+
+// reopen makes a resolved change open as of its first update: that
+// update's status, no close time, and its components at the status the
+// update gave them.
+func reopen(t *testing.T, ch jdoc, status string) jdoc {
+	t.Helper()
+	first := list(t, ch, "updates")[0]
+	ch["status"], ch["close_at_seconds"] = first["status"], 0
+	ch["updates"] = []any{first}
+	for _, c := range list(t, ch, "affected_components") {
+		c["status"] = status
+	}
+	return ch
+}
+
+func TestFlashdutyRealSummary(t *testing.T) {
+	srv := func(t *testing.T, body []byte) snapshot.Service {
+		s, _ := serve(t, jsonAccept, map[string]reply{fdSummaryPath: {body: body}})
+		svc := deepseek(s.URL + fdSummaryPath)
+		svc.Feed.Scope = snapshot.Scope{ComponentNames: []string{"API"}}
+		return svc
+	}
+	api := []string{"DeepSeek V4 Pro API服务(API Service)", "DeepSeek V4 Flash API服务(API Service)"}
+	tests := []struct {
+		name      string
+		change    func(items []jdoc) []any
+		status    snapshot.Status
+		incidents []snapshot.Incident
+	}{
+		{name: "as served: no open change", status: snapshot.Operational},
+		{
+			name:   "the API degraded",
+			change: func(items []jdoc) []any { return []any{reopen(t, items[0], "degraded")} },
+			status: snapshot.Degraded,
+			incidents: []snapshot.Incident{{ID: "deepseek-6750347231287", Service: "deepseek",
+				Headline: "DeepSeek API 性能下降（DeepSeek API Degraded Performance）", Severity: snapshot.Minor,
+				StartedAt: *ts(t, "2026-07-24T06:30:38Z"), Status: "identified", Source: snapshot.SourceOfficial,
+				URL: "https://status.deepseek.com", UpdatedAt: *ts(t, "2026-07-24T06:30:38Z")}},
+		},
+		{
+			// Web search down: the chat components and the retired web chat
+			// component are out of scope, and so is the change.
+			name:   "the web chat in partial outage",
+			change: func(items []jdoc) []any { return []any{reopen(t, items[1], "partial_outage")} },
+			status: snapshot.Operational,
+		},
+		{
+			name: "maintenance of the API",
+			change: func(items []jdoc) []any {
+				ch := reopen(t, items[0], "under_maintenance")
+				ch["type"], ch["title"] = "maintenance", "API maintenance"
+				return []any{ch}
+			},
+			status: snapshot.Maintenance,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := read(t, flashduty{}, srv(t, fdRealSummary(t, tt.change)))
+			checkStatus(t, res, err, tt.status)
+			var in []string
+			groups := map[string]int{}
+			for _, c := range res.Components {
+				if c.InScope {
+					in = append(in, c.Name)
+				}
+				groups[c.Group]++
+			}
+			if !slices.Equal(in, api) {
+				t.Errorf("in scope %q, want %q", in, api)
+			}
+			if len(res.Components) != 7 || groups["对话服务(Chat Service)"] != 5 || res.Components[0].ID != "01KY4MVS8BM3F9JSYWACGQVG7A" {
+				t.Errorf("components %+v, want the page's 7 by id, 5 in the chat section", res.Components)
+			}
+			checkIncidents(t, res.Incidents, tt.incidents)
+		})
+	}
 }

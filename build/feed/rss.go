@@ -187,6 +187,9 @@ type (
 				Updated     string       `xml:"updated"`
 				Description string       `xml:"description"`
 				Content     string       `xml:"encoded"`
+				// Categories name what an item affects: Azure's feed lists
+				// the affected services only there, one per <category>.
+				Categories []string `xml:"category"`
 			} `xml:"item"`
 		} `xml:"channel"`
 	}
@@ -245,7 +248,7 @@ func rssParse(data []byte) ([]rssEntry, error) {
 				guid:    strings.TrimSpace(it.GUID),
 				title:   strings.TrimSpace(it.Title),
 				link:    rssLink(it.Links),
-				text:    it.Description + "\n" + it.Content,
+				text:    it.Description + "\n" + it.Content + "\n" + strings.Join(it.Categories, "\n"),
 				rawDate: strings.TrimSpace(it.PubDate),
 			}
 			e.published, _ = rssTime(it.PubDate)

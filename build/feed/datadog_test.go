@@ -1,0 +1,116 @@
+package feed
+
+import (
+	"testing"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// ddRead reads body as OpenRouter's config.json, with its catalog scope.
+func ddRead(t *testing.T, rep reply) (Result, snapshot.Service, error) {
+	t.Helper()
+	srv, _ := serve(t, jsonAccept, map[string]reply{"/config.json": rep})
+	svc := catalogService(t, "openrouter", srv)
+	res, err := read(t, datadog{}, svc)
+	return res, svc, err
+}
+
+// TestDatadogRealIncidents reads the real config.json's incidents in full.
+// Every one was edited on 2026-09-11 (lastModifiedAt), a week after it was
+// resolved: that edit is its last update.
+func TestDatadogRealIncidents(t *testing.T) {
+	res, svc, err := ddRead(t, reply{file: "real/datadog-openrouter-20260915.json"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inc := func(id, headline, started, ended, updated string) snapshot.Incident {
+		return snapshot.Incident{ID: "openrouter-" + id, Service: "openrouter", Headline: headline, Severity: snapshot.Minor,
+			StartedAt: *ts(t, started), EndedAt: ts(t, ended), Status: "resolved", Source: snapshot.SourceOfficial,
+			URL: svc.StatusPage, UpdatedAt: *ts(t, updated)}
+	}
+	checkIncidents(t, res.Incidents, []snapshot.Incident{
+		inc("2a3d415a-1eed-417f-b269-6e308a7f7990", "Degraded video generation API",
+			"2026-09-04T18:27:00Z", "2026-09-04T21:12:00Z", "2026-09-11T02:34:01.430225Z"),
+		inc("a80f04f9-7b2a-4094-bd45-e42dd5c2ed8a", "Elevated 429s on Anthropic and OpenAI",
+			"2026-08-28T02:15:00Z", "2026-08-28T02:19:00Z", "2026-09-11T02:38:43.9346Z"),
+	})
+}
+
+// TestDatadogSeverity derives the severity from the worst status the
+// timeline gave a component; the incident-level componentsAffected hold the
+// status now (operational once resolved) and must not lower it.
+func TestDatadogSeverity(t *testing.T) {
+	const capture = "datadog-openrouter-20260915.json"
+	tests := []struct {
+		status string // the first (investigating) step's status for Video
+		want   snapshot.Severity
+	}{
+		{"degraded", snapshot.Minor}, // as served
+		{"partial_outage", snapshot.Major},
+		{"major_outage", snapshot.Critical},
+	}
+	for _, tt := range tests {
+		t.Run(tt.status, func(t *testing.T) {
+			body := edited(t, capture, func(doc jdoc) {
+				video := list(t, doc, "incidents")[0]
+				step := list(t, video, "timeline")[1] // newest first: this is "investigating"
+				list(t, step, "componentsAffected")[0]["status"] = tt.status
+			})
+			res, _, err := ddRead(t, reply{body: body})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Incidents) == 0 || res.Incidents[0].Headline != "Degraded video generation API" {
+				t.Fatalf("incidents %+v", res.Incidents)
+			}
+			if got := res.Incidents[0].Severity; got != tt.want {
+				t.Errorf("severity %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestDatadogMaintenances: the real page's maintenances member is null; a
+// page with scheduled maintenances (same shape as an incident, on an API
+// component) must not turn them into incidents.
+func TestDatadogMaintenances(t *testing.T) {
+	body := edited(t, "datadog-openrouter-20260915.json", func(doc jdoc) {
+		m := jdoc{}
+		for k, v := range list(t, doc, "incidents")[0] {
+			m[k] = v
+		}
+		m["id"], m["title"] = "0d5e3c1a-0000-4000-8000-000000000001", "Scheduled maintenance of the chat API"
+		doc["maintenances"] = []any{m}
+	})
+	res, _, err := ddRead(t, reply{body: body})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Incidents) != 2 {
+		t.Errorf("%d incidents, want the 2 real ones: %+v", len(res.Incidents), res.Incidents)
+	}
+	for _, inc := range res.Incidents {
+		if inc.Headline == "Scheduled maintenance of the chat API" {
+			t.Errorf("a maintenance became an incident: %+v", inc)
+		}
+	}
+}
+
+func TestDatadogNotAConfig(t *testing.T) {
+	tests := []struct {
+		body string
+		want snapshot.FailureKind
+	}{
+		{`{}`, snapshot.FailureSchema},
+		{`{"components":null,"incidents":[]}`, snapshot.FailureSchema},
+		{`{"components":[]}`, snapshot.FailureEmpty},
+		{`{"components":[{"type":"ComponentGroup","id":"g","name":"API - Gateway","components":[]}]}`, snapshot.FailureEmpty},
+		{`{"components":[{"type":"Component","id":"w","name":"Web & Application Services","status":"operational"}]}`, snapshot.FailureScope},
+	}
+	for _, tt := range tests {
+		t.Run(tt.body, func(t *testing.T) {
+			res, _, err := ddRead(t, reply{body: []byte(tt.body)})
+			checkOutcome(t, res, err, "", tt.want)
+		})
+	}
+}
