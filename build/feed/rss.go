@@ -48,12 +48,16 @@ func (rss) Read(ctx context.Context, req Request) (Result, error) {
 // rssEntry is one RSS item or Atom entry, format aside.
 type rssEntry struct {
 	guid, title, link, text string
-	rawDate                 string
-	published, updated      time.Time // updated is never before published
+	// tags are the item's categories: what it affects, where the feed says
+	// (Azure names the affected services only there).
+	tags               string
+	rawDate            string
+	published, updated time.Time // updated is never before published
 }
 
 // parseRSS turns a feed into a Result as of the request's clock. Items in
-// the service's scope (by the words of their title and text) are kept; an
+// the service's scope (by their title and categories: a description saying
+// "api.x.ai is unaffected" must not put a Grok item in the API's scope) are kept; an
 // item without a title or a readable date is skipped, and so is one dated
 // more than an hour ahead. Among the kept items of the last 24 hours that
 // are not resolved, maintenance gives Maintenance, outage words a partial
@@ -70,7 +74,7 @@ func parseRSS(data []byte, req Request) (Result, error) {
 	s := newScoper(svc.Feed.Scope, nil, false)
 	usable := entries[:0]
 	for _, e := range entries {
-		if e.title != "" && !e.published.IsZero() && s.incident(e.title+"\n"+e.text, nil) {
+		if e.title != "" && !e.published.IsZero() && s.incident(e.title+"\n"+e.tags, nil) {
 			usable = append(usable, e)
 		}
 	}
@@ -248,7 +252,8 @@ func rssParse(data []byte) ([]rssEntry, error) {
 				guid:    strings.TrimSpace(it.GUID),
 				title:   strings.TrimSpace(it.Title),
 				link:    rssLink(it.Links),
-				text:    it.Description + "\n" + it.Content + "\n" + strings.Join(it.Categories, "\n"),
+				text:    it.Description + "\n" + it.Content,
+				tags:    strings.Join(it.Categories, "\n"),
 				rawDate: strings.TrimSpace(it.PubDate),
 			}
 			e.published, _ = rssTime(it.PubDate)

@@ -280,3 +280,21 @@ func FuzzRSS(f *testing.F) {
 		}
 	})
 }
+
+// Scope reads an item's title and categories, not its description: a Grok
+// item that says the API is unaffected is not the API's incident.
+func TestRSSScopeIgnoresDescriptions(t *testing.T) {
+	at := time.Date(2026, 10, 7, 12, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		title, description string
+		kept               bool
+	}{
+		{"[grok.com] Elevated errors", "api.x.ai is unaffected", false},
+		{"[Global (api.x.ai)] Elevated errors", "Requests to the API fail", true},
+	} {
+		res, err := readRSS(t, reply{body: rssItem(tt.title, tt.description, at)}, "xai", at.Add(time.Minute), "api.x.ai")
+		if err != nil || (len(res.Incidents) == 1) != tt.kept {
+			t.Errorf("%q: %+v, %v; kept %v", tt.title, res, err, tt.kept)
+		}
+	}
+}

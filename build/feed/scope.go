@@ -18,23 +18,30 @@ import (
 // continue it with another ("API" is in "Claude API (api.anthropic.com)" but
 // not in "RAPID").
 func hasWord(text, word string) bool {
+	_, found := wordAt(strings.ToLower(text), strings.ToLower(word), 0)
+	return found
+}
+
+// wordAt finds the first whole-word occurrence of word in text at or after
+// from; both are lower-cased.
+func wordAt(text, word string, from int) (int, bool) {
 	if word == "" {
-		return false
+		return 0, false
 	}
-	text, word = strings.ToLower(text), strings.ToLower(word)
-	for i := 0; ; {
+	for i := from; i <= len(text)-len(word); {
 		j := strings.Index(text[i:], word)
 		if j < 0 {
-			return false
+			return 0, false
 		}
 		start, end := i+j, i+j+len(word)
 		before := start == 0 || !isWordByte(word[0]) || !isWordByte(text[start-1])
 		after := end == len(text) || !isWordByte(word[len(word)-1]) || !isWordByte(text[end])
 		if before && after {
-			return true
+			return start, true
 		}
 		i = start + 1
 	}
+	return 0, false
 }
 
 func isWordByte(c byte) bool {
@@ -44,6 +51,22 @@ func isWordByte(c byte) bool {
 // hasAnyWord reports whether text contains one of words as a whole word.
 func hasAnyWord(text string, words []string) bool {
 	return slices.ContainsFunc(words, func(w string) bool { return hasWord(text, w) })
+}
+
+// blankWords lower-cases text and replaces every whole-word occurrence of
+// words by spaces, so that what is left can be searched for other words.
+// Longer phrases go first: "Codex API" before "Codex".
+func blankWords(text string, words []string) string {
+	out := []byte(strings.ToLower(text))
+	words = slices.Clone(words)
+	slices.SortStableFunc(words, func(a, b string) int { return len(b) - len(a) })
+	for _, w := range words {
+		w = strings.ToLower(w)
+		for at, ok := wordAt(string(out), w, 0); ok; at, ok = wordAt(string(out), w, at+1) {
+			copy(out[at:at+len(w)], strings.Repeat(" ", len(w)))
+		}
+	}
+	return string(out)
 }
 
 // ref is a component as a document names it.
@@ -94,8 +117,10 @@ func (s scoper) component(c ref) bool {
 // incident reports whether an incident is in scope, from its title and the
 // components it lists:
 //
-//  1. a title with an excluded word is out, unless it also has an incident
-//     keyword ("ChatGPT and API elevated errors");
+//  1. a title with an excluded phrase is out, unless it also has an
+//     incident keyword outside the excluded phrases ("ChatGPT and API
+//     elevated errors" is in; "Codex API errors", with "Codex API" excluded,
+//     is out);
 //  2. an incident that lists components is in when one of them is in scope,
 //     or when its title has an incident keyword;
 //  3. one that lists none is in when its title has an incident keyword;
@@ -106,8 +131,10 @@ func (s scoper) component(c ref) bool {
 func (s scoper) incident(title string, listed []ref) bool {
 	sc := s.scope
 	keyword := hasAnyWord(title, sc.IncidentKeywords)
-	if hasAnyWord(title, sc.ExcludeIncidents) && !keyword {
-		return false
+	if hasAnyWord(title, sc.ExcludeIncidents) {
+		if !hasAnyWord(blankWords(title, sc.ExcludeIncidents), sc.IncidentKeywords) {
+			return false
+		}
 	}
 	if len(listed) > 0 {
 		return keyword || slices.ContainsFunc(listed, s.component)

@@ -1,0 +1,123 @@
+package feed
+
+import (
+	"testing"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+func TestHasWord(t *testing.T) {
+	for _, tt := range []struct {
+		text, word string
+		want       bool
+	}{
+		{"Claude API (api.anthropic.com)", "API", true},
+		{"RAPID deployment", "API", false},
+		{"APIs group", "API", false},
+		{"gpt-4o-mini high error rate", "GPT", true},
+		{"ChatGPT conversations", "GPT", false},
+		{"[Global (api.x.ai)] Models unavailable", "api.x.ai", true},
+		{"[US (us.api.x.ai)] Errors", "api.x.ai", true},
+		{"[API Console] Login errors", "api.x.ai", false},
+		{"Spaces Proxy", "Spaces", true},
+		{"", "API", false},
+		{"API", "", false},
+	} {
+		if got := hasWord(tt.text, tt.word); got != tt.want {
+			t.Errorf("hasWord(%q, %q) = %v, want %v", tt.text, tt.word, got, tt.want)
+		}
+	}
+}
+
+func TestScopeIncident(t *testing.T) {
+	openai := snapshot.Scope{
+		Components:       []string{"apis-group"},
+		IncidentKeywords: []string{"API", "GPT"},
+		ExcludeIncidents: []string{"ChatGPT", "Codex", "Codex API"},
+	}
+	replicate := snapshot.Scope{Components: []string{"fvgfcmy66tdr"}, ComponentNames: []string{"Replicate"}}
+	cohere := snapshot.Scope{ExcludeComponents: []string{"Playground"}, ExcludeIncidents: []string{"Dashboard"}}
+	onPage := []ref{{ID: "chat", Name: "Chat Completions", GroupID: "apis-group"}, {ID: "fvgfcmy66tdr", Name: "Replicate"}}
+	for _, tt := range []struct {
+		name       string
+		scope      snapshot.Scope
+		attributed bool
+		title      string
+		listed     []ref
+		want       bool
+	}{
+		{"keyword in the title", openai, false, "Elevated errors on the API", nil, true},
+		{"model name as keyword", openai, false, "gpt-4o-mini high error rate", nil, true},
+		{"excluded product", openai, false, "ChatGPT conversations failing", nil, false},
+		{"excluded product and the API", openai, false, "ChatGPT and API elevated errors", nil, true},
+		{"a keyword inside an excluded phrase does not count", openai, false, "Elevated errors on Codex API", nil, false},
+		{"no keyword, nothing listed", openai, false, "Workspace agent issues", nil, false},
+		{"a listed in-scope component (by group)", openai, true, "Elevated latency", []ref{{ID: "chat", GroupID: "apis-group"}}, true},
+		{"listed components all out of scope", replicate, true, "Workers degraded", []ref{{ID: "workers", Name: "Workers"}}, false},
+		{"the title names the service, the components do not", replicate, true, "Issues for Replicate customers on Workers", []ref{{ID: "workers", Name: "Workers"}}, false},
+		{"unattributed incident on a page that attributes", replicate, true, "Replicate slow", nil, false},
+		{"incident.io: no components, title rules only", cohere, false, "Elevated embed latency", nil, true},
+		{"incident.io: excluded title", cohere, false, "Dashboard Login Service Disruption", nil, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := newScoper(tt.scope, onPage, tt.attributed).incident(tt.title, tt.listed); got != tt.want {
+				t.Errorf("incident(%q) = %v, want %v", tt.title, got, tt.want)
+			}
+		})
+	}
+}
+
+// Ids win over names once one of them is on the page: OpenAI has two
+// components called "Login".
+func TestScopeComponentsByIDThenName(t *testing.T) {
+	scope := snapshot.Scope{Components: []string{"api-login"}, ComponentNames: []string{"Login"}, ExcludeComponents: []string{"Docs"}}
+	page := []ref{{ID: "api-login", Name: "Login"}, {ID: "chatgpt-login", Name: "Login"}, {ID: "docs", Name: "Docs"}}
+	s := newScoper(scope, page, true)
+	if !s.component(page[0]) || s.component(page[1]) || s.component(page[2]) {
+		t.Error("by id: only the API's Login is in scope")
+	}
+	rotated := []ref{{ID: "new-login", Name: "Login"}, {ID: "docs", Name: "Docs"}}
+	s = newScoper(scope, rotated, true)
+	if !s.component(rotated[0]) || s.component(rotated[1]) {
+		t.Error("ids rotated away: the names decide, and Docs stays excluded")
+	}
+}
+
+func TestRollup(t *testing.T) {
+	const (
+		op    = snapshot.Operational
+		deg   = snapshot.Degraded
+		part  = snapshot.PartialOutage
+		major = snapshot.MajorOutage
+		maint = snapshot.Maintenance
+		unk   = snapshot.Unknown
+	)
+	many := func(n int, bad ...snapshot.Status) []snapshot.Status {
+		out := append([]snapshot.Status{}, bad...)
+		for len(out) < n {
+			out = append(out, op)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name     string
+		statuses []snapshot.Status
+		want     snapshot.Status
+	}{
+		{"all operational", many(5), op},
+		{"the one component down", []snapshot.Status{major}, major},
+		{"one of two down", []snapshot.Status{major, op}, part},
+		{"two of three down", []snapshot.Status{major, major, op}, major},
+		{"one of 28 monitors down: degraded", many(28, major), deg},
+		{"three of 28 affected: the worst, capped at partial", many(28, major, deg, deg), part},
+		{"one of four degraded", many(4, deg), deg},
+		{"half under maintenance", []snapshot.Status{maint, op}, maint},
+		{"one of four under maintenance", many(4, maint), op},
+		{"unknown components do not count", []snapshot.Status{unk, unk, major}, major},
+		{"nothing known", []snapshot.Status{unk}, unk},
+	} {
+		if got := rollup(tt.statuses); got != tt.want {
+			t.Errorf("%s: rollup = %s, want %s", tt.name, got, tt.want)
+		}
+	}
+}
