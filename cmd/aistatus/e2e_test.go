@@ -252,6 +252,91 @@ func TestEndToEnd(t *testing.T) {
 	}
 }
 
+// TestEndToEndProbesOverruleCalmPage: our probes of an API fail while its
+// official page stays calm. After three builds the service reads as a major
+// outage in the API, on the page and in /check, each saying that the
+// official page disagrees; uptime shows the downtime; and it all recovers.
+func TestEndToEndProbesOverruleCalmPage(t *testing.T) {
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	world := buildtest.NewWorld(t, cat)
+	catalog := writeCatalog(t, world.Catalog)
+	dir := filepath.Join(t.TempDir(), "public")
+	addr := freeAddr(t)
+	base := "http://" + addr
+	api := base + "/api/v1"
+	build := func() {
+		t.Helper()
+		if code, out := aistatus(context.Background(), "build", "--out", dir, "--catalog", catalog, "--base-url", base, "--timeout", "5s"); code != 0 {
+			t.Fatalf("build exited %d: %s", code, out)
+		}
+	}
+	// served waits until the server has the newest build of perplexity.
+	served := func(ok func(snapshot.ServiceDoc) bool) snapshot.ServiceDoc {
+		t.Helper()
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			var d snapshot.ServiceDoc
+			get(t, api+"/services/perplexity").decode(t, &d)
+			if ok(d) {
+				return d
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("not served: %+v", d)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+
+	build()
+	startCommand(t, "serve", "--dir", dir, "--addr", addr, "--catalog", catalog, "--rate-limit", "0", "--reload", "100ms")
+	waitFor(t, api+"/status")
+	world.Set("perplexity", func(p *buildtest.Page) { p.APIDown = true })
+	for range 3 {
+		build()
+	}
+	d := served(func(d snapshot.ServiceDoc) bool { return d.Status == snapshot.MajorOutage })
+	dis := d.Sources.Disagreement
+	if dis == nil || dis.Official != snapshot.Operational || dis.Measured != snapshot.MajorOutage || d.Sources.Feed.Status != snapshot.Operational {
+		t.Fatalf("perplexity while our probes fail: sources %+v", d.Sources)
+	}
+	if len(d.Incidents) != 1 || d.Incidents[0].Source != snapshot.SourceProbe || d.Incidents[0].EndedAt != nil {
+		t.Fatalf("perplexity incidents: %+v", d.Incidents)
+	}
+	var check snapshot.CheckDoc
+	get(t, api+"/check?q=perplexity").decode(t, &check)
+	if check.Verdict.Level != "down" || !strings.Contains(check.Verdict.Detail, "official status page says operational") {
+		t.Errorf("check while our probes fail: %+v", check.Verdict)
+	}
+	if page := string(get(t, base+"/services/perplexity").body); !strings.Contains(page, "Our probes disagree with the official status page") {
+		t.Error("the service page does not say that the official page disagrees")
+	}
+
+	world.Set("perplexity", func(p *buildtest.Page) { p.APIDown = false })
+	build()
+	d = served(func(d snapshot.ServiceDoc) bool { return d.Status == snapshot.Degraded })
+	if d.Sources.Disagreement == nil || d.Incidents[0].EndedAt != nil {
+		t.Fatalf("first answer: our incident stays open, the page still disagrees: %+v", d)
+	}
+	build()
+	d = served(func(d snapshot.ServiceDoc) bool { return d.Status == snapshot.Operational })
+	if d.Sources.Disagreement != nil || d.Incidents[0].EndedAt == nil {
+		t.Fatalf("recovered: %+v", d)
+	}
+	var after snapshot.CheckDoc
+	get(t, api+"/check?q=perplexity").decode(t, &after)
+	if after.Verdict.Level != "up" || after.Verdict.Detail != "" {
+		t.Errorf("check after recovery: %+v", after.Verdict)
+	}
+	// Uptime counts the outage from the third failed probe (when our
+	// incident opened) to the first answer.
+	if d.Uptime.H24 == nil || *d.Uptime.H24 >= 100 {
+		t.Errorf("perplexity 24h uptime %v: the outage is not in it", d.Uptime.H24)
+	}
+}
+
 // TestServeWithoutSnapshot: serve pointed at a folder that does not exist
 // (a typo) keeps answering 503 with Retry-After, as a folder a builder has
 // yet to fill must, but says so in its log, with the absolute path.
