@@ -7,12 +7,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net"
 	"net/http"
 	"net/netip"
 	"path"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aistatus/aistatus/serve/mcpserver"
@@ -93,23 +95,18 @@ func New(opts Options) *Server {
 	if opts.RateLimit > 0 {
 		s.limiter = NewRateLimiter(opts.RateLimit, time.Minute, opts.MaxClients, opts.Now)
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/api/v1/status", s.file(snapshot.FileStatus))
-	mux.HandleFunc("/api/v1/services/{slug}", s.handleService)
-	mux.HandleFunc("/api/v1/incidents", s.handleIncidents)
-	mux.HandleFunc("/api/v1/check", s.handleCheck)
-	mux.HandleFunc("/api/v1/openapi.json", s.file(snapshot.FileOpenAPI))
-	mux.HandleFunc("/api/v1/export", s.handleExport)
-	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		problem(w, http.StatusNotFound, "", "no such endpoint: see /api/v1/openapi.json")
-	})
-	mux.HandleFunc("/", s.handleStatic)
-	s.api = s.recoverer(s.common(mux))
+	api := map[string]http.Handler{
+		snapshot.PathService:   http.HandlerFunc(s.handleService),
+		snapshot.PathIncidents: http.HandlerFunc(s.handleIncidents),
+		snapshot.PathCheck:     http.HandlerFunc(s.handleCheck),
+		snapshot.PathExport:    http.HandlerFunc(s.handleExport),
+	}
+	s.api = s.recoverer(s.common(s.router(api, false)))
 	// The MCP tools call the API in-process: a tool call was already counted
 	// by the limiter and logged as one POST /mcp, and must not be counted again.
 	mcpServer := mcpserver.New(mcpserver.InProcess(s.api), opts.Version)
-	public := http.NewServeMux()
-	public.Handle(mcpPath, noStore(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
+	public := maps.Clone(api)
+	public[snapshot.PathMCP] = noStore(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
 		&mcp.StreamableHTTPOptions{
 			// Stateless: every POST stands alone, so there is no session memory
 			// to bound and any instance behind a load balancer can answer it.
@@ -119,11 +116,44 @@ func New(opts Options) *Server {
 			// Host — exactly a reverse proxy on the same machine. It protects
 			// local servers with private tools; this one is public and read-only.
 			DisableLocalhostProtection: true,
-		})))
-	public.Handle("/", mux)
-	// /mcp sits inside limit: each MCP request costs the same as an API request.
-	s.handler = s.recoverer(s.accessLog(s.common(s.limit(public))))
+		}))
+	s.handler = s.recoverer(s.accessLog(s.common(s.router(public, true))))
 	return s
+}
+
+// router routes the paths of snapshot.Routes to handlers, the API namespace's
+// unknown paths to a 404 and everything else to the snapshot's files. A
+// route without a handler of its own serves its file. With limited, the
+// routes the table marks as rate-limited (and the API namespace) are
+// wrapped in the per-client limit; static content is not.
+func (s *Server) router(handlers map[string]http.Handler, limited bool) *http.ServeMux {
+	wrap := func(h http.Handler, rateLimited bool) http.Handler {
+		if limited && rateLimited {
+			return s.limit(h)
+		}
+		return h
+	}
+	mux := http.NewServeMux()
+	for _, rt := range snapshot.Routes() {
+		h := handlers[rt.Path]
+		switch {
+		case h != nil:
+		case rt.File != "" && !strings.Contains(rt.File, snapshot.SlugParam):
+			h = s.file(rt.File)
+		case rt.Path == snapshot.PathMCP:
+			continue // the in-process API (APIHandler) has no /mcp
+		default:
+			// A route added to the table without a handler: a programming
+			// error that every test of the server would hit at once.
+			panic("serve: no handler for route " + rt.Path)
+		}
+		mux.Handle(rt.Path, wrap(h, rt.RateLimited))
+	}
+	mux.Handle(snapshot.APINamespace, wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		problem(w, http.StatusNotFound, "", "no such endpoint: see "+snapshot.PathOpenAPI)
+	}), true))
+	mux.HandleFunc("/", s.handleStatic)
+	return mux
 }
 
 // Handler returns the server's HTTP handler.
@@ -227,7 +257,7 @@ func (s *Server) handleService(w http.ResponseWriter, r *http.Request) {
 	slug := r.PathValue("slug")
 	rep := snap.files[snapshot.ServiceFile(slug)]
 	if _, tracked := snap.status[slug]; !tracked || rep == nil {
-		problem(w, http.StatusNotFound, "slug", fmt.Sprintf("%q is not a tracked service: see /api/v1/status for the list", truncate(slug, 64)))
+		problem(w, http.StatusNotFound, "slug", fmt.Sprintf("%q is not a tracked service: see %s for the list", truncate(slug, 64), snapshot.PathStatus))
 		return
 	}
 	rep.serve(w, r)
@@ -265,7 +295,7 @@ func (s *Server) handleStatic(w http.ResponseWriter, r *http.Request) {
 		rep.serve(w, r)
 		return
 	}
-	problem(w, http.StatusNotFound, "", "not found: the API lives under /api/v1 (see /api/v1/openapi.json)")
+	problem(w, http.StatusNotFound, "", "not found: the API lives under "+snapshot.APIBase+" (see "+snapshot.PathOpenAPI+")")
 }
 
 // common sets the headers every response carries and answers the methods
@@ -279,7 +309,7 @@ func (s *Server) common(next http.Handler) http.Handler {
 			problem(w, http.StatusRequestURITooLong, "", fmt.Sprintf("request target longer than %d bytes", maxRequestTarget))
 			return
 		}
-		isMCP := r.URL.Path == mcpPath
+		isMCP := r.URL.Path == snapshot.PathMCP
 		methods := "GET, HEAD, OPTIONS"
 		if isMCP {
 			methods = "GET, POST, DELETE, OPTIONS"
@@ -313,8 +343,9 @@ func (s *Server) common(next http.Handler) http.Handler {
 	})
 }
 
-// limit applies the per-client rate limit. Preflights are exempt (browsers
-// send them on their own) and so are 405s, which cost nothing.
+// limit applies the per-client rate limit to one route. It sits inside
+// common, so preflights are exempt (browsers send them on their own) and so
+// are 405s, which cost nothing.
 func (s *Server) limit(next http.Handler) http.Handler {
 	if s.limiter == nil {
 		return next
@@ -342,9 +373,6 @@ func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
 // 414. The longest legitimate one, /incidents with every parameter at its
 // 256-byte cap and percent-encoded, is well under it.
 const maxRequestTarget = 8 << 10
-
-// mcpPath is where the MCP server answers over streamable HTTP.
-const mcpPath = "/mcp"
 
 // noStore overrides the API's shared-cache policy on /mcp: each answer is the
 // reply to one client's JSON-RPC message. (The SDK sets its own no-cache on
