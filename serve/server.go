@@ -106,7 +106,7 @@ func New(opts Options) *Server {
 	// by the limiter and logged as one POST /mcp, and must not be counted again.
 	mcpServer := mcpserver.New(mcpserver.InProcess(s.api), opts.Version)
 	public := maps.Clone(api)
-	public[snapshot.PathMCP] = noStore(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
+	public[snapshot.PathMCP] = noStore(mcpProblems(mcpGuard(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
 		&mcp.StreamableHTTPOptions{
 			// Stateless: every POST stands alone, so there is no session memory
 			// to bound and any instance behind a load balancer can answer it.
@@ -116,7 +116,7 @@ func New(opts Options) *Server {
 			// Host — exactly a reverse proxy on the same machine. It protects
 			// local servers with private tools; this one is public and read-only.
 			DisableLocalhostProtection: true,
-		}))
+		}))))
 	s.handler = s.recoverer(s.accessLog(s.common(s.router(public, true))))
 	return s
 }
