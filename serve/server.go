@@ -304,6 +304,18 @@ func (s *Server) handleStatic(w http.ResponseWriter, r *http.Request) {
 func (s *Server) common(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		setCommonHeaders(w.Header())
+		if len(r.TransferEncoding) > 0 {
+			// A request with both Content-Length and Transfer-Encoding may be
+			// an attempt at request smuggling, and RFC 9112 §6.1 asks the
+			// server to close the connection after answering it. Go's server
+			// reads such a body by its chunked encoding but keeps the
+			// connection open, and it drops the Content-Length header before
+			// the handler runs, so a chunked request cannot be told apart:
+			// every one closes its connection. No client of this API needs
+			// chunked requests to keep a connection (MCP messages are small
+			// and sent with their length).
+			w.Header().Set("Connection", "close")
+		}
 		if len(r.RequestURI) > maxRequestTarget {
 			// No route has a use for such a URL; refuse it before any work.
 			problem(w, http.StatusRequestURITooLong, "", fmt.Sprintf("request target longer than %d bytes", maxRequestTarget))
