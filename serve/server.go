@@ -33,11 +33,18 @@ type Options struct {
 	RateLimit int
 	// MaxClients bounds the clients the limiter remembers.
 	MaxClients int
-	// TrustedProxies are the peers whose X-Forwarded-For is believed.
+	// TrustedProxies are the peers whose X-Forwarded-For is believed; they
+	// are exempt from MaxConnsPerClient.
 	TrustedProxies []netip.Prefix
-	AccessLog      bool
-	Log            zerolog.Logger
-	Now            func() time.Time
+	// MaxConnsPerClient caps the concurrent connections of one client IP
+	// (IPv6: one /64); 0 means DefaultMaxConnsPerClient, negative no cap.
+	MaxConnsPerClient int
+	// MaxConns caps all concurrent connections; 0 means DefaultMaxConns
+	// (or less, see there), negative no cap.
+	MaxConns  int
+	AccessLog bool
+	Log       zerolog.Logger
+	Now       func() time.Time
 	// Client makes /check's live probes; ProbeTimeout bounds each.
 	Client       *http.Client
 	ProbeTimeout time.Duration
@@ -78,6 +85,15 @@ func New(opts Options) *Server {
 	}
 	if opts.MaxClients <= 0 {
 		opts.MaxClients = 100_000
+	}
+	if opts.MaxConnsPerClient == 0 {
+		opts.MaxConnsPerClient = DefaultMaxConnsPerClient
+	}
+	if opts.MaxConns == 0 {
+		opts.MaxConns = DefaultMaxConns
+		if fds := fdLimit(); fds > 0 && fds*3/4 < uint64(opts.MaxConns) {
+			opts.MaxConns = max(1, int(fds*3/4))
+		}
 	}
 	if opts.ProbeTimeout <= 0 {
 		opts.ProbeTimeout = 5 * time.Second
@@ -202,8 +218,19 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 	return s.Serve(ctx, ln)
 }
 
-// Serve is ListenAndServe on an existing listener.
+// Serve is ListenAndServe on an existing listener, with the connection
+// caps of Options (MaxConnsPerClient, MaxConns) applied to it.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if s.opts.MaxConnsPerClient > 0 || s.opts.MaxConns > 0 {
+		perClient, total := s.opts.MaxConnsPerClient, s.opts.MaxConns
+		if perClient < 0 {
+			perClient = math.MaxInt
+		}
+		if total < 0 {
+			total = math.MaxInt
+		}
+		ln = newConnLimitListener(ln, perClient, total, s.opts.TrustedProxies, s.opts.Log, s.opts.Now)
+	}
 	srv := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: s.timeouts.readHeader,
@@ -211,9 +238,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		WriteTimeout:      s.timeouts.write,
 		IdleTimeout:       s.timeouts.idle,
 		MaxHeaderBytes:    16 << 10,
-		ErrorLog:          nil,
+		ErrorLog:          httpErrorLog(s.opts.Log),
 	}
-	s.opts.Log.Info().Str("addr", ln.Addr().String()).Msg("serving")
+	s.opts.Log.Info().Str("addr", ln.Addr().String()).Int("maxConnsPerClient", s.opts.MaxConnsPerClient).
+		Int("maxConns", s.opts.MaxConns).Msg("serving")
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
