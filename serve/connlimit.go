@@ -86,12 +86,13 @@ func (l *connLimitListener) admit(key netip.Addr, perClient bool) bool {
 	if l.count >= l.total || (perClient && l.open[key] >= l.perClient) {
 		l.refused++
 		if now := l.now(); now.Sub(l.lastReport) >= reportEvery {
-			reason := "per-client cap"
+			ev := l.log.Warn().Int("refused", l.refused).Int("open", l.count)
 			if l.count >= l.total {
-				reason = "total cap"
+				ev = ev.Str("reason", "total cap")
+			} else {
+				ev = ev.Str("reason", "per-client cap").Str("lastClient", key.String())
 			}
-			l.log.Warn().Int("refused", l.refused).Str("lastClient", key.String()).Str("reason", reason).
-				Int("open", l.count).Msg("connections refused: over the connection cap")
+			ev.Msg("connections refused: over the connection cap")
 			l.refused, l.lastReport = 0, now
 		}
 		return false

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -426,6 +427,30 @@ func TestSuggestBounded(t *testing.T) {
 	for _, q := range queries {
 		if got, want := m.Suggest(q), referenceSuggest(m, q); !slices.Equal(got, want) {
 			t.Errorf("Suggest(%.40q) = %v, want %v", q, got, want)
+		}
+	}
+	// Random near-misses of real names, of every length up to 60.
+	rng := rand.New(rand.NewPCG(1, 2))
+	keys := slices.Collect(maps.Keys(m.names))
+	slices.Sort(keys)
+	const alphabet = "abcdefghijklmnopqrstuvwxyz0123456789 .-é"
+	for range 3000 {
+		q := []rune(keys[rng.IntN(len(keys))])
+		for range rng.IntN(8) {
+			switch i := rng.IntN(len(q) + 1); rng.IntN(3) {
+			case 0:
+				q = slices.Insert(q, i, rune(alphabet[rng.IntN(len(alphabet)-1)]))
+			case 1:
+				if i < len(q) {
+					q = slices.Delete(q, i, i+1)
+				}
+			default:
+				q = append(q, []rune(keys[rng.IntN(len(keys))])...)
+			}
+		}
+		q = q[:min(len(q), 60)]
+		if got, want := m.Suggest(string(q)), referenceSuggest(m, string(q)); !slices.Equal(got, want) {
+			t.Fatalf("Suggest(%q) = %v, want %v", string(q), got, want)
 		}
 	}
 	typo := testing.AllocsPerRun(50, func() { m.Suggest("opneai") })
