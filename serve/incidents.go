@@ -77,7 +77,7 @@ func parseIncidentQuery(q url.Values, snap *Snapshot, now time.Time) (iq inciden
 	if q.Has("service") {
 		v := q.Get("service")
 		if _, ok := snap.status[v]; !ok {
-			return iq, "service", fmt.Sprintf("service %q is not a tracked slug: see /api/v1/status for the list", truncate(v, 64))
+			return iq, "service", fmt.Sprintf("service %q is not a tracked slug: see %s for the list", truncate(v, 64), snapshot.PathStatus)
 		}
 		iq.service, iq.filters.Service = v, &v
 	}

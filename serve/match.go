@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/aistatus/aistatus/snapshot"
 	"golang.org/x/net/idna"
@@ -16,9 +17,18 @@ import (
 // alias (ignoring case, spaces and punctuation), or by a domain, any of its
 // subdomains, or the host of a URL given with or without a scheme.
 type Matcher struct {
-	names    map[string]snapshot.Service // normalised name → service
-	hosts    []hostRule                  // longest domain first
-	services []snapshot.Service
+	names map[string]snapshot.Service // normalised name → service
+	hosts []hostRule                  // longest domain first
+	// candidates are the names suggestions are drawn from, precomputed.
+	candidates []candidate
+	// longest is the length in runes of the longest candidate key.
+	longest int
+}
+
+// candidate is one normalised name a suggestion can come from.
+type candidate struct {
+	key  []rune
+	name string // the service's display name
 }
 
 type hostRule struct {
@@ -28,7 +38,7 @@ type hostRule struct {
 
 // NewMatcher indexes a catalog.
 func NewMatcher(cat snapshot.Catalog) *Matcher {
-	m := &Matcher{names: map[string]snapshot.Service{}, services: cat.Services}
+	m := &Matcher{names: map[string]snapshot.Service{}}
 	for _, svc := range cat.Services {
 		for _, name := range append([]string{svc.Slug, svc.Name}, svc.Aliases...) {
 			if key := nameKey(name); key != "" {
@@ -40,6 +50,10 @@ func NewMatcher(cat snapshot.Catalog) *Matcher {
 		for _, d := range append([]string{svc.Domain}, svc.Domains...) {
 			m.hosts = append(m.hosts, hostRule{pattern: d, service: svc})
 		}
+	}
+	for key, svc := range m.names {
+		m.candidates = append(m.candidates, candidate{key: []rune(key), name: svc.Name})
+		m.longest = max(m.longest, len([]rune(key)))
 	}
 	// The most specific domain wins: openai.azure.com before azure.com.
 	sort.SliceStable(m.hosts, func(i, j int) bool { return len(m.hosts[i].pattern) > len(m.hosts[j].pattern) })
@@ -63,7 +77,14 @@ func (m *Matcher) Match(q string) (snapshot.Service, bool) {
 	return snapshot.Service{}, false
 }
 
-// Suggest returns up to three tracked service names close to q.
+// Suggest returns up to three tracked service names close to q: within an
+// edit distance of a third of q's folded length (at least 2), closest first.
+//
+// Its cost is bounded whatever q is (/check answers untracked queries of up
+// to 256 bytes): a distance is at least the difference in length, so a key
+// far longer than every name is answered at once, candidates of a too
+// different length are skipped, and each distance stops as soon as it
+// exceeds the limit. The answers are the same as a full comparison's.
 func (m *Matcher) Suggest(q string) []string {
 	key := nameKey(q)
 	if host := hostOf(q); host != "" {
@@ -76,23 +97,33 @@ func (m *Matcher) Suggest(q string) []string {
 	if key == "" {
 		return nil
 	}
-	type candidate struct {
+	limit := max(2, len(key)/3)
+	n := utf8.RuneCountInString(key)
+	if n-m.longest > limit {
+		return nil
+	}
+	runes := []rune(key)
+	rows := make([]int, 2*(m.longest+1))
+	best := map[string]int{}
+	for _, c := range m.candidates {
+		if abs(n-len(c.key)) > limit {
+			continue
+		}
+		d := boundedLevenshtein(runes, c.key, limit, rows)
+		if d > limit {
+			continue
+		}
+		if old, ok := best[c.name]; !ok || d < old {
+			best[c.name] = d
+		}
+	}
+	type scored struct {
 		name string
 		dist int
 	}
-	best := map[string]int{}
-	for name, svc := range m.names {
-		d := levenshtein(key, name)
-		if limit := max(2, len(key)/3); d > limit {
-			continue
-		}
-		if old, ok := best[svc.Name]; !ok || d < old {
-			best[svc.Name] = d
-		}
-	}
-	var list []candidate
+	var list []scored
 	for name, d := range best {
-		list = append(list, candidate{name, d})
+		list = append(list, scored{name, d})
 	}
 	sort.Slice(list, func(i, j int) bool {
 		if list[i].dist != list[j].dist {
@@ -107,9 +138,36 @@ func (m *Matcher) Suggest(q string) []string {
 	return out
 }
 
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
 // nameKey folds a name for comparison: lower case, letters and digits only.
+// ASCII, the usual case, is folded byte by byte; /check folds every query
+// twice (match, then suggest), up to 256 bytes each.
 func nameKey(s string) string {
 	var b strings.Builder
+	b.Grow(len(s))
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= utf8.RuneSelf:
+			return nameKeyUnicode(s)
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+			b.WriteByte(c)
+		case 'A' <= c && c <= 'Z':
+			b.WriteByte(c + 'a' - 'A')
+		}
+	}
+	return b.String()
+}
+
+// nameKeyUnicode is nameKey for any text.
+func nameKeyUnicode(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
 	for _, r := range strings.ToLower(s) {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
 			b.WriteRune(r)
@@ -151,23 +209,30 @@ func matchHost(pattern, host string) bool {
 	return host == pattern || strings.HasSuffix(host, "."+pattern)
 }
 
-func levenshtein(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	prev := make([]int, len(rb)+1)
-	cur := make([]int, len(rb)+1)
+// boundedLevenshtein is the edit distance between a and b, or limit+1 as
+// soon as it is known to exceed limit: every cell of a row is a lower bound
+// of the final distance, so a row whose cells all exceed limit ends it.
+// rows is scratch space of at least 2*(len(b)+1) ints.
+func boundedLevenshtein(a, b []rune, limit int, rows []int) int {
+	prev, cur := rows[:len(b)+1], rows[len(b)+1:2*(len(b)+1)]
 	for j := range prev {
 		prev[j] = j
 	}
-	for i := 1; i <= len(ra); i++ {
+	for i := 1; i <= len(a); i++ {
 		cur[0] = i
-		for j := 1; j <= len(rb); j++ {
+		rowMin := cur[0]
+		for j := 1; j <= len(b); j++ {
 			cost := 1
-			if ra[i-1] == rb[j-1] {
+			if a[i-1] == b[j-1] {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			rowMin = min(rowMin, cur[j])
+		}
+		if rowMin > limit {
+			return limit + 1
 		}
 		prev, cur = cur, prev
 	}
-	return prev[len(rb)]
+	return prev[len(b)]
 }

@@ -8,6 +8,7 @@ import (
 	"net/netip"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -166,11 +167,36 @@ func BenchmarkCheck(b *testing.B) {
 		{"name", "openai"},
 		{"url", "https://api.openai.com/v1/chat/completions"},
 		{"untracked", "example.com"},
+		// The longest q accepted, untracked: its suggestions used to cost
+		// seven times a tracked check (an edit distance against every name).
+		{"untracked-256B", untrackedLongQuery},
+		{"untracked-256B-host", "www." + untrackedLongQuery[:248] + ".com"},
 	} {
 		b.Run(c.name, func(b *testing.B) { benchGet(b, ts.Handler(), "/api/v1/check?q="+urlQuery(c.q), nil, 200) })
 	}
 	if n := ts.api.hits.Load(); n != 1 {
 		b.Fatalf("%d live probes, want 1: the cache was not warm", n)
+	}
+}
+
+// untrackedLongQuery is a 256-byte q that names no service: letters only,
+// so that all of it survives name folding.
+var untrackedLongQuery = strings.Repeat("qwertyuiopasdfghjklzxcvbnm", 10)[:256]
+
+// BenchmarkSuggest is the suggestion search alone.
+func BenchmarkSuggest(b *testing.B) {
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		b.Fatal(err)
+	}
+	m := NewMatcher(cat)
+	for _, q := range []struct{ name, q string }{{"typo", "opneai"}, {"host", "www.anthropic-status.com"}, {"256B", untrackedLongQuery}} {
+		b.Run(q.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m.Suggest(q.q)
+			}
+		})
 	}
 }
 

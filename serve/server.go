@@ -7,12 +7,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"net"
 	"net/http"
 	"net/netip"
 	"path"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aistatus/aistatus/serve/mcpserver"
@@ -31,11 +33,18 @@ type Options struct {
 	RateLimit int
 	// MaxClients bounds the clients the limiter remembers.
 	MaxClients int
-	// TrustedProxies are the peers whose X-Forwarded-For is believed.
+	// TrustedProxies are the peers whose X-Forwarded-For is believed; they
+	// are exempt from MaxConnsPerClient.
 	TrustedProxies []netip.Prefix
-	AccessLog      bool
-	Log            zerolog.Logger
-	Now            func() time.Time
+	// MaxConnsPerClient caps the concurrent connections of one client IP
+	// (IPv6: one /64); 0 means DefaultMaxConnsPerClient, negative no cap.
+	MaxConnsPerClient int
+	// MaxConns caps all concurrent connections; 0 means DefaultMaxConns
+	// (or less, see there), negative no cap.
+	MaxConns  int
+	AccessLog bool
+	Log       zerolog.Logger
+	Now       func() time.Time
 	// Client makes /check's live probes; ProbeTimeout bounds each.
 	Client       *http.Client
 	ProbeTimeout time.Duration
@@ -77,6 +86,15 @@ func New(opts Options) *Server {
 	if opts.MaxClients <= 0 {
 		opts.MaxClients = 100_000
 	}
+	if opts.MaxConnsPerClient == 0 {
+		opts.MaxConnsPerClient = DefaultMaxConnsPerClient
+	}
+	if opts.MaxConns == 0 {
+		opts.MaxConns = DefaultMaxConns
+		if fds := fdLimit(); fds > 0 && fds*3/4 < uint64(opts.MaxConns) {
+			opts.MaxConns = max(1, int(fds*3/4))
+		}
+	}
 	if opts.ProbeTimeout <= 0 {
 		opts.ProbeTimeout = 5 * time.Second
 	}
@@ -93,23 +111,18 @@ func New(opts Options) *Server {
 	if opts.RateLimit > 0 {
 		s.limiter = NewRateLimiter(opts.RateLimit, time.Minute, opts.MaxClients, opts.Now)
 	}
-	mux := http.NewServeMux()
-	mux.HandleFunc("/api/v1/status", s.file(snapshot.FileStatus))
-	mux.HandleFunc("/api/v1/services/{slug}", s.handleService)
-	mux.HandleFunc("/api/v1/incidents", s.handleIncidents)
-	mux.HandleFunc("/api/v1/check", s.handleCheck)
-	mux.HandleFunc("/api/v1/openapi.json", s.file(snapshot.FileOpenAPI))
-	mux.HandleFunc("/api/v1/export", s.handleExport)
-	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		problem(w, http.StatusNotFound, "", "no such endpoint: see /api/v1/openapi.json")
-	})
-	mux.HandleFunc("/", s.handleStatic)
-	s.api = s.recoverer(s.common(mux))
+	api := map[string]http.Handler{
+		snapshot.PathService:   http.HandlerFunc(s.handleService),
+		snapshot.PathIncidents: http.HandlerFunc(s.handleIncidents),
+		snapshot.PathCheck:     http.HandlerFunc(s.handleCheck),
+		snapshot.PathExport:    http.HandlerFunc(s.handleExport),
+	}
+	s.api = s.recoverer(s.common(s.router(api, false)))
 	// The MCP tools call the API in-process: a tool call was already counted
 	// by the limiter and logged as one POST /mcp, and must not be counted again.
 	mcpServer := mcpserver.New(mcpserver.InProcess(s.api), opts.Version)
-	public := http.NewServeMux()
-	public.Handle(mcpPath, noStore(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
+	public := maps.Clone(api)
+	public[snapshot.PathMCP] = noStore(mcpProblems(mcpGuard(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
 		&mcp.StreamableHTTPOptions{
 			// Stateless: every POST stands alone, so there is no session memory
 			// to bound and any instance behind a load balancer can answer it.
@@ -119,11 +132,44 @@ func New(opts Options) *Server {
 			// Host — exactly a reverse proxy on the same machine. It protects
 			// local servers with private tools; this one is public and read-only.
 			DisableLocalhostProtection: true,
-		})))
-	public.Handle("/", mux)
-	// /mcp sits inside limit: each MCP request costs the same as an API request.
-	s.handler = s.recoverer(s.accessLog(s.common(s.limit(public))))
+		}))))
+	s.handler = s.recoverer(s.accessLog(s.common(s.router(public, true))))
 	return s
+}
+
+// router routes the paths of snapshot.Routes to handlers, the API namespace's
+// unknown paths to a 404 and everything else to the snapshot's files. A
+// route without a handler of its own serves its file. With limited, the
+// routes the table marks as rate-limited (and the API namespace) are
+// wrapped in the per-client limit; static content is not.
+func (s *Server) router(handlers map[string]http.Handler, limited bool) *http.ServeMux {
+	wrap := func(h http.Handler, rateLimited bool) http.Handler {
+		if limited && rateLimited {
+			return s.limit(h)
+		}
+		return h
+	}
+	mux := http.NewServeMux()
+	for _, rt := range snapshot.Routes() {
+		h := handlers[rt.Path]
+		switch {
+		case h != nil:
+		case rt.File != "" && !strings.Contains(rt.File, snapshot.SlugParam):
+			h = s.file(rt.File)
+		case rt.Path == snapshot.PathMCP:
+			continue // the in-process API (APIHandler) has no /mcp
+		default:
+			// A route added to the table without a handler: a programming
+			// error that every test of the server would hit at once.
+			panic("serve: no handler for route " + rt.Path)
+		}
+		mux.Handle(rt.Path, wrap(h, rt.RateLimited))
+	}
+	mux.Handle(snapshot.APINamespace, wrap(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		problem(w, http.StatusNotFound, "", "no such endpoint: see "+snapshot.PathOpenAPI)
+	}), true))
+	mux.HandleFunc("/", s.handleStatic)
+	return mux
 }
 
 // Handler returns the server's HTTP handler.
@@ -172,8 +218,19 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 	return s.Serve(ctx, ln)
 }
 
-// Serve is ListenAndServe on an existing listener.
+// Serve is ListenAndServe on an existing listener, with the connection
+// caps of Options (MaxConnsPerClient, MaxConns) applied to it.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	if s.opts.MaxConnsPerClient > 0 || s.opts.MaxConns > 0 {
+		perClient, total := s.opts.MaxConnsPerClient, s.opts.MaxConns
+		if perClient < 0 {
+			perClient = math.MaxInt
+		}
+		if total < 0 {
+			total = math.MaxInt
+		}
+		ln = newConnLimitListener(ln, perClient, total, s.opts.TrustedProxies, s.opts.Log, s.opts.Now)
+	}
 	srv := &http.Server{
 		Handler:           s.handler,
 		ReadHeaderTimeout: s.timeouts.readHeader,
@@ -181,9 +238,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		WriteTimeout:      s.timeouts.write,
 		IdleTimeout:       s.timeouts.idle,
 		MaxHeaderBytes:    16 << 10,
-		ErrorLog:          nil,
+		ErrorLog:          httpErrorLog(s.opts.Log),
 	}
-	s.opts.Log.Info().Str("addr", ln.Addr().String()).Msg("serving")
+	s.opts.Log.Info().Str("addr", ln.Addr().String()).Int("maxConnsPerClient", s.opts.MaxConnsPerClient).
+		Int("maxConns", s.opts.MaxConns).Msg("serving")
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {
@@ -227,7 +285,7 @@ func (s *Server) handleService(w http.ResponseWriter, r *http.Request) {
 	slug := r.PathValue("slug")
 	rep := snap.files[snapshot.ServiceFile(slug)]
 	if _, tracked := snap.status[slug]; !tracked || rep == nil {
-		problem(w, http.StatusNotFound, "slug", fmt.Sprintf("%q is not a tracked service: see /api/v1/status for the list", truncate(slug, 64)))
+		problem(w, http.StatusNotFound, "slug", fmt.Sprintf("%q is not a tracked service: see %s for the list", truncate(slug, 64), snapshot.PathStatus))
 		return
 	}
 	rep.serve(w, r)
@@ -265,7 +323,7 @@ func (s *Server) handleStatic(w http.ResponseWriter, r *http.Request) {
 		rep.serve(w, r)
 		return
 	}
-	problem(w, http.StatusNotFound, "", "not found: the API lives under /api/v1 (see /api/v1/openapi.json)")
+	problem(w, http.StatusNotFound, "", "not found: the API lives under "+snapshot.APIBase+" (see "+snapshot.PathOpenAPI+")")
 }
 
 // common sets the headers every response carries and answers the methods
@@ -274,12 +332,24 @@ func (s *Server) handleStatic(w http.ResponseWriter, r *http.Request) {
 func (s *Server) common(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		setCommonHeaders(w.Header())
+		if len(r.TransferEncoding) > 0 {
+			// A request with both Content-Length and Transfer-Encoding may be
+			// an attempt at request smuggling, and RFC 9112 §6.1 asks the
+			// server to close the connection after answering it. Go's server
+			// reads such a body by its chunked encoding but keeps the
+			// connection open, and it drops the Content-Length header before
+			// the handler runs, so a chunked request cannot be told apart:
+			// every one closes its connection. No client of this API needs
+			// chunked requests to keep a connection (MCP messages are small
+			// and sent with their length).
+			w.Header().Set("Connection", "close")
+		}
 		if len(r.RequestURI) > maxRequestTarget {
 			// No route has a use for such a URL; refuse it before any work.
 			problem(w, http.StatusRequestURITooLong, "", fmt.Sprintf("request target longer than %d bytes", maxRequestTarget))
 			return
 		}
-		isMCP := r.URL.Path == mcpPath
+		isMCP := r.URL.Path == snapshot.PathMCP
 		methods := "GET, HEAD, OPTIONS"
 		if isMCP {
 			methods = "GET, POST, DELETE, OPTIONS"
@@ -313,8 +383,9 @@ func (s *Server) common(next http.Handler) http.Handler {
 	})
 }
 
-// limit applies the per-client rate limit. Preflights are exempt (browsers
-// send them on their own) and so are 405s, which cost nothing.
+// limit applies the per-client rate limit to one route. It sits inside
+// common, so preflights are exempt (browsers send them on their own) and so
+// are 405s, which cost nothing.
 func (s *Server) limit(next http.Handler) http.Handler {
 	if s.limiter == nil {
 		return next
@@ -342,9 +413,6 @@ func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
 // 414. The longest legitimate one, /incidents with every parameter at its
 // 256-byte cap and percent-encoded, is well under it.
 const maxRequestTarget = 8 << 10
-
-// mcpPath is where the MCP server answers over streamable HTTP.
-const mcpPath = "/mcp"
 
 // noStore overrides the API's shared-cache policy on /mcp: each answer is the
 // reply to one client's JSON-RPC message. (The SDK sets its own no-cache on

@@ -36,7 +36,7 @@ func (m *model) llms() llmsPage {
 }
 
 // MCPPath is where the site's MCP (Model Context Protocol) endpoint lives.
-const MCPPath = "/mcp"
+const MCPPath = snapshot.PathMCP
 
 // link is a target object of an RFC 9264 linkset.
 type link struct {
@@ -53,15 +53,15 @@ func apiCatalog(base string) ([]byte, error) {
 	license := []link{{Href: snapshot.LicenseURL, Title: snapshot.License}}
 	doc := map[string]any{"linkset": []map[string]any{
 		{
-			"anchor":       base + "/api/v1",
-			"service-desc": []link{{Href: base + "/api/v1/openapi.json", Type: "application/vnd.oai.openapi+json;version=3.0"}},
+			"anchor":       base + snapshot.APIBase,
+			"service-desc": []link{{Href: base + snapshot.PathOpenAPI, Type: "application/vnd.oai.openapi+json;version=3.0"}},
 			"service-doc":  []link{{Href: base + "/", Type: "text/html"}},
 			"service-meta": []link{{Href: base + "/" + FileLLMs, Type: "text/plain"}},
 			"license":      license,
 			// The incident feed and the CSV export: the same data, other forms.
 			"alternate": []link{
 				{Href: base + "/" + FileFeed, Type: snapshot.ContentAtom, Title: "Incidents (Atom)"},
-				{Href: base + "/api/v1/export?format=csv", Type: "text/csv", Title: "All services (CSV)"},
+				{Href: base + snapshot.PathExport + "?format=csv", Type: "text/csv", Title: "All services (CSV)"},
 			},
 		},
 		{

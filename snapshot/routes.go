@@ -1,0 +1,59 @@
+package snapshot
+
+// The public paths of the API and the MCP endpoint. Everything that spells a
+// path — the thin server's router and rate limit, the static-hosting rules,
+// the discovery file — takes it from here, so they cannot disagree.
+const (
+	// APIBase is the versioned base path of the API.
+	APIBase = "/api/v1"
+	// APINamespace holds every API version: a path under it that no route
+	// matches is an unknown endpoint (a 404 problem, rate-limited like the
+	// API: probing for endpoints is an API call), never a page.
+	APINamespace = "/api/"
+
+	PathStatus    = APIBase + "/status"
+	PathService   = APIBase + "/services/" + SlugParam
+	PathIncidents = APIBase + "/incidents"
+	PathCheck     = APIBase + "/check"
+	PathOpenAPI   = APIBase + "/openapi.json"
+	PathExport    = APIBase + "/export"
+	// PathMCP is where the MCP server answers over streamable HTTP.
+	PathMCP = "/mcp"
+)
+
+// SlugParam is the placeholder for a service slug in Route.Path and
+// Route.File, in net/http ServeMux syntax ({name} stands for one segment).
+const SlugParam = "{slug}"
+
+// Route is one path the thin server answers apart from the snapshot's plain
+// files (the status page, badges, feeds, llms.txt, discovery files), which
+// are served at their own paths and are not routes.
+type Route struct {
+	// Path is the request path; it may hold SlugParam.
+	Path string
+	// File is the snapshot file that answers Path on a static host (with the
+	// same placeholder); "" when only the thin server can answer.
+	File        string
+	ContentType string
+	// Dynamic routes are computed by the thin server per request: /check,
+	// filtered /incidents (File is then the unfiltered answer a static host
+	// gives) and /mcp. A static host proxies them to the thin server.
+	Dynamic bool
+	// RateLimited routes are the API proper and cost one request of the
+	// client's budget (an MCP message costs one too). Everything else is
+	// static content, served without the API's budget as a CDN would.
+	RateLimited bool
+}
+
+// Routes is the route table, in the order the static-hosting rules list them.
+func Routes() []Route {
+	return []Route{
+		{Path: PathStatus, File: FileStatus, ContentType: ContentJSON, RateLimited: true},
+		{Path: PathService, File: ServiceFile(SlugParam), ContentType: ContentJSON, RateLimited: true},
+		{Path: PathCheck, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
+		{Path: PathIncidents, File: FileIncidents, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
+		{Path: PathOpenAPI, File: FileOpenAPI, ContentType: ContentJSON, RateLimited: true},
+		{Path: PathExport, File: FileExport, ContentType: ContentCSV, RateLimited: true},
+		{Path: PathMCP, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
+	}
+}
