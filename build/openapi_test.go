@@ -65,6 +65,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		"/check":           "check",
 		"/openapi.json":    "openapi",
 		"/export":          "export",
+		"/sources":         "listSources",
 	}
 	paths := doc.Paths.Map()
 	if len(paths) != len(wantOps) {
@@ -320,6 +321,8 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[snapshot.Severity]():       "Severity",
 	reflect.TypeFor[snapshot.FeedFormat]():     "FeedFormat",
 	reflect.TypeFor[snapshot.Disagreement]():   "Disagreement",
+	reflect.TypeFor[snapshot.SourcesDoc]():     "SourcesResponse",
+	reflect.TypeFor[snapshot.ServiceSources](): "ServiceSources",
 	reflect.TypeFor[snapshot.Component]():      "Component",
 	reflect.TypeFor[snapshot.Coverage]():       "Coverage",
 	reflect.TypeFor[snapshot.FailureKind]():    "FailureKind",
@@ -333,7 +336,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 	doc := openapiLoad(t)
 	for _, name := range []string{"StatusResponse", "ServiceSummary", "ServiceDetail", "Uptime", "Incident",
 		"IncidentList", "Filters", "Window", "CheckResponse", "CheckService", "Verdict", "Sources", "FeedSource",
-		"ProbeSource", "Problem", "Status", "Severity", "Category", "Disagreement", "Component", "Coverage", "FailureKind"} {
+		"ProbeSource", "Problem", "Status", "Severity", "Category", "Disagreement", "Component", "Coverage", "FailureKind", "SourcesResponse", "ServiceSources"} {
 		if doc.Components.Schemas[name] == nil {
 			t.Errorf("component schema %s missing", name)
 		}

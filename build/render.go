@@ -45,6 +45,7 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 			Status: "ok", Timestamp: now, Source: Attribution(site.BaseURL), License: snapshot.License,
 		},
 		Incidents: snapshot.IncidentList{Incidents: all, Timestamp: now, License: snapshot.License},
+		Sources:   snapshot.SourcesDoc{Services: []snapshot.ServiceSources{}, Timestamp: now, License: snapshot.License},
 	}
 	for _, svc := range cat.Services {
 		st := states[svc.Slug]
@@ -62,6 +63,10 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 			Status: st.Status, LastChecked: checked, URL: svc.URL, StatusPage: svc.StatusPage,
 			LatencyMs: st.Sources.Probe.LatencyMs, Feed: cmp.Or(st.Sources.Feed.State, snapshot.FeedNone),
 			Disagreement: st.Sources.Disagreement,
+		})
+		docs.Sources.Services = append(docs.Sources.Services, snapshot.ServiceSources{
+			Slug: svc.Slug, Name: svc.Name, StatusPage: svc.StatusPage, Status: st.Status,
+			Feed: st.Sources.Feed, Probe: st.Sources.Probe, Disagreement: st.Sources.Disagreement,
 		})
 		incidents := byService[svc.Slug]
 		if incidents == nil {
@@ -107,6 +112,7 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 	for name, v := range map[string]any{
 		snapshot.FileStatus:    docs.Status,
 		snapshot.FileIncidents: docs.Incidents,
+		snapshot.FileSources:   docs.Sources,
 		snapshot.FileHistory:   h,
 		snapshot.FileManifest:  docs.Manifest,
 	} {

@@ -115,7 +115,7 @@ func TestStaticHostingRedirectsPointAtFiles(t *testing.T) {
 			t.Errorf("server: %s → %d", fields[0], resp.StatusCode)
 		}
 	}
-	if rules != 5 {
-		t.Fatalf("%d rules, want 5", rules)
+	if rules != 6 {
+		t.Fatalf("%d rules, want 6", rules)
 	}
 }

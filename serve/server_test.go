@@ -129,8 +129,8 @@ func newTestServer(t testing.TB, rateLimit int) *testServer {
 	return &testServer{Server: srv, dir: dir, clock: clock, api: api, cat: cat}
 }
 
-// operationPath matches the paths of the six API operations.
-var operationPath = regexp.MustCompile(`^/api/v1/(status|services/[^/]+|incidents|check|openapi\.json|export)$`)
+// operationPath matches the paths of the API operations.
+var operationPath = regexp.MustCompile(`^/api/v1/(status|services/[^/]+|incidents|check|openapi\.json|export|sources)$`)
 
 // do sends a request through the handler, checks the headers every response
 // must carry, and validates API responses against the OpenAPI description.
@@ -629,5 +629,28 @@ func TestAccessLog(t *testing.T) {
 			!strings.Contains(lines[1], `"status":404`) || !strings.Contains(lines[1], `"client":"192.0.2.1"`) {
 			t.Errorf("access log lines: %q", lines)
 		}
+	}
+}
+
+// /sources: every service's sources in one document, validated against the
+// contract like every API response.
+func TestSources(t *testing.T) {
+	ts := newTestServer(t, 0)
+	var doc snapshot.SourcesDoc
+	if err := json.Unmarshal(body(t, ts.do(t, http.MethodGet, snapshot.PathSources, nil)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Services) != len(ts.cat.Services) || doc.License != snapshot.License {
+		t.Fatalf("%d services, licence %q", len(doc.Services), doc.License)
+	}
+	by := map[string]snapshot.ServiceSources{}
+	for _, s := range doc.Services {
+		by[s.Slug] = s
+	}
+	if d := by["cohere"].Disagreement; d == nil || d.Official != snapshot.Operational || by["cohere"].Status != snapshot.MajorOutage {
+		t.Errorf("cohere: %+v", by["cohere"])
+	}
+	if f := by["mistral"].Feed; f.State != snapshot.FeedNone || f.Note == "" {
+		t.Errorf("mistral feed: %+v", f)
 	}
 }

@@ -16,6 +16,7 @@ const (
 	FileExport    = "export.csv"
 	FileOpenAPI   = "openapi.json"
 	FileHistory   = "history.json"
+	FileSources   = "sources.json"
 	DirServices   = "services"
 )
 
@@ -308,6 +309,27 @@ type Problem struct {
 	Param string `json:"param,omitempty"`
 }
 
+// SourcesDoc is the response of GET /sources: the health of every
+// service's official source and of our probe, in one document, so that
+// whoever runs aistatus sees at once which pages moved or stopped answering.
+type SourcesDoc struct {
+	Services  []ServiceSources `json:"services"`
+	Timestamp time.Time        `json:"timestamp"`
+	License   string           `json:"license"`
+}
+
+// ServiceSources is one service's entry in SourcesDoc.
+type ServiceSources struct {
+	Slug       string `json:"slug"`
+	Name       string `json:"name"`
+	StatusPage string `json:"statusPage"`
+	Status     Status `json:"status"`
+	// The fields of Sources, inline.
+	Feed         FeedSource    `json:"feed"`
+	Probe        ProbeSource   `json:"probe"`
+	Disagreement *Disagreement `json:"disagreement"`
+}
+
 // Documents are the API documents of one snapshot before they are encoded:
 // the generator writes them as files, and the human page, badges, feeds and
 // llms.txt are rendered from the same values, so they cannot disagree.
@@ -317,4 +339,5 @@ type Documents struct {
 	// Services are the detail documents, in catalog order.
 	Services  []ServiceDoc
 	Incidents IncidentList
+	Sources   SourcesDoc
 }

@@ -17,6 +17,7 @@ const (
 	PathCheck     = APIBase + "/check"
 	PathOpenAPI   = APIBase + "/openapi.json"
 	PathExport    = APIBase + "/export"
+	PathSources   = APIBase + "/sources"
 	// PathMCP is where the MCP server answers over streamable HTTP.
 	PathMCP = "/mcp"
 )
@@ -54,6 +55,7 @@ func Routes() []Route {
 		{Path: PathIncidents, File: FileIncidents, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
 		{Path: PathOpenAPI, File: FileOpenAPI, ContentType: ContentJSON, RateLimited: true},
 		{Path: PathExport, File: FileExport, ContentType: ContentCSV, RateLimited: true},
+		{Path: PathSources, File: FileSources, ContentType: ContentJSON, RateLimited: true},
 		{Path: PathMCP, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
 	}
 }
