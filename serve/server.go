@@ -120,7 +120,7 @@ func New(opts Options) *Server {
 	s.api = s.recoverer(s.common(s.router(api, false)))
 	// The MCP tools call the API in-process: a tool call was already counted
 	// by the limiter and logged as one POST /mcp, and must not be counted again.
-	mcpServer := mcpserver.New(mcpserver.InProcess(s.api), opts.Version)
+	mcpServer := mcpserver.New(mcpserver.InProcess(s.api), opts.Version, mcpserver.WithCatalog(opts.Catalog))
 	public := maps.Clone(api)
 	public[snapshot.PathMCP] = noStore(mcpProblems(mcpGuard(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
 		&mcp.StreamableHTTPOptions{

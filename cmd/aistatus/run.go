@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/aistatus/aistatus/build"
@@ -56,13 +57,15 @@ func runRun(ctx context.Context, g *globals, b *buildOptions, s *serveOptions, e
 	if err != nil {
 		return err
 	}
-	go srv.Watch(ctx, s.reload)
-	// The build loop ends with the context; wait for it so that no build is
-	// still writing when run returns.
-	builds := make(chan struct{})
-	defer func() { <-builds }()
-	go func() {
-		defer close(builds)
+	// The watcher and the build loop end with the server, even when it fails
+	// to listen, and are waited for, so that no build is still writing and
+	// nothing logs when run returns.
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	wg.Go(func() { srv.Watch(ctx, s.reload) })
+	wg.Go(func() {
 		opts := b.options(log, cat)
 		t := time.NewTicker(every)
 		defer t.Stop()
@@ -83,6 +86,6 @@ func runRun(ctx context.Context, g *globals, b *buildOptions, s *serveOptions, e
 			case <-t.C:
 			}
 		}
-	}()
+	})
 	return srv.ListenAndServe(ctx, s.addr)
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"sync"
 	"time"
 
 	"github.com/aistatus/aistatus/probe"
@@ -21,6 +22,8 @@ type serveOptions struct {
 	trustedProxies []string
 	accessLog      bool
 	reload         time.Duration
+	connsPerClient int
+	conns          int
 }
 
 func (o *serveOptions) register(fs *pflag.FlagSet, withDir bool) {
@@ -33,6 +36,8 @@ func (o *serveOptions) register(fs *pflag.FlagSet, withDir bool) {
 	fs.StringSliceVar(&o.trustedProxies, "trusted-proxy", nil, "CIDR or address of a reverse proxy or CDN whose X-Forwarded-For is trusted (repeatable)")
 	fs.BoolVar(&o.accessLog, "access-log", true, "log one compact line per request")
 	fs.DurationVar(&o.reload, "reload", 2*time.Second, "how often to look for a newer snapshot in the folder")
+	fs.IntVar(&o.connsPerClient, "max-conns-per-client", 64, "most open connections from one client IP (IPv6 by /64); -1 turns the cap off")
+	fs.IntVar(&o.conns, "max-conns", 10_000, "most open connections in all (lowered to 3/4 of the open-file limit); -1 turns the cap off")
 }
 
 func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.Server, error) {
@@ -41,16 +46,18 @@ func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.
 		return nil, err
 	}
 	return serve.New(serve.Options{
-		Dir:            o.dir,
-		Catalog:        cat,
-		RateLimit:      o.rateLimit,
-		MaxClients:     o.maxClients,
-		TrustedProxies: trusted,
-		AccessLog:      o.accessLog,
-		Log:            log,
-		Now:            time.Now,
-		Client:         probe.NewClient(),
-		Version:        versionString(),
+		Dir:               o.dir,
+		Catalog:           cat,
+		RateLimit:         o.rateLimit,
+		MaxClients:        o.maxClients,
+		TrustedProxies:    trusted,
+		MaxConnsPerClient: o.connsPerClient,
+		MaxConns:          o.conns,
+		AccessLog:         o.accessLog,
+		Log:               log,
+		Now:               time.Now,
+		Client:            probe.NewClient(),
+		Version:           versionString(),
 	}), nil
 }
 
@@ -84,11 +91,16 @@ func runServe(ctx context.Context, g *globals, o *serveOptions, catalog string) 
 		return err
 	}
 	// The watchers end with the server, even when it fails to listen.
+	// They are waited for, so that none logs after runServe returns.
 	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	defer cancel()
-	go srv.Watch(ctx, o.reload)
+	wg.Go(func() { srv.Watch(ctx, o.reload) })
 	// Only serve warns: run's own first build fills the folder, and saying
 	// it is empty meanwhile would be noise.
-	go warnWhileNoSnapshot(ctx, log, o.dir, func() bool { return srv.Store().Current() != nil }, noSnapshotWarnEvery)
+	wg.Go(func() {
+		warnWhileNoSnapshot(ctx, log, o.dir, func() bool { return srv.Store().Current() != nil }, noSnapshotWarnEvery)
+	})
 	return srv.ListenAndServe(ctx, o.addr)
 }
