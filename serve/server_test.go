@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -652,5 +653,26 @@ func TestSources(t *testing.T) {
 	}
 	if f := by["mistral"].Feed; f.State != snapshot.FeedNone || f.Note == "" {
 		t.Errorf("mistral feed: %+v", f)
+	}
+}
+
+// /check understands the vendor words people type, and offers the closest
+// tracked names for a near miss.
+func TestCheckVendorWordsAndNearMisses(t *testing.T) {
+	ts := newTestServer(t, 0)
+	for q, slug := range map[string]string{
+		"azure": "azure-openai", "aws": "aws-bedrock", "bedrock": "aws-bedrock", "Amazon Bedrock": "aws-bedrock",
+		"vertex": "google-gemini", "Vertex AI": "google-gemini", "gemini": "google-gemini", "codex": "openai",
+		"sonar": "perplexity", "11labs": "elevenlabs", "stable diffusion": "stability", "langchain": "langsmith",
+	} {
+		if doc := checkDoc(t, ts, q); !doc.Tracked || doc.Service.Slug != slug {
+			t.Errorf("%q: tracked %v, service %+v; want %s", q, doc.Tracked, doc.Service, slug)
+		}
+	}
+	for q, want := range map[string]string{"anthropc": "Anthropic", "azur": "Azure OpenAI", "bedrok": "Amazon Bedrock", "mistrl": "Mistral AI"} {
+		doc := checkDoc(t, ts, q)
+		if doc.Tracked || !slices.Contains(doc.Verdict.Suggestions, want) {
+			t.Errorf("%q: tracked %v, suggestions %v; want %q among them", q, doc.Tracked, doc.Verdict.Suggestions, want)
+		}
 	}
 }
