@@ -7,10 +7,8 @@
 #   - oapi-codegen with its default settings (`-generate types,client`): the
 #     generated Go client compiles and vets, in a scratch module that needs
 #     only the Go module proxy.
-# The npm packages are pinned by .ci/openapi/package-lock.json and installed
-# with `npm ci` into a cache folder ($AISTATUS_CI_CACHE, default
-# ~/.cache/aistatus-ci) whenever the lock file changes; nothing is written to
-# the repository.
+# The npm packages are pinned by .ci/openapi/package-lock.json (see
+# .ci/npm-tools.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,19 +16,10 @@ oapi_codegen_version=v2.8.2
 oapi_runtime_version=v1.8.0
 spec=build/openapi.json
 
-cache=${AISTATUS_CI_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/aistatus-ci}
-tools="$cache/openapi"
-stamp=$(cat .ci/openapi/package.json .ci/openapi/package-lock.json | sha256sum | cut -d' ' -f1)
-if [ "$(cat "$tools/.installed" 2>/dev/null)" != "$stamp" ]; then
-  echo "installing the pinned npm linters into $tools"
-  rm -rf "$tools"
-  mkdir -p "$tools"
-  cp .ci/openapi/package.json .ci/openapi/package-lock.json "$tools/"
-  # --ignore-scripts: no install script of a dependency runs (none is needed).
-  (cd "$tools" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
-  echo "$stamp" >"$tools/.installed"
-fi
-bin="$tools/node_modules/.bin"
+# shellcheck source=.ci/npm-tools.sh
+. .ci/npm-tools.sh
+npm_tools openapi
+bin=$npm_bin
 
 echo "-- redocly lint"
 # No telemetry, no update check: CI reaches only the package registries.
