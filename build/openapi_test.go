@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"maps"
 	"reflect"
 	"slices"
@@ -198,6 +199,7 @@ func TestOpenAPIEnums(t *testing.T) {
 	}
 	for name, want := range map[string][]any{
 		"Status":      openapiAny(snapshot.Statuses),
+		"CheckStatus": openapiAny(snapshot.Statuses),
 		"Severity":    openapiAny(snapshot.Severities),
 		"Category":    openapiAny(snapshot.Categories),
 		"FeedFormat":  openapiAny(snapshot.FeedFormats),
@@ -229,6 +231,72 @@ func TestOpenAPIEnums(t *testing.T) {
 	for _, want := range []string{"15 minutes", "maintenance", "30%", "100%", "rounded down to 3 decimals", "null"} {
 		if !strings.Contains(uptime, want) {
 			t.Errorf("Uptime description does not state %q", want)
+		}
+	}
+}
+
+// TestOpenAPIToolFriendly checks the rules that code generators, validating
+// proxies and linters of OpenAPI 3.0 rely on, beyond what kin-openapi
+// validates (.ci/openapi.sh runs the tools themselves).
+func TestOpenAPIToolFriendly(t *testing.T) {
+	var doc map[string]any
+	if err := json.Unmarshal(openapiDocument, &doc); err != nil {
+		t.Fatal(err)
+	}
+	// No authentication, declared: an empty list, not an absent one.
+	if sec, ok := doc["security"].([]any); !ok || len(sec) != 0 {
+		t.Errorf("security = %v, want an explicit []", doc["security"])
+	}
+
+	// `nullable` only counts beside a `type` in the same schema object.
+	var walk func(at string, v any)
+	walk = func(at string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			if v["nullable"] == true {
+				if _, ok := v["type"]; !ok {
+					t.Errorf("%s: nullable without type", at)
+				}
+				for _, k := range []string{"allOf", "oneOf", "anyOf", "$ref"} {
+					if _, ok := v[k]; ok {
+						t.Errorf("%s: nullable beside %s has no effect", at, k)
+					}
+				}
+			}
+			for _, k := range slices.Sorted(maps.Keys(v)) {
+				walk(at+"/"+k, v[k])
+			}
+		case []any:
+			for i, e := range v {
+				walk(fmt.Sprintf("%s/%d", at, i), e)
+			}
+		}
+	}
+	walk("#", doc)
+
+	// oapi-codegen names an operation's client wrapper <OperationId>Response
+	// and its parameters <OperationId>Params: no component may take those.
+	loaded := openapiLoad(t)
+	tags := map[string]bool{}
+	for _, tag := range loaded.Tags {
+		tags[tag.Name] = true
+	}
+	for path, item := range loaded.Paths.Map() {
+		for _, op := range item.Operations() {
+			id := strings.ToUpper(op.OperationID[:1]) + op.OperationID[1:]
+			for _, clash := range []string{id + "Response", id + "Params", id} {
+				if loaded.Components.Schemas[clash] != nil {
+					t.Errorf("%s: component schema %s clashes with the code generated for operation %s", path, clash, op.OperationID)
+				}
+			}
+			if len(op.Tags) == 0 {
+				t.Errorf("%s: operation %s has no tag", path, op.OperationID)
+			}
+			for _, tag := range op.Tags {
+				if !tags[tag] {
+					t.Errorf("%s: tag %q is not declared in tags", path, tag)
+				}
+			}
 		}
 	}
 }
@@ -284,8 +352,12 @@ func TestOpenAPIOutputIsStable(t *testing.T) {
 	}
 	// Only servers[0].url differs from the hand-kept file.
 	var got, want any
-	json.Unmarshal(a, &got)
-	json.Unmarshal(openapiDocument, &want)
+	if err := json.Unmarshal(a, &got); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(openapiDocument, &want); err != nil {
+		t.Fatal(err)
+	}
 	want.(map[string]any)["servers"].([]any)[0].(map[string]any)["url"] = openapiTestBase + "/api/v1"
 	if !reflect.DeepEqual(got, want) {
 		t.Error("OpenAPI changed more than servers[0].url")
@@ -310,7 +382,7 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[snapshot.IncidentList]():   "IncidentList",
 	reflect.TypeFor[snapshot.Filters]():        "Filters",
 	reflect.TypeFor[snapshot.Window]():         "Window",
-	reflect.TypeFor[snapshot.CheckDoc]():       "CheckResponse",
+	reflect.TypeFor[snapshot.CheckDoc]():       "CheckResult",
 	reflect.TypeFor[snapshot.CheckService]():   "CheckService",
 	reflect.TypeFor[snapshot.Verdict]():        "Verdict",
 	reflect.TypeFor[snapshot.Sources]():        "Sources",
@@ -328,6 +400,15 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[snapshot.FailureKind]():    "FailureKind",
 }
 
+// openapiNullableSchemas maps a field that can be null to the nullable
+// component describing it, where the type's own component is not nullable.
+// OpenAPI 3.0 cannot make a $ref nullable: `nullable` beside an `allOf` without
+// a `type` is ignored by the specification and flagged by validators and
+// linters (Prism, Redocly), so a nullable field gets a nullable component.
+var openapiNullableSchemas = map[string]string{
+	"CheckResult.status": "CheckStatus",
+}
+
 // TestOpenAPISchemasMatchGoTypes checks every component schema against its Go
 // type field by field: the same JSON names, required exactly when the field
 // is always emitted, nullable exactly when it can be null, the same JSON type,
@@ -335,8 +416,9 @@ var openapiGoSchemas = map[reflect.Type]string{
 func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 	doc := openapiLoad(t)
 	for _, name := range []string{"StatusResponse", "ServiceSummary", "ServiceDetail", "Uptime", "Incident",
-		"IncidentList", "Filters", "Window", "CheckResponse", "CheckService", "Verdict", "Sources", "FeedSource",
-		"ProbeSource", "Problem", "Status", "Severity", "Category", "Disagreement", "Component", "Coverage", "FailureKind", "SourcesResponse", "ServiceSources"} {
+		"IncidentList", "Filters", "Window", "CheckResult", "CheckService", "CheckStatus", "Verdict", "Sources", "FeedSource",
+		"ProbeSource", "Problem", "Status", "Severity", "Category", "Disagreement", "Component", "Coverage", "FailureKind",
+		"SourcesResponse", "ServiceSources"} {
 		if doc.Components.Schemas[name] == nil {
 			t.Errorf("component schema %s missing", name)
 		}
@@ -414,11 +496,11 @@ func openapiCheckValue(t *testing.T, at string, ft reflect.Type, ref *openapi3.S
 	t.Helper()
 	s := ref.Value
 	target := ref.Ref
-	if len(s.AllOf) == 1 && s.Type.IsEmpty() {
-		// The OpenAPI 3.0 idiom for a nullable reference: allOf [$ref] + nullable.
-		target, s = s.AllOf[0].Ref, s.AllOf[0].Value
+	name, ok := openapiGoSchemas[ft]
+	if nullable, over := openapiNullableSchemas[at]; over {
+		name, ok = nullable, true
 	}
-	if name, ok := openapiGoSchemas[ft]; ok {
+	if ok {
 		if want := "#/components/schemas/" + name; target != want {
 			t.Errorf("%s: $ref %q, want %q", at, target, want)
 		}
@@ -540,14 +622,14 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 		{"incidents.json", "IncidentList", snapshot.IncidentList{
 			Incidents: []snapshot.Incident{}, Timestamp: now, License: snapshot.License,
 		}},
-		{"check tracked", "CheckResponse", snapshot.CheckDoc{
+		{"check tracked", "CheckResult", snapshot.CheckDoc{
 			Query: "api.openai.com", Tracked: true,
 			Service: &snapshot.CheckService{Slug: "openai", Name: "OpenAI", Domain: "openai.com"},
 			Status:  &degraded, LatencyMs: &lat, LatencyCheckedAt: &now,
 			Verdict:   snapshot.Verdict{Headline: "OpenAI is slow.", Emoji: "🟡", Level: "degraded", Stale: false, DataAgeSeconds: &age},
 			Timestamp: now, License: snapshot.License,
 		}},
-		{"check untracked", "CheckResponse", snapshot.CheckDoc{
+		{"check untracked", "CheckResult", snapshot.CheckDoc{
 			Query: "example.com", Tracked: false,
 			Verdict: snapshot.Verdict{Headline: "example.com is not tracked.", Emoji: "❔", Level: "untracked",
 				Suggestions: []string{"OpenAI", "Anthropic"}},
@@ -587,10 +669,12 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 		}},
 		{"filters missing", "IncidentList", samples[4].value, func(m map[string]any) { delete(m["filters"].(map[string]any), "service") }},
 		{"null window", "IncidentList", samples[4].value, func(m map[string]any) { m["window"] = nil }},
-		{"bad status", "CheckResponse", samples[6].value, func(m map[string]any) { m["status"] = "up" }},
-		{"bad level", "CheckResponse", samples[7].value, func(m map[string]any) { m["verdict"].(map[string]any)["level"] = "fine" }},
-		{"service without slug", "CheckResponse", samples[6].value, func(m map[string]any) { delete(m["service"].(map[string]any), "slug") }},
-		{"null verdict", "CheckResponse", samples[7].value, func(m map[string]any) { m["verdict"] = nil }},
+		{"bad status", "CheckResult", samples[6].value, func(m map[string]any) { m["status"] = "up" }},
+		{"bad level", "CheckResult", samples[7].value, func(m map[string]any) { m["verdict"].(map[string]any)["level"] = "fine" }},
+		{"service without slug", "CheckResult", samples[6].value, func(m map[string]any) { delete(m["service"].(map[string]any), "slug") }},
+		{"null verdict", "CheckResult", samples[7].value, func(m map[string]any) { m["verdict"] = nil }},
+		{"status missing", "CheckResult", samples[7].value, func(m map[string]any) { delete(m, "status") }},
+		{"service a string", "CheckResult", samples[7].value, func(m map[string]any) { m["service"] = "openai" }},
 		{"problem without detail", "Problem", samples[8].value, func(m map[string]any) { delete(m, "detail") }},
 	} {
 		m := openapiJSONValue(t, c.value).(map[string]any)

@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Puts Stoplight Prism's validating proxy (`prism proxy --errors`) in front of
+# a real `aistatus serve` and requests every endpoint through it: Prism
+# answers 500 with a VIOLATIONS problem whenever a request or a response
+# (status, headers, body) does not match openapi.json, and this script fails.
+#
+# Everything stays on loopback: `aistatus build` runs twice against a fake of
+# the status pages and API hosts (.ci/prism/fake.go, which also rewrites the
+# catalog), then `aistatus serve` serves the snapshot with that catalog, so
+# that /check's live probes reach the fake too.
+#
+# Not part of .ci/run: Prism is a ~90 MB npm install, pinned by
+# .ci/prism/package-lock.json and cached like the linters (.ci/npm-tools.sh).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# shellcheck source=.ci/npm-tools.sh
+. .ci/npm-tools.sh
+npm_tools prism
+
+work=$(mktemp -d)
+pids=()
+cleanup() {
+  for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$work"
+}
+trap cleanup EXIT
+
+# wait_for URL NAME: waits up to 60 s for URL to answer at all.
+wait_for() {
+  for _ in $(seq 120); do
+    if curl -s -o /dev/null --max-time 2 "$1"; then return 0; fi
+    sleep 0.5
+  done
+  echo "$2 did not start"; cat "$work/$2.log" 2>/dev/null || true; exit 1
+}
+
+# free_port: a loopback port nothing listens on now (the kernel's choice).
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
+    echo $((20000 + RANDOM % 20000))
+}
+
+echo "-- building aistatus and the fake"
+go build -o "$work/aistatus" ./cmd/aistatus
+go vet .ci/prism/fake.go
+go build -o "$work/fake" .ci/prism/fake.go
+"$work/aistatus" catalog >"$work/catalog-all.json"
+"$work/fake" -catalog-in "$work/catalog-all.json" -catalog-out "$work/catalog.json" -addr-file "$work/fake.addr" \
+  >"$work/fake.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 100); do [ -s "$work/fake.addr" ] && break; sleep 0.1; done
+[ -s "$work/fake.addr" ] || { echo "the fake did not start"; cat "$work/fake.log"; exit 1; }
+
+api_port=$(free_port)
+prism_port=$(free_port)
+api="http://127.0.0.1:$api_port"
+
+echo "-- aistatus build (twice) against the fake at $(cat "$work/fake.addr")"
+for _ in 1 2; do
+  "$work/aistatus" build --out "$work/public" --base-url "$api" --catalog "$work/catalog.json" \
+    --timeout 5s --log-format json >>"$work/build.log" 2>&1 || { cat "$work/build.log"; exit 1; }
+done
+grep '"snapshot published"' "$work/build.log" | tail -n1
+
+echo "-- aistatus serve on $api"
+"$work/aistatus" serve --dir "$work/public" --addr "127.0.0.1:$api_port" --catalog "$work/catalog.json" \
+  --rate-limit 0 --access-log=false >"$work/serve.log" 2>&1 &
+pids+=($!)
+wait_for "$api/api/v1/status" serve
+
+echo "-- prism proxy --errors on 127.0.0.1:$prism_port"
+"$npm_bin/prism" proxy --errors --host 127.0.0.1 --port "$prism_port" \
+  "$work/public/openapi.json" "$api/api/v1" >"$work/prism.log" 2>&1 &
+pids+=($!)
+wait_for "http://127.0.0.1:$prism_port/status" prism
+
+failed=0
+# check WANT_STATUS PATH [CURL ARGS...]: requests PATH through Prism.
+check() {
+  local want=$1 path=$2 code
+  shift 2
+  code=$(curl -s -o "$work/body" -w '%{http_code}' --max-time 30 "$@" "http://127.0.0.1:$prism_port$path") || code=000
+  if [ "$code" = "$want" ] && ! grep -q 'stoplight.io/prism/errors' "$work/body"; then
+    echo "ok    $code $path"
+  else
+    failed=1
+    echo "FAIL  $code $path (want $want)"
+    head -c 2000 "$work/body"; echo
+  fi
+}
+
+etag=$(curl -s -D - -o /dev/null "$api/api/v1/status" | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: //p')
+check 200 /status
+check 304 /status -H "If-None-Match: $etag"
+check 200 /status -H 'Accept-Encoding: gzip' --compressed
+check 200 /services/openai
+check 200 /services/anthropic
+check 200 /services/cohere
+check 200 /services/mistral
+check 200 /services/azure-openai
+check 404 /services/not-a-service
+check 200 /incidents
+check 200 '/incidents?since=2020-01-01&severity=major&service=openai&limit=5'
+check 200 '/incidents?since=2020-01-01T00:00:00Z&limit=1'
+check 200 '/check?q=chatgpt'
+check 200 '/check?q=https://api.openai.com/v1/chat/completions'
+check 200 '/check?q=mistral'
+check 200 '/check?q=example.org'
+check 200 /openapi.json
+check 200 /export
+check 200 '/export?format=csv'
+
+if grep -q 'VIOLATIONS' "$work/prism.log"; then
+  failed=1
+  grep -B2 -A5 'VIOLATIONS' "$work/prism.log" | head -n 60
+fi
+if [ "$failed" != 0 ]; then
+  echo "prism: some responses do not match openapi.json"
+  exit 1
+fi
+echo "prism: every response matches openapi.json"
