@@ -61,8 +61,8 @@ func (a *awsImpacted) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var list []json.RawMessage
-	if json.Unmarshal(b, &list) != nil {
-		return nil
+	if err := json.Unmarshal(b, &list); err != nil {
+		return nil //nolint:nilerr // any other shape reads as no impacted services (see the type's comment)
 	}
 	for _, item := range list {
 		var code string

@@ -58,16 +58,6 @@ func catalogService(t *testing.T, slug string, srv *httptest.Server) snapshot.Se
 	return svc
 }
 
-// catalogPath is the path of one of a service's feed URLs in the catalog.
-func catalogPath(t *testing.T, raw string) string {
-	t.Helper()
-	u, err := url.Parse(raw)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return u.Path
-}
-
 // jdoc is a decoded JSON document (numbers kept as written).
 type jdoc = map[string]any
 
