@@ -75,9 +75,14 @@ func rewrite(in, out, base string) error {
 		if slug == "" || feed == nil {
 			return fmt.Errorf("%s: a service without slug or feed", in)
 		}
-		delete(feed, "filter")
+		// The fake's pages have one component, "API": the real scopes
+		// and component lists do not apply to them.
+		delete(feed, "scope")
+		delete(feed, "componentsUrl")
 		delete(feed, "incidentsUrl")
 		switch feed["format"] {
+		case "none":
+			continue // probe only: no page to fake
 		case "statuspage", "incidentio":
 			feed["url"] = base + "/" + slug + "/summary.json"
 			feed["incidentsUrl"] = base + "/" + slug + "/incidents.json"

@@ -163,7 +163,11 @@ func (m *model) recentIncidents() []incident {
 
 type indexPage struct {
 	layout
-	Overall    overall
+	Overall overall
+	// Affected are the services with issues now, worst first, and Ongoing
+	// the open incidents: what is wrong now leads the page.
+	Affected   []*service
+	Ongoing    []incident
 	Categories []category
 	Incidents  []incident
 	// Unread are the services whose official page is not being read.
@@ -178,9 +182,42 @@ func (m *model) index() indexPage {
 		layout: m.layout("aistatus: are AI services up?",
 			"Live status, 30-day uptime and incidents of "+plural(len(m.services), "AI service", "AI services")+", from their official status pages and aistatus's own probes.",
 			"./", m.base+"/"),
-		Overall: m.overall(), Categories: m.categories(), Incidents: m.recentIncidents(), Unread: m.unread(),
+		Overall: m.overall(), Affected: m.affected(), Ongoing: m.ongoing(),
+		Categories: m.categories(), Incidents: m.recentIncidents(), Unread: m.unread(),
 		Services: len(m.services), RecentDays: int(RecentIncidentsWindow / (24 * time.Hour)),
 	}
+}
+
+// affected are the services with issues (degraded or worse), worst first,
+// then in catalog order.
+func (m *model) affected() []*service {
+	var out []*service
+	for _, svc := range m.services {
+		if svc.State.Issue {
+			out = append(out, svc)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b *service) int {
+		switch {
+		case snapshot.Worse(a.State.Key, b.State.Key) == a.State.Key && a.State.Key != b.State.Key:
+			return -1
+		case a.State.Key != b.State.Key:
+			return 1
+		}
+		return 0
+	})
+	return out
+}
+
+// ongoing are the open incidents, newest first.
+func (m *model) ongoing() []incident {
+	var out []incident
+	for _, inc := range m.docs.Incidents.Incidents {
+		if inc.Open() {
+			out = append(out, m.incident(inc))
+		}
+	}
+	return out
 }
 
 // unreadSource is a service whose official page is not being read, and why.

@@ -355,7 +355,7 @@ func TestIndexShowsEveryService(t *testing.T) {
 	for _, h2 := range byTag(doc, "h2") {
 		got = append(got, text(h2))
 	}
-	wantH2 := []string{"LLM APIs", "Cloud AI platforms", "Inference platforms", "Image and video",
+	wantH2 := []string{"What is wrong now", "LLM APIs", "Cloud AI platforms", "Inference platforms", "Image and video",
 		"Audio and speech", "Vector databases", "LLMOps", "Coding assistants", "Status pages not being read", "Recent incidents"}
 	if !slices.Equal(got, wantH2) {
 		t.Errorf("h2: %q", got)
@@ -382,9 +382,34 @@ func TestIndexShowsEveryService(t *testing.T) {
 		}
 	}
 
+	// What is wrong now leads the page: the services with issues, worst
+	// first, and the ongoing incidents, before the 26 service cards.
+	now := findAll(doc, func(n *html.Node) bool { return hasClass(n, "now") })
+	if len(now) != 1 {
+		t.Fatal("no \"What is wrong now\" section")
+	}
+	var affected []string
+	for _, li := range byTag(findAll(now[0], func(n *html.Node) bool { return hasClass(n, "affected") })[0], "li") {
+		affected = append(affected, attr(li, "data-slug"))
+	}
+	if want := []string{"anthropic", "perplexity", "deepgram", "openai"}; !slices.Equal(affected, want) {
+		t.Errorf("affected %q, want %q (worst first)", affected, want)
+	}
+	if !strings.Contains(text(now[0]), "Perplexity Major outage (our probes; its status page says “Operational”)") {
+		t.Errorf("the disagreement is not in %q", text(now[0]))
+	}
+	var ongoing []string
+	for _, li := range byTag(findAll(now[0], func(n *html.Node) bool { return hasClass(n, "ongoing") })[0], "li") {
+		ongoing = append(ongoing, text(li))
+	}
+	if len(ongoing) != 2 || !strings.HasPrefix(ongoing[0], "Anthropic: Elevated errors") || !strings.HasPrefix(ongoing[1], "Cohere: Increased latency") {
+		t.Errorf("ongoing incidents %q", ongoing)
+	}
+
 	// Recent incidents: the last 14 days plus ongoing ones, newest first.
 	var ids []string
-	for _, li := range byTag(findAll(doc, func(n *html.Node) bool { return hasClass(n, "incidents") })[0], "li") {
+	incidentLists := findAll(doc, func(n *html.Node) bool { return hasClass(n, "incidents") })
+	for _, li := range byTag(incidentLists[len(incidentLists)-1], "li") {
 		ids = append(ids, text(li))
 	}
 	if len(ids) != 4 || !strings.HasPrefix(ids[0], "Anthropic: Elevated errors") || !strings.HasPrefix(ids[3], "Cohere: Increased latency") {
@@ -784,6 +809,59 @@ func TestContrast(t *testing.T) {
 	if r := contrast("#777777", "#ffffff"); math.Abs(r-4.48) > 0.01 {
 		t.Errorf("#777 on white: %.2f", r)
 	}
+}
+
+// The colours of the chart legend must be told apart, not only read: every
+// two of them at least 30 apart in CIELAB (ΔE*76; 2.3 is a just noticeable
+// difference). The first palette had degraded and partial 25 apart.
+func TestLegendColoursDistinct(t *testing.T) {
+	for name, p := range map[string]palette{"light": lightTheme, "dark": darkTheme} {
+		legend := map[string]string{"operational": p.Operational, "degraded": p.Degraded, "partial": p.Partial, "major": p.Major, "no data": p.NoData}
+		for a, ca := range legend {
+			for b, cb := range legend {
+				if a < b && deltaE(ca, cb) < 30 {
+					t.Errorf("%s: %s %s and %s %s are %.1f apart, want at least 30", name, a, ca, b, cb, deltaE(ca, cb))
+				}
+			}
+		}
+	}
+	if d := deltaE("#000000", "#ffffff"); math.Abs(d-100) > 0.1 {
+		t.Errorf("black to white: %.2f, want 100", d)
+	}
+}
+
+// deltaE is the CIE76 colour difference of two #rrggbb colours (sRGB, D65).
+func deltaE(a, b string) float64 {
+	la, aa, ba := cielab(a)
+	lb, ab, bb := cielab(b)
+	return math.Sqrt((la-lb)*(la-lb) + (aa-ab)*(aa-ab) + (ba-bb)*(ba-bb))
+}
+
+func cielab(hex string) (l, a, b float64) {
+	v, err := strconv.ParseUint(strings.TrimPrefix(hex, "#"), 16, 32)
+	if err != nil || len(hex) != 7 {
+		panic("bad colour " + hex)
+	}
+	var rgb [3]float64
+	for i := range rgb {
+		c := float64(v>>(16-8*i)&0xff) / 255
+		if c <= 0.04045 {
+			c /= 12.92
+		} else {
+			c = math.Pow((c+0.055)/1.055, 2.4)
+		}
+		rgb[i] = c
+	}
+	x := (0.4124*rgb[0] + 0.3576*rgb[1] + 0.1805*rgb[2]) / 0.95047
+	y := 0.2126*rgb[0] + 0.7152*rgb[1] + 0.0722*rgb[2]
+	z := (0.0193*rgb[0] + 0.1192*rgb[1] + 0.9505*rgb[2]) / 1.08883
+	f := func(t float64) float64 {
+		if t > 0.008856 {
+			return math.Cbrt(t)
+		}
+		return 7.787*t + 16.0/116
+	}
+	return 116*f(y) - 16, 500 * (f(x) - f(y)), 200 * (f(y) - f(z))
 }
 
 func contrast(a, b string) float64 {

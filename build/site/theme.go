@@ -23,14 +23,14 @@ var (
 	lightTheme = palette{
 		Bg: "#ffffff", Surface: "#f6f8fa", Border: "#d0d7de", NoData: "#818b98",
 		Fg: "#1f2328", Muted: "#59636e", Link: "#0550ae",
-		Operational: "#1a7f37", Degraded: "#8a5a00", Partial: "#b04a00",
-		Major: "#c21f2b", Maintenance: "#6639ba", Unknown: "#59636e",
+		Operational: "#1a7f37", Degraded: "#7a6a00", Partial: "#c24700",
+		Major: "#9f0b24", Maintenance: "#6639ba", Unknown: "#59636e",
 	}
 	darkTheme = palette{
 		Bg: "#0d1117", Surface: "#161b22", Border: "#3d444d", NoData: "#656c76",
 		Fg: "#e6edf3", Muted: "#9198a1", Link: "#4493f8",
-		Operational: "#3fb950", Degraded: "#d29922", Partial: "#f0883e",
-		Major: "#f85149", Maintenance: "#ab7df8", Unknown: "#9198a1",
+		Operational: "#3fb950", Degraded: "#e8d21d", Partial: "#ffa657",
+		Major: "#ff4d4d", Maintenance: "#ab7df8", Unknown: "#9198a1",
 	}
 )
 
