@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -305,6 +306,25 @@ func TestBrowser(t *testing.T) {
 		t.Errorf("JS on: noscript content parsed as %d elements (%v): is JavaScript really on?", n, err)
 	}
 	screenshot(t, browser, "index.png")
+
+	// What is wrong now leads the page: in the first screenful, above the
+	// service cards, naming the services with issues.
+	lead, err := chromedp.Run(browser, chromedp.Evaluate[[]float64](`(() => {
+		const now = document.querySelector("section.now"), card = document.querySelector("li.svc");
+		if (!now || !card) return [];
+		return [now.getBoundingClientRect().top, card.getBoundingClientRect().top, now.querySelectorAll("ul.affected li").length];
+	})()`))
+	if err != nil || len(lead) != 3 {
+		t.Fatalf("no \"What is wrong now\" section: %v %v", lead, err)
+	}
+	if top, card, n := lead[0], lead[1], lead[2]; top >= card || top > 900 || n != 3 {
+		t.Errorf("\"What is wrong now\" at %.0fpx (cards from %.0fpx) with %.0f services, want it first, in view, with 3 (anthropic, groq, cohere)", top, card, n)
+	}
+	// The legend's colours as the browser paints them are all different.
+	fills, err := chromedp.Run(browser, chromedp.Evaluate[[]string](`[...document.querySelectorAll(".legend rect")].map(r => getComputedStyle(r).fill)`))
+	if err != nil || len(fills) != 5 || len(slices.Compact(slices.Sorted(slices.Values(fills)))) != 5 {
+		t.Errorf("legend colours %v (%v), want 5 different", fills, err)
+	}
 
 	if _, err := chromedp.Call(browser, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
 		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}},
