@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/snapshot"
@@ -348,5 +349,49 @@ func readJSON(t *testing.T, path string, v any) {
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		t.Fatalf("%s: %v", path, err)
+	}
+}
+
+// TestSnapshotWorkflowWarnsAboutUnreadSources runs the workflow's step that
+// turns sources.json into annotations: a source failing for over an hour is
+// a warning on the run, a changed scope roster a notice, the rest silent.
+func TestSnapshotWorkflowWarnsAboutUnreadSources(t *testing.T) {
+	if _, err := exec.LookPath("jq"); err != nil {
+		t.Skip("jq is not installed (GitHub's runners have it)")
+	}
+	steps := jobSteps(t, "build", "sources")
+	now := time.Now().UTC()
+	ago := func(d time.Duration) *time.Time { t := now.Add(-d); return &t }
+	doc := snapshot.SourcesDoc{Timestamp: now, License: snapshot.License, Services: []snapshot.ServiceSources{
+		{Slug: "replicate", Name: "Replicate", Feed: snapshot.FeedSource{State: snapshot.FeedError, Failure: snapshot.FailureMoved,
+			Error: "GET https://www.replicatestatus.com/api/v2/summary.json: redirected to another host (100% sure)\nsecond line",
+			ConsecutiveFailures: 25, FailingSince: ago(2 * time.Hour)}},
+		{Slug: "cohere", Name: "Cohere", Feed: snapshot.FeedSource{State: snapshot.FeedError, Failure: snapshot.FailureTimeout,
+			Error: "timeout", ConsecutiveFailures: 2, FailingSince: ago(10 * time.Minute)}},
+		{Slug: "openai", Name: "OpenAI", Feed: snapshot.FeedSource{State: snapshot.FeedOK, RosterChangedAt: ago(time.Minute),
+			RosterAdded: []string{"Agents (01M3)"}, RosterRemoved: []string{"Sora (01K9)"}}},
+		{Slug: "mistral", Name: "Mistral AI", Feed: snapshot.FeedSource{State: snapshot.FeedNone}},
+	}}
+	dir := t.TempDir()
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(dir, "public"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "public", snapshot.FileSources), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := runStep(t, steps["sources"], dir)
+	if err != nil {
+		t.Fatalf("step failed: %v\n%s", err, out)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 ||
+		!strings.HasPrefix(lines[0], "::warning title=Replicate: status page not read::moved since ") ||
+		!strings.Contains(lines[0], "(25 reads)") || !strings.Contains(lines[0], "100%25 sure)%0Asecond line") ||
+		lines[1] != "::notice title=OpenAI: components in scope changed::added Agents (01M3); removed Sora (01K9)" {
+		t.Errorf("annotations:\n%s", out)
 	}
 }
