@@ -364,7 +364,7 @@ func TestSnapshotWorkflowWarnsAboutUnreadSources(t *testing.T) {
 	ago := func(d time.Duration) *time.Time { t := now.Add(-d); return &t }
 	doc := snapshot.SourcesDoc{Timestamp: now, License: snapshot.License, Services: []snapshot.ServiceSources{
 		{Slug: "replicate", Name: "Replicate", Feed: snapshot.FeedSource{State: snapshot.FeedError, Failure: snapshot.FailureMoved,
-			Error: "GET https://www.replicatestatus.com/api/v2/summary.json: redirected to another host (100% sure)\nsecond line",
+			Error:               "GET https://www.replicatestatus.com/api/v2/summary.json: redirected to another host (100% sure)\nsecond line",
 			ConsecutiveFailures: 25, FailingSince: ago(2 * time.Hour)}},
 		{Slug: "cohere", Name: "Cohere", Feed: snapshot.FeedSource{State: snapshot.FeedError, Failure: snapshot.FailureTimeout,
 			Error: "timeout", ConsecutiveFailures: 2, FailingSince: ago(10 * time.Minute)}},
