@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+
+	"github.com/aistatus/aistatus/snapshot"
 )
 
 // openapiDocument is the hand-kept OpenAPI 3.0.3 description of the API. Its
@@ -18,7 +20,7 @@ import (
 var openapiDocument []byte
 
 // openapiAPIPath is where the API lives under the site's base URL.
-const openapiAPIPath = "/api/v1"
+const openapiAPIPath = snapshot.APIBase
 
 // OpenAPI returns the OpenAPI description with servers[0].url set to baseURL +
 // "/api/v1" (baseURL without trailing slash, e.g. "https://aistatus.example").

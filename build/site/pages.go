@@ -285,7 +285,7 @@ func (m *model) servicePage(svc *service) servicePage {
 		service: svc,
 		Feed:    feedLine(svc.Sources.Feed),
 		Probe:   probeLine(svc.Sources.Probe),
-		API:     m.base + "/api/v1/services/" + svc.Slug,
+		API:     m.base + strings.ReplaceAll(snapshot.PathService, snapshot.SlugParam, svc.Slug),
 	}
 	for _, inc := range svc.Incidents {
 		p.Incidents = append(p.Incidents, m.incident(inc))

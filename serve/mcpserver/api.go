@@ -129,7 +129,7 @@ func (a API) address(ctx context.Context) string {
 // get fetches <BaseURL>/api/v1<path>?<query> and decodes the JSON into v; a
 // problem response becomes a *ProblemError.
 func (a API) get(ctx context.Context, path string, query url.Values, v any) error {
-	return a.fetch(ctx, "/api/v1"+path, query, v)
+	return a.fetch(ctx, snapshot.APIBase+path, query, v)
 }
 
 // fetch is get for any path of the instance, /api/v1 or not.
