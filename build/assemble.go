@@ -72,6 +72,11 @@ type ServiceState struct {
 //  6. With neither feed nor probe, the status is unknown, never an outage.
 func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observation, now time.Time, log zerolog.Logger) map[string]ServiceState {
 	offline := discardFailedProbes(obs, log)
+	h.StartChangeLog(now)
+	before := make(map[string]snapshot.Incident, len(h.Incidents))
+	for _, inc := range h.Incidents {
+		before[inc.ID] = inc
+	}
 	incidents := newIncidentSet(h)
 	states := make(map[string]ServiceState, len(cat.Services))
 	for _, svc := range cat.Services {
@@ -89,6 +94,9 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 		if o.Probe.LatencyMs != nil {
 			latency = *o.Probe.LatencyMs
 		}
+		if prev := sh.LastStatus; prev != status && (prev == "" || now.After(sh.LastChecked)) {
+			h.AddChange(snapshot.Change{Type: snapshot.ChangeStatus, Service: svc.Slug, Time: now, OldStatus: prev, NewStatus: status})
+		}
 		sh.Record(now, status, latency)
 		states[svc.Slug] = ServiceState{
 			Status:     status,
@@ -97,9 +105,51 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 		}
 	}
 	snapshot.SortIncidents(h.Incidents)
+	logIncidentChanges(h, before, now)
 	h.Prune(now)
 	h.UpdatedAt = now
 	return states
+}
+
+// logIncidentChanges appends to the change log what this cycle did to the
+// incidents: opened (an incident already over when first seen is opened and
+// resolved at once), updated (severity, status or headline) and resolved.
+// Oldest incidents first, so that the log reads in the order things began.
+func logIncidentChanges(h *snapshot.History, before map[string]snapshot.Incident, now time.Time) {
+	for i := len(h.Incidents) - 1; i >= 0; i-- {
+		inc := h.Incidents[i]
+		old, known := before[inc.ID]
+		add := func(t snapshot.ChangeType, changed []string) {
+			c := inc
+			h.AddChange(snapshot.Change{Type: t, Service: inc.Service, Time: now, Incident: &c, Changed: changed})
+		}
+		if !known {
+			add(snapshot.ChangeIncidentOpened, nil)
+			if !inc.Open() {
+				add(snapshot.ChangeIncidentResolved, nil)
+			}
+			continue
+		}
+		var changed []string
+		if old.Severity != inc.Severity {
+			changed = append(changed, "severity")
+		}
+		if old.Status != inc.Status {
+			changed = append(changed, "status")
+		}
+		if old.Headline != inc.Headline {
+			changed = append(changed, "headline")
+		}
+		switch {
+		case old.Open() && !inc.Open():
+			add(snapshot.ChangeIncidentResolved, changed)
+		case !old.Open() && inc.Open():
+			// Reopened upstream: an update that makes it open again.
+			add(snapshot.ChangeIncidentUpdated, append(changed, "endedAt"))
+		case len(changed) > 0:
+			add(snapshot.ChangeIncidentUpdated, changed)
+		}
+	}
 }
 
 // discardFailedProbes implements rule 1 and reports whether it applied.

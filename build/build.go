@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"time"
 
@@ -35,12 +36,17 @@ type Options struct {
 	// Adapters read the official feeds by format; formats without one are
 	// probe-only ("unsupported" in the data).
 	Adapters map[snapshot.FeedFormat]feed.Adapter
+	// Notifier, when set, is handed each cycle's new changes once the
+	// snapshot is published (webhooks).
+	Notifier *Notifier
 }
 
 // Result summarises a published cycle.
 type Result struct {
 	GeneratedAt time.Time
 	Statuses    map[string]snapshot.Status
+	// Changes are the change log entries this cycle added.
+	Changes []snapshot.Change
 }
 
 // Build runs one cycle and publishes its snapshot. If ctx is cancelled before
@@ -82,6 +88,7 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 		return Result{}, fmt.Errorf("build interrupted, previous snapshot kept: %w", err)
 	}
 	now := opts.Now()
+	lastID := snapshot.LastChangeID(hist.Changes)
 	states := Assemble(hist, opts.Catalog, obs, now, opts.Log)
 	files, err := Render(opts.Site, opts.Catalog, hist, states, now)
 	if err != nil {
@@ -96,7 +103,13 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 	if err := lock.Publish(files); err != nil {
 		return Result{}, err
 	}
-	res := Result{GeneratedAt: now, Statuses: map[string]snapshot.Status{}}
+	res := Result{GeneratedAt: now, Statuses: map[string]snapshot.Status{},
+		Changes: slices.Clone(snapshot.ChangesAfter(hist.Changes, lastID))}
+	if opts.Notifier != nil {
+		// Queued, never awaited: a slow or failing receiver cannot hold up
+		// or fail the cycle.
+		opts.Notifier.Notify(res.Changes)
+	}
 	for slug, st := range states {
 		res.Statuses[slug] = st.Status
 	}

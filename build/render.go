@@ -115,6 +115,7 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 		snapshot.FileSources:   docs.Sources,
 		snapshot.FileHistory:   h,
 		snapshot.FileManifest:  docs.Manifest,
+		snapshot.FileChanges:   snapshot.RecentChangeList(h, now),
 	} {
 		if err := put(name, v); err != nil {
 			return nil, err

@@ -49,6 +49,13 @@ type History struct {
 	Services  map[string]*ServiceHistory `json:"services"`
 	// Incidents are all retained incidents, newest startedAt first.
 	Incidents []Incident `json:"incidents"`
+	// Changes is the change log, oldest first (ids ascending), and
+	// ChangesSince when it begins: it holds every change after that time.
+	// NextChangeID is the id the next entry gets; it is kept even when the
+	// log is pruned empty, so that an id is never reused.
+	Changes      []Change  `json:"changes,omitempty"`
+	ChangesSince time.Time `json:"changesSince,omitzero"`
+	NextChangeID int64     `json:"nextChangeId,omitempty"`
 }
 
 // ServiceHistory is what is remembered of one service between builds.
@@ -351,6 +358,7 @@ func (h *History) Prune(now time.Time) {
 		sh.Buckets = sh.Buckets[i:]
 	}
 	h.Incidents = pruneIncidents(h.Incidents, now, MaxIncidents)
+	h.pruneChanges(now, MaxChanges)
 }
 
 // pruneIncidents is Prune's incident rule with the cap as a parameter, so
@@ -395,6 +403,12 @@ func pruneIncidents(list []Incident, now time.Time, limit int) []Incident {
 // corrupt: numbers near the float64 limit overflow to Inf or NaN once added
 // up, which JSON cannot encode, and every later build would fail on them.
 func (h *History) checkValues() error {
+	// The log is searched by id and by time: out of order, it would answer wrong.
+	for i, c := range h.Changes {
+		if c.ID >= h.NextChangeID || (i > 0 && (c.ID <= h.Changes[i-1].ID || c.Time.Before(h.Changes[i-1].Time))) {
+			return fmt.Errorf("%w: change %d is out of order", ErrCorruptHistory, c.ID)
+		}
+	}
 	for slug, sh := range h.Services {
 		for _, n := range []int{sh.FailedProbes, sh.OKProbes, sh.Feed.Failures} {
 			if n < 0 || n > maxCount {

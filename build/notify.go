@@ -1,0 +1,241 @@
+package build
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+	"github.com/rs/zerolog"
+)
+
+// Webhook delivery defaults. Delivery state lives in memory only: a change
+// still queued or being retried when the process ends is not delivered
+// (receivers that must not miss one can catch up from /changes by id).
+const (
+	DefaultNotifyQueue    = 1000
+	DefaultNotifyAttempts = 5
+	DefaultNotifyBackoff  = 2 * time.Second
+	// notifyAttemptTimeout bounds one POST, so that a receiver that never
+	// answers costs a retry, not the queue.
+	notifyAttemptTimeout = 10 * time.Second
+)
+
+// NotifierOptions configure webhook delivery. Every dependency is passed in.
+type NotifierOptions struct {
+	// URLs receive every change, each as one CloudEvent POST.
+	URLs []string
+	// Secret is the Standard Webhooks signing secret, "whsec_<base64>".
+	Secret string
+	// BaseURL is the site's address, for the CloudEvents' source.
+	BaseURL string
+	Client  *http.Client
+	Log     zerolog.Logger
+	Now     func() time.Time
+	// QueueSize bounds the changes waiting per URL; past it new ones are
+	// dropped and logged. Attempts and Backoff (doubled after each failed
+	// attempt) govern retries.
+	QueueSize int
+	Attempts  int
+	Backoff   time.Duration
+}
+
+// Notifier posts changes to webhook receivers from a bounded background
+// queue per URL, so that a slow or failing receiver delays neither the build
+// nor the other receivers.
+type Notifier struct {
+	opts   NotifierOptions
+	key    []byte
+	queues []chan snapshot.Change
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	mu     sync.Mutex
+	closed bool
+}
+
+// NewNotifier validates opts and starts one delivery worker per URL. Its
+// workers stop when ctx ends or Close is called.
+func NewNotifier(ctx context.Context, opts NotifierOptions) (*Notifier, error) {
+	key, err := ParseWebhookSecret(opts.Secret)
+	if err != nil {
+		return nil, err
+	}
+	for _, u := range opts.URLs {
+		p, err := url.Parse(u)
+		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+			return nil, fmt.Errorf("notify URL %q is not an absolute http(s) URL", u)
+		}
+	}
+	if opts.Client == nil {
+		opts.Client = &http.Client{Timeout: notifyAttemptTimeout}
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.QueueSize <= 0 {
+		opts.QueueSize = DefaultNotifyQueue
+	}
+	if opts.Attempts <= 0 {
+		opts.Attempts = DefaultNotifyAttempts
+	}
+	if opts.Backoff <= 0 {
+		opts.Backoff = DefaultNotifyBackoff
+	}
+	n := &Notifier{opts: opts, key: key}
+	n.ctx, n.cancel = context.WithCancel(ctx)
+	for _, u := range opts.URLs {
+		q := make(chan snapshot.Change, opts.QueueSize)
+		n.queues = append(n.queues, q)
+		n.wg.Go(func() { n.work(u, q) })
+	}
+	return n, nil
+}
+
+// ParseWebhookSecret decodes a Standard Webhooks secret, "whsec_" followed
+// by the base64 of at least 24 random bytes.
+func ParseWebhookSecret(secret string) ([]byte, error) {
+	b64, ok := strings.CutPrefix(secret, "whsec_")
+	if !ok {
+		return nil, errors.New(`notify secret must start with "whsec_" (Standard Webhooks)`)
+	}
+	key, err := base64.StdEncoding.DecodeString(b64)
+	if err != nil {
+		return nil, fmt.Errorf("notify secret: %w", err)
+	}
+	if len(key) < 24 {
+		return nil, fmt.Errorf("notify secret has %d bytes, want at least 24", len(key))
+	}
+	return key, nil
+}
+
+// SignWebhook is the Standard Webhooks signature of a message:
+// "v1," + base64(HMAC-SHA256(key, id + "." + timestamp + "." + body)).
+func SignWebhook(key []byte, id string, timestamp int64, body []byte) string {
+	mac := hmac.New(sha256.New, key)
+	fmt.Fprintf(mac, "%s.%d.", id, timestamp)
+	mac.Write(body)
+	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
+}
+
+// Notify queues changes for every receiver without waiting; a change that
+// finds a queue full is dropped for that receiver and logged.
+func (n *Notifier) Notify(changes []snapshot.Change) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if n.closed {
+		return
+	}
+	for i, q := range n.queues {
+		for _, c := range changes {
+			select {
+			case q <- c:
+			default:
+				n.opts.Log.Error().Str("url", n.opts.URLs[i]).Int64("change", c.ID).
+					Msg("webhook queue full: change dropped for this receiver")
+			}
+		}
+	}
+}
+
+// Close stops taking changes and waits for the queued ones to be delivered
+// until ctx ends; then it abandons the rest.
+func (n *Notifier) Close(ctx context.Context) {
+	n.mu.Lock()
+	if !n.closed {
+		n.closed = true
+		for _, q := range n.queues {
+			close(q)
+		}
+	}
+	n.mu.Unlock()
+	done := make(chan struct{})
+	go func() { n.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		n.cancel()
+		<-done
+	}
+	n.cancel()
+}
+
+// work delivers one receiver's queue in order.
+func (n *Notifier) work(u string, q chan snapshot.Change) {
+	for c := range q {
+		if n.ctx.Err() != nil {
+			continue // shutting down: drain without delivering
+		}
+		n.deliver(u, c)
+	}
+}
+
+// deliver posts one change, retrying with exponential backoff.
+func (n *Notifier) deliver(u string, c snapshot.Change) {
+	body, err := json.Marshal(snapshot.NewCloudEvent(c, n.opts.BaseURL))
+	if err != nil {
+		n.opts.Log.Error().Err(err).Int64("change", c.ID).Msg("webhook: change not encodable")
+		return
+	}
+	// webhook-id stays the same across retries, so receivers can drop
+	// duplicates; it is the change id, also the CloudEvent's id.
+	id := snapshot.ChangeIDString(c.ID)
+	wait := n.opts.Backoff
+	for attempt := 1; ; attempt++ {
+		err := n.post(u, id, body)
+		if err == nil {
+			return
+		}
+		if attempt >= n.opts.Attempts {
+			n.opts.Log.Error().Err(err).Str("url", u).Int64("change", c.ID).Int("attempts", attempt).
+				Msg("webhook delivery failed; giving up on this change")
+			return
+		}
+		n.opts.Log.Warn().Err(err).Str("url", u).Int64("change", c.ID).Int("attempt", attempt).
+			Dur("retryIn", wait).Msg("webhook delivery failed; retrying")
+		t := time.NewTimer(wait)
+		select {
+		case <-n.ctx.Done():
+			t.Stop()
+			return
+		case <-t.C:
+		}
+		wait *= 2
+	}
+}
+
+func (n *Notifier) post(u, id string, body []byte) error {
+	ctx, cancel := context.WithTimeout(n.ctx, notifyAttemptTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	if err != nil {
+		return err
+	}
+	ts := n.opts.Now().Unix()
+	req.Header.Set("Content-Type", "application/cloudevents+json")
+	req.Header.Set("webhook-id", id)
+	req.Header.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
+	req.Header.Set("webhook-signature", SignWebhook(n.key, id, ts, body))
+	resp, err := n.opts.Client.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return fmt.Errorf("receiver answered %s", resp.Status)
+	}
+	return nil
+}
