@@ -50,6 +50,9 @@ type Options struct {
 	ProbeTimeout time.Duration
 	// Version is the version the MCP server reports to its clients.
 	Version string
+	// MaxEventStreams caps the open /events streams; 0 means
+	// DefaultMaxEventStreams.
+	MaxEventStreams int
 }
 
 // Server is the thin HTTP server.
@@ -65,6 +68,10 @@ type Server struct {
 	api http.Handler
 	// timeouts bound how long a client may hold a connection; tests shorten them.
 	timeouts httpTimeouts
+	// events wakes the /events streams on a swap; heartbeat is their
+	// keep-alive interval (tests shorten it).
+	events    *eventHub
+	heartbeat time.Duration
 }
 
 // httpTimeouts are the http.Server timeouts Serve uses.
@@ -101,18 +108,27 @@ func New(opts Options) *Server {
 	if opts.Client == nil {
 		opts.Client = http.DefaultClient
 	}
-	s := &Server{
-		opts:     opts,
-		store:    NewStore(opts.Dir),
-		matcher:  NewMatcher(opts.Catalog),
-		prober:   newLiveProber(opts.Client, opts.ProbeTimeout, opts.Now),
-		timeouts: defaultTimeouts,
+	if opts.MaxEventStreams <= 0 {
+		opts.MaxEventStreams = DefaultMaxEventStreams
 	}
+	s := &Server{
+		opts:      opts,
+		store:     NewStore(opts.Dir),
+		matcher:   NewMatcher(opts.Catalog),
+		prober:    newLiveProber(opts.Client, opts.ProbeTimeout, opts.Now),
+		timeouts:  defaultTimeouts,
+		events:    newEventHub(opts.MaxEventStreams),
+		heartbeat: defaultHeartbeat,
+	}
+	s.store.swapped = s.events.wake
 	if opts.RateLimit > 0 {
 		s.limiter = NewRateLimiter(opts.RateLimit, time.Minute, opts.MaxClients, opts.Now)
 	}
 	api := map[string]http.Handler{
+		snapshot.PathStatus:    http.HandlerFunc(s.handleStatus),
 		snapshot.PathService:   http.HandlerFunc(s.handleService),
+		snapshot.PathChanges:   http.HandlerFunc(s.handleChanges),
+		snapshot.PathEvents:    http.HandlerFunc(s.handleEvents),
 		snapshot.PathIncidents: http.HandlerFunc(s.handleIncidents),
 		snapshot.PathCheck:     http.HandlerFunc(s.handleCheck),
 		snapshot.PathExport:    http.HandlerFunc(s.handleExport),
@@ -240,6 +256,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		MaxHeaderBytes:    16 << 10,
 		ErrorLog:          httpErrorLog(s.opts.Log),
 	}
+	// Event streams never go idle: Shutdown would wait for them until its
+	// deadline. They are ended at its start instead.
+	srv.RegisterOnShutdown(s.events.shutdown)
 	s.opts.Log.Info().Str("addr", ln.Addr().String()).Int("maxConnsPerClient", s.opts.MaxConnsPerClient).
 		Int("maxConns", s.opts.MaxConns).Msg("serving")
 	done := make(chan error, 1)
@@ -288,7 +307,20 @@ func (s *Server) handleService(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusNotFound, "slug", fmt.Sprintf("%q is not a tracked service: see %s for the list", truncate(slug, 64), snapshot.PathStatus))
 		return
 	}
-	rep.serve(w, r)
+	q, ok := parseQuery(w, r)
+	if !ok {
+		return
+	}
+	if !q.Has("at") {
+		rep.serve(w, r)
+		return
+	}
+	at, ok := s.parseAt(w, snap, q)
+	if !ok {
+		return
+	}
+	serveJSON(w, r, snapshot.ServiceAtDoc{At: at, Service: snap.serviceAt(slug, at), LogStart: snap.changesSince.UTC(),
+		Timestamp: snap.Manifest.GeneratedAt, License: snapshot.License}, snap.Manifest.GeneratedAt)
 }
 
 func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
@@ -360,10 +392,11 @@ func (s *Server) common(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 		case r.Method == http.MethodOptions:
 			h := w.Header()
-			headers := "Accept, Accept-Encoding, If-None-Match, If-Modified-Since, Cache-Control"
+			// Last-Event-ID: an EventSource resuming /events sends it.
+			headers := "Accept, Accept-Encoding, If-None-Match, If-Modified-Since, Cache-Control, Last-Event-ID"
 			if isMCP {
 				// Browser-based MCP clients send JSON bodies and MCP's own headers.
-				headers += ", Content-Type, Mcp-Session-Id, Mcp-Protocol-Version, Last-Event-ID"
+				headers += ", Content-Type, Mcp-Session-Id, Mcp-Protocol-Version"
 			}
 			h.Set("Access-Control-Allow-Methods", methods)
 			h.Set("Access-Control-Allow-Headers", headers)

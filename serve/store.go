@@ -33,6 +33,13 @@ type Snapshot struct {
 	// in the same order: a service filter, the usual /incidents query,
 	// scans only that service's share of up to 100 000.
 	byService map[string][]int
+	// order is the services' slugs in the order of status.json.
+	order []string
+	// changes is the retained change log, ids ascending, complete after
+	// changesSince; openedAt is when the log first reported each incident.
+	changes      []snapshot.Change
+	changesSince time.Time
+	openedAt     map[string]time.Time
 }
 
 // notServed are files of a snapshot folder that the server keeps to itself:
@@ -92,7 +99,46 @@ func Load(dir string) (*Snapshot, error) {
 	if err := s.parse(); err != nil {
 		return nil, err
 	}
+	if err := s.loadChanges(fsys); err != nil {
+		return nil, err
+	}
 	return s, nil
+}
+
+// loadChanges reads the change log: the whole retained one from the
+// history, which the server does not serve but holds the log /changes?since,
+// the event stream and ?at answer from; or, where a folder has no history
+// (a copy of the published files), the recent log of changes.json.
+func (s *Snapshot) loadChanges(fsys fs.FS) error {
+	var log struct {
+		Changes      []snapshot.Change `json:"changes"`
+		ChangesSince time.Time         `json:"changesSince"`
+	}
+	data, err := fs.ReadFile(fsys, snapshot.FileHistory)
+	switch {
+	case err == nil:
+		if err := json.Unmarshal(data, &log); err != nil {
+			return fmt.Errorf("%s: %w", snapshot.FileHistory, err)
+		}
+	case errors.Is(err, fs.ErrNotExist):
+		if s.files[snapshot.FileChanges] != nil {
+			var list snapshot.ChangeList
+			if err := decodeFile(s.files, snapshot.FileChanges, &list); err != nil {
+				return err
+			}
+			log.Changes, log.ChangesSince = list.Changes, list.LogStart
+		}
+	default:
+		return err
+	}
+	s.changes, s.changesSince = log.Changes, log.ChangesSince
+	s.openedAt = map[string]time.Time{}
+	for _, c := range s.changes {
+		if c.Type == snapshot.ChangeIncidentOpened && c.Incident != nil {
+			s.openedAt[c.Incident.ID] = c.Time
+		}
+	}
+	return nil
 }
 
 // parse decodes the documents the dynamic routes compute from.
@@ -103,6 +149,7 @@ func (s *Snapshot) parse() error {
 	}
 	for _, sum := range status.Services {
 		s.status[sum.Slug] = sum
+		s.order = append(s.order, sum.Slug)
 		if s.files[snapshot.ServiceFile(sum.Slug)] == nil {
 			return fmt.Errorf("snapshot incomplete: %s is missing", snapshot.ServiceFile(sum.Slug))
 		}
@@ -161,6 +208,9 @@ type Store struct {
 	// and the build loop) take turns, so that a slow one never stores the
 	// snapshot it read over a newer one that another stored meanwhile.
 	reloading sync.Mutex
+	// swapped, when set, is called after each swap (the event stream's
+	// subscribers are woken to send the new snapshot's changes).
+	swapped func()
 }
 
 // NewStore returns a store for the snapshot folder dir. It holds no snapshot
@@ -203,5 +253,8 @@ func (st *Store) Reload() (bool, error) {
 		return false, err
 	}
 	st.cur.Store(next)
+	if st.swapped != nil {
+		st.swapped()
+	}
 	return true, nil
 }

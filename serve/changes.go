@@ -1,0 +1,164 @@
+package serve
+
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// The /changes paging rules (also in the README and OpenAPI description).
+const (
+	DefaultChangeLimit = 100
+	MaxChangeLimit     = 1000
+)
+
+// parseChangeSince reads since as a change id (digits) or an RFC 3339
+// date-time.
+func parseChangeSince(v string) (id int64, t time.Time, isID bool, err error) {
+	v = strings.TrimSpace(v)
+	if v != "" && strings.Trim(v, "0123456789") == "" {
+		id, err = strconv.ParseInt(v, 10, 64)
+		return id, time.Time{}, true, err
+	}
+	t, err = time.Parse(time.RFC3339Nano, v)
+	return 0, t.UTC(), false, err
+}
+
+// handleChanges answers /changes: without since, the recent log of
+// changes.json (what a static host serves); with since, the entries after
+// that id or at or after that time, oldest first, limit at a time.
+func (s *Server) handleChanges(w http.ResponseWriter, r *http.Request) {
+	snap := s.snapshotOr503(w)
+	if snap == nil {
+		return
+	}
+	q, ok := parseQuery(w, r)
+	if !ok {
+		return
+	}
+	if !q.Has("since") && !q.Has("limit") {
+		snap.files[snapshot.FileChanges].serve(w, r)
+		return
+	}
+	for _, name := range []string{"since", "limit"} {
+		if len(q.Get(name)) > 64 {
+			problem(w, http.StatusBadRequest, name, fmt.Sprintf("%s is longer than 64 bytes", name))
+			return
+		}
+	}
+	entries := snap.changes
+	if q.Has("since") {
+		v := q.Get("since")
+		id, t, isID, err := parseChangeSince(v)
+		switch {
+		case err != nil:
+			problem(w, http.StatusBadRequest, "since", fmt.Sprintf("since %q is neither a change id (a whole number) nor an RFC 3339 date-time (2026-11-01T14:03:00Z)", truncate(v, 64)))
+			return
+		case isID:
+			entries = snapshot.ChangesAfter(entries, id)
+		default:
+			entries = snapshot.ChangesFrom(entries, t)
+		}
+	}
+	limit := DefaultChangeLimit
+	if q.Has("limit") {
+		v := q.Get("limit")
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > MaxChangeLimit {
+			problem(w, http.StatusBadRequest, "limit", fmt.Sprintf("limit %q is not a whole number from 1 to %d", truncate(v, 64), MaxChangeLimit))
+			return
+		}
+		limit = n
+	}
+	truncated := len(entries) > limit
+	if truncated {
+		entries = entries[:limit]
+	}
+	serveJSON(w, r, snapshot.ChangeList{
+		Changes: append([]snapshot.Change{}, entries...), LogStart: snap.changesSince.UTC(),
+		LastID: snapshot.LastChangeID(snap.changes), Truncated: truncated,
+		Timestamp: snap.Manifest.GeneratedAt, License: snapshot.License,
+	}, snap.Manifest.GeneratedAt)
+}
+
+// parseAt validates ?at= for a point-in-time read: an RFC 3339 date-time
+// not in the future (400) and not before the retained log begins (404: we
+// hold no record of then). It reports false after answering a problem.
+func (s *Server) parseAt(w http.ResponseWriter, snap *Snapshot, q url.Values) (time.Time, bool) {
+	v := q.Get("at")
+	at, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(v))
+	if err != nil || len(v) > 64 {
+		problem(w, http.StatusBadRequest, "at", fmt.Sprintf("at %q is not an RFC 3339 date-time (2026-11-01T14:03:00Z)", truncate(v, 64)))
+		return time.Time{}, false
+	}
+	at = at.UTC()
+	if now := s.opts.Now(); at.After(now) {
+		problem(w, http.StatusBadRequest, "at", fmt.Sprintf("at %s is in the future (now %s)", at.Format(time.RFC3339), now.UTC().Format(time.RFC3339)))
+		return time.Time{}, false
+	}
+	if snap.changesSince.IsZero() || at.Before(snap.changesSince) {
+		detail := "no change log is retained yet"
+		if !snap.changesSince.IsZero() {
+			detail = "the retained change log begins " + snap.changesSince.UTC().Format(time.RFC3339Nano)
+		}
+		problem(w, http.StatusNotFound, "at", fmt.Sprintf("no record of %s: %s", at.Format(time.RFC3339), detail))
+		return time.Time{}, false
+	}
+	return at, true
+}
+
+// serviceAt rebuilds what we reported of one service at at.
+func (snap *Snapshot) serviceAt(slug string, at time.Time) snapshot.ServiceAt {
+	sum := snap.status[slug]
+	st, since, ok := snapshot.StatusAt(snap.changes, slug, at, sum.Status)
+	if !ok {
+		st = snapshot.Unknown // not checked yet then
+	}
+	out := snapshot.ServiceAt{Slug: slug, Name: sum.Name, Status: st, Incidents: []snapshot.Incident{}}
+	if !since.IsZero() {
+		out.Since = &since
+	}
+	for _, i := range snap.byService[slug] {
+		inc := snap.incidents[i]
+		if inc.StartedAt.After(at) || (inc.EndedAt != nil && !inc.EndedAt.After(at)) {
+			continue
+		}
+		if opened, logged := snap.openedAt[inc.ID]; logged && opened.After(at) {
+			continue // started earlier by its own account, but we learned of it later
+		}
+		out.Incidents = append(out.Incidents, inc)
+	}
+	return out
+}
+
+// handleStatus serves status.json, or with ?at= the status of every
+// service at that time.
+func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
+	snap := s.snapshotOr503(w)
+	if snap == nil {
+		return
+	}
+	q, ok := parseQuery(w, r)
+	if !ok {
+		return
+	}
+	if !q.Has("at") {
+		snap.files[snapshot.FileStatus].serve(w, r)
+		return
+	}
+	at, ok := s.parseAt(w, snap, q)
+	if !ok {
+		return
+	}
+	doc := snapshot.StatusAtDoc{At: at, Services: []snapshot.ServiceAt{}, LogStart: snap.changesSince.UTC(),
+		Timestamp: snap.Manifest.GeneratedAt, License: snapshot.License}
+	for _, slug := range snap.order {
+		doc.Services = append(doc.Services, snap.serviceAt(slug, at))
+	}
+	serveJSON(w, r, doc, snap.Manifest.GeneratedAt)
+}

@@ -1,0 +1,187 @@
+package serve
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// The event stream's rules (also in the README and OpenAPI description).
+const (
+	// DefaultMaxEventStreams caps the open event streams of a server: each
+	// holds a connection and a goroutine for as long as the client likes.
+	DefaultMaxEventStreams = 1000
+	// eventRetry is the reconnection delay the stream asks EventSource
+	// clients to wait, in milliseconds.
+	eventRetry = 5000
+	// defaultHeartbeat keeps proxies from closing an idle stream and lets a
+	// dead client be noticed by a failed write.
+	defaultHeartbeat = 15 * time.Second
+	// eventWriteTimeout bounds each write to a stream: a client that stops
+	// reading is dropped, while a stream that keeps flowing lives on past
+	// the server's WriteTimeout.
+	eventWriteTimeout = 10 * time.Second
+)
+
+// eventHub wakes the open event streams when a new snapshot is swapped in.
+// A wake-up carries nothing: each stream reads the current snapshot's log
+// after the last id it sent, so a stream that was slow to wake misses no
+// entry and a burst of swaps costs one read.
+type eventHub struct {
+	mu     sync.Mutex
+	subs   map[chan struct{}]struct{}
+	max    int
+	closed bool
+	// done is closed at shutdown, ending every stream.
+	done chan struct{}
+}
+
+func newEventHub(max int) *eventHub {
+	return &eventHub{subs: map[chan struct{}]struct{}{}, max: max, done: make(chan struct{})}
+}
+
+// subscribe registers a stream, or reports false when the cap is reached
+// or the server is shutting down.
+func (h *eventHub) subscribe() (chan struct{}, bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed || len(h.subs) >= h.max {
+		return nil, false
+	}
+	ch := make(chan struct{}, 1)
+	h.subs[ch] = struct{}{}
+	return ch, true
+}
+
+func (h *eventHub) unsubscribe(ch chan struct{}) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	delete(h.subs, ch)
+}
+
+// wake tells every stream that a new snapshot is current. It never blocks:
+// a stream already due to wake up needs no second signal.
+func (h *eventHub) wake() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for ch := range h.subs {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// shutdown ends every stream and refuses new ones: http.Server.Shutdown
+// waits for idle connections, which a stream never becomes.
+func (h *eventHub) shutdown() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if !h.closed {
+		h.closed = true
+		close(h.done)
+	}
+}
+
+// streams is the number of open streams.
+func (h *eventHub) streams() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs)
+}
+
+// handleEvents streams the change log as Server-Sent Events, each a
+// CloudEvent whose SSE id is the change id. A client reconnecting with
+// Last-Event-ID first gets every retained entry after it, then new ones as
+// snapshots are swapped in; a new client gets only new ones.
+func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
+	snap := s.snapshotOr503(w)
+	if snap == nil {
+		return
+	}
+	last := snapshot.LastChangeID(snap.changes)
+	if v := r.Header.Get("Last-Event-ID"); v != "" {
+		id, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || id < 0 {
+			problem(w, http.StatusBadRequest, "Last-Event-ID", fmt.Sprintf("Last-Event-ID %q is not a change id", truncate(v, 64)))
+			return
+		}
+		last = id
+	}
+	// Subscribe before reading the log, so that a swap in between wakes
+	// this stream rather than slipping past it.
+	wake, ok := s.events.subscribe()
+	if !ok {
+		w.Header().Set("Retry-After", "30")
+		problem(w, http.StatusServiceUnavailable, "", "too many open event streams; retry later or poll "+snapshot.PathChanges)
+		return
+	}
+	defer s.events.unsubscribe(wake)
+
+	h := w.Header()
+	h.Set("Content-Type", snapshot.ContentEventStream)
+	// Each stream is one client's: never cached, never buffered by a proxy.
+	h.Set("Cache-Control", "no-store")
+	h.Set("X-Accel-Buffering", "no")
+	if r.Method == http.MethodHead {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	rc := http.NewResponseController(w)
+	// The server's read deadline, meant for reading the request, would
+	// otherwise end the stream when it passes.
+	_ = rc.SetReadDeadline(time.Time{})
+	write := func(data []byte) bool {
+		// Deadlines are wall-clock times of the connection, not the
+		// injected clock. Not every writer supports them (tests' recorders).
+		_ = rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
+		if _, err := w.Write(data); err != nil {
+			return false
+		}
+		return rc.Flush() == nil
+	}
+	if !write(fmt.Appendf(nil, "retry: %d\n\n", eventRetry)) {
+		return
+	}
+	send := func(snap *Snapshot) bool {
+		base := snap.Manifest.BaseURL
+		for _, c := range snapshot.ChangesAfter(snap.changes, last) {
+			data, err := json.Marshal(snapshot.NewCloudEvent(c, base))
+			if err != nil {
+				continue
+			}
+			if !write(fmt.Appendf(nil, "id: %d\ndata: %s\n\n", c.ID, data)) {
+				return false
+			}
+			last = c.ID
+		}
+		return true
+	}
+	if !send(s.store.Current()) {
+		return
+	}
+	heartbeat := time.NewTicker(s.heartbeat)
+	defer heartbeat.Stop()
+	for {
+		select {
+		case <-r.Context().Done():
+			return
+		case <-s.events.done:
+			return
+		case <-wake:
+			if !send(s.store.Current()) {
+				return
+			}
+		case <-heartbeat.C:
+			if !write([]byte(": heartbeat\n\n")) {
+				return
+			}
+		}
+	}
+}

@@ -1,0 +1,428 @@
+package serve
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/snapshot"
+	"github.com/rs/zerolog"
+)
+
+// changeWorld publishes snapshots built by the real Assemble and Render from
+// scripted official statuses, one a minute, so that the log the server reads
+// is the one a build keeps.
+type changeWorld struct {
+	t        testing.TB
+	dir      string
+	cat      snapshot.Catalog
+	h        *snapshot.History
+	at       time.Time
+	statuses map[string]snapshot.Status
+}
+
+func newChangeWorld(t testing.TB) *changeWorld {
+	t.Helper()
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &changeWorld{t: t, dir: filepath.Join(t.TempDir(), "public"), cat: cat, h: snapshot.NewHistory(),
+		at: genTime, statuses: map[string]snapshot.Status{}}
+	for _, svc := range cat.Services {
+		w.statuses[svc.Slug] = snapshot.Operational
+	}
+	return w
+}
+
+// publish runs one cycle with the given statuses changed and returns the
+// changes it logged.
+func (w *changeWorld) publish(set map[string]snapshot.Status, incidents ...snapshot.Incident) []snapshot.Change {
+	w.t.Helper()
+	for slug, st := range set {
+		w.statuses[slug] = st
+	}
+	obs := map[string]build.Observation{}
+	for _, svc := range w.cat.Services {
+		o := build.Observation{
+			Feed:  snapshot.FeedSource{Format: snapshot.FormatStatuspage, State: snapshot.FeedOK, Status: w.statuses[svc.Slug]},
+			Probe: snapshot.ProbeSource{State: snapshot.ProbeNone},
+		}
+		for _, inc := range incidents {
+			if inc.Service == svc.Slug {
+				o.Incidents = append(o.Incidents, inc)
+			}
+		}
+		obs[svc.Slug] = o
+	}
+	last := snapshot.LastChangeID(w.h.Changes)
+	states := build.Assemble(w.h, w.cat, obs, w.at, zerolog.Nop())
+	files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, w.cat, w.h, states, w.at)
+	if err != nil {
+		w.t.Fatal(err)
+	}
+	if err := snapshot.Publish(w.dir, files); err != nil {
+		w.t.Fatal(err)
+	}
+	w.at = w.at.Add(time.Minute)
+	return append([]snapshot.Change{}, snapshot.ChangesAfter(w.h.Changes, last)...)
+}
+
+func (w *changeWorld) server(clock *testClock) *testServer {
+	w.t.Helper()
+	srv := New(Options{Dir: w.dir, Catalog: w.cat, Log: zerolog.Nop(), Now: clock.Now, MaxEventStreams: 2})
+	if ok, err := srv.Store().Reload(); !ok || err != nil {
+		w.t.Fatalf("reload: %v %v", ok, err)
+	}
+	return &testServer{Server: srv, dir: w.dir, clock: clock, cat: w.cat}
+}
+
+func TestChangesEndpoint(t *testing.T) {
+	w := newChangeWorld(t)
+	first := w.publish(nil)
+	second := w.publish(map[string]snapshot.Status{"openai": snapshot.MajorOutage, "anthropic": snapshot.Degraded})
+	third := w.publish(map[string]snapshot.Status{"openai": snapshot.Operational})
+	ts := w.server(newTestClock(w.at))
+
+	get := func(target string) snapshot.ChangeList {
+		t.Helper()
+		resp := ts.do(t, http.MethodGet, target, nil)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d %s", target, resp.StatusCode, body(t, resp))
+		}
+		var list snapshot.ChangeList
+		if err := json.Unmarshal(body(t, resp), &list); err != nil {
+			t.Fatal(err)
+		}
+		return list
+	}
+	ids := func(cs []snapshot.Change) (out []int64) {
+		for _, c := range cs {
+			out = append(out, c.ID)
+		}
+		return out
+	}
+	all := append(append(append([]snapshot.Change{}, first...), second...), third...)
+
+	// Without since: changes.json, the recent log.
+	if got := get(snapshot.PathChanges); len(got.Changes) != len(all) || got.LastID != all[len(all)-1].ID {
+		t.Errorf("recent log: %d entries, last id %d; want %d, %d", len(got.Changes), got.LastID, len(all), all[len(all)-1].ID)
+	}
+	// After an id: exactly the later ones, oldest first.
+	lastFirst := first[len(first)-1].ID
+	got := get(fmt.Sprintf("%s?since=%d", snapshot.PathChanges, lastFirst))
+	if want := ids(append(append([]snapshot.Change{}, second...), third...)); fmt.Sprint(ids(got.Changes)) != fmt.Sprint(want) || got.Truncated {
+		t.Errorf("since id: %v truncated %v, want %v", ids(got.Changes), got.Truncated, want)
+	}
+	if c := got.Changes[0]; c.Service != "openai" || c.OldStatus != snapshot.Operational || c.NewStatus != snapshot.MajorOutage {
+		t.Errorf("first change after the first build = %+v", c)
+	}
+	// At or after a time.
+	got = get(snapshot.PathChanges + "?since=" + third[0].Time.Format(time.RFC3339))
+	if fmt.Sprint(ids(got.Changes)) != fmt.Sprint(ids(third)) {
+		t.Errorf("since time: %v, want %v", ids(got.Changes), ids(third))
+	}
+	// Bounded.
+	got = get(fmt.Sprintf("%s?since=0&limit=2", snapshot.PathChanges))
+	if len(got.Changes) != 2 || !got.Truncated || got.Changes[0].ID != all[0].ID {
+		t.Errorf("limit 2: %v truncated %v", ids(got.Changes), got.Truncated)
+	}
+	for _, bad := range []string{"?since=yesterday", "?since=2026-13-01T00:00:00Z", "?since=-1", "?since=0&limit=1001", "?since=0&limit=x"} {
+		resp := ts.do(t, http.MethodGet, snapshot.PathChanges+bad, nil)
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s: %d, want 400", bad, resp.StatusCode)
+			continue
+		}
+		decodeProblem(t, resp)
+	}
+}
+
+// TestPointInTime asks "was OpenAI down when my job failed?" before, during
+// and after an outage, and at the edges of what the log can answer.
+func TestPointInTime(t *testing.T) {
+	w := newChangeWorld(t)
+	w.publish(nil) // genTime: all operational
+	inc := snapshot.Incident{ID: "openai-x1", Service: "openai", Headline: "API errors", Severity: snapshot.Major,
+		StartedAt: genTime.Add(50 * time.Second), Status: "investigating", Source: snapshot.SourceOfficial}
+	down := w.publish(map[string]snapshot.Status{"openai": snapshot.MajorOutage}, inc) // genTime+1m
+	w.publish(map[string]snapshot.Status{"openai": snapshot.Operational})              // genTime+2m: resolved
+	ts := w.server(newTestClock(w.at.Add(time.Hour)))
+
+	service := func(at time.Time) snapshot.ServiceAtDoc {
+		t.Helper()
+		resp := ts.do(t, http.MethodGet, snapshot.APIBase+"/services/openai?at="+at.Format(time.RFC3339Nano), nil)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("at %s: %d %s", at, resp.StatusCode, body(t, resp))
+		}
+		var doc snapshot.ServiceAtDoc
+		if err := json.Unmarshal(body(t, resp), &doc); err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	before := service(genTime.Add(30 * time.Second))
+	if before.Service.Status != snapshot.Operational || len(before.Service.Incidents) != 0 || before.Service.Name != "OpenAI" {
+		t.Errorf("before the outage: %+v", before.Service)
+	}
+	during := service(genTime.Add(90 * time.Second))
+	if during.Service.Status != snapshot.MajorOutage || during.Service.Since == nil || !during.Service.Since.Equal(down[0].Time) {
+		t.Errorf("during the outage: %+v", during.Service)
+	}
+	if len(during.Service.Incidents) != 1 || during.Service.Incidents[0].ID != inc.ID {
+		t.Errorf("incidents open during the outage: %+v", during.Service.Incidents)
+	}
+	// The incident started at +50 s by its own account, but we reported it
+	// only at +1 min: at +55 s we had not.
+	if early := service(genTime.Add(55 * time.Second)); len(early.Service.Incidents) != 0 || early.Service.Status != snapshot.Operational {
+		t.Errorf("at +55s: %+v", early.Service)
+	}
+	after := service(genTime.Add(3 * time.Minute))
+	if after.Service.Status != snapshot.Operational || len(after.Service.Incidents) != 0 {
+		t.Errorf("after the outage: %+v", after.Service)
+	}
+
+	resp := ts.do(t, http.MethodGet, snapshot.PathStatus+"?at="+genTime.Add(90*time.Second).Format(time.RFC3339), nil)
+	var all snapshot.StatusAtDoc
+	if err := json.Unmarshal(body(t, resp), &all); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("status at: %d %v", resp.StatusCode, err)
+	}
+	if len(all.Services) != len(w.cat.Services) {
+		t.Errorf("%d services, want %d", len(all.Services), len(w.cat.Services))
+	}
+	for _, s := range all.Services {
+		want := snapshot.Operational
+		if s.Slug == "openai" {
+			want = snapshot.MajorOutage
+		}
+		if s.Status != want {
+			t.Errorf("%s at +90s: %s, want %s", s.Slug, s.Status, want)
+		}
+	}
+	for _, c := range []struct {
+		query string
+		code  int
+	}{
+		{"?at=" + genTime.Add(-time.Second).Format(time.RFC3339), http.StatusNotFound}, // before the log
+		{"?at=" + w.at.Add(2*time.Hour).Format(time.RFC3339), http.StatusBadRequest},   // future
+		{"?at=14:03", http.StatusBadRequest},
+	} {
+		for _, path := range []string{snapshot.PathStatus, snapshot.APIBase + "/services/openai"} {
+			resp := ts.do(t, http.MethodGet, path+c.query, nil)
+			if resp.StatusCode != c.code {
+				t.Errorf("%s%s: %d, want %d", path, c.query, resp.StatusCode, c.code)
+				continue
+			}
+			if p := decodeProblem(t, resp); p.Param != "at" {
+				t.Errorf("%s%s: param %q", path, c.query, p.Param)
+			}
+		}
+	}
+}
+
+// sseEvent is one Server-Sent Event as a client parses it.
+type sseEvent struct {
+	id   string
+	data snapshot.CloudEvent
+}
+
+// sseStream is an open /events response.
+type sseStream struct {
+	resp   *http.Response
+	r      *bufio.Reader
+	cancel context.CancelFunc
+	events chan sseEvent
+	other  chan string // comments and retry lines
+}
+
+func openStream(t *testing.T, base, lastID string) (*sseStream, *http.Response) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+snapshot.PathEvents, nil)
+	if lastID != "" {
+		req.Header.Set("Last-Event-ID", lastID)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		cancel()
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		cancel()
+		return nil, resp
+	}
+	s := &sseStream{resp: resp, r: bufio.NewReader(resp.Body), cancel: cancel, events: make(chan sseEvent, 100), other: make(chan string, 100)}
+	go func() {
+		var ev sseEvent
+		for {
+			line, err := s.r.ReadString('\n')
+			if err != nil {
+				close(s.events)
+				return
+			}
+			line = strings.TrimSuffix(line, "\n")
+			switch {
+			case line == "":
+				if ev.id != "" {
+					s.events <- ev
+				}
+				ev = sseEvent{}
+			case strings.HasPrefix(line, "id: "):
+				ev.id = strings.TrimPrefix(line, "id: ")
+			case strings.HasPrefix(line, "data: "):
+				if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &ev.data); err != nil {
+					t.Errorf("data %q: %v", line, err)
+				}
+			default:
+				select {
+				case s.other <- line:
+				default:
+				}
+			}
+		}
+	}()
+	t.Cleanup(func() { s.close() })
+	return s, resp
+}
+
+func (s *sseStream) close() { s.cancel(); s.resp.Body.Close() }
+
+// next returns the next n events, failing after a few seconds.
+func (s *sseStream) next(t *testing.T, n int) []sseEvent {
+	t.Helper()
+	var out []sseEvent
+	timeout := time.After(5 * time.Second)
+	for len(out) < n {
+		select {
+		case ev, ok := <-s.events:
+			if !ok {
+				t.Fatalf("stream ended after %d of %d events", len(out), n)
+			}
+			out = append(out, ev)
+		case <-timeout:
+			t.Fatalf("%d of %d events after 5 s", len(out), n)
+		}
+	}
+	return out
+}
+
+// quiet fails if an event arrives within d.
+func (s *sseStream) quiet(t *testing.T, d time.Duration) {
+	t.Helper()
+	select {
+	case ev, ok := <-s.events:
+		if ok {
+			t.Errorf("unexpected event %s %s", ev.id, ev.data.Type)
+		}
+	case <-time.After(d):
+	}
+}
+
+// TestEventsResumeAcrossBuilds: connect, get a build's events, disconnect,
+// miss a build, reconnect with Last-Event-ID and get the missed events
+// exactly once; the stream outlives the server's write timeout, sends
+// heartbeats, is capped, and ends at shutdown.
+func TestEventsResumeAcrossBuilds(t *testing.T) {
+	w := newChangeWorld(t)
+	w.publish(nil) // A
+	ts := w.server(newTestClock(w.at.Add(time.Hour)))
+	ts.heartbeat = 50 * time.Millisecond
+	ts.timeouts = httpTimeouts{readHeader: time.Second, read: 300 * time.Millisecond, write: 300 * time.Millisecond, idle: time.Second}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- ts.Serve(ctx, ln) }()
+	base := "http://" + ln.Addr().String()
+
+	s1, _ := openStream(t, base, "")
+	if s1.resp.Header.Get("Content-Type") != snapshot.ContentEventStream || s1.resp.Header.Get("Cache-Control") != "no-store" {
+		t.Errorf("headers %v", s1.resp.Header)
+	}
+	// A new client is not replayed the history.
+	s1.quiet(t, 100*time.Millisecond)
+
+	b := w.publish(map[string]snapshot.Status{"openai": snapshot.MajorOutage, "groq": snapshot.Degraded}) // B
+	if _, err := ts.Store().Reload(); err != nil {
+		t.Fatal(err)
+	}
+	got := s1.next(t, len(b))
+	for i, ev := range got {
+		c, d := b[i], ev.data
+		if ev.id != fmt.Sprint(c.ID) || d.ID != ev.id || d.SpecVersion != "1.0" || d.Source != "https://aistatus.example/api/v1" ||
+			d.Type != "ai.aistatus.status.changed" || d.Subject != c.Service || !d.Time.Equal(c.Time) ||
+			d.DataContentType != "application/json" || d.Data.Service != c.Service || d.Data.NewStatus != c.NewStatus || d.Data.OldStatus != c.OldStatus {
+			t.Errorf("event %d = %+v, want change %+v", i, ev, c)
+		}
+	}
+	// Still open past the server's read and write timeouts, with heartbeats.
+	time.Sleep(500 * time.Millisecond)
+	heartbeats := 0
+	for len(s1.other) > 0 {
+		if <-s1.other == ": heartbeat" {
+			heartbeats++
+		}
+	}
+	if heartbeats == 0 {
+		t.Error("no heartbeat in 500 ms")
+	}
+	lastSeen := got[len(got)-1].id
+	s1.close()
+
+	c := w.publish(map[string]snapshot.Status{"openai": snapshot.Operational}) // C, while disconnected
+	if _, err := ts.Store().Reload(); err != nil {
+		t.Fatal(err)
+	}
+	s2, _ := openStream(t, base, lastSeen)
+	resumed := s2.next(t, len(c))
+	for i, ev := range resumed {
+		if ev.id != fmt.Sprint(c[i].ID) {
+			t.Errorf("resumed event %d id %s, want %d", i, ev.id, c[i].ID)
+		}
+	}
+	s2.quiet(t, 150*time.Millisecond) // exactly once
+
+	// The cap (2 in this test): a third stream gets a 503 problem.
+	s3, _ := openStream(t, base, "")
+	if s3 == nil {
+		t.Fatal("second stream refused")
+	}
+	if _, resp := openStream(t, base, ""); resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+		t.Errorf("stream over the cap: %d Retry-After %q", resp.StatusCode, resp.Header.Get("Retry-After"))
+	} else {
+		resp.Body.Close()
+	}
+	// A bad Last-Event-ID is a 400.
+	s3.close()
+	if _, resp := openStream(t, base, "abc"); resp == nil || resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("bad Last-Event-ID accepted")
+	} else {
+		resp.Body.Close()
+	}
+
+	// Shutdown ends the open streams at once instead of waiting for them.
+	start := time.Now()
+	stop()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("shutdown waited for the open stream")
+	}
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("shutdown took %s", d)
+	}
+	for range s2.events {
+	}
+}
