@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net/http"
 	"time"
 
 	"github.com/aistatus/aistatus/build"
@@ -21,6 +23,9 @@ type buildOptions struct {
 	timeout    time.Duration
 	staleAfter time.Duration
 	apiOrigin  string
+	// notify are webhook receivers, signed with notifySecret.
+	notify       []string
+	notifySecret string
 }
 
 func (o *buildOptions) register(fs *pflag.FlagSet) {
@@ -30,7 +35,29 @@ func (o *buildOptions) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Second, "time limit for each service's feed and probe")
 	fs.DurationVar(&o.staleAfter, "stale-after", 15*time.Minute, "age past which clients are told the data is stale")
 	fs.StringVar(&o.apiOrigin, "api-origin", "", "thin server address the static-hosting _redirects proxy /check and filtered /incidents to")
+	fs.StringArrayVar(&o.notify, "notify", nil, "webhook URL to POST each change to as a signed CloudEvent (repeatable)")
+	fs.StringVar(&o.notifySecret, "notify-secret", "", "Standard Webhooks signing secret for --notify, whsec_<base64>")
 }
+
+// notifier starts webhook delivery for --notify, or returns nil without it.
+// Deliveries are queued in memory: what is pending when the process ends
+// is not delivered (receivers catch up from /changes).
+func (o *buildOptions) notifier(ctx context.Context, log zerolog.Logger) (*build.Notifier, error) {
+	if len(o.notify) == 0 {
+		return nil, nil
+	}
+	if o.notifySecret == "" {
+		return nil, errors.New("--notify needs --notify-secret (or AISTATUS_NOTIFY_SECRET) to sign the webhooks")
+	}
+	return build.NewNotifier(ctx, build.NotifierOptions{
+		URLs: o.notify, Secret: o.notifySecret, BaseURL: o.baseURL,
+		Client: &http.Client{Timeout: 10 * time.Second}, Log: log, Now: time.Now,
+	})
+}
+
+// notifyDrain bounds how long a one-shot build waits for its webhooks to
+// be delivered after publishing.
+const notifyDrain = 30 * time.Second
 
 // defaultBaseURL derives --base-url from addr, the address the snapshot is
 // served on, unless --base-url was given (on the command line or as
@@ -90,7 +117,20 @@ func runBuild(ctx context.Context, g *globals, o *buildOptions) error {
 	if err != nil {
 		return err
 	}
-	res, err := build.Build(ctx, o.options(log, cat))
+	notifier, err := o.notifier(ctx, log)
+	if err != nil {
+		return err
+	}
+	opts := o.options(log, cat)
+	opts.Notifier = notifier
+	res, err := build.Build(ctx, opts)
+	if notifier != nil {
+		// The snapshot is published (or the build failed) before this wait:
+		// it only keeps the process alive for the queued deliveries.
+		drain, cancel := context.WithTimeout(context.WithoutCancel(ctx), notifyDrain)
+		notifier.Close(drain)
+		cancel()
+	}
 	if err != nil {
 		return err
 	}

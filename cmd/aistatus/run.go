@@ -65,8 +65,20 @@ func runRun(ctx context.Context, g *globals, b *buildOptions, s *serveOptions, e
 	defer wg.Wait()
 	defer cancel()
 	wg.Go(func() { srv.Watch(ctx, s.reload) })
+	notifier, err := b.notifier(ctx, log)
+	if err != nil {
+		return err
+	}
+	if notifier != nil {
+		defer func() {
+			drain, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+			defer cancel()
+			notifier.Close(drain)
+		}()
+	}
 	wg.Go(func() {
 		opts := b.options(log, cat)
+		opts.Notifier = notifier
 		t := time.NewTicker(every)
 		defer t.Stop()
 		for {

@@ -1,0 +1,175 @@
+package build
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/build/buildtest"
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+const testWebhookSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+
+// webhookReceiver verifies deliveries as the Standard Webhooks reference
+// does, independently of SignWebhook, and keeps the CloudEvents it accepted.
+type webhookReceiver struct {
+	*httptest.Server
+	mu     sync.Mutex
+	events []snapshot.CloudEvent
+	bad    []string
+}
+
+func newWebhookReceiver(t *testing.T) *webhookReceiver {
+	key, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(testWebhookSecret, "whsec_"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rcv := &webhookReceiver{}
+	rcv.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		id, ts, sigs := r.Header.Get("webhook-id"), r.Header.Get("webhook-timestamp"), r.Header.Get("webhook-signature")
+		mac := hmac.New(sha256.New, key)
+		mac.Write([]byte(id + "." + ts + "." + string(body)))
+		want := "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
+		sec, err := strconv.ParseInt(ts, 10, 64)
+		ok := err == nil && time.Since(time.Unix(sec, 0)).Abs() < 5*time.Minute
+		signed := false
+		for sig := range strings.FieldsSeq(sigs) {
+			signed = signed || hmac.Equal([]byte(sig), []byte(want))
+		}
+		var ev snapshot.CloudEvent
+		rcv.mu.Lock()
+		defer rcv.mu.Unlock()
+		if !ok || !signed || json.Unmarshal(body, &ev) != nil || ev.ID != id || r.Header.Get("Content-Type") != "application/cloudevents+json" {
+			rcv.bad = append(rcv.bad, fmt.Sprintf("id %q ts %q sig %q body %s", id, ts, sigs, body))
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		rcv.events = append(rcv.events, ev)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(rcv.Close)
+	return rcv
+}
+
+// TestWebhooks builds twice with a verifying receiver, a failing one and
+// one that never answers: the builds are not slowed or failed, the good
+// receiver gets every change once and in order, the failing one is retried.
+func TestWebhooks(t *testing.T) {
+	good := newWebhookReceiver(t)
+	var failures atomic.Int64
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		failures.Add(1)
+		w.WriteHeader(http.StatusInternalServerError)
+	}))
+	defer failing.Close()
+	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		// Read the body first: only then does net/http notice the client
+		// hanging up and cancel the request's context.
+		io.Copy(io.Discard, r.Body)
+		<-r.Context().Done()
+	}))
+	defer hanging.Close()
+
+	h := newHarness(t)
+	ctx := context.Background()
+	n, err := NewNotifier(ctx, NotifierOptions{
+		URLs: []string{failing.URL, hanging.URL, good.URL}, Secret: testWebhookSecret, BaseURL: "https://aistatus.example",
+		Client: &http.Client{Timeout: 300 * time.Millisecond}, Log: h.options().Log,
+		QueueSize: 10_000, Attempts: 3, Backoff: 10 * time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := h.options()
+	opts.Notifier = n
+	var changes []snapshot.Change
+	for i := range 2 {
+		if i == 1 {
+			h.world.Set("openai", func(p *buildtest.Page) { p.Status = snapshot.MajorOutage })
+		}
+		start := time.Now()
+		res, err := Build(ctx, opts)
+		if err != nil {
+			t.Fatalf("build %d with failing receivers: %v", i, err)
+		}
+		// A build of the fake world takes well under a second; a build that
+		// waited for the hanging receiver would take its timeout per change.
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("build %d took %s", i, d)
+		}
+		changes = append(changes, res.Changes...)
+		h.clock.Advance(time.Minute)
+	}
+	// The good receiver and the failing one are served by their own
+	// queues, whatever the hanging one does.
+	want := int64(3 * len(changes))
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		good.mu.Lock()
+		got := len(good.events)
+		good.mu.Unlock()
+		if got >= len(changes) && failures.Load() >= want {
+			break
+		}
+	}
+	// Close gives up on the hanging receiver's queue at its deadline.
+	drain, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
+	defer cancel()
+	start := time.Now()
+	n.Close(drain)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("Close took %s past its deadline", d)
+	}
+
+	good.mu.Lock()
+	defer good.mu.Unlock()
+	if len(good.bad) > 0 {
+		t.Errorf("receiver refused %d deliveries: %s", len(good.bad), good.bad[0])
+	}
+	if len(good.events) != len(changes) {
+		t.Fatalf("receiver got %d events, want %d", len(good.events), len(changes))
+	}
+	for i, ev := range good.events {
+		c := changes[i]
+		if ev.ID != fmt.Sprint(c.ID) || ev.Type != "ai.aistatus."+string(c.Type) || ev.Subject != c.Service ||
+			ev.SpecVersion != "1.0" || ev.Source != "https://aistatus.example/api/v1" || ev.Data.NewStatus != c.NewStatus {
+			t.Errorf("event %d = %+v, want change %+v", i, ev, c)
+		}
+	}
+	if last := good.events[len(good.events)-1]; last.Subject != "openai" || last.Data.NewStatus != snapshot.MajorOutage {
+		t.Errorf("last event %+v, want openai's outage", last)
+	}
+	if got := failures.Load(); got != want {
+		t.Errorf("failing receiver got %d attempts, want %d (3 per change)", got, want)
+	}
+}
+
+func TestWebhookSecret(t *testing.T) {
+	for _, bad := range []string{"", "secret", "whsec_!!!", "whsec_" + base64.StdEncoding.EncodeToString([]byte("short"))} {
+		if _, err := ParseWebhookSecret(bad); err == nil {
+			t.Errorf("secret %q accepted", bad)
+		}
+	}
+	// The Standard Webhooks specification's example.
+	key, err := ParseWebhookSecret("whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := SignWebhook(key, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, []byte(`{"test": 2432232314}`))
+	if want := "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="; got != want {
+		t.Errorf("signature %s, want %s", got, want)
+	}
+}
