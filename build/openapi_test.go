@@ -67,6 +67,8 @@ func TestOpenAPIDocument(t *testing.T) {
 		"/openapi.json":    "openapi",
 		"/export":          "export",
 		"/sources":         "listSources",
+		"/changes":         "listChanges",
+		"/events":          "streamEvents",
 	}
 	paths := doc.Paths.Map()
 	if len(paths) != len(wantOps) {
@@ -86,14 +88,19 @@ func TestOpenAPIDocument(t *testing.T) {
 		if op.OperationID != id {
 			t.Errorf("%s: operationId %q, want %q", path, op.OperationID, id)
 		}
+		// A stream is never revalidated and has no entity tag.
+		stream := path == "/events"
 		for _, code := range []int{200, 304, 429} {
+			if code == 304 && stream {
+				continue
+			}
 			if op.Responses.Status(code) == nil {
 				t.Errorf("%s: no %d response", path, code)
 			}
 		}
 		ok := op.Responses.Status(200).Value
 		for _, h := range []string{"License", "Cache-Control", "Access-Control-Allow-Origin", "ETag", "RateLimit", "RateLimit-Policy"} {
-			if ok.Headers[h] == nil {
+			if ok.Headers[h] == nil && !(stream && h == "ETag") {
 				t.Errorf("%s: 200 does not declare header %s", path, h)
 			}
 		}
@@ -204,6 +211,7 @@ func TestOpenAPIEnums(t *testing.T) {
 		"Category":    openapiAny(snapshot.Categories),
 		"FeedFormat":  openapiAny(snapshot.FeedFormats),
 		"FailureKind": openapiAny(snapshot.FailureKinds),
+		"ChangeType":  openapiAny(snapshot.ChangeTypes),
 		"License":     {snapshot.License},
 	} {
 		if got := enum(name); !reflect.DeepEqual(got, want) {
@@ -398,6 +406,14 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[snapshot.Component]():      "Component",
 	reflect.TypeFor[snapshot.Coverage]():       "Coverage",
 	reflect.TypeFor[snapshot.FailureKind]():    "FailureKind",
+	reflect.TypeFor[snapshot.ChangeType]():     "ChangeType",
+	reflect.TypeFor[snapshot.Change]():         "Change",
+	reflect.TypeFor[snapshot.ChangeList]():     "ChangeList",
+	reflect.TypeFor[snapshot.CloudEvent]():     "CloudEvent",
+	reflect.TypeFor[snapshot.EventData]():      "EventData",
+	reflect.TypeFor[snapshot.ServiceAt]():      "ServiceAt",
+	reflect.TypeFor[snapshot.StatusAtDoc]():    "StatusAtResponse",
+	reflect.TypeFor[snapshot.ServiceAtDoc]():   "ServiceAtResponse",
 }
 
 // openapiNullableSchemas maps a field that can be null to the nullable
@@ -418,7 +434,8 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 	for _, name := range []string{"StatusResponse", "ServiceSummary", "ServiceDetail", "Uptime", "Incident",
 		"IncidentList", "Filters", "Window", "CheckResult", "CheckService", "CheckStatus", "Verdict", "Sources", "FeedSource",
 		"ProbeSource", "Problem", "Status", "Severity", "Category", "Disagreement", "Component", "Coverage", "FailureKind",
-		"SourcesResponse", "ServiceSources"} {
+		"SourcesResponse", "ServiceSources", "ChangeType", "Change", "ChangeList", "CloudEvent", "EventData", "ServiceAt",
+		"StatusAtResponse", "ServiceAtResponse"} {
 		if doc.Components.Schemas[name] == nil {
 			t.Errorf("component schema %s missing", name)
 		}
@@ -637,6 +654,22 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 		}},
 		{"problem", "Problem", snapshot.Problem{Type: "about:blank", Title: "Bad Request", Status: 400,
 			Detail: "limit must be an integer from 1 to 1000", Param: "limit"}},
+		{"changes", "ChangeList", snapshot.ChangeList{
+			Changes: []snapshot.Change{
+				{ID: 1, Type: snapshot.ChangeStatus, Service: "openai", Time: now, NewStatus: snapshot.Operational},
+				{ID: 2, Type: snapshot.ChangeStatus, Service: "openai", Time: now, OldStatus: snapshot.Operational, NewStatus: snapshot.MajorOutage},
+				{ID: 3, Type: snapshot.ChangeIncidentUpdated, Service: "openai", Time: now, Incident: &openIncident, Changed: []string{"severity"}},
+			},
+			LogStart: earlier, LastID: 3, Truncated: true, Timestamp: now, License: snapshot.License,
+		}},
+		{"empty changes", "ChangeList", snapshot.ChangeList{Changes: []snapshot.Change{}, Timestamp: now, License: snapshot.License}},
+		{"cloud event", "CloudEvent", snapshot.NewCloudEvent(snapshot.Change{ID: 7, Type: snapshot.ChangeIncidentResolved, Service: "openai",
+			Time: now, Incident: &endedIncident}, "https://aistatus.example/")},
+		{"status at", "StatusAtResponse", snapshot.StatusAtDoc{At: earlier, LogStart: earlier, Timestamp: now, License: snapshot.License,
+			Services: []snapshot.ServiceAt{{Slug: "openai", Name: "OpenAI", Status: snapshot.MajorOutage, Since: &earlier, Incidents: []snapshot.Incident{openIncident}},
+				{Slug: "groq", Name: "Groq", Status: snapshot.Operational, Incidents: []snapshot.Incident{}}}}},
+		{"service at", "ServiceAtResponse", snapshot.ServiceAtDoc{At: earlier, LogStart: earlier, Timestamp: now, License: snapshot.License,
+			Service: snapshot.ServiceAt{Slug: "openai", Name: "OpenAI", Status: snapshot.Unknown, Incidents: []snapshot.Incident{}}}},
 		{"problem without param", "Problem", snapshot.Problem{Type: "about:blank", Title: "Too Many Requests", Status: 429,
 			Detail: "30 requests per minute"}},
 	}

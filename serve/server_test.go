@@ -131,7 +131,7 @@ func newTestServer(t testing.TB, rateLimit int) *testServer {
 }
 
 // operationPath matches the paths of the API operations.
-var operationPath = regexp.MustCompile(`^/api/v1/(status|services/[^/]+|incidents|check|openapi\.json|export|sources)$`)
+var operationPath = regexp.MustCompile(`^/api/v1/(status|services/[^/]+|incidents|check|openapi\.json|export|sources|changes)$`)
 
 // do sends a request through the handler, checks the headers every response
 // must carry, and validates API responses against the OpenAPI description.
