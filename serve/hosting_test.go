@@ -64,7 +64,7 @@ func TestStaticHostingHeadersAgreeWithServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	rules := parseHeadersFile(t, data)
-	for _, p := range []string{"/api/v1/status", "/api/v1/services/openai", "/api/v1/incidents", "/api/v1/openapi.json", "/api/v1/export"} {
+	for _, p := range []string{"/api/v1/status", "/api/v1/services/openai", "/api/v1/incidents", "/api/v1/openapi.json", "/api/v1/export", "/api/v1/changes"} {
 		t.Run(p, func(t *testing.T) {
 			server := ts.do(t, http.MethodGet, p, nil).Header
 			static := staticHeaders(rules, p)
@@ -115,7 +115,7 @@ func TestStaticHostingRedirectsPointAtFiles(t *testing.T) {
 			t.Errorf("server: %s → %d", fields[0], resp.StatusCode)
 		}
 	}
-	if rules != 6 {
-		t.Fatalf("%d rules, want 6", rules)
+	if rules != 7 {
+		t.Fatalf("%d rules, want 7", rules)
 	}
 }
