@@ -41,10 +41,12 @@ func (s *Server) handleChanges(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	if !q.Has("since") && !q.Has("limit") {
-		snap.files[snapshot.FileChanges].serve(w, r)
+	if rep := snap.files[snapshot.FileChanges]; rep != nil && !q.Has("since") && !q.Has("limit") {
+		rep.serve(w, r)
 		return
 	}
+	// A folder written before the change log existed has no changes.json:
+	// it is answered from the (empty) log like any query.
 	for _, name := range []string{"since", "limit"} {
 		if len(q.Get(name)) > 64 {
 			problem(w, http.StatusBadRequest, name, fmt.Sprintf("%s is longer than 64 bytes", name))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -424,5 +425,28 @@ func TestEventsResumeAcrossBuilds(t *testing.T) {
 		t.Errorf("shutdown took %s", d)
 	}
 	for range s2.events {
+	}
+}
+
+// TestChangesWithoutLog: a snapshot from before the change log (no
+// changes.json, no log in the history) answers an empty list, and ?at= a 404.
+func TestChangesWithoutLog(t *testing.T) {
+	ts := newTestServer(t, 0)
+	if err := os.Remove(filepath.Join(ts.dir, snapshot.FileChanges)); err != nil {
+		t.Fatal(err)
+	}
+	ts.clock.Set(genTime.Add(time.Hour))
+	publishTestSnapshot(t, ts.dir, ts.cat, genTime.Add(time.Minute))
+	os.Remove(filepath.Join(ts.dir, snapshot.FileChanges))
+	if _, err := ts.Store().Reload(); err != nil {
+		t.Fatal(err)
+	}
+	resp := ts.do(t, http.MethodGet, snapshot.PathChanges, nil)
+	var list snapshot.ChangeList
+	if err := json.Unmarshal(body(t, resp), &list); err != nil || resp.StatusCode != http.StatusOK || len(list.Changes) != 0 {
+		t.Errorf("/changes without a log: %d %v %+v", resp.StatusCode, err, list)
+	}
+	if resp := ts.do(t, http.MethodGet, snapshot.PathStatus+"?at="+genTime.Format(time.RFC3339), nil); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("?at= without a log: %d, want 404", resp.StatusCode)
 	}
 }
