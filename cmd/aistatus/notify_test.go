@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/build/buildtest"
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// TestBuildNotify runs `aistatus build --notify` with the secret from the
+// environment: before the command returns, the receiver has one signed
+// CloudEvent per change of the first build. Without a secret, --notify is
+// refused before anything is built.
+func TestBuildNotify(t *testing.T) {
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	world := buildtest.NewWorld(t, cat)
+	catalog := writeCatalog(t, world.Catalog)
+	secret := "whsec_" + base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef"))
+	key, _ := build.ParseWebhookSecret(secret)
+	var (
+		mu     sync.Mutex
+		events []snapshot.CloudEvent
+		bad    int
+	)
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var ts int64
+		var ev snapshot.CloudEvent
+		_, scanErr := fmt.Sscan(r.Header.Get("webhook-timestamp"), &ts)
+		mu.Lock()
+		defer mu.Unlock()
+		if scanErr != nil || r.Header.Get("webhook-signature") != build.SignWebhook(key, r.Header.Get("webhook-id"), ts, body) ||
+			json.Unmarshal(body, &ev) != nil {
+			bad++
+			w.WriteHeader(http.StatusUnauthorized)
+			return
+		}
+		events = append(events, ev)
+	}))
+	defer rcv.Close()
+	dir := filepath.Join(t.TempDir(), "public")
+	args := []string{"build", "--out", dir, "--catalog", catalog, "--base-url", "https://aistatus.example", "--timeout", "5s", "--notify", rcv.URL}
+
+	if code, out := aistatus(context.Background(), args...); code == 0 || !strings.Contains(out, "--notify-secret") {
+		t.Errorf("--notify without a secret: exit %d: %s", code, out)
+	}
+	t.Setenv("AISTATUS_NOTIFY_SECRET", secret)
+	if code, out := aistatus(context.Background(), args...); code != 0 {
+		t.Fatalf("build exited %d: %s", code, out)
+	}
+	var list snapshot.ChangeList
+	data, err := os.ReadFile(filepath.Join(dir, snapshot.FileChanges))
+	if err != nil || json.Unmarshal(data, &list) != nil {
+		t.Fatalf("changes.json: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if bad > 0 || len(events) != len(list.Changes) || len(events) < len(cat.Services) {
+		t.Fatalf("receiver: %d signed events, %d refused; the build logged %d changes", len(events), bad, len(list.Changes))
+	}
+	for i, ev := range events {
+		if ev.ID != snapshot.ChangeIDString(list.Changes[i].ID) || ev.Source != "https://aistatus.example/api/v1" {
+			t.Errorf("event %d: %+v", i, ev)
+		}
+	}
+}
