@@ -142,7 +142,7 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 	return files, nil
 }
 
-// exportCSV renders the services as the spec's CSV export.
+// exportCSV renders the services as the contract's CSV export.
 func exportCSV(status snapshot.StatusDoc) ([]byte, error) {
 	rows := make([]snapshot.ExportRow, 0, len(status.Services))
 	for _, s := range status.Services {

@@ -234,7 +234,8 @@ type Filters struct {
 	Service  *string `json:"service"`
 }
 
-// ExportRow is one row of export.csv, in the column order of the spec.
+// ExportRow is one row of export.csv, in the column order the API contract
+// fixes (slug,name,category,domain,status,lastChecked).
 type ExportRow struct {
 	Slug        string `csv:"slug"`
 	Name        string `csv:"name"`

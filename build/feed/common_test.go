@@ -37,7 +37,7 @@ func TestReadCleansHostileFeeds(t *testing.T) {
 				}
 			}},
 		{"a 1 MiB headline is capped",
-			incident(`,"id":"big","name":"`+strings.Repeat("A", 1<<20)+`"`),
+			incident(`,"id":"big","name":"` + strings.Repeat("A", 1<<20) + `"`),
 			func(t *testing.T, incs []snapshot.Incident) {
 				for _, inc := range incs {
 					if n := utf8.RuneCountInString(inc.Headline); n > maxHeadline {
@@ -46,7 +46,7 @@ func TestReadCleansHostileFeeds(t *testing.T) {
 				}
 			}},
 		{"javascript: and data: links become the status page",
-			incident(`,"id":"js","shortlink":"javascript:alert(1)"`)+`,`+incident(`,"id":"data","shortlink":"data:text/html,<script>alert(1)</script>"`),
+			incident(`,"id":"js","shortlink":"javascript:alert(1)"`) + `,` + incident(`,"id":"data","shortlink":"data:text/html,<script>alert(1)</script>"`),
 			func(t *testing.T, incs []snapshot.Incident) {
 				for _, inc := range incs {
 					if inc.URL != "https://status.example.com" {
