@@ -52,7 +52,7 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 		if st.Status == "" {
 			st.Status = snapshot.Unknown
 		}
-		sh := h.Service(svc.Slug)
+		sh := h.Lookup(svc.Slug)
 		var checked *time.Time
 		if !sh.LastChecked.IsZero() {
 			t := sh.LastChecked.UTC()

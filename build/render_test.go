@@ -120,3 +120,19 @@ func TestRenderUptime(t *testing.T) {
 		t.Errorf("openai has %d incidents, want 1", n)
 	}
 }
+
+// Rendering reads the history and never changes it: a service without
+// history renders as never checked, and gains no entry.
+func TestRenderLeavesHistoryAlone(t *testing.T) {
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := snapshot.NewHistory()
+	if _, err := Render(Site{BaseURL: "https://aistatus.example", StaleAfter: time.Minute}, cat, h, nil, time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Services) != 0 {
+		t.Errorf("rendering added %d services to the history", len(h.Services))
+	}
+}

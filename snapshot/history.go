@@ -115,7 +115,17 @@ func NewHistory() *History {
 	return &History{Version: HistoryVersion, Services: map[string]*ServiceHistory{}}
 }
 
-// Service returns the history of slug, creating it when absent.
+// Lookup returns the history of slug for reading: an empty one, not stored,
+// when there is none. Rendering uses it, so that it never changes the history.
+func (h *History) Lookup(slug string) *ServiceHistory {
+	if sh := h.Services[slug]; sh != nil {
+		return sh
+	}
+	return &ServiceHistory{}
+}
+
+// Service returns the history of slug for recording, creating it when
+// absent.
 func (h *History) Service(slug string) *ServiceHistory {
 	if h.Services == nil {
 		h.Services = map[string]*ServiceHistory{}
