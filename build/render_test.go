@@ -1,18 +1,14 @@
 package build
 
 import (
-	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // goldenInput is a fixed cycle: three services in different states, one with
 // an open and one with an ended incident, two hours of history.
@@ -76,24 +72,11 @@ func TestRenderGolden(t *testing.T) {
 		snapshot.FileIncidents, snapshot.FileExport, snapshot.FileManifest, FileHeaders, FileRedirects,
 	} {
 		t.Run(name, func(t *testing.T) {
-			golden := filepath.Join("testdata", "golden", strings.ReplaceAll(name, "/", "_"))
 			got, ok := files[name]
 			if !ok {
 				t.Fatalf("%s not rendered", name)
 			}
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from %s (run with -update if the change is intended):\ngot:  %s\nwant: %s", name, golden, got, want)
-			}
+			buildtest.Golden(t, strings.ReplaceAll(name, "/", "_"), got)
 		})
 	}
 }

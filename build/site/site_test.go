@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"flag"
 	"fmt"
 	"io"
 	"math"
 	"net/url"
-	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -19,11 +16,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/snapshot"
 	"golang.org/x/net/html"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 func render(t *testing.T) (snapshot.Documents, map[string][]byte) {
 	t.Helper()
@@ -50,28 +47,12 @@ var goldenFiles = []string{
 func TestGolden(t *testing.T) {
 	_, files := render(t)
 	for _, name := range goldenFiles {
-		golden := filepath.Join("testdata", "golden", filepath.FromSlash(name))
 		got, ok := files[name]
 		if !ok {
 			t.Errorf("%s was not rendered", name)
 			continue
 		}
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(golden, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run go test ./build/site -update to create it)", err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs from %s (run go test ./build/site -update and review the diff)", name, golden)
-		}
+		buildtest.Golden(t, name, got)
 	}
 }
 
