@@ -9,7 +9,6 @@ import (
 	"github.com/aistatus/aistatus/snapshot"
 )
 
-
 // goldenInput is a fixed cycle: three services in different states, one with
 // an open and one with an ended incident, two hours of history.
 func goldenInput(t *testing.T) (Site, snapshot.Catalog, *snapshot.History, map[string]ServiceState, time.Time) {

@@ -21,7 +21,6 @@ import (
 	"golang.org/x/net/html"
 )
 
-
 func render(t *testing.T) (snapshot.Documents, map[string][]byte) {
 	t.Helper()
 	docs, h := fixture(t)
