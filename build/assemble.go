@@ -89,7 +89,7 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 		if o.Probe.LatencyMs != nil {
 			latency = *o.Probe.LatencyMs
 		}
-		sh.Record(now, status, latency)
+		sh.Record(now, status, &latency)
 		states[svc.Slug] = ServiceState{
 			Status:     status,
 			Sources:    snapshot.Sources{Feed: o.Feed, Probe: o.Probe, Disagreement: disagreement},

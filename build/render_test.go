@@ -30,9 +30,9 @@ func goldenInput(t *testing.T) (Site, snapshot.Catalog, *snapshot.History, map[s
 		if i <= 30 {
 			openai = snapshot.PartialOutage
 		}
-		h.Service("openai").Record(at, openai, 180)
-		h.Service("anthropic").Record(at, snapshot.Operational, 95.5)
-		h.Service("azure-openai").Record(at, snapshot.Unknown, -1)
+		h.Service("openai").Record(at, openai, new(180.0))
+		h.Service("anthropic").Record(at, snapshot.Operational, new(95.5))
+		h.Service("azure-openai").Record(at, snapshot.Unknown, nil)
 	}
 	ended := now.Add(-20 * time.Hour)
 	h.Incidents = []snapshot.Incident{

@@ -916,7 +916,7 @@ func TestDailyChart(t *testing.T) {
 	sh := &snapshot.ServiceHistory{}
 	check := func(from, to time.Time, s snapshot.Status) {
 		for at := from; at.Before(to); at = at.Add(5 * time.Minute) {
-			sh.Record(at, s, -1)
+			sh.Record(at, s, nil)
 		}
 	}
 	utc := func(day, hour int) time.Time { return time.Date(2026, 10, day, hour, 0, 0, 0, time.UTC) }
@@ -926,7 +926,7 @@ func TestDailyChart(t *testing.T) {
 	check(utc(30, 0), utc(31, 23), snapshot.Operational)
 	check(utc(31, 23), utc(32, 0), snapshot.MajorOutage)
 	check(utc(32, 0), now, snapshot.Operational)
-	sh.Record(now, snapshot.Operational, -1)
+	sh.Record(now, snapshot.Operational, nil)
 
 	c := dailyChart("Test", sh, now)
 	if len(c.Bars) != ChartDays {
