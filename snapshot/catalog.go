@@ -148,6 +148,11 @@ func ParseCatalog(data []byte) (Catalog, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
+		if strings.Contains(err.Error(), `unknown field "filter"`) {
+			// Catalogs written for the first version scoped a feed with a
+			// substring filter; say what replaced it.
+			return Catalog{}, fmt.Errorf("catalog: %w: feed.filter was replaced by feed.scope (componentNames and incidentKeywords; see the README)", err)
+		}
 		return Catalog{}, fmt.Errorf("catalog: %w", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {

@@ -346,6 +346,13 @@ func TestParseCatalogDocumentErrors(t *testing.T) {
 			want: []string{"catalog:", `unknown field "incidentUrl"`},
 		},
 		{
+			name: "the first version's feed filter",
+			doc: `{"services":[{"slug":"alpha","name":"A","category":"llm-api","domain":"a.example.com",
+				"url":"https://a.example.com","statusPage":"https://s.example.com",
+				"feed":{"format":"statuspage","url":"https://s.example.com/x","filter":["Copilot"]}}]}`,
+			want: []string{`unknown field "filter"`, "replaced by feed.scope"},
+		},
+		{
 			name: "unknown top-level field",
 			doc:  `{"service":[]}`,
 			want: []string{`unknown field "service"`},
