@@ -47,6 +47,11 @@ const (
 	defaultMaxFileBytes     = 64 << 20
 	defaultMaxTotalBytes    = 512 << 20
 	maxOriginRedirects      = 3
+	// maxConditionalPolls: after this many conditional polls in a row the
+	// manifest is fetched in full. A validator can lie — a host whose file
+	// times went backwards (a restore, a clock fixed) answers 304 to a new
+	// manifest — and this bounds how long a replica can be fooled.
+	maxConditionalPolls = 10
 )
 
 // Origin keeps a Store in step with a snapshot published over HTTP: it polls
@@ -61,7 +66,9 @@ type Origin struct {
 	// The validators of the manifest whose set is being served; only the
 	// polling goroutine uses them (Run, or Sync in tests).
 	etag, lastModified string
-	syncing            sync.Mutex
+	// conditional counts the conditional polls since the last full one.
+	conditional int
+	syncing     sync.Mutex
 }
 
 // NewOrigin checks the origin's URL and returns an Origin for it.
@@ -169,7 +176,7 @@ func (o *Origin) Sync(ctx context.Context, st *Store) (swapped bool, err error) 
 	if err != nil {
 		return false, err
 	}
-	if cur != nil {
+	if o.conditional++; cur != nil && o.conditional <= maxConditionalPolls {
 		// Only the manifest of the set being served is revalidated: after a
 		// failed sync no validator is kept, so the next poll fetches it again.
 		if o.etag != "" {
@@ -190,6 +197,7 @@ func (o *Origin) Sync(ctx context.Context, st *Store) (swapped bool, err error) 
 	if resp.StatusCode != http.StatusOK {
 		return false, fmt.Errorf("GET %s: HTTP %s", snapshot.FileManifest, resp.Status)
 	}
+	o.conditional = 0
 	manifestData, err := readCapped(resp.Body, o.opts.MaxManifestBytes)
 	if err != nil {
 		return false, fmt.Errorf("GET %s: %w", snapshot.FileManifest, err)
