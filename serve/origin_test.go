@@ -449,3 +449,27 @@ func TestNewOriginRejectsBadURLs(t *testing.T) {
 		t.Errorf("manifest of a project site at %s", got)
 	}
 }
+
+// TestReplicaOfReplica: another instance's files are an origin too (a
+// regional tier reading from a central one), conditional requests included.
+func TestReplicaOfReplica(t *testing.T) {
+	const poll = 200 * time.Millisecond
+	origin := newStaticOrigin(t)
+	clock := newTestClock(genTime.Add(time.Minute))
+	m := origin.publish(t, genTime)
+	first := startReplica(t, origin, clock, poll)
+	waitGeneration(t, []*replica{first}, m.Generation, 5*time.Second)
+
+	o := newTestOrigin(t, first.hs.URL, clock, poll)
+	st := NewStore("")
+	if swapped, err := o.Sync(context.Background(), st); !swapped || err != nil {
+		t.Fatalf("sync from a replica: %v %v", swapped, err)
+	}
+	if st.Current().Manifest.Generation != m.Generation || len(st.Current().files) != len(first.Store().Current().files) {
+		t.Fatalf("the second tier holds %d files of %s, the first %d", len(st.Current().files),
+			st.Current().Manifest.Generation, len(first.Store().Current().files))
+	}
+	if swapped, err := o.Sync(context.Background(), st); swapped || err != nil {
+		t.Fatalf("an unchanged replica: %v %v", swapped, err)
+	}
+}
