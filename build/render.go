@@ -114,7 +114,6 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 		snapshot.FileIncidents: docs.Incidents,
 		snapshot.FileSources:   docs.Sources,
 		snapshot.FileHistory:   h,
-		snapshot.FileManifest:  docs.Manifest,
 	} {
 		if err := put(name, v); err != nil {
 			return nil, err
@@ -138,6 +137,13 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 			return nil, fmt.Errorf("render: %s is written twice", name)
 		}
 		files[name] = data
+	}
+	// The manifest is rendered last, listing every other file with its size
+	// and hash: a replica reading the site over HTTP verifies the whole set
+	// against it (see snapshot.Manifest.Files).
+	docs.Manifest.Seal(files)
+	if err := put(snapshot.FileManifest, docs.Manifest); err != nil {
+		return nil, err
 	}
 	return files, nil
 }

@@ -1,6 +1,10 @@
 package build
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
@@ -75,6 +79,17 @@ func TestRenderGolden(t *testing.T) {
 			if !ok {
 				t.Fatalf("%s not rendered", name)
 			}
+			if name == snapshot.FileManifest {
+				// The file list hashes every page and badge, so any change to
+				// them would show here; TestRenderManifestFiles checks it.
+				var m snapshot.Manifest
+				if err := json.Unmarshal(got, &m); err != nil {
+					t.Fatal(err)
+				}
+				m.Files, m.Generation = nil, ""
+				got, _ = json.Marshal(m)
+				got = append(got, '\n')
+			}
 			buildtest.Golden(t, strings.ReplaceAll(name, "/", "_"), got)
 		})
 	}
@@ -116,5 +131,55 @@ func TestRenderLeavesHistoryAlone(t *testing.T) {
 	}
 	if len(h.Services) != 0 {
 		t.Errorf("rendering added %d services to the history", len(h.Services))
+	}
+}
+
+// TestRenderManifestFiles checks that the manifest lists every other
+// rendered file with its exact size and hash, under a generation that its
+// list proves, and that the generation follows the content.
+func TestRenderManifestFiles(t *testing.T) {
+	site, cat, h, states, now := goldenInput(t)
+	files, err := Render(site, cat, h, states, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m snapshot.Manifest
+	if err := json.Unmarshal(files[snapshot.FileManifest], &m); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.CheckFiles(); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Files) != len(files)-1 {
+		t.Errorf("manifest lists %d files, %d others were rendered", len(m.Files), len(files)-1)
+	}
+	for _, f := range m.Files {
+		data, ok := files[f.Path]
+		if !ok {
+			t.Errorf("manifest lists %s, which was not rendered", f.Path)
+			continue
+		}
+		sum := sha256.Sum256(data)
+		if f.Size != int64(len(data)) || f.SHA256 != hex.EncodeToString(sum[:]) {
+			t.Errorf("%s: listed as %d bytes %s, rendered %d bytes %x", f.Path, f.Size, f.SHA256, len(data), sum)
+		}
+	}
+	again, err := Render(site, cat, h, states, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again[snapshot.FileManifest], files[snapshot.FileManifest]) {
+		t.Error("the same cycle rendered twice gives two manifests")
+	}
+	later, err := Render(site, cat, h, states, now.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m2 snapshot.Manifest
+	if err := json.Unmarshal(later[snapshot.FileManifest], &m2); err != nil {
+		t.Fatal(err)
+	}
+	if m2.Generation == m.Generation {
+		t.Error("a later cycle has the same generation")
 	}
 }

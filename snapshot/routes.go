@@ -20,6 +20,10 @@ const (
 	PathSources   = APIBase + "/sources"
 	// PathMCP is where the MCP server answers over streamable HTTP.
 	PathMCP = "/mcp"
+	// PathHealthz (the process is up) and PathReadyz (it should get
+	// traffic) are for load balancers and orchestrators.
+	PathHealthz = "/healthz"
+	PathReadyz  = "/readyz"
 )
 
 // SlugParam is the placeholder for a service slug in Route.Path and
@@ -44,6 +48,10 @@ type Route struct {
 	// client's budget (an MCP message costs one too). Everything else is
 	// static content, served without the API's budget as a CDN would.
 	RateLimited bool
+	// Instance routes are answered by each thin-server instance about
+	// itself (health and readiness): never rate limited, never cached, and
+	// never proxied from a static host, whose rules leave them out.
+	Instance bool
 }
 
 // Routes is the route table, in the order the static-hosting rules list them.
@@ -57,5 +65,7 @@ func Routes() []Route {
 		{Path: PathExport, File: FileExport, ContentType: ContentCSV, RateLimited: true},
 		{Path: PathSources, File: FileSources, ContentType: ContentJSON, RateLimited: true},
 		{Path: PathMCP, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
+		{Path: PathHealthz, ContentType: ContentJSON, Instance: true},
+		{Path: PathReadyz, ContentType: ContentJSON, Instance: true},
 	}
 }
