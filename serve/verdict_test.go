@@ -1,0 +1,188 @@
+package serve
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+func TestClassifyObserved(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want errorClass
+		bad  bool
+	}{
+		{"", errNone, false},
+		{"100", errNone, false},
+		{"200", errNone, false},
+		{"302", errNone, false},
+		{"400", errRequest, false},
+		{"401", errAuth, false},
+		{"403", errAuth, false},
+		{"404", errRequest, false},
+		{"407", errAuth, false},
+		{"408", errTimeout, false},
+		{"409", errRequest, false},
+		{"413", errRequest, false},
+		{"422", errRequest, false},
+		{"429", errRateLimit, false},
+		{"499", errRequest, false},
+		{"500", errServer, false},
+		{"502", errServer, false},
+		{"503", errServer, false},
+		{"504", errServer, false},
+		{"529", errServer, false},
+		{"599", errServer, false},
+		{"timeout", errTimeout, false},
+		{"connection", errConnection, false},
+		{"099", "", true},
+		{"600", "", true},
+		{"42", "", true},
+		{"4290", "", true},
+		{"+42", "", true},
+		{"429 ", "", true},
+		{"4a9", "", true},
+		{"Timeout", "", true},
+		{"refused", "", true},
+		{"٤٢٩", "", true}, // Arabic-Indic digits are not an HTTP status
+	} {
+		got, err := classifyObserved(tt.in)
+		if (err != nil) != tt.bad || got != tt.want {
+			t.Errorf("classifyObserved(%q) = %q, %v; want %q, bad %v", tt.in, got, err, tt.want, tt.bad)
+		}
+	}
+}
+
+// TestDecide exercises every rule of the table, one situation each, plus
+// the two adjustments (failover when an alternative is up, stale data
+// lowering confidence).
+func TestDecide(t *testing.T) {
+	const (
+		proceed, retry, wait, failover, fix = snapshot.ActionProceed, snapshot.ActionRetry, snapshot.ActionWait, snapshot.ActionFailover, snapshot.ActionFixClient
+		provider, client, unknown           = snapshot.BlameProvider, snapshot.BlameClient, snapshot.BlameUnknown
+		high, medium, low                   = snapshot.ConfidenceHigh, snapshot.ConfidenceMedium, snapshot.ConfidenceLow
+	)
+	type want struct {
+		action, blame, confidence string
+		retryAfter                int
+	}
+	calm := func(e errorClass) situation { return situation{Error: e, Health: healthUp, Probe: probeOK} }
+	with := func(s situation, edit func(*situation)) situation { edit(&s); return s }
+	tests := []struct {
+		name string
+		in   situation
+		want want
+	}{
+		// No error: the status decides.
+		{"no error, stale", situation{Error: errNone, Health: healthStale, Probe: probeOK}, want{retry, unknown, low, 60}},
+		{"no error, stale, alternative up: still retry", situation{Error: errNone, Health: healthStale, AltUp: true}, want{retry, unknown, low, 60}},
+		{"no error, up but our probe fails", with(calm(errNone), func(s *situation) { s.Probe = probeFailing }), want{retry, provider, medium, 30}},
+		{"no error, up", calm(errNone), want{proceed, unknown, high, 0}},
+		{"no error, up, no probe", with(calm(errNone), func(s *situation) { s.Probe = probeNone }), want{proceed, unknown, high, 0}},
+		{"no error, degraded", with(calm(errNone), func(s *situation) { s.Health = healthDegraded }), want{proceed, provider, medium, 0}},
+		{"no error, down, no alternative", situation{Error: errNone, Health: healthDown, Probe: probeFailing}, want{wait, provider, high, 120}},
+		{"no error, down, alternative up", situation{Error: errNone, Health: healthDown, AltUp: true}, want{failover, provider, high, 0}},
+		{"no error, maintenance", situation{Error: errNone, Health: healthMaintenance}, want{wait, provider, medium, 300}},
+		{"no error, maintenance, alternative up", situation{Error: errNone, Health: healthMaintenance, AltUp: true}, want{failover, provider, medium, 0}},
+		{"no error, unknown", situation{Error: errNone, Health: healthUnknown, Probe: probeNone}, want{retry, unknown, low, 60}},
+
+		// 401/403.
+		{"401, up", calm(errAuth), want{fix, client, high, 0}},
+		{"401, up, alternative up: still fix the client", with(calm(errAuth), func(s *situation) { s.AltUp = true }), want{fix, client, high, 0}},
+		{"403, up during an incident", with(calm(errAuth), func(s *situation) { s.Incident = true }), want{fix, client, medium, 0}},
+		{"401, down", situation{Error: errAuth, Health: healthDown}, want{fix, client, medium, 0}},
+		{"401, stale", situation{Error: errAuth, Health: healthStale}, want{fix, client, low, 0}},
+
+		// Other 4xx.
+		{"400, up", calm(errRequest), want{fix, client, high, 0}},
+		{"422, degraded", with(calm(errRequest), func(s *situation) { s.Health = healthDegraded }), want{fix, client, high, 0}},
+		{"404, unknown", situation{Error: errRequest, Health: healthUnknown}, want{fix, client, medium, 0}},
+		{"413, stale", situation{Error: errRequest, Health: healthStale}, want{fix, client, low, 0}},
+
+		// 429.
+		{"429, up", calm(errRateLimit), want{retry, client, high, 30}},
+		{"429, up, stale is not up", situation{Error: errRateLimit, Health: healthStale}, want{retry, client, low, 30}},
+		{"429, down", situation{Error: errRateLimit, Health: healthDown}, want{wait, provider, medium, 60}},
+		{"429, down, alternative up", situation{Error: errRateLimit, Health: healthDown, AltUp: true}, want{failover, provider, medium, 0}},
+		{"429, up during an incident", with(calm(errRateLimit), func(s *situation) { s.Incident = true }), want{wait, provider, medium, 60}},
+		{"429, degraded", with(calm(errRateLimit), func(s *situation) { s.Health = healthDegraded }), want{retry, client, medium, 30}},
+
+		// 5xx and 529.
+		{"529 during an official incident", with(calm(errServer), func(s *situation) { s.Incident = true; s.Health = healthDegraded }), want{wait, provider, high, 120}},
+		{"529 during an official incident, alternative up", with(calm(errServer), func(s *situation) { s.Incident = true; s.AltUp = true }), want{failover, provider, high, 0}},
+		{"500, down", situation{Error: errServer, Health: healthDown, Probe: probeOK}, want{wait, provider, high, 120}},
+		{"503 while our probe fails and the page is calm", with(calm(errServer), func(s *situation) { s.Probe = probeFailing }), want{wait, provider, high, 60}},
+		{"503 while our probe fails, alternative up", with(calm(errServer), func(s *situation) { s.Probe = probeFailing; s.AltUp = true }), want{failover, provider, high, 0}},
+		{"502, degraded", with(calm(errServer), func(s *situation) { s.Health = healthDegraded }), want{retry, provider, medium, 30}},
+		{"503, maintenance", with(calm(errServer), func(s *situation) { s.Health = healthMaintenance }), want{retry, provider, medium, 30}},
+		{"500, up, probe fine", calm(errServer), want{retry, provider, medium, 10}},
+		{"500, up, no probe", with(calm(errServer), func(s *situation) { s.Probe = probeNone }), want{retry, provider, low, 30}},
+		{"500, stale", situation{Error: errServer, Health: healthStale, Probe: probeOK}, want{retry, provider, low, 30}},
+		{"500, stale, incident: lowered", situation{Error: errServer, Health: healthStale, Incident: true}, want{wait, provider, medium, 120}},
+
+		// Timeouts and connection errors.
+		{"timeout, our probe fails too", with(calm(errTimeout), func(s *situation) { s.Probe = probeFailing }), want{wait, provider, high, 60}},
+		{"connection, our probe fails too, alternative up", with(calm(errConnection), func(s *situation) { s.Probe = probeFailing; s.AltUp = true }), want{failover, provider, high, 0}},
+		{"timeout during an official incident", with(calm(errTimeout), func(s *situation) { s.Incident = true }), want{wait, provider, medium, 60}},
+		{"connection, down", situation{Error: errConnection, Health: healthDown, Probe: probeNone}, want{wait, provider, medium, 60}},
+		{"timeout, probe fine, page calm", calm(errTimeout), want{retry, unknown, medium, 10}},
+		{"connection, probe fine, page calm", calm(errConnection), want{retry, unknown, medium, 10}},
+		{"timeout, degraded, probe fine", with(calm(errTimeout), func(s *situation) { s.Health = healthDegraded }), want{retry, unknown, low, 30}},
+		{"timeout, no probe", with(calm(errTimeout), func(s *situation) { s.Probe = probeNone }), want{retry, unknown, low, 30}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := decide(tt.in)
+			got := want{a.Action, a.Blame, a.Confidence, a.RetryAfter}
+			if got != tt.want {
+				t.Errorf("decide(%+v) = %+v, want %+v", tt.in, got, tt.want)
+			}
+			if a.Reason == "" {
+				t.Error("no reason")
+			}
+		})
+	}
+}
+
+// TestRuleTable walks every situation: each row of the table is the first
+// match of at least one (no dead rows), every answer uses the documented
+// values, and retryAfterSeconds is set exactly when the advice is to retry
+// or wait.
+func TestRuleTable(t *testing.T) {
+	rules := checkRules()
+	hit := make([]bool, len(rules))
+	for _, e := range []errorClass{errNone, errAuth, errRequest, errRateLimit, errServer, errTimeout, errConnection} {
+		for _, h := range []health{healthUp, healthDegraded, healthDown, healthMaintenance, healthUnknown, healthStale} {
+			for _, p := range []probeState{probeOK, probeFailing, probeNone} {
+				for _, inc := range []bool{false, true} {
+					for _, alt := range []bool{false, true} {
+						s := situation{Error: e, Health: h, Probe: p, Incident: inc, AltUp: alt}
+						i := slices.IndexFunc(rules, func(r rule) bool { return r.matches(s) })
+						if i < 0 {
+							t.Fatalf("%+v matches no rule", s)
+						}
+						hit[i] = true
+						a := decide(s)
+						if !slices.Contains(snapshot.VerdictActions, a.Action) || !slices.Contains(snapshot.VerdictBlames, a.Blame) ||
+							!slices.Contains(snapshot.VerdictConfidences, a.Confidence) {
+							t.Errorf("%+v: %+v uses an undocumented value", s, a)
+						}
+						waits := a.Action == snapshot.ActionRetry || a.Action == snapshot.ActionWait
+						if waits != (a.RetryAfter > 0) {
+							t.Errorf("%+v: action %s with retryAfter %d", s, a.Action, a.RetryAfter)
+						}
+						if a.Action == snapshot.ActionWait && alt {
+							t.Errorf("%+v: wait although an alternative is up", s)
+						}
+					}
+				}
+			}
+		}
+	}
+	for i, ok := range hit {
+		if !ok {
+			t.Errorf("rule %d (%q) is never the first match", i, rules[i].advice.Reason)
+		}
+	}
+}
