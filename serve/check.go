@@ -33,6 +33,11 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusBadRequest, "q", "q is not valid UTF-8")
 		return
 	}
+	if q.Has("error") && q.Get("error") == "" {
+		// Sent but empty is a mistake of the caller's, not "no error".
+		problem(w, http.StatusBadRequest, "error", errInvalidObserved.Error())
+		return
+	}
 	doc, err := s.CheckError(snap, query, q.Get("error"))
 	if err != nil {
 		problem(w, http.StatusBadRequest, "error", err.Error())

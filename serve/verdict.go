@@ -386,7 +386,11 @@ func (f checkFacts) evidence() []snapshot.Evidence {
 		if latest.EndedAt != nil {
 			state = "ended " + latest.EndedAt.UTC().Format(time.RFC3339)
 		}
-		add(snapshot.EvidenceHistory, fmt.Sprintf("%d incident(s) in the last 7 days; the latest, %q (%s), %s.", n, latest.Headline, latest.Severity, state), f.dataAge)
+		count := "1 incident"
+		if n > 1 {
+			count = fmt.Sprintf("%d incidents", n)
+		}
+		add(snapshot.EvidenceHistory, fmt.Sprintf("%s in the last 7 days; the latest, %q (%s), %s.", count, latest.Headline, latest.Severity, state), f.dataAge)
 	}
 	return ev
 }
