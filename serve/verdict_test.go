@@ -1,7 +1,11 @@
 package serve
 
 import (
+	"cmp"
 	"encoding/json"
+	"fmt"
+	"os"
+	"strconv"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -341,5 +345,63 @@ func TestCheckRejectsBadError(t *testing.T) {
 		if p := decodeProblem(t, resp); p.Param != "error" || !strings.Contains(p.Detail, "timeout") {
 			t.Errorf("error=%s: problem %+v", e, p)
 		}
+	}
+}
+
+// rulesMarkdown renders checkRules as the Markdown table the README and the
+// OpenAPI description of /check show.
+func rulesMarkdown() string {
+	errorLabel := map[errorClass]string{
+		errNone: "none, 1xx–3xx", errAuth: "401, 403, 407", errRequest: "other 4xx", errRateLimit: "429",
+		errServer: "5xx, 529", errTimeout: "timeout, 408", errConnection: "connection",
+	}
+	var b strings.Builder
+	b.WriteString("| error | status | our probe | incident | action | blame | confidence | retry after |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	for _, r := range checkRules() {
+		var errs, hs []string
+		for _, e := range r.errors {
+			errs = append(errs, errorLabel[e])
+		}
+		for _, h := range r.health {
+			hs = append(hs, string(h))
+		}
+		anyOf := func(items []string) string { return cmp.Or(strings.Join(items, ", "), "any") }
+		incident := map[tri]string{either: "any", yes: "yes", no: "no"}[r.incident]
+		retry := "–"
+		if r.advice.RetryAfter > 0 {
+			retry = strconv.Itoa(r.advice.RetryAfter)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", anyOf(errs), anyOf(hs), cmp.Or(string(r.probe), "any"), incident,
+			r.advice.Action, r.advice.Blame, r.advice.Confidence, retry)
+	}
+	return b.String()
+}
+
+// TestRulesDocumented: the README and the OpenAPI description state the
+// rule table exactly as the code has it.
+func TestRulesDocumented(t *testing.T) {
+	table := rulesMarkdown()
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), table) {
+		t.Errorf("README.md does not hold the rule table as implemented:\n%s", table)
+	}
+	raw, err := os.ReadFile("../build/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Description string `json:"description"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if d := doc.Paths["/check"]["get"].Description; !strings.Contains(d, table) {
+		t.Errorf("openapi.json's /check description does not hold the rule table as implemented:\n%s", table)
 	}
 }
