@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -404,4 +405,25 @@ func TestRulesDocumented(t *testing.T) {
 	if d := doc.Paths["/check"]["get"].Description; !strings.Contains(d, table) {
 		t.Errorf("openapi.json's /check description does not hold the rule table as implemented:\n%s", table)
 	}
+}
+
+// FuzzClassifyObserved: /check's error parameter is accepted exactly when
+// it is the documented pattern (the one in openapi.json), and never panics.
+func FuzzClassifyObserved(f *testing.F) {
+	for _, s := range []string{"", "401", "529", "100", "599", "600", "099", "timeout", "connection", "٤٢٩", "4\x0029"} {
+		f.Add(s)
+	}
+	pattern := regexp.MustCompile(`^([1-5][0-9]{2}|timeout|connection)$`)
+	f.Fuzz(func(t *testing.T, s string) {
+		class, err := classifyObserved(s)
+		if s == "" {
+			return
+		}
+		if ok := pattern.MatchString(s); ok != (err == nil) {
+			t.Fatalf("classifyObserved(%q): error %v, pattern match %v", s, err, ok)
+		}
+		if err == nil && class == "" {
+			t.Fatalf("classifyObserved(%q): no class", s)
+		}
+	})
 }
