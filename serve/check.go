@@ -35,7 +35,7 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 	}
 	if q.Has("error") && q.Get("error") == "" {
 		// Sent but empty is a mistake of the caller's, not "no error".
-		problem(w, http.StatusBadRequest, "error", errInvalidObserved.Error())
+		problem(w, http.StatusBadRequest, "error", observedHelp)
 		return
 	}
 	doc, err := s.CheckError(snap, query, q.Get("error"))

@@ -40,8 +40,9 @@ const (
 	errConnection errorClass = "connection"
 )
 
-// errInvalidObserved is the message of a 400 for a bad error parameter.
-var errInvalidObserved = errors.New(`error must be the HTTP status you got, from 100 to 599 (e.g. 401, 429, 529), "timeout" or "connection"`)
+// observedHelp is the detail of a 400 for a bad error parameter: it says
+// what is accepted, so that a caller (or a model) can correct itself.
+const observedHelp = `error must be the HTTP status you got, from 100 to 599 (e.g. 401, 429, 529), "timeout" or "connection"`
 
 // classifyObserved parses the error parameter. Only three ASCII digits or
 // the two words are accepted, so "+429", "0429" and "429.0" are refused
@@ -56,7 +57,7 @@ func classifyObserved(s string) (errorClass, error) {
 		return errConnection, nil
 	}
 	if len(s) != 3 || s[0] < '1' || s[0] > '5' || s[1] < '0' || s[1] > '9' || s[2] < '0' || s[2] > '9' {
-		return "", errInvalidObserved
+		return "", errors.New(observedHelp)
 	}
 	code, _ := strconv.Atoi(s)
 	switch {
