@@ -374,30 +374,32 @@ func TestOpenAPIOutputIsStable(t *testing.T) {
 
 // openapiGoSchemas maps each Go type the API serves to its component schema.
 var openapiGoSchemas = map[reflect.Type]string{
-	reflect.TypeFor[snapshot.StatusDoc]():      "StatusResponse",
-	reflect.TypeFor[snapshot.ServiceSummary](): "ServiceSummary",
-	reflect.TypeFor[snapshot.ServiceDoc]():     "ServiceDetail",
-	reflect.TypeFor[snapshot.Uptime]():         "Uptime",
-	reflect.TypeFor[snapshot.Incident]():       "Incident",
-	reflect.TypeFor[snapshot.IncidentList]():   "IncidentList",
-	reflect.TypeFor[snapshot.Filters]():        "Filters",
-	reflect.TypeFor[snapshot.Window]():         "Window",
-	reflect.TypeFor[snapshot.CheckDoc]():       "CheckResult",
-	reflect.TypeFor[snapshot.CheckService]():   "CheckService",
-	reflect.TypeFor[snapshot.Verdict]():        "Verdict",
-	reflect.TypeFor[snapshot.Sources]():        "Sources",
-	reflect.TypeFor[snapshot.FeedSource]():     "FeedSource",
-	reflect.TypeFor[snapshot.ProbeSource]():    "ProbeSource",
-	reflect.TypeFor[snapshot.Problem]():        "Problem",
-	reflect.TypeFor[snapshot.Status]():         "Status",
-	reflect.TypeFor[snapshot.Severity]():       "Severity",
-	reflect.TypeFor[snapshot.FeedFormat]():     "FeedFormat",
-	reflect.TypeFor[snapshot.Disagreement]():   "Disagreement",
-	reflect.TypeFor[snapshot.SourcesDoc]():     "SourcesResponse",
-	reflect.TypeFor[snapshot.ServiceSources](): "ServiceSources",
-	reflect.TypeFor[snapshot.Component]():      "Component",
-	reflect.TypeFor[snapshot.Coverage]():       "Coverage",
-	reflect.TypeFor[snapshot.FailureKind]():    "FailureKind",
+	reflect.TypeFor[snapshot.StatusDoc]():        "StatusResponse",
+	reflect.TypeFor[snapshot.ServiceSummary]():   "ServiceSummary",
+	reflect.TypeFor[snapshot.ServiceDoc]():       "ServiceDetail",
+	reflect.TypeFor[snapshot.Uptime]():           "Uptime",
+	reflect.TypeFor[snapshot.Incident]():         "Incident",
+	reflect.TypeFor[snapshot.IncidentList]():     "IncidentList",
+	reflect.TypeFor[snapshot.Filters]():          "Filters",
+	reflect.TypeFor[snapshot.Window]():           "Window",
+	reflect.TypeFor[snapshot.CheckDoc]():         "CheckResult",
+	reflect.TypeFor[snapshot.CheckService]():     "CheckService",
+	reflect.TypeFor[snapshot.Verdict]():          "Verdict",
+	reflect.TypeFor[snapshot.Evidence]():         "Evidence",
+	reflect.TypeFor[snapshot.CheckAlternative](): "CheckAlternative",
+	reflect.TypeFor[snapshot.Sources]():          "Sources",
+	reflect.TypeFor[snapshot.FeedSource]():       "FeedSource",
+	reflect.TypeFor[snapshot.ProbeSource]():      "ProbeSource",
+	reflect.TypeFor[snapshot.Problem]():          "Problem",
+	reflect.TypeFor[snapshot.Status]():           "Status",
+	reflect.TypeFor[snapshot.Severity]():         "Severity",
+	reflect.TypeFor[snapshot.FeedFormat]():       "FeedFormat",
+	reflect.TypeFor[snapshot.Disagreement]():     "Disagreement",
+	reflect.TypeFor[snapshot.SourcesDoc]():       "SourcesResponse",
+	reflect.TypeFor[snapshot.ServiceSources]():   "ServiceSources",
+	reflect.TypeFor[snapshot.Component]():        "Component",
+	reflect.TypeFor[snapshot.Coverage]():         "Coverage",
+	reflect.TypeFor[snapshot.FailureKind]():      "FailureKind",
 }
 
 // openapiNullableSchemas maps a field that can be null to the nullable
@@ -416,7 +418,7 @@ var openapiNullableSchemas = map[string]string{
 func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 	doc := openapiLoad(t)
 	for _, name := range []string{"StatusResponse", "ServiceSummary", "ServiceDetail", "Uptime", "Incident",
-		"IncidentList", "Filters", "Window", "CheckResult", "CheckService", "CheckStatus", "Verdict", "Sources", "FeedSource",
+		"IncidentList", "Filters", "Window", "CheckResult", "CheckService", "CheckStatus", "Verdict", "Evidence", "CheckAlternative", "Sources", "FeedSource",
 		"ProbeSource", "Problem", "Status", "Severity", "Category", "Disagreement", "Component", "Coverage", "FailureKind",
 		"SourcesResponse", "ServiceSources"} {
 		if doc.Components.Schemas[name] == nil {
@@ -551,6 +553,7 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 	lat, up, age := 123.4, 99.862, 42
 	sev, since, svc := "major", "2025-01-01", "openai"
 	degraded := snapshot.Degraded
+	observed := "529"
 
 	openIncident := snapshot.Incident{
 		ID: "openai-abc123", Service: "openai", Headline: "Elevated error rates", Severity: snapshot.Major,
@@ -626,13 +629,17 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 			Query: "api.openai.com", Tracked: true,
 			Service: &snapshot.CheckService{Slug: "openai", Name: "OpenAI", Domain: "openai.com"},
 			Status:  &degraded, LatencyMs: &lat, LatencyCheckedAt: &now,
-			Verdict:   snapshot.Verdict{Headline: "OpenAI is slow.", Emoji: "🟡", Level: "degraded", Stale: false, DataAgeSeconds: &age},
+			Error: &observed,
+			Verdict: snapshot.Verdict{Headline: "OpenAI is slow.", Emoji: "🟡", Level: "degraded", Stale: false, DataAgeSeconds: &age,
+				Action: snapshot.ActionFailover, Blame: snapshot.BlameProvider, Confidence: snapshot.ConfidenceHigh, Reason: "A server error.",
+				Evidence:     []snapshot.Evidence{{Source: snapshot.EvidenceOfficial, Says: "The status page says degraded.", AgeSeconds: 42}},
+				Alternatives: []snapshot.CheckAlternative{{Slug: "azure-openai", Name: "Azure OpenAI", Status: snapshot.Operational, Why: "serves GPT"}}},
 			Timestamp: now, License: snapshot.License,
 		}},
 		{"check untracked", "CheckResult", snapshot.CheckDoc{
 			Query: "example.com", Tracked: false,
 			Verdict: snapshot.Verdict{Headline: "example.com is not tracked.", Emoji: "❔", Level: "untracked",
-				Suggestions: []string{"OpenAI", "Anthropic"}},
+				Suggestions: []string{"OpenAI", "Anthropic"}, Evidence: []snapshot.Evidence{}, Alternatives: []snapshot.CheckAlternative{}},
 			Timestamp: now, License: snapshot.License,
 		}},
 		{"problem", "Problem", snapshot.Problem{Type: "about:blank", Title: "Bad Request", Status: 400,

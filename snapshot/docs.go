@@ -336,8 +336,11 @@ type Window struct {
 // CheckDoc is the response of GET /check.
 type CheckDoc struct {
 	// Query is q as received.
-	Query   string `json:"query"`
-	Tracked bool   `json:"tracked"`
+	Query string `json:"query"`
+	// Error is the error parameter as received: what the caller just saw
+	// (an HTTP status or timeout/connection); nil when not sent.
+	Error   *string `json:"error"`
+	Tracked bool    `json:"tracked"`
 	// Service is the matched service; nil when the query is not tracked.
 	Service *CheckService `json:"service"`
 	// Status is the service's current status; nil when not tracked.
@@ -373,10 +376,87 @@ type Verdict struct {
 	Detail string `json:"detail,omitempty"`
 	// Suggestions are the closest tracked names, for an untracked query.
 	Suggestions []string `json:"suggestions,omitempty"`
+
+	// Action, Blame, Confidence and Reason are what to do about it, from
+	// the first matching rule of /check's one rule table; absent for an
+	// untracked query, where there is nothing to base advice on.
+	Action     string `json:"action,omitempty"`
+	Blame      string `json:"blame,omitempty"`
+	Confidence string `json:"confidence,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	// RetryAfterSeconds is how long to wait before trying again, where
+	// retrying or waiting is the advice; nil otherwise.
+	RetryAfterSeconds *int `json:"retryAfterSeconds"`
+	// Evidence are the facts behind the advice; empty when untracked.
+	Evidence []Evidence `json:"evidence"`
+	// Alternatives are tracked services that can stand in, not down, best
+	// first; empty when there are none or the query is untracked.
+	Alternatives []CheckAlternative `json:"alternatives"`
 }
 
 // VerdictLevels are the values of Verdict.Level.
 var VerdictLevels = []string{"up", "degraded", "down", "maintenance", "unknown", "stale", "untracked"}
+
+// The values of Verdict.Action.
+const (
+	ActionProceed   = "proceed"
+	ActionRetry     = "retry"
+	ActionWait      = "wait"
+	ActionFailover  = "failover"
+	ActionFixClient = "fix_client"
+)
+
+// VerdictActions, VerdictBlames and VerdictConfidences list the values of
+// Verdict.Action, Verdict.Blame and Verdict.Confidence.
+var (
+	VerdictActions     = []string{ActionProceed, ActionRetry, ActionWait, ActionFailover, ActionFixClient}
+	VerdictBlames      = []string{BlameProvider, BlameClient, BlameUnknown}
+	VerdictConfidences = []string{ConfidenceHigh, ConfidenceMedium, ConfidenceLow}
+)
+
+// The values of Verdict.Blame: whose side the trouble is on.
+const (
+	BlameProvider = "provider"
+	BlameClient   = "client"
+	BlameUnknown  = "unknown"
+)
+
+// The values of Verdict.Confidence.
+const (
+	ConfidenceHigh   = "high"
+	ConfidenceMedium = "medium"
+	ConfidenceLow    = "low"
+)
+
+// Evidence is one fact behind a verdict's advice.
+type Evidence struct {
+	// Source is EvidenceOfficial (the status page's word), EvidenceProbe
+	// (our own probes) or EvidenceHistory (recent incidents).
+	Source string `json:"source"`
+	Says   string `json:"says"`
+	// AgeSeconds is how long ago the fact was observed.
+	AgeSeconds int `json:"ageSeconds"`
+}
+
+// Evidence sources.
+const (
+	EvidenceOfficial = "official"
+	EvidenceProbe    = "probe"
+	EvidenceHistory  = "history"
+)
+
+// EvidenceSources lists the values of Evidence.Source.
+var EvidenceSources = []string{EvidenceOfficial, EvidenceProbe, EvidenceHistory}
+
+// CheckAlternative is a tracked service that can stand in for the checked
+// one, with its current status.
+type CheckAlternative struct {
+	Slug   string `json:"slug"`
+	Name   string `json:"name"`
+	Status Status `json:"status"`
+	// Why is the catalog's reason it can stand in.
+	Why string `json:"why"`
+}
 
 // Problem is an RFC 9457 problem details body, used for every error.
 type Problem struct {
