@@ -110,6 +110,8 @@ check 200 '/check?q=chatgpt'
 check 200 '/check?q=https://api.openai.com/v1/chat/completions'
 check 200 '/check?q=mistral'
 check 200 '/check?q=example.org'
+check 200 '/check?q=openai&error=529'
+check 200 '/check?q=anthropic&error=401'
 check 200 /openapi.json
 check 200 /export
 check 200 /sources

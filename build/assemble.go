@@ -97,7 +97,7 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 		if prev := sh.LastStatus; prev != status && (prev == "" || now.After(sh.LastChecked)) {
 			h.AddChange(snapshot.Change{Type: snapshot.ChangeStatus, Service: svc.Slug, Time: now, OldStatus: prev, NewStatus: status})
 		}
-		sh.Record(now, status, latency)
+		sh.Record(now, status, &latency)
 		states[svc.Slug] = ServiceState{
 			Status:     status,
 			Sources:    snapshot.Sources{Feed: o.Feed, Probe: o.Probe, Disagreement: disagreement},

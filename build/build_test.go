@@ -429,3 +429,24 @@ func deref(p *float64) any {
 	}
 	return *p
 }
+
+// One absurd time in one feed used to stop every build (year 10000 in UTC
+// cannot be encoded as JSON): now the item is dropped and the cycle goes on.
+func TestBuildSurvivesAbsurdFeedTimes(t *testing.T) {
+	h := newHarness(t)
+	absurd := time.Date(9999, 12, 31, 23, 59, 59, 0, time.FixedZone("", -3600))
+	h.world.Set("anthropic", func(p *buildtest.Page) {
+		p.Status = snapshot.Degraded
+		p.Incidents = []buildtest.Incident{
+			{ID: "absurd", Name: "From the far future", Severity: snapshot.Major, StartedAt: absurd},
+			{ID: "real", Name: "Elevated errors on Claude API", Severity: snapshot.Minor, StartedAt: t0.Add(-time.Hour)},
+		}
+	})
+	res := h.cycle()
+	if res.Statuses["anthropic"] != snapshot.Degraded || res.Statuses["openai"] != snapshot.Operational {
+		t.Fatalf("statuses %v", res.Statuses)
+	}
+	if incs := h.service("anthropic").Incidents; len(incs) != 1 || incs[0].ID != "anthropic-real" {
+		t.Errorf("incidents %+v, want only the real one", incs)
+	}
+}

@@ -12,11 +12,9 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/aistatus/aistatus/probe"
 	"github.com/aistatus/aistatus/snapshot"
 )
-
-// UserAgent names the project to the servers it probes.
-const UserAgent = "aistatus/1 (+https://github.com/aistatus/aistatus; public status API)"
 
 // maxRedirects bounds how many redirects a feed or probe request follows;
 // the next redirect after them fails the request.
@@ -38,7 +36,7 @@ type ClientOptions struct {
 func CatalogURLs(cat snapshot.Catalog) []string {
 	var urls []string
 	for _, svc := range cat.Services {
-		for _, u := range []string{svc.Feed.URL, svc.Feed.IncidentsURL, svc.ProbeURL} {
+		for _, u := range []string{svc.Feed.URL, svc.Feed.IncidentsURL, svc.Feed.ComponentsURL, svc.ProbeURL} {
 			if u != "" {
 				urls = append(urls, u)
 			}
@@ -65,24 +63,16 @@ func NewClient(opts ClientOptions) *http.Client {
 	dialer := &net.Dialer{Timeout: 5 * time.Second, KeepAlive: 30 * time.Second}
 	checked := *dialer
 	checked.Control = refuseInternal
-	transport := &http.Transport{
-		Proxy: http.ProxyFromEnvironment,
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			if g.allowed(addr) {
-				return dialer.DialContext(ctx, network, addr)
-			}
-			return checked.DialContext(ctx, network, addr)
-		},
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          100,
-		MaxIdleConnsPerHost:   2,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   5 * time.Second,
-		ResponseHeaderTimeout: 10 * time.Second,
-		ExpectContinueTimeout: time.Second,
+	// The shared transport, with the dial guarded.
+	transport := probe.NewTransport()
+	transport.DialContext = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		if g.allowed(addr) {
+			return dialer.DialContext(ctx, network, addr)
+		}
+		return checked.DialContext(ctx, network, addr)
 	}
 	return &http.Client{
-		Transport: userAgent{transport},
+		Transport: probe.WithUserAgent(transport),
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
 			// via holds the requests already sent: the first and one per
 			// redirect followed so far.
@@ -193,23 +183,4 @@ func internal(ip netip.Addr) string {
 		return "shared (carrier-grade NAT)"
 	}
 	return ""
-}
-
-// userAgent sets the User-Agent header on every request.
-type userAgent struct{ next http.RoundTripper }
-
-func (u userAgent) RoundTrip(r *http.Request) (*http.Response, error) {
-	if r.Header.Get("User-Agent") == "" {
-		r = r.Clone(r.Context())
-		r.Header.Set("User-Agent", UserAgent)
-	}
-	return u.next.RoundTrip(r)
-}
-
-// CloseIdleConnections lets http.Client.CloseIdleConnections reach the
-// transport through the wrapper.
-func (u userAgent) CloseIdleConnections() {
-	if c, ok := u.next.(interface{ CloseIdleConnections() }); ok {
-		c.CloseIdleConnections()
-	}
 }

@@ -394,8 +394,8 @@ func TestNewClient(t *testing.T) {
 		t.Fatal("no requests")
 	}
 	for _, ua := range agents {
-		if ua != UserAgent || !strings.Contains(ua, "aistatus") {
-			t.Errorf("User-Agent %q, want %q", ua, UserAgent)
+		if ua != probe.UserAgent || !strings.Contains(ua, "aistatus") {
+			t.Errorf("User-Agent %q, want %q", ua, probe.UserAgent)
 		}
 	}
 }

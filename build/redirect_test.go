@@ -51,7 +51,7 @@ func newCountingServer(t *testing.T, tls bool) *countingServer {
 // trust makes client accept the TLS test server's certificate.
 func trust(client *http.Client, srv *httptest.Server) {
 	pool := srv.Client().Transport.(*http.Transport).TLSClientConfig.RootCAs
-	client.Transport.(userAgent).next.(*http.Transport).TLSClientConfig = &tls.Config{RootCAs: pool}
+	client.Transport.(interface{ Unwrap() http.RoundTripper }).Unwrap().(*http.Transport).TLSClientConfig = &tls.Config{RootCAs: pool}
 }
 
 // withPort is rawURL's host with port.

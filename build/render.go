@@ -52,7 +52,7 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 		if st.Status == "" {
 			st.Status = snapshot.Unknown
 		}
-		sh := h.Service(svc.Slug)
+		sh := h.Lookup(svc.Slug)
 		var checked *time.Time
 		if !sh.LastChecked.IsZero() {
 			t := sh.LastChecked.UTC()
@@ -114,7 +114,6 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 		snapshot.FileIncidents: docs.Incidents,
 		snapshot.FileSources:   docs.Sources,
 		snapshot.FileHistory:   h,
-		snapshot.FileManifest:  docs.Manifest,
 		snapshot.FileChanges:   snapshot.RecentChangeList(h, now),
 	} {
 		if err := put(name, v); err != nil {
@@ -140,10 +139,17 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 		}
 		files[name] = data
 	}
+	// The manifest is rendered last, listing every other file with its size
+	// and hash: a replica reading the site over HTTP verifies the whole set
+	// against it (see snapshot.Manifest.Files).
+	docs.Manifest.Seal(files)
+	if err := put(snapshot.FileManifest, docs.Manifest); err != nil {
+		return nil, err
+	}
 	return files, nil
 }
 
-// exportCSV renders the services as the spec's CSV export.
+// exportCSV renders the services as the contract's CSV export.
 func exportCSV(status snapshot.StatusDoc) ([]byte, error) {
 	rows := make([]snapshot.ExportRow, 0, len(status.Services))
 	for _, s := range status.Services {

@@ -2,17 +2,16 @@ package build
 
 import (
 	"bytes"
-	"flag"
-	"os"
-	"path/filepath"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/snapshot"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // goldenInput is a fixed cycle: three services in different states, one with
 // an open and one with an ended incident, two hours of history.
@@ -35,9 +34,9 @@ func goldenInput(t *testing.T) (Site, snapshot.Catalog, *snapshot.History, map[s
 		if i <= 30 {
 			openai = snapshot.PartialOutage
 		}
-		h.Service("openai").Record(at, openai, 180)
-		h.Service("anthropic").Record(at, snapshot.Operational, 95.5)
-		h.Service("azure-openai").Record(at, snapshot.Unknown, -1)
+		h.Service("openai").Record(at, openai, new(180.0))
+		h.Service("anthropic").Record(at, snapshot.Operational, new(95.5))
+		h.Service("azure-openai").Record(at, snapshot.Unknown, nil)
 	}
 	ended := now.Add(-20 * time.Hour)
 	h.Incidents = []snapshot.Incident{
@@ -76,24 +75,22 @@ func TestRenderGolden(t *testing.T) {
 		snapshot.FileIncidents, snapshot.FileExport, snapshot.FileManifest, FileHeaders, FileRedirects,
 	} {
 		t.Run(name, func(t *testing.T) {
-			golden := filepath.Join("testdata", "golden", strings.ReplaceAll(name, "/", "_"))
 			got, ok := files[name]
 			if !ok {
 				t.Fatalf("%s not rendered", name)
 			}
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
+			if name == snapshot.FileManifest {
+				// The file list hashes every page and badge, so any change to
+				// them would show here; TestRenderManifestFiles checks it.
+				var m snapshot.Manifest
+				if err := json.Unmarshal(got, &m); err != nil {
 					t.Fatal(err)
 				}
-				return
+				m.Files, m.Generation = nil, ""
+				got, _ = json.Marshal(m)
+				got = append(got, '\n')
 			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run with -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("%s differs from %s (run with -update if the change is intended):\ngot:  %s\nwant: %s", name, golden, got, want)
-			}
+			buildtest.Golden(t, strings.ReplaceAll(name, "/", "_"), got)
 		})
 	}
 }
@@ -118,5 +115,71 @@ func TestRenderUptime(t *testing.T) {
 	}
 	if n := len(byslug["openai"].Incidents); n != 1 {
 		t.Errorf("openai has %d incidents, want 1", n)
+	}
+}
+
+// Rendering reads the history and never changes it: a service without
+// history renders as never checked, and gains no entry.
+func TestRenderLeavesHistoryAlone(t *testing.T) {
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := snapshot.NewHistory()
+	if _, err := Render(Site{BaseURL: "https://aistatus.example", StaleAfter: time.Minute}, cat, h, nil, time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)); err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Services) != 0 {
+		t.Errorf("rendering added %d services to the history", len(h.Services))
+	}
+}
+
+// TestRenderManifestFiles checks that the manifest lists every other
+// rendered file with its exact size and hash, under a generation that its
+// list proves, and that the generation follows the content.
+func TestRenderManifestFiles(t *testing.T) {
+	site, cat, h, states, now := goldenInput(t)
+	files, err := Render(site, cat, h, states, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m snapshot.Manifest
+	if err := json.Unmarshal(files[snapshot.FileManifest], &m); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.CheckFiles(); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Files) != len(files)-1 {
+		t.Errorf("manifest lists %d files, %d others were rendered", len(m.Files), len(files)-1)
+	}
+	for _, f := range m.Files {
+		data, ok := files[f.Path]
+		if !ok {
+			t.Errorf("manifest lists %s, which was not rendered", f.Path)
+			continue
+		}
+		sum := sha256.Sum256(data)
+		if f.Size != int64(len(data)) || f.SHA256 != hex.EncodeToString(sum[:]) {
+			t.Errorf("%s: listed as %d bytes %s, rendered %d bytes %x", f.Path, f.Size, f.SHA256, len(data), sum)
+		}
+	}
+	again, err := Render(site, cat, h, states, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again[snapshot.FileManifest], files[snapshot.FileManifest]) {
+		t.Error("the same cycle rendered twice gives two manifests")
+	}
+	later, err := Render(site, cat, h, states, now.Add(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m2 snapshot.Manifest
+	if err := json.Unmarshal(later[snapshot.FileManifest], &m2); err != nil {
+		t.Fatal(err)
+	}
+	if m2.Generation == m.Generation {
+		t.Error("a later cycle has the same generation")
 	}
 }

@@ -37,6 +37,9 @@ func (u userAgent) RoundTrip(r *http.Request) (*http.Response, error) {
 	return u.next.RoundTrip(r)
 }
 
+// Unwrap returns the wrapped transport (to configure it, in tests).
+func (u userAgent) Unwrap() http.RoundTripper { return u.next }
+
 // CloseIdleConnections lets http.Client.CloseIdleConnections reach the
 // transport through the wrapper.
 func (u userAgent) CloseIdleConnections() {

@@ -33,35 +33,66 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusBadRequest, "q", "q is not valid UTF-8")
 		return
 	}
-	doc := s.Check(snap, query)
+	if q.Has("error") && q.Get("error") == "" {
+		// Sent but empty is a mistake of the caller's, not "no error".
+		problem(w, http.StatusBadRequest, "error", observedHelp)
+		return
+	}
+	doc, err := s.CheckError(snap, query, q.Get("error"))
+	if err != nil {
+		problem(w, http.StatusBadRequest, "error", err.Error())
+		return
+	}
 	serveJSON(w, r, doc, snap.Manifest.GeneratedAt)
 }
 
-// Check answers a /check query against a snapshot. Only a tracked service's
-// catalog probe URL is ever probed.
+// Check answers a /check query against a snapshot, with no error observed.
 func (s *Server) Check(snap *Snapshot, query string) snapshot.CheckDoc {
+	doc, _ := s.CheckError(snap, query, "") // no error sent cannot be a bad one
+	return doc
+}
+
+// CheckError answers a /check query against a snapshot for a caller that
+// has just seen observed (the error parameter: an HTTP status, "timeout" or
+// "connection"; "" for none), with the advice of the first matching rule of
+// checkRules. An invalid observed is an error, for a 400. Only a tracked
+// service's catalog probe URL is ever probed.
+func (s *Server) CheckError(snap *Snapshot, query, observed string) (snapshot.CheckDoc, error) {
+	class, err := classifyObserved(observed)
+	if err != nil {
+		return snapshot.CheckDoc{}, err
+	}
 	now := s.opts.Now()
 	doc := snapshot.CheckDoc{Query: query, Timestamp: now.UTC(), License: snapshot.License}
+	if observed != "" {
+		doc.Error = &observed
+	}
 	svc, ok := s.matcher.Match(query)
 	sum, inSnapshot := snap.status[svc.Slug]
 	if !ok || !inSnapshot {
+		// No advice for a service we know nothing of: the action fields are
+		// left out, and the lists are empty rather than null.
 		doc.Verdict = snapshot.Verdict{
-			Headline:    fmt.Sprintf("%q is not a service aistatus tracks", truncate(query, 64)),
-			Emoji:       "❓",
-			Level:       "untracked",
-			Suggestions: s.matcher.Suggest(query),
+			Headline:     fmt.Sprintf("%q is not a service aistatus tracks", truncate(query, 64)),
+			Emoji:        "❓",
+			Level:        "untracked",
+			Suggestions:  s.matcher.Suggest(query),
+			Evidence:     []snapshot.Evidence{},
+			Alternatives: []snapshot.CheckAlternative{},
 		}
-		return doc
+		return doc, nil
 	}
 	doc.Tracked = true
 	doc.Service = &snapshot.CheckService{Slug: svc.Slug, Name: svc.Name, Domain: svc.Domain}
 	status := sum.Status
 	doc.Status = &status
+	var live *liveResult
 	if svc.ProbeURL != "" {
-		live := s.prober.probe(svc.ProbeURL)
-		if live.probe.State == snapshot.ProbeOK {
-			at := live.at.UTC()
-			doc.LatencyMs, doc.LatencyCheckedAt = live.probe.LatencyMs, &at
+		r := s.prober.probe(svc.ProbeURL)
+		live = &r
+		if r.probe.State == snapshot.ProbeOK {
+			at := r.at.UTC()
+			doc.LatencyMs, doc.LatencyCheckedAt = r.probe.LatencyMs, &at
 		}
 	}
 	age, stale := snap.Age(now)
@@ -69,7 +100,18 @@ func (s *Server) Check(snap *Snapshot, query string) snapshot.CheckDoc {
 	doc.Verdict = verdict(svc.Name, status, stale, age)
 	doc.Verdict.Detail = verdictDetail(svc.Name, sum)
 	doc.Verdict.DataAgeSeconds = &seconds
-	return doc
+
+	facts := s.facts(snap, svc, sum, live, now, seconds)
+	alts := alternatives(snap, svc)
+	a := decide(situation{Error: class, Health: healthOf(status, stale), Probe: facts.probe(),
+		Incident: facts.officialIncident(), AltUp: anyUp(alts)})
+	v := &doc.Verdict
+	v.Action, v.Blame, v.Confidence, v.Reason = a.Action, a.Blame, a.Confidence, a.Reason
+	if a.RetryAfter > 0 {
+		v.RetryAfterSeconds = &a.RetryAfter
+	}
+	v.Evidence, v.Alternatives = facts.evidence(), alts
+	return doc, nil
 }
 
 // verdictDetail says where the status came from when that matters to

@@ -281,7 +281,7 @@ func TestContractHelperAcceptsAndRejects(t *testing.T) {
 	untracked, _ := json.Marshal(snapshot.CheckDoc{
 		Query: "example.com", Timestamp: time.Now().UTC(), License: snapshot.License,
 		Verdict: snapshot.Verdict{Headline: `"example.com" is not a service aistatus tracks`, Emoji: "❓",
-			Level: "untracked", Suggestions: []string{"OpenAI"}},
+			Level: "untracked", Suggestions: []string{"OpenAI"}, Evidence: []snapshot.Evidence{}, Alternatives: []snapshot.CheckAlternative{}},
 	})
 	csvBody := []byte("slug,name,category,domain,status,lastChecked\nopenai,OpenAI,llm-api,openai.com,operational,2025-01-31T12:00:00Z\n")
 

@@ -15,6 +15,7 @@ import (
 	"path"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/aistatus/aistatus/serve/mcpserver"
@@ -25,7 +26,7 @@ import (
 
 // Options configure a Server. Every dependency is passed in.
 type Options struct {
-	// Dir is the snapshot folder to serve.
+	// Dir is the snapshot folder to serve, unless Origin is set.
 	Dir     string
 	Catalog snapshot.Catalog
 	// RateLimit is the number of requests per minute per client; 0 disables
@@ -50,6 +51,14 @@ type Options struct {
 	ProbeTimeout time.Duration
 	// Version is the version the MCP server reports to its clients.
 	Version string
+	// Origin, when set, is the published site the snapshot is read from
+	// instead of Dir (a replica): Watch polls it.
+	Origin *Origin
+	// SharedState, when set, is reported by /healthz and /readyz.
+	SharedState SharedState
+	// Drain is how long Serve reports not-ready before it shuts down, so
+	// that a load balancer stops sending first; 0 shuts down at once.
+	Drain time.Duration
 	// MaxEventStreams caps the open /events streams; 0 means
 	// DefaultMaxEventStreams.
 	MaxEventStreams int
@@ -68,6 +77,10 @@ type Server struct {
 	api http.Handler
 	// timeouts bound how long a client may hold a connection; tests shorten them.
 	timeouts httpTimeouts
+	// dirSource records Watch's looks at Dir, for the health endpoints.
+	dirSource *sourceTracker
+	// draining is set once shutdown has begun: /readyz answers 503.
+	draining atomic.Bool
 	// events wakes the /events streams on a swap; heartbeat is their
 	// keep-alive interval (tests shorten it).
 	events    *eventHub
@@ -121,6 +134,7 @@ func New(opts Options) *Server {
 		heartbeat: defaultHeartbeat,
 	}
 	s.store.swapped = s.events.wake
+	s.dirSource = newSourceTracker("dir", opts.Dir)
 	if opts.RateLimit > 0 {
 		s.limiter = NewRateLimiter(opts.RateLimit, time.Minute, opts.MaxClients, opts.Now)
 	}
@@ -132,6 +146,8 @@ func New(opts Options) *Server {
 		snapshot.PathIncidents: http.HandlerFunc(s.handleIncidents),
 		snapshot.PathCheck:     http.HandlerFunc(s.handleCheck),
 		snapshot.PathExport:    http.HandlerFunc(s.handleExport),
+		snapshot.PathHealthz:   http.HandlerFunc(s.handleHealthz),
+		snapshot.PathReadyz:    http.HandlerFunc(s.handleReadyz),
 	}
 	s.api = s.recoverer(s.common(s.router(api, false)))
 	// The MCP tools call the API in-process: a tool call was already counted
@@ -199,8 +215,13 @@ func (s *Server) APIHandler() http.Handler { return s.api }
 // Store returns the snapshot store, to reload it after a build.
 func (s *Server) Store() *Store { return s.store }
 
-// Watch reloads the snapshot every interval until ctx ends.
+// Watch reloads the snapshot every interval until ctx ends; with an
+// Origin, it syncs from the origin every poll of the Origin instead.
 func (s *Server) Watch(ctx context.Context, interval time.Duration) {
+	if s.opts.Origin != nil {
+		s.opts.Origin.Run(ctx, s.store)
+		return
+	}
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
@@ -215,6 +236,7 @@ func (s *Server) Watch(ctx context.Context, interval time.Duration) {
 
 func (s *Server) reload() {
 	swapped, err := s.store.Reload()
+	s.dirSource.polled(s.opts.Now(), swapped, err)
 	switch {
 	case err != nil:
 		s.opts.Log.Error().Err(err).Str("dir", s.opts.Dir).Msg("snapshot not loaded; serving the previous one")
@@ -267,6 +289,21 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	case err := <-done:
 		return err
 	case <-ctx.Done():
+	}
+	if s.opts.Drain > 0 {
+		// Not ready first, still serving: the load balancer's next health
+		// checks take this instance out before its listener closes. Keep-alives
+		// end so that clients reconnect to another instance.
+		s.draining.Store(true)
+		srv.SetKeepAlivesEnabled(false)
+		s.opts.Log.Info().Dur("drain", s.opts.Drain).Msg("draining: reporting not ready before shutting down")
+		t := time.NewTimer(s.opts.Drain)
+		select {
+		case <-t.C:
+		case err := <-done:
+			t.Stop()
+			return err
+		}
 	}
 	shutdown, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

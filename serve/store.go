@@ -99,37 +99,37 @@ func Load(dir string) (*Snapshot, error) {
 	if err := s.parse(); err != nil {
 		return nil, err
 	}
-	if err := s.loadChanges(fsys); err != nil {
+	history, err := fs.ReadFile(fsys, snapshot.FileHistory)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, err
+	}
+	if err := s.loadChanges(history); err != nil {
 		return nil, err
 	}
 	return s, nil
 }
 
-// loadChanges reads the change log: the whole retained one from the
-// history, which the server does not serve but holds the log /changes?since,
-// the event stream and ?at answer from; or, where a folder has no history
-// (a copy of the published files), the recent log of changes.json.
-func (s *Snapshot) loadChanges(fsys fs.FS) error {
+// loadChanges reads the change log: the whole retained one from history
+// (history.json, which the server does not serve but holds the log that
+// /changes?since, the event stream and ?at answer from), or, where there is
+// none (a replica of a published site fetches no history), the recent log
+// of changes.json.
+func (s *Snapshot) loadChanges(history []byte) error {
 	var log struct {
 		Changes      []snapshot.Change `json:"changes"`
 		ChangesSince time.Time         `json:"changesSince"`
 	}
-	data, err := fs.ReadFile(fsys, snapshot.FileHistory)
 	switch {
-	case err == nil:
-		if err := json.Unmarshal(data, &log); err != nil {
+	case history != nil:
+		if err := json.Unmarshal(history, &log); err != nil {
 			return fmt.Errorf("%s: %w", snapshot.FileHistory, err)
 		}
-	case errors.Is(err, fs.ErrNotExist):
-		if s.files[snapshot.FileChanges] != nil {
-			var list snapshot.ChangeList
-			if err := decodeFile(s.files, snapshot.FileChanges, &list); err != nil {
-				return err
-			}
-			log.Changes, log.ChangesSince = list.Changes, list.LogStart
+	case s.files[snapshot.FileChanges] != nil:
+		var list snapshot.ChangeList
+		if err := decodeFile(s.files, snapshot.FileChanges, &list); err != nil {
+			return err
 		}
-	default:
-		return err
+		log.Changes, log.ChangesSince = list.Changes, list.LogStart
 	}
 	s.changes, s.changesSince = log.Changes, log.ChangesSince
 	s.openedAt = map[string]time.Time{}
@@ -217,6 +217,15 @@ type Store struct {
 // until Reload succeeds.
 func NewStore(dir string) *Store { return &Store{dir: dir} }
 
+// set makes next the current snapshot and tells the event streams. The
+// caller holds st.reloading.
+func (st *Store) set(next *Snapshot) {
+	st.cur.Store(next)
+	if st.swapped != nil {
+		st.swapped()
+	}
+}
+
 // Current returns the snapshot being served, or nil when none is loaded yet.
 func (st *Store) Current() *Snapshot { return st.cur.Load() }
 
@@ -252,9 +261,6 @@ func (st *Store) Reload() (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	st.cur.Store(next)
-	if st.swapped != nil {
-		st.swapped()
-	}
+	st.set(next)
 	return true, nil
 }

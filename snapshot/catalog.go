@@ -25,6 +25,11 @@ type Service struct {
 	Domains []string `json:"domains,omitempty"`
 	// Aliases are other names people use for the service (chatgpt, claude, …).
 	Aliases []string `json:"aliases,omitempty"`
+	// Alternatives are tracked services to fail over to when this one is
+	// down: ones that serve the same models (Claude on Bedrock and Vertex
+	// AI, GPT on Azure, open-weight models on several hosts) or, failing
+	// that, the same kind of work. Best first; /check lists those not down.
+	Alternatives []Alternative `json:"alternatives,omitempty"`
 	// URL is the service's public web address.
 	URL string `json:"url"`
 	// StatusPage is the official, human-readable status page.
@@ -33,6 +38,14 @@ type Service struct {
 	// ProbeURL is the API endpoint our latency probe requests; empty when the
 	// service has no generic API host (its status then comes from the feed alone).
 	ProbeURL string `json:"probeUrl,omitempty"`
+}
+
+// Alternative is a service to fail over to, and why it can stand in: the
+// reason is published with it, so the curation is documented where it is
+// made and an agent can judge whether it fits what it was doing.
+type Alternative struct {
+	Slug string `json:"slug"`
+	Why  string `json:"why"`
 }
 
 // Feed says where and in which format a service publishes its official status.
@@ -148,6 +161,11 @@ func ParseCatalog(data []byte) (Catalog, error) {
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&c); err != nil {
+		if strings.Contains(err.Error(), `unknown field "filter"`) {
+			// Catalogs written for the first version scoped a feed with a
+			// substring filter; say what replaced it.
+			return Catalog{}, fmt.Errorf("catalog: %w: feed.filter was replaced by feed.scope (componentNames and incidentKeywords; see the README)", err)
+		}
 		return Catalog{}, fmt.Errorf("catalog: %w", err)
 	}
 	if _, err := dec.Token(); err != io.EOF {
@@ -221,6 +239,26 @@ func (c Catalog) Validate() error {
 			if err := checkAbsoluteURL(f.url); err != nil {
 				bad("%s: %v", f.name, err)
 			}
+		}
+	}
+	// Alternatives name other services, so they are checked once every slug
+	// is known.
+	for i, s := range c.Services {
+		listed := map[string]bool{}
+		for _, a := range s.Alternatives {
+			where := fmt.Sprintf("catalog: services[%d] (%q): alternatives: %q", i, s.Slug, a.Slug)
+			switch {
+			case a.Slug == s.Slug:
+				errs = append(errs, errors.New(where+" is the service itself"))
+			case !seen[a.Slug]:
+				errs = append(errs, errors.New(where+" is not a slug of this catalog"))
+			case listed[a.Slug]:
+				errs = append(errs, errors.New(where+" is listed twice"))
+			}
+			if strings.TrimSpace(a.Why) == "" {
+				errs = append(errs, errors.New(where+": why is empty"))
+			}
+			listed[a.Slug] = true
 		}
 	}
 	return errors.Join(errs...)

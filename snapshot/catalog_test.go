@@ -294,6 +294,10 @@ func TestCatalogValidation(t *testing.T) {
 		{"scope entry padded", func(s *Service) { s.Feed.Scope.IncidentKeywords = []string{" API"} }, []string{"feed.scope: incidentKeywords", "surrounding spaces"}},
 		{"scope entry twice", func(s *Service) { s.Feed.Scope.ExcludeComponents = []string{"Docs", "docs"} }, []string{"feed.scope: excludeComponents", "listed twice"}},
 		{"relative components url", func(s *Service) { s.Feed.ComponentsURL = "/api/v2/components.json" }, []string{"feed.componentsUrl:"}},
+		{"alternative is itself", func(s *Service) { s.Alternatives = []Alternative{{Slug: "beta", Why: "w"}} }, []string{`("beta")`, `alternatives: "beta" is the service itself`}},
+		{"alternative unknown", func(s *Service) { s.Alternatives = []Alternative{{Slug: "gamma", Why: "w"}} }, []string{`("beta")`, `alternatives: "gamma" is not a slug`}},
+		{"alternative twice", func(s *Service) { s.Alternatives = []Alternative{{Slug: "alpha", Why: "w"}, {Slug: "alpha", Why: "w"}} }, []string{`("beta")`, `"alpha" is listed twice`}},
+		{"alternative without why", func(s *Service) { s.Alternatives = []Alternative{{Slug: "alpha", Why: " "}} }, []string{`("beta")`, "why is empty"}},
 		{"feed url missing", func(s *Service) { s.Feed.URL = "" }, []string{`("beta")`, `feed.url is required for format "statuspage"`}},
 	}
 	for _, tt := range tests {
@@ -325,7 +329,9 @@ func TestCatalogValidation(t *testing.T) {
 		noIncidents := validService("rss-feed")
 		noIncidents.Feed = Feed{Format: FormatRSS, URL: "http://example.com/feed.xml", Scope: Scope{IncidentKeywords: []string{"OpenAI"}}}
 		noIncidents.ProbeURL = ""
-		c := Catalog{Services: []Service{validService("a1"), none, noIncidents}}
+		withAlt := validService("a2")
+		withAlt.Alternatives = []Alternative{{Slug: "a1", Why: "serves the same models"}}
+		c := Catalog{Services: []Service{validService("a1"), none, noIncidents, withAlt}}
 		if _, err := ParseCatalog(c.JSON()); err != nil {
 			t.Errorf("ParseCatalog: %v", err)
 		}
@@ -344,6 +350,13 @@ func TestParseCatalogDocumentErrors(t *testing.T) {
 				"url":"https://a.example.com","statusPage":"https://s.example.com",
 				"feed":{"format":"statuspage","url":"https://s.example.com/x","incidentUrl":"https://s.example.com/i"}}]}`,
 			want: []string{"catalog:", `unknown field "incidentUrl"`},
+		},
+		{
+			name: "the first version's feed filter",
+			doc: `{"services":[{"slug":"alpha","name":"A","category":"llm-api","domain":"a.example.com",
+				"url":"https://a.example.com","statusPage":"https://s.example.com",
+				"feed":{"format":"statuspage","url":"https://s.example.com/x","filter":["Copilot"]}}]}`,
+			want: []string{`unknown field "filter"`, "replaced by feed.scope"},
 		},
 		{
 			name: "unknown top-level field",

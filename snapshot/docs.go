@@ -1,6 +1,14 @@
 package snapshot
 
-import "time"
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+	"time"
+)
 
 // License is the licence of every document aistatus publishes.
 const License = "CC-BY-4.0"
@@ -32,6 +40,76 @@ type Manifest struct {
 	BaseURL           string `json:"baseUrl"`
 	Generator         string `json:"generator"`
 	Services          int    `json:"services"`
+	// Generation identifies the set of files below: a hash over their
+	// paths, sizes and hashes, so two builds with the same content share it
+	// and a replica can tell, from the manifest alone, whether it already
+	// holds this set.
+	Generation string `json:"generation,omitempty"`
+	// Files lists every other file of the snapshot, sorted by path, so that
+	// a replica reading the snapshot over HTTP can fetch the whole set and
+	// prove each file belongs to this generation before serving any of it.
+	Files []ManifestFile `json:"files,omitempty"`
+}
+
+// ManifestFile is one file of a snapshot, as the manifest lists it.
+type ManifestFile struct {
+	Path   string `json:"path"`
+	Size   int64  `json:"size"`
+	SHA256 string `json:"sha256"`
+}
+
+// Seal lists files (path → content, the manifest itself excluded) in m and
+// sets its generation. It is called once every file is rendered: any file
+// written after it would not be listed.
+func (m *Manifest) Seal(files map[string][]byte) {
+	m.Files = make([]ManifestFile, 0, len(files))
+	for name, data := range files {
+		if name == FileManifest {
+			continue
+		}
+		sum := sha256.Sum256(data)
+		m.Files = append(m.Files, ManifestFile{Path: name, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])})
+	}
+	slices.SortFunc(m.Files, func(a, b ManifestFile) int { return strings.Compare(a.Path, b.Path) })
+	m.Generation = GenerationOf(m.Files)
+}
+
+// GenerationOf is the generation id of a file list: the first 16 bytes, in
+// hex, of the SHA-256 of one "path size sha256" line per file, in order.
+func GenerationOf(files []ManifestFile) string {
+	h := sha256.New()
+	for _, f := range files {
+		fmt.Fprintf(h, "%s %d %s\n", f.Path, f.Size, f.SHA256)
+	}
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// CheckFiles reports whether the file list is one a reader can trust to
+// name files inside the snapshot: sorted unique relative paths, sizes not
+// negative, well-formed hashes, and the generation that matches them. A
+// manifest whose list was cut or edited fails here, before anything is fetched.
+func (m Manifest) CheckFiles() error {
+	if len(m.Files) == 0 || m.Generation == "" {
+		return fmt.Errorf("%s lists no files (written by a generator older than the file list?)", FileManifest)
+	}
+	for i, f := range m.Files {
+		if !fs.ValidPath(f.Path) || f.Path == "." || f.Path == FileManifest || strings.Contains(f.Path, "\\") {
+			return fmt.Errorf("%s: %q is not a snapshot path", FileManifest, f.Path)
+		}
+		if i > 0 && m.Files[i-1].Path >= f.Path {
+			return fmt.Errorf("%s: files not sorted or %q listed twice", FileManifest, f.Path)
+		}
+		if f.Size < 0 {
+			return fmt.Errorf("%s: %s has a negative size", FileManifest, f.Path)
+		}
+		if b, err := hex.DecodeString(f.SHA256); err != nil || len(b) != sha256.Size {
+			return fmt.Errorf("%s: %s has a malformed sha256", FileManifest, f.Path)
+		}
+	}
+	if got := GenerationOf(m.Files); got != m.Generation {
+		return fmt.Errorf("%s: generation %s does not match its file list (%s)", FileManifest, m.Generation, got)
+	}
+	return nil
 }
 
 // Stale reports whether a snapshot generated at m.GeneratedAt is stale at now.
@@ -234,7 +312,8 @@ type Filters struct {
 	Service  *string `json:"service"`
 }
 
-// ExportRow is one row of export.csv, in the column order of the spec.
+// ExportRow is one row of export.csv, in the column order the API contract
+// fixes (slug,name,category,domain,status,lastChecked).
 type ExportRow struct {
 	Slug        string `csv:"slug"`
 	Name        string `csv:"name"`
@@ -257,8 +336,11 @@ type Window struct {
 // CheckDoc is the response of GET /check.
 type CheckDoc struct {
 	// Query is q as received.
-	Query   string `json:"query"`
-	Tracked bool   `json:"tracked"`
+	Query string `json:"query"`
+	// Error is the error parameter as received: what the caller just saw
+	// (an HTTP status or timeout/connection); nil when not sent.
+	Error   *string `json:"error"`
+	Tracked bool    `json:"tracked"`
 	// Service is the matched service; nil when the query is not tracked.
 	Service *CheckService `json:"service"`
 	// Status is the service's current status; nil when not tracked.
@@ -294,10 +376,87 @@ type Verdict struct {
 	Detail string `json:"detail,omitempty"`
 	// Suggestions are the closest tracked names, for an untracked query.
 	Suggestions []string `json:"suggestions,omitempty"`
+
+	// Action, Blame, Confidence and Reason are what to do about it, from
+	// the first matching rule of /check's one rule table; absent for an
+	// untracked query, where there is nothing to base advice on.
+	Action     string `json:"action,omitempty"`
+	Blame      string `json:"blame,omitempty"`
+	Confidence string `json:"confidence,omitempty"`
+	Reason     string `json:"reason,omitempty"`
+	// RetryAfterSeconds is how long to wait before trying again, where
+	// retrying or waiting is the advice; nil otherwise.
+	RetryAfterSeconds *int `json:"retryAfterSeconds"`
+	// Evidence are the facts behind the advice; empty when untracked.
+	Evidence []Evidence `json:"evidence"`
+	// Alternatives are tracked services that can stand in, not down, best
+	// first; empty when there are none or the query is untracked.
+	Alternatives []CheckAlternative `json:"alternatives"`
 }
 
 // VerdictLevels are the values of Verdict.Level.
 var VerdictLevels = []string{"up", "degraded", "down", "maintenance", "unknown", "stale", "untracked"}
+
+// The values of Verdict.Action.
+const (
+	ActionProceed   = "proceed"
+	ActionRetry     = "retry"
+	ActionWait      = "wait"
+	ActionFailover  = "failover"
+	ActionFixClient = "fix_client"
+)
+
+// VerdictActions, VerdictBlames and VerdictConfidences list the values of
+// Verdict.Action, Verdict.Blame and Verdict.Confidence.
+var (
+	VerdictActions     = []string{ActionProceed, ActionRetry, ActionWait, ActionFailover, ActionFixClient}
+	VerdictBlames      = []string{BlameProvider, BlameClient, BlameUnknown}
+	VerdictConfidences = []string{ConfidenceHigh, ConfidenceMedium, ConfidenceLow}
+)
+
+// The values of Verdict.Blame: whose side the trouble is on.
+const (
+	BlameProvider = "provider"
+	BlameClient   = "client"
+	BlameUnknown  = "unknown"
+)
+
+// The values of Verdict.Confidence.
+const (
+	ConfidenceHigh   = "high"
+	ConfidenceMedium = "medium"
+	ConfidenceLow    = "low"
+)
+
+// Evidence is one fact behind a verdict's advice.
+type Evidence struct {
+	// Source is EvidenceOfficial (the status page's word), EvidenceProbe
+	// (our own probes) or EvidenceHistory (recent incidents).
+	Source string `json:"source"`
+	Says   string `json:"says"`
+	// AgeSeconds is how long ago the fact was observed.
+	AgeSeconds int `json:"ageSeconds"`
+}
+
+// Evidence sources.
+const (
+	EvidenceOfficial = "official"
+	EvidenceProbe    = "probe"
+	EvidenceHistory  = "history"
+)
+
+// EvidenceSources lists the values of Evidence.Source.
+var EvidenceSources = []string{EvidenceOfficial, EvidenceProbe, EvidenceHistory}
+
+// CheckAlternative is a tracked service that can stand in for the checked
+// one, with its current status.
+type CheckAlternative struct {
+	Slug   string `json:"slug"`
+	Name   string `json:"name"`
+	Status Status `json:"status"`
+	// Why is the catalog's reason it can stand in.
+	Why string `json:"why"`
+}
 
 // Problem is an RFC 9457 problem details body, used for every error.
 type Problem struct {

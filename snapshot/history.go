@@ -122,7 +122,17 @@ func NewHistory() *History {
 	return &History{Version: HistoryVersion, Services: map[string]*ServiceHistory{}}
 }
 
-// Service returns the history of slug, creating it when absent.
+// Lookup returns the history of slug for reading: an empty one, not stored,
+// when there is none. Rendering uses it, so that it never changes the history.
+func (h *History) Lookup(slug string) *ServiceHistory {
+	if sh := h.Services[slug]; sh != nil {
+		return sh
+	}
+	return &ServiceHistory{}
+}
+
+// Service returns the history of slug for recording, creating it when
+// absent.
 func (h *History) Service(slug string) *ServiceHistory {
 	if h.Services == nil {
 		h.Services = map[string]*ServiceHistory{}
@@ -137,9 +147,9 @@ func (h *History) Service(slug string) *ServiceHistory {
 
 // Record adds one check of the service at time at. The status seen by the
 // previous check is credited from that check until this one (at most MaxHold);
-// this check's status is credited by the next one. latencyMs < 0 means no
-// successful probe.
-func (sh *ServiceHistory) Record(at time.Time, status Status, latencyMs float64) {
+// this check's status is credited by the next one. latencyMs is the
+// probe's latency, nil when there was no successful probe.
+func (sh *ServiceHistory) Record(at time.Time, status Status, latencyMs *float64) {
 	if !sh.LastChecked.IsZero() && at.After(sh.LastChecked) {
 		end := at
 		if limit := sh.LastChecked.Add(MaxHold); end.After(limit) {
@@ -147,9 +157,9 @@ func (sh *ServiceHistory) Record(at time.Time, status Status, latencyMs float64)
 		}
 		sh.credit(sh.LastChecked, end, sh.LastStatus)
 	}
-	if latencyMs >= 0 {
+	if latencyMs != nil && *latencyMs >= 0 && !math.IsInf(*latencyMs, 0) {
 		b := sh.bucket(at)
-		b.LatencyMs += latencyMs
+		b.LatencyMs += *latencyMs
 		b.Probes++
 	}
 	if at.After(sh.LastChecked) || sh.LastChecked.IsZero() {

@@ -22,7 +22,7 @@ const day = 24 * time.Hour
 // in [from, to). Each check's status is credited until the next one.
 func checks(sh *ServiceHistory, from, to time.Time, step time.Duration, s Status) {
 	for t := from; t.Before(to); t = t.Add(step) {
-		sh.Record(t, s, -1)
+		sh.Record(t, s, nil)
 	}
 }
 
@@ -41,7 +41,7 @@ func scenario(segs ...segment) (*ServiceHistory, time.Time) {
 		checks(sh, t, t.Add(sg.d), 5*time.Minute, sg.s)
 		t = t.Add(sg.d)
 	}
-	sh.Record(t, Operational, -1)
+	sh.Record(t, Operational, nil)
 	return sh, t
 }
 
@@ -138,8 +138,8 @@ func TestRecordMaxHold(t *testing.T) {
 	// sees the service up. The outage is credited for MaxHold (15 min) only:
 	// the other 45 min are no data.
 	sh := &ServiceHistory{}
-	sh.Record(base, MajorOutage, -1)
-	sh.Record(at(time.Hour), Operational, -1)
+	sh.Record(base, MajorOutage, nil)
+	sh.Record(at(time.Hour), Operational, nil)
 
 	want := []Bucket{{T: base.Unix(), Major: 900}}
 	if !reflect.DeepEqual(sh.Buckets, want) {
@@ -162,7 +162,7 @@ func TestUptimeOpenInterval(t *testing.T) {
 	// status holds from 01:00 until "to", at most 15 min.
 	sh := &ServiceHistory{}
 	checks(sh, base, at(time.Hour), 5*time.Minute, Operational)
-	sh.Record(at(time.Hour), MajorOutage, -1)
+	sh.Record(at(time.Hour), MajorOutage, nil)
 
 	tests := []struct {
 		name string
@@ -196,13 +196,13 @@ func TestUptimeOpenInterval(t *testing.T) {
 
 	t.Run("open unknown is not observed", func(t *testing.T) {
 		sh := &ServiceHistory{}
-		sh.Record(base, Unknown, -1)
+		sh.Record(base, Unknown, nil)
 		checkPct(t, "UptimePercent", sh.UptimePercent(base, at(10*time.Minute)), nil)
 	})
 
 	t.Run("single check", func(t *testing.T) {
 		sh := &ServiceHistory{}
-		sh.Record(base, PartialOutage, -1)
+		sh.Record(base, PartialOutage, nil)
 		// 600 s partial: 100 × (600 − 180)/600 = 70.
 		checkPct(t, "UptimePercent", sh.UptimePercent(base.Add(-time.Hour), at(10*time.Minute)), pct(70))
 		if len(sh.Buckets) != 0 {
@@ -222,9 +222,9 @@ func TestUptimeWindows(t *testing.T) {
 		if !t.Before(outage) && t.Before(outage.Add(time.Hour)) {
 			s = MajorOutage
 		}
-		sh.Record(t, s, -1)
+		sh.Record(t, s, nil)
 	}
-	sh.Record(now, Operational, -1)
+	sh.Record(now, Operational, nil)
 
 	sum := total(sh)
 	if sum.Operational != 719*3600 || sum.Major != 3600 || allSeconds(sum) != 30*86400 {
@@ -243,7 +243,7 @@ func TestUptimeWindows(t *testing.T) {
 	// has it, so with 7 × 24 = 168 h observed it is unchanged.
 	later := now.Add(4 * day)
 	checks(sh, now, later, 5*time.Minute, Operational)
-	sh.Record(later, Operational, -1)
+	sh.Record(later, Operational, nil)
 	u = sh.Uptime(later)
 	checkPct(t, "24h after 4 days", u.H24, pct(100))
 	checkPct(t, "7d after 4 days", u.D7, pct(99.404))
@@ -252,7 +252,7 @@ func TestUptimeWindows(t *testing.T) {
 	// Once the outage is more than 7 days old, only the 30d window shows it.
 	latest := now.Add(5 * day)
 	checks(sh, later, latest, 5*time.Minute, Operational)
-	sh.Record(latest, Operational, -1)
+	sh.Record(latest, Operational, nil)
 	u = sh.Uptime(latest)
 	checkPct(t, "7d after 8 days", u.D7, pct(100))
 	checkPct(t, "30d after 8 days", u.D30, pct(99.861))
@@ -289,13 +289,13 @@ func TestUptimeRoundsDown(t *testing.T) {
 	sh := &ServiceHistory{}
 	for t := base; t.Before(now); t = t.Add(5 * time.Minute) {
 		if t.Equal(blip) {
-			sh.Record(t, MajorOutage, -1)
-			sh.Record(t.Add(time.Second), Operational, -1)
+			sh.Record(t, MajorOutage, nil)
+			sh.Record(t.Add(time.Second), Operational, nil)
 			continue
 		}
-		sh.Record(t, Operational, -1)
+		sh.Record(t, Operational, nil)
 	}
-	sh.Record(now, Operational, -1)
+	sh.Record(now, Operational, nil)
 	if sum := total(sh); sum.Major != 1 {
 		t.Fatalf("major seconds = %v, want 1", sum.Major)
 	}
@@ -384,7 +384,7 @@ func TestCreditSplitsAcrossBuckets(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			sh := &ServiceHistory{}
 			for _, d := range tt.checks {
-				sh.Record(at(d), Operational, -1)
+				sh.Record(at(d), Operational, nil)
 			}
 			if !reflect.DeepEqual(sh.Buckets, tt.want) {
 				t.Errorf("Buckets = %+v\nwant      %+v", sh.Buckets, tt.want)
@@ -409,7 +409,7 @@ func TestCreditSplitsAcrossBuckets(t *testing.T) {
 				tm = tm.Add(gap)
 				want[prev] += min(gap, MaxHold).Seconds()
 			}
-			sh.Record(tm, s, -1)
+			sh.Record(tm, s, nil)
 			prev = s
 		}
 		sum := total(sh)
@@ -442,7 +442,7 @@ func TestCreditSplitsAcrossBuckets(t *testing.T) {
 		first := base.Add(-37 * time.Minute)
 		tm := first
 		for range 1000 {
-			sh.Record(tm, Operational, -1)
+			sh.Record(tm, Operational, nil)
 			tm = tm.Add(time.Duration(1+rng.IntN(900)) * time.Second)
 		}
 		last := sh.LastChecked
@@ -460,11 +460,11 @@ func TestCreditSplitsAcrossBuckets(t *testing.T) {
 func TestRecordOutOfOrderAndDuplicates(t *testing.T) {
 	t.Run("same hour", func(t *testing.T) {
 		sh := &ServiceHistory{}
-		sh.Record(base, Operational, 100)
-		sh.Record(at(5*time.Minute), Operational, 110)
-		sh.Record(at(5*time.Minute), MajorOutage, 120) // duplicate time: credits nothing, status ignored
-		sh.Record(at(2*time.Minute), MajorOutage, 130) // out of order: credits nothing, status ignored
-		sh.Record(at(10*time.Minute), Operational, -1)
+		sh.Record(base, Operational, new(100.0))
+		sh.Record(at(5*time.Minute), Operational, new(110.0))
+		sh.Record(at(5*time.Minute), MajorOutage, new(120.0)) // duplicate time: credits nothing, status ignored
+		sh.Record(at(2*time.Minute), MajorOutage, new(130.0)) // out of order: credits nothing, status ignored
+		sh.Record(at(10*time.Minute), Operational, nil)
 
 		// [00:00, 00:10) operational; every successful probe's latency kept.
 		want := []Bucket{{T: base.Unix(), Operational: 600, LatencyMs: 460, Probes: 4}}
@@ -479,12 +479,12 @@ func TestRecordOutOfOrderAndDuplicates(t *testing.T) {
 
 	t.Run("earlier hours are inserted in order", func(t *testing.T) {
 		sh := &ServiceHistory{}
-		sh.Record(at(2*time.Hour), Operational, 10)
-		sh.Record(at(3*time.Hour), Operational, 20) // credits [02:00, 02:15)
-		sh.Record(at(30*time.Minute), MajorOutage, 30)
-		sh.Record(at(time.Hour), MajorOutage, 40)
-		sh.Record(at(2*time.Hour+5*time.Minute), MajorOutage, 50)
-		sh.Record(at(3*time.Hour), MajorOutage, 60) // duplicate of the last check
+		sh.Record(at(2*time.Hour), Operational, new(10.0))
+		sh.Record(at(3*time.Hour), Operational, new(20.0)) // credits [02:00, 02:15)
+		sh.Record(at(30*time.Minute), MajorOutage, new(30.0))
+		sh.Record(at(time.Hour), MajorOutage, new(40.0))
+		sh.Record(at(2*time.Hour+5*time.Minute), MajorOutage, new(50.0))
+		sh.Record(at(3*time.Hour), MajorOutage, new(60.0)) // duplicate of the last check
 
 		h := base.Unix()
 		want := []Bucket{
@@ -506,11 +506,11 @@ func TestRecordOutOfOrderAndDuplicates(t *testing.T) {
 
 func TestRecordLatency(t *testing.T) {
 	sh := &ServiceHistory{}
-	sh.Record(base, Operational, 0)                    // a 0 ms probe is a probe
-	sh.Record(at(5*time.Minute), Operational, 250.5)   // counted
-	sh.Record(at(10*time.Minute), MajorOutage, -1)     // failed probe: not counted
-	sh.Record(at(65*time.Minute), Operational, 99.25)  // next hour
-	sh.Record(at(70*time.Minute), Operational, -0.001) // negative: not counted
+	sh.Record(base, Operational, new(0.0))                 // a 0 ms probe is a probe
+	sh.Record(at(5*time.Minute), Operational, new(250.5))  // counted
+	sh.Record(at(10*time.Minute), MajorOutage, nil)        // failed probe: not counted
+	sh.Record(at(65*time.Minute), Operational, new(99.25)) // next hour
+	sh.Record(at(70*time.Minute), Operational, nil)        // negative: not counted
 	h := base.Unix()
 	want := []Bucket{
 		// [00:00, 00:10) operational, [00:10, 00:25) major (capped).
@@ -529,7 +529,7 @@ func TestHistoryService(t *testing.T) {
 		t.Errorf("NewHistory() = %+v", h)
 	}
 	a := h.Service("openai")
-	a.Record(base, Operational, -1)
+	a.Record(base, Operational, nil)
 	if h.Service("openai") != a {
 		t.Error("Service returned a different pointer the second time")
 	}

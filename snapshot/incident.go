@@ -11,7 +11,7 @@ import (
 )
 
 // Incident is one incident of one service, official or detected by our probes.
-// The first six fields are the spec's; the rest are ours.
+// The first six fields are the API contract's; the rest are ours.
 type Incident struct {
 	ID        string     `json:"id"`
 	Service   string     `json:"service"`

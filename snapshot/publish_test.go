@@ -641,12 +641,12 @@ func TestReadHistory(t *testing.T) {
 		want := NewHistory()
 		want.UpdatedAt = at(30 * day)
 		sh := want.Service("openai")
-		sh.Record(at(30*day-10*time.Minute), Operational, 120.5)
-		sh.Record(at(30*day-5*time.Minute), PartialOutage, 130)
-		sh.Record(at(30*day), MajorOutage, -1)
+		sh.Record(at(30*day-10*time.Minute), Operational, new(120.5))
+		sh.Record(at(30*day-5*time.Minute), PartialOutage, new(130.0))
+		sh.Record(at(30*day), MajorOutage, nil)
 		sh.FailedProbes, sh.FailingSince = 2, at(30*day-5*time.Minute)
 		sh.ProbeIncident = "probe-openai-1"
-		want.Service("cohere").Record(at(29*day), Maintenance, -1)
+		want.Service("cohere").Record(at(29*day), Maintenance, nil)
 		want.Incidents = []Incident{
 			incident("probe-openai-1", at(30*day-5*time.Minute), nil),
 			incident("official-1", at(20*day), ptr(at(21*day))),

@@ -22,6 +22,10 @@ const (
 	PathEvents    = APIBase + "/events"
 	// PathMCP is where the MCP server answers over streamable HTTP.
 	PathMCP = "/mcp"
+	// PathHealthz (the process is up) and PathReadyz (it should get
+	// traffic) are for load balancers and orchestrators.
+	PathHealthz = "/healthz"
+	PathReadyz  = "/readyz"
 )
 
 // SlugParam is the placeholder for a service slug in Route.Path and
@@ -46,6 +50,10 @@ type Route struct {
 	// client's budget (an MCP message costs one too). Everything else is
 	// static content, served without the API's budget as a CDN would.
 	RateLimited bool
+	// Instance routes are answered by each thin-server instance about
+	// itself (health and readiness): never rate limited, never cached, and
+	// never proxied from a static host, whose rules leave them out.
+	Instance bool
 }
 
 // Routes is the route table, in the order the static-hosting rules list them.
@@ -63,5 +71,7 @@ func Routes() []Route {
 		// The event stream is only the server's: the limit is charged once, at connect.
 		{Path: PathEvents, ContentType: ContentEventStream, Dynamic: true, RateLimited: true},
 		{Path: PathMCP, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
+		{Path: PathHealthz, ContentType: ContentJSON, Instance: true},
+		{Path: PathReadyz, ContentType: ContentJSON, Instance: true},
 	}
 }

@@ -15,6 +15,12 @@ func TestRoutes(t *testing.T) {
 			t.Errorf("%s listed twice", r.Path)
 		}
 		seen[r.Path] = true
+		if r.Instance {
+			if r.RateLimited || r.Dynamic || r.File != "" || strings.HasPrefix(r.Path, APINamespace) {
+				t.Errorf("%s: an instance route is outside the API, unlimited, and answered by the server alone", r.Path)
+			}
+			continue
+		}
 		if !strings.HasPrefix(r.Path, APIBase+"/") && r.Path != PathMCP {
 			t.Errorf("%s is outside the API and the MCP endpoint", r.Path)
 		}
@@ -37,7 +43,7 @@ func TestRoutes(t *testing.T) {
 			t.Errorf("%s: content type %q, but its file %s is served as %q", r.Path, r.ContentType, r.File, ContentTypeOf(r.File))
 		}
 	}
-	for _, p := range []string{PathStatus, PathService, PathIncidents, PathCheck, PathOpenAPI, PathExport, PathChanges, PathEvents, PathMCP} {
+	for _, p := range []string{PathStatus, PathService, PathIncidents, PathCheck, PathOpenAPI, PathExport, PathChanges, PathEvents, PathMCP, PathHealthz, PathReadyz} {
 		if !seen[p] {
 			t.Errorf("%s is not in the route table", p)
 		}

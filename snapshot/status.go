@@ -8,7 +8,8 @@ package snapshot
 // Status is the current state of a tracked service.
 type Status string
 
-// The full set of statuses. The spec only shows "operational"; the rest are
+// The full set of statuses. The original API contract shows only
+// "operational"; the rest are
 // ours (see README "Decisions").
 const (
 	Operational   Status = "operational"

@@ -54,7 +54,7 @@ func New(cat snapshot.Catalog, now time.Time, days, incidents int) Cycle {
 			if t.Minute() < 5 { // a new status each hour, mostly operational
 				status = hourStatus(rng)
 			}
-			sh.Record(t, status, 80+rng.Float64()*400)
+			sh.Record(t, status, new(80+rng.Float64()*400))
 		}
 	}
 

@@ -114,3 +114,21 @@ func TestDatadogNotAConfig(t *testing.T) {
 		})
 	}
 }
+
+// FuzzDatadog feeds arbitrary config.json documents through the parser:
+// never a panic, always a valid status and incidents that render.
+func FuzzDatadog(f *testing.F) {
+	f.Add(fixture(f, "real/datadog-openrouter-20260915.json"))
+	f.Add([]byte(`{"components":[{"type":"ComponentGroup","id":"g","name":"API - Gateway","components":[{"type":"Component","id":"c","name":"Chat","status":"major_outage"}]}],"incidents":[{"id":"i","title":"t","publishedDate":"9999-12-31T23:59:59-01:00","resolved":true,"timeline":[{"startedAt":"2026-01-01T00:00:00Z","componentsAffected":[{"id":"c","status":"degraded"}]}]}]}`))
+	f.Add([]byte(`{"components":[]}`))
+	f.Add([]byte(`null`))
+	plain := snapshot.Service{Slug: "openrouter", StatusPage: "https://status.openrouter.ai"}
+	scoped := plain
+	scoped.Feed.Scope = snapshot.Scope{ComponentNames: []string{"API - Gateway"}}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		for _, svc := range []snapshot.Service{plain, scoped} {
+			res, err := parseDatadog(data, Request{Service: svc})
+			checkParsed(t, svc, res, err)
+		}
+	})
+}

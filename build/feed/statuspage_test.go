@@ -346,3 +346,21 @@ func FuzzStatuspage(f *testing.F) {
 		checkParsed(t, svc, res, err)
 	})
 }
+
+// incident.io's summary.json carries a rotating subset of a large page's
+// components: with a components URL, the statuses come from the full list.
+func TestComponentsFromTheFullList(t *testing.T) {
+	summary := `{"page":{"id":"p"},"status":{"indicator":"none"},"components":[{"id":"a","name":"Embeddings","status":"operational"}],"incidents":[]}`
+	full := `{"page":{"id":"p"},"components":[{"id":"a","name":"Embeddings","status":"operational"},{"id":"b","name":"Chat Completions","status":"major_outage"}]}`
+	srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: {body: []byte(summary)}, "/api/v2/components.json": {body: []byte(full)}})
+	svc := service(srv, "openai", "https://status.openai.com", snapshot.FormatIncidentIO, false)
+	res, err := readCatalog(t, svc)
+	if err != nil || res.Status != snapshot.Operational || len(res.Components) != 1 {
+		t.Fatalf("summary alone: %+v, %v", res, err)
+	}
+	svc.Feed.ComponentsURL = srv.URL + "/api/v2/components.json"
+	res, err = readCatalog(t, svc)
+	if err != nil || res.Status != snapshot.PartialOutage || len(res.Components) != 2 {
+		t.Fatalf("with the full list: %+v, %v; want the Chat Completions outage to count", res, err)
+	}
+}

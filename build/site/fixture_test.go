@@ -137,7 +137,7 @@ func buildFixture() (snapshot.Documents, *snapshot.History, error) {
 					}
 				}
 				if checked {
-					sh.Record(at, s, latency)
+					sh.Record(at, s, &latency)
 				}
 			}
 			status = sh.LastStatus

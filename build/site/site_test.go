@@ -4,14 +4,11 @@ import (
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
-	"flag"
 	"fmt"
 	"io"
 	"math"
 	"net/url"
-	"os"
 	"path"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -19,11 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/snapshot"
 	"golang.org/x/net/html"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 func render(t *testing.T) (snapshot.Documents, map[string][]byte) {
 	t.Helper()
@@ -50,28 +46,12 @@ var goldenFiles = []string{
 func TestGolden(t *testing.T) {
 	_, files := render(t)
 	for _, name := range goldenFiles {
-		golden := filepath.Join("testdata", "golden", filepath.FromSlash(name))
 		got, ok := files[name]
 		if !ok {
 			t.Errorf("%s was not rendered", name)
 			continue
 		}
-		if *update {
-			if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(golden, got, 0o644); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		want, err := os.ReadFile(golden)
-		if err != nil {
-			t.Fatalf("%v (run go test ./build/site -update to create it)", err)
-		}
-		if !bytes.Equal(got, want) {
-			t.Errorf("%s differs from %s (run go test ./build/site -update and review the diff)", name, golden)
-		}
+		buildtest.Golden(t, name, got)
 	}
 }
 
@@ -936,7 +916,7 @@ func TestDailyChart(t *testing.T) {
 	sh := &snapshot.ServiceHistory{}
 	check := func(from, to time.Time, s snapshot.Status) {
 		for at := from; at.Before(to); at = at.Add(5 * time.Minute) {
-			sh.Record(at, s, -1)
+			sh.Record(at, s, nil)
 		}
 	}
 	utc := func(day, hour int) time.Time { return time.Date(2026, 10, day, hour, 0, 0, 0, time.UTC) }
@@ -946,7 +926,7 @@ func TestDailyChart(t *testing.T) {
 	check(utc(30, 0), utc(31, 23), snapshot.Operational)
 	check(utc(31, 23), utc(32, 0), snapshot.MajorOutage)
 	check(utc(32, 0), now, snapshot.Operational)
-	sh.Record(now, snapshot.Operational, -1)
+	sh.Record(now, snapshot.Operational, nil)
 
 	c := dailyChart("Test", sh, now)
 	if len(c.Bars) != ChartDays {

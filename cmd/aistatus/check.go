@@ -3,7 +3,9 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aistatus/aistatus/probe"
@@ -15,8 +17,8 @@ import (
 
 func newCheckCmd(g *globals) *cobra.Command {
 	var (
-		dir, catalog string
-		asJSON       bool
+		dir, catalog, observed string
+		asJSON                 bool
 	)
 	cmd := &cobra.Command{
 		Use:   "check QUERY",
@@ -30,10 +32,17 @@ without --json, so check can run as a monitoring plugin or in a script:
   1  degraded or maintenance             (WARNING)
   2  down: partial or major outage       (CRITICAL)
   3  unknown, stale data, untracked, or  (UNKNOWN)
-     check itself failed (no snapshot, bad flag)`,
+     check itself failed (no snapshot, bad flag)
+
+With --error, say what your call just got (an HTTP status such as 401,
+429 or 529, or timeout or connection) and check advises what to do:
+proceed, retry, wait, failover or fix_client, whose side the trouble is
+on, and the alternatives that are up. The exit code still says the
+service's status, not the advice.`,
 		Example: `  aistatus check openai
   aistatus check https://api.anthropic.com/v1/messages
-  aistatus check claude.ai --json || echo "not up (exit $?)"`,
+  aistatus check claude.ai --json || echo "not up (exit $?)"
+  aistatus check anthropic --error 529`,
 		Args:        cobra.ExactArgs(1),
 		Annotations: map[string]string{errorCodeAnnotation: strconv.Itoa(exitUnknown)},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -46,7 +55,10 @@ without --json, so check can run as a monitoring plugin or in a script:
 				return fmt.Errorf("%w (run 'aistatus build --out %s' first)", err, dir)
 			}
 			srv := serve.New(serve.Options{Dir: dir, Catalog: cat, Log: zerolog.Nop(), Now: time.Now, Client: probe.NewClient()})
-			doc := srv.Check(snap, args[0])
+			doc, err := srv.CheckError(snap, args[0], observed)
+			if err != nil {
+				return fmt.Errorf("--error: %w", err)
+			}
 			if asJSON {
 				enc := json.NewEncoder(g.stdout)
 				enc.SetIndent("", "  ")
@@ -62,13 +74,36 @@ without --json, so check can run as a monitoring plugin or in a script:
 			if len(doc.Verdict.Suggestions) > 0 {
 				fmt.Fprintf(g.stdout, "   Did you mean: %v?\n", doc.Verdict.Suggestions)
 			}
+			printAdvice(g.stdout, doc.Verdict)
 			return verdictExit(doc.Verdict.Level)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "public", "snapshot folder to read")
 	cmd.Flags().StringVar(&catalog, "catalog", "", "catalog JSON file (default: the embedded one)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the /check response as JSON")
+	cmd.Flags().StringVar(&observed, "error", "", "what your call just got: an HTTP status (100-599), timeout or connection")
 	return cmd
+}
+
+// printAdvice prints the verdict's advice for people: the action and whose
+// side the trouble is on, then where to go instead. An untracked verdict
+// has none.
+func printAdvice(w io.Writer, v snapshot.Verdict) {
+	if v.Action == "" {
+		return
+	}
+	fmt.Fprintf(w, "   Action: %s (blame: %s, confidence: %s)", v.Action, v.Blame, v.Confidence)
+	if v.RetryAfterSeconds != nil {
+		fmt.Fprintf(w, ", retry after %d s", *v.RetryAfterSeconds)
+	}
+	fmt.Fprintf(w, "\n   %s\n", v.Reason)
+	if len(v.Alternatives) > 0 {
+		alts := make([]string, len(v.Alternatives))
+		for i, a := range v.Alternatives {
+			alts[i] = fmt.Sprintf("%s (%s, %s)", a.Name, a.Slug, a.Status)
+		}
+		fmt.Fprintf(w, "   Alternatives: %s\n", strings.Join(alts, ", "))
+	}
 }
 
 // checkExitCode maps a /check verdict level to a monitoring-plugin exit

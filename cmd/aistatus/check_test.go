@@ -40,7 +40,7 @@ func publishStatuses(t *testing.T, genTime time.Time, statuses map[string]snapsh
 		if !ok {
 			st = snapshot.Operational
 		}
-		h.Service(svc.Slug).Record(genTime, st, 100)
+		h.Service(svc.Slug).Record(genTime, st, new(100.0))
 		states[svc.Slug] = build.ServiceState{Status: st}
 	}
 	files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, genTime)
@@ -83,6 +83,11 @@ func TestCheckExitCodes(t *testing.T) {
 		{"no snapshot", []string{"openai", "--dir", filepath.Join(t.TempDir(), "missing")}, 3, ""},
 		{"no query", []string{}, 3, ""},
 		{"unknown flag", []string{"openai", "--bogus"}, 3, ""},
+		// --error changes the advice, never the code, which says the status.
+		{"up, error 401", []string{"openai", "--error", "401"}, 0, "up"},
+		{"major outage, error 529", []string{"mistral", "--error", "529"}, 2, "down"},
+		{"bad --error", []string{"openai", "--error", "600"}, 3, ""},
+		{"untracked, error timeout", []string{"no-such-service.example", "--error", "timeout"}, 3, "untracked"},
 	} {
 		for _, asJSON := range []bool{false, true} {
 			name := tc.name
@@ -124,6 +129,62 @@ func TestCheckExitCodes(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestCheckError: --error prints the advice — action, blame, alternatives
+// — and --json the same document /check serves.
+func TestCheckError(t *testing.T) {
+	dir, catalog := publishStatuses(t, time.Now(), map[string]snapshot.Status{
+		"anthropic":  snapshot.MajorOutage,
+		"openrouter": snapshot.PartialOutage,
+	})
+	for _, tc := range []struct {
+		args          []string
+		code          int
+		want          []string // in the text output
+		action, blame string
+		alts          []string
+	}{
+		{[]string{"claude", "--error", "529"}, 2, []string{"Action: failover (blame: provider, confidence: high)", "Alternatives: Amazon Bedrock (aws-bedrock, operational), Google Gemini"},
+			"failover", "provider", []string{"aws-bedrock", "google-gemini"}},
+		{[]string{"openai", "--error", "401"}, 0, []string{"Action: fix_client (blame: client, confidence: high)", "Alternatives: Azure OpenAI (azure-openai, operational)"},
+			"fix_client", "client", []string{"azure-openai"}},
+		{[]string{"openai", "--error", "429"}, 0, []string{"Action: retry (blame: client, confidence: high), retry after 30 s"}, "retry", "client", []string{"azure-openai"}},
+		{[]string{"openai"}, 0, []string{"Action: proceed"}, "proceed", "unknown", []string{"azure-openai"}},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			base := append([]string{"check", "--dir", dir, "--catalog", catalog}, tc.args...)
+			var stdout, stderr strings.Builder
+			if code := execute(context.Background(), base, &stdout, &stderr); code != tc.code {
+				t.Fatalf("exit %d, want %d: %s %s", code, tc.code, stdout.String(), stderr.String())
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(stdout.String(), w) {
+					t.Errorf("output lacks %q:\n%s", w, stdout.String())
+				}
+			}
+			stdout.Reset()
+			if code := execute(context.Background(), append(base, "--json"), &stdout, &stderr); code != tc.code {
+				t.Fatalf("--json: exit %d, want %d", code, tc.code)
+			}
+			var doc snapshot.CheckDoc
+			if err := json.Unmarshal([]byte(stdout.String()), &doc); err != nil {
+				t.Fatal(err)
+			}
+			var alts []string
+			for _, a := range doc.Verdict.Alternatives {
+				alts = append(alts, a.Slug)
+			}
+			if doc.Verdict.Action != tc.action || doc.Verdict.Blame != tc.blame || strings.Join(alts, ",") != strings.Join(tc.alts, ",") {
+				t.Errorf("--json verdict %s/%s alternatives %v, want %s/%s %v", doc.Verdict.Action, doc.Verdict.Blame, alts, tc.action, tc.blame, tc.alts)
+			}
+		})
+	}
+	var stdout, stderr strings.Builder
+	if code := execute(context.Background(), []string{"check", "--dir", dir, "--catalog", catalog, "openai", "--error", "teapot"}, &stdout, &stderr); code != exitUnknown ||
+		!strings.Contains(stderr.String(), "--error") || !strings.Contains(stderr.String(), "timeout") {
+		t.Errorf("bad --error: exit %d, stderr %q", code, stderr.String())
 	}
 }
 

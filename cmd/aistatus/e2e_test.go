@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -54,6 +55,10 @@ func startCommand(t *testing.T, args ...string) *syncBuffer {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	out := new(syncBuffer)
+	if !slices.ContainsFunc(args, func(a string) bool { return strings.HasPrefix(a, "--drain") }) {
+		// No load balancer watches a test: shut down at once.
+		args = append(args, "--drain", "0")
+	}
 	go func() {
 		defer close(done)
 		if code := execute(ctx, append(args, "--log-format", "json"), out, out); code != 0 {

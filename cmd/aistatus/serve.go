@@ -24,12 +24,18 @@ type serveOptions struct {
 	reload         time.Duration
 	connsPerClient int
 	conns          int
+	origin         string
+	poll           time.Duration
+	drain          time.Duration
 }
 
 func (o *serveOptions) register(fs *pflag.FlagSet, withDir bool) {
 	if withDir {
 		fs.StringVar(&o.dir, "dir", "public", "snapshot folder to serve")
+		fs.StringVar(&o.origin, "origin", "", "published site to serve the snapshot of instead of a folder (a replica), e.g. https://owner.github.io/aistatus")
+		fs.DurationVar(&o.poll, "poll", 30*time.Second, "with --origin: how often to look for a new snapshot there")
 	}
+	fs.DurationVar(&o.drain, "drain", 5*time.Second, "on SIGTERM, report not ready (/readyz 503) this long before shutting down, so a load balancer stops sending; 0 turns it off")
 	fs.StringVar(&o.addr, "addr", ":8080", "address to listen on (HOST:PORT)")
 	fs.IntVar(&o.rateLimit, "rate-limit", 30, "requests per minute per client IP; 0 turns limiting off (behind a CDN that limits)")
 	fs.IntVar(&o.maxClients, "rate-limit-clients", 100_000, "most clients the rate limiter remembers (bounds its memory)")
@@ -45,6 +51,12 @@ func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.
 	if err != nil {
 		return nil, err
 	}
+	var origin *serve.Origin
+	if o.origin != "" {
+		if origin, err = serve.NewOrigin(serve.OriginOptions{URL: o.origin, Client: probe.NewClient(), Poll: o.poll, Log: log, Now: time.Now}); err != nil {
+			return nil, err
+		}
+	}
 	return serve.New(serve.Options{
 		Dir:               o.dir,
 		Catalog:           cat,
@@ -58,6 +70,8 @@ func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.
 		Now:               time.Now,
 		Client:            probe.NewClient(),
 		Version:           versionString(),
+		Origin:            origin,
+		Drain:             o.drain,
 	}), nil
 }
 
@@ -66,13 +80,14 @@ func newServeCmd(g *globals) *cobra.Command {
 	var catalog string
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve a snapshot folder (the thin server); picks up newer snapshots without a restart",
+		Short: "Serve a snapshot folder, or a published site with --origin (the thin server); picks up newer snapshots without a restart",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return runServe(cmd.Context(), g, &o, catalog)
 		},
 	}
 	o.register(cmd.Flags(), true)
+	cmd.MarkFlagsMutuallyExclusive("dir", "origin")
 	cmd.Flags().StringVar(&catalog, "catalog", "", "catalog JSON file, for /check (default: the embedded one)")
 	return cmd
 }
@@ -97,6 +112,10 @@ func runServe(ctx context.Context, g *globals, o *serveOptions, catalog string) 
 	defer wg.Wait()
 	defer cancel()
 	wg.Go(func() { srv.Watch(ctx, o.reload) })
+	if o.origin != "" {
+		// A replica logs each failed sync itself, with the origin's answer.
+		return srv.ListenAndServe(ctx, o.addr)
+	}
 	// Only serve warns: run's own first build fills the folder, and saying
 	// it is empty meanwhile would be noise.
 	wg.Go(func() {

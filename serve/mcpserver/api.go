@@ -102,8 +102,19 @@ func (a API) Incidents(ctx context.Context, q IncidentQuery) (snapshot.IncidentL
 
 // Check is GET /check?q=: the verdict for a service name, domain or URL.
 func (a API) Check(ctx context.Context, query string) (snapshot.CheckDoc, error) {
+	return a.CheckError(ctx, query, "")
+}
+
+// CheckError is GET /check?q=&error=: the verdict with advice for a caller
+// that just got observed (an HTTP status, "timeout" or "connection"); ""
+// sends no error. The server validates it: a bad one is a *ProblemError.
+func (a API) CheckError(ctx context.Context, query, observed string) (snapshot.CheckDoc, error) {
+	v := url.Values{"q": {query}}
+	if observed != "" {
+		v.Set("error", observed)
+	}
 	var doc snapshot.CheckDoc
-	err := a.get(ctx, "/check", url.Values{"q": {query}}, &doc)
+	err := a.get(ctx, "/check", v, &doc)
 	return doc, err
 }
 

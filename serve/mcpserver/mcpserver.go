@@ -62,7 +62,16 @@ type serviceInput struct {
 // Input of check_service.
 type checkInput struct {
 	Query string `json:"query"`
+	// Error is a plain string, "" for none, rather than a pointer: one type
+	// per argument (see IncidentQuery). It is not constrained by a pattern
+	// here, so that a bad value reaches the API and comes back with its
+	// explanation instead of a bare schema mismatch.
+	Error string `json:"error,omitempty"`
 }
+
+// maxObserved bounds check_service's error argument ("connection" is the
+// longest valid value).
+const maxObserved = 10
 
 // maxQuery is the longest query /check accepts, in bytes.
 const maxQuery = 256
@@ -220,14 +229,23 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 		Description: "Answers \"is X down?\" for a service name, alias, domain or URL (" + orList(ex.queries, ", ") + "). Returns the matched service, its status and a plain-language verdict: " +
 			"verdict.level is up, degraded, down, maintenance, unknown (no data — not an outage), stale (the data is too old " +
 			"to trust; verdict.dataAgeSeconds says how old) or untracked (aistatus does not follow it; verdict.suggestions " +
-			"lists close names). latencyMs is a live probe of the service's API host, at most 30 s old. " + statusLegend + licenceNote,
+			"lists close names). latencyMs is a live probe of the service's API host, at most 30 s old. " +
+			"Pass error (what your call to the service just got: an HTTP status such as 401, 429 or 529, or timeout or connection) " +
+			"to learn whether it is you or them: verdict.action is proceed, retry (after verdict.retryAfterSeconds), wait, " +
+			"failover (to one of verdict.alternatives: services serving the same models, not down, best first) or fix_client; " +
+			"verdict.blame is provider, client or unknown; verdict.confidence high, medium or low; verdict.evidence lists the " +
+			"facts behind it (the status page's word, aistatus's probes, recent incidents). " + statusLegend + licenceNote,
 		InputSchema: inputSchema[checkInput](func(p map[string]*jsonschema.Schema) {
 			p["query"].Description = "a service name, alias, domain or URL" + suchAs(ex.queries, " or ")
 			p["query"].MinLength, p["query"].MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(maxQuery)
+			p["error"].Description = "optional: what your call to the service just got — the HTTP status (100 to 599, e.g. 401, 429, 529) " +
+				"or timeout or connection (refused, reset, DNS, TLS); omit it to ask about the status alone"
+			p["error"].MinLength, p["error"].MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(maxObserved)
+			p["error"].Examples = []any{"401", "429", "529", "timeout", "connection"}
 		}),
 		Annotations: annotations("Is this AI service up?", true),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in checkInput) (*mcp.CallToolResult, CheckResult, error) {
-		doc, err := api.Check(ctx, in.Query)
+		doc, err := api.CheckError(ctx, in.Query, in.Error)
 		if err != nil {
 			return nil, CheckResult{}, err
 		}
@@ -427,6 +445,20 @@ func checkSummary(doc snapshot.CheckDoc) string {
 	}
 	if len(doc.Verdict.Suggestions) > 0 {
 		s += " Did you mean: " + strings.Join(doc.Verdict.Suggestions, ", ") + "?"
+	}
+	if v := doc.Verdict; v.Action != "" {
+		s += fmt.Sprintf(" Action: %s (blame: %s, confidence: %s", v.Action, v.Blame, v.Confidence)
+		if v.RetryAfterSeconds != nil {
+			s += fmt.Sprintf(", retry after %d s", *v.RetryAfterSeconds)
+		}
+		s += "). " + v.Reason
+		if len(v.Alternatives) > 0 {
+			alts := make([]string, len(v.Alternatives))
+			for i, a := range v.Alternatives {
+				alts[i] = fmt.Sprintf("%s (%s, %s)", a.Name, a.Slug, a.Status)
+			}
+			s += " Alternatives: " + strings.Join(alts, ", ") + "."
+		}
 	}
 	return s
 }

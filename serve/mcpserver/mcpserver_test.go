@@ -56,8 +56,8 @@ func newServer(t *testing.T, rateLimit int) *serve.Server {
 		if svc.Slug == "openai" {
 			st = snapshot.Degraded
 		}
-		h.Service(svc.Slug).Record(genTime.Add(-time.Hour), st, 100)
-		h.Service(svc.Slug).Record(genTime, st, 120)
+		h.Service(svc.Slug).Record(genTime.Add(-time.Hour), st, new(100.0))
+		h.Service(svc.Slug).Record(genTime, st, new(120.0))
 		latency := 120.0
 		states[svc.Slug] = build.ServiceState{Status: st, Sources: snapshot.Sources{
 			Feed:  snapshot.FeedSource{Format: svc.Feed.Format, State: snapshot.FeedOK, Status: st},
@@ -234,6 +234,27 @@ func TestTools(t *testing.T) {
 	if !strings.Contains(text, "Anthropic is up") {
 		t.Errorf("check_service summary: %s", text)
 	}
+	// error: the advice for what the caller just got. openai has an open
+	// official incident and Azure OpenAI is up: fail over.
+	text = call(t, cs, "check_service", map[string]any{"query": "openai", "error": "529"}, &check)
+	if check.Error == nil || *check.Error != "529" || check.Verdict.Action != snapshot.ActionFailover || check.Verdict.Blame != snapshot.BlameProvider ||
+		len(check.Verdict.Alternatives) == 0 || check.Verdict.Alternatives[0].Slug != "azure-openai" || len(check.Verdict.Evidence) == 0 {
+		t.Errorf("check_service openai error 529: %+v", check)
+	}
+	if !strings.Contains(text, "Action: failover (blame: provider") || !strings.Contains(text, "Azure OpenAI (azure-openai, operational)") {
+		t.Errorf("check_service error summary: %s", text)
+	}
+	call(t, cs, "check_service", map[string]any{"query": "claude", "error": "401"}, &check)
+	if check.Verdict.Action != snapshot.ActionFixClient || check.Verdict.Blame != snapshot.BlameClient || check.Verdict.Confidence != snapshot.ConfidenceHigh {
+		t.Errorf("check_service claude error 401: %+v", check.Verdict)
+	}
+	if props := schemas["check_service"]["properties"].(map[string]any); props["error"].(map[string]any)["type"] != "string" ||
+		props["error"].(map[string]any)["examples"] == nil {
+		t.Errorf("check_service error schema: %v", props["error"])
+	}
+	if req, _ := json.Marshal(schemas["check_service"]["required"]); string(req) != `["query"]` {
+		t.Errorf("check_service required: %s", req)
+	}
 	call(t, cs, "check_service", map[string]any{"query": "chatgtp"}, &check)
 	if check.Tracked || check.Verdict.Level != "untracked" || len(check.Verdict.Suggestions) == 0 {
 		t.Errorf("check_service untracked: %+v", check)
@@ -252,6 +273,8 @@ func TestTools(t *testing.T) {
 	assertToolError(t, cs, "get_service", map[string]any{"slug": "nope"}, `"nope" is not a tracked service`)
 	assertToolError(t, cs, "get_service", map[string]any{}, "slug")
 	assertToolError(t, cs, "check_service", map[string]any{"query": ""}, "query")
+	// A bad error comes back with the API's explanation.
+	assertToolError(t, cs, "check_service", map[string]any{"query": "openai", "error": "teapot"}, "error must be the HTTP status", "timeout")
 }
 
 // TestUnreachableAPI: a dead remote instance is a tool error the model can

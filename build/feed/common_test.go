@@ -1,0 +1,90 @@
+package feed
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// A status page is run by its owner, not by us. Each case is an attack seen
+// on loopback against the first version, sent through the door every read
+// goes through (Read): what comes out must be bounded, inert and renderable.
+func TestReadCleansHostileFeeds(t *testing.T) {
+	incident := func(fields string) string {
+		return `{"id":"ok1","name":"Elevated errors","status":"investigating","impact":"minor","created_at":"2026-11-01T10:00:00Z"` + fields + `}`
+	}
+	calm := `"components":[{"id":"api","name":"API","status":"operational"}]`
+	tests := []struct {
+		name  string
+		inc   string
+		check func(t *testing.T, incs []snapshot.Incident)
+	}{
+		{"a time that is year 10000 in UTC is dropped, not fatal",
+			incident(`,"id":"bad","started_at":"9999-12-31T23:59:59-01:00"`),
+			func(t *testing.T, incs []snapshot.Incident) {
+				if len(incs) != 1 || incs[0].ID != "svc-ok1" {
+					t.Errorf("incidents %+v, want only the sane one", incs)
+				}
+			}},
+		{"year 0 with a positive offset is dropped",
+			incident(`,"id":"bad","started_at":"0000-01-01T00:30:00+01:00"`),
+			func(t *testing.T, incs []snapshot.Incident) {
+				if len(incs) != 1 {
+					t.Errorf("incidents %+v, want only the sane one", incs)
+				}
+			}},
+		{"a 1 MiB headline is capped",
+			incident(`,"id":"big","name":"` + strings.Repeat("A", 1<<20) + `"`),
+			func(t *testing.T, incs []snapshot.Incident) {
+				for _, inc := range incs {
+					if n := utf8.RuneCountInString(inc.Headline); n > maxHeadline {
+						t.Errorf("headline of %d characters", n)
+					}
+				}
+			}},
+		{"javascript: and data: links become the status page",
+			incident(`,"id":"js","shortlink":"javascript:alert(1)"`) + `,` + incident(`,"id":"data","shortlink":"data:text/html,<script>alert(1)</script>"`),
+			func(t *testing.T, incs []snapshot.Incident) {
+				for _, inc := range incs {
+					if inc.URL != "https://status.example.com" {
+						t.Errorf("%s: link %q", inc.ID, inc.URL)
+					}
+				}
+			}},
+		{"an id that is markup is made safe",
+			incident(`,"id":"x\"><img src=x onerror=alert(1)>"`),
+			func(t *testing.T, incs []snapshot.Incident) {
+				for _, inc := range incs {
+					if strings.ContainsAny(inc.ID, `"<> =()`) {
+						t.Errorf("id %q", inc.ID)
+					}
+				}
+			}},
+		{"CR, LF and bidi controls are stripped from text",
+			incident(`,"id":"ctl","name":"Line one\r\nInjected: header\u202eevil\u2066","status":"inv\nestigating"`),
+			func(t *testing.T, incs []snapshot.Incident) {
+				for _, inc := range incs {
+					if inc.ID == "svc-ctl" && (inc.Headline != "Line one Injected: headerevil" || inc.Status != "inv estigating") {
+						t.Errorf("headline %q, status %q", inc.Headline, inc.Status)
+					}
+				}
+			}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := `{"page":{"id":"p"},` + calm + `,"incidents":[` + incident("") + `,` + tt.inc + `]}`
+			srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: {body: []byte(body)}})
+			res, err := read(t, Adapters()[snapshot.FormatStatuspage], service(srv, "svc", "https://status.example.com", snapshot.FormatStatuspage, false))
+			if err != nil {
+				t.Fatalf("Read: %v", err)
+			}
+			tt.check(t, res.Incidents)
+			if _, err := json.Marshal(res); err != nil {
+				t.Errorf("the result does not render: %v", err)
+			}
+		})
+	}
+}

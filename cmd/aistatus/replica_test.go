@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/serve"
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// TestServeOrigin runs serve --origin against a static host of a built
+// snapshot, as a replica behind a load balancer does: it loads the site,
+// serves the API from it, reports itself ready, and follows a new publish.
+func TestServeOrigin(t *testing.T) {
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := filepath.Join(t.TempDir(), "site")
+	publish := func(at time.Time) {
+		t.Helper()
+		files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: time.Hour, Generator: "test"},
+			cat, snapshot.NewHistory(), nil, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := snapshot.Publish(site, files); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := time.Now().UTC().Truncate(time.Second)
+	publish(first)
+	origin := httptest.NewServer(http.FileServer(http.Dir(site)))
+	defer origin.Close()
+
+	addr := freeAddr(t)
+	out := startCommand(t, "serve", "--origin", origin.URL, "--addr", addr, "--poll", "100ms")
+	base := "http://" + addr
+	waitFor(t, base+snapshot.PathReadyz)
+	var h serve.Health
+	get(t, base+snapshot.PathReadyz).decode(t, &h)
+	if h.Source.Kind != "origin" || !strings.HasPrefix(h.Source.Location, origin.URL) || h.Snapshot == nil || !h.Snapshot.GeneratedAt.Equal(first) {
+		t.Fatalf("/readyz: %+v", h)
+	}
+	var status snapshot.StatusDoc
+	get(t, base+snapshot.PathStatus).decode(t, &status)
+	if len(status.Services) != len(cat.Services) || !status.Timestamp.Equal(first) {
+		t.Fatalf("status from the replica: %d services at %v", len(status.Services), status.Timestamp)
+	}
+
+	second := first.Add(time.Minute)
+	publish(second)
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		get(t, base+snapshot.PathStatus).decode(t, &status)
+		if status.Timestamp.Equal(second) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica never took the new snapshot: %s", out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestServeDirAndOriginExclusive: a replica reads one source.
+func TestServeDirAndOriginExclusive(t *testing.T) {
+	code, out := aistatus(context.Background(), "serve", "--dir", t.TempDir(), "--origin", "https://example.com", "--addr", freeAddr(t))
+	if code == 0 || !strings.Contains(out, "origin") {
+		t.Errorf("serve --dir --origin: exit %d: %s", code, out)
+	}
+	code, out = aistatus(context.Background(), "serve", "--origin", "ftp://example.com", "--addr", freeAddr(t))
+	if code == 0 || !strings.Contains(out, "not an http(s) URL") {
+		t.Errorf("serve --origin ftp://: exit %d: %s", code, out)
+	}
+}

@@ -1,0 +1,81 @@
+package probe
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// What a probe makes of each kind of answer: any answer below 500 is a live
+// host (the probe sends no credentials, so 401 is the healthy answer); a 5xx,
+// a closed port or no answer in time is a failed probe, as data.
+func TestProbe(t *testing.T) {
+	answer := func(code int) string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.URL.Path == "/moved" {
+				http.Redirect(w, r, "/elsewhere", http.StatusMovedPermanently)
+				return
+			}
+			w.WriteHeader(code)
+		}))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	closed := func() string {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			t.Fatal(err)
+		}
+		addr := ln.Addr().String()
+		ln.Close()
+		return "http://" + addr
+	}
+	hanging := func() string {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+		t.Cleanup(srv.Close)
+		return srv.URL
+	}
+	for _, tt := range []struct {
+		name   string
+		url    string
+		state  string
+		status int
+		reason string
+	}{
+		{"401 without credentials: alive", answer(401), snapshot.ProbeOK, 401, ""},
+		{"404: alive", answer(404), snapshot.ProbeOK, 404, ""},
+		{"a redirect is an answer, not followed", answer(200) + "/moved", snapshot.ProbeOK, 301, ""},
+		{"503: failed", answer(503), snapshot.ProbeFailed, 503, "Service Unavailable"},
+		{"closed port: failed", closed(), snapshot.ProbeFailed, 0, "refused"},
+		{"no answer in time: failed", hanging(), snapshot.ProbeFailed, 0, "deadline"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+			defer cancel()
+			got := Probe(ctx, NewClient(), tt.url)
+			if got.State != tt.state || got.HTTPStatus != tt.status || !strings.Contains(got.Error, tt.reason) {
+				t.Fatalf("Probe = %+v, want state %s, status %d, error mentioning %q", got, tt.state, tt.status, tt.reason)
+			}
+			if (got.LatencyMs != nil) != (tt.state == snapshot.ProbeOK) {
+				t.Errorf("latency %v: only a live host has one", got.LatencyMs)
+			}
+		})
+	}
+}
+
+// Every request names the project.
+func TestClientSetsUserAgent(t *testing.T) {
+	got := make(chan string, 1)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got <- r.UserAgent() }))
+	defer srv.Close()
+	Probe(context.Background(), NewClient(), srv.URL)
+	if ua := <-got; ua != UserAgent {
+		t.Errorf("User-Agent %q, want %q", ua, UserAgent)
+	}
+}

@@ -1,0 +1,421 @@
+package serve
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// "Is it me or them?": /check's error parameter says what the caller just
+// saw, and the verdict answers with what to do about it. The advice comes
+// from one table of rules (checkRules), first match wins, over a small
+// situation (what was seen, the status, our probe, an official incident);
+// evidence and alternatives are gathered beside it and never change the
+// choice of row, so the table alone says why an answer is what it is.
+
+// errorClass is what the caller saw, in the classes the rules tell apart.
+type errorClass string
+
+const (
+	// errNone: no error sent, or a status below 400 (the call worked):
+	// the status alone decides.
+	errNone errorClass = "none"
+	// errAuth: 401, 403 and 407 — credentials or permissions.
+	errAuth errorClass = "auth"
+	// errRequest: any other 4xx but 408 and 429 — a request the provider
+	// refused as it stands (400, 404, 409, 413, 422, …).
+	errRequest errorClass = "request"
+	// errRateLimit: 429.
+	errRateLimit errorClass = "rate_limit"
+	// errServer: every 5xx, 529 (Anthropic's "overloaded") included.
+	errServer errorClass = "server"
+	// errTimeout: "timeout", and 408 (the server gave up waiting).
+	errTimeout errorClass = "timeout"
+	// errConnection: "connection" — refused, reset, DNS, TLS.
+	errConnection errorClass = "connection"
+)
+
+// observedHelp is the detail of a 400 for a bad error parameter: it says
+// what is accepted, so that a caller (or a model) can correct itself.
+const observedHelp = `error must be the HTTP status you got, from 100 to 599 (e.g. 401, 429, 529), "timeout" or "connection"`
+
+// classifyObserved parses the error parameter. Only three ASCII digits or
+// the two words are accepted, so "+429", "0429" and "429.0" are refused
+// rather than read as something the caller may not have meant.
+func classifyObserved(s string) (errorClass, error) {
+	switch s {
+	case "":
+		return errNone, nil
+	case "timeout":
+		return errTimeout, nil
+	case "connection":
+		return errConnection, nil
+	}
+	if len(s) != 3 || s[0] < '1' || s[0] > '5' || s[1] < '0' || s[1] > '9' || s[2] < '0' || s[2] > '9' {
+		return "", errors.New(observedHelp)
+	}
+	code, _ := strconv.Atoi(s)
+	switch {
+	case code < 400:
+		return errNone, nil
+	case code == 401 || code == 403 || code == 407:
+		return errAuth, nil
+	case code == 408:
+		return errTimeout, nil
+	case code == 429:
+		return errRateLimit, nil
+	case code < 500:
+		return errRequest, nil
+	}
+	return errServer, nil
+}
+
+// health is the service's status as the rules see it: stale data is its
+// own value, since a status too old to trust is not the status.
+type health string
+
+const (
+	healthUp          health = "up"
+	healthDegraded    health = "degraded"
+	healthDown        health = "down" // partial or major outage
+	healthMaintenance health = "maintenance"
+	healthUnknown     health = "unknown"
+	healthStale       health = "stale"
+)
+
+func healthOf(status snapshot.Status, stale bool) health {
+	if stale {
+		return healthStale
+	}
+	switch status {
+	case snapshot.Operational:
+		return healthUp
+	case snapshot.Degraded:
+		return healthDegraded
+	case snapshot.PartialOutage, snapshot.MajorOutage:
+		return healthDown
+	case snapshot.Maintenance:
+		return healthMaintenance
+	}
+	return healthUnknown
+}
+
+// probeState is what our own probes say now.
+type probeState string
+
+const (
+	probeAny     probeState = "" // in a rule: whatever the probe says
+	probeOK      probeState = "ok"
+	probeFailing probeState = "failing"
+	probeNone    probeState = "none" // no probe of this service, no result
+)
+
+// tri is a yes/no condition of a rule that may also not matter.
+type tri int
+
+const (
+	either tri = iota
+	yes
+	no
+)
+
+func (t tri) matches(v bool) bool { return t == either || (t == yes) == v }
+
+// situation is everything the rules decide on.
+type situation struct {
+	Error  errorClass
+	Health health
+	Probe  probeState
+	// Incident: the service's status page has an open incident in scope.
+	Incident bool
+	// AltUp: at least one alternative is operational or degraded.
+	AltUp bool
+}
+
+// advice is a rule's outcome.
+type advice struct {
+	Action, Blame, Confidence string
+	// RetryAfter in seconds; 0 means none (the action is not to wait).
+	RetryAfter int
+	Reason     string
+}
+
+// rule is one row of the table: a condition on the situation and the
+// advice when it holds. Empty lists, probeAny and either match everything.
+type rule struct {
+	errors   []errorClass
+	health   []health
+	probe    probeState
+	incident tri
+	advice   advice
+}
+
+func (r rule) matches(s situation) bool {
+	return (len(r.errors) == 0 || slices.Contains(r.errors, s.Error)) &&
+		(len(r.health) == 0 || slices.Contains(r.health, s.Health)) &&
+		(r.probe == probeAny || r.probe == s.Probe) &&
+		r.incident.matches(s.Incident)
+}
+
+// checkRules is the rule table, first match wins. It is a function rather
+// than a package variable so that nothing can change it at run time. The
+// README and the OpenAPI description of /check state it; keep them in step.
+//
+// Two adjustments follow the match (see decide): "wait" becomes "failover"
+// when an alternative is up, and stale data lowers the confidence one step
+// unless the row is about stale data.
+func checkRules() []rule {
+	const (
+		proceed, retry, wait, fix = snapshot.ActionProceed, snapshot.ActionRetry, snapshot.ActionWait, snapshot.ActionFixClient
+		provider, client, unknown = snapshot.BlameProvider, snapshot.BlameClient, snapshot.BlameUnknown
+		high, medium, low         = snapshot.ConfidenceHigh, snapshot.ConfidenceMedium, snapshot.ConfidenceLow
+	)
+	var (
+		none    = []errorClass{errNone}
+		auth    = []errorClass{errAuth}
+		request = []errorClass{errRequest}
+		limited = []errorClass{errRateLimit}
+		server  = []errorClass{errServer}
+		network = []errorClass{errTimeout, errConnection}
+	)
+	h := func(hs ...health) []health { return hs }
+	return []rule{
+		// No error given: the status alone decides.
+		{none, h(healthStale), probeAny, either, advice{retry, unknown, low, 60, "The data is too old to trust: try your request and check again later."}},
+		{none, h(healthUp, healthDegraded), probeFailing, either, advice{retry, provider, medium, 30, "The status says up, but our own probe of its API is failing right now."}},
+		{none, h(healthUp), probeAny, either, advice{proceed, unknown, high, 0, "It is up: go ahead."}},
+		{none, h(healthDegraded), probeAny, either, advice{proceed, provider, medium, 0, "It is up but degraded: expect slower answers or more errors, and retry those with backoff."}},
+		{none, h(healthDown), probeAny, either, advice{wait, provider, high, 120, "It is down: wait for it to recover."}},
+		{none, h(healthMaintenance), probeAny, either, advice{wait, provider, medium, 300, "It is under planned maintenance."}},
+		{none, nil, probeAny, either, advice{retry, unknown, low, 60, "We can't tell whether it is up: try your request."}},
+
+		// 401, 403, 407: credentials.
+		{auth, h(healthUp), probeAny, no, advice{fix, client, high, 0, "An authentication or permission error while the service is up: check the API key, its permissions and the organisation or project it belongs to."}},
+		{auth, nil, probeAny, either, advice{fix, client, medium, 0, "An authentication or permission error is almost always the key or its permissions, even while the service is not fully up."}},
+
+		// Other 4xx: the request as sent.
+		{request, h(healthUp, healthDegraded), probeAny, either, advice{fix, client, high, 0, "The provider refused the request as it stands: fix the request (path, model name, body, size)."}},
+		{request, nil, probeAny, either, advice{fix, client, medium, 0, "A 4xx is most likely the request itself: fix the request (path, model name, body, size)."}},
+
+		// 429: a rate limit, or a provider shedding load.
+		{limited, h(healthUp), probeAny, no, advice{retry, client, high, 30, "A rate limit while the service is up: your quota. Back off (honour Retry-After) or raise the limit."}},
+		{limited, h(healthDown), probeAny, either, advice{wait, provider, medium, 60, "A 429 during an outage is the provider shedding load."}},
+		{limited, nil, probeAny, yes, advice{wait, provider, medium, 60, "A 429 during an open incident is likely the provider shedding load."}},
+		{limited, nil, probeAny, either, advice{retry, client, medium, 30, "Most likely your rate limit: back off and retry."}},
+
+		// 5xx and 529: the provider's side.
+		{server, nil, probeAny, yes, advice{wait, provider, high, 120, "A server error during the provider's open incident."}},
+		{server, h(healthDown), probeAny, either, advice{wait, provider, high, 120, "A server error while the service is down."}},
+		{server, nil, probeFailing, either, advice{wait, provider, high, 60, "A server error, and our own probe of its API fails too."}},
+		{server, h(healthDegraded, healthMaintenance), probeAny, either, advice{retry, provider, medium, 30, "A server error while the service is degraded: retry with backoff."}},
+		{server, h(healthUp), probeOK, either, advice{retry, provider, medium, 10, "A server error while the service is up and our probe answers: most likely passing (529 and 503 mean overloaded). Retry with backoff."}},
+		{server, nil, probeAny, either, advice{retry, provider, low, 30, "A server error is the provider's, but we can't confirm an outage: retry with backoff."}},
+
+		// Timeouts and connection errors: ours tells them apart.
+		{network, nil, probeFailing, either, advice{wait, provider, high, 60, "Our own probe cannot reach its API either."}},
+		{network, nil, probeAny, yes, advice{wait, provider, medium, 60, "A timeout or connection error during the provider's open incident."}},
+		{network, h(healthDown), probeAny, either, advice{wait, provider, medium, 60, "A timeout or connection error while the service is down."}},
+		{network, h(healthUp), probeOK, no, advice{retry, unknown, medium, 10, "Our probe reaches its API and the status page is calm: the trouble may be your network, a proxy or a long request. Retry, with a longer timeout."}},
+		{network, nil, probeAny, either, advice{retry, unknown, low, 30, "We can't tell whose side the timeout or connection error is on: retry."}},
+	}
+}
+
+// decide applies the first matching rule, then the two adjustments: a
+// "wait" becomes "failover" when an alternative is up (waiting stays the
+// advice for whoever cannot switch, but there is no point in a delay), and
+// stale data lowers the confidence one step unless the row is about it.
+func decide(s situation) advice {
+	var r rule
+	for _, row := range checkRules() {
+		if row.matches(s) {
+			r = row
+			break
+		}
+	}
+	// Every errorClass has a catch-all row, so a match is certain; a
+	// situation that somehow matches nothing reads as "can't tell".
+	a := r.advice
+	if a.Action == "" {
+		a = advice{snapshot.ActionRetry, snapshot.BlameUnknown, snapshot.ConfidenceLow, 60, "We can't tell."}
+	}
+	if a.Action == snapshot.ActionWait && s.AltUp {
+		a.Action, a.RetryAfter = snapshot.ActionFailover, 0
+		a.Reason += " An alternative is up: fail over to it."
+	}
+	if s.Health == healthStale && !slices.Contains(r.health, healthStale) {
+		a.Confidence = lower(a.Confidence)
+	}
+	return a
+}
+
+func lower(confidence string) string {
+	if confidence == snapshot.ConfidenceHigh {
+		return snapshot.ConfidenceMedium
+	}
+	return snapshot.ConfidenceLow
+}
+
+// historyWindow is how far back the history evidence looks.
+const historyWindow = 7 * 24 * time.Hour
+
+// maxIncidentEvidence bounds the open incidents cited one by one.
+const maxIncidentEvidence = 3
+
+// checkFacts are what the snapshot and the live probe say about a service,
+// gathered once for the situation and the evidence.
+type checkFacts struct {
+	name    string
+	sum     snapshot.ServiceSummary
+	dataAge int // seconds
+	// live is the live probe's result; nil when the service has no probe.
+	live *liveResult
+	now  time.Time
+	// open are the service's open incidents; recent those that started
+	// within historyWindow of the snapshot, newest first.
+	open, recent []snapshot.Incident
+}
+
+func (s *Server) facts(snap *Snapshot, svc snapshot.Service, sum snapshot.ServiceSummary, live *liveResult, now time.Time, dataAge int) checkFacts {
+	f := checkFacts{name: svc.Name, sum: sum, dataAge: dataAge, live: live, now: now}
+	horizon := snap.Manifest.GeneratedAt.Add(-historyWindow)
+	for _, i := range snap.byService[svc.Slug] {
+		inc := snap.incidents[i]
+		if inc.Open() {
+			f.open = append(f.open, inc)
+		}
+		if !inc.StartedAt.Before(horizon) {
+			f.recent = append(f.recent, inc)
+		}
+	}
+	return f
+}
+
+// probe is our probes' word: the live probe's when there is one (at most
+// 30 s old, the freshest we have), otherwise the snapshot's — failing while
+// our probes overrule the page or our own incident is open.
+func (f checkFacts) probe() probeState {
+	if f.live != nil {
+		if f.live.probe.State == snapshot.ProbeOK {
+			return probeOK
+		}
+		return probeFailing
+	}
+	if f.sum.Disagreement != nil && f.sum.Disagreement.Measured != snapshot.Degraded {
+		return probeFailing
+	}
+	for _, inc := range f.open {
+		if inc.Source == snapshot.SourceProbe {
+			return probeFailing
+		}
+	}
+	return probeNone
+}
+
+func (f checkFacts) officialIncident() bool {
+	for _, inc := range f.open {
+		if inc.Source == snapshot.SourceOfficial {
+			return true
+		}
+	}
+	return false
+}
+
+// evidence lists the facts behind the advice: the status page's word, our
+// probes', and the recent history, each with the age of its observation.
+func (f checkFacts) evidence() []snapshot.Evidence {
+	ev := []snapshot.Evidence{}
+	add := func(source, says string, age int) {
+		ev = append(ev, snapshot.Evidence{Source: source, Says: says, AgeSeconds: max(age, 0)})
+	}
+	official := f.sum.Status
+	if d := f.sum.Disagreement; d != nil {
+		official = d.Official
+	}
+	switch f.sum.Feed {
+	case snapshot.FeedOK:
+		add(snapshot.EvidenceOfficial, fmt.Sprintf("The status page says %s.", official), f.dataAge)
+	case snapshot.FeedError:
+		add(snapshot.EvidenceOfficial, "The status page could not be read in the latest check; the status rests on our probe and the page's last word.", f.dataAge)
+	default:
+		add(snapshot.EvidenceOfficial, "There is no status page a program can read; the status is our own probe's.", f.dataAge)
+	}
+	cited := 0
+	for _, inc := range f.open {
+		if inc.Source != snapshot.SourceOfficial || cited == maxIncidentEvidence {
+			continue
+		}
+		cited++
+		add(snapshot.EvidenceOfficial, fmt.Sprintf("Open incident %q (%s, %s, since %s).", inc.Headline, inc.Severity, inc.Status,
+			inc.StartedAt.UTC().Format(time.RFC3339)), f.dataAge)
+	}
+
+	if f.live != nil {
+		age := int(f.now.Sub(f.live.at).Seconds())
+		if p := f.live.probe; p.State == snapshot.ProbeOK && p.LatencyMs != nil {
+			says := fmt.Sprintf("Our probe of its API answered in %.0f ms", *p.LatencyMs)
+			if p.HTTPStatus != 0 {
+				says += fmt.Sprintf(" (HTTP %d; the probe sends no key)", p.HTTPStatus)
+			}
+			add(snapshot.EvidenceProbe, says+".", age)
+		} else {
+			add(snapshot.EvidenceProbe, "Our probe of its API failed: "+cmp.Or(p.Error, "no answer")+".", age)
+		}
+	} else {
+		add(snapshot.EvidenceProbe, fmt.Sprintf("%s has no generic API host that we probe.", f.name), f.dataAge)
+	}
+	if d := f.sum.Disagreement; d != nil {
+		add(snapshot.EvidenceProbe, d.Detail, f.dataAge)
+	}
+	for _, inc := range f.open {
+		if inc.Source == snapshot.SourceProbe {
+			add(snapshot.EvidenceProbe, fmt.Sprintf("Our own incident is open: our probes have failed since %s.", inc.StartedAt.UTC().Format(time.RFC3339)), f.dataAge)
+			break
+		}
+	}
+
+	switch n := len(f.recent); {
+	case n == 0:
+		add(snapshot.EvidenceHistory, "No incidents in the last 7 days.", f.dataAge)
+	default:
+		latest := f.recent[0]
+		state := "still open"
+		if latest.EndedAt != nil {
+			state = "ended " + latest.EndedAt.UTC().Format(time.RFC3339)
+		}
+		count := "1 incident"
+		if n > 1 {
+			count = fmt.Sprintf("%d incidents", n)
+		}
+		add(snapshot.EvidenceHistory, fmt.Sprintf("%s in the last 7 days; the latest, %q (%s), %s.", count, latest.Headline, latest.Severity, state), f.dataAge)
+	}
+	return ev
+}
+
+// alternatives are the service's catalog alternatives that are not down,
+// best status first and, within a status, in the catalog's curated order.
+func alternatives(snap *Snapshot, svc snapshot.Service) []snapshot.CheckAlternative {
+	rank := map[snapshot.Status]int{snapshot.Operational: 0, snapshot.Degraded: 1, snapshot.Maintenance: 2, snapshot.Unknown: 3}
+	out := []snapshot.CheckAlternative{}
+	for _, a := range svc.Alternatives {
+		sum, ok := snap.status[a.Slug]
+		if _, usable := rank[sum.Status]; !ok || !usable {
+			continue
+		}
+		out = append(out, snapshot.CheckAlternative{Slug: a.Slug, Name: sum.Name, Status: sum.Status, Why: a.Why})
+	}
+	slices.SortStableFunc(out, func(a, b snapshot.CheckAlternative) int { return rank[a.Status] - rank[b.Status] })
+	return out
+}
+
+// anyUp reports whether an alternative is operational or degraded: one a
+// caller can fail over to now.
+func anyUp(alts []snapshot.CheckAlternative) bool {
+	return slices.ContainsFunc(alts, func(a snapshot.CheckAlternative) bool {
+		return a.Status == snapshot.Operational || a.Status == snapshot.Degraded
+	})
+}

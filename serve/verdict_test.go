@@ -1,0 +1,429 @@
+package serve
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+	"github.com/rs/zerolog"
+)
+
+func TestClassifyObserved(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want errorClass
+		bad  bool
+	}{
+		{"", errNone, false},
+		{"100", errNone, false},
+		{"200", errNone, false},
+		{"302", errNone, false},
+		{"400", errRequest, false},
+		{"401", errAuth, false},
+		{"403", errAuth, false},
+		{"404", errRequest, false},
+		{"407", errAuth, false},
+		{"408", errTimeout, false},
+		{"409", errRequest, false},
+		{"413", errRequest, false},
+		{"422", errRequest, false},
+		{"429", errRateLimit, false},
+		{"499", errRequest, false},
+		{"500", errServer, false},
+		{"502", errServer, false},
+		{"503", errServer, false},
+		{"504", errServer, false},
+		{"529", errServer, false},
+		{"599", errServer, false},
+		{"timeout", errTimeout, false},
+		{"connection", errConnection, false},
+		{"099", "", true},
+		{"600", "", true},
+		{"42", "", true},
+		{"4290", "", true},
+		{"+42", "", true},
+		{"429 ", "", true},
+		{"4a9", "", true},
+		{"Timeout", "", true},
+		{"refused", "", true},
+		{"٤٢٩", "", true}, // Arabic-Indic digits are not an HTTP status
+	} {
+		got, err := classifyObserved(tt.in)
+		if (err != nil) != tt.bad || got != tt.want {
+			t.Errorf("classifyObserved(%q) = %q, %v; want %q, bad %v", tt.in, got, err, tt.want, tt.bad)
+		}
+	}
+}
+
+// TestDecide exercises every rule of the table, one situation each, plus
+// the two adjustments (failover when an alternative is up, stale data
+// lowering confidence).
+func TestDecide(t *testing.T) {
+	const (
+		proceed, retry, wait, failover, fix = snapshot.ActionProceed, snapshot.ActionRetry, snapshot.ActionWait, snapshot.ActionFailover, snapshot.ActionFixClient
+		provider, client, unknown           = snapshot.BlameProvider, snapshot.BlameClient, snapshot.BlameUnknown
+		high, medium, low                   = snapshot.ConfidenceHigh, snapshot.ConfidenceMedium, snapshot.ConfidenceLow
+	)
+	type want struct {
+		action, blame, confidence string
+		retryAfter                int
+	}
+	calm := func(e errorClass) situation { return situation{Error: e, Health: healthUp, Probe: probeOK} }
+	with := func(s situation, edit func(*situation)) situation { edit(&s); return s }
+	tests := []struct {
+		name string
+		in   situation
+		want want
+	}{
+		// No error: the status decides.
+		{"no error, stale", situation{Error: errNone, Health: healthStale, Probe: probeOK}, want{retry, unknown, low, 60}},
+		{"no error, stale, alternative up: still retry", situation{Error: errNone, Health: healthStale, AltUp: true}, want{retry, unknown, low, 60}},
+		{"no error, up but our probe fails", with(calm(errNone), func(s *situation) { s.Probe = probeFailing }), want{retry, provider, medium, 30}},
+		{"no error, up", calm(errNone), want{proceed, unknown, high, 0}},
+		{"no error, up, no probe", with(calm(errNone), func(s *situation) { s.Probe = probeNone }), want{proceed, unknown, high, 0}},
+		{"no error, degraded", with(calm(errNone), func(s *situation) { s.Health = healthDegraded }), want{proceed, provider, medium, 0}},
+		{"no error, down, no alternative", situation{Error: errNone, Health: healthDown, Probe: probeFailing}, want{wait, provider, high, 120}},
+		{"no error, down, alternative up", situation{Error: errNone, Health: healthDown, AltUp: true}, want{failover, provider, high, 0}},
+		{"no error, maintenance", situation{Error: errNone, Health: healthMaintenance}, want{wait, provider, medium, 300}},
+		{"no error, maintenance, alternative up", situation{Error: errNone, Health: healthMaintenance, AltUp: true}, want{failover, provider, medium, 0}},
+		{"no error, unknown", situation{Error: errNone, Health: healthUnknown, Probe: probeNone}, want{retry, unknown, low, 60}},
+
+		// 401/403.
+		{"401, up", calm(errAuth), want{fix, client, high, 0}},
+		{"401, up, alternative up: still fix the client", with(calm(errAuth), func(s *situation) { s.AltUp = true }), want{fix, client, high, 0}},
+		{"403, up during an incident", with(calm(errAuth), func(s *situation) { s.Incident = true }), want{fix, client, medium, 0}},
+		{"401, down", situation{Error: errAuth, Health: healthDown}, want{fix, client, medium, 0}},
+		{"401, stale", situation{Error: errAuth, Health: healthStale}, want{fix, client, low, 0}},
+
+		// Other 4xx.
+		{"400, up", calm(errRequest), want{fix, client, high, 0}},
+		{"422, degraded", with(calm(errRequest), func(s *situation) { s.Health = healthDegraded }), want{fix, client, high, 0}},
+		{"404, unknown", situation{Error: errRequest, Health: healthUnknown}, want{fix, client, medium, 0}},
+		{"413, stale", situation{Error: errRequest, Health: healthStale}, want{fix, client, low, 0}},
+
+		// 429.
+		{"429, up", calm(errRateLimit), want{retry, client, high, 30}},
+		{"429, up, stale is not up", situation{Error: errRateLimit, Health: healthStale}, want{retry, client, low, 30}},
+		{"429, down", situation{Error: errRateLimit, Health: healthDown}, want{wait, provider, medium, 60}},
+		{"429, down, alternative up", situation{Error: errRateLimit, Health: healthDown, AltUp: true}, want{failover, provider, medium, 0}},
+		{"429, up during an incident", with(calm(errRateLimit), func(s *situation) { s.Incident = true }), want{wait, provider, medium, 60}},
+		{"429, degraded", with(calm(errRateLimit), func(s *situation) { s.Health = healthDegraded }), want{retry, client, medium, 30}},
+
+		// 5xx and 529.
+		{"529 during an official incident", with(calm(errServer), func(s *situation) { s.Incident = true; s.Health = healthDegraded }), want{wait, provider, high, 120}},
+		{"529 during an official incident, alternative up", with(calm(errServer), func(s *situation) { s.Incident = true; s.AltUp = true }), want{failover, provider, high, 0}},
+		{"500, down", situation{Error: errServer, Health: healthDown, Probe: probeOK}, want{wait, provider, high, 120}},
+		{"503 while our probe fails and the page is calm", with(calm(errServer), func(s *situation) { s.Probe = probeFailing }), want{wait, provider, high, 60}},
+		{"503 while our probe fails, alternative up", with(calm(errServer), func(s *situation) { s.Probe = probeFailing; s.AltUp = true }), want{failover, provider, high, 0}},
+		{"502, degraded", with(calm(errServer), func(s *situation) { s.Health = healthDegraded }), want{retry, provider, medium, 30}},
+		{"503, maintenance", with(calm(errServer), func(s *situation) { s.Health = healthMaintenance }), want{retry, provider, medium, 30}},
+		{"500, up, probe fine", calm(errServer), want{retry, provider, medium, 10}},
+		{"500, up, no probe", with(calm(errServer), func(s *situation) { s.Probe = probeNone }), want{retry, provider, low, 30}},
+		{"500, stale", situation{Error: errServer, Health: healthStale, Probe: probeOK}, want{retry, provider, low, 30}},
+		{"500, stale, incident: lowered", situation{Error: errServer, Health: healthStale, Incident: true}, want{wait, provider, medium, 120}},
+
+		// Timeouts and connection errors.
+		{"timeout, our probe fails too", with(calm(errTimeout), func(s *situation) { s.Probe = probeFailing }), want{wait, provider, high, 60}},
+		{"connection, our probe fails too, alternative up", with(calm(errConnection), func(s *situation) { s.Probe = probeFailing; s.AltUp = true }), want{failover, provider, high, 0}},
+		{"timeout during an official incident", with(calm(errTimeout), func(s *situation) { s.Incident = true }), want{wait, provider, medium, 60}},
+		{"connection, down", situation{Error: errConnection, Health: healthDown, Probe: probeNone}, want{wait, provider, medium, 60}},
+		{"timeout, probe fine, page calm", calm(errTimeout), want{retry, unknown, medium, 10}},
+		{"connection, probe fine, page calm", calm(errConnection), want{retry, unknown, medium, 10}},
+		{"timeout, degraded, probe fine", with(calm(errTimeout), func(s *situation) { s.Health = healthDegraded }), want{retry, unknown, low, 30}},
+		{"timeout, no probe", with(calm(errTimeout), func(s *situation) { s.Probe = probeNone }), want{retry, unknown, low, 30}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a := decide(tt.in)
+			got := want{a.Action, a.Blame, a.Confidence, a.RetryAfter}
+			if got != tt.want {
+				t.Errorf("decide(%+v) = %+v, want %+v", tt.in, got, tt.want)
+			}
+			if a.Reason == "" {
+				t.Error("no reason")
+			}
+		})
+	}
+}
+
+// TestRuleTable walks every situation: each row of the table is the first
+// match of at least one (no dead rows), every answer uses the documented
+// values, and retryAfterSeconds is set exactly when the advice is to retry
+// or wait.
+func TestRuleTable(t *testing.T) {
+	rules := checkRules()
+	hit := make([]bool, len(rules))
+	for _, e := range []errorClass{errNone, errAuth, errRequest, errRateLimit, errServer, errTimeout, errConnection} {
+		for _, h := range []health{healthUp, healthDegraded, healthDown, healthMaintenance, healthUnknown, healthStale} {
+			for _, p := range []probeState{probeOK, probeFailing, probeNone} {
+				for _, inc := range []bool{false, true} {
+					for _, alt := range []bool{false, true} {
+						s := situation{Error: e, Health: h, Probe: p, Incident: inc, AltUp: alt}
+						i := slices.IndexFunc(rules, func(r rule) bool { return r.matches(s) })
+						if i < 0 {
+							t.Fatalf("%+v matches no rule", s)
+						}
+						hit[i] = true
+						a := decide(s)
+						if !slices.Contains(snapshot.VerdictActions, a.Action) || !slices.Contains(snapshot.VerdictBlames, a.Blame) ||
+							!slices.Contains(snapshot.VerdictConfidences, a.Confidence) {
+							t.Errorf("%+v: %+v uses an undocumented value", s, a)
+						}
+						waits := a.Action == snapshot.ActionRetry || a.Action == snapshot.ActionWait
+						if waits != (a.RetryAfter > 0) {
+							t.Errorf("%+v: action %s with retryAfter %d", s, a.Action, a.RetryAfter)
+						}
+						if a.Action == snapshot.ActionWait && alt {
+							t.Errorf("%+v: wait although an alternative is up", s)
+						}
+					}
+				}
+			}
+		}
+	}
+	for i, ok := range hit {
+		if !ok {
+			t.Errorf("rule %d (%q) is never the first match", i, rules[i].advice.Reason)
+		}
+	}
+}
+
+// newVerdictServer is newTestServer with the probe of each slug in failing
+// pointed at a closed port, so that our live probe of it fails.
+func newVerdictServer(t *testing.T, failing ...string) *testServer {
+	t.Helper()
+	ts := newTestServer(t, 0)
+	if len(failing) == 0 {
+		return ts
+	}
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	cat := ts.cat
+	cat.Services = slices.Clone(cat.Services)
+	for i, svc := range cat.Services {
+		if slices.Contains(failing, svc.Slug) {
+			cat.Services[i].ProbeURL = closed.URL + "/" + svc.Slug
+		}
+	}
+	srv := New(Options{Dir: ts.dir, Catalog: cat, Log: zerolog.Nop(), Now: ts.clock.Now, Client: ts.api.Client(), ProbeTimeout: time.Second})
+	if ok, err := srv.Store().Reload(); !ok || err != nil {
+		t.Fatalf("reload: %v %v", ok, err)
+	}
+	ts.Server, ts.cat = srv, cat
+	return ts
+}
+
+// TestCheckErrorOverHTTP asks /check with ?error= against the test
+// snapshot (openai degraded with an open official incident, cohere down by
+// our probes while its page says operational, the rest up); every response
+// is validated against openapi.json by ts.do.
+func TestCheckErrorOverHTTP(t *testing.T) {
+	ts := newVerdictServer(t, "groq")
+	type want struct {
+		action, blame, confidence string
+		retryAfter                int
+		alternatives              []string
+		says                      string // in some evidence
+	}
+	for _, tt := range []struct {
+		q, error string
+		want     want
+	}{
+		{"anthropic", "", want{"proceed", "unknown", "high", 0, []string{"aws-bedrock", "google-gemini", "openrouter"}, "The status page says operational."}},
+		{"claude", "401", want{"fix_client", "client", "high", 0, []string{"aws-bedrock", "google-gemini", "openrouter"}, "(HTTP 401; the probe sends no key)"}},
+		{"anthropic", "403", want{"fix_client", "client", "high", 0, nil, ""}},
+		{"anthropic", "422", want{"fix_client", "client", "high", 0, nil, ""}},
+		{"anthropic", "429", want{"retry", "client", "high", 30, nil, "1 incident in the last 7 days"}},
+		{"anthropic", "500", want{"retry", "provider", "medium", 10, nil, ""}},
+		{"anthropic", "timeout", want{"retry", "unknown", "medium", 10, nil, ""}},
+		{"anthropic", "200", want{"proceed", "unknown", "high", 0, nil, ""}},
+		// An official incident is open: wait, but an alternative is up.
+		{"openai", "529", want{"failover", "provider", "high", 0, []string{"azure-openai", "openrouter"}, `Open incident "Elevated errors"`}},
+		{"openai", "", want{"proceed", "provider", "medium", 0, nil, ""}},
+		// Our probes overrule a calm page.
+		{"cohere", "", want{"failover", "provider", "high", 0, []string{"aws-bedrock", "openrouter"}, "while the official status page says operational"}},
+		{"cohere", "connection", want{"failover", "provider", "medium", 0, nil, ""}},
+		// Our live probe of groq fails too.
+		{"groq", "timeout", want{"failover", "provider", "high", 0, []string{"cerebras", "together", "fireworks", "openrouter"}, "Our probe of its API failed"}},
+		{"groq", "", want{"retry", "provider", "medium", 30, nil, ""}},
+		// No alternatives in the catalog: wait.
+		{"pinecone", "503", want{"retry", "provider", "medium", 10, []string{}, "No incidents in the last 7 days."}},
+	} {
+		t.Run(tt.q+"/"+tt.error, func(t *testing.T) {
+			target := "/api/v1/check?q=" + urlQuery(tt.q)
+			if tt.error != "" {
+				target += "&error=" + tt.error
+			}
+			var doc snapshot.CheckDoc
+			if err := json.Unmarshal(body(t, ts.do(t, http.MethodGet, target, nil)), &doc); err != nil {
+				t.Fatal(err)
+			}
+			v := doc.Verdict
+			retry := 0
+			if v.RetryAfterSeconds != nil {
+				retry = *v.RetryAfterSeconds
+			}
+			if v.Action != tt.want.action || v.Blame != tt.want.blame || v.Confidence != tt.want.confidence || retry != tt.want.retryAfter || v.Reason == "" {
+				t.Errorf("verdict %s/%s/%s retry %d (%q), want %+v", v.Action, v.Blame, v.Confidence, retry, v.Reason, tt.want)
+			}
+			if (tt.error == "") != (doc.Error == nil) || (doc.Error != nil && *doc.Error != tt.error) {
+				t.Errorf("error echoed as %v, sent %q", doc.Error, tt.error)
+			}
+			var alts []string
+			for _, a := range v.Alternatives {
+				alts = append(alts, a.Slug)
+				if a.Name == "" || a.Why == "" || a.Status == snapshot.MajorOutage || a.Status == snapshot.PartialOutage {
+					t.Errorf("alternative %+v", a)
+				}
+			}
+			if tt.want.alternatives != nil && !slices.Equal(alts, tt.want.alternatives) && (len(alts) > 0 || len(tt.want.alternatives) > 0) {
+				t.Errorf("alternatives %v, want %v", alts, tt.want.alternatives)
+			}
+			sources := map[string]bool{}
+			found := tt.want.says == ""
+			for _, e := range v.Evidence {
+				sources[e.Source] = true
+				found = found || strings.Contains(e.Says, tt.want.says)
+				if e.AgeSeconds < 0 || e.Says == "" {
+					t.Errorf("evidence %+v", e)
+				}
+			}
+			if !found || len(sources) != 3 {
+				t.Errorf("evidence %+v: want all three sources and one saying %q", v.Evidence, tt.want.says)
+			}
+		})
+	}
+}
+
+func TestCheckErrorUntrackedAndStale(t *testing.T) {
+	ts := newTestServer(t, 0)
+	resp := ts.do(t, http.MethodGet, "/api/v1/check?q=example.com&error=500", nil)
+	raw := body(t, resp)
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	v := doc["verdict"].(map[string]any)
+	for _, absent := range []string{"action", "blame", "confidence", "reason"} {
+		if _, ok := v[absent]; ok {
+			t.Errorf("untracked verdict has %s: %s", absent, raw)
+		}
+	}
+	if v["retryAfterSeconds"] != nil || len(v["evidence"].([]any)) != 0 || len(v["alternatives"].([]any)) != 0 || doc["error"] != "500" {
+		t.Errorf("untracked verdict: %s", raw)
+	}
+
+	ts.clock.Set(genTime.Add(16 * time.Minute))
+	for _, tt := range []struct{ error, action, confidence string }{
+		{"", "retry", "low"},
+		{"401", "fix_client", "low"},
+		{"529", "retry", "low"},
+	} {
+		d, err := ts.CheckError(ts.Store().Current(), "anthropic", tt.error)
+		if err != nil || d.Verdict.Action != tt.action || d.Verdict.Confidence != tt.confidence {
+			t.Errorf("stale, error %q: %s/%s, %v; want %s/%s", tt.error, d.Verdict.Action, d.Verdict.Confidence, err, tt.action, tt.confidence)
+		}
+	}
+}
+
+func TestCheckRejectsBadError(t *testing.T) {
+	ts := newTestServer(t, 0)
+	for _, e := range []string{"", "abc", "600", "99", "4290", "%2B429", "TIMEOUT", "429%20"} {
+		resp := ts.do(t, http.MethodGet, "/api/v1/check?q=openai&error="+e, nil)
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("error=%s: status %d, want 400", e, resp.StatusCode)
+		}
+		if p := decodeProblem(t, resp); p.Param != "error" || !strings.Contains(p.Detail, "timeout") {
+			t.Errorf("error=%s: problem %+v", e, p)
+		}
+	}
+}
+
+// rulesMarkdown renders checkRules as the Markdown table the README and the
+// OpenAPI description of /check show.
+func rulesMarkdown() string {
+	errorLabel := map[errorClass]string{
+		errNone: "none, 1xx–3xx", errAuth: "401, 403, 407", errRequest: "other 4xx", errRateLimit: "429",
+		errServer: "5xx, 529", errTimeout: "timeout, 408", errConnection: "connection",
+	}
+	var b strings.Builder
+	b.WriteString("| error | status | our probe | incident | action | blame | confidence | retry after |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	for _, r := range checkRules() {
+		var errs, hs []string
+		for _, e := range r.errors {
+			errs = append(errs, errorLabel[e])
+		}
+		for _, h := range r.health {
+			hs = append(hs, string(h))
+		}
+		anyOf := func(items []string) string { return cmp.Or(strings.Join(items, ", "), "any") }
+		incident := map[tri]string{either: "any", yes: "yes", no: "no"}[r.incident]
+		retry := "–"
+		if r.advice.RetryAfter > 0 {
+			retry = strconv.Itoa(r.advice.RetryAfter)
+		}
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s | %s |\n", anyOf(errs), anyOf(hs), cmp.Or(string(r.probe), "any"), incident,
+			r.advice.Action, r.advice.Blame, r.advice.Confidence, retry)
+	}
+	return b.String()
+}
+
+// TestRulesDocumented: the README and the OpenAPI description state the
+// rule table exactly as the code has it.
+func TestRulesDocumented(t *testing.T) {
+	table := rulesMarkdown()
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(readme), table) {
+		t.Errorf("README.md does not hold the rule table as implemented:\n%s", table)
+	}
+	raw, err := os.ReadFile("../build/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]map[string]struct {
+			Description string `json:"description"`
+		} `json:"paths"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if d := doc.Paths["/check"]["get"].Description; !strings.Contains(d, table) {
+		t.Errorf("openapi.json's /check description does not hold the rule table as implemented:\n%s", table)
+	}
+}
+
+// FuzzClassifyObserved: /check's error parameter is accepted exactly when
+// it is the documented pattern (the one in openapi.json), and never panics.
+func FuzzClassifyObserved(f *testing.F) {
+	for _, s := range []string{"", "401", "529", "100", "599", "600", "099", "timeout", "connection", "٤٢٩", "4\x0029"} {
+		f.Add(s)
+	}
+	pattern := regexp.MustCompile(`^([1-5][0-9]{2}|timeout|connection)$`)
+	f.Fuzz(func(t *testing.T, s string) {
+		class, err := classifyObserved(s)
+		if s == "" {
+			return
+		}
+		if ok := pattern.MatchString(s); ok != (err == nil) {
+			t.Fatalf("classifyObserved(%q): error %v, pattern match %v", s, err, ok)
+		}
+		if err == nil && class == "" {
+			t.Fatalf("classifyObserved(%q): no class", s)
+		}
+	})
+}

@@ -1,0 +1,39 @@
+package snapshot
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestManifestCheckFiles checks that a sealed manifest passes and that each
+// way of tampering with its list is caught before a reader fetches anything.
+func TestManifestCheckFiles(t *testing.T) {
+	sealed := func() Manifest {
+		var m Manifest
+		m.Seal(map[string][]byte{FileStatus: []byte("{}\n"), ServiceFile("openai"): []byte("{\"a\":1}\n"), FileManifest: []byte("ignored")})
+		return m
+	}
+	if m := sealed(); m.CheckFiles() != nil || len(m.Files) != 2 || m.Files[1].Path != FileStatus {
+		t.Fatalf("sealed manifest: %v, files %+v", m.CheckFiles(), m.Files)
+	}
+	for name, tc := range map[string]struct {
+		edit func(*Manifest)
+		want string
+	}{
+		"no list":        {func(m *Manifest) { m.Files, m.Generation = nil, "" }, "lists no files"},
+		"size edited":    {func(m *Manifest) { m.Files[0].Size++ }, "does not match"},
+		"file dropped":   {func(m *Manifest) { m.Files = m.Files[1:] }, "does not match"},
+		"escaping path":  {func(m *Manifest) { m.Files[0].Path = "../etc/passwd" }, "not a snapshot path"},
+		"absolute path":  {func(m *Manifest) { m.Files[0].Path = "/status.json" }, "not a snapshot path"},
+		"the manifest":   {func(m *Manifest) { m.Files[1].Path = FileManifest }, "not a snapshot path"},
+		"duplicate":      {func(m *Manifest) { m.Files[1] = m.Files[0] }, "listed twice"},
+		"malformed hash": {func(m *Manifest) { m.Files[0].SHA256 = "xyz" }, "malformed"},
+		"negative size":  {func(m *Manifest) { m.Files[0].Size = -1 }, "negative"},
+	} {
+		m := sealed()
+		tc.edit(&m)
+		if err := m.CheckFiles(); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want an error with %q", name, err, tc.want)
+		}
+	}
+}
