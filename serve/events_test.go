@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -448,5 +449,43 @@ func TestChangesWithoutLog(t *testing.T) {
 	}
 	if resp := ts.do(t, http.MethodGet, snapshot.PathStatus+"?at="+genTime.Format(time.RFC3339), nil); resp.StatusCode != http.StatusNotFound {
 		t.Errorf("?at= without a log: %d, want 404", resp.StatusCode)
+	}
+}
+
+// TestReplicaChangeLog: a replica of a published site, which fetches no
+// history, answers /changes?since from changes.json and wakes its event
+// streams when it swaps in a new generation.
+func TestReplicaChangeLog(t *testing.T) {
+	w := newChangeWorld(t)
+	first := w.publish(nil)
+	site := httptest.NewServer(http.FileServer(http.Dir(w.dir)))
+	defer site.Close()
+	clock := newTestClock(w.at.Add(time.Hour))
+	origin := newTestOrigin(t, site.URL, clock, time.Hour)
+	srv := New(Options{Origin: origin, Catalog: w.cat, Log: zerolog.Nop(), Now: clock.Now})
+	ctx := context.Background()
+	if ok, err := origin.Sync(ctx, srv.Store()); !ok || err != nil {
+		t.Fatalf("sync: %v %v", ok, err)
+	}
+	ts := &testServer{Server: srv, clock: clock, cat: w.cat}
+	wake, ok := srv.events.subscribe()
+	if !ok {
+		t.Fatal("subscribe refused")
+	}
+	defer srv.events.unsubscribe(wake)
+
+	second := w.publish(map[string]snapshot.Status{"openai": snapshot.MajorOutage})
+	if ok, err := origin.Sync(ctx, srv.Store()); !ok || err != nil {
+		t.Fatalf("sync: %v %v", ok, err)
+	}
+	select {
+	case <-wake:
+	default:
+		t.Error("the replica's swap did not wake the event streams")
+	}
+	resp := ts.do(t, http.MethodGet, fmt.Sprintf("%s?since=%d", snapshot.PathChanges, first[len(first)-1].ID), nil)
+	var list snapshot.ChangeList
+	if err := json.Unmarshal(body(t, resp), &list); err != nil || len(list.Changes) != len(second) || list.Changes[0].ID != second[0].ID {
+		t.Errorf("replica /changes?since: %d %v %+v, want %+v", resp.StatusCode, err, list.Changes, second)
 	}
 }
