@@ -89,13 +89,6 @@ func (h *eventHub) shutdown() {
 	}
 }
 
-// streams is the number of open streams.
-func (h *eventHub) streams() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return len(h.subs)
-}
-
 // handleEvents streams the change log as Server-Sent Events, each a
 // CloudEvent whose SSE id is the change id. A client reconnecting with
 // Last-Event-ID first gets every retained entry after it, then new ones as
