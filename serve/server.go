@@ -20,6 +20,7 @@ import (
 	"github.com/aistatus/aistatus/serve/mcpserver"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 )
 
@@ -50,13 +51,17 @@ type Options struct {
 	ProbeTimeout time.Duration
 	// Version is the version the MCP server reports to its clients.
 	Version string
+	// Redis, when set, holds the state replicas share: the rate limit and
+	// /check's probe cache (see shared.go). Nil keeps both local.
+	Redis redis.UniversalClient
 }
 
 // Server is the thin HTTP server.
 type Server struct {
 	opts    Options
 	store   *Store
-	limiter *RateLimiter
+	limiter Limiter
+	shared  *redisShared // nil without Options.Redis
 	matcher *Matcher
 	prober  *liveProber
 	handler http.Handler
@@ -105,11 +110,18 @@ func New(opts Options) *Server {
 		opts:     opts,
 		store:    NewStore(opts.Dir),
 		matcher:  NewMatcher(opts.Catalog),
-		prober:   newLiveProber(opts.Client, opts.ProbeTimeout, opts.Now),
 		timeouts: defaultTimeouts,
 	}
+	if opts.Redis != nil {
+		s.shared = newRedisShared(opts.Redis, opts.Log, opts.Now)
+	}
+	s.prober = newLiveProber(opts.Client, opts.ProbeTimeout, opts.Now, s.shared)
 	if opts.RateLimit > 0 {
-		s.limiter = NewRateLimiter(opts.RateLimit, time.Minute, opts.MaxClients, opts.Now)
+		local := NewRateLimiter(opts.RateLimit, time.Minute, opts.MaxClients, opts.Now)
+		s.limiter = local
+		if s.shared != nil {
+			s.limiter = newRedisLimiter(s.shared, local, opts.RateLimit, time.Minute)
+		}
 	}
 	api := map[string]http.Handler{
 		snapshot.PathService:   http.HandlerFunc(s.handleService),
@@ -392,7 +404,7 @@ func (s *Server) limit(next http.Handler) http.Handler {
 	}
 	policy := fmt.Sprintf(`"free";q=%d;w=60`, s.opts.RateLimit)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		d := s.limiter.Allow(LimitKey(ClientAddr(r, s.opts.TrustedProxies)))
+		d := s.limiter.Decide(r.Context(), LimitKey(ClientAddr(r, s.opts.TrustedProxies)))
 		h := w.Header()
 		h.Set("RateLimit-Policy", policy)
 		h.Set("RateLimit", fmt.Sprintf(`"free";r=%d;t=%d`, d.Remaining, ceilSeconds(d.Reset)))

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
@@ -24,6 +25,7 @@ type serveOptions struct {
 	reload         time.Duration
 	connsPerClient int
 	conns          int
+	redis          string
 }
 
 func (o *serveOptions) register(fs *pflag.FlagSet, withDir bool) {
@@ -37,6 +39,7 @@ func (o *serveOptions) register(fs *pflag.FlagSet, withDir bool) {
 	fs.BoolVar(&o.accessLog, "access-log", true, "log one compact line per request")
 	fs.DurationVar(&o.reload, "reload", 2*time.Second, "how often to look for a newer snapshot in the folder")
 	fs.IntVar(&o.connsPerClient, "max-conns-per-client", 64, "most open connections from one client IP (IPv6 by /64); -1 turns the cap off")
+	fs.StringVar(&o.redis, "redis", "", "Redis URL (redis://HOST:PORT/DB) shared by replicas: one rate-limit budget per client and one /check probe per service per 30 s across all; falls back to local state while Redis is down")
 	fs.IntVar(&o.conns, "max-conns", 10_000, "most open connections in all (lowered to 3/4 of the open-file limit); -1 turns the cap off")
 }
 
@@ -45,7 +48,7 @@ func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.
 	if err != nil {
 		return nil, err
 	}
-	return serve.New(serve.Options{
+	opts := serve.Options{
 		Dir:               o.dir,
 		Catalog:           cat,
 		RateLimit:         o.rateLimit,
@@ -58,7 +61,17 @@ func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.
 		Now:               time.Now,
 		Client:            probe.NewClient(),
 		Version:           versionString(),
-	}), nil
+	}
+	if o.redis != "" {
+		// The client lives as long as the process: there is one per server
+		// and the server runs until the process ends.
+		rdb, err := serve.NewRedisClient(o.redis)
+		if err != nil {
+			return nil, fmt.Errorf("--redis: %w", err)
+		}
+		opts.Redis = rdb
+	}
+	return serve.New(opts), nil
 }
 
 func newServeCmd(g *globals) *cobra.Command {
