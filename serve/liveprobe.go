@@ -119,6 +119,15 @@ func (p *liveProber) probeShared(url string) (liveEntry, bool) {
 			return liveEntry{}, false
 		}
 		if won {
+			// The previous holder may have stored its result and released
+			// the lock between our read and our SET NX: read again, or two
+			// replicas would probe back to back.
+			if e, found, err := p.readShared(ctx, key); err != nil {
+				return liveEntry{}, false
+			} else if found {
+				p.release(ctx, lock)
+				return e, true
+			}
 			r := p.probeNow(url)
 			b, _ := json.Marshal(sharedProbe{Probe: r.probe, At: r.at})
 			cctx, cancel := context.WithTimeout(ctx, redisTimeout)
@@ -136,6 +145,13 @@ func (p *liveProber) probeShared(url string) (liveEntry, bool) {
 		time.Sleep(sharedProbePoll)
 	}
 	return liveEntry{}, false
+}
+
+// release deletes the probe lock we hold, early: it would expire anyway.
+func (p *liveProber) release(ctx context.Context, lock string) {
+	cctx, cancel := context.WithTimeout(ctx, redisTimeout)
+	defer cancel()
+	p.shared.result(ctx, p.shared.rdb.Del(cctx, lock).Err())
 }
 
 // readShared reads a stored result and how long Redis keeps it.
