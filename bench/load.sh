@@ -338,7 +338,7 @@ kill "$min_pid" "$log_pid"
 # each loaded by its own wrk with a third of the connections, all at once;
 # then one replica alone with all the connections. Same machine: this shows
 # what replication costs and what Redis costs, not how it scales on more cores.
-redis-server --port "$redis_port" --bind 127.0.0.1 --save '' --appendonly no --loglevel warning &
+redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --loglevel warning >"$work/redis.log" 2>&1 &
 redis_pid=$!
 pids+=("$redis_pid")
 rports=("$r1_port" "$r2_port" "$r3_port")
