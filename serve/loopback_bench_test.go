@@ -4,9 +4,10 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
@@ -41,9 +42,21 @@ func BenchmarkStaticLoopback(b *testing.B) {
 			srv.Serve(ln)
 		}},
 		{"aistatus", func(ctx context.Context, ln net.Listener) { ts.Serve(ctx, ln) }},
-		{"aistatus+accesslog", func(ctx context.Context, ln net.Listener) {
+		// The access log as `aistatus serve` writes it by default: JSON lines
+		// to a file, line by line under a lock (as before BatchWriter) and
+		// in batches.
+		{"aistatus+accesslog-per-line", func(ctx context.Context, ln net.Listener) {
 			opts := ts.opts
-			opts.AccessLog, opts.Log = true, zerolog.New(io.Discard)
+			opts.AccessLog, opts.Log = true, zerolog.New(zerolog.SyncWriter(logFile(b)))
+			srv := New(opts)
+			srv.Store().Reload()
+			srv.Serve(ctx, ln)
+		}},
+		{"aistatus+accesslog-batched", func(ctx context.Context, ln net.Listener) {
+			opts := ts.opts
+			bw := NewBatchWriter(logFile(b), 100*time.Millisecond)
+			defer bw.Flush()
+			opts.AccessLog, opts.Log = true, zerolog.New(bw)
 			srv := New(opts)
 			srv.Store().Reload()
 			srv.Serve(ctx, ln)
@@ -87,6 +100,16 @@ func BenchmarkStaticLoopback(b *testing.B) {
 			b.ReportMetric(float64((processCPU()-cpu0).Microseconds())/float64(b.N), "cpu-µs/op")
 		})
 	}
+}
+
+// logFile is a file for an access log, removed with the benchmark.
+func logFile(b *testing.B) *os.File {
+	f, err := os.Create(filepath.Join(b.TempDir(), "access.log"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.Close() })
+	return f
 }
 
 // processCPU is the CPU time (user and system) this process has used.
