@@ -22,6 +22,7 @@ DURATION=${DURATION:-10s}       # per wrk run
 CONNECTIONS=${CONNECTIONS:-32}  # wrk -c
 THREADS=${THREADS:-2}           # wrk -t
 INCIDENTS=${INCIDENTS:-100000}  # retained incidents in the snapshot (the cap)
+ROUNDS=${ROUNDS:-3}             # interleaved rounds of the minimal-handler comparison
 CORES=$(nproc)
 
 # --- tools -------------------------------------------------------------------
@@ -313,23 +314,38 @@ echo "   headers (minimal):"
 curl -s -o /dev/null -D - "$mini/status.json" | grep -iE '^(content-type|license|cache-control|access-control-allow-origin):' | sed 's/^/     /'
 wrk -t"$THREADS" -c"$CONNECTIONS" -d3s "$mini/status.json" >/dev/null
 wrk -t"$THREADS" -c"$CONNECTIONS" -d3s "$logged/api/v1/status" >/dev/null
-m=$(measure "$mini/status.json" "$min_pid")
-a_off=$(measure "$ais/api/v1/status" "$ais_pid")
-a_on=$(measure "$logged/api/v1/status" "$log_pid")
-n=$(measure "$ngx/api/v1/status" "${nginx_pids[@]}")
+# Interleaved rounds, medians: on a shared machine one run of each swings by
+# a third with what else runs.
+declare -A runs=()
+for ((round = 1; round <= ROUNDS; round++)); do
+  runs[min]+="$(measure "$mini/status.json" "$min_pid")|"
+  runs[off]+="$(measure "$ais/api/v1/status" "$ais_pid")|"
+  runs[on]+="$(measure "$logged/api/v1/status" "$log_pid")|"
+  runs[ngx]+="$(measure "$ngx/api/v1/status" "${nginx_pids[@]}")|"
+done
+# median FIELD RUNS: the median of field FIELD (1 req/s, 2 p50, 3 p99, 4 CPU)
+# over the |-separated runs.
+median() {
+  tr '|' '\n' <<<"$2" | awk -v f="$1" 'NF { print $f }' | sort -g |
+    awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
 echo
-echo "| server (status.json, $(curl -s -o /dev/null -w '%{size_download}' "$mini/status.json") B) | req/s | p50 ms | p99 ms | CPU µs/req | ÷ minimal req/s |"
-echo "|---|--:|--:|--:|--:|--:|"
-for r in "minimal net/http|$m" "aistatus, --access-log=false|$a_off" "aistatus, access log on (default)|$a_on" "nginx|$n"; do
-  IFS='|' read -r name numbers <<<"$r"
-  read -r rps p50 p99 cpu <<<"$numbers"
-  printf '| %s | %.0f | %.2f | %.2f | %.0f | %.2f |\n' "$name" "$rps" "$p50" "$p99" "$cpu" \
-    "$(awk -v a="$rps" -v m="${m%% *}" 'BEGIN { print a / m }')"
+echo "| server (status.json, $(curl -s -o /dev/null -w '%{size_download}' "$mini/status.json") B), median of $ROUNDS | req/s | p50 ms | p99 ms | CPU µs/req | ÷ minimal req/s | minimal CPU ÷ this CPU |"
+echo "|---|--:|--:|--:|--:|--:|--:|"
+m_rps=$(median 1 "${runs[min]}")
+m_cpu=$(median 4 "${runs[min]}")
+for r in "minimal net/http|min" "aistatus, --access-log=false|off" "aistatus, access log on (default)|on" "nginx|ngx"; do
+  IFS='|' read -r name key <<<"$r"
+  rps=$(median 1 "${runs[$key]}")
+  cpu=$(median 4 "${runs[$key]}")
+  printf '| %s | %.0f | %.2f | %.2f | %.0f | %.2f | %.2f |\n' "$name" "$rps" "$(median 2 "${runs[$key]}")" \
+    "$(median 3 "${runs[$key]}")" "$cpu" \
+    "$(awk -v a="$rps" -v m="$m_rps" 'BEGIN { print a / m }')" "$(awk -v a="$cpu" -v m="$m_cpu" 'BEGIN { print m / a }')"
 done
 echo
-echo "aistatus/minimal: $(awk -v a="${a_off%% *}" -v m="${m%% *}" 'BEGIN { printf "%.2f", a / m }') (access log off)," \
-  "$(awk -v a="${a_on%% *}" -v m="${m%% *}" 'BEGIN { printf "%.2f", a / m }') (on);" \
-  "minimal/nginx: $(awk -v m="${m%% *}" -v n="${n%% *}" 'BEGIN { printf "%.2f", m / n }')"
+echo "aistatus/minimal req/s: $(awk -v a="$(median 1 "${runs[off]}")" -v m="$m_rps" 'BEGIN { printf "%.2f", a / m }') (access log off)," \
+  "$(awk -v a="$(median 1 "${runs[on]}")" -v m="$m_rps" 'BEGIN { printf "%.2f", a / m }') (on);" \
+  "minimal/nginx req/s: $(awk -v m="$m_rps" -v n="$(median 1 "${runs[ngx]}")" 'BEGIN { printf "%.2f", m / n }')"
 kill "$min_pid" "$log_pid"
 
 # --- replicas: one `serve --redis` against three ------------------------------------
@@ -352,20 +368,25 @@ done
 for p in "${rports[@]}"; do wait_ok "http://127.0.0.1:$p/api/v1/status"; done
 curl -s -D - -o /dev/null "http://127.0.0.1:$r1_port/api/v1/status" | grep -i '^ratelimit:' | sed 's/^/   shared limiter: /'
 
-# parallel_wrk URL...: one wrk per URL at once, CONNECTIONS split between
-# them; prints "total-req/s p99-max-ms cpu-µs/req" over the replicas and Redis.
+# parallel_wrk URL...: one wrk per URL at once, CONNECTIONS and THREADS split
+# between them; prints "total-req/s worst-p99-ms replicas-CPU-µs/req
+# Redis-CPU-µs/req".
 parallel_wrk() {
-  local n=$# c t0 t1 i total=0 p99=0 reqs=0 out wrks=()
+  local n=$# c t t0 t1 r0 r1 i total=0 p99=0 reqs=0 out wrks=()
   c=$((CONNECTIONS / n))
-  t0=$(cpu_ticks "${rpids[@]}" "$redis_pid")
+  t=$((THREADS / n))
+  ((t > 0)) || t=1
+  t0=$(cpu_ticks "${rpids[@]}")
+  r0=$(cpu_ticks "$redis_pid")
   i=0
   for url in "$@"; do
-    wrk -t1 -c"$c" -d"$DURATION" --timeout 10s --latency "$url" >"$work/wrk.$i" &
+    wrk -t"$t" -c"$c" -d"$DURATION" --timeout 10s --latency "$url" >"$work/wrk.$i" &
     wrks+=($!)
     i=$((i + 1))
   done
   wait "${wrks[@]}"
-  t1=$(cpu_ticks "${rpids[@]}" "$redis_pid")
+  t1=$(cpu_ticks "${rpids[@]}")
+  r1=$(cpu_ticks "$redis_pid")
   for ((i = 0; i < n; i++)); do
     out=$(cat "$work/wrk.$i")
     if grep -q 'Non-2xx' <<<"$out"; then
@@ -377,18 +398,19 @@ parallel_wrk() {
     p99=$(awk -v a="$p99" -v b="$(to_ms "$(awk '$1 == "99%" { print $2 }' <<<"$out")")" 'BEGIN { print (b > a ? b : a) }')
     reqs=$((reqs + $(awk '/ requests in / { print $1 }' <<<"$out")))
   done
-  echo "$total $p99 $(awk -v d=$((t1 - t0)) -v n="$reqs" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", d / hz * 1e6 / n }')"
+  echo "$total $p99 $(awk -v d=$((t1 - t0)) -v n="$reqs" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", d / hz * 1e6 / n }')" \
+    "$(awk -v d=$((r1 - r0)) -v n="$reqs" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", d / hz * 1e6 / n }')"
 }
 echo
-echo "== replicas: wrk -t1 -c$((CONNECTIONS / 3)) -d$DURATION against each of three serve --redis at once, then -c$CONNECTIONS against one"
+echo "== replicas: three serve --redis, each with its own wrk (-c$((CONNECTIONS / 3))) at once; then one with -c$CONNECTIONS"
 wrk -t"$THREADS" -c"$CONNECTIONS" -d3s "http://127.0.0.1:$r1_port/api/v1/status" >/dev/null
 three=$(parallel_wrk "http://127.0.0.1:$r1_port/api/v1/status" "http://127.0.0.1:$r2_port/api/v1/status" "http://127.0.0.1:$r3_port/api/v1/status")
-one=$(THREADS=$THREADS measure "http://127.0.0.1:$r1_port/api/v1/status" "${rpids[0]}" "$redis_pid")
+one=$(parallel_wrk "http://127.0.0.1:$r1_port/api/v1/status")
 echo
-echo "| /api/v1/status, shared limiter in Redis | req/s (total) | p99 ms (worst) | CPU µs/req (replicas + Redis) |"
-echo "|---|--:|--:|--:|"
-read -r o_rps _ o_p99 o_cpu <<<"$one"
-read -r t_rps t_p99 t_cpu <<<"$three"
-printf '| one serve --redis | %.0f | %.2f | %.0f |\n' "$o_rps" "$o_p99" "$o_cpu"
-printf '| three serve --redis | %.0f | %.2f | %.0f |\n' "$t_rps" "$t_p99" "$t_cpu"
-printf '| (one serve, no Redis, limiter off: the status row above) | %.0f | | |\n' "${static_rps}"
+echo "| /api/v1/status, limiter in Redis | req/s (total) | p99 ms (worst) | serve CPU µs/req | Redis CPU µs/req |"
+echo "|---|--:|--:|--:|--:|"
+read -r o_rps o_p99 o_cpu o_redis <<<"$one"
+read -r t_rps t_p99 t_cpu t_redis <<<"$three"
+printf '| one serve --redis | %.0f | %.2f | %.0f | %.0f |\n' "$o_rps" "$o_p99" "$o_cpu" "$o_redis"
+printf '| three serve --redis | %.0f | %.2f | %.0f | %.0f |\n' "$t_rps" "$t_p99" "$t_cpu" "$t_redis"
+printf '| (one serve, no Redis, limiter off: the status row above) | %.0f | | | |\n' "${static_rps}"
