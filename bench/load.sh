@@ -172,6 +172,19 @@ pids+=("$nginx_pid")
   --rate-limit 0 --access-log=false --catalog "$work/catalog.json" --log-level warn &
 ais_pid=$!
 pids+=("$ais_pid")
+# Redis and the three replicas of the last part start now, while the ports
+# picked above are still free (wrk's connections take ephemeral ports).
+redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --loglevel warning >"$work/redis.log" 2>&1 &
+redis_pid=$!
+pids+=("$redis_pid")
+rports=("$r1_port" "$r2_port" "$r3_port")
+rpids=()
+for p in "${rports[@]}"; do
+  "$work/aistatus" serve --dir "$work/public" --addr "127.0.0.1:$p" --rate-limit 1000000000 \
+    --redis "redis://127.0.0.1:$redis_port/0" --access-log=false --catalog "$work/catalog.json" --log-level warn &
+  rpids+=($!)
+  pids+=($!)
+done
 ais="http://127.0.0.1:$ais_port"
 ngx="http://127.0.0.1:$nginx_port"
 wait_ok "$ngx/api/v1/status"
@@ -354,17 +367,6 @@ kill "$min_pid" "$log_pid"
 # each loaded by its own wrk with a third of the connections, all at once;
 # then one replica alone with all the connections. Same machine: this shows
 # what replication costs and what Redis costs, not how it scales on more cores.
-redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --loglevel warning >"$work/redis.log" 2>&1 &
-redis_pid=$!
-pids+=("$redis_pid")
-rports=("$r1_port" "$r2_port" "$r3_port")
-rpids=()
-for p in "${rports[@]}"; do
-  "$work/aistatus" serve --dir "$work/public" --addr "127.0.0.1:$p" --rate-limit 1000000000 \
-    --redis "redis://127.0.0.1:$redis_port/0" --access-log=false --catalog "$work/catalog.json" --log-level warn &
-  rpids+=($!)
-  pids+=($!)
-done
 for p in "${rports[@]}"; do wait_ok "http://127.0.0.1:$p/api/v1/status"; done
 curl -s -D - -o /dev/null "http://127.0.0.1:$r1_port/api/v1/status" | grep -i '^ratelimit:' | sed 's/^/   shared limiter: /'
 

@@ -45,8 +45,9 @@ func NewRedisClient(url string) (*redis.Client, error) {
 	opt.WriteTimeout = redisTimeout
 	opt.PoolTimeout = redisTimeout
 	// A retry would double the time a request waits on a Redis that is
-	// down; the fallback is the retry.
+	// down; the fallback is the retry. Likewise for dials (0 means 5).
 	opt.MaxRetries = -1
+	opt.DialerRetries = 1
 	// CLIENT SETINFO is unknown before Redis 7.2 (Debian 12 ships 7.0) and
 	// only labels the connection.
 	opt.DisableIdentity = true

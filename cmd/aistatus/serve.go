@@ -9,6 +9,7 @@ import (
 	"github.com/aistatus/aistatus/probe"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/snapshot"
+	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -70,8 +71,18 @@ func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.
 			return nil, fmt.Errorf("--redis: %w", err)
 		}
 		opts.Redis = rdb
+		// go-redis logs every failed dial on its own; the server logs each
+		// change between Redis and the fallback once, so theirs are debug.
+		redis.SetLogger(redisLog{log})
 	}
 	return serve.New(opts), nil
+}
+
+// redisLog sends go-redis's own messages to the log at debug level.
+type redisLog struct{ log zerolog.Logger }
+
+func (l redisLog) Printf(_ context.Context, format string, v ...any) {
+	l.log.Debug().Str("from", "go-redis").Msgf(format, v...)
 }
 
 func newServeCmd(g *globals) *cobra.Command {
