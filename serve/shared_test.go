@@ -358,3 +358,33 @@ func useRedis(t *testing.T, ts *testServer) {
 		t.Fatalf("shared state %+v", st)
 	}
 }
+
+// TestSharedProbeLockHolderGone: a replica that finds the probe lock taken
+// but never sees a result (its holder died) probes itself after a little
+// longer than a probe can take, instead of failing /check.
+func TestSharedProbeLockHolderGone(t *testing.T) {
+	rdb := startRedis(t).client()
+	ts := replicas(t, 1, 0, rdb, zerolog.Nop())[0]
+	ts.opts.ProbeTimeout = 200 * time.Millisecond
+	ts.Server = New(ts.opts)
+	ts.Store().Reload()
+	var url string
+	for _, svc := range ts.cat.Services {
+		if svc.Slug == "anthropic" {
+			url = svc.ProbeURL
+		}
+	}
+	if err := rdb.Set(context.Background(), redisKeyPrefix+"probe:"+url+":lock", "1", time.Minute).Err(); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if doc := checkDoc(t, ts, "anthropic"); doc.LatencyMs == nil {
+		t.Fatal("no live latency")
+	}
+	if waited := time.Since(start); waited < 600*time.Millisecond {
+		t.Errorf("probed after %v, before the holder's probe could have finished", waited)
+	}
+	if n := ts.api.hits.Load(); n != 1 {
+		t.Fatalf("%d probes, want 1", n)
+	}
+}
