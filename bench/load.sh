@@ -2,12 +2,17 @@
 # Load test: `aistatus serve` against nginx serving the same snapshot files
 # with the same headers, both on loopback, measured with wrk. Prints, per
 # endpoint and server, req/s, p50/p99 latency and the server's CPU time per
-# request, and the ratio aistatus/nginx; results are in bench/README.md.
+# request, and the ratio aistatus/nginx; then status.json from a minimal
+# net/http handler (bench/minimal) beside aistatus (access log off and on)
+# and nginx, with the ratios aistatus/minimal and minimal/nginx; then one
+# `serve --redis` against three (three wrk in parallel, one per replica).
+# Results are in bench/README.md.
 #
 #   bash bench/load.sh                         # defaults below
 #   DURATION=30s CONNECTIONS=64 INCIDENTS=1000 bash bench/load.sh
 #
-# Installs nginx, wrk and curl from Debian when missing (needs root or sudo).
+# Installs nginx, wrk, curl and redis-server from Debian when missing (needs
+# root or sudo).
 # Only 127.0.0.1 is ever contacted: the snapshot is synthetic (bench/snapgen)
 # and /check's live probes are pointed at the local nginx.
 set -euo pipefail
@@ -17,6 +22,7 @@ DURATION=${DURATION:-10s}       # per wrk run
 CONNECTIONS=${CONNECTIONS:-32}  # wrk -c
 THREADS=${THREADS:-2}           # wrk -t
 INCIDENTS=${INCIDENTS:-100000}  # retained incidents in the snapshot (the cap)
+ROUNDS=${ROUNDS:-3}             # interleaved rounds of the minimal-handler comparison
 CORES=$(nproc)
 
 # --- tools -------------------------------------------------------------------
@@ -25,6 +31,7 @@ missing=()
 command -v wrk >/dev/null || missing+=(wrk)
 command -v curl >/dev/null || missing+=(curl)
 nginx_bin >/dev/null || missing+=(nginx)
+command -v redis-server >/dev/null || missing+=(redis-server)
 if ((${#missing[@]})); then
   sudo=""
   [ "$(id -u)" -eq 0 ] || sudo=sudo
@@ -84,14 +91,22 @@ wait_ok() {
   return 1
 }
 
-ais_port=$(free_port)
-nginx_port=$(free_port)
-[ "$ais_port" != "$nginx_port" ] || nginx_port=$(free_port)
+# distinct_ports N: N different free ports, one a line.
+distinct_ports() {
+  local -A seen=()
+  local p
+  while ((${#seen[@]} < $1)); do
+    p=$(free_port)
+    [ -n "${seen[$p]:-}" ] || { seen[$p]=1; echo "$p"; }
+  done
+}
+read -r ais_port nginx_port min_port log_port redis_port r1_port r2_port r3_port < <(distinct_ports 8 | xargs)
 
 # --- build, snapshot -----------------------------------------------------------
 echo "== building aistatus and snapgen"
 go build -o "$work/aistatus" ./cmd/aistatus
 go build -o "$work/snapgen" ./bench/snapgen
+go build -o "$work/minimal" ./bench/minimal
 echo "== generating a snapshot with $INCIDENTS incidents"
 "$work/snapgen" -out "$work/public" -incidents "$INCIDENTS" \
   -base-url "http://127.0.0.1:$ais_port" \
@@ -157,6 +172,19 @@ pids+=("$nginx_pid")
   --rate-limit 0 --access-log=false --catalog "$work/catalog.json" --log-level warn &
 ais_pid=$!
 pids+=("$ais_pid")
+# Redis and the three replicas of the last part start now, while the ports
+# picked above are still free (wrk's connections take ephemeral ports).
+redis-server --port "$redis_port" --bind 127.0.0.1 --save "" --appendonly no --loglevel warning >"$work/redis.log" 2>&1 &
+redis_pid=$!
+pids+=("$redis_pid")
+rports=("$r1_port" "$r2_port" "$r3_port")
+rpids=()
+for p in "${rports[@]}"; do
+  "$work/aistatus" serve --dir "$work/public" --addr "127.0.0.1:$p" --rate-limit 1000000000 \
+    --redis "redis://127.0.0.1:$redis_port/0" --access-log=false --catalog "$work/catalog.json" --log-level warn &
+  rpids+=($!)
+  pids+=($!)
+done
 ais="http://127.0.0.1:$ais_port"
 ngx="http://127.0.0.1:$nginx_port"
 wait_ok "$ngx/api/v1/status"
@@ -276,3 +304,115 @@ echo "  \"vs our /status\" is aistatus's req/s on that row over its own static /
 echo
 echo "/incidents filtered, one connection (wrk -t1 -c1): p50 $one_p50 ms, p99 $one_p99 ms;" \
   "with Accept-Encoding: gzip: p50 $gz_p50 ms, p99 $gz_p99 ms."
+
+# --- yardstick: a minimal net/http handler ---------------------------------------
+# The same status.json bytes with the same four headers from the least Go
+# code that can serve them, beside aistatus with its access log off (as
+# above) and on (its default; the log goes to a file), and nginx, measured
+# one after the other in this run.
+"$work/minimal" -file "$work/public/status.json" -addr "127.0.0.1:$min_port" &
+min_pid=$!
+pids+=("$min_pid")
+"$work/aistatus" serve --dir "$work/public" --addr "127.0.0.1:$log_port" \
+  --rate-limit 0 --catalog "$work/catalog.json" 2>"$work/access.log" &
+log_pid=$!
+pids+=("$log_pid")
+mini="http://127.0.0.1:$min_port"
+logged="http://127.0.0.1:$log_port"
+wait_ok "$mini/status.json"
+wait_ok "$logged/api/v1/status"
+echo
+echo "== status.json: minimal net/http handler, aistatus (access log off, on), nginx"
+echo "   headers (minimal):"
+curl -s -o /dev/null -D - "$mini/status.json" | grep -iE '^(content-type|license|cache-control|access-control-allow-origin):' | sed 's/^/     /'
+wrk -t"$THREADS" -c"$CONNECTIONS" -d3s "$mini/status.json" >/dev/null
+wrk -t"$THREADS" -c"$CONNECTIONS" -d3s "$logged/api/v1/status" >/dev/null
+# Interleaved rounds, medians: on a shared machine one run of each swings by
+# a third with what else runs.
+declare -A runs=()
+for ((round = 1; round <= ROUNDS; round++)); do
+  runs[min]+="$(measure "$mini/status.json" "$min_pid")|"
+  runs[off]+="$(measure "$ais/api/v1/status" "$ais_pid")|"
+  runs[on]+="$(measure "$logged/api/v1/status" "$log_pid")|"
+  runs[ngx]+="$(measure "$ngx/api/v1/status" "${nginx_pids[@]}")|"
+done
+# median FIELD RUNS: the median of field FIELD (1 req/s, 2 p50, 3 p99, 4 CPU)
+# over the |-separated runs.
+median() {
+  tr '|' '\n' <<<"$2" | awk -v f="$1" 'NF { print $f }' | sort -g |
+    awk '{ v[NR] = $1 } END { print (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+echo
+echo "| server (status.json, $(curl -s -o /dev/null -w '%{size_download}' "$mini/status.json") B), median of $ROUNDS | req/s | p50 ms | p99 ms | CPU µs/req | ÷ minimal req/s | minimal CPU ÷ this CPU |"
+echo "|---|--:|--:|--:|--:|--:|--:|"
+m_rps=$(median 1 "${runs[min]}")
+m_cpu=$(median 4 "${runs[min]}")
+for r in "minimal net/http|min" "aistatus, --access-log=false|off" "aistatus, access log on (default)|on" "nginx|ngx"; do
+  IFS='|' read -r name key <<<"$r"
+  rps=$(median 1 "${runs[$key]}")
+  cpu=$(median 4 "${runs[$key]}")
+  printf '| %s | %.0f | %.2f | %.2f | %.0f | %.2f | %.2f |\n' "$name" "$rps" "$(median 2 "${runs[$key]}")" \
+    "$(median 3 "${runs[$key]}")" "$cpu" \
+    "$(awk -v a="$rps" -v m="$m_rps" 'BEGIN { print a / m }')" "$(awk -v a="$cpu" -v m="$m_cpu" 'BEGIN { print m / a }')"
+done
+echo
+echo "aistatus/minimal req/s: $(awk -v a="$(median 1 "${runs[off]}")" -v m="$m_rps" 'BEGIN { printf "%.2f", a / m }') (access log off)," \
+  "$(awk -v a="$(median 1 "${runs[on]}")" -v m="$m_rps" 'BEGIN { printf "%.2f", a / m }') (on);" \
+  "minimal/nginx req/s: $(awk -v m="$m_rps" -v n="$(median 1 "${runs[ngx]}")" 'BEGIN { printf "%.2f", m / n }')"
+kill "$min_pid" "$log_pid"
+
+# --- replicas: one `serve --redis` against three ------------------------------------
+# Three replicas sharing one Redis, with a limit no client reaches (so every
+# request pays the shared limiter's Redis round trip and none is refused),
+# each loaded by its own wrk with a third of the connections, all at once;
+# then one replica alone with all the connections. Same machine: this shows
+# what replication costs and what Redis costs, not how it scales on more cores.
+for p in "${rports[@]}"; do wait_ok "http://127.0.0.1:$p/api/v1/status"; done
+curl -s -D - -o /dev/null "http://127.0.0.1:$r1_port/api/v1/status" | grep -i '^ratelimit:' | sed 's/^/   shared limiter: /'
+
+# parallel_wrk URL...: one wrk per URL at once, CONNECTIONS and THREADS split
+# between them; prints "total-req/s worst-p99-ms replicas-CPU-µs/req
+# Redis-CPU-µs/req".
+parallel_wrk() {
+  local n=$# c t t0 t1 r0 r1 i total=0 p99=0 reqs=0 out wrks=()
+  c=$((CONNECTIONS / n))
+  t=$((THREADS / n))
+  ((t > 0)) || t=1
+  t0=$(cpu_ticks "${rpids[@]}")
+  r0=$(cpu_ticks "$redis_pid")
+  i=0
+  for url in "$@"; do
+    wrk -t"$t" -c"$c" -d"$DURATION" --timeout 10s --latency "$url" >"$work/wrk.$i" &
+    wrks+=($!)
+    i=$((i + 1))
+  done
+  wait "${wrks[@]}"
+  t1=$(cpu_ticks "${rpids[@]}")
+  r1=$(cpu_ticks "$redis_pid")
+  for ((i = 0; i < n; i++)); do
+    out=$(cat "$work/wrk.$i")
+    if grep -q 'Non-2xx' <<<"$out"; then
+      echo "wrk got error responses:" >&2
+      echo "$out" >&2
+      return 1
+    fi
+    total=$(awk -v t="$total" -v r="$(awk '/^Requests\/sec:/ { print $2 }' <<<"$out")" 'BEGIN { print t + r }')
+    p99=$(awk -v a="$p99" -v b="$(to_ms "$(awk '$1 == "99%" { print $2 }' <<<"$out")")" 'BEGIN { print (b > a ? b : a) }')
+    reqs=$((reqs + $(awk '/ requests in / { print $1 }' <<<"$out")))
+  done
+  echo "$total $p99 $(awk -v d=$((t1 - t0)) -v n="$reqs" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", d / hz * 1e6 / n }')" \
+    "$(awk -v d=$((r1 - r0)) -v n="$reqs" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.1f", d / hz * 1e6 / n }')"
+}
+echo
+echo "== replicas: three serve --redis, each with its own wrk (-c$((CONNECTIONS / 3))) at once; then one with -c$CONNECTIONS"
+wrk -t"$THREADS" -c"$CONNECTIONS" -d3s "http://127.0.0.1:$r1_port/api/v1/status" >/dev/null
+three=$(parallel_wrk "http://127.0.0.1:$r1_port/api/v1/status" "http://127.0.0.1:$r2_port/api/v1/status" "http://127.0.0.1:$r3_port/api/v1/status")
+one=$(parallel_wrk "http://127.0.0.1:$r1_port/api/v1/status")
+echo
+echo "| /api/v1/status, limiter in Redis | req/s (total) | p99 ms (worst) | serve CPU µs/req | Redis CPU µs/req |"
+echo "|---|--:|--:|--:|--:|"
+read -r o_rps o_p99 o_cpu o_redis <<<"$one"
+read -r t_rps t_p99 t_cpu t_redis <<<"$three"
+printf '| one serve --redis | %.0f | %.2f | %.0f | %.0f |\n' "$o_rps" "$o_p99" "$o_cpu" "$o_redis"
+printf '| three serve --redis | %.0f | %.2f | %.0f | %.0f |\n' "$t_rps" "$t_p99" "$t_cpu" "$t_redis"
+printf '| (one serve, no Redis, limiter off: the status row above) | %.0f | | | |\n' "${static_rps}"

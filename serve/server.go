@@ -21,6 +21,7 @@ import (
 	"github.com/aistatus/aistatus/serve/mcpserver"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 )
 
@@ -62,13 +63,17 @@ type Options struct {
 	// MaxEventStreams caps the open /events streams; 0 means
 	// DefaultMaxEventStreams.
 	MaxEventStreams int
+	// Redis, when set, holds the state replicas share: the rate limit and
+	// /check's probe cache (see shared.go). Nil keeps both local.
+	Redis redis.UniversalClient
 }
 
 // Server is the thin HTTP server.
 type Server struct {
 	opts    Options
 	store   *Store
-	limiter *RateLimiter
+	limiter Limiter
+	shared  *redisShared // nil without Options.Redis
 	matcher *Matcher
 	prober  *liveProber
 	handler http.Handler
@@ -128,15 +133,25 @@ func New(opts Options) *Server {
 		opts:      opts,
 		store:     NewStore(opts.Dir),
 		matcher:   NewMatcher(opts.Catalog),
-		prober:    newLiveProber(opts.Client, opts.ProbeTimeout, opts.Now),
 		timeouts:  defaultTimeouts,
 		events:    newEventHub(opts.MaxEventStreams),
 		heartbeat: defaultHeartbeat,
 	}
 	s.store.swapped = s.events.wake
 	s.dirSource = newSourceTracker("dir", opts.Dir)
+	if opts.Redis != nil {
+		s.shared = newRedisShared(opts.Redis, opts.Log, opts.Now)
+		if s.opts.SharedState == nil {
+			s.opts.SharedState = s.shared
+		}
+	}
+	s.prober = newLiveProber(opts.Client, opts.ProbeTimeout, opts.Now, s.shared)
 	if opts.RateLimit > 0 {
-		s.limiter = NewRateLimiter(opts.RateLimit, time.Minute, opts.MaxClients, opts.Now)
+		local := NewRateLimiter(opts.RateLimit, time.Minute, opts.MaxClients, opts.Now)
+		s.limiter = local
+		if s.shared != nil {
+			s.limiter = newRedisLimiter(s.shared, local, opts.RateLimit, time.Minute)
+		}
 	}
 	api := map[string]http.Handler{
 		snapshot.PathStatus:    http.HandlerFunc(s.handleStatus),
@@ -462,7 +477,7 @@ func (s *Server) limit(next http.Handler) http.Handler {
 	}
 	policy := fmt.Sprintf(`"free";q=%d;w=60`, s.opts.RateLimit)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		d := s.limiter.Allow(LimitKey(ClientAddr(r, s.opts.TrustedProxies)))
+		d := s.limiter.Decide(r.Context(), LimitKey(ClientAddr(r, s.opts.TrustedProxies)))
 		h := w.Header()
 		h.Set("RateLimit-Policy", policy)
 		h.Set("RateLimit", fmt.Sprintf(`"free";r=%d;t=%d`, d.Remaining, ceilSeconds(d.Reset)))

@@ -546,7 +546,16 @@ func TestCheckSaysWhenDataIsStale(t *testing.T) {
 }
 
 func TestRateLimitResponses(t *testing.T) {
+	for _, backend := range []string{"local", "redis"} {
+		t.Run(backend, func(t *testing.T) { testRateLimitResponses(t, backend == "redis") })
+	}
+}
+
+func testRateLimitResponses(t *testing.T, withRedis bool) {
 	ts := newTestServer(t, 30)
+	if withRedis {
+		useRedis(t, ts)
+	}
 	for i := 0; i < 30; i++ {
 		resp := ts.do(t, http.MethodGet, "/api/v1/status", nil)
 		if resp.StatusCode != 200 {
@@ -578,15 +587,27 @@ func TestRateLimitResponses(t *testing.T) {
 		t.Fatalf("preflight limited: %d", pre.StatusCode)
 	}
 	ts.clock.Set(ts.clock.Now().Add(2 * time.Second))
+	if withRedis {
+		time.Sleep(2 * time.Second) // Redis's own clock decides
+	}
 	if resp := ts.do(t, http.MethodGet, "/api/v1/status", nil); resp.StatusCode != 200 {
 		t.Fatalf("after 2 s: %d", resp.StatusCode)
 	}
 }
 
 func TestRateLimitBehindTrustedProxy(t *testing.T) {
+	for _, backend := range []string{"local", "redis"} {
+		t.Run(backend, func(t *testing.T) { testRateLimitBehindTrustedProxy(t, backend == "redis") })
+	}
+}
+
+func testRateLimitBehindTrustedProxy(t *testing.T, withRedis bool) {
 	ts := newTestServer(t, 2)
 	trusted, _ := ParseTrustedProxies([]string{"10.0.0.0/8"})
 	ts.opts.TrustedProxies = trusted
+	if withRedis {
+		ts.opts.Redis = startRedis(t).client()
+	}
 	ts.Server = New(ts.opts)
 	ts.Store().Reload()
 	send := func(xff string) int {

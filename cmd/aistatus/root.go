@@ -9,7 +9,9 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"time"
 
+	"github.com/aistatus/aistatus/serve"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -35,6 +37,9 @@ type globals struct {
 	logLevel  string
 	stdout    io.Writer
 	stderr    io.Writer
+	// logs batches JSON log lines (see serve.BatchWriter); execute flushes
+	// it before the process exits. Nil until logger is called.
+	logs *serve.BatchWriter
 }
 
 // Exit codes. Every command exits 0 on success and exitError on failure,
@@ -78,6 +83,9 @@ func execute(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetOut(stdout)
 	root.SetErr(stderr)
 	cmd, err := root.ExecuteContextC(ctx)
+	if g.logs != nil {
+		g.logs.Flush()
+	}
 	return exitCode(cmd, err, stderr)
 }
 
@@ -143,21 +151,33 @@ func (g *globals) logger() (zerolog.Logger, error) {
 	if err != nil {
 		return zerolog.Logger{}, fmt.Errorf("--log-level: %w", err)
 	}
-	var w io.Writer = g.stderr
+	console := false
 	switch g.logFormat {
 	case "json":
 	case "console":
-		w = zerolog.ConsoleWriter{Out: g.stderr}
+		console = true
 	case "auto":
-		if isTerminal(g.stderr) {
-			w = zerolog.ConsoleWriter{Out: g.stderr}
-		}
+		console = isTerminal(g.stderr)
 	default:
 		return zerolog.Logger{}, fmt.Errorf("--log-format %q: want json, console or auto", g.logFormat)
 	}
-	// Builds log from one goroutine per service: serialise the writes.
-	return zerolog.New(zerolog.SyncWriter(w)).Level(level).With().Timestamp().Logger(), nil
+	if console {
+		// For a person at a terminal, line by line. Builds log from one
+		// goroutine per service: serialise the writes.
+		w := zerolog.SyncWriter(zerolog.ConsoleWriter{Out: g.stderr})
+		return zerolog.New(w).Level(level).With().Timestamp().Logger(), nil
+	}
+	// JSON lines in batches: the access log writes one per request, and a
+	// write system call each under a shared lock cost the static path a
+	// fifth of its throughput. Warnings and errors are written at once.
+	if g.logs == nil {
+		g.logs = serve.NewBatchWriter(g.stderr, logBatchInterval)
+	}
+	return zerolog.New(g.logs).Level(level).With().Timestamp().Logger(), nil
 }
+
+// logBatchInterval bounds how late an info line reaches the log.
+const logBatchInterval = 100 * time.Millisecond
 
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)

@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"time"
 
 	"github.com/aistatus/aistatus/probe"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/snapshot"
+	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -27,6 +29,7 @@ type serveOptions struct {
 	origin         string
 	poll           time.Duration
 	drain          time.Duration
+	redis          string
 }
 
 func (o *serveOptions) register(fs *pflag.FlagSet, withDir bool) {
@@ -43,6 +46,7 @@ func (o *serveOptions) register(fs *pflag.FlagSet, withDir bool) {
 	fs.BoolVar(&o.accessLog, "access-log", true, "log one compact line per request")
 	fs.DurationVar(&o.reload, "reload", 2*time.Second, "how often to look for a newer snapshot in the folder")
 	fs.IntVar(&o.connsPerClient, "max-conns-per-client", 64, "most open connections from one client IP (IPv6 by /64); -1 turns the cap off")
+	fs.StringVar(&o.redis, "redis", "", "Redis URL (redis://HOST:PORT/DB) shared by replicas: one rate-limit budget per client and one /check probe per service per 30 s across all; falls back to local state while Redis is down")
 	fs.IntVar(&o.conns, "max-conns", 10_000, "most open connections in all (lowered to 3/4 of the open-file limit); -1 turns the cap off")
 }
 
@@ -57,7 +61,7 @@ func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.
 			return nil, err
 		}
 	}
-	return serve.New(serve.Options{
+	opts := serve.Options{
 		Dir:               o.dir,
 		Catalog:           cat,
 		RateLimit:         o.rateLimit,
@@ -72,7 +76,27 @@ func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.
 		Version:           versionString(),
 		Origin:            origin,
 		Drain:             o.drain,
-	}), nil
+	}
+	if o.redis != "" {
+		// The client lives as long as the process: there is one per server
+		// and the server runs until the process ends.
+		rdb, err := serve.NewRedisClient(o.redis)
+		if err != nil {
+			return nil, fmt.Errorf("--redis: %w", err)
+		}
+		opts.Redis = rdb
+		// go-redis logs every failed dial on its own; the server logs each
+		// change between Redis and the fallback once, so theirs are debug.
+		redis.SetLogger(redisLog{log})
+	}
+	return serve.New(opts), nil
+}
+
+// redisLog sends go-redis's own messages to the log at debug level.
+type redisLog struct{ log zerolog.Logger }
+
+func (l redisLog) Printf(_ context.Context, format string, v ...any) {
+	l.log.Debug().Str("from", "go-redis").Msgf(format, v...)
 }
 
 func newServeCmd(g *globals) *cobra.Command {
