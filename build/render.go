@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 
 	sitepages "github.com/aistatus/aistatus/build/site"
@@ -42,7 +41,7 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 			BaseURL: site.BaseURL, Generator: site.Generator, Services: len(cat.Services),
 		},
 		Status: snapshot.StatusDoc{
-			Status: "ok", Timestamp: now, Source: Attribution(site.BaseURL), License: snapshot.License,
+			Status: "ok", Timestamp: now, Source: snapshot.Attribution(site.BaseURL), License: snapshot.License,
 		},
 		Incidents: snapshot.IncidentList{Incidents: all, Timestamp: now, License: snapshot.License},
 		Sources:   snapshot.SourcesDoc{Services: []snapshot.ServiceSources{}, Timestamp: now, License: snapshot.License},
@@ -160,10 +159,4 @@ func exportCSV(status snapshot.StatusDoc) ([]byte, error) {
 		rows = append(rows, row)
 	}
 	return gocsv.MarshalBytes(rows)
-}
-
-// Attribution is the credit line CC-BY-4.0 asks reusers to give.
-func Attribution(baseURL string) string {
-	return fmt.Sprintf("aistatus (%s), from each service's official status page and aistatus's own probes; licensed %s",
-		strings.TrimSuffix(baseURL, "/"), snapshot.License)
 }

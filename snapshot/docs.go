@@ -16,6 +16,18 @@ const License = "CC-BY-4.0"
 // LicenseURL is where the licence text lives.
 const LicenseURL = "https://creativecommons.org/licenses/by/4.0/"
 
+// Attribution is the credit line CC-BY-4.0 asks reusers of the data to
+// give: the name, the address of the instance the data was taken from, and
+// the licence. address may be "" when it is not known.
+func Attribution(address string) string {
+	name := "aistatus"
+	if address = strings.TrimSuffix(address, "/"); address != "" {
+		name += " (" + address + ")"
+	}
+	return name + ", from each service's official status page and aistatus's own probes; licensed " +
+		License + " (" + LicenseURL + ")"
+}
+
 // The names of the files in a snapshot folder.
 const (
 	FileManifest  = "snapshot.json"

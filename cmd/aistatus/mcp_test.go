@@ -75,7 +75,7 @@ func TestMCPStdio(t *testing.T) {
 		t.Errorf("check_service claude.ai: %s", data)
 	}
 	// The credit line names the instance: for --dir, the base URL the snapshot was built with.
-	if want := mcpserver.Attribution("https://aistatus.example"); check.Attribution != want {
+	if want := snapshot.Attribution("https://aistatus.example"); check.Attribution != want {
 		t.Errorf("--dir attribution %q, want %q", check.Attribution, want)
 	}
 
@@ -107,7 +107,7 @@ func TestMCPStdio(t *testing.T) {
 		t.Errorf("get_service via --api: %v, isError %v: %s", err, res.IsError, data)
 	}
 	// For --api, the address the data was fetched from.
-	if want := mcpserver.Attribution(instance.URL); svc.Attribution != want {
+	if want := snapshot.Attribution(instance.URL); svc.Attribution != want {
 		t.Errorf("--api attribution %q, want %q", svc.Attribution, want)
 	}
 }

@@ -22,18 +22,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// Attribution is the credit line CC-BY-4.0 asks reusers of the data to
-// give: the name, the instance's address (where the data was taken from)
-// and the licence. address may be "" when it is not known.
-func Attribution(address string) string {
-	name := "aistatus"
-	if address != "" {
-		name += " (" + address + ")"
-	}
-	return name + ", from each service's official status page and aistatus's own probes; licensed " +
-		snapshot.License + " (" + snapshot.LicenseURL + ")"
-}
-
 // statusLegend explains the statuses to the model once per tool description:
 // "unknown" read as "down" is the mistake it must not make.
 const statusLegend = "Statuses: operational (up), degraded (up, but slow or with errors), partial_outage, " +
@@ -144,7 +132,7 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 	}
 	// credit is the attribution naming this instance, for the text and the
 	// structured content alike; asked per call, as the address may change.
-	credit := func(ctx context.Context) string { return Attribution(api.address(ctx)) }
+	credit := func(ctx context.Context) string { return snapshot.Attribution(api.address(ctx)) }
 
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  "get_status",

@@ -214,7 +214,7 @@ func TestAttributionNamesInstance(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cs := connect(t, mcpserver.New(tc.api, "test"))
-			want := mcpserver.Attribution(tc.want)
+			want := snapshot.Attribution(tc.want)
 			if !strings.Contains(want, "aistatus ("+tc.want+")") {
 				t.Fatalf("Attribution(%q) = %q", tc.want, want)
 			}
