@@ -33,11 +33,7 @@ func parseChangeSince(v string) (id int64, t time.Time, isID bool, err error) {
 // changes.json (what a static host serves); with since, the entries after
 // that id or at or after that time, oldest first, limit at a time.
 func (s *Server) handleChanges(w http.ResponseWriter, r *http.Request) {
-	snap := s.snapshotOr503(w)
-	if snap == nil {
-		return
-	}
-	q, ok := parseQuery(w, r)
+	snap, q, ok := s.snapshotAndQuery(w, r)
 	if !ok {
 		return
 	}
@@ -141,11 +137,7 @@ func (snap *Snapshot) serviceAt(slug string, at time.Time) snapshot.ServiceAt {
 // handleStatus serves status.json, or with ?at= the status of every
 // service at that time.
 func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
-	snap := s.snapshotOr503(w)
-	if snap == nil {
-		return
-	}
-	q, ok := parseQuery(w, r)
+	snap, q, ok := s.snapshotAndQuery(w, r)
 	if !ok {
 		return
 	}

@@ -13,11 +13,7 @@ import (
 const maxCheckQuery = 256
 
 func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
-	snap := s.snapshotOr503(w)
-	if snap == nil {
-		return
-	}
-	q, ok := parseQuery(w, r)
+	snap, q, ok := s.snapshotAndQuery(w, r)
 	if !ok {
 		return
 	}

@@ -104,11 +104,7 @@ func parseSince(v string) (time.Time, error) {
 }
 
 func (s *Server) handleIncidents(w http.ResponseWriter, r *http.Request) {
-	snap := s.snapshotOr503(w)
-	if snap == nil {
-		return
-	}
-	q, ok := parseQuery(w, r)
+	snap, q, ok := s.snapshotAndQuery(w, r)
 	if !ok {
 		return
 	}

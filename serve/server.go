@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"net/url"
 	"path"
 	"strconv"
 	"strings"
@@ -337,6 +338,17 @@ func (s *Server) snapshotOr503(w http.ResponseWriter) *Snapshot {
 		problem(w, http.StatusServiceUnavailable, "", "the first snapshot is still being built; try again shortly")
 	}
 	return snap
+}
+
+// snapshotAndQuery is the start of every handler that computes its answer:
+// the current snapshot (else a 503) and the parsed query (else a 400).
+func (s *Server) snapshotAndQuery(w http.ResponseWriter, r *http.Request) (*Snapshot, url.Values, bool) {
+	snap := s.snapshotOr503(w)
+	if snap == nil {
+		return nil, nil, false
+	}
+	q, ok := parseQuery(w, r)
+	return snap, q, ok
 }
 
 // file serves one file of the snapshot.
