@@ -38,6 +38,15 @@ type Observation struct {
 	Probe      snapshot.ProbeSource
 }
 
+// declared is the status the official feed declared this cycle, if it was
+// read and declared one ("" and false otherwise).
+func (o Observation) declared() (snapshot.Status, bool) {
+	if o.Feed.State == snapshot.FeedOK && o.Feed.Status.Valid() && o.Feed.Status != snapshot.Unknown {
+		return o.Feed.Status, true
+	}
+	return "", false
+}
+
 // ServiceState is a service's assembled state at the end of a cycle.
 type ServiceState struct {
 	Status     snapshot.Status
@@ -85,19 +94,15 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 		trackFeed(sh, svc, &o, now, log)
 		trackProbe(incidents, svc, sh, o, now)
 		status, disagreement := decideStatus(o, sh, incidents, now, offline)
-		if o.Feed.State == snapshot.FeedOK && o.Feed.Status.Valid() && o.Feed.Status != snapshot.Unknown {
-			sh.LastFeedStatus, sh.LastFeedAt = o.Feed.Status, now
+		if official, ok := o.declared(); ok {
+			sh.LastFeedStatus, sh.LastFeedAt = official, now
 		}
 		mergeOfficial(incidents, svc.Slug, o, now)
 
-		latency := -1.0
-		if o.Probe.LatencyMs != nil {
-			latency = *o.Probe.LatencyMs
-		}
 		if prev := sh.LastStatus; prev != status && (prev == "" || now.After(sh.LastChecked)) {
 			h.AddChange(snapshot.Change{Type: snapshot.ChangeStatus, Service: svc.Slug, Time: now, OldStatus: prev, NewStatus: status})
 		}
-		sh.Record(now, status, &latency)
+		sh.Record(now, status, o.Probe.LatencyMs)
 		states[svc.Slug] = ServiceState{
 			Status:     status,
 			Sources:    snapshot.Sources{Feed: o.Feed, Probe: o.Probe, Disagreement: disagreement},
@@ -185,10 +190,7 @@ func discardFailedProbes(obs map[string]Observation, log zerolog.Logger) bool {
 func decideStatus(o Observation, sh *snapshot.ServiceHistory, incidents incidentSet, now time.Time, offline bool) (snapshot.Status, *snapshot.Disagreement) {
 	failing := o.Probe.State == snapshot.ProbeFailed && sh.FailedProbes >= ProbeIncidentAfter
 	recovering := o.Probe.State == snapshot.ProbeOK && sh.ProbeIncident != ""
-	official := snapshot.Status("")
-	if o.Feed.State == snapshot.FeedOK && o.Feed.Status.Valid() && o.Feed.Status != snapshot.Unknown {
-		official = o.Feed.Status
-	}
+	official, _ := o.declared()
 	switch {
 	case official != "" && failing && (official == snapshot.Operational || official == snapshot.Degraded):
 		return snapshot.MajorOutage, &snapshot.Disagreement{

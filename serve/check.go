@@ -99,7 +99,7 @@ func (s *Server) CheckError(snap *Snapshot, query, observed string) (snapshot.Ch
 
 	facts := s.facts(snap, svc, sum, live, now, seconds)
 	alts := alternatives(snap, svc)
-	a := decide(situation{Error: class, Health: healthOf(status, stale), Probe: facts.probe(),
+	a := decide(situation{Error: class, Health: health(doc.Verdict.Level), Probe: facts.probe(),
 		Incident: facts.officialIncident(), AltUp: anyUp(alts)})
 	v := &doc.Verdict
 	v.Action, v.Blame, v.Confidence, v.Reason = a.Action, a.Blame, a.Confidence, a.Reason

@@ -75,8 +75,9 @@ func classifyObserved(s string) (errorClass, error) {
 	return errServer, nil
 }
 
-// health is the service's status as the rules see it: stale data is its
-// own value, since a status too old to trust is not the status.
+// health is the service's status as the rules see it: the verdict's level
+// (see verdict in check.go), in which stale data is its own value, since a
+// status too old to trust is not the status.
 type health string
 
 const (
@@ -87,23 +88,6 @@ const (
 	healthUnknown     health = "unknown"
 	healthStale       health = "stale"
 )
-
-func healthOf(status snapshot.Status, stale bool) health {
-	if stale {
-		return healthStale
-	}
-	switch status {
-	case snapshot.Operational:
-		return healthUp
-	case snapshot.Degraded:
-		return healthDegraded
-	case snapshot.PartialOutage, snapshot.MajorOutage:
-		return healthDown
-	case snapshot.Maintenance:
-		return healthMaintenance
-	}
-	return healthUnknown
-}
 
 // probeState is what our own probes say now.
 type probeState string

@@ -427,3 +427,16 @@ func FuzzClassifyObserved(f *testing.F) {
 		}
 	})
 }
+
+// The rules read the verdict's level as the service's health: every level a
+// tracked service can have must be a health the rules know.
+func TestVerdictLevelsAreHealths(t *testing.T) {
+	known := []health{healthUp, healthDegraded, healthDown, healthMaintenance, healthUnknown, healthStale}
+	for _, st := range snapshot.Statuses {
+		for _, stale := range []bool{false, true} {
+			if level := verdict("X", st, stale, time.Hour).Level; !slices.Contains(known, health(level)) {
+				t.Errorf("status %s (stale %v): level %q is no health of the rules", st, stale, level)
+			}
+		}
+	}
+}

@@ -157,7 +157,7 @@ func (sh *ServiceHistory) Record(at time.Time, status Status, latencyMs *float64
 		}
 		sh.credit(sh.LastChecked, end, sh.LastStatus)
 	}
-	if latencyMs != nil && *latencyMs >= 0 && !math.IsInf(*latencyMs, 0) {
+	if latencyMs != nil {
 		b := sh.bucket(at)
 		b.LatencyMs += *latencyMs
 		b.Probes++
