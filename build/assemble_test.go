@@ -1,7 +1,9 @@
 package build
 
 import (
+	"bytes"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -184,5 +186,21 @@ func TestAssembleSourceHealth(t *testing.T) {
 	// A service without a page has no health to keep.
 	if f = cycle(Observation{Feed: feedNone, Probe: probeOK}); f.LastOKAt != nil || f.ConsecutiveFailures != 0 {
 		t.Errorf("no page: %+v", f)
+	}
+}
+
+// A source failing for over an hour is logged at error level (a person must
+// look: it may have moved); a shorter run of failures is not.
+func TestAssembleAlarmsOnALongFailingSource(t *testing.T) {
+	var logged bytes.Buffer
+	log := zerolog.New(&logged)
+	h := snapshot.NewHistory()
+	for _, at := range []time.Time{asmNow, asmNow.Add(30 * time.Minute), asmNow.Add(SourceAlarmAfter)} {
+		logged.Reset()
+		Assemble(h, asmCatalog, map[string]Observation{"svc": {Feed: feedFailed, Probe: probeOK}}, at, log)
+		alarmed := strings.Contains(logged.String(), `"level":"error"`) && strings.Contains(logged.String(), "failing for over an hour")
+		if want := !at.Before(asmNow.Add(SourceAlarmAfter)); alarmed != want {
+			t.Errorf("after %s of failures: alarm %v, want %v\n%s", at.Sub(asmNow), alarmed, want, logged.String())
+		}
 	}
 }
