@@ -234,7 +234,8 @@ func bsResourceStatus(state string) snapshot.Status {
 // its state and of what its updates said of the resources: a resolved
 // report's own state no longer tells that it was downtime.
 func bsConvert(svc snapshot.Service, id bsID, r bsReport, lastUpdate time.Time, worst snapshot.Status) (snapshot.Incident, bool) {
-	if id == "" || r.ReportType == "maintenance" {
+	official := snapshot.OfficialIncidentID(svc.Slug, string(id))
+	if official == "" || r.ReportType == "maintenance" {
 		return snapshot.Incident{}, false
 	}
 	started, ok := parseTime(r.StartsAt)
@@ -262,7 +263,7 @@ func bsConvert(svc snapshot.Service, id bsID, r bsReport, lastUpdate time.Time, 
 		sev = snapshot.Major
 	}
 	return snapshot.Incident{
-		ID:        snapshot.OfficialIncidentID(svc.Slug, string(id)),
+		ID:        official,
 		Service:   svc.Slug,
 		Headline:  r.Title,
 		Severity:  sev,

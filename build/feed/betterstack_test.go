@@ -199,6 +199,7 @@ func FuzzBetterStack(f *testing.F) {
 	addFixtures(f, "betterstack-*")
 	f.Add([]byte(`{"data":{"attributes":{"aggregate_state":"downtime"}},"included":[{"id":1,"type":"status_report","attributes":{"starts_at":"2025-11-18T10:00:00Z","ends_at":null}}]}`))
 	f.Add([]byte(`null`))
+	f.Add([]byte(`{"data":{"attributes":{"aggregate_state":"downtime"}},"included":[{"id":"-/-","type":"status_report","attributes":{"starts_at":"2025-11-18T10:00:00Z"}}]}`))
 	plain := snapshot.Service{Slug: "together", StatusPage: "https://status.together.ai"}
 	filtered := plain
 	filtered.Feed.Scope = filterScope([]string{"api"})

@@ -115,7 +115,8 @@ func checklyStatus(sev string) snapshot.Status {
 // checklyConvert maps one incident, reporting false for one without an id or
 // with a creation time that is missing or unreadable.
 func checklyConvert(svc snapshot.Service, in checklyIncident, sev string, resolved bool) (snapshot.Incident, bool) {
-	if in.ID == "" {
+	id := snapshot.OfficialIncidentID(svc.Slug, in.ID)
+	if id == "" {
 		return snapshot.Incident{}, false
 	}
 	started, ok := parseTime(in.CreatedAt)
@@ -152,7 +153,7 @@ func checklyConvert(svc snapshot.Service, in checklyIncident, sev string, resolv
 		status = lastStatus
 	}
 	return snapshot.Incident{
-		ID:        snapshot.OfficialIncidentID(svc.Slug, in.ID),
+		ID:        id,
 		Service:   svc.Slug,
 		Headline:  in.Name,
 		Severity:  severity,

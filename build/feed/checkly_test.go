@@ -164,6 +164,7 @@ func FuzzChecklyParse(f *testing.F) {
 	addFixtures(f, "checkly-*")
 	f.Add([]byte(`[{"id":"a","severity":"major","created_at":"2025-11-18T10:00:00Z","lastUpdateStatus":"RESOLVED","incidentUpdates":[{"created_at":"2025-11-18T11:00:00Z"}]}]`))
 	f.Add([]byte(`null`))
+	f.Add([]byte(`[{"id":" ","severity":"major","created_at":"2025-11-18T10:00:00Z"}]`))
 	plain := snapshot.Service{Slug: "mistral", StatusPage: "https://status.mistral.ai"}
 	filtered := plain
 	filtered.Feed.Scope = filterScope([]string{"api"})

@@ -198,7 +198,8 @@ func fdConvert(svc snapshot.Service, in fdIncident) (snapshot.Incident, bool) {
 	ended, ok2 := fdTime(in.EndTime)
 	updated, ok3 := fdTime(in.UpdatedAt)
 	impact, status := strings.ToLower(cmp.Or(in.Impact, in.Severity)), strings.ToLower(in.Status)
-	if !okID || id == "" || impact == "maintenance" || !ok1 || !ok2 || !ok3 || started.IsZero() {
+	official := snapshot.OfficialIncidentID(svc.Slug, id.String())
+	if !okID || official == "" || impact == "maintenance" || !ok1 || !ok2 || !ok3 || started.IsZero() {
 		return snapshot.Incident{}, false
 	}
 	if ended.IsZero() && slices.Contains([]string{"resolved", "closed", "recovered", "completed", "postmortem"}, status) {
@@ -207,7 +208,7 @@ func fdConvert(svc snapshot.Service, in fdIncident) (snapshot.Incident, bool) {
 		}
 	}
 	inc := snapshot.Incident{
-		ID: snapshot.OfficialIncidentID(svc.Slug, id.String()), Service: svc.Slug, Headline: cmp.Or(in.Title, in.Name),
+		ID: official, Service: svc.Slug, Headline: cmp.Or(in.Title, in.Name),
 		Severity: cmp.Or(fdSeverities[impact], snapshot.Minor), StartedAt: started, Status: status, Source: snapshot.SourceOfficial,
 		URL: svc.StatusPage, UpdatedAt: cmp.Or(updated, ended, started),
 	}
@@ -311,7 +312,8 @@ func fdChangeConvert(svc snapshot.Service, s scoper, ch fdChange, byID map[strin
 	okID := json.Unmarshal(ch.ID, &id) == nil || json.Unmarshal(ch.ID, (*string)(&id)) == nil
 	started, ok1 := fdTime(ch.Start)
 	ended, ok2 := fdTime(ch.Close)
-	if !okID || id == "" || strings.EqualFold(ch.Type, "maintenance") || !ok1 || !ok2 || started.IsZero() {
+	official := snapshot.OfficialIncidentID(svc.Slug, id.String())
+	if !okID || official == "" || strings.EqualFold(ch.Type, "maintenance") || !ok1 || !ok2 || started.IsZero() {
 		return snapshot.Incident{}, false
 	}
 	var listed []ref
@@ -345,7 +347,7 @@ func fdChangeConvert(svc snapshot.Service, s scoper, ch fdChange, byID map[strin
 		sev = snapshot.Major
 	}
 	inc := snapshot.Incident{
-		ID: snapshot.OfficialIncidentID(svc.Slug, id.String()), Service: svc.Slug, Headline: ch.Title,
+		ID: official, Service: svc.Slug, Headline: ch.Title,
 		Severity: sev, StartedAt: started, Status: strings.ToLower(ch.Status), Source: snapshot.SourceOfficial,
 		URL: svc.StatusPage, UpdatedAt: updated,
 	}

@@ -181,6 +181,9 @@ func TestFlashdutyTime(t *testing.T) {
 func FuzzFlashduty(f *testing.F) {
 	addFixtures(f, "flashduty-*")
 	f.Add([]byte(`{"data":{"status":"operational","incidents":[{"id":1,"start_time":1e13,"end_time":"x"}]}}`))
+	// Ids that sanitise to nothing: the incident is left out, not given the id "".
+	f.Add([]byte(`{"status":"operational","incidents":[{"id":"???","start_time":1780300200}]}`))
+	f.Add([]byte(`{"page":{"components":[]},"active_changes":[{"change_id":" ","title":"t","start_at_seconds":1780300200}]}`))
 	svc := deepseek("https://status.deepseek.com/")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res, err := parseFlashduty(data, Request{Service: svc})

@@ -111,7 +111,7 @@ func gcStatus(in gcIncident) snapshot.Status {
 // gcConvert maps one incident; false for one without an id or with a time
 // that is missing (begin and created) or unreadable.
 func gcConvert(svc snapshot.Service, in gcIncident) (snapshot.Incident, bool) {
-	id := strings.TrimSpace(in.ID)
+	id := snapshot.OfficialIncidentID(svc.Slug, in.ID)
 	if id == "" {
 		return snapshot.Incident{}, false
 	}
@@ -131,7 +131,7 @@ func gcConvert(svc snapshot.Service, in gcIncident) (snapshot.Incident, bool) {
 		return snapshot.Incident{}, false
 	}
 	inc := snapshot.Incident{
-		ID:        snapshot.OfficialIncidentID(svc.Slug, id),
+		ID:        id,
 		Service:   svc.Slug,
 		Headline:  strings.TrimSpace(in.ExternalDesc),
 		Severity:  gcSeverity(in.Severity),

@@ -113,6 +113,7 @@ func TestGoogleCloudContextCancelled(t *testing.T) {
 func FuzzGoogleCloud(f *testing.F) {
 	addFixtures(f, "gcloud-*")
 	f.Add([]byte(`null`))
+	f.Add([]byte(`[{"id":"???","begin":"2025-06-03T10:00:00Z","affected_products":[{"title":"Gemini"}]}]`))
 	f.Add([]byte(`[{"id":"a","begin":"2025-06-03T10:00:00Z","end":"","affected_products":[{"title":"Gemini"}]}]`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, filter := range [][]string{{"Gemini"}, nil} {

@@ -113,7 +113,8 @@ func instatusStatus(s string) snapshot.Status {
 // instatusConvert maps one incident, reporting false for one without an id or
 // with a start time that is missing or unreadable.
 func instatusConvert(svc snapshot.Service, in instatusIncident, resolved bool) (snapshot.Incident, bool) {
-	if in.ID == "" {
+	id := snapshot.OfficialIncidentID(svc.Slug, in.ID)
+	if id == "" {
 		return snapshot.Incident{}, false
 	}
 	started, ok := parseInstatusTime(in.Started)
@@ -139,7 +140,7 @@ func instatusConvert(svc snapshot.Service, in instatusIncident, resolved bool) (
 		sev = snapshot.Major
 	}
 	return snapshot.Incident{
-		ID:        snapshot.OfficialIncidentID(svc.Slug, in.ID),
+		ID:        id,
 		Service:   svc.Slug,
 		Headline:  in.Name,
 		Severity:  sev,

@@ -189,6 +189,7 @@ func FuzzInstatus(f *testing.F) {
 	addFixtures(f, "instatus-*")
 	f.Add([]byte(`{"page":{"status":"HASISSUES"},"activeIncidents":[{"id":"a","started":"Tue Nov 18 2025 14:03:00 GMT+0000 (UTC)","status":"RESOLVED","impact":"MAJOROUTAGE"}]}`))
 	f.Add([]byte(`null`))
+	f.Add([]byte(`{"page":{"status":"HASISSUES"},"activeIncidents":[{"id":"<>","started":"Tue Nov 18 2025 14:03:00 GMT+0000 (UTC)"}]}`))
 	svc := snapshot.Service{Slug: "perplexity", StatusPage: "https://status.perplexity.com"}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		res, err := parseInstatus(data, Request{Service: svc})
