@@ -32,6 +32,9 @@ func parseQuery(w http.ResponseWriter, r *http.Request) (url.Values, bool) {
 		problem(w, http.StatusBadRequest, "", fmt.Sprintf("query string longer than %d bytes", maxQueryLen))
 		return nil, false
 	}
+	if r.URL.RawQuery == "" {
+		return nil, true // read-only: Get and Has work on a nil map, at no cost per request
+	}
 	q, err := url.ParseQuery(r.URL.RawQuery)
 	if err != nil {
 		problem(w, http.StatusBadRequest, "", "malformed query string: "+err.Error())

@@ -150,15 +150,15 @@ func (rep *representation) serve(w http.ResponseWriter, r *http.Request) {
 		}
 		h.Set("ETag", etag)
 	}
-	if strings.Contains(r.Header.Get("Range"), ",") {
+	if strings.Contains(first(r.Header, "Range"), ",") {
 		// Only single ranges are served. A multi-range request is answered
 		// with the whole body, which RFC 9110 §14.2 allows: 2 000 one-byte
 		// ranges of a 7 KB document made a 274 KB multipart answer.
 		r = r.Clone(r.Context())
 		r.Header.Del("Range")
 	}
-	if r.Header.Get("Range") != "" || r.Header.Get("If-Modified-Since") != "" ||
-		r.Header.Get("If-Match") != "" || r.Header.Get("If-Unmodified-Since") != "" {
+	if first(r.Header, "Range") != "" || first(r.Header, "If-Modified-Since") != "" ||
+		first(r.Header, "If-Match") != "" || first(r.Header, "If-Unmodified-Since") != "" {
 		http.ServeContent(w, r, "", rep.modTime, bytes.NewReader(body))
 		return
 	}
@@ -197,9 +197,9 @@ func (rep *representation) serve(w http.ResponseWriter, r *http.Request) {
 // If-Unmodified-Since, evaluated first (RFC 9110 §13.2.2), is left to
 // ServeContent, as is every request whose tag does not match.
 func notModified(w http.ResponseWriter, r *http.Request, etag string) bool {
-	inm := r.Header.Get("If-None-Match")
+	inm := first(r.Header, "If-None-Match")
 	if inm == "" || (r.Method != http.MethodGet && r.Method != http.MethodHead) ||
-		r.Header.Get("If-Match") != "" || r.Header.Get("If-Unmodified-Since") != "" || !etagListed(inm, etag) {
+		first(r.Header, "If-Match") != "" || first(r.Header, "If-Unmodified-Since") != "" || !etagListed(inm, etag) {
 		return false
 	}
 	// The headers http.ServeContent sends with a 304: no Content-Type,
@@ -207,6 +207,15 @@ func notModified(w http.ResponseWriter, r *http.Request, etag string) bool {
 	w.Header().Set("ETag", etag)
 	w.WriteHeader(http.StatusNotModified)
 	return true
+}
+
+// first is r.Header.Get for a name already in canonical form, without
+// canonicalising it again: the static path reads six of them per request.
+func first(h http.Header, canonical string) string {
+	if v := h[canonical]; len(v) > 0 {
+		return v[0]
+	}
+	return ""
 }
 
 // etagListed reports whether an If-None-Match value lists etag or is "*",
@@ -229,7 +238,7 @@ func etagListed(list, etag string) bool {
 // an entry with a malformed q-value is ignored rather than guessed at.
 func acceptsGzip(r *http.Request) bool {
 	gzipQ, anyQ := -1, -1 // thousandths; -1 when not listed
-	for _, field := range r.Header.Values("Accept-Encoding") {
+	for _, field := range r.Header["Accept-Encoding"] {
 		for entry := range strings.SplitSeq(field, ",") {
 			name, params, _ := strings.Cut(entry, ";")
 			q, ok := qValue(params)
