@@ -3,8 +3,9 @@
 # with the same headers, both on loopback, measured with wrk. Prints, per
 # endpoint and server, req/s, p50/p99 latency and the server's CPU time per
 # request, and the ratio aistatus/nginx; then status.json from a minimal
-# net/http handler (bench/minimal) beside aistatus (access log off and on)
-# and nginx, with the ratios aistatus/minimal and minimal/nginx; then one
+# net/http handler (bench/minimal, with the contract's four headers and with
+# all of aistatus's) beside aistatus (access log off and on) and nginx, in
+# interleaved rounds, with the ratios between them; then one
 # `serve --redis` against three (three wrk in parallel, one per replica).
 # Results are in bench/README.md.
 #
@@ -22,7 +23,7 @@ DURATION=${DURATION:-10s}       # per wrk run
 CONNECTIONS=${CONNECTIONS:-32}  # wrk -c
 THREADS=${THREADS:-2}           # wrk -t
 INCIDENTS=${INCIDENTS:-100000}  # retained incidents in the snapshot (the cap)
-ROUNDS=${ROUNDS:-3}             # interleaved rounds of the minimal-handler comparison
+ROUNDS=${ROUNDS:-5}             # interleaved rounds of the minimal-handler comparison
 CORES=$(nproc)
 
 # --- tools -------------------------------------------------------------------
@@ -100,7 +101,7 @@ distinct_ports() {
     [ -n "${seen[$p]:-}" ] || { seen[$p]=1; echo "$p"; }
   done
 }
-read -r ais_port nginx_port min_port log_port redis_port r1_port r2_port r3_port < <(distinct_ports 8 | xargs)
+read -r ais_port nginx_port min_port minall_port log_port redis_port r1_port r2_port r3_port < <(distinct_ports 9 | xargs)
 
 # --- build, snapshot -----------------------------------------------------------
 echo "== building aistatus and snapgen"
@@ -313,13 +314,20 @@ echo "/incidents filtered, one connection (wrk -t1 -c1): p50 $one_p50 ms, p99 $o
 "$work/minimal" -file "$work/public/status.json" -addr "127.0.0.1:$min_port" &
 min_pid=$!
 pids+=("$min_pid")
+# The same handler sending every header aistatus sends: what the API's
+# headers cost net/http, told apart from what our code costs.
+"$work/minimal" -file "$work/public/status.json" -addr "127.0.0.1:$minall_port" -all-headers &
+minall_pid=$!
+pids+=("$minall_pid")
 "$work/aistatus" serve --dir "$work/public" --addr "127.0.0.1:$log_port" \
   --rate-limit 0 --catalog "$work/catalog.json" 2>"$work/access.log" &
 log_pid=$!
 pids+=("$log_pid")
 mini="http://127.0.0.1:$min_port"
+minall="http://127.0.0.1:$minall_port"
 logged="http://127.0.0.1:$log_port"
 wait_ok "$mini/status.json"
+wait_ok "$minall/status.json"
 wait_ok "$logged/api/v1/status"
 echo
 echo "== status.json: minimal net/http handler, aistatus (access log off, on), nginx"
@@ -332,6 +340,7 @@ wrk -t"$THREADS" -c"$CONNECTIONS" -d3s "$logged/api/v1/status" >/dev/null
 declare -A runs=()
 for ((round = 1; round <= ROUNDS; round++)); do
   runs[min]+="$(measure "$mini/status.json" "$min_pid")|"
+  runs[minall]+="$(measure "$minall/status.json" "$minall_pid")|"
   runs[off]+="$(measure "$ais/api/v1/status" "$ais_pid")|"
   runs[on]+="$(measure "$logged/api/v1/status" "$log_pid")|"
   runs[ngx]+="$(measure "$ngx/api/v1/status" "${nginx_pids[@]}")|"
@@ -347,7 +356,7 @@ echo "| server (status.json, $(curl -s -o /dev/null -w '%{size_download}' "$mini
 echo "|---|--:|--:|--:|--:|--:|--:|"
 m_rps=$(median 1 "${runs[min]}")
 m_cpu=$(median 4 "${runs[min]}")
-for r in "minimal net/http|min" "aistatus, --access-log=false|off" "aistatus, access log on (default)|on" "nginx|ngx"; do
+for r in "minimal net/http|min" "minimal, all of aistatus's headers|minall" "aistatus, --access-log=false|off" "aistatus, access log on (default)|on" "nginx|ngx"; do
   IFS='|' read -r name key <<<"$r"
   rps=$(median 1 "${runs[$key]}")
   cpu=$(median 4 "${runs[$key]}")
@@ -356,10 +365,18 @@ for r in "minimal net/http|min" "aistatus, --access-log=false|off" "aistatus, ac
     "$(awk -v a="$rps" -v m="$m_rps" 'BEGIN { print a / m }')" "$(awk -v a="$cpu" -v m="$m_cpu" 'BEGIN { print m / a }')"
 done
 echo
-echo "aistatus/minimal req/s: $(awk -v a="$(median 1 "${runs[off]}")" -v m="$m_rps" 'BEGIN { printf "%.2f", a / m }') (access log off)," \
-  "$(awk -v a="$(median 1 "${runs[on]}")" -v m="$m_rps" 'BEGIN { printf "%.2f", a / m }') (on);" \
-  "minimal/nginx req/s: $(awk -v m="$m_rps" -v n="$(median 1 "${runs[ngx]}")" 'BEGIN { printf "%.2f", m / n }')"
-kill "$min_pid" "$log_pid"
+# ratio A B: the median over the rounds of A's req/s over B's in the same
+# round (steadier than a ratio of medians when the machine drifts).
+ratio() {
+  paste -d' ' <(tr '|' '\n' <<<"${runs[$1]}" | awk 'NF { print $1 }') <(tr '|' '\n' <<<"${runs[$2]}" | awk 'NF { print $1 }') |
+    awk '{ print $1 / $2 }' | sort -g |
+    awk '{ v[NR] = $1 } END { printf "%.2f", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+}
+echo "req/s ratios, median of the per-round ratios:"
+echo "  aistatus / minimal: $(ratio off min) (access log off), $(ratio on min) (on, the default)"
+echo "  aistatus / minimal with all of aistatus's headers: $(ratio off minall) (off), $(ratio on minall) (on)"
+echo "  minimal with all headers / minimal: $(ratio minall min); minimal / nginx: $(ratio min ngx)"
+kill "$min_pid" "$minall_pid" "$log_pid"
 
 # --- replicas: one `serve --redis` against three ------------------------------------
 # Three replicas sharing one Redis, with a limit no client reaches (so every
