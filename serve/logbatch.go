@@ -26,11 +26,17 @@ type BatchWriter struct {
 	out      io.Writer
 	interval time.Duration
 
-	mu    sync.Mutex // guards buf and timer
+	mu    sync.Mutex // guards buf, timer and armed
 	buf   []byte
-	timer *time.Timer
+	timer *time.Timer // made once, then reset for each batch
+	armed bool
 
 	outMu sync.Mutex // serialises writes to out, keeping batches in order
+
+	// free holds written batches' buffers for reuse: grown afresh from nil,
+	// a 64 KiB batch allocated twice its size in steps, which was more than
+	// everything else a static response allocates.
+	free chan []byte
 }
 
 // BatchBytes is the size at which a batch is written without waiting.
@@ -38,7 +44,7 @@ const BatchBytes = 64 << 10
 
 // NewBatchWriter returns a BatchWriter writing to out at least every interval.
 func NewBatchWriter(out io.Writer, interval time.Duration) *BatchWriter {
-	return &BatchWriter{out: out, interval: interval}
+	return &BatchWriter{out: out, interval: interval, free: make(chan []byte, 2)}
 }
 
 // Write adds p (one log line, as zerolog writes them) to the batch.
@@ -50,12 +56,25 @@ func (b *BatchWriter) Write(p []byte) (int, error) {
 // written at once, with the batch before it.
 func (b *BatchWriter) WriteLevel(level zerolog.Level, p []byte) (int, error) {
 	b.mu.Lock()
+	if b.buf == nil {
+		select {
+		case b.buf = <-b.free:
+		default:
+			b.buf = make([]byte, 0, BatchBytes+4<<10) // a batch and its last line, mostly
+		}
+	}
 	b.buf = append(b.buf, p...)
 	if level < zerolog.WarnLevel && len(b.buf) < BatchBytes {
-		if b.timer == nil {
+		if !b.armed {
 			// Real time, not an injected clock: this only bounds how late
-			// a line reaches the log.
-			b.timer = time.AfterFunc(b.interval, func() { b.Flush() })
+			// a line reaches the log. (A timer that fires just after a
+			// flush flushes the next batch early: harmless.)
+			if b.timer == nil {
+				b.timer = time.AfterFunc(b.interval, func() { b.Flush() })
+			} else {
+				b.timer.Reset(b.interval)
+			}
+			b.armed = true
 		}
 		b.mu.Unlock()
 		return len(p), nil
@@ -74,9 +93,9 @@ func (b *BatchWriter) Flush() error {
 func (b *BatchWriter) flushLocked() error {
 	batch := b.buf
 	b.buf = nil
-	if b.timer != nil {
+	if b.armed {
 		b.timer.Stop()
-		b.timer = nil
+		b.armed = false
 	}
 	// Taken before b.mu is released, so that batches are written in the
 	// order they were taken.
@@ -87,5 +106,11 @@ func (b *BatchWriter) flushLocked() error {
 		return nil
 	}
 	_, err := b.out.Write(batch)
+	if cap(batch) <= 2*BatchBytes { // not one huge line's buffer
+		select {
+		case b.free <- batch[:0]:
+		default:
+		}
+	}
 	return err
 }

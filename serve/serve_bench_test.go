@@ -135,11 +135,13 @@ func BenchmarkStatus(b *testing.B) {
 	b.Run("304", func(b *testing.B) {
 		benchGet(b, h, "/api/v1/status", http.Header{"If-None-Match": {etag}}, http.StatusNotModified)
 	})
-	// The access log as `aistatus serve` writes it by default (JSON lines
-	// with a timestamp), into a writer that discards them.
+	// The access log as `aistatus serve` writes it by default: JSON lines
+	// with a timestamp, in batches, here to a file.
 	ts := newBenchServer(b, 1000, 0)
 	opts := ts.opts
-	opts.AccessLog, opts.Log = true, zerolog.New(io.Discard).With().Timestamp().Logger()
+	batches := NewBatchWriter(logFile(b), 100*time.Millisecond)
+	defer batches.Flush()
+	opts.AccessLog, opts.Log = true, zerolog.New(batches).With().Timestamp().Logger()
 	logged := New(opts)
 	logged.Store().Reload()
 	b.Run("identity+accesslog", func(b *testing.B) { benchGet(b, logged.Handler(), "/api/v1/status", nil, 200) })

@@ -569,7 +569,7 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 		var addr [64]byte // the client's address, formatted without an allocation
 		s.opts.Log.Info().Str("method", r.Method).Str("path", truncate(r.URL.Path, 256)).
 			Int("status", rec.status).Int("bytes", rec.bytes).
-			Dur("ms", time.Since(start)).Bytes("client", ClientAddr(r, s.opts.TrustedProxies).AppendTo(addr[:0])).
+			Int64("us", time.Since(start).Microseconds()).Bytes("client", ClientAddr(r, s.opts.TrustedProxies).AppendTo(addr[:0])).
 			Msg("request")
 	})
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/aistatus/aistatus/serve"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 	"github.com/spf13/pflag"
 )
 
@@ -179,13 +180,12 @@ func (g *globals) logger() (zerolog.Logger, error) {
 // logBatchInterval bounds how late an info line reaches the log.
 const logBatchInterval = 100 * time.Millisecond
 
+// isTerminal reports whether w is a terminal. A character device is not
+// enough: /dev/null is one, and `serve 2>/dev/null` must not get the console
+// writer, which formats and writes every access-log line on its own.
 func isTerminal(w io.Writer) bool {
 	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	fi, err := f.Stat()
-	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+	return ok && term.IsTerminal(int(f.Fd()))
 }
 
 func newVersionCmd(g *globals) *cobra.Command {
