@@ -14,8 +14,8 @@ import (
 	"github.com/aistatus/aistatus/serve"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 	"github.com/spf13/pflag"
+	"golang.org/x/term"
 )
 
 // version is set at link time (-ldflags "-X main.version=v1.2.3"); otherwise
