@@ -40,18 +40,36 @@ while read -r pkg name; do
     built=$pkg
   fi
   dir=$(go list -f '{{.Dir}}' "$pkg")
-  # Run where `go test` would: crashers are written to ./testdata/fuzz.
-  if out=$(cd "$dir" && "$test" -test.run '^$' -test.fuzz "^${name}\$" -test.fuzztime "$fuzztime" \
-    -test.fuzzcachedir "$gocache/fuzz/$pkg" -test.timeout 5m </dev/null 2>&1); then
-    echo "ok    $name ($pkg) $((SECONDS - t0))s"
-  else
+  for attempt in 1 2; do
+    # Run where `go test` would: crashers are written to ./testdata/fuzz.
+    # Minimizing each new interesting input may take up to a minute by
+    # default, during which nothing else is fuzzed: on the slower targets
+    # that stalled the run for seconds at a time. A second is plenty for
+    # inputs this small.
+    if out=$(cd "$dir" && "$test" -test.run '^$' -test.fuzz "^${name}\$" -test.fuzztime "$fuzztime" \
+      -test.fuzzminimizetime 1s -test.fuzzcachedir "$gocache/fuzz/$pkg" -test.timeout 5m </dev/null 2>&1); then
+      echo "ok    $name ($pkg) $((SECONDS - t0))s"
+      break
+    fi
+    # Go 1.26's fuzzing coordinator can fail a target with a bare "context
+    # deadline exceeded" when -fuzztime ends while a worker is busy, on a
+    # loaded machine (go.dev/issue/75804, fixed in Go 1.27). That is no
+    # finding: a real one names its failing input. Such a run is repeated
+    # once; a second one is reported without failing the run.
+    if ! grep -q 'Failing input written to' <<<"$out" && grep -q '^    context deadline exceeded$' <<<"$out" &&
+      [ "$(grep -c -- '--- FAIL' <<<"$out")" -le 1 ]; then
+      echo "note  $name: the fuzzing coordinator's deadline race (go.dev/issue/75804), no finding; attempt $attempt"
+      [ "$attempt" = 1 ] || echo "ok    $name ($pkg) $((SECONDS - t0))s, ended by the deadline race twice"
+      continue
+    fi
     failed=1
     echo "FAIL  $name ($pkg)"
     tail -n 40 <<<"$out"
     sed -n 's/.*Failing input written to \(.*\)$/\1/p' <<<"$out" | while read -r input; do
       echo "      failing input: $dir/$input"
     done
-  fi
+    break
+  done
 done <<<"$targets"
 echo "fuzz: done in $((SECONDS - start))s"
 exit "$failed"
