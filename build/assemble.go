@@ -92,7 +92,7 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 		o := obs[svc.Slug]
 		sh := h.Service(svc.Slug)
 		trackFeed(sh, svc, &o, now, log)
-		trackProbe(incidents, svc, sh, o, now)
+		opened := trackProbe(incidents, svc, sh, o, now)
 		status, disagreement := decideStatus(o, sh, incidents, now, offline)
 		if official, ok := o.declared(); ok {
 			sh.LastFeedStatus, sh.LastFeedAt = official, now
@@ -103,6 +103,11 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 			h.AddChange(snapshot.Change{Type: snapshot.ChangeStatus, Service: svc.Slug, Time: now, OldStatus: prev, NewStatus: status})
 		}
 		sh.Record(now, status, o.Probe.LatencyMs)
+		if opened && status == snapshot.MajorOutage {
+			// Our incident starts at the first failed probe; so does the
+			// downtime, though the first two left the status as it was.
+			sh.Restate(sh.FailingSince, snapshot.MajorOutage)
+		}
 		states[svc.Slug] = ServiceState{
 			Status:     status,
 			Sources:    snapshot.Sources{Feed: o.Feed, Probe: o.Probe, Disagreement: disagreement},
@@ -322,14 +327,14 @@ func feedDeclaresOutage(o Observation) bool {
 }
 
 // trackProbe counts failed and successful probes and opens or closes our own
-// incident.
-func trackProbe(incidents incidentSet, svc snapshot.Service, sh *snapshot.ServiceHistory, o Observation, now time.Time) {
+// incident. It reports whether it opened one.
+func trackProbe(incidents incidentSet, svc snapshot.Service, sh *snapshot.ServiceHistory, o Observation, now time.Time) (opened bool) {
 	switch o.Probe.State {
 	case snapshot.ProbeFailed:
 		sh.OKProbes, sh.OKSince = 0, time.Time{}
 		if feedDeclaresOutage(o) && sh.ProbeIncident == "" {
 			sh.FailedProbes, sh.FailingSince = 0, time.Time{}
-			return
+			return false
 		}
 		if sh.FailedProbes == 0 {
 			sh.FailingSince = now
@@ -349,6 +354,7 @@ func trackProbe(incidents incidentSet, svc snapshot.Service, sh *snapshot.Servic
 			}
 			incidents.put(inc)
 			sh.ProbeIncident = inc.ID
+			return true
 		}
 	case snapshot.ProbeOK:
 		sh.FailedProbes, sh.FailingSince = 0, time.Time{}
@@ -365,6 +371,7 @@ func trackProbe(incidents incidentSet, svc snapshot.Service, sh *snapshot.Servic
 		}
 	}
 	// A discarded or absent probe changes nothing: no data is not evidence.
+	return false
 }
 
 // mergeOfficial folds the feed's incidents into the retained ones. An open

@@ -81,7 +81,21 @@ type ServiceHistory struct {
 	Feed FeedHealth `json:"feed,omitzero"`
 	// Buckets hold status time per BucketSize, oldest first.
 	Buckets []Bucket `json:"buckets"`
+	// Recent are the latest intervals credited to Buckets, oldest first:
+	// enough of them for Restate to correct what the last checks credited.
+	Recent []Span `json:"recent,omitempty"`
 }
+
+// Span is an interval credited to one status.
+type Span struct {
+	From   time.Time `json:"from"`
+	To     time.Time `json:"to"`
+	Status Status    `json:"status"`
+}
+
+// recentSpans is how many credited intervals are kept for Restate: the
+// checks from a first failed probe to the one that confirms an outage.
+const recentSpans = 4
 
 // FeedHealth is what is remembered of a service's official source: when it
 // was last read, how long it has been failing, and the components in scope
@@ -170,17 +184,66 @@ func (sh *ServiceHistory) Record(at time.Time, status Status, latencyMs *float64
 	}
 }
 
-// credit adds the interval [from, to) in status s, split across buckets.
+// credit adds the interval [from, to) in status s, split across buckets,
+// and remembers it among the Recent spans.
 func (sh *ServiceHistory) credit(from, to time.Time, s Status) {
+	sh.move(from, to, "", s)
+	sh.Recent = append(sh.Recent, Span{From: from, To: to, Status: s})
+	if n := len(sh.Recent) - recentSpans; n > 0 {
+		sh.Recent = append(sh.Recent[:0], sh.Recent[n:]...)
+	}
+}
+
+// move credits the interval [from, to) to status to, taking it from status
+// from when that is set, split across buckets.
+func (sh *ServiceHistory) move(from, to time.Time, old, s Status) {
 	for from.Before(to) {
 		b := sh.bucket(from)
 		end := time.Unix(b.T, 0).Add(BucketSize)
 		if end.After(to) {
 			end = to
 		}
-		b.add(s, end.Sub(from).Seconds())
+		secs := end.Sub(from).Seconds()
+		if old != "" {
+			f := b.seconds(old)
+			secs = min(secs, *f) // never below zero, whatever rounding did
+			*f -= secs
+		}
+		*b.seconds(s) += secs
 		from = end
 	}
+}
+
+// Restate credits the time since from that the latest checks credited to an
+// up or unknown status to s instead. An outage our probes confirm at their
+// third failure began at the first: until it was confirmed, those minutes
+// were credited to the status the page or the previous check gave, and
+// uptime would leave them out of the outage that our incident dates from
+// its first failure. Only the Recent spans can be restated.
+func (sh *ServiceHistory) Restate(from time.Time, s Status) {
+	var out []Span
+	for _, sp := range sh.Recent {
+		start := sp.From
+		if start.Before(from) {
+			start = from
+		}
+		switch sp.Status {
+		case Operational, Degraded, Unknown:
+		default:
+			out = append(out, sp)
+			continue
+		}
+		if !start.Before(sp.To) {
+			out = append(out, sp)
+			continue
+		}
+		sh.move(start, sp.To, sp.Status, s)
+		if sp.From.Before(start) {
+			out = append(out, Span{From: sp.From, To: start, Status: sp.Status})
+		}
+		out = append(out, Span{From: start, To: sp.To, Status: s})
+	}
+	sh.Recent = out
 }
 
 // bucket returns the bucket that holds time t, appending it when needed.
@@ -202,22 +265,25 @@ func (sh *ServiceHistory) bucket(t time.Time) *Bucket {
 	return &sh.Buckets[0]
 }
 
-func (b *Bucket) add(s Status, seconds float64) {
+// seconds is the field of b that holds the time in status s.
+func (b *Bucket) seconds(s Status) *float64 {
 	switch s {
 	case Operational:
-		b.Operational += seconds
+		return &b.Operational
 	case Degraded:
-		b.Degraded += seconds
+		return &b.Degraded
 	case PartialOutage:
-		b.Partial += seconds
+		return &b.Partial
 	case MajorOutage:
-		b.Major += seconds
+		return &b.Major
 	case Maintenance:
-		b.Maintenance += seconds
+		return &b.Maintenance
 	default:
-		b.Unknown += seconds
+		return &b.Unknown
 	}
 }
+
+func (b *Bucket) add(s Status, seconds float64) { *b.seconds(s) += seconds }
 
 // observed is the time with a known availability: maintenance and unknown
 // time are left out. down is the weighted downtime within it.

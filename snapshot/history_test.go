@@ -706,3 +706,69 @@ func TestIncidentOpen(t *testing.T) {
 		t.Error("incident with endedAt is open")
 	}
 }
+
+// TestRestate: the checks from a first failed probe to the one that
+// confirms the outage credited the status the page gave; restated, that
+// time is the outage, across a bucket boundary, while maintenance and the
+// time before the first failure keep what they were credited.
+func TestRestate(t *testing.T) {
+	m := func(n int) time.Time { return base.Add(50*time.Minute + time.Duration(n)*5*time.Minute) }
+	tests := []struct {
+		name  string
+		steps []Status // statuses at checks m(0), m(1), …
+		from  int      // Restate from check m(from)
+		want  []Bucket
+	}{{
+		// Operational 00:50–01:00, failures at 00:55 and 01:00 credited
+		// operational until the third at 01:05 confirms it: 10 minutes of
+		// major outage from 00:55, 5 of them in each hour.
+		name:  "across a bucket boundary",
+		steps: []Status{Operational, Operational, Operational, MajorOutage},
+		from:  1,
+		want:  []Bucket{{T: base.Unix(), Operational: 300, Major: 300}, {T: base.Add(time.Hour).Unix(), Major: 300}},
+	}, {
+		name:  "maintenance is not restated",
+		steps: []Status{Operational, Maintenance, Degraded, MajorOutage},
+		from:  1,
+		want:  []Bucket{{T: base.Unix(), Operational: 300, Maintenance: 300}, {T: base.Add(time.Hour).Unix(), Major: 300}},
+	}, {
+		name:  "unknown becomes the outage it was",
+		steps: []Status{Unknown, Unknown, MajorOutage},
+		from:  0,
+		want:  []Bucket{{T: base.Unix(), Major: 600}},
+	}}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sh := &ServiceHistory{}
+			for i, st := range tt.steps {
+				sh.Record(m(i), st, nil)
+			}
+			sh.Restate(m(tt.from), MajorOutage)
+			if !reflect.DeepEqual(sh.Buckets, tt.want) {
+				t.Errorf("Buckets = %+v, want %+v", sh.Buckets, tt.want)
+			}
+			// Restating twice changes nothing more.
+			sh.Restate(m(tt.from), MajorOutage)
+			if !reflect.DeepEqual(sh.Buckets, tt.want) {
+				t.Errorf("restated twice: Buckets = %+v, want %+v", sh.Buckets, tt.want)
+			}
+		})
+	}
+}
+
+// TestRecentSpansBounded: only the latest spans are kept for Restate, and
+// what is older than them is not restated.
+func TestRecentSpansBounded(t *testing.T) {
+	sh := &ServiceHistory{}
+	for i := range 10 {
+		sh.Record(base.Add(time.Duration(i)*time.Minute), Operational, nil)
+	}
+	if len(sh.Recent) != recentSpans || !sh.Recent[len(sh.Recent)-1].To.Equal(base.Add(9*time.Minute)) {
+		t.Fatalf("Recent = %+v, want the last %d spans", sh.Recent, recentSpans)
+	}
+	sh.Restate(base, MajorOutage)
+	want := []Bucket{{T: base.Unix(), Operational: float64(9-recentSpans) * 60, Major: recentSpans * 60}}
+	if !reflect.DeepEqual(sh.Buckets, want) {
+		t.Errorf("Buckets = %+v, want %+v", sh.Buckets, want)
+	}
+}
