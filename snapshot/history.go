@@ -94,8 +94,10 @@ type Span struct {
 }
 
 // recentSpans is how many credited intervals are kept for Restate: the
-// checks from a first failed probe to the one that confirms an outage.
-const recentSpans = 4
+// checks from a first failed probe to the one that confirms an outage, with
+// room for cycles between them whose probes were discarded (an hour of
+// 5-minute cycles).
+const recentSpans = 12
 
 // FeedHealth is what is remembered of a service's official source: when it
 // was last read, how long it has been failing, and the components in scope

@@ -760,14 +760,15 @@ func TestRestate(t *testing.T) {
 // what is older than them is not restated.
 func TestRecentSpansBounded(t *testing.T) {
 	sh := &ServiceHistory{}
-	for i := range 10 {
+	const checks = recentSpans + 6
+	for i := range checks {
 		sh.Record(base.Add(time.Duration(i)*time.Minute), Operational, nil)
 	}
-	if len(sh.Recent) != recentSpans || !sh.Recent[len(sh.Recent)-1].To.Equal(base.Add(9*time.Minute)) {
+	if len(sh.Recent) != recentSpans || !sh.Recent[len(sh.Recent)-1].To.Equal(base.Add((checks-1)*time.Minute)) {
 		t.Fatalf("Recent = %+v, want the last %d spans", sh.Recent, recentSpans)
 	}
 	sh.Restate(base, MajorOutage)
-	want := []Bucket{{T: base.Unix(), Operational: float64(9-recentSpans) * 60, Major: recentSpans * 60}}
+	want := []Bucket{{T: base.Unix(), Operational: float64(checks-1-recentSpans) * 60, Major: recentSpans * 60}}
 	if !reflect.DeepEqual(sh.Buckets, want) {
 		t.Errorf("Buckets = %+v, want %+v", sh.Buckets, want)
 	}
