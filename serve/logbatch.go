@@ -28,7 +28,7 @@ type BatchWriter struct {
 
 	mu    sync.Mutex // guards buf, timer and armed
 	buf   []byte
-	timer *time.Timer // made once, then reset for each batch
+	timer *time.Timer // made once, reset by each batch's first line
 	armed bool
 
 	outMu sync.Mutex // serialises writes to out, keeping batches in order
@@ -44,7 +44,12 @@ const BatchBytes = 64 << 10
 
 // NewBatchWriter returns a BatchWriter writing to out at least every interval.
 func NewBatchWriter(out io.Writer, interval time.Duration) *BatchWriter {
-	return &BatchWriter{out: out, interval: interval, free: make(chan []byte, 2)}
+	b := &BatchWriter{out: out, interval: interval, free: make(chan []byte, 2)}
+	// One timer for every batch, armed by a batch's first line. Real time,
+	// not an injected clock: it only bounds how late a line reaches the log.
+	b.timer = time.AfterFunc(interval, func() { b.Flush() })
+	b.timer.Stop()
+	return b
 }
 
 // Write adds p (one log line, as zerolog writes them) to the batch.
@@ -66,14 +71,9 @@ func (b *BatchWriter) WriteLevel(level zerolog.Level, p []byte) (int, error) {
 	b.buf = append(b.buf, p...)
 	if level < zerolog.WarnLevel && len(b.buf) < BatchBytes {
 		if !b.armed {
-			// Real time, not an injected clock: this only bounds how late
-			// a line reaches the log. (A timer that fires just after a
-			// flush flushes the next batch early: harmless.)
-			if b.timer == nil {
-				b.timer = time.AfterFunc(b.interval, func() { b.Flush() })
-			} else {
-				b.timer.Reset(b.interval)
-			}
+			// A timer that fires just after a flush flushes the next batch
+			// early: harmless.
+			b.timer.Reset(b.interval)
 			b.armed = true
 		}
 		b.mu.Unlock()

@@ -196,8 +196,8 @@ func (sh *ServiceHistory) credit(from, to time.Time, s Status) {
 	}
 }
 
-// move credits the interval [from, to) to status to, taking it from status
-// from when that is set, split across buckets.
+// move credits the interval [from, to) to status s, split across buckets,
+// taking it from status old unless old is "" (a first credit).
 func (sh *ServiceHistory) move(from, to time.Time, old, s Status) {
 	for from.Before(to) {
 		b := sh.bucket(from)
@@ -229,13 +229,8 @@ func (sh *ServiceHistory) Restate(from time.Time, s Status) {
 		if start.Before(from) {
 			start = from
 		}
-		switch sp.Status {
-		case Operational, Degraded, Unknown:
-		default:
-			out = append(out, sp)
-			continue
-		}
-		if !start.Before(sp.To) {
+		restatable := sp.Status == Operational || sp.Status == Degraded || sp.Status == Unknown
+		if !restatable || !start.Before(sp.To) {
 			out = append(out, sp)
 			continue
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,9 +25,7 @@ func TestLogFormatAuto(t *testing.T) {
 	}
 	defer file.Close()
 	var buf bytes.Buffer
-	for name, w := range map[string]interface {
-		Write([]byte) (int, error)
-	}{"/dev/null": devNull, "a file": file, "a buffer": &buf} {
+	for name, w := range map[string]io.Writer{"/dev/null": devNull, "a file": file, "a buffer": &buf} {
 		g := &globals{logFormat: "auto", logLevel: "info", stderr: w}
 		if isTerminal(w) {
 			t.Errorf("%s is taken for a terminal", name)
