@@ -640,6 +640,8 @@ func TestAccessLog(t *testing.T) {
 		ts.Store().Reload()
 		ts.do(t, http.MethodGet, "/api/v1/services/openai", nil)
 		ts.do(t, http.MethodGet, "/api/v1/nothing", nil)
+		// The recorders are pooled: a reused one starts from nothing.
+		ts.do(t, http.MethodGet, "/api/v1/services/openai", nil)
 		lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
 		if !on {
 			if buf.Len() != 0 {
@@ -647,9 +649,18 @@ func TestAccessLog(t *testing.T) {
 			}
 			continue
 		}
-		if len(lines) != 2 || !strings.Contains(lines[0], `"path":"/api/v1/services/openai"`) || !strings.Contains(lines[0], `"status":200`) ||
+		if len(lines) != 3 || !strings.Contains(lines[0], `"path":"/api/v1/services/openai"`) || !strings.Contains(lines[0], `"status":200`) ||
 			!strings.Contains(lines[1], `"status":404`) || !strings.Contains(lines[1], `"client":"192.0.2.1"`) {
-			t.Errorf("access log lines: %q", lines)
+			t.Fatalf("access log lines: %q", lines)
+		}
+		type line struct {
+			Status, Bytes int
+			Us            *int64 // the duration, in microseconds
+		}
+		var first, again line
+		if json.Unmarshal([]byte(lines[0]), &first) != nil || json.Unmarshal([]byte(lines[2]), &again) != nil ||
+			first.Bytes == 0 || again.Status != 200 || again.Bytes != first.Bytes || again.Us == nil {
+			t.Errorf("the same request logged as %q, then as %q", lines[0], lines[2])
 		}
 	}
 }
