@@ -164,3 +164,15 @@ func unpublishable(svc snapshot.Service, inc snapshot.Incident) string {
 	}
 	return ""
 }
+
+// severityOf is an incident's severity from the worst status it gave a
+// component, for pages whose incidents carry no impact of their own.
+func severityOf(worst snapshot.Status) snapshot.Severity {
+	switch worst {
+	case snapshot.MajorOutage:
+		return snapshot.Critical
+	case snapshot.PartialOutage:
+		return snapshot.Major
+	}
+	return snapshot.Minor
+}

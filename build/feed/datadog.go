@@ -157,7 +157,7 @@ func ddConvert(svc snapshot.Service, s scoper, in ddIncident, byID map[string]re
 		return snapshot.Incident{}, false
 	}
 	inc := snapshot.Incident{
-		ID: id, Service: svc.Slug, Headline: in.Title, Severity: ddSeverity(worst), StartedAt: started,
+		ID: id, Service: svc.Slug, Headline: in.Title, Severity: severityOf(worst), StartedAt: started,
 		Status: "ongoing", Source: snapshot.SourceOfficial, URL: svc.StatusPage, UpdatedAt: cmp.Or(published, started),
 	}
 	if modified, ok := parseTime(in.LastModifiedAt); ok && modified.After(inc.UpdatedAt) {
@@ -174,17 +174,6 @@ func ddConvert(svc snapshot.Service, s scoper, in ddIncident, byID map[string]re
 		}
 	}
 	return inc, true
-}
-
-// ddSeverity is an incident's severity from the worst status it caused.
-func ddSeverity(worst snapshot.Status) snapshot.Severity {
-	switch worst {
-	case snapshot.MajorOutage:
-		return snapshot.Critical
-	case snapshot.PartialOutage:
-		return snapshot.Major
-	}
-	return snapshot.Minor
 }
 
 var _ Adapter = datadog{}

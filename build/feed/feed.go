@@ -170,18 +170,15 @@ func notDocument(url string, data []byte, header http.Header, err error) error {
 		return &Error{Kind: fe.Kind, Err: fmt.Errorf("GET %s: %w", url, fe.Err)}
 	}
 	ct, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
-	if looksLikeChallenge(data, header) {
+	if looksLikeHTML(data) {
 		return failure(snapshot.FailureChallenge, "GET %s: a bot challenge or HTML page (content type %q) where a document was expected", url, ct)
 	}
 	return failure(snapshot.FailureSchema, "GET %s: %v (content type %q)", url, err, ct)
 }
 
-// looksLikeChallenge reports whether a body is a bot wall (Cloudflare marks
-// its challenges with a header) or an HTML page.
-func looksLikeChallenge(data []byte, header http.Header) bool {
-	if header.Get("Cf-Mitigated") == "challenge" {
-		return true
-	}
+// looksLikeHTML reports whether a body is an HTML page: a bot wall without
+// Cloudflare's header (fetch tells those apart already), or a moved page.
+func looksLikeHTML(data []byte) bool {
 	head := bytes.ToLower(bytes.TrimSpace(data[:min(len(data), 512)]))
 	return bytes.HasPrefix(head, []byte("<!doctype html")) || bytes.HasPrefix(head, []byte("<html"))
 }

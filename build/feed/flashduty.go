@@ -189,8 +189,6 @@ var fdSeverities = map[string]snapshot.Severity{"critical": snapshot.Critical, "
 // incident without an id or with an unreadable time, and a resolved one that
 // says neither when it ended nor when it was last updated.
 func fdConvert(svc snapshot.Service, in fdIncident) (snapshot.Incident, bool) {
-	var id json.Number // a JSON number, or a string: any string is accepted
-	okID := json.Unmarshal(in.ID, &id) == nil || json.Unmarshal(in.ID, (*string)(&id)) == nil
 	started, ok1 := fdTime(in.StartTime)
 	if started.IsZero() && ok1 {
 		started, ok1 = fdTime(in.CreatedAt)
@@ -198,8 +196,8 @@ func fdConvert(svc snapshot.Service, in fdIncident) (snapshot.Incident, bool) {
 	ended, ok2 := fdTime(in.EndTime)
 	updated, ok3 := fdTime(in.UpdatedAt)
 	impact, status := strings.ToLower(cmp.Or(in.Impact, in.Severity)), strings.ToLower(in.Status)
-	official := snapshot.OfficialIncidentID(svc.Slug, id.String())
-	if !okID || official == "" || impact == "maintenance" || !ok1 || !ok2 || !ok3 || started.IsZero() {
+	official := fdID(svc.Slug, in.ID)
+	if official == "" || impact == "maintenance" || !ok1 || !ok2 || !ok3 || started.IsZero() {
 		return snapshot.Incident{}, false
 	}
 	if ended.IsZero() && slices.Contains([]string{"resolved", "closed", "recovered", "completed", "postmortem"}, status) {
@@ -216,6 +214,16 @@ func fdConvert(svc snapshot.Service, in fdIncident) (snapshot.Incident, bool) {
 		inc.EndedAt = &ended
 	}
 	return inc, true
+}
+
+// fdID is the official id of an incident or change whose upstream id is a
+// JSON number or any string; "" when it is neither, or sanitises to nothing.
+func fdID(slug string, raw json.RawMessage) string {
+	var id json.Number
+	if json.Unmarshal(raw, &id) != nil && json.Unmarshal(raw, (*string)(&id)) != nil {
+		return ""
+	}
+	return snapshot.OfficialIncidentID(slug, id.String())
 }
 
 // fdTime reads an RFC 3339 string or a Unix time in seconds or, from 1e11 up
@@ -308,12 +316,10 @@ func fdClosed(ch fdChange) bool {
 // severity is the worst status the change gave a component: the affected
 // components' status is the current one, operational once it is over.
 func fdChangeConvert(svc snapshot.Service, s scoper, ch fdChange, byID map[string]ref) (snapshot.Incident, bool) {
-	var id json.Number
-	okID := json.Unmarshal(ch.ID, &id) == nil || json.Unmarshal(ch.ID, (*string)(&id)) == nil
 	started, ok1 := fdTime(ch.Start)
 	ended, ok2 := fdTime(ch.Close)
-	official := snapshot.OfficialIncidentID(svc.Slug, id.String())
-	if !okID || official == "" || strings.EqualFold(ch.Type, "maintenance") || !ok1 || !ok2 || started.IsZero() {
+	official := fdID(svc.Slug, ch.ID)
+	if official == "" || strings.EqualFold(ch.Type, "maintenance") || !ok1 || !ok2 || started.IsZero() {
 		return snapshot.Incident{}, false
 	}
 	var listed []ref
@@ -339,16 +345,9 @@ func fdChangeConvert(svc snapshot.Service, s scoper, ch fdChange, byID map[strin
 	if !s.incident(ch.Title, listed) {
 		return snapshot.Incident{}, false
 	}
-	sev := snapshot.Minor
-	switch worst {
-	case snapshot.MajorOutage:
-		sev = snapshot.Critical
-	case snapshot.PartialOutage:
-		sev = snapshot.Major
-	}
 	inc := snapshot.Incident{
 		ID: official, Service: svc.Slug, Headline: ch.Title,
-		Severity: sev, StartedAt: started, Status: strings.ToLower(ch.Status), Source: snapshot.SourceOfficial,
+		Severity: severityOf(worst), StartedAt: started, Status: strings.ToLower(ch.Status), Source: snapshot.SourceOfficial,
 		URL: svc.StatusPage, UpdatedAt: updated,
 	}
 	if !ended.IsZero() {
