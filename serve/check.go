@@ -42,12 +42,6 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 	serveJSON(w, r, doc, snap.Manifest.GeneratedAt)
 }
 
-// Check answers a /check query against a snapshot, with no error observed.
-func (s *Server) Check(snap *Snapshot, query string) snapshot.CheckDoc {
-	doc, _ := s.CheckError(snap, query, "") // no error sent cannot be a bad one
-	return doc
-}
-
 // CheckError answers a /check query against a snapshot for a caller that
 // has just seen observed (the error parameter: an HTTP status, "timeout" or
 // "connection"; "" for none), with the advice of the first matching rule of

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/aistatus/aistatus/snapshot"
@@ -146,8 +147,8 @@ func (r rule) matches(s situation) bool {
 		r.incident.matches(s.Incident)
 }
 
-// checkRules is the rule table, first match wins. It is a function rather
-// than a package variable so that nothing can change it at run time. The
+// checkRules builds the rule table, first match wins; decide reads it
+// through rules, built once (no code writes to it). The
 // README and the OpenAPI description of /check state it; keep them in step.
 //
 // Two adjustments follow the match (see decide): "wait" becomes "failover"
@@ -209,13 +210,17 @@ func checkRules() []rule {
 	}
 }
 
+// rules is the rule table, built on first use: /check decides on every
+// request, and the table is the same each time.
+var rules = sync.OnceValue(checkRules)
+
 // decide applies the first matching rule, then the two adjustments: a
 // "wait" becomes "failover" when an alternative is up (waiting stays the
 // advice for whoever cannot switch, but there is no point in a delay), and
 // stale data lowers the confidence one step unless the row is about it.
 func decide(s situation) advice {
 	var r rule
-	for _, row := range checkRules() {
+	for _, row := range rules() {
 		if row.matches(s) {
 			r = row
 			break

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -238,18 +239,11 @@ type EventData struct {
 // NewCloudEvent wraps c for the instance at baseURL (its site address).
 func NewCloudEvent(c Change, baseURL string) CloudEvent {
 	return CloudEvent{
-		SpecVersion: "1.0", ID: ChangeIDString(c.ID), Source: trimSlash(baseURL) + APIBase,
+		SpecVersion: "1.0", ID: ChangeIDString(c.ID), Source: strings.TrimRight(baseURL, "/") + APIBase,
 		Type: CloudEventTypePrefix + string(c.Type), Subject: c.Service, Time: c.Time.UTC(),
 		DataContentType: ContentJSON,
 		Data:            EventData{Service: c.Service, OldStatus: c.OldStatus, NewStatus: c.NewStatus, Incident: c.Incident, Changed: c.Changed},
 	}
-}
-
-func trimSlash(s string) string {
-	for len(s) > 0 && s[len(s)-1] == '/' {
-		s = s[:len(s)-1]
-	}
-	return s
 }
 
 // ServiceAt is what we reported of one service at a past time, rebuilt

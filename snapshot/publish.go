@@ -49,9 +49,6 @@ func LockFolder(ctx context.Context, dir string) (*Lock, error) {
 	return &Lock{dir: dir, unlock: unlock}, nil
 }
 
-// Dir is the absolute path of the locked folder.
-func (l *Lock) Dir() string { return l.dir }
-
 // Unlock releases the lock; later calls do nothing.
 func (l *Lock) Unlock() {
 	if l.unlock != nil {

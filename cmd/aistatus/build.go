@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"time"
 
 	"github.com/aistatus/aistatus/build"
@@ -50,8 +49,7 @@ func (o *buildOptions) notifier(ctx context.Context, log zerolog.Logger) (*build
 		return nil, errors.New("--notify needs --notify-secret (or AISTATUS_NOTIFY_SECRET) to sign the webhooks")
 	}
 	return build.NewNotifier(ctx, build.NotifierOptions{
-		URLs: o.notify, Secret: o.notifySecret, BaseURL: o.baseURL,
-		Client: &http.Client{Timeout: 10 * time.Second}, Log: log, Now: time.Now,
+		URLs: o.notify, Secret: o.notifySecret, BaseURL: o.baseURL, Log: log,
 	})
 }
 

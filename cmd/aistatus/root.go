@@ -54,22 +54,11 @@ const (
 	exitUnknown  = 3 // check: unknown, stale, untracked — or check itself failed
 )
 
-// exitStatus is an error that asks for a given exit code. err, when not
-// nil, is printed; a nil err is a silent outcome (check has already printed
-// its verdict).
-type exitStatus struct {
-	code int
-	err  error
-}
+// exitStatus is a silent outcome that asks for a given exit code: check
+// has already printed its verdict.
+type exitStatus struct{ code int }
 
-func (e *exitStatus) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit status %d", e.code)
-	}
-	return e.err.Error()
-}
-
-func (e *exitStatus) Unwrap() error { return e.err }
+func (e *exitStatus) Error() string { return fmt.Sprintf("exit status %d", e.code) }
 
 // errorCodeAnnotation, set on a command, is the exit code of its failures
 // (a bad flag, a missing snapshot) in place of exitError: a monitoring
@@ -98,9 +87,6 @@ func exitCode(cmd *cobra.Command, err error, stderr io.Writer) int {
 	}
 	var st *exitStatus
 	if errors.As(err, &st) {
-		if st.err != nil {
-			fmt.Fprintln(stderr, "aistatus:", st.err)
-		}
 		return st.code
 	}
 	fmt.Fprintln(stderr, "aistatus:", err)

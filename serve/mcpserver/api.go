@@ -100,11 +100,6 @@ func (a API) Incidents(ctx context.Context, q IncidentQuery) (snapshot.IncidentL
 	return doc, err
 }
 
-// Check is GET /check?q=: the verdict for a service name, domain or URL.
-func (a API) Check(ctx context.Context, query string) (snapshot.CheckDoc, error) {
-	return a.CheckError(ctx, query, "")
-}
-
 // CheckError is GET /check?q=&error=: the verdict with advice for a caller
 // that just got observed (an HTTP status, "timeout" or "connection"); ""
 // sends no error. The server validates it: a bad one is a *ProblemError.
