@@ -223,6 +223,10 @@ func TestOpenAPIEnums(t *testing.T) {
 		want         []any
 	}{
 		{"Verdict", "level", openapiAny(snapshot.VerdictLevels)},
+		{"Verdict", "action", openapiAny(snapshot.VerdictActions)},
+		{"Verdict", "blame", openapiAny(snapshot.VerdictBlames)},
+		{"Verdict", "confidence", openapiAny(snapshot.VerdictConfidences)},
+		{"Evidence", "source", openapiAny(snapshot.EvidenceSources)},
 		{"FeedSource", "state", []any{snapshot.FeedOK, snapshot.FeedError, snapshot.FeedUnsupported, snapshot.FeedNone}},
 		{"ProbeSource", "state", []any{snapshot.ProbeOK, snapshot.ProbeFailed, snapshot.ProbeNone, snapshot.ProbeDiscarded}},
 		{"Incident", "source", []any{snapshot.SourceOfficial, snapshot.SourceProbe}},

@@ -173,7 +173,7 @@ func (sh *ServiceHistory) Record(at time.Time, status Status, latencyMs *float64
 		}
 		sh.credit(sh.LastChecked, end, sh.LastStatus)
 	}
-	if latencyMs != nil {
+	if latencyMs != nil && *latencyMs >= 0 { // a negative one would make the bucket fail its check
 		b := sh.bucket(at)
 		b.LatencyMs += *latencyMs
 		b.Probes++

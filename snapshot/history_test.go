@@ -506,11 +506,11 @@ func TestRecordOutOfOrderAndDuplicates(t *testing.T) {
 
 func TestRecordLatency(t *testing.T) {
 	sh := &ServiceHistory{}
-	sh.Record(base, Operational, new(0.0))                 // a 0 ms probe is a probe
-	sh.Record(at(5*time.Minute), Operational, new(250.5))  // counted
-	sh.Record(at(10*time.Minute), MajorOutage, nil)        // failed probe: not counted
-	sh.Record(at(65*time.Minute), Operational, new(99.25)) // next hour
-	sh.Record(at(70*time.Minute), Operational, nil)        // negative: not counted
+	sh.Record(base, Operational, new(0.0))                  // a 0 ms probe is a probe
+	sh.Record(at(5*time.Minute), Operational, new(250.5))   // counted
+	sh.Record(at(10*time.Minute), MajorOutage, nil)         // failed probe: not counted
+	sh.Record(at(65*time.Minute), Operational, new(99.25))  // next hour
+	sh.Record(at(70*time.Minute), Operational, new(-0.001)) // negative: not counted
 	h := base.Unix()
 	want := []Bucket{
 		// [00:00, 00:10) operational, [00:10, 00:25) major (capped).

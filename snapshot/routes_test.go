@@ -43,7 +43,7 @@ func TestRoutes(t *testing.T) {
 			t.Errorf("%s: content type %q, but its file %s is served as %q", r.Path, r.ContentType, r.File, ContentTypeOf(r.File))
 		}
 	}
-	for _, p := range []string{PathStatus, PathService, PathIncidents, PathCheck, PathOpenAPI, PathExport, PathChanges, PathEvents, PathMCP, PathHealthz, PathReadyz} {
+	for _, p := range []string{PathStatus, PathService, PathIncidents, PathCheck, PathOpenAPI, PathExport, PathSources, PathChanges, PathEvents, PathMCP, PathHealthz, PathReadyz} {
 		if !seen[p] {
 			t.Errorf("%s is not in the route table", p)
 		}
