@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aistatus/aistatus/build"
 	"github.com/aistatus/aistatus/build/buildtest"
@@ -77,5 +78,55 @@ func TestBuildNotify(t *testing.T) {
 		if ev.ID != snapshot.ChangeIDString(list.Changes[i].ID) || ev.Source != "https://aistatus.example/api/v1" {
 			t.Errorf("event %d: %+v", i, ev)
 		}
+	}
+}
+
+// TestRunNotifyDrainsOnStop stops `aistatus run --notify` while its first
+// build's webhooks are still queued behind a slow receiver: run delivers
+// them before it returns, though the signal that stopped it came first.
+func TestRunNotifyDrainsOnStop(t *testing.T) {
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	world := buildtest.NewWorld(t, cat)
+	catalog := writeCatalog(t, world.Catalog)
+	t.Setenv("AISTATUS_NOTIFY_SECRET", "whsec_"+base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef")))
+	var (
+		mu       sync.Mutex
+		received int
+	)
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		time.Sleep(20 * time.Millisecond) // the queue is still full when run is stopped
+		mu.Lock()
+		received++
+		mu.Unlock()
+	}))
+	defer rcv.Close()
+	dir := filepath.Join(t.TempDir(), "public")
+	ctx, stop := context.WithCancel(context.Background())
+	done := make(chan int)
+	go func() {
+		code, _ := aistatus(ctx, "run", "--out", dir, "--catalog", catalog, "--addr", "127.0.0.1:0",
+			"--base-url", "https://aistatus.example", "--timeout", "5s", "--every", "1h", "--notify", rcv.URL)
+		done <- code
+	}()
+	var list snapshot.ChangeList
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if data, err := os.ReadFile(filepath.Join(dir, snapshot.FileChanges)); err == nil && json.Unmarshal(data, &list) == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no snapshot published within 30 s")
+		}
+	}
+	stop()
+	if code := <-done; code != 0 {
+		t.Fatalf("run exited %d", code)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(list.Changes) < len(cat.Services) || received != len(list.Changes) {
+		t.Fatalf("the receiver got %d of the first build's %d changes", received, len(list.Changes))
 	}
 }

@@ -57,15 +57,10 @@ func runRun(ctx context.Context, g *globals, b *buildOptions, s *serveOptions, e
 	if err != nil {
 		return err
 	}
-	// The watcher and the build loop end with the server, even when it fails
-	// to listen, and are waited for, so that no build is still writing and
-	// nothing logs when run returns.
-	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer cancel()
-	wg.Go(func() { srv.Watch(ctx, s.reload) })
-	notifier, err := b.notifier(ctx, log)
+	// Webhooks outlive the signal that stops run: once the build loop has
+	// stopped (the defers run last first), what it queued gets 5 s to be
+	// delivered.
+	notifier, err := b.notifier(context.WithoutCancel(ctx), log)
 	if err != nil {
 		return err
 	}
@@ -76,6 +71,14 @@ func runRun(ctx context.Context, g *globals, b *buildOptions, s *serveOptions, e
 			notifier.Close(drain)
 		}()
 	}
+	// The watcher and the build loop end with the server, even when it fails
+	// to listen, and are waited for, so that no build is still writing and
+	// nothing logs when run returns.
+	ctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	wg.Go(func() { srv.Watch(ctx, s.reload) })
 	wg.Go(func() {
 		opts := b.options(log, cat)
 		opts.Notifier = notifier
