@@ -548,6 +548,16 @@ func (h *History) CheckClock(now time.Time) error {
 	if err := future("updatedAt", h.UpdatedAt); err != nil {
 		return err
 	}
+	if err := future("changesSince", h.ChangesSince); err != nil {
+		return err
+	}
+	// The log is in time order, and a new change is never dated before the
+	// last: one from the future would date every later change there.
+	if n := len(h.Changes); n > 0 {
+		if err := future("the latest change", h.Changes[n-1].Time); err != nil {
+			return err
+		}
+	}
 	for slug, sh := range h.Services {
 		for _, f := range []struct {
 			name string

@@ -26,6 +26,11 @@ func TestHistoryCheckClock(t *testing.T) {
 		{"feed lastOkAt ahead", func(h *History) { h.Service("a").Feed.LastOKAt = now.Add(time.Hour) }, false},
 		{"feed failingSince ahead", func(h *History) { h.Service("a").Feed.FailingSince = now.Add(time.Hour) }, false},
 		{"feed rosterChangedAt ahead", func(h *History) { h.Service("a").Feed.RosterChangedAt = now.Add(time.Hour) }, false},
+		{"changesSince ahead", func(h *History) { h.ChangesSince = now.Add(time.Hour) }, false},
+		{"a change in the past", func(h *History) { h.Changes = []Change{{ID: 1, Time: now.Add(-time.Hour)}} }, true},
+		{"the latest change ahead", func(h *History) {
+			h.Changes = []Change{{ID: 1, Time: now.Add(-time.Hour)}, {ID: 2, Time: now.Add(time.Hour)}}
+		}, false},
 		{"the current hour's bucket", func(h *History) {
 			h.Service("a").Buckets = []Bucket{{T: now.Truncate(BucketSize).Unix()}}
 		}, true},
