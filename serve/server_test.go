@@ -206,7 +206,15 @@ func TestRoutes(t *testing.T) {
 		{"/api/v1/nothing", 404, snapshot.ContentProblem, ``},
 		{"/api/v2/status", 404, snapshot.ContentProblem, ``},
 		{"/status.json", 200, "application/json", `"services"`},
+		{"/services/openai.json", 200, "application/json", `"slug":"openai"`},
+		{"/", 200, "text/html; charset=utf-8", `<html`},
+		// Files served by their exact name skip the ServeMux; the rest of
+		// what it did still holds: unclean paths are redirected to the file,
+		// files that are not content stay hidden.
+		{"/services/../status.json", 307, "text/html; charset=utf-8", `href="/status.json"`},
+		{"//status.json", 307, "text/html; charset=utf-8", `href="/status.json"`},
 		{"/history.json", 404, snapshot.ContentProblem, ``},
+		{"/_headers", 404, snapshot.ContentProblem, ``},
 		{"/nothing", 404, snapshot.ContentProblem, ``},
 	}
 	for _, tt := range tests {

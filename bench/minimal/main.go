@@ -7,7 +7,7 @@
 // own code costs; this over nginx is what Go's HTTP server costs.
 //
 // With -all-headers it sends every header aistatus sends on status.json
-// (the rest of snapshot.CommonHeaders, ETag, Last-Modified, Accept-Ranges):
+// (the rest of snapshot.CommonHeaders, ETag and Last-Modified):
 // aistatus over that is what our code costs beyond writing those headers,
 // and that over the four-header handler is what the headers cost net/http.
 //
@@ -50,7 +50,6 @@ func main() {
 		sum := sha256.Sum256(body)
 		header.Set("ETag", `"`+base64.RawURLEncoding.EncodeToString(sum[:16])+`"`) // aistatus's form
 		header.Set("Last-Modified", fi.ModTime().UTC().Format(http.TimeFormat))
-		header.Set("Accept-Ranges", "bytes")
 	}
 	handler := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		h := w.Header()
