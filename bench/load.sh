@@ -309,8 +309,10 @@ echo "/incidents filtered, one connection (wrk -t1 -c1): p50 $one_p50 ms, p99 $o
 # --- yardstick: a minimal net/http handler ---------------------------------------
 # The same status.json bytes with the same four headers from the least Go
 # code that can serve them, beside aistatus with its access log off (as
-# above) and on (its default; the log goes to a file), and nginx, measured
-# one after the other in this run.
+# above) and with every setting at its default (the access log on, to a
+# file; the rate limit on, which /status.json, a file of the snapshot, is
+# not under), and nginx, all asked for GET /status.json one after the other
+# in this run.
 "$work/minimal" -file "$work/public/status.json" -addr "127.0.0.1:$min_port" &
 min_pid=$!
 pids+=("$min_pid")
@@ -320,7 +322,7 @@ pids+=("$min_pid")
 minall_pid=$!
 pids+=("$minall_pid")
 "$work/aistatus" serve --dir "$work/public" --addr "127.0.0.1:$log_port" \
-  --rate-limit 0 --catalog "$work/catalog.json" 2>"$work/access.log" &
+  --catalog "$work/catalog.json" 2>"$work/access.log" &
 log_pid=$!
 pids+=("$log_pid")
 mini="http://127.0.0.1:$min_port"
@@ -328,22 +330,22 @@ minall="http://127.0.0.1:$minall_port"
 logged="http://127.0.0.1:$log_port"
 wait_ok "$mini/status.json"
 wait_ok "$minall/status.json"
-wait_ok "$logged/api/v1/status"
+wait_ok "$logged/status.json"
 echo
 echo "== status.json: minimal net/http handler, aistatus (access log off, on), nginx"
 echo "   headers (minimal):"
 curl -s -o /dev/null -D - "$mini/status.json" | grep -iE '^(content-type|license|cache-control|access-control-allow-origin):' | sed 's/^/     /'
 wrk -t"$THREADS" -c"$CONNECTIONS" -d3s "$mini/status.json" >/dev/null
-wrk -t"$THREADS" -c"$CONNECTIONS" -d3s "$logged/api/v1/status" >/dev/null
+wrk -t"$THREADS" -c"$CONNECTIONS" -d3s "$logged/status.json" >/dev/null
 # Interleaved rounds, medians: on a shared machine one run of each swings by
 # a third with what else runs.
 declare -A runs=()
 for ((round = 1; round <= ROUNDS; round++)); do
   runs[min]+="$(measure "$mini/status.json" "$min_pid")|"
   runs[minall]+="$(measure "$minall/status.json" "$minall_pid")|"
-  runs[off]+="$(measure "$ais/api/v1/status" "$ais_pid")|"
-  runs[on]+="$(measure "$logged/api/v1/status" "$log_pid")|"
-  runs[ngx]+="$(measure "$ngx/api/v1/status" "${nginx_pids[@]}")|"
+  runs[off]+="$(measure "$ais/status.json" "$ais_pid")|"
+  runs[on]+="$(measure "$logged/status.json" "$log_pid")|"
+  runs[ngx]+="$(measure "$ngx/status.json" "${nginx_pids[@]}")|"
 done
 # median FIELD RUNS: the median of field FIELD (1 req/s, 2 p50, 3 p99, 4 CPU)
 # over the |-separated runs.
@@ -356,7 +358,7 @@ echo "| server (status.json, $(curl -s -o /dev/null -w '%{size_download}' "$mini
 echo "|---|--:|--:|--:|--:|--:|--:|"
 m_rps=$(median 1 "${runs[min]}")
 m_cpu=$(median 4 "${runs[min]}")
-for r in "minimal net/http|min" "minimal, all of aistatus's headers|minall" "aistatus, --access-log=false|off" "aistatus, access log on (default)|on" "nginx|ngx"; do
+for r in "minimal net/http|min" "minimal, all of aistatus's headers|minall" "aistatus, --access-log=false|off" "aistatus, default settings (access log on)|on" "nginx|ngx"; do
   IFS='|' read -r name key <<<"$r"
   rps=$(median 1 "${runs[$key]}")
   cpu=$(median 4 "${runs[$key]}")
