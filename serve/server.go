@@ -586,7 +586,8 @@ func (s *Server) recoverer(next http.Handler) http.Handler {
 	})
 }
 
-// accessLog writes one compact line per request when enabled.
+// accessLog writes one compact line per request when enabled, but for
+// health checks that pass.
 func (s *Server) accessLog(next http.Handler) http.Handler {
 	if !s.opts.AccessLog {
 		return next
@@ -597,6 +598,11 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 		*rec = statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		defer func() { *rec = statusRecorder{}; recorders.Put(rec) }()
 		next.ServeHTTP(rec, r)
+		if rec.status == http.StatusOK && (r.URL.Path == snapshot.PathHealthz || r.URL.Path == snapshot.PathReadyz) {
+			// A load balancer asks every few seconds: only a failing check
+			// says something.
+			return
+		}
 		var addr [64]byte // the client's address, formatted without an allocation
 		s.opts.Log.Info().Str("method", r.Method).Str("path", truncate(r.URL.Path, 256)).
 			Int("status", rec.status).Int("bytes", rec.bytes).

@@ -648,6 +648,9 @@ func TestAccessLog(t *testing.T) {
 		ts.Store().Reload()
 		ts.do(t, http.MethodGet, "/api/v1/services/openai", nil)
 		ts.do(t, http.MethodGet, "/api/v1/nothing", nil)
+		// A load balancer's passing health checks are not logged.
+		ts.do(t, http.MethodGet, snapshot.PathHealthz, nil)
+		ts.do(t, http.MethodGet, snapshot.PathReadyz, nil)
 		// The recorders are pooled: a reused one starts from nothing.
 		ts.do(t, http.MethodGet, "/api/v1/services/openai", nil)
 		lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
@@ -669,6 +672,14 @@ func TestAccessLog(t *testing.T) {
 		if json.Unmarshal([]byte(lines[0]), &first) != nil || json.Unmarshal([]byte(lines[2]), &again) != nil ||
 			first.Bytes == 0 || again.Status != 200 || again.Bytes != first.Bytes || again.Us == nil {
 			t.Errorf("the same request logged as %q, then as %q", lines[0], lines[2])
+		}
+		// A failing one is: the replica is taken out, and the log says when.
+		buf.Reset()
+		notReady := New(ts.opts) // no snapshot loaded yet
+		rec := httptest.NewRecorder()
+		notReady.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, snapshot.PathReadyz, nil))
+		if rec.Code != http.StatusServiceUnavailable || !strings.Contains(buf.String(), `"path":"/readyz","status":503`) {
+			t.Errorf("/readyz before the first snapshot: %d, logged %q", rec.Code, buf.String())
 		}
 	}
 }
