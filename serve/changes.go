@@ -113,7 +113,7 @@ func (s *Server) parseAt(w http.ResponseWriter, snap *Snapshot, q url.Values) (t
 // serviceAt rebuilds what we reported of one service at at.
 func (snap *Snapshot) serviceAt(slug string, at time.Time) snapshot.ServiceAt {
 	sum := snap.status[slug]
-	st, since, ok := snapshot.StatusAt(snap.changes, slug, at, sum.Status)
+	st, since, ok := snapshot.StatusAt(snap.statusChanges[slug], slug, at, sum.Status)
 	if !ok {
 		st = snapshot.Unknown // not checked yet then
 	}

@@ -36,10 +36,13 @@ type Snapshot struct {
 	// order is the services' slugs in the order of status.json.
 	order []string
 	// changes is the retained change log, ids ascending, complete after
-	// changesSince; openedAt is when the log first reported each incident.
-	changes      []snapshot.Change
-	changesSince time.Time
-	openedAt     map[string]time.Time
+	// changesSince; statusChanges is each service's status changes of it,
+	// for ?at= (up to 50 000 changes, 26 services); openedAt is when the log
+	// first reported each incident.
+	changes       []snapshot.Change
+	changesSince  time.Time
+	statusChanges map[string][]snapshot.Change
+	openedAt      map[string]time.Time
 }
 
 // notServed are files of a snapshot folder that the server keeps to itself:
@@ -132,9 +135,12 @@ func (s *Snapshot) loadChanges(history []byte) error {
 		log.Changes, log.ChangesSince = list.Changes, list.LogStart
 	}
 	s.changes, s.changesSince = log.Changes, log.ChangesSince
-	s.openedAt = map[string]time.Time{}
+	s.openedAt, s.statusChanges = map[string]time.Time{}, map[string][]snapshot.Change{}
 	for _, c := range s.changes {
-		if c.Type == snapshot.ChangeIncidentOpened && c.Incident != nil {
+		switch {
+		case c.Type == snapshot.ChangeStatus:
+			s.statusChanges[c.Service] = append(s.statusChanges[c.Service], c)
+		case c.Type == snapshot.ChangeIncidentOpened && c.Incident != nil:
 			s.openedAt[c.Incident.ID] = c.Time
 		}
 	}

@@ -178,31 +178,27 @@ func nonNil[T any](s []T) []T {
 
 // StatusAt is the status the log says a service had at t, and since when
 // (zero when it dates from before the log). It relies on the log being
-// complete after t: the newest change at or before t gives the status; with
-// none, the first change after t says what the status was before it; with
-// no change at all, current is the status. ok is false when the service
-// was never checked by t.
+// complete after t and in time order, as a history keeps it: the newest
+// change at or before t gives the status; with none, the first change after
+// t says what the status was before it; with no change at all, current is
+// the status. ok is false when the service was never checked by t.
+//
+// t is found by binary search, and the service's changes nearest it by a
+// walk from there: given only the service's status changes, as the server
+// keeps them, an answer costs a logarithm of the log, not a pass over it.
 func StatusAt(log []Change, slug string, t time.Time, current Status) (s Status, since time.Time, ok bool) {
-	var before, after *Change
-	for i := range log {
-		c := &log[i]
-		if c.Service != slug || c.Type != ChangeStatus {
-			continue
+	split := sort.Search(len(log), func(i int) bool { return log[i].Time.After(t) })
+	for i := split - 1; i >= 0; i-- {
+		if c := &log[i]; c.Service == slug && c.Type == ChangeStatus {
+			return c.NewStatus, c.Time, true
 		}
-		if c.Time.After(t) {
-			after = c
-			break
+	}
+	for i := split; i < len(log); i++ {
+		if c := &log[i]; c.Service == slug && c.Type == ChangeStatus {
+			return c.OldStatus, time.Time{}, c.OldStatus != ""
 		}
-		before = c
 	}
-	switch {
-	case before != nil:
-		return before.NewStatus, before.Time, true
-	case after != nil:
-		return after.OldStatus, time.Time{}, after.OldStatus != ""
-	default:
-		return current, time.Time{}, current != ""
-	}
+	return current, time.Time{}, current != ""
 }
 
 // ChangeIDString is a change id as CloudEvents, SSE and webhooks spell it.

@@ -1,6 +1,8 @@
 package snapshot
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 	"time"
 )
@@ -80,5 +82,96 @@ func TestStatusAtBeforeAndAfter(t *testing.T) {
 	}
 	if got, _, ok := StatusAt(log, "anthropic", t0, Degraded); !ok || got != Degraded {
 		t.Errorf("a service without changes reads %s, want its current status", got)
+	}
+}
+
+// statusAtByPass is StatusAt as a pass over the whole log, as it was before
+// the binary search: the reference it is checked and measured against.
+func statusAtByPass(log []Change, slug string, at time.Time, current Status) (Status, time.Time, bool) {
+	var before, after *Change
+	for i := range log {
+		c := &log[i]
+		if c.Service != slug || c.Type != ChangeStatus {
+			continue
+		}
+		if c.Time.After(at) {
+			after = c
+			break
+		}
+		before = c
+	}
+	switch {
+	case before != nil:
+		return before.NewStatus, before.Time, true
+	case after != nil:
+		return after.OldStatus, time.Time{}, after.OldStatus != ""
+	default:
+		return current, time.Time{}, current != ""
+	}
+}
+
+// BenchmarkStatusAt answers ?at= for one service from a full log (50 000
+// changes of 26 services, the cap): by a pass over it, as before; by
+// search in it; and by search in the service's own changes, as the server
+// now keeps them.
+func BenchmarkStatusAt(b *testing.B) {
+	t0 := time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC)
+	var log []Change
+	byService := map[string][]Change{}
+	for i := range MaxChanges {
+		c := Change{ID: int64(i + 1), Type: ChangeStatus, Service: fmt.Sprintf("svc%02d", i%26),
+			Time: t0.Add(time.Duration(i) * 2 * time.Minute), OldStatus: Operational, NewStatus: Degraded}
+		log = append(log, c)
+		byService[c.Service] = append(byService[c.Service], c)
+	}
+	at := t0.Add(time.Duration(MaxChanges) * time.Minute) // the middle of the log
+	for _, c := range []struct {
+		name string
+		find func() (Status, time.Time, bool)
+	}{
+		{"pass", func() (Status, time.Time, bool) { return statusAtByPass(log, "svc07", at, Operational) }},
+		{"search", func() (Status, time.Time, bool) { return StatusAt(log, "svc07", at, Operational) }},
+		{"search-service", func() (Status, time.Time, bool) { return StatusAt(byService["svc07"], "svc07", at, Operational) }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, _, ok := c.find(); !ok {
+					b.Fatal("no status")
+				}
+			}
+		})
+	}
+}
+
+// TestStatusAtMatchesAPass: the binary search answers what a pass over the
+// whole log answers, on logs that mix services and change types, with
+// changes sharing a time, and for times before, between, on and after them.
+func TestStatusAtMatchesAPass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	statuses := []Status{"", Operational, Degraded, MajorOutage}
+	for round := range 200 {
+		var log []Change
+		at := t0
+		for id := range rng.IntN(40) {
+			at = at.Add(time.Duration(rng.IntN(3)) * time.Minute) // 0: the same time as the last
+			typ := ChangeStatus
+			if rng.IntN(4) == 0 {
+				typ = ChangeIncidentOpened
+			}
+			log = append(log, Change{ID: int64(id + 1), Type: typ, Service: []string{"a", "b", "c"}[rng.IntN(3)], Time: at,
+				OldStatus: statuses[rng.IntN(len(statuses))], NewStatus: statuses[1+rng.IntN(len(statuses)-1)]})
+		}
+		for range 20 {
+			q := t0.Add(time.Duration(rng.IntN(90)-5) * time.Minute)
+			for _, slug := range []string{"a", "b", "c", "d"} {
+				current := statuses[rng.IntN(len(statuses))]
+				s, since, ok := StatusAt(log, slug, q, current)
+				ws, wsince, wok := statusAtByPass(log, slug, q, current)
+				if s != ws || !since.Equal(wsince) || ok != wok {
+					t.Fatalf("round %d, %s at %s: %s %s %v, want %s %s %v (log %+v)", round, slug, q, s, since, ok, ws, wsince, wok, log)
+				}
+			}
+		}
 	}
 }
