@@ -43,11 +43,9 @@ func (s *Server) handleChanges(w http.ResponseWriter, r *http.Request) {
 	}
 	// A folder written before the change log existed has no changes.json:
 	// it is answered from the (empty) log like any query.
-	for _, name := range []string{"since", "limit"} {
-		if len(q.Get(name)) > 64 {
-			problem(w, http.StatusBadRequest, name, fmt.Sprintf("%s is longer than 64 bytes", name))
-			return
-		}
+	if param, msg := paramTooLong(q, 64, "since", "limit"); param != "" {
+		problem(w, http.StatusBadRequest, param, msg)
+		return
 	}
 	entries := snap.changes
 	if q.Has("since") {
@@ -63,15 +61,10 @@ func (s *Server) handleChanges(w http.ResponseWriter, r *http.Request) {
 			entries = snapshot.ChangesFrom(entries, t)
 		}
 	}
-	limit := DefaultChangeLimit
-	if q.Has("limit") {
-		v := q.Get("limit")
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > MaxChangeLimit {
-			problem(w, http.StatusBadRequest, "limit", fmt.Sprintf("limit %q is not a whole number from 1 to %d", truncate(v, 64), MaxChangeLimit))
-			return
-		}
-		limit = n
+	limit, msg := parseLimit(q, DefaultChangeLimit, MaxChangeLimit)
+	if msg != "" {
+		problem(w, http.StatusBadRequest, "limit", msg)
+		return
 	}
 	truncated := len(entries) > limit
 	if truncated {

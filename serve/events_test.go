@@ -138,7 +138,7 @@ func TestChangesEndpoint(t *testing.T) {
 	if len(got.Changes) != 2 || !got.Truncated || got.Changes[0].ID != all[0].ID {
 		t.Errorf("limit 2: %v truncated %v", ids(got.Changes), got.Truncated)
 	}
-	for _, bad := range []string{"?since=yesterday", "?since=2026-13-01T00:00:00Z", "?since=-1", "?since=0&limit=1001", "?since=0&limit=x"} {
+	for _, bad := range []string{"?since=yesterday", "?since=2026-13-01T00:00:00Z", "?since=-1", "?since=0&limit=1001", "?since=0&limit=x", "?since=" + strings.Repeat("1", 65)} {
 		resp := ts.do(t, http.MethodGet, snapshot.PathChanges+bad, nil)
 		if resp.StatusCode != http.StatusBadRequest {
 			t.Errorf("%s: %d, want 400", bad, resp.StatusCode)

@@ -55,12 +55,9 @@ type incidentQuery struct {
 // parseIncidentQuery validates the filters; on a bad one it returns the
 // parameter's name and a message for the 400.
 func parseIncidentQuery(q url.Values, snap *Snapshot, now time.Time) (iq incidentQuery, param, msg string) {
-	iq.limit = DefaultIncidentLimit
 	iq.since = now.Add(-DefaultIncidentWindow)
-	for _, name := range []string{"since", "severity", "service", "limit"} {
-		if len(q.Get(name)) > maxParamLen {
-			return iq, name, fmt.Sprintf("%s is longer than %d bytes", name, maxParamLen)
-		}
+	if param, msg := paramTooLong(q, maxParamLen, "since", "severity", "service", "limit"); param != "" {
+		return iq, param, msg
 	}
 	if q.Has("since") {
 		v := q.Get("since")
@@ -84,15 +81,35 @@ func parseIncidentQuery(q url.Values, snap *Snapshot, now time.Time) (iq inciden
 		}
 		iq.service, iq.filters.Service = v, &v
 	}
-	if q.Has("limit") {
-		v := q.Get("limit")
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > MaxIncidentLimit {
-			return iq, "limit", fmt.Sprintf("limit %q is not a whole number from 1 to %d", truncate(v, 64), MaxIncidentLimit)
-		}
-		iq.limit = n
+	if iq.limit, msg = parseLimit(q, DefaultIncidentLimit, MaxIncidentLimit); msg != "" {
+		return iq, "limit", msg
 	}
 	return iq, "", ""
+}
+
+// paramTooLong names the first of names whose value is longer than maxLen
+// bytes, with the message for its 400; "" when none is.
+func paramTooLong(q url.Values, maxLen int, names ...string) (param, msg string) {
+	for _, name := range names {
+		if len(q.Get(name)) > maxLen {
+			return name, fmt.Sprintf("%s is longer than %d bytes", name, maxLen)
+		}
+	}
+	return "", ""
+}
+
+// parseLimit reads the limit parameter of a listing: a whole number from 1
+// to maxLimit, def when absent; anything else gets the message for its 400.
+func parseLimit(q url.Values, def, maxLimit int) (limit int, msg string) {
+	if !q.Has("limit") {
+		return def, ""
+	}
+	v := q.Get("limit")
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > maxLimit {
+		return 0, fmt.Sprintf("limit %q is not a whole number from 1 to %d", truncate(v, 64), maxLimit)
+	}
+	return n, ""
 }
 
 // parseSince accepts an RFC 3339 date-time (any offset) or a plain date,
