@@ -15,6 +15,8 @@ import (
 const (
 	DefaultChangeLimit = 100
 	MaxChangeLimit     = 1000
+	// maxChangesParamLen caps since and limit (the OpenAPI's maxLength).
+	maxChangesParamLen = 64
 )
 
 // parseChangeSince reads since as a change id (digits) or an RFC 3339
@@ -43,7 +45,7 @@ func (s *Server) handleChanges(w http.ResponseWriter, r *http.Request) {
 	}
 	// A folder written before the change log existed has no changes.json:
 	// it is answered from the (empty) log like any query.
-	if param, msg := paramTooLong(q, 64, "since", "limit"); param != "" {
+	if param, msg := paramTooLong(q, maxChangesParamLen, "since", "limit"); param != "" {
 		problem(w, http.StatusBadRequest, param, msg)
 		return
 	}

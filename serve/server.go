@@ -14,6 +14,7 @@ import (
 	"net/netip"
 	"net/url"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -250,7 +251,8 @@ func (s *Server) router(handlers map[string]http.Handler, limited bool) http.Han
 // the ServeMux would only have routed it to handleStatic after cleaning,
 // unescaping and matching it: a third of what our code costs a static
 // response (bench/README.md). Everything else — "/", pages without their
-// .html, paths to clean, files not served, no snapshot yet — is left to it.
+// .html, paths to clean, names of no file served, no snapshot yet — is left
+// to it.
 func (s *Server) serveFileAt(w http.ResponseWriter, r *http.Request) bool {
 	p := r.URL.Path
 	if len(p) < 2 || p[0] != '/' || strings.HasPrefix(p, snapshot.APINamespace) {
@@ -261,7 +263,7 @@ func (s *Server) serveFileAt(w http.ResponseWriter, r *http.Request) bool {
 		return false
 	}
 	rep := snap.files[p[1:]]
-	if rep == nil || notServed(p[1:]) {
+	if rep == nil {
 		return false
 	}
 	rep.serve(w, r)
@@ -463,7 +465,7 @@ func (s *Server) handleStatic(w http.ResponseWriter, r *http.Request) {
 	case path.Ext(name) == "" && snap.files[name] == nil:
 		name += ".html"
 	}
-	if rep := snap.files[name]; rep != nil && !notServed(name) {
+	if rep := snap.files[name]; rep != nil {
 		rep.serve(w, r)
 		return
 	}
@@ -592,13 +594,20 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 	if !s.opts.AccessLog {
 		return next
 	}
+	// The instance routes (health, readiness), from the route table.
+	var healthChecks []string
+	for _, rt := range snapshot.Routes() {
+		if rt.Instance {
+			healthChecks = append(healthChecks, rt.Path)
+		}
+	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := recorders.Get().(*statusRecorder)
 		*rec = statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		defer func() { *rec = statusRecorder{}; recorders.Put(rec) }()
 		next.ServeHTTP(rec, r)
-		if rec.status == http.StatusOK && (r.URL.Path == snapshot.PathHealthz || r.URL.Path == snapshot.PathReadyz) {
+		if rec.status == http.StatusOK && slices.Contains(healthChecks, r.URL.Path) {
 			// A load balancer asks every few seconds: only a failing check
 			// says something.
 			return

@@ -22,7 +22,9 @@ import (
 // A Snapshot is never modified after Load; a newer one replaces it whole.
 type Snapshot struct {
 	Manifest snapshot.Manifest
-	files    map[string]*representation
+	// files are the files served, by path: Load and a replica's sync leave
+	// out what is not served (notServed), so a name found here is served.
+	files map[string]*representation
 	// status is status.json parsed, for /check.
 	status map[string]snapshot.ServiceSummary
 	// incidents are all retained incidents, newest startedAt first, with
