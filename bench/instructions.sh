@@ -59,7 +59,8 @@ port=$(( (RANDOM % 20000) + 30000 ))
 
 # count NAME PATH COMMAND...: prints "NAME IR_PER_REQUEST". The server is
 # started under callgrind, warmed up, its counters zeroed, loaded with N
-# requests, and its counters dumped.
+# requests (with fixedload's flags in LOAD_FLAGS), and its counters dumped.
+LOAD_FLAGS=()
 count() {
   local name=$1 path=$2 out
   shift 2
@@ -74,9 +75,9 @@ count() {
     [ "$(curl -s -o /dev/null -w '%{http_code}' "http://127.0.0.1:$port$path")" = 200 ] && break
     sleep 0.2
   done
-  "$work/fixedload" -addr "127.0.0.1:$port" -path "$path" -n 2000 -c "$CONNECTIONS"
+  "$work/fixedload" -addr "127.0.0.1:$port" -path "$path" -n 2000 -c "$CONNECTIONS" "${LOAD_FLAGS[@]}"
   callgrind_control -z "$pid" >/dev/null 2>&1
-  "$work/fixedload" -addr "127.0.0.1:$port" -path "$path" -n "$N" -c "$CONNECTIONS"
+  "$work/fixedload" -addr "127.0.0.1:$port" -path "$path" -n "$N" -c "$CONNECTIONS" "${LOAD_FLAGS[@]}"
   callgrind_control -d "$pid" >/dev/null 2>&1
   kill "$pid"
   wait "$pid" 2>/dev/null || true
@@ -95,6 +96,12 @@ results+=("$(count aistatus-nolog /status.json "$work/aistatus" serve --dir "$wo
   --catalog "$work/catalog.json" --reload 1h --access-log=false)")
 results+=("$(count aistatus-api /api/v1/status "$work/aistatus" serve --dir "$work/public" --addr 127.0.0.1:PORT \
   --catalog "$work/catalog.json" --reload 1h --rate-limit 0)")
+# What browsers and most HTTP libraries get: the gzip variant, whose
+# Content-Encoding is the eighth header line.
+LOAD_FLAGS=(-gzip)
+results+=("$(count aistatus-gzip /status.json "$work/aistatus" serve --dir "$work/public" --addr 127.0.0.1:PORT \
+  --catalog "$work/catalog.json" --reload 1h)")
+LOAD_FLAGS=()
 
 read -r _ base < <(printf '%s\n' "${results[0]}")
 read -r _ all < <(printf '%s\n' "${results[1]}")
@@ -105,7 +112,8 @@ labels=("minimal net/http handler, the contract's four headers|/status.json"
   "the same, with all of aistatus's headers|/status.json"
   "aistatus serve (defaults: access log on)|/status.json"
   "aistatus serve --access-log=false|/status.json"
-  "aistatus serve --rate-limit 0 (the API path)|/api/v1/status")
+  "aistatus serve --rate-limit 0 (the API path)|/api/v1/status"
+  "aistatus serve (defaults), Accept-Encoding: gzip|/status.json")
 for i in "${!results[@]}"; do
   read -r _ ir <<<"${results[$i]}"
   IFS='|' read -r label path <<<"${labels[$i]}"
@@ -113,8 +121,9 @@ for i in "${!results[@]}"; do
     "$(awk -v a="$ir" -v b="$base" 'BEGIN { print a / b }')" "$(awk -v a="$ir" -v b="$all" 'BEGIN { print a / b }')"
 done
 
-# What each header costs net/http: the minimal handler with 0 to 6 of
-# aistatus's other headers (bench/minimal -extra), in the order it lists them.
+# What each header costs net/http: the minimal handler with 0 to 6 more
+# lines (bench/minimal -extra): the two aistatus sends besides the four, then
+# four it no longer sends. Past 8 lines the header map outgrows Go's small map.
 echo
 echo "| minimal handler, header lines in its map (Content-Length, Content-Type, the contract's three, then -extra N) | instructions/request | × minimal |"
 echo "|---|--:|--:|"

@@ -76,7 +76,7 @@ func (s *Server) handleChanges(w http.ResponseWriter, r *http.Request) {
 		Changes: append([]snapshot.Change{}, entries...), LogStart: snap.changesSince.UTC(),
 		LastID: snapshot.LastChangeID(snap.changes), Truncated: truncated,
 		Timestamp: snap.Manifest.GeneratedAt, License: snapshot.License,
-	}, snap.Manifest.GeneratedAt)
+	})
 }
 
 // parseAt validates ?at= for a point-in-time read: an RFC 3339 date-time
@@ -149,5 +149,5 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 	for _, slug := range snap.order {
 		doc.Services = append(doc.Services, snap.serviceAt(slug, at))
 	}
-	serveJSON(w, r, doc, snap.Manifest.GeneratedAt)
+	serveJSON(w, r, doc)
 }

@@ -39,7 +39,7 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusBadRequest, "error", err.Error())
 		return
 	}
-	serveJSON(w, r, doc, snap.Manifest.GeneratedAt)
+	serveJSON(w, r, doc)
 }
 
 // CheckError answers a /check query against a snapshot for a caller that

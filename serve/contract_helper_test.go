@@ -219,6 +219,7 @@ func contractHeaders(contentType string) http.Header {
 	h.Set("ETag", `"abc123"`)
 	h.Set("RateLimit-Policy", `"free";q=30;w=60`)
 	h.Set("RateLimit", `"free";r=29;t=60`)
+	h.Set("Access-Control-Expose-Headers", snapshot.ExposeHeaders)
 	return h
 }
 
@@ -233,6 +234,7 @@ func contractProblemHeaders(status int) http.Header {
 		h.Set("Retry-After", "12")
 		h.Set("RateLimit-Policy", `"free";q=30;w=60`)
 		h.Set("RateLimit", `"free";r=0;t=12`)
+		h.Set("Access-Control-Expose-Headers", snapshot.ExposeHeaders)
 	}
 	return h
 }

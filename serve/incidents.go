@@ -133,7 +133,7 @@ func (s *Server) handleIncidents(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusBadRequest, param, msg)
 		return
 	}
-	serveComputed(w, r, snap.incidentsETag(iq, s.opts.Version), snap.Manifest.GeneratedAt,
+	serveComputed(w, r, snap.incidentsETag(iq, s.opts.Version),
 		func() ([]byte, error) { return snap.filterIncidents(iq) })
 }
 

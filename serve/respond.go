@@ -16,12 +16,12 @@ import (
 )
 
 // representation is one response body ready to send, with its gzip variant
-// (nil when compression does not pay) and a strong ETag for each.
+// (nil when compression does not pay) and a strong ETag for each: the only
+// validator sent (no Last-Modified, see snapshot.CommonHeaders).
 type representation struct {
 	body, gz     []byte
 	etag, gzEtag string
 	contentType  string
-	modTime      time.Time
 	// hdr holds a snapshot file's header values, built once when the
 	// snapshot is loaded; nil for a response computed per request.
 	hdr *repHeaders
@@ -29,11 +29,11 @@ type representation struct {
 
 // repHeaders are header values as net/http stores them. Assigning them to
 // the header map saves, on every response, a key canonicalisation per
-// header and the allocations of formatting Last-Modified and the lengths:
-// on the static path, next to a minimal handler, that work was measurable
-// (bench/README.md). The slices are shared and never modified in place.
+// header and the allocation of formatting the lengths: on the static path,
+// next to a minimal handler, that work was measurable (bench/README.md).
+// The slices are shared and never modified in place.
 type repHeaders struct {
-	contentType, etag, gzEtag, lastModified, length, gzLength []string
+	contentType, etag, gzEtag, length, gzLength []string
 }
 
 var gzipValue = []string{"gzip"}
@@ -47,17 +47,14 @@ var gzipWriters = sync.Pool{New: func() any {
 	return w
 }}
 
-func newRepresentation(body []byte, contentType string, modTime time.Time) *representation {
+func newRepresentation(body []byte, contentType string) *representation {
 	etag := etagOf(body)
-	rep := &representation{body: body, etag: etag, gzEtag: gzipETag(etag), contentType: contentType, modTime: modTime}
+	rep := &representation{body: body, etag: etag, gzEtag: gzipETag(etag), contentType: contentType}
 	rep.hdr = &repHeaders{
 		contentType: []string{contentType},
 		etag:        []string{rep.etag},
 		gzEtag:      []string{rep.gzEtag},
 		length:      []string{strconv.Itoa(len(body))},
-	}
-	if !modTime.IsZero() {
-		rep.hdr.lastModified = []string{modTime.UTC().Format(http.TimeFormat)}
 	}
 	return rep
 }
@@ -114,6 +111,10 @@ var commonHeaders = func() []headerField {
 	return hs
 }()
 
+// exposeHeaders is set on the responses that carry RateLimit or
+// Retry-After, which a browser script needs to read to back off.
+var exposeHeaders = []string{snapshot.ExposeHeaders}
+
 // headerField is a header's canonical name and its values, ready to assign.
 type headerField struct {
 	name   string
@@ -161,9 +162,10 @@ func (rep *representation) serve(w http.ResponseWriter, r *http.Request) {
 		r = r.Clone(r.Context())
 		r.Header.Del("Range")
 	}
-	if first(r.Header, "Range") != "" || first(r.Header, "If-Modified-Since") != "" ||
-		first(r.Header, "If-Match") != "" || first(r.Header, "If-Unmodified-Since") != "" {
-		http.ServeContent(w, r, "", rep.modTime, bytes.NewReader(body))
+	// If-Modified-Since and If-Unmodified-Since are ignored: there is no
+	// modification date to compare with (RFC 9110 §13.1.3, §13.1.4).
+	if first(r.Header, "Range") != "" || first(r.Header, "If-Match") != "" {
+		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
 		return
 	}
 	// Every other request is a plain 200 with the headers ServeContent would
@@ -175,19 +177,11 @@ func (rep *representation) serve(w http.ResponseWriter, r *http.Request) {
 	// which says it there. Advertised on every response, it cost net/http
 	// about 3 % of a static response's user-space instructions.
 	switch {
+	case hdr != nil && gzipped:
+		h["Content-Length"] = hdr.gzLength
 	case hdr != nil:
-		if hdr.lastModified != nil {
-			h["Last-Modified"] = hdr.lastModified
-		}
-		if gzipped {
-			h["Content-Length"] = hdr.gzLength
-		} else {
-			h["Content-Length"] = hdr.length
-		}
+		h["Content-Length"] = hdr.length
 	default:
-		if !rep.modTime.IsZero() {
-			h.Set("Last-Modified", rep.modTime.UTC().Format(http.TimeFormat))
-		}
 		h.Set("Content-Length", strconv.Itoa(len(body)))
 	}
 	w.WriteHeader(http.StatusOK)
@@ -199,17 +193,17 @@ func (rep *representation) serve(w http.ResponseWriter, r *http.Request) {
 // notModified answers 304 when If-None-Match lists etag: revalidation by
 // browsers and CDNs, the common conditional request, answered without
 // http.ServeContent's general precondition handling, which cost as much as
-// the rest of the 304. A request that also carries If-Match or
-// If-Unmodified-Since, evaluated first (RFC 9110 §13.2.2), is left to
-// ServeContent, as is every request whose tag does not match.
+// the rest of the 304. A request that also carries If-Match, evaluated
+// first (RFC 9110 §13.2.2), is left to ServeContent, as is every request
+// whose tag does not match.
 func notModified(w http.ResponseWriter, r *http.Request, etag string) bool {
 	inm := first(r.Header, "If-None-Match")
 	if inm == "" || (r.Method != http.MethodGet && r.Method != http.MethodHead) ||
-		first(r.Header, "If-Match") != "" || first(r.Header, "If-Unmodified-Since") != "" || !etagListed(inm, etag) {
+		first(r.Header, "If-Match") != "" || !etagListed(inm, etag) {
 		return false
 	}
-	// The headers http.ServeContent sends with a 304: no Content-Type,
-	// Content-Encoding or Last-Modified (the ETag validates).
+	// The headers http.ServeContent sends with a 304: no Content-Type or
+	// Content-Encoding (the ETag validates).
 	w.Header().Set("ETag", etag)
 	w.WriteHeader(http.StatusNotModified)
 	return true
@@ -302,14 +296,14 @@ func parseQValue(s string) (int, bool) {
 }
 
 // serveJSON encodes v and sends it as a 200 with ETag and gzip support.
-func serveJSON(w http.ResponseWriter, r *http.Request, v any, modTime time.Time) {
+func serveJSON(w http.ResponseWriter, r *http.Request, v any) {
 	body, err := json.Marshal(v)
 	if err != nil {
 		problem(w, http.StatusInternalServerError, "", "the response could not be encoded")
 		return
 	}
 	body = append(body, '\n')
-	serveComputed(w, r, etagOf(body), modTime, func() ([]byte, error) { return body, nil })
+	serveComputed(w, r, etagOf(body), func() ([]byte, error) { return body, nil })
 }
 
 // serveComputed sends a JSON body computed for this request, whose ETag
@@ -317,8 +311,8 @@ func serveJSON(w http.ResponseWriter, r *http.Request, v any, modTime time.Time)
 // the variant it would be sent gets its 304 before the body is computed or
 // compressed; the one case that needs the body — a small one, which is sent
 // uncompressed even to a gzip client — is left to serve.
-func serveComputed(w http.ResponseWriter, r *http.Request, etag string, modTime time.Time, compute func() ([]byte, error)) {
-	rep := &representation{etag: etag, gzEtag: gzipETag(etag), contentType: snapshot.ContentJSON, modTime: modTime}
+func serveComputed(w http.ResponseWriter, r *http.Request, etag string, compute func() ([]byte, error)) {
+	rep := &representation{etag: etag, gzEtag: gzipETag(etag), contentType: snapshot.ContentJSON}
 	gzip := acceptsGzip(r)
 	if (gzip && notModified(w, r, rep.gzEtag)) || (!gzip && notModified(w, r, rep.etag)) {
 		return
@@ -348,6 +342,9 @@ func problem(w http.ResponseWriter, status int, param, detail string) {
 	if status == http.StatusTooManyRequests || status >= 500 {
 		// Never let a CDN cache a refusal or a failure for everyone behind it.
 		h.Set("Cache-Control", "no-store")
+	}
+	if h["Retry-After"] != nil {
+		h["Access-Control-Expose-Headers"] = exposeHeaders
 	}
 	w.WriteHeader(status)
 	w.Write(append(body, '\n'))

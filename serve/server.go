@@ -434,7 +434,7 @@ func (s *Server) handleService(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	serveJSON(w, r, snapshot.ServiceAtDoc{At: at, Service: snap.serviceAt(slug, at), LogStart: snap.changesSince.UTC(),
-		Timestamp: snap.Manifest.GeneratedAt, License: snapshot.License}, snap.Manifest.GeneratedAt)
+		Timestamp: snap.Manifest.GeneratedAt, License: snapshot.License})
 }
 
 func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
@@ -541,6 +541,7 @@ func (s *Server) limit(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		d := s.limiter.Decide(r.Context(), LimitKey(ClientAddr(r, s.opts.TrustedProxies)))
 		h := w.Header()
+		h["Access-Control-Expose-Headers"] = exposeHeaders
 		h.Set("RateLimit-Policy", policy)
 		h.Set("RateLimit", fmt.Sprintf(`"free";r=%d;t=%d`, d.Remaining, ceilSeconds(d.Reset)))
 		if !d.Allowed {

@@ -242,8 +242,16 @@ func TestConditionalAndCompressed(t *testing.T) {
 	first := ts.do(t, http.MethodGet, "/api/v1/status", nil)
 	plain := body(t, first)
 	etag := first.Header.Get("ETag")
-	if etag == "" || first.Header.Get("Last-Modified") == "" {
-		t.Fatalf("no validators: %v", first.Header)
+	if etag == "" {
+		t.Fatalf("no ETag: %v", first.Header)
+	}
+	// The ETag is the only validator: a date-based condition is ignored
+	// (RFC 9110 §13.1.3), never answered 304 or 412 from a date we do not send.
+	for _, cond := range []string{"If-Modified-Since", "If-Unmodified-Since"} {
+		resp := ts.do(t, http.MethodGet, "/api/v1/status", http.Header{cond: {"Sat, 01 Jan 2000 00:00:00 GMT"}})
+		if resp.StatusCode != http.StatusOK || resp.Header.Get("Last-Modified") != "" {
+			t.Fatalf("%s: status %d, Last-Modified %q", cond, resp.StatusCode, resp.Header.Get("Last-Modified"))
+		}
 	}
 
 	notModified := ts.do(t, http.MethodGet, "/api/v1/status", http.Header{"If-None-Match": {etag}})
@@ -305,7 +313,8 @@ func TestNoSnapshotYet(t *testing.T) {
 	rec := httptest.NewRecorder()
 	srv.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, "/api/v1/status", nil))
 	resp := rec.Result()
-	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || resp.Header.Get("Cache-Control") != "no-store" {
+	if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" || resp.Header.Get("Cache-Control") != "no-store" ||
+		resp.Header.Get("Access-Control-Expose-Headers") != snapshot.ExposeHeaders {
 		t.Fatalf("status %d headers %v", resp.StatusCode, resp.Header)
 	}
 	decodeProblem(t, resp)
@@ -572,13 +581,18 @@ func testRateLimitResponses(t *testing.T, withRedis bool) {
 		if got := resp.Header.Get("RateLimit-Policy"); got != `"free";q=30;w=60` {
 			t.Fatalf("RateLimit-Policy %q", got)
 		}
+		// Without it a browser script could not read its budget.
+		if got := resp.Header.Get("Access-Control-Expose-Headers"); got != snapshot.ExposeHeaders {
+			t.Fatalf("Access-Control-Expose-Headers %q", got)
+		}
 	}
 	resp := ts.do(t, http.MethodGet, "/api/v1/services/openai", nil)
 	if resp.StatusCode != http.StatusTooManyRequests {
 		t.Fatalf("request 31: %d, want 429", resp.StatusCode)
 	}
 	if resp.Header.Get("Retry-After") != "2" || resp.Header.Get("Cache-Control") != "no-store" ||
-		!strings.HasPrefix(resp.Header.Get("RateLimit"), `"free";r=0;t=`) {
+		!strings.HasPrefix(resp.Header.Get("RateLimit"), `"free";r=0;t=`) ||
+		resp.Header.Get("Access-Control-Expose-Headers") != snapshot.ExposeHeaders {
 		t.Fatalf("429 headers: %v", resp.Header)
 	}
 	decodeProblem(t, resp)

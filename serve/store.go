@@ -95,7 +95,7 @@ func Load(dir string) (*Snapshot, error) {
 		if err != nil {
 			return err
 		}
-		s.files[name] = newRepresentation(data, snapshot.ContentTypeOf(name), s.Manifest.GeneratedAt).compress()
+		s.files[name] = newRepresentation(data, snapshot.ContentTypeOf(name)).compress()
 		return nil
 	})
 	if err != nil {

@@ -3,7 +3,7 @@
 // bench/instructions.sh, where counting a server's instructions per request
 // needs a known number of requests (wrk runs for a time, not a count).
 //
-//	fixedload -addr 127.0.0.1:9000 -path /status.json -n 20000 -c 4
+//	fixedload -addr 127.0.0.1:9000 -path /status.json -n 20000 -c 4 [-gzip]
 package main
 
 import (
@@ -22,13 +22,18 @@ func main() {
 	path := flag.String("path", "/status.json", "the path to request")
 	n := flag.Int("n", 20000, "requests in all (a multiple of -c)")
 	c := flag.Int("c", 4, "connections")
+	gz := flag.Bool("gzip", false, "send Accept-Encoding: gzip, as browsers and most HTTP libraries do")
 	flag.Parse()
 	if *c < 1 || *n%*c != 0 {
 		log.Fatal("-n must be a multiple of -c, and -c at least 1")
 	}
 	// The request wrk sends, written by hand so that every run sends the
 	// same bytes.
-	req := []byte("GET " + *path + " HTTP/1.1\r\nHost: " + *addr + "\r\n\r\n")
+	head := "GET " + *path + " HTTP/1.1\r\nHost: " + *addr + "\r\n"
+	if *gz {
+		head += "Accept-Encoding: gzip\r\n"
+	}
+	req := []byte(head + "\r\n")
 	var wg sync.WaitGroup
 	errs := make(chan error, *c)
 	for range *c {
