@@ -1,7 +1,9 @@
 package serve
 
 import (
+	"context"
 	"fmt"
+	"net"
 	"net/http"
 	"net/netip"
 	"strings"
@@ -27,7 +29,7 @@ const ipMaxForwardedHops = 32
 // RemoteAddr that cannot be parsed yields the zero netip.Addr{}, which
 // callers treat as one shared key.
 func ClientAddr(r *http.Request, trusted []netip.Prefix) netip.Addr {
-	client, ok := ipParseHost(r.RemoteAddr)
+	client, ok := peerAddr(r)
 	if !ok {
 		return netip.Addr{}
 	}
@@ -65,6 +67,29 @@ func ClientAddr(r *http.Request, trusted []netip.Prefix) netip.Addr {
 		}
 	}
 	return client
+}
+
+// peerKey is the context key of a connection's TCP peer.
+type peerKey struct{}
+
+// peerContext is the server's ConnContext: it keeps the peer's address,
+// taken once per connection from the socket's own, so that the requests of
+// a keep-alive connection need not parse RemoteAddr each (the access log
+// and the rate limit both start from it).
+func peerContext(ctx context.Context, c net.Conn) context.Context {
+	if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+		return context.WithValue(ctx, peerKey{}, a.AddrPort().Addr().Unmap())
+	}
+	return ctx
+}
+
+// peerAddr is the TCP peer of r: the one kept for its connection, or
+// RemoteAddr parsed (a request not from a connection the server accepted).
+func peerAddr(r *http.Request) (netip.Addr, bool) {
+	if a, ok := r.Context().Value(peerKey{}).(netip.Addr); ok {
+		return a, true
+	}
+	return ipParseHost(r.RemoteAddr)
 }
 
 // LimitKey groups clients for limiting: IPv6 addresses by their /64 prefix,

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"net"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
@@ -229,6 +230,11 @@ func TestClientAddr(t *testing.T) {
 			remote: "[2001:db8::7]:51234",
 			want:   "2001:db8::7",
 		},
+		{
+			name:   "IPv4-mapped IPv6 peer",
+			remote: "[::ffff:203.0.113.7]:51234",
+			want:   "203.0.113.7",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -244,9 +250,30 @@ func TestClientAddr(t *testing.T) {
 			if got := ClientAddr(r, tt.trusted); got != want {
 				t.Fatalf("ClientAddr = %v, want %v", got, want)
 			}
+			// The same request on a connection the server accepted: the
+			// peer comes from the socket, kept by peerContext, and RemoteAddr
+			// is not parsed again (garbage here, to tell).
+			if ap, err := netip.ParseAddrPort(tt.remote); err == nil {
+				c, _ := net.Pipe()
+				defer c.Close()
+				ctx := peerContext(r.Context(), peerConn{c, net.TCPAddrFromAddrPort(ap)})
+				r := r.WithContext(ctx)
+				r.RemoteAddr = "garbage"
+				if got := ClientAddr(r, tt.trusted); got != want {
+					t.Fatalf("ClientAddr on a connection = %v, want %v", got, want)
+				}
+			}
 		})
 	}
 }
+
+// peerConn is a connection from remote.
+type peerConn struct {
+	net.Conn
+	remote net.Addr
+}
+
+func (c peerConn) RemoteAddr() net.Addr { return c.remote }
 
 func TestParseTrustedProxies(t *testing.T) {
 	tests := []struct {

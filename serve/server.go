@@ -343,6 +343,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		IdleTimeout:       s.timeouts.idle,
 		MaxHeaderBytes:    16 << 10,
 		ErrorLog:          httpErrorLog(s.opts.Log),
+		ConnContext:       peerContext,
 	}
 	// Event streams never go idle: Shutdown would wait for them until its
 	// deadline. They are ended at its start instead.
