@@ -106,7 +106,7 @@ func TestPlainResponseMatchesServeContent(t *testing.T) {
 // snapshot: the contract's four, Vary, HTTP's framing and the ETag. net/http
 // spends about 2 000 instructions per response on each line, and past eight
 // in the map its header maps outgrow Go's small map, which cost the ninth
-// line 7 300 (snapshot.CommonHeaders, bench/README.md): adding one is a
+// line about 7 400 (snapshot.CommonHeaders, bench/README.md): adding one is a
 // decision, made here. The gzip variant adds Content-Encoding, the eighth.
 func TestStaticHeaderSet(t *testing.T) {
 	ts := newTestServer(t, 0)

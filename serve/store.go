@@ -35,6 +35,9 @@ type Snapshot struct {
 	// in the same order: a service filter, the usual /incidents query,
 	// scans only that service's share of up to 100 000.
 	byService map[string][]int
+	// openByService lists each service's open incidents the same way: /check
+	// cites them on every request, and they may be anywhere in the list.
+	openByService map[string][]int
 	// order is the services' slugs in the order of status.json.
 	order []string
 	// changes is the retained change log, ids ascending, complete after
@@ -169,9 +172,12 @@ func (s *Snapshot) parse() error {
 	snapshot.SortIncidents(list.Incidents)
 	s.incidents = list.Incidents
 	s.incidentsJSON = make([][]byte, len(list.Incidents))
-	s.byService = map[string][]int{}
+	s.byService, s.openByService = map[string][]int{}, map[string][]int{}
 	for i, inc := range list.Incidents {
 		s.byService[inc.Service] = append(s.byService[inc.Service], i)
+		if inc.Open() {
+			s.openByService[inc.Service] = append(s.openByService[inc.Service], i)
+		}
 		data, err := json.Marshal(inc)
 		if err != nil {
 			return err

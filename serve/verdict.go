@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 	"sync"
 	"time"
@@ -264,22 +265,28 @@ type checkFacts struct {
 	// live is the live probe's result; nil when the service has no probe.
 	live *liveResult
 	now  time.Time
-	// open are the service's open incidents; recent those that started
-	// within historyWindow of the snapshot, newest first.
-	open, recent []snapshot.Incident
+	// open are the service's open incidents, newest first; recent is the
+	// number that started within historyWindow of the snapshot, and latest
+	// the newest of those. They point into the snapshot: never modified.
+	open   []*snapshot.Incident
+	recent int
+	latest *snapshot.Incident
 }
 
+// facts gathers what the verdict rests on. A service's incidents are newest
+// first, so those within the window are a prefix, found by binary search:
+// with 100 000 retained incidents a pass over a service's share, copying
+// each, took 95 % of a /check (190 µs, 200 KB allocated; BenchmarkCheck).
 func (s *Server) facts(snap *Snapshot, svc snapshot.Service, sum snapshot.ServiceSummary, live *liveResult, now time.Time, dataAge int) checkFacts {
 	f := checkFacts{name: svc.Name, sum: sum, dataAge: dataAge, live: live, now: now}
+	for _, i := range snap.openByService[svc.Slug] {
+		f.open = append(f.open, &snap.incidents[i])
+	}
 	horizon := snap.Manifest.GeneratedAt.Add(-historyWindow)
-	for _, i := range snap.byService[svc.Slug] {
-		inc := snap.incidents[i]
-		if inc.Open() {
-			f.open = append(f.open, inc)
-		}
-		if !inc.StartedAt.Before(horizon) {
-			f.recent = append(f.recent, inc)
-		}
+	idx := snap.byService[svc.Slug]
+	f.recent = sort.Search(len(idx), func(k int) bool { return snap.incidents[idx[k]].StartedAt.Before(horizon) })
+	if f.recent > 0 {
+		f.latest = &snap.incidents[idx[0]]
 	}
 	return f
 }
@@ -367,11 +374,11 @@ func (f checkFacts) evidence() []snapshot.Evidence {
 		}
 	}
 
-	switch n := len(f.recent); {
+	switch n := f.recent; {
 	case n == 0:
 		add(snapshot.EvidenceHistory, "No incidents in the last 7 days.", f.dataAge)
 	default:
-		latest := f.recent[0]
+		latest := f.latest
 		state := "still open"
 		if latest.EndedAt != nil {
 			state = "ended " + latest.EndedAt.UTC().Format(time.RFC3339)

@@ -440,3 +440,52 @@ func TestVerdictLevelsAreHealths(t *testing.T) {
 		}
 	}
 }
+
+// TestFactsMatchAPass checks the incidents /check cites — the open ones,
+// how many started within the window and the newest of those — against a
+// pass over every retained incident, for every service of a synthetic
+// snapshot with incidents spread over 85 days and some still open.
+func TestFactsMatchAPass(t *testing.T) {
+	ts := newBenchServer(t, 5000, 0)
+	snap := ts.Store().Current()
+	horizon := snap.Manifest.GeneratedAt.Add(-historyWindow)
+	recentSeen, openSeen := 0, 0
+	for _, svc := range ts.cat.Services {
+		var open []string
+		recent, latest := 0, ""
+		for _, inc := range snap.incidents { // newest first
+			if inc.Service != svc.Slug {
+				continue
+			}
+			if inc.Open() {
+				open = append(open, inc.ID)
+			}
+			if !inc.StartedAt.Before(horizon) {
+				if recent == 0 {
+					latest = inc.ID
+				}
+				recent++
+			}
+		}
+		f := ts.facts(snap, svc, snap.status[svc.Slug], nil, genTime, 0)
+		var gotOpen []string
+		for _, inc := range f.open {
+			gotOpen = append(gotOpen, inc.ID)
+		}
+		gotLatest := ""
+		if f.latest != nil {
+			gotLatest = f.latest.ID
+		}
+		if !slices.Equal(gotOpen, open) || f.recent != recent || gotLatest != latest {
+			t.Errorf("%s: open %v, %d recent, latest %q; a pass gives %v, %d, %q",
+				svc.Slug, gotOpen, f.recent, gotLatest, open, recent, latest)
+		}
+		recentSeen += recent
+		openSeen += len(open)
+	}
+	// The snapshot must exercise both: incidents inside and outside the
+	// window, and open ones.
+	if recentSeen == 0 || recentSeen == len(snap.incidents) || openSeen == 0 {
+		t.Fatalf("%d of %d incidents recent, %d open: the snapshot does not test the search", recentSeen, len(snap.incidents), openSeen)
+	}
+}

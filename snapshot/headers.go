@@ -16,13 +16,12 @@ const CacheControl = "public, s-maxage=30, stale-while-revalidate=30"
 // sends gzip to clients that accept it. A snapshot file's 200 adds
 // Content-Type, Content-Length, ETag and, when gzipped, Content-Encoding:
 // eight lines, the most net/http writes without its header map outgrowing
-// Go's small-map size, past which the ninth line alone cost 7 300
-// instructions per response, and the whole set 1.34× those of eight
-// (bench/README.md, "fourth round"). So these are not sent, each with its
-// reason:
+// Go's small map: the ninth line alone costs about 7 400 instructions per
+// response, four times another (bench/README.md, "fourth round"). So these
+// are not sent, each with its reason:
 //   - Last-Modified: the strong ETag is the validator (RFC 9110 §13.2.2
-//     has If-None-Match win), and every document says when it was made
-//     (timestamp, generatedAt);
+//     has If-None-Match win), and the status documents say when their data
+//     was made (timestamp);
 //   - Link rel="license": License names the licence, every JSON document
 //     has a license field, and the API catalog links the licence's text;
 //   - X-Content-Type-Options: browsers sniff none of the types served
