@@ -77,10 +77,21 @@ type peerKey struct{}
 // a keep-alive connection need not parse RemoteAddr each (the access log
 // and the rate limit both start from it).
 func peerContext(ctx context.Context, c net.Conn) context.Context {
-	if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
-		return context.WithValue(ctx, peerKey{}, a.AddrPort().Addr().Unmap())
+	if a, ok := connPeer(c); ok {
+		return context.WithValue(ctx, peerKey{}, a)
 	}
 	return ctx
+}
+
+// connPeer is a connection's peer address: a TCP socket's own, without a
+// round trip through its string, or else RemoteAddr's string parsed. The
+// connection caps and peerContext both start from it.
+func connPeer(c net.Conn) (netip.Addr, bool) {
+	if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
+		ap := a.AddrPort()
+		return ap.Addr().Unmap(), ap.Addr().IsValid()
+	}
+	return ipParseHost(c.RemoteAddr().String())
 }
 
 // peerAddr is the TCP peer of r: the one kept for its connection, or

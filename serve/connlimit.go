@@ -73,7 +73,7 @@ func (l *connLimitListener) Accept() (net.Conn, error) {
 // key returns the client key of a connection and whether the per-client
 // cap applies to it (not for a trusted proxy or a peer that is not IP).
 func (l *connLimitListener) key(c net.Conn) (netip.Addr, bool) {
-	a, ok := ipParseHost(c.RemoteAddr().String())
+	a, ok := connPeer(c)
 	if !ok || ipTrusted(a, l.trusted) {
 		return netip.Addr{}, false
 	}

@@ -30,7 +30,7 @@ import (
 // Each parallel worker holds one keep-alive connection and reads every
 // response fully before the next request, as wrk does.
 func BenchmarkStaticLoopback(b *testing.B) {
-	ts := newBenchServer(b, 1000, 0)
+	ts := newSynthServer(b, 1000, 0)
 	body := ts.Store().Current().files[snapshot.FileStatus].body
 	for _, tc := range []struct {
 		name  string

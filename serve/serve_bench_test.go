@@ -24,11 +24,11 @@ import (
 //
 //	go test -run '^$' -bench . -benchmem ./serve
 
-// newBenchServer serves a synthetic snapshot (bench/synth: 26 services, 30
+// newSynthServer serves a synthetic snapshot (bench/synth: 26 services, 30
 // days of history, incidents retained incidents). Probe URLs point at a
 // loopback fake and the clock stands a minute after generation, so the data
 // is fresh and the live-probe cache, once warm, stays warm.
-func newBenchServer(b testing.TB, incidents, rateLimit int) *testServer {
+func newSynthServer(b testing.TB, incidents, rateLimit int) *testServer {
 	b.Helper()
 	cat, err := snapshot.DefaultCatalog()
 	if err != nil {
@@ -128,7 +128,7 @@ func etagOfResponse(b *testing.B, h http.Handler, target string) string {
 var gzipHeader = http.Header{"Accept-Encoding": {"gzip, deflate, br"}}
 
 func BenchmarkStatus(b *testing.B) {
-	h := newBenchServer(b, 1000, 0).Handler()
+	h := newSynthServer(b, 1000, 0).Handler()
 	etag := etagOfResponse(b, h, "/api/v1/status")
 	b.Run("identity", func(b *testing.B) { benchGet(b, h, "/api/v1/status", nil, 200) })
 	b.Run("gzip", func(b *testing.B) { benchGet(b, h, "/api/v1/status", gzipHeader, 200) })
@@ -137,7 +137,7 @@ func BenchmarkStatus(b *testing.B) {
 	})
 	// The access log as `aistatus serve` writes it by default: JSON lines
 	// with a timestamp, in batches, here to a file.
-	ts := newBenchServer(b, 1000, 0)
+	ts := newSynthServer(b, 1000, 0)
 	opts := ts.opts
 	batches := NewBatchWriter(logFile(b), 100*time.Millisecond)
 	defer batches.Flush()
@@ -148,14 +148,14 @@ func BenchmarkStatus(b *testing.B) {
 }
 
 func BenchmarkService(b *testing.B) {
-	h := newBenchServer(b, 1000, 0).Handler()
+	h := newSynthServer(b, 1000, 0).Handler()
 	b.Run("identity", func(b *testing.B) { benchGet(b, h, "/api/v1/services/openai", nil, 200) })
 	b.Run("gzip", func(b *testing.B) { benchGet(b, h, "/api/v1/services/openai", gzipHeader, 200) })
 }
 
 // BenchmarkIncidents filters 100 000 retained incidents (the retention cap).
 func BenchmarkIncidents(b *testing.B) {
-	h := newBenchServer(b, snapshot.MaxIncidents, 0).Handler()
+	h := newSynthServer(b, snapshot.MaxIncidents, 0).Handler()
 	filtered := "/api/v1/incidents?service=openai&severity=major&since=2026-10-01"
 	for _, c := range []struct{ name, target string }{
 		{"service+severity+since", filtered},
@@ -178,7 +178,7 @@ func BenchmarkIncidents(b *testing.B) {
 // BenchmarkCheck runs with the retention cap of incidents: with 1 000 it
 // hid a pass over a service's share of them on every request.
 func BenchmarkCheck(b *testing.B) {
-	ts := newBenchServer(b, 100000, 0)
+	ts := newSynthServer(b, 100000, 0)
 	for _, c := range []struct{ name, q string }{
 		{"name", "openai"},
 		{"url", "https://api.openai.com/v1/chat/completions"},
@@ -221,8 +221,8 @@ func BenchmarkSuggest(b *testing.B) {
 // "off" is the same request without a limiter.
 func BenchmarkRateLimitMiddleware(b *testing.B) {
 	const target = "/api/v1/status"
-	off := newBenchServer(b, 1000, 0)
-	on := newBenchServer(b, 30, 30)
+	off := newSynthServer(b, 1000, 0)
+	on := newSynthServer(b, 30, 30)
 	notModified := http.Header{"If-None-Match": {etagOfResponse(b, off.Handler(), target)}}
 	b.Run("off", func(b *testing.B) { benchGet(b, off.Handler(), target, notModified, http.StatusNotModified) })
 	b.Run("allowed", func(b *testing.B) {

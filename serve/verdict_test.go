@@ -446,7 +446,7 @@ func TestVerdictLevelsAreHealths(t *testing.T) {
 // pass over every retained incident, for every service of a synthetic
 // snapshot with incidents spread over 85 days and some still open.
 func TestFactsMatchAPass(t *testing.T) {
-	ts := newBenchServer(t, 5000, 0)
+	ts := newSynthServer(t, 5000, 0)
 	snap := ts.Store().Current()
 	horizon := snap.Manifest.GeneratedAt.Add(-historyWindow)
 	recentSeen, openSeen := 0, 0
