@@ -10,6 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -17,15 +18,13 @@ import (
 // Their seeds (f.Add and testdata/fuzz/<name>/) run with every plain
 // `go test`; .ci/fuzz.sh fuzzes each one briefly.
 
-// FuzzCheckQuery feeds arbitrary q values to the matcher and to the whole
-// /check handler: never a 5xx, always valid JSON, 400 for an empty, invalid
-// UTF-8 or over-long q, and otherwise a 200 that echoes q.
+// FuzzCheckQuery feeds arbitrary q values to the whole /check handler:
+// never a 5xx, always valid JSON, 400 for an empty, invalid UTF-8 or
+// over-long q, and otherwise a 200 that echoes q and names only a tracked
+// service. (check.FuzzMatch fuzzes the matcher alone.)
 func FuzzCheckQuery(f *testing.F) {
 	for _, q := range []string{
-		"openai", "ChatGPT", "Google Gemini", "https://api.openai.com/v1/chat/completions",
-		"myres.openai.azure.com", "bedrock-runtime.eu-west-1.amazonaws.com", "api.groq.com.",
-		"münchen.de", "xn--mnchen-3ya.de", "http://127.0.0.1:9/", "[::1]:80", "opneai.com",
-		"http://[fe80::1%en0]/", "*.openai.azure.com", "user:pass@openai.com:99999", "://",
+		"openai", "https://api.openai.com/v1/chat/completions", "opneai.com", "http://127.0.0.1:9/",
 		"\xff\xfe", strings.Repeat("a", 256), strings.Repeat("a", 257), "",
 	} {
 		f.Add(q)
@@ -36,14 +35,6 @@ func FuzzCheckQuery(f *testing.F) {
 		tracked[svc.Slug] = true
 	}
 	f.Fuzz(func(t *testing.T, q string) {
-		svc, matched := ts.matcher.Match(q)
-		if matched && !tracked[svc.Slug] {
-			t.Fatalf("Match(%q) = %q, not in the catalog", q, svc.Slug)
-		}
-		if s := ts.matcher.Suggest(q); len(s) > 3 {
-			t.Fatalf("Suggest(%q) = %d names, want at most 3", q, len(s))
-		}
-
 		req := httptest.NewRequest(http.MethodGet, "/api/v1/check", nil)
 		req.URL.RawQuery = "q=" + url.QueryEscape(q)
 		req.RemoteAddr = "192.0.2.1:1234"
@@ -53,7 +44,7 @@ func FuzzCheckQuery(f *testing.F) {
 		if !json.Valid(data) {
 			t.Fatalf("q=%q: status %d, body is not JSON: %q", q, rec.Code, data)
 		}
-		valid := q != "" && len(q) <= maxCheckQuery && utf8.ValidString(q)
+		valid := q != "" && len(q) <= check.MaxQuery && utf8.ValidString(q)
 		if !valid {
 			if rec.Code != http.StatusBadRequest || rec.Header().Get("Content-Type") != snapshot.ContentProblem {
 				t.Fatalf("q=%q (%d bytes): status %d %s, want a 400 problem", q, len(q), rec.Code, rec.Header().Get("Content-Type"))
@@ -67,8 +58,8 @@ func FuzzCheckQuery(f *testing.F) {
 		if err := json.Unmarshal(data, &doc); err != nil {
 			t.Fatalf("q=%q: %v", q, err)
 		}
-		if doc.Query != q || doc.Tracked != matched {
-			t.Fatalf("q=%q: query %q tracked %v, want tracked %v", q, doc.Query, doc.Tracked, matched)
+		if doc.Query != q || (doc.Tracked && (doc.Service == nil || !tracked[doc.Service.Slug])) {
+			t.Fatalf("q=%q: query %q, tracked %v as %+v", q, doc.Query, doc.Tracked, doc.Service)
 		}
 		if !doc.Tracked && (doc.Service != nil || doc.Status != nil || doc.LatencyMs != nil) {
 			t.Fatalf("q=%q: untracked answer carries service data: %s", q, data)

@@ -199,23 +199,6 @@ func BenchmarkCheck(b *testing.B) {
 // so that all of it survives name folding.
 var untrackedLongQuery = strings.Repeat("qwertyuiopasdfghjklzxcvbnm", 10)[:256]
 
-// BenchmarkSuggest is the suggestion search alone.
-func BenchmarkSuggest(b *testing.B) {
-	cat, err := snapshot.DefaultCatalog()
-	if err != nil {
-		b.Fatal(err)
-	}
-	m := NewMatcher(cat)
-	for _, q := range []struct{ name, q string }{{"typo", "opneai"}, {"host", "www.anthropic-status.com"}, {"256B", untrackedLongQuery}} {
-		b.Run(q.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				m.Suggest(q.q)
-			}
-		})
-	}
-}
-
 // BenchmarkRateLimitMiddleware is the limiter's cost on the request path
 // (ClientAddr, Allow, the RateLimit headers) on the cheapest request, a 304;
 // "off" is the same request without a limiter.

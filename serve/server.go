@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/serve/mcpserver"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -77,8 +78,8 @@ type Server struct {
 	store   *Store
 	limiter Limiter
 	shared  *redisShared // nil without Options.Redis
-	matcher *Matcher
-	prober  *liveProber
+	// checker answers /check.
+	checker *check.Engine
 	handler http.Handler
 	// api is the router without rate limiting or access log, for the MCP
 	// tools' in-process requests (see APIHandler).
@@ -129,7 +130,7 @@ func New(opts Options) *Server {
 		}
 	}
 	if opts.ProbeTimeout <= 0 {
-		opts.ProbeTimeout = 5 * time.Second
+		opts.ProbeTimeout = check.DefaultProbeTimeout
 	}
 	if opts.Client == nil {
 		opts.Client = http.DefaultClient
@@ -140,7 +141,6 @@ func New(opts Options) *Server {
 	s := &Server{
 		opts:      opts,
 		store:     NewStore(opts.Dir),
-		matcher:   NewMatcher(opts.Catalog),
 		timeouts:  defaultTimeouts,
 		events:    newEventHub(opts.MaxEventStreams),
 		heartbeat: defaultHeartbeat,
@@ -153,7 +153,11 @@ func New(opts Options) *Server {
 			s.opts.SharedState = s.shared
 		}
 	}
-	s.prober = newLiveProber(opts.Client, opts.ProbeTimeout, opts.Now, s.shared)
+	var shared check.Shared
+	if s.shared != nil {
+		shared = redisProbes{shared: s.shared, timeout: opts.ProbeTimeout}
+	}
+	s.checker = check.New(opts.Catalog, check.NewCache(opts.Client, opts.ProbeTimeout, opts.Now, shared), opts.Now)
 	if opts.RateLimit > 0 {
 		local := NewRateLimiter(opts.RateLimit, time.Minute, opts.MaxClients, opts.Now)
 		s.limiter = local

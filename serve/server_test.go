@@ -9,9 +9,7 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -422,146 +420,6 @@ func fmtFilters(f snapshot.Filters) string {
 
 func ptr[T any](v T) *T { return &v }
 
-func TestCheck(t *testing.T) {
-	ts := newTestServer(t, 0)
-	tests := []struct {
-		q       string
-		tracked bool
-		slug    string
-		level   string
-	}{
-		{"openai", true, "openai", "degraded"},
-		{"OpenAI", true, "openai", "degraded"},
-		{"ChatGPT", true, "openai", "degraded"},
-		{"https://api.openai.com/v1/chat/completions", true, "openai", "degraded"},
-		{"api.anthropic.com", true, "anthropic", "up"},
-		{"claude", true, "anthropic", "up"},
-		{"Google Gemini", true, "google-gemini", "up"},
-		{"generativelanguage.googleapis.com:443", true, "google-gemini", "up"},
-		{"openai.azure.com", true, "azure-openai", "up"},
-		{"myres.openai.azure.com", true, "azure-openai", "up"},
-		{"bedrock-runtime.eu-west-1.amazonaws.com", true, "aws-bedrock", "up"},
-		{"HTTPS://WWW.ELEVENLABS.IO/", true, "elevenlabs", "up"},
-		{"x.ai", true, "xai", "up"},
-		{"grok", true, "xai", "up"},
-		{"api.groq.com.", true, "groq", "up"},
-		{"example.com", false, "", "untracked"},
-		{"opneai", false, "", "untracked"},
-		{"http://127.0.0.1:9/", false, "", "untracked"},
-		{"münchen.de", false, "", "untracked"},
-		// IDN normalisation: full-width letters map to openai.com.
-		{"ａｐｉ.ｏｐｅｎａｉ.ｃｏｍ", true, "openai", "degraded"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.q, func(t *testing.T) {
-			resp := ts.do(t, http.MethodGet, "/api/v1/check?q="+urlQuery(tt.q), nil)
-			var doc snapshot.CheckDoc
-			if err := json.Unmarshal(body(t, resp), &doc); err != nil {
-				t.Fatal(err)
-			}
-			if doc.Tracked != tt.tracked || doc.Verdict.Level != tt.level || doc.Query != tt.q {
-				t.Fatalf("tracked %v level %q query %q, want %v %q", doc.Tracked, doc.Verdict.Level, doc.Query, tt.tracked, tt.level)
-			}
-			if tt.tracked {
-				if doc.Service == nil || doc.Service.Slug != tt.slug || doc.Status == nil || doc.Verdict.Headline == "" || doc.Verdict.Emoji == "" {
-					t.Fatalf("doc %+v", doc)
-				}
-			} else if doc.Service != nil || doc.Status != nil || doc.LatencyMs != nil {
-				t.Fatalf("untracked doc carries service data: %+v", doc)
-			}
-		})
-	}
-	if doc := checkDoc(t, ts, "opneai"); len(doc.Verdict.Suggestions) == 0 || doc.Verdict.Suggestions[0] != "OpenAI" {
-		t.Errorf("suggestions for opneai = %v", doc.Verdict.Suggestions)
-	}
-}
-
-// The verdict says where the status came from when it matters: our probes
-// overruling a calm official page, or a service with no readable page.
-func TestCheckSaysWhereTheStatusCameFrom(t *testing.T) {
-	ts := newTestServer(t, 0)
-	for _, tt := range []struct {
-		q, level, detail string
-	}{
-		{"cohere", "down", "while the official status page says operational"},
-		{"mistral", "up", "no status page that a program can read"},
-		{"anthropic", "up", ""},
-	} {
-		doc := checkDoc(t, ts, tt.q)
-		if doc.Verdict.Level != tt.level || (tt.detail == "") != (doc.Verdict.Detail == "") || !strings.Contains(doc.Verdict.Detail, tt.detail) {
-			t.Errorf("%s: verdict %+v, want level %s and a detail saying %q", tt.q, doc.Verdict, tt.level, tt.detail)
-		}
-	}
-}
-
-func TestCheckRejectsBadQuery(t *testing.T) {
-	ts := newTestServer(t, 0)
-	for _, q := range []string{"", "?q=", "?q=" + strings.Repeat("a", 257), "?q=%ff%fe"} {
-		resp := ts.do(t, http.MethodGet, "/api/v1/check"+q, nil)
-		if resp.StatusCode != http.StatusBadRequest {
-			t.Errorf("%.40s: status %d, want 400", q, resp.StatusCode)
-		}
-		if p := decodeProblem(t, resp); p.Param != "q" {
-			t.Errorf("%.40s: param %q", q, p.Param)
-		}
-	}
-}
-
-func checkDoc(t testing.TB, ts *testServer, q string) snapshot.CheckDoc {
-	t.Helper()
-	var doc snapshot.CheckDoc
-	if err := json.Unmarshal(body(t, ts.do(t, http.MethodGet, "/api/v1/check?q="+urlQuery(q), nil)), &doc); err != nil {
-		t.Fatal(err)
-	}
-	return doc
-}
-
-func urlQuery(s string) string {
-	r := strings.NewReplacer("%", "%25", "&", "%26", "+", "%2B", " ", "%20", "#", "%23", "?", "%3F")
-	return r.Replace(s)
-}
-
-func TestCheckLiveProbeIsCoalescedAndCached(t *testing.T) {
-	ts := newTestServer(t, 0)
-	var wg sync.WaitGroup
-	for i := 0; i < 50; i++ {
-		wg.Go(func() {
-			if doc := checkDoc(t, ts, "anthropic"); doc.LatencyMs == nil {
-				t.Error("no live latency")
-			}
-		})
-	}
-	wg.Wait()
-	if n := ts.api.hits.Load(); n != 1 {
-		t.Fatalf("50 concurrent checks made %d probes, want 1", n)
-	}
-	ts.clock.Set(ts.clock.Now().Add(29 * time.Second))
-	checkDoc(t, ts, "claude")
-	if n := ts.api.hits.Load(); n != 1 {
-		t.Fatalf("a check within 30 s probed again (%d probes)", n)
-	}
-	ts.clock.Set(ts.clock.Now().Add(2 * time.Second))
-	checkDoc(t, ts, "anthropic")
-	if n := ts.api.hits.Load(); n != 2 {
-		t.Fatalf("after 31 s: %d probes, want 2", n)
-	}
-	checkDoc(t, ts, "example.com")
-	checkDoc(t, ts, ts.api.URL)
-	if n := ts.api.hits.Load(); n != 2 {
-		t.Fatalf("untracked queries caused outbound requests (%d probes)", n)
-	}
-}
-
-func TestCheckSaysWhenDataIsStale(t *testing.T) {
-	ts := newTestServer(t, 0)
-	ts.clock.Set(genTime.Add(16 * time.Minute))
-	doc := checkDoc(t, ts, "anthropic")
-	if doc.Verdict.Level != "stale" || !doc.Verdict.Stale || !strings.Contains(doc.Verdict.Headline, "stale") ||
-		doc.Verdict.DataAgeSeconds == nil || *doc.Verdict.DataAgeSeconds != 960 {
-		t.Fatalf("verdict on 16-minute-old data: %+v", doc.Verdict)
-	}
-}
-
 func TestRateLimitResponses(t *testing.T) {
 	for _, backend := range []string{"local", "redis"} {
 		t.Run(backend, func(t *testing.T) { testRateLimitResponses(t, backend == "redis") })
@@ -718,26 +576,5 @@ func TestSources(t *testing.T) {
 	}
 	if f := by["mistral"].Feed; f.State != snapshot.FeedNone || f.Note == "" {
 		t.Errorf("mistral feed: %+v", f)
-	}
-}
-
-// /check understands the vendor words people type, and offers the closest
-// tracked names for a near miss.
-func TestCheckVendorWordsAndNearMisses(t *testing.T) {
-	ts := newTestServer(t, 0)
-	for q, slug := range map[string]string{
-		"azure": "azure-openai", "aws": "aws-bedrock", "bedrock": "aws-bedrock", "Amazon Bedrock": "aws-bedrock",
-		"vertex": "google-gemini", "Vertex AI": "google-gemini", "gemini": "google-gemini", "codex": "openai",
-		"sonar": "perplexity", "11labs": "elevenlabs", "stable diffusion": "stability", "langchain": "langsmith",
-	} {
-		if doc := checkDoc(t, ts, q); !doc.Tracked || doc.Service.Slug != slug {
-			t.Errorf("%q: tracked %v, service %+v; want %s", q, doc.Tracked, doc.Service, slug)
-		}
-	}
-	for q, want := range map[string]string{"anthropc": "Anthropic", "azur": "Azure OpenAI", "bedrok": "Amazon Bedrock", "mistrl": "Mistral AI"} {
-		doc := checkDoc(t, ts, q)
-		if doc.Tracked || !slices.Contains(doc.Verdict.Suggestions, want) {
-			t.Errorf("%q: tracked %v, suggestions %v; want %q among them", q, doc.Tracked, doc.Verdict.Suggestions, want)
-		}
 	}
 }

@@ -2,12 +2,14 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/aistatus/aistatus/check"
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
@@ -263,4 +265,111 @@ func (r *redisShared) SharedStateHealth(context.Context) SharedStateHealth {
 		h.Error = "redis unreachable since " + st.Since.UTC().Format(time.RFC3339) + ": rate limit and probe cache are local to this replica"
 	}
 	return h
+}
+
+// sharedProbePoll is how often a replica that lost the race to probe looks
+// for the winner's result in Redis.
+const sharedProbePoll = 20 * time.Millisecond
+
+// redisProbes is /check's live-probe cache shared through Redis
+// (check.Shared): one replica probes a URL per check.LiveTTL, the others
+// read its result.
+type redisProbes struct {
+	shared *redisShared
+	// timeout is the longest a probe takes: the lock outlives it, and a
+	// replica waiting for the holder's result gives up a little after it.
+	timeout time.Duration
+}
+
+// Fetch gets url's result through Redis: a fresh one another replica
+// stored, or, when there is none, it takes a short lock (SET NX) so that
+// only one replica probes, probes and stores the result for check.LiveTTL.
+// A replica that finds the lock taken polls for the result for a little
+// longer than a probe can take. It reports false when Redis is in fallback
+// or failed, or when the lock holder never published (it died): the caller
+// then probes locally.
+func (p redisProbes) Fetch(url string, probe func() check.Live) (check.Live, time.Time, bool) {
+	if !p.shared.usable() {
+		return check.Live{}, time.Time{}, false
+	}
+	// Detached from the request, like the probe itself.
+	ctx := context.Background()
+	key := redisKeyPrefix + "probe:" + url
+	lock := key + ":lock"
+	polls := int((p.timeout + 500*time.Millisecond) / sharedProbePoll)
+	for range polls {
+		if r, until, found, err := p.read(ctx, key); err != nil {
+			return check.Live{}, time.Time{}, false
+		} else if found {
+			return r, until, true
+		}
+		cctx, cancel := context.WithTimeout(ctx, redisTimeout)
+		// The lock outlives the longest probe, so a dead holder frees it.
+		won, err := p.shared.rdb.SetNX(cctx, lock, "1", p.timeout+time.Second).Result()
+		cancel()
+		p.shared.result(ctx, err)
+		if err != nil {
+			return check.Live{}, time.Time{}, false
+		}
+		if won {
+			// The previous holder may have stored its result and released
+			// the lock between our read and our SET NX: read again, or two
+			// replicas would probe back to back.
+			if r, until, found, err := p.read(ctx, key); err != nil {
+				return check.Live{}, time.Time{}, false
+			} else if found {
+				p.release(ctx, lock)
+				return r, until, true
+			}
+			r := probe()
+			b, _ := json.Marshal(r)
+			cctx, cancel := context.WithTimeout(ctx, redisTimeout)
+			_, err := p.shared.rdb.Pipelined(cctx, func(pipe redis.Pipeliner) error {
+				pipe.Set(cctx, key, b, check.LiveTTL)
+				pipe.Del(cctx, lock)
+				return nil
+			})
+			cancel()
+			// The result is good whether or not Redis took it; the other
+			// replicas probe themselves once the lock expires.
+			p.shared.result(ctx, err)
+			return r, r.At.Add(check.LiveTTL), true
+		}
+		time.Sleep(sharedProbePoll)
+	}
+	return check.Live{}, time.Time{}, false
+}
+
+// release deletes the probe lock we hold, early: it would expire anyway.
+func (p redisProbes) release(ctx context.Context, lock string) {
+	cctx, cancel := context.WithTimeout(ctx, redisTimeout)
+	defer cancel()
+	p.shared.result(ctx, p.shared.rdb.Del(cctx, lock).Err())
+}
+
+// read reads a stored result and until when this replica may reuse it: for
+// as long as Redis keeps it, counted on this replica's clock.
+func (p redisProbes) read(ctx context.Context, key string) (r check.Live, until time.Time, found bool, err error) {
+	cctx, cancel := context.WithTimeout(ctx, redisTimeout)
+	defer cancel()
+	var get *redis.StringCmd
+	var ttl *redis.DurationCmd
+	_, err = p.shared.rdb.Pipelined(cctx, func(pipe redis.Pipeliner) error {
+		get = pipe.Get(cctx, key)
+		ttl = pipe.PTTL(cctx, key)
+		return nil
+	})
+	if errors.Is(err, redis.Nil) {
+		err = nil
+	}
+	p.shared.result(ctx, err)
+	if err != nil {
+		return check.Live{}, time.Time{}, false, err
+	}
+	b, gerr := get.Bytes()
+	if gerr != nil || ttl.Val() <= 0 || json.Unmarshal(b, &r) != nil {
+		// Missing, expiring this instant, or not ours to read: probe anew.
+		return check.Live{}, time.Time{}, false, nil
+	}
+	return r, p.shared.now().Add(ttl.Val()), true, nil
 }

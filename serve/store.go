@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -209,6 +210,39 @@ func (s *Snapshot) Age(now time.Time) (age time.Duration, stale bool) {
 		return 0, -age > snapshot.MaxClockSkew
 	}
 	return age, s.Manifest.Stale(now)
+}
+
+// GeneratedAt is when the snapshot was built (check.View).
+func (s *Snapshot) GeneratedAt() time.Time { return s.Manifest.GeneratedAt }
+
+// Summary is a service's entry of status.json (check.View).
+func (s *Snapshot) Summary(slug string) (snapshot.ServiceSummary, bool) {
+	sum, ok := s.status[slug]
+	return sum, ok
+}
+
+// OpenIncidents are a service's open incidents, newest first (check.View),
+// from the index kept at load: /check cites them on every request.
+func (s *Snapshot) OpenIncidents(slug string) []*snapshot.Incident {
+	var open []*snapshot.Incident
+	for _, i := range s.openByService[slug] {
+		open = append(open, &s.incidents[i])
+	}
+	return open
+}
+
+// IncidentsSince counts a service's incidents that started at or after
+// since and returns the newest (check.View). A service's incidents are
+// newest first, so those are a prefix, found by binary search: with 100 000
+// retained incidents a pass over a service's share, copying each, took 95 %
+// of a /check (190 µs, 200 KB allocated; BenchmarkCheck).
+func (s *Snapshot) IncidentsSince(slug string, since time.Time) (int, *snapshot.Incident) {
+	idx := s.byService[slug]
+	n := sort.Search(len(idx), func(k int) bool { return s.incidents[idx[k]].StartedAt.Before(since) })
+	if n == 0 {
+		return 0, nil
+	}
+	return n, &s.incidents[idx[0]]
 }
 
 // wellKnown is the one dot-folder of a snapshot that is served.

@@ -2,16 +2,17 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/probe"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/snapshot"
-	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 )
 
@@ -54,10 +55,12 @@ service's status, not the advice.`,
 			if err != nil {
 				return fmt.Errorf("%w (run 'aistatus build --out %s' first)", err, dir)
 			}
-			srv := serve.New(serve.Options{Dir: dir, Catalog: cat, Log: zerolog.Nop(), Now: time.Now, Client: probe.NewClient()})
-			doc, err := srv.CheckError(snap, args[0], observed)
-			if err != nil {
-				return fmt.Errorf("--error: %w", err)
+			engine := check.New(cat, check.NewCache(probe.NewClient(), check.DefaultProbeTimeout, time.Now, nil), time.Now)
+			doc, err := engine.Check(snap, check.Request{Query: args[0], Error: observed})
+			if bad := (*check.InputError)(nil); errors.As(err, &bad) {
+				return fmt.Errorf("%s: %s", flagOf[bad.Param], bad.Detail)
+			} else if err != nil {
+				return err
 			}
 			if asJSON {
 				enc := json.NewEncoder(g.stdout)
@@ -84,6 +87,9 @@ service's status, not the advice.`,
 	cmd.Flags().StringVar(&observed, "error", "", "what your call just got: an HTTP status (100-599), timeout or connection")
 	return cmd
 }
+
+// flagOf names the command-line form of a /check parameter, for errors.
+var flagOf = map[string]string{"q": "QUERY", "error": "--error"}
 
 // printAdvice prints the verdict's advice for people: the action and whose
 // side the trouble is on, then where to go instead. An untracked verdict

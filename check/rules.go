@@ -1,14 +1,9 @@
-package serve
+package check
 
 import (
-	"cmp"
-	"errors"
-	"fmt"
 	"slices"
-	"sort"
 	"strconv"
 	"sync"
-	"time"
 
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -42,39 +37,39 @@ const (
 	errConnection errorClass = "connection"
 )
 
-// observedHelp is the detail of a 400 for a bad error parameter: it says
+// ObservedHelp is the detail of a 400 for a bad error parameter: it says
 // what is accepted, so that a caller (or a model) can correct itself.
-const observedHelp = `error must be the HTTP status you got, from 100 to 599 (e.g. 401, 429, 529), "timeout" or "connection"`
+const ObservedHelp = `error must be the HTTP status you got, from 100 to 599 (e.g. 401, 429, 529), "timeout" or "connection"`
 
 // classifyObserved parses the error parameter. Only three ASCII digits or
 // the two words are accepted, so "+429", "0429" and "429.0" are refused
 // rather than read as something the caller may not have meant.
-func classifyObserved(s string) (errorClass, error) {
+func classifyObserved(s string) (errorClass, bool) {
 	switch s {
 	case "":
-		return errNone, nil
+		return errNone, true
 	case "timeout":
-		return errTimeout, nil
+		return errTimeout, true
 	case "connection":
-		return errConnection, nil
+		return errConnection, true
 	}
 	if len(s) != 3 || s[0] < '1' || s[0] > '5' || s[1] < '0' || s[1] > '9' || s[2] < '0' || s[2] > '9' {
-		return "", errors.New(observedHelp)
+		return "", false
 	}
 	code, _ := strconv.Atoi(s)
 	switch {
 	case code < 400:
-		return errNone, nil
+		return errNone, true
 	case code == 401 || code == 403 || code == 407:
-		return errAuth, nil
+		return errAuth, true
 	case code == 408:
-		return errTimeout, nil
+		return errTimeout, true
 	case code == 429:
-		return errRateLimit, nil
+		return errRateLimit, true
 	case code < 500:
-		return errRequest, nil
+		return errRequest, true
 	}
-	return errServer, nil
+	return errServer, true
 }
 
 // health is the service's status as the rules see it: the verdict's level
@@ -248,170 +243,4 @@ func lower(confidence string) string {
 		return snapshot.ConfidenceMedium
 	}
 	return snapshot.ConfidenceLow
-}
-
-// historyWindow is how far back the history evidence looks.
-const historyWindow = 7 * 24 * time.Hour
-
-// maxIncidentEvidence bounds the open incidents cited one by one.
-const maxIncidentEvidence = 3
-
-// checkFacts are what the snapshot and the live probe say about a service,
-// gathered once for the situation and the evidence.
-type checkFacts struct {
-	name    string
-	sum     snapshot.ServiceSummary
-	dataAge int // seconds
-	// live is the live probe's result; nil when the service has no probe.
-	live *liveResult
-	now  time.Time
-	// open are the service's open incidents, newest first; recent is the
-	// number that started within historyWindow of the snapshot, and latest
-	// the newest of those. They point into the snapshot: never modified.
-	open   []*snapshot.Incident
-	recent int
-	latest *snapshot.Incident
-}
-
-// facts gathers what the verdict rests on. A service's incidents are newest
-// first, so those within the window are a prefix, found by binary search:
-// with 100 000 retained incidents a pass over a service's share, copying
-// each, took 95 % of a /check (190 µs, 200 KB allocated; BenchmarkCheck).
-func (s *Server) facts(snap *Snapshot, svc snapshot.Service, sum snapshot.ServiceSummary, live *liveResult, now time.Time, dataAge int) checkFacts {
-	f := checkFacts{name: svc.Name, sum: sum, dataAge: dataAge, live: live, now: now}
-	for _, i := range snap.openByService[svc.Slug] {
-		f.open = append(f.open, &snap.incidents[i])
-	}
-	horizon := snap.Manifest.GeneratedAt.Add(-historyWindow)
-	idx := snap.byService[svc.Slug]
-	f.recent = sort.Search(len(idx), func(k int) bool { return snap.incidents[idx[k]].StartedAt.Before(horizon) })
-	if f.recent > 0 {
-		f.latest = &snap.incidents[idx[0]]
-	}
-	return f
-}
-
-// probe is our probes' word: the live probe's when there is one (at most
-// 30 s old, the freshest we have), otherwise the snapshot's — failing while
-// our probes overrule the page or our own incident is open.
-func (f checkFacts) probe() probeState {
-	if f.live != nil {
-		if f.live.probe.State == snapshot.ProbeOK {
-			return probeOK
-		}
-		return probeFailing
-	}
-	if f.sum.Disagreement != nil && f.sum.Disagreement.Measured != snapshot.Degraded {
-		return probeFailing
-	}
-	for _, inc := range f.open {
-		if inc.Source == snapshot.SourceProbe {
-			return probeFailing
-		}
-	}
-	return probeNone
-}
-
-func (f checkFacts) officialIncident() bool {
-	for _, inc := range f.open {
-		if inc.Source == snapshot.SourceOfficial {
-			return true
-		}
-	}
-	return false
-}
-
-// evidence lists the facts behind the advice: the status page's word, our
-// probes', and the recent history, each with the age of its observation.
-func (f checkFacts) evidence() []snapshot.Evidence {
-	ev := []snapshot.Evidence{}
-	add := func(source, says string, age int) {
-		ev = append(ev, snapshot.Evidence{Source: source, Says: says, AgeSeconds: max(age, 0)})
-	}
-	official := f.sum.Status
-	if d := f.sum.Disagreement; d != nil {
-		official = d.Official
-	}
-	switch f.sum.Feed {
-	case snapshot.FeedOK:
-		add(snapshot.EvidenceOfficial, fmt.Sprintf("The status page says %s.", official), f.dataAge)
-	case snapshot.FeedError:
-		add(snapshot.EvidenceOfficial, "The status page could not be read in the latest check; the status rests on our probe and the page's last word.", f.dataAge)
-	default:
-		add(snapshot.EvidenceOfficial, "There is no status page a program can read; the status is our own probe's.", f.dataAge)
-	}
-	cited := 0
-	for _, inc := range f.open {
-		if inc.Source != snapshot.SourceOfficial || cited == maxIncidentEvidence {
-			continue
-		}
-		cited++
-		add(snapshot.EvidenceOfficial, fmt.Sprintf("Open incident %q (%s, %s, since %s).", inc.Headline, inc.Severity, inc.Status,
-			inc.StartedAt.UTC().Format(time.RFC3339)), f.dataAge)
-	}
-
-	if f.live != nil {
-		age := int(f.now.Sub(f.live.at).Seconds())
-		if p := f.live.probe; p.State == snapshot.ProbeOK && p.LatencyMs != nil {
-			says := fmt.Sprintf("Our probe of its API answered in %.0f ms", *p.LatencyMs)
-			if p.HTTPStatus != 0 {
-				says += fmt.Sprintf(" (HTTP %d; the probe sends no key)", p.HTTPStatus)
-			}
-			add(snapshot.EvidenceProbe, says+".", age)
-		} else {
-			add(snapshot.EvidenceProbe, "Our probe of its API failed: "+cmp.Or(p.Error, "no answer")+".", age)
-		}
-	} else {
-		add(snapshot.EvidenceProbe, fmt.Sprintf("%s has no generic API host that we probe.", f.name), f.dataAge)
-	}
-	if d := f.sum.Disagreement; d != nil {
-		add(snapshot.EvidenceProbe, d.Detail, f.dataAge)
-	}
-	for _, inc := range f.open {
-		if inc.Source == snapshot.SourceProbe {
-			add(snapshot.EvidenceProbe, fmt.Sprintf("Our own incident is open: our probes have failed since %s.", inc.StartedAt.UTC().Format(time.RFC3339)), f.dataAge)
-			break
-		}
-	}
-
-	switch n := f.recent; {
-	case n == 0:
-		add(snapshot.EvidenceHistory, "No incidents in the last 7 days.", f.dataAge)
-	default:
-		latest := f.latest
-		state := "still open"
-		if latest.EndedAt != nil {
-			state = "ended " + latest.EndedAt.UTC().Format(time.RFC3339)
-		}
-		count := "1 incident"
-		if n > 1 {
-			count = fmt.Sprintf("%d incidents", n)
-		}
-		add(snapshot.EvidenceHistory, fmt.Sprintf("%s in the last 7 days; the latest, %q (%s), %s.", count, latest.Headline, latest.Severity, state), f.dataAge)
-	}
-	return ev
-}
-
-// alternatives are the service's catalog alternatives that are not down,
-// best status first and, within a status, in the catalog's curated order.
-func alternatives(snap *Snapshot, svc snapshot.Service) []snapshot.CheckAlternative {
-	rank := map[snapshot.Status]int{snapshot.Operational: 0, snapshot.Degraded: 1, snapshot.Maintenance: 2, snapshot.Unknown: 3}
-	out := []snapshot.CheckAlternative{}
-	for _, a := range svc.Alternatives {
-		sum, ok := snap.status[a.Slug]
-		if _, usable := rank[sum.Status]; !ok || !usable {
-			continue
-		}
-		out = append(out, snapshot.CheckAlternative{Slug: a.Slug, Name: sum.Name, Status: sum.Status, Why: a.Why})
-	}
-	slices.SortStableFunc(out, func(a, b snapshot.CheckAlternative) int { return rank[a.Status] - rank[b.Status] })
-	return out
-}
-
-// anyUp reports whether an alternative is operational or degraded: one a
-// caller can fail over to now.
-func anyUp(alts []snapshot.CheckAlternative) bool {
-	return slices.ContainsFunc(alts, func(a snapshot.CheckAlternative) bool {
-		return a.Status == snapshot.Operational || a.Status == snapshot.Degraded
-	})
 }

@@ -1,0 +1,231 @@
+// Package check is /check's engine: "is it me or them?". It resolves a
+// query to a tracked service, gathers what a snapshot and our own live probe
+// say about it, and advises a caller that has just seen an error.
+//
+// The engine reads a snapshot through View and our probes through Prober,
+// both small interfaces, so that the thin server (serve), `aistatus check`
+// and the MCP server ask the same engine, and its tests need no server: a
+// fake view is enough. The pieces, one file each:
+//
+//   - match.go: the query to a service (name, alias, domain, URL) and the
+//     suggestions for a near miss;
+//   - rules.go: what the caller saw (the error parameter) and the one table
+//     of rules that turns a situation into advice;
+//   - facts.go: the facts a verdict rests on, and the evidence and
+//     alternatives that go with it;
+//   - live.go: the live probe of the service's API, cached and coalesced.
+package check
+
+import (
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// MaxQuery caps /check's q, in bytes.
+const MaxQuery = 256
+
+// View is what the engine reads of a snapshot. A view never changes while
+// it is read: the server hands one snapshot to a whole request.
+type View interface {
+	// GeneratedAt is when the snapshot was built; the history window counts
+	// back from it.
+	GeneratedAt() time.Time
+	// Age is how old the snapshot is at now, and whether that is too old to
+	// trust (a snapshot from the future beyond the clock skew allowance is
+	// stale too).
+	Age(now time.Time) (age time.Duration, stale bool)
+	// Summary is a service's entry of status.json; false when the snapshot
+	// has none.
+	Summary(slug string) (snapshot.ServiceSummary, bool)
+	// OpenIncidents are the service's open incidents, newest first. They
+	// belong to the view: never modified.
+	OpenIncidents(slug string) []*snapshot.Incident
+	// IncidentsSince counts the service's incidents that started at or
+	// after since, and returns the newest of them (nil when none).
+	IncidentsSince(slug string, since time.Time) (count int, latest *snapshot.Incident)
+}
+
+// Request is one question to the engine: what the caller asks about, and
+// what the caller just saw.
+type Request struct {
+	// Query names the service: a slug, name, alias, domain or URL.
+	Query string
+	// Error is what the caller's own call got: an HTTP status from 100 to
+	// 599, "timeout" or "connection"; "" for none.
+	Error string
+}
+
+// InputError is a request the engine refuses as it stands: the caller's
+// mistake, for a 400 that names the parameter.
+type InputError struct {
+	Param, Detail string
+}
+
+func (e *InputError) Error() string { return e.Param + ": " + e.Detail }
+
+// validate checks the request's parameters, the same for every client.
+func (req Request) validate() (errorClass, error) {
+	switch q := req.Query; {
+	case q == "":
+		return "", &InputError{"q", "q is required: a service name, domain or URL, e.g. ?q=openai"}
+	case len(q) > MaxQuery:
+		return "", &InputError{"q", fmt.Sprintf("q is longer than %d bytes", MaxQuery)}
+	case !utf8.ValidString(q):
+		return "", &InputError{"q", "q is not valid UTF-8"}
+	}
+	class, ok := classifyObserved(req.Error)
+	if !ok {
+		return "", &InputError{"error", ObservedHelp}
+	}
+	return class, nil
+}
+
+// Engine answers /check questions. It is safe for concurrent use.
+type Engine struct {
+	matcher *Matcher
+	// prober is our live probe of a service's API; nil means none, and the
+	// snapshot's word on our probes stands alone.
+	prober Prober
+	now    func() time.Time
+}
+
+// New returns an engine for a catalog. The catalog is the only source of
+// URLs it ever probes, never the query.
+func New(cat snapshot.Catalog, prober Prober, now func() time.Time) *Engine {
+	return &Engine{matcher: NewMatcher(cat), prober: prober, now: now}
+}
+
+// Matcher returns the engine's matcher of queries to services.
+func (e *Engine) Matcher() *Matcher { return e.matcher }
+
+// Check answers req against view: the service's status phrased for people
+// and, with the advice of the first matching rule (see rules.go), what to
+// do about the error the caller saw. A request it refuses is an
+// *InputError.
+func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
+	class, err := req.validate()
+	if err != nil {
+		return snapshot.CheckDoc{}, err
+	}
+	now := e.now()
+	doc := snapshot.CheckDoc{Query: req.Query, Timestamp: now.UTC(), License: snapshot.License}
+	if req.Error != "" {
+		doc.Error = &req.Error
+	}
+	svc, ok := e.matcher.Match(req.Query)
+	sum, inSnapshot := view.Summary(svc.Slug)
+	if !ok || !inSnapshot {
+		// No advice for a service we know nothing of: the action fields are
+		// left out, and the lists are empty rather than null.
+		doc.Verdict = snapshot.Verdict{
+			Headline:     fmt.Sprintf("%q is not a service aistatus tracks", truncate(req.Query, 64)),
+			Emoji:        "❓",
+			Level:        "untracked",
+			Suggestions:  e.matcher.Suggest(req.Query),
+			Evidence:     []snapshot.Evidence{},
+			Alternatives: []snapshot.CheckAlternative{},
+		}
+		return doc, nil
+	}
+	doc.Tracked = true
+	doc.Service = &snapshot.CheckService{Slug: svc.Slug, Name: svc.Name, Domain: svc.Domain}
+	status := sum.Status
+	doc.Status = &status
+	var live *Live
+	if svc.ProbeURL != "" && e.prober != nil {
+		r := e.prober.Probe(svc.ProbeURL)
+		live = &r
+		if r.Probe.State == snapshot.ProbeOK {
+			at := r.At.UTC()
+			doc.LatencyMs, doc.LatencyCheckedAt = r.Probe.LatencyMs, &at
+		}
+	}
+	age, stale := view.Age(now)
+	seconds := int(age.Seconds())
+	doc.Verdict = verdict(svc.Name, status, stale, age)
+	doc.Verdict.Detail = verdictDetail(svc.Name, sum)
+	doc.Verdict.DataAgeSeconds = &seconds
+
+	f := gather(view, svc, sum, live, now, seconds)
+	alts := alternatives(view, svc)
+	a := decide(situation{Error: class, Health: health(doc.Verdict.Level), Probe: f.probe(),
+		Incident: f.officialIncident(), AltUp: anyUp(alts)})
+	v := &doc.Verdict
+	v.Action, v.Blame, v.Confidence, v.Reason = a.Action, a.Blame, a.Confidence, a.Reason
+	if a.RetryAfter > 0 {
+		v.RetryAfterSeconds = &a.RetryAfter
+	}
+	v.Evidence, v.Alternatives = f.evidence(), alts
+	return doc, nil
+}
+
+// verdictDetail says where the status came from when that matters to
+// whoever acts on it: our probes overruling a calm official page, a page
+// that could not be read, or a service with no page at all.
+func verdictDetail(name string, sum snapshot.ServiceSummary) string {
+	switch {
+	case sum.Disagreement != nil:
+		return sum.Disagreement.Detail
+	case sum.Feed == snapshot.FeedError:
+		return fmt.Sprintf("%s's status page could not be read this time; the status rests on our probe and the page's last word.", name)
+	case sum.Feed == snapshot.FeedNone:
+		return fmt.Sprintf("%s has no status page that a program can read; the status is our own probe's.", name)
+	}
+	return ""
+}
+
+// verdict phrases a status for people. Stale data is said to be stale
+// instead of being presented as current.
+func verdict(name string, status snapshot.Status, stale bool, age time.Duration) snapshot.Verdict {
+	if stale {
+		return snapshot.Verdict{
+			Headline: fmt.Sprintf("Data is stale: %s was last checked %s ago (it was %s then)", name, age.Round(time.Minute), phrase(status)),
+			Emoji:    "⏳", Level: "stale", Stale: true,
+		}
+	}
+	v := snapshot.Verdict{Headline: name + " is " + phrase(status)}
+	switch status {
+	case snapshot.Operational:
+		v.Emoji, v.Level = "✅", "up"
+	case snapshot.Degraded:
+		v.Emoji, v.Level = "⚠️", "degraded"
+	case snapshot.PartialOutage:
+		v.Emoji, v.Level = "🟠", "down"
+	case snapshot.MajorOutage:
+		v.Emoji, v.Level = "🔴", "down"
+	case snapshot.Maintenance:
+		v.Emoji, v.Level = "🛠️", "maintenance"
+	default:
+		v.Headline = "We can't tell whether " + name + " is up right now"
+		v.Emoji, v.Level = "❔", "unknown"
+	}
+	return v
+}
+
+func phrase(s snapshot.Status) string {
+	switch s {
+	case snapshot.Operational:
+		return "up"
+	case snapshot.Degraded:
+		return "up but degraded"
+	case snapshot.PartialOutage:
+		return "partly down (partial outage)"
+	case snapshot.MajorOutage:
+		return "down (major outage)"
+	case snapshot.Maintenance:
+		return "under maintenance"
+	default:
+		return "of unknown status"
+	}
+}
+
+// truncate shortens user input before it is echoed in a message.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}

@@ -1,0 +1,332 @@
+package check
+
+import (
+	"errors"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+var genTime = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+
+// fakeView is a snapshot as the engine sees it, made in memory.
+type fakeView struct {
+	generatedAt time.Time
+	staleAfter  time.Duration
+	summaries   map[string]snapshot.ServiceSummary
+	incidents   []snapshot.Incident // newest first
+}
+
+func (v *fakeView) GeneratedAt() time.Time { return v.generatedAt }
+
+func (v *fakeView) Age(now time.Time) (time.Duration, bool) {
+	age := now.Sub(v.generatedAt)
+	if age < 0 {
+		return 0, -age > snapshot.MaxClockSkew
+	}
+	return age, age > v.staleAfter
+}
+
+func (v *fakeView) Summary(slug string) (snapshot.ServiceSummary, bool) {
+	s, ok := v.summaries[slug]
+	return s, ok
+}
+
+func (v *fakeView) OpenIncidents(slug string) []*snapshot.Incident {
+	var open []*snapshot.Incident
+	for i := range v.incidents {
+		if v.incidents[i].Service == slug && v.incidents[i].Open() {
+			open = append(open, &v.incidents[i])
+		}
+	}
+	return open
+}
+
+func (v *fakeView) IncidentsSince(slug string, since time.Time) (int, *snapshot.Incident) {
+	n, latest := 0, (*snapshot.Incident)(nil)
+	for i := range v.incidents {
+		if inc := &v.incidents[i]; inc.Service == slug && !inc.StartedAt.Before(since) {
+			if n == 0 {
+				latest = inc
+			}
+			n++
+		}
+	}
+	return n, latest
+}
+
+// fakeProber answers every probe URL with a 401 in 120 ms, but the URLs in
+// failing, whose probes fail; it counts the probes.
+type fakeProber struct {
+	failing []string
+	at      time.Time
+	probes  atomic.Int64
+}
+
+func (p *fakeProber) Probe(url string) Live {
+	p.probes.Add(1)
+	if slices.Contains(p.failing, url) {
+		return Live{Probe: snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "connection refused"}, At: p.at}
+	}
+	return Live{Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: new(120.0), HTTPStatus: 401}, At: p.at}
+}
+
+func testCatalog(t testing.TB) snapshot.Catalog {
+	t.Helper()
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+// testView is the world the engine tests ask about: openai degraded with an
+// open official incident, cohere down by our probes while its page says
+// operational, the services without a feed read by our probe alone, and
+// every other service operational, with a little history.
+func testView(cat snapshot.Catalog) *fakeView {
+	v := &fakeView{generatedAt: genTime, staleAfter: 15 * time.Minute, summaries: map[string]snapshot.ServiceSummary{}}
+	for _, svc := range cat.Services {
+		sum := snapshot.ServiceSummary{Slug: svc.Slug, Name: svc.Name, Status: snapshot.Operational, Feed: snapshot.FeedOK}
+		switch {
+		case svc.Slug == "openai":
+			sum.Status = snapshot.Degraded
+		case svc.Slug == "cohere":
+			sum.Status = snapshot.MajorOutage
+			sum.Disagreement = &snapshot.Disagreement{Since: genTime.Add(-3 * time.Minute), Official: snapshot.Operational,
+				Measured: snapshot.MajorOutage, Detail: "Our probes of the API have failed 3 times in a row, while the official status page says operational."}
+		case svc.Feed.Format == snapshot.FormatNone:
+			sum.Feed = snapshot.FeedNone
+		}
+		v.summaries[svc.Slug] = sum
+	}
+	ended := genTime.Add(-47 * time.Hour)
+	v.incidents = []snapshot.Incident{
+		{ID: "openai-01", Service: "openai", Headline: "Elevated errors", Severity: snapshot.Major, StartedAt: genTime.Add(-1 * time.Hour), Status: "investigating", Source: snapshot.SourceOfficial},
+		{ID: "anthropic-02", Service: "anthropic", Headline: "Slow responses", Severity: snapshot.Minor, StartedAt: genTime.Add(-30 * time.Hour), EndedAt: &ended, Status: "resolved", Source: snapshot.SourceOfficial},
+		{ID: "openai-03", Service: "openai", Headline: "Outage", Severity: snapshot.Critical, StartedAt: genTime.Add(-10 * 24 * time.Hour), EndedAt: &ended, Status: "resolved", Source: snapshot.SourceOfficial},
+	}
+	return v
+}
+
+// newTestEngine is an engine over the default catalog whose live probes of
+// the slugs in failing fail, a minute after the view was built.
+func newTestEngine(t testing.TB, failing ...string) (*Engine, *fakeView, *fakeProber) {
+	cat := testCatalog(t)
+	p := &fakeProber{at: genTime.Add(time.Minute)}
+	for _, svc := range cat.Services {
+		if slices.Contains(failing, svc.Slug) {
+			p.failing = append(p.failing, svc.ProbeURL)
+		}
+	}
+	return New(cat, p, func() time.Time { return genTime.Add(time.Minute) }), testView(cat), p
+}
+
+// TestCheckAdvice asks the engine with an error against the test view: the
+// advice, the alternatives and the evidence, one row per situation.
+func TestCheckAdvice(t *testing.T) {
+	engine, view, _ := newTestEngine(t, "groq")
+	type want struct {
+		action, blame, confidence string
+		retryAfter                int
+		alternatives              []string
+		says                      string // in some evidence
+	}
+	for _, tt := range []struct {
+		q, error string
+		want     want
+	}{
+		{"anthropic", "", want{"proceed", "unknown", "high", 0, []string{"aws-bedrock", "google-gemini", "openrouter"}, "The status page says operational."}},
+		{"claude", "401", want{"fix_client", "client", "high", 0, []string{"aws-bedrock", "google-gemini", "openrouter"}, "(HTTP 401; the probe sends no key)"}},
+		{"anthropic", "403", want{"fix_client", "client", "high", 0, nil, ""}},
+		{"anthropic", "422", want{"fix_client", "client", "high", 0, nil, ""}},
+		{"anthropic", "429", want{"retry", "client", "high", 30, nil, "1 incident in the last 7 days"}},
+		{"anthropic", "500", want{"retry", "provider", "medium", 10, nil, ""}},
+		{"anthropic", "timeout", want{"retry", "unknown", "medium", 10, nil, ""}},
+		{"anthropic", "200", want{"proceed", "unknown", "high", 0, nil, ""}},
+		// An official incident is open: wait, but an alternative is up.
+		{"openai", "529", want{"failover", "provider", "high", 0, []string{"azure-openai", "openrouter"}, `Open incident "Elevated errors"`}},
+		{"openai", "", want{"proceed", "provider", "medium", 0, nil, ""}},
+		// Our probes overrule a calm page.
+		{"cohere", "", want{"failover", "provider", "high", 0, []string{"aws-bedrock", "openrouter"}, "while the official status page says operational"}},
+		{"cohere", "connection", want{"failover", "provider", "medium", 0, nil, ""}},
+		// Our live probe of groq fails too.
+		{"groq", "timeout", want{"failover", "provider", "high", 0, []string{"cerebras", "together", "fireworks", "openrouter"}, "Our probe of its API failed"}},
+		{"groq", "", want{"retry", "provider", "medium", 30, nil, ""}},
+		// No alternatives in the catalog.
+		{"pinecone", "503", want{"retry", "provider", "medium", 10, []string{}, "No incidents in the last 7 days."}},
+	} {
+		t.Run(tt.q+"/"+tt.error, func(t *testing.T) {
+			doc, err := engine.Check(view, Request{Query: tt.q, Error: tt.error})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := doc.Verdict
+			retry := 0
+			if v.RetryAfterSeconds != nil {
+				retry = *v.RetryAfterSeconds
+			}
+			if v.Action != tt.want.action || v.Blame != tt.want.blame || v.Confidence != tt.want.confidence || retry != tt.want.retryAfter || v.Reason == "" {
+				t.Errorf("verdict %s/%s/%s retry %d (%q), want %+v", v.Action, v.Blame, v.Confidence, retry, v.Reason, tt.want)
+			}
+			if (tt.error == "") != (doc.Error == nil) || (doc.Error != nil && *doc.Error != tt.error) {
+				t.Errorf("error echoed as %v, sent %q", doc.Error, tt.error)
+			}
+			var alts []string
+			for _, a := range v.Alternatives {
+				alts = append(alts, a.Slug)
+				if a.Name == "" || a.Why == "" || a.Status == snapshot.MajorOutage || a.Status == snapshot.PartialOutage {
+					t.Errorf("alternative %+v", a)
+				}
+			}
+			if tt.want.alternatives != nil && !slices.Equal(alts, tt.want.alternatives) && (len(alts) > 0 || len(tt.want.alternatives) > 0) {
+				t.Errorf("alternatives %v, want %v", alts, tt.want.alternatives)
+			}
+			sources := map[string]bool{}
+			found := tt.want.says == ""
+			for _, e := range v.Evidence {
+				sources[e.Source] = true
+				found = found || strings.Contains(e.Says, tt.want.says)
+				if e.AgeSeconds < 0 || e.Says == "" {
+					t.Errorf("evidence %+v", e)
+				}
+			}
+			if !found || len(sources) != 3 {
+				t.Errorf("evidence %+v: want all three sources and one saying %q", v.Evidence, tt.want.says)
+			}
+		})
+	}
+}
+
+// TestCheckVerdict: the status in words, where it came from, the live
+// latency, and how stale or future-dated data is said.
+func TestCheckVerdict(t *testing.T) {
+	for _, tt := range []struct {
+		name, q string
+		now     time.Duration // after genTime
+		level   string
+		detail  string // in the verdict's detail; "" for none
+		latency bool
+		dataAge int
+	}{
+		{"up, with our latency", "anthropic", time.Minute, "up", "", true, 60},
+		{"degraded", "openai", time.Minute, "degraded", "", true, 60},
+		{"our probes overrule the page", "cohere", time.Minute, "down", "while the official status page says operational", true, 60},
+		{"no status page", "mistral", time.Minute, "up", "no status page that a program can read", true, 60},
+		{"stale", "anthropic", 16 * time.Minute, "stale", "", true, 960},
+		{"from the future, within the skew allowance", "anthropic", -time.Minute, "up", "", true, 0},
+		{"from the future, beyond it", "anthropic", -time.Hour, "stale", "", true, 0},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cat := testCatalog(t)
+			now := genTime.Add(tt.now)
+			engine := New(cat, &fakeProber{at: now}, func() time.Time { return now })
+			doc, err := engine.Check(testView(cat), Request{Query: tt.q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := doc.Verdict
+			if !doc.Tracked || v.Level != tt.level || v.Headline == "" || v.Emoji == "" || (tt.level == "stale") != v.Stale {
+				t.Errorf("verdict %+v, want level %s", v, tt.level)
+			}
+			if (tt.detail == "") != (v.Detail == "") || !strings.Contains(v.Detail, tt.detail) {
+				t.Errorf("detail %q, want one saying %q", v.Detail, tt.detail)
+			}
+			if (doc.LatencyMs != nil) != tt.latency || (doc.LatencyCheckedAt != nil && !doc.LatencyCheckedAt.Equal(now)) {
+				t.Errorf("latency %v at %v", doc.LatencyMs, doc.LatencyCheckedAt)
+			}
+			if v.DataAgeSeconds == nil || *v.DataAgeSeconds != tt.dataAge {
+				t.Errorf("data age %v, want %d", v.DataAgeSeconds, tt.dataAge)
+			}
+		})
+	}
+}
+
+// Stale data lowers every row's confidence but the rows about stale data.
+func TestCheckStaleLowersConfidence(t *testing.T) {
+	cat := testCatalog(t)
+	now := genTime.Add(16 * time.Minute)
+	engine := New(cat, &fakeProber{at: now}, func() time.Time { return now })
+	for _, tt := range []struct{ error, action, confidence string }{
+		{"", "retry", "low"},
+		{"401", "fix_client", "low"},
+		{"529", "retry", "low"},
+	} {
+		d, err := engine.Check(testView(cat), Request{Query: "anthropic", Error: tt.error})
+		if err != nil || d.Verdict.Action != tt.action || d.Verdict.Confidence != tt.confidence {
+			t.Errorf("stale, error %q: %s/%s, %v; want %s/%s", tt.error, d.Verdict.Action, d.Verdict.Confidence, err, tt.action, tt.confidence)
+		}
+	}
+}
+
+// Without a live prober (or for a service with no probe URL), our probes'
+// word is the snapshot's: failing while they overrule the page.
+func TestCheckWithoutLiveProbe(t *testing.T) {
+	cat := testCatalog(t)
+	engine := New(cat, nil, func() time.Time { return genTime.Add(time.Minute) })
+	for q, action := range map[string]string{"cohere": "failover", "anthropic": "proceed"} {
+		doc, err := engine.Check(testView(cat), Request{Query: q, Error: "503"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc.LatencyMs != nil || !slices.ContainsFunc(doc.Verdict.Evidence, func(e snapshot.Evidence) bool { return strings.Contains(e.Says, "probe") }) {
+			t.Errorf("%s: latency %v, evidence %+v", q, doc.LatencyMs, doc.Verdict.Evidence)
+		}
+		if q == "cohere" && doc.Verdict.Action != action {
+			t.Errorf("%s: action %s, want %s", q, doc.Verdict.Action, action)
+		}
+	}
+}
+
+// An untracked query gets no advice and no service data, only suggestions;
+// nothing is probed for it.
+func TestCheckUntracked(t *testing.T) {
+	engine, view, prober := newTestEngine(t)
+	for q, suggestion := range map[string]string{"opneai": "OpenAI", "example.com": "", "http://127.0.0.1:9/": "", "anthropc": "Anthropic"} {
+		doc, err := engine.Check(view, Request{Query: q, Error: "500"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := doc.Verdict
+		if doc.Tracked || doc.Service != nil || doc.Status != nil || doc.LatencyMs != nil || v.Level != "untracked" ||
+			v.Action != "" || v.Blame != "" || v.RetryAfterSeconds != nil || v.Evidence == nil || len(v.Evidence) != 0 || v.Alternatives == nil {
+			t.Errorf("%q: %+v", q, doc)
+		}
+		if suggestion != "" && !slices.Contains(v.Suggestions, suggestion) {
+			t.Errorf("%q: suggestions %v, want %q among them", q, v.Suggestions, suggestion)
+		}
+	}
+	// A service of the catalog that the snapshot does not hold is untracked too.
+	delete(view.summaries, "anthropic")
+	if doc, _ := engine.Check(view, Request{Query: "anthropic"}); doc.Tracked {
+		t.Errorf("a service missing from the snapshot: %+v", doc)
+	}
+	if n := prober.probes.Load(); n != 0 {
+		t.Errorf("%d probes for untracked queries", n)
+	}
+}
+
+func TestCheckRefusesBadInput(t *testing.T) {
+	engine, view, _ := newTestEngine(t)
+	for _, tt := range []struct{ q, error, param string }{
+		{"", "", "q"},
+		{strings.Repeat("a", MaxQuery+1), "", "q"},
+		{"\xff\xfe", "", "q"},
+		{"openai", "600", "error"},
+		{"openai", "TIMEOUT", "error"},
+		{"openai", "429 ", "error"},
+	} {
+		_, err := engine.Check(view, Request{Query: tt.q, Error: tt.error})
+		var bad *InputError
+		if !errors.As(err, &bad) || bad.Param != tt.param || bad.Detail == "" {
+			t.Errorf("q=%.20q error=%q: %v, want an input error on %s", tt.q, tt.error, err, tt.param)
+		}
+	}
+	if _, err := engine.Check(view, Request{Query: strings.Repeat("a", MaxQuery)}); err != nil {
+		t.Errorf("a %d-byte q: %v", MaxQuery, err)
+	}
+}

@@ -1,0 +1,259 @@
+package serve
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// An untracked query's answer leaves the advice fields out and has empty
+// lists, not nulls.
+func TestCheckUntrackedShape(t *testing.T) {
+	ts := newTestServer(t, 0)
+	resp := ts.do(t, http.MethodGet, "/api/v1/check?q=example.com&error=500", nil)
+	raw := body(t, resp)
+	var doc map[string]any
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	v := doc["verdict"].(map[string]any)
+	for _, absent := range []string{"action", "blame", "confidence", "reason"} {
+		if _, ok := v[absent]; ok {
+			t.Errorf("untracked verdict has %s: %s", absent, raw)
+		}
+	}
+	if v["retryAfterSeconds"] != nil || len(v["evidence"].([]any)) != 0 || len(v["alternatives"].([]any)) != 0 || doc["error"] != "500" {
+		t.Errorf("untracked verdict: %s", raw)
+	}
+
+}
+
+func TestCheckRejectsBadError(t *testing.T) {
+	ts := newTestServer(t, 0)
+	for _, e := range []string{"", "abc", "600", "99", "4290", "%2B429", "TIMEOUT", "429%20"} {
+		resp := ts.do(t, http.MethodGet, "/api/v1/check?q=openai&error="+e, nil)
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("error=%s: status %d, want 400", e, resp.StatusCode)
+		}
+		if p := decodeProblem(t, resp); p.Param != "error" || !strings.Contains(p.Detail, "timeout") {
+			t.Errorf("error=%s: problem %+v", e, p)
+		}
+	}
+}
+
+// TestViewMatchesAPass checks the incidents the snapshot gives /check (its
+// check.View) — the open ones, how many started within a week and the
+// newest of those — against a pass over every retained incident, for every
+// service of a synthetic snapshot with incidents spread over 85 days and
+// some still open.
+func TestViewMatchesAPass(t *testing.T) {
+	ts := newSynthServer(t, 5000, 0)
+	snap := ts.Store().Current()
+	horizon := snap.Manifest.GeneratedAt.Add(-7 * 24 * time.Hour)
+	recentSeen, openSeen := 0, 0
+	for _, svc := range ts.cat.Services {
+		var open []string
+		recent, latest := 0, ""
+		for _, inc := range snap.incidents { // newest first
+			if inc.Service != svc.Slug {
+				continue
+			}
+			if inc.Open() {
+				open = append(open, inc.ID)
+			}
+			if !inc.StartedAt.Before(horizon) {
+				if recent == 0 {
+					latest = inc.ID
+				}
+				recent++
+			}
+		}
+		var gotOpen []string
+		for _, inc := range snap.OpenIncidents(svc.Slug) {
+			gotOpen = append(gotOpen, inc.ID)
+		}
+		gotRecent, newest := snap.IncidentsSince(svc.Slug, horizon)
+		gotLatest := ""
+		if newest != nil {
+			gotLatest = newest.ID
+		}
+		if !slices.Equal(gotOpen, open) || gotRecent != recent || gotLatest != latest {
+			t.Errorf("%s: open %v, %d recent, latest %q; a pass gives %v, %d, %q",
+				svc.Slug, gotOpen, gotRecent, gotLatest, open, recent, latest)
+		}
+		recentSeen += recent
+		openSeen += len(open)
+	}
+	// The snapshot must exercise both: incidents inside and outside the
+	// window, and open ones.
+	if recentSeen == 0 || recentSeen == len(snap.incidents) || openSeen == 0 {
+		t.Fatalf("%d of %d incidents recent, %d open: the snapshot does not test the search", recentSeen, len(snap.incidents), openSeen)
+	}
+}
+
+func TestCheck(t *testing.T) {
+	ts := newTestServer(t, 0)
+	tests := []struct {
+		q       string
+		tracked bool
+		slug    string
+		level   string
+	}{
+		{"openai", true, "openai", "degraded"},
+		{"OpenAI", true, "openai", "degraded"},
+		{"ChatGPT", true, "openai", "degraded"},
+		{"https://api.openai.com/v1/chat/completions", true, "openai", "degraded"},
+		{"api.anthropic.com", true, "anthropic", "up"},
+		{"claude", true, "anthropic", "up"},
+		{"Google Gemini", true, "google-gemini", "up"},
+		{"generativelanguage.googleapis.com:443", true, "google-gemini", "up"},
+		{"openai.azure.com", true, "azure-openai", "up"},
+		{"myres.openai.azure.com", true, "azure-openai", "up"},
+		{"bedrock-runtime.eu-west-1.amazonaws.com", true, "aws-bedrock", "up"},
+		{"HTTPS://WWW.ELEVENLABS.IO/", true, "elevenlabs", "up"},
+		{"x.ai", true, "xai", "up"},
+		{"grok", true, "xai", "up"},
+		{"api.groq.com.", true, "groq", "up"},
+		{"example.com", false, "", "untracked"},
+		{"opneai", false, "", "untracked"},
+		{"http://127.0.0.1:9/", false, "", "untracked"},
+		{"münchen.de", false, "", "untracked"},
+		// IDN normalisation: full-width letters map to openai.com.
+		{"ａｐｉ.ｏｐｅｎａｉ.ｃｏｍ", true, "openai", "degraded"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.q, func(t *testing.T) {
+			resp := ts.do(t, http.MethodGet, "/api/v1/check?q="+urlQuery(tt.q), nil)
+			var doc snapshot.CheckDoc
+			if err := json.Unmarshal(body(t, resp), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if doc.Tracked != tt.tracked || doc.Verdict.Level != tt.level || doc.Query != tt.q {
+				t.Fatalf("tracked %v level %q query %q, want %v %q", doc.Tracked, doc.Verdict.Level, doc.Query, tt.tracked, tt.level)
+			}
+			if tt.tracked {
+				if doc.Service == nil || doc.Service.Slug != tt.slug || doc.Status == nil || doc.Verdict.Headline == "" || doc.Verdict.Emoji == "" {
+					t.Fatalf("doc %+v", doc)
+				}
+			} else if doc.Service != nil || doc.Status != nil || doc.LatencyMs != nil {
+				t.Fatalf("untracked doc carries service data: %+v", doc)
+			}
+		})
+	}
+	if doc := checkDoc(t, ts, "opneai"); len(doc.Verdict.Suggestions) == 0 || doc.Verdict.Suggestions[0] != "OpenAI" {
+		t.Errorf("suggestions for opneai = %v", doc.Verdict.Suggestions)
+	}
+}
+
+// The verdict says where the status came from when it matters: our probes
+// overruling a calm official page, or a service with no readable page.
+func TestCheckSaysWhereTheStatusCameFrom(t *testing.T) {
+	ts := newTestServer(t, 0)
+	for _, tt := range []struct {
+		q, level, detail string
+	}{
+		{"cohere", "down", "while the official status page says operational"},
+		{"mistral", "up", "no status page that a program can read"},
+		{"anthropic", "up", ""},
+	} {
+		doc := checkDoc(t, ts, tt.q)
+		if doc.Verdict.Level != tt.level || (tt.detail == "") != (doc.Verdict.Detail == "") || !strings.Contains(doc.Verdict.Detail, tt.detail) {
+			t.Errorf("%s: verdict %+v, want level %s and a detail saying %q", tt.q, doc.Verdict, tt.level, tt.detail)
+		}
+	}
+}
+
+func TestCheckRejectsBadQuery(t *testing.T) {
+	ts := newTestServer(t, 0)
+	for _, q := range []string{"", "?q=", "?q=" + strings.Repeat("a", 257), "?q=%ff%fe"} {
+		resp := ts.do(t, http.MethodGet, "/api/v1/check"+q, nil)
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%.40s: status %d, want 400", q, resp.StatusCode)
+		}
+		if p := decodeProblem(t, resp); p.Param != "q" {
+			t.Errorf("%.40s: param %q", q, p.Param)
+		}
+	}
+}
+
+func checkDoc(t testing.TB, ts *testServer, q string) snapshot.CheckDoc {
+	t.Helper()
+	var doc snapshot.CheckDoc
+	if err := json.Unmarshal(body(t, ts.do(t, http.MethodGet, "/api/v1/check?q="+urlQuery(q), nil)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func urlQuery(s string) string {
+	r := strings.NewReplacer("%", "%25", "&", "%26", "+", "%2B", " ", "%20", "#", "%23", "?", "%3F")
+	return r.Replace(s)
+}
+
+func TestCheckLiveProbeIsCoalescedAndCached(t *testing.T) {
+	ts := newTestServer(t, 0)
+	var wg sync.WaitGroup
+	for i := 0; i < 50; i++ {
+		wg.Go(func() {
+			if doc := checkDoc(t, ts, "anthropic"); doc.LatencyMs == nil {
+				t.Error("no live latency")
+			}
+		})
+	}
+	wg.Wait()
+	if n := ts.api.hits.Load(); n != 1 {
+		t.Fatalf("50 concurrent checks made %d probes, want 1", n)
+	}
+	ts.clock.Set(ts.clock.Now().Add(29 * time.Second))
+	checkDoc(t, ts, "claude")
+	if n := ts.api.hits.Load(); n != 1 {
+		t.Fatalf("a check within 30 s probed again (%d probes)", n)
+	}
+	ts.clock.Set(ts.clock.Now().Add(2 * time.Second))
+	checkDoc(t, ts, "anthropic")
+	if n := ts.api.hits.Load(); n != 2 {
+		t.Fatalf("after 31 s: %d probes, want 2", n)
+	}
+	checkDoc(t, ts, "example.com")
+	checkDoc(t, ts, ts.api.URL)
+	if n := ts.api.hits.Load(); n != 2 {
+		t.Fatalf("untracked queries caused outbound requests (%d probes)", n)
+	}
+}
+
+func TestCheckSaysWhenDataIsStale(t *testing.T) {
+	ts := newTestServer(t, 0)
+	ts.clock.Set(genTime.Add(16 * time.Minute))
+	doc := checkDoc(t, ts, "anthropic")
+	if doc.Verdict.Level != "stale" || !doc.Verdict.Stale || !strings.Contains(doc.Verdict.Headline, "stale") ||
+		doc.Verdict.DataAgeSeconds == nil || *doc.Verdict.DataAgeSeconds != 960 {
+		t.Fatalf("verdict on 16-minute-old data: %+v", doc.Verdict)
+	}
+}
+
+// /check understands the vendor words people type, and offers the closest
+// tracked names for a near miss.
+func TestCheckVendorWordsAndNearMisses(t *testing.T) {
+	ts := newTestServer(t, 0)
+	for q, slug := range map[string]string{
+		"azure": "azure-openai", "aws": "aws-bedrock", "bedrock": "aws-bedrock", "Amazon Bedrock": "aws-bedrock",
+		"vertex": "google-gemini", "Vertex AI": "google-gemini", "gemini": "google-gemini", "codex": "openai",
+		"sonar": "perplexity", "11labs": "elevenlabs", "stable diffusion": "stability", "langchain": "langsmith",
+	} {
+		if doc := checkDoc(t, ts, q); !doc.Tracked || doc.Service.Slug != slug {
+			t.Errorf("%q: tracked %v, service %+v; want %s", q, doc.Tracked, doc.Service, slug)
+		}
+	}
+	for q, want := range map[string]string{"anthropc": "Anthropic", "azur": "Azure OpenAI", "bedrok": "Amazon Bedrock", "mistrl": "Mistral AI"} {
+		doc := checkDoc(t, ts, q)
+		if doc.Tracked || !slices.Contains(doc.Verdict.Suggestions, want) {
+			t.Errorf("%q: tracked %v, suggestions %v; want %q among them", q, doc.Tracked, doc.Verdict.Suggestions, want)
+		}
+	}
+}
