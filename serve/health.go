@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aistatus/aistatus/serve/limits"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -182,4 +183,18 @@ func writeHealth(w http.ResponseWriter, status int, v any) {
 	hd.Set("Content-Length", strconv.Itoa(len(body)+1))
 	w.WriteHeader(status)
 	w.Write(append(body, '\n'))
+}
+
+// redisHealth is the Redis state as a SharedState.
+type redisHealth struct{ *limits.Redis }
+
+// SharedStateHealth reports the Redis connection to /healthz and /readyz.
+// A replica in fallback is still ready: it answers from its own state.
+func (r redisHealth) SharedStateHealth(context.Context) SharedStateHealth {
+	st := r.Status()
+	h := SharedStateHealth{InUse: true, Kind: "redis", OK: st.OK}
+	if !st.OK {
+		h.Error = "redis unreachable since " + st.Since.UTC().Format(time.RFC3339) + ": rate limit and probe cache are local to this replica"
+	}
+	return h
 }

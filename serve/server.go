@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log"
 	"maps"
 	"math"
 	"net"
@@ -22,6 +23,7 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/check"
+	"github.com/aistatus/aistatus/serve/limits"
 	"github.com/aistatus/aistatus/serve/mcpserver"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,7 +45,7 @@ type Options struct {
 	// are exempt from MaxConnsPerClient.
 	TrustedProxies []netip.Prefix
 	// MaxConnsPerClient caps the concurrent connections of one client IP
-	// (IPv6: one /64); 0 means DefaultMaxConnsPerClient, negative no cap.
+	// (IPv6: one /64); 0 means limits.DefaultMaxConnsPerClient, negative no cap.
 	MaxConnsPerClient int
 	// MaxConns caps all concurrent connections; 0 means DefaultMaxConns
 	// (or less, see there), negative no cap.
@@ -76,8 +78,8 @@ type Options struct {
 type Server struct {
 	opts    Options
 	store   *Store
-	limiter Limiter
-	shared  *redisShared // nil without Options.Redis
+	limiter limits.Limiter
+	shared  *limits.Redis // nil without Options.Redis
 	// checker answers /check.
 	checker *check.Engine
 	handler http.Handler
@@ -121,11 +123,11 @@ func New(opts Options) *Server {
 		opts.MaxClients = 100_000
 	}
 	if opts.MaxConnsPerClient == 0 {
-		opts.MaxConnsPerClient = DefaultMaxConnsPerClient
+		opts.MaxConnsPerClient = limits.DefaultMaxConnsPerClient
 	}
 	if opts.MaxConns == 0 {
-		opts.MaxConns = DefaultMaxConns
-		if fds := fdLimit(); fds > 0 && fds*3/4 < uint64(opts.MaxConns) {
+		opts.MaxConns = limits.DefaultMaxConns
+		if fds := limits.FDLimit(); fds > 0 && fds*3/4 < uint64(opts.MaxConns) {
 			opts.MaxConns = max(1, int(fds*3/4))
 		}
 	}
@@ -148,21 +150,21 @@ func New(opts Options) *Server {
 	s.store.swapped = s.events.wake
 	s.dirSource = newSourceTracker("dir", opts.Dir)
 	if opts.Redis != nil {
-		s.shared = newRedisShared(opts.Redis, opts.Log, opts.Now)
+		s.shared = limits.NewRedis(opts.Redis, opts.Log, opts.Now)
 		if s.opts.SharedState == nil {
-			s.opts.SharedState = s.shared
+			s.opts.SharedState = redisHealth{s.shared}
 		}
 	}
 	var shared check.Shared
 	if s.shared != nil {
-		shared = redisProbes{shared: s.shared, timeout: opts.ProbeTimeout}
+		shared = s.shared.ProbeCache(opts.ProbeTimeout)
 	}
 	s.checker = check.New(opts.Catalog, check.NewCache(opts.Client, opts.ProbeTimeout, opts.Now, shared), opts.Now)
 	if opts.RateLimit > 0 {
-		local := NewRateLimiter(opts.RateLimit, time.Minute, opts.MaxClients, opts.Now)
+		local := limits.NewRateLimiter(opts.RateLimit, time.Minute, opts.MaxClients, opts.Now)
 		s.limiter = local
 		if s.shared != nil {
-			s.limiter = newRedisLimiter(s.shared, local, opts.RateLimit, time.Minute)
+			s.limiter = limits.NewRedisLimiter(s.shared, local, opts.RateLimit, time.Minute)
 		}
 	}
 	api := map[string]http.Handler{
@@ -337,7 +339,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		if total < 0 {
 			total = math.MaxInt
 		}
-		ln = newConnLimitListener(ln, perClient, total, s.opts.TrustedProxies, s.opts.Log, s.opts.Now)
+		ln = limits.NewListener(ln, perClient, total, s.opts.TrustedProxies, s.opts.Log, s.opts.Now)
 	}
 	srv := &http.Server{
 		Handler:           s.handler,
@@ -347,7 +349,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		IdleTimeout:       s.timeouts.idle,
 		MaxHeaderBytes:    16 << 10,
 		ErrorLog:          httpErrorLog(s.opts.Log),
-		ConnContext:       peerContext,
+		ConnContext:       limits.PeerContext,
 	}
 	// Event streams never go idle: Shutdown would wait for them until its
 	// deadline. They are ended at its start instead.
@@ -544,7 +546,7 @@ func (s *Server) limit(next http.Handler) http.Handler {
 	}
 	policy := fmt.Sprintf(`"free";q=%d;w=60`, s.opts.RateLimit)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		d := s.limiter.Decide(r.Context(), LimitKey(ClientAddr(r, s.opts.TrustedProxies)))
+		d := s.limiter.Decide(r.Context(), limits.LimitKey(limits.ClientAddr(r, s.opts.TrustedProxies)))
 		h := w.Header()
 		h["Access-Control-Expose-Headers"] = exposeHeaders
 		h.Set("RateLimit-Policy", policy)
@@ -621,7 +623,7 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 		var addr [64]byte // the client's address, formatted without an allocation
 		s.opts.Log.Info().Str("method", r.Method).Str("path", truncate(r.URL.Path, 256)).
 			Int("status", rec.status).Int("bytes", rec.bytes).
-			Int64("us", time.Since(start).Microseconds()).Bytes("client", ClientAddr(r, s.opts.TrustedProxies).AppendTo(addr[:0])).
+			Int64("us", time.Since(start).Microseconds()).Bytes("client", limits.ClientAddr(r, s.opts.TrustedProxies).AppendTo(addr[:0])).
 			Msg("request")
 	})
 }
@@ -648,4 +650,28 @@ func truncate(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
+}
+
+// httpErrorLog routes net/http's own messages (accept errors, failed
+// handshakes, a handler's superfluous WriteHeader) into the JSON log as a
+// structured line instead of plain text on stderr beside it.
+func httpErrorLog(logger zerolog.Logger) *log.Logger {
+	return log.New(httpLogWriter{logger}, "", 0)
+}
+
+type httpLogWriter struct{ log zerolog.Logger }
+
+func (w httpLogWriter) Write(p []byte) (int, error) {
+	msg := strings.TrimPrefix(strings.TrimSpace(string(p)), "http: ")
+	w.log.Warn().Str("component", "net/http").Msg(msg)
+	return len(p), nil
+}
+
+// SharedStatus reports whether the rate limit and probe cache are currently
+// shared through Redis or kept locally.
+func (s *Server) SharedStatus() limits.SharedStatus {
+	if s.shared == nil {
+		return limits.SharedStatus{}
+	}
+	return s.shared.Status()
 }

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/serve/limits"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -483,7 +484,7 @@ func TestRateLimitBehindTrustedProxy(t *testing.T) {
 
 func testRateLimitBehindTrustedProxy(t *testing.T, withRedis bool) {
 	ts := newTestServer(t, 2)
-	trusted, _ := ParseTrustedProxies([]string{"10.0.0.0/8"})
+	trusted, _ := limits.ParseTrustedProxies([]string{"10.0.0.0/8"})
 	ts.opts.TrustedProxies = trusted
 	if withRedis {
 		ts.opts.Redis = startRedis(t).client()

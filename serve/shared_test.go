@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/serve/limits"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 )
@@ -83,7 +84,7 @@ func (r *testRedis) stop() {
 // client returns a client as `serve --redis` makes it, closed at test end.
 func (r *testRedis) client() *redis.Client {
 	r.t.Helper()
-	c, err := NewRedisClient(r.url())
+	c, err := limits.NewRedisClient(r.url())
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -110,36 +111,36 @@ func replicas(t *testing.T, n, rateLimit int, rdb *redis.Client, log zerolog.Log
 	return out
 }
 
-// limiterBackends are the Limiter implementations the limiter tests run
+// limiterBackends are the limits.Limiter implementations the limiter tests run
 // against: the local GCRA on a fake clock, and the Redis one (real time:
 // Redis's own clock decides).
 type limiterBackend struct {
 	name string
 	// limiter returns a limiter of limit requests a minute.
-	limiter func(t *testing.T, limit int) Limiter
+	limiter func(t *testing.T, limit int) limits.Limiter
 	// advance lets d pass for the limiter.
 	advance func(d time.Duration)
 }
 
 func limiterBackends(t *testing.T) []limiterBackend {
-	clock := newRLFakeClock()
+	clock := newTestClock(time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC))
 	return []limiterBackend{
 		{
 			name: "local",
-			limiter: func(t *testing.T, limit int) Limiter {
-				return NewRateLimiter(limit, time.Minute, 1000, clock.Now)
+			limiter: func(t *testing.T, limit int) limits.Limiter {
+				return limits.NewRateLimiter(limit, time.Minute, 1000, clock.Now)
 			},
-			advance: clock.Advance,
+			advance: func(d time.Duration) { clock.Set(clock.Now().Add(d)) },
 		},
 		{
 			name: "redis",
-			limiter: func(t *testing.T, limit int) Limiter {
+			limiter: func(t *testing.T, limit int) limits.Limiter {
 				rdb := startRedis(t).client()
-				shared := newRedisShared(rdb, zerolog.Nop(), time.Now)
-				if !shared.ok.Load() {
+				shared := limits.NewRedis(rdb, zerolog.Nop(), time.Now)
+				if !shared.Status().OK {
 					t.Fatal("redis not reachable")
 				}
-				return newRedisLimiter(shared, NewRateLimiter(limit, time.Minute, 1000, time.Now), limit, time.Minute)
+				return limits.NewRedisLimiter(shared, limits.NewRateLimiter(limit, time.Minute, 1000, time.Now), limit, time.Minute)
 			},
 			advance: time.Sleep,
 		},
@@ -374,7 +375,7 @@ func TestSharedProbeLockHolderGone(t *testing.T) {
 			url = svc.ProbeURL
 		}
 	}
-	if err := rdb.Set(context.Background(), redisKeyPrefix+"probe:"+url+":lock", "1", time.Minute).Err(); err != nil {
+	if err := rdb.Set(context.Background(), limits.RedisKeyPrefix+"probe:"+url+":lock", "1", time.Minute).Err(); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()

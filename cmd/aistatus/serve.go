@@ -8,6 +8,7 @@ import (
 
 	"github.com/aistatus/aistatus/probe"
 	"github.com/aistatus/aistatus/serve"
+	"github.com/aistatus/aistatus/serve/limits"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
@@ -51,7 +52,7 @@ func (o *serveOptions) register(fs *pflag.FlagSet, withDir bool) {
 }
 
 func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.Server, error) {
-	trusted, err := serve.ParseTrustedProxies(o.trustedProxies)
+	trusted, err := limits.ParseTrustedProxies(o.trustedProxies)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +81,7 @@ func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.
 	if o.redis != "" {
 		// The client lives as long as the process: there is one per server
 		// and the server runs until the process ends.
-		rdb, err := serve.NewRedisClient(o.redis)
+		rdb, err := limits.NewRedisClient(o.redis)
 		if err != nil {
 			return nil, fmt.Errorf("--redis: %w", err)
 		}

@@ -1,10 +1,8 @@
-package serve
+package limits
 
 import (
-	"log"
 	"net"
 	"net/netip"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -50,7 +48,7 @@ type connLimitListener struct {
 // reportEvery is how often refused connections are logged, at most.
 const reportEvery = 10 * time.Second
 
-func newConnLimitListener(ln net.Listener, perClient, total int, trusted []netip.Prefix, log zerolog.Logger, now func() time.Time) *connLimitListener {
+func NewListener(ln net.Listener, perClient, total int, trusted []netip.Prefix, log zerolog.Logger, now func() time.Time) *connLimitListener {
 	return &connLimitListener{Listener: ln, perClient: perClient, total: total, trusted: trusted,
 		log: log, now: now, open: map[netip.Addr]int{}}
 }
@@ -138,19 +136,4 @@ func (c *limitedConn) CloseWrite() error {
 		return cw.CloseWrite()
 	}
 	return nil
-}
-
-// httpErrorLog routes net/http's own messages (accept errors, failed
-// handshakes, a handler's superfluous WriteHeader) into the JSON log as a
-// structured line instead of plain text on stderr beside it.
-func httpErrorLog(logger zerolog.Logger) *log.Logger {
-	return log.New(httpLogWriter{logger}, "", 0)
-}
-
-type httpLogWriter struct{ log zerolog.Logger }
-
-func (w httpLogWriter) Write(p []byte) (int, error) {
-	msg := strings.TrimPrefix(strings.TrimSpace(string(p)), "http: ")
-	w.log.Warn().Str("component", "net/http").Msg(msg)
-	return len(p), nil
 }

@@ -1,4 +1,4 @@
-package serve
+package limits
 
 import (
 	"context"
@@ -72,11 +72,11 @@ func ClientAddr(r *http.Request, trusted []netip.Prefix) netip.Addr {
 // peerKey is the context key of a connection's TCP peer.
 type peerKey struct{}
 
-// peerContext is the server's ConnContext: it keeps the peer's address,
+// PeerContext is the server's ConnContext: it keeps the peer's address,
 // taken once per connection from the socket's own, so that the requests of
 // a keep-alive connection need not parse RemoteAddr each (the access log
 // and the rate limit both start from it).
-func peerContext(ctx context.Context, c net.Conn) context.Context {
+func PeerContext(ctx context.Context, c net.Conn) context.Context {
 	if a, ok := connPeer(c); ok {
 		return context.WithValue(ctx, peerKey{}, a)
 	}
@@ -85,7 +85,7 @@ func peerContext(ctx context.Context, c net.Conn) context.Context {
 
 // connPeer is a connection's peer address: a TCP socket's own, without a
 // round trip through its string, or else RemoteAddr's string parsed. The
-// connection caps and peerContext both start from it.
+// connection caps and PeerContext both start from it.
 func connPeer(c net.Conn) (netip.Addr, bool) {
 	if a, ok := c.RemoteAddr().(*net.TCPAddr); ok {
 		ap := a.AddrPort()

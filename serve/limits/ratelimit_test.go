@@ -1,4 +1,4 @@
-package serve
+package limits
 
 import (
 	"net/netip"

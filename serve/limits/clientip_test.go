@@ -1,4 +1,4 @@
-package serve
+package limits
 
 import (
 	"net"
@@ -251,12 +251,12 @@ func TestClientAddr(t *testing.T) {
 				t.Fatalf("ClientAddr = %v, want %v", got, want)
 			}
 			// The same request on a connection the server accepted: the
-			// peer comes from the socket, kept by peerContext, and RemoteAddr
+			// peer comes from the socket, kept by PeerContext, and RemoteAddr
 			// is not parsed again (garbage here, to tell).
 			if ap, err := netip.ParseAddrPort(tt.remote); err == nil {
 				c, _ := net.Pipe()
 				defer c.Close()
-				ctx := peerContext(r.Context(), peerConn{c, net.TCPAddrFromAddrPort(ap)})
+				ctx := PeerContext(r.Context(), peerConn{c, net.TCPAddrFromAddrPort(ap)})
 				r := r.WithContext(ctx)
 				r.RemoteAddr = "garbage"
 				if got := ClientAddr(r, tt.trusted); got != want {

@@ -1,4 +1,4 @@
-package serve
+package limits
 
 import (
 	"context"
@@ -21,9 +21,9 @@ import (
 // every replica uses its own limiter and cache, and it goes back to Redis
 // once Redis answers again.
 
-// redisKeyPrefix namespaces every key this server writes, so a Redis shared
+// RedisKeyPrefix namespaces every key this server writes, so a Redis shared
 // with other applications is safe.
-const redisKeyPrefix = "aistatus:"
+const RedisKeyPrefix = "aistatus:"
 
 // redisTimeout bounds every Redis command. Redis on the same network answers
 // in well under a millisecond; anything slower is treated as an outage, so a
@@ -81,18 +81,9 @@ func (s SharedStatus) String() string {
 	}
 }
 
-// SharedStatus reports whether the rate limit and probe cache are currently
-// shared through Redis or kept locally.
-func (s *Server) SharedStatus() SharedStatus {
-	if s.shared == nil {
-		return SharedStatus{}
-	}
-	return s.shared.state()
-}
-
-// redisShared tracks the health of the Redis connection. Transitions are
+// Redis tracks the health of the Redis connection. Transitions are
 // logged once each, not per request.
-type redisShared struct {
+type Redis struct {
 	rdb redis.UniversalClient
 	log zerolog.Logger
 	now func() time.Time
@@ -105,10 +96,10 @@ type redisShared struct {
 	checking bool
 }
 
-// newRedisShared pings Redis once, synchronously, so that a replica starts in
+// NewRedis pings Redis once, synchronously, so that a replica starts in
 // the right state instead of answering its first requests from the fallback.
-func newRedisShared(rdb redis.UniversalClient, log zerolog.Logger, now func() time.Time) *redisShared {
-	r := &redisShared{rdb: rdb, log: log, now: now, since: now(), lastTry: now()}
+func NewRedis(rdb redis.UniversalClient, log zerolog.Logger, now func() time.Time) *Redis {
+	r := &Redis{rdb: rdb, log: log, now: now, since: now(), lastTry: now()}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*redisTimeout)
 	defer cancel()
 	if err := rdb.Ping(ctx).Err(); err != nil {
@@ -120,7 +111,8 @@ func newRedisShared(rdb redis.UniversalClient, log zerolog.Logger, now func() ti
 	return r
 }
 
-func (r *redisShared) state() SharedStatus {
+// Status is where the shared state is kept now.
+func (r *Redis) Status() SharedStatus {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return SharedStatus{Redis: true, OK: r.ok.Load(), Since: r.since}
@@ -129,7 +121,7 @@ func (r *redisShared) state() SharedStatus {
 // usable reports whether to use Redis for this request. In fallback it
 // starts, at most once per redisRecheckEvery, a background ping that brings
 // the replica back to Redis; the request itself never waits for it.
-func (r *redisShared) usable() bool {
+func (r *Redis) usable() bool {
 	if r.ok.Load() {
 		return true
 	}
@@ -160,7 +152,7 @@ func (r *redisShared) usable() bool {
 // result records the outcome of a Redis command made for a request whose
 // context is ctx. A command cut short because the client went away says
 // nothing about Redis.
-func (r *redisShared) result(ctx context.Context, err error) {
+func (r *Redis) result(ctx context.Context, err error) {
 	switch {
 	case err == nil || errors.Is(err, redis.Nil):
 		r.succeeded()
@@ -170,7 +162,7 @@ func (r *redisShared) result(ctx context.Context, err error) {
 	}
 }
 
-func (r *redisShared) succeeded() {
+func (r *Redis) succeeded() {
 	if r.ok.Load() {
 		return
 	}
@@ -183,7 +175,7 @@ func (r *redisShared) succeeded() {
 	r.since = r.now()
 }
 
-func (r *redisShared) failed(err error) {
+func (r *Redis) failed(err error) {
 	if !r.ok.Load() {
 		return
 	}
@@ -215,11 +207,11 @@ type RedisLimiter struct {
 	rl       *redis_rate.Limiter
 	limit    redis_rate.Limit
 	window   time.Duration
-	shared   *redisShared
+	shared   *Redis
 	fallback *RateLimiter
 }
 
-func newRedisLimiter(shared *redisShared, fallback *RateLimiter, limit int, window time.Duration) *RedisLimiter {
+func NewRedisLimiter(shared *Redis, fallback *RateLimiter, limit int, window time.Duration) *RedisLimiter {
 	return &RedisLimiter{
 		rl:       redis_rate.NewLimiter(shared.rdb),
 		limit:    redis_rate.Limit{Rate: limit, Burst: limit, Period: window},
@@ -236,7 +228,7 @@ func (l *RedisLimiter) Decide(ctx context.Context, key netip.Addr) Decision {
 	}
 	cctx, cancel := context.WithTimeout(ctx, redisTimeout)
 	defer cancel()
-	res, err := l.rl.Allow(cctx, redisKeyPrefix+"rl:"+key.String(), l.limit)
+	res, err := l.rl.Allow(cctx, RedisKeyPrefix+"rl:"+key.String(), l.limit)
 	l.shared.result(ctx, err)
 	if err != nil {
 		return l.fallback.Allow(key)
@@ -256,26 +248,20 @@ func (l *RedisLimiter) Decide(ctx context.Context, key netip.Addr) Decision {
 	return d
 }
 
-// SharedStateHealth reports the Redis connection to /healthz and /readyz.
-// A replica in fallback is still ready: it answers from its own state.
-func (r *redisShared) SharedStateHealth(context.Context) SharedStateHealth {
-	st := r.state()
-	h := SharedStateHealth{InUse: true, Kind: "redis", OK: st.OK}
-	if !st.OK {
-		h.Error = "redis unreachable since " + st.Since.UTC().Format(time.RFC3339) + ": rate limit and probe cache are local to this replica"
-	}
-	return h
-}
-
 // sharedProbePoll is how often a replica that lost the race to probe looks
 // for the winner's result in Redis.
 const sharedProbePoll = 20 * time.Millisecond
 
-// redisProbes is /check's live-probe cache shared through Redis
-// (check.Shared): one replica probes a URL per check.LiveTTL, the others
-// read its result.
+// ProbeCache returns /check's live-probe cache shared through Redis (a
+// check.Shared): one replica probes a URL per check.LiveTTL, the others read
+// its result. timeout is the longest a probe takes.
+func (r *Redis) ProbeCache(timeout time.Duration) check.Shared {
+	return redisProbes{shared: r, timeout: timeout}
+}
+
+// redisProbes is the shared probe cache.
 type redisProbes struct {
-	shared *redisShared
+	shared *Redis
 	// timeout is the longest a probe takes: the lock outlives it, and a
 	// replica waiting for the holder's result gives up a little after it.
 	timeout time.Duration
@@ -294,7 +280,7 @@ func (p redisProbes) Fetch(url string, probe func() check.Live) (check.Live, tim
 	}
 	// Detached from the request, like the probe itself.
 	ctx := context.Background()
-	key := redisKeyPrefix + "probe:" + url
+	key := RedisKeyPrefix + "probe:" + url
 	lock := key + ":lock"
 	polls := int((p.timeout + 500*time.Millisecond) / sharedProbePoll)
 	for range polls {
