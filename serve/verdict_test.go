@@ -383,12 +383,12 @@ func rulesMarkdown() string {
 // rule table exactly as the code has it.
 func TestRulesDocumented(t *testing.T) {
 	table := rulesMarkdown()
-	readme, err := os.ReadFile("../README.md")
+	readme, err := os.ReadFile("../docs/api.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(string(readme), table) {
-		t.Errorf("README.md does not hold the rule table as implemented:\n%s", table)
+		t.Errorf("docs/api.md does not hold the rule table as implemented:\n%s", table)
 	}
 	raw, err := os.ReadFile("../build/openapi.json")
 	if err != nil {
