@@ -7,7 +7,28 @@ import (
 	"io"
 	"net/http"
 	"strings"
+
+	"github.com/aistatus/aistatus/serve/mcpserver"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
+
+// mcpHandler is /mcp: the MCP server over streamable HTTP. Its tools call
+// the API in-process (APIHandler): a tool call was already counted by the
+// limiter and logged as one POST /mcp, and must not be counted again.
+func (s *Server) mcpHandler() http.Handler {
+	mcpServer := mcpserver.New(mcpserver.InProcess(s.api), s.opts.Version, mcpserver.WithCatalog(s.opts.Catalog))
+	return noStore(mcpProblems(mcpGuard(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
+		&mcp.StreamableHTTPOptions{
+			// Stateless: every POST stands alone, so there is no session memory
+			// to bound and any instance behind a load balancer can answer it.
+			Stateless:    true,
+			JSONResponse: true,
+			// The SDK's DNS-rebinding guard rejects a loopback peer with a public
+			// Host — exactly a reverse proxy on the same machine. It protects
+			// local servers with private tools; this one is public and read-only.
+			DisableLocalhostProtection: true,
+		}))))
+}
 
 // maxMCPBody caps a POST /mcp body. One MCP message from a client of these
 // four read-only tools is a few hundred bytes; 64 KiB leaves ample room

@@ -6,27 +6,18 @@ package serve
 import (
 	"context"
 	"errors"
-	"fmt"
-	"log"
 	"maps"
 	"math"
 	"net"
 	"net/http"
 	"net/netip"
-	"net/url"
-	"path"
-	"slices"
-	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/serve/limits"
-	"github.com/aistatus/aistatus/serve/mcpserver"
 	"github.com/aistatus/aistatus/snapshot"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 )
@@ -179,21 +170,8 @@ func New(opts Options) *Server {
 		snapshot.PathReadyz:    http.HandlerFunc(s.handleReadyz),
 	}
 	s.api = s.recoverer(s.common(s.router(api, false)))
-	// The MCP tools call the API in-process: a tool call was already counted
-	// by the limiter and logged as one POST /mcp, and must not be counted again.
-	mcpServer := mcpserver.New(mcpserver.InProcess(s.api), opts.Version, mcpserver.WithCatalog(opts.Catalog))
 	public := maps.Clone(api)
-	public[snapshot.PathMCP] = noStore(mcpProblems(mcpGuard(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
-		&mcp.StreamableHTTPOptions{
-			// Stateless: every POST stands alone, so there is no session memory
-			// to bound and any instance behind a load balancer can answer it.
-			Stateless:    true,
-			JSONResponse: true,
-			// The SDK's DNS-rebinding guard rejects a loopback peer with a public
-			// Host — exactly a reverse proxy on the same machine. It protects
-			// local servers with private tools; this one is public and read-only.
-			DisableLocalhostProtection: true,
-		}))))
+	public[snapshot.PathMCP] = s.mcpHandler()
 	s.handler = s.recoverer(s.accessLog(s.common(s.router(public, true))))
 	return s
 }
@@ -250,30 +228,6 @@ func (s *Server) router(handlers map[string]http.Handler, limited bool) http.Han
 		}
 		mux.ServeHTTP(w, r)
 	})
-}
-
-// serveFileAt serves the snapshot's file when the path, outside the API
-// namespace, names one exactly (GET /status.json). Such a path is clean, so
-// the ServeMux would only have routed it to handleStatic after cleaning,
-// unescaping and matching it: a third of what our code costs a static
-// response (bench/README.md). Everything else — "/", pages without their
-// .html, paths to clean, names of no file served, no snapshot yet — is left
-// to it.
-func (s *Server) serveFileAt(w http.ResponseWriter, r *http.Request) bool {
-	p := r.URL.Path
-	if len(p) < 2 || p[0] != '/' || strings.HasPrefix(p, snapshot.APINamespace) {
-		return false
-	}
-	snap := s.store.Current()
-	if snap == nil {
-		return false
-	}
-	rep := snap.files[p[1:]]
-	if rep == nil {
-		return false
-	}
-	rep.serve(w, r)
-	return true
 }
 
 // Handler returns the server's HTTP handler.
@@ -385,293 +339,4 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		err = errors.Join(err, e)
 	}
 	return err
-}
-
-// snapshotOr503 returns the current snapshot, or answers 503 when there is none yet.
-func (s *Server) snapshotOr503(w http.ResponseWriter) *Snapshot {
-	snap := s.store.Current()
-	if snap == nil {
-		w.Header().Set("Retry-After", "10")
-		problem(w, http.StatusServiceUnavailable, "", "the first snapshot is still being built; try again shortly")
-	}
-	return snap
-}
-
-// snapshotAndQuery is the start of every handler that computes its answer:
-// the current snapshot (else a 503) and the parsed query (else a 400).
-func (s *Server) snapshotAndQuery(w http.ResponseWriter, r *http.Request) (*Snapshot, url.Values, bool) {
-	snap := s.snapshotOr503(w)
-	if snap == nil {
-		return nil, nil, false
-	}
-	q, ok := parseQuery(w, r)
-	return snap, q, ok
-}
-
-// file serves one file of the snapshot.
-func (s *Server) file(name string) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if snap := s.snapshotOr503(w); snap != nil {
-			snap.files[name].serve(w, r)
-		}
-	}
-}
-
-func (s *Server) handleService(w http.ResponseWriter, r *http.Request) {
-	snap := s.snapshotOr503(w)
-	if snap == nil {
-		return
-	}
-	slug := r.PathValue("slug")
-	rep := snap.files[snapshot.ServiceFile(slug)]
-	if _, tracked := snap.status[slug]; !tracked || rep == nil {
-		problem(w, http.StatusNotFound, "slug", fmt.Sprintf("%q is not a tracked service: see %s for the list", truncate(slug, 64), snapshot.PathStatus))
-		return
-	}
-	q, ok := parseQuery(w, r)
-	if !ok {
-		return
-	}
-	if !q.Has("at") {
-		rep.serve(w, r)
-		return
-	}
-	at, ok := s.parseAt(w, snap, q)
-	if !ok {
-		return
-	}
-	serveJSON(w, r, snapshot.ServiceAtDoc{At: at, Service: snap.serviceAt(slug, at), LogStart: snap.changesSince.UTC(),
-		Timestamp: snap.Manifest.GeneratedAt, License: snapshot.License})
-}
-
-func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
-	q, ok := parseQuery(w, r)
-	if !ok {
-		return
-	}
-	if f := q.Get("format"); q.Has("format") && f != "csv" {
-		problem(w, http.StatusBadRequest, "format", fmt.Sprintf("unsupported format %q: only csv is supported", truncate(f, 32)))
-		return
-	}
-	s.file(snapshot.FileExport)(w, r)
-}
-
-// handleStatic serves the snapshot's other files at their own paths
-// (/status.json, /services/openai.json, /badges/openai.svg, …), for parity
-// with static hosting, and the pages as static hosts do: / is index.html and
-// /services/openai is services/openai.html.
-func (s *Server) handleStatic(w http.ResponseWriter, r *http.Request) {
-	snap := s.snapshotOr503(w)
-	if snap == nil {
-		return
-	}
-	name := r.URL.Path[1:]
-	switch {
-	case name == "":
-		name = "index.html"
-	case path.Ext(name) == "" && snap.files[name] == nil:
-		name += ".html"
-	}
-	if rep := snap.files[name]; rep != nil {
-		rep.serve(w, r)
-		return
-	}
-	problem(w, http.StatusNotFound, "", "not found: the API lives under "+snapshot.APIBase+" (see "+snapshot.PathOpenAPI+")")
-}
-
-// common sets the headers every response carries and answers the methods
-// that are not GET or HEAD: OPTIONS is a CORS preflight, the rest are 405 —
-// except POST and DELETE on /mcp, which MCP's streamable HTTP transport uses.
-func (s *Server) common(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		setCommonHeaders(w.Header())
-		if len(r.TransferEncoding) > 0 {
-			// A request with both Content-Length and Transfer-Encoding may be
-			// an attempt at request smuggling, and RFC 9112 §6.1 asks the
-			// server to close the connection after answering it. Go's server
-			// reads such a body by its chunked encoding but keeps the
-			// connection open, and it drops the Content-Length header before
-			// the handler runs, so a chunked request cannot be told apart:
-			// every one closes its connection. No client of this API needs
-			// chunked requests to keep a connection (MCP messages are small
-			// and sent with their length).
-			w.Header().Set("Connection", "close")
-		}
-		if len(r.RequestURI) > maxRequestTarget {
-			// No route has a use for such a URL; refuse it before any work.
-			problem(w, http.StatusRequestURITooLong, "", fmt.Sprintf("request target longer than %d bytes", maxRequestTarget))
-			return
-		}
-		isMCP := r.URL.Path == snapshot.PathMCP
-		methods := "GET, HEAD, OPTIONS"
-		if isMCP {
-			methods = "GET, POST, DELETE, OPTIONS"
-		}
-		switch {
-		case r.Method == http.MethodGet || r.Method == http.MethodHead,
-			isMCP && (r.Method == http.MethodPost || r.Method == http.MethodDelete):
-			next.ServeHTTP(w, r)
-		case r.Method == http.MethodOptions:
-			h := w.Header()
-			// Last-Event-ID: an EventSource resuming /events sends it.
-			headers := "Accept, Accept-Encoding, If-None-Match, If-Modified-Since, Cache-Control, Last-Event-ID"
-			if isMCP {
-				// Browser-based MCP clients send JSON bodies and MCP's own headers.
-				headers += ", Content-Type, Mcp-Session-Id, Mcp-Protocol-Version"
-			}
-			h.Set("Access-Control-Allow-Methods", methods)
-			h.Set("Access-Control-Allow-Headers", headers)
-			h.Set("Access-Control-Max-Age", "86400")
-			h.Set("Allow", methods)
-			w.WriteHeader(http.StatusNoContent)
-		default:
-			w.Header().Set("Allow", methods)
-			if r.ContentLength != 0 {
-				// Close instead of reading the body to reuse the connection: a
-				// body that never ends would hold the 405 back until the read
-				// timeout, and then the connection would be dropped without it.
-				w.Header().Set("Connection", "close")
-			}
-			problem(w, http.StatusMethodNotAllowed, "", fmt.Sprintf("method %s is not allowed: this API is read-only (%s)", truncate(r.Method, 16), methods))
-		}
-	})
-}
-
-// limit applies the per-client rate limit to one route. It sits inside
-// common, so preflights are exempt (browsers send them on their own) and so
-// are 405s, which cost nothing.
-func (s *Server) limit(next http.Handler) http.Handler {
-	if s.limiter == nil {
-		return next
-	}
-	policy := fmt.Sprintf(`"free";q=%d;w=60`, s.opts.RateLimit)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		d := s.limiter.Decide(r.Context(), limits.LimitKey(limits.ClientAddr(r, s.opts.TrustedProxies)))
-		h := w.Header()
-		h["Access-Control-Expose-Headers"] = exposeHeaders
-		h.Set("RateLimit-Policy", policy)
-		h.Set("RateLimit", fmt.Sprintf(`"free";r=%d;t=%d`, d.Remaining, ceilSeconds(d.Reset)))
-		if !d.Allowed {
-			h.Set("Retry-After", strconv.Itoa(ceilSeconds(d.RetryAfter)))
-			problem(w, http.StatusTooManyRequests, "", fmt.Sprintf(
-				"rate limit of %d requests per minute exceeded; retry in %d s (higher limits by arrangement with the operator)",
-				s.opts.RateLimit, ceilSeconds(d.RetryAfter)))
-			return
-		}
-		next.ServeHTTP(w, r)
-	})
-}
-
-func ceilSeconds(d time.Duration) int { return int(math.Ceil(d.Seconds())) }
-
-// maxRequestTarget caps the request target (path and query); longer is a
-// 414. The longest legitimate one, /incidents with every parameter at its
-// 256-byte cap and percent-encoded, is well under it.
-const maxRequestTarget = 8 << 10
-
-// noStore overrides the API's shared-cache policy on /mcp: each answer is the
-// reply to one client's JSON-RPC message. (The SDK sets its own no-cache on
-// the answers it streams; this covers the rest, such as its 4xx.)
-func noStore(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Cache-Control", "no-store")
-		next.ServeHTTP(w, r)
-	})
-}
-
-// recoverer turns a panic into a 500 problem instead of a dropped connection.
-// It should never fire; it is logged as an error when it does.
-func (s *Server) recoverer(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		defer func() {
-			if v := recover(); v != nil {
-				if v == http.ErrAbortHandler {
-					panic(v)
-				}
-				s.opts.Log.Error().Interface("panic", v).Str("path", r.URL.Path).Msg("handler panicked")
-				problem(w, http.StatusInternalServerError, "", "internal error")
-			}
-		}()
-		next.ServeHTTP(w, r)
-	})
-}
-
-// accessLog writes one compact line per request when enabled, but for
-// health checks that pass.
-func (s *Server) accessLog(next http.Handler) http.Handler {
-	if !s.opts.AccessLog {
-		return next
-	}
-	// The instance routes (health, readiness), from the route table.
-	var healthChecks []string
-	for _, rt := range snapshot.Routes() {
-		if rt.Instance {
-			healthChecks = append(healthChecks, rt.Path)
-		}
-	}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		start := time.Now()
-		rec := recorders.Get().(*statusRecorder)
-		*rec = statusRecorder{ResponseWriter: w, status: http.StatusOK}
-		defer func() { *rec = statusRecorder{}; recorders.Put(rec) }()
-		next.ServeHTTP(rec, r)
-		if rec.status == http.StatusOK && slices.Contains(healthChecks, r.URL.Path) {
-			// A load balancer asks every few seconds: only a failing check
-			// says something.
-			return
-		}
-		var addr [64]byte // the client's address, formatted without an allocation
-		s.opts.Log.Info().Str("method", r.Method).Str("path", truncate(r.URL.Path, 256)).
-			Int("status", rec.status).Int("bytes", rec.bytes).
-			Int64("us", time.Since(start).Microseconds()).Bytes("client", limits.ClientAddr(r, s.opts.TrustedProxies).AppendTo(addr[:0])).
-			Msg("request")
-	})
-}
-
-// recorders are reused: the access log wraps every response in one.
-var recorders = sync.Pool{New: func() any { return new(statusRecorder) }}
-
-type statusRecorder struct {
-	http.ResponseWriter
-	status, bytes int
-}
-
-func (s *statusRecorder) WriteHeader(code int) { s.status = code; s.ResponseWriter.WriteHeader(code) }
-func (s *statusRecorder) Write(b []byte) (int, error) {
-	n, err := s.ResponseWriter.Write(b)
-	s.bytes += n
-	return n, err
-}
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
-
-// truncate shortens user input before it is echoed in a message or a log.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
-
-// httpErrorLog routes net/http's own messages (accept errors, failed
-// handshakes, a handler's superfluous WriteHeader) into the JSON log as a
-// structured line instead of plain text on stderr beside it.
-func httpErrorLog(logger zerolog.Logger) *log.Logger {
-	return log.New(httpLogWriter{logger}, "", 0)
-}
-
-type httpLogWriter struct{ log zerolog.Logger }
-
-func (w httpLogWriter) Write(p []byte) (int, error) {
-	msg := strings.TrimPrefix(strings.TrimSpace(string(p)), "http: ")
-	w.log.Warn().Str("component", "net/http").Msg(msg)
-	return len(p), nil
-}
-
-// SharedStatus reports whether the rate limit and probe cache are currently
-// shared through Redis or kept locally.
-func (s *Server) SharedStatus() limits.SharedStatus {
-	if s.shared == nil {
-		return limits.SharedStatus{}
-	}
-	return s.shared.Status()
 }
