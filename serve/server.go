@@ -111,16 +111,13 @@ func New(opts Options) *Server {
 		opts.Now = time.Now
 	}
 	if opts.MaxClients <= 0 {
-		opts.MaxClients = 100_000
+		opts.MaxClients = limits.DefaultMaxClients
 	}
 	if opts.MaxConnsPerClient == 0 {
 		opts.MaxConnsPerClient = limits.DefaultMaxConnsPerClient
 	}
 	if opts.MaxConns == 0 {
-		opts.MaxConns = limits.DefaultMaxConns
-		if fds := limits.FDLimit(); fds > 0 && fds*3/4 < uint64(opts.MaxConns) {
-			opts.MaxConns = max(1, int(fds*3/4))
-		}
+		opts.MaxConns = limits.Affordable(limits.DefaultMaxConns)
 	}
 	if opts.ProbeTimeout <= 0 {
 		opts.ProbeTimeout = check.DefaultProbeTimeout

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/probe"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/serve/limits"
@@ -42,13 +43,13 @@ func (o *serveOptions) register(fs *pflag.FlagSet, withDir bool) {
 	fs.DurationVar(&o.drain, "drain", 5*time.Second, "on SIGTERM, report not ready (/readyz 503) this long before shutting down, so a load balancer stops sending; 0 turns it off")
 	fs.StringVar(&o.addr, "addr", ":8080", "address to listen on (HOST:PORT)")
 	fs.IntVar(&o.rateLimit, "rate-limit", 30, "requests per minute per client IP; 0 turns limiting off (behind a CDN that limits)")
-	fs.IntVar(&o.maxClients, "rate-limit-clients", 100_000, "most clients the rate limiter remembers (bounds its memory)")
+	fs.IntVar(&o.maxClients, "rate-limit-clients", limits.DefaultMaxClients, "most clients the rate limiter remembers (bounds its memory)")
 	fs.StringSliceVar(&o.trustedProxies, "trusted-proxy", nil, "CIDR or address of a reverse proxy or CDN whose X-Forwarded-For is trusted (repeatable)")
 	fs.BoolVar(&o.accessLog, "access-log", true, "log one compact line per request")
 	fs.DurationVar(&o.reload, "reload", 2*time.Second, "how often to look for a newer snapshot in the folder")
-	fs.IntVar(&o.connsPerClient, "max-conns-per-client", 64, "most open connections from one client IP (IPv6 by /64); -1 turns the cap off")
-	fs.StringVar(&o.redis, "redis", "", "Redis URL (redis://HOST:PORT/DB) shared by replicas: one rate-limit budget per client and one /check probe per service per 30 s across all; falls back to local state while Redis is down")
-	fs.IntVar(&o.conns, "max-conns", 10_000, "most open connections in all (lowered to 3/4 of the open-file limit); -1 turns the cap off")
+	fs.IntVar(&o.connsPerClient, "max-conns-per-client", limits.DefaultMaxConnsPerClient, "most open connections from one client IP (IPv6 by /64); -1 turns the cap off")
+	fs.StringVar(&o.redis, "redis", "", "Redis URL (redis://HOST:PORT/DB) shared by replicas: one rate-limit budget per client and one /check probe per service per "+check.LiveTTL.String()+" across all; falls back to local state while Redis is down")
+	fs.IntVar(&o.conns, "max-conns", limits.DefaultMaxConns, "most open connections in all (lowered to 3/4 of the open-file limit); -1 turns the cap off")
 }
 
 func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.Server, error) {

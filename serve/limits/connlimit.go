@@ -17,11 +17,20 @@ const (
 	// client could otherwise hold open (22 000 idle connections exhausted
 	// them).
 	DefaultMaxConnsPerClient = 64
-	// DefaultMaxConns bounds all connections together; New lowers it to
-	// three quarters of the process's file-descriptor limit when that is
-	// smaller, leaving descriptors for snapshot files and live probes.
+	// DefaultMaxConns bounds all connections together; the server lowers it
+	// to what the process can afford (Affordable).
 	DefaultMaxConns = 10_000
 )
+
+// Affordable lowers a cap on all connections to three quarters of the
+// process's file-descriptor limit when that is smaller, leaving descriptors
+// for snapshot files and live probes.
+func Affordable(maxConns int) int {
+	if fds := fdLimit(); fds > 0 && fds*3/4 < uint64(maxConns) {
+		return max(1, int(fds*3/4))
+	}
+	return maxConns
+}
 
 // connLimitListener caps concurrent connections per client and in all. A
 // connection over a cap is closed as soon as it is accepted, before a byte

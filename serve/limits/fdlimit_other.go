@@ -2,5 +2,5 @@
 
 package limits
 
-// FDLimit is unknown where there is no getrlimit.
-func FDLimit() uint64 { return 0 }
+// fdLimit is unknown where there is no getrlimit.
+func fdLimit() uint64 { return 0 }

@@ -7,6 +7,10 @@ import (
 	"time"
 )
 
+// DefaultMaxClients is how many clients a rate limiter remembers unless told
+// otherwise, which bounds its memory (BenchmarkRateLimiterMemory).
+const DefaultMaxClients = 100_000
+
 // rlMaxShards is the number of independently locked shards. Concurrent
 // requests from different clients almost never wait on the same mutex.
 const rlMaxShards = 64
