@@ -11,9 +11,6 @@ import (
 
 // The rules that combine the official feed with our probe (also in the README).
 const (
-	// ProbeIncidentAfter consecutive failed probes, while the official feed
-	// declares no outage, open our own incident: one lost packet is not an outage.
-	ProbeIncidentAfter = 3
 	// ProbeRecoveryAfter consecutive successful probes close it again.
 	ProbeRecoveryAfter = 2
 	// vantageMinProbes is the smallest number of probed services for which a
@@ -62,13 +59,13 @@ type ServiceState struct {
 //     incident opened or advanced. This is logged as an error.
 //  2. The official feed's declared status wins when the feed was read and
 //     declared one — unless our own measurement contradicts it: when
-//     ProbeIncidentAfter probes in a row have failed while the page says
+//     snapshot.ProbeIncidentAfter probes in a row have failed while the page says
 //     operational or degraded, the status is a major outage and the
 //     disagreement is published; while our own incident is still open
 //     (the probe answers again, but not yet ProbeRecoveryAfter times), an
 //     "operational" page reads degraded. We never publish "operational"
 //     beside an open incident of ours.
-//  3. Otherwise, ProbeIncidentAfter failed probes in a row are a major
+//  3. Otherwise, snapshot.ProbeIncidentAfter failed probes in a row are a major
 //     outage (and our own incident).
 //  4. A feed that fails after declaring a status keeps that status for up to
 //     snapshot.MaxHold while the probe answers (or there is no probe), so a
@@ -76,7 +73,7 @@ type ServiceState struct {
 //     to operational.
 //  5. Otherwise the probe decides: a host that answered is operational
 //     (degraded while our incident is open); a failed probe (fewer than
-//     ProbeIncidentAfter) keeps the previous status, so one lost packet does
+//     snapshot.ProbeIncidentAfter) keeps the previous status, so one lost packet does
 //     not flap the status.
 //  6. With neither feed nor probe, the status is unknown, never an outage.
 func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observation, now time.Time, log zerolog.Logger) map[string]ServiceState {
@@ -193,7 +190,7 @@ func discardFailedProbes(obs map[string]Observation, log zerolog.Logger) bool {
 // our measurement overrules it. offline is rule 1's verdict: then no earlier
 // word is held either, since nothing was checked.
 func decideStatus(o Observation, sh *snapshot.ServiceHistory, incidents incidentSet, now time.Time, offline bool) (snapshot.Status, *snapshot.Disagreement) {
-	failing := o.Probe.State == snapshot.ProbeFailed && sh.FailedProbes >= ProbeIncidentAfter
+	failing := o.Probe.State == snapshot.ProbeFailed && sh.FailedProbes >= snapshot.ProbeIncidentAfter
 	recovering := o.Probe.State == snapshot.ProbeOK && sh.ProbeIncident != ""
 	official, _ := o.declared()
 	switch {
@@ -340,7 +337,7 @@ func trackProbe(incidents incidentSet, svc snapshot.Service, sh *snapshot.Servic
 			sh.FailingSince = now
 		}
 		sh.FailedProbes++
-		if sh.FailedProbes >= ProbeIncidentAfter && sh.ProbeIncident == "" {
+		if sh.FailedProbes >= snapshot.ProbeIncidentAfter && sh.ProbeIncident == "" {
 			inc := snapshot.Incident{
 				ID:        snapshot.ProbeIncidentID(svc.Slug, sh.FailingSince),
 				Service:   svc.Slug,

@@ -105,7 +105,7 @@ func TestAssembleStatus(t *testing.T) {
 			if sh.LastStatus != st.Status || !sh.LastChecked.Equal(asmNow) {
 				t.Errorf("history not recorded: %s at %s", sh.LastStatus, sh.LastChecked)
 			}
-			if probeIncident := sh.ProbeIncident != ""; probeIncident != (tt.failed >= ProbeIncidentAfter) {
+			if probeIncident := sh.ProbeIncident != ""; probeIncident != (tt.failed >= snapshot.ProbeIncidentAfter) {
 				t.Errorf("probe incident %q after %d failures", sh.ProbeIncident, tt.failed)
 			}
 		})

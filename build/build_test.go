@@ -239,7 +239,7 @@ func TestBuildOfficialIncidentLifecycle(t *testing.T) {
 }
 
 // TestBuildProbeIncident: our probes fail while one page stays calm and
-// another service has no page. After ProbeIncidentAfter failures our own
+// another service has no page. After snapshot.ProbeIncidentAfter failures our own
 // incident opens, and our measurement shows in the status, with the calm
 // page's disagreement published; it recovers after ProbeRecoveryAfter
 // answers, never reading operational beside an open incident of ours.
@@ -250,7 +250,7 @@ func TestBuildProbeIncident(t *testing.T) {
 	h.world.Set("perplexity", func(p *buildtest.Page) { p.APIDown = true })
 	h.world.Set("mistral", func(p *buildtest.Page) { p.APIDown = true })
 	firstFailure := h.clock.Now()
-	for i := 1; i < ProbeIncidentAfter; i++ {
+	for i := 1; i < snapshot.ProbeIncidentAfter; i++ {
 		res := h.cycle()
 		for _, slug := range []string{"perplexity", "mistral"} {
 			if got := res.Statuses[slug]; got != snapshot.Operational {
@@ -264,7 +264,7 @@ func TestBuildProbeIncident(t *testing.T) {
 	res := h.cycle()
 	for _, slug := range []string{"perplexity", "mistral"} {
 		if got := res.Statuses[slug]; got != snapshot.MajorOutage {
-			t.Errorf("%s: status %s, want major_outage (our probes have failed %d times)", slug, got, ProbeIncidentAfter)
+			t.Errorf("%s: status %s, want major_outage (our probes have failed %d times)", slug, got, snapshot.ProbeIncidentAfter)
 		}
 		incs := h.service(slug).Incidents
 		if len(incs) != 1 || incs[0].Source != snapshot.SourceProbe || !incs[0].StartedAt.Equal(firstFailure) || incs[0].EndedAt != nil {
@@ -331,7 +331,7 @@ func TestBuildOurNetworkDown(t *testing.T) {
 	h := newHarness(t)
 	h.cycle()
 	h.world.SetAll(func(p *buildtest.Page) { p.APIDown, p.FeedBroken = true, true })
-	for i := 0; i < ProbeIncidentAfter+2; i++ {
+	for i := 0; i < snapshot.ProbeIncidentAfter+2; i++ {
 		res := h.cycle()
 		for slug, st := range res.Statuses {
 			if st != snapshot.Unknown {

@@ -106,7 +106,7 @@ func FuzzIncidentQuery(f *testing.F) {
 				t.Fatalf("%q: %v: %s", raw, err, data)
 			}
 			w := list.Window
-			if w == nil || w.Limit < 1 || w.Limit > MaxIncidentLimit || len(list.Incidents) > w.Limit {
+			if w == nil || w.Limit < 1 || w.Limit > snapshot.MaxIncidentLimit || len(list.Incidents) > w.Limit {
 				t.Fatalf("%q: window %+v with %d incidents", raw, w, len(list.Incidents))
 			}
 			for i, inc := range list.Incidents {

@@ -13,12 +13,8 @@ import (
 	"github.com/aistatus/aistatus/snapshot"
 )
 
-// The /incidents paging rules (also in the README and OpenAPI description).
+// The request caps of the computed routes.
 const (
-	// DefaultIncidentWindow applies when since is not sent.
-	DefaultIncidentWindow = 30 * 24 * time.Hour
-	DefaultIncidentLimit  = 100
-	MaxIncidentLimit      = 1000
 	// maxParamLen caps every query parameter value.
 	maxParamLen = 256
 	// maxQueryLen caps the whole query string.
@@ -55,7 +51,7 @@ type incidentQuery struct {
 // parseIncidentQuery validates the filters; on a bad one it returns the
 // parameter's name and a message for the 400.
 func parseIncidentQuery(q url.Values, snap *Snapshot, now time.Time) (iq incidentQuery, param, msg string) {
-	iq.since = now.Add(-DefaultIncidentWindow)
+	iq.since = now.Add(-snapshot.DefaultIncidentWindow)
 	if param, msg := paramTooLong(q, maxParamLen, "since", "severity", "service", "limit"); param != "" {
 		return iq, param, msg
 	}
@@ -81,7 +77,7 @@ func parseIncidentQuery(q url.Values, snap *Snapshot, now time.Time) (iq inciden
 		}
 		iq.service, iq.filters.Service = v, &v
 	}
-	if iq.limit, msg = parseLimit(q, DefaultIncidentLimit, MaxIncidentLimit); msg != "" {
+	if iq.limit, msg = parseLimit(q, snapshot.DefaultIncidentLimit, snapshot.MaxIncidentLimit); msg != "" {
 		return iq, "limit", msg
 	}
 	return iq, "", ""

@@ -34,6 +34,11 @@ const (
 	SourceProbe    = "probe"
 )
 
+// ProbeIncidentAfter consecutive failed probes, while the official feed
+// declares no outage, open our own incident (SourceProbe): one lost packet
+// is not an outage.
+const ProbeIncidentAfter = 3
+
 // Open reports whether the incident has not ended.
 func (i Incident) Open() bool { return i.EndedAt == nil }
 

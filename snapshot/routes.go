@@ -1,5 +1,7 @@
 package snapshot
 
+import "time"
+
 // The public paths of the API and the MCP endpoint. Everything that spells a
 // path — the thin server's router and rate limit, the static-hosting rules,
 // the discovery file — takes it from here, so they cannot disagree.
@@ -75,3 +77,12 @@ func Routes() []Route {
 		{Path: PathReadyz, ContentType: ContentJSON, Instance: true},
 	}
 }
+
+// The /incidents paging rules, stated once for the server, the MCP tools'
+// descriptions and the OpenAPI description's tests.
+const (
+	// DefaultIncidentWindow applies when since is not sent.
+	DefaultIncidentWindow = 30 * 24 * time.Hour
+	DefaultIncidentLimit  = 100
+	MaxIncidentLimit      = 1000
+)

@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aistatus/aistatus/build"
 	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -404,7 +403,7 @@ func TestRunWithoutNetwork(t *testing.T) {
 	// Let more cycles pass than it takes to open a probe incident.
 	var status snapshot.StatusDoc
 	seen := map[time.Time]bool{}
-	for deadline := time.Now().Add(30 * time.Second); len(seen) < build.ProbeIncidentAfter+2; {
+	for deadline := time.Now().Add(30 * time.Second); len(seen) < snapshot.ProbeIncidentAfter+2; {
 		if time.Now().After(deadline) {
 			t.Fatalf("only %d cycles published", len(seen))
 		}

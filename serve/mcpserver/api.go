@@ -62,11 +62,11 @@ func (e *ProblemError) Error() string {
 // models' function-calling schemas reject. The API never accepts a limit
 // of 0, so 0 can stand for "not sent".
 type IncidentQuery struct {
-	Since    string `json:"since,omitempty" jsonschema:"keep incidents that started at or after this time: an RFC 3339 date-time (2026-11-01T00:00:00Z) or a date (2026-11-01, midnight UTC); default: the 30 days before the snapshot"`
+	Since    string `json:"since,omitempty" jsonschema:"keep incidents that started at or after this time: an RFC 3339 date-time (2026-11-01T00:00:00Z) or a date (2026-11-01, midnight UTC)"` // the default window is added by New
 	Severity string `json:"severity,omitempty" jsonschema:"only incidents of this severity"`
 	// Service's description names example slugs from the catalog (see New).
 	Service string `json:"service,omitempty"`
-	Limit   int    `json:"limit,omitempty" jsonschema:"most incidents to return, 1 to 1000; default 100"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"most incidents to return"` // the range and default are added by New, from the API's constants
 }
 
 // Status is GET /status: every service's current status.

@@ -14,9 +14,11 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
+	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -60,9 +62,6 @@ type checkInput struct {
 // maxObserved bounds check_service's error argument ("connection" is the
 // longest valid value).
 const maxObserved = 10
-
-// maxQuery is the longest query /check accepts, in bytes.
-const maxQuery = 256
 
 // StatusResult is get_status's structured result: the /status document and
 // the credit line.
@@ -157,7 +156,7 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 		Name:  "get_service",
 		Title: "One AI service in detail",
 		Description: "One service's detail by slug: current status, uptime percentages over 24h, 7d and 30d (null when " +
-			"that window has no data; maintenance and unknown time are left out; a partial outage counts 30% as downtime), " +
+			"that window has no data; maintenance and unknown time are left out; a partial outage counts " + percent(snapshot.PartialOutageDowntime) + " as downtime), " +
 			"its incidents newest first (endedAt null means ongoing; source official = the provider's status page, probe = " +
 			"aistatus's own failed probes), and sources: where the status came from in the latest check (the official " +
 			"feed and aistatus's probe). An unknown slug is an error; get_status lists the slugs. " + statusLegend + licenceNote,
@@ -185,11 +184,11 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 		Name:  "list_incidents",
 		Title: "Incidents of AI services",
 		Description: "Incidents across all tracked services, newest first: those declared on official status pages " +
-			"(source official) and those aistatus detected itself after 3 failed probes in a row (source probe). Severity " +
-			"is minor, major or critical; endedAt null means still ongoing. Without since, the window is the 30 days before " +
+			"(source official) and those aistatus detected itself after " + strconv.Itoa(snapshot.ProbeIncidentAfter) + " failed probes in a row (source probe). Severity " +
+			"is minor, major or critical; endedAt null means still ongoing. Without since, the window is the " + days(snapshot.DefaultIncidentWindow) + " before " +
 			"the snapshot. window gives the effective bound and limit, and window.truncated is true when more incidents " +
 			"matched than the limit. A bad filter (a since that is not a date, a service that is not a tracked slug, a limit " +
-			"outside 1–1000) is an error that says what is wrong — never a silently empty list. " + licenceNote,
+			"outside 1–" + strconv.Itoa(snapshot.MaxIncidentLimit) + ") is an error that says what is wrong — never a silently empty list. " + licenceNote,
 		InputSchema: inputSchema[IncidentQuery](func(p map[string]*jsonschema.Schema) {
 			for _, sev := range snapshot.Severities {
 				p["severity"].Enum = append(p["severity"].Enum, string(sev))
@@ -198,7 +197,9 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 				" (get_status lists them all)"
 			p["service"].MaxLength = jsonschema.Ptr(maxSlug)
 			p["since"].MaxLength = jsonschema.Ptr(64)
-			p["limit"].Minimum, p["limit"].Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(1000.0)
+			p["since"].Description += "; default: the " + days(snapshot.DefaultIncidentWindow) + " before the snapshot"
+			p["limit"].Description += fmt.Sprintf(", 1 to %d; default %d", snapshot.MaxIncidentLimit, snapshot.DefaultIncidentLimit)
+			p["limit"].Minimum, p["limit"].Maximum = jsonschema.Ptr(1.0), jsonschema.Ptr(float64(snapshot.MaxIncidentLimit))
 		}),
 		Annotations: annotations("Incidents of AI services", false),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in IncidentQuery) (*mcp.CallToolResult, IncidentsResult, error) {
@@ -217,7 +218,7 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 		Description: "Answers \"is X down?\" for a service name, alias, domain or URL (" + orList(ex.queries, ", ") + "). Returns the matched service, its status and a plain-language verdict: " +
 			"verdict.level is up, degraded, down, maintenance, unknown (no data — not an outage), stale (the data is too old " +
 			"to trust; verdict.dataAgeSeconds says how old) or untracked (aistatus does not follow it; verdict.suggestions " +
-			"lists close names). latencyMs is a live probe of the service's API host, at most 30 s old. " +
+			"lists close names). latencyMs is a live probe of the service's API host, at most " + strconv.Itoa(int(check.LiveTTL.Seconds())) + " s old. " +
 			"Pass error (what your call to the service just got: an HTTP status such as 401, 429 or 529, or timeout or connection) " +
 			"to learn whether it is you or them: verdict.action is proceed, retry (after verdict.retryAfterSeconds), wait, " +
 			"failover (to one of verdict.alternatives: services serving the same models, not down, best first) or fix_client; " +
@@ -225,7 +226,7 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 			"facts behind it (the status page's word, aistatus's probes, recent incidents). " + statusLegend + licenceNote,
 		InputSchema: inputSchema[checkInput](func(p map[string]*jsonschema.Schema) {
 			p["query"].Description = "a service name, alias, domain or URL" + suchAs(ex.queries, " or ")
-			p["query"].MinLength, p["query"].MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(maxQuery)
+			p["query"].MinLength, p["query"].MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(check.MaxQuery)
 			p["error"].Description = "optional: what your call to the service just got — the HTTP status (100 to 599, e.g. 401, 429, 529) " +
 				"or timeout or connection (refused, reset, DNS, TLS); omit it to ask about the status alone"
 			p["error"].MinLength, p["error"].MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(maxObserved)
@@ -450,3 +451,9 @@ func checkSummary(doc snapshot.CheckDoc) string {
 	}
 	return s
 }
+
+// percent says a fraction as a percentage: 0.3 is "30%".
+func percent(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) + "%" }
+
+// days says a whole number of days: "30 days".
+func days(d time.Duration) string { return strconv.Itoa(int(d/(24*time.Hour))) + " days" }

@@ -3,11 +3,13 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http/httptest"
 	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/serve/mcpserver"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -234,5 +236,51 @@ func TestAttributionNamesInstance(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestDescriptionsStateTheLimits: the limits the tools describe are the
+// API's own (check.MaxQuery, the incident paging rules, the probe rule), so
+// a change to one of them changes what the tools say.
+func TestDescriptionsStateTheLimits(t *testing.T) {
+	tools := map[string]*mcp.Tool{}
+	for _, tool := range listTools(t, mcpserver.New(mcpserver.API{BaseURL: "http://unused.invalid"}, "test")) {
+		tools[tool.Name] = tool
+	}
+	schemaOf := func(tool *mcp.Tool) map[string]struct {
+		Description string   `json:"description"`
+		MaxLength   *int     `json:"maxLength"`
+		Maximum     *float64 `json:"maximum"`
+	} {
+		data, _ := json.Marshal(tool.InputSchema)
+		var s struct {
+			Properties map[string]struct {
+				Description string   `json:"description"`
+				MaxLength   *int     `json:"maxLength"`
+				Maximum     *float64 `json:"maximum"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(data, &s); err != nil {
+			t.Fatal(err)
+		}
+		return s.Properties
+	}
+	incidents := schemaOf(tools["list_incidents"])
+	if m := incidents["limit"].Maximum; m == nil || int(*m) != snapshot.MaxIncidentLimit ||
+		!strings.Contains(incidents["limit"].Description, fmt.Sprintf("1 to %d; default %d", snapshot.MaxIncidentLimit, snapshot.DefaultIncidentLimit)) {
+		t.Errorf("list_incidents limit: %+v", incidents["limit"])
+	}
+	if d := tools["list_incidents"].Description; !strings.Contains(d, fmt.Sprintf("after %d failed probes", snapshot.ProbeIncidentAfter)) ||
+		!strings.Contains(d, fmt.Sprintf("outside 1–%d", snapshot.MaxIncidentLimit)) {
+		t.Errorf("list_incidents description: %s", d)
+	}
+	if m := schemaOf(tools["check_service"])["query"].MaxLength; m == nil || *m != check.MaxQuery {
+		t.Errorf("check_service query maxLength %v, want %d", m, check.MaxQuery)
+	}
+	if d := tools["check_service"].Description; !strings.Contains(d, fmt.Sprintf("at most %d s old", int(check.LiveTTL.Seconds()))) {
+		t.Errorf("check_service description: %s", d)
+	}
+	if d := tools["get_service"].Description; !strings.Contains(d, fmt.Sprintf("counts %g%% as downtime", 100*snapshot.PartialOutageDowntime)) {
+		t.Errorf("get_service description: %s", d)
 	}
 }
