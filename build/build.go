@@ -30,9 +30,11 @@ type Options struct {
 	Catalog snapshot.Catalog
 	// Timeout bounds the work on one service (feed and probe together).
 	Timeout time.Duration
-	Client  *http.Client
-	Now     func() time.Time
-	Log     zerolog.Logger
+	// Client makes every feed read and probe: outbound.NewClient, allowing
+	// the catalog's hosts (outbound.CatalogURLs).
+	Client *http.Client
+	Now    func() time.Time
+	Log    zerolog.Logger
 	// Adapters read the official feeds by format; formats without one are
 	// probe-only ("unsupported" in the data).
 	Adapters map[snapshot.FeedFormat]feed.Adapter

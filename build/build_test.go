@@ -11,6 +11,7 @@ import (
 
 	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -95,7 +96,7 @@ func (h *harness) options() Options {
 		Site:     Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "aistatus test"},
 		Catalog:  h.world.Catalog,
 		Timeout:  5 * time.Second,
-		Client:   NewClient(ClientOptions{AllowedURLs: CatalogURLs(h.world.Catalog)}),
+		Client:   outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(h.world.Catalog)}),
 		Now:      h.clock.Now,
 		Log:      zerolog.Nop(),
 		Adapters: feed.Adapters(),

@@ -2,10 +2,8 @@ package build
 
 import (
 	"bytes"
-	"compress/gzip"
 	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"log"
 	"net"
@@ -16,19 +14,17 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/build/feed"
-	"github.com/aistatus/aistatus/probe"
+	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
 
-// The fetch tests run the real generator path, Build with NewClient and
+// The fetch tests run the real generator path, Build with outbound.NewClient and
 // feed.Adapters, over five services of which one talks to a faulty server.
 // Five probed services with one failure stay under the vantage rule, so the
 // failure is recorded, not discarded.
@@ -159,7 +155,7 @@ func closedPort(t *testing.T) string {
 }
 
 // untrustedTLSServer would serve a calm page, but over TLS with a
-// certificate NewClient does not trust.
+// certificate outbound.NewClient does not trust.
 func untrustedTLSServer(t *testing.T) string {
 	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -207,7 +203,7 @@ func TestFaultyServiceIsIsolated(t *testing.T) {
 				Site:     Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "aistatus test"},
 				Catalog:  world.Catalog,
 				Timeout:  10 * time.Second, // the good cycle is only the setup
-				Client:   NewClient(ClientOptions{AllowedURLs: CatalogURLs(world.Catalog)}),
+				Client:   outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(world.Catalog)}),
 				Now:      clock.Now,
 				Log:      zerolog.Nop(),
 				Adapters: feed.Adapters(),
@@ -232,7 +228,7 @@ func TestFaultyServiceIsIsolated(t *testing.T) {
 					opts.Catalog.Services[i] = svc
 				}
 			}
-			opts.Client = NewClient(ClientOptions{AllowedURLs: CatalogURLs(opts.Catalog)})
+			opts.Client = outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(opts.Catalog)})
 			began := time.Now()
 			res, err := Build(context.Background(), opts)
 			if took := time.Since(began); took > fetchHang {
@@ -311,91 +307,5 @@ func fetchReadJSON(t *testing.T, dir, name string, v any) {
 	}
 	if err := json.Unmarshal(data, v); err != nil {
 		t.Fatalf("%s: %v", name, err)
-	}
-}
-
-// TestNewClient checks what every feed read and probe sends: a User-Agent
-// naming aistatus, gzip accepted and decoded, and at most three redirects.
-func TestNewClient(t *testing.T) {
-	var (
-		mu     sync.Mutex
-		agents []string
-	)
-	var hits atomic.Int32
-	url := fetchServer(t, func(w http.ResponseWriter, r *http.Request) {
-		hits.Add(1)
-		mu.Lock()
-		agents = append(agents, r.Header.Get("User-Agent"))
-		mu.Unlock()
-		// /hop/N redirects N more times; /loop forever.
-		if n, ok := strings.CutPrefix(r.URL.Path, "/hop/"); ok && n != "0" {
-			left, _ := strconv.Atoi(n)
-			http.Redirect(w, r, fmt.Sprintf("/hop/%d", left-1), http.StatusFound)
-			return
-		}
-		if r.URL.Path == "/loop" {
-			http.Redirect(w, r, "/loop", http.StatusMovedPermanently)
-			return
-		}
-		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
-			http.Error(w, "gzip only", http.StatusNotAcceptable)
-			return
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set("Content-Encoding", "gzip")
-		zw := gzip.NewWriter(w)
-		io.WriteString(zw, fetchCalmSummary)
-		zw.Close()
-	})
-	client := NewClient(ClientOptions{AllowedURLs: []string{url}})
-	ctx := context.Background()
-
-	t.Run("gzip feed", func(t *testing.T) {
-		svc := snapshot.Service{Slug: "svc", Feed: snapshot.Feed{Format: snapshot.FormatStatuspage, URL: url + "/api/v2/summary.json"}}
-		res, err := feed.Adapters()[snapshot.FormatStatuspage].Read(ctx, feed.Request{Client: client, Service: svc})
-		if err != nil || res.Status != snapshot.Operational {
-			t.Fatalf("gzip-encoded feed read as %+v, %v; want operational", res, err)
-		}
-	})
-	read := func(path string) (feed.Result, error) {
-		svc := snapshot.Service{Slug: "svc", Feed: snapshot.Feed{Format: snapshot.FormatStatuspage, URL: url + path}}
-		return feed.Adapters()[snapshot.FormatStatuspage].Read(ctx, feed.Request{Client: client, Service: svc})
-	}
-	t.Run("three redirects are followed", func(t *testing.T) {
-		hits.Store(0)
-		if res, err := read("/hop/3"); err != nil || res.Status != snapshot.Operational {
-			t.Errorf("feed through 3 redirects = %+v, %v", res, err)
-		}
-		if n := hits.Load(); n != 4 {
-			t.Errorf("%d requests, want 4", n)
-		}
-	})
-	t.Run("the fourth redirect is not", func(t *testing.T) {
-		hits.Store(0)
-		if _, err := read("/loop"); err == nil || !strings.Contains(err.Error(), "stopped after 3 redirects") {
-			t.Errorf("feed behind a redirect loop: %v", err)
-		}
-		if n := hits.Load(); n != 4 {
-			t.Errorf("%d requests, want 4: the first and 3 redirects", n)
-		}
-	})
-	t.Run("the probe takes a redirect as an answer", func(t *testing.T) {
-		hits.Store(0)
-		if r := probe.Probe(ctx, client, url+"/loop"); r.State != snapshot.ProbeOK || r.HTTPStatus != http.StatusMovedPermanently {
-			t.Errorf("probe of a redirecting host = %+v", r)
-		}
-		if n := hits.Load(); n != 1 {
-			t.Errorf("%d requests, want 1", n)
-		}
-	})
-	mu.Lock()
-	defer mu.Unlock()
-	if len(agents) == 0 {
-		t.Fatal("no requests")
-	}
-	for _, ua := range agents {
-		if ua != probe.UserAgent || !strings.Contains(ua, "aistatus") {
-			t.Errorf("User-Agent %q, want %q", ua, probe.UserAgent)
-		}
 	}
 }

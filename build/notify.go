@@ -17,6 +17,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -41,9 +42,12 @@ type NotifierOptions struct {
 	Secret string
 	// BaseURL is the site's address, for the CloudEvents' source.
 	BaseURL string
-	Client  *http.Client
-	Log     zerolog.Logger
-	Now     func() time.Time
+	// Client posts the webhooks; nil means the program's outbound client
+	// (outbound.NewClient) allowing URLs: a receiver is configuration and
+	// may be on an internal address, a redirect from it may not.
+	Client *http.Client
+	Log    zerolog.Logger
+	Now    func() time.Time
 	// QueueSize bounds the changes waiting per URL; past it new ones are
 	// dropped and logged. Attempts and Backoff (doubled after each failed
 	// attempt) govern retries.
@@ -80,7 +84,7 @@ func NewNotifier(ctx context.Context, opts NotifierOptions) (*Notifier, error) {
 		}
 	}
 	if opts.Client == nil {
-		opts.Client = &http.Client{Timeout: notifyAttemptTimeout}
+		opts.Client = outbound.NewClient(outbound.Options{AllowedURLs: opts.URLs})
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now

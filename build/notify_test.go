@@ -18,7 +18,9 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/build/buildtest"
+	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/snapshot"
+	"github.com/rs/zerolog"
 )
 
 const testWebhookSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
@@ -171,5 +173,72 @@ func TestWebhookSecret(t *testing.T) {
 	got := SignWebhook(key, "msg_p5jXN8AQM9LWM0D4loKWxJek", 1614265330, []byte(`{"test": 2432232314}`))
 	if want := "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE="; got != want {
 		t.Errorf("signature %s, want %s", got, want)
+	}
+}
+
+// TestWebhookClient: without a Client of their own, webhooks go out through
+// the program's outbound client: with our User-Agent, not Go's default, and
+// through its guard — a receiver on loopback is reached, as it is
+// configured, but its redirect to an internal host nobody configured is
+// refused before any request reaches that host.
+func TestWebhookClient(t *testing.T) {
+	var unlistedHits atomic.Int32
+	unlisted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		unlistedHits.Add(1)
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer unlisted.Close()
+	tests := []struct {
+		name     string
+		redirect string // where the receiver redirects to; "" accepts
+		wantLog  string // in the log: the delivery's failure; "" for none
+	}{
+		{"a receiver on loopback", "", ""},
+		{"a redirect to an unconfigured loopback host", unlisted.URL + "/hook", "loopback address not allowed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			agents := make(chan string, 10)
+			rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				agents <- r.UserAgent()
+				if tt.redirect != "" {
+					http.Redirect(w, r, tt.redirect, http.StatusTemporaryRedirect)
+					return
+				}
+				w.WriteHeader(http.StatusNoContent)
+			}))
+			defer rcv.Close()
+			var logs strings.Builder // written by the worker, read once Close has waited for it
+			ctx := context.Background()
+			n, err := NewNotifier(ctx, NotifierOptions{
+				URLs: []string{rcv.URL}, Secret: testWebhookSecret, BaseURL: "https://aistatus.example",
+				Log: zerolog.New(&logs), Attempts: 1,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n.Notify([]snapshot.Change{{ID: 1, Type: snapshot.ChangeStatus, Service: "openai", Time: t0, NewStatus: snapshot.MajorOutage}})
+			drain, cancel := context.WithTimeout(ctx, 5*time.Second)
+			defer cancel()
+			n.Close(drain)
+
+			close(agents)
+			sent := 0
+			for ua := range agents {
+				sent++
+				if ua != outbound.UserAgent {
+					t.Errorf("webhook sent with User-Agent %q, want %q", ua, outbound.UserAgent)
+				}
+			}
+			if sent != 1 {
+				t.Errorf("receiver got %d requests, want 1", sent)
+			}
+			if failed := strings.Contains(logs.String(), "giving up"); failed != (tt.wantLog != "") || !strings.Contains(logs.String(), tt.wantLog) {
+				t.Errorf("log %q; want a failed delivery (%v) saying %q", logs.String(), tt.wantLog != "", tt.wantLog)
+			}
+			if n := unlistedHits.Load(); n != 0 {
+				t.Errorf("the unconfigured host got %d requests", n)
+			}
+		})
 	}
 }

@@ -4,16 +4,21 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -39,7 +44,7 @@ func probeOnlyOptions(t *testing.T, out string, cat snapshot.Catalog, now func()
 		Site:    Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "aistatus test"},
 		Catalog: cat,
 		Timeout: 5 * time.Second,
-		Client:  NewClient(ClientOptions{AllowedURLs: CatalogURLs(cat)}),
+		Client:  outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}),
 		Now:     now,
 		Log:     zerolog.Nop(),
 	}
@@ -196,5 +201,36 @@ func TestBuildSetsAsideUnusableHistory(t *testing.T) {
 				t.Errorf("lastChecked = %s, want %s", got, clock.t)
 			}
 		})
+	}
+}
+
+// TestBuildRefusesFeedRedirectOffCatalog runs the redirect policy through a
+// whole build: the service whose feed redirects to an internal host the
+// catalog does not name reads as a feed error, and the probe still decides.
+func TestBuildRefusesFeedRedirectOffCatalog(t *testing.T) {
+	var unlistedHits atomic.Int32
+	unlisted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		unlistedHits.Add(1)
+		io.WriteString(w, fetchCalmSummary)
+	}))
+	t.Cleanup(unlisted.Close)
+	origin := httptest.NewServer(http.RedirectHandler(unlisted.URL+"/api/v2/summary.json", http.StatusFound))
+	t.Cleanup(origin.Close)
+	cat := probeOnlyCatalog(t)
+	cat.Services[0].Feed = snapshot.Feed{Format: snapshot.FormatStatuspage, URL: origin.URL + "/api/v2/summary.json"}
+	out := filepath.Join(t.TempDir(), "public")
+	opts := probeOnlyOptions(t, out, cat, (&fakeClock{t: t0}).Now)
+	opts.Adapters = feed.Adapters()
+	res, err := Build(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &harness{t: t, out: out}
+	doc := h.service("solo")
+	if doc.Sources.Feed.State != snapshot.FeedError || !strings.Contains(doc.Sources.Feed.Error, "loopback address not allowed") {
+		t.Errorf("feed = %+v; want an error refusing the redirect", doc.Sources.Feed)
+	}
+	if res.Statuses["solo"] != snapshot.Operational || unlistedHits.Load() != 0 {
+		t.Errorf("status %s, %d requests to the unlisted host", res.Statuses["solo"], unlistedHits.Load())
 	}
 }

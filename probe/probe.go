@@ -13,9 +13,6 @@ import (
 	"github.com/aistatus/aistatus/snapshot"
 )
 
-// UserAgent names the project to the servers it probes and reads.
-const UserAgent = "aistatus/1 (+https://github.com/aistatus/aistatus; public status API)"
-
 // drainBytes is how much of a probe's response body is read before the
 // connection is closed, so that small bodies let the connection be reused.
 const drainBytes = 64 << 10
@@ -29,6 +26,10 @@ const drainBytes = 64 << 10
 //
 // Latency is measured on the monotonic wall clock, not on any injected
 // clock: it is a measurement, not a date.
+//
+// client is the program's outbound client (outbound.NewClient), the
+// transport, User-Agent and dial guard of every other request; only its
+// redirect policy is set aside.
 func Probe(ctx context.Context, client *http.Client, url string) snapshot.ProbeSource {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
@@ -55,12 +56,4 @@ func Probe(ctx context.Context, client *http.Client, url string) snapshot.ProbeS
 
 func failed(reason string) snapshot.ProbeSource {
 	return snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: reason}
-}
-
-// NewClient returns a client for probes: bounded dials, handshakes and
-// response headers, and the project's User-Agent. Probes never follow
-// redirects (Probe sets that per request), and the overall deadline of each
-// probe comes from its context.
-func NewClient() *http.Client {
-	return &http.Client{Transport: WithUserAgent(NewTransport())}
 }

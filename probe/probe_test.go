@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -58,7 +59,10 @@ func TestProbe(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 			defer cancel()
-			got := Probe(ctx, NewClient(), tt.url)
+			// The client the program probes with, the test's loopback host
+			// allowed as a catalog's would be.
+			client := outbound.NewClient(outbound.Options{AllowedURLs: []string{tt.url}})
+			got := Probe(ctx, client, tt.url)
 			if got.State != tt.state || got.HTTPStatus != tt.status || !strings.Contains(got.Error, tt.reason) {
 				t.Fatalf("Probe = %+v, want state %s, status %d, error mentioning %q", got, tt.state, tt.status, tt.reason)
 			}
@@ -66,16 +70,5 @@ func TestProbe(t *testing.T) {
 				t.Errorf("latency %v: only a live host has one", got.LatencyMs)
 			}
 		})
-	}
-}
-
-// Every request names the project.
-func TestClientSetsUserAgent(t *testing.T) {
-	got := make(chan string, 1)
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got <- r.UserAgent() }))
-	defer srv.Close()
-	Probe(context.Background(), NewClient(), srv.URL)
-	if ua := <-got; ua != UserAgent {
-		t.Errorf("User-Agent %q, want %q", ua, UserAgent)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/logbatch"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -54,7 +55,7 @@ func BenchmarkStaticLoopback(b *testing.B) {
 		}},
 		{"aistatus+accesslog-batched", func(ctx context.Context, ln net.Listener) {
 			opts := ts.opts
-			bw := NewBatchWriter(logFile(b), 100*time.Millisecond)
+			bw := logbatch.New(logFile(b), 100*time.Millisecond)
 			defer bw.Flush()
 			opts.AccessLog, opts.Log = true, zerolog.New(bw)
 			srv := New(opts)

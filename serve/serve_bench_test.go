@@ -12,6 +12,7 @@ import (
 
 	"github.com/aistatus/aistatus/bench/synth"
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/logbatch"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -137,7 +138,7 @@ func BenchmarkStatus(b *testing.B) {
 	// with a timestamp, in batches, here to a file.
 	ts := newSynthServer(b, 1000, 0)
 	opts := ts.opts
-	batches := NewBatchWriter(logFile(b), 100*time.Millisecond)
+	batches := logbatch.New(logFile(b), 100*time.Millisecond)
 	defer batches.Flush()
 	opts.AccessLog, opts.Log = true, zerolog.New(batches).With().Timestamp().Logger()
 	logged := New(opts)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aistatus/aistatus/build"
 	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
@@ -85,7 +86,7 @@ func (o *buildOptions) options(log zerolog.Logger, cat snapshot.Catalog) build.O
 		},
 		Catalog:  cat,
 		Timeout:  o.timeout,
-		Client:   build.NewClient(build.ClientOptions{AllowedURLs: build.CatalogURLs(cat)}),
+		Client:   outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}),
 		Now:      time.Now,
 		Log:      log,
 		Adapters: feed.Adapters(),

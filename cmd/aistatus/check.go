@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/check"
-	"github.com/aistatus/aistatus/probe"
+	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/spf13/cobra"
@@ -55,7 +55,7 @@ service's status, not the advice.`,
 			if err != nil {
 				return fmt.Errorf("%w (run 'aistatus build --out %s' first)", err, dir)
 			}
-			engine := check.New(cat, check.NewCache(probe.NewClient(), check.DefaultProbeTimeout, time.Now, nil), time.Now)
+			engine := check.New(cat, check.NewCache(outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}), check.DefaultProbeTimeout, time.Now, nil), time.Now)
 			doc, err := engine.Check(snap, check.Request{Query: args[0], Error: observed})
 			if bad := (*check.InputError)(nil); errors.As(err, &bad) {
 				return fmt.Errorf("%s: %s", flagOf[bad.Param], bad.Detail)

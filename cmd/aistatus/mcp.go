@@ -7,7 +7,7 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/aistatus/aistatus/probe"
+	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/serve/mcpserver"
 	"github.com/aistatus/aistatus/snapshot"
@@ -52,7 +52,7 @@ func runMCP(ctx context.Context, g *globals, o *mcpOptions) error {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel() // stops the snapshot watcher when the client goes away
-	api := mcpserver.API{BaseURL: o.api, Client: probe.NewClient()}
+	api := mcpserver.API{BaseURL: o.api, Client: outbound.NewClient(outbound.Options{AllowedURLs: []string{o.api}})}
 	from := o.api
 	if u, err := url.Parse(o.api); o.api != "" && (err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "") {
 		// Said once at start, not as an error on every tool call.
@@ -83,7 +83,7 @@ func runMCP(ctx context.Context, g *globals, o *mcpOptions) error {
 // attribution names the base URL the snapshot was built with.
 func localAPI(ctx context.Context, log zerolog.Logger, o *mcpOptions, cat snapshot.Catalog) (mcpserver.API, error) {
 	srv := serve.New(serve.Options{Dir: o.dir, Catalog: cat, Log: zerolog.Nop(), Now: time.Now,
-		Client: probe.NewClient(), Version: versionString()})
+		Client: outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}), Version: versionString()})
 	if _, err := srv.Store().Reload(); err != nil {
 		return mcpserver.API{}, err
 	}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/aistatus/aistatus/build"
 	"github.com/aistatus/aistatus/build/buildtest"
+	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -46,7 +47,7 @@ func TestBuildNotify(t *testing.T) {
 		mu.Lock()
 		defer mu.Unlock()
 		if scanErr != nil || r.Header.Get("webhook-signature") != build.SignWebhook(key, r.Header.Get("webhook-id"), ts, body) ||
-			json.Unmarshal(body, &ev) != nil {
+			json.Unmarshal(body, &ev) != nil || r.UserAgent() != outbound.UserAgent {
 			bad++
 			w.WriteHeader(http.StatusUnauthorized)
 			return

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aistatus/aistatus/serve"
+	"github.com/aistatus/aistatus/logbatch"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -38,9 +38,9 @@ type globals struct {
 	logLevel  string
 	stdout    io.Writer
 	stderr    io.Writer
-	// logs batches JSON log lines (see serve.BatchWriter); execute flushes
+	// logs batches JSON log lines (see logbatch.Writer); execute flushes
 	// it before the process exits. Nil until logger is called.
-	logs *serve.BatchWriter
+	logs *logbatch.Writer
 }
 
 // Exit codes. Every command exits 0 on success and exitError on failure,
@@ -158,7 +158,7 @@ func (g *globals) logger() (zerolog.Logger, error) {
 	// write system call each under a shared lock cost the static path a
 	// fifth of its throughput. Warnings and errors are written at once.
 	if g.logs == nil {
-		g.logs = serve.NewBatchWriter(g.stderr, logBatchInterval)
+		g.logs = logbatch.New(g.stderr, logBatchInterval)
 	}
 	return zerolog.New(g.logs).Level(level).With().Timestamp().Logger(), nil
 }

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/check"
-	"github.com/aistatus/aistatus/probe"
+	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/serve/limits"
 	"github.com/aistatus/aistatus/snapshot"
@@ -59,7 +59,7 @@ func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.
 	}
 	var origin *serve.Origin
 	if o.origin != "" {
-		if origin, err = serve.NewOrigin(serve.OriginOptions{URL: o.origin, Client: probe.NewClient(), Poll: o.poll, Log: log, Now: time.Now}); err != nil {
+		if origin, err = serve.NewOrigin(serve.OriginOptions{URL: o.origin, Client: outbound.NewClient(outbound.Options{AllowedURLs: []string{o.origin}}), Poll: o.poll, Log: log, Now: time.Now}); err != nil {
 			return nil, err
 		}
 	}
@@ -74,7 +74,7 @@ func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.
 		AccessLog:         o.accessLog,
 		Log:               log,
 		Now:               time.Now,
-		Client:            probe.NewClient(),
+		Client:            outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}),
 		Version:           versionString(),
 		Origin:            origin,
 		Drain:             o.drain,

@@ -1,4 +1,8 @@
-package serve
+// Package logbatch writes log lines in batches, so that a busy log (the
+// server's access log, one line a request) costs a copy per line rather
+// than a system call under a shared lock. Every command's JSON log goes
+// through it.
+package logbatch
 
 import (
 	"io"
@@ -8,8 +12,8 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// BatchWriter gathers log lines and writes them to the underlying writer in
-// batches: when BatchBytes have gathered, Interval after the first line of a
+// Writer gathers log lines and writes them to the underlying writer in
+// batches: when Size bytes have gathered, Interval after the first line of a
 // batch, at a line of level warn or above (written at once, after the lines
 // before it), and on Flush.
 //
@@ -21,8 +25,8 @@ import (
 // lines reach the log up to Interval late, and are lost if the process is
 // killed before the batch is written; warnings and errors never wait.
 //
-// A BatchWriter is safe for concurrent use; lines keep their order.
-type BatchWriter struct {
+// A Writer is safe for concurrent use; lines keep their order.
+type Writer struct {
 	out      io.Writer
 	interval time.Duration
 
@@ -39,12 +43,12 @@ type BatchWriter struct {
 	free chan []byte
 }
 
-// BatchBytes is the size at which a batch is written without waiting.
-const BatchBytes = 64 << 10
+// Size is the size at which a batch is written without waiting.
+const Size = 64 << 10
 
-// NewBatchWriter returns a BatchWriter writing to out at least every interval.
-func NewBatchWriter(out io.Writer, interval time.Duration) *BatchWriter {
-	b := &BatchWriter{out: out, interval: interval, free: make(chan []byte, 2)}
+// New returns a Writer writing to out at least every interval.
+func New(out io.Writer, interval time.Duration) *Writer {
+	b := &Writer{out: out, interval: interval, free: make(chan []byte, 2)}
 	// One timer for every batch, armed by a batch's first line. Real time,
 	// not an injected clock: it only bounds how late a line reaches the log.
 	b.timer = time.AfterFunc(interval, func() { b.Flush() })
@@ -53,23 +57,23 @@ func NewBatchWriter(out io.Writer, interval time.Duration) *BatchWriter {
 }
 
 // Write adds p (one log line, as zerolog writes them) to the batch.
-func (b *BatchWriter) Write(p []byte) (int, error) {
+func (b *Writer) Write(p []byte) (int, error) {
 	return b.WriteLevel(zerolog.InfoLevel, p)
 }
 
 // WriteLevel implements zerolog.LevelWriter: a warning or an error is
 // written at once, with the batch before it.
-func (b *BatchWriter) WriteLevel(level zerolog.Level, p []byte) (int, error) {
+func (b *Writer) WriteLevel(level zerolog.Level, p []byte) (int, error) {
 	b.mu.Lock()
 	if b.buf == nil {
 		select {
 		case b.buf = <-b.free:
 		default:
-			b.buf = make([]byte, 0, BatchBytes+4<<10) // a batch and its last line, mostly
+			b.buf = make([]byte, 0, Size+4<<10) // a batch and its last line, mostly
 		}
 	}
 	b.buf = append(b.buf, p...)
-	if level < zerolog.WarnLevel && len(b.buf) < BatchBytes {
+	if level < zerolog.WarnLevel && len(b.buf) < Size {
 		if !b.armed {
 			// A timer that fires just after a flush flushes the next batch
 			// early: harmless.
@@ -83,14 +87,14 @@ func (b *BatchWriter) WriteLevel(level zerolog.Level, p []byte) (int, error) {
 }
 
 // Flush writes what has gathered.
-func (b *BatchWriter) Flush() error {
+func (b *Writer) Flush() error {
 	b.mu.Lock()
 	return b.flushLocked()
 }
 
 // flushLocked takes the batch, releases b.mu and writes it: requests keep
 // appending to a new batch while the system call runs.
-func (b *BatchWriter) flushLocked() error {
+func (b *Writer) flushLocked() error {
 	batch := b.buf
 	b.buf = nil
 	if b.armed {
@@ -106,7 +110,7 @@ func (b *BatchWriter) flushLocked() error {
 		return nil
 	}
 	_, err := b.out.Write(batch)
-	if cap(batch) <= 2*BatchBytes { // not one huge line's buffer
+	if cap(batch) <= 2*Size { // not one huge line's buffer
 		select {
 		case b.free <- batch[:0]:
 		default:

@@ -1,4 +1,4 @@
-package serve
+package logbatch
 
 import (
 	"fmt"
@@ -31,12 +31,12 @@ func (c *countingWriter) snapshot() []string {
 	return append([]string(nil), c.writes...)
 }
 
-// TestBatchWriter: info lines wait for the interval (or a full batch) and
+// TestWriter: info lines wait for the interval (or a full batch) and
 // reach the output in one write, in order; a warning is written at once with
 // the lines before it; Flush writes the rest.
-func TestBatchWriter(t *testing.T) {
+func TestWriter(t *testing.T) {
 	var out countingWriter
-	b := NewBatchWriter(&out, time.Hour)
+	b := New(&out, time.Hour)
 	log := zerolog.New(b)
 	log.Info().Int("n", 1).Msg("one")
 	log.Info().Int("n", 2).Msg("two")
@@ -57,18 +57,18 @@ func TestBatchWriter(t *testing.T) {
 
 	// A full batch is written without waiting.
 	line := strings.Repeat("x", 1000)
-	for i := range BatchBytes/1000 + 1 {
+	for i := range Size/1000 + 1 {
 		log.Info().Str("pad", line).Int("i", i).Msg("")
 	}
-	if w := out.snapshot(); len(w) != 3 || len(w[2]) < BatchBytes {
+	if w := out.snapshot(); len(w) != 3 || len(w[2]) < Size {
 		t.Fatalf("a full batch was not written: %d writes", len(w))
 	}
 	b.Flush()
 }
 
-func TestBatchWriterInterval(t *testing.T) {
+func TestWriterInterval(t *testing.T) {
 	var out countingWriter
-	log := zerolog.New(NewBatchWriter(&out, 20*time.Millisecond))
+	log := zerolog.New(New(&out, 20*time.Millisecond))
 	var wg sync.WaitGroup
 	for i := range 8 {
 		wg.Go(func() {
@@ -94,12 +94,12 @@ func TestBatchWriterInterval(t *testing.T) {
 	}
 }
 
-// TestBatchWriterReusesBuffers: once running, a line costs a copy and no
+// TestWriterReusesBuffers: once running, a line costs a copy and no
 // allocation — a batch's buffer is reused after it is written.
-func TestBatchWriterReusesBuffers(t *testing.T) {
-	b := NewBatchWriter(io.Discard, time.Hour)
+func TestWriterReusesBuffers(t *testing.T) {
+	b := New(io.Discard, time.Hour)
 	line := []byte(strings.Repeat("x", 199) + "\n")
-	lines := 20 * BatchBytes / len(line)
+	lines := 20 * Size / len(line)
 	for range lines / 10 { // warm up: fill and write a few batches
 		b.Write(line)
 	}
@@ -111,7 +111,7 @@ func TestBatchWriterReusesBuffers(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	// testing.AllocsPerRun rounds down to whole allocations per run.
 	if allocs := after.Mallocs - before.Mallocs; allocs > 5 {
-		t.Errorf("%d allocations for %d lines (%d batches)", allocs, lines, lines*len(line)/BatchBytes)
+		t.Errorf("%d allocations for %d lines (%d batches)", allocs, lines, lines*len(line)/Size)
 	}
 	b.Flush()
 }
