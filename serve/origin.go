@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -109,9 +110,9 @@ func NewOrigin(opts OriginOptions) (*Origin, error) {
 	if opts.Timeout <= 0 {
 		opts.Timeout = 2 * time.Minute
 	}
-	client := http.DefaultClient
-	if opts.Client != nil {
-		client = opts.Client
+	client := opts.Client
+	if client == nil {
+		client = outbound.NewClient(outbound.Options{AllowedURLs: []string{opts.URL}})
 	}
 	c := *client
 	// The origin is configuration, but a redirect is the host speaking: it

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/check"
+	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/serve/limits"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/redis/go-redis/v9"
@@ -44,7 +45,8 @@ type Options struct {
 	AccessLog bool
 	Log       zerolog.Logger
 	Now       func() time.Time
-	// Client makes /check's live probes; ProbeTimeout bounds each.
+	// Client makes /check's live probes; ProbeTimeout bounds each. Nil means
+	// an outbound client that may reach the catalog's hosts.
 	Client       *http.Client
 	ProbeTimeout time.Duration
 	// Version is the version the MCP server reports to its clients.
@@ -123,7 +125,7 @@ func New(opts Options) *Server {
 		opts.ProbeTimeout = check.DefaultProbeTimeout
 	}
 	if opts.Client == nil {
-		opts.Client = http.DefaultClient
+		opts.Client = outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(opts.Catalog)})
 	}
 	if opts.MaxEventStreams <= 0 {
 		opts.MaxEventStreams = DefaultMaxEventStreams

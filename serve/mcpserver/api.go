@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
@@ -27,7 +28,8 @@ type API struct {
 	// BaseURL is the instance's address, without /api/v1
 	// (https://status.example.com).
 	BaseURL string
-	// Client makes the requests; nil means http.DefaultClient.
+	// Client makes the requests (an outbound client, so that they carry our
+	// User-Agent and pass the dial guard); required.
 	Client *http.Client
 	// Address is the instance's public address, which the attribution in
 	// every tool result names: CC-BY-4.0 asks reusers to credit where they
@@ -149,11 +151,10 @@ func (a API) fetch(ctx context.Context, path string, query url.Values, v any) er
 		return err
 	}
 	req.Header.Set("Accept", "application/json, application/problem+json")
-	client := a.Client
-	if client == nil {
-		client = http.DefaultClient
+	if a.Client == nil {
+		return errors.New("aistatus API: no HTTP client configured")
 	}
-	resp, err := client.Do(req)
+	resp, err := a.Client.Do(req)
 	if err != nil {
 		return fmt.Errorf("aistatus API unreachable: %w", err)
 	}
