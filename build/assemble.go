@@ -9,7 +9,7 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// The rules that combine the official feed with our probe (also in the README).
+// The rules that combine the official feed with our probe (also in docs/api.md).
 const (
 	// ProbeRecoveryAfter consecutive successful probes close it again.
 	ProbeRecoveryAfter = 2

@@ -144,8 +144,8 @@ func (r rule) matches(s situation) bool {
 }
 
 // checkRules builds the rule table, first match wins; decide reads it
-// through rules, built once (no code writes to it). The
-// README and the OpenAPI description of /check state it; keep them in step.
+// through rules, built once (no code writes to it). docs/api.md and the
+// OpenAPI description of /check state it (TestRulesDocumented holds them to it).
 //
 // Two adjustments follow the match (see decide): "wait" becomes "failover"
 // when an alternative is up, and stale data lowers the confidence one step

@@ -10,7 +10,7 @@ import (
 	"github.com/aistatus/aistatus/snapshot"
 )
 
-// The /changes paging rules (also in the README and OpenAPI description).
+// The /changes paging rules (also in docs/api.md and the OpenAPI description).
 const (
 	DefaultChangeLimit = 100
 	MaxChangeLimit     = 1000

@@ -12,7 +12,7 @@ import (
 	"github.com/aistatus/aistatus/snapshot"
 )
 
-// The event stream's rules (also in the README and OpenAPI description).
+// The event stream's rules (also in docs/api.md and the OpenAPI description).
 const (
 	// DefaultMaxEventStreams caps the open event streams of a server: each
 	// holds a connection and a goroutine for as long as the client likes.

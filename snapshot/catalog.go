@@ -164,7 +164,7 @@ func ParseCatalog(data []byte) (Catalog, error) {
 		if strings.Contains(err.Error(), `unknown field "filter"`) {
 			// Catalogs written for the first version scoped a feed with a
 			// substring filter; say what replaced it.
-			return Catalog{}, fmt.Errorf("catalog: %w: feed.filter was replaced by feed.scope (componentNames and incidentKeywords; see the README)", err)
+			return Catalog{}, fmt.Errorf("catalog: %w: feed.filter was replaced by feed.scope (componentNames and incidentKeywords; see docs/api.md)", err)
 		}
 		return Catalog{}, fmt.Errorf("catalog: %w", err)
 	}

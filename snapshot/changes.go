@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// The change log rules, also stated in the README and the OpenAPI description.
+// The change log rules, also stated in docs/api.md and the OpenAPI description.
 const (
 	// KeepChanges is how long a change is kept in the history's log at least.
 	KeepChanges = 90 * 24 * time.Hour

@@ -7,7 +7,7 @@ import (
 	"time"
 )
 
-// The history rules, also stated in the README and the OpenAPI description.
+// The history rules, also stated in docs/api.md and the OpenAPI description.
 const (
 	// BucketSize is the resolution at which per-service status time is kept.
 	BucketSize = time.Hour

@@ -10,7 +10,7 @@ type Status string
 
 // The full set of statuses. The original API contract shows only
 // "operational"; the rest are
-// ours (see README "Decisions").
+// ours (see docs/api.md, "Decisions on the spec's gaps").
 const (
 	Operational   Status = "operational"
 	Degraded      Status = "degraded"

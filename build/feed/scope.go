@@ -4,7 +4,7 @@ package feed
 // for. Most pages mix the API with consumer apps, websites, billing and docs;
 // a service's status is decided over its in-scope components only, and its
 // incidents are the ones in scope (snapshot.Scope documents the catalog
-// fields; the README states the rules).
+// fields; docs/api.md states the rules).
 
 import (
 	"slices"
@@ -171,7 +171,7 @@ func scopeComponents(svc snapshot.Service, s scoper, comps []snapshot.Component,
 	return st, nil
 }
 
-// The rollup thresholds (README "How a status is decided").
+// The rollup thresholds (docs/api.md, "Decisions on the spec's gaps").
 const (
 	// manyComponents is the size from which a page is one of many parallel
 	// monitors (one per model, per region), where a small share affected is
