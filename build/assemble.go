@@ -87,7 +87,7 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 	states := make(map[string]ServiceState, len(cat.Services))
 	for _, svc := range cat.Services {
 		o := obs[svc.Slug]
-		sh := h.Service(svc.Slug)
+		sh := h.Track(svc.Slug)
 		trackFeed(sh, svc, &o, now, log)
 		opened := trackProbe(incidents, svc, sh, o, now)
 		status, disagreement := decideStatus(o, sh, incidents, now, offline)

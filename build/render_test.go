@@ -34,9 +34,9 @@ func goldenInput(t *testing.T) (Site, snapshot.Catalog, *snapshot.History, map[s
 		if i <= 30 {
 			openai = snapshot.PartialOutage
 		}
-		h.Service("openai").Record(at, openai, new(180.0))
-		h.Service("anthropic").Record(at, snapshot.Operational, new(95.5))
-		h.Service("azure-openai").Record(at, snapshot.Unknown, nil)
+		h.Track("openai").Record(at, openai, new(180.0))
+		h.Track("anthropic").Record(at, snapshot.Operational, new(95.5))
+		h.Track("azure-openai").Record(at, snapshot.Unknown, nil)
 	}
 	ended := now.Add(-20 * time.Hour)
 	h.Incidents = []snapshot.Incident{

@@ -58,8 +58,8 @@ func renderGeneration(t testing.TB, cat snapshot.Catalog, g int) map[string][]by
 	}}
 	states := map[string]build.ServiceState{}
 	for _, svc := range cat.Services {
-		h.Service(svc.Slug).Record(at.Add(-time.Hour), generationStatus(g), new(100.0))
-		h.Service(svc.Slug).Record(at, generationStatus(g), new(100.0))
+		h.Track(svc.Slug).Record(at.Add(-time.Hour), generationStatus(g), new(100.0))
+		h.Track(svc.Slug).Record(at, generationStatus(g), new(100.0))
 		states[svc.Slug] = build.ServiceState{Status: generationStatus(g)}
 	}
 	docs := build.Documents(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, at)

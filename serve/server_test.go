@@ -68,8 +68,8 @@ func publishTestSnapshot(t testing.TB, dir string, cat snapshot.Catalog, at time
 		case svc.Feed.Format == snapshot.FormatNone:
 			sources.Feed = snapshot.FeedSource{Format: snapshot.FormatNone, State: snapshot.FeedNone, Note: svc.Feed.Note}
 		}
-		h.Service(svc.Slug).Record(at.Add(-time.Hour), st, new(100.0))
-		h.Service(svc.Slug).Record(at, st, new(120.0))
+		h.Track(svc.Slug).Record(at.Add(-time.Hour), st, new(100.0))
+		h.Track(svc.Slug).Record(at, st, new(120.0))
 		states[svc.Slug] = build.ServiceState{Status: st, Sources: sources}
 	}
 	files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, at)

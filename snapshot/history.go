@@ -147,9 +147,9 @@ func (h *History) Lookup(slug string) *ServiceHistory {
 	return &ServiceHistory{}
 }
 
-// Service returns the history of slug for recording, creating it when
-// absent.
-func (h *History) Service(slug string) *ServiceHistory {
+// Track returns the history of slug for recording, creating it when absent
+// (Lookup reads without creating).
+func (h *History) Track(slug string) *ServiceHistory {
 	if h.Services == nil {
 		h.Services = map[string]*ServiceHistory{}
 	}

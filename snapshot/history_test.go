@@ -528,16 +528,16 @@ func TestHistoryService(t *testing.T) {
 	if h.Version != HistoryVersion || h.Services == nil || len(h.Services) != 0 || h.Incidents != nil {
 		t.Errorf("NewHistory() = %+v", h)
 	}
-	a := h.Service("openai")
+	a := h.Track("openai")
 	a.Record(base, Operational, nil)
-	if h.Service("openai") != a {
+	if h.Track("openai") != a {
 		t.Error("Service returned a different pointer the second time")
 	}
 	if len(h.Services) != 1 {
 		t.Errorf("len(Services) = %d, want 1", len(h.Services))
 	}
 	var zero History
-	if zero.Service("x") == nil || zero.Services["x"] == nil {
+	if zero.Track("x") == nil || zero.Services["x"] == nil {
 		t.Error("Service on a zero History did not create the entry")
 	}
 }
@@ -560,13 +560,13 @@ func ids(list []Incident) []string {
 func TestPruneBuckets(t *testing.T) {
 	now := at(40*day + 30*time.Minute)
 	h := NewHistory()
-	long := h.Service("long")
+	long := h.Track("long")
 	for i := range 40 * 24 {
 		long.Buckets = append(long.Buckets, Bucket{T: at(time.Duration(i) * time.Hour).Unix(), Operational: 3600})
 	}
-	old := h.Service("old")
+	old := h.Track("old")
 	old.Buckets = []Bucket{{T: base.Unix(), Major: 3600}}
-	h.Service("empty")
+	h.Track("empty")
 
 	h.Prune(now)
 
@@ -584,7 +584,7 @@ func TestPruneBuckets(t *testing.T) {
 	if len(old.Buckets) != 0 {
 		t.Errorf("old service kept %d buckets, want 0", len(old.Buckets))
 	}
-	if len(h.Service("empty").Buckets) != 0 {
+	if len(h.Track("empty").Buckets) != 0 {
 		t.Error("empty service gained buckets")
 	}
 	// 30-day uptime still works after pruning: all operational.

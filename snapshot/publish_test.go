@@ -640,13 +640,13 @@ func TestReadHistory(t *testing.T) {
 	t.Run("round trip", func(t *testing.T) {
 		want := NewHistory()
 		want.UpdatedAt = at(30 * day)
-		sh := want.Service("openai")
+		sh := want.Track("openai")
 		sh.Record(at(30*day-10*time.Minute), Operational, new(120.5))
 		sh.Record(at(30*day-5*time.Minute), PartialOutage, new(130.0))
 		sh.Record(at(30*day), MajorOutage, nil)
 		sh.FailedProbes, sh.FailingSince = 2, at(30*day-5*time.Minute)
 		sh.ProbeIncident = "probe-openai-1"
-		want.Service("cohere").Record(at(29*day), Maintenance, nil)
+		want.Track("cohere").Record(at(29*day), Maintenance, nil)
 		want.Incidents = []Incident{
 			incident("probe-openai-1", at(30*day-5*time.Minute), nil),
 			incident("official-1", at(20*day), ptr(at(21*day))),
@@ -685,7 +685,7 @@ func TestReadHistory(t *testing.T) {
 		if h.Services == nil {
 			t.Error("Services is nil, want an empty map")
 		}
-		h.Service("x") // must not panic
+		h.Track("x") // must not panic
 	})
 
 	corrupt := []struct {

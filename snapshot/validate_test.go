@@ -18,31 +18,31 @@ func TestHistoryCheckClock(t *testing.T) {
 		{"all in the past", func(*History) {}, true},
 		{"updatedAt exactly MaxClockSkew ahead", func(h *History) { h.UpdatedAt = now.Add(MaxClockSkew) }, true},
 		{"updatedAt a second past the skew", func(h *History) { h.UpdatedAt = now.Add(MaxClockSkew + time.Second) }, false},
-		{"lastChecked ahead", func(h *History) { h.Service("a").LastChecked = now.Add(time.Hour) }, false},
-		{"failingSince ahead", func(h *History) { h.Service("a").FailingSince = now.Add(time.Hour) }, false},
-		{"okSince ahead", func(h *History) { h.Service("a").OKSince = now.Add(time.Hour) }, false},
-		{"lastFeedAt ahead", func(h *History) { h.Service("a").LastFeedAt = now.Add(time.Hour) }, false},
-		{"firstChecked ahead", func(h *History) { h.Service("a").FirstChecked = now.Add(time.Hour) }, false},
-		{"feed lastOkAt ahead", func(h *History) { h.Service("a").Feed.LastOKAt = now.Add(time.Hour) }, false},
-		{"feed failingSince ahead", func(h *History) { h.Service("a").Feed.FailingSince = now.Add(time.Hour) }, false},
-		{"feed rosterChangedAt ahead", func(h *History) { h.Service("a").Feed.RosterChangedAt = now.Add(time.Hour) }, false},
+		{"lastChecked ahead", func(h *History) { h.Track("a").LastChecked = now.Add(time.Hour) }, false},
+		{"failingSince ahead", func(h *History) { h.Track("a").FailingSince = now.Add(time.Hour) }, false},
+		{"okSince ahead", func(h *History) { h.Track("a").OKSince = now.Add(time.Hour) }, false},
+		{"lastFeedAt ahead", func(h *History) { h.Track("a").LastFeedAt = now.Add(time.Hour) }, false},
+		{"firstChecked ahead", func(h *History) { h.Track("a").FirstChecked = now.Add(time.Hour) }, false},
+		{"feed lastOkAt ahead", func(h *History) { h.Track("a").Feed.LastOKAt = now.Add(time.Hour) }, false},
+		{"feed failingSince ahead", func(h *History) { h.Track("a").Feed.FailingSince = now.Add(time.Hour) }, false},
+		{"feed rosterChangedAt ahead", func(h *History) { h.Track("a").Feed.RosterChangedAt = now.Add(time.Hour) }, false},
 		{"changesSince ahead", func(h *History) { h.ChangesSince = now.Add(time.Hour) }, false},
 		{"a change in the past", func(h *History) { h.Changes = []Change{{ID: 1, Time: now.Add(-time.Hour)}} }, true},
 		{"the latest change ahead", func(h *History) {
 			h.Changes = []Change{{ID: 1, Time: now.Add(-time.Hour)}, {ID: 2, Time: now.Add(time.Hour)}}
 		}, false},
 		{"the current hour's bucket", func(h *History) {
-			h.Service("a").Buckets = []Bucket{{T: now.Truncate(BucketSize).Unix()}}
+			h.Track("a").Buckets = []Bucket{{T: now.Truncate(BucketSize).Unix()}}
 		}, true},
 		{"next hour's bucket", func(h *History) {
-			h.Service("a").Buckets = []Bucket{{T: now.Truncate(BucketSize).Add(BucketSize).Unix()}}
+			h.Track("a").Buckets = []Bucket{{T: now.Truncate(BucketSize).Add(BucketSize).Unix()}}
 		}, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := NewHistory()
 			h.UpdatedAt = now.Add(-time.Minute)
-			h.Service("a").LastChecked = now.Add(-time.Minute)
+			h.Track("a").LastChecked = now.Add(-time.Minute)
 			tt.mutate(h)
 			err := h.CheckClock(now)
 			if tt.ok && err != nil {
@@ -77,7 +77,7 @@ func TestReadHistoryRejectsImpossibleValues(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := NewHistory()
-			h.Service("a").Buckets = tt.buckets
+			h.Track("a").Buckets = tt.buckets
 			data, err := json.Marshal(h)
 			if err != nil {
 				t.Fatal(err)
@@ -108,7 +108,7 @@ func TestReadHistoryRejectsNegativeCounts(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := NewHistory()
-			tt.mutate(h.Service("a"))
+			tt.mutate(h.Track("a"))
 			data, err := json.Marshal(h)
 			if err != nil {
 				t.Fatal(err)

@@ -48,7 +48,7 @@ func New(cat snapshot.Catalog, now time.Time, days, incidents int) Cycle {
 	h := snapshot.NewHistory()
 
 	for _, svc := range cat.Services {
-		sh := h.Service(svc.Slug)
+		sh := h.Track(svc.Slug)
 		status := snapshot.Operational
 		for t := now.Add(-time.Duration(days) * 24 * time.Hour); t.Before(now); t = t.Add(every) {
 			if t.Minute() < 5 { // a new status each hour, mostly operational

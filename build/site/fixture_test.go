@@ -127,7 +127,7 @@ func buildFixture() (snapshot.Documents, *snapshot.History, error) {
 			}
 		}
 		if svc.Slug != "azure-openai" {
-			sh := h.Service(svc.Slug)
+			sh := h.Track(svc.Slug)
 			for at := now.Add(-31 * 24 * time.Hour); !at.After(now); at = at.Add(10 * time.Minute) {
 				s := snapshot.Operational
 				checked := true

@@ -40,7 +40,7 @@ func publishStatuses(t *testing.T, genTime time.Time, statuses map[string]snapsh
 		if !ok {
 			st = snapshot.Operational
 		}
-		h.Service(svc.Slug).Record(genTime, st, new(100.0))
+		h.Track(svc.Slug).Record(genTime, st, new(100.0))
 		states[svc.Slug] = build.ServiceState{Status: st}
 	}
 	files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, genTime)

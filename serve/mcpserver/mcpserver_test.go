@@ -56,8 +56,8 @@ func newServer(t *testing.T, rateLimit int) *serve.Server {
 		if svc.Slug == "openai" {
 			st = snapshot.Degraded
 		}
-		h.Service(svc.Slug).Record(genTime.Add(-time.Hour), st, new(100.0))
-		h.Service(svc.Slug).Record(genTime, st, new(120.0))
+		h.Track(svc.Slug).Record(genTime.Add(-time.Hour), st, new(100.0))
+		h.Track(svc.Slug).Record(genTime, st, new(120.0))
 		latency := 120.0
 		states[svc.Slug] = build.ServiceState{Status: st, Sources: snapshot.Sources{
 			Feed:  snapshot.FeedSource{Format: svc.Feed.Format, State: snapshot.FeedOK, Status: st},
