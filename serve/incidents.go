@@ -6,38 +6,11 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/aistatus/aistatus/snapshot"
 )
-
-// The request caps of the computed routes.
-const (
-	// maxParamLen caps every query parameter value.
-	maxParamLen = 256
-	// maxQueryLen caps the whole query string.
-	maxQueryLen = 2048
-)
-
-// parseQuery parses the query string strictly: a malformed or oversized one
-// is a 400, not silently ignored.
-func parseQuery(w http.ResponseWriter, r *http.Request) (url.Values, bool) {
-	if len(r.URL.RawQuery) > maxQueryLen {
-		problem(w, http.StatusBadRequest, "", fmt.Sprintf("query string longer than %d bytes", maxQueryLen))
-		return nil, false
-	}
-	if r.URL.RawQuery == "" {
-		return nil, true // read-only: Get and Has work on a nil map, at no cost per request
-	}
-	q, err := url.ParseQuery(r.URL.RawQuery)
-	if err != nil {
-		problem(w, http.StatusBadRequest, "", "malformed query string: "+err.Error())
-		return nil, false
-	}
-	return q, true
-}
 
 // incidentQuery is a validated /incidents request.
 type incidentQuery struct {
@@ -81,31 +54,6 @@ func parseIncidentQuery(q url.Values, snap *Snapshot, now time.Time) (iq inciden
 		return iq, "limit", msg
 	}
 	return iq, "", ""
-}
-
-// paramTooLong names the first of names whose value is longer than maxLen
-// bytes, with the message for its 400; "" when none is.
-func paramTooLong(q url.Values, maxLen int, names ...string) (param, msg string) {
-	for _, name := range names {
-		if len(q.Get(name)) > maxLen {
-			return name, fmt.Sprintf("%s is longer than %d bytes", name, maxLen)
-		}
-	}
-	return "", ""
-}
-
-// parseLimit reads the limit parameter of a listing: a whole number from 1
-// to maxLimit, def when absent; anything else gets the message for its 400.
-func parseLimit(q url.Values, def, maxLimit int) (limit int, msg string) {
-	if !q.Has("limit") {
-		return def, ""
-	}
-	v := q.Get("limit")
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 || n > maxLimit {
-		return 0, fmt.Sprintf("limit %q is not a whole number from 1 to %d", truncate(v, 64), maxLimit)
-	}
-	return n, ""
 }
 
 // parseSince accepts an RFC 3339 date-time (any offset) or a plain date,

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
@@ -349,25 +348,4 @@ func problem(w http.ResponseWriter, status int, param, detail string) {
 	}
 	w.WriteHeader(status)
 	w.Write(append(body, '\n'))
-}
-
-// snapshotOr503 returns the current snapshot, or answers 503 when there is none yet.
-func (s *Server) snapshotOr503(w http.ResponseWriter) *Snapshot {
-	snap := s.store.Current()
-	if snap == nil {
-		w.Header().Set("Retry-After", "10")
-		problem(w, http.StatusServiceUnavailable, "", "the first snapshot is still being built; try again shortly")
-	}
-	return snap
-}
-
-// snapshotAndQuery is the start of every handler that computes its answer:
-// the current snapshot (else a 503) and the parsed query (else a 400).
-func (s *Server) snapshotAndQuery(w http.ResponseWriter, r *http.Request) (*Snapshot, url.Values, bool) {
-	snap := s.snapshotOr503(w)
-	if snap == nil {
-		return nil, nil, false
-	}
-	q, ok := parseQuery(w, r)
-	return snap, q, ok
 }
