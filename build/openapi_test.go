@@ -203,6 +203,11 @@ func TestOpenAPIDocument(t *testing.T) {
 func TestOpenAPIEnums(t *testing.T) {
 	doc := openapiLoad(t)
 	schemas := doc.Components.Schemas
+	// The point-in-time read's cap, the one bound of a list the code states.
+	if at := schemas["ServiceAt"]; at == nil || at.Value.Properties["incidents"].Value.MaxItems == nil ||
+		*at.Value.Properties["incidents"].Value.MaxItems != uint64(snapshot.MaxIncidentsAt) {
+		t.Errorf("ServiceAt.incidents.maxItems is not snapshot.MaxIncidentsAt (%d)", snapshot.MaxIncidentsAt)
+	}
 	enum := func(name string) []any {
 		t.Helper()
 		ref := schemas[name]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"sort"
 	"strings"
 	"time"
 
@@ -86,7 +87,13 @@ func (s *Server) parseAt(w http.ResponseWriter, snap *Snapshot, q url.Values) (t
 	return at, true
 }
 
-// serviceAt rebuilds what we reported of one service at at.
+// serviceAt rebuilds what we reported of one service at at. The incidents
+// open then are found without a pass over the service's retained ones:
+// those that started later are a prefix (newest first), the ended ones are
+// scanned only while an older one may still have been open (latestEnd),
+// and the ones still open come from their own index. At most
+// snapshot.MaxIncidentsAt are listed, the newest, and IncidentsTruncated
+// says when there were more.
 func (snap *Snapshot) serviceAt(slug string, at time.Time) snapshot.ServiceAt {
 	sum := snap.status[slug]
 	st, since, ok := snapshot.StatusAt(snap.statusChanges[slug], slug, at, sum.Status)
@@ -97,15 +104,41 @@ func (snap *Snapshot) serviceAt(slug string, at time.Time) snapshot.ServiceAt {
 	if !since.IsZero() {
 		out.Since = &since
 	}
-	for _, i := range snap.byService[slug] {
-		inc := snap.incidents[i]
-		if inc.StartedAt.After(at) || (inc.EndedAt != nil && !inc.EndedAt.After(at)) {
-			continue
+	idx, ends, open := snap.byService[slug], snap.latestEnd[slug], snap.openByService[slug]
+	k := sort.Search(len(idx), func(k int) bool { return !snap.incidents[idx[k]].StartedAt.After(at) })
+	o := 0
+	for {
+		// The next candidate, newest first: an ended incident still open at
+		// at, or one still open now (global indexes ascend with age).
+		for k < len(idx) && ends[k].After(at) && snap.incidents[idx[k]].EndedAt == nil {
+			k++ // open now: taken from open
+		}
+		ended := k < len(idx) && ends[k].After(at)
+		for o < len(open) && snap.incidents[open[o]].StartedAt.After(at) {
+			o++
+		}
+		var i int
+		switch {
+		case ended && (o == len(open) || idx[k] < open[o]):
+			i = idx[k]
+			k++
+		case o < len(open):
+			i = open[o]
+			o++
+		default:
+			return out
+		}
+		inc := &snap.incidents[i]
+		if inc.EndedAt != nil && !inc.EndedAt.After(at) {
+			continue // ended by then
 		}
 		if opened, logged := snap.openedAt[inc.ID]; logged && opened.After(at) {
 			continue // started earlier by its own account, but we learned of it later
 		}
-		out.Incidents = append(out.Incidents, inc)
+		if len(out.Incidents) == snapshot.MaxIncidentsAt {
+			out.IncidentsTruncated = true
+			return out
+		}
+		out.Incidents = append(out.Incidents, *inc)
 	}
-	return out
 }

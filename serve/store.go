@@ -39,6 +39,10 @@ type Snapshot struct {
 	// openByService lists each service's open incidents the same way: /check
 	// cites them on every request, and they may be anywhere in the list.
 	openByService map[string][]int
+	// latestEnd[slug][k] is the latest end of the service's ended incidents
+	// from byService[slug][k] on (zero when none): a ?at= read stops where
+	// every older incident had ended by then.
+	latestEnd map[string][]time.Time
 	// order is the services' slugs in the order of status.json.
 	order []string
 	// changes is the retained change log, ids ascending, complete after
@@ -173,19 +177,39 @@ func (s *Snapshot) parse() error {
 	snapshot.SortIncidents(list.Incidents)
 	s.incidents = list.Incidents
 	s.incidentsJSON = make([][]byte, len(list.Incidents))
-	s.byService, s.openByService = map[string][]int{}, map[string][]int{}
 	for i, inc := range list.Incidents {
-		s.byService[inc.Service] = append(s.byService[inc.Service], i)
-		if inc.Open() {
-			s.openByService[inc.Service] = append(s.openByService[inc.Service], i)
-		}
 		data, err := json.Marshal(inc)
 		if err != nil {
 			return err
 		}
 		s.incidentsJSON[i] = data
 	}
+	s.indexIncidents()
 	return nil
+}
+
+// indexIncidents builds the per-service indexes of s.incidents (newest
+// first) that the computed routes read.
+func (s *Snapshot) indexIncidents() {
+	s.byService, s.openByService = map[string][]int{}, map[string][]int{}
+	for i, inc := range s.incidents {
+		s.byService[inc.Service] = append(s.byService[inc.Service], i)
+		if inc.Open() {
+			s.openByService[inc.Service] = append(s.openByService[inc.Service], i)
+		}
+	}
+	s.latestEnd = map[string][]time.Time{}
+	for slug, idx := range s.byService {
+		ends := make([]time.Time, len(idx))
+		var latest time.Time
+		for k := len(idx) - 1; k >= 0; k-- {
+			if e := s.incidents[idx[k]].EndedAt; e != nil && e.After(latest) {
+				latest = *e
+			}
+			ends[k] = latest
+		}
+		s.latestEnd[slug] = ends
+	}
 }
 
 func decodeFile(files map[string]*representation, name string, v any) error {

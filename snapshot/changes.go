@@ -251,9 +251,18 @@ type ServiceAt struct {
 	Status Status     `json:"status"`
 	Since  *time.Time `json:"since"`
 	// Incidents are the retained incidents that had started, had been
-	// reported and had not ended at that time, with their current text.
+	// reported and had not ended at that time, with their current text:
+	// the newest MaxIncidentsAt of them.
 	Incidents []Incident `json:"incidents"`
+	// IncidentsTruncated is true when more incidents were open then than
+	// Incidents lists.
+	IncidentsTruncated bool `json:"incidentsTruncated,omitempty"`
 }
+
+// MaxIncidentsAt caps the incidents a point-in-time read lists per service:
+// a few are open at any time, and a feed that floods its page with
+// thousands must not make every ?at= answer megabytes long.
+const MaxIncidentsAt = 100
 
 // StatusAtDoc is the answer of GET /status?at=.
 type StatusAtDoc struct {

@@ -1,0 +1,103 @@
+package serve
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// referenceIncidentsAt is the pass over every incident of a service that
+// serviceAt replaced: those that had started, had been reported and had
+// not ended at at, newest first.
+func referenceIncidentsAt(snap *Snapshot, slug string, at time.Time) []string {
+	var ids []string
+	for _, inc := range snap.incidents {
+		if inc.Service != slug || inc.StartedAt.After(at) || (inc.EndedAt != nil && !inc.EndedAt.After(at)) {
+			continue
+		}
+		if opened, logged := snap.openedAt[inc.ID]; logged && opened.After(at) {
+			continue
+		}
+		ids = append(ids, inc.ID)
+	}
+	return ids
+}
+
+// randomIncidentSnapshot is a snapshot of n incidents over 90 days for a
+// few services: short and long ones, some still open (some of those very
+// old), some learned of after they started.
+func randomIncidentSnapshot(rng *rand.Rand, n int) *Snapshot {
+	slugs := []string{"openai", "anthropic", "groq"}
+	snap := &Snapshot{status: map[string]snapshot.ServiceSummary{}, openedAt: map[string]time.Time{}}
+	for _, slug := range slugs {
+		snap.status[slug] = snapshot.ServiceSummary{Slug: slug, Name: slug, Status: snapshot.Operational}
+	}
+	for i := range n {
+		start := genTime.Add(-time.Duration(rng.Int64N(int64(90 * 24 * time.Hour))))
+		inc := snapshot.Incident{ID: fmt.Sprintf("inc-%d", i), Service: slugs[rng.IntN(len(slugs))], StartedAt: start}
+		if rng.IntN(10) > 0 {
+			d := time.Duration(rng.Int64N(int64(3 * time.Hour)))
+			if rng.IntN(20) == 0 {
+				d = time.Duration(rng.Int64N(int64(40 * 24 * time.Hour))) // a long one
+			}
+			end := start.Add(d)
+			inc.EndedAt = &end
+		}
+		if rng.IntN(5) == 0 {
+			snap.openedAt[inc.ID] = start.Add(time.Duration(rng.Int64N(int64(2 * time.Hour))))
+		}
+		snap.incidents = append(snap.incidents, inc)
+	}
+	snapshot.SortIncidents(snap.incidents)
+	snap.indexIncidents()
+	return snap
+}
+
+// TestServiceAtMatchesAPass: the incidents a point-in-time read lists are
+// the reference pass's, capped at MaxIncidentsAt with IncidentsTruncated
+// set exactly when more were open, at random times over random histories.
+func TestServiceAtMatchesAPass(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	listed := 0
+	for round := range 20 {
+		n := []int{0, 1, 10, 300, 3000}[round%5]
+		snap := randomIncidentSnapshot(rng, n)
+		for range 100 {
+			at := genTime.Add(-time.Duration(rng.Int64N(int64(95 * 24 * time.Hour))))
+			for slug := range snap.status {
+				want := referenceIncidentsAt(snap, slug, at)
+				got := snap.serviceAt(slug, at)
+				var ids []string
+				for _, inc := range got.Incidents {
+					ids = append(ids, inc.ID)
+				}
+				more := len(want) > snapshot.MaxIncidentsAt
+				if more {
+					want = want[:snapshot.MaxIncidentsAt]
+				}
+				if !slices.Equal(ids, want) || got.IncidentsTruncated != more {
+					t.Fatalf("%d incidents, %s at %s: got %v (truncated %v), want %v (truncated %v)",
+						n, slug, at.Format(time.RFC3339), ids, got.IncidentsTruncated, want, more)
+				}
+				listed += len(ids)
+			}
+		}
+	}
+	if listed == 0 {
+		t.Fatal("no incident was ever open: the histories do not test the search")
+	}
+
+	// A flood: thousands open at once are listed up to the cap.
+	snap := &Snapshot{status: map[string]snapshot.ServiceSummary{"openai": {Slug: "openai"}}}
+	for i := range 5000 {
+		snap.incidents = append(snap.incidents, snapshot.Incident{ID: fmt.Sprint(i), Service: "openai", StartedAt: genTime.Add(-time.Duration(i) * time.Second)})
+	}
+	snap.indexIncidents()
+	if got := snap.serviceAt("openai", genTime); len(got.Incidents) != snapshot.MaxIncidentsAt || !got.IncidentsTruncated || got.Incidents[0].ID != "0" {
+		t.Errorf("flood: %d incidents listed, truncated %v", len(got.Incidents), got.IncidentsTruncated)
+	}
+}
