@@ -18,16 +18,17 @@ const (
 	maxChangesParamLen = 64
 )
 
-// parseChangeSince reads since as a change id (digits) or an RFC 3339
-// date-time.
+// parseChangeSince reads since as a change id (digits), or as a time the
+// way /incidents reads its since: an RFC 3339 date-time or a plain date
+// (midnight UTC).
 func parseChangeSince(v string) (id int64, t time.Time, isID bool, err error) {
 	v = strings.TrimSpace(v)
 	if v != "" && strings.Trim(v, "0123456789") == "" {
 		id, err = strconv.ParseInt(v, 10, 64)
 		return id, time.Time{}, true, err
 	}
-	t, err = time.Parse(time.RFC3339Nano, v)
-	return 0, t.UTC(), false, err
+	t, err = parseSince(v)
+	return 0, t, false, err
 }
 
 // handleChanges answers /changes: without since, the recent log of
@@ -54,7 +55,7 @@ func (s *Server) handleChanges(w http.ResponseWriter, r *http.Request) {
 		id, t, isID, err := parseChangeSince(v)
 		switch {
 		case err != nil:
-			problem(w, http.StatusBadRequest, "since", fmt.Sprintf("since %q is neither a change id (a whole number) nor an RFC 3339 date-time (2026-11-01T14:03:00Z)", truncate(v, 64)))
+			problem(w, http.StatusBadRequest, "since", fmt.Sprintf("since %q is neither a change id (a whole number) nor an RFC 3339 date-time (2026-11-01T14:03:00Z) or a date (2026-11-01)", truncate(v, 64)))
 			return
 		case isID:
 			entries = snapshot.ChangesAfter(entries, id)

@@ -133,6 +133,16 @@ func TestChangesEndpoint(t *testing.T) {
 	if fmt.Sprint(ids(got.Changes)) != fmt.Sprint(ids(third)) {
 		t.Errorf("since time: %v, want %v", ids(got.Changes), ids(third))
 	}
+	// At or after midnight UTC of a day, as /incidents reads a date: the
+	// day of the first change, and the day after the last.
+	day := all[0].Time.UTC().Format(time.DateOnly)
+	if got = get(snapshot.PathChanges + "?since=" + day); fmt.Sprint(ids(got.Changes)) != fmt.Sprint(ids(all)) {
+		t.Errorf("since %s: %v, want %v", day, ids(got.Changes), ids(all))
+	}
+	next := all[len(all)-1].Time.UTC().AddDate(0, 0, 1).Format(time.DateOnly)
+	if got = get(snapshot.PathChanges + "?since=" + next); len(got.Changes) != 0 {
+		t.Errorf("since %s: %v, want none", next, ids(got.Changes))
+	}
 	// Bounded.
 	got = get(fmt.Sprintf("%s?since=0&limit=2", snapshot.PathChanges))
 	if len(got.Changes) != 2 || !got.Truncated || got.Changes[0].ID != all[0].ID {
