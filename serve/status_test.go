@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -99,5 +100,41 @@ func TestServiceAtMatchesAPass(t *testing.T) {
 	snap.indexIncidents()
 	if got := snap.serviceAt("openai", genTime); len(got.Incidents) != snapshot.MaxIncidentsAt || !got.IncidentsTruncated || got.Incidents[0].ID != "0" {
 		t.Errorf("flood: %d incidents listed, truncated %v", len(got.Incidents), got.IncidentsTruncated)
+	}
+}
+
+// TestOrderedLog: a change log out of order (a hostile origin's
+// changes.json) is read sorted by id, without repeated ids or times that
+// go back; one in order is used as it is.
+func TestOrderedLog(t *testing.T) {
+	at := func(id int64, minutes int) snapshot.Change {
+		return snapshot.Change{ID: id, Time: genTime.Add(time.Duration(minutes) * time.Minute)}
+	}
+	ids := func(log []snapshot.Change) (out []int64) {
+		for _, c := range log {
+			out = append(out, c.ID)
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		name string
+		log  []snapshot.Change
+		want []int64
+	}{
+		{"empty", nil, nil},
+		{"in order, times tie", []snapshot.Change{at(1, 0), at(2, 0), at(3, 5)}, []int64{1, 2, 3}},
+		{"shuffled", []snapshot.Change{at(3, 3), at(1, 1), at(2, 2)}, []int64{1, 2, 3}},
+		{"repeated id", []snapshot.Change{at(1, 1), at(2, 2), at(2, 9), at(3, 3)}, []int64{1, 2, 3}},
+		{"time goes back", []snapshot.Change{at(1, 5), at(2, 1), at(3, 6)}, []int64{1, 3}},
+	} {
+		if got := ids(orderedLog(tt.log)); !slices.Equal(got, tt.want) {
+			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)
+		}
+		// As a snapshot reads it from a history.
+		history, _ := json.Marshal(map[string]any{"changes": tt.log, "changesSince": genTime})
+		snap := &Snapshot{files: map[string]*representation{}}
+		if err := snap.loadChanges(history); err != nil || !slices.Equal(ids(snap.changes), tt.want) {
+			t.Errorf("%s, loaded: %v (%v), want %v", tt.name, ids(snap.changes), err, tt.want)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -144,7 +146,7 @@ func (s *Snapshot) loadChanges(history []byte) error {
 		}
 		log.Changes, log.ChangesSince = list.Changes, list.LogStart
 	}
-	s.changes, s.changesSince = log.Changes, log.ChangesSince
+	s.changes, s.changesSince = orderedLog(log.Changes), log.ChangesSince
 	s.openedAt, s.statusChanges = map[string]time.Time{}, map[string][]snapshot.Change{}
 	for _, c := range s.changes {
 		switch {
@@ -155,6 +157,32 @@ func (s *Snapshot) loadChanges(history []byte) error {
 		}
 	}
 	return nil
+}
+
+// orderedLog returns the change log as every reader of it assumes it is:
+// ids ascending and unique, times never going back, which the binary
+// searches of /changes?since, the event stream's resume and ?at= rely on.
+// Our own builds write it so; a log that is not (a hostile or broken origin's
+// changes.json, a hand-edited history) is sorted by id, and an entry that
+// repeats an id or goes back in time is dropped rather than believed.
+func orderedLog(log []snapshot.Change) []snapshot.Change {
+	follows := func(prev, c snapshot.Change) bool { return c.ID > prev.ID && !c.Time.Before(prev.Time) }
+	inOrder := true
+	for i := 1; i < len(log) && inOrder; i++ {
+		inOrder = follows(log[i-1], log[i])
+	}
+	if inOrder {
+		return log // the usual case: no copy
+	}
+	sorted := slices.Clone(log)
+	slices.SortStableFunc(sorted, func(a, b snapshot.Change) int { return cmp.Compare(a.ID, b.ID) })
+	out := sorted[:0]
+	for _, c := range sorted {
+		if len(out) == 0 || follows(out[len(out)-1], c) {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // parse decodes the documents the dynamic routes compute from.
