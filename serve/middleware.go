@@ -146,6 +146,7 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 			healthChecks = append(healthChecks, rt.Path)
 		}
 	}
+	rejected := &rejectSampler{log: s.opts.Log, now: s.opts.Now}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		rec := recorders.Get().(*statusRecorder)
@@ -157,12 +158,71 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 			// says something.
 			return
 		}
+		if rec.status == http.StatusTooManyRequests && !rejected.admit() {
+			return // counted, and said once that second is over
+		}
 		var addr [64]byte // the client's address, formatted without an allocation
 		s.opts.Log.Info().Str("method", r.Method).Str("path", truncate(r.URL.Path, 256)).
 			Int("status", rec.status).Int("bytes", rec.bytes).
 			Int64("us", time.Since(start).Microseconds()).Bytes("client", limits.ClientAddr(r, s.opts.TrustedProxies).AppendTo(addr[:0])).
 			Msg("request")
 	})
+}
+
+// rejectedLogBurst is how many 429s the access log writes one by one in a
+// second; the rest of that second's are counted in one line. A flood of
+// requests past their budget wrote 154 MB of log in 20 s, one line each.
+const rejectedLogBurst = 10
+
+// rejectSampler keeps a flood of 429s from becoming a flood of log lines:
+// the first rejectedLogBurst of each second (by the server's clock) are
+// logged as usual, the rest are counted, and the count is logged once when
+// that second is over — at the next 429, or a second later by a timer if
+// the flood has stopped.
+type rejectSampler struct {
+	log zerolog.Logger
+	now func() time.Time
+
+	mu      sync.Mutex
+	second  time.Time // the start of the current second
+	logged  int       // 429s logged in it
+	dropped int       // 429s counted, not yet reported
+	timer   *time.Timer
+}
+
+// admit reports whether to log this 429.
+func (s *rejectSampler) admit() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if now := s.now(); now.Sub(s.second) >= time.Second || now.Before(s.second) {
+		s.reportLocked()
+		s.second, s.logged = now, 0
+	}
+	if s.logged < rejectedLogBurst {
+		s.logged++
+		return true
+	}
+	if s.dropped == 0 {
+		s.timer = time.AfterFunc(time.Second, s.report)
+	}
+	s.dropped++
+	return false
+}
+
+func (s *rejectSampler) report() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reportLocked()
+}
+
+func (s *rejectSampler) reportLocked() {
+	if s.dropped == 0 {
+		return
+	}
+	s.timer.Stop()
+	s.log.Info().Int("status", http.StatusTooManyRequests).Int("notLogged", s.dropped).
+		Msg("rate-limited requests past the log's burst, counted rather than logged one by one")
+	s.dropped = 0
 }
 
 // recorders are reused: the access log wraps every response in one.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -588,5 +589,28 @@ func TestSources(t *testing.T) {
 	}
 	if f := by["mistral"].Feed; f.State != snapshot.FeedNone || f.Note == "" {
 		t.Errorf("mistral feed: %+v", f)
+	}
+}
+
+// TestAccessLogSamplesRejections: a flood of 429s from clients past their
+// budget is logged rejectedLogBurst lines a second, and the rest of that
+// second's are counted in one line.
+func TestAccessLogSamplesRejections(t *testing.T) {
+	ts := newTestServer(t, 1)
+	var buf bytes.Buffer
+	ts.opts.AccessLog, ts.opts.Log = true, zerolog.New(&buf)
+	ts.Server = New(ts.opts)
+	ts.Store().Reload()
+	for range 50 {
+		ts.do(t, http.MethodGet, snapshot.PathStatus, nil)
+	}
+	count := func(s string) int { return strings.Count(buf.String(), s) }
+	if ok, limited := count(`"status":200`), count(`"status":429,"bytes"`); ok != 1 || limited != rejectedLogBurst {
+		t.Fatalf("50 requests, 49 of them past the budget: %d lines of 200 and %d of 429 logged, want 1 and %d", ok, limited, rejectedLogBurst)
+	}
+	ts.clock.Set(ts.clock.Now().Add(1500 * time.Millisecond))
+	ts.do(t, http.MethodGet, snapshot.PathStatus, nil) // the next second's first 429
+	if !strings.Contains(buf.String(), fmt.Sprintf(`"status":429,"notLogged":%d`, 49-rejectedLogBurst)) || count(`"status":429,"bytes"`) != rejectedLogBurst+1 {
+		t.Errorf("the next second: %s", buf.String())
 	}
 }
