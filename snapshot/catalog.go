@@ -120,7 +120,10 @@ const (
 	FormatNone        FeedFormat = "none"
 )
 
-// FeedFormats lists every format a catalog may name.
+// FeedFormats lists every format a catalog may name. The rest of what is
+// known about a format (its reader, its name for people, the fake page of
+// the tests) is in build/feed's table of formats, Formats, which is in this
+// order; its test ties the two lists and the OpenAPI enum together.
 var FeedFormats = []FeedFormat{FormatStatuspage, FormatIncidentIO, FormatInstatus, FormatBetterStack,
 	FormatCheckly, FormatGoogleCloud, FormatAWSHealth, FormatRSS, FormatFlashduty, FormatHTML, FormatDatadog, FormatNone}
 
