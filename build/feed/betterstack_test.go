@@ -167,7 +167,6 @@ func TestBetterStackErrors(t *testing.T) {
 		errorCase{"an included item is a string", reply{body: []byte(`{"data":{},"included":["status_report"]}`)}, "cannot unmarshal string"},
 	)
 	checkErrors(t, cases, func(t *testing.T, rep reply) (Result, error) { return readBetterStack(t, rep) })
-	checkCancelled(t, betterStack{}, func(s *httptest.Server) snapshot.Service { return together(s) })
 }
 
 // Valid JSON without resources proves nothing about the page: an error.

@@ -137,7 +137,6 @@ func TestChecklyErrors(t *testing.T) {
 		errorCase{"a JSON boolean", reply{body: []byte(`true`)}, "cannot unmarshal bool"},
 	)
 	checkErrors(t, cases, func(t *testing.T, rep reply) (Result, error) { return readCheckly(t, rep) })
-	checkCancelled(t, checkly{}, func(s *httptest.Server) snapshot.Service { return mistral(s) })
 }
 
 // A document without an incident list proves nothing: an error.

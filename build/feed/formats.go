@@ -13,25 +13,38 @@ type Format struct {
 	Name string
 	// Adapter reads the format; nil for FormatNone alone, which has no feed.
 	Adapter Adapter
+	// Declares are the states a page in the format can declare, which the
+	// adapter reads back from the fake page of each.
+	Declares []snapshot.Status
+	// Fake writes the smallest page in the format that declares p.Status
+	// (fake.go), for the loopback world of the tests: the body and its
+	// content type. Nil for FormatNone.
+	Fake func(p FakePage) (body []byte, contentType string)
 }
 
 // Formats is the one list of the feed formats, in the order of
 // snapshot.FeedFormats and of the OpenAPI FeedFormat enum (TestFormats ties
 // both lists to it). The adapter registry and the status page's names are
-// read from it. The slice is fresh on every call.
+// read from it, and the tests' fake world writes its pages with it. The
+// slice is fresh on every call.
 func Formats() []Format {
+	every := []snapshot.Status{snapshot.Operational, snapshot.Degraded, snapshot.PartialOutage, snapshot.MajorOutage, snapshot.Maintenance}
+	// Google Cloud's incidents and AWS's events carry no maintenance; an
+	// RSS item's words say an outage, never how much of the service is out.
+	noMaintenance := []snapshot.Status{snapshot.Operational, snapshot.Degraded, snapshot.PartialOutage, snapshot.MajorOutage}
+	noMajor := []snapshot.Status{snapshot.Operational, snapshot.Degraded, snapshot.PartialOutage, snapshot.Maintenance}
 	return []Format{
-		{ID: snapshot.FormatStatuspage, Name: "Atlassian Statuspage", Adapter: statuspage{format: snapshot.FormatStatuspage}},
-		{ID: snapshot.FormatIncidentIO, Name: "incident.io", Adapter: statuspage{format: snapshot.FormatIncidentIO}},
-		{ID: snapshot.FormatInstatus, Name: "Instatus", Adapter: instatus{}},
-		{ID: snapshot.FormatBetterStack, Name: "Better Stack", Adapter: betterStack{}},
-		{ID: snapshot.FormatCheckly, Name: "Checkly", Adapter: checkly{}},
-		{ID: snapshot.FormatGoogleCloud, Name: "Google Cloud status", Adapter: googleCloud{}},
-		{ID: snapshot.FormatAWSHealth, Name: "AWS Health", Adapter: awsHealth{}},
-		{ID: snapshot.FormatRSS, Name: "RSS", Adapter: rss{}},
-		{ID: snapshot.FormatFlashduty, Name: "Flashduty", Adapter: flashduty{}},
-		{ID: snapshot.FormatHTML, Name: "HTML page", Adapter: htmlPage{}},
-		{ID: snapshot.FormatDatadog, Name: "Datadog status page", Adapter: datadog{}},
+		{snapshot.FormatStatuspage, "Atlassian Statuspage", statuspage{format: snapshot.FormatStatuspage}, every, fakeStatuspage},
+		{snapshot.FormatIncidentIO, "incident.io", statuspage{format: snapshot.FormatIncidentIO}, every, fakeStatuspage},
+		{snapshot.FormatInstatus, "Instatus", instatus{}, every, fakeInstatus},
+		{snapshot.FormatBetterStack, "Better Stack", betterStack{}, every, fakeBetterStack},
+		{snapshot.FormatCheckly, "Checkly", checkly{}, every, fakeCheckly},
+		{snapshot.FormatGoogleCloud, "Google Cloud status", googleCloud{}, noMaintenance, fakeGoogleCloud},
+		{snapshot.FormatAWSHealth, "AWS Health", awsHealth{}, noMaintenance, fakeAWSHealth},
+		{snapshot.FormatRSS, "RSS", rss{}, noMajor, fakeRSS},
+		{snapshot.FormatFlashduty, "Flashduty", flashduty{}, every, fakeFlashduty},
+		{snapshot.FormatHTML, "HTML page", htmlPage{}, every, fakeHTML},
+		{snapshot.FormatDatadog, "Datadog status page", datadog{}, every, fakeDatadog},
 		{ID: snapshot.FormatNone, Name: "no feed (probe only)"},
 	}
 }

@@ -156,7 +156,6 @@ func TestInstatusErrors(t *testing.T) {
 		errorCase{"the top level is an array", reply{body: []byte(`[]`)}, "cannot unmarshal array"},
 	)
 	checkErrors(t, cases, readInstatus)
-	checkCancelled(t, instatus{}, perplexity)
 }
 
 // A document without a page status proves nothing: an error. Incidents

@@ -290,15 +290,6 @@ func TestEmptyDocuments(t *testing.T) {
 	}
 }
 
-func TestContextCancelled(t *testing.T) {
-	t.Run("statuspage", func(t *testing.T) {
-		checkCancelled(t, Adapters()[snapshot.FormatStatuspage], func(s *httptest.Server) snapshot.Service { return anthropic(s, false) })
-	})
-	t.Run("incident.io", func(t *testing.T) {
-		checkCancelled(t, Adapters()[snapshot.FormatIncidentIO], func(s *httptest.Server) snapshot.Service { return openai(s, true) })
-	})
-}
-
 func TestNilClient(t *testing.T) {
 	srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: {file: "incidentio_calm_summary.json"}})
 	res, err := Adapters()[snapshot.FormatIncidentIO].Read(context.Background(), Request{Client: nil, Service: openai(srv, false)})
