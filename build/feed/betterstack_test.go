@@ -156,7 +156,7 @@ func TestBetterStackFilteredIncidents(t *testing.T) {
 }
 
 func TestBetterStackErrors(t *testing.T) {
-	cases := append(jsonDocErrors(t, "betterstack", "betterstack-incidents.json"),
+	cases := append(jsonDocErrors(t, "betterstack-incidents.json"),
 		errorCase{"included is a string", reply{file: "betterstack-wrong-type.json"}, "cannot unmarshal string"},
 		errorCase{"data is an array", reply{body: []byte(`{"data":[],"included":[]}`)}, "cannot unmarshal array"},
 		errorCase{"aggregate_state is a number", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":3}}}`)}, "cannot unmarshal number"},

@@ -127,7 +127,7 @@ func TestChecklyIncidents(t *testing.T) {
 }
 
 func TestChecklyErrors(t *testing.T) {
-	cases := append(jsonDocErrors(t, "checkly", "checkly-incidents.json"),
+	cases := append(jsonDocErrors(t, "checkly-incidents.json"),
 		errorCase{"incidents is a string", reply{file: "checkly-wrong-type.json"}, "cannot unmarshal string"},
 		errorCase{"incidents is an object", reply{body: []byte(`{"incidents":{"id":"a"}}`)}, "cannot unmarshal object"},
 		errorCase{"an array of strings", reply{body: []byte(`["a","b"]`)}, "cannot unmarshal string"},
