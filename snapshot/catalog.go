@@ -138,7 +138,7 @@ type Catalog struct {
 //go:embed catalog.json
 var embeddedCatalog []byte
 
-// DefaultCatalog returns the embedded catalog of the 26 tracked services.
+// DefaultCatalog returns the embedded catalog of the tracked services.
 func DefaultCatalog() (Catalog, error) { return ParseCatalog(embeddedCatalog) }
 
 // LoadCatalog reads a catalog file, or returns the embedded one when path is "".
