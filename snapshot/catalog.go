@@ -120,7 +120,10 @@ const (
 	FormatNone        FeedFormat = "none"
 )
 
-// FeedFormats lists every format a catalog may name.
+// FeedFormats lists every format a catalog may name. The rest of what is
+// known about a format (its reader, its name for people, the fake page of
+// the tests) is in build/feed's table of formats, Formats, which is in this
+// order; its test ties the two lists and the OpenAPI enum together.
 var FeedFormats = []FeedFormat{FormatStatuspage, FormatIncidentIO, FormatInstatus, FormatBetterStack,
 	FormatCheckly, FormatGoogleCloud, FormatAWSHealth, FormatRSS, FormatFlashduty, FormatHTML, FormatDatadog, FormatNone}
 
@@ -135,7 +138,7 @@ type Catalog struct {
 //go:embed catalog.json
 var embeddedCatalog []byte
 
-// DefaultCatalog returns the embedded catalog of the 26 tracked services.
+// DefaultCatalog returns the embedded catalog of the tracked services.
 func DefaultCatalog() (Catalog, error) { return ParseCatalog(embeddedCatalog) }
 
 // LoadCatalog reads a catalog file, or returns the embedded one when path is "".

@@ -1,7 +1,8 @@
 // Package buildtest is a loopback fake of the outside world for tests: the
 // status pages and API hosts of every service in a catalog, served by one
 // httptest server whose state a test scripts cycle by cycle. Each service's
-// page is served in its catalog feed format, so every adapter is exercised.
+// page is served in its catalog feed format, written by the format's fake
+// page (feed.Formats), so every adapter is exercised.
 package buildtest
 
 import (
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -30,12 +32,7 @@ type Page struct {
 }
 
 // Incident is one incident as a Statuspage feed lists it.
-type Incident struct {
-	ID, Name   string
-	Severity   snapshot.Severity
-	StartedAt  time.Time
-	ResolvedAt *time.Time
-}
+type Incident = feed.FakeIncident
 
 // World serves every service of a catalog on one loopback server.
 type World struct {
@@ -67,8 +64,7 @@ func NewWorld(t testing.TB, cat snapshot.Catalog) *World {
 		if svc.Feed.Format != snapshot.FormatNone {
 			svc.Feed.URL = base + "/feed"
 		}
-		svc.Feed.IncidentsURL = ""
-		if svc.Feed.Format == snapshot.FormatStatuspage || svc.Feed.Format == snapshot.FormatIncidentIO {
+		if svc.Feed.IncidentsURL != "" {
 			svc.Feed.IncidentsURL = base + "/incidents"
 		}
 		svc.Feed.Scope, svc.Feed.ComponentsURL = snapshot.Scope{}, ""
@@ -115,8 +111,9 @@ func (w *World) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 			w.probes[slug]++
 		}
 	}
-	format := w.formats[slug]
+	id := w.formats[slug]
 	w.mu.Unlock()
+	format, _ := feed.Lookup(id)
 	if !ok {
 		http.NotFound(rw, r)
 		return
@@ -130,8 +127,8 @@ func (w *World) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		fmt.Fprintln(rw, `{"error":"missing api key"}`)
 	case (rest == "feed" || rest == "incidents") && p.FeedBroken:
 		http.Error(rw, "upstream error", http.StatusInternalServerError)
-	case rest == "feed" || rest == "incidents":
-		body, contentType := render(format, slug, p, rest == "feed", w.Clock())
+	case (rest == "feed" || rest == "incidents") && format.Fake != nil:
+		body, contentType := format.Fake(feed.FakePage{Slug: slug, Status: p.Status, Incidents: p.Incidents, List: rest == "incidents", Now: w.Clock()})
 		rw.Header().Set("Content-Type", contentType)
 		rw.Write(body)
 	default:

@@ -206,10 +206,6 @@ func TestAWSEpoch(t *testing.T) {
 	}
 }
 
-func TestAWSHealthContextCancelled(t *testing.T) {
-	checkCancelled(t, awsHealth{}, func(s *httptest.Server) snapshot.Service { return bedrock(s, "bedrock") })
-}
-
 func FuzzAWSHealth(f *testing.F) {
 	for _, data := range fixtures(f, "awshealth-*") {
 		f.Add(data)

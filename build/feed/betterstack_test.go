@@ -156,7 +156,7 @@ func TestBetterStackFilteredIncidents(t *testing.T) {
 }
 
 func TestBetterStackErrors(t *testing.T) {
-	cases := append(jsonDocErrors(t, "betterstack", "betterstack-incidents.json"),
+	cases := append(jsonDocErrors(t, "betterstack-incidents.json"),
 		errorCase{"included is a string", reply{file: "betterstack-wrong-type.json"}, "cannot unmarshal string"},
 		errorCase{"data is an array", reply{body: []byte(`{"data":[],"included":[]}`)}, "cannot unmarshal array"},
 		errorCase{"aggregate_state is a number", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":3}}}`)}, "cannot unmarshal number"},
@@ -167,7 +167,6 @@ func TestBetterStackErrors(t *testing.T) {
 		errorCase{"an included item is a string", reply{body: []byte(`{"data":{},"included":["status_report"]}`)}, "cannot unmarshal string"},
 	)
 	checkErrors(t, cases, func(t *testing.T, rep reply) (Result, error) { return readBetterStack(t, rep) })
-	checkCancelled(t, betterStack{}, func(s *httptest.Server) snapshot.Service { return together(s) })
 }
 
 // Valid JSON without resources proves nothing about the page: an error.

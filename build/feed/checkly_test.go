@@ -127,7 +127,7 @@ func TestChecklyIncidents(t *testing.T) {
 }
 
 func TestChecklyErrors(t *testing.T) {
-	cases := append(jsonDocErrors(t, "checkly", "checkly-incidents.json"),
+	cases := append(jsonDocErrors(t, "checkly-incidents.json"),
 		errorCase{"incidents is a string", reply{file: "checkly-wrong-type.json"}, "cannot unmarshal string"},
 		errorCase{"incidents is an object", reply{body: []byte(`{"incidents":{"id":"a"}}`)}, "cannot unmarshal object"},
 		errorCase{"an array of strings", reply{body: []byte(`["a","b"]`)}, "cannot unmarshal string"},
@@ -137,7 +137,6 @@ func TestChecklyErrors(t *testing.T) {
 		errorCase{"a JSON boolean", reply{body: []byte(`true`)}, "cannot unmarshal bool"},
 	)
 	checkErrors(t, cases, func(t *testing.T, rep reply) (Result, error) { return readCheckly(t, rep) })
-	checkCancelled(t, checkly{}, func(s *httptest.Server) snapshot.Service { return mistral(s) })
 }
 
 // A document without an incident list proves nothing: an error.

@@ -57,24 +57,6 @@ type Adapter interface {
 	Read(ctx context.Context, req Request) (Result, error)
 }
 
-// Adapters returns the registry of supported formats. The map is fresh on
-// every call, so a caller may change it without affecting anyone else.
-func Adapters() map[snapshot.FeedFormat]Adapter {
-	return map[snapshot.FeedFormat]Adapter{
-		snapshot.FormatStatuspage:  statuspage{format: snapshot.FormatStatuspage},
-		snapshot.FormatIncidentIO:  statuspage{format: snapshot.FormatIncidentIO},
-		snapshot.FormatInstatus:    instatus{},
-		snapshot.FormatBetterStack: betterStack{},
-		snapshot.FormatCheckly:     checkly{},
-		snapshot.FormatGoogleCloud: googleCloud{},
-		snapshot.FormatAWSHealth:   awsHealth{},
-		snapshot.FormatRSS:         rss{},
-		snapshot.FormatFlashduty:   flashduty{},
-		snapshot.FormatHTML:        htmlPage{},
-		snapshot.FormatDatadog:     datadog{},
-	}
-}
-
 // Read reads a service's feed with the adapter of its format and cleans what
 // it returns: every feed-supplied string is capped and stripped of control
 // characters, links that are not http(s) are replaced by the status page,

@@ -206,14 +206,15 @@ func checkProvesNothing(t *testing.T, bodies []string, read func(t *testing.T, r
 }
 
 // jsonDocErrors are the failures every adapter that reads one JSON document
-// must report. prefix names the adapter's own malformed and truncated
-// fixtures; good is a fixture it reads without error, used to build an
-// oversized but otherwise valid body.
-func jsonDocErrors(t *testing.T, prefix, good string) []errorCase {
+// must report. good is a fixture it reads without error: cut in half, it is
+// the truncated document, and after MaxBody bytes of white space an
+// oversized but otherwise valid one.
+func jsonDocErrors(t *testing.T, good string) []errorCase {
 	t.Helper()
+	doc := fixture(t, good)
 	return []errorCase{
-		{"malformed JSON", reply{file: prefix + "-malformed.json"}, "invalid character"},
-		{"truncated JSON", reply{file: prefix + "-truncated.json"}, "unexpected end of JSON"},
+		{"malformed JSON", reply{body: []byte(`{"status": "ok",}`)}, "invalid character"},
+		{"truncated JSON", reply{body: doc[:len(doc)/2]}, "unexpected end of JSON"},
 		{"HTML instead of JSON", reply{file: "maintenance_page.html"}, `content type "text/html"`},
 		{"HTML error page with status 200", reply{body: []byte("<html><body>Bad gateway</body></html>")}, "a bot challenge or HTML page"},
 		{"empty body", reply{body: []byte{}}, "unexpected end of JSON"},
@@ -222,7 +223,7 @@ func jsonDocErrors(t *testing.T, prefix, good string) []errorCase {
 		{"HTTP 500", reply{code: http.StatusInternalServerError, body: []byte(`{"error":"internal"}`)}, "HTTP 500"},
 		{"HTTP 404", reply{code: http.StatusNotFound}, "HTTP 404"},
 		{"HTTP 429", reply{code: http.StatusTooManyRequests}, "HTTP 429"},
-		{"body over MaxBody", reply{body: oversized(fixture(t, good))}, "larger than"},
+		{"body over MaxBody", reply{body: oversized(doc)}, "larger than"},
 	}
 }
 

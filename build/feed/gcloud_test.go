@@ -106,10 +106,6 @@ func TestGoogleCloudErrors(t *testing.T) {
 	checkErrors(t, cases, func(t *testing.T, rep reply) (Result, error) { return readGoogleCloud(t, rep, "Gemini") })
 }
 
-func TestGoogleCloudContextCancelled(t *testing.T) {
-	checkCancelled(t, googleCloud{}, func(s *httptest.Server) snapshot.Service { return gemini(s, "Gemini") })
-}
-
 func FuzzGoogleCloud(f *testing.F) {
 	addFixtures(f, "gcloud-*")
 	f.Add([]byte(`null`))

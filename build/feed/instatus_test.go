@@ -148,7 +148,7 @@ func TestInstatusTime(t *testing.T) {
 }
 
 func TestInstatusErrors(t *testing.T) {
-	cases := append(jsonDocErrors(t, "instatus", "instatus-incidents.json"),
+	cases := append(jsonDocErrors(t, "instatus-incidents.json"),
 		errorCase{"activeIncidents is a string", reply{file: "instatus-wrong-type.json"}, "cannot unmarshal string"},
 		errorCase{"page is an array", reply{body: []byte(`{"page":[],"activeIncidents":[]}`)}, "cannot unmarshal array"},
 		errorCase{"an incident id is a number", reply{body: []byte(`{"page":{"status":"UP"},"activeIncidents":[{"id":7}]}`)}, "cannot unmarshal number"},
@@ -156,7 +156,6 @@ func TestInstatusErrors(t *testing.T) {
 		errorCase{"the top level is an array", reply{body: []byte(`[]`)}, "cannot unmarshal array"},
 	)
 	checkErrors(t, cases, readInstatus)
-	checkCancelled(t, instatus{}, perplexity)
 }
 
 // A document without a page status proves nothing: an error. Incidents

@@ -260,12 +260,6 @@ func TestRSSTime(t *testing.T) {
 	}
 }
 
-func TestRSSContextCancelled(t *testing.T) {
-	checkCancelled(t, rss{}, func(s *httptest.Server) snapshot.Service {
-		return rssService(s, "azure-openai", "https://azure.status.microsoft", "OpenAI")
-	})
-}
-
 func FuzzRSS(f *testing.F) {
 	addFixtures(f, "rss-*")
 	f.Add(rssItem("Grok API is down", "PIR", rssNow))

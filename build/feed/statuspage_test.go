@@ -43,23 +43,6 @@ func readCatalog(t *testing.T, svc snapshot.Service) (Result, error) {
 	return read(t, Adapters()[svc.Feed.Format], svc)
 }
 
-func TestAdapters(t *testing.T) {
-	a := Adapters()
-	// Every format a catalog may name has a reader, except "none" (probe only).
-	for _, f := range snapshot.FeedFormats {
-		if f != snapshot.FormatNone && a[f] == nil {
-			t.Errorf("Adapters()[%q] is missing", f)
-		}
-	}
-	if len(a) != len(snapshot.FeedFormats)-1 {
-		t.Errorf("Adapters() has %d formats, want %d", len(a), len(snapshot.FeedFormats)-1)
-	}
-	delete(a, snapshot.FormatStatuspage)
-	if Adapters()[snapshot.FormatStatuspage] == nil {
-		t.Error("changing one returned map changed the next one")
-	}
-}
-
 // The status is the rollup of the in-scope components (scope.go); the
 // page-wide indicator is not used.
 func TestStatus(t *testing.T) {
@@ -305,15 +288,6 @@ func TestEmptyDocuments(t *testing.T) {
 	if err != nil || res.Status != snapshot.Operational || len(res.Incidents) != 0 {
 		t.Errorf("got %+v, %v; want operational and no incidents", res, err)
 	}
-}
-
-func TestContextCancelled(t *testing.T) {
-	t.Run("statuspage", func(t *testing.T) {
-		checkCancelled(t, Adapters()[snapshot.FormatStatuspage], func(s *httptest.Server) snapshot.Service { return anthropic(s, false) })
-	})
-	t.Run("incident.io", func(t *testing.T) {
-		checkCancelled(t, Adapters()[snapshot.FormatIncidentIO], func(s *httptest.Server) snapshot.Service { return openai(s, true) })
-	})
 }
 
 func TestNilClient(t *testing.T) {

@@ -21,7 +21,7 @@ type span struct {
 
 func day(d int, hour int) time.Time { return time.Date(2026, 10, d, hour, 0, 0, 0, time.UTC) }
 
-// fixture returns a fixed snapshot of the 26 catalog services: a month of
+// fixture returns a fixed snapshot of every catalog service: a month of
 // checks every 10 minutes, with outages, a maintenance, gaps without data,
 // a service never checked, and incidents of every kind. It is built once;
 // Render only reads it.

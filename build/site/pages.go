@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -309,25 +310,10 @@ func (m *model) servicePage(svc *service) servicePage {
 	return p
 }
 
-// feedFormats are the human names of the official feed formats.
-var feedFormats = map[snapshot.FeedFormat]string{
-	snapshot.FormatStatuspage:  "Atlassian Statuspage",
-	snapshot.FormatIncidentIO:  "incident.io",
-	snapshot.FormatInstatus:    "Instatus",
-	snapshot.FormatBetterStack: "Better Stack",
-	snapshot.FormatCheckly:     "Checkly",
-	snapshot.FormatGoogleCloud: "Google Cloud status",
-	snapshot.FormatAWSHealth:   "AWS Health",
-	snapshot.FormatRSS:         "RSS",
-	snapshot.FormatFlashduty:   "Flashduty",
-	snapshot.FormatHTML:        "HTML page",
-	snapshot.FormatDatadog:     "Datadog status page",
-}
-
 func feedLine(f snapshot.FeedSource) sourceLine {
-	format := feedFormats[f.Format]
-	if format == "" {
-		format = string(f.Format)
+	format := string(f.Format)
+	if row, ok := feed.Lookup(f.Format); ok {
+		format = row.Name
 	}
 	switch f.State {
 	case snapshot.FeedOK:

@@ -31,7 +31,7 @@ type buildOptions struct {
 func (o *buildOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.out, "out", "public", "snapshot folder to write (and to read the previous history from)")
 	fs.StringVar(&o.baseURL, "base-url", "http://localhost:8080", "public address of the site, used in openapi.json and attribution")
-	fs.StringVar(&o.catalog, "catalog", "", "catalog JSON file (default: the embedded 26 services; see 'aistatus catalog')")
+	fs.StringVar(&o.catalog, "catalog", "", "catalog JSON file (default: the embedded one; see 'aistatus catalog')")
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Second, "time limit for each service's feed and probe")
 	fs.DurationVar(&o.staleAfter, "stale-after", 15*time.Minute, "age past which clients are told the data is stale")
 	fs.StringVar(&o.apiOrigin, "api-origin", "", "thin server address the static-hosting _redirects proxy /check and filtered /incidents to")
