@@ -191,7 +191,7 @@ func TestTools(t *testing.T) {
 
 	var status mcpserver.StatusResult
 	text := call(t, cs, "get_status", nil, &status)
-	if len(status.Services) != 26 || status.Services[0].Slug == "" || !strings.Contains(status.Source, "https://aistatus.example") {
+	if len(status.Services) != catalogSize(t) || status.Services[0].Slug == "" || !strings.Contains(status.Source, "https://aistatus.example") {
 		t.Errorf("get_status: %d services, source %q", len(status.Services), status.Source)
 	}
 	if !strings.Contains(text, "25 operational, 1 degraded") || !strings.Contains(text, "OpenAI (openai): degraded") {
@@ -303,7 +303,7 @@ func TestStreamableHTTP(t *testing.T) {
 	}
 	var status mcpserver.StatusResult
 	call(t, cs, "get_status", nil, &status)
-	if len(status.Services) != 26 || status.License != snapshot.License {
+	if len(status.Services) != catalogSize(t) || status.License != snapshot.License {
 		t.Errorf("get_status over HTTP: %d services, license %q", len(status.Services), status.License)
 	}
 	var check mcpserver.CheckResult
@@ -362,4 +362,14 @@ func TestStreamableHTTPRateLimited(t *testing.T) {
 			t.Errorf("429 without Retry-After")
 		}
 	}
+}
+
+// catalogSize is the number of services the default catalog tracks.
+func catalogSize(t *testing.T) int {
+	t.Helper()
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(cat.Services)
 }
