@@ -70,13 +70,13 @@ type spIncident struct {
 // components), and the incident list.
 func (a statuspage) Read(ctx context.Context, req Request) (Result, error) {
 	svc := req.Service
-	sum, err := readSummary(ctx, req.Client, svc.Feed.URL)
+	sum, err := spReadSummary(ctx, req.Client, svc.Feed.URL)
 	if err != nil {
 		return Result{}, err
 	}
 	comps := *sum.Components
 	if svc.Feed.ComponentsURL != "" {
-		full, err := readSummary(ctx, req.Client, svc.Feed.ComponentsURL)
+		full, err := spReadSummary(ctx, req.Client, svc.Feed.ComponentsURL)
 		if err != nil {
 			return Result{}, err
 		}
@@ -102,9 +102,9 @@ func (a statuspage) Read(ctx context.Context, req Request) (Result, error) {
 	return statuspageResult(svc, a.format, comps, sum.Incidents, listed)
 }
 
-// readSummary reads a summary.json or components.json and checks that it is
+// spReadSummary reads a summary.json or components.json and checks that it is
 // one: a page or status member and a list of components.
-func readSummary(ctx context.Context, client *http.Client, url string) (summaryDoc, error) {
+func spReadSummary(ctx context.Context, client *http.Client, url string) (summaryDoc, error) {
 	var sum summaryDoc
 	if err := getJSON(ctx, client, url, &sum); err != nil {
 		return summaryDoc{}, err
@@ -136,7 +136,7 @@ func statuspageResult(svc snapshot.Service, format snapshot.FeedFormat, rows []s
 		if c.Group {
 			continue
 		}
-		comps = append(comps, snapshot.Component{ID: c.ID, Name: c.Name, Group: groups[c.GroupID], Status: componentStatus(c.Status)})
+		comps = append(comps, snapshot.Component{ID: c.ID, Name: c.Name, Group: groups[c.GroupID], Status: spComponentStatus(c.Status)})
 		refs = append(refs, ref{ID: c.ID, Name: c.Name, GroupID: c.GroupID, Group: groups[c.GroupID]})
 	}
 	s := newScoper(svc.Feed.Scope, refs, format == snapshot.FormatStatuspage)
@@ -144,12 +144,12 @@ func statuspageResult(svc snapshot.Service, format snapshot.FeedFormat, rows []s
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Status: status, Components: comps, Incidents: incidents(svc, s, unresolved, listed)}, nil
+	return Result{Status: status, Components: comps, Incidents: spIncidents(svc, s, unresolved, listed)}, nil
 }
 
-// componentStatus maps a component status; an unknown string is Unknown,
+// spComponentStatus maps a component status; an unknown string is Unknown,
 // which the rollup leaves out.
-func componentStatus(status string) snapshot.Status {
+func spComponentStatus(status string) snapshot.Status {
 	switch status {
 	case "operational":
 		return snapshot.Operational
@@ -165,10 +165,10 @@ func componentStatus(status string) snapshot.Status {
 	return snapshot.Unknown
 }
 
-// incidents merges the summary's unresolved incidents with the incident
+// spIncidents merges the summary's unresolved incidents with the incident
 // list. The list is read after the summary and is the fuller record, so its
 // version of an incident wins.
-func incidents(svc snapshot.Service, s scoper, unresolved, listed []spIncident) []snapshot.Incident {
+func spIncidents(svc snapshot.Service, s scoper, unresolved, listed []spIncident) []snapshot.Incident {
 	var order []string
 	byID := map[string]spIncident{}
 	for _, list := range [][]spIncident{unresolved, listed} {
@@ -181,7 +181,7 @@ func incidents(svc snapshot.Service, s scoper, unresolved, listed []spIncident) 
 	}
 	var out []snapshot.Incident
 	for _, id := range order {
-		if inc, ok := convert(svc, s, byID[id]); ok {
+		if inc, ok := spConvert(svc, s, byID[id]); ok {
 			out = append(out, inc)
 		}
 	}
@@ -189,10 +189,10 @@ func incidents(svc snapshot.Service, s scoper, unresolved, listed []spIncident) 
 	return out
 }
 
-// convert maps one upstream incident. It reports false for an incident to
+// spConvert maps one upstream incident. It reports false for an incident to
 // leave out: maintenance, one outside the scope, or one without an id or
 // with a time that cannot be read (better missing than wrong).
-func convert(svc snapshot.Service, s scoper, in spIncident) (snapshot.Incident, bool) {
+func spConvert(svc snapshot.Service, s scoper, in spIncident) (snapshot.Incident, bool) {
 	id := snapshot.OfficialIncidentID(svc.Slug, in.ID)
 	if id == "" || in.Impact == "maintenance" {
 		return snapshot.Incident{}, false
@@ -232,7 +232,7 @@ func convert(svc snapshot.Service, s scoper, in spIncident) (snapshot.Incident, 
 		ID:        id,
 		Service:   svc.Slug,
 		Headline:  in.Name,
-		Severity:  severity(in.Impact),
+		Severity:  spSeverity(in.Impact),
 		StartedAt: started,
 		EndedAt:   ended,
 		Status:    in.Status,
@@ -242,9 +242,9 @@ func convert(svc snapshot.Service, s scoper, in spIncident) (snapshot.Incident, 
 	}, true
 }
 
-// severity maps an incident's impact. "none" still is an official incident,
+// spSeverity maps an incident's impact. "none" still is an official incident,
 // so it and any impact not known here count as minor.
-func severity(impact string) snapshot.Severity {
+func spSeverity(impact string) snapshot.Severity {
 	switch impact {
 	case "major":
 		return snapshot.Major
