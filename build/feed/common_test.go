@@ -1,9 +1,11 @@
 package feed
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/aistatus/aistatus/snapshot"
@@ -22,15 +24,22 @@ func TestReadCleansHostileFeeds(t *testing.T) {
 		inc   string
 		check func(t *testing.T, incs []snapshot.Incident)
 	}{
-		{"a time that is year 10000 in UTC is dropped, not fatal",
+		{"a time that is year 10000 in UTC is dropped, not fatal, and named",
 			incident(`,"id":"bad","started_at":"9999-12-31T23:59:59-01:00"`),
 			func(t *testing.T, incs []snapshot.Incident) {
 				if len(incs) != 1 || incs[0].ID != "svc-ok1" {
 					t.Errorf("incidents %+v, want only the sane one", incs)
 				}
 			}},
-		{"year 0 with a positive offset is dropped",
+		{"year 0 with a positive offset is dropped and named",
 			incident(`,"id":"bad","started_at":"0000-01-01T00:30:00+01:00"`),
+			func(t *testing.T, incs []snapshot.Incident) {
+				if len(incs) != 1 {
+					t.Errorf("incidents %+v, want only the sane one", incs)
+				}
+			}},
+		{"an update in 2150 is dropped and named, not ignored",
+			incident(`,"id":"bad","updated_at":"2150-01-01T00:00:00Z"`),
 			func(t *testing.T, incs []snapshot.Incident) {
 				if len(incs) != 1 {
 					t.Errorf("incidents %+v, want only the sane one", incs)
@@ -77,11 +86,17 @@ func TestReadCleansHostileFeeds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			body := `{"page":{"id":"p"},` + calm + `,"incidents":[` + incident("") + `,` + tt.inc + `]}`
 			srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: {body: []byte(body)}})
-			res, err := read(t, Adapters()[snapshot.FormatStatuspage], service(srv, "svc", "https://status.example.com", snapshot.FormatStatuspage, false))
+			svc := service(srv, "svc", "https://status.example.com", snapshot.FormatStatuspage, false)
+			res, dropped, err := Read(context.Background(), Adapters()[snapshot.FormatStatuspage], Request{Client: srv.Client(), Service: svc, Now: time.Now()})
 			if err != nil {
 				t.Fatalf("Read: %v", err)
 			}
 			tt.check(t, res.Incidents)
+			// What the door drops it names, for the build's log.
+			if kept := len(res.Incidents); strings.Contains(tt.name, "dropped") != (len(dropped) > 0) ||
+				(len(dropped) > 0 && !strings.Contains(dropped[0], "out of range")) {
+				t.Errorf("%d kept, dropped %q", kept, dropped)
+			}
 			if _, err := json.Marshal(res); err != nil {
 				t.Errorf("the result does not render: %v", err)
 			}
