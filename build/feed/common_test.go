@@ -49,7 +49,7 @@ func TestReadCleansHostileFeeds(t *testing.T) {
 			incident(`,"id":"big","name":"` + strings.Repeat("A", 1<<20) + `"`),
 			func(t *testing.T, incs []snapshot.Incident) {
 				for _, inc := range incs {
-					if n := utf8.RuneCountInString(inc.Headline); n > maxHeadline {
+					if n := utf8.RuneCountInString(inc.Headline); n > snapshot.MaxHeadline {
 						t.Errorf("headline of %d characters", n)
 					}
 				}

@@ -383,7 +383,7 @@ func checkCleaned(t *testing.T, svc snapshot.Service, res Result) {
 	}
 	for _, inc := range cleaned.Incidents {
 		for _, text := range []string{inc.Headline, inc.Status} {
-			if strings.ContainsFunc(text, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) || utf8.RuneCountInString(text) > maxHeadline {
+			if strings.ContainsFunc(text, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) || utf8.RuneCountInString(text) > snapshot.MaxHeadline {
 				t.Fatalf("incident %s: text %q is not clean", inc.ID, text)
 			}
 		}
