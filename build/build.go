@@ -83,6 +83,10 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 		hist, corrupt = snapshot.NewHistory(), previous
 	case err != nil:
 		return Result{}, fmt.Errorf("reading history: %w", err)
+	default:
+		for _, why := range hist.CleanIncidents(opts.Now()) {
+			opts.Log.Warn().Str("dropped", why).Msg("history: an incident that cannot be published was dropped")
+		}
 	}
 
 	obs := Observe(ctx, opts)

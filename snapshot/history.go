@@ -530,6 +530,40 @@ func (b Bucket) check() error {
 	return nil
 }
 
+// maxIncidentIDLength bounds an incident id read back from a history: an
+// official id is at most the slug and maxIDLength (longer ones are hashed).
+const maxIncidentIDLength = 2 * maxIDLength
+
+// CleanIncidents cleans the incidents of a history read back from a file as
+// a feed's are cleaned (Incident.Clean), and drops those that cannot be
+// published, saying why: a hand-edited or hostile history must not
+// republish a 20 MB headline or an incident that starts in 2031. A build
+// writes none of these, so the usual history comes out unchanged.
+func (h *History) CleanIncidents(now time.Time) (dropped []string) {
+	kept := h.Incidents[:0]
+	for _, inc := range h.Incidents {
+		why := fmt.Sprintf("incident id of %d bytes", len(inc.ID))
+		if inc.ID != "" && len(inc.ID) <= maxIncidentIDLength {
+			why = inc.Clean(now, "")
+		}
+		if why != "" {
+			dropped = append(dropped, why)
+			continue
+		}
+		kept = append(kept, inc)
+	}
+	clear(h.Incidents[len(kept):])
+	h.Incidents = kept
+	return dropped
+}
+
+// maxChangeIDsAhead bounds how far the next change id may be ahead of the
+// clock: ids start at the first change's time in microseconds and grow by
+// one per change, so 2⁴⁰ (a thousand changes a second for 35 years) is more
+// than any log reaches, and far from the int64 limit where the counter
+// would wrap.
+const maxChangeIDsAhead = 1 << 40
+
 // CheckClock reports, as an error wrapping ErrCorruptHistory, a history
 // holding a time later than now plus MaxClockSkew: one written by a build
 // whose clock was ahead. Built on, it would freeze the data — every check
@@ -550,6 +584,10 @@ func (h *History) CheckClock(now time.Time) error {
 	}
 	if err := future("changesSince", h.ChangesSince); err != nil {
 		return err
+	}
+	if h.NextChangeID > firstChangeID(limit)+maxChangeIDsAhead {
+		return fmt.Errorf("%w: nextChangeId %d is further ahead of the clock than any log goes (now %s)",
+			ErrCorruptHistory, h.NextChangeID, now.UTC().Format(time.RFC3339))
 	}
 	// The log is in time order, and a new change is never dated before the
 	// last: one from the future would date every later change there.

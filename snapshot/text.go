@@ -1,6 +1,7 @@
 package snapshot
 
 import (
+	"fmt"
 	"net/url"
 	"strings"
 	"time"
@@ -23,6 +24,12 @@ var (
 
 // SaneTime reports whether t is within the range a status page can mean.
 func SaneTime(t time.Time) bool { return !t.Before(earliestTime) && t.Before(latestTime) }
+
+// IncidentFutureSlack is how far ahead of our clock an incident's times may
+// be: a page's clock may be off, and RSS items are dated by hand, sometimes
+// in the wrong time zone. Further ahead, an item announces something to come
+// (a scheduled maintenance), and a time is no incident's.
+const IncidentFutureSlack = time.Hour
 
 // The caps on incident text, in characters.
 const (
@@ -78,4 +85,48 @@ func CleanURL(raw, fallback string) string {
 		return fallback
 	}
 	return u.String()
+}
+
+// Clean bounds an incident's outside text and checks its times, the same
+// for one read from a status page and one read back from a history: it
+// reports why the incident cannot be published ("" when it can). Times
+// must be sane, and with a non-zero now no later than now plus
+// IncidentFutureSlack: an incident that starts or ends further ahead is a
+// broken page or clock, or an announcement, not news. Text is capped and made inert; a link that is
+// not http(s) becomes fallback. An end before the start moves the start
+// back (imported or back-filed incidents are resolved before they were
+// declared), and the update is never before the start.
+func (inc *Incident) Clean(now time.Time, fallback string) (why string) {
+	if inc.UpdatedAt.IsZero() {
+		inc.UpdatedAt = inc.StartedAt
+	}
+	limit := now.Add(IncidentFutureSlack)
+	for _, t := range []struct {
+		name string
+		at   *time.Time
+	}{{"time", &inc.StartedAt}, {"update", &inc.UpdatedAt}, {"end", inc.EndedAt}} {
+		switch {
+		case t.at == nil:
+		case !SaneTime(*t.at):
+			return fmt.Sprintf("incident %s: %s %s out of range", inc.ID, t.name, t.at.Format(time.RFC3339))
+		case !now.IsZero() && t.at.After(limit):
+			return fmt.Sprintf("incident %s: %s %s is in the future", inc.ID, t.name, t.at.Format(time.RFC3339))
+		}
+	}
+	if !inc.Severity.Valid() {
+		return fmt.Sprintf("incident %s: severity %q", inc.ID, CleanText(string(inc.Severity), 20))
+	}
+	inc.Headline = CleanText(inc.Headline, MaxHeadline)
+	if inc.Headline == "" {
+		inc.Headline = "Untitled incident"
+	}
+	inc.Status = CleanText(inc.Status, MaxStatusWord)
+	inc.URL = CleanURL(inc.URL, fallback)
+	if inc.EndedAt != nil && inc.EndedAt.Before(inc.StartedAt) {
+		inc.StartedAt = *inc.EndedAt
+	}
+	if inc.UpdatedAt.Before(inc.StartedAt) {
+		inc.UpdatedAt = inc.StartedAt
+	}
+	return ""
 }

@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"errors"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func TestHistoryCheckClock(t *testing.T) {
@@ -37,6 +40,8 @@ func TestHistoryCheckClock(t *testing.T) {
 		{"next hour's bucket", func(h *History) {
 			h.Track("a").Buckets = []Bucket{{T: now.Truncate(BucketSize).Add(BucketSize).Unix()}}
 		}, false},
+		{"the next change id of a long log", func(h *History) { h.NextChangeID = firstChangeID(now) + 1_000_000 }, true},
+		{"a next change id about to wrap", func(h *History) { h.NextChangeID = math.MaxInt64 }, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -119,5 +124,48 @@ func TestReadHistoryRejectsNegativeCounts(t *testing.T) {
 				t.Fatalf("ReadHistory = %v, want ErrCorruptHistory", err)
 			}
 		})
+	}
+}
+
+// TestCleanIncidents: a history read back is cleaned as a feed is: text
+// capped, incidents with impossible times or ids dropped and named, the
+// rest kept as they were.
+func TestCleanIncidents(t *testing.T) {
+	now := at(10 * day)
+	ok := Incident{ID: "openai-1", Service: "openai", Headline: "Elevated errors", Severity: Major, Status: "resolved",
+		StartedAt: now.Add(-time.Hour), UpdatedAt: now.Add(-time.Hour), Source: SourceOfficial, URL: "https://status.openai.com/x"}
+	with := func(edit func(*Incident)) Incident { inc := ok; edit(&inc); return inc }
+	future := now.AddDate(5, 0, 0)
+	h := NewHistory()
+	h.Incidents = []Incident{
+		ok,
+		with(func(i *Incident) { i.ID, i.Headline = "openai-2", strings.Repeat("A", 20<<20) }),
+		with(func(i *Incident) { i.ID, i.URL = "openai-3", "javascript:alert(1)" }),
+		with(func(i *Incident) { i.ID, i.StartedAt = "openai-4", future }),
+		with(func(i *Incident) { i.ID, i.EndedAt = "openai-5", &future }),
+		with(func(i *Incident) { i.ID = strings.Repeat("x", 1<<20) }),
+		with(func(i *Incident) { i.ID, i.Severity = "openai-7", "apocalyptic" }),
+	}
+	dropped := h.CleanIncidents(now)
+	var ids []string
+	for _, inc := range h.Incidents {
+		ids = append(ids, inc.ID)
+	}
+	if !slices.Equal(ids, []string{"openai-1", "openai-2", "openai-3"}) || len(dropped) != 4 {
+		t.Fatalf("kept %v, dropped %q", ids, dropped)
+	}
+	if h.Incidents[0] != ok {
+		t.Errorf("a clean incident changed: %+v", h.Incidents[0])
+	}
+	if n := utf8.RuneCountInString(h.Incidents[1].Headline); n > MaxHeadline {
+		t.Errorf("a headline of %d characters kept", n)
+	}
+	if h.Incidents[2].URL != "" {
+		t.Errorf("link %q kept", h.Incidents[2].URL)
+	}
+	for _, why := range dropped {
+		if len(why) > 200 {
+			t.Errorf("a reason of %d bytes: the log line repeats what it drops", len(why))
+		}
 	}
 }

@@ -39,32 +39,19 @@ func parseTime(s string) (t time.Time, ok bool) {
 // clean bounds everything in a result that came from the page, and drops
 // (naming them) the incidents that cannot be published: no usable id, or a
 // time outside the sane range.
-func clean(svc snapshot.Service, res Result) (Result, []string) {
+func clean(svc snapshot.Service, res Result, now time.Time) (Result, []string) {
 	var dropped []string
 	kept := res.Incidents[:0]
 	for _, inc := range res.Incidents {
-		if inc.UpdatedAt.IsZero() {
-			inc.UpdatedAt = inc.StartedAt
+		why := unsafeID(svc, inc)
+		if why == "" {
+			why = inc.Clean(now, svc.StatusPage)
 		}
-		if why := unpublishable(svc, inc); why != "" {
+		if why != "" {
 			dropped = append(dropped, why)
 			continue
 		}
 		inc.Service = svc.Slug
-		inc.Headline = snapshot.CleanText(inc.Headline, snapshot.MaxHeadline)
-		if inc.Headline == "" {
-			inc.Headline = "Untitled incident"
-		}
-		inc.Status = snapshot.CleanText(inc.Status, snapshot.MaxStatusWord)
-		inc.URL = snapshot.CleanURL(inc.URL, svc.StatusPage)
-		if inc.EndedAt != nil && inc.EndedAt.Before(inc.StartedAt) {
-			// Imported or back-filed incidents can be resolved before they
-			// were declared. It began no later than it ended.
-			inc.StartedAt = *inc.EndedAt
-		}
-		if inc.UpdatedAt.Before(inc.StartedAt) {
-			inc.UpdatedAt = inc.StartedAt
-		}
 		kept = append(kept, inc)
 	}
 	res.Incidents = kept
@@ -82,22 +69,11 @@ func clean(svc snapshot.Service, res Result) (Result, []string) {
 	return res, dropped
 }
 
-// unpublishable says why an incident cannot be published, or "".
-func unpublishable(svc snapshot.Service, inc snapshot.Incident) string {
+// unsafeID says why an incident's id cannot be published, or "".
+func unsafeID(svc snapshot.Service, inc snapshot.Incident) string {
 	prefix := svc.Slug + "-"
 	if !strings.HasPrefix(inc.ID, prefix) || snapshot.OfficialIncidentID(svc.Slug, inc.ID[len(prefix):]) != inc.ID {
 		return fmt.Sprintf("incident id %q is not a safe id", snapshot.CleanText(inc.ID, 80))
-	}
-	for _, t := range []time.Time{inc.StartedAt, inc.UpdatedAt} {
-		if !snapshot.SaneTime(t) {
-			return fmt.Sprintf("incident %s: time %s out of range", inc.ID, t.Format(time.RFC3339))
-		}
-	}
-	if inc.EndedAt != nil && !snapshot.SaneTime(*inc.EndedAt) {
-		return fmt.Sprintf("incident %s: end %s out of range", inc.ID, inc.EndedAt.Format(time.RFC3339))
-	}
-	if !inc.Severity.Valid() {
-		return fmt.Sprintf("incident %s: severity %q", inc.ID, snapshot.CleanText(string(inc.Severity), 20))
 	}
 	return ""
 }

@@ -68,7 +68,7 @@ func Read(ctx context.Context, a Adapter, req Request) (Result, []string, error)
 	if err != nil {
 		return Result{}, nil, err
 	}
-	res, dropped := clean(req.Service, res)
+	res, dropped := clean(req.Service, res, req.Now)
 	return res, dropped, nil
 }
 

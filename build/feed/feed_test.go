@@ -377,7 +377,7 @@ func checkParsed(t *testing.T, svc snapshot.Service, res Result, err error) bool
 func checkCleaned(t *testing.T, svc snapshot.Service, res Result) {
 	t.Helper()
 	svc.StatusPage = cmp.Or(svc.StatusPage, "https://status.example")
-	cleaned, _ := clean(svc, Result{Status: res.Status, Incidents: slices.Clone(res.Incidents), Components: slices.Clone(res.Components)})
+	cleaned, _ := clean(svc, Result{Status: res.Status, Incidents: slices.Clone(res.Incidents), Components: slices.Clone(res.Components)}, time.Time{})
 	if _, err := json.Marshal(cleaned); err != nil {
 		t.Fatalf("a cleaned result does not render: %v", err)
 	}
@@ -390,7 +390,11 @@ func checkCleaned(t *testing.T, svc snapshot.Service, res Result) {
 		if !strings.HasPrefix(inc.URL, "http://") && !strings.HasPrefix(inc.URL, "https://") {
 			t.Fatalf("incident %s: link %q", inc.ID, inc.URL)
 		}
-		if unpublishable(svc, inc) != "" || (inc.EndedAt != nil && inc.EndedAt.Before(inc.StartedAt)) {
+		again := inc
+		if unsafeID(svc, inc) != "" || again.Clean(time.Time{}, svc.StatusPage) != "" || again != inc {
+			t.Fatalf("incident %+v kept though unpublishable, or not clean (cleaned again: %+v)", inc, again)
+		}
+		if inc.EndedAt != nil && inc.EndedAt.Before(inc.StartedAt) {
 			t.Fatalf("incident %+v kept though unpublishable", inc)
 		}
 	}

@@ -25,12 +25,11 @@ const rssAcceptTypes = "application/rss+xml, application/atom+xml, application/x
 
 // The windows, back from now, in which an item counts for the status and
 // in which it is listed as an incident. An item dated more than
-// rssFutureSlack ahead of now announces something to come (a scheduled
-// maintenance) and counts for neither.
+// snapshot.IncidentFutureSlack ahead of now announces something to come (a
+// scheduled maintenance) and counts for neither.
 const (
 	rssStatusWindow   = 24 * time.Hour
 	rssIncidentWindow = 30 * 24 * time.Hour
-	rssFutureSlack    = time.Hour
 )
 
 // The words the heuristics look for, as whole words in the title or text.
@@ -91,7 +90,7 @@ func parseRSS(data []byte, req Request) (Result, error) {
 	seen := map[string]bool{}
 	for _, e := range entries {
 		words := e.title + "\n" + e.text
-		if e.published.After(now.Add(rssFutureSlack)) {
+		if e.published.After(now.Add(snapshot.IncidentFutureSlack)) {
 			continue
 		}
 		resolved := rssResolvedWords.MatchString(words)
