@@ -101,18 +101,20 @@ func newTestOrigin(t *testing.T, url string, clock *testClock, poll time.Duratio
 // loopback listener, polling until the test ends.
 type replica struct {
 	*Server
-	hs *httptest.Server
+	hs     *httptest.Server
+	origin *Origin
 }
 
 func startReplica(t *testing.T, origin *staticOrigin, clock *testClock, poll time.Duration) *replica {
 	t.Helper()
-	srv := New(Options{Catalog: origin.cat, Log: zerolog.Nop(), Now: clock.Now, Origin: newTestOrigin(t, origin.URL, clock, poll)})
+	o := newTestOrigin(t, origin.URL, clock, poll)
+	srv := New(Options{Catalog: origin.cat, Log: zerolog.Nop(), Now: clock.Now, Origin: o})
 	hs := httptest.NewServer(srv.Handler())
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() { srv.Watch(ctx, poll) })
 	t.Cleanup(func() { cancel(); wg.Wait(); hs.Close() })
-	return &replica{Server: srv, hs: hs}
+	return &replica{Server: srv, hs: hs, origin: o}
 }
 
 // health GETs path (/healthz or /readyz) and decodes the answer.
@@ -151,38 +153,60 @@ func (r *replica) statusTimestamp(t *testing.T) time.Time {
 	return doc.Timestamp
 }
 
-// waitGeneration waits until every replica serves generation gen, and
-// returns how long that took.
-func waitGeneration(t *testing.T, replicas []*replica, gen string, within time.Duration) time.Duration {
+// replicaHang bounds the waits for the replicas' polls. It is no estimate
+// of how long a poll takes (on a loaded machine, under the race detector, a
+// sync of the whole set can take seconds): only a replica stuck for good
+// reaches it.
+const replicaHang = time.Minute
+
+// waitReplicas waits until ok holds for every replica, and returns how long
+// that took; it fails the test, saying what was awaited, after replicaHang.
+func waitReplicas(t *testing.T, replicas []*replica, what string, ok func(*replica) bool) time.Duration {
 	t.Helper()
 	start := time.Now()
 	for {
 		done := 0
 		for _, r := range replicas {
-			if cur := r.Store().Current(); cur != nil && cur.Manifest.Generation == gen {
+			if ok(r) {
 				done++
 			}
 		}
 		if done == len(replicas) {
 			return time.Since(start)
 		}
-		if time.Since(start) > within {
-			t.Fatalf("%d of %d replicas serve generation %s after %v", done, len(replicas), gen, within)
+		if time.Since(start) > replicaHang {
+			t.Fatalf("%d of %d replicas %s after %v", done, len(replicas), what, replicaHang)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
 }
 
+// waitGeneration waits until every replica serves generation gen, and
+// returns how long that took.
+func waitGeneration(t *testing.T, replicas []*replica, gen string) time.Duration {
+	t.Helper()
+	return waitReplicas(t, replicas, "serve generation "+gen, func(r *replica) bool {
+		cur := r.Store().Current()
+		return cur != nil && cur.Manifest.Generation == gen
+	})
+}
+
+// waitSource waits until every replica's last poll of the origin, as its
+// health reports it, satisfies ok.
+func waitSource(t *testing.T, replicas []*replica, what string, ok func(SourceHealth) bool) {
+	t.Helper()
+	waitReplicas(t, replicas, what, func(r *replica) bool { return ok(r.origin.Health()) })
+}
+
 // TestReplicasFollowOrigin is the loopback proof of "many edge replicas, one
 // truth": three replicas of one static origin converge on each new
-// snapshot within a poll interval, never swap in a torn publish, and keep
-// serving their last good copy when the origin dies, reporting it stale
-// once it is.
+// snapshot, never swap in a torn publish, and keep serving their last good
+// copy when the origin dies, reporting it stale once it is. Each step waits
+// for the polls it is about (their outcome in the store or in the source's
+// health), never for a guessed time: how long convergence took is logged,
+// not asserted, since on a loaded machine it says more about the machine.
 func TestReplicasFollowOrigin(t *testing.T) {
 	const poll = 250 * time.Millisecond
-	// A sync fetches and verifies about 200 files; on a loaded 2-core
-	// machine that is well under this allowance.
-	const syncAllowance = 2 * time.Second
 	origin := newStaticOrigin(t)
 	clock := newTestClock(genTime.Add(time.Minute))
 	first := origin.publish(t, genTime)
@@ -190,7 +214,7 @@ func TestReplicasFollowOrigin(t *testing.T) {
 	for range 3 {
 		replicas = append(replicas, startReplica(t, origin, clock, poll))
 	}
-	waitGeneration(t, replicas, first.Generation, syncAllowance)
+	waitGeneration(t, replicas, first.Generation)
 	for i, r := range replicas {
 		code, h := r.health(t, snapshot.PathReadyz)
 		if code != http.StatusOK || !h.Ready || h.Source.Kind != "origin" || h.Source.Location != origin.URL+"/" ||
@@ -199,10 +223,10 @@ func TestReplicasFollowOrigin(t *testing.T) {
 		}
 	}
 
-	// A new snapshot at the origin: all three serve it within one poll.
+	// A new snapshot at the origin: all three take it at their next poll.
 	clock.Set(genTime.Add(6 * time.Minute))
 	second := origin.publish(t, genTime.Add(5*time.Minute))
-	took := waitGeneration(t, replicas, second.Generation, poll+syncAllowance)
+	took := waitGeneration(t, replicas, second.Generation)
 	t.Logf("three replicas converged on the new snapshot in %v (poll %v)", took, poll)
 	for i, r := range replicas {
 		if ts := r.statusTimestamp(t); !ts.Equal(genTime.Add(5 * time.Minute)) {
@@ -217,13 +241,18 @@ func TestReplicasFollowOrigin(t *testing.T) {
 
 	// A torn publish: a file of the new set does not match its manifest.
 	// (The manifest is held back while the test tears the file, so that no
-	// replica catches the complete set in between.)
+	// replica catches the complete set in between. The publish starts once
+	// every replica has been refused the manifest: a poll begun before the
+	// hold could still be about to read it.)
 	origin.setTamper(func(w http.ResponseWriter, r *http.Request) bool {
 		if r.URL.Path == "/"+snapshot.FileManifest {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			return true
 		}
 		return false
+	})
+	waitSource(t, replicas, "refused the manifest", func(h SourceHealth) bool {
+		return strings.Contains(h.LastError, "503")
 	})
 	third := origin.publish(t, genTime.Add(10*time.Minute))
 	torn := filepath.Join(origin.dir, snapshot.ServiceFile("openai"))
@@ -235,7 +264,10 @@ func TestReplicasFollowOrigin(t *testing.T) {
 		t.Fatal(err)
 	}
 	origin.setTamper(nil)
-	time.Sleep(4 * poll)
+	// Every replica fetches the torn set and refuses it.
+	waitSource(t, replicas, "refused the torn set", func(h SourceHealth) bool {
+		return strings.Contains(h.LastError, "sha256")
+	})
 	for i, r := range replicas {
 		if gen := r.Store().Current().Manifest.Generation; gen != second.Generation {
 			t.Fatalf("replica %d swapped in the torn set (%s)", i, gen)
@@ -249,12 +281,18 @@ func TestReplicasFollowOrigin(t *testing.T) {
 	if err := os.WriteFile(torn, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	waitGeneration(t, replicas, third.Generation, poll+syncAllowance)
+	waitGeneration(t, replicas, third.Generation)
+	// The sync that swapped it in records its success just after the swap.
+	waitSource(t, replicas, "recorded the repaired sync", func(h SourceHealth) bool {
+		return h.ConsecutiveFailures == 0
+	})
 
 	// The origin dies. The replicas keep serving what they hold; they are
 	// ready while it is fresh, and not ready once it is stale.
 	origin.Close()
-	time.Sleep(3 * poll)
+	waitSource(t, replicas, "failed to reach the closed origin", func(h SourceHealth) bool {
+		return h.ConsecutiveFailures > 0
+	})
 	for i, r := range replicas {
 		if ts := r.statusTimestamp(t); !ts.Equal(genTime.Add(10 * time.Minute)) {
 			t.Errorf("replica %d, origin down: serves status of %v", i, ts)
@@ -458,7 +496,7 @@ func TestReplicaOfReplica(t *testing.T) {
 	clock := newTestClock(genTime.Add(time.Minute))
 	m := origin.publish(t, genTime)
 	first := startReplica(t, origin, clock, poll)
-	waitGeneration(t, []*replica{first}, m.Generation, 5*time.Second)
+	waitGeneration(t, []*replica{first}, m.Generation)
 
 	o := newTestOrigin(t, first.hs.URL, clock, poll)
 	st := NewStore("")

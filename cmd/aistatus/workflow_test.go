@@ -93,7 +93,7 @@ func runStep(t *testing.T, script, dir string, env ...string) (string, error) {
 // over, uncached, and that anything but a 404 stops the run.
 func TestSnapshotWorkflowCarriesHistory(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
-		t.Skip("curl is not installed: the workflow's restore step needs it")
+		t.Skip("curl not found: install it (apt-get install curl) to run the workflow's restore step")
 	}
 	steps := workflowSteps(t)
 	cat, err := snapshot.DefaultCatalog()
@@ -276,7 +276,7 @@ func TestSnapshotWorkflowCarriesHistory(t *testing.T) {
 // may write to Actions.
 func TestSnapshotWorkflowKeepalive(t *testing.T) {
 	if _, err := exec.LookPath("curl"); err != nil {
-		t.Skip("curl is not installed: the keepalive step needs it")
+		t.Skip("curl not found: install it (apt-get install curl) to run the keepalive step")
 	}
 	wf := readSnapshotWorkflow(t)
 	job, ok := wf.Jobs["keepalive"]
@@ -357,7 +357,7 @@ func readJSON(t *testing.T, path string, v any) {
 // a warning on the run, a changed scope roster a notice, the rest silent.
 func TestSnapshotWorkflowWarnsAboutUnreadSources(t *testing.T) {
 	if _, err := exec.LookPath("jq"); err != nil {
-		t.Skip("jq is not installed (GitHub's runners have it)")
+		t.Skip("jq not found: install it (apt-get install jq; GitHub's runners have it) to run the sources step")
 	}
 	steps := jobSteps(t, "build", "sources")
 	now := time.Now().UTC()
