@@ -39,7 +39,7 @@ func TestReadCleansHostileFeeds(t *testing.T) {
 				}
 			}},
 		{"an incident starting years ahead of our clock is dropped and named",
-			incident(`,"id":"bad","started_at":"`+time.Now().AddDate(5, 0, 0).UTC().Format(time.RFC3339)+`"`),
+			incident(`,"id":"bad","started_at":"` + time.Now().AddDate(5, 0, 0).UTC().Format(time.RFC3339) + `"`),
 			func(t *testing.T, incs []snapshot.Incident) {
 				if len(incs) != 1 {
 					t.Errorf("incidents %+v, want only the sane one", incs)
