@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -57,6 +58,21 @@ func TestFailureKinds(t *testing.T) {
 	}{
 		{"HTTP 403", onServer("anthropic", map[string]reply{spSummary: {code: http.StatusForbidden, body: []byte("Forbidden")}}), snapshot.FailureHTTP},
 		{"moved to another host", movedSetup, snapshot.FailureMoved},
+		{"redirected to a private address, refused", func(t *testing.T) (snapshot.Service, *http.Client) {
+			origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				http.Redirect(w, r, "http://10.0.0.1"+r.URL.Path, http.StatusFound)
+			}))
+			t.Cleanup(origin.Close)
+			return catalogService(t, "anthropic", origin), outbound.NewClient(outbound.Options{AllowedURLs: []string{origin.URL}})
+		}, snapshot.FailureMoved},
+		{"redirected to a host that resolves inside, refused", func(t *testing.T) (snapshot.Service, *http.Client) {
+			origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				_, port, _ := net.SplitHostPort(r.Host)
+				http.Redirect(w, r, "http://localhost:"+port+r.URL.Path, http.StatusFound)
+			}))
+			t.Cleanup(origin.Close)
+			return catalogService(t, "anthropic", origin), outbound.NewClient(outbound.Options{AllowedURLs: []string{origin.URL}})
+		}, snapshot.FailureMoved},
 		{"Cloudflare challenge, HTTP 403", handler("anthropic", challenge(http.StatusForbidden), 10*time.Second), snapshot.FailureChallenge},
 		{"Cloudflare challenge, HTTP 200", handler("anthropic", challenge(http.StatusOK), 10*time.Second), snapshot.FailureChallenge},
 		{"{}", onServer("anthropic", map[string]reply{spSummary: {body: []byte(`{}`)}}), snapshot.FailureSchema},

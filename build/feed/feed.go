@@ -17,6 +17,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	neturl "net/url"
 	"strings"
 	"time"
 
@@ -179,11 +180,17 @@ func fetch(ctx context.Context, client *http.Client, url, accept string) ([]byte
 	}
 	req.Header.Set("Accept", accept)
 	resp, err := client.Do(req)
+	if ue := (*neturl.Error)(nil); errors.As(err, &ue) && !sameHost(ue.URL, req.URL) {
+		// The page sent us elsewhere, and going there failed or was refused
+		// (an internal address, https to http, too many hops): that is the
+		// page having moved, not our network.
+		return nil, nil, failure(snapshot.FailureMoved, "GET %s: redirected to another host, which failed: %v", url, ue.Err)
+	}
 	if err != nil {
 		return nil, nil, err // already names the method and URL
 	}
 	defer resp.Body.Close()
-	if final := resp.Request.URL; !strings.EqualFold(final.Hostname(), req.URL.Hostname()) {
+	if final := resp.Request.URL; !sameHost(final.String(), req.URL) {
 		return nil, nil, failure(snapshot.FailureMoved, "GET %s: redirected to another host (%s): the source has moved", url, final.Redacted())
 	}
 	if resp.Header.Get("Cf-Mitigated") == "challenge" {
@@ -204,4 +211,10 @@ func fetch(ctx context.Context, client *http.Client, url, accept string) ([]byte
 		return nil, nil, failure(snapshot.FailureTooLarge, "GET %s: body larger than %d bytes", url, MaxBody)
 	}
 	return data, resp.Header, nil
+}
+
+// sameHost reports whether the URL target names the host of u.
+func sameHost(target string, u *neturl.URL) bool {
+	t, err := neturl.Parse(target)
+	return err == nil && strings.EqualFold(t.Hostname(), u.Hostname())
 }
