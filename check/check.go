@@ -18,6 +18,9 @@ package check
 
 import (
 	"fmt"
+	"net/url"
+	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -83,19 +86,87 @@ func (req Request) validate() (errorClass, error) {
 	return class, nil
 }
 
+// Vantage is where the checker runs, which says whose network its own
+// probes test when they fail.
+type Vantage int
+
+const (
+	// FromServer: the checker is a server (/check, the MCP server); its
+	// network is its own.
+	FromServer Vantage = iota
+	// FromCaller: the checker runs on the caller's machine (aistatus
+	// check); its network is the caller's.
+	FromCaller
+)
+
+// egressHosts is how many other providers' hosts the engine probes to tell
+// its own network being down from the provider's API being down.
+const egressHosts = 3
+
 // Engine answers /check questions. It is safe for concurrent use.
 type Engine struct {
 	matcher *Matcher
 	// prober is our live probe of a service's API; nil means none, and the
 	// snapshot's word on our probes stands alone.
-	prober Prober
-	now    func() time.Time
+	prober  Prober
+	now     func() time.Time
+	vantage Vantage
+	// probeURLs are the catalog's probe URLs in catalog order, from which
+	// the egress check picks other providers' hosts.
+	probeURLs []string
 }
 
 // New returns an engine for a catalog. The catalog is the only source of
 // URLs it ever probes, never the query.
-func New(cat snapshot.Catalog, prober Prober, now func() time.Time) *Engine {
-	return &Engine{matcher: NewMatcher(cat), prober: prober, now: now}
+func New(cat snapshot.Catalog, prober Prober, now func() time.Time, vantage Vantage) *Engine {
+	e := &Engine{matcher: NewMatcher(cat), prober: prober, now: now, vantage: vantage}
+	for _, svc := range cat.Services {
+		if svc.ProbeURL != "" {
+			e.probeURLs = append(e.probeURLs, svc.ProbeURL)
+		}
+	}
+	return e
+}
+
+// egressDown reports whether most of our probes of other providers' hosts
+// fail too, once our probe of subject's has failed: then the checker's own
+// network is down, and that probe proves nothing about the provider. The
+// hosts are the first egressHosts of the catalog on other hosts than
+// subject's, probed at once through the same cache as every live probe (so
+// at most one request per host per LiveTTL, whatever the traffic).
+func (e *Engine) egressDown(subject string) bool {
+	host := urlHost(subject)
+	var others []string
+	for _, u := range e.probeURLs {
+		if h := urlHost(u); h != host && len(others) < egressHosts {
+			others = append(others, u)
+		}
+	}
+	if len(others) == 0 {
+		return false
+	}
+	failed := make([]bool, len(others))
+	var wg sync.WaitGroup
+	for i, u := range others {
+		wg.Go(func() { failed[i] = e.prober.Probe(u).Probe.State != snapshot.ProbeOK })
+	}
+	wg.Wait()
+	n := 0
+	for _, f := range failed {
+		if f {
+			n++
+		}
+	}
+	return 2*n > len(others)
+}
+
+// urlHost is a URL's host and port, "" when it has none.
+func urlHost(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Host)
 }
 
 // Matcher returns the engine's matcher of queries to services.
@@ -135,12 +206,15 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 	status := sum.Status
 	doc.Status = &status
 	var live *Live
+	oursDown := false
 	if svc.ProbeURL != "" && e.prober != nil {
 		r := e.prober.Probe(svc.ProbeURL)
 		live = &r
 		if r.Probe.State == snapshot.ProbeOK {
 			at := r.At.UTC()
 			doc.LatencyMs, doc.LatencyCheckedAt = r.Probe.LatencyMs, &at
+		} else {
+			oursDown = e.egressDown(svc.ProbeURL)
 		}
 	}
 	age, stale := view.Age(now)
@@ -150,6 +224,10 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 	doc.Verdict.DataAgeSeconds = &seconds
 
 	f := gather(view, svc, sum, live, now, seconds)
+	if oursDown {
+		f.ownNetwork = e.vantage
+		f.ownNetworkDown = true
+	}
 	alts := alternatives(view, svc)
 	a := decide(situation{Error: class, Health: health(doc.Verdict.Level), Probe: f.probe(),
 		Incident: f.officialIncident(), AltUp: anyUp(alts)})

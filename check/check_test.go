@@ -123,7 +123,7 @@ func newTestEngine(t testing.TB, failing ...string) (*Engine, *fakeView, *fakePr
 			p.failing = append(p.failing, svc.ProbeURL)
 		}
 	}
-	return New(cat, p, func() time.Time { return genTime.Add(time.Minute) }), testView(cat), p
+	return New(cat, p, func() time.Time { return genTime.Add(time.Minute) }, FromServer), testView(cat), p
 }
 
 // TestCheckAdvice asks the engine with an error against the test view: the
@@ -224,7 +224,7 @@ func TestCheckVerdict(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cat := testCatalog(t)
 			now := genTime.Add(tt.now)
-			engine := New(cat, &fakeProber{at: now}, func() time.Time { return now })
+			engine := New(cat, &fakeProber{at: now}, func() time.Time { return now }, FromServer)
 			doc, err := engine.Check(testView(cat), Request{Query: tt.q})
 			if err != nil {
 				t.Fatal(err)
@@ -250,7 +250,7 @@ func TestCheckVerdict(t *testing.T) {
 func TestCheckStaleLowersConfidence(t *testing.T) {
 	cat := testCatalog(t)
 	now := genTime.Add(16 * time.Minute)
-	engine := New(cat, &fakeProber{at: now}, func() time.Time { return now })
+	engine := New(cat, &fakeProber{at: now}, func() time.Time { return now }, FromServer)
 	for _, tt := range []struct{ error, action, confidence string }{
 		{"", "retry", "low"},
 		{"401", "fix_client", "low"},
@@ -267,7 +267,7 @@ func TestCheckStaleLowersConfidence(t *testing.T) {
 // word is the snapshot's: failing while they overrule the page.
 func TestCheckWithoutLiveProbe(t *testing.T) {
 	cat := testCatalog(t)
-	engine := New(cat, nil, func() time.Time { return genTime.Add(time.Minute) })
+	engine := New(cat, nil, func() time.Time { return genTime.Add(time.Minute) }, FromServer)
 	for q, action := range map[string]string{"cohere": "failover", "anthropic": "proceed"} {
 		doc, err := engine.Check(testView(cat), Request{Query: q, Error: "503"})
 		if err != nil {
@@ -328,5 +328,47 @@ func TestCheckRefusesBadInput(t *testing.T) {
 	}
 	if _, err := engine.Check(view, Request{Query: strings.Repeat("a", MaxQuery)}); err != nil {
 		t.Errorf("a %d-byte q: %v", MaxQuery, err)
+	}
+}
+
+// TestCheckOwnNetworkDown: when our probe of a service fails and so do most
+// of our probes of other providers' hosts, the checker's network is down:
+// the verdict never blames the provider on our probe's word, and says so.
+func TestCheckOwnNetworkDown(t *testing.T) {
+	cat := testCatalog(t)
+	everyURL := []string{}
+	for _, svc := range cat.Services {
+		everyURL = append(everyURL, svc.ProbeURL)
+	}
+	for _, tt := range []struct {
+		q, error string
+		vantage  Vantage
+		action   string
+		blame    string
+	}{
+		{"together", "connection", FromServer, "retry", snapshot.BlameUnknown},
+		{"together", "timeout", FromCaller, "retry", snapshot.BlameClient},
+		{"anthropic", "", FromServer, "proceed", snapshot.BlameUnknown}, // the page's word stands
+		{"anthropic", "529", FromServer, "retry", snapshot.BlameProvider},
+		{"openai", "529", FromServer, "failover", snapshot.BlameProvider}, // the page's open incident stands
+	} {
+		t.Run(tt.q+"/"+tt.error, func(t *testing.T) {
+			p := &fakeProber{at: genTime.Add(time.Minute), failing: everyURL}
+			engine := New(cat, p, func() time.Time { return genTime.Add(time.Minute) }, tt.vantage)
+			doc, err := engine.Check(testView(cat), Request{Query: tt.q, Error: tt.error})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := doc.Verdict
+			if v.Action != tt.action || v.Blame != tt.blame || (v.Blame == snapshot.BlameProvider && v.Confidence == snapshot.ConfidenceHigh && tt.q != "openai") {
+				t.Errorf("verdict %s/%s/%s (%q), want %s/%s", v.Action, v.Blame, v.Confidence, v.Reason, tt.action, tt.blame)
+			}
+			if !slices.ContainsFunc(v.Evidence, func(e snapshot.Evidence) bool { return strings.Contains(e.Says, "own network looks down") }) {
+				t.Errorf("evidence does not say our network is down: %+v", v.Evidence)
+			}
+			if n := p.probes.Load(); n != 1+egressHosts {
+				t.Errorf("%d probes, want the service's and %d others'", n, egressHosts)
+			}
+		})
 	}
 }

@@ -30,6 +30,11 @@ type facts struct {
 	open   []*snapshot.Incident
 	recent int
 	latest *snapshot.Incident
+	// ownNetworkDown: our live probe failed, and so did most of our probes
+	// of other providers' hosts (Engine.egressDown); ownNetwork says whose
+	// network that is.
+	ownNetworkDown bool
+	ownNetwork     Vantage
 }
 
 // gather collects what the verdict rests on.
@@ -43,6 +48,12 @@ func gather(view View, svc snapshot.Service, sum snapshot.ServiceSummary, live *
 // 30 s old, the freshest we have), otherwise the snapshot's — failing while
 // our probes overrule the page or our own incident is open.
 func (f facts) probe() probeState {
+	switch {
+	case f.ownNetworkDown && f.ownNetwork == FromCaller:
+		return probeYoursDown
+	case f.ownNetworkDown:
+		return probeOursDown
+	}
 	if f.live != nil {
 		if f.live.Probe.State == snapshot.ProbeOK {
 			return probeOK
@@ -108,6 +119,9 @@ func (f facts) evidence() []snapshot.Evidence {
 			add(snapshot.EvidenceProbe, says+".", age)
 		} else {
 			add(snapshot.EvidenceProbe, "Our probe of its API failed: "+cmp.Or(p.Error, "no answer")+".", age)
+		}
+		if f.ownNetworkDown {
+			add(snapshot.EvidenceProbe, "Our probes of other providers' hosts fail too: the checker's own network looks down, so our probe says nothing about this one.", age)
 		}
 	} else {
 		add(snapshot.EvidenceProbe, fmt.Sprintf("%s has no generic API host that we probe.", f.name), f.dataAge)

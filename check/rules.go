@@ -94,6 +94,14 @@ const (
 	probeOK      probeState = "ok"
 	probeFailing probeState = "failing"
 	probeNone    probeState = "none" // no probe of this service, no result
+	// probeOursDown: our live probe fails, and so do most of our probes of
+	// other providers' hosts: it is the checker's own network, and our
+	// probe says nothing about the provider. Every row that does not name
+	// it reads it as no probe at all. probeYoursDown is the same seen from
+	// the caller's own machine (aistatus check): the checker's network is
+	// the caller's.
+	probeOursDown  probeState = "ours_down"
+	probeYoursDown probeState = "yours_down"
 )
 
 // tri is a yes/no condition of a rule that may also not matter.
@@ -197,10 +205,13 @@ func checkRules() []rule {
 		{server, h(healthUp), probeOK, either, advice{retry, provider, medium, 10, "A server error while the service is up and our probe answers: most likely passing (529 and 503 mean overloaded). Retry with backoff."}},
 		{server, nil, probeAny, either, advice{retry, provider, low, 30, "A server error is the provider's, but we can't confirm an outage: retry with backoff."}},
 
-		// Timeouts and connection errors: ours tells them apart.
+		// Timeouts and connection errors: ours tells them apart, unless our
+		// own network is down too.
+		{network, nil, probeYoursDown, either, advice{retry, client, medium, 30, "Our probes of other providers fail too, from this machine: your own network looks down. Check your connection, then retry."}},
 		{network, nil, probeFailing, either, advice{wait, provider, high, 60, "Our own probe cannot reach its API either."}},
 		{network, nil, probeAny, yes, advice{wait, provider, medium, 60, "A timeout or connection error during the provider's open incident."}},
 		{network, h(healthDown), probeAny, either, advice{wait, provider, medium, 60, "A timeout or connection error while the service is down."}},
+		{network, nil, probeOursDown, either, advice{retry, unknown, low, 30, "Our probes of other providers fail too: the checker's own network looks down, so we can't tell whose side this is on. Retry."}},
 		{network, h(healthUp), probeOK, no, advice{retry, unknown, medium, 10, "Our probe reaches its API and the status page is calm: the trouble may be your network, a proxy or a long request. Retry, with a longer timeout."}},
 		{network, nil, probeAny, either, advice{retry, unknown, low, 30, "We can't tell whose side the timeout or connection error is on: retry."}},
 	}

@@ -55,7 +55,7 @@ service's status, not the advice.`,
 			if err != nil {
 				return fmt.Errorf("%w (run 'aistatus build --out %s' first)", err, dir)
 			}
-			engine := check.New(cat, check.NewCache(outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}), check.DefaultProbeTimeout, time.Now, nil), time.Now)
+			engine := check.New(cat, check.NewCache(outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}), check.DefaultProbeTimeout, time.Now, nil), time.Now, check.FromCaller)
 			doc, err := engine.Check(snap, check.Request{Query: args[0], Error: observed})
 			if bad := (*check.InputError)(nil); errors.As(err, &bad) {
 				return fmt.Errorf("%s: %s", flagOf[bad.Param], bad.Detail)

@@ -200,3 +200,56 @@ func TestCheckExitCodeTable(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckOffline: on a machine whose network is down, where every probe
+// fails, `check --error connection` blames the caller's own network, not
+// the provider; where only the provider's host fails, it still blames the
+// provider.
+func TestCheckOffline(t *testing.T) {
+	statuses := map[string]snapshot.Status{}
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, svc := range cat.Services {
+		statuses[svc.Slug] = snapshot.Unknown // what a build without a network publishes
+	}
+	dir, _ := publishStatuses(t, time.Now(), statuses)
+	closedServer := func() string {
+		srv := httptest.NewServer(http.NotFoundHandler())
+		srv.Close() // nothing listens there any more
+		return srv.URL
+	}
+	provider, others := closedServer(), closedServer()
+	answering := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusUnauthorized) }))
+	t.Cleanup(answering.Close)
+	for _, tc := range []struct {
+		name, othersAt, blame, says string
+	}{
+		{"every host unreachable", others, snapshot.BlameClient, "your own network looks down"},
+		{"only the provider's host unreachable", answering.URL, snapshot.BlameProvider, "Our own probe cannot reach its API either"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := cat
+			c.Services = append([]snapshot.Service(nil), cat.Services...)
+			for i, svc := range c.Services {
+				if svc.ProbeURL == "" {
+					continue
+				}
+				c.Services[i].ProbeURL = tc.othersAt + "/" + svc.Slug
+				if svc.Slug == "together" {
+					c.Services[i].ProbeURL = provider + "/together"
+				}
+			}
+			var stdout, stderr strings.Builder
+			execute(context.Background(), []string{"check", "--dir", dir, "--catalog", writeCatalog(t, c), "together", "--error", "connection", "--json"}, &stdout, &stderr)
+			var doc snapshot.CheckDoc
+			if err := json.Unmarshal([]byte(stdout.String()), &doc); err != nil {
+				t.Fatalf("%v: %s %s", err, stdout.String(), stderr.String())
+			}
+			if v := doc.Verdict; v.Blame != tc.blame || !strings.Contains(v.Reason, tc.says) {
+				t.Errorf("verdict %s/%s/%s %q, want blame %s saying %q", v.Action, v.Blame, v.Confidence, v.Reason, tc.blame, tc.says)
+			}
+		})
+	}
+}
