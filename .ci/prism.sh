@@ -112,6 +112,8 @@ check 200 '/check?q=mistral'
 check 200 '/check?q=example.org'
 check 200 '/check?q=openai&error=529'
 check 200 '/check?q=anthropic&error=401'
+check 200 '/check?q=openai&error=429&code=insufficient_quota'
+check 200 '/check?q=anthropic&error=429&code=rate_limit_error&retryAfter=20'
 check 200 /openapi.json
 check 200 /export
 check 200 /sources

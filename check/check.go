@@ -19,6 +19,7 @@ package check
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -59,7 +60,17 @@ type Request struct {
 	// Error is what the caller's own call got: an HTTP status from 100 to
 	// 599, "timeout" or "connection"; "" for none.
 	Error string
+	// Code is the error code or type in the provider's error body
+	// (insufficient_quota, overloaded_error, RESOURCE_EXHAUSTED); "" for
+	// none. A code the service's table lists decides the class of error
+	// over the HTTP status.
+	Code string
+	// RetryAfter is the Retry-After the caller got, in seconds; nil for none.
+	RetryAfter *int
 }
+
+// MaxRetryAfter bounds the retryAfter parameter: a day.
+const MaxRetryAfter = 86400
 
 // InputError is a request the engine refuses as it stands: the caller's
 // mistake, for a 400 that names the parameter.
@@ -83,6 +94,12 @@ func (req Request) validate() (errorClass, error) {
 	if !ok {
 		return "", &InputError{"error", ObservedHelp}
 	}
+	if req.Code != "" && !snapshot.ValidErrorCode(req.Code) {
+		return "", &InputError{"code", "code must be the error code or type from the provider's error body: 1 to 64 letters, digits or _.:- (e.g. insufficient_quota, overloaded_error, RESOURCE_EXHAUSTED)"}
+	}
+	if r := req.RetryAfter; r != nil && (*r < 0 || *r > MaxRetryAfter) {
+		return "", &InputError{"retryAfter", fmt.Sprintf("retryAfter must be the Retry-After you got, in whole seconds from 0 to %d", MaxRetryAfter)}
+	}
 	return class, nil
 }
 
@@ -105,6 +122,7 @@ const egressHosts = 3
 
 // Engine answers /check questions. It is safe for concurrent use.
 type Engine struct {
+	cat     snapshot.Catalog
 	matcher *Matcher
 	// prober is our live probe of a service's API; nil means none, and the
 	// snapshot's word on our probes stands alone.
@@ -119,7 +137,7 @@ type Engine struct {
 // New returns an engine for a catalog. The catalog is the only source of
 // URLs it ever probes, never the query.
 func New(cat snapshot.Catalog, prober Prober, now func() time.Time, vantage Vantage) *Engine {
-	e := &Engine{matcher: NewMatcher(cat), prober: prober, now: now, vantage: vantage}
+	e := &Engine{cat: cat, matcher: NewMatcher(cat), prober: prober, now: now, vantage: vantage}
 	for _, svc := range cat.Services {
 		if svc.ProbeURL != "" {
 			e.probeURLs = append(e.probeURLs, svc.ProbeURL)
@@ -186,6 +204,10 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 	if req.Error != "" {
 		doc.Error = &req.Error
 	}
+	if req.Code != "" {
+		doc.Code = &req.Code
+	}
+	doc.RetryAfter = req.RetryAfter
 	svc, ok := e.matcher.Match(req.Query)
 	sum, inSnapshot := view.Summary(svc.Slug)
 	if !ok || !inSnapshot {
@@ -224,13 +246,21 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 	doc.Verdict.DataAgeSeconds = &seconds
 
 	f := gather(view, svc, sum, live, now, seconds)
+	if req.Code != "" {
+		status, _ := strconv.Atoi(req.Error) // 0 for timeout, connection or none
+		row, known := e.cat.ErrorCode(svc, req.Code, status)
+		f.code = &codeFact{code: req.Code, row: row, known: known}
+		if known {
+			class = codeClasses[row.Class]
+		}
+	}
 	if oursDown {
 		f.ownNetwork = e.vantage
 		f.ownNetworkDown = true
 	}
 	alts := alternatives(view, svc)
 	a := decide(situation{Error: class, Health: health(doc.Verdict.Level), Probe: f.probe(),
-		Incident: f.officialIncident(), AltUp: anyUp(alts)})
+		Incident: f.officialIncident(), AltUp: anyUp(alts), RetryAfter: req.RetryAfter})
 	v := &doc.Verdict
 	v.Action, v.Blame, v.Confidence, v.Reason = a.Action, a.Blame, a.Confidence, a.Reason
 	if a.RetryAfter > 0 {

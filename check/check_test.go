@@ -1,7 +1,10 @@
 package check
 
 import (
+	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -370,5 +373,146 @@ func TestCheckOwnNetworkDown(t *testing.T) {
 				t.Errorf("%d probes, want the service's and %d others'", n, egressHosts)
 			}
 		})
+	}
+}
+
+// codeOf reads the provider's error code out of an error body the way the
+// docs tell a caller to: error.code, else error.status, else error.type
+// (the body itself where it has no "error" object), skipping numeric values
+// (OpenRouter's and Google's codes are the HTTP status again).
+func codeOf(t *testing.T, body []byte) string {
+	t.Helper()
+	var doc map[string]any
+	if err := json.Unmarshal(body, &doc); err != nil {
+		t.Fatal(err)
+	}
+	e, ok := doc["error"].(map[string]any)
+	if !ok {
+		e = doc
+	}
+	for _, field := range []string{"code", "status", "type"} {
+		if s, ok := e[field].(string); ok && s != "" && strings.Trim(s, "0123456789") != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// TestErrorBodies: the real error bodies of testdata/errors, read as a
+// caller reads them and asked with the HTTP status they came with, get the
+// advice their provider's documentation implies: a quota is fixed, never
+// retried; an overload is the provider's; a model that does not exist is
+// the caller's.
+func TestErrorBodies(t *testing.T) {
+	engine, view, _ := newTestEngine(t)
+	for _, tt := range []struct {
+		file, q, error string
+		code           string // what codeOf must read
+		action, blame  string
+	}{
+		{"openai-insufficient_quota.json", "openai", "429", "insufficient_quota", "fix_client", "client"},
+		// openai has an open major incident here: the code still says it is the key's limit.
+		{"openai-rate_limit_exceeded.json", "openai", "429", "rate_limit_exceeded", "retry", "client"},
+		{"openai-usage_limit_reached.json", "codex", "429", "usage_limit_reached", "fix_client", "client"},
+		{"openai-model_not_found.json", "openai", "404", "model_not_found", "fix_client", "client"},
+		{"openai-context_length_exceeded.json", "openai", "400", "context_length_exceeded", "fix_client", "client"},
+		{"openai-server_error-direct.json", "openai", "500", "server_error", "failover", "provider"},
+		{"anthropic-overloaded_error.json", "anthropic", "529", "overloaded_error", "failover", "provider"},
+		{"anthropic-rate_limit_error.json", "anthropic", "429", "rate_limit_error", "retry", "client"},
+		{"anthropic-api_error.json", "anthropic", "500", "api_error", "retry", "provider"},
+		{"google-UNAVAILABLE.json", "gemini", "503", "UNAVAILABLE", "failover", "provider"},
+		{"google-RESOURCE_EXHAUSTED-402-prepay_depleted.json", "gemini", "402", "RESOURCE_EXHAUSTED", "fix_client", "client"},
+		{"google-RESOURCE_EXHAUSTED-429-per_minute_quota.json", "gemini", "429", "RESOURCE_EXHAUSTED", "retry", "client"},
+		{"groq-model_decommissioned.json", "groq", "400", "model_decommissioned", "fix_client", "client"},
+		{"mistral-rate_limited-1300.json", "mistral", "429", "rate_limited", "retry", "client"},
+		{"azure-openai-DeploymentNotFound.json", "azure openai", "404", "DeploymentNotFound", "fix_client", "client"},
+		// No table: the HTTP status decides, and 402 is always payment.
+		{"openrouter-402-insufficient_credits.json", "openrouter", "402", "", "fix_client", "client"},
+		{"deepseek-insufficient_balance.json", "deepseek", "402", "invalid_request_error", "fix_client", "client"},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			body, err := os.ReadFile(filepath.Join("testdata", "errors", tt.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			code := codeOf(t, body)
+			if code != tt.code {
+				t.Fatalf("code read as %q, want %q", code, tt.code)
+			}
+			doc, err := engine.Check(view, Request{Query: tt.q, Error: tt.error, Code: code})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v := doc.Verdict; v.Action != tt.action || v.Blame != tt.blame {
+				t.Errorf("verdict %s/%s (%q), want %s/%s", v.Action, v.Blame, v.Reason, tt.action, tt.blame)
+			}
+			if code != "" && !slices.ContainsFunc(doc.Verdict.Evidence, func(e snapshot.Evidence) bool {
+				return e.Source == snapshot.EvidenceCaller && strings.Contains(e.Says, code)
+			}) {
+				t.Errorf("no caller evidence naming %s: %+v", code, doc.Verdict.Evidence)
+			}
+		})
+	}
+}
+
+// TestCheckCodes: the cases — a quota is fixed and never retried,
+// a transient rate limit waits the caller's Retry-After, an overload is the
+// provider's; an unknown code is said to be unknown; a minor incident does
+// not make a 429 the provider's.
+func TestCheckCodes(t *testing.T) {
+	engine, view, _ := newTestEngine(t)
+	twenty := 20
+	for _, tt := range []struct {
+		name     string
+		req      Request
+		action   string
+		blame    string
+		retry    int
+		evidence string
+	}{
+		{"quota", Request{Query: "openai", Error: "429", Code: "insufficient_quota"}, "fix_client", "client", 0, "quota or billing limit"},
+		{"rate limit with Retry-After", Request{Query: "anthropic", Error: "429", Code: "rate_limit_error", RetryAfter: &twenty}, "retry", "client", 20, "transient rate limit"},
+		{"Retry-After without a code", Request{Query: "anthropic", Error: "503", RetryAfter: &twenty}, "retry", "provider", 20, ""},
+		{"overloaded", Request{Query: "anthropic", Error: "529", Code: "overloaded_error"}, "failover", "provider", 0, "overloaded"},
+		{"unknown code: the status decides", Request{Query: "anthropic", Error: "429", Code: "teapot_error"}, "retry", "client", 30, "not in our table"},
+		{"a code of a service without a table", Request{Query: "pinecone", Error: "503", Code: "whatever"}, "retry", "provider", 10, "not in our table"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, err := engine.Check(view, tt.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v, retry := doc.Verdict, 0
+			if v.RetryAfterSeconds != nil {
+				retry = *v.RetryAfterSeconds
+			}
+			if v.Action != tt.action || v.Blame != tt.blame || retry != tt.retry {
+				t.Errorf("verdict %s/%s retry %d (%q), want %s/%s retry %d", v.Action, v.Blame, retry, v.Reason, tt.action, tt.blame, tt.retry)
+			}
+			if tt.evidence != "" && !slices.ContainsFunc(v.Evidence, func(e snapshot.Evidence) bool { return strings.Contains(e.Says, tt.evidence) }) {
+				t.Errorf("no evidence saying %q: %+v", tt.evidence, v.Evidence)
+			}
+			if (tt.req.Code != "") != (doc.Code != nil) || (tt.req.RetryAfter != nil) != (doc.RetryAfter != nil) {
+				t.Errorf("code and retryAfter echoed as %v, %v", doc.Code, doc.RetryAfter)
+			}
+		})
+	}
+
+	// A minor incident is cited, but a 429 stays the caller's rate limit.
+	cat := testCatalog(t)
+	minor := testView(cat)
+	minor.incidents = append(minor.incidents, snapshot.Incident{ID: "anthropic-9", Service: "anthropic", Headline: "Slightly elevated latency",
+		Severity: snapshot.Minor, StartedAt: genTime.Add(-time.Hour), Status: "investigating", Source: snapshot.SourceOfficial})
+	snapshot.SortIncidents(minor.incidents)
+	doc, err := engine.Check(minor, Request{Query: "anthropic", Error: "429"})
+	if err != nil || doc.Verdict.Action != "retry" || doc.Verdict.Blame != "client" {
+		t.Errorf("429 during a minor incident: %s/%s %v, want retry/client", doc.Verdict.Action, doc.Verdict.Blame, err)
+	}
+
+	for _, bad := range []Request{{Query: "openai", Code: "a b"}, {Query: "openai", Code: strings.Repeat("x", 65)}, {Query: "openai", RetryAfter: new(-1)}, {Query: "openai", RetryAfter: new(MaxRetryAfter + 1)}} {
+		var ie *InputError
+		if _, err := engine.Check(view, bad); !errors.As(err, &ie) || (ie.Param != "code" && ie.Param != "retryAfter") {
+			t.Errorf("%+v: %v, want an input error on code or retryAfter", bad, err)
+		}
 	}
 }

@@ -35,6 +35,16 @@ type facts struct {
 	// network that is.
 	ownNetworkDown bool
 	ownNetwork     Vantage
+	// code is the provider's error code the caller sent; nil for none.
+	code *codeFact
+}
+
+// codeFact is a provider's error code and what the service's table says of
+// it.
+type codeFact struct {
+	code  string
+	row   snapshot.ErrorCode
+	known bool
 }
 
 // gather collects what the verdict rests on.
@@ -71,9 +81,13 @@ func (f facts) probe() probeState {
 	return probeNone
 }
 
+// officialIncident reports an open official incident that weighs on the
+// advice: a major or critical one. A minor one (slower answers, one
+// feature) is cited as evidence but does not turn a 429 into the
+// provider's fault or a failover.
 func (f facts) officialIncident() bool {
 	for _, inc := range f.open {
-		if inc.Source == snapshot.SourceOfficial {
+		if inc.Source == snapshot.SourceOfficial && inc.Severity != snapshot.Minor {
 			return true
 		}
 	}
@@ -136,6 +150,14 @@ func (f facts) evidence() []snapshot.Evidence {
 		}
 	}
 
+	if c := f.code; c != nil {
+		if c.known {
+			add(snapshot.EvidenceCaller, fmt.Sprintf("Your error code %s is, for %s's API, %s (%s).", c.code, f.name, codeMeaning[c.row.Class], c.row.Doc), 0)
+		} else {
+			add(snapshot.EvidenceCaller, fmt.Sprintf("Your error code %s is not in our table for %s's API: the HTTP status decides.", c.code, f.name), 0)
+		}
+	}
+
 	switch n := f.recent; {
 	case n == 0:
 		add(snapshot.EvidenceHistory, "No incidents in the last 7 days.", f.dataAge)
@@ -176,4 +198,17 @@ func anyUp(alts []snapshot.CheckAlternative) bool {
 	return slices.ContainsFunc(alts, func(a snapshot.CheckAlternative) bool {
 		return a.Status == snapshot.Operational || a.Status == snapshot.Degraded
 	})
+}
+
+// codeMeaning says each class of error code in words.
+var codeMeaning = map[snapshot.ErrorCodeClass]string{
+	snapshot.CodeQuota:       "a quota or billing limit",
+	snapshot.CodeConcurrency: "a cap on requests in flight per key",
+	snapshot.CodeRateLimit:   "a transient rate limit",
+	snapshot.CodeOverloaded:  "the provider being overloaded",
+	snapshot.CodeServer:      "a server error of the provider's",
+	snapshot.CodeTimeout:     "a timeout",
+	snapshot.CodeRequest:     "a request refused as it stands",
+	snapshot.CodeAuth:        "a credentials or permission error",
+	snapshot.CodeModel:       "a model that does not exist or is not available to the key",
 }

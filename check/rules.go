@@ -1,6 +1,7 @@
 package check
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"sync"
@@ -24,8 +25,8 @@ const (
 	errNone errorClass = "none"
 	// errAuth: 401, 403 and 407 — credentials or permissions.
 	errAuth errorClass = "auth"
-	// errRequest: any other 4xx but 408 and 429 — a request the provider
-	// refused as it stands (400, 404, 409, 413, 422, …).
+	// errRequest: any other 4xx but 402, 408 and 429 — a request the
+	// provider refused as it stands (400, 404, 409, 413, 422, …).
 	errRequest errorClass = "request"
 	// errRateLimit: 429.
 	errRateLimit errorClass = "rate_limit"
@@ -35,7 +36,31 @@ const (
 	errTimeout errorClass = "timeout"
 	// errConnection: "connection" — refused, reset, DNS, TLS.
 	errConnection errorClass = "connection"
+
+	// The classes only a provider's error code tells (code=, read in the
+	// service's table): a 429 is not one thing.
+	// errQuota: out of credit, a spending cap, a plan's limit; also a bare
+	// 402 Payment Required.
+	errQuota errorClass = "quota"
+	// errConcurrency: too many requests in flight on one key.
+	errConcurrency errorClass = "concurrency"
+	// errOverloaded: the provider says it lacks capacity (Anthropic's 529
+	// overloaded_error, Gemini's 503 UNAVAILABLE).
+	errOverloaded errorClass = "overloaded"
+	// errModel: the model does not exist or is not available to the key.
+	errModel errorClass = "model"
+	// errKeyRateLimit: a 429 whose code says it is the key's own rate limit
+	// (rate_limit_exceeded, rate_limit_error): not a provider shedding
+	// load, whatever its page says.
+	errKeyRateLimit errorClass = "key_rate_limit"
 )
+
+// codeClasses reads a table's class of code as the rules' class of error.
+var codeClasses = map[snapshot.ErrorCodeClass]errorClass{
+	snapshot.CodeQuota: errQuota, snapshot.CodeConcurrency: errConcurrency, snapshot.CodeRateLimit: errKeyRateLimit,
+	snapshot.CodeOverloaded: errOverloaded, snapshot.CodeServer: errServer, snapshot.CodeTimeout: errTimeout,
+	snapshot.CodeRequest: errRequest, snapshot.CodeAuth: errAuth, snapshot.CodeModel: errModel,
+}
 
 // ObservedHelp is the detail of a 400 for a bad error parameter: it says
 // what is accepted, so that a caller (or a model) can correct itself.
@@ -62,6 +87,9 @@ func classifyObserved(s string) (errorClass, bool) {
 		return errNone, true
 	case code == 401 || code == 403 || code == 407:
 		return errAuth, true
+	case code == 402:
+		// Payment Required: out of credit, whatever the provider's code.
+		return errQuota, true
 	case code == 408:
 		return errTimeout, true
 	case code == 429:
@@ -124,6 +152,10 @@ type situation struct {
 	Incident bool
 	// AltUp: at least one alternative is operational or degraded.
 	AltUp bool
+	// RetryAfter is the Retry-After the caller got, in seconds; nil for none.
+	// It is not a condition of any row: it sets how long to wait when the
+	// advice is to retry or wait.
+	RetryAfter *int
 }
 
 // advice is a rule's outcome.
@@ -155,9 +187,10 @@ func (r rule) matches(s situation) bool {
 // through rules, built once (no code writes to it). docs/api.md and the
 // OpenAPI description of /check state it (TestRulesDocumented holds them to it).
 //
-// Two adjustments follow the match (see decide): "wait" becomes "failover"
-// when an alternative is up, and stale data lowers the confidence one step
-// unless the row is about stale data.
+// Three adjustments follow the match (see decide): "wait" becomes
+// "failover" when an alternative is up, stale data lowers the confidence one
+// step unless the row is about stale data, and the caller's Retry-After
+// replaces the row's delay.
 func checkRules() []rule {
 	const (
 		proceed, retry, wait, fix = snapshot.ActionProceed, snapshot.ActionRetry, snapshot.ActionWait, snapshot.ActionFixClient
@@ -165,12 +198,17 @@ func checkRules() []rule {
 		high, medium, low         = snapshot.ConfidenceHigh, snapshot.ConfidenceMedium, snapshot.ConfidenceLow
 	)
 	var (
-		none    = []errorClass{errNone}
-		auth    = []errorClass{errAuth}
-		request = []errorClass{errRequest}
-		limited = []errorClass{errRateLimit}
-		server  = []errorClass{errServer}
-		network = []errorClass{errTimeout, errConnection}
+		none       = []errorClass{errNone}
+		auth       = []errorClass{errAuth}
+		request    = []errorClass{errRequest}
+		limited    = []errorClass{errRateLimit}
+		server     = []errorClass{errServer}
+		network    = []errorClass{errTimeout, errConnection}
+		quota      = []errorClass{errQuota}
+		inFlight   = []errorClass{errConcurrency}
+		model      = []errorClass{errModel}
+		overloaded = []errorClass{errOverloaded}
+		keyLimit   = []errorClass{errKeyRateLimit}
 	)
 	h := func(hs ...health) []health { return hs }
 	return []rule{
@@ -190,6 +228,15 @@ func checkRules() []rule {
 		// Other 4xx: the request as sent.
 		{request, h(healthUp, healthDegraded), probeAny, either, advice{fix, client, high, 0, "The provider refused the request as it stands: fix the request (path, model name, body, size)."}},
 		{request, nil, probeAny, either, advice{fix, client, medium, 0, "A 4xx is most likely the request itself: fix the request (path, model name, body, size)."}},
+
+		// The provider's error code settles it: the caller's own limits.
+		{quota, nil, probeAny, either, advice{fix, client, high, 0, "A quota or billing limit, by the provider's error code: it will not come back by retrying. Add credit or raise the limit, or wait for the quota's reset."}},
+		{inFlight, nil, probeAny, either, advice{fix, client, high, 0, "Too many requests in flight on this key, by the provider's error code: lower your concurrency or queue requests; retrying at once hits the cap again."}},
+		{model, nil, probeAny, either, advice{fix, client, high, 0, "The model does not exist or is not available to this key, by the provider's error code: check its name and your access to it."}},
+		{keyLimit, nil, probeAny, either, advice{retry, client, high, 30, "Your key's rate limit, by the provider's error code: back off, honour Retry-After, or raise the limit."}},
+
+		// The provider says it is overloaded: its capacity, not the request.
+		{overloaded, nil, probeAny, either, advice{wait, provider, high, 30, "The provider says it is overloaded: its capacity, not your request. Wait and retry with backoff."}},
 
 		// 429: a rate limit, or a provider shedding load.
 		{limited, h(healthUp), probeAny, no, advice{retry, client, high, 30, "A rate limit while the service is up: your quota. Back off (honour Retry-After) or raise the limit."}},
@@ -221,10 +268,11 @@ func checkRules() []rule {
 // request, and the table is the same each time.
 var rules = sync.OnceValue(checkRules)
 
-// decide applies the first matching rule, then the two adjustments: a
+// decide applies the first matching rule, then the three adjustments: a
 // "wait" becomes "failover" when an alternative is up (waiting stays the
-// advice for whoever cannot switch, but there is no point in a delay), and
-// stale data lowers the confidence one step unless the row is about it.
+// advice for whoever cannot switch, but there is no point in a delay),
+// stale data lowers the confidence one step unless the row is about it, and
+// a Retry-After the caller got sets the delay of a retry or a wait.
 func decide(s situation) advice {
 	var r rule
 	for _, row := range rules() {
@@ -245,6 +293,11 @@ func decide(s situation) advice {
 	}
 	if s.Health == healthStale && !slices.Contains(r.health, healthStale) {
 		a.Confidence = lower(a.Confidence)
+	}
+	if s.RetryAfter != nil && a.RetryAfter > 0 {
+		// The provider said how long: its word beats our default.
+		a.RetryAfter = max(1, *s.RetryAfter)
+		a.Reason += fmt.Sprintf(" Wait the %d s of Retry-After the provider sent.", a.RetryAfter)
 	}
 	return a
 }

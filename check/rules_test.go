@@ -28,6 +28,7 @@ func TestClassifyObserved(t *testing.T) {
 		{"400", errRequest, false},
 		{"401", errAuth, false},
 		{"403", errAuth, false},
+		{"402", errQuota, false},
 		{"404", errRequest, false},
 		{"407", errAuth, false},
 		{"408", errTimeout, false},
@@ -160,7 +161,7 @@ func TestDecide(t *testing.T) {
 func TestRuleTable(t *testing.T) {
 	rules := checkRules()
 	hit := make([]bool, len(rules))
-	for _, e := range []errorClass{errNone, errAuth, errRequest, errRateLimit, errServer, errTimeout, errConnection} {
+	for _, e := range []errorClass{errNone, errAuth, errRequest, errRateLimit, errServer, errTimeout, errConnection, errQuota, errConcurrency, errOverloaded, errModel, errKeyRateLimit} {
 		for _, h := range []health{healthUp, healthDegraded, healthDown, healthMaintenance, healthUnknown, healthStale} {
 			for _, p := range []probeState{probeOK, probeFailing, probeNone, probeOursDown, probeYoursDown} {
 				for _, inc := range []bool{false, true} {
@@ -201,6 +202,7 @@ func rulesMarkdown() string {
 	errorLabel := map[errorClass]string{
 		errNone: "none, 1xx–3xx", errAuth: "401, 403, 407", errRequest: "other 4xx", errRateLimit: "429",
 		errServer: "5xx, 529", errTimeout: "timeout, 408", errConnection: "connection",
+		errQuota: "402, code: quota", errConcurrency: "code: concurrency", errOverloaded: "code: overloaded", errModel: "code: model", errKeyRateLimit: "code: rate_limit",
 	}
 	var b strings.Builder
 	b.WriteString("| error | status | our probe | incident | action | blame | confidence | retry after |\n")

@@ -2,7 +2,9 @@ package serve
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
+	"strconv"
 
 	"github.com/aistatus/aistatus/check"
 )
@@ -19,7 +21,21 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusBadRequest, "error", check.ObservedHelp)
 		return
 	}
-	doc, err := s.checker.Check(snap, check.Request{Query: q.Get("q"), Error: q.Get("error")})
+	req := check.Request{Query: q.Get("q"), Error: q.Get("error"), Code: q.Get("code")}
+	if q.Has("code") && req.Code == "" {
+		problem(w, http.StatusBadRequest, "code", "code is empty: send the error code from the provider's error body, or leave code out")
+		return
+	}
+	if q.Has("retryAfter") {
+		v := q.Get("retryAfter")
+		n, err := strconv.Atoi(v)
+		if err != nil || len(v) > 6 {
+			problem(w, http.StatusBadRequest, "retryAfter", fmt.Sprintf("retryAfter %q is not a whole number of seconds", truncate(v, 32)))
+			return
+		}
+		req.RetryAfter = &n
+	}
+	doc, err := s.checker.Check(snap, req)
 	if bad := (*check.InputError)(nil); errors.As(err, &bad) {
 		problem(w, http.StatusBadRequest, bad.Param, bad.Detail)
 		return

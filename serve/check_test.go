@@ -257,3 +257,35 @@ func TestCheckVendorWordsAndNearMisses(t *testing.T) {
 		}
 	}
 }
+
+// /check's code and retryAfter: accepted as the OpenAPI says (every answer
+// is validated against it by ts.do), refused with a problem naming them.
+func TestCheckCodeParameters(t *testing.T) {
+	ts := newTestServer(t, 0)
+	for _, tt := range []struct {
+		query string
+		code  int
+		param string
+	}{
+		{"q=openai&error=429&code=insufficient_quota", http.StatusOK, ""},
+		{"q=anthropic&error=429&code=rate_limit_error&retryAfter=20", http.StatusOK, ""},
+		{"q=anthropic&code=overloaded_error", http.StatusOK, ""},
+		{"q=openai&code=", http.StatusBadRequest, "code"},
+		{"q=openai&code=a%20b", http.StatusBadRequest, "code"},
+		{"q=openai&code=" + strings.Repeat("x", 65), http.StatusBadRequest, "code"},
+		{"q=openai&retryAfter=soon", http.StatusBadRequest, "retryAfter"},
+		{"q=openai&retryAfter=-1", http.StatusBadRequest, "retryAfter"},
+		{"q=openai&retryAfter=86401", http.StatusBadRequest, "retryAfter"},
+	} {
+		resp := ts.do(t, http.MethodGet, "/api/v1/check?"+tt.query, nil)
+		if resp.StatusCode != tt.code {
+			t.Errorf("%s: %d, want %d", tt.query, resp.StatusCode, tt.code)
+			continue
+		}
+		if tt.param != "" {
+			if p := decodeProblem(t, resp); p.Param != tt.param {
+				t.Errorf("%s: problem names %q, want %q", tt.query, p.Param, tt.param)
+			}
+		}
+	}
+}

@@ -38,6 +38,10 @@ type Service struct {
 	// ProbeURL is the API endpoint our latency probe requests; empty when the
 	// service has no generic API host (its status then comes from the feed alone).
 	ProbeURL string `json:"probeUrl,omitempty"`
+	// ErrorCodes names the table of Catalog.ErrorCodes that reads the error
+	// codes of this service's API (OpenAI-compatible APIs share OpenAI's);
+	// empty when we have none: the HTTP status alone then decides.
+	ErrorCodes string `json:"errorCodes,omitempty"`
 }
 
 // Alternative is a service to fail over to, and why it can stand in: the
@@ -133,6 +137,74 @@ var Categories = []string{"llm-api", "cloud-ai", "inference", "image-video", "au
 // Catalog is the ordered list of tracked services.
 type Catalog struct {
 	Services []Service `json:"services"`
+	// ErrorCodes are the providers' error-code tables, by name: what the
+	// code or type in an API's error body means for whoever got it, each
+	// row citing the provider's documentation.
+	ErrorCodes map[string][]ErrorCode `json:"errorCodes,omitempty"`
+}
+
+// ErrorCode is one row of a provider's error-code table.
+type ErrorCode struct {
+	// Code is the value as the provider's error body carries it (error.code,
+	// error.type or error.status), matched exactly.
+	Code string `json:"code"`
+	// Status is the HTTP status the row applies to, when the code alone is
+	// ambiguous (Gemini's RESOURCE_EXHAUSTED is a rate limit with a 429 and
+	// depleted prepaid credit with a 402); 0 for any status.
+	Status int            `json:"status,omitempty"`
+	Class  ErrorCodeClass `json:"class"`
+	// Doc is where the provider documents the code (or, for a code it does
+	// not document, a public capture of it).
+	Doc  string `json:"doc"`
+	Note string `json:"note,omitempty"`
+}
+
+// ErrorCodeClass is what an error code means for the caller, in the classes
+// /check's rules tell apart.
+type ErrorCodeClass string
+
+// The error-code classes.
+const (
+	// CodeQuota: out of credit, a spending cap or a plan's limit: it will
+	// not come back by retrying.
+	CodeQuota ErrorCodeClass = "quota"
+	// CodeConcurrency: too many requests in flight on one key.
+	CodeConcurrency ErrorCodeClass = "concurrency"
+	// CodeRateLimit: a transient rate limit, over after Retry-After.
+	CodeRateLimit ErrorCodeClass = "rate_limit"
+	// CodeOverloaded: the provider lacks capacity and says so.
+	CodeOverloaded ErrorCodeClass = "overloaded"
+	// CodeServer: the provider's own failure.
+	CodeServer  ErrorCodeClass = "server"
+	CodeTimeout ErrorCodeClass = "timeout"
+	// CodeRequest: a request refused as it stands (malformed, too large,
+	// too long for the context).
+	CodeRequest ErrorCodeClass = "request"
+	CodeAuth    ErrorCodeClass = "auth"
+	// CodeModel: the model does not exist or is not available to the key.
+	CodeModel ErrorCodeClass = "model"
+)
+
+// ErrorCodeClasses lists every class, in the order the docs give them.
+var ErrorCodeClasses = []ErrorCodeClass{CodeQuota, CodeConcurrency, CodeRateLimit, CodeOverloaded, CodeServer, CodeTimeout, CodeRequest, CodeAuth, CodeModel}
+
+// errorCodePattern is what a code may be (also /check's code parameter).
+var errorCodePattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,64}$`)
+
+// ValidErrorCode reports whether s has the shape of a provider's error code.
+func ValidErrorCode(s string) bool { return errorCodePattern.MatchString(s) }
+
+// ErrorCode returns what code means for svc's API when the caller got the
+// HTTP status (0 when unknown): the first row of its table for that code
+// and status, or for that code and any status. False when the table does
+// not list it (or svc has none).
+func (c Catalog) ErrorCode(svc Service, code string, status int) (ErrorCode, bool) {
+	for _, row := range c.ErrorCodes[svc.ErrorCodes] {
+		if row.Code == code && (row.Status == 0 || row.Status == status) {
+			return row, true
+		}
+	}
+	return ErrorCode{}, false
 }
 
 //go:embed catalog.json
@@ -242,6 +314,31 @@ func (c Catalog) Validate() error {
 			if err := checkAbsoluteURL(f.url); err != nil {
 				bad("%s: %v", f.name, err)
 			}
+		}
+	}
+	for name, rows := range c.ErrorCodes {
+		codes := map[string]bool{}
+		for _, r := range rows {
+			where := fmt.Sprintf("catalog: errorCodes[%q]: %q", name, r.Code)
+			switch {
+			case !ValidErrorCode(r.Code):
+				errs = append(errs, errors.New(where+": a code is 1 to 64 of [A-Za-z0-9_.:-]"))
+			case codes[fmt.Sprint(r.Code, r.Status)]:
+				errs = append(errs, errors.New(where+" is listed twice for one status"))
+			case r.Status != 0 && (r.Status < 400 || r.Status > 599):
+				errs = append(errs, fmt.Errorf("%s: status %d is not an error status", where, r.Status))
+			case !contains(ErrorCodeClasses, r.Class):
+				errs = append(errs, fmt.Errorf("%s: unknown class %q", where, r.Class))
+			}
+			if err := checkAbsoluteURL(r.Doc); err != nil {
+				errs = append(errs, fmt.Errorf("%s: doc: %v", where, err))
+			}
+			codes[fmt.Sprint(r.Code, r.Status)] = true
+		}
+	}
+	for i, s := range c.Services {
+		if _, ok := c.ErrorCodes[s.ErrorCodes]; s.ErrorCodes != "" && !ok {
+			errs = append(errs, fmt.Errorf("catalog: services[%d] (%q): errorCodes %q names no table of the catalog", i, s.Slug, s.ErrorCodes))
 		}
 	}
 	// Alternatives name other services, so they are checked once every slug

@@ -351,8 +351,14 @@ type CheckDoc struct {
 	Query string `json:"query"`
 	// Error is the error parameter as received: what the caller just saw
 	// (an HTTP status or timeout/connection); nil when not sent.
-	Error   *string `json:"error"`
-	Tracked bool    `json:"tracked"`
+	Error *string `json:"error"`
+	// Code is the code parameter as received: the error code or type from
+	// the provider's error body; omitted when not sent.
+	Code *string `json:"code,omitempty"`
+	// RetryAfter is the retryAfter parameter as received: the Retry-After
+	// the caller got, in seconds; omitted when not sent.
+	RetryAfter *int `json:"retryAfter,omitempty"`
+	Tracked    bool `json:"tracked"`
 	// Service is the matched service; nil when the query is not tracked.
 	Service *CheckService `json:"service"`
 	// Status is the service's current status; nil when not tracked.
@@ -455,10 +461,13 @@ const (
 	EvidenceOfficial = "official"
 	EvidenceProbe    = "probe"
 	EvidenceHistory  = "history"
+	// EvidenceCaller is what the caller told us: the provider's error code
+	// and what its documentation says it means.
+	EvidenceCaller = "caller"
 )
 
 // EvidenceSources lists the values of Evidence.Source.
-var EvidenceSources = []string{EvidenceOfficial, EvidenceProbe, EvidenceHistory}
+var EvidenceSources = []string{EvidenceOfficial, EvidenceProbe, EvidenceHistory, EvidenceCaller}
 
 // CheckAlternative is a tracked service that can stand in for the checked
 // one, with its current status.

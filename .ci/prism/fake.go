@@ -64,7 +64,8 @@ func rewrite(in, out, base string) error {
 		return err
 	}
 	var cat struct {
-		Services []map[string]any `json:"services"`
+		Services   []map[string]any `json:"services"`
+		ErrorCodes any              `json:"errorCodes,omitempty"` // kept as it is
 	}
 	if err := json.Unmarshal(data, &cat); err != nil {
 		return fmt.Errorf("%s: %w", in, err)

@@ -18,8 +18,9 @@ import (
 
 func newCheckCmd(g *globals) *cobra.Command {
 	var (
-		dir, catalog, observed string
-		asJSON                 bool
+		dir, catalog, observed, code string
+		retryAfter                   int
+		asJSON                       bool
 	)
 	cmd := &cobra.Command{
 		Use:   "check QUERY",
@@ -38,12 +39,16 @@ without --json, so check can run as a monitoring plugin or in a script:
 With --error, say what your call just got (an HTTP status such as 401,
 429 or 529, or timeout or connection) and check advises what to do:
 proceed, retry, wait, failover or fix_client, whose side the trouble is
-on, and the alternatives that are up. The exit code still says the
-service's status, not the advice.`,
+on, and the alternatives that are up. With --code, give the error code or
+type from the provider's error body (insufficient_quota, overloaded_error,
+RESOURCE_EXHAUSTED): a quota is not a rate limit, and an overload is not
+your fault. With --retry-after, the Retry-After you got. The exit code
+still says the service's status, not the advice.`,
 		Example: `  aistatus check openai
   aistatus check https://api.anthropic.com/v1/messages
   aistatus check claude.ai --json || echo "not up (exit $?)"
-  aistatus check anthropic --error 529`,
+  aistatus check anthropic --error 529
+  aistatus check openai --error 429 --code insufficient_quota`,
 		Args:        cobra.ExactArgs(1),
 		Annotations: map[string]string{errorCodeAnnotation: strconv.Itoa(exitUnknown)},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -56,7 +61,11 @@ service's status, not the advice.`,
 				return fmt.Errorf("%w (run 'aistatus build --out %s' first)", err, dir)
 			}
 			engine := check.New(cat, check.NewCache(outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}), check.DefaultProbeTimeout, time.Now, nil), time.Now, check.FromCaller)
-			doc, err := engine.Check(snap, check.Request{Query: args[0], Error: observed})
+			req := check.Request{Query: args[0], Error: observed, Code: code}
+			if cmd.Flags().Changed("retry-after") {
+				req.RetryAfter = &retryAfter
+			}
+			doc, err := engine.Check(snap, req)
 			if bad := (*check.InputError)(nil); errors.As(err, &bad) {
 				return fmt.Errorf("%s: %s", flagOf[bad.Param], bad.Detail)
 			} else if err != nil {
@@ -85,11 +94,13 @@ service's status, not the advice.`,
 	cmd.Flags().StringVar(&catalog, "catalog", "", "catalog JSON file (default: the embedded one)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the /check response as JSON")
 	cmd.Flags().StringVar(&observed, "error", "", "what your call just got: an HTTP status (100-599), timeout or connection")
+	cmd.Flags().StringVar(&code, "code", "", "the error code or type in the provider's error body (insufficient_quota, overloaded_error, …)")
+	cmd.Flags().IntVar(&retryAfter, "retry-after", 0, "the Retry-After your call got, in seconds")
 	return cmd
 }
 
 // flagOf names the command-line form of a /check parameter, for errors.
-var flagOf = map[string]string{"q": "QUERY", "error": "--error"}
+var flagOf = map[string]string{"q": "QUERY", "error": "--error", "code": "--code", "retryAfter": "--retry-after"}
 
 // printAdvice prints the verdict's advice for people: the action and whose
 // side the trouble is on, then where to go instead. An untracked verdict

@@ -152,6 +152,10 @@ func TestCheckError(t *testing.T) {
 			"fix_client", "client", []string{"azure-openai"}},
 		{[]string{"openai", "--error", "429"}, 0, []string{"Action: retry (blame: client, confidence: high), retry after 30 s"}, "retry", "client", []string{"azure-openai"}},
 		{[]string{"openai"}, 0, []string{"Action: proceed"}, "proceed", "unknown", []string{"azure-openai"}},
+		{[]string{"openai", "--error", "429", "--code", "insufficient_quota"}, 0, []string{"Action: fix_client (blame: client, confidence: high)", "quota or billing limit"},
+			"fix_client", "client", []string{"azure-openai"}},
+		{[]string{"openai", "--error", "429", "--code", "rate_limit_exceeded", "--retry-after", "20"}, 0, []string{"Action: retry (blame: client, confidence: high), retry after 20 s"},
+			"retry", "client", []string{"azure-openai"}},
 	} {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
 			base := append([]string{"check", "--dir", dir, "--catalog", catalog}, tc.args...)
@@ -185,6 +189,11 @@ func TestCheckError(t *testing.T) {
 	if code := execute(context.Background(), []string{"check", "--dir", dir, "--catalog", catalog, "openai", "--error", "teapot"}, &stdout, &stderr); code != exitUnknown ||
 		!strings.Contains(stderr.String(), "--error") || !strings.Contains(stderr.String(), "timeout") {
 		t.Errorf("bad --error: exit %d, stderr %q", code, stderr.String())
+	}
+	stderr.Reset()
+	if code := execute(context.Background(), []string{"check", "--dir", dir, "--catalog", catalog, "openai", "--code", "not a code"}, &stdout, &stderr); code != exitUnknown ||
+		!strings.Contains(stderr.String(), "--code") {
+		t.Errorf("bad --code: exit %d, stderr %q", code, stderr.String())
 	}
 }
 

@@ -102,13 +102,31 @@ func (a API) Incidents(ctx context.Context, q IncidentQuery) (snapshot.IncidentL
 	return doc, err
 }
 
-// CheckError is GET /check?q=&error=: the verdict with advice for a caller
-// that just got observed (an HTTP status, "timeout" or "connection"); ""
-// sends no error. The server validates it: a bad one is a *ProblemError.
-func (a API) CheckError(ctx context.Context, query, observed string) (snapshot.CheckDoc, error) {
-	v := url.Values{"q": {query}}
-	if observed != "" {
-		v.Set("error", observed)
+// CheckQuery holds the parameters of GET /check; an empty string or a zero
+// RetryAfter is not sent.
+type CheckQuery struct {
+	Query string
+	// Error is what the caller just got: an HTTP status, "timeout" or
+	// "connection".
+	Error string
+	// Code is the error code or type in the provider's error body.
+	Code string
+	// RetryAfter is the Retry-After the caller got, in seconds.
+	RetryAfter int
+}
+
+// Check is GET /check: the verdict with advice for a caller that just got
+// an error. The server validates the parameters: a bad one is a
+// *ProblemError.
+func (a API) Check(ctx context.Context, cq CheckQuery) (snapshot.CheckDoc, error) {
+	v := url.Values{"q": {cq.Query}}
+	for name, value := range map[string]string{"error": cq.Error, "code": cq.Code} {
+		if value != "" {
+			v.Set(name, value)
+		}
+	}
+	if cq.RetryAfter != 0 {
+		v.Set("retryAfter", strconv.Itoa(cq.RetryAfter))
 	}
 	var doc snapshot.CheckDoc
 	err := a.get(ctx, "/check", v, &doc)

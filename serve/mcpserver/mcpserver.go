@@ -57,6 +57,11 @@ type checkInput struct {
 	// here, so that a bad value reaches the API and comes back with its
 	// explanation instead of a bare schema mismatch.
 	Error string `json:"error,omitempty"`
+	// Code is the provider's error code, "" for none.
+	Code string `json:"code,omitempty"`
+	// RetryAfter is the Retry-After in seconds; 0 for none (a plain int:
+	// see Error).
+	RetryAfter int `json:"retryAfter,omitempty"`
 }
 
 // maxObserved bounds check_service's error argument ("connection" is the
@@ -223,7 +228,9 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 			"to learn whether it is you or them: verdict.action is proceed, retry (after verdict.retryAfterSeconds), wait, " +
 			"failover (to one of verdict.alternatives: services serving the same models, not down, best first) or fix_client; " +
 			"verdict.blame is provider, client or unknown; verdict.confidence high, medium or low; verdict.evidence lists the " +
-			"facts behind it (the status page's word, aistatus's probes, recent incidents). " + statusLegend + licenceNote,
+			"facts behind it (the status page's word, aistatus's probes, recent incidents, what your error code means). " +
+			"Pass code too (the error code or type in the provider's error body) to tell a quota from a rate limit from an overload. " +
+			statusLegend + licenceNote,
 		InputSchema: inputSchema[checkInput](func(p map[string]*jsonschema.Schema) {
 			p["query"].Description = "a service name, alias, domain or URL" + suchAs(ex.queries, " or ")
 			p["query"].MinLength, p["query"].MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(check.MaxQuery)
@@ -231,10 +238,16 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 				"or timeout or connection (refused, reset, DNS, TLS); omit it to ask about the status alone"
 			p["error"].MinLength, p["error"].MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(maxObserved)
 			p["error"].Examples = []any{"401", "429", "529", "timeout", "connection"}
+			p["code"].Description = "optional: the error code or type in the provider's error body — error.code, else error.status, else " +
+				"error.type, skipping numbers (insufficient_quota, rate_limit_error, overloaded_error, RESOURCE_EXHAUSTED)"
+			p["code"].MaxLength = jsonschema.Ptr(64)
+			p["code"].Examples = []any{"insufficient_quota", "overloaded_error", "RESOURCE_EXHAUSTED"}
+			p["retryAfter"].Description = "optional: the Retry-After your call got, in seconds (a positive number); it becomes the delay to wait"
+			p["retryAfter"].Minimum, p["retryAfter"].Maximum = jsonschema.Ptr(0.0), jsonschema.Ptr(float64(check.MaxRetryAfter))
 		}),
 		Annotations: annotations("Is this AI service up?", true),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in checkInput) (*mcp.CallToolResult, CheckResult, error) {
-		doc, err := api.CheckError(ctx, in.Query, in.Error)
+		doc, err := api.Check(ctx, CheckQuery(in))
 		if err != nil {
 			return nil, CheckResult{}, err
 		}

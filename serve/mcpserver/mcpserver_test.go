@@ -248,6 +248,15 @@ func TestTools(t *testing.T) {
 	if check.Verdict.Action != snapshot.ActionFixClient || check.Verdict.Blame != snapshot.BlameClient || check.Verdict.Confidence != snapshot.ConfidenceHigh {
 		t.Errorf("check_service claude error 401: %+v", check.Verdict)
 	}
+	// code and retryAfter: the provider's word on what the 429 is.
+	call(t, cs, "check_service", map[string]any{"query": "openai", "error": "429", "code": "insufficient_quota"}, &check)
+	if check.Code == nil || *check.Code != "insufficient_quota" || check.Verdict.Action != snapshot.ActionFixClient || check.Verdict.RetryAfterSeconds != nil {
+		t.Errorf("check_service openai 429 insufficient_quota: %+v", check.Verdict)
+	}
+	call(t, cs, "check_service", map[string]any{"query": "anthropic", "error": "429", "code": "rate_limit_error", "retryAfter": 20}, &check)
+	if r := check.Verdict.RetryAfterSeconds; check.Verdict.Action != snapshot.ActionRetry || r == nil || *r != 20 {
+		t.Errorf("check_service anthropic 429 rate_limit_error retryAfter 20: %+v", check.Verdict)
+	}
 	if props := schemas["check_service"]["properties"].(map[string]any); props["error"].(map[string]any)["type"] != "string" ||
 		props["error"].(map[string]any)["examples"] == nil {
 		t.Errorf("check_service error schema: %v", props["error"])
