@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"math"
 	"net/netip"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -102,7 +105,7 @@ func NewRedis(rdb redis.UniversalClient, log zerolog.Logger, now func() time.Tim
 	r := &Redis{rdb: rdb, log: log, now: now, since: now(), lastTry: now()}
 	ctx, cancel := context.WithTimeout(context.Background(), 2*redisTimeout)
 	defer cancel()
-	if err := rdb.Ping(ctx).Err(); err != nil {
+	if err := safely(func() error { return rdb.Ping(ctx).Err() }); err != nil {
 		log.Warn().Err(err).Msg("redis unreachable at start: rate limit and probe cache are local to this replica until it answers")
 	} else {
 		r.ok.Store(true)
@@ -138,7 +141,7 @@ func (r *Redis) usable() bool {
 		// and is bounded by redisTimeout.
 		ctx, cancel := context.WithTimeout(context.Background(), redisTimeout)
 		defer cancel()
-		err := r.rdb.Ping(ctx).Err()
+		err := safely(func() error { return r.rdb.Ping(ctx).Err() })
 		r.mu.Lock()
 		r.checking = false
 		r.mu.Unlock()
@@ -147,6 +150,33 @@ func (r *Redis) usable() bool {
 		}
 	}()
 	return false
+}
+
+// errBadReply is a reply this server did not ask for: of another type or
+// shape than the command's, or with figures out of range. Redis does not
+// send those; a Redis that does is failing, like one that does not answer.
+var errBadReply = errors.New("redis: unexpected reply")
+
+// safely runs fn, turning a panic into an error: a client library that
+// chokes on a reply it did not expect (redis_rate asserts the script's
+// reply types) must not take the request, or the process, with it.
+func safely(fn func() error) (err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("%w: %v", errBadReply, v)
+		}
+	}()
+	return fn()
+}
+
+// call runs op, bounded by redisTimeout and safely, for a request whose
+// context is ctx, and records its outcome (result).
+func (r *Redis) call(ctx context.Context, op func(ctx context.Context) error) error {
+	cctx, cancel := context.WithTimeout(ctx, redisTimeout)
+	defer cancel()
+	err := safely(func() error { return op(cctx) })
+	r.result(ctx, err)
+	return err
 }
 
 // result records the outcome of a Redis command made for a request whose
@@ -203,6 +233,10 @@ func (l *RateLimiter) Decide(_ context.Context, key netip.Addr) Decision { retur
 // script), so that one client has one budget across every replica. While
 // Redis fails it decides with the local limiter; a client then has one
 // budget per replica, with the allowance it had locally rather than in Redis.
+//
+// A reply that is not the script's (gcraScripts) or whose figures are out of
+// range (decision) is Redis failing too: what reaches a client's RateLimit
+// headers is always within the policy.
 type RedisLimiter struct {
 	rl       *redis_rate.Limiter
 	limit    redis_rate.Limit
@@ -213,7 +247,7 @@ type RedisLimiter struct {
 
 func NewRedisLimiter(shared *Redis, fallback *RateLimiter, limit int, window time.Duration) *RedisLimiter {
 	return &RedisLimiter{
-		rl:       redis_rate.NewLimiter(shared.rdb),
+		rl:       redis_rate.NewLimiter(gcraScripts{shared.rdb}),
 		limit:    redis_rate.Limit{Rate: limit, Burst: limit, Period: window},
 		window:   window,
 		shared:   shared,
@@ -226,26 +260,102 @@ func (l *RedisLimiter) Decide(ctx context.Context, key netip.Addr) Decision {
 	if !l.shared.usable() {
 		return l.fallback.Allow(key)
 	}
-	cctx, cancel := context.WithTimeout(ctx, redisTimeout)
-	defer cancel()
-	res, err := l.rl.Allow(cctx, RedisKeyPrefix+"rl:"+key.String(), l.limit)
-	l.shared.result(ctx, err)
+	var d Decision
+	err := l.shared.call(ctx, func(ctx context.Context) error {
+		res, err := l.rl.Allow(ctx, RedisKeyPrefix+"rl:"+key.String(), l.limit)
+		if errors.Is(err, redis.Nil) {
+			// Nil is an answer to a GET, not to the script.
+			return fmt.Errorf("%w: nil", errBadReply)
+		}
+		if err != nil {
+			return err
+		}
+		d, err = l.decision(res)
+		return err
+	})
 	if err != nil {
 		return l.fallback.Allow(key)
 	}
+	return d
+}
+
+// roundingSlack is how far past the window the script's reset and
+// retry-after may be and still be in range: they are differences of
+// floating-point seconds since 2017 (a few hundred million, so with about
+// 60 ns of precision), printed with 14 significant digits.
+const roundingSlack = time.Millisecond
+
+// decision is the script's result as a Decision, or errBadReply when a
+// figure is out of range: allowed 0 or 1, remaining within [0, limit],
+// reset within [0, window], and retry-after within (0, window] when denied
+// (redis_rate reports -1, "not applicable", when allowed).
+func (l *RedisLimiter) decision(res *redis_rate.Result) (Decision, error) {
+	longest := l.window + roundingSlack
+	allowed := res.Allowed == 1
+	if (!allowed && res.Allowed != 0) ||
+		res.Remaining < 0 || res.Remaining > l.limit.Rate ||
+		res.ResetAfter < 0 || res.ResetAfter > longest ||
+		(allowed && res.RetryAfter > 0) ||
+		(!allowed && (res.RetryAfter <= 0 || res.RetryAfter > longest)) {
+		return Decision{}, fmt.Errorf("%w: allowed %d, remaining %d, reset %v, retry after %v",
+			errBadReply, res.Allowed, res.Remaining, res.ResetAfter, res.RetryAfter)
+	}
 	d := Decision{
-		Allowed:   res.Allowed > 0,
+		Allowed:   allowed,
 		Limit:     l.limit.Rate,
 		Window:    l.window,
 		Remaining: res.Remaining,
-		Reset:     res.ResetAfter,
+		Reset:     min(res.ResetAfter, l.window),
 	}
-	if !d.Allowed {
-		// redis_rate reports -1 for "not applicable" when allowed.
-		d.RetryAfter = max(0, res.RetryAfter)
+	if !allowed {
+		d.RetryAfter = min(res.RetryAfter, l.window)
 		d.Remaining = 0
 	}
-	return d
+	return d, nil
+}
+
+// gcraScripts is the client redis_rate runs its script through. It checks
+// that a reply has the script's shape — two integers, then two finite
+// numbers as strings — before redis_rate reads it, which it does with type
+// assertions that panic on anything else.
+type gcraScripts struct{ redis.UniversalClient }
+
+func (s gcraScripts) EvalSha(ctx context.Context, sha1 string, keys []string, args ...any) *redis.Cmd {
+	return checkGCRAReply(s.UniversalClient.EvalSha(ctx, sha1, keys, args...))
+}
+
+func (s gcraScripts) Eval(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
+	return checkGCRAReply(s.UniversalClient.Eval(ctx, script, keys, args...))
+}
+
+func checkGCRAReply(cmd *redis.Cmd) *redis.Cmd {
+	if cmd.Err() != nil {
+		return cmd
+	}
+	v, ok := cmd.Val().([]any)
+	if ok && len(v) == 4 {
+		_, allowed := v[0].(int64)
+		_, remaining := v[1].(int64)
+		if allowed && remaining && finiteNumber(v[2]) && finiteNumber(v[3]) {
+			return cmd
+		}
+	}
+	if ok {
+		cmd.SetErr(fmt.Errorf("%w: %d values, want 2 integers and 2 numbers", errBadReply, len(v)))
+	} else {
+		cmd.SetErr(fmt.Errorf("%w: %T, want 2 integers and 2 numbers", errBadReply, cmd.Val()))
+	}
+	return cmd
+}
+
+// finiteNumber reports whether v is a string holding a finite number.
+func finiteNumber(v any) bool {
+	s, ok := v.(string)
+	if !ok {
+		return false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	return err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
 }
 
 // sharedProbePoll is how often a replica that lost the race to probe looks
@@ -289,11 +399,12 @@ func (p redisProbes) Fetch(url string, probe func() check.Live) (check.Live, tim
 		} else if found {
 			return r, until, true
 		}
-		cctx, cancel := context.WithTimeout(ctx, redisTimeout)
-		// The lock outlives the longest probe, so a dead holder frees it.
-		won, err := p.shared.rdb.SetNX(cctx, lock, "1", p.timeout+time.Second).Result()
-		cancel()
-		p.shared.result(ctx, err)
+		var won bool
+		err := p.shared.call(ctx, func(ctx context.Context) (err error) {
+			// The lock outlives the longest probe, so a dead holder frees it.
+			won, err = p.shared.rdb.SetNX(ctx, lock, "1", p.timeout+time.Second).Result()
+			return err
+		})
 		if err != nil {
 			return check.Live{}, time.Time{}, false
 		}
@@ -309,16 +420,16 @@ func (p redisProbes) Fetch(url string, probe func() check.Live) (check.Live, tim
 			}
 			r := probe()
 			b, _ := json.Marshal(r)
-			cctx, cancel := context.WithTimeout(ctx, redisTimeout)
-			_, err := p.shared.rdb.Pipelined(cctx, func(pipe redis.Pipeliner) error {
-				pipe.Set(cctx, key, b, check.LiveTTL)
-				pipe.Del(cctx, lock)
-				return nil
-			})
-			cancel()
-			// The result is good whether or not Redis took it; the other
+			// The result is good whether or not Redis takes it; the other
 			// replicas probe themselves once the lock expires.
-			p.shared.result(ctx, err)
+			p.shared.call(ctx, func(ctx context.Context) error {
+				_, err := p.shared.rdb.Pipelined(ctx, func(pipe redis.Pipeliner) error {
+					pipe.Set(ctx, key, b, check.LiveTTL)
+					pipe.Del(ctx, lock)
+					return nil
+				})
+				return err
+			})
 			return r, r.At.Add(check.LiveTTL), true
 		}
 		time.Sleep(sharedProbePoll)
@@ -328,34 +439,41 @@ func (p redisProbes) Fetch(url string, probe func() check.Live) (check.Live, tim
 
 // release deletes the probe lock we hold, early: it would expire anyway.
 func (p redisProbes) release(ctx context.Context, lock string) {
-	cctx, cancel := context.WithTimeout(ctx, redisTimeout)
-	defer cancel()
-	p.shared.result(ctx, p.shared.rdb.Del(cctx, lock).Err())
+	p.shared.call(ctx, func(ctx context.Context) error { return p.shared.rdb.Del(ctx, lock).Err() })
 }
 
 // read reads a stored result and until when this replica may reuse it: for
 // as long as Redis keeps it, counted on this replica's clock.
 func (p redisProbes) read(ctx context.Context, key string) (r check.Live, until time.Time, found bool, err error) {
-	cctx, cancel := context.WithTimeout(ctx, redisTimeout)
-	defer cancel()
 	var get *redis.StringCmd
 	var ttl *redis.DurationCmd
-	_, err = p.shared.rdb.Pipelined(cctx, func(pipe redis.Pipeliner) error {
-		get = pipe.Get(cctx, key)
-		ttl = pipe.PTTL(cctx, key)
-		return nil
+	err = p.shared.call(ctx, func(ctx context.Context) error {
+		_, err := p.shared.rdb.Pipelined(ctx, func(pipe redis.Pipeliner) error {
+			get = pipe.Get(ctx, key)
+			ttl = pipe.PTTL(ctx, key)
+			return nil
+		})
+		if errors.Is(err, redis.Nil) {
+			return nil // no such key: the GET's error, read below
+		}
+		return err
 	})
-	if errors.Is(err, redis.Nil) {
-		err = nil
-	}
-	p.shared.result(ctx, err)
 	if err != nil {
 		return check.Live{}, time.Time{}, false, err
 	}
-	b, gerr := get.Bytes()
-	if gerr != nil || ttl.Val() <= 0 || json.Unmarshal(b, &r) != nil {
-		// Missing, expiring this instant, or not ours to read: probe anew.
+	r, left, found := stored(get, ttl)
+	if !found {
 		return check.Live{}, time.Time{}, false, nil
 	}
-	return r, p.shared.now().Add(ttl.Val()), true, nil
+	return r, p.shared.now().Add(left), true, nil
+}
+
+// stored is the result a GET and a PTTL read and how long Redis keeps it,
+// or false when it is missing, expiring this instant, or not ours to read:
+// then the replica probes anew.
+func stored(get *redis.StringCmd, ttl *redis.DurationCmd) (r check.Live, left time.Duration, ok bool) {
+	if get.Err() != nil || ttl.Val() <= 0 || json.Unmarshal([]byte(get.Val()), &r) != nil {
+		return check.Live{}, 0, false
+	}
+	return r, ttl.Val(), true
 }
