@@ -393,13 +393,15 @@ func TestSharedProbeLockHolderGone(t *testing.T) {
 
 // TestLyingRedis: whatever Redis answers the rate-limit script, no request
 // fails and no RateLimit figure is out of range. A reply that is not the
-// script's (a status, negative figures) counts as Redis failing: the replica
+// script's (a status, negative figures, a length the process cannot
+// allocate) counts as Redis failing: the replica
 // logs that once and limits with its own limiter, so a client gets its 30
 // and then 429s, as from a single server.
 func TestLyingRedis(t *testing.T) {
 	for _, tc := range []struct{ name, reply string }{
 		{"status", "+OK\r\n"},
 		{"negative figures", "*4\r\n:1\r\n:-5\r\n$2\r\n-1\r\n$2\r\n-9\r\n"},
+		{"a 100 GB string", "$107374182400\r\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rdb, err := limits.NewRedisClient(redistest.Start(t, redistest.Replying(tc.reply)).URL())

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"net"
 	"net/netip"
 	"strconv"
 	"sync"
@@ -39,11 +40,20 @@ const redisRecheckEvery = time.Second
 // NewRedisClient returns a client for a redis:// or rediss:// URL (for
 // example redis://127.0.0.1:6379/0), with timeouts short enough that an
 // unreachable Redis degrades to the local fallback instead of slowing
-// requests down.
+// requests down, and connections that fail on a reply over maxRedisReply
+// instead of allocating what it announces.
 func NewRedisClient(url string) (*redis.Client, error) {
 	opt, err := redis.ParseURL(url)
 	if err != nil {
 		return nil, err
+	}
+	dial := redis.NewDialer(opt) // TCP, TLS or a Unix socket, as the URL says
+	opt.Dialer = func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c, err := dial(ctx, network, addr)
+		if err != nil {
+			return nil, err
+		}
+		return boundReplies(c), nil
 	}
 	opt.DialTimeout = redisTimeout
 	opt.ReadTimeout = redisTimeout
