@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/aistatus/aistatus/serve/limits"
 	"github.com/aistatus/aistatus/serve/limits/redistest"
+	"github.com/aistatus/aistatus/snapshot"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 )
@@ -391,8 +393,9 @@ func TestSharedProbeLockHolderGone(t *testing.T) {
 	}
 }
 
-// TestLyingRedis: whatever Redis answers the rate-limit script, no request
-// fails and no RateLimit figure is out of range. A reply that is not the
+// TestLyingRedis: whatever Redis answers the rate-limit script and the
+// probe cache, no request fails, no RateLimit figure is out of range and
+// /check has its live probe. A reply that is not the
 // script's (a status, negative figures, a length the process cannot
 // allocate) counts as Redis failing: the replica
 // logs that once and limits with its own limiter, so a client gets its 30
@@ -412,7 +415,11 @@ func TestLyingRedis(t *testing.T) {
 			var logs syncBuffer
 			ts := replicas(t, 1, 30, rdb, zerolog.New(&logs))[0]
 			for i := range 45 {
-				resp := ts.do(t, http.MethodGet, "/api/v1/status", nil)
+				target := "/api/v1/status"
+				if i == 0 {
+					target = "/api/v1/check?q=anthropic"
+				}
+				resp := ts.do(t, http.MethodGet, target, nil)
 				want, remaining := 200, 29-i
 				if i >= 30 {
 					want, remaining = http.StatusTooManyRequests, 0
@@ -422,6 +429,12 @@ func TestLyingRedis(t *testing.T) {
 				}
 				if got := resp.Header.Get("RateLimit"); !strings.HasPrefix(got, fmt.Sprintf(`"free";r=%d;t=`, remaining)) || strings.Contains(got, "-") {
 					t.Fatalf("request %d: RateLimit %q", i+1, got)
+				}
+				if i == 0 {
+					var doc snapshot.CheckDoc
+					if err := json.Unmarshal(body(t, resp), &doc); err != nil || doc.LatencyMs == nil {
+						t.Fatalf("/check without a live probe (%v): %+v", err, doc)
+					}
 				}
 			}
 			if st := ts.SharedStatus(); st.String() != "fallback local" {

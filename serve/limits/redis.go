@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/check"
+	"github.com/aistatus/aistatus/snapshot"
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
@@ -392,8 +393,9 @@ type redisProbes struct {
 // only one replica probes, probes and stores the result for check.LiveTTL.
 // A replica that finds the lock taken polls for the result for a little
 // longer than a probe can take. It reports false when Redis is in fallback
-// or failed, or when the lock holder never published (it died): the caller
-// then probes locally.
+// or failed, when the lock holder never published (it died), or when Redis
+// holds a value this server did not store (stored): the caller then probes
+// locally.
 func (p redisProbes) Fetch(url string, probe func() check.Live) (check.Live, time.Time, bool) {
 	if !p.shared.usable() {
 		return check.Live{}, time.Time{}, false
@@ -471,19 +473,64 @@ func (p redisProbes) read(ctx context.Context, key string) (r check.Live, until 
 	if err != nil {
 		return check.Live{}, time.Time{}, false, err
 	}
-	r, left, found := stored(get, ttl)
+	r, left, found, bad := p.stored(get, ttl)
+	if bad != "" {
+		p.shared.log.Warn().Str("key", key).Str("why", bad).
+			Msg("redis holds a probe result this server did not store: ignored, probing locally")
+		return check.Live{}, time.Time{}, false, errBadStored
+	}
 	if !found {
 		return check.Live{}, time.Time{}, false, nil
 	}
 	return r, p.shared.now().Add(left), true, nil
 }
 
-// stored is the result a GET and a PTTL read and how long Redis keeps it,
-// or false when it is missing, expiring this instant, or not ours to read:
-// then the replica probes anew.
-func stored(get *redis.StringCmd, ttl *redis.DurationCmd) (r check.Live, left time.Duration, ok bool) {
-	if get.Err() != nil || ttl.Val() <= 0 || json.Unmarshal([]byte(get.Val()), &r) != nil {
-		return check.Live{}, 0, false
+// maxProbeValue bounds a stored probe result: the ones this server stores
+// are about 150 bytes, and the error of a failed probe a line.
+const maxProbeValue = 16 << 10
+
+// maxProbeSkew is how far a stored result's time may be from this
+// replica's clock. Replicas' clocks need not agree to the second, but a
+// result made in the last check.LiveTTL by any of them is not an hour away.
+const maxProbeSkew = time.Hour
+
+// errBadStored is a stored probe result this server could not have stored.
+var errBadStored = errors.New("not a probe result")
+
+// stored is the result a GET and a PTTL read and how long Redis keeps it.
+// found is false when there is none or it expires this instant: the replica
+// probes anew and stores its own. bad says why the value is not a result
+// this server could have stored: not one of its states, a latency outside
+// the probe timeout, an HTTP status outside 100–599, a time over
+// maxProbeSkew from this replica's clock, over maxProbeValue, or kept
+// longer than check.LiveTTL. Such a value is not served to clients, nor
+// is its TTL (how long this replica reuses it) trusted: the caller probes
+// locally. Redis itself answered, so it stays in use.
+func (p redisProbes) stored(get *redis.StringCmd, ttl *redis.DurationCmd) (r check.Live, left time.Duration, found bool, bad string) {
+	if get.Err() != nil || ttl.Val() <= 0 {
+		return check.Live{}, 0, false, ""
 	}
-	return r, ttl.Val(), true
+	v := get.Val()
+	switch {
+	case len(v) > maxProbeValue:
+		return check.Live{}, 0, false, fmt.Sprintf("%d bytes", len(v))
+	case ttl.Val() > check.LiveTTL:
+		return check.Live{}, 0, false, fmt.Sprintf("kept for %v", ttl.Val())
+	case json.Unmarshal([]byte(v), &r) != nil:
+		return check.Live{}, 0, false, "not JSON of a probe result"
+	}
+	pr, longest := r.Probe, float64((p.timeout + time.Second).Milliseconds())
+	switch {
+	case pr.State != snapshot.ProbeOK && pr.State != snapshot.ProbeFailed:
+		bad = fmt.Sprintf("state %.40q", pr.State)
+	case pr.LatencyMs != nil && !(*pr.LatencyMs >= 0 && *pr.LatencyMs <= longest):
+		bad = fmt.Sprintf("latency %g ms", *pr.LatencyMs)
+	case pr.HTTPStatus != 0 && (pr.HTTPStatus < 100 || pr.HTTPStatus > 599):
+		bad = fmt.Sprintf("HTTP status %d", pr.HTTPStatus)
+	case r.At.IsZero() || r.At.Sub(p.shared.now()).Abs() > maxProbeSkew:
+		bad = fmt.Sprintf("made at %v", r.At)
+	default:
+		return r, ttl.Val(), true, ""
+	}
+	return check.Live{}, 0, false, bad
 }
