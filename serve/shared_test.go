@@ -2,6 +2,7 @@ package serve
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -14,6 +15,8 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/serve/limits"
+	"github.com/aistatus/aistatus/serve/limits/redistest"
+	"github.com/aistatus/aistatus/snapshot"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 )
@@ -387,5 +390,59 @@ func TestSharedProbeLockHolderGone(t *testing.T) {
 	}
 	if n := ts.api.hits.Load(); n != 1 {
 		t.Fatalf("%d probes, want 1", n)
+	}
+}
+
+// TestLyingRedis: whatever Redis answers the rate-limit script and the
+// probe cache, no request fails, no RateLimit figure is out of range and
+// /check has its live probe. A reply that is not the
+// script's (a status, negative figures, a length the process cannot
+// allocate) counts as Redis failing: the replica
+// logs that once and limits with its own limiter, so a client gets its 30
+// and then 429s, as from a single server.
+func TestLyingRedis(t *testing.T) {
+	for _, tc := range []struct{ name, reply string }{
+		{"status", "+OK\r\n"},
+		{"negative figures", "*4\r\n:1\r\n:-5\r\n$2\r\n-1\r\n$2\r\n-9\r\n"},
+		{"a 100 GB string", "$107374182400\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rdb, err := limits.NewRedisClient(redistest.Start(t, redistest.Replying(tc.reply)).URL())
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { rdb.Close() })
+			var logs syncBuffer
+			ts := replicas(t, 1, 30, rdb, zerolog.New(&logs))[0]
+			for i := range 45 {
+				target := "/api/v1/status"
+				if i == 0 {
+					target = "/api/v1/check?q=anthropic"
+				}
+				resp := ts.do(t, http.MethodGet, target, nil)
+				want, remaining := 200, 29-i
+				if i >= 30 {
+					want, remaining = http.StatusTooManyRequests, 0
+				}
+				if resp.StatusCode != want {
+					t.Fatalf("request %d: %d, want %d", i+1, resp.StatusCode, want)
+				}
+				if got := resp.Header.Get("RateLimit"); !strings.HasPrefix(got, fmt.Sprintf(`"free";r=%d;t=`, remaining)) || strings.Contains(got, "-") {
+					t.Fatalf("request %d: RateLimit %q", i+1, got)
+				}
+				if i == 0 {
+					var doc snapshot.CheckDoc
+					if err := json.Unmarshal(body(t, resp), &doc); err != nil || doc.LatencyMs == nil {
+						t.Fatalf("/check without a live probe (%v): %+v", err, doc)
+					}
+				}
+			}
+			if st := ts.SharedStatus(); st.String() != "fallback local" {
+				t.Errorf("shared state %v", st)
+			}
+			if n := strings.Count(logs.String(), "redis failed"); n != 1 {
+				t.Errorf("logged %d times, want once:\n%s", n, logs.String())
+			}
+		})
 	}
 }

@@ -1,0 +1,128 @@
+package limits
+
+import (
+	"context"
+	"io"
+	"net/netip"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/serve/limits/redistest"
+	"github.com/rs/zerolog"
+)
+
+// lyingRedis is a Redis that answers every command but the handshake with
+// answer, and the shared state of a replica using it, on a clock that only
+// moves when told.
+func lyingRedis(t *testing.T, answer redistest.Answer) (*Redis, *rlFakeClock, *logCount) {
+	t.Helper()
+	rdb, err := NewRedisClient(redistest.Start(t, answer).URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rdb.Close() })
+	clock, logs := newRLFakeClock(), &logCount{}
+	shared := NewRedis(rdb, zerolog.New(io.Discard).Hook(logs), clock.Now)
+	if !shared.Status().OK {
+		t.Fatal("the fake Redis does not answer PING")
+	}
+	return shared, clock, logs
+}
+
+// logCount counts the log lines that say Redis failed.
+type logCount struct{ failed atomic.Int32 }
+
+func (c *logCount) Run(_ *zerolog.Event, _ zerolog.Level, msg string) {
+	if strings.HasPrefix(msg, "redis failed") {
+		c.failed.Add(1)
+	}
+}
+
+// gcraReply is the rate-limit script's reply as Redis encodes it: allowed
+// and remaining as integers, retry-after and reset in seconds as strings.
+func gcraReply(allowed, remaining int, retryAfter, reset string) string {
+	return "*4\r\n:" + strconv.Itoa(allowed) + "\r\n:" + strconv.Itoa(remaining) + "\r\n" + bulk(retryAfter) + bulk(reset)
+}
+
+func bulk(s string) string { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\r\n" }
+
+// TestRedisLimiterBadReplies: a reply to the rate-limit script that is not
+// the script's — another type, another shape, figures out of range — never
+// reaches the client (no panic, no negative or absurd RateLimit figure): the
+// limiter treats it as Redis failing, logs that once, and decides with the
+// local limiter until Redis is tried again.
+func TestRedisLimiterBadReplies(t *testing.T) {
+	for _, tc := range []struct{ name, reply string }{
+		{"status instead of the figures", "+OK\r\n"},
+		{"integer", ":1\r\n"},
+		{"nil", "$-1\r\n"},
+		{"empty array", "*0\r\n"},
+		{"three figures", "*3\r\n:1\r\n:29\r\n$2\r\n-1\r\n"},
+		{"figures of the wrong types", "*4\r\n$1\r\n1\r\n:29\r\n:-1\r\n:2\r\n"},
+		{"nested array", "*4\r\n*0\r\n:29\r\n$2\r\n-1\r\n$1\r\n2\r\n"},
+		{"negative remaining", gcraReply(1, -5, "-1", "2")},
+		{"remaining over the limit", gcraReply(1, 31, "-1", "2")},
+		{"allowed twice", gcraReply(2, 29, "-1", "2")},
+		{"negative reset", gcraReply(1, 29, "-1", "-2")},
+		{"reset of a day", gcraReply(1, 29, "-1", "86400")},
+		{"reset not a number", gcraReply(1, 29, "-1", "soon")},
+		{"reset NaN", gcraReply(1, 29, "-1", "nan")},
+		{"reset infinite", gcraReply(1, 29, "-1", "inf")},
+		{"denied with no retry-after", gcraReply(0, 0, "-1", "60")},
+		{"denied with a retry-after of a day", gcraReply(0, 0, "86400", "60")},
+		{"allowed with a retry-after", gcraReply(1, 29, "5", "2")},
+		{"error reply", "-ERR something\r\n"},
+		{"garbage", "hello\r\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			shared, clock, logs := lyingRedis(t, redistest.Replying(tc.reply))
+			l := NewRedisLimiter(shared, NewRateLimiter(30, time.Minute, 100, clock.Now), 30, time.Minute)
+			key := netip.MustParseAddr("192.0.2.1")
+			for i := range 3 {
+				want := Decision{Allowed: true, Limit: 30, Window: time.Minute, Remaining: 29 - i, Reset: time.Duration(i+1) * 2 * time.Second}
+				if d := l.Decide(context.Background(), key); d != want {
+					t.Fatalf("request %d: %+v, want the local limiter's %+v", i+1, d, want)
+				}
+			}
+			if st := shared.Status(); st.OK {
+				t.Errorf("status %v after a bad reply, want the fallback", st)
+			}
+			if n := logs.failed.Load(); n != 1 {
+				t.Errorf("the failure was logged %d times, want once", n)
+			}
+		})
+	}
+}
+
+// TestRedisLimiterGoodReplies: replies in range, including the rounding of
+// Redis's clock at the edges, are the decision.
+func TestRedisLimiterGoodReplies(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		reply string
+		want  Decision
+	}{
+		{"first request", gcraReply(1, 29, "-1", "2"),
+			Decision{Allowed: true, Limit: 30, Window: time.Minute, Remaining: 29, Reset: 2 * time.Second}},
+		{"last of the burst", gcraReply(1, 0, "-1", "60"),
+			Decision{Allowed: true, Limit: 30, Window: time.Minute, Remaining: 0, Reset: time.Minute}},
+		{"reset a hair over the window", gcraReply(1, 0, "-1", "60.00000006"),
+			Decision{Allowed: true, Limit: 30, Window: time.Minute, Remaining: 0, Reset: time.Minute}},
+		{"denied", gcraReply(0, 0, "1.5", "59.5"),
+			Decision{Limit: 30, Window: time.Minute, Reset: 59500 * time.Millisecond, RetryAfter: 1500 * time.Millisecond}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			shared, clock, _ := lyingRedis(t, redistest.Replying(tc.reply))
+			l := NewRedisLimiter(shared, NewRateLimiter(30, time.Minute, 100, clock.Now), 30, time.Minute)
+			if d := l.Decide(context.Background(), netip.MustParseAddr("192.0.2.1")); d != tc.want {
+				t.Fatalf("%+v, want %+v", d, tc.want)
+			}
+			if st := shared.Status(); !st.OK {
+				t.Fatalf("status %v", st)
+			}
+		})
+	}
+}
