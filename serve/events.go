@@ -2,13 +2,16 @@ package serve
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
+	"net/netip"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/aistatus/aistatus/serve/limits"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -17,6 +20,17 @@ const (
 	// DefaultMaxEventStreams caps the open event streams of a server: each
 	// holds a connection and a goroutine for as long as the client likes.
 	DefaultMaxEventStreams = 1000
+	// DefaultMaxEventStreamsPerClient caps the open streams of one client
+	// (keyed as the rate limit keys it: IPv6 by /64, the forwarded address
+	// behind a trusted proxy), so that filling DefaultMaxEventStreams takes
+	// 125 clients: the connection cap (64 per client) let 16 do it, or one
+	// behind a trusted proxy, whose connections it does not count. A
+	// browser holds at most 6 connections to a host over HTTP/1.1; the
+	// rest is room for a script behind the same address.
+	DefaultMaxEventStreamsPerClient = 8
+	// eventRefusedRetry is the Retry-After, in seconds, of a stream refused
+	// for a cap.
+	eventRefusedRetry = 30
 	// eventRetry is the reconnection delay the stream asks EventSource
 	// clients to wait, in milliseconds.
 	eventRetry = 5000
@@ -34,35 +48,60 @@ const (
 // after the last id it sent, so a stream that was slow to wake misses no
 // entry and a burst of swaps costs one read.
 type eventHub struct {
-	mu     sync.Mutex
-	subs   map[chan struct{}]struct{}
-	max    int
-	closed bool
+	mu sync.Mutex
+	// subs are the open streams, each with its client's key; perClient
+	// counts them by key (a key at zero is deleted).
+	subs      map[chan struct{}]netip.Addr
+	perClient map[netip.Addr]int
+	// max caps all streams, maxPerClient each client's (0 or less: no cap).
+	max, maxPerClient int
+	closed            bool
 	// done is closed at shutdown, ending every stream.
 	done chan struct{}
 }
 
-func newEventHub(max int) *eventHub {
-	return &eventHub{subs: map[chan struct{}]struct{}{}, max: max, done: make(chan struct{})}
+// Why subscribe refuses a stream.
+var (
+	errEventsClosed      = errors.New("the server is shutting down")
+	errEventStreamsFull  = errors.New("too many open event streams")
+	errClientStreamsFull = errors.New("too many open event streams from this client")
+)
+
+func newEventHub(max, maxPerClient int) *eventHub {
+	return &eventHub{subs: map[chan struct{}]netip.Addr{}, perClient: map[netip.Addr]int{},
+		max: max, maxPerClient: maxPerClient, done: make(chan struct{})}
 }
 
-// subscribe registers a stream, or reports false when the cap is reached
-// or the server is shutting down.
-func (h *eventHub) subscribe() (chan struct{}, bool) {
+// subscribe registers a stream of client (a limits.LimitKey), or says why
+// not: the server is shutting down, or a cap is reached.
+func (h *eventHub) subscribe(client netip.Addr) (chan struct{}, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.closed || len(h.subs) >= h.max {
-		return nil, false
+	switch {
+	case h.closed:
+		return nil, errEventsClosed
+	case h.maxPerClient > 0 && h.perClient[client] >= h.maxPerClient:
+		return nil, errClientStreamsFull
+	case len(h.subs) >= h.max:
+		return nil, errEventStreamsFull
 	}
 	ch := make(chan struct{}, 1)
-	h.subs[ch] = struct{}{}
-	return ch, true
+	h.subs[ch] = client
+	h.perClient[client]++
+	return ch, nil
 }
 
 func (h *eventHub) unsubscribe(ch chan struct{}) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	client, ok := h.subs[ch]
+	if !ok {
+		return
+	}
 	delete(h.subs, ch)
+	if h.perClient[client]--; h.perClient[client] <= 0 {
+		delete(h.perClient, client)
+	}
 }
 
 // wake tells every stream that a new snapshot is current. It never blocks:
@@ -109,10 +148,18 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	// Subscribe before reading the log, so that a swap in between wakes
 	// this stream rather than slipping past it.
-	wake, ok := s.events.subscribe()
-	if !ok {
-		w.Header().Set("Retry-After", "30")
-		problem(w, http.StatusServiceUnavailable, "", "too many open event streams; retry later or poll "+snapshot.PathChanges)
+	wake, err := s.events.subscribe(limits.LimitKey(limits.ClientAddr(r, s.opts.TrustedProxies)))
+	if err != nil {
+		w.Header().Set("Retry-After", strconv.Itoa(eventRefusedRetry))
+		if errors.Is(err, errClientStreamsFull) {
+			// The client's own doing, and undone by closing one of its
+			// streams: a 4xx, not an outage of the server.
+			problem(w, http.StatusTooManyRequests, "", fmt.Sprintf(
+				"this client (IP address, IPv6 /64) already has %d open event streams, the most one client may have; close one, or poll %s",
+				s.events.maxPerClient, snapshot.PathChanges))
+			return
+		}
+		problem(w, http.StatusServiceUnavailable, "", err.Error()+"; retry later or poll "+snapshot.PathChanges)
 		return
 	}
 	defer s.events.unsubscribe(wake)

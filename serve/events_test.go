@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/serve/limits"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -81,7 +83,15 @@ func (w *changeWorld) publish(set map[string]snapshot.Status, incidents ...snaps
 
 func (w *changeWorld) server(clock *testClock) *testServer {
 	w.t.Helper()
-	srv := New(Options{Dir: w.dir, Catalog: w.cat, Log: zerolog.Nop(), Now: clock.Now, MaxEventStreams: 2})
+	return w.serverWith(clock, Options{MaxEventStreams: 2})
+}
+
+// serverWith is server with opts, whose folder, catalog, log and clock it
+// sets.
+func (w *changeWorld) serverWith(clock *testClock, opts Options) *testServer {
+	w.t.Helper()
+	opts.Dir, opts.Catalog, opts.Log, opts.Now = w.dir, w.cat, zerolog.Nop(), clock.Now
+	srv := New(opts)
 	if ok, err := srv.Store().Reload(); !ok || err != nil {
 		w.t.Fatalf("reload: %v %v", ok, err)
 	}
@@ -247,10 +257,21 @@ type sseStream struct {
 
 func openStream(t *testing.T, base, lastID string) (*sseStream, *http.Response) {
 	t.Helper()
+	header := http.Header{}
+	if lastID != "" {
+		header.Set("Last-Event-ID", lastID)
+	}
+	return openStreamWith(t, base, header)
+}
+
+// openStreamWith opens a stream with the request headers given; a refused
+// one returns a nil stream and the response.
+func openStreamWith(t *testing.T, base string, header http.Header) (*sseStream, *http.Response) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+snapshot.PathEvents, nil)
-	if lastID != "" {
-		req.Header.Set("Last-Event-ID", lastID)
+	for k, v := range header {
+		req.Header[k] = v
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -430,6 +451,89 @@ func TestEventsResumeAcrossBuilds(t *testing.T) {
 	}
 }
 
+// waitUntil polls cond until it holds, failing the test after a generous
+// while: for what the server does on its own time, such as noticing that a
+// client went away.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("still not %s after 10 s", what)
+		}
+	}
+}
+
+// clientStreams is how many streams the server holds open for a client key.
+func (h *eventHub) clientStreams(client netip.Addr) int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.perClient[client]
+}
+
+// TestEventStreamsPerClient: a few clients could hold every stream slot of
+// the server for as long as they liked (34 addresses × 30 streams filled
+// the 1000). One client — one address, IPv6 one /64, behind a trusted
+// proxy the address it forwards — holds at most MaxEventStreamsPerClient;
+// past that it gets a 429 problem, while other clients still get theirs,
+// and it gets one again once it closes one.
+func TestEventStreamsPerClient(t *testing.T) {
+	w := newChangeWorld(t)
+	w.publish(nil)
+	trusted, err := limits.ParseTrustedProxies([]string{"127.0.0.1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Rate-limited, as in production: the refusal must still be a
+	// described 429 when the request quota is not exhausted.
+	ts := w.serverWith(newTestClock(w.at), Options{MaxEventStreams: 100, MaxEventStreamsPerClient: 2,
+		TrustedProxies: trusted, RateLimit: 1000})
+	base, _ := serveLoopback(t, ts.Server)
+
+	open := func(client string) (*sseStream, *http.Response) {
+		t.Helper()
+		return openStreamWith(t, base, http.Header{"X-Forwarded-For": {client}})
+	}
+	var first *sseStream
+	for _, step := range []struct {
+		name, client string
+		want         int
+	}{
+		{"a client's first stream", "203.0.113.1", http.StatusOK},
+		{"its second", "203.0.113.1", http.StatusOK},
+		{"its third, over the cap", "203.0.113.1", http.StatusTooManyRequests},
+		{"another client", "203.0.113.2", http.StatusOK},
+		{"an IPv6 client", "2001:db8:1:2::1", http.StatusOK},
+		{"another address of its /64", "2001:db8:1:2::2", http.StatusOK},
+		{"a third address of the /64, over the cap", "2001:db8:1:2:ffff::3", http.StatusTooManyRequests},
+		{"the next /64", "2001:db8:1:3::1", http.StatusOK},
+	} {
+		s, resp := open(step.client)
+		if resp.StatusCode != step.want {
+			t.Fatalf("%s (%s): %d, want %d", step.name, step.client, resp.StatusCode, step.want)
+		}
+		if first == nil {
+			first = s
+		}
+		if s != nil {
+			continue
+		}
+		data := body(t, resp)
+		if resp.Header.Get("Retry-After") == "" || resp.Header.Get("Cache-Control") != "no-store" ||
+			!strings.Contains(string(data), "2 open event streams") {
+			t.Errorf("%s: Retry-After %q Cache-Control %q, body %s", step.name, resp.Header.Get("Retry-After"), resp.Header.Get("Cache-Control"), data)
+		}
+		assertContract(t, httptest.NewRequest(http.MethodGet, snapshot.PathEvents, nil), resp.StatusCode, resp.Header, data)
+	}
+
+	// Closing a stream gives the client its slot back.
+	client := netip.MustParseAddr("203.0.113.1")
+	first.close()
+	waitUntil(t, "down to one stream of the client", func() bool { return ts.events.clientStreams(client) == 1 })
+	if s, resp := open("203.0.113.1"); s == nil {
+		t.Fatalf("after closing one: %d, want 200", resp.StatusCode)
+	}
+}
+
 // TestChangesWithoutLog: a snapshot from before the change log (no
 // changes.json, no log in the history) answers an empty list, and ?at= a 404.
 func TestChangesWithoutLog(t *testing.T) {
@@ -477,9 +581,9 @@ func TestReplicaChangeLog(t *testing.T) {
 		t.Fatalf("sync: %v %v", ok, err)
 	}
 	ts := &testServer{Server: srv, clock: clock, cat: w.cat}
-	wake, ok := srv.events.subscribe()
-	if !ok {
-		t.Fatal("subscribe refused")
+	wake, err := srv.events.subscribe(netip.Addr{})
+	if err != nil {
+		t.Fatalf("subscribe refused: %v", err)
 	}
 	defer srv.events.unsubscribe(wake)
 
@@ -496,5 +600,38 @@ func TestReplicaChangeLog(t *testing.T) {
 	var list snapshot.ChangeList
 	if err := json.Unmarshal(body(t, resp), &list); err != nil || len(list.Changes) != len(second) || list.Changes[0].ID != second[0].ID {
 		t.Errorf("replica /changes?since: %d %v %+v, want %+v", resp.StatusCode, err, list.Changes, second)
+	}
+}
+
+// TestEventRulesDocumented: docs/api.md, docs/security.md and the OpenAPI
+// description of /events state the stream's bounds as the defaults set them.
+func TestEventRulesDocumented(t *testing.T) {
+	spec, err := build.OpenAPI("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Paths map[string]struct{ Get struct{ Description string } }
+	}
+	if err := json.Unmarshal(spec, &doc); err != nil {
+		t.Fatal(err)
+	}
+	texts := map[string]string{"the OpenAPI description of /events": doc.Paths["/events"].Get.Description}
+	for _, name := range []string{"../docs/api.md", "../docs/security.md"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		texts[name] = string(data)
+	}
+	for _, rule := range []string{
+		fmt.Sprintf("at most %d streams open at once", DefaultMaxEventStreamsPerClient),
+	} {
+		for name, text := range texts {
+			// Line breaks in Markdown fall anywhere.
+			if !strings.Contains(strings.Join(strings.Fields(text), " "), rule) {
+				t.Errorf("%s does not state %q", name, rule)
+			}
+		}
 	}
 }
