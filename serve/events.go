@@ -31,9 +31,19 @@ const (
 	// eventRefusedRetry is the Retry-After, in seconds, of a stream refused
 	// for a cap.
 	eventRefusedRetry = 30
+	// DefaultEventStreamLifetime ends a stream this long after it opened
+	// (checked at each heartbeat and each build sent), so that a client
+	// that never reads (15-byte heartbeats take days to fill its socket
+	// buffers) gives its slot back. EventSource reconnects by itself and
+	// resumes from Last-Event-ID: a reading client loses nothing, and pays
+	// a request of its rate limit every 10 minutes.
+	DefaultEventStreamLifetime = 10 * time.Minute
 	// eventRetry is the reconnection delay the stream asks EventSource
 	// clients to wait, in milliseconds.
 	eventRetry = 5000
+	// eventEndRetry is the delay a stream asks for when it ends at its
+	// lifetime: the server ended it in good health, so come back soon.
+	eventEndRetry = 1000
 	// defaultHeartbeat keeps proxies from closing an idle stream and lets a
 	// dead client be noticed by a failed write.
 	defaultHeartbeat = 15 * time.Second
@@ -133,6 +143,7 @@ func (h *eventHub) shutdown() {
 // Last-Event-ID first gets every retained entry after it, then new ones as
 // snapshots are swapped in; a new client gets only new ones.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
+	start := s.opts.Now()
 	snap := s.snapshotOr503(w)
 	if snap == nil {
 		return
@@ -206,6 +217,18 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	if !send(s.store.Current()) {
 		return
 	}
+	// A stream ends at its lifetime by the injected clock, at the first
+	// heartbeat or build after it: nothing is lost, the client resumes
+	// from the last id it got.
+	lifetime := s.opts.EventStreamLifetime
+	ended := func() bool {
+		if lifetime <= 0 || s.opts.Now().Sub(start) < lifetime {
+			return false
+		}
+		write(fmt.Appendf(nil, ": this stream has been open %s, its most; reconnect with Last-Event-ID to go on\nretry: %d\n\n",
+			lifetime, eventEndRetry))
+		return true
+	}
 	heartbeat := time.NewTicker(s.heartbeat)
 	defer heartbeat.Stop()
 	for {
@@ -215,11 +238,11 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		case <-s.events.done:
 			return
 		case <-wake:
-			if !send(s.store.Current()) {
+			if !send(s.store.Current()) || ended() {
 				return
 			}
 		case <-heartbeat.C:
-			if !write([]byte(": heartbeat\n\n")) {
+			if ended() || !write([]byte(": heartbeat\n\n")) {
 				return
 			}
 		}

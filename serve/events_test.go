@@ -337,6 +337,25 @@ func (s *sseStream) next(t *testing.T, n int) []sseEvent {
 	return out
 }
 
+// rest returns the events up to the end of the stream, failing if it has
+// not ended after a few seconds.
+func (s *sseStream) rest(t *testing.T) []sseEvent {
+	t.Helper()
+	var out []sseEvent
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case ev, ok := <-s.events:
+			if !ok {
+				return out
+			}
+			out = append(out, ev)
+		case <-timeout:
+			t.Fatalf("the stream has not ended 5 s on (%d events)", len(out))
+		}
+	}
+}
+
 // quiet fails if an event arrives within d.
 func (s *sseStream) quiet(t *testing.T, d time.Duration) {
 	t.Helper()
@@ -534,6 +553,99 @@ func TestEventStreamsPerClient(t *testing.T) {
 	}
 }
 
+// TestEventStreamLifetime: a stream had no end, so a client that never
+// reads kept its slot for good (its heartbeats take days to fill a
+// buffer). It now ends at its lifetime, by the injected clock, at the
+// first heartbeat or build after it: with the build's changes sent, a
+// comment saying why and a short retry, so that EventSource comes back at
+// once and resumes from Last-Event-ID without a loss.
+func TestEventStreamLifetime(t *testing.T) {
+	for _, c := range []struct {
+		name     string
+		lifetime time.Duration // Options.EventStreamLifetime
+		open     time.Duration // how long the stream has been open when a build comes
+		wantEnd  bool
+	}{
+		{"default, reached", 0, DefaultEventStreamLifetime, true},
+		{"an hour, not reached", time.Hour, time.Hour - time.Second, false},
+		{"an hour, reached", time.Hour, time.Hour, true},
+		{"none", -1, 1000 * time.Hour, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := newChangeWorld(t)
+			w.publish(nil)
+			opened := w.at
+			clock := newTestClock(opened)
+			ts := w.serverWith(clock, Options{EventStreamLifetime: c.lifetime})
+			// No heartbeat: the builds are when the stream looks at the time.
+			ts.heartbeat = time.Hour
+			base, _ := serveLoopback(t, ts.Server)
+			// Each build moves openai between up and down.
+			down := false
+			build := func() []snapshot.Change {
+				t.Helper()
+				status := snapshot.Operational
+				if down = !down; down {
+					status = snapshot.MajorOutage
+				}
+				changes := w.publish(map[string]snapshot.Status{"openai": status})
+				if _, err := ts.Store().Reload(); err != nil {
+					t.Fatal(err)
+				}
+				return changes
+			}
+			ids := func(evs []sseEvent) (out []string) {
+				for _, ev := range evs {
+					out = append(out, ev.id)
+				}
+				return out
+			}
+			changeIDs := func(cs []snapshot.Change) (out []string) {
+				for _, c := range cs {
+					out = append(out, fmt.Sprint(c.ID))
+				}
+				return out
+			}
+
+			s, _ := openStream(t, base, "")
+			clock.Set(opened.Add(c.open))
+			want := build()
+			if !c.wantEnd {
+				if got := ids(s.next(t, len(want))); fmt.Sprint(got) != fmt.Sprint(changeIDs(want)) {
+					t.Fatalf("events %v, want %v", got, changeIDs(want))
+				}
+				// Still open: the next build comes through too.
+				more := build()
+				if got := ids(s.next(t, len(more))); fmt.Sprint(got) != fmt.Sprint(changeIDs(more)) {
+					t.Errorf("events of the next build %v, want %v", got, changeIDs(more))
+				}
+				return
+			}
+			got := s.rest(t)
+			if fmt.Sprint(ids(got)) != fmt.Sprint(changeIDs(want)) {
+				t.Errorf("before the end: events %v, want the build's %v", ids(got), changeIDs(want))
+			}
+			var lines []string
+			for len(s.other) > 0 {
+				lines = append(lines, <-s.other)
+			}
+			if n := len(lines); n < 2 || !strings.HasPrefix(lines[n-2], ": ") || lines[n-1] != fmt.Sprintf("retry: %d", eventEndRetry) {
+				t.Errorf("the stream ended with %q, want a comment and retry: %d", lines, eventEndRetry)
+			}
+			// The client resumes where it was and misses nothing.
+			again, resp := openStream(t, base, got[len(got)-1].id)
+			if again == nil {
+				t.Fatalf("reconnect: %d", resp.StatusCode)
+			}
+			clock.Set(opened.Add(c.open + time.Minute))
+			more := build()
+			if got := ids(again.next(t, len(more))); fmt.Sprint(got) != fmt.Sprint(changeIDs(more)) {
+				t.Errorf("after reconnecting: events %v, want %v", got, changeIDs(more))
+			}
+		})
+	}
+}
+
 // TestChangesWithoutLog: a snapshot from before the change log (no
 // changes.json, no log in the history) answers an empty list, and ?at= a 404.
 func TestChangesWithoutLog(t *testing.T) {
@@ -626,6 +738,7 @@ func TestEventRulesDocumented(t *testing.T) {
 	}
 	for _, rule := range []string{
 		fmt.Sprintf("at most %d streams open at once", DefaultMaxEventStreamsPerClient),
+		fmt.Sprintf("after %d minutes open", int(DefaultEventStreamLifetime.Minutes())),
 	} {
 		for name, text := range texts {
 			// Line breaks in Markdown fall anywhere.
@@ -633,5 +746,9 @@ func TestEventRulesDocumented(t *testing.T) {
 				t.Errorf("%s does not state %q", name, rule)
 			}
 		}
+	}
+	if rule := fmt.Sprintf("`retry: %d`", eventEndRetry); !strings.Contains(texts["../docs/api.md"], rule) ||
+		!strings.Contains(texts["the OpenAPI description of /events"], rule) {
+		t.Errorf("docs/api.md or the OpenAPI description does not state %s", rule)
 	}
 }

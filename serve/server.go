@@ -66,6 +66,10 @@ type Options struct {
 	// (keyed as the rate limit keys it); 0 means
 	// DefaultMaxEventStreamsPerClient, negative no cap.
 	MaxEventStreamsPerClient int
+	// EventStreamLifetime ends an /events stream that long after it opened
+	// (by Now); the client reconnects and resumes. 0 means
+	// DefaultEventStreamLifetime, negative no end.
+	EventStreamLifetime time.Duration
 	// Redis, when set, holds the state replicas share: the rate limit and
 	// /check's probe cache (see shared.go). Nil keeps both local.
 	Redis redis.UniversalClient
@@ -136,6 +140,9 @@ func New(opts Options) *Server {
 	}
 	if opts.MaxEventStreamsPerClient == 0 {
 		opts.MaxEventStreamsPerClient = DefaultMaxEventStreamsPerClient
+	}
+	if opts.EventStreamLifetime == 0 {
+		opts.EventStreamLifetime = DefaultEventStreamLifetime
 	}
 	s := &Server{
 		opts:      opts,
