@@ -138,6 +138,60 @@ func (h *eventHub) shutdown() {
 	}
 }
 
+// eventFrames are a snapshot's changes as Server-Sent Events. Each is
+// encoded the first time a stream sends it and shared by every stream
+// after: one build's changes cost one encoding, however many streams are
+// open, where each stream used to encode them all again.
+type eventFrames struct {
+	mu sync.Mutex
+	// frames[i-base] is the frame of the change at index i, for every
+	// index from base to the end of the log; nil until a stream first
+	// sends it. Streams ask for the newest changes, so the slice starts
+	// small and grows towards older ones only for a stream that resumes
+	// from further back.
+	base   int
+	frames [][]byte
+}
+
+// eventFrames returns the frames of s.changes[from:to], encoding those that
+// no stream has sent yet. Streams woken together by a build wait for the
+// first of them to encode the build's changes instead of each encoding
+// them; a frame once set never changes, so the slice returned is read
+// without the lock.
+func (s *Snapshot) eventFrames(from, to int) [][]byte {
+	if from >= to {
+		return nil
+	}
+	f := &s.frames
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.frames == nil || from < f.base {
+		grown := make([][]byte, len(s.changes)-from)
+		if f.frames != nil {
+			copy(grown[f.base-from:], f.frames)
+		}
+		f.base, f.frames = from, grown
+	}
+	out := f.frames[from-f.base : to-f.base : to-f.base]
+	for i := range out {
+		if out[i] == nil {
+			out[i] = eventFrame(s.changes[from+i], s.Manifest.BaseURL)
+		}
+	}
+	return out
+}
+
+// eventFrame is one change as an event: its id and its CloudEvent. A change
+// that cannot be encoded (a time past year 9999) is an empty frame, which
+// a stream skips.
+func eventFrame(c snapshot.Change, baseURL string) []byte {
+	data, err := json.Marshal(snapshot.NewCloudEvent(c, baseURL))
+	if err != nil {
+		return []byte{}
+	}
+	return fmt.Appendf(nil, "id: %d\ndata: %s\n\n", c.ID, data)
+}
+
 // handleEvents streams the change log as Server-Sent Events, each a
 // CloudEvent whose SSE id is the change id. A client reconnecting with
 // Last-Event-ID first gets every retained entry after it, then new ones as
@@ -201,16 +255,13 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	send := func(snap *Snapshot) bool {
-		base := snap.Manifest.BaseURL
-		for _, c := range snapshot.ChangesAfter(snap.changes, last) {
-			data, err := json.Marshal(snapshot.NewCloudEvent(c, base))
-			if err != nil {
-				continue
-			}
-			if !write(fmt.Appendf(nil, "id: %d\ndata: %s\n\n", c.ID, data)) {
+		log := snap.changes
+		from := len(log) - len(snapshot.ChangesAfter(log, last))
+		for i, frame := range snap.eventFrames(from, len(log)) {
+			if len(frame) > 0 && !write(frame) {
 				return false
 			}
-			last = c.ID
+			last = log[from+i].ID
 		}
 		return true
 	}

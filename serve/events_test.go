@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -13,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -643,6 +645,42 @@ func TestEventStreamLifetime(t *testing.T) {
 				t.Errorf("after reconnecting: events %v, want %v", got, changeIDs(more))
 			}
 		})
+	}
+}
+
+// TestEventsEncodedOnce: every stream encoded every change it sent again,
+// so that a build cost as many encodings as there were streams (100
+// streams and one 10 000-change build: 5.6 CPU-s and 545 MB). A change is
+// now encoded once per snapshot and its frame shared: streams that catch
+// up together get the same bytes, and one more stream on a snapshot the
+// others have read allocates less than one object per event it sends.
+func TestEventsEncodedOnce(t *testing.T) {
+	log := syntheticChanges(1000)
+	from, until := "0", fmt.Sprint(snapshot.LastChangeID(log))
+	srv := New(Options{Catalog: snapshot.Catalog{}, Log: zerolog.Nop(), Now: newTestClock(genTime).Now})
+	srv.store.set(logSnapshot(log))
+
+	// Streams woken together by one build.
+	const streams = 4
+	got := make([][]byte, streams)
+	var wg sync.WaitGroup
+	for i := range got {
+		wg.Go(func() { got[i] = catchUp(t, srv, from, until, true).data })
+	}
+	wg.Wait()
+	if n := bytes.Count(got[0], []byte("\nid: ")); n != len(log) {
+		t.Fatalf("%d events sent, want %d", n, len(log))
+	}
+	for i := range got[1:] {
+		if !bytes.Equal(got[i+1], got[0]) {
+			t.Errorf("stream %d sent other bytes than stream 0", i+1)
+		}
+	}
+
+	allocs := testing.AllocsPerRun(5, func() { catchUp(t, srv, from, until, false) })
+	t.Logf("one more stream: %.0f allocations for %d events", allocs, len(log))
+	if allocs >= float64(len(log)) {
+		t.Errorf("one more stream allocates %.0f objects to send %d events: it encodes them again", allocs, len(log))
 	}
 }
 
