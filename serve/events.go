@@ -242,16 +242,17 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	// The server's read deadline, meant for reading the request, would
 	// otherwise end the stream when it passes.
 	_ = rc.SetReadDeadline(time.Time{})
+	// write buffers data for the client, flush sends what is buffered: a
+	// build's events go out together, not in a system call each.
 	write := func(data []byte) bool {
 		// Deadlines are wall-clock times of the connection, not the
 		// injected clock. Not every writer supports them (tests' recorders).
 		_ = rc.SetWriteDeadline(time.Now().Add(eventWriteTimeout))
-		if _, err := w.Write(data); err != nil {
-			return false
-		}
-		return rc.Flush() == nil
+		_, err := w.Write(data)
+		return err == nil
 	}
-	if !write(fmt.Appendf(nil, "retry: %d\n\n", eventRetry)) {
+	flush := func() bool { return rc.Flush() == nil }
+	if !write(fmt.Appendf(nil, "retry: %d\n\n", eventRetry)) || !flush() {
 		return
 	}
 	send := func(snap *Snapshot) bool {
@@ -263,7 +264,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			}
 			last = log[from+i].ID
 		}
-		return true
+		return flush()
 	}
 	if !send(s.store.Current()) {
 		return
@@ -278,6 +279,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		}
 		write(fmt.Appendf(nil, ": this stream has been open %s, its most; reconnect with Last-Event-ID to go on\nretry: %d\n\n",
 			lifetime, eventEndRetry))
+		flush()
 		return true
 	}
 	heartbeat := time.NewTicker(s.heartbeat)
@@ -293,7 +295,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 				return
 			}
 		case <-heartbeat.C:
-			if ended() || !write([]byte(": heartbeat\n\n")) {
+			if ended() || !write([]byte(": heartbeat\n\n")) || !flush() {
 				return
 			}
 		}

@@ -684,6 +684,19 @@ func TestEventsEncodedOnce(t *testing.T) {
 	}
 }
 
+// TestEventsFlushedPerBuild: a stream flushed after every event, a system
+// call each, so that a catch-up of n events cost n writes to the socket
+// per stream. A build's events (or a replay) now go out in one flush.
+func TestEventsFlushedPerBuild(t *testing.T) {
+	log := syntheticChanges(1000)
+	srv := New(Options{Catalog: snapshot.Catalog{}, Log: zerolog.Nop(), Now: newTestClock(genTime).Now})
+	srv.store.set(logSnapshot(log))
+	// One flush for the retry line, one for the events.
+	if w := catchUp(t, srv, "0", fmt.Sprint(snapshot.LastChangeID(log)), false); w.flushes > 2 {
+		t.Errorf("%d flushes for a catch-up of %d events, want 2", w.flushes, len(log))
+	}
+}
+
 // TestChangesWithoutLog: a snapshot from before the change log (no
 // changes.json, no log in the history) answers an empty list, and ?at= a 404.
 func TestChangesWithoutLog(t *testing.T) {
