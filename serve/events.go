@@ -38,6 +38,12 @@ const (
 	// resumes from Last-Event-ID: a reading client loses nothing, and pays
 	// a request of its rate limit every 10 minutes.
 	DefaultEventStreamLifetime = 10 * time.Minute
+	// maxEventReplay bounds the events a stream sends in a row, for one
+	// build or a resumed stream's catch-up: past it, a gap event points at
+	// /changes?since=, which pages through the rest. A whole retained log
+	// (50 000 changes, 24 MB) for one request of the rate limit is now at
+	// most what one page of /changes costs (MaxChangeLimit).
+	maxEventReplay = MaxChangeLimit
 	// eventRetry is the reconnection delay the stream asks EventSource
 	// clients to wait, in milliseconds.
 	eventRetry = 5000
@@ -192,10 +198,32 @@ func eventFrame(c snapshot.Change, baseURL string) []byte {
 	return fmt.Appendf(nil, "id: %d\ndata: %s\n\n", c.ID, data)
 }
 
+// eventGap is the data of a gap event: the changes after After, up to and
+// including Until, that the stream did not send. Changes is where to page
+// through them (/changes?since=After, relative to the stream's address).
+// The event's id is Until, so that a reconnect goes on after the gap
+// rather than asking for it again.
+type eventGap struct {
+	After   int64  `json:"after"`
+	Until   int64  `json:"until"`
+	Changes string `json:"changes"`
+}
+
+// gapFrame is the gap event that stands for the changes after after, up to
+// until.
+func gapFrame(after, until int64) []byte {
+	data, err := json.Marshal(eventGap{After: after, Until: until, Changes: fmt.Sprintf("%s?since=%d", snapshot.PathChanges, after)})
+	if err != nil {
+		panic(err) // integers and a string
+	}
+	return fmt.Appendf(nil, "event: gap\nid: %d\ndata: %s\n\n", until, data)
+}
+
 // handleEvents streams the change log as Server-Sent Events, each a
 // CloudEvent whose SSE id is the change id. A client reconnecting with
-// Last-Event-ID first gets every retained entry after it, then new ones as
-// snapshots are swapped in; a new client gets only new ones.
+// Last-Event-ID first gets the retained entries after it, then new ones as
+// snapshots are swapped in; a new client gets only new ones. At most
+// maxEventReplay go out in a row; a gap event stands for the rest.
 func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	start := s.opts.Now()
 	snap := s.snapshotOr503(w)
@@ -258,11 +286,21 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	send := func(snap *Snapshot) bool {
 		log := snap.changes
 		from := len(log) - len(snapshot.ChangesAfter(log, last))
-		for i, frame := range snap.eventFrames(from, len(log)) {
+		to := min(len(log), from+maxEventReplay)
+		for i, frame := range snap.eventFrames(from, to) {
 			if len(frame) > 0 && !write(frame) {
 				return false
 			}
 			last = log[from+i].ID
+		}
+		if to < len(log) {
+			// More than a stream sends in a row: the client pages
+			// through the rest of them from /changes.
+			until := snapshot.LastChangeID(log)
+			if !write(gapFrame(last, until)) {
+				return false
+			}
+			last = until
 		}
 		return flush()
 	}

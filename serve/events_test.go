@@ -244,7 +244,10 @@ func TestPointInTime(t *testing.T) {
 
 // sseEvent is one Server-Sent Event as a client parses it.
 type sseEvent struct {
-	id   string
+	// name is the event's type: empty for a change, "gap" for a gap.
+	name, id string
+	// raw is its data line; data is it decoded, for a change.
+	raw  string
 	data snapshot.CloudEvent
 }
 
@@ -286,36 +289,58 @@ func openStreamWith(t *testing.T, base string, header http.Header) (*sseStream, 
 	}
 	s := &sseStream{resp: resp, r: bufio.NewReader(resp.Body), cancel: cancel, events: make(chan sseEvent, 100), other: make(chan string, 100)}
 	go func() {
-		var ev sseEvent
-		for {
-			line, err := s.r.ReadString('\n')
-			if err != nil {
-				close(s.events)
-				return
-			}
-			line = strings.TrimSuffix(line, "\n")
-			switch {
-			case line == "":
-				if ev.id != "" {
-					s.events <- ev
-				}
-				ev = sseEvent{}
-			case strings.HasPrefix(line, "id: "):
-				ev.id = strings.TrimPrefix(line, "id: ")
-			case strings.HasPrefix(line, "data: "):
-				if err := json.Unmarshal([]byte(strings.TrimPrefix(line, "data: ")), &ev.data); err != nil {
-					t.Errorf("data %q: %v", line, err)
-				}
+		readSSE(t, s.r, func(ev sseEvent) { s.events <- ev }, func(line string) {
+			select {
+			case s.other <- line:
 			default:
-				select {
-				case s.other <- line:
-				default:
-				}
 			}
-		}
+		})
+		close(s.events)
 	}()
 	t.Cleanup(func() { s.close() })
 	return s, resp
+}
+
+// readSSE parses a Server-Sent Events stream until it ends: each event
+// with an id goes to event, each other line (comments, retry) to other.
+// The data of an unnamed event is a CloudEvent; a named one's is kept raw.
+func readSSE(t *testing.T, r *bufio.Reader, event func(sseEvent), other func(string)) {
+	var ev sseEvent
+	for {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			return
+		}
+		line = strings.TrimSuffix(line, "\n")
+		switch {
+		case line == "":
+			if ev.id != "" {
+				if ev.name == "" {
+					if err := json.Unmarshal([]byte(ev.raw), &ev.data); err != nil {
+						t.Errorf("data %q: %v", ev.raw, err)
+					}
+				}
+				event(ev)
+			}
+			ev = sseEvent{}
+		case strings.HasPrefix(line, "event: "):
+			ev.name = strings.TrimPrefix(line, "event: ")
+		case strings.HasPrefix(line, "id: "):
+			ev.id = strings.TrimPrefix(line, "id: ")
+		case strings.HasPrefix(line, "data: "):
+			ev.raw = strings.TrimPrefix(line, "data: ")
+		default:
+			other(line)
+		}
+	}
+}
+
+// parseSSE parses a whole stream written in process.
+func parseSSE(t *testing.T, data []byte) (events []sseEvent, other []string) {
+	t.Helper()
+	readSSE(t, bufio.NewReader(bytes.NewReader(data)),
+		func(ev sseEvent) { events = append(events, ev) }, func(line string) { other = append(other, line) })
+	return events, other
 }
 
 func (s *sseStream) close() { s.cancel(); s.resp.Body.Close() }
@@ -697,6 +722,108 @@ func TestEventsFlushedPerBuild(t *testing.T) {
 	}
 }
 
+// TestEventsReplayBounded: a stream sent every change it had not seen in
+// one go, so one request bought a replay of the whole retained log (24 MB
+// at 50 000 changes), and a build of many changes went whole to every
+// stream. A stream now sends at most maxEventReplay changes in a row, then
+// a gap event whose id is the newest change and whose data points at
+// /changes?since=, from where the client pages through exactly the
+// changes it did not get.
+func TestEventsReplayBounded(t *testing.T) {
+	log := syntheticChanges(2*maxEventReplay + 500)
+	newest := snapshot.LastChangeID(log)
+	for _, c := range []struct {
+		name string
+		// from is the index of the last change the client has, -1 for
+		// Last-Event-ID 0.
+		from int
+		// live: the stream opens on the log's first from+1 changes as a
+		// new client, and a build brings the rest.
+		live bool
+		// want: the changes sent, log[from+1:to]; gap: then a gap event.
+		to  int
+		gap bool
+	}{
+		{"within the bound", len(log) - 11, false, len(log), false},
+		{"exactly the bound", len(log) - maxEventReplay - 1, false, len(log), false},
+		{"the whole log", -1, false, maxEventReplay, true},
+		{"past the bound", 10, false, 11 + maxEventReplay, true},
+		{"a build past the bound", 10, true, 11 + maxEventReplay, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := New(Options{Catalog: snapshot.Catalog{}, Log: zerolog.Nop(), Now: newTestClock(genTime).Now})
+			var sink *streamSink
+			if !c.live {
+				srv.store.set(logSnapshot(log))
+				lastID := "0"
+				if c.from >= 0 {
+					lastID = fmt.Sprint(log[c.from].ID)
+				}
+				sink = catchUp(t, srv, lastID, fmt.Sprint(newest), true)
+			} else {
+				srv.store.set(logSnapshot(log[:c.from+1]))
+				ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				req := httptest.NewRequestWithContext(ctx, http.MethodGet, snapshot.PathEvents, nil)
+				req.RemoteAddr = "192.0.2.1:1234"
+				sink = &streamSink{h: http.Header{}, keep: true, until: []byte(fmt.Sprintf("id: %d\n", newest)), cancel: cancel}
+				done := make(chan struct{})
+				go func() { defer close(done); srv.Handler().ServeHTTP(sink, req) }()
+				client := netip.MustParseAddr("192.0.2.1")
+				waitUntil(t, "subscribed", func() bool { return srv.events.clientStreams(client) == 1 })
+				srv.store.set(logSnapshot(log))
+				<-done
+			}
+			events, _ := parseSSE(t, sink.data)
+			var want []string
+			for _, ch := range log[c.from+1 : c.to] {
+				want = append(want, fmt.Sprint(ch.ID))
+			}
+			var got []string
+			for _, ev := range events {
+				if ev.name == "" {
+					got = append(got, ev.id)
+				}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("sent %d changes (%v … ), want %d", len(got), got[:min(len(got), 3)], len(want))
+			}
+			last := events[len(events)-1]
+			if !c.gap {
+				if last.name != "" {
+					t.Errorf("a %s event after changes within the bound", last.name)
+				}
+				return
+			}
+			var gap eventGap
+			if err := json.Unmarshal([]byte(last.raw), &gap); err != nil || last.name != "gap" || last.id != fmt.Sprint(newest) {
+				t.Fatalf("last event %+v (%v), want a gap with id %d", last, err, newest)
+			}
+			after := log[c.to-1].ID
+			if gap.After != after || gap.Until != newest || gap.Changes != fmt.Sprintf("%s?since=%d", snapshot.PathChanges, after) {
+				t.Errorf("gap %+v, want after %d until %d", gap, after, newest)
+			}
+			// Paging from the gap's address gets exactly what was skipped.
+			var paged []snapshot.Change
+			for next := gap.Changes; next != ""; {
+				rec := httptest.NewRecorder()
+				srv.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, next+"&limit=1000", nil))
+				var list snapshot.ChangeList
+				if err := json.Unmarshal(rec.Body.Bytes(), &list); err != nil || rec.Code != http.StatusOK {
+					t.Fatalf("%s: %d %v", next, rec.Code, err)
+				}
+				paged, next = append(paged, list.Changes...), ""
+				if list.Truncated {
+					next = fmt.Sprintf("%s?since=%d", snapshot.PathChanges, list.Changes[len(list.Changes)-1].ID)
+				}
+			}
+			if len(paged) != len(log)-c.to || paged[0].ID != log[c.to].ID || paged[len(paged)-1].ID != newest {
+				t.Errorf("paged %d changes from the gap, want %d from id %d", len(paged), len(log)-c.to, log[c.to].ID)
+			}
+		})
+	}
+}
+
 // TestChangesWithoutLog: a snapshot from before the change log (no
 // changes.json, no log in the history) answers an empty list, and ?at= a 404.
 func TestChangesWithoutLog(t *testing.T) {
@@ -790,6 +917,7 @@ func TestEventRulesDocumented(t *testing.T) {
 	for _, rule := range []string{
 		fmt.Sprintf("at most %d streams open at once", DefaultMaxEventStreamsPerClient),
 		fmt.Sprintf("after %d minutes open", int(DefaultEventStreamLifetime.Minutes())),
+		fmt.Sprintf("at most %d changes in a row", maxEventReplay),
 	} {
 		for name, text := range texts {
 			// Line breaks in Markdown fall anywhere.
