@@ -199,22 +199,29 @@ func eventFrame(c snapshot.Change, baseURL string) []byte {
 }
 
 // eventGap is the data of a gap event: the changes after After, up to and
-// including Until, that the stream did not send. Changes is where to page
-// through them (/changes?since=After, relative to the stream's address).
-// The event's id is Until, so that a reconnect goes on after the gap
-// rather than asking for it again.
+// including Until, that the stream did not send. Retained says whether the
+// log still holds them: then Changes is where to page through them
+// (/changes?since=After, relative to the stream's address); else they
+// were pruned before the client asked, and it must re-read the state. The
+// event's id is Until, so that a reconnect goes on after the gap rather
+// than asking for it again.
 type eventGap struct {
-	After   int64  `json:"after"`
-	Until   int64  `json:"until"`
-	Changes string `json:"changes"`
+	After    int64  `json:"after"`
+	Until    int64  `json:"until"`
+	Retained bool   `json:"retained"`
+	Changes  string `json:"changes,omitempty"`
 }
 
 // gapFrame is the gap event that stands for the changes after after, up to
 // until.
-func gapFrame(after, until int64) []byte {
-	data, err := json.Marshal(eventGap{After: after, Until: until, Changes: fmt.Sprintf("%s?since=%d", snapshot.PathChanges, after)})
+func gapFrame(after, until int64, retained bool) []byte {
+	gap := eventGap{After: after, Until: until, Retained: retained}
+	if retained {
+		gap.Changes = fmt.Sprintf("%s?since=%d", snapshot.PathChanges, after)
+	}
+	data, err := json.Marshal(gap)
 	if err != nil {
-		panic(err) // integers and a string
+		panic(err) // integers, a bool and a string
 	}
 	return fmt.Appendf(nil, "event: gap\nid: %d\ndata: %s\n\n", until, data)
 }
@@ -231,13 +238,16 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	last := snapshot.LastChangeID(snap.changes)
+	// resumed: the client named the last change it has (0 asks for the
+	// whole log), which the first send checks the log still reaches.
+	resumed := false
 	if v := r.Header.Get("Last-Event-ID"); v != "" {
 		id, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil || id < 0 {
 			problem(w, http.StatusBadRequest, "Last-Event-ID", fmt.Sprintf("Last-Event-ID %q is not a change id", truncate(v, 64)))
 			return
 		}
-		last = id
+		last, resumed = id, id > 0
 	}
 	// Subscribe before reading the log, so that a swap in between wakes
 	// this stream rather than slipping past it.
@@ -286,6 +296,17 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	send := func(snap *Snapshot) bool {
 		log := snap.changes
 		from := len(log) - len(snapshot.ChangesAfter(log, last))
+		// Ids are consecutive within a log: a client whose last change is
+		// older than the one before the first retained missed changes
+		// that were pruned since, and is told so rather than handed the
+		// log as if it were complete.
+		if resumed && from == 0 && len(log) > 0 && log[0].ID-1 > last {
+			if !write(gapFrame(last, log[0].ID-1, false)) {
+				return false
+			}
+			last = log[0].ID - 1
+		}
+		resumed = false
 		to := min(len(log), from+maxEventReplay)
 		for i, frame := range snap.eventFrames(from, to) {
 			if len(frame) > 0 && !write(frame) {
@@ -297,7 +318,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 			// More than a stream sends in a row: the client pages
 			// through the rest of them from /changes.
 			until := snapshot.LastChangeID(log)
-			if !write(gapFrame(last, until)) {
+			if !write(gapFrame(last, until, true)) {
 				return false
 			}
 			last = until

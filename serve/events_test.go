@@ -800,7 +800,7 @@ func TestEventsReplayBounded(t *testing.T) {
 				t.Fatalf("last event %+v (%v), want a gap with id %d", last, err, newest)
 			}
 			after := log[c.to-1].ID
-			if gap.After != after || gap.Until != newest || gap.Changes != fmt.Sprintf("%s?since=%d", snapshot.PathChanges, after) {
+			if gap.After != after || gap.Until != newest || !gap.Retained || gap.Changes != fmt.Sprintf("%s?since=%d", snapshot.PathChanges, after) {
 				t.Errorf("gap %+v, want after %d until %d", gap, after, newest)
 			}
 			// Paging from the gap's address gets exactly what was skipped.
@@ -819,6 +819,66 @@ func TestEventsReplayBounded(t *testing.T) {
 			}
 			if len(paged) != len(log)-c.to || paged[0].ID != log[c.to].ID || paged[len(paged)-1].ID != newest {
 				t.Errorf("paged %d changes from the gap, want %d from id %d", len(paged), len(log)-c.to, log[c.to].ID)
+			}
+		})
+	}
+}
+
+// TestEventsResumeBeforeTheLog: a client whose Last-Event-ID was older
+// than the retained log (pruned at 90 days or 50 000 changes, a replica's
+// at 7 days) got the log from its start as if nothing were missing. It now
+// first gets a gap event that says the changes in between are no longer
+// retained (and has no address to page them from), then the log.
+func TestEventsResumeBeforeTheLog(t *testing.T) {
+	log := syntheticChanges(maxEventReplay + 5)
+	first, newest := log[0].ID, snapshot.LastChangeID(log)
+	for _, c := range []struct {
+		name   string
+		lastID int64
+		// lost: a gap of changes no longer retained comes first; then
+		// log[from:to]; then a gap of the rest (past the bound) when
+		// to < len(log).
+		lost     bool
+		from, to int
+	}{
+		{"older than the log", first - 10, true, 0, maxEventReplay},
+		{"just before the log", first - 1, false, 0, maxEventReplay},
+		{"the whole log (0)", 0, false, 0, maxEventReplay},
+		{"within the log", log[9].ID, false, 10, len(log)},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv := New(Options{Catalog: snapshot.Catalog{}, Log: zerolog.Nop(), Now: newTestClock(genTime).Now})
+			srv.store.set(logSnapshot(log))
+			events, _ := parseSSE(t, catchUp(t, srv, fmt.Sprint(c.lastID), fmt.Sprint(newest), true).data)
+			var want []string
+			if c.lost {
+				want = append(want, fmt.Sprintf("gap %d", first-1))
+			}
+			for _, ch := range log[c.from:c.to] {
+				want = append(want, fmt.Sprint(ch.ID))
+			}
+			if c.to < len(log) {
+				want = append(want, fmt.Sprintf("gap %d", newest))
+			}
+			var got []string
+			for _, ev := range events {
+				got = append(got, strings.TrimSpace(ev.name+" "+ev.id))
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("%d events %v … %v, want %d %v … %v", len(got), got[0], got[len(got)-1], len(want), want[0], want[len(want)-1])
+			}
+			if !c.lost {
+				return
+			}
+			var gap eventGap
+			if err := json.Unmarshal([]byte(events[0].raw), &gap); err != nil {
+				t.Fatal(err)
+			}
+			if want := (eventGap{After: c.lastID, Until: first - 1}); gap != want {
+				t.Errorf("gap %+v, want %+v", gap, want)
+			}
+			if strings.Contains(events[0].raw, "changes") {
+				t.Errorf("a gap of pruned changes points at /changes: %s", events[0].raw)
 			}
 		})
 	}
