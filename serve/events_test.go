@@ -961,12 +961,19 @@ func TestEventRulesDocumented(t *testing.T) {
 		t.Fatal(err)
 	}
 	var doc struct {
-		Paths map[string]struct{ Get struct{ Description string } }
+		Paths      map[string]struct{ Get struct{ Description string } }
+		Components struct {
+			Responses map[string]struct{ Description string }
+		}
 	}
 	if err := json.Unmarshal(spec, &doc); err != nil {
 		t.Fatal(err)
 	}
 	texts := map[string]string{"the OpenAPI description of /events": doc.Paths["/events"].Get.Description}
+	if rule, text := fmt.Sprintf("holds %d open event streams", DefaultMaxEventStreamsPerClient),
+		doc.Components.Responses["TooManyStreams"].Description; !strings.Contains(text, rule) {
+		t.Errorf("the OpenAPI's TooManyStreams response does not state %q: %s", rule, text)
+	}
 	for _, name := range []string{"../docs/api.md", "../docs/security.md"} {
 		data, err := os.ReadFile(name)
 		if err != nil {
