@@ -62,6 +62,14 @@ type Options struct {
 	// MaxEventStreams caps the open /events streams; 0 means
 	// DefaultMaxEventStreams.
 	MaxEventStreams int
+	// MaxEventStreamsPerClient caps the open /events streams of one client
+	// (keyed as the rate limit keys it); 0 means
+	// DefaultMaxEventStreamsPerClient, negative no cap.
+	MaxEventStreamsPerClient int
+	// EventStreamLifetime ends an /events stream that long after it opened
+	// (by Now); the client reconnects and resumes. 0 means
+	// DefaultEventStreamLifetime, negative no end.
+	EventStreamLifetime time.Duration
 	// Redis, when set, holds the state replicas share: the rate limit and
 	// /check's probe cache (see shared.go). Nil keeps both local.
 	Redis redis.UniversalClient
@@ -130,11 +138,17 @@ func New(opts Options) *Server {
 	if opts.MaxEventStreams <= 0 {
 		opts.MaxEventStreams = DefaultMaxEventStreams
 	}
+	if opts.MaxEventStreamsPerClient == 0 {
+		opts.MaxEventStreamsPerClient = DefaultMaxEventStreamsPerClient
+	}
+	if opts.EventStreamLifetime == 0 {
+		opts.EventStreamLifetime = DefaultEventStreamLifetime
+	}
 	s := &Server{
 		opts:      opts,
 		store:     NewStore(opts.Dir),
 		timeouts:  defaultTimeouts,
-		events:    newEventHub(opts.MaxEventStreams),
+		events:    newEventHub(opts.MaxEventStreams, opts.MaxEventStreamsPerClient),
 		heartbeat: defaultHeartbeat,
 	}
 	s.store.swapped = s.events.wake

@@ -55,6 +55,9 @@ type Snapshot struct {
 	changesSince  time.Time
 	statusChanges map[string][]snapshot.Change
 	openedAt      map[string]time.Time
+	// frames are changes as the event stream sends them, each encoded once
+	// for every stream (see eventFrames).
+	frames eventFrames
 }
 
 // notServed are files of a snapshot folder that the server keeps to itself:

@@ -32,6 +32,9 @@ type serveOptions struct {
 	poll           time.Duration
 	drain          time.Duration
 	redis          string
+	// streamsPerClient and streamLifetime bound the /events streams.
+	streamsPerClient int
+	streamLifetime   time.Duration
 }
 
 func (o *serveOptions) register(fs *pflag.FlagSet, withDir bool) {
@@ -50,6 +53,8 @@ func (o *serveOptions) register(fs *pflag.FlagSet, withDir bool) {
 	fs.IntVar(&o.connsPerClient, "max-conns-per-client", limits.DefaultMaxConnsPerClient, "most open connections from one client IP (IPv6 by /64); -1 turns the cap off")
 	fs.StringVar(&o.redis, "redis", "", "Redis URL (redis://HOST:PORT/DB) shared by replicas: one rate-limit budget per client and one /check probe per service per "+check.LiveTTL.String()+" across all; falls back to local state while Redis is down")
 	fs.IntVar(&o.conns, "max-conns", limits.DefaultMaxConns, "most open connections in all (lowered to 3/4 of the open-file limit); -1 turns the cap off")
+	fs.IntVar(&o.streamsPerClient, "max-event-streams-per-client", serve.DefaultMaxEventStreamsPerClient, "most open /events streams of one client IP (IPv6 by /64); -1 turns the cap off")
+	fs.DurationVar(&o.streamLifetime, "event-stream-lifetime", serve.DefaultEventStreamLifetime, "how long an /events stream stays open before it ends and the client resumes from Last-Event-ID; -1s never ends one")
 }
 
 func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.Server, error) {
@@ -78,6 +83,9 @@ func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.
 		Version:           versionString(),
 		Origin:            origin,
 		Drain:             o.drain,
+
+		MaxEventStreamsPerClient: o.streamsPerClient,
+		EventStreamLifetime:      o.streamLifetime,
 	}
 	if o.redis != "" {
 		// The client lives as long as the process: there is one per server
