@@ -219,7 +219,7 @@ func TestFaultyServiceIsIsolated(t *testing.T) {
 			clock.Advance(time.Minute)
 			opts.Timeout = fetchTimeout
 			base := tt.start(t)
-			opts.Catalog = snapshot.Catalog{Services: slices.Clone(world.Catalog.Services)}
+			opts.Catalog = snapshot.Catalog{Services: slices.Clone(world.Catalog.Services), ErrorCodes: world.Catalog.ErrorCodes}
 			for i, svc := range opts.Catalog.Services {
 				if svc.Slug == fetchVictim {
 					svc.Feed.URL = base + "/api/v2/summary.json"

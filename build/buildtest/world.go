@@ -57,6 +57,7 @@ func NewWorld(t testing.TB, cat snapshot.Catalog) *World {
 	w := &World{pages: map[string]*Page{}, formats: map[string]snapshot.FeedFormat{}, probes: map[string]int{}, Clock: time.Now}
 	w.Server = httptest.NewServer(http.HandlerFunc(w.serveHTTP))
 	t.Cleanup(w.Server.Close)
+	w.Catalog.ErrorCodes = cat.ErrorCodes
 	for _, svc := range cat.Services {
 		w.pages[svc.Slug] = &Page{Status: snapshot.Operational}
 		w.formats[svc.Slug] = svc.Feed.Format

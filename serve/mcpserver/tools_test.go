@@ -130,7 +130,7 @@ func TestDescriptionsNameRealSlugs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := snapshot.Catalog{Services: append([]snapshot.Service(nil), def.Services[5:]...)}
+	other := snapshot.Catalog{Services: append([]snapshot.Service(nil), def.Services[5:]...), ErrorCodes: def.ErrorCodes}
 	other.Services[0].Slug, other.Services[0].Aliases = "renamed-service", []string{"renamed alias"}
 	for name, tc := range map[string]struct {
 		opts []mcpserver.Option
