@@ -262,9 +262,15 @@ func decodeFile(files map[string]*representation, name string, v any) error {
 func (s *Snapshot) Age(now time.Time) (age time.Duration, stale bool) {
 	age = now.Sub(s.Manifest.GeneratedAt)
 	if age < 0 {
-		return 0, -age > snapshot.MaxClockSkew
+		return 0, futureBeyondSkew(s.Manifest.GeneratedAt, now)
 	}
 	return age, s.Manifest.Stale(now)
+}
+
+// futureBeyondSkew tells a generation time that cannot be right at now: more
+// than snapshot.MaxClockSkew ahead of it.
+func futureBeyondSkew(generatedAt, now time.Time) bool {
+	return generatedAt.Sub(now) > snapshot.MaxClockSkew
 }
 
 // GeneratedAt is when the snapshot was built (check.View).
