@@ -102,7 +102,7 @@ func (o *staticOrigin) setTamper(f func(w http.ResponseWriter, r *http.Request) 
 	o.tamper.Store(&f)
 }
 
-func newTestOrigin(t *testing.T, url string, clock *testClock, poll time.Duration) *Origin {
+func newTestOrigin(t testing.TB, url string, clock *testClock, poll time.Duration) *Origin {
 	t.Helper()
 	o, err := NewOrigin(OriginOptions{URL: url, Client: &http.Client{Timeout: 5 * time.Second}, Poll: poll,
 		Log: zerolog.Nop(), Now: clock.Now, Timeout: 5 * time.Second})
