@@ -68,7 +68,7 @@ func BenchmarkOriginSwapMemory(b *testing.B) {
 	defer origin.Close()
 	clock := newTestClock(genTime.Add(10 * time.Minute))
 
-	var base, loadPeak, held, swapPeak, afterSwap, live float64
+	var base, loadPeak, held, swapPeak, afterSwap, live, swapAlloc float64
 	for b.Loop() {
 		debug.FreeOSMemory()
 		base = procStatusMB(b, "VmRSS")
@@ -81,15 +81,17 @@ func BenchmarkOriginSwapMemory(b *testing.B) {
 		}
 		loadPeak, held = procStatusMB(b, "VmHWM"), procStatusMB(b, "VmRSS")
 		serving.Store(1)
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		allocated := m.TotalAlloc
 		resetPeakRSS(b)
 		if swapped, err := o.Sync(context.Background(), st); !swapped || err != nil {
 			b.Fatal(swapped, err)
 		}
 		swapPeak, afterSwap = procStatusMB(b, "VmHWM"), procStatusMB(b, "VmRSS")
 		runtime.GC()
-		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
-		live = float64(m.HeapAlloc) / (1 << 20)
+		live, swapAlloc = float64(m.HeapAlloc)/(1<<20), float64(m.TotalAlloc-allocated)/(1<<20)
 		runtime.KeepAlive(st)
 	}
 	b.ReportMetric(float64(setBytes)/(1<<20), "setMB")
@@ -99,6 +101,7 @@ func BenchmarkOriginSwapMemory(b *testing.B) {
 	b.ReportMetric(swapPeak, "swapPeakMB")
 	b.ReportMetric(afterSwap, "afterSwapRSSMB")
 	b.ReportMetric(live, "liveHeapMB")
+	b.ReportMetric(swapAlloc, "swapAllocMB")
 }
 
 // procStatusMB reads a field of /proc/self/status given in kB, in MiB.
