@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -584,6 +586,49 @@ func TestOriginFollowsWhatTheOriginPublishes(t *testing.T) {
 					t.Errorf("poll %d (%s offered): /readyz %d %+v, /healthz %d %+v; want ready %v serving %s",
 						i, p.offer, ready, h, live, lh, p.ready, p.serving)
 				}
+			}
+		})
+	}
+}
+
+// TestFetchFileReadsTheListedBytes: a file is read into a buffer of its
+// listed size, and a body of any other length is refused.
+func TestFetchFileReadsTheListedBytes(t *testing.T) {
+	var body atomic.Pointer[[]byte]
+	// Sent without a length, so that only the read can tell.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.(http.Flusher).Flush()
+		w.Write(*body.Load())
+	}))
+	defer srv.Close()
+	o := newTestOrigin(t, srv.URL, newTestClock(genTime), time.Second)
+	listed := []byte(`{"status":"ok"}`)
+	for _, tc := range []struct {
+		name   string
+		listed []byte
+		sent   []byte
+		want   string // in the error; "" for none
+	}{
+		{name: "the listed bytes", listed: listed, sent: listed},
+		{name: "an empty file", listed: []byte{}, sent: []byte{}},
+		{name: "one byte short", listed: listed, sent: listed[:len(listed)-1], want: "bytes or more received"},
+		{name: "one byte more", listed: listed, sent: append(slices.Clone(listed), '\n'), want: "bytes or more received"},
+		{name: "much more", listed: listed, sent: make([]byte, 1<<20), want: "bytes or more received"},
+		{name: "nothing", listed: listed, sent: []byte{}, want: "bytes or more received"},
+		{name: "the same length, other bytes", listed: listed, sent: []byte(`{"status":"no"}`), want: "sha256"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body.Store(&tc.sent)
+			sum := sha256.Sum256(tc.listed)
+			data, err := o.fetchFile(context.Background(), snapshot.ManifestFile{Path: "f.json", Size: int64(len(tc.listed)), SHA256: fmt.Sprintf("%x", sum)})
+			if tc.want == "" {
+				if err != nil || !bytes.Equal(data, tc.listed) {
+					t.Fatalf("got %q, %v; want %q", data, err, tc.listed)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one saying %q", err, tc.want)
 			}
 		})
 	}
