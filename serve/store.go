@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -249,7 +248,10 @@ func decodeFile(files map[string]*representation, name string, v any) error {
 	if rep == nil {
 		return fmt.Errorf("snapshot incomplete: %s is missing", name)
 	}
-	if err := json.NewDecoder(bytes.NewReader(rep.body)).Decode(v); err != nil {
+	// Unmarshal reads the body in place; a Decoder would copy all of it
+	// into a buffer it grows step by step (33 MB of incidents.json at the
+	// retention cap).
+	if err := json.Unmarshal(rep.body, v); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
