@@ -40,13 +40,18 @@ type OriginOptions struct {
 	Timeout time.Duration
 }
 
-// The default caps sit far above a real snapshot (about 200 files, a few
-// MB, incidents.json the largest) yet keep a misconfigured or hostile
-// origin from filling the replica's memory.
+// DefaultMaxTotalBytes is the default cap on a replica's set, the files it
+// fetches for one snapshot in all (serve --origin --max-set-bytes). The
+// memory a replica needs follows from it: see docs/operations.md.
+const DefaultMaxTotalBytes = 512 << 20
+
+// The default caps sit far above a real snapshot (about 200 files, a few MB
+// in all; at the retention cap, about 150 MiB, incidents.json at 33 MB the
+// largest file) yet keep a misconfigured or hostile origin from filling the
+// replica's memory.
 const (
 	defaultMaxManifestBytes = 4 << 20
 	defaultMaxFileBytes     = 64 << 20
-	defaultMaxTotalBytes    = 512 << 20
 	maxOriginRedirects      = 3
 	// maxConditionalPolls: after this many conditional polls in a row the
 	// manifest is fetched in full. A validator can lie — a host whose file
@@ -108,7 +113,7 @@ func NewOrigin(opts OriginOptions) (*Origin, error) {
 		opts.MaxFileBytes = defaultMaxFileBytes
 	}
 	if opts.MaxTotalBytes <= 0 {
-		opts.MaxTotalBytes = defaultMaxTotalBytes
+		opts.MaxTotalBytes = DefaultMaxTotalBytes
 	}
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 4
