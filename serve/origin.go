@@ -40,19 +40,27 @@ type OriginOptions struct {
 	Timeout time.Duration
 }
 
-// The default caps sit far above a real snapshot (about 200 files, a few
-// MB, incidents.json the largest) yet keep a misconfigured or hostile
-// origin from filling the replica's memory.
+// DefaultMaxTotalBytes is the default cap on a replica's set, the files it
+// fetches for one snapshot in all (serve --origin --max-set-bytes). The
+// memory a replica needs follows from it: see docs/operations.md.
+const DefaultMaxTotalBytes = 512 << 20
+
+// The default caps sit far above a real snapshot (about 200 files, a few MB
+// in all; at the retention cap, about 150 MiB, incidents.json at 33 MB the
+// largest file) yet keep a misconfigured or hostile origin from filling the
+// replica's memory.
 const (
 	defaultMaxManifestBytes = 4 << 20
 	defaultMaxFileBytes     = 64 << 20
-	defaultMaxTotalBytes    = 512 << 20
 	maxOriginRedirects      = 3
 	// maxConditionalPolls: after this many conditional polls in a row the
 	// manifest is fetched in full. A validator can lie — a host whose file
 	// times went backwards (a restore, a clock fixed) answers 304 to a new
 	// manifest — and this bounds how long a replica can be fooled.
 	maxConditionalPolls = 10
+	// olderPollsToFollow: a manifest older than the set being served is
+	// taken when this many polls in a row offered older ones (see Sync).
+	olderPollsToFollow = 3
 )
 
 // Origin keeps a Store in step with a snapshot published over HTTP: it polls
@@ -69,7 +77,10 @@ type Origin struct {
 	etag, lastModified string
 	// conditional counts the conditional polls since the last full one.
 	conditional int
-	syncing     sync.Mutex
+	// older counts the polls in a row whose manifest was older than the set
+	// being served.
+	older   int
+	syncing sync.Mutex
 }
 
 // NewOrigin checks the origin's URL and returns an Origin for it.
@@ -102,7 +113,7 @@ func NewOrigin(opts OriginOptions) (*Origin, error) {
 		opts.MaxFileBytes = defaultMaxFileBytes
 	}
 	if opts.MaxTotalBytes <= 0 {
-		opts.MaxTotalBytes = defaultMaxTotalBytes
+		opts.MaxTotalBytes = DefaultMaxTotalBytes
 	}
 	if opts.Concurrency <= 0 {
 		opts.Concurrency = 4
@@ -163,8 +174,34 @@ func (o *Origin) Run(ctx context.Context, st *Store) {
 	}
 }
 
-// Sync looks at the origin's manifest once and, when it names a newer set
-// of files, fetches, verifies and swaps it in. It reports whether it swapped.
+// Sync looks at the origin's manifest once and, when it names another set
+// of files than the one served, fetches, verifies and swaps it in. It
+// reports whether it swapped.
+//
+// The origin is the truth, and the replica follows what it publishes now;
+// the origin's clock is not. Ordering sets by their generatedAt alone let
+// one set dated ahead (a generator whose clock ran fast, a restored backup)
+// freeze every replica: each genuine set after it looked older and was
+// refused until the real clock caught up, in 2030 for a set dated 2030. So:
+//
+//   - A set dated more than snapshot.MaxClockSkew ahead of the replica's
+//     clock is refused: its time is impossible, and its data must not be
+//     presented as current. The set served stays, and turns stale by its
+//     own age if nothing better comes.
+//   - A set dated at or after the one served is taken.
+//   - A set older than the one served is either a cache answering with a
+//     copy it kept (a CDN edge behind the others) or what the origin now
+//     publishes (an operator's rollback, or a set after one dated ahead
+//     within the allowance). A cache behind answers between answers of the
+//     current set, and going back on each would make the replica flap; the
+//     origin's own answer is the same on every poll. An older set is
+//     therefore taken on the olderPollsToFollow-th poll in a row that
+//     offers one (any confirmation of the set served starts the count
+//     again), or at once when the set served is itself dated beyond the
+//     allowance (this clock was set back since it was taken).
+//
+// A set dated up to the allowance ahead thus holds the genuine sets after
+// it back for olderPollsToFollow-1 polls at most, not until its time comes.
 func (o *Origin) Sync(ctx context.Context, st *Store) (swapped bool, err error) {
 	o.syncing.Lock()
 	defer o.syncing.Unlock()
@@ -193,6 +230,7 @@ func (o *Origin) Sync(ctx context.Context, st *Store) (swapped bool, err error) 
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode == http.StatusNotModified && cur != nil {
+		o.older = 0
 		return false, nil
 	}
 	if resp.StatusCode != http.StatusOK {
@@ -211,16 +249,28 @@ func (o *Origin) Sync(ctx context.Context, st *Store) (swapped bool, err error) 
 		return false, err
 	}
 	etag, lastModified := resp.Header.Get("ETag"), resp.Header.Get("Last-Modified")
+	now := o.opts.Now()
+	if futureBeyondSkew(m.GeneratedAt, now) {
+		return false, fmt.Errorf("origin offers generation %s of %s, %s ahead of this replica's clock (%s): the generator's clock or this one is wrong; not served as current",
+			m.Generation, m.GeneratedAt.Format(time.RFC3339), m.GeneratedAt.Sub(now).Round(time.Second), now.Format(time.RFC3339))
+	}
 	if cur != nil {
-		switch {
-		case m.Generation == cur.Manifest.Generation:
+		switch held := cur.Manifest; {
+		case m.Generation == held.Generation:
+			o.older = 0
 			o.etag, o.lastModified = etag, lastModified
 			return false, nil
-		case m.GeneratedAt.Before(cur.Manifest.GeneratedAt):
-			// A CDN edge still holding an older copy: going back would make
-			// replicas behind different edges flap between two generations.
-			return false, fmt.Errorf("origin offers generation %s of %s, older than the one served (%s)",
-				m.Generation, m.GeneratedAt.Format(time.RFC3339), cur.Manifest.GeneratedAt.Format(time.RFC3339))
+		case !m.GeneratedAt.Before(held.GeneratedAt):
+		case futureBeyondSkew(held.GeneratedAt, now):
+			o.opts.Log.Warn().Time("generatedAt", held.GeneratedAt).Str("generation", held.Generation).
+				Msg("the snapshot served is dated beyond the clock-skew allowance: taking the origin's older one")
+		default:
+			if o.older++; o.older < olderPollsToFollow {
+				return false, fmt.Errorf("origin offers generation %s of %s, older than the one served (%s): a cache behind, or a rollback followed after %d such polls in a row (%d so far)",
+					m.Generation, m.GeneratedAt.Format(time.RFC3339), held.GeneratedAt.Format(time.RFC3339), olderPollsToFollow, o.older)
+			}
+			o.opts.Log.Warn().Time("generatedAt", m.GeneratedAt).Time("servingGeneratedAt", held.GeneratedAt).
+				Int("polls", o.older).Msg("the origin has offered older snapshots poll after poll: following it back")
 		}
 	}
 	files, err := o.fetchSet(ctx, m, cur)
@@ -235,6 +285,7 @@ func (o *Origin) Sync(ctx context.Context, st *Store) (swapped bool, err error) 
 	st.set(next)
 	st.reloading.Unlock()
 	o.etag, o.lastModified = etag, lastModified
+	o.older = 0
 	return true, nil
 }
 
@@ -341,12 +392,16 @@ func (o *Origin) fetchFile(ctx context.Context, f snapshot.ManifestFile) ([]byte
 	if resp.ContentLength > f.Size {
 		return nil, fmt.Errorf("%d bytes announced, %d listed", resp.ContentLength, f.Size)
 	}
-	// Never read more than the manifest promised, plus one byte to notice.
-	data, err := io.ReadAll(io.LimitReader(resp.Body, f.Size+1))
-	if err != nil {
+	// Never read more than the manifest promised, plus one byte to notice,
+	// into a buffer of that size (the caps bound it): io.ReadAll grows its
+	// buffer step by step, and its garbage made up a third of what a swap
+	// allocated at full retention (BenchmarkOriginSwapMemory).
+	data := make([]byte, f.Size+1)
+	n, err := io.ReadFull(resp.Body, data)
+	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
 		return nil, err
 	}
-	if int64(len(data)) != f.Size {
+	if data = data[:n]; int64(len(data)) != f.Size {
 		return nil, fmt.Errorf("%d bytes or more received, %d listed: not the generation of the manifest", len(data), f.Size)
 	}
 	if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != f.SHA256 {

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/json"
@@ -9,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -40,7 +42,7 @@ func newStaticOrigin(t *testing.T) *staticOrigin {
 		t.Fatal(err)
 	}
 	o := &staticOrigin{dir: filepath.Join(t.TempDir(), "site"), cat: cat, requests: map[string]int{}}
-	files := http.FileServer(http.Dir(o.dir))
+	files := siteHandler(o.dir)
 	o.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		o.mu.Lock()
 		o.requests[r.URL.Path]++
@@ -48,21 +50,36 @@ func newStaticOrigin(t *testing.T) *staticOrigin {
 		if f := o.tamper.Load(); f != nil && (*f)(w, r) {
 			return
 		}
-		// The file server answers If-None-Match from an ETag set beforehand.
-		if data, err := os.ReadFile(filepath.Join(o.dir, filepath.FromSlash(r.URL.Path))); err == nil {
-			w.Header().Set("ETag", fmt.Sprintf(`"%x"`, sha256.Sum256(data)))
-		}
-		files.ServeHTTP(w, r)
+		files(w, r)
 	}))
 	t.Cleanup(o.Close)
 	return o
 }
 
+// siteHandler serves the folder dir as a static host does.
+func siteHandler(dir string) func(w http.ResponseWriter, r *http.Request) {
+	files := http.FileServer(http.Dir(dir))
+	return func(w http.ResponseWriter, r *http.Request) {
+		// The file server answers If-None-Match from an ETag set beforehand.
+		if data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(r.URL.Path))); err == nil {
+			w.Header().Set("ETag", fmt.Sprintf(`"%x"`, sha256.Sum256(data)))
+		}
+		files.ServeHTTP(w, r)
+	}
+}
+
 // publish renders a snapshot generated at at into the origin's folder.
 func (o *staticOrigin) publish(t *testing.T, at time.Time) snapshot.Manifest {
 	t.Helper()
-	publishTestSnapshot(t, o.dir, o.cat, at)
-	data, err := os.ReadFile(filepath.Join(o.dir, snapshot.FileManifest))
+	return publishManifest(t, o.dir, o.cat, at)
+}
+
+// publishManifest renders a snapshot generated at at into dir and returns
+// its manifest.
+func publishManifest(t *testing.T, dir string, cat snapshot.Catalog, at time.Time) snapshot.Manifest {
+	t.Helper()
+	publishTestSnapshot(t, dir, cat, at)
+	data, err := os.ReadFile(filepath.Join(dir, snapshot.FileManifest))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +104,7 @@ func (o *staticOrigin) setTamper(f func(w http.ResponseWriter, r *http.Request) 
 	o.tamper.Store(&f)
 }
 
-func newTestOrigin(t *testing.T, url string, clock *testClock, poll time.Duration) *Origin {
+func newTestOrigin(t testing.TB, url string, clock *testClock, poll time.Duration) *Origin {
 	t.Helper()
 	o, err := NewOrigin(OriginOptions{URL: url, Client: &http.Client{Timeout: 5 * time.Second}, Poll: poll,
 		Log: zerolog.Nop(), Now: clock.Now, Timeout: 5 * time.Second})
@@ -470,6 +487,150 @@ func TestOriginKeepsSnapshotOnFailure(t *testing.T) {
 	origin.setTamper(nil)
 	if swapped, err := o.Sync(context.Background(), st); !swapped || err != nil || st.Current().Manifest.Generation != next.Generation {
 		t.Fatalf("after the repair: swapped %v, %v", swapped, err)
+	}
+}
+
+// TestOriginFollowsWhatTheOriginPublishes replays, one Sync per poll, what
+// an origin offers when a generator's clock was wrong, a cache lags or an
+// operator rolls back. A set dated impossibly far ahead is never served as
+// current; a set dated ahead must not freeze the replica (every genuine set
+// after it looks older); a cache behind, answering between answers of the
+// current set, never takes the replica back; and /readyz tells the truth
+// about what is served all along.
+func TestOriginFollowsWhatTheOriginPublishes(t *testing.T) {
+	origin := newStaticOrigin(t)
+	at := func(d time.Duration) time.Time { return genTime.Add(d) }
+	y2030 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
+	// The sets the origin may offer, each in its own folder, by name.
+	handlers := map[string]func(http.ResponseWriter, *http.Request){}
+	names := map[string]string{} // generation → name
+	for name, generated := range map[string]time.Time{"t0": at(0), "t5": at(5 * time.Minute),
+		"t7": at(7 * time.Minute), "t8": at(8 * time.Minute), "t9": at(9 * time.Minute), "2030": y2030} {
+		dir := filepath.Join(t.TempDir(), name)
+		names[publishManifest(t, dir, origin.cat, generated).Generation] = name
+		handlers[name] = siteHandler(dir)
+	}
+	type poll struct {
+		offer   string    // the set the origin serves
+		now     time.Time // the replica's clock
+		serving string    // the set served after the poll
+		err     string    // in the poll's error; "" for none
+		ready   bool      // /readyz answers 200 after the poll
+	}
+	for _, tc := range []struct {
+		name  string
+		polls []poll
+	}{
+		{name: "a set dated 2030 is refused, the next genuine one served", polls: []poll{
+			{offer: "t0", now: at(time.Minute), serving: "t0", ready: true},
+			{offer: "2030", now: at(2 * time.Minute), serving: "t0", err: "ahead of this replica's clock", ready: true},
+			{offer: "2030", now: at(3 * time.Minute), serving: "t0", err: "ahead of this replica's clock", ready: true},
+			{offer: "t5", now: at(6 * time.Minute), serving: "t5", ready: true},
+		}},
+		{name: "a set served while this clock read 2030 gives way once the clock is right", polls: []poll{
+			{offer: "t0", now: at(time.Minute), serving: "t0", ready: true},
+			{offer: "2030", now: y2030.Add(time.Minute), serving: "2030", ready: true},
+			{offer: "2030", now: at(4 * time.Minute), serving: "2030", ready: false},
+			{offer: "t5", now: at(6 * time.Minute), serving: "t5", ready: true},
+		}},
+		{name: "a set 3 minutes ahead holds the next ones back 2 polls at most", polls: []poll{
+			{offer: "t0", now: at(time.Minute), serving: "t0", ready: true},
+			{offer: "t9", now: at(6 * time.Minute), serving: "t9", ready: true},
+			{offer: "t7", now: at(7 * time.Minute), serving: "t9", err: "older", ready: true},
+			{offer: "t7", now: at(7*time.Minute + 30*time.Second), serving: "t9", err: "older", ready: true},
+			{offer: "t8", now: at(8 * time.Minute), serving: "t8", ready: true},
+		}},
+		{name: "a cache behind, between answers of the current set, never takes the replica back", polls: []poll{
+			{offer: "t0", now: at(time.Minute), serving: "t0", ready: true},
+			{offer: "t5", now: at(6 * time.Minute), serving: "t5", ready: true},
+			{offer: "t0", now: at(6*time.Minute + 30*time.Second), serving: "t5", err: "older", ready: true},
+			{offer: "t0", now: at(7 * time.Minute), serving: "t5", err: "older", ready: true},
+			{offer: "t5", now: at(7*time.Minute + 30*time.Second), serving: "t5", ready: true},
+			{offer: "t0", now: at(8 * time.Minute), serving: "t5", err: "older", ready: true},
+			{offer: "t0", now: at(8*time.Minute + 30*time.Second), serving: "t5", err: "older", ready: true},
+			{offer: "t5", now: at(9 * time.Minute), serving: "t5", ready: true},
+		}},
+		{name: "a rollback at the origin is followed on the third poll", polls: []poll{
+			{offer: "t0", now: at(time.Minute), serving: "t0", ready: true},
+			{offer: "t5", now: at(6 * time.Minute), serving: "t5", ready: true},
+			{offer: "t0", now: at(7 * time.Minute), serving: "t5", err: "older", ready: true},
+			{offer: "t0", now: at(7*time.Minute + 30*time.Second), serving: "t5", err: "older", ready: true},
+			{offer: "t0", now: at(8 * time.Minute), serving: "t0", ready: true},
+			{offer: "t7", now: at(8 * time.Minute), serving: "t7", ready: true},
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			clock := newTestClock(genTime)
+			o := newTestOrigin(t, origin.URL, clock, time.Second)
+			srv := New(Options{Catalog: origin.cat, Log: zerolog.Nop(), Now: clock.Now, Origin: o})
+			hs := httptest.NewServer(srv.Handler())
+			defer hs.Close()
+			r := &replica{Server: srv, hs: hs}
+			defer origin.setTamper(nil)
+			for i, p := range tc.polls {
+				serve := handlers[p.offer]
+				origin.setTamper(func(w http.ResponseWriter, r *http.Request) bool { serve(w, r); return true })
+				clock.Set(p.now)
+				_, err := o.Sync(context.Background(), srv.Store())
+				if (err == nil) != (p.err == "") || err != nil && !strings.Contains(err.Error(), p.err) {
+					t.Errorf("poll %d (%s offered): error %v, want %q", i, p.offer, err, p.err)
+				}
+				gen := srv.Store().Current().Manifest.Generation
+				if names[gen] != p.serving {
+					t.Fatalf("poll %d (%s offered): serving %s, want %s", i, p.offer, names[gen], p.serving)
+				}
+				ready, h := r.health(t, snapshot.PathReadyz)
+				live, lh := r.health(t, snapshot.PathHealthz)
+				if (ready == http.StatusOK) != p.ready || live != http.StatusOK || h.Ready != p.ready || lh.Ready != p.ready ||
+					h.Snapshot.Generation != gen || lh.Snapshot.Generation != gen {
+					t.Errorf("poll %d (%s offered): /readyz %d %+v, /healthz %d %+v; want ready %v serving %s",
+						i, p.offer, ready, h, live, lh, p.ready, p.serving)
+				}
+			}
+		})
+	}
+}
+
+// TestFetchFileReadsTheListedBytes: a file is read into a buffer of its
+// listed size, and a body of any other length is refused.
+func TestFetchFileReadsTheListedBytes(t *testing.T) {
+	var body atomic.Pointer[[]byte]
+	// Sent without a length, so that only the read can tell.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.(http.Flusher).Flush()
+		w.Write(*body.Load())
+	}))
+	defer srv.Close()
+	o := newTestOrigin(t, srv.URL, newTestClock(genTime), time.Second)
+	listed := []byte(`{"status":"ok"}`)
+	for _, tc := range []struct {
+		name   string
+		listed []byte
+		sent   []byte
+		want   string // in the error; "" for none
+	}{
+		{name: "the listed bytes", listed: listed, sent: listed},
+		{name: "an empty file", listed: []byte{}, sent: []byte{}},
+		{name: "one byte short", listed: listed, sent: listed[:len(listed)-1], want: "bytes or more received"},
+		{name: "one byte more", listed: listed, sent: append(slices.Clone(listed), '\n'), want: "bytes or more received"},
+		{name: "much more", listed: listed, sent: make([]byte, 1<<20), want: "bytes or more received"},
+		{name: "nothing", listed: listed, sent: []byte{}, want: "bytes or more received"},
+		{name: "the same length, other bytes", listed: listed, sent: []byte(`{"status":"no"}`), want: "sha256"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body.Store(&tc.sent)
+			sum := sha256.Sum256(tc.listed)
+			data, err := o.fetchFile(context.Background(), snapshot.ManifestFile{Path: "f.json", Size: int64(len(tc.listed)), SHA256: fmt.Sprintf("%x", sum)})
+			if tc.want == "" {
+				if err != nil || !bytes.Equal(data, tc.listed) {
+					t.Fatalf("got %q, %v; want %q", data, err, tc.listed)
+				}
+				return
+			}
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("error %v, want one saying %q", err, tc.want)
+			}
+		})
 	}
 }
 

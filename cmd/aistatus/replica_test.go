@@ -23,17 +23,7 @@ func TestServeOrigin(t *testing.T) {
 		t.Fatal(err)
 	}
 	site := filepath.Join(t.TempDir(), "site")
-	publish := func(at time.Time) {
-		t.Helper()
-		files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: time.Hour, Generator: "test"},
-			cat, snapshot.NewHistory(), nil, at)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := snapshot.Publish(site, files); err != nil {
-			t.Fatal(err)
-		}
-	}
+	publish := func(at time.Time) { publishSite(t, cat, site, at) }
 	first := time.Now().UTC().Truncate(time.Second)
 	publish(first)
 	origin := httptest.NewServer(http.FileServer(http.Dir(site)))
@@ -64,6 +54,58 @@ func TestServeOrigin(t *testing.T) {
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("the replica never took the new snapshot: %s", out)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// publishSite builds a snapshot of cat generated at at, with no history,
+// and publishes it to site.
+func publishSite(t *testing.T, cat snapshot.Catalog, site string, at time.Time) {
+	t.Helper()
+	files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: time.Hour, Generator: "test"},
+		cat, snapshot.NewHistory(), nil, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := snapshot.Publish(site, files); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestServeOriginMaxSetBytes: --max-set-bytes caps the files of a snapshot
+// a replica takes, and is a positive number of bytes.
+func TestServeOriginMaxSetBytes(t *testing.T) {
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	site := filepath.Join(t.TempDir(), "site")
+	publishSite(t, cat, site, time.Now().UTC().Truncate(time.Second))
+	origin := httptest.NewServer(http.FileServer(http.Dir(site)))
+	defer origin.Close()
+	for _, value := range []string{"0", "-1"} {
+		code, out := aistatus(context.Background(), "serve", "--origin", origin.URL, "--max-set-bytes", value, "--addr", freeAddr(t))
+		if code == 0 || !strings.Contains(out, "--max-set-bytes "+value+": give a positive number of bytes") {
+			t.Errorf("--max-set-bytes %s: exit %d: %s", value, code, out)
+		}
+	}
+
+	addr := freeAddr(t)
+	out := startCommand(t, "serve", "--origin", origin.URL, "--addr", addr, "--poll", "100ms", "--max-set-bytes", "1000")
+	waitFor(t, "http://"+addr+snapshot.PathHealthz) // listening
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var h serve.Health
+		get(t, "http://"+addr+snapshot.PathHealthz).decode(t, &h)
+		if h.Snapshot != nil {
+			t.Fatalf("a replica capped at 1000 bytes took a snapshot of %d files", len(cat.Services))
+		}
+		if strings.Contains(h.Source.LastError, "over the cap of 1000 bytes") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica never reported the cap: %+v\n%s", h.Source, out)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}

@@ -30,6 +30,7 @@ type serveOptions struct {
 	conns          int
 	origin         string
 	poll           time.Duration
+	maxSetBytes    int64
 	drain          time.Duration
 	redis          string
 	// streamsPerClient and streamLifetime bound the /events streams.
@@ -42,6 +43,7 @@ func (o *serveOptions) register(fs *pflag.FlagSet, withDir bool) {
 		fs.StringVar(&o.dir, "dir", "public", "snapshot folder to serve")
 		fs.StringVar(&o.origin, "origin", "", "published site to serve the snapshot of instead of a folder (a replica), e.g. https://owner.github.io/aistatus")
 		fs.DurationVar(&o.poll, "poll", 30*time.Second, "with --origin: how often to look for a new snapshot there")
+		fs.Int64Var(&o.maxSetBytes, "max-set-bytes", serve.DefaultMaxTotalBytes, "with --origin: most bytes the files of one snapshot may take in all; a larger snapshot is refused (a replica needs up to 4 times this in memory while it swaps one in)")
 	}
 	fs.DurationVar(&o.drain, "drain", 5*time.Second, "on SIGTERM, report not ready (/readyz 503) this long before shutting down, so a load balancer stops sending; 0 turns it off")
 	fs.StringVar(&o.addr, "addr", ":8080", "address to listen on (HOST:PORT)")
@@ -64,7 +66,11 @@ func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.
 	}
 	var origin *serve.Origin
 	if o.origin != "" {
-		if origin, err = serve.NewOrigin(serve.OriginOptions{URL: o.origin, Client: outbound.NewClient(outbound.Options{AllowedURLs: []string{o.origin}}), Poll: o.poll, Log: log, Now: time.Now}); err != nil {
+		if o.maxSetBytes <= 0 {
+			return nil, fmt.Errorf("--max-set-bytes %d: give a positive number of bytes", o.maxSetBytes)
+		}
+		if origin, err = serve.NewOrigin(serve.OriginOptions{URL: o.origin, Client: outbound.NewClient(outbound.Options{AllowedURLs: []string{o.origin}}),
+			Poll: o.poll, Log: log, Now: time.Now, MaxTotalBytes: o.maxSetBytes}); err != nil {
 			return nil, err
 		}
 	}

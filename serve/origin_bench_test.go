@@ -1,0 +1,136 @@
+package serve
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/bench/synth"
+	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// BenchmarkOriginSwapMemory measures what a replica's memory must allow at
+// full retention (bench/synth: 26 services, 32 days of history, 100 000
+// incidents): the resident memory (VmRSS, from /proc/self/status) while it
+// holds a snapshot, and the peak (VmHWM) while it loads one and while it
+// swaps in the next, fetched over loopback from a static origin. Linux only;
+// the numbers are reported, not asserted. Generating the two snapshots
+// takes about half a minute.
+//
+//	go test -run '^$' -bench OriginSwapMemory -benchtime 1x ./serve
+func BenchmarkOriginSwapMemory(b *testing.B) {
+	if _, err := os.Stat("/proc/self/clear_refs"); err != nil {
+		b.Skip("needs Linux's /proc/self/status and clear_refs")
+	}
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var dirs [2]string
+	var setBytes int64
+	for i := range dirs {
+		files, err := synth.New(cat, genTime.Add(time.Duration(i)*5*time.Minute), 32, snapshot.MaxIncidents).Snapshot(
+			build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "bench"}, cat)
+		if err != nil {
+			b.Fatal(err)
+		}
+		dirs[i] = filepath.Join(b.TempDir(), "site")
+		if err := snapshot.Publish(dirs[i], files); err != nil {
+			b.Fatal(err)
+		}
+		setBytes = 0
+		for name, data := range files {
+			if servedFromOrigin(name) && name != snapshot.FileManifest {
+				setBytes += int64(len(data))
+			}
+		}
+	}
+	// The origin streams the files from disk and answers no conditional
+	// request, so that it costs the process no heap and the replica sees
+	// each switch of folder.
+	var serving atomic.Int32
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		r.Header.Del("If-None-Match")
+		r.Header.Del("If-Modified-Since")
+		http.FileServer(http.Dir(dirs[serving.Load()])).ServeHTTP(w, r)
+	}))
+	defer origin.Close()
+	clock := newTestClock(genTime.Add(10 * time.Minute))
+
+	var base, loadPeak, held, swapPeak, afterSwap, live, swapAlloc float64
+	for b.Loop() {
+		debug.FreeOSMemory()
+		base = procStatusMB(b, "VmRSS")
+		o := newTestOrigin(b, origin.URL, clock, time.Minute)
+		st := NewStore("")
+		serving.Store(0)
+		resetPeakRSS(b)
+		if swapped, err := o.Sync(context.Background(), st); !swapped || err != nil {
+			b.Fatal(swapped, err)
+		}
+		loadPeak, held = procStatusMB(b, "VmHWM"), procStatusMB(b, "VmRSS")
+		serving.Store(1)
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		allocated := m.TotalAlloc
+		resetPeakRSS(b)
+		if swapped, err := o.Sync(context.Background(), st); !swapped || err != nil {
+			b.Fatal(swapped, err)
+		}
+		swapPeak, afterSwap = procStatusMB(b, "VmHWM"), procStatusMB(b, "VmRSS")
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		live, swapAlloc = float64(m.HeapAlloc)/(1<<20), float64(m.TotalAlloc-allocated)/(1<<20)
+		runtime.KeepAlive(st)
+	}
+	b.ReportMetric(float64(setBytes)/(1<<20), "setMB")
+	b.ReportMetric(base, "baseRSSMB")
+	b.ReportMetric(loadPeak, "loadPeakMB")
+	b.ReportMetric(held, "heldRSSMB")
+	b.ReportMetric(swapPeak, "swapPeakMB")
+	b.ReportMetric(afterSwap, "afterSwapRSSMB")
+	b.ReportMetric(live, "liveHeapMB")
+	b.ReportMetric(swapAlloc, "swapAllocMB")
+}
+
+// procStatusMB reads a field of /proc/self/status given in kB, in MiB.
+func procStatusMB(tb testing.TB, field string) float64 {
+	tb.Helper()
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for sc.Scan() {
+		name, value, ok := bytes.Cut(sc.Bytes(), []byte(":"))
+		if !ok || string(name) != field {
+			continue
+		}
+		kb, err := strconv.ParseFloat(string(bytes.TrimSpace(bytes.TrimSuffix(bytes.TrimSpace(value), []byte("kB")))), 64)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		return kb / 1024
+	}
+	tb.Fatalf("no %s in /proc/self/status", field)
+	return 0
+}
+
+// resetPeakRSS makes VmHWM start again from the current resident memory.
+func resetPeakRSS(tb testing.TB) {
+	tb.Helper()
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		tb.Fatal(err)
+	}
+}
