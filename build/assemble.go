@@ -68,14 +68,27 @@ type ServiceState struct {
 //  3. Otherwise, snapshot.ProbeIncidentAfter failed probes in a row are a major
 //     outage (and our own incident).
 //  4. A feed that fails after declaring a status keeps that status for up to
-//     snapshot.MaxHold while the probe answers (or there is no probe), so a
-//     feed that refuses every other request does not flap an official outage
-//     to operational.
-//  5. Otherwise the probe decides: a host that answered is operational
-//     (degraded while our incident is open); a failed probe (fewer than
-//     snapshot.ProbeIncidentAfter) keeps the previous status, so one lost packet does
-//     not flap the status.
+//     snapshot.MaxHold (the page's last word stands in), so a feed that
+//     refuses every other request does not flap an official outage to
+//     unknown; while our own incident is open, an "operational" last word
+//     reads degraded, as in rule 2.
+//  5. Otherwise our probes alone decide, and they can only show an outage
+//     (rule 3): a host that answers reads unknown, and so does a probe that
+//     failed fewer than snapshot.ProbeIncidentAfter times.
 //  6. With neither feed nor probe, the status is unknown, never an outage.
+//
+// Reachability alone never reads operational. Our probe sends no key: an
+// answer below 500 (a 401 included) proves that the API host answers, not
+// that the API serves requests; the errors of a page's "elevated errors"
+// incident are invisible to it. So our probes can make the page's word
+// worse (rules 2 and 3), never better, and where the page has no word (no
+// page a program can read, a page unreadable for longer than MaxHold, or a
+// scope that matches none of its components) an answering host does not
+// make the service operational, nor degraded, which also says it is up:
+// the status is unknown. The page's last word, while it may stand in (rule
+// 4), is still the page's word. This keeps the rule for our own network:
+// with no internet, the probes are discarded and no page is read, and
+// every service reads unknown, never an outage and never operational.
 func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observation, now time.Time, log zerolog.Logger) map[string]ServiceState {
 	offline := discardFailedProbes(obs, log)
 	h.StartChangeLog(now)
@@ -215,26 +228,14 @@ func decideStatus(o Observation, sh *snapshot.ServiceHistory, incidents incident
 	case failing:
 		return snapshot.MajorOutage, nil
 	}
-	feedHeld := !offline && sh.LastFeedStatus != "" && now.Sub(sh.LastFeedAt) <= snapshot.MaxHold
-	switch o.Probe.State {
-	case snapshot.ProbeOK, snapshot.ProbeNone:
-		held := sh.LastFeedStatus
-		switch {
-		case feedHeld && recovering && held == snapshot.Operational:
+	// The page has no word this cycle: its last one stands in while it may
+	// (rule 4); without it, reachability alone (rule 5).
+	if held := sh.LastFeedStatus; !offline && held != "" && now.Sub(sh.LastFeedAt) <= snapshot.MaxHold {
+		if held == snapshot.Operational && sh.ProbeIncident != "" {
 			return snapshot.Degraded, nil
-		case feedHeld:
-			return held, nil
-		case recovering:
-			return snapshot.Degraded, nil
-		case o.Probe.State == snapshot.ProbeOK:
-			return snapshot.Operational, nil
 		}
-	case snapshot.ProbeFailed:
-		if sh.LastStatus != "" {
-			return sh.LastStatus, nil
-		}
+		return held, nil
 	}
-	// Nothing this cycle (a discarded probe is no evidence either way).
 	return snapshot.Unknown, nil
 }
 

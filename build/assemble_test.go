@@ -74,15 +74,15 @@ func TestAssembleStatus(t *testing.T) {
 			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.MajorOutage, false, 3},
 		{"no page, third failed probe", snapshot.ServiceHistory{LastStatus: snapshot.Operational, FailedProbes: 2, FailingSince: failingSince},
 			Observation{Feed: feedNone, Probe: probeDown}, snapshot.MajorOutage, false, 3},
-		{"page silent, first failed probe keeps the last status", snapshot.ServiceHistory{LastStatus: snapshot.Degraded},
-			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.Degraded, false, 1},
+		{"page silent, a first failed probe is no outage, and keeps no earlier status", snapshot.ServiceHistory{LastStatus: snapshot.Degraded},
+			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.Unknown, false, 1},
 		{"a failing page keeps its word for a while", snapshot.ServiceHistory{LastStatus: snapshot.MajorOutage,
 			LastFeedStatus: snapshot.MajorOutage, LastFeedAt: asmNow.Add(-5 * time.Minute)},
 			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.MajorOutage, false, 0},
 		{"…but not longer than MaxHold", snapshot.ServiceHistory{LastStatus: snapshot.MajorOutage,
 			LastFeedStatus: snapshot.MajorOutage, LastFeedAt: asmNow.Add(-snapshot.MaxHold - time.Minute)},
-			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.Operational, false, 0},
-		{"no page, the probe answers", snapshot.ServiceHistory{}, Observation{Feed: feedNone, Probe: probeOK}, snapshot.Operational, false, 0},
+			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.Unknown, false, 0},
+		{"no page, the probe answers", snapshot.ServiceHistory{}, Observation{Feed: feedNone, Probe: probeOK}, snapshot.Unknown, false, 0},
 		{"neither page nor probe", snapshot.ServiceHistory{}, Observation{Feed: feedFailed, Probe: probeNone}, snapshot.Unknown, false, 0},
 	}
 	for _, tt := range tests {
@@ -109,6 +109,92 @@ func TestAssembleStatus(t *testing.T) {
 				t.Errorf("probe incident %q after %d failures", sh.ProbeIncident, tt.failed)
 			}
 		})
+	}
+}
+
+// Reachability alone never reads operational: where the page has no word
+// (none to read, unreadable for longer than MaxHold, or a scope matching
+// nothing), a host that answers our keyless probe is unknown; the page's
+// last word stands in for up to MaxHold, inclusive; our own open incident
+// turns an operational word to degraded. Each row is one observation.
+func TestAssembleWithoutThePagesWord(t *testing.T) {
+	scopeLost := snapshot.FeedSource{Format: snapshot.FormatStatuspage, State: snapshot.FeedError, Failure: snapshot.FailureScope,
+		Error: "none of the page's 6 components is in the scope of Svc: the page changed, or the scope needs updating"}
+	said := func(st snapshot.Status, ago time.Duration) snapshot.ServiceHistory {
+		return snapshot.ServiceHistory{LastStatus: st, LastFeedStatus: st, LastFeedAt: asmNow.Add(-ago)}
+	}
+	outage := asmNow.Add(-10 * time.Minute) // our incident, opened then, still open
+	open := func(sh snapshot.ServiceHistory) snapshot.ServiceHistory {
+		sh.ProbeIncident = snapshot.ProbeIncidentID("svc", outage)
+		return sh
+	}
+	tests := []struct {
+		name    string
+		history snapshot.ServiceHistory
+		obs     Observation
+		want    snapshot.Status
+	}{
+		{"the page's word, the host answers", snapshot.ServiceHistory{}, Observation{Feed: feedOK(snapshot.Operational), Probe: probeOK},
+			snapshot.Operational},
+		{"scope matches nothing, the host answers 401", snapshot.ServiceHistory{}, Observation{Feed: scopeLost, Probe: probeOK},
+			snapshot.Unknown},
+		{"scope matches nothing, the page's last word is MaxHold old", said(snapshot.Operational, snapshot.MaxHold),
+			Observation{Feed: scopeLost, Probe: probeOK}, snapshot.Operational},
+		{"scope matches nothing, the page's last word is older", said(snapshot.Operational, snapshot.MaxHold+time.Second),
+			Observation{Feed: scopeLost, Probe: probeOK}, snapshot.Unknown},
+		{"the page unreadable, its last word an outage", said(snapshot.MajorOutage, 5*time.Minute),
+			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.MajorOutage},
+		{"the page unreadable, its last word holds through a failed probe", said(snapshot.Operational, 5*time.Minute),
+			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.Operational},
+		{"the page unreadable, the host answers, no earlier word", snapshot.ServiceHistory{LastStatus: snapshot.Operational},
+			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.Unknown},
+		{"no page, the host answers", snapshot.ServiceHistory{}, Observation{Feed: feedNone, Probe: probeOK}, snapshot.Unknown},
+		{"no page, no probe", snapshot.ServiceHistory{}, Observation{Feed: feedNone, Probe: probeNone}, snapshot.Unknown},
+		{"no page, the host answers after our outage", open(snapshot.ServiceHistory{LastStatus: snapshot.MajorOutage}),
+			Observation{Feed: feedNone, Probe: probeOK}, snapshot.Unknown},
+		{"the page's last word operational, the host answers after our outage", open(said(snapshot.Operational, 5*time.Minute)),
+			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.Degraded},
+		{"the page's last word operational, our incident open, a failed probe", open(said(snapshot.Operational, 5*time.Minute)),
+			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.Degraded},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := withHistory(tt.history)
+			if id := tt.history.ProbeIncident; id != "" {
+				h.Incidents = []snapshot.Incident{{ID: id, Service: "svc", Headline: "Svc API not reachable", Severity: snapshot.Major,
+					StartedAt: outage, Status: "ongoing", Source: snapshot.SourceProbe, UpdatedAt: outage}}
+			}
+			st := assembleOne(h, tt.obs)
+			if st.Status != tt.want {
+				t.Errorf("status %s, want %s", st.Status, tt.want)
+			}
+			if st.Sources.Disagreement != nil {
+				t.Errorf("disagreement %+v without the page's word this cycle", st.Sources.Disagreement)
+			}
+		})
+	}
+}
+
+// With no internet, every service reads unknown, never an outage: the
+// failed probes are discarded, and no page's last word is held.
+func TestAssembleOffline(t *testing.T) {
+	cat := snapshot.Catalog{}
+	obs := map[string]Observation{}
+	h := snapshot.NewHistory()
+	offline := snapshot.FeedSource{Format: snapshot.FormatStatuspage, State: snapshot.FeedError, Error: "dial tcp: network is unreachable", Failure: snapshot.FailureNetwork}
+	for _, slug := range []string{"a", "b", "c", "d"} {
+		cat.Services = append(cat.Services, snapshot.Service{Slug: slug, Name: slug})
+		obs[slug] = Observation{Feed: offline, Probe: probeDown}
+		h.Services[slug] = &snapshot.ServiceHistory{LastStatus: snapshot.Operational, LastChecked: asmNow.Add(-time.Minute),
+			LastFeedStatus: snapshot.Operational, LastFeedAt: asmNow.Add(-time.Minute), FailedProbes: 2, FailingSince: asmNow.Add(-2 * time.Minute)}
+	}
+	for slug, st := range Assemble(h, cat, obs, asmNow, zerolog.Nop()) {
+		if st.Status != snapshot.Unknown || st.Sources.Probe.State != snapshot.ProbeDiscarded {
+			t.Errorf("%s: %s, probe %s; want unknown, discarded", slug, st.Status, st.Sources.Probe.State)
+		}
+		if sh := h.Services[slug]; sh.FailedProbes != 2 || sh.ProbeIncident != "" {
+			t.Errorf("%s: %d failed probes, incident %q: a discarded probe counts for nothing", slug, sh.FailedProbes, sh.ProbeIncident)
+		}
 	}
 }
 

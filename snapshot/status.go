@@ -17,7 +17,8 @@ const (
 	PartialOutage Status = "partial_outage"
 	MajorOutage   Status = "major_outage"
 	Maintenance   Status = "maintenance"
-	// Unknown means we could not tell: the feed and the probe both failed, or
+	// Unknown means we could not tell: the official page had no word and our
+	// probes, which cannot show that a service is up, showed no outage; or
 	// there is no data yet. It is never reported as an outage.
 	Unknown Status = "unknown"
 )
