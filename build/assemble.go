@@ -44,9 +44,12 @@ func (o Observation) declared() (snapshot.Status, bool) {
 	return "", false
 }
 
-// ServiceState is a service's assembled state at the end of a cycle.
+// ServiceState is a service's assembled state at the end of a cycle. Basis
+// is what Status rests on; a state made without one (not by Assemble) is
+// rendered with snapshot.BasisNone.
 type ServiceState struct {
 	Status     snapshot.Status
+	Basis      snapshot.Basis
 	Sources    snapshot.Sources
 	Components []snapshot.Component
 }
@@ -103,7 +106,7 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 		sh := h.Track(svc.Slug)
 		trackFeed(sh, svc, &o, now, log)
 		opened := trackProbe(incidents, svc, sh, o, now)
-		status, disagreement := decideStatus(o, sh, incidents, now, offline)
+		status, basis, disagreement := decideStatus(o, sh, incidents, now, offline)
 		if official, ok := o.declared(); ok {
 			sh.LastFeedStatus, sh.LastFeedAt = official, now
 		}
@@ -120,6 +123,7 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 		}
 		states[svc.Slug] = ServiceState{
 			Status:     status,
+			Basis:      basis,
 			Sources:    snapshot.Sources{Feed: o.Feed, Probe: o.Probe, Disagreement: disagreement},
 			Components: o.Components,
 		}
@@ -199,16 +203,17 @@ func discardFailedProbes(obs map[string]Observation, log zerolog.Logger) bool {
 }
 
 // decideStatus implements rules 2 to 6, after trackProbe has counted this
-// cycle's probe. It returns the disagreement with the official page, if
-// our measurement overrules it. offline is rule 1's verdict: then no earlier
-// word is held either, since nothing was checked.
-func decideStatus(o Observation, sh *snapshot.ServiceHistory, incidents incidentSet, now time.Time, offline bool) (snapshot.Status, *snapshot.Disagreement) {
+// cycle's probe: the status, what it rests on (snapshot.Basis), and the
+// disagreement with the official page, if our measurement overrules it.
+// offline is rule 1's verdict: then no earlier word is held either, since
+// nothing was checked.
+func decideStatus(o Observation, sh *snapshot.ServiceHistory, incidents incidentSet, now time.Time, offline bool) (snapshot.Status, snapshot.Basis, *snapshot.Disagreement) {
 	failing := o.Probe.State == snapshot.ProbeFailed && sh.FailedProbes >= snapshot.ProbeIncidentAfter
 	recovering := o.Probe.State == snapshot.ProbeOK && sh.ProbeIncident != ""
 	official, _ := o.declared()
 	switch {
 	case official != "" && failing && (official == snapshot.Operational || official == snapshot.Degraded):
-		return snapshot.MajorOutage, &snapshot.Disagreement{
+		return snapshot.MajorOutage, snapshot.BasisProbe, &snapshot.Disagreement{
 			Since: sh.FailingSince, Official: official, Measured: snapshot.MajorOutage,
 			Detail: fmt.Sprintf("Our probes of the API have failed %d times in a row since %s, while the official status page says %s.",
 				sh.FailedProbes, sh.FailingSince.UTC().Format(time.RFC3339), official),
@@ -218,25 +223,32 @@ func decideStatus(o Observation, sh *snapshot.ServiceHistory, incidents incident
 		if inc := incidents.get(sh.ProbeIncident); inc != nil {
 			since = inc.StartedAt
 		}
-		return snapshot.Degraded, &snapshot.Disagreement{
+		return snapshot.Degraded, snapshot.BasisProbe, &snapshot.Disagreement{
 			Since: since, Official: official, Measured: snapshot.Degraded,
 			Detail: fmt.Sprintf("Our probes of the API answer again, but after an outage that began %s we wait for %d answers in a row before calling it recovered; the official status page says operational.",
 				since.UTC().Format(time.RFC3339), ProbeRecoveryAfter),
 		}
 	case official != "":
-		return official, nil
+		return official, snapshot.BasisOfficial, nil
 	case failing:
-		return snapshot.MajorOutage, nil
+		return snapshot.MajorOutage, snapshot.BasisProbe, nil
 	}
 	// The page has no word this cycle: its last one stands in while it may
-	// (rule 4); without it, reachability alone (rule 5).
+	// (rule 4); without it, reachability alone (rule 5), which is never
+	// operational.
 	if held := sh.LastFeedStatus; !offline && held != "" && now.Sub(sh.LastFeedAt) <= snapshot.MaxHold {
 		if held == snapshot.Operational && sh.ProbeIncident != "" {
-			return snapshot.Degraded, nil
+			return snapshot.Degraded, snapshot.BasisProbe, nil
 		}
-		return held, nil
+		return held, snapshot.BasisOfficial, nil
 	}
-	return snapshot.Unknown, nil
+	switch o.Probe.State {
+	case snapshot.ProbeOK, snapshot.ProbeFailed:
+		// The host answered, or failed too few times to show an outage.
+		return snapshot.Unknown, snapshot.BasisProbe, nil
+	}
+	// No probe, or one discarded with most others (our network): nothing.
+	return snapshot.Unknown, snapshot.BasisNone, nil
 }
 
 // trackFeed keeps the health of the official source: the last good read,

@@ -2,6 +2,7 @@ package build
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -53,44 +54,45 @@ func TestAssembleStatus(t *testing.T) {
 		history  snapshot.ServiceHistory
 		obs      Observation
 		want     snapshot.Status
+		basis    snapshot.Basis
 		disagree bool // a disagreement with the official page is published
 		failed   int  // the consecutive failed probes counted afterwards
 	}{
 		{"page and probe agree", snapshot.ServiceHistory{}, Observation{Feed: feedOK(snapshot.Operational), Probe: probeOK},
-			snapshot.Operational, false, 0},
+			snapshot.Operational, snapshot.BasisOfficial, false, 0},
 		{"the page's degraded wins over an answering probe", snapshot.ServiceHistory{}, Observation{Feed: feedOK(snapshot.Degraded), Probe: probeOK},
-			snapshot.Degraded, false, 0},
+			snapshot.Degraded, snapshot.BasisOfficial, false, 0},
 		{"second failed probe: the page's word holds", snapshot.ServiceHistory{LastStatus: snapshot.Operational, FailedProbes: 1, FailingSince: failingSince},
-			Observation{Feed: feedOK(snapshot.Operational), Probe: probeDown}, snapshot.Operational, false, 2},
+			Observation{Feed: feedOK(snapshot.Operational), Probe: probeDown}, snapshot.Operational, snapshot.BasisOfficial, false, 2},
 		{"third failed probe overrules a calm page", snapshot.ServiceHistory{LastStatus: snapshot.Operational, FailedProbes: 2, FailingSince: failingSince},
-			Observation{Feed: feedOK(snapshot.Operational), Probe: probeDown}, snapshot.MajorOutage, true, 3},
+			Observation{Feed: feedOK(snapshot.Operational), Probe: probeDown}, snapshot.MajorOutage, snapshot.BasisProbe, true, 3},
 		{"third failed probe overrules a degraded page", snapshot.ServiceHistory{LastStatus: snapshot.Degraded, FailedProbes: 2, FailingSince: failingSince},
-			Observation{Feed: feedOK(snapshot.Degraded), Probe: probeDown}, snapshot.MajorOutage, true, 3},
+			Observation{Feed: feedOK(snapshot.Degraded), Probe: probeDown}, snapshot.MajorOutage, snapshot.BasisProbe, true, 3},
 		{"a page declaring an outage explains the failures", snapshot.ServiceHistory{LastStatus: snapshot.PartialOutage, FailedProbes: 5, FailingSince: failingSince},
-			Observation{Feed: feedOK(snapshot.PartialOutage), Probe: probeDown}, snapshot.PartialOutage, false, 0},
+			Observation{Feed: feedOK(snapshot.PartialOutage), Probe: probeDown}, snapshot.PartialOutage, snapshot.BasisOfficial, false, 0},
 		{"maintenance explains the failures", snapshot.ServiceHistory{LastStatus: snapshot.Maintenance, FailedProbes: 2, FailingSince: failingSince},
-			Observation{Feed: feedOK(snapshot.Maintenance), Probe: probeDown}, snapshot.Maintenance, false, 0},
+			Observation{Feed: feedOK(snapshot.Maintenance), Probe: probeDown}, snapshot.Maintenance, snapshot.BasisOfficial, false, 0},
 		{"page silent, third failed probe", snapshot.ServiceHistory{LastStatus: snapshot.Operational, FailedProbes: 2, FailingSince: failingSince},
-			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.MajorOutage, false, 3},
+			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.MajorOutage, snapshot.BasisProbe, false, 3},
 		{"no page, third failed probe", snapshot.ServiceHistory{LastStatus: snapshot.Operational, FailedProbes: 2, FailingSince: failingSince},
-			Observation{Feed: feedNone, Probe: probeDown}, snapshot.MajorOutage, false, 3},
+			Observation{Feed: feedNone, Probe: probeDown}, snapshot.MajorOutage, snapshot.BasisProbe, false, 3},
 		{"page silent, a first failed probe is no outage, and keeps no earlier status", snapshot.ServiceHistory{LastStatus: snapshot.Degraded},
-			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.Unknown, false, 1},
+			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.Unknown, snapshot.BasisProbe, false, 1},
 		{"a failing page keeps its word for a while", snapshot.ServiceHistory{LastStatus: snapshot.MajorOutage,
 			LastFeedStatus: snapshot.MajorOutage, LastFeedAt: asmNow.Add(-5 * time.Minute)},
-			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.MajorOutage, false, 0},
+			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.MajorOutage, snapshot.BasisOfficial, false, 0},
 		{"…but not longer than MaxHold", snapshot.ServiceHistory{LastStatus: snapshot.MajorOutage,
 			LastFeedStatus: snapshot.MajorOutage, LastFeedAt: asmNow.Add(-snapshot.MaxHold - time.Minute)},
-			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.Unknown, false, 0},
-		{"no page, the probe answers", snapshot.ServiceHistory{}, Observation{Feed: feedNone, Probe: probeOK}, snapshot.Unknown, false, 0},
-		{"neither page nor probe", snapshot.ServiceHistory{}, Observation{Feed: feedFailed, Probe: probeNone}, snapshot.Unknown, false, 0},
+			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.Unknown, snapshot.BasisProbe, false, 0},
+		{"no page, the probe answers", snapshot.ServiceHistory{}, Observation{Feed: feedNone, Probe: probeOK}, snapshot.Unknown, snapshot.BasisProbe, false, 0},
+		{"neither page nor probe", snapshot.ServiceHistory{}, Observation{Feed: feedFailed, Probe: probeNone}, snapshot.Unknown, snapshot.BasisNone, false, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := withHistory(tt.history)
 			st := assembleOne(h, tt.obs)
-			if st.Status != tt.want {
-				t.Errorf("status %s, want %s", st.Status, tt.want)
+			if st.Status != tt.want || st.Basis != tt.basis {
+				t.Errorf("status %s (basis %s), want %s (%s)", st.Status, st.Basis, tt.want, tt.basis)
 			}
 			if (st.Sources.Disagreement != nil) != tt.disagree {
 				t.Errorf("disagreement %+v, want one: %v", st.Sources.Disagreement, tt.disagree)
@@ -133,29 +135,34 @@ func TestAssembleWithoutThePagesWord(t *testing.T) {
 		history snapshot.ServiceHistory
 		obs     Observation
 		want    snapshot.Status
+		basis   snapshot.Basis
 	}{
 		{"the page's word, the host answers", snapshot.ServiceHistory{}, Observation{Feed: feedOK(snapshot.Operational), Probe: probeOK},
-			snapshot.Operational},
+			snapshot.Operational, snapshot.BasisOfficial},
 		{"scope matches nothing, the host answers 401", snapshot.ServiceHistory{}, Observation{Feed: scopeLost, Probe: probeOK},
-			snapshot.Unknown},
+			snapshot.Unknown, snapshot.BasisProbe},
 		{"scope matches nothing, the page's last word is MaxHold old", said(snapshot.Operational, snapshot.MaxHold),
-			Observation{Feed: scopeLost, Probe: probeOK}, snapshot.Operational},
+			Observation{Feed: scopeLost, Probe: probeOK}, snapshot.Operational, snapshot.BasisOfficial},
 		{"scope matches nothing, the page's last word is older", said(snapshot.Operational, snapshot.MaxHold+time.Second),
-			Observation{Feed: scopeLost, Probe: probeOK}, snapshot.Unknown},
+			Observation{Feed: scopeLost, Probe: probeOK}, snapshot.Unknown, snapshot.BasisProbe},
 		{"the page unreadable, its last word an outage", said(snapshot.MajorOutage, 5*time.Minute),
-			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.MajorOutage},
+			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.MajorOutage, snapshot.BasisOfficial},
 		{"the page unreadable, its last word holds through a failed probe", said(snapshot.Operational, 5*time.Minute),
-			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.Operational},
+			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.Operational, snapshot.BasisOfficial},
 		{"the page unreadable, the host answers, no earlier word", snapshot.ServiceHistory{LastStatus: snapshot.Operational},
-			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.Unknown},
-		{"no page, the host answers", snapshot.ServiceHistory{}, Observation{Feed: feedNone, Probe: probeOK}, snapshot.Unknown},
-		{"no page, no probe", snapshot.ServiceHistory{}, Observation{Feed: feedNone, Probe: probeNone}, snapshot.Unknown},
+			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.Unknown, snapshot.BasisProbe},
+		{"the page unreadable, no probe, its last word", said(snapshot.Degraded, 5*time.Minute),
+			Observation{Feed: feedFailed, Probe: probeNone}, snapshot.Degraded, snapshot.BasisOfficial},
+		{"the page unreadable, no probe, its last word too old", said(snapshot.Degraded, snapshot.MaxHold+time.Second),
+			Observation{Feed: feedFailed, Probe: probeNone}, snapshot.Unknown, snapshot.BasisNone},
+		{"no page, the host answers", snapshot.ServiceHistory{}, Observation{Feed: feedNone, Probe: probeOK}, snapshot.Unknown, snapshot.BasisProbe},
+		{"no page, no probe", snapshot.ServiceHistory{}, Observation{Feed: feedNone, Probe: probeNone}, snapshot.Unknown, snapshot.BasisNone},
 		{"no page, the host answers after our outage", open(snapshot.ServiceHistory{LastStatus: snapshot.MajorOutage}),
-			Observation{Feed: feedNone, Probe: probeOK}, snapshot.Unknown},
+			Observation{Feed: feedNone, Probe: probeOK}, snapshot.Unknown, snapshot.BasisProbe},
 		{"the page's last word operational, the host answers after our outage", open(said(snapshot.Operational, 5*time.Minute)),
-			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.Degraded},
+			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.Degraded, snapshot.BasisProbe},
 		{"the page's last word operational, our incident open, a failed probe", open(said(snapshot.Operational, 5*time.Minute)),
-			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.Degraded},
+			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.Degraded, snapshot.BasisProbe},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -165,8 +172,8 @@ func TestAssembleWithoutThePagesWord(t *testing.T) {
 					StartedAt: outage, Status: "ongoing", Source: snapshot.SourceProbe, UpdatedAt: outage}}
 			}
 			st := assembleOne(h, tt.obs)
-			if st.Status != tt.want {
-				t.Errorf("status %s, want %s", st.Status, tt.want)
+			if st.Status != tt.want || st.Basis != tt.basis {
+				t.Errorf("status %s (basis %s), want %s (%s)", st.Status, st.Basis, tt.want, tt.basis)
 			}
 			if st.Sources.Disagreement != nil {
 				t.Errorf("disagreement %+v without the page's word this cycle", st.Sources.Disagreement)
@@ -189,11 +196,50 @@ func TestAssembleOffline(t *testing.T) {
 			LastFeedStatus: snapshot.Operational, LastFeedAt: asmNow.Add(-time.Minute), FailedProbes: 2, FailingSince: asmNow.Add(-2 * time.Minute)}
 	}
 	for slug, st := range Assemble(h, cat, obs, asmNow, zerolog.Nop()) {
-		if st.Status != snapshot.Unknown || st.Sources.Probe.State != snapshot.ProbeDiscarded {
-			t.Errorf("%s: %s, probe %s; want unknown, discarded", slug, st.Status, st.Sources.Probe.State)
+		if st.Status != snapshot.Unknown || st.Basis != snapshot.BasisNone || st.Sources.Probe.State != snapshot.ProbeDiscarded {
+			t.Errorf("%s: %s (basis %s), probe %s; want unknown with nothing to go on, discarded", slug, st.Status, st.Basis, st.Sources.Probe.State)
 		}
 		if sh := h.Services[slug]; sh.FailedProbes != 2 || sh.ProbeIncident != "" {
 			t.Errorf("%s: %d failed probes, incident %q: a discarded probe counts for nothing", slug, sh.FailedProbes, sh.ProbeIncident)
+		}
+	}
+}
+
+// The decision holds over any run of observations, not only at the edges
+// tested one by one: operational, partial_outage and maintenance rest on
+// the page's word; our probes alone give only major_outage, degraded beside
+// our own open incident, or unknown; nothing to go on is unknown; and a
+// disagreement is our probes'.
+func TestAssembleBasisInvariants(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 7))
+	feeds := []snapshot.FeedSource{feedFailed, feedNone}
+	for _, st := range snapshot.Statuses {
+		if st != snapshot.Unknown {
+			feeds = append(feeds, feedOK(st))
+		}
+	}
+	probes := []snapshot.ProbeSource{probeOK, probeDown, probeDown, probeNone}
+	for run := range 50 {
+		h := snapshot.NewHistory()
+		at := asmNow
+		for cycle := range 200 {
+			o := Observation{Feed: feeds[rng.IntN(len(feeds))], Probe: probes[rng.IntN(len(probes))]}
+			st := Assemble(h, asmCatalog, map[string]Observation{"svc": o}, at, zerolog.Nop())["svc"]
+			var ok bool
+			switch st.Basis {
+			case snapshot.BasisOfficial:
+				ok = st.Status != snapshot.Unknown && st.Sources.Disagreement == nil
+			case snapshot.BasisProbe:
+				ok = st.Status == snapshot.MajorOutage || st.Status == snapshot.Unknown ||
+					st.Status == snapshot.Degraded && h.Services["svc"].ProbeIncident != ""
+			case snapshot.BasisNone:
+				ok = st.Status == snapshot.Unknown && st.Sources.Disagreement == nil
+			}
+			if !ok {
+				t.Fatalf("run %d, cycle %d: %s with basis %q (disagreement %+v) after feed %s/%s, probe %s",
+					run, cycle, st.Status, st.Basis, st.Sources.Disagreement, o.Feed.State, o.Feed.Status, o.Probe.State)
+			}
+			at = at.Add(time.Duration(1+rng.IntN(20)) * time.Minute)
 		}
 	}
 }
@@ -209,16 +255,16 @@ func TestAssembleRecovery(t *testing.T) {
 		StartedAt: start, Status: "ongoing", Source: snapshot.SourceProbe, UpdatedAt: start}}
 
 	st := assembleOne(h, Observation{Feed: feedOK(snapshot.Operational), Probe: probeOK})
-	if st.Status != snapshot.Degraded || st.Sources.Disagreement == nil || !st.Sources.Disagreement.Since.Equal(start) {
-		t.Fatalf("first answer: %s, disagreement %+v; want degraded since %s", st.Status, st.Sources.Disagreement, start)
+	if st.Status != snapshot.Degraded || st.Basis != snapshot.BasisProbe || st.Sources.Disagreement == nil || !st.Sources.Disagreement.Since.Equal(start) {
+		t.Fatalf("first answer: %s (basis %s), disagreement %+v; want degraded by our probes since %s", st.Status, st.Basis, st.Sources.Disagreement, start)
 	}
 	if h.Incidents[0].EndedAt != nil {
 		t.Fatal("incident closed after one answer")
 	}
 
 	st = Assemble(h, asmCatalog, map[string]Observation{"svc": {Feed: feedOK(snapshot.Operational), Probe: probeOK}}, asmNow.Add(time.Minute), zerolog.Nop())["svc"]
-	if st.Status != snapshot.Operational || st.Sources.Disagreement != nil {
-		t.Fatalf("second answer: %s, disagreement %+v", st.Status, st.Sources.Disagreement)
+	if st.Status != snapshot.Operational || st.Basis != snapshot.BasisOfficial || st.Sources.Disagreement != nil {
+		t.Fatalf("second answer: %s (basis %s), disagreement %+v", st.Status, st.Basis, st.Sources.Disagreement)
 	}
 	if inc := h.Incidents[0]; inc.EndedAt == nil || !inc.EndedAt.Equal(asmNow) || inc.Status != "resolved" {
 		t.Fatalf("incident after recovery: %+v", inc)

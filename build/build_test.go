@@ -163,7 +163,17 @@ func TestBuildCalmWorld(t *testing.T) {
 			if doc.Sources.Feed.State != snapshot.FeedNone || doc.Sources.Feed.Note == "" {
 				t.Errorf("%s: a service without a feed must say why: %+v", svc.Slug, doc.Sources.Feed)
 			}
+			want := snapshot.BasisNone // nothing to go on
+			if svc.ProbeURL != "" {
+				want = snapshot.BasisProbe // the host answers, which alone is unknown
+			}
+			if doc.Basis != want {
+				t.Errorf("%s: basis %s, want %s", svc.Slug, doc.Basis, want)
+			}
 			continue
+		}
+		if doc.Basis != snapshot.BasisOfficial {
+			t.Errorf("%s (%s): basis %s, want official", svc.Slug, svc.Feed.Format, doc.Basis)
 		}
 		if doc.Sources.Feed.State != snapshot.FeedOK || doc.Sources.Feed.Status != snapshot.Operational {
 			t.Errorf("%s (%s): feed %+v", svc.Slug, svc.Feed.Format, doc.Sources.Feed)

@@ -220,6 +220,7 @@ func TestOpenAPIEnums(t *testing.T) {
 	for name, want := range map[string][]any{
 		"Status":      openapiAny(snapshot.Statuses),
 		"CheckStatus": openapiAny(snapshot.Statuses),
+		"Basis":       openapiAny(snapshot.Bases),
 		"Severity":    openapiAny(snapshot.Severities),
 		"Category":    openapiAny(snapshot.Categories),
 		"FailureKind": openapiAny(snapshot.FailureKinds),
@@ -430,6 +431,7 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[snapshot.ProbeSource]():      "ProbeSource",
 	reflect.TypeFor[snapshot.Problem]():          "Problem",
 	reflect.TypeFor[snapshot.Status]():           "Status",
+	reflect.TypeFor[snapshot.Basis]():            "Basis",
 	reflect.TypeFor[snapshot.Severity]():         "Severity",
 	reflect.TypeFor[snapshot.FeedFormat]():       "FeedFormat",
 	reflect.TypeFor[snapshot.Disagreement]():     "Disagreement",
@@ -465,7 +467,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 	doc := openapiLoad(t)
 	for _, name := range []string{"StatusResponse", "ServiceSummary", "ServiceDetail", "Uptime", "Incident",
 		"IncidentList", "Filters", "Window", "CheckResult", "CheckService", "CheckStatus", "Verdict", "Evidence", "CheckAlternative", "Sources", "FeedSource",
-		"ProbeSource", "Problem", "Status", "Severity", "Category", "Disagreement", "Component", "Coverage", "FailureKind",
+		"ProbeSource", "Problem", "Status", "Basis", "Severity", "Category", "Disagreement", "Component", "Coverage", "FailureKind",
 		"SourcesResponse", "ServiceSources", "ChangeType", "Change", "ChangeList", "CloudEvent", "EventData", "ServiceAt",
 		"StatusAtResponse", "ServiceAtResponse"} {
 		if doc.Components.Schemas[name] == nil {
@@ -620,9 +622,9 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 		{"status", "StatusResponse", snapshot.StatusDoc{
 			Status: "ok", Timestamp: now, Source: "aistatus (https://aistatus.example)", License: snapshot.License,
 			Services: []snapshot.ServiceSummary{
-				{Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", Status: snapshot.Operational,
+				{Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", Status: snapshot.Operational, Basis: snapshot.BasisOfficial,
 					LastChecked: &now, URL: "https://openai.com", StatusPage: "https://status.openai.com", LatencyMs: &lat, Feed: snapshot.FeedOK},
-				{Slug: "hugging-face", Name: "Hugging Face", Category: "inference", Domain: "huggingface.co", Status: snapshot.Unknown,
+				{Slug: "hugging-face", Name: "Hugging Face", Category: "inference", Domain: "huggingface.co", Status: snapshot.Unknown, Basis: snapshot.BasisProbe,
 					LastChecked: nil, URL: "https://huggingface.co", StatusPage: "https://status.huggingface.co", LatencyMs: nil, Feed: snapshot.FeedError,
 					Disagreement: &snapshot.Disagreement{Since: earlier, Official: snapshot.Operational, Measured: snapshot.MajorOutage, Detail: "Our probes failed."}},
 			},
@@ -632,7 +634,7 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 		}},
 		{"service", "ServiceDetail", snapshot.ServiceDoc{
 			Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", URL: "https://openai.com",
-			StatusPage: "https://status.openai.com", Status: snapshot.PartialOutage, LastChecked: &now, LatencyMs: &lat,
+			StatusPage: "https://status.openai.com", Status: snapshot.PartialOutage, Basis: snapshot.BasisProbe, LastChecked: &now, LatencyMs: &lat,
 			Uptime:         snapshot.Uptime{H24: &up, D7: &up, D30: nil},
 			UptimeCoverage: snapshot.Coverage{H24: 1, D7: 0.5, D30: 0.116},
 			DataSince:      &earlier,
@@ -653,7 +655,7 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 		}},
 		{"service never checked", "ServiceDetail", snapshot.ServiceDoc{
 			Slug: "x-ai", Name: "xAI", Category: "llm-api", Domain: "x.ai", URL: "https://x.ai",
-			StatusPage: "https://status.x.ai", Status: snapshot.Unknown,
+			StatusPage: "https://status.x.ai", Status: snapshot.Unknown, Basis: snapshot.BasisNone,
 			Incidents:  []snapshot.Incident{},
 			Components: []snapshot.Component{},
 			Sources: snapshot.Sources{

@@ -148,6 +148,7 @@ type ServiceSummary struct {
 	Category    string     `json:"category"`
 	Domain      string     `json:"domain"`
 	Status      Status     `json:"status"`
+	Basis       Basis      `json:"basis"` // what Status rests on
 	LastChecked *time.Time `json:"lastChecked"`
 	URL         string     `json:"url"`
 	StatusPage  string     `json:"statusPage"`
@@ -168,6 +169,7 @@ type ServiceDoc struct {
 	URL         string     `json:"url"`
 	StatusPage  string     `json:"statusPage"`
 	Status      Status     `json:"status"`
+	Basis       Basis      `json:"basis"` // what Status rests on
 	LastChecked *time.Time `json:"lastChecked"`
 	LatencyMs   *float64   `json:"latencyMs"`
 	Uptime      Uptime     `json:"uptime"`
@@ -495,6 +497,7 @@ type ServiceSources struct {
 	Name       string `json:"name"`
 	StatusPage string `json:"statusPage"`
 	Status     Status `json:"status"`
+	Basis      Basis  `json:"basis"` // what Status rests on
 	// The fields of Sources, inline.
 	Feed         FeedSource    `json:"feed"`
 	Probe        ProbeSource   `json:"probe"`
