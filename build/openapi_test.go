@@ -221,6 +221,7 @@ func TestOpenAPIEnums(t *testing.T) {
 		"Status":      openapiAny(snapshot.Statuses),
 		"CheckStatus": openapiAny(snapshot.Statuses),
 		"Basis":       openapiAny(snapshot.Bases),
+		"CheckBasis":  openapiAny(snapshot.Bases),
 		"Severity":    openapiAny(snapshot.Severities),
 		"Category":    openapiAny(snapshot.Categories),
 		"FailureKind": openapiAny(snapshot.FailureKinds),
@@ -457,6 +458,7 @@ var openapiGoSchemas = map[reflect.Type]string{
 // linters (Prism, Redocly), so a nullable field gets a nullable component.
 var openapiNullableSchemas = map[string]string{
 	"CheckResult.status": "CheckStatus",
+	"CheckResult.basis":  "CheckBasis",
 }
 
 // TestOpenAPISchemasMatchGoTypes checks every component schema against its Go
@@ -466,7 +468,7 @@ var openapiNullableSchemas = map[string]string{
 func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 	doc := openapiLoad(t)
 	for _, name := range []string{"StatusResponse", "ServiceSummary", "ServiceDetail", "Uptime", "Incident",
-		"IncidentList", "Filters", "Window", "CheckResult", "CheckService", "CheckStatus", "Verdict", "Evidence", "CheckAlternative", "Sources", "FeedSource",
+		"IncidentList", "Filters", "Window", "CheckResult", "CheckService", "CheckStatus", "CheckBasis", "Verdict", "Evidence", "CheckAlternative", "Sources", "FeedSource",
 		"ProbeSource", "Problem", "Status", "Basis", "Severity", "Category", "Disagreement", "Component", "Coverage", "FailureKind",
 		"SourcesResponse", "ServiceSources", "ChangeType", "Change", "ChangeList", "CloudEvent", "EventData", "ServiceAt",
 		"StatusAtResponse", "ServiceAtResponse"} {
@@ -601,7 +603,7 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 	local := now.In(time.FixedZone("CET", 3600))
 	lat, up, age := 123.4, 99.862, 42
 	sev, since, svc := "major", "2025-01-01", "openai"
-	degraded := snapshot.Degraded
+	degraded, official := snapshot.Degraded, snapshot.BasisOfficial
 	observed := "529"
 
 	openIncident := snapshot.Incident{
@@ -677,7 +679,7 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 		{"check tracked", "CheckResult", snapshot.CheckDoc{
 			Query: "api.openai.com", Tracked: true,
 			Service: &snapshot.CheckService{Slug: "openai", Name: "OpenAI", Domain: "openai.com"},
-			Status:  &degraded, LatencyMs: &lat, LatencyCheckedAt: &now,
+			Status:  &degraded, Basis: &official, LatencyMs: &lat, LatencyCheckedAt: &now,
 			Error: &observed,
 			Verdict: snapshot.Verdict{Headline: "OpenAI is slow.", Emoji: "🟡", Level: "degraded", Stale: false, DataAgeSeconds: &age,
 				Action: snapshot.ActionFailover, Blame: snapshot.BlameProvider, Confidence: snapshot.ConfidenceHigh, Reason: "A server error.",

@@ -359,6 +359,9 @@ type CheckDoc struct {
 	Service *CheckService `json:"service"`
 	// Status is the service's current status; nil when not tracked.
 	Status *Status `json:"status"`
+	// Basis is what Status rests on, as in ServiceSummary; nil when not
+	// tracked, or when the snapshot was written before it had one.
+	Basis *Basis `json:"basis"`
 	// LatencyMs is a live probe of the service's API host, at most 30 s old;
 	// nil when the probe failed, the service has no probe, or it is untracked.
 	LatencyMs        *float64   `json:"latencyMs"`
