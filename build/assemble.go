@@ -65,9 +65,10 @@ type ServiceState struct {
 //     snapshot.ProbeIncidentAfter probes in a row have failed while the page says
 //     operational or degraded, the status is a major outage and the
 //     disagreement is published; while our own incident is still open
-//     (the probe answers again, but not yet ProbeRecoveryAfter times), an
-//     "operational" page reads degraded. We never publish "operational"
-//     beside an open incident of ours.
+//     (until the probe has answered ProbeRecoveryAfter times in a row,
+//     even if it fails again in between), an "operational" page reads
+//     degraded. We never publish "operational" beside an open incident of
+//     ours.
 //  3. Otherwise, snapshot.ProbeIncidentAfter failed probes in a row are a major
 //     outage (and our own incident).
 //  4. A feed that fails after declaring a status keeps that status for up to
@@ -209,7 +210,9 @@ func discardFailedProbes(obs map[string]Observation, log zerolog.Logger) bool {
 // nothing was checked.
 func decideStatus(o Observation, sh *snapshot.ServiceHistory, incidents incidentSet, now time.Time, offline bool) (snapshot.Status, snapshot.Basis, *snapshot.Disagreement) {
 	failing := o.Probe.State == snapshot.ProbeFailed && sh.FailedProbes >= snapshot.ProbeIncidentAfter
-	recovering := o.Probe.State == snapshot.ProbeOK && sh.ProbeIncident != ""
+	// Our incident stays open until ProbeRecoveryAfter answers in a row,
+	// through a probe that fails again in between.
+	ourIncident := sh.ProbeIncident != ""
 	official, _ := o.declared()
 	switch {
 	case official != "" && failing && (official == snapshot.Operational || official == snapshot.Degraded):
@@ -218,15 +221,19 @@ func decideStatus(o Observation, sh *snapshot.ServiceHistory, incidents incident
 			Detail: fmt.Sprintf("Our probes of the API have failed %d times in a row since %s, while the official status page says %s.",
 				sh.FailedProbes, sh.FailingSince.UTC().Format(time.RFC3339), official),
 		}
-	case official == snapshot.Operational && recovering:
+	case official == snapshot.Operational && ourIncident:
 		since := now
 		if inc := incidents.get(sh.ProbeIncident); inc != nil {
 			since = inc.StartedAt
 		}
+		detail := fmt.Sprintf("Our probes of the API answer again, but after an outage that began %s we wait for %d answers in a row before calling it recovered; the official status page says operational.",
+			since.UTC().Format(time.RFC3339), ProbeRecoveryAfter)
+		if o.Probe.State != snapshot.ProbeOK {
+			detail = fmt.Sprintf("Our own incident, for an outage that began %s, stays open until our probes of the API answer %d times in a row, which they have not; the official status page says operational.",
+				since.UTC().Format(time.RFC3339), ProbeRecoveryAfter)
+		}
 		return snapshot.Degraded, snapshot.BasisProbe, &snapshot.Disagreement{
-			Since: since, Official: official, Measured: snapshot.Degraded,
-			Detail: fmt.Sprintf("Our probes of the API answer again, but after an outage that began %s we wait for %d answers in a row before calling it recovered; the official status page says operational.",
-				since.UTC().Format(time.RFC3339), ProbeRecoveryAfter),
+			Since: since, Official: official, Measured: snapshot.Degraded, Detail: detail,
 		}
 	case official != "":
 		return official, snapshot.BasisOfficial, nil
@@ -237,7 +244,7 @@ func decideStatus(o Observation, sh *snapshot.ServiceHistory, incidents incident
 	// (rule 4); without it, reachability alone (rule 5), which is never
 	// operational.
 	if held := sh.LastFeedStatus; !offline && held != "" && now.Sub(sh.LastFeedAt) <= snapshot.MaxHold {
-		if held == snapshot.Operational && sh.ProbeIncident != "" {
+		if held == snapshot.Operational && ourIncident {
 			return snapshot.Degraded, snapshot.BasisProbe, nil
 		}
 		return held, snapshot.BasisOfficial, nil

@@ -167,9 +167,8 @@ func TestAssembleWithoutThePagesWord(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := withHistory(tt.history)
-			if id := tt.history.ProbeIncident; id != "" {
-				h.Incidents = []snapshot.Incident{{ID: id, Service: "svc", Headline: "Svc API not reachable", Severity: snapshot.Major,
-					StartedAt: outage, Status: "ongoing", Source: snapshot.SourceProbe, UpdatedAt: outage}}
+			if tt.history.ProbeIncident != "" {
+				h.Incidents = []snapshot.Incident{ourIncident(outage)}
 			}
 			st := assembleOne(h, tt.obs)
 			if st.Status != tt.want || st.Basis != tt.basis {
@@ -218,8 +217,12 @@ func TestAssembleBasisInvariants(t *testing.T) {
 			feeds = append(feeds, feedOK(st))
 		}
 	}
-	probes := []snapshot.ProbeSource{probeOK, probeDown, probeDown, probeNone}
 	for run := range 50 {
+		// A service has a probe URL or not, for the whole run.
+		probes := []snapshot.ProbeSource{probeOK, probeDown, probeDown}
+		if run%5 == 0 {
+			probes = []snapshot.ProbeSource{probeNone}
+		}
 		h := snapshot.NewHistory()
 		at := asmNow
 		for cycle := range 200 {
@@ -239,9 +242,28 @@ func TestAssembleBasisInvariants(t *testing.T) {
 				t.Fatalf("run %d, cycle %d: %s with basis %q (disagreement %+v) after feed %s/%s, probe %s",
 					run, cycle, st.Status, st.Basis, st.Sources.Disagreement, o.Feed.State, o.Feed.Status, o.Probe.State)
 			}
+			if st.Status == snapshot.Operational && h.Services["svc"].ProbeIncident != "" {
+				t.Fatalf("run %d, cycle %d: operational beside our open incident, after feed %s/%s, probe %s",
+					run, cycle, o.Feed.State, o.Feed.Status, o.Probe.State)
+			}
 			at = at.Add(time.Duration(1+rng.IntN(20)) * time.Minute)
 		}
 	}
+}
+
+// ourIncident is an open incident of our probes on svc, started at start.
+func ourIncident(start time.Time) snapshot.Incident {
+	return snapshot.Incident{ID: snapshot.ProbeIncidentID("svc", start), Service: "svc", Headline: "Svc API not reachable",
+		Severity: snapshot.Major, StartedAt: start, Status: "ongoing", Source: snapshot.SourceProbe, UpdatedAt: start}
+}
+
+// withOurOutage is a history whose one service is in an outage our probes
+// found, our incident open since start.
+func withOurOutage(start time.Time) *snapshot.History {
+	inc := ourIncident(start)
+	h := withHistory(snapshot.ServiceHistory{LastStatus: snapshot.MajorOutage, ProbeIncident: inc.ID})
+	h.Incidents = []snapshot.Incident{inc}
+	return h
 }
 
 // While our own incident is open, the service is never called operational:
@@ -249,10 +271,7 @@ func TestAssembleBasisInvariants(t *testing.T) {
 // disagreement), the second closes the incident.
 func TestAssembleRecovery(t *testing.T) {
 	start := asmNow.Add(-10 * time.Minute)
-	id := snapshot.ProbeIncidentID("svc", start)
-	h := withHistory(snapshot.ServiceHistory{LastStatus: snapshot.MajorOutage, ProbeIncident: id})
-	h.Incidents = []snapshot.Incident{{ID: id, Service: "svc", Headline: "Svc API not reachable", Severity: snapshot.Major,
-		StartedAt: start, Status: "ongoing", Source: snapshot.SourceProbe, UpdatedAt: start}}
+	h := withOurOutage(start)
 
 	st := assembleOne(h, Observation{Feed: feedOK(snapshot.Operational), Probe: probeOK})
 	if st.Status != snapshot.Degraded || st.Basis != snapshot.BasisProbe || st.Sources.Disagreement == nil || !st.Sources.Disagreement.Since.Equal(start) {
@@ -268,6 +287,35 @@ func TestAssembleRecovery(t *testing.T) {
 	}
 	if inc := h.Incidents[0]; inc.EndedAt == nil || !inc.EndedAt.Equal(asmNow) || inc.Status != "resolved" {
 		t.Fatalf("incident after recovery: %+v", inc)
+	}
+}
+
+// A probe that fails again after one answer leaves our incident open (it
+// closes after ProbeRecoveryAfter answers in a row): a calm page still reads
+// degraded, never operational beside it.
+func TestAssembleRelapse(t *testing.T) {
+	start := asmNow.Add(-10 * time.Minute)
+	h := withOurOutage(start)
+	at := asmNow
+	for i, tt := range []struct {
+		probe snapshot.ProbeSource
+		want  snapshot.Status
+		says  string // in the disagreement's detail; "" for none
+	}{
+		{probeOK, snapshot.Degraded, "answer again"},
+		{probeDown, snapshot.Degraded, "stays open until our probes of the API answer 2 times in a row"},
+		{probeOK, snapshot.Degraded, "answer again"},
+		{probeOK, snapshot.Operational, ""},
+	} {
+		st := Assemble(h, asmCatalog, map[string]Observation{"svc": {Feed: feedOK(snapshot.Operational), Probe: tt.probe}}, at, zerolog.Nop())["svc"]
+		d := st.Sources.Disagreement
+		if st.Status != tt.want || (d == nil) != (tt.says == "") || d != nil && (!strings.Contains(d.Detail, tt.says) || !d.Since.Equal(start)) {
+			t.Fatalf("cycle %d (probe %s): %s, disagreement %+v; want %s saying %q", i, tt.probe.State, st.Status, d, tt.want, tt.says)
+		}
+		at = at.Add(time.Minute)
+	}
+	if inc := h.Incidents[0]; inc.EndedAt == nil || !inc.EndedAt.Equal(asmNow.Add(2*time.Minute)) {
+		t.Errorf("incident after recovery: %+v", inc)
 	}
 }
 
