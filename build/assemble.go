@@ -44,9 +44,12 @@ func (o Observation) declared() (snapshot.Status, bool) {
 	return "", false
 }
 
-// ServiceState is a service's assembled state at the end of a cycle.
+// ServiceState is a service's assembled state at the end of a cycle. Basis
+// is what Status rests on; a state made without one (not by Assemble) is
+// rendered with snapshot.BasisNone.
 type ServiceState struct {
 	Status     snapshot.Status
+	Basis      snapshot.Basis
 	Sources    snapshot.Sources
 	Components []snapshot.Component
 }
@@ -62,20 +65,34 @@ type ServiceState struct {
 //     snapshot.ProbeIncidentAfter probes in a row have failed while the page says
 //     operational or degraded, the status is a major outage and the
 //     disagreement is published; while our own incident is still open
-//     (the probe answers again, but not yet ProbeRecoveryAfter times), an
-//     "operational" page reads degraded. We never publish "operational"
-//     beside an open incident of ours.
+//     (until the probe has answered ProbeRecoveryAfter times in a row,
+//     even if it fails again in between), an "operational" page reads
+//     degraded. We never publish "operational" beside an open incident of
+//     ours.
 //  3. Otherwise, snapshot.ProbeIncidentAfter failed probes in a row are a major
 //     outage (and our own incident).
 //  4. A feed that fails after declaring a status keeps that status for up to
-//     snapshot.MaxHold while the probe answers (or there is no probe), so a
-//     feed that refuses every other request does not flap an official outage
-//     to operational.
-//  5. Otherwise the probe decides: a host that answered is operational
-//     (degraded while our incident is open); a failed probe (fewer than
-//     snapshot.ProbeIncidentAfter) keeps the previous status, so one lost packet does
-//     not flap the status.
+//     snapshot.MaxHold (the page's last word stands in), so a feed that
+//     refuses every other request does not flap an official outage to
+//     unknown; while our own incident is open, an "operational" last word
+//     reads degraded, as in rule 2.
+//  5. Otherwise our probes alone decide, and they can only show an outage
+//     (rule 3): a host that answers reads unknown, and so does a probe that
+//     failed fewer than snapshot.ProbeIncidentAfter times.
 //  6. With neither feed nor probe, the status is unknown, never an outage.
+//
+// Reachability alone never reads operational. Our probe sends no key: an
+// answer below 500 (a 401 included) proves that the API host answers, not
+// that the API serves requests; the errors of a page's "elevated errors"
+// incident are invisible to it. So our probes can make the page's word
+// worse (rules 2 and 3), never better, and where the page has no word (no
+// page a program can read, a page unreadable for longer than MaxHold, or a
+// scope that matches none of its components) an answering host does not
+// make the service operational, nor degraded, which also says it is up:
+// the status is unknown. The page's last word, while it may stand in (rule
+// 4), is still the page's word. This keeps the rule for our own network:
+// with no internet, the probes are discarded and no page is read, and
+// every service reads unknown, never an outage and never operational.
 func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observation, now time.Time, log zerolog.Logger) map[string]ServiceState {
 	offline := discardFailedProbes(obs, log)
 	h.StartChangeLog(now)
@@ -90,7 +107,7 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 		sh := h.Track(svc.Slug)
 		trackFeed(sh, svc, &o, now, log)
 		opened := trackProbe(incidents, svc, sh, o, now)
-		status, disagreement := decideStatus(o, sh, incidents, now, offline)
+		status, basis, disagreement := decideStatus(o, sh, incidents, now, offline)
 		if official, ok := o.declared(); ok {
 			sh.LastFeedStatus, sh.LastFeedAt = official, now
 		}
@@ -107,6 +124,7 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 		}
 		states[svc.Slug] = ServiceState{
 			Status:     status,
+			Basis:      basis,
 			Sources:    snapshot.Sources{Feed: o.Feed, Probe: o.Probe, Disagreement: disagreement},
 			Components: o.Components,
 		}
@@ -186,56 +204,58 @@ func discardFailedProbes(obs map[string]Observation, log zerolog.Logger) bool {
 }
 
 // decideStatus implements rules 2 to 6, after trackProbe has counted this
-// cycle's probe. It returns the disagreement with the official page, if
-// our measurement overrules it. offline is rule 1's verdict: then no earlier
-// word is held either, since nothing was checked.
-func decideStatus(o Observation, sh *snapshot.ServiceHistory, incidents incidentSet, now time.Time, offline bool) (snapshot.Status, *snapshot.Disagreement) {
+// cycle's probe: the status, what it rests on (snapshot.Basis), and the
+// disagreement with the official page, if our measurement overrules it.
+// offline is rule 1's verdict: then no earlier word is held either, since
+// nothing was checked.
+func decideStatus(o Observation, sh *snapshot.ServiceHistory, incidents incidentSet, now time.Time, offline bool) (snapshot.Status, snapshot.Basis, *snapshot.Disagreement) {
 	failing := o.Probe.State == snapshot.ProbeFailed && sh.FailedProbes >= snapshot.ProbeIncidentAfter
-	recovering := o.Probe.State == snapshot.ProbeOK && sh.ProbeIncident != ""
+	// Our incident stays open until ProbeRecoveryAfter answers in a row,
+	// through a probe that fails again in between.
+	ourIncident := sh.ProbeIncident != ""
 	official, _ := o.declared()
 	switch {
 	case official != "" && failing && (official == snapshot.Operational || official == snapshot.Degraded):
-		return snapshot.MajorOutage, &snapshot.Disagreement{
+		return snapshot.MajorOutage, snapshot.BasisProbe, &snapshot.Disagreement{
 			Since: sh.FailingSince, Official: official, Measured: snapshot.MajorOutage,
 			Detail: fmt.Sprintf("Our probes of the API have failed %d times in a row since %s, while the official status page says %s.",
 				sh.FailedProbes, sh.FailingSince.UTC().Format(time.RFC3339), official),
 		}
-	case official == snapshot.Operational && recovering:
+	case official == snapshot.Operational && ourIncident:
 		since := now
 		if inc := incidents.get(sh.ProbeIncident); inc != nil {
 			since = inc.StartedAt
 		}
-		return snapshot.Degraded, &snapshot.Disagreement{
-			Since: since, Official: official, Measured: snapshot.Degraded,
-			Detail: fmt.Sprintf("Our probes of the API answer again, but after an outage that began %s we wait for %d answers in a row before calling it recovered; the official status page says operational.",
-				since.UTC().Format(time.RFC3339), ProbeRecoveryAfter),
+		detail := fmt.Sprintf("Our probes of the API answer again, but after an outage that began %s we wait for %d answers in a row before calling it recovered; the official status page says operational.",
+			since.UTC().Format(time.RFC3339), ProbeRecoveryAfter)
+		if o.Probe.State != snapshot.ProbeOK {
+			detail = fmt.Sprintf("Our own incident, for an outage that began %s, stays open until our probes of the API answer %d times in a row, which they have not; the official status page says operational.",
+				since.UTC().Format(time.RFC3339), ProbeRecoveryAfter)
+		}
+		return snapshot.Degraded, snapshot.BasisProbe, &snapshot.Disagreement{
+			Since: since, Official: official, Measured: snapshot.Degraded, Detail: detail,
 		}
 	case official != "":
-		return official, nil
+		return official, snapshot.BasisOfficial, nil
 	case failing:
-		return snapshot.MajorOutage, nil
+		return snapshot.MajorOutage, snapshot.BasisProbe, nil
 	}
-	feedHeld := !offline && sh.LastFeedStatus != "" && now.Sub(sh.LastFeedAt) <= snapshot.MaxHold
+	// The page has no word this cycle: its last one stands in while it may
+	// (rule 4); without it, reachability alone (rule 5), which is never
+	// operational.
+	if held := sh.LastFeedStatus; !offline && held != "" && now.Sub(sh.LastFeedAt) <= snapshot.MaxHold {
+		if held == snapshot.Operational && ourIncident {
+			return snapshot.Degraded, snapshot.BasisProbe, nil
+		}
+		return held, snapshot.BasisOfficial, nil
+	}
 	switch o.Probe.State {
-	case snapshot.ProbeOK, snapshot.ProbeNone:
-		held := sh.LastFeedStatus
-		switch {
-		case feedHeld && recovering && held == snapshot.Operational:
-			return snapshot.Degraded, nil
-		case feedHeld:
-			return held, nil
-		case recovering:
-			return snapshot.Degraded, nil
-		case o.Probe.State == snapshot.ProbeOK:
-			return snapshot.Operational, nil
-		}
-	case snapshot.ProbeFailed:
-		if sh.LastStatus != "" {
-			return sh.LastStatus, nil
-		}
+	case snapshot.ProbeOK, snapshot.ProbeFailed:
+		// The host answered, or failed too few times to show an outage.
+		return snapshot.Unknown, snapshot.BasisProbe, nil
 	}
-	// Nothing this cycle (a discarded probe is no evidence either way).
-	return snapshot.Unknown, nil
+	// No probe, or one discarded with most others (our network): nothing.
+	return snapshot.Unknown, snapshot.BasisNone, nil
 }
 
 // trackFeed keeps the health of the official source: the last good read,

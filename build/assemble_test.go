@@ -2,6 +2,7 @@ package build
 
 import (
 	"bytes"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -53,44 +54,45 @@ func TestAssembleStatus(t *testing.T) {
 		history  snapshot.ServiceHistory
 		obs      Observation
 		want     snapshot.Status
+		basis    snapshot.Basis
 		disagree bool // a disagreement with the official page is published
 		failed   int  // the consecutive failed probes counted afterwards
 	}{
 		{"page and probe agree", snapshot.ServiceHistory{}, Observation{Feed: feedOK(snapshot.Operational), Probe: probeOK},
-			snapshot.Operational, false, 0},
+			snapshot.Operational, snapshot.BasisOfficial, false, 0},
 		{"the page's degraded wins over an answering probe", snapshot.ServiceHistory{}, Observation{Feed: feedOK(snapshot.Degraded), Probe: probeOK},
-			snapshot.Degraded, false, 0},
+			snapshot.Degraded, snapshot.BasisOfficial, false, 0},
 		{"second failed probe: the page's word holds", snapshot.ServiceHistory{LastStatus: snapshot.Operational, FailedProbes: 1, FailingSince: failingSince},
-			Observation{Feed: feedOK(snapshot.Operational), Probe: probeDown}, snapshot.Operational, false, 2},
+			Observation{Feed: feedOK(snapshot.Operational), Probe: probeDown}, snapshot.Operational, snapshot.BasisOfficial, false, 2},
 		{"third failed probe overrules a calm page", snapshot.ServiceHistory{LastStatus: snapshot.Operational, FailedProbes: 2, FailingSince: failingSince},
-			Observation{Feed: feedOK(snapshot.Operational), Probe: probeDown}, snapshot.MajorOutage, true, 3},
+			Observation{Feed: feedOK(snapshot.Operational), Probe: probeDown}, snapshot.MajorOutage, snapshot.BasisProbe, true, 3},
 		{"third failed probe overrules a degraded page", snapshot.ServiceHistory{LastStatus: snapshot.Degraded, FailedProbes: 2, FailingSince: failingSince},
-			Observation{Feed: feedOK(snapshot.Degraded), Probe: probeDown}, snapshot.MajorOutage, true, 3},
+			Observation{Feed: feedOK(snapshot.Degraded), Probe: probeDown}, snapshot.MajorOutage, snapshot.BasisProbe, true, 3},
 		{"a page declaring an outage explains the failures", snapshot.ServiceHistory{LastStatus: snapshot.PartialOutage, FailedProbes: 5, FailingSince: failingSince},
-			Observation{Feed: feedOK(snapshot.PartialOutage), Probe: probeDown}, snapshot.PartialOutage, false, 0},
+			Observation{Feed: feedOK(snapshot.PartialOutage), Probe: probeDown}, snapshot.PartialOutage, snapshot.BasisOfficial, false, 0},
 		{"maintenance explains the failures", snapshot.ServiceHistory{LastStatus: snapshot.Maintenance, FailedProbes: 2, FailingSince: failingSince},
-			Observation{Feed: feedOK(snapshot.Maintenance), Probe: probeDown}, snapshot.Maintenance, false, 0},
+			Observation{Feed: feedOK(snapshot.Maintenance), Probe: probeDown}, snapshot.Maintenance, snapshot.BasisOfficial, false, 0},
 		{"page silent, third failed probe", snapshot.ServiceHistory{LastStatus: snapshot.Operational, FailedProbes: 2, FailingSince: failingSince},
-			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.MajorOutage, false, 3},
+			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.MajorOutage, snapshot.BasisProbe, false, 3},
 		{"no page, third failed probe", snapshot.ServiceHistory{LastStatus: snapshot.Operational, FailedProbes: 2, FailingSince: failingSince},
-			Observation{Feed: feedNone, Probe: probeDown}, snapshot.MajorOutage, false, 3},
-		{"page silent, first failed probe keeps the last status", snapshot.ServiceHistory{LastStatus: snapshot.Degraded},
-			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.Degraded, false, 1},
+			Observation{Feed: feedNone, Probe: probeDown}, snapshot.MajorOutage, snapshot.BasisProbe, false, 3},
+		{"page silent, a first failed probe is no outage, and keeps no earlier status", snapshot.ServiceHistory{LastStatus: snapshot.Degraded},
+			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.Unknown, snapshot.BasisProbe, false, 1},
 		{"a failing page keeps its word for a while", snapshot.ServiceHistory{LastStatus: snapshot.MajorOutage,
 			LastFeedStatus: snapshot.MajorOutage, LastFeedAt: asmNow.Add(-5 * time.Minute)},
-			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.MajorOutage, false, 0},
+			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.MajorOutage, snapshot.BasisOfficial, false, 0},
 		{"…but not longer than MaxHold", snapshot.ServiceHistory{LastStatus: snapshot.MajorOutage,
 			LastFeedStatus: snapshot.MajorOutage, LastFeedAt: asmNow.Add(-snapshot.MaxHold - time.Minute)},
-			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.Operational, false, 0},
-		{"no page, the probe answers", snapshot.ServiceHistory{}, Observation{Feed: feedNone, Probe: probeOK}, snapshot.Operational, false, 0},
-		{"neither page nor probe", snapshot.ServiceHistory{}, Observation{Feed: feedFailed, Probe: probeNone}, snapshot.Unknown, false, 0},
+			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.Unknown, snapshot.BasisProbe, false, 0},
+		{"no page, the probe answers", snapshot.ServiceHistory{}, Observation{Feed: feedNone, Probe: probeOK}, snapshot.Unknown, snapshot.BasisProbe, false, 0},
+		{"neither page nor probe", snapshot.ServiceHistory{}, Observation{Feed: feedFailed, Probe: probeNone}, snapshot.Unknown, snapshot.BasisNone, false, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := withHistory(tt.history)
 			st := assembleOne(h, tt.obs)
-			if st.Status != tt.want {
-				t.Errorf("status %s, want %s", st.Status, tt.want)
+			if st.Status != tt.want || st.Basis != tt.basis {
+				t.Errorf("status %s (basis %s), want %s (%s)", st.Status, st.Basis, tt.want, tt.basis)
 			}
 			if (st.Sources.Disagreement != nil) != tt.disagree {
 				t.Errorf("disagreement %+v, want one: %v", st.Sources.Disagreement, tt.disagree)
@@ -112,30 +114,208 @@ func TestAssembleStatus(t *testing.T) {
 	}
 }
 
+// Reachability alone never reads operational: where the page has no word
+// (none to read, unreadable for longer than MaxHold, or a scope matching
+// nothing), a host that answers our keyless probe is unknown; the page's
+// last word stands in for up to MaxHold, inclusive; our own open incident
+// turns an operational word to degraded. Each row is one observation.
+func TestAssembleWithoutThePagesWord(t *testing.T) {
+	scopeLost := snapshot.FeedSource{Format: snapshot.FormatStatuspage, State: snapshot.FeedError, Failure: snapshot.FailureScope,
+		Error: "none of the page's 6 components is in the scope of Svc: the page changed, or the scope needs updating"}
+	said := func(st snapshot.Status, ago time.Duration) snapshot.ServiceHistory {
+		return snapshot.ServiceHistory{LastStatus: st, LastFeedStatus: st, LastFeedAt: asmNow.Add(-ago)}
+	}
+	outage := asmNow.Add(-10 * time.Minute) // our incident, opened then, still open
+	open := func(sh snapshot.ServiceHistory) snapshot.ServiceHistory {
+		sh.ProbeIncident = snapshot.ProbeIncidentID("svc", outage)
+		return sh
+	}
+	tests := []struct {
+		name    string
+		history snapshot.ServiceHistory
+		obs     Observation
+		want    snapshot.Status
+		basis   snapshot.Basis
+	}{
+		{"the page's word, the host answers", snapshot.ServiceHistory{}, Observation{Feed: feedOK(snapshot.Operational), Probe: probeOK},
+			snapshot.Operational, snapshot.BasisOfficial},
+		{"scope matches nothing, the host answers 401", snapshot.ServiceHistory{}, Observation{Feed: scopeLost, Probe: probeOK},
+			snapshot.Unknown, snapshot.BasisProbe},
+		{"scope matches nothing, the page's last word is MaxHold old", said(snapshot.Operational, snapshot.MaxHold),
+			Observation{Feed: scopeLost, Probe: probeOK}, snapshot.Operational, snapshot.BasisOfficial},
+		{"scope matches nothing, the page's last word is older", said(snapshot.Operational, snapshot.MaxHold+time.Second),
+			Observation{Feed: scopeLost, Probe: probeOK}, snapshot.Unknown, snapshot.BasisProbe},
+		{"the page unreadable, its last word an outage", said(snapshot.MajorOutage, 5*time.Minute),
+			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.MajorOutage, snapshot.BasisOfficial},
+		{"the page unreadable, its last word holds through a failed probe", said(snapshot.Operational, 5*time.Minute),
+			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.Operational, snapshot.BasisOfficial},
+		{"the page unreadable, the host answers, no earlier word", snapshot.ServiceHistory{LastStatus: snapshot.Operational},
+			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.Unknown, snapshot.BasisProbe},
+		{"the page unreadable, no probe, its last word", said(snapshot.Degraded, 5*time.Minute),
+			Observation{Feed: feedFailed, Probe: probeNone}, snapshot.Degraded, snapshot.BasisOfficial},
+		{"the page unreadable, no probe, its last word too old", said(snapshot.Degraded, snapshot.MaxHold+time.Second),
+			Observation{Feed: feedFailed, Probe: probeNone}, snapshot.Unknown, snapshot.BasisNone},
+		{"no page, the host answers", snapshot.ServiceHistory{}, Observation{Feed: feedNone, Probe: probeOK}, snapshot.Unknown, snapshot.BasisProbe},
+		{"no page, no probe", snapshot.ServiceHistory{}, Observation{Feed: feedNone, Probe: probeNone}, snapshot.Unknown, snapshot.BasisNone},
+		{"no page, the host answers after our outage", open(snapshot.ServiceHistory{LastStatus: snapshot.MajorOutage}),
+			Observation{Feed: feedNone, Probe: probeOK}, snapshot.Unknown, snapshot.BasisProbe},
+		{"the page's last word operational, the host answers after our outage", open(said(snapshot.Operational, 5*time.Minute)),
+			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.Degraded, snapshot.BasisProbe},
+		{"the page's last word operational, our incident open, a failed probe", open(said(snapshot.Operational, 5*time.Minute)),
+			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.Degraded, snapshot.BasisProbe},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := withHistory(tt.history)
+			if tt.history.ProbeIncident != "" {
+				h.Incidents = []snapshot.Incident{ourIncident(outage)}
+			}
+			st := assembleOne(h, tt.obs)
+			if st.Status != tt.want || st.Basis != tt.basis {
+				t.Errorf("status %s (basis %s), want %s (%s)", st.Status, st.Basis, tt.want, tt.basis)
+			}
+			if st.Sources.Disagreement != nil {
+				t.Errorf("disagreement %+v without the page's word this cycle", st.Sources.Disagreement)
+			}
+		})
+	}
+}
+
+// With no internet, every service reads unknown, never an outage: the
+// failed probes are discarded, and no page's last word is held.
+func TestAssembleOffline(t *testing.T) {
+	cat := snapshot.Catalog{}
+	obs := map[string]Observation{}
+	h := snapshot.NewHistory()
+	offline := snapshot.FeedSource{Format: snapshot.FormatStatuspage, State: snapshot.FeedError, Error: "dial tcp: network is unreachable", Failure: snapshot.FailureNetwork}
+	for _, slug := range []string{"a", "b", "c", "d"} {
+		cat.Services = append(cat.Services, snapshot.Service{Slug: slug, Name: slug})
+		obs[slug] = Observation{Feed: offline, Probe: probeDown}
+		h.Services[slug] = &snapshot.ServiceHistory{LastStatus: snapshot.Operational, LastChecked: asmNow.Add(-time.Minute),
+			LastFeedStatus: snapshot.Operational, LastFeedAt: asmNow.Add(-time.Minute), FailedProbes: 2, FailingSince: asmNow.Add(-2 * time.Minute)}
+	}
+	for slug, st := range Assemble(h, cat, obs, asmNow, zerolog.Nop()) {
+		if st.Status != snapshot.Unknown || st.Basis != snapshot.BasisNone || st.Sources.Probe.State != snapshot.ProbeDiscarded {
+			t.Errorf("%s: %s (basis %s), probe %s; want unknown with nothing to go on, discarded", slug, st.Status, st.Basis, st.Sources.Probe.State)
+		}
+		if sh := h.Services[slug]; sh.FailedProbes != 2 || sh.ProbeIncident != "" {
+			t.Errorf("%s: %d failed probes, incident %q: a discarded probe counts for nothing", slug, sh.FailedProbes, sh.ProbeIncident)
+		}
+	}
+}
+
+// The decision holds over any run of observations, not only at the edges
+// tested one by one: operational, partial_outage and maintenance rest on
+// the page's word; our probes alone give only major_outage, degraded beside
+// our own open incident, or unknown; nothing to go on is unknown; and a
+// disagreement is our probes'.
+func TestAssembleBasisInvariants(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 7))
+	feeds := []snapshot.FeedSource{feedFailed, feedNone}
+	for _, st := range snapshot.Statuses {
+		if st != snapshot.Unknown {
+			feeds = append(feeds, feedOK(st))
+		}
+	}
+	for run := range 50 {
+		// A service has a probe URL or not, for the whole run.
+		probes := []snapshot.ProbeSource{probeOK, probeDown, probeDown}
+		if run%5 == 0 {
+			probes = []snapshot.ProbeSource{probeNone}
+		}
+		h := snapshot.NewHistory()
+		at := asmNow
+		for cycle := range 200 {
+			o := Observation{Feed: feeds[rng.IntN(len(feeds))], Probe: probes[rng.IntN(len(probes))]}
+			st := Assemble(h, asmCatalog, map[string]Observation{"svc": o}, at, zerolog.Nop())["svc"]
+			var ok bool
+			switch st.Basis {
+			case snapshot.BasisOfficial:
+				ok = st.Status != snapshot.Unknown && st.Sources.Disagreement == nil
+			case snapshot.BasisProbe:
+				ok = st.Status == snapshot.MajorOutage || st.Status == snapshot.Unknown ||
+					st.Status == snapshot.Degraded && h.Services["svc"].ProbeIncident != ""
+			case snapshot.BasisNone:
+				ok = st.Status == snapshot.Unknown && st.Sources.Disagreement == nil
+			}
+			if !ok {
+				t.Fatalf("run %d, cycle %d: %s with basis %q (disagreement %+v) after feed %s/%s, probe %s",
+					run, cycle, st.Status, st.Basis, st.Sources.Disagreement, o.Feed.State, o.Feed.Status, o.Probe.State)
+			}
+			if st.Status == snapshot.Operational && h.Services["svc"].ProbeIncident != "" {
+				t.Fatalf("run %d, cycle %d: operational beside our open incident, after feed %s/%s, probe %s",
+					run, cycle, o.Feed.State, o.Feed.Status, o.Probe.State)
+			}
+			at = at.Add(time.Duration(1+rng.IntN(20)) * time.Minute)
+		}
+	}
+}
+
+// ourIncident is an open incident of our probes on svc, started at start.
+func ourIncident(start time.Time) snapshot.Incident {
+	return snapshot.Incident{ID: snapshot.ProbeIncidentID("svc", start), Service: "svc", Headline: "Svc API not reachable",
+		Severity: snapshot.Major, StartedAt: start, Status: "ongoing", Source: snapshot.SourceProbe, UpdatedAt: start}
+}
+
+// withOurOutage is a history whose one service is in an outage our probes
+// found, our incident open since start.
+func withOurOutage(start time.Time) *snapshot.History {
+	inc := ourIncident(start)
+	h := withHistory(snapshot.ServiceHistory{LastStatus: snapshot.MajorOutage, ProbeIncident: inc.ID})
+	h.Incidents = []snapshot.Incident{inc}
+	return h
+}
+
 // While our own incident is open, the service is never called operational:
 // the first answer after an outage reads degraded (with the calm page's
 // disagreement), the second closes the incident.
 func TestAssembleRecovery(t *testing.T) {
 	start := asmNow.Add(-10 * time.Minute)
-	id := snapshot.ProbeIncidentID("svc", start)
-	h := withHistory(snapshot.ServiceHistory{LastStatus: snapshot.MajorOutage, ProbeIncident: id})
-	h.Incidents = []snapshot.Incident{{ID: id, Service: "svc", Headline: "Svc API not reachable", Severity: snapshot.Major,
-		StartedAt: start, Status: "ongoing", Source: snapshot.SourceProbe, UpdatedAt: start}}
+	h := withOurOutage(start)
 
 	st := assembleOne(h, Observation{Feed: feedOK(snapshot.Operational), Probe: probeOK})
-	if st.Status != snapshot.Degraded || st.Sources.Disagreement == nil || !st.Sources.Disagreement.Since.Equal(start) {
-		t.Fatalf("first answer: %s, disagreement %+v; want degraded since %s", st.Status, st.Sources.Disagreement, start)
+	if st.Status != snapshot.Degraded || st.Basis != snapshot.BasisProbe || st.Sources.Disagreement == nil || !st.Sources.Disagreement.Since.Equal(start) {
+		t.Fatalf("first answer: %s (basis %s), disagreement %+v; want degraded by our probes since %s", st.Status, st.Basis, st.Sources.Disagreement, start)
 	}
 	if h.Incidents[0].EndedAt != nil {
 		t.Fatal("incident closed after one answer")
 	}
 
 	st = Assemble(h, asmCatalog, map[string]Observation{"svc": {Feed: feedOK(snapshot.Operational), Probe: probeOK}}, asmNow.Add(time.Minute), zerolog.Nop())["svc"]
-	if st.Status != snapshot.Operational || st.Sources.Disagreement != nil {
-		t.Fatalf("second answer: %s, disagreement %+v", st.Status, st.Sources.Disagreement)
+	if st.Status != snapshot.Operational || st.Basis != snapshot.BasisOfficial || st.Sources.Disagreement != nil {
+		t.Fatalf("second answer: %s (basis %s), disagreement %+v", st.Status, st.Basis, st.Sources.Disagreement)
 	}
 	if inc := h.Incidents[0]; inc.EndedAt == nil || !inc.EndedAt.Equal(asmNow) || inc.Status != "resolved" {
 		t.Fatalf("incident after recovery: %+v", inc)
+	}
+}
+
+// A probe that fails again after one answer leaves our incident open (it
+// closes after ProbeRecoveryAfter answers in a row): a calm page still reads
+// degraded, never operational beside it.
+func TestAssembleRelapse(t *testing.T) {
+	start := asmNow.Add(-10 * time.Minute)
+	h := withOurOutage(start)
+	at := asmNow
+	for i, tt := range []struct {
+		probe snapshot.ProbeSource
+		want  snapshot.Status
+		says  string // in the disagreement's detail; "" for none
+	}{
+		{probeOK, snapshot.Degraded, "answer again"},
+		{probeDown, snapshot.Degraded, "stays open until our probes of the API answer 2 times in a row"},
+		{probeOK, snapshot.Degraded, "answer again"},
+		{probeOK, snapshot.Operational, ""},
+	} {
+		st := Assemble(h, asmCatalog, map[string]Observation{"svc": {Feed: feedOK(snapshot.Operational), Probe: tt.probe}}, at, zerolog.Nop())["svc"]
+		d := st.Sources.Disagreement
+		if st.Status != tt.want || (d == nil) != (tt.says == "") || d != nil && (!strings.Contains(d.Detail, tt.says) || !d.Since.Equal(start)) {
+			t.Fatalf("cycle %d (probe %s): %s, disagreement %+v; want %s saying %q", i, tt.probe.State, st.Status, d, tt.want, tt.says)
+		}
+		at = at.Add(time.Minute)
+	}
+	if inc := h.Incidents[0]; inc.EndedAt == nil || !inc.EndedAt.Equal(asmNow.Add(2*time.Minute)) {
+		t.Errorf("incident after recovery: %+v", inc)
 	}
 }
 

@@ -140,12 +140,22 @@ func (h *harness) read(name string, v any) {
 	}
 }
 
+// calm is a service's status in a calm world: operational where a page
+// says so; unknown where there is no page, since the host answering our
+// keyless probe cannot show that the service works.
+func calm(svc snapshot.Service) snapshot.Status {
+	if svc.Feed.Format == snapshot.FormatNone {
+		return snapshot.Unknown
+	}
+	return snapshot.Operational
+}
+
 func TestBuildCalmWorld(t *testing.T) {
 	h := newHarnessWith(t, everyFormat(t))
 	res := h.cycle()
 	for _, svc := range h.world.Catalog.Services {
-		if got := res.Statuses[svc.Slug]; got != snapshot.Operational {
-			t.Errorf("%s: status %s, want operational", svc.Slug, got)
+		if got := res.Statuses[svc.Slug]; got != calm(svc) {
+			t.Errorf("%s: status %s, want %s", svc.Slug, got, calm(svc))
 		}
 		// Every service's official feed is read, whatever its format.
 		doc := h.service(svc.Slug)
@@ -153,7 +163,17 @@ func TestBuildCalmWorld(t *testing.T) {
 			if doc.Sources.Feed.State != snapshot.FeedNone || doc.Sources.Feed.Note == "" {
 				t.Errorf("%s: a service without a feed must say why: %+v", svc.Slug, doc.Sources.Feed)
 			}
+			want := snapshot.BasisNone // nothing to go on
+			if svc.ProbeURL != "" {
+				want = snapshot.BasisProbe // the host answers, which alone is unknown
+			}
+			if doc.Basis != want {
+				t.Errorf("%s: basis %s, want %s", svc.Slug, doc.Basis, want)
+			}
 			continue
+		}
+		if doc.Basis != snapshot.BasisOfficial {
+			t.Errorf("%s (%s): basis %s, want official", svc.Slug, svc.Feed.Format, doc.Basis)
 		}
 		if doc.Sources.Feed.State != snapshot.FeedOK || doc.Sources.Feed.Status != snapshot.Operational {
 			t.Errorf("%s (%s): feed %+v", svc.Slug, svc.Feed.Format, doc.Sources.Feed)
@@ -202,8 +222,8 @@ func TestBuildEveryFormatDeclaresStatus(t *testing.T) {
 	}
 	res := h.cycle()
 	for _, svc := range h.world.Catalog.Services {
-		if got := res.Statuses[svc.Slug]; got != cmp.Or(want[svc.Slug], snapshot.Operational) {
-			t.Errorf("%s (%s): %s, want %s", svc.Slug, svc.Feed.Format, got, cmp.Or(want[svc.Slug], snapshot.Operational))
+		if got := res.Statuses[svc.Slug]; got != cmp.Or(want[svc.Slug], calm(svc)) {
+			t.Errorf("%s (%s): %s, want %s", svc.Slug, svc.Feed.Format, got, cmp.Or(want[svc.Slug], calm(svc)))
 		}
 	}
 }
@@ -253,16 +273,18 @@ func TestBuildOfficialIncidentLifecycle(t *testing.T) {
 // answers, never reading operational beside an open incident of ours.
 func TestBuildProbeIncident(t *testing.T) {
 	h := newHarness(t)
-	h.cycle() // calm: operational
+	h.cycle() // calm: operational where a page says so, unknown without one
 	// perplexity's page still says operational; mistral has no page.
 	h.world.Set("perplexity", func(p *buildtest.Page) { p.APIDown = true })
 	h.world.Set("mistral", func(p *buildtest.Page) { p.APIDown = true })
 	firstFailure := h.clock.Now()
 	for i := 1; i < snapshot.ProbeIncidentAfter; i++ {
 		res := h.cycle()
-		for _, slug := range []string{"perplexity", "mistral"} {
-			if got := res.Statuses[slug]; got != snapshot.Operational {
-				t.Fatalf("failure %d: %s status %s, want operational kept (no flapping)", i, slug, got)
+		// The page's word stands; without one, too few failures are no
+		// outage.
+		for slug, want := range map[string]snapshot.Status{"perplexity": snapshot.Operational, "mistral": snapshot.Unknown} {
+			if got := res.Statuses[slug]; got != want {
+				t.Fatalf("failure %d: %s status %s, want %s", i, slug, got, want)
 			}
 			if doc := h.service(slug); len(doc.Incidents) != 0 || doc.Sources.Disagreement != nil {
 				t.Fatalf("failure %d: %s opened an incident or a disagreement too early: %+v", i, slug, doc)
@@ -327,11 +349,12 @@ func TestBuildFlakyFeedKeepsOfficialStatus(t *testing.T) {
 			t.Fatalf("cycle %d (feed broken: %v): %s, want major_outage", i, i%2 == 1, got)
 		}
 	}
-	// A feed silent for longer than snapshot.MaxHold no longer speaks.
+	// A feed silent for longer than snapshot.MaxHold no longer speaks, and
+	// the host answering our probe cannot show the service works.
 	h.world.Set("groq", func(p *buildtest.Page) { p.FeedBroken = true })
 	h.clock.Advance(snapshot.MaxHold)
-	if got := h.cycle().Statuses["groq"]; got != snapshot.Operational {
-		t.Fatalf("after the hold: %s, want operational (the probe answers)", got)
+	if got := h.cycle().Statuses["groq"]; got != snapshot.Unknown {
+		t.Fatalf("after the hold: %s, want unknown (the probe answers, nothing official says more)", got)
 	}
 }
 

@@ -223,6 +223,8 @@ func TestOpenAPIEnums(t *testing.T) {
 	for name, want := range map[string][]any{
 		"Status":      openapiAny(snapshot.Statuses),
 		"CheckStatus": openapiAny(snapshot.Statuses),
+		"Basis":       openapiAny(snapshot.Bases),
+		"CheckBasis":  openapiAny(snapshot.Bases),
 		"Severity":    openapiAny(snapshot.Severities),
 		"Category":    openapiAny(snapshot.Categories),
 		"FailureKind": openapiAny(snapshot.FailureKinds),
@@ -433,6 +435,7 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[snapshot.ProbeSource]():      "ProbeSource",
 	reflect.TypeFor[snapshot.Problem]():          "Problem",
 	reflect.TypeFor[snapshot.Status]():           "Status",
+	reflect.TypeFor[snapshot.Basis]():            "Basis",
 	reflect.TypeFor[snapshot.Severity]():         "Severity",
 	reflect.TypeFor[snapshot.FeedFormat]():       "FeedFormat",
 	reflect.TypeFor[snapshot.Disagreement]():     "Disagreement",
@@ -458,6 +461,7 @@ var openapiGoSchemas = map[reflect.Type]string{
 // linters (Prism, Redocly), so a nullable field gets a nullable component.
 var openapiNullableSchemas = map[string]string{
 	"CheckResult.status": "CheckStatus",
+	"CheckResult.basis":  "CheckBasis",
 }
 
 // TestOpenAPISchemasMatchGoTypes checks every component schema against its Go
@@ -467,8 +471,8 @@ var openapiNullableSchemas = map[string]string{
 func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 	doc := openapiLoad(t)
 	for _, name := range []string{"StatusResponse", "ServiceSummary", "ServiceDetail", "Uptime", "Incident",
-		"IncidentList", "Filters", "Window", "CheckResult", "CheckService", "CheckStatus", "Verdict", "Evidence", "CheckAlternative", "Sources", "FeedSource",
-		"ProbeSource", "Problem", "Status", "Severity", "Category", "Disagreement", "Component", "Coverage", "FailureKind",
+		"IncidentList", "Filters", "Window", "CheckResult", "CheckService", "CheckStatus", "CheckBasis", "Verdict", "Evidence", "CheckAlternative", "Sources", "FeedSource",
+		"ProbeSource", "Problem", "Status", "Basis", "Severity", "Category", "Disagreement", "Component", "Coverage", "FailureKind",
 		"SourcesResponse", "ServiceSources", "ChangeType", "Change", "ChangeList", "CloudEvent", "EventData", "ServiceAt",
 		"StatusAtResponse", "ServiceAtResponse"} {
 		if doc.Components.Schemas[name] == nil {
@@ -602,7 +606,7 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 	local := now.In(time.FixedZone("CET", 3600))
 	lat, up, age := 123.4, 99.862, 42
 	sev, since, svc := "major", "2025-01-01", "openai"
-	degraded := snapshot.Degraded
+	degraded, official := snapshot.Degraded, snapshot.BasisOfficial
 	observed := "529"
 
 	openIncident := snapshot.Incident{
@@ -623,9 +627,9 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 		{"status", "StatusResponse", snapshot.StatusDoc{
 			Status: "ok", Timestamp: now, Source: "aistatus (https://aistatus.example)", License: snapshot.License,
 			Services: []snapshot.ServiceSummary{
-				{Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", Status: snapshot.Operational,
+				{Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", Status: snapshot.Operational, Basis: snapshot.BasisOfficial,
 					LastChecked: &now, URL: "https://openai.com", StatusPage: "https://status.openai.com", LatencyMs: &lat, Feed: snapshot.FeedOK},
-				{Slug: "hugging-face", Name: "Hugging Face", Category: "inference", Domain: "huggingface.co", Status: snapshot.Unknown,
+				{Slug: "hugging-face", Name: "Hugging Face", Category: "inference", Domain: "huggingface.co", Status: snapshot.Unknown, Basis: snapshot.BasisProbe,
 					LastChecked: nil, URL: "https://huggingface.co", StatusPage: "https://status.huggingface.co", LatencyMs: nil, Feed: snapshot.FeedError,
 					Disagreement: &snapshot.Disagreement{Since: earlier, Official: snapshot.Operational, Measured: snapshot.MajorOutage, Detail: "Our probes failed."}},
 			},
@@ -635,7 +639,7 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 		}},
 		{"service", "ServiceDetail", snapshot.ServiceDoc{
 			Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", URL: "https://openai.com",
-			StatusPage: "https://status.openai.com", Status: snapshot.PartialOutage, LastChecked: &now, LatencyMs: &lat,
+			StatusPage: "https://status.openai.com", Status: snapshot.PartialOutage, Basis: snapshot.BasisProbe, LastChecked: &now, LatencyMs: &lat,
 			Uptime:         snapshot.Uptime{H24: &up, D7: &up, D30: nil},
 			UptimeCoverage: snapshot.Coverage{H24: 1, D7: 0.5, D30: 0.116},
 			DataSince:      &earlier,
@@ -656,7 +660,7 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 		}},
 		{"service never checked", "ServiceDetail", snapshot.ServiceDoc{
 			Slug: "x-ai", Name: "xAI", Category: "llm-api", Domain: "x.ai", URL: "https://x.ai",
-			StatusPage: "https://status.x.ai", Status: snapshot.Unknown,
+			StatusPage: "https://status.x.ai", Status: snapshot.Unknown, Basis: snapshot.BasisNone,
 			Incidents:  []snapshot.Incident{},
 			Components: []snapshot.Component{},
 			Sources: snapshot.Sources{
@@ -678,7 +682,7 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 		{"check tracked", "CheckResult", snapshot.CheckDoc{
 			Query: "api.openai.com", Tracked: true,
 			Service: &snapshot.CheckService{Slug: "openai", Name: "OpenAI", Domain: "openai.com"},
-			Status:  &degraded, LatencyMs: &lat, LatencyCheckedAt: &now,
+			Status:  &degraded, Basis: &official, LatencyMs: &lat, LatencyCheckedAt: &now,
 			Error: &observed,
 			Verdict: snapshot.Verdict{Headline: "OpenAI is slow.", Emoji: "🟡", Level: "degraded", Stale: false, DataAgeSeconds: &age,
 				Action: snapshot.ActionFailover, Blame: snapshot.BlameProvider, Confidence: snapshot.ConfidenceHigh, Reason: "A server error.",

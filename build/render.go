@@ -51,6 +51,9 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 		if st.Status == "" {
 			st.Status = snapshot.Unknown
 		}
+		if st.Basis == "" {
+			st.Basis = snapshot.BasisNone
+		}
 		sh := h.Lookup(svc.Slug)
 		var checked *time.Time
 		if !sh.LastChecked.IsZero() {
@@ -59,12 +62,12 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 		}
 		docs.Status.Services = append(docs.Status.Services, snapshot.ServiceSummary{
 			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
-			Status: st.Status, LastChecked: checked, URL: svc.URL, StatusPage: svc.StatusPage,
+			Status: st.Status, Basis: st.Basis, LastChecked: checked, URL: svc.URL, StatusPage: svc.StatusPage,
 			LatencyMs: st.Sources.Probe.LatencyMs, Feed: cmp.Or(st.Sources.Feed.State, snapshot.FeedNone),
 			Disagreement: st.Sources.Disagreement,
 		})
 		docs.Sources.Services = append(docs.Sources.Services, snapshot.ServiceSources{
-			Slug: svc.Slug, Name: svc.Name, StatusPage: svc.StatusPage, Status: st.Status,
+			Slug: svc.Slug, Name: svc.Name, StatusPage: svc.StatusPage, Status: st.Status, Basis: st.Basis,
 			Feed: st.Sources.Feed, Probe: st.Sources.Probe, Disagreement: st.Sources.Disagreement,
 		})
 		incidents := byService[svc.Slug]
@@ -81,7 +84,7 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 		}
 		docs.Services = append(docs.Services, snapshot.ServiceDoc{
 			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
-			URL: svc.URL, StatusPage: svc.StatusPage, Status: st.Status, LastChecked: checked,
+			URL: svc.URL, StatusPage: svc.StatusPage, Status: st.Status, Basis: st.Basis, LastChecked: checked,
 			LatencyMs: st.Sources.Probe.LatencyMs, Uptime: sh.Uptime(now), UptimeCoverage: sh.Coverage(now),
 			DataSince: dataSince, Incidents: incidents, Components: components,
 			Sources: st.Sources, Timestamp: now, License: snapshot.License,

@@ -11,10 +11,17 @@ import (
 
 	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/snapshot"
+	"github.com/rs/zerolog"
 )
 
-// goldenInput is a fixed cycle: three services in different states, one with
-// an open and one with an ended incident, two hours of history.
+// goldenInput is a fixed cycle: two hours of history, then one cycle's
+// observations through Assemble, so that the golden files show the rules
+// end to end. openai's page declares a partial outage, with an open
+// incident. anthropic's page has not listed the scoped component for 30
+// minutes (scope_matched_nothing), longer than its last word may stand in,
+// while its host answers our keyless probe with 401, which alone is
+// unknown, never operational; it also has an ended incident of ours.
+// Azure's feed fails and it has no probe: nothing to go on.
 func goldenInput(t *testing.T) (Site, snapshot.Catalog, *snapshot.History, map[string]ServiceState, time.Time) {
 	t.Helper()
 	full, err := snapshot.DefaultCatalog()
@@ -28,37 +35,57 @@ func goldenInput(t *testing.T) (Site, snapshot.Catalog, *snapshot.History, map[s
 	}
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	h := snapshot.NewHistory()
-	for i := 120; i >= 0; i -= 10 {
+	for i := 120; i > 0; i -= 10 {
 		at := now.Add(-time.Duration(i) * time.Minute)
 		openai := snapshot.Operational
 		if i <= 30 {
 			openai = snapshot.PartialOutage
 		}
 		h.Track("openai").Record(at, openai, new(180.0))
-		h.Track("anthropic").Record(at, snapshot.Operational, new(95.5))
+		anthropic := snapshot.Operational // read, then held for MaxHold
+		if i <= 20 {
+			anthropic = snapshot.Unknown
+		}
+		h.Track("anthropic").Record(at, anthropic, new(95.5))
 		h.Track("azure-openai").Record(at, snapshot.Unknown, nil)
 	}
+	lastRead := now.Add(-40 * time.Minute)
+	sh := h.Track("anthropic")
+	sh.LastFeedStatus, sh.LastFeedAt = snapshot.Operational, lastRead
+	sh.Feed = snapshot.FeedHealth{LastOKAt: lastRead, Failures: 3, FailingSince: now.Add(-30 * time.Minute), LastFailure: snapshot.FailureScope}
 	ended := now.Add(-20 * time.Hour)
-	h.Incidents = []snapshot.Incident{
-		{ID: "openai-01JX", Service: "openai", Headline: "Elevated error rates on Chat Completions", Severity: snapshot.Major,
-			StartedAt: now.Add(-30 * time.Minute), Status: "identified", Source: snapshot.SourceOfficial,
-			URL: "https://status.openai.com/incidents/01JX", UpdatedAt: now.Add(-5 * time.Minute)},
+	open := snapshot.Incident{ID: "openai-01JX", Service: "openai", Headline: "Elevated error rates on Chat Completions", Severity: snapshot.Major,
+		StartedAt: now.Add(-30 * time.Minute), Status: "identified", Source: snapshot.SourceOfficial,
+		URL: "https://status.openai.com/incidents/01JX", UpdatedAt: now.Add(-5 * time.Minute)}
+	h.Incidents = []snapshot.Incident{open,
 		{ID: "anthropic-probe-1761994800", Service: "anthropic", Headline: "Anthropic API not reachable from aistatus probes",
 			Severity: snapshot.Major, StartedAt: now.Add(-21 * time.Hour), EndedAt: &ended, Status: "resolved",
 			Source: snapshot.SourceProbe, URL: "https://status.claude.com", UpdatedAt: ended},
 	}
 	lat := func(v float64) *float64 { return &v }
-	states := map[string]ServiceState{
-		"openai": {Status: snapshot.PartialOutage, Sources: snapshot.Sources{
-			Feed:  snapshot.FeedSource{Format: snapshot.FormatIncidentIO, State: snapshot.FeedOK, Status: snapshot.PartialOutage},
-			Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: lat(180), HTTPStatus: 401}}},
-		"anthropic": {Status: snapshot.Operational, Sources: snapshot.Sources{
-			Feed:  snapshot.FeedSource{Format: snapshot.FormatStatuspage, State: snapshot.FeedOK, Status: snapshot.Operational},
-			Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: lat(95.5), HTTPStatus: 401}}},
-		"azure-openai": {Status: snapshot.Unknown, Sources: snapshot.Sources{
-			Feed:  snapshot.FeedSource{Format: snapshot.FormatRSS, State: snapshot.FeedError, Error: "GET https://rssfeed.azure.status.microsoft/en-us/status/feed/: HTTP 503 Service Unavailable"},
-			Probe: snapshot.ProbeSource{State: snapshot.ProbeNone}}},
+	obs := map[string]Observation{
+		"openai": {
+			Feed:      snapshot.FeedSource{Format: snapshot.FormatIncidentIO, State: snapshot.FeedOK, Status: snapshot.PartialOutage},
+			Incidents: []snapshot.Incident{open},
+			Probe:     snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: lat(180), HTTPStatus: 401},
+		},
+		"anthropic": {
+			Feed: snapshot.FeedSource{Format: snapshot.FormatStatuspage, State: snapshot.FeedError, Failure: snapshot.FailureScope,
+				Error: "none of the page's 6 components is in the scope of Anthropic: the page changed, or the scope needs updating"},
+			Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: lat(95.5), HTTPStatus: 401},
+		},
+		"azure-openai": {
+			Feed: snapshot.FeedSource{Format: snapshot.FormatRSS, State: snapshot.FeedError, Failure: snapshot.FailureHTTP,
+				Error: "GET https://rssfeed.azure.status.microsoft/en-us/status/feed/: HTTP 503 Service Unavailable"},
+			Probe: snapshot.ProbeSource{State: snapshot.ProbeNone},
+		},
 	}
+	for slug, o := range obs {
+		svc, _ := cat.Lookup(slug)
+		o.Feed.URL = svc.Feed.URL
+		obs[slug] = o
+	}
+	states := Assemble(h, cat, obs, now, zerolog.Nop())
 	site := Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "aistatus test", APIOrigin: "https://api.aistatus.example"}
 	return site, cat, h, states, now
 }
@@ -71,7 +98,7 @@ func TestRenderGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{
-		snapshot.FileStatus, snapshot.ServiceFile("openai"), snapshot.ServiceFile("azure-openai"),
+		snapshot.FileStatus, snapshot.ServiceFile("openai"), snapshot.ServiceFile("anthropic"), snapshot.ServiceFile("azure-openai"),
 		snapshot.FileIncidents, snapshot.FileExport, snapshot.FileManifest, FileHeaders, FileRedirects,
 	} {
 		t.Run(name, func(t *testing.T) {

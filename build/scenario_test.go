@@ -66,7 +66,7 @@ func TestScenario(t *testing.T) {
 	}
 	expect(4, "anthropic", snapshot.Operational)
 	for m := 5; m <= 7; m++ {
-		expect(m, "cohere", snapshot.Operational) // the feed's word holds; then no flapping on two lost probes
+		expect(m, "cohere", snapshot.Operational) // the feed's last word holds, through two lost probes
 	}
 	expect(8, "cohere", snapshot.MajorOutage) // third failed probe with the feed silent
 	expect(9, "cohere", snapshot.Degraded)    // the page says operational, but our incident is open until a second answer

@@ -227,6 +227,11 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 	doc.Service = &snapshot.CheckService{Slug: svc.Slug, Name: svc.Name, Domain: svc.Domain}
 	status := sum.Status
 	doc.Status = &status
+	if basis := sum.Basis; basis.Valid() {
+		// A snapshot written before statuses had a basis has none: null,
+		// not a guess.
+		doc.Basis = &basis
+	}
 	var live *Live
 	oursDown := false
 	if svc.ProbeURL != "" && e.prober != nil {
@@ -271,18 +276,33 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 }
 
 // verdictDetail says where the status came from when that matters to
-// whoever acts on it: our probes overruling a calm official page, a page
-// that could not be read, or a service with no page at all.
+// whoever acts on it: our probes overruling the official page, or a page
+// that could not be read or does not exist, and then what the status rests
+// on instead (its basis).
 func verdictDetail(name string, sum snapshot.ServiceSummary) string {
-	switch {
-	case sum.Disagreement != nil:
+	if sum.Disagreement != nil {
 		return sum.Disagreement.Detail
-	case sum.Feed == snapshot.FeedError:
-		return fmt.Sprintf("%s's status page could not be read this time; the status rests on our probe and the page's last word.", name)
-	case sum.Feed == snapshot.FeedNone:
-		return fmt.Sprintf("%s has no status page that a program can read; the status is our own probe's.", name)
 	}
-	return ""
+	var page string
+	switch sum.Feed {
+	case snapshot.FeedError:
+		page = name + "'s status page could not be read this time"
+	case snapshot.FeedNone:
+		page = name + " has no status page that a program can read"
+	default:
+		return ""
+	}
+	switch {
+	case sum.Basis == snapshot.BasisOfficial:
+		return page + fmt.Sprintf("; the status is the page's last word, at most %d minutes old.", int(snapshot.MaxHold.Minutes()))
+	case sum.Basis == snapshot.BasisProbe && sum.Status == snapshot.Unknown:
+		return page + "; our probe only shows whether its API host answers, which cannot show that the API works."
+	case sum.Basis == snapshot.BasisProbe:
+		return page + "; the status is our own probes'."
+	case sum.Basis == snapshot.BasisNone:
+		return page + ", and our probe gave nothing to go on either."
+	}
+	return page + "."
 }
 
 // verdict phrases a status for people. Stale data is said to be stale

@@ -89,21 +89,28 @@ func testCatalog(t testing.TB) snapshot.Catalog {
 
 // testView is the world the engine tests ask about: openai degraded with an
 // open official incident, cohere down by our probes while its page says
-// operational, the services without a feed read by our probe alone, and
-// every other service operational, with a little history.
+// operational, the services without a feed unknown while their hosts answer
+// our probe, deepgram's page unreadable (its scope matches nothing) and its
+// host answering, assemblyai's page unreadable with its last word standing
+// in, and every other service operational by its page, with a little
+// history.
 func testView(cat snapshot.Catalog) *fakeView {
 	v := &fakeView{generatedAt: genTime, staleAfter: 15 * time.Minute, summaries: map[string]snapshot.ServiceSummary{}}
 	for _, svc := range cat.Services {
-		sum := snapshot.ServiceSummary{Slug: svc.Slug, Name: svc.Name, Status: snapshot.Operational, Feed: snapshot.FeedOK}
+		sum := snapshot.ServiceSummary{Slug: svc.Slug, Name: svc.Name, Status: snapshot.Operational, Basis: snapshot.BasisOfficial, Feed: snapshot.FeedOK}
 		switch {
 		case svc.Slug == "openai":
 			sum.Status = snapshot.Degraded
 		case svc.Slug == "cohere":
-			sum.Status = snapshot.MajorOutage
+			sum.Status, sum.Basis = snapshot.MajorOutage, snapshot.BasisProbe
 			sum.Disagreement = &snapshot.Disagreement{Since: genTime.Add(-3 * time.Minute), Official: snapshot.Operational,
 				Measured: snapshot.MajorOutage, Detail: "Our probes of the API have failed 3 times in a row, while the official status page says operational."}
+		case svc.Slug == "deepgram":
+			sum.Status, sum.Basis, sum.Feed = snapshot.Unknown, snapshot.BasisProbe, snapshot.FeedError
+		case svc.Slug == "assemblyai":
+			sum.Feed = snapshot.FeedError
 		case svc.Feed.Format == snapshot.FormatNone:
-			sum.Feed = snapshot.FeedNone
+			sum.Status, sum.Basis, sum.Feed = snapshot.Unknown, snapshot.BasisProbe, snapshot.FeedNone
 		}
 		v.summaries[svc.Slug] = sum
 	}
@@ -162,6 +169,10 @@ func TestCheckAdvice(t *testing.T) {
 		{"groq", "", want{"retry", "provider", "medium", 30, nil, ""}},
 		// No alternatives in the catalog.
 		{"pinecone", "503", want{"retry", "provider", "medium", 10, []string{}, "No incidents in the last 7 days."}},
+		// The page unreadable: its last word stands in, and says so.
+		{"assemblyai", "", want{"proceed", "unknown", "high", 0, nil, "its last word, at most 15 minutes old, says operational."}},
+		// No page, the host answers: unknown, whatever the probe says.
+		{"mistral", "", want{"retry", "unknown", "low", 60, nil, "There is no status page a program can read."}},
 	} {
 		t.Run(tt.q+"/"+tt.error, func(t *testing.T) {
 			doc, err := engine.Check(view, Request{Query: tt.q, Error: tt.error})
@@ -212,17 +223,23 @@ func TestCheckVerdict(t *testing.T) {
 		name, q string
 		now     time.Duration // after genTime
 		level   string
+		basis   snapshot.Basis
 		detail  string // in the verdict's detail; "" for none
 		latency bool
 		dataAge int
 	}{
-		{"up, with our latency", "anthropic", time.Minute, "up", "", true, 60},
-		{"degraded", "openai", time.Minute, "degraded", "", true, 60},
-		{"our probes overrule the page", "cohere", time.Minute, "down", "while the official status page says operational", true, 60},
-		{"no status page", "mistral", time.Minute, "up", "no status page that a program can read", true, 60},
-		{"stale", "anthropic", 16 * time.Minute, "stale", "", true, 960},
-		{"from the future, within the skew allowance", "anthropic", -time.Minute, "up", "", true, 0},
-		{"from the future, beyond it", "anthropic", -time.Hour, "stale", "", true, 0},
+		{"up, with our latency", "anthropic", time.Minute, "up", snapshot.BasisOfficial, "", true, 60},
+		{"degraded", "openai", time.Minute, "degraded", snapshot.BasisOfficial, "", true, 60},
+		{"our probes overrule the page", "cohere", time.Minute, "down", snapshot.BasisProbe, "while the official status page says operational", true, 60},
+		{"no status page, the host answers", "mistral", time.Minute, "unknown", snapshot.BasisProbe,
+			"has no status page that a program can read; our probe only shows whether its API host answers, which cannot show that the API works", true, 60},
+		{"the page unreadable, the host answers", "deepgram", time.Minute, "unknown", snapshot.BasisProbe,
+			"could not be read this time; our probe only shows whether its API host answers", true, 60},
+		{"the page unreadable, its last word stands in", "assemblyai", time.Minute, "up", snapshot.BasisOfficial,
+			"could not be read this time; the status is the page's last word, at most 15 minutes old", true, 60},
+		{"stale", "anthropic", 16 * time.Minute, "stale", snapshot.BasisOfficial, "", true, 960},
+		{"from the future, within the skew allowance", "anthropic", -time.Minute, "up", snapshot.BasisOfficial, "", true, 0},
+		{"from the future, beyond it", "anthropic", -time.Hour, "stale", snapshot.BasisOfficial, "", true, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cat := testCatalog(t)
@@ -238,6 +255,9 @@ func TestCheckVerdict(t *testing.T) {
 			}
 			if (tt.detail == "") != (v.Detail == "") || !strings.Contains(v.Detail, tt.detail) {
 				t.Errorf("detail %q, want one saying %q", v.Detail, tt.detail)
+			}
+			if doc.Basis == nil || *doc.Basis != tt.basis {
+				t.Errorf("basis %v, want %s", doc.Basis, tt.basis)
 			}
 			if (doc.LatencyMs != nil) != tt.latency || (doc.LatencyCheckedAt != nil && !doc.LatencyCheckedAt.Equal(now)) {
 				t.Errorf("latency %v at %v", doc.LatencyMs, doc.LatencyCheckedAt)
@@ -295,7 +315,7 @@ func TestCheckUntracked(t *testing.T) {
 			t.Fatal(err)
 		}
 		v := doc.Verdict
-		if doc.Tracked || doc.Service != nil || doc.Status != nil || doc.LatencyMs != nil || v.Level != "untracked" ||
+		if doc.Tracked || doc.Service != nil || doc.Status != nil || doc.Basis != nil || doc.LatencyMs != nil || v.Level != "untracked" ||
 			v.Action != "" || v.Blame != "" || v.RetryAfterSeconds != nil || v.Evidence == nil || len(v.Evidence) != 0 || v.Alternatives == nil {
 			t.Errorf("%q: %+v", q, doc)
 		}
@@ -310,6 +330,22 @@ func TestCheckUntracked(t *testing.T) {
 	}
 	if n := prober.probes.Load(); n != 0 {
 		t.Errorf("%d probes for untracked queries", n)
+	}
+}
+
+// A snapshot written before statuses had a basis gives none: the check says
+// null rather than guess one.
+func TestCheckBasisOfAnOlderSnapshot(t *testing.T) {
+	engine, view, _ := newTestEngine(t)
+	sum := view.summaries["anthropic"]
+	sum.Basis = ""
+	view.summaries["anthropic"] = sum
+	doc, err := engine.Check(view, Request{Query: "anthropic"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Status == nil || *doc.Status != snapshot.Operational || doc.Basis != nil {
+		t.Errorf("status %v, basis %v; want operational with a null basis", doc.Status, doc.Basis)
 	}
 }
 

@@ -109,9 +109,14 @@ func (f facts) evidence() []snapshot.Evidence {
 	case snapshot.FeedOK:
 		add(snapshot.EvidenceOfficial, fmt.Sprintf("The status page says %s.", official), f.dataAge)
 	case snapshot.FeedError:
-		add(snapshot.EvidenceOfficial, "The status page could not be read in the latest check; the status rests on our probe and the page's last word.", f.dataAge)
+		says := "The status page could not be read in the latest check."
+		if f.sum.Basis == snapshot.BasisOfficial {
+			says = fmt.Sprintf("The status page could not be read in the latest check; its last word, at most %d minutes old, says %s.",
+				int(snapshot.MaxHold.Minutes()), official)
+		}
+		add(snapshot.EvidenceOfficial, says, f.dataAge)
 	default:
-		add(snapshot.EvidenceOfficial, "There is no status page a program can read; the status is our own probe's.", f.dataAge)
+		add(snapshot.EvidenceOfficial, "There is no status page a program can read.", f.dataAge)
 	}
 	cited := 0
 	for _, inc := range f.open {

@@ -251,7 +251,7 @@ func contractStatusBody(t *testing.T, edit func(map[string]any)) []byte {
 	doc := snapshot.StatusDoc{
 		Status: "ok", Timestamp: now, Source: "aistatus (http://example.test)", License: snapshot.License,
 		Services: []snapshot.ServiceSummary{{
-			Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", Status: snapshot.Operational,
+			Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", Status: snapshot.Operational, Basis: snapshot.BasisOfficial,
 			LastChecked: &now, URL: "https://openai.com", StatusPage: "https://status.openai.com", LatencyMs: &lat, Feed: snapshot.FeedOK,
 		}},
 	}

@@ -148,6 +148,7 @@ type ServiceSummary struct {
 	Category    string     `json:"category"`
 	Domain      string     `json:"domain"`
 	Status      Status     `json:"status"`
+	Basis       Basis      `json:"basis"` // what Status rests on
 	LastChecked *time.Time `json:"lastChecked"`
 	URL         string     `json:"url"`
 	StatusPage  string     `json:"statusPage"`
@@ -168,6 +169,7 @@ type ServiceDoc struct {
 	URL         string     `json:"url"`
 	StatusPage  string     `json:"statusPage"`
 	Status      Status     `json:"status"`
+	Basis       Basis      `json:"basis"` // what Status rests on
 	LastChecked *time.Time `json:"lastChecked"`
 	LatencyMs   *float64   `json:"latencyMs"`
 	Uptime      Uptime     `json:"uptime"`
@@ -363,6 +365,9 @@ type CheckDoc struct {
 	Service *CheckService `json:"service"`
 	// Status is the service's current status; nil when not tracked.
 	Status *Status `json:"status"`
+	// Basis is what Status rests on, as in ServiceSummary; nil when not
+	// tracked, or when the snapshot was written before it had one.
+	Basis *Basis `json:"basis"`
 	// LatencyMs is a live probe of the service's API host, at most 30 s old;
 	// nil when the probe failed, the service has no probe, or it is untracked.
 	LatencyMs        *float64   `json:"latencyMs"`
@@ -504,6 +509,7 @@ type ServiceSources struct {
 	Name       string `json:"name"`
 	StatusPage string `json:"statusPage"`
 	Status     Status `json:"status"`
+	Basis      Basis  `json:"basis"` // what Status rests on
 	// The fields of Sources, inline.
 	Feed         FeedSource    `json:"feed"`
 	Probe        ProbeSource   `json:"probe"`

@@ -17,7 +17,8 @@ const (
 	PartialOutage Status = "partial_outage"
 	MajorOutage   Status = "major_outage"
 	Maintenance   Status = "maintenance"
-	// Unknown means we could not tell: the feed and the probe both failed, or
+	// Unknown means we could not tell: the official page had no word and our
+	// probes, which cannot show that a service is up, showed no outage; or
 	// there is no data yet. It is never reported as an outage.
 	Unknown Status = "unknown"
 )
@@ -40,6 +41,34 @@ func Worse(a, b Status) Status {
 	}
 	return a
 }
+
+// Basis is what a status rests on (docs/api.md, "How a status is decided").
+type Basis string
+
+// The bases of a status. There is none for a measurement of the API
+// itself: nothing aistatus runs calls a model, so nothing measures whether
+// requests are served; our probe only tells whether the API host answers.
+const (
+	// BasisOfficial: the official status page says so, for the service's
+	// scope: its word this cycle, or its last word while that may stand in
+	// (MaxHold).
+	BasisOfficial Basis = "official"
+	// BasisProbe: our probes decided it. They overrule the page's word (an
+	// outage it does not declare, or our own incident still open); or,
+	// where the page has no word, they failed often enough to show an
+	// outage, or they did not, and the status is unknown: a host that
+	// answers cannot show the service works.
+	BasisProbe Basis = "probe"
+	// BasisNone: nothing to go on (no page's word, no probe's); the status
+	// is unknown.
+	BasisNone Basis = "none"
+)
+
+// Bases lists every basis, strongest first.
+var Bases = []Basis{BasisOfficial, BasisProbe, BasisNone}
+
+// Valid reports whether b is one of Bases.
+func (b Basis) Valid() bool { return b == BasisOfficial || b == BasisProbe || b == BasisNone }
 
 // Severity is an incident's severity.
 type Severity string

@@ -123,14 +123,21 @@ func setStatus(t *testing.T, doc jdoc, status string, names ...string) {
 // lists them.
 func spComponents(t *testing.T, summary jdoc, ids ...string) []any {
 	t.Helper()
+	return members(t, summary, "components", "id", ids...)
+}
+
+// members is the objects of doc[key] whose string member field is one of
+// values, each of which must be found.
+func members(t *testing.T, doc jdoc, key, field string, values ...string) []any {
+	t.Helper()
 	out := []any{}
-	for _, c := range list(t, summary, "components") {
-		if slices.Contains(ids, c["id"].(string)) {
+	for _, c := range list(t, doc, key) {
+		if v, _ := c[field].(string); slices.Contains(values, v) {
 			out = append(out, c)
 		}
 	}
-	if len(out) != len(ids) {
-		t.Fatalf("found %d of the components %v", len(out), ids)
+	if len(out) != len(values) {
+		t.Fatalf("found %d of the %s %v", len(out), key, values)
 	}
 	return out
 }
@@ -275,6 +282,15 @@ func TestRealScopeAnthropic(t *testing.T) {
 	incidents := incidentsJSON(t, real, consumer)
 	apiUp := edited(t, capture, func(doc jdoc) { setStatus(t, doc, "operational", "Claude API (api.anthropic.com)") })
 	api := []string{"Claude API (api.anthropic.com)"}
+	// After the incident: every component operational, nothing unresolved.
+	calm := edited(t, capture, func(doc jdoc) {
+		setStatus(t, doc, "operational", "claude.ai", "Claude API (api.anthropic.com)", "Claude Code", "Claude Cowork")
+		doc["incidents"] = []any{}
+	})
+	// Anthropic unlinks an incident's components when it resolves it: the
+	// title has no keyword, so the updates decide.
+	unlinked := spUnlinked(t, summary, "test0unlinked1", "Elevated errors for multiple models", "2026-07-29T18:00:00Z")
+	consumerOnly := spUnlinked(t, summary, "test0unlinked2", "Elevated errors for multiple models", "2026-07-29T17:00:00Z", "claude.ai")
 	runReal(t, []realCase{
 		{
 			name: "real", slug: "anthropic",
@@ -289,7 +305,61 @@ func TestRealScopeAnthropic(t *testing.T) {
 			status: snapshot.Operational, in: api,
 			incidents: []string{"Elevated errors across all models"},
 		},
+		{
+			name: "resolved, unlinked, its updates name the API", slug: "anthropic",
+			routes: map[string]reply{spSummary: {body: calm}, spIncidentsP: {body: incidentsJSON(t, unlinked)}},
+			status: snapshot.Operational, in: api,
+			incidents: []string{"Elevated errors for multiple models"},
+		},
+		{
+			name: "resolved, unlinked, its updates name only claude.ai", slug: "anthropic",
+			routes: map[string]reply{spSummary: {body: calm}, spIncidentsP: {body: incidentsJSON(t, consumerOnly)}},
+			status: snapshot.Operational, in: api, incidents: nil,
+		},
 	})
+}
+
+// spUnlinked is the summary's first incident as Anthropic serves it once
+// resolved (incident kqbd7wm6hnnr was seen so): under another id and
+// title, resolved an hour after it started, listing no components. Its
+// updates are the real ones, newest first after a resolving update whose
+// affected_components is null (what Statuspage sends for an update that set
+// no component, as in two updates of the Cloudflare capture); when keep
+// names components, the real updates name only those.
+func spUnlinked(t *testing.T, summary jdoc, id, name, at string, keep ...string) jdoc {
+	t.Helper()
+	v := spVariant(t, summary, id, name, at, []any{})
+	started, err := time.Parse(time.RFC3339, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resolved := started.Add(time.Hour).Format(time.RFC3339)
+	v["status"], v["resolved_at"], v["updated_at"] = "resolved", resolved, resolved
+	real := list(t, v, "incident_updates")
+	if len(real) == 0 {
+		t.Fatal("the capture's incident has no updates")
+	}
+	updates := []any{}
+	for _, u := range append([]jdoc{real[0]}, real...) {
+		c := jdoc{}
+		for k, val := range u {
+			c[k] = val
+		}
+		updates = append(updates, c)
+	}
+	first := updates[0].(jdoc)
+	first["id"], first["status"], first["body"], first["affected_components"] = id+"-resolved", "resolved", "This incident has been resolved.", nil
+	first["created_at"], first["updated_at"], first["display_at"] = resolved, resolved, resolved
+	for _, u := range updates[1:] {
+		u := u.(jdoc)
+		u["incident_id"] = id
+		if len(keep) > 0 {
+			u["affected_components"] = members(t, u, "affected_components", "name", keep...)
+		}
+	}
+	first["incident_id"] = id
+	v["incident_updates"] = updates
+	return v
 }
 
 func TestRealScopeCohere(t *testing.T) {

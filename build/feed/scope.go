@@ -115,7 +115,8 @@ func (s scoper) component(c ref) bool {
 }
 
 // incident reports whether an incident is in scope, from its title and the
-// components it lists:
+// components it lists (for a Statuspage incident that lists none, those its
+// updates name: spListed):
 //
 //  1. a title with an excluded phrase is out, unless it also has an
 //     incident keyword outside the excluded phrases ("ChatGPT and API

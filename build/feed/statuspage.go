@@ -3,6 +3,7 @@ package feed
 import (
 	"cmp"
 	"context"
+	"encoding/json"
 	"errors"
 	"net/http"
 	"time"
@@ -63,6 +64,21 @@ type spIncident struct {
 		Name    string `json:"name"`
 		GroupID string `json:"group_id"`
 	} `json:"components"`
+	// Updates are kept undecoded: only the components each one names are
+	// read (spListed), and an update of an unexpected shape is skipped
+	// instead of failing the whole document.
+	Updates json.RawMessage `json:"incident_updates"`
+}
+
+// spUpdate is the part of an incident update that is used: the components
+// whose status it set, by code (the component's id) and name, with the
+// status they went from and to. Statuspage sends null on an update that
+// set none.
+type spUpdate struct {
+	AffectedComponents []struct {
+		Code string `json:"code"`
+		Name string `json:"name"`
+	} `json:"affected_components"`
 }
 
 // Read fetches the summary, the full component list where the service has
@@ -144,7 +160,11 @@ func statuspageResult(svc snapshot.Service, format snapshot.FeedFormat, rows []s
 	if err != nil {
 		return Result{}, err
 	}
-	return Result{Status: status, Components: comps, Incidents: spIncidents(svc, s, unresolved, listed)}, nil
+	onPage := make(map[string]ref, len(refs))
+	for _, r := range refs {
+		onPage[r.ID] = r
+	}
+	return Result{Status: status, Components: comps, Incidents: spIncidents(svc, s, onPage, unresolved, listed)}, nil
 }
 
 // spComponentStatus maps a component status; an unknown string is Unknown,
@@ -167,8 +187,9 @@ func spComponentStatus(status string) snapshot.Status {
 
 // spIncidents merges the summary's unresolved incidents with the incident
 // list. The list is read after the summary and is the fuller record, so its
-// version of an incident wins.
-func spIncidents(svc snapshot.Service, s scoper, unresolved, listed []spIncident) []snapshot.Incident {
+// version of an incident wins. onPage are the page's components by id,
+// for the components an incident's updates name.
+func spIncidents(svc snapshot.Service, s scoper, onPage map[string]ref, unresolved, listed []spIncident) []snapshot.Incident {
 	var order []string
 	byID := map[string]spIncident{}
 	for _, list := range [][]spIncident{unresolved, listed} {
@@ -181,7 +202,7 @@ func spIncidents(svc snapshot.Service, s scoper, unresolved, listed []spIncident
 	}
 	var out []snapshot.Incident
 	for _, id := range order {
-		if inc, ok := spConvert(svc, s, byID[id]); ok {
+		if inc, ok := spConvert(svc, s, onPage, byID[id]); ok {
 			out = append(out, inc)
 		}
 	}
@@ -192,16 +213,12 @@ func spIncidents(svc snapshot.Service, s scoper, unresolved, listed []spIncident
 // spConvert maps one upstream incident. It reports false for an incident to
 // leave out: maintenance, one outside the scope, or one without an id or
 // with a time that cannot be read (better missing than wrong).
-func spConvert(svc snapshot.Service, s scoper, in spIncident) (snapshot.Incident, bool) {
+func spConvert(svc snapshot.Service, s scoper, onPage map[string]ref, in spIncident) (snapshot.Incident, bool) {
 	id := snapshot.OfficialIncidentID(svc.Slug, in.ID)
 	if id == "" || in.Impact == "maintenance" {
 		return snapshot.Incident{}, false
 	}
-	listed := make([]ref, len(in.Components))
-	for i, c := range in.Components {
-		listed[i] = ref{ID: c.ID, Name: c.Name, GroupID: c.GroupID}
-	}
-	if !s.incident(in.Name, listed) {
+	if !s.incident(in.Name, spListed(in, onPage)) {
 		return snapshot.Incident{}, false
 	}
 	started, ok := parseTime(cmp.Or(in.StartedAt, in.CreatedAt))
@@ -240,6 +257,64 @@ func spConvert(svc snapshot.Service, s scoper, in spIncident) (snapshot.Incident
 		URL:       cmp.Or(in.Shortlink, svc.StatusPage),
 		UpdatedAt: updated,
 	}, true
+}
+
+// spListed is the components an incident is attributed to: those it
+// lists, or, when it lists none, every component one of its updates names.
+//
+// Anthropic unlinks an incident's components when it resolves it: the
+// resolved incident lists none, while its updates still name the
+// components they set (incident kqbd7wm6hnnr, "Elevated errors for
+// multiple models", lists none; five of its six updates name Claude API).
+// Read from the list alone, such an incident is judged by its title, and
+// one first seen after its resolution (a new deployment, or after
+// downtime) is dropped when the title has no keyword.
+//
+// The updates are read only when the list is empty, not always: a list
+// that names components is the page's current word, and when an operator
+// took one component off an incident that was a correction, which the
+// updates, a record of each step, do not show. An empty list cannot be told
+// apart from the unlinking at resolution, and the updates are then the
+// page's only word on what the incident touched. incident.io's compatible
+// API serves the same shape and never fills the list (the updates of its
+// pages we hold name nothing either), so there the updates decide too,
+// whenever they name a component.
+//
+// An update's code is the component's id: a component still on the page is
+// taken from the page, with its group (Cloudflare names it "<group> -
+// <name>" in its updates); one no longer there keeps the update's code and
+// name.
+func spListed(in spIncident, onPage map[string]ref) []ref {
+	if len(in.Components) > 0 {
+		listed := make([]ref, len(in.Components))
+		for i, c := range in.Components {
+			listed[i] = ref{ID: c.ID, Name: c.Name, GroupID: c.GroupID}
+		}
+		return listed
+	}
+	var raw []json.RawMessage
+	if json.Unmarshal(in.Updates, &raw) != nil {
+		return nil
+	}
+	var listed []ref
+	seen := map[ref]bool{}
+	for _, r := range raw {
+		var u spUpdate
+		if json.Unmarshal(r, &u) != nil {
+			continue // an update of another shape names nothing we can read
+		}
+		for _, c := range u.AffectedComponents {
+			c := ref{ID: c.Code, Name: c.Name}
+			if page, ok := onPage[c.ID]; ok && c.ID != "" {
+				c = page
+			}
+			if (c.ID != "" || c.Name != "") && !seen[c] {
+				seen[c] = true
+				listed = append(listed, c)
+			}
+		}
+	}
+	return listed
 }
 
 // spSeverity maps an incident's impact. "none" still is an official incident,

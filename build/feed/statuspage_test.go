@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 
@@ -295,6 +296,47 @@ func TestNilClient(t *testing.T) {
 	res, err := Adapters()[snapshot.FormatIncidentIO].Read(context.Background(), Request{Client: nil, Service: openai(srv, false)})
 	if err != nil || res.Status != snapshot.Operational {
 		t.Errorf("Read with a nil client = %+v, %v; want operational", res, err)
+	}
+}
+
+// The components an incident is attributed to (spListed): its own list, or,
+// when that is empty, every component its updates name; an update of
+// another shape names nothing, and never fails the document.
+func TestIncidentComponentsFromUpdates(t *testing.T) {
+	onPage := map[string]ref{"api": {ID: "api", Name: "Claude API", GroupID: "dev", Group: "Developer"}}
+	api := onPage["api"]
+	web := ref{ID: "web", Name: "claude.ai"}
+	tests := []struct {
+		name     string
+		incident string
+		want     []ref
+	}{
+		{"its own list wins over the updates",
+			`{"components":[{"id":"web","name":"claude.ai"}],"incident_updates":[{"affected_components":[{"code":"api","name":"Claude API"}]}]}`,
+			[]ref{web}},
+		{"an empty list: the updates, once each, taken from the page when on it",
+			`{"components":[],"incident_updates":[{"affected_components":null},{"affected_components":[{"code":"api","name":"Developer - Claude API"},{"code":"web","name":"claude.ai"}]},{"affected_components":[{"code":"api","name":"Claude API"}]}]}`,
+			[]ref{api, web}},
+		{"no list at all", `{"incident_updates":[{"affected_components":[{"code":"api","name":"Claude API"}]}]}`, []ref{api}},
+		{"a name without a code", `{"incident_updates":[{"affected_components":[{"name":"claude.ai"}]}]}`, []ref{{Name: "claude.ai"}}},
+		{"an entry naming nothing", `{"incident_updates":[{"affected_components":[{"code":"","name":""}]}]}`, nil},
+		{"an update of another shape is skipped",
+			`{"incident_updates":["resolved",{"affected_components":"api"},{"affected_components":[{"code":"web","name":"claude.ai"}]}]}`,
+			[]ref{web}},
+		{"updates that are not a list", `{"incident_updates":{"affected_components":[{"code":"api"}]}}`, nil},
+		{"null updates", `{"incident_updates":null}`, nil},
+		{"no updates", `{}`, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var in spIncident
+			if err := json.Unmarshal([]byte(tt.incident), &in); err != nil {
+				t.Fatalf("an incident with these updates must decode: %v", err)
+			}
+			if got := spListed(in, onPage); !slices.Equal(got, tt.want) {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
 	}
 }
 

@@ -323,7 +323,8 @@ func feedLine(f snapshot.FeedSource) sourceLine {
 		}
 		return sourceLine{"read", "The official " + format + " feed was read; it declared " + declared + "."}
 	case snapshot.FeedError:
-		detail := "The official " + format + " feed could not be read (" + f.Error + "), so the probe decided."
+		detail := "The official " + format + " feed could not be read (" + f.Error + "): its last word stands for up to " +
+			itoa(int(snapshot.MaxHold.Minutes())) + " minutes, then the probe decides."
 		if f.FailingSince != nil && f.ConsecutiveFailures > 1 {
 			detail += " It has failed " + itoa(f.ConsecutiveFailures) + " times in a row, since " + humanTime(*f.FailingSince) + "."
 		}
@@ -346,7 +347,7 @@ func probeLine(p snapshot.ProbeSource) sourceLine {
 		if p.LatencyMs != nil {
 			detail += " in " + itoa(int(*p.LatencyMs+0.5)) + " ms"
 		}
-		return sourceLine{"answered", detail + " (any answer, even 401, means the host is up: the probe sends no credentials)."}
+		return sourceLine{"answered", detail + " (any answer, even 401, means the host is up, not that the API works: the probe sends no credentials)."}
 	case snapshot.ProbeFailed:
 		return sourceLine{"failed", "The API host did not answer: " + p.Error + "."}
 	case snapshot.ProbeNone:

@@ -158,7 +158,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 	for slug, want := range map[string]snapshot.Status{
 		"openai": snapshot.Operational, "cohere": snapshot.Degraded, "anthropic": snapshot.Operational,
-		"pinecone":   snapshot.Operational,                                       // feed broken: the probe fills in
+		"pinecone":   snapshot.Unknown,                                           // feed broken: the host answers, no more
 		"perplexity": snapshot.Operational, "azure-openai": snapshot.Operational, // RSS feed, no probe
 	} {
 		if got[slug] != want {
