@@ -254,37 +254,6 @@ func (s *Server) APIHandler() http.Handler { return s.api }
 // Store returns the snapshot store, to reload it after a build.
 func (s *Server) Store() *Store { return s.store }
 
-// Watch reloads the snapshot every interval until ctx ends; with an
-// Origin, it syncs from the origin every poll of the Origin instead.
-func (s *Server) Watch(ctx context.Context, interval time.Duration) {
-	if s.opts.Origin != nil {
-		s.opts.Origin.Run(ctx, s.store)
-		return
-	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		s.reload()
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
-func (s *Server) reload() {
-	swapped, err := s.store.Reload()
-	s.dirSource.polled(s.opts.Now(), swapped, err)
-	switch {
-	case err != nil:
-		s.opts.Log.Error().Err(err).Str("dir", s.opts.Dir).Msg("snapshot not loaded; serving the previous one")
-	case swapped:
-		m := s.store.Current().Manifest
-		s.opts.Log.Info().Time("generatedAt", m.GeneratedAt).Msg("snapshot loaded")
-	}
-}
-
 // ListenAndServe serves on addr until ctx ends, then shuts down gracefully,
 // letting in-flight requests finish.
 func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
