@@ -33,6 +33,12 @@ type Options struct {
 	// CatalogURLs; a webhook receiver; a replica's origin). Every other host
 	// is refused on such an address, whoever names it — a redirect above all.
 	AllowedURLs []string
+	// NoRedirects makes the client follow no redirect at all: a 3xx answer
+	// is returned to the caller as it came, Location included, and nothing
+	// is sent where it points. For requests that must reach the URL they
+	// were given and no other, such as a signed webhook, whose body a 307
+	// would re-post elsewhere and whose POST a 302 would turn into a GET.
+	NoRedirects bool
 }
 
 // CatalogURLs lists every feed and probe URL of cat: the hosts the program
@@ -53,9 +59,9 @@ func CatalogURLs(cat snapshot.Catalog) []string {
 
 // NewClient returns a client for outbound requests: bounded dials,
 // handshakes and response headers, a few idle connections per host, gzip
-// accepted (the transport's default), a few redirects at most, and a
-// User-Agent naming the project. The overall deadline of each request comes
-// from its context.
+// accepted (the transport's default), a few redirects at most (none with
+// opts.NoRedirects), and a User-Agent naming the project. The overall
+// deadline of each request comes from its context.
 //
 // Feeds and the hosts that answer are outside input, and a redirect is a
 // host telling the program where to connect next: followed blindly, it
@@ -89,6 +95,9 @@ func NewClient(opts Options) *http.Client {
 	return &http.Client{
 		Transport: userAgent{transport},
 		CheckRedirect: func(req *http.Request, via []*http.Request) error {
+			if opts.NoRedirects {
+				return http.ErrUseLastResponse
+			}
 			// via holds the requests already sent: the first and one per
 			// redirect followed so far.
 			if len(via) > maxRedirects {

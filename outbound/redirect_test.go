@@ -8,13 +8,14 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 )
 
-// countingServer answers "ok", or redirects to its ?to= parameter, and
-// counts its requests.
+// countingServer answers "ok", or redirects to its ?to= parameter (with
+// the status of ?code=, 302 without), and counts its requests.
 type countingServer struct {
 	*httptest.Server
 	hits atomic.Int32
@@ -25,7 +26,11 @@ func newCountingServer(t *testing.T, tls bool) *countingServer {
 	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.hits.Add(1)
 		if to := r.URL.Query().Get("to"); to != "" {
-			http.Redirect(w, r, to, http.StatusFound)
+			code, err := strconv.Atoi(r.URL.Query().Get("code"))
+			if err != nil {
+				code = http.StatusFound
+			}
+			http.Redirect(w, r, to, code)
 			return
 		}
 		io.WriteString(w, "ok")
@@ -134,6 +139,64 @@ func TestRedirectPolicy(t *testing.T) {
 				if n := tt.target.hits.Load() - before; n != 0 {
 					t.Errorf("the refused target got %d requests", n)
 				}
+			}
+		})
+	}
+}
+
+// TestNoRedirects: a client made with NoRedirects sends nothing where a
+// redirect points, whatever the status, method or target, and hands the
+// redirect back as it came; its dial guard still refuses internal hosts.
+func TestNoRedirects(t *testing.T) {
+	origin := newCountingServer(t, false) // an allowed host, a webhook receiver say
+	listed := newCountingServer(t, false) // another allowed host
+	unlisted := newCountingServer(t, false)
+	client := NewClient(Options{AllowedURLs: []string{origin.URL, listed.URL}, NoRedirects: true})
+
+	tests := []struct {
+		name       string
+		method     string
+		url        string
+		wantStatus int    // 0 for an error
+		wantErr    string // with wantStatus 0
+	}{
+		{"302 to an allowed host, which would turn a POST into a GET", http.MethodPost,
+			origin.URL + "/x?code=302&to=" + url.QueryEscape(listed.URL+"/x"), http.StatusFound, ""},
+		{"307 to an allowed host, which would re-post the body", http.MethodPost,
+			origin.URL + "/x?code=307&to=" + url.QueryEscape(listed.URL+"/x"), http.StatusTemporaryRedirect, ""},
+		{"308 to the same host", http.MethodPost,
+			origin.URL + "/x?code=308&to=/y", http.StatusPermanentRedirect, ""},
+		{"301 to cloud metadata", http.MethodGet,
+			origin.URL + "/x?code=301&to=" + url.QueryEscape("http://169.254.169.254/latest/meta-data/"), http.StatusMovedPermanently, ""},
+		{"a host not allowed, asked directly", http.MethodPost, unlisted.URL + "/x", 0, "internal address not allowed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			before := listed.hits.Load() + unlisted.hits.Load()
+			originBefore := origin.hits.Load()
+			req, err := http.NewRequest(tt.method, tt.url, strings.NewReader(`{"signed":true}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp, err := client.Do(req)
+			if tt.wantStatus == 0 {
+				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
+					t.Fatalf("error = %v; want one saying %q", err, tt.wantErr)
+				}
+			} else {
+				if err != nil {
+					t.Fatalf("error %v; want the %d itself", err, tt.wantStatus)
+				}
+				resp.Body.Close()
+				if resp.StatusCode != tt.wantStatus || resp.Header.Get("Location") == "" {
+					t.Errorf("answer %s with Location %q; want %d with its Location", resp.Status, resp.Header.Get("Location"), tt.wantStatus)
+				}
+				if n := origin.hits.Load() - originBefore; n != 1 {
+					t.Errorf("the first host got %d requests, want 1: the redirect was followed", n)
+				}
+			}
+			if n := listed.hits.Load() + unlisted.hits.Load() - before; n != 0 {
+				t.Errorf("%d requests went where the redirect pointed", n)
 			}
 		})
 	}
