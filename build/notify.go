@@ -43,8 +43,11 @@ type NotifierOptions struct {
 	// BaseURL is the site's address, for the CloudEvents' source.
 	BaseURL string
 	// Client posts the webhooks; nil means the program's outbound client
-	// (outbound.NewClient) allowing URLs: a receiver is configuration and
-	// may be on an internal address, a redirect from it may not.
+	// (outbound.NewClient) allowing URLs and following no redirect: a
+	// receiver is configuration and may be on an internal address; where it
+	// redirects to is not, and a signed POST must not be turned into a GET
+	// (302) or re-posted elsewhere (307). A Client of one's own should
+	// follow no redirect either: a 3xx it returns is a failed delivery.
 	Client *http.Client
 	Log    zerolog.Logger
 	Now    func() time.Time
@@ -84,7 +87,7 @@ func NewNotifier(ctx context.Context, opts NotifierOptions) (*Notifier, error) {
 		}
 	}
 	if opts.Client == nil {
-		opts.Client = outbound.NewClient(outbound.Options{AllowedURLs: opts.URLs})
+		opts.Client = outbound.NewClient(outbound.Options{AllowedURLs: opts.URLs, NoRedirects: true})
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -238,8 +241,26 @@ func (n *Notifier) post(u, id string, body []byte) error {
 	}
 	defer resp.Body.Close()
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
+		return fmt.Errorf("receiver answered %s (Location: %s): webhooks follow no redirect; configure the final URL",
+			resp.Status, location(resp))
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return fmt.Errorf("receiver answered %s", resp.Status)
 	}
 	return nil
+}
+
+// location is where a redirect points, resolved against the request and
+// without a password, or quoted as sent when it does not parse; "none"
+// when there is no Location.
+func location(resp *http.Response) string {
+	u, err := resp.Location()
+	switch {
+	case err == nil:
+		return u.Redacted()
+	case resp.Header.Get("Location") != "":
+		return strconv.Quote(resp.Header.Get("Location"))
+	}
+	return "none"
 }

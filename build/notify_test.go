@@ -190,8 +190,10 @@ func TestWebhookSecret(t *testing.T) {
 // TestWebhookClient: without a Client of their own, webhooks go out through
 // the program's outbound client: with our User-Agent, not Go's default, and
 // through its guard — a receiver on loopback is reached, as it is
-// configured, but its redirect to an internal host nobody configured is
-// refused before any request reaches that host.
+// configured — and following no redirect: a 3xx is a failed delivery that
+// names where it pointed, and nothing is sent there, not even to the
+// receiver's own host (a 302 would have turned the signed POST into a GET
+// that counted as delivered, a 307 re-posted it).
 func TestWebhookClient(t *testing.T) {
 	var unlistedHits atomic.Int32
 	unlisted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
@@ -201,19 +203,27 @@ func TestWebhookClient(t *testing.T) {
 	defer unlisted.Close()
 	tests := []struct {
 		name     string
-		redirect string // where the receiver redirects to; "" accepts
+		code     int    // the receiver's redirect status; 0 accepts
+		redirect string // its Location; a path is on the receiver's host
 		wantLog  string // in the log: the delivery's failure; "" for none
 	}{
-		{"a receiver on loopback", "", ""},
-		{"a redirect to an unconfigured loopback host", unlisted.URL + "/hook", "loopback address not allowed"},
+		{"a receiver on loopback", 0, "", ""},
+		{"a 302 to the receiver's host", http.StatusFound, "/elsewhere", "302 Found (Location: http://127.0.0.1:"},
+		{"a 307 to the receiver's host", http.StatusTemporaryRedirect, "/elsewhere", "/elsewhere): webhooks follow no redirect"},
+		{"a 308 to an unconfigured loopback host", http.StatusPermanentRedirect, unlisted.URL + "/hook", "(Location: " + unlisted.URL + "/hook)"},
+		{"a 301 to cloud metadata", http.StatusMovedPermanently, "http://169.254.169.254/latest/meta-data/", "(Location: http://169.254.169.254/latest/meta-data/)"},
+		{"a 302 without Location", http.StatusFound, "", "302 Found (Location: none)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			agents := make(chan string, 10)
 			rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				agents <- r.UserAgent()
-				if tt.redirect != "" {
-					http.Redirect(w, r, tt.redirect, http.StatusTemporaryRedirect)
+				if tt.code != 0 && r.URL.Path == "/" {
+					if tt.redirect != "" {
+						w.Header().Set("Location", tt.redirect)
+					}
+					w.WriteHeader(tt.code)
 					return
 				}
 				w.WriteHeader(http.StatusNoContent)
@@ -222,7 +232,7 @@ func TestWebhookClient(t *testing.T) {
 			var logs strings.Builder // written by the worker, read once Close has waited for it
 			ctx := context.Background()
 			n, err := NewNotifier(ctx, NotifierOptions{
-				URLs: []string{rcv.URL}, Secret: testWebhookSecret, BaseURL: "https://aistatus.example",
+				URLs: []string{rcv.URL + "/"}, Secret: testWebhookSecret, BaseURL: "https://aistatus.example",
 				Log: zerolog.New(&logs), Attempts: 1,
 			})
 			if err != nil {
