@@ -201,8 +201,13 @@ func (n *Notifier) deliver(u string, c snapshot.Change) {
 	id := snapshot.ChangeIDString(c.ID)
 	wait := n.opts.Backoff
 	for attempt := 1; ; attempt++ {
-		err := n.post(u, id, body)
+		status, err := n.post(u, id, body)
 		if err == nil {
+			return
+		}
+		if status != 0 && !retryable(status) {
+			n.opts.Log.Error().Err(err).Str("url", u).Int64("change", c.ID).Int("status", status).Int("attempts", attempt).
+				Msg("webhook rejected: giving up on this change without retrying")
 			return
 		}
 		if attempt >= n.opts.Attempts {
@@ -223,12 +228,26 @@ func (n *Notifier) deliver(u string, c snapshot.Change) {
 	}
 }
 
-func (n *Notifier) post(u, id string, body []byte) error {
+// retryable reports whether an answer is worth another attempt. A change
+// is posted again only when a later attempt may succeed: when no answer
+// came at all (a refused or reset connection, a timeout), and on 408
+// Request Timeout, 429 Too Many Requests and every 5xx. Any other answer
+// is the receiver's word on this message and asking again would get the
+// same: a 3xx (webhooks follow no redirect, so the URL is wrong), and a
+// 4xx such as 400, 401 or 403 (a wrong secret), 404 or 413. Those give up
+// on the change at once, logged with the status.
+func retryable(status int) bool {
+	return status == http.StatusRequestTimeout || status == http.StatusTooManyRequests || status >= 500
+}
+
+// post makes one attempt. It returns the receiver's status, or 0 when no
+// answer came, and an error unless the status is 2xx.
+func (n *Notifier) post(u, id string, body []byte) (int, error) {
 	ctx, cancel := context.WithTimeout(n.ctx, notifyAttemptTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
 	if err != nil {
-		return err
+		return 0, err
 	}
 	ts := n.opts.Now().Unix()
 	req.Header.Set("Content-Type", "application/cloudevents+json")
@@ -237,18 +256,18 @@ func (n *Notifier) post(u, id string, body []byte) error {
 	req.Header.Set("webhook-signature", SignWebhook(n.key, id, ts, body))
 	resp, err := n.opts.Client.Do(req)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	defer resp.Body.Close()
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
 	if resp.StatusCode >= 300 && resp.StatusCode <= 399 {
-		return fmt.Errorf("receiver answered %s (Location: %s): webhooks follow no redirect; configure the final URL",
+		return resp.StatusCode, fmt.Errorf("receiver answered %s (Location: %s): webhooks follow no redirect; configure the final URL",
 			resp.Status, location(resp))
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return fmt.Errorf("receiver answered %s", resp.Status)
+		return resp.StatusCode, fmt.Errorf("receiver answered %s", resp.Status)
 	}
-	return nil
+	return resp.StatusCode, nil
 }
 
 // location is where a redirect points, resolved against the request and

@@ -263,3 +263,57 @@ func TestWebhookClient(t *testing.T) {
 		})
 	}
 }
+
+// TestWebhookRetryPolicy: a change is posted again only where a later
+// attempt may succeed (408, 429, 5xx); any other answer that is not a 2xx
+// gives it up at once, logged with the status.
+func TestWebhookRetryPolicy(t *testing.T) {
+	tests := []struct {
+		status    int
+		wantPosts int // of Attempts, 3
+	}{
+		{http.StatusNoContent, 1},
+		{http.StatusInternalServerError, 3},
+		{http.StatusBadGateway, 3},
+		{http.StatusServiceUnavailable, 3},
+		{http.StatusRequestTimeout, 3},
+		{http.StatusTooManyRequests, 3},
+		{http.StatusBadRequest, 1},
+		{http.StatusUnauthorized, 1},
+		{http.StatusForbidden, 1},
+		{http.StatusNotFound, 1},
+		{http.StatusRequestEntityTooLarge, 1},
+		{http.StatusUnprocessableEntity, 1},
+		{http.StatusFound, 1},
+		{http.StatusNotModified, 1},
+	}
+	for _, tt := range tests {
+		t.Run(strconv.Itoa(tt.status), func(t *testing.T) {
+			var posts atomic.Int32
+			rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				posts.Add(1)
+				w.WriteHeader(tt.status)
+			}))
+			defer rcv.Close()
+			var logs strings.Builder // read once Close has waited for the worker
+			ctx := context.Background()
+			n, err := NewNotifier(ctx, NotifierOptions{
+				URLs: []string{rcv.URL}, Secret: testWebhookSecret, BaseURL: "https://aistatus.example",
+				Log: zerolog.New(&logs), Attempts: 3, Backoff: time.Millisecond,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n.Notify([]snapshot.Change{{ID: 1, Type: snapshot.ChangeStatus, Service: "openai", Time: t0, NewStatus: snapshot.MajorOutage}})
+			drain, cancel := context.WithTimeout(ctx, time.Minute)
+			defer cancel()
+			n.Close(drain)
+			if got := int(posts.Load()); got != tt.wantPosts {
+				t.Errorf("answering %d: %d posts, want %d", tt.status, got, tt.wantPosts)
+			}
+			if tt.wantPosts == 1 && tt.status >= 300 && !strings.Contains(logs.String(), fmt.Sprintf(`"status":%d`, tt.status)) {
+				t.Errorf("a change given up on %d, logged as %q", tt.status, logs.String())
+			}
+		})
+	}
+}
