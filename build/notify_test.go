@@ -67,17 +67,23 @@ func newWebhookReceiver(t *testing.T) *webhookReceiver {
 	return rcv
 }
 
+// statusServer answers every request with status and counts them.
+func statusServer(t *testing.T, status int) (*httptest.Server, *atomic.Int32) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		hits.Add(1)
+		w.WriteHeader(status)
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &hits
+}
+
 // TestWebhooks builds twice with a verifying receiver, a failing one and
 // one that never answers: the builds are not slowed or failed, the good
 // receiver gets every change once and in order, the failing one is retried.
 func TestWebhooks(t *testing.T) {
 	good := newWebhookReceiver(t)
-	var failures atomic.Int64
-	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		failures.Add(1)
-		w.WriteHeader(http.StatusInternalServerError)
-	}))
-	defer failing.Close()
+	failing, failures := statusServer(t, http.StatusInternalServerError)
 	released := make(chan struct{})
 	hanging := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		// Read the body first: only then does net/http notice the client
@@ -128,7 +134,7 @@ func TestWebhooks(t *testing.T) {
 	}
 	// The good receiver and the failing one are served by their own
 	// queues, whatever the hanging one does.
-	want := int64(3 * len(changes))
+	want := int32(3 * len(changes))
 	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
 		good.mu.Lock()
 		got := len(good.events)
@@ -195,12 +201,7 @@ func TestWebhookSecret(t *testing.T) {
 // receiver's own host (a 302 would have turned the signed POST into a GET
 // that counted as delivered, a 307 re-posted it).
 func TestWebhookClient(t *testing.T) {
-	var unlistedHits atomic.Int32
-	unlisted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-		unlistedHits.Add(1)
-		w.WriteHeader(http.StatusNoContent)
-	}))
-	defer unlisted.Close()
+	unlisted, unlistedHits := statusServer(t, http.StatusNoContent)
 	tests := []struct {
 		name     string
 		code     int    // the receiver's redirect status; 0 accepts
@@ -289,12 +290,7 @@ func TestWebhookRetryPolicy(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(strconv.Itoa(tt.status), func(t *testing.T) {
-			var posts atomic.Int32
-			rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-				posts.Add(1)
-				w.WriteHeader(tt.status)
-			}))
-			defer rcv.Close()
+			rcv, posts := statusServer(t, tt.status)
 			var logs strings.Builder // read once Close has waited for the worker
 			ctx := context.Background()
 			n, err := NewNotifier(ctx, NotifierOptions{
