@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/aistatus/aistatus/outbound"
@@ -63,14 +64,23 @@ type NotifierOptions struct {
 // queue per URL, so that a slow or failing receiver delays neither the build
 // nor the other receivers.
 type Notifier struct {
-	opts   NotifierOptions
-	key    []byte
-	queues []chan snapshot.Change
-	ctx    context.Context
-	cancel context.CancelFunc
-	wg     sync.WaitGroup
-	mu     sync.Mutex
-	closed bool
+	opts      NotifierOptions
+	key       []byte
+	receivers []*receiver
+	ctx       context.Context
+	cancel    context.CancelFunc
+	wg        sync.WaitGroup
+	mu        sync.Mutex
+	closed    bool
+}
+
+// receiver is one URL's queue, drained by its own worker.
+type receiver struct {
+	url   string
+	queue chan snapshot.Change
+	// gone is set, for the life of the process, once the receiver has
+	// answered 410 Gone: it is posted nothing more.
+	gone atomic.Bool
 }
 
 // NewNotifier validates opts and starts one delivery worker per URL. Its
@@ -104,9 +114,9 @@ func NewNotifier(ctx context.Context, opts NotifierOptions) (*Notifier, error) {
 	n := &Notifier{opts: opts, key: key}
 	n.ctx, n.cancel = context.WithCancel(ctx)
 	for _, u := range opts.URLs {
-		q := make(chan snapshot.Change, opts.QueueSize)
-		n.queues = append(n.queues, q)
-		n.wg.Go(func() { n.work(u, q) })
+		r := &receiver{url: u, queue: make(chan snapshot.Change, opts.QueueSize)}
+		n.receivers = append(n.receivers, r)
+		n.wg.Go(func() { n.work(r) })
 	}
 	return n, nil
 }
@@ -137,20 +147,24 @@ func SignWebhook(key []byte, id string, timestamp int64, body []byte) string {
 	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
 }
 
-// Notify queues changes for every receiver without waiting; a change that
-// finds a queue full is dropped for that receiver and logged.
+// Notify queues changes for every receiver without waiting, except those
+// that answered 410 Gone; a change that finds a queue full is dropped for
+// that receiver and logged.
 func (n *Notifier) Notify(changes []snapshot.Change) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed {
 		return
 	}
-	for i, q := range n.queues {
+	for _, r := range n.receivers {
+		if r.gone.Load() {
+			continue
+		}
 		for _, c := range changes {
 			select {
-			case q <- c:
+			case r.queue <- c:
 			default:
-				n.opts.Log.Error().Str("url", n.opts.URLs[i]).Int64("change", c.ID).
+				n.opts.Log.Error().Str("url", r.url).Int64("change", c.ID).
 					Msg("webhook queue full: change dropped for this receiver")
 			}
 		}
@@ -163,8 +177,8 @@ func (n *Notifier) Close(ctx context.Context) {
 	n.mu.Lock()
 	if !n.closed {
 		n.closed = true
-		for _, q := range n.queues {
-			close(q)
+		for _, r := range n.receivers {
+			close(r.queue)
 		}
 	}
 	n.mu.Unlock()
@@ -180,17 +194,18 @@ func (n *Notifier) Close(ctx context.Context) {
 }
 
 // work delivers one receiver's queue in order.
-func (n *Notifier) work(u string, q chan snapshot.Change) {
-	for c := range q {
-		if n.ctx.Err() != nil {
-			continue // shutting down: drain without delivering
+func (n *Notifier) work(r *receiver) {
+	for c := range r.queue {
+		if n.ctx.Err() != nil || r.gone.Load() {
+			continue // shutting down, or the receiver left: drain without delivering
 		}
-		n.deliver(u, c)
+		n.deliver(r, c)
 	}
 }
 
 // deliver posts one change, retrying with exponential backoff.
-func (n *Notifier) deliver(u string, c snapshot.Change) {
+func (n *Notifier) deliver(r *receiver, c snapshot.Change) {
+	u := r.url
 	body, err := json.Marshal(snapshot.NewCloudEvent(c, n.opts.BaseURL))
 	if err != nil {
 		n.opts.Log.Error().Err(err).Int64("change", c.ID).Msg("webhook: change not encodable")
@@ -203,6 +218,15 @@ func (n *Notifier) deliver(u string, c snapshot.Change) {
 	for attempt := 1; ; attempt++ {
 		status, err := n.post(u, id, body)
 		if err == nil {
+			return
+		}
+		if status == http.StatusGone {
+			// The Standard Webhooks convention: a receiver answering 410
+			// wants no more webhooks from this sender. Honoured until the
+			// process restarts, as nothing here is persisted.
+			r.gone.Store(true)
+			n.opts.Log.Warn().Str("url", u).Int64("change", c.ID).Int("discarded", len(r.queue)).
+				Msg("webhook receiver answered 410 Gone: it is posted nothing more until the process restarts (remove it from --notify, or restart once it wants webhooks again)")
 			return
 		}
 		if status != 0 && !retryable(status) {
@@ -235,7 +259,8 @@ func (n *Notifier) deliver(u string, c snapshot.Change) {
 // is the receiver's word on this message and asking again would get the
 // same: a 3xx (webhooks follow no redirect, so the URL is wrong), and a
 // 4xx such as 400, 401 or 403 (a wrong secret), 404 or 413. Those give up
-// on the change at once, logged with the status.
+// on the change at once, logged with the status. 410 Gone gives up on the
+// receiver itself (see deliver).
 func retryable(status int) bool {
 	return status == http.StatusRequestTimeout || status == http.StatusTooManyRequests || status >= 500
 }

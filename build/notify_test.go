@@ -313,3 +313,45 @@ func TestWebhookRetryPolicy(t *testing.T) {
 		})
 	}
 }
+
+// TestWebhookGone: a receiver that answers 410 Gone is posted nothing more,
+// neither what was queued for it nor later changes, and this is logged
+// once; the other receivers are served as before.
+func TestWebhookGone(t *testing.T) {
+	gone, gonePosts := statusServer(t, http.StatusGone)
+	good := newWebhookReceiver(t)
+	var logs strings.Builder // read once Close has waited for the workers
+	ctx := context.Background()
+	n, err := NewNotifier(ctx, NotifierOptions{
+		URLs: []string{gone.URL, good.URL}, Secret: testWebhookSecret, BaseURL: "https://aistatus.example",
+		Log: zerolog.New(&logs), Attempts: 3, Backoff: time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	change := func(id int64) snapshot.Change {
+		return snapshot.Change{ID: id, Type: snapshot.ChangeStatus, Service: "openai", Time: t0, NewStatus: snapshot.MajorOutage}
+	}
+	n.Notify([]snapshot.Change{change(1), change(2), change(3)})
+	for deadline := time.Now().Add(10 * time.Second); !n.receivers[0].gone.Load(); time.Sleep(5 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the receiver's 410 was never taken as gone")
+		}
+	}
+	n.Notify([]snapshot.Change{change(4), change(5)})
+	drain, cancel := context.WithTimeout(ctx, time.Minute)
+	defer cancel()
+	n.Close(drain)
+
+	if got := gonePosts.Load(); got != 1 {
+		t.Errorf("the receiver that answered 410 got %d posts, want 1", got)
+	}
+	if got := strings.Count(logs.String(), "410 Gone"); got != 1 {
+		t.Errorf("410 logged %d times, want once: %s", got, logs.String())
+	}
+	good.mu.Lock()
+	defer good.mu.Unlock()
+	if len(good.events) != 5 {
+		t.Errorf("the other receiver got %d events, want 5", len(good.events))
+	}
+}
