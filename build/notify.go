@@ -30,6 +30,10 @@ const (
 	DefaultNotifyQueue    = 1000
 	DefaultNotifyAttempts = 5
 	DefaultNotifyBackoff  = 2 * time.Second
+	// DefaultNotifyReportEvery is how often the changes dropped from a full
+	// queue are logged: one line per receiver that dropped any, with their
+	// count, however many there were.
+	DefaultNotifyReportEvery = 10 * time.Second
 	// notifyAttemptTimeout bounds one POST, so that a receiver that never
 	// answers costs a retry, not the queue.
 	notifyAttemptTimeout = 10 * time.Second
@@ -53,11 +57,15 @@ type NotifierOptions struct {
 	Log    zerolog.Logger
 	Now    func() time.Time
 	// QueueSize bounds the changes waiting per URL; past it new ones are
-	// dropped and logged. Attempts and Backoff (doubled after each failed
-	// attempt) govern retries.
+	// dropped, counted, and logged at each ReportTick and when the notifier
+	// closes. Attempts and Backoff (doubled after each failed attempt)
+	// govern retries.
 	QueueSize int
 	Attempts  int
 	Backoff   time.Duration
+	// ReportTick paces the log of dropped changes; nil means a ticker of
+	// DefaultNotifyReportEvery, stopped when the notifier closes.
+	ReportTick <-chan time.Time
 }
 
 // Notifier posts changes to webhook receivers from a bounded background
@@ -72,6 +80,9 @@ type Notifier struct {
 	wg        sync.WaitGroup
 	mu        sync.Mutex
 	closed    bool
+	// closing ends the drop reports; stopTick stops their ticker.
+	closing  chan struct{}
+	stopTick func()
 }
 
 // receiver is one URL's queue, drained by its own worker.
@@ -81,6 +92,11 @@ type receiver struct {
 	// gone is set, for the life of the process, once the receiver has
 	// answered 410 Gone: it is posted nothing more.
 	gone atomic.Bool
+	// dropped counts the changes that found the queue full since the last
+	// report, firstDrop and lastDrop their ids; guarded by Notifier.mu. A
+	// flood of changes is one log line per interval, not one per change.
+	dropped             int
+	firstDrop, lastDrop int64
 }
 
 // NewNotifier validates opts and starts one delivery worker per URL. Its
@@ -111,13 +127,18 @@ func NewNotifier(ctx context.Context, opts NotifierOptions) (*Notifier, error) {
 	if opts.Backoff <= 0 {
 		opts.Backoff = DefaultNotifyBackoff
 	}
-	n := &Notifier{opts: opts, key: key}
+	n := &Notifier{opts: opts, key: key, closing: make(chan struct{}), stopTick: func() {}}
+	if n.opts.ReportTick == nil {
+		t := time.NewTicker(DefaultNotifyReportEvery)
+		n.opts.ReportTick, n.stopTick = t.C, t.Stop
+	}
 	n.ctx, n.cancel = context.WithCancel(ctx)
 	for _, u := range opts.URLs {
 		r := &receiver{url: u, queue: make(chan snapshot.Change, opts.QueueSize)}
 		n.receivers = append(n.receivers, r)
 		n.wg.Go(func() { n.work(r) })
 	}
+	n.wg.Go(n.reportDrops)
 	return n, nil
 }
 
@@ -149,7 +170,7 @@ func SignWebhook(key []byte, id string, timestamp int64, body []byte) string {
 
 // Notify queues changes for every receiver without waiting, except those
 // that answered 410 Gone; a change that finds a queue full is dropped for
-// that receiver and logged.
+// that receiver and counted for the next report.
 func (n *Notifier) Notify(changes []snapshot.Change) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -164,8 +185,11 @@ func (n *Notifier) Notify(changes []snapshot.Change) {
 			select {
 			case r.queue <- c:
 			default:
-				n.opts.Log.Error().Str("url", r.url).Int64("change", c.ID).
-					Msg("webhook queue full: change dropped for this receiver")
+				if r.dropped == 0 {
+					r.firstDrop = c.ID
+				}
+				r.dropped++
+				r.lastDrop = c.ID
 			}
 		}
 	}
@@ -180,6 +204,7 @@ func (n *Notifier) Close(ctx context.Context) {
 		for _, r := range n.receivers {
 			close(r.queue)
 		}
+		close(n.closing)
 	}
 	n.mu.Unlock()
 	done := make(chan struct{})
@@ -191,6 +216,40 @@ func (n *Notifier) Close(ctx context.Context) {
 		<-done
 	}
 	n.cancel()
+	n.logDrops() // those of the last interval
+}
+
+// reportDrops logs the dropped changes at each tick until the notifier
+// closes.
+func (n *Notifier) reportDrops() {
+	defer n.stopTick()
+	for {
+		select {
+		case <-n.closing:
+			return
+		case <-n.ctx.Done():
+			return
+		case <-n.opts.ReportTick:
+			n.logDrops()
+		}
+	}
+}
+
+// logDrops logs, for each receiver that dropped changes since the last
+// time, how many and the first and last of their ids (a receiver can fetch
+// what it missed from /changes), and starts counting again.
+func (n *Notifier) logDrops() {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, r := range n.receivers {
+		if r.dropped == 0 {
+			continue
+		}
+		n.opts.Log.Error().Str("url", r.url).Int("dropped", r.dropped).
+			Int64("firstChange", r.firstDrop).Int64("lastChange", r.lastDrop).
+			Msg("webhook queue full: changes dropped for this receiver")
+		r.dropped = 0
+	}
 }
 
 // work delivers one receiver's queue in order.

@@ -355,3 +355,68 @@ func TestWebhookGone(t *testing.T) {
 		t.Errorf("the other receiver got %d events, want 5", len(good.events))
 	}
 }
+
+// logLines is a log writer that hands each line to the test as written.
+type logLines chan string
+
+func (l logLines) Write(p []byte) (int, error) { l <- string(p); return len(p), nil }
+
+// TestWebhookDropsReported: changes that find a receiver's queue full are
+// counted, not logged one by one: one line per report tick with how many
+// and which, and one for the rest when the notifier closes.
+func TestWebhookDropsReported(t *testing.T) {
+	posted, release := make(chan struct{}, 100), make(chan struct{})
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		posted <- struct{}{}
+		<-release
+	}))
+	defer rcv.Close()
+	var released sync.Once
+	unblock := func() { released.Do(func() { close(release) }) }
+	defer unblock() // before rcv.Close, which waits for the handler
+	logs, tick := make(logLines, 2000), make(chan time.Time)
+	ctx := context.Background()
+	n, err := NewNotifier(ctx, NotifierOptions{
+		URLs: []string{rcv.URL}, Secret: testWebhookSecret, BaseURL: "https://aistatus.example",
+		Log: zerolog.New(logs), QueueSize: 2, ReportTick: tick,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := func(from, to int64) []snapshot.Change {
+		var cs []snapshot.Change
+		for id := from; id <= to; id++ {
+			cs = append(cs, snapshot.Change{ID: id, Type: snapshot.ChangeStatus, Service: "openai", Time: t0, NewStatus: snapshot.MajorOutage})
+		}
+		return cs
+	}
+	// Change 1 is being posted, 2 and 3 fill the queue, 4 to 1003 find it
+	// full.
+	n.Notify(changes(1, 1))
+	<-posted
+	n.Notify(changes(2, 1003))
+	tests := []struct {
+		name string
+		next func() // what brings the report
+		want string // the report's fields
+	}{
+		{"a tick after 1000 drops", func() { tick <- time.Time{} }, `"dropped":1000,"firstChange":4,"lastChange":1003`},
+		{"a tick after 2 more", func() { n.Notify(changes(1004, 1005)); tick <- time.Time{} }, `"dropped":2,"firstChange":1004,"lastChange":1005`},
+		{"Close after 1 more", func() { n.Notify(changes(1006, 1006)); unblock(); n.Close(ctx) }, `"dropped":1,"firstChange":1006,"lastChange":1006`},
+	}
+	for _, tt := range tests {
+		select {
+		case line := <-logs:
+			t.Fatalf("before %s: logged %s", tt.name, line)
+		default:
+		}
+		tt.next()
+		if line := <-logs; !strings.Contains(line, tt.want) || !strings.Contains(line, "webhook queue full") {
+			t.Errorf("%s: logged %s, want a report with %s", tt.name, line, tt.want)
+		}
+	}
+	close(logs)
+	for line := range logs {
+		t.Errorf("logged after the reports: %s", line)
+	}
+}
