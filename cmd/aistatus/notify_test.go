@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -21,19 +22,28 @@ import (
 	"github.com/aistatus/aistatus/snapshot"
 )
 
-// TestBuildNotify runs `aistatus build --notify` with the secret from the
-// environment: before the command returns, the receiver has one signed
-// CloudEvent per change of the first build. Without a secret, --notify is
-// refused before anything is built.
-func TestBuildNotify(t *testing.T) {
+// notifySecret signs the webhooks of these tests.
+var notifySecret = "whsec_" + base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef"))
+
+// notifyWorld starts a fake world of the default catalog's services and
+// returns that catalog and the file to pass as --catalog.
+func notifyWorld(t *testing.T) (snapshot.Catalog, string) {
+	t.Helper()
 	cat, err := snapshot.DefaultCatalog()
 	if err != nil {
 		t.Fatal(err)
 	}
 	world := buildtest.NewWorld(t, cat)
-	catalog := writeCatalog(t, world.Catalog)
-	secret := "whsec_" + base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef"))
-	key, _ := build.ParseWebhookSecret(secret)
+	return cat, writeCatalog(t, world.Catalog)
+}
+
+// TestBuildNotify runs `aistatus build --notify` with the secret from the
+// environment: before the command returns, the receiver has one signed
+// CloudEvent per change of the first build. Without a secret, --notify is
+// refused before anything is built.
+func TestBuildNotify(t *testing.T) {
+	cat, catalog := notifyWorld(t)
+	key, _ := build.ParseWebhookSecret(notifySecret)
 	var (
 		mu     sync.Mutex
 		events []snapshot.CloudEvent
@@ -61,15 +71,8 @@ func TestBuildNotify(t *testing.T) {
 	if code, out := aistatus(context.Background(), args...); code == 0 || !strings.Contains(out, "--notify-secret") {
 		t.Errorf("--notify without a secret: exit %d: %s", code, out)
 	}
-	t.Setenv("AISTATUS_NOTIFY_SECRET", secret)
-	if code, out := aistatus(context.Background(), args...); code != 0 {
-		t.Fatalf("build exited %d: %s", code, out)
-	}
-	var list snapshot.ChangeList
-	data, err := os.ReadFile(filepath.Join(dir, snapshot.FileChanges))
-	if err != nil || json.Unmarshal(data, &list) != nil {
-		t.Fatalf("changes.json: %v", err)
-	}
+	t.Setenv("AISTATUS_NOTIFY_SECRET", notifySecret)
+	list, _ := buildChanges(t, dir, args...)
 	mu.Lock()
 	defer mu.Unlock()
 	if bad > 0 || len(events) != len(list.Changes) || len(events) < len(cat.Services) {
@@ -82,17 +85,28 @@ func TestBuildNotify(t *testing.T) {
 	}
 }
 
+// buildChanges runs a build that must succeed and returns the change list
+// it published in dir, and its output.
+func buildChanges(t *testing.T, dir string, args ...string) (snapshot.ChangeList, string) {
+	t.Helper()
+	code, out := aistatus(context.Background(), args...)
+	if code != 0 {
+		t.Fatalf("build exited %d: %s", code, out)
+	}
+	var list snapshot.ChangeList
+	data, err := os.ReadFile(filepath.Join(dir, snapshot.FileChanges))
+	if err != nil || json.Unmarshal(data, &list) != nil {
+		t.Fatalf("changes.json: %v", err)
+	}
+	return list, out
+}
+
 // TestRunNotifyDrainsOnStop stops `aistatus run --notify` while its first
 // build's webhooks are still queued behind a slow receiver: run delivers
 // them before it returns, though the signal that stopped it came first.
 func TestRunNotifyDrainsOnStop(t *testing.T) {
-	cat, err := snapshot.DefaultCatalog()
-	if err != nil {
-		t.Fatal(err)
-	}
-	world := buildtest.NewWorld(t, cat)
-	catalog := writeCatalog(t, world.Catalog)
-	t.Setenv("AISTATUS_NOTIFY_SECRET", "whsec_"+base64.StdEncoding.EncodeToString([]byte("0123456789abcdef0123456789abcdef")))
+	cat, catalog := notifyWorld(t)
+	t.Setenv("AISTATUS_NOTIFY_SECRET", notifySecret)
 	var (
 		mu       sync.Mutex
 		received int
@@ -129,5 +143,39 @@ func TestRunNotifyDrainsOnStop(t *testing.T) {
 	defer mu.Unlock()
 	if len(list.Changes) < len(cat.Services) || received != len(list.Changes) {
 		t.Fatalf("the receiver got %d of the first build's %d changes", received, len(list.Changes))
+	}
+}
+
+// TestBuildNotifyFollowsNoRedirect: `aistatus build --notify` posts each
+// change once to a receiver that redirects, even to its own host, and
+// sends nothing where the redirect points; the log names the Location.
+func TestBuildNotifyFollowsNoRedirect(t *testing.T) {
+	_, catalog := notifyWorld(t)
+	t.Setenv("AISTATUS_NOTIFY_SECRET", notifySecret)
+	for _, status := range []int{http.StatusFound, http.StatusTemporaryRedirect} {
+		t.Run(http.StatusText(status), func(t *testing.T) {
+			var mu sync.Mutex
+			hits := map[string]int{}
+			rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				hits[r.Method+" "+r.URL.Path]++
+				mu.Unlock()
+				if r.URL.Path == "/hook" {
+					http.Redirect(w, r, "/moved", status)
+				}
+			}))
+			defer rcv.Close()
+			dir := filepath.Join(t.TempDir(), "public")
+			list, out := buildChanges(t, dir, "build", "--out", dir, "--catalog", catalog,
+				"--base-url", "https://aistatus.example", "--timeout", "5s", "--notify", rcv.URL+"/hook")
+			mu.Lock()
+			defer mu.Unlock()
+			if want := map[string]int{"POST /hook": len(list.Changes)}; !maps.Equal(hits, want) || len(list.Changes) == 0 {
+				t.Errorf("the receiver got %v; want %v", hits, want)
+			}
+			if !strings.Contains(out, "/moved): webhooks follow no redirect") {
+				t.Errorf("no failed delivery naming the Location in the log: %s", out)
+			}
+		})
 	}
 }
