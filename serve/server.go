@@ -275,7 +275,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		if total < 0 {
 			total = math.MaxInt
 		}
-		ln = limits.NewListener(ln, perClient, total, s.opts.TrustedProxies, s.opts.Log, s.opts.Now)
+		ln = limits.NewListener(ln, perClient, total, s.opts.TrustedProxies, s.opts.Log)
 	}
 	srv := &http.Server{
 		Handler:           s.handler,

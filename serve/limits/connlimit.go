@@ -43,23 +43,81 @@ type connLimitListener struct {
 	perClient, total int
 	trusted          []netip.Prefix
 	log              zerolog.Logger
-	now              func() time.Time
+	// closing ends the refusal reports; reported is closed once they have.
+	closing, reported chan struct{}
+	closeOnce         sync.Once
 
 	mu    sync.Mutex
 	open  map[netip.Addr]int // per client key; keys at zero are deleted
 	count int
-	// refused counts the connections refused since lastReport: under a
-	// flood they are logged as one line per reportEvery, not one each.
-	refused    int
-	lastReport time.Time
+	// The connections refused since the last report, by the cap that
+	// refused them: under a flood they are logged as one line per cap and
+	// reportEvery, not one each.
+	refusedPerClient, refusedTotal int
+	lastRefusedClient              netip.Addr
 }
 
-// reportEvery is how often refused connections are logged, at most.
+// reportEvery is how often refused connections are logged.
 const reportEvery = 10 * time.Second
 
-func NewListener(ln net.Listener, perClient, total int, trusted []netip.Prefix, log zerolog.Logger, now func() time.Time) *connLimitListener {
-	return &connLimitListener{Listener: ln, perClient: perClient, total: total, trusted: trusted,
-		log: log, now: now, open: map[netip.Addr]int{}}
+// NewListener caps ln's connections: perClient per client, total in all,
+// trusted proxies counting only towards the total. What it refuses is
+// logged every reportEvery, and when it is closed.
+func NewListener(ln net.Listener, perClient, total int, trusted []netip.Prefix, log zerolog.Logger) *connLimitListener {
+	t := time.NewTicker(reportEvery)
+	return newListener(ln, perClient, total, trusted, log, t.C, t.Stop)
+}
+
+// newListener is NewListener reporting at each tick; stop is called when
+// the reports end.
+func newListener(ln net.Listener, perClient, total int, trusted []netip.Prefix, log zerolog.Logger,
+	tick <-chan time.Time, stop func()) *connLimitListener {
+	l := &connLimitListener{Listener: ln, perClient: perClient, total: total, trusted: trusted,
+		log: log, open: map[netip.Addr]int{}, closing: make(chan struct{}), reported: make(chan struct{})}
+	go l.report(tick, stop)
+	return l
+}
+
+// Close stops the reports, logs what was refused since the last one and
+// closes the listener.
+func (l *connLimitListener) Close() error {
+	l.closeOnce.Do(func() {
+		close(l.closing)
+		<-l.reported
+		l.logRefusals()
+	})
+	return l.Listener.Close()
+}
+
+// report logs the refusals at each tick until the listener is closed.
+func (l *connLimitListener) report(tick <-chan time.Time, stop func()) {
+	defer close(l.reported)
+	defer stop()
+	for {
+		select {
+		case <-l.closing:
+			return
+		case <-tick:
+			l.logRefusals()
+		}
+	}
+}
+
+// logRefusals logs the connections refused since the last time, one line
+// per cap that refused any, and starts counting again.
+func (l *connLimitListener) logRefusals() {
+	l.mu.Lock()
+	perClient, total, client, open := l.refusedPerClient, l.refusedTotal, l.lastRefusedClient, l.count
+	l.refusedPerClient, l.refusedTotal = 0, 0
+	l.mu.Unlock()
+	if perClient > 0 {
+		l.log.Warn().Str("reason", "per-client cap").Int("refused", perClient).Int("cap", l.perClient).
+			Str("lastClient", client.String()).Msg("connections refused: over the connection cap")
+	}
+	if total > 0 {
+		l.log.Warn().Str("reason", "total cap").Int("refused", total).Int("cap", l.total).Int("open", open).
+			Msg("connections refused: over the connection cap")
+	}
 }
 
 // Accept returns the next connection within the caps, closing those over.
@@ -87,21 +145,19 @@ func (l *connLimitListener) key(c net.Conn) (netip.Addr, bool) {
 	return LimitKey(a), true
 }
 
+// admit takes a slot for a connection of key, or counts its refusal: by
+// the per-client cap when the client is at it (whatever the total), else
+// by the total cap.
 func (l *connLimitListener) admit(key netip.Addr, perClient bool) bool {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if l.count >= l.total || (perClient && l.open[key] >= l.perClient) {
-		l.refused++
-		if now := l.now(); now.Sub(l.lastReport) >= reportEvery {
-			ev := l.log.Warn().Int("refused", l.refused).Int("open", l.count)
-			if l.count >= l.total {
-				ev = ev.Str("reason", "total cap")
-			} else {
-				ev = ev.Str("reason", "per-client cap").Str("lastClient", key.String())
-			}
-			ev.Msg("connections refused: over the connection cap")
-			l.refused, l.lastReport = 0, now
-		}
+	switch {
+	case perClient && l.open[key] >= l.perClient:
+		l.refusedPerClient++
+		l.lastRefusedClient = key
+		return false
+	case l.count >= l.total:
+		l.refusedTotal++
 		return false
 	}
 	l.count++

@@ -72,7 +72,7 @@ func TestConnLimitListener(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs bytes.Buffer
 			inner := &fakeListener{conns: make(chan net.Conn, 1)}
-			l := NewListener(inner, tt.perClient, tt.total, trusted, zerolog.New(&logs), time.Now)
+			l := newListener(inner, tt.perClient, tt.total, trusted, zerolog.New(&logs), nil, func() {})
 			var admitted []net.Conn
 			for i, s := range tt.steps {
 				if n, ok := strings.CutPrefix(s.addr, "close "); ok {
@@ -96,8 +96,85 @@ func TestConnLimitListener(t *testing.T) {
 					admitted = append(admitted, c)
 				}
 			}
+			l.Close() // reports what it refused
 			if strings.Contains(tt.name, "per client") && !strings.Contains(logs.String(), `"reason":"per-client cap"`) {
 				t.Errorf("refusal not logged: %q", logs.String())
+			}
+		})
+	}
+}
+
+// logLines is a log writer that hands each line to the test as written.
+type logLines chan string
+
+func (l logLines) Write(p []byte) (int, error) { l <- string(p); return len(p), nil }
+
+// TestConnLimitReports: refusals are counted per cap and logged at each
+// tick, one line per cap that refused any, and what is left when the
+// listener closes; nothing is logged between ticks, nor for a quiet
+// interval.
+func TestConnLimitReports(t *testing.T) {
+	type report struct {
+		after []string // connections from these addresses, then a tick
+		want  []string // the lines the tick logs, each by a part of it
+	}
+	tests := []struct {
+		name             string
+		perClient, total int
+		reports          []report
+		atClose          []string // the lines Close logs
+	}{
+		{"per-client refusals, reported at the tick", 1, 100, []report{
+			{[]string{"192.0.2.1:1", "192.0.2.1:2", "192.0.2.1:3"}, []string{`"reason":"per-client cap","refused":2,"cap":1,"lastClient":"192.0.2.1"`}},
+			{nil, nil},
+			{[]string{"192.0.2.1:4"}, []string{`"reason":"per-client cap","refused":1`}},
+		}, nil},
+		{"total refusals, reported at the tick", 100, 2, []report{
+			{[]string{"192.0.2.1:1", "192.0.2.2:1", "192.0.2.3:1", "192.0.2.4:1"}, []string{`"reason":"total cap","refused":2,"cap":2,"open":2`}},
+		}, nil},
+		{"both caps, reported apart", 1, 2, []report{
+			{[]string{"192.0.2.1:1", "192.0.2.1:2", "192.0.2.2:1", "192.0.2.3:1", "192.0.2.1:3"},
+				[]string{`"reason":"per-client cap","refused":2,"cap":1,"lastClient":"192.0.2.1"`, `"reason":"total cap","refused":1,"cap":2,"open":2`}},
+		}, nil},
+		{"what is left, reported at Close", 1, 100, []report{
+			{[]string{"192.0.2.1:1", "192.0.2.1:2"}, []string{`"reason":"per-client cap","refused":1`}},
+			{[]string{"192.0.2.1:3"}, nil}, // no tick: reported at Close
+		}, []string{`"reason":"per-client cap","refused":1`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			logs, tick := make(logLines, 100), make(chan time.Time)
+			inner := &fakeListener{conns: make(chan net.Conn, 1)}
+			l := newListener(inner, tt.perClient, tt.total, nil, zerolog.New(logs), tick, func() {})
+			for i, r := range tt.reports {
+				for _, addr := range r.after {
+					inner.conns <- &fakeConn{addr: net.TCPAddrFromAddrPort(netip.MustParseAddrPort(addr))}
+					l.Accept() // a refused one is closed; Accept then finds no more
+				}
+				select {
+				case line := <-logs:
+					t.Fatalf("report %d: logged between ticks: %s", i, line)
+				default:
+				}
+				if i == len(tt.reports)-1 && tt.atClose != nil {
+					break
+				}
+				tick <- time.Time{}
+				for _, want := range r.want {
+					if line := <-logs; !strings.Contains(line, want) {
+						t.Errorf("report %d: logged %s, want a line with %s", i, line, want)
+					}
+				}
+			}
+			l.Close()
+			for _, want := range tt.atClose {
+				if line := <-logs; !strings.Contains(line, want) {
+					t.Errorf("at Close: logged %s, want a line with %s", line, want)
+				}
+			}
+			close(logs)
+			for line := range logs {
+				t.Errorf("logged more: %s", line)
 			}
 		})
 	}
