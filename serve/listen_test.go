@@ -19,72 +19,120 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// fakeConn is a connection from addr that records whether it was closed.
+// answered sends one request on conn and reports whether it was answered.
+func answered(conn net.Conn) bool {
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := fmt.Fprintf(conn, "GET /llms.txt HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
+		return false
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		return false
+	}
+	io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode == http.StatusOK
+}
+
+// dialFrom connects to addr from the local address local; the connection
+// is closed with the test.
+func dialFrom(t *testing.T, addr, local string) (net.Conn, error) {
+	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}}
+	conn, err := d.Dial("tcp", addr)
+	if err == nil {
+		t.Cleanup(func() { conn.Close() })
+	}
+	return conn, err
+}
+
+// cappedServer serves with the connection caps and returns its address.
+func cappedServer(t *testing.T, perClient, total int) string {
+	ts := newTestServer(t, 0)
+	opts := ts.opts
+	opts.MaxConnsPerClient, opts.MaxConns = perClient, total
+	srv := New(opts)
+	srv.Store().Reload()
+	base, _ := serveLoopback(t, srv)
+	return strings.TrimPrefix(base, "http://")
+}
 
 // TestConnectionCaps: over a real listener, a client holding its share of
 // idle keep-alive connections has the next one closed unanswered, while
 // another client is still served; closing one frees a slot.
 func TestConnectionCaps(t *testing.T) {
-	ts := newTestServer(t, 0)
-	opts := ts.opts
-	opts.MaxConnsPerClient, opts.MaxConns = 3, 100
-	srv := New(opts)
-	srv.Store().Reload()
-	base, _ := serveLoopback(t, srv)
-	addr := strings.TrimPrefix(base, "http://")
-
-	// get sends one request on conn and reports whether it was answered.
-	get := func(conn net.Conn) bool {
-		conn.SetDeadline(time.Now().Add(5 * time.Second))
-		if _, err := fmt.Fprintf(conn, "GET /llms.txt HTTP/1.1\r\nHost: x\r\n\r\n"); err != nil {
-			return false
-		}
-		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
-		if err != nil {
-			return false
-		}
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	}
+	addr := cappedServer(t, 3, 100)
 	dial := func(local string) net.Conn {
-		d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP(local)}}
-		conn, err := d.Dial("tcp", addr)
+		conn, err := dialFrom(t, addr, local)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { conn.Close() })
 		return conn
 	}
 	var held []net.Conn
 	for i := range 3 {
 		c := dial("127.0.0.1")
-		if !get(c) {
+		if !answered(c) {
 			t.Fatalf("connection %d within the cap not answered", i+1)
 		}
 		held = append(held, c)
 	}
-	if get(dial("127.0.0.1")) {
+	if answered(dial("127.0.0.1")) {
 		t.Fatal("a fourth connection from the same client was answered: no per-client cap")
 	}
 	// Another address of the loopback network is another client (where
 	// the system lets a socket bind to one: Linux does).
-	d := net.Dialer{LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}}
-	if other, err := d.Dial("tcp", addr); err != nil {
+	if other, err := dialFrom(t, addr, "127.0.0.2"); err != nil {
 		t.Logf("no second loopback address to test another client from: %v", err)
-	} else {
-		defer other.Close()
-		if !get(other) {
-			t.Error("another client was refused")
-		}
+	} else if !answered(other) {
+		t.Error("another client was refused")
 	}
 	held[0].Close()
 	deadline := time.Now().Add(5 * time.Second)
-	for !get(dial("127.0.0.1")) {
+	for !answered(dial("127.0.0.1")) {
 		if time.Now().After(deadline) {
 			t.Fatal("a slot freed by closing a connection was never given back")
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestConnectionCapClosesIdle: over a real listener, when one client's
+// idle keep-alive connections fill the total cap, another client is still
+// served: one of the idle connections is closed to admit it, and the
+// others go on serving.
+func TestConnectionCapClosesIdle(t *testing.T) {
+	addr := cappedServer(t, 3, 3)
+	var held []net.Conn
+	for i := range 3 {
+		c, err := dialFrom(t, addr, "127.0.0.1")
+		if err != nil || !answered(c) {
+			t.Fatalf("connection %d within the caps not answered (%v)", i+1, err)
+		}
+		held = append(held, c)
+	}
+	// The server marks a connection idle just after answering on it: until
+	// it has, another client's connection is refused; try until admitted.
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		other, err := dialFrom(t, addr, "127.0.0.2")
+		if err != nil {
+			t.Skipf("no second loopback address to test another client from: %v", err)
+		}
+		if answered(other) {
+			break
+		}
+		other.Close()
+		if time.Now().After(deadline) {
+			t.Fatal("another client was refused while the total was held by idle connections")
+		}
+	}
+	alive := 0
+	for _, c := range held {
+		if answered(c) {
+			alive++
+		}
+	}
+	if alive != 2 {
+		t.Errorf("%d of the first client's 3 idle connections still answer, want 2", alive)
 	}
 }
 

@@ -267,6 +267,7 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 // Serve is ListenAndServe on an existing listener, with the connection
 // caps of Options (MaxConnsPerClient, MaxConns) applied to it.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	var connState func(net.Conn, http.ConnState)
 	if s.opts.MaxConnsPerClient > 0 || s.opts.MaxConns > 0 {
 		perClient, total := s.opts.MaxConnsPerClient, s.opts.MaxConns
 		if perClient < 0 {
@@ -275,7 +276,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		if total < 0 {
 			total = math.MaxInt
 		}
-		ln = limits.NewListener(ln, perClient, total, s.opts.TrustedProxies, s.opts.Log)
+		capped := limits.NewListener(ln, perClient, total, s.opts.TrustedProxies, s.opts.Log)
+		// The listener closes idle connections of the heaviest clients to
+		// admit others at the total cap: it learns which are idle here.
+		ln, connState = capped, capped.ConnState
 	}
 	srv := &http.Server{
 		Handler:           s.handler,
@@ -286,6 +290,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		MaxHeaderBytes:    16 << 10,
 		ErrorLog:          httpErrorLog(s.opts.Log),
 		ConnContext:       limits.PeerContext,
+		ConnState:         connState,
 	}
 	// Event streams never go idle: Shutdown would wait for them until its
 	// deadline. They are ended at its start instead.

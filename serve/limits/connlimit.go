@@ -2,6 +2,7 @@ package limits
 
 import (
 	"net"
+	"net/http"
 	"net/netip"
 	"sync"
 	"sync/atomic"
@@ -38,6 +39,21 @@ func Affordable(maxConns int) int {
 // others, nor the process of file descriptors. The client is the TCP peer,
 // IPv6 grouped by /64 as the rate limit groups it (LimitKey); a trusted
 // proxy carries many clients and counts only towards the total.
+//
+// The per-client cap alone leaves the total to a few clients: 157
+// addresses of 64 connections each fill 10 000. So at the total cap a new
+// connection is not refused while one of the heaviest clients holds an
+// idle keep-alive connection and at least two more connections than the
+// newcomer's client would: that idle connection is closed instead, and the
+// newcomer admitted. HTTP lets a server close an idle connection at any
+// time: a request that crosses the close is retried by the client, as when
+// an idle timeout closes one, and net/http's own Shutdown closes idle
+// connections alike. The server's ConnState hook tells the listener which
+// connections are idle. Only idle ones are closed: a connection serving a
+// request is never cut, and a new one that sends nothing is closed by the
+// server's header timeout anyway. Clients are indexed by how many
+// connections they hold, so finding a victim costs the same however many
+// clients there are.
 type connLimitListener struct {
 	net.Listener
 	perClient, total int
@@ -47,14 +63,27 @@ type connLimitListener struct {
 	closing, reported chan struct{}
 	closeOnce         sync.Once
 
-	mu    sync.Mutex
-	open  map[netip.Addr]int // per client key; keys at zero are deleted
-	count int
+	mu      sync.Mutex
+	clients map[netip.Addr]*client // by key; a client holding none is deleted
+	count   int
+	// holding counts the clients by how many connections they hold, and
+	// heaviest is the most any holds; idleAt[n] are the clients holding n
+	// of which at least one is idle.
+	holding  map[int]int
+	heaviest int
+	idleAt   map[int]map[netip.Addr]*client
 	// The connections refused since the last report, by the cap that
-	// refused them: under a flood they are logged as one line per cap and
-	// reportEvery, not one each.
-	refusedPerClient, refusedTotal int
-	lastRefusedClient              netip.Addr
+	// refused them, and the idle ones closed to admit others: under a flood
+	// they are logged as one line per cap and reportEvery, not one each.
+	refusedPerClient, refusedTotal, evicted int
+	lastRefusedClient                       netip.Addr
+}
+
+// client is what the listener knows of one client's connections.
+type client struct {
+	key  netip.Addr
+	open int
+	idle map[*limitedConn]struct{} // held idle by the server between requests
 }
 
 // reportEvery is how often refused connections are logged.
@@ -73,7 +102,8 @@ func NewListener(ln net.Listener, perClient, total int, trusted []netip.Prefix, 
 func newListener(ln net.Listener, perClient, total int, trusted []netip.Prefix, log zerolog.Logger,
 	tick <-chan time.Time, stop func()) *connLimitListener {
 	l := &connLimitListener{Listener: ln, perClient: perClient, total: total, trusted: trusted,
-		log: log, open: map[netip.Addr]int{}, closing: make(chan struct{}), reported: make(chan struct{})}
+		log: log, clients: map[netip.Addr]*client{}, holding: map[int]int{}, idleAt: map[int]map[netip.Addr]*client{},
+		closing: make(chan struct{}), reported: make(chan struct{})}
 	go l.report(tick, stop)
 	return l
 }
@@ -107,8 +137,9 @@ func (l *connLimitListener) report(tick <-chan time.Time, stop func()) {
 // per cap that refused any, and starts counting again.
 func (l *connLimitListener) logRefusals() {
 	l.mu.Lock()
-	perClient, total, client, open := l.refusedPerClient, l.refusedTotal, l.lastRefusedClient, l.count
-	l.refusedPerClient, l.refusedTotal = 0, 0
+	perClient, total, evicted := l.refusedPerClient, l.refusedTotal, l.evicted
+	client, open := l.lastRefusedClient, l.count
+	l.refusedPerClient, l.refusedTotal, l.evicted = 0, 0, 0
 	l.mu.Unlock()
 	if perClient > 0 {
 		l.log.Warn().Str("reason", "per-client cap").Int("refused", perClient).Int("cap", l.perClient).
@@ -117,6 +148,10 @@ func (l *connLimitListener) logRefusals() {
 	if total > 0 {
 		l.log.Warn().Str("reason", "total cap").Int("refused", total).Int("cap", l.total).Int("open", open).
 			Msg("connections refused: over the connection cap")
+	}
+	if evicted > 0 {
+		l.log.Warn().Str("reason", "total cap").Int("evicted", evicted).Int("cap", l.total).
+			Msg("idle connections of the heaviest clients closed to admit others at the connection cap")
 	}
 }
 
@@ -128,8 +163,13 @@ func (l *connLimitListener) Accept() (net.Conn, error) {
 			return nil, err
 		}
 		key, perClient := l.key(c)
-		if l.admit(key, perClient) {
-			return &limitedConn{Conn: c, release: func() { l.release(key, perClient) }}, nil
+		lc := &limitedConn{Conn: c, key: key, perClient: perClient, l: l}
+		ok, victim := l.admit(lc)
+		if victim != nil {
+			victim.Conn.Close() // its slot is lc's already
+		}
+		if ok {
+			return lc, nil
 		}
 		c.Close()
 	}
@@ -145,51 +185,151 @@ func (l *connLimitListener) key(c net.Conn) (netip.Addr, bool) {
 	return LimitKey(a), true
 }
 
-// admit takes a slot for a connection of key, or counts its refusal: by
-// the per-client cap when the client is at it (whatever the total), else
-// by the total cap.
-func (l *connLimitListener) admit(key netip.Addr, perClient bool) bool {
+// admit takes a slot for lc, or counts its refusal: by the per-client cap
+// when its client is at it (whatever the total), else by the total cap.
+// At the total cap it may take the slot of an idle connection instead,
+// returned as victim for the caller to close; its slot is already lc's.
+func (l *connLimitListener) admit(lc *limitedConn) (ok bool, victim *limitedConn) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	c := l.clients[lc.key]
+	mine := 0
+	if lc.perClient && c != nil {
+		mine = c.open
+	}
 	switch {
-	case perClient && l.open[key] >= l.perClient:
+	case lc.perClient && mine >= l.perClient:
 		l.refusedPerClient++
-		l.lastRefusedClient = key
-		return false
+		l.lastRefusedClient = lc.key
+		return false, nil
 	case l.count >= l.total:
-		l.refusedTotal++
-		return false
+		if victim = l.idleOfHeaviest(mine); victim == nil || !victim.closed.CompareAndSwap(false, true) {
+			// A victim whose Close won that race is giving its slot back,
+			// but not before this refusal.
+			l.refusedTotal++
+			return false, nil
+		}
+		l.releaseLocked(victim)
+		l.evicted++
 	}
 	l.count++
-	if perClient {
-		l.open[key]++
+	if lc.perClient {
+		if c == nil {
+			c = &client{key: lc.key, idle: map[*limitedConn]struct{}{}}
+			l.clients[lc.key] = c
+		}
+		l.unindex(c)
+		c.open++
+		l.index(c)
 	}
-	return true
+	return true, victim
 }
 
-func (l *connLimitListener) release(key netip.Addr, perClient bool) {
+// idleOfHeaviest returns an idle connection of a client holding the most
+// connections, when it holds at least two more than a newcomer holding
+// mine (so that neither ends with fewer than the other: closing one of a
+// client's connections to admit another of its own, or one of a client as
+// heavy, would only churn), or nil.
+func (l *connLimitListener) idleOfHeaviest(mine int) *limitedConn {
+	if l.heaviest < mine+2 {
+		return nil
+	}
+	for _, c := range l.idleAt[l.heaviest] {
+		for lc := range c.idle {
+			return lc
+		}
+	}
+	return nil
+}
+
+// ConnState is the server's ConnState hook: it tells the listener which of
+// its connections are idle between requests, the ones it may close to
+// admit another at the total cap.
+func (l *connLimitListener) ConnState(nc net.Conn, state http.ConnState) {
+	lc, ok := nc.(*limitedConn)
+	if !ok || !lc.perClient || lc.l != l {
+		return
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	c := l.clients[lc.key]
+	if c == nil || lc.closed.Load() {
+		return // released: neither counted nor closable any more
+	}
+	l.unindex(c)
+	if state == http.StateIdle {
+		c.idle[lc] = struct{}{}
+	} else {
+		delete(c.idle, lc)
+	}
+	l.index(c)
+}
+
+// release gives lc's slot back.
+func (l *connLimitListener) release(lc *limitedConn) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.releaseLocked(lc)
+}
+
+func (l *connLimitListener) releaseLocked(lc *limitedConn) {
 	l.count--
-	if perClient {
-		if l.open[key]--; l.open[key] <= 0 {
-			delete(l.open, key)
+	c := l.clients[lc.key]
+	if !lc.perClient || c == nil {
+		return
+	}
+	l.unindex(c)
+	c.open--
+	delete(c.idle, lc)
+	if c.open <= 0 {
+		delete(l.clients, lc.key)
+	}
+	l.index(c)
+}
+
+// unindex takes c out of holding and idleAt, before its counts change;
+// index puts it back after, and brings heaviest up or down to date.
+func (l *connLimitListener) unindex(c *client) {
+	if l.holding[c.open]--; l.holding[c.open] <= 0 {
+		delete(l.holding, c.open)
+	}
+	if at := l.idleAt[c.open]; at != nil {
+		if delete(at, c.key); len(at) == 0 {
+			delete(l.idleAt, c.open)
 		}
 	}
 }
 
+func (l *connLimitListener) index(c *client) {
+	if c.open > 0 {
+		l.holding[c.open]++
+		if len(c.idle) > 0 {
+			if l.idleAt[c.open] == nil {
+				l.idleAt[c.open] = map[netip.Addr]*client{}
+			}
+			l.idleAt[c.open][c.key] = c
+		}
+	}
+	l.heaviest = max(l.heaviest, c.open)
+	for l.heaviest > 0 && l.holding[l.heaviest] == 0 {
+		l.heaviest--
+	}
+}
+
 // limitedConn gives its slot back when closed, once however often Close
-// is called.
+// is called (or when the listener closed it to admit another).
 type limitedConn struct {
 	net.Conn
-	closed  atomic.Bool
-	release func()
+	key       netip.Addr // its client's
+	perClient bool       // whether the per-client cap applies (see key)
+	l         *connLimitListener
+	closed    atomic.Bool
 }
 
 func (c *limitedConn) Close() error {
 	err := c.Conn.Close()
 	if c.closed.CompareAndSwap(false, true) {
-		c.release()
+		c.l.release(c)
 	}
 	return err
 }

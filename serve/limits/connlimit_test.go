@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"net"
+	"net/http"
 	"net/netip"
 	"strings"
 	"sync/atomic"
@@ -38,34 +39,66 @@ func (l *fakeListener) Close() error   { return nil }
 func (l *fakeListener) Addr() net.Addr { return &net.TCPAddr{} }
 
 // TestConnLimitListener: per-client and total caps, IPv6 grouped by /64,
-// trusted proxies counted only in the total, and a slot given back (once)
-// when a connection closes.
+// trusted proxies counted only in the total, a slot given back (once)
+// when a connection closes, and at the total cap an idle connection of the
+// heaviest client closed to admit a lighter one.
 func TestConnLimitListener(t *testing.T) {
 	type step struct {
-		addr  string // a new connection from addr; "close N" closes the N-th admitted
+		// addr: a new connection from addr; "close N" closes the N-th
+		// admitted, "idle N" and "active N" report it so (ConnState).
+		addr  string
 		admit bool
 	}
 	tests := []struct {
 		name             string
 		perClient, total int
 		steps            []step
+		evicted          []int // the admitted the listener closed
 	}{
 		{"per client", 2, 100, []step{
 			{"192.0.2.1:1", true}, {"192.0.2.1:2", true}, {"192.0.2.1:3", false},
 			{"192.0.2.2:1", true}, {"close 0", true}, {"close 0", true}, {"192.0.2.1:4", true}, {"192.0.2.1:5", false},
-		}},
+		}, nil},
 		{"IPv6 by /64", 2, 100, []step{
 			{"[2001:db8::1]:1", true}, {"[2001:db8::2]:1", true}, {"[2001:db8::ffff:1]:1", false},
 			{"[2001:db8:0:1::1]:1", true},
-		}},
-		{"IPv4-mapped is IPv4", 1, 100, []step{{"192.0.2.9:1", true}, {"[::ffff:192.0.2.9]:2", false}}},
+		}, nil},
+		{"IPv4-mapped is IPv4", 1, 100, []step{{"192.0.2.9:1", true}, {"[::ffff:192.0.2.9]:2", false}}, nil},
 		{"total", 100, 3, []step{
 			{"192.0.2.1:1", true}, {"192.0.2.2:1", true}, {"198.51.100.1:1", true}, {"192.0.2.3:1", false},
 			{"close 1", true}, {"192.0.2.3:1", true},
-		}},
+		}, nil},
 		{"trusted proxy", 1, 4, []step{
 			{"10.0.0.1:1", true}, {"10.0.0.1:2", true}, {"10.0.0.1:3", true}, {"192.0.2.1:1", true}, {"10.0.0.1:4", false},
-		}},
+		}, nil},
+		{"at the total, an idle connection of the heaviest gives way", 10, 4, []step{
+			{"192.0.2.1:1", true}, {"192.0.2.1:2", true}, {"192.0.2.1:3", true}, {"192.0.2.2:1", true},
+			{"idle 3", true}, {"idle 1", true}, {"192.0.2.3:1", true}, {"192.0.2.4:1", false},
+		}, []int{1}},
+		{"not a busy one", 10, 4, []step{
+			{"192.0.2.1:1", true}, {"192.0.2.1:2", true}, {"192.0.2.1:3", true}, {"192.0.2.2:1", true},
+			{"idle 0", true}, {"active 0", true}, {"192.0.2.3:1", false},
+		}, nil},
+		{"not for a client as heavy once admitted", 10, 3, []step{
+			{"192.0.2.1:1", true}, {"192.0.2.1:2", true}, {"192.0.2.2:1", true},
+			{"idle 0", true}, {"192.0.2.2:2", false}, {"192.0.2.1:3", false},
+		}, nil},
+		{"from the heaviest once others closed", 10, 5, []step{
+			{"192.0.2.1:1", true}, {"192.0.2.1:2", true}, {"192.0.2.1:3", true}, {"192.0.2.2:1", true}, {"192.0.2.2:2", true},
+			{"close 0", true}, {"close 1", true}, {"192.0.2.3:1", true}, {"192.0.2.3:2", true},
+			{"idle 2", true}, {"idle 4", true}, {"192.0.2.4:1", true},
+		}, []int{4}},
+		{"a closed victim gives its slot back once", 10, 3, []step{
+			{"192.0.2.1:1", true}, {"192.0.2.1:2", true}, {"192.0.2.2:1", true},
+			{"idle 0", true}, {"192.0.2.3:1", true}, {"close 0", true}, {"idle 0", true}, {"192.0.2.4:1", false},
+		}, []int{0}},
+		{"a trusted proxy's connections are never closed", 10, 3, []step{
+			{"10.0.0.1:1", true}, {"10.0.0.1:2", true}, {"192.0.2.1:1", true},
+			{"idle 0", true}, {"idle 1", true}, {"192.0.2.2:1", false},
+		}, nil},
+		{"a trusted proxy's newcomer is admitted", 10, 2, []step{
+			{"192.0.2.1:1", true}, {"192.0.2.1:2", true}, {"idle 1", true}, {"10.0.0.1:1", true},
+		}, []int{1}},
 	}
 	trusted, _ := ParseTrustedProxies([]string{"10.0.0.0/8"})
 	for _, tt := range tests {
@@ -74,11 +107,23 @@ func TestConnLimitListener(t *testing.T) {
 			inner := &fakeListener{conns: make(chan net.Conn, 1)}
 			l := newListener(inner, tt.perClient, tt.total, trusted, zerolog.New(&logs), nil, func() {})
 			var admitted []net.Conn
+			var fakes []*fakeConn
+			closed := map[int]bool{} // by the test, while open
 			for i, s := range tt.steps {
-				if n, ok := strings.CutPrefix(s.addr, "close "); ok {
+				if verb, n, ok := strings.Cut(s.addr, " "); ok {
 					var k int
 					fmt.Sscan(n, &k)
-					admitted[k].Close()
+					switch verb {
+					case "close":
+						if _, again := closed[k]; !again {
+							closed[k] = !fakes[k].closed.Load()
+						}
+						admitted[k].Close()
+					case "idle":
+						l.ConnState(admitted[k], http.StateIdle)
+					case "active":
+						l.ConnState(admitted[k], http.StateActive)
+					}
 					continue
 				}
 				fc := &fakeConn{addr: net.TCPAddrFromAddrPort(netip.MustParseAddrPort(s.addr))}
@@ -93,12 +138,24 @@ func TestConnLimitListener(t *testing.T) {
 					t.Fatalf("step %d (%s): refused but left open", i, s.addr)
 				}
 				if err == nil {
-					admitted = append(admitted, c)
+					admitted, fakes = append(admitted, c), append(fakes, fc)
 				}
 			}
-			l.Close() // reports what it refused
+			var evicted []int
+			for k, fc := range fakes {
+				if fc.closed.Load() && !closed[k] {
+					evicted = append(evicted, k)
+				}
+			}
+			if fmt.Sprint(evicted) != fmt.Sprint(tt.evicted) {
+				t.Errorf("the listener closed connections %v, want %v", evicted, tt.evicted)
+			}
+			l.Close() // reports what it refused and closed
 			if strings.Contains(tt.name, "per client") && !strings.Contains(logs.String(), `"reason":"per-client cap"`) {
 				t.Errorf("refusal not logged: %q", logs.String())
+			}
+			if want := fmt.Sprintf(`"evicted":%d`, len(tt.evicted)); len(tt.evicted) > 0 && !strings.Contains(logs.String(), want) {
+				t.Errorf("closing idle connections not logged with %s: %q", want, logs.String())
 			}
 		})
 	}
