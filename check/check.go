@@ -50,6 +50,9 @@ type View interface {
 	// IncidentsSince counts the service's incidents that started at or
 	// after since, and returns the newest of them (nil when none).
 	IncidentsSince(slug string, since time.Time) (count int, latest *snapshot.Incident)
+	// BuildProbe is our probe of the service in the latest build, and when
+	// it was made; false when the snapshot has none.
+	BuildProbe(slug string) (Live, bool)
 }
 
 // Request is one question to the engine: what the caller asks about, and
@@ -146,6 +149,19 @@ func New(cat snapshot.Catalog, prober Prober, now func() time.Time, vantage Vant
 	return e
 }
 
+// fresher is the newer of a live probe and the latest build's probe of the
+// service: a cached live probe is up to LiveTTL old, and a build that probed
+// since then knows better (after a recovery, /check would otherwise say "our
+// probe failed" for up to 30 s). A build probe that was discarded (our own
+// network failed for most services) or not made says nothing.
+func fresher(live Live, view View, slug string) Live {
+	built, ok := view.BuildProbe(slug)
+	if ok && built.At.After(live.At) && (built.Probe.State == snapshot.ProbeOK || built.Probe.State == snapshot.ProbeFailed) {
+		return built
+	}
+	return live
+}
+
 // egressDown reports whether most of our probes of other providers' hosts
 // fail too, once our probe of subject's has failed: then the checker's own
 // network is down, and that probe proves nothing about the provider. The
@@ -235,7 +251,7 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 	var live *Live
 	oursDown := false
 	if svc.ProbeURL != "" && e.prober != nil {
-		r := e.prober.Probe(svc.ProbeURL)
+		r := fresher(e.prober.Probe(svc.ProbeURL), view, svc.Slug)
 		live = &r
 		if r.Probe.State == snapshot.ProbeOK {
 			at := r.At.UTC()

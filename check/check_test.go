@@ -22,9 +22,15 @@ type fakeView struct {
 	staleAfter  time.Duration
 	summaries   map[string]snapshot.ServiceSummary
 	incidents   []snapshot.Incident // newest first
+	probes      map[string]Live     // the latest build's
 }
 
 func (v *fakeView) GeneratedAt() time.Time { return v.generatedAt }
+
+func (v *fakeView) BuildProbe(slug string) (Live, bool) {
+	p, ok := v.probes[slug]
+	return p, ok
+}
 
 func (v *fakeView) Age(now time.Time) (time.Duration, bool) {
 	age := now.Sub(v.generatedAt)
@@ -550,5 +556,46 @@ func TestCheckCodes(t *testing.T) {
 		if _, err := engine.Check(view, bad); !errors.As(err, &ie) || (ie.Param != "code" && ie.Param != "retryAfter") {
 			t.Errorf("%+v: %v, want an input error on code or retryAfter", bad, err)
 		}
+	}
+}
+
+// TestCheckUsesTheFresherProbe: a live probe cached before the latest build
+// gives way to that build's probe, so that after a recovery /check does not
+// say "our probe failed" for the cache's lifetime; an older or discarded
+// build probe does not.
+func TestCheckUsesTheFresherProbe(t *testing.T) {
+	cat := testCatalog(t)
+	for _, tt := range []struct {
+		name    string
+		built   Live
+		latency bool // the answer carries a latency: an ok probe was used
+	}{
+		{"a newer ok build probe wins", Live{Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: new(90.0), HTTPStatus: 401}, At: genTime.Add(50 * time.Second)}, true},
+		{"an older build probe does not", Live{Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: new(90.0)}, At: genTime.Add(10 * time.Second)}, false},
+		{"a discarded build probe says nothing", Live{Probe: snapshot.ProbeSource{State: snapshot.ProbeDiscarded}, At: genTime.Add(50 * time.Second)}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			// The live probe of groq failed 40 s after the snapshot and is cached.
+			var groqURL []string
+			for _, svc := range cat.Services {
+				if svc.Slug == "groq" {
+					groqURL = append(groqURL, svc.ProbeURL)
+				}
+			}
+			p := &fakeProber{at: genTime.Add(40 * time.Second), failing: groqURL}
+			engine := New(cat, p, func() time.Time { return genTime.Add(time.Minute) }, FromServer)
+			view := testView(cat)
+			view.probes = map[string]Live{"groq": tt.built}
+			doc, err := engine.Check(view, Request{Query: "groq"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if (doc.LatencyMs != nil) != tt.latency {
+				t.Errorf("latency %v, want one: %v (verdict %s: %q)", doc.LatencyMs, tt.latency, doc.Verdict.Action, doc.Verdict.Reason)
+			}
+			if tt.latency && (doc.Verdict.Action != snapshot.ActionProceed || !doc.LatencyCheckedAt.Equal(tt.built.At)) {
+				t.Errorf("verdict %s (%q) at %v, want proceed on the build's probe", doc.Verdict.Action, doc.Verdict.Reason, doc.LatencyCheckedAt)
+			}
+		})
 	}
 }

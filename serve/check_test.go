@@ -289,3 +289,19 @@ func TestCheckCodeParameters(t *testing.T) {
 		}
 	}
 }
+
+// The snapshot gives /check each service's probe of the latest build, from
+// sources.json, dated by its check (check.View's BuildProbe).
+func TestViewBuildProbe(t *testing.T) {
+	ts := newTestServer(t, 0)
+	snap := ts.Store().Current()
+	for slug, state := range map[string]string{"anthropic": snapshot.ProbeOK, "cohere": snapshot.ProbeFailed} {
+		p, ok := snap.BuildProbe(slug)
+		if !ok || p.Probe.State != state || !p.At.Equal(genTime) {
+			t.Errorf("%s: %+v %v, want state %s at %s", slug, p, ok, state, genTime)
+		}
+	}
+	if _, ok := snap.BuildProbe("nothing"); ok {
+		t.Error("a build probe for an untracked slug")
+	}
+}

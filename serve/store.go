@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -46,6 +47,10 @@ type Snapshot struct {
 	// from byService[slug][k] on (zero when none): a ?at= read stops where
 	// every older incident had ended by then.
 	latestEnd map[string][]time.Time
+	// probes are each service's probe of the latest build, from its service
+	// document, for /check: a live probe older than it is not the freshest
+	// word.
+	probes map[string]check.Live
 	// order is the services' slugs in the order of status.json.
 	order []string
 	// changes is the retained change log, ids ascending, complete after
@@ -202,6 +207,21 @@ func (s *Snapshot) parse() error {
 			return fmt.Errorf("snapshot incomplete: %s is missing", snapshot.ServiceFile(sum.Slug))
 		}
 	}
+	// The build's probes, from sources.json (small, where the service
+	// documents carry every incident): optional, as an older snapshot may
+	// not have it.
+	s.probes = map[string]check.Live{}
+	var sources snapshot.SourcesDoc
+	if s.files[snapshot.FileSources] != nil {
+		if err := decodeFile(s.files, snapshot.FileSources, &sources); err != nil {
+			return err
+		}
+	}
+	for _, src := range sources.Services {
+		if at := s.status[src.Slug].LastChecked; at != nil {
+			s.probes[src.Slug] = check.Live{Probe: src.Probe, At: *at}
+		}
+	}
 	var list snapshot.IncidentList
 	if err := decodeFile(s.files, snapshot.FileIncidents, &list); err != nil {
 		return err
@@ -275,6 +295,12 @@ func (s *Snapshot) Age(now time.Time) (age time.Duration, stale bool) {
 // than snapshot.MaxClockSkew ahead of it.
 func futureBeyondSkew(generatedAt, now time.Time) bool {
 	return generatedAt.Sub(now) > snapshot.MaxClockSkew
+}
+
+// BuildProbe is the service's probe in the latest build (check.View).
+func (s *Snapshot) BuildProbe(slug string) (check.Live, bool) {
+	p, ok := s.probes[slug]
+	return p, ok
 }
 
 // GeneratedAt is when the snapshot was built (check.View).
