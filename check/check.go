@@ -203,9 +203,6 @@ func urlHost(raw string) string {
 	return strings.ToLower(u.Host)
 }
 
-// Matcher returns the engine's matcher of queries to services.
-func (e *Engine) Matcher() *Matcher { return e.matcher }
-
 // Check answers req against view: the service's status phrased for people
 // and, with the advice of the first matching rule (see rules.go), what to
 // do about the error the caller saw. A request it refuses is an
