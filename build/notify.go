@@ -87,7 +87,9 @@ type Notifier struct {
 
 // receiver is one URL's queue, drained by its own worker.
 type receiver struct {
-	url   string
+	url string
+	// name is what logs and errors say of url (redactURL).
+	name  string
 	queue chan snapshot.Change
 	// gone is set, for the life of the process, once the receiver has
 	// answered 410 Gone: it is posted nothing more.
@@ -106,10 +108,11 @@ func NewNotifier(ctx context.Context, opts NotifierOptions) (*Notifier, error) {
 	if err != nil {
 		return nil, err
 	}
-	for _, u := range opts.URLs {
+	for i, u := range opts.URLs {
 		p, err := url.Parse(u)
 		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			return nil, fmt.Errorf("notify URL %q is not an absolute http(s) URL", u)
+			// Not echoed: a webhook URL often carries its secret in the path.
+			return nil, fmt.Errorf("notify URL #%d (%s) is not an absolute http(s) URL", i+1, redactURL(u))
 		}
 	}
 	if opts.Client == nil {
@@ -134,7 +137,7 @@ func NewNotifier(ctx context.Context, opts NotifierOptions) (*Notifier, error) {
 	}
 	n.ctx, n.cancel = context.WithCancel(ctx)
 	for _, u := range opts.URLs {
-		r := &receiver{url: u, queue: make(chan snapshot.Change, opts.QueueSize)}
+		r := &receiver{url: u, name: redactURL(u), queue: make(chan snapshot.Change, opts.QueueSize)}
 		n.receivers = append(n.receivers, r)
 		n.wg.Go(func() { n.work(r) })
 	}
@@ -245,7 +248,7 @@ func (n *Notifier) logDrops() {
 		if r.dropped == 0 {
 			continue
 		}
-		n.opts.Log.Error().Str("url", r.url).Int("dropped", r.dropped).
+		n.opts.Log.Error().Str("url", r.name).Int("dropped", r.dropped).
 			Int64("firstChange", r.firstDrop).Int64("lastChange", r.lastDrop).
 			Msg("webhook queue full: changes dropped for this receiver")
 		r.dropped = 0
@@ -264,7 +267,7 @@ func (n *Notifier) work(r *receiver) {
 
 // deliver posts one change, retrying with exponential backoff.
 func (n *Notifier) deliver(r *receiver, c snapshot.Change) {
-	u := r.url
+	u := r.name // what the log may say of r.url
 	body, err := json.Marshal(snapshot.NewCloudEvent(c, n.opts.BaseURL))
 	if err != nil {
 		n.opts.Log.Error().Err(err).Int64("change", c.ID).Msg("webhook: change not encodable")
@@ -275,7 +278,7 @@ func (n *Notifier) deliver(r *receiver, c snapshot.Change) {
 	id := snapshot.ChangeIDString(c.ID)
 	wait := n.opts.Backoff
 	for attempt := 1; ; attempt++ {
-		status, err := n.post(u, id, body)
+		status, err := n.post(r, id, body)
 		if err == nil {
 			return
 		}
@@ -326,10 +329,10 @@ func retryable(status int) bool {
 
 // post makes one attempt. It returns the receiver's status, or 0 when no
 // answer came, and an error unless the status is 2xx.
-func (n *Notifier) post(u, id string, body []byte) (int, error) {
+func (n *Notifier) post(r *receiver, id string, body []byte) (int, error) {
 	ctx, cancel := context.WithTimeout(n.ctx, notifyAttemptTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.url, bytes.NewReader(body))
 	if err != nil {
 		return 0, err
 	}
@@ -339,6 +342,9 @@ func (n *Notifier) post(u, id string, body []byte) (int, error) {
 	req.Header.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
 	req.Header.Set("webhook-signature", SignWebhook(n.key, id, ts, body))
 	resp, err := n.opts.Client.Do(req)
+	if ue := (*url.Error)(nil); errors.As(err, &ue) {
+		ue.URL = r.name // net/http names the whole URL, secret and all
+	}
 	if err != nil {
 		return 0, err
 	}
@@ -352,6 +358,21 @@ func (n *Notifier) post(u, id string, body []byte) (int, error) {
 		return resp.StatusCode, fmt.Errorf("receiver answered %s", resp.Status)
 	}
 	return resp.StatusCode, nil
+}
+
+// redactURL is what a log or an error may say of a webhook URL: its scheme
+// and host. Receivers (Slack, Discord, most hook services) carry their
+// secret in the path or the query, so neither is ever written out.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.Host == "" {
+		return "an unparsable URL"
+	}
+	out := u.Scheme + "://" + u.Host
+	if u.Path != "" && u.Path != "/" || u.RawQuery != "" {
+		out += "/…"
+	}
+	return out
 }
 
 // location is where a redirect points, resolved against the request and

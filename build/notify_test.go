@@ -420,3 +420,41 @@ func TestWebhookDropsReported(t *testing.T) {
 		t.Errorf("logged after the reports: %s", line)
 	}
 }
+
+// TestWebhookURLStaysSecret: a webhook URL carries its secret in its path or
+// query (Slack, Discord, most hook services); no log line or error of the
+// notifier writes either, whether the receiver fails, refuses, is gone or
+// never answers, or the URL is refused at start.
+func TestWebhookURLStaysSecret(t *testing.T) {
+	const secret = "T0SECRET/B0SECRET"
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	for _, status := range []int{http.StatusInternalServerError, http.StatusForbidden, http.StatusFound, http.StatusGone, 0} {
+		t.Run(strconv.Itoa(status), func(t *testing.T) {
+			base := closed.URL // 0: nothing answers
+			if status != 0 {
+				rcv, _ := statusServer(t, status)
+				base = rcv.URL
+			}
+			var logs strings.Builder
+			n, err := NewNotifier(context.Background(), NotifierOptions{
+				URLs: []string{base + "/services/" + secret + "?token=" + secret}, Secret: testWebhookSecret,
+				BaseURL: "https://aistatus.example", Log: zerolog.New(&logs), Attempts: 2, Backoff: time.Millisecond,
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n.Notify([]snapshot.Change{{ID: 1, Type: snapshot.ChangeStatus, Service: "openai", Time: t0, NewStatus: snapshot.MajorOutage}})
+			drain, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			n.Close(drain)
+			if logs.Len() == 0 || strings.Contains(logs.String(), "SECRET") {
+				t.Errorf("logs: %s", logs.String())
+			}
+		})
+	}
+	_, err := NewNotifier(context.Background(), NotifierOptions{URLs: []string{"ftp://hooks.example/" + secret}, Secret: testWebhookSecret})
+	if err == nil || strings.Contains(err.Error(), "SECRET") {
+		t.Errorf("a refused URL: %v", err)
+	}
+}
