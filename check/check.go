@@ -323,7 +323,7 @@ func verdictDetail(name string, sum snapshot.ServiceSummary) string {
 func verdict(name string, status snapshot.Status, stale bool, age time.Duration) snapshot.Verdict {
 	if stale {
 		return snapshot.Verdict{
-			Headline: fmt.Sprintf("Data is stale: %s was last checked %s ago (it was %s then)", name, age.Round(time.Minute), phrase(status)),
+			Headline: fmt.Sprintf("Data is stale: %s was last checked %s ago (it was %s then)", name, snapshot.HumanDuration(age), phrase(status)),
 			Emoji:    "⏳", Level: "stale", Stale: true,
 		}
 	}

@@ -268,6 +268,9 @@ func TestCheckVerdict(t *testing.T) {
 			if (doc.LatencyMs != nil) != tt.latency || (doc.LatencyCheckedAt != nil && !doc.LatencyCheckedAt.Equal(now)) {
 				t.Errorf("latency %v at %v", doc.LatencyMs, doc.LatencyCheckedAt)
 			}
+			if v.Stale && tt.now > 0 && !strings.Contains(v.Headline, snapshot.HumanDuration(tt.now)+" ago") {
+				t.Errorf("stale headline %q does not say %s ago", v.Headline, snapshot.HumanDuration(tt.now))
+			}
 			if v.DataAgeSeconds == nil || *v.DataAgeSeconds != tt.dataAge {
 				t.Errorf("data age %v, want %d", v.DataAgeSeconds, tt.dataAge)
 			}

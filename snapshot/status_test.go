@@ -196,3 +196,14 @@ func TestServiceFile(t *testing.T) {
 		t.Errorf("ServiceFile(openai) = %q, want %q", got, want)
 	}
 }
+
+func TestHumanDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		20 * time.Second: "1 min", 45 * time.Minute: "45 min", time.Hour: "1 h",
+		80 * time.Minute: "1 h 20 min", 26 * time.Hour: "1 d 2 h", 48 * time.Hour: "2 d",
+	} {
+		if got := HumanDuration(d); got != want {
+			t.Errorf("HumanDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -129,4 +130,22 @@ func (inc *Incident) Clean(now time.Time, fallback string) (why string) {
 		inc.UpdatedAt = inc.StartedAt
 	}
 	return ""
+}
+
+// HumanDuration is a short human duration, rounded to the minute (at
+// least one): "45 min", "3 h 20 min", "2 d 4 h".
+func HumanDuration(d time.Duration) string {
+	d = d.Round(time.Minute)
+	days, hours, mins := int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour), int(d%time.Hour/time.Minute)
+	switch {
+	case days > 0 && hours > 0:
+		return strconv.Itoa(days) + " d " + strconv.Itoa(hours) + " h"
+	case days > 0:
+		return strconv.Itoa(days) + " d"
+	case hours > 0 && mins > 0:
+		return strconv.Itoa(hours) + " h " + strconv.Itoa(mins) + " min"
+	case hours > 0:
+		return strconv.Itoa(hours) + " h"
+	}
+	return strconv.Itoa(max(mins, 1)) + " min"
 }

@@ -139,7 +139,7 @@ type incident struct {
 func (m *model) incident(inc snapshot.Incident) incident {
 	v := incident{Incident: inc, ServiceName: m.serviceName(inc.Service), Page: "services/" + inc.Service}
 	if inc.EndedAt != nil {
-		v.Duration = duration(inc.EndedAt.Sub(inc.StartedAt))
+		v.Duration = snapshot.HumanDuration(inc.EndedAt.Sub(inc.StartedAt))
 	}
 	return v
 }
@@ -240,7 +240,7 @@ func (m *model) unread() []unreadSource {
 				why += " (" + strings.ReplaceAll(string(f.Failure), "_", " ") + ")"
 			}
 			if f.FailingSince != nil {
-				why += " for " + duration(m.now.Sub(*f.FailingSince))
+				why += " for " + snapshot.HumanDuration(m.now.Sub(*f.FailingSince))
 			}
 			out = append(out, unreadSource{svc.Name, svc.Slug, "Its status page " + why + "."})
 		case snapshot.FeedNone:
@@ -356,21 +356,4 @@ func probeLine(p snapshot.ProbeSource) sourceLine {
 		return sourceLine{"discarded", "The probe failed together with most others at once: a problem on aistatus's side, recorded as no data."}
 	}
 	return sourceLine{"no data", "No probe has run yet."}
-}
-
-// duration is a short human duration: "45 min", "3 h 20 min", "2 d 4 h".
-func duration(d time.Duration) string {
-	d = d.Round(time.Minute)
-	days, hours, mins := int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour), int(d%time.Hour/time.Minute)
-	switch {
-	case days > 0 && hours > 0:
-		return itoa(days) + " d " + itoa(hours) + " h"
-	case days > 0:
-		return itoa(days) + " d"
-	case hours > 0 && mins > 0:
-		return itoa(hours) + " h " + itoa(mins) + " min"
-	case hours > 0:
-		return itoa(hours) + " h"
-	}
-	return itoa(max(mins, 1)) + " min"
 }

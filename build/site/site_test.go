@@ -961,17 +961,6 @@ func TestDailyChart(t *testing.T) {
 	}
 }
 
-func TestDuration(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		20 * time.Second: "1 min", 45 * time.Minute: "45 min", time.Hour: "1 h",
-		80 * time.Minute: "1 h 20 min", 26 * time.Hour: "1 d 2 h", 48 * time.Hour: "2 d",
-	} {
-		if got := duration(d); got != want {
-			t.Errorf("duration(%v) = %q, want %q", d, got, want)
-		}
-	}
-}
-
 // monthText is the 30-day uptime as the page, badges and llms.txt show it.
 func monthText(svc snapshot.ServiceDoc) string {
 	return uptimeFigure{Value: svc.Uptime.D30, Coverage: svc.UptimeCoverage.D30}.Text()
