@@ -262,3 +262,16 @@ func TestCheckOffline(t *testing.T) {
 		})
 	}
 }
+
+// An untracked query's suggestions read as a question, not a Go slice.
+func TestCheckSuggestions(t *testing.T) {
+	dir, catalog := publishStatuses(t, time.Now(), nil)
+	var stdout, stderr strings.Builder
+	execute(context.Background(), []string{"check", "--dir", dir, "--catalog", catalog, "opneai"}, &stdout, &stderr)
+	if out := stdout.String(); !strings.Contains(out, "Did you mean OpenAI?") || strings.Contains(out, "[") {
+		t.Errorf("output: %s", out)
+	}
+	if got := orJoin([]string{"A", "B", "C"}); got != "A, B or C" {
+		t.Errorf("orJoin = %q", got)
+	}
+}
