@@ -400,12 +400,20 @@ func serviceSummary(doc snapshot.ServiceDoc) string {
 			ongoing++
 		}
 	}
-	fmt.Fprintf(&b, " %d incidents retained, %d ongoing.", len(doc.Incidents), ongoing)
+	fmt.Fprintf(&b, " %s retained, %d ongoing.", count(len(doc.Incidents), "incident"), ongoing)
 	if len(doc.Incidents) > 0 {
 		inc := doc.Incidents[0]
 		fmt.Fprintf(&b, " Latest: %q (%s, started %s).", inc.Headline, inc.Severity, inc.StartedAt.UTC().Format(time.RFC3339))
 	}
 	return b.String()
+}
+
+// count says n of a thing: "1 incident", "3 incidents".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return strconv.Itoa(n) + " " + thing + "s"
 }
 
 // maxListed bounds the incidents spelled out in list_incidents' text
@@ -414,7 +422,7 @@ const maxListed = 10
 
 func incidentsSummary(doc snapshot.IncidentList) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d incidents", len(doc.Incidents))
+	b.WriteString(count(len(doc.Incidents), "incident"))
 	if doc.Window != nil {
 		fmt.Fprintf(&b, " started since %s", doc.Window.Since.UTC().Format(time.RFC3339))
 		if doc.Window.Truncated {

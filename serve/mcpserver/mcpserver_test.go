@@ -209,6 +209,10 @@ func TestTools(t *testing.T) {
 	if !strings.Contains(text, "is degraded") || !strings.Contains(text, "24h not enough data") || !strings.Contains(text, "1 ongoing") {
 		t.Errorf("get_service summary: %s", text)
 	}
+	// One incident is one, not "1 incidents".
+	if text = call(t, cs, "get_service", map[string]any{"slug": "anthropic"}, &svc); !strings.Contains(text, " 1 incident retained") {
+		t.Errorf("get_service anthropic summary: %s", text)
+	}
 
 	var list mcpserver.IncidentsResult
 	text = call(t, cs, "list_incidents", map[string]any{"severity": "major"}, &list)
