@@ -227,7 +227,7 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 		// No advice for a service we know nothing of: the action fields are
 		// left out, and the lists are empty rather than null.
 		doc.Verdict = snapshot.Verdict{
-			Headline:     fmt.Sprintf("%q is not a service aistatus tracks", truncate(req.Query, 64)),
+			Headline:     fmt.Sprintf("%q is not a service aistatus tracks", snapshot.Truncate(req.Query, 64)),
 			Emoji:        "❓",
 			Level:        "untracked",
 			Suggestions:  e.matcher.Suggest(req.Query),
@@ -361,12 +361,4 @@ func phrase(s snapshot.Status) string {
 	default:
 		return "of unknown status"
 	}
-}
-
-// truncate shortens user input before it is echoed in a message.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
 }

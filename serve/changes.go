@@ -55,7 +55,7 @@ func (s *Server) handleChanges(w http.ResponseWriter, r *http.Request) {
 		id, t, isID, err := parseChangeSince(v)
 		switch {
 		case err != nil:
-			problem(w, http.StatusBadRequest, "since", fmt.Sprintf("since %q is neither a change id (a whole number) nor an RFC 3339 date-time (2026-11-01T14:03:00Z) or a date (2026-11-01)", truncate(v, 64)))
+			problem(w, http.StatusBadRequest, "since", fmt.Sprintf("since %q is neither a change id (a whole number) nor an RFC 3339 date-time (2026-11-01T14:03:00Z) or a date (2026-11-01)", snapshot.Truncate(v, 64)))
 			return
 		case isID:
 			entries = snapshot.ChangesAfter(entries, id)

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/aistatus/aistatus/check"
+	"github.com/aistatus/aistatus/snapshot"
 )
 
 // handleCheck is GET /check: the check engine's answer for the current
@@ -30,7 +31,7 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		v := q.Get("retryAfter")
 		n, err := strconv.Atoi(v)
 		if err != nil || len(v) > 6 {
-			problem(w, http.StatusBadRequest, "retryAfter", fmt.Sprintf("retryAfter %q is not a whole number of seconds", truncate(v, 32)))
+			problem(w, http.StatusBadRequest, "retryAfter", fmt.Sprintf("retryAfter %q is not a whole number of seconds", snapshot.Truncate(v, 32)))
 			return
 		}
 		req.RetryAfter = &n

@@ -244,7 +244,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	if v := r.Header.Get("Last-Event-ID"); v != "" {
 		id, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil || id < 0 {
-			problem(w, http.StatusBadRequest, "Last-Event-ID", fmt.Sprintf("Last-Event-ID %q is not a change id", truncate(v, 64)))
+			problem(w, http.StatusBadRequest, "Last-Event-ID", fmt.Sprintf("Last-Event-ID %q is not a change id", snapshot.Truncate(v, 64)))
 			return
 		}
 		last, resumed = id, id > 0

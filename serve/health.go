@@ -66,7 +66,7 @@ func (t *sourceTracker) polled(now time.Time, changed bool, err error) {
 	t.h.LastPoll = &now
 	if err != nil {
 		t.h.ConsecutiveFailures++
-		t.h.LastError = truncate(err.Error(), 512)
+		t.h.LastError = snapshot.Truncate(err.Error(), 512)
 		return
 	}
 	t.h.ConsecutiveFailures, t.h.LastError = 0, ""

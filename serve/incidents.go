@@ -32,21 +32,21 @@ func parseIncidentQuery(q url.Values, snap *Snapshot, now time.Time) (iq inciden
 		v := q.Get("since")
 		t, err := parseSince(v)
 		if err != nil {
-			return iq, "since", fmt.Sprintf("since %q is not an RFC 3339 date-time (2026-11-01T00:00:00Z) or a date (2026-11-01)", truncate(v, 64))
+			return iq, "since", fmt.Sprintf("since %q is not an RFC 3339 date-time (2026-11-01T00:00:00Z) or a date (2026-11-01)", snapshot.Truncate(v, 64))
 		}
 		iq.since, iq.filters.Since = t, &v
 	}
 	if q.Has("severity") {
 		v := q.Get("severity")
 		if !snapshot.Severity(v).Valid() {
-			return iq, "severity", fmt.Sprintf("severity %q is not one of minor, major, critical", truncate(v, 64))
+			return iq, "severity", fmt.Sprintf("severity %q is not one of minor, major, critical", snapshot.Truncate(v, 64))
 		}
 		iq.severity, iq.filters.Severity = snapshot.Severity(v), &v
 	}
 	if q.Has("service") {
 		v := q.Get("service")
 		if _, ok := snap.status[v]; !ok {
-			return iq, "service", fmt.Sprintf("service %q is not a tracked slug: see %s for the list", truncate(v, 64), snapshot.PathStatus)
+			return iq, "service", fmt.Sprintf("service %q is not a tracked slug: see %s for the list", snapshot.Truncate(v, 64), snapshot.PathStatus)
 		}
 		iq.service, iq.filters.Service = v, &v
 	}

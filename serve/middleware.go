@@ -69,7 +69,7 @@ func (s *Server) common(next http.Handler) http.Handler {
 				// timeout, and then the connection would be dropped without it.
 				w.Header().Set("Connection", "close")
 			}
-			problem(w, http.StatusMethodNotAllowed, "", fmt.Sprintf("method %s is not allowed: this API is read-only (%s)", truncate(r.Method, 16), methods))
+			problem(w, http.StatusMethodNotAllowed, "", fmt.Sprintf("method %s is not allowed: this API is read-only (%s)", snapshot.Truncate(r.Method, 16), methods))
 		}
 	})
 }
@@ -162,7 +162,7 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 			return // counted, and said once that second is over
 		}
 		var addr [64]byte // the client's address, formatted without an allocation
-		s.opts.Log.Info().Str("method", r.Method).Str("path", truncate(r.URL.Path, 256)).
+		s.opts.Log.Info().Str("method", r.Method).Str("path", snapshot.Truncate(r.URL.Path, 256)).
 			Int("status", rec.status).Int("bytes", rec.bytes).
 			Int64("us", time.Since(start).Microseconds()).Bytes("client", limits.ClientAddr(r, s.opts.TrustedProxies).AppendTo(addr[:0])).
 			Msg("request")
@@ -240,14 +240,6 @@ func (s *statusRecorder) Write(b []byte) (int, error) {
 	return n, err
 }
 func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
-
-// truncate shortens user input before it is echoed in a message or a log.
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return s[:n] + "…"
-}
 
 // httpErrorLog routes net/http's own messages (accept errors, failed
 // handshakes, a handler's superfluous WriteHeader) into the JSON log as a

@@ -42,7 +42,7 @@ func (s *Server) handleService(w http.ResponseWriter, r *http.Request) {
 	slug := r.PathValue("slug")
 	rep := snap.files[snapshot.ServiceFile(slug)]
 	if _, tracked := snap.status[slug]; !tracked || rep == nil {
-		problem(w, http.StatusNotFound, "slug", fmt.Sprintf("%q is not a tracked service: see %s for the list", truncate(slug, 64), snapshot.PathStatus))
+		problem(w, http.StatusNotFound, "slug", fmt.Sprintf("%q is not a tracked service: see %s for the list", snapshot.Truncate(slug, 64), snapshot.PathStatus))
 		return
 	}
 	q, ok := parseQuery(w, r)
@@ -68,7 +68,7 @@ func (s *Server) parseAt(w http.ResponseWriter, snap *Snapshot, q url.Values) (t
 	v := q.Get("at")
 	at, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(v))
 	if err != nil || len(v) > 64 {
-		problem(w, http.StatusBadRequest, "at", fmt.Sprintf("at %q is not an RFC 3339 date-time (2026-11-01T14:03:00Z)", truncate(v, 64)))
+		problem(w, http.StatusBadRequest, "at", fmt.Sprintf("at %q is not an RFC 3339 date-time (2026-11-01T14:03:00Z)", snapshot.Truncate(v, 64)))
 		return time.Time{}, false
 	}
 	at = at.UTC()

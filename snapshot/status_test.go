@@ -207,3 +207,20 @@ func TestHumanDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestJoinListAndTruncate(t *testing.T) {
+	for _, tt := range []struct {
+		items []string
+		want  string
+	}{{nil, ""}, {[]string{"A"}, "A"}, {[]string{"A", "B"}, "A or B"}, {[]string{"A", "B", "C"}, "A, B or C"}} {
+		if got := JoinList(tt.items, " or "); got != tt.want {
+			t.Errorf("JoinList(%q) = %q, want %q", tt.items, got, tt.want)
+		}
+	}
+	if got := Truncate("abcdef", 3); got != "abc…" {
+		t.Errorf("Truncate = %q", got)
+	}
+	if got := Truncate("abc", 3); got != "abc" {
+		t.Errorf("Truncate of a short string = %q", got)
+	}
+}

@@ -149,3 +149,21 @@ func HumanDuration(d time.Duration) string {
 	}
 	return strconv.Itoa(max(mins, 1)) + " min"
 }
+
+// Truncate shortens outside input to n bytes before it is echoed in a
+// message or a log, marking the cut.
+func Truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// JoinList joins items as "a, b, c<last>d": JoinList(names, " or ") asks
+// "OpenAI, Azure OpenAI or OpenRouter".
+func JoinList(items []string, last string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], ", ") + last + items[len(items)-1]
+}

@@ -84,7 +84,7 @@ still says the service's status, not the advice.`,
 				fmt.Fprintf(g.stdout, "   API answered in %.0f ms\n", *doc.LatencyMs)
 			}
 			if len(doc.Verdict.Suggestions) > 0 {
-				fmt.Fprintf(g.stdout, "   Did you mean %s?\n", orJoin(doc.Verdict.Suggestions))
+				fmt.Fprintf(g.stdout, "   Did you mean %s?\n", snapshot.JoinList(doc.Verdict.Suggestions, " or "))
 			}
 			printAdvice(g.stdout, doc.Verdict)
 			return verdictExit(doc.Verdict.Level)
@@ -97,14 +97,6 @@ still says the service's status, not the advice.`,
 	cmd.Flags().StringVar(&code, "code", "", "the error code or type in the provider's error body (insufficient_quota, overloaded_error, …)")
 	cmd.Flags().IntVar(&retryAfter, "retry-after", 0, "the Retry-After your call got, in seconds")
 	return cmd
-}
-
-// orJoin lists names for a question: "A", "A or B", "A, B or C".
-func orJoin(names []string) string {
-	if len(names) < 2 {
-		return strings.Join(names, "")
-	}
-	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // flagOf names the command-line form of a /check parameter, for errors.

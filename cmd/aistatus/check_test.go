@@ -271,7 +271,4 @@ func TestCheckSuggestions(t *testing.T) {
 	if out := stdout.String(); !strings.Contains(out, "Did you mean OpenAI?") || strings.Contains(out, "[") {
 		t.Errorf("output: %s", out)
 	}
-	if got := orJoin([]string{"A", "B", "C"}); got != "A, B or C" {
-		t.Errorf("orJoin = %q", got)
-	}
 }

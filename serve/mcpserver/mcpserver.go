@@ -126,7 +126,7 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 	ex := examplesFrom(c.catalog)
 
 	s := mcp.NewServer(&mcp.Implementation{Name: "aistatus", Title: "aistatus: are AI services up?", Version: version},
-		&mcp.ServerOptions{Instructions: instructions(orList(ex.names, ", "), len(c.catalog.Services))})
+		&mcp.ServerOptions{Instructions: instructions(snapshot.JoinList(ex.names, ", "), len(c.catalog.Services))})
 	// Every tool only reads, and calling one twice changes nothing. The
 	// world of most is closed — aistatus's own snapshot — but check_service
 	// probes the service's API host live.
@@ -220,7 +220,7 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  "check_service",
 		Title: "Is this AI service up?",
-		Description: "Answers \"is X down?\" for a service name, alias, domain or URL (" + orList(ex.queries, ", ") + "). Returns the matched service, its status and a plain-language verdict: " +
+		Description: "Answers \"is X down?\" for a service name, alias, domain or URL (" + snapshot.JoinList(ex.queries, ", ") + "). Returns the matched service, its status and a plain-language verdict: " +
 			"verdict.level is up, degraded, down, maintenance, unknown (no data — not an outage), stale (the data is too old " +
 			"to trust; verdict.dataAgeSeconds says how old) or untracked (aistatus does not follow it; verdict.suggestions " +
 			"lists close names). latencyMs is a live probe of the service's API host, at most " + strconv.Itoa(int(check.LiveTTL.Seconds())) + " s old. " +
@@ -325,20 +325,12 @@ func examplesFrom(cat snapshot.Catalog) examples {
 	return ex
 }
 
-// orList joins items as "a, b, c<last>d", e.g. with last " or ".
-func orList(items []string, last string) string {
-	if len(items) < 2 {
-		return strings.Join(items, "")
-	}
-	return strings.Join(items[:len(items)-1], ", ") + last + items[len(items)-1]
-}
-
 // suchAs is ", such as a, b or c", or "" with no examples.
 func suchAs(items []string, last string) string {
 	if len(items) == 0 {
 		return ""
 	}
-	return ", such as " + orList(items, last)
+	return ", such as " + snapshot.JoinList(items, last)
 }
 
 // text is a result whose Content is a short summary for models and clients
