@@ -105,8 +105,9 @@ func (snap *Snapshot) serviceAt(slug string, at time.Time) snapshot.ServiceAt {
 		out.Since = &since
 	}
 	idx, ends, open := snap.byService[slug], snap.latestEnd[slug], snap.openByService[slug]
+	// Both lists are newest first: those that started after at are a prefix.
 	k := sort.Search(len(idx), func(k int) bool { return !snap.incidents[idx[k]].StartedAt.After(at) })
-	o := 0
+	o := sort.Search(len(open), func(o int) bool { return !snap.incidents[open[o]].StartedAt.After(at) })
 	for {
 		// The next candidate, newest first: an ended incident still open at
 		// at, or one still open now (global indexes ascend with age).
@@ -114,9 +115,6 @@ func (snap *Snapshot) serviceAt(slug string, at time.Time) snapshot.ServiceAt {
 			k++ // open now: taken from open
 		}
 		ended := k < len(idx) && ends[k].After(at)
-		for o < len(open) && snap.incidents[open[o]].StartedAt.After(at) {
-			o++
-		}
 		var i int
 		switch {
 		case ended && (o == len(open) || idx[k] < open[o]):
