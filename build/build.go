@@ -89,13 +89,21 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 		}
 	}
 
-	obs := Observe(ctx, opts)
+	// The status pages and probes, and the model gateways, are read at
+	// once: neither waits for the other, and both are bounded per request.
+	var obs map[string]Observation
+	var gatewayReads map[string]map[string]GatewayRead
+	var observing sync.WaitGroup
+	observing.Go(func() { obs = Observe(ctx, opts) })
+	observing.Go(func() { gatewayReads = ObserveModels(ctx, opts) })
+	observing.Wait()
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("build interrupted, previous snapshot kept: %w", err)
 	}
 	now := opts.Now()
 	lastID := snapshot.LastChangeID(hist.Changes)
 	states := Assemble(hist, opts.Catalog, obs, now, opts.Log)
+	AssembleModels(hist, opts.Catalog, obs, gatewayReads, now, opts.Log)
 	files, err := Render(opts.Site, opts.Catalog, hist, states, now)
 	if err != nil {
 		return Result{}, err

@@ -14,9 +14,19 @@ const (
 )
 
 // hostingPath spells a route-table path in the placeholder syntax of
-// Netlify and Cloudflare Pages rules: {slug} becomes :slug (or * in _headers).
+// Netlify and Cloudflare Pages rules: {slug} becomes :slug (or * in
+// _headers), and so does every other placeholder ({author} :author).
 func hostingPath(p, placeholder string) string {
-	return strings.ReplaceAll(p, snapshot.SlugParam, placeholder)
+	p = strings.ReplaceAll(p, snapshot.SlugParam, placeholder)
+	for _, param := range []string{snapshot.AuthorParam, snapshot.ModelNameParam} {
+		name := ":" + strings.Trim(param, "{}")
+		if placeholder == "*" {
+			name = "*"
+		}
+		p = strings.ReplaceAll(p, param, name)
+	}
+	// A splat covers the rest of the path: one is enough.
+	return strings.ReplaceAll(p, "/*/*", "/*")
 }
 
 // hostingRules renders _headers and _redirects. The headers come from the

@@ -45,6 +45,7 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 		},
 		Incidents: snapshot.IncidentList{Incidents: all, Timestamp: now, License: snapshot.License},
 		Sources:   snapshot.SourcesDoc{Services: []snapshot.ServiceSources{}, Timestamp: now, License: snapshot.License},
+		Models:    modelsDoc(cat, h, now),
 	}
 	for _, svc := range cat.Services {
 		st := states[svc.Slug]
@@ -111,7 +112,13 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 			return nil, err
 		}
 	}
+	for _, m := range docs.Models.Models {
+		if err := put(snapshot.ModelFile(m.ID), modelDocument(cat, m, docs.Incidents.Incidents, docs.Status.Timestamp)); err != nil {
+			return nil, err
+		}
+	}
 	for name, v := range map[string]any{
+		snapshot.FileModels:    docs.Models,
 		snapshot.FileStatus:    docs.Status,
 		snapshot.FileIncidents: docs.Incidents,
 		snapshot.FileSources:   docs.Sources,

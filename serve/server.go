@@ -174,6 +174,7 @@ func New(opts Options) *Server {
 	api := map[string]http.Handler{
 		snapshot.PathStatus:    http.HandlerFunc(s.handleStatus),
 		snapshot.PathService:   http.HandlerFunc(s.handleService),
+		snapshot.PathModel:     http.HandlerFunc(s.handleModel),
 		snapshot.PathChanges:   http.HandlerFunc(s.handleChanges),
 		snapshot.PathEvents:    http.HandlerFunc(s.handleEvents),
 		snapshot.PathIncidents: http.HandlerFunc(s.handleIncidents),

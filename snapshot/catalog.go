@@ -141,6 +141,9 @@ type Catalog struct {
 	// code or type in an API's error body means for whoever got it, each
 	// row citing the provider's documentation.
 	ErrorCodes map[string][]ErrorCode `json:"errorCodes,omitempty"`
+	// Models are the watched models and the gateways read for them
+	// (models.go).
+	Models ModelCatalog `json:"models,omitzero"`
 }
 
 // ErrorCode is one row of a provider's error-code table.
@@ -340,6 +343,10 @@ func (c Catalog) Validate() error {
 		if _, ok := c.ErrorCodes[s.ErrorCodes]; s.ErrorCodes != "" && !ok {
 			errs = append(errs, fmt.Errorf("catalog: services[%d] (%q): errorCodes %q names no table of the catalog", i, s.Slug, s.ErrorCodes))
 		}
+	}
+	errs = append(errs, c.Models.validate(seen)...)
+	if len(c.Models.Gateways) > 0 && len(c.Models.Watched) == 0 {
+		errs = append(errs, errNoModels)
 	}
 	// Alternatives name other services, so they are checked once every slug
 	// is known.

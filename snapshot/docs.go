@@ -526,4 +526,7 @@ type Documents struct {
 	Services  []ServiceDoc
 	Incidents IncidentList
 	Sources   SourcesDoc
+	// Models are the watched models (models.json); each model's own
+	// document adds its incidents (ModelDocument).
+	Models ModelsDoc
 }

@@ -56,6 +56,8 @@ type History struct {
 	Changes      []Change  `json:"changes,omitempty"`
 	ChangesSince time.Time `json:"changesSince,omitzero"`
 	NextChangeID int64     `json:"nextChangeId,omitempty"`
+	// Models is the latest cycle's word on the watched models (models.go).
+	Models *ModelHistory `json:"models,omitempty"`
 }
 
 // ServiceHistory is what is remembered of one service between builds.

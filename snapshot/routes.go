@@ -22,6 +22,8 @@ const (
 	PathSources   = APIBase + "/sources"
 	PathChanges   = APIBase + "/changes"
 	PathEvents    = APIBase + "/events"
+	PathModels    = APIBase + "/models"
+	PathModel     = APIBase + "/models/" + AuthorParam + "/" + ModelNameParam
 	// PathMCP is where the MCP server answers over streamable HTTP.
 	PathMCP = "/mcp"
 	// PathHealthz (the process is up) and PathReadyz (it should get
@@ -33,6 +35,13 @@ const (
 // SlugParam is the placeholder for a service slug in Route.Path and
 // Route.File, in net/http ServeMux syntax ({name} stands for one segment).
 const SlugParam = "{slug}"
+
+// AuthorParam and ModelNameParam are the two segments of a model's id
+// ("anthropic" and "claude-sonnet-4.5") in PathModel and its file.
+const (
+	AuthorParam    = "{author}"
+	ModelNameParam = "{model}"
+)
 
 // Route is one path the thin server answers apart from the snapshot's plain
 // files (the status page, badges, feeds, llms.txt, discovery files), which
@@ -63,6 +72,8 @@ func Routes() []Route {
 	return []Route{
 		{Path: PathStatus, File: FileStatus, ContentType: ContentJSON, RateLimited: true},
 		{Path: PathService, File: ServiceFile(SlugParam), ContentType: ContentJSON, RateLimited: true},
+		{Path: PathModels, File: FileModels, ContentType: ContentJSON, RateLimited: true},
+		{Path: PathModel, File: ModelFile(AuthorParam + "/" + ModelNameParam), ContentType: ContentJSON, RateLimited: true},
 		{Path: PathCheck, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
 		{Path: PathIncidents, File: FileIncidents, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
 		{Path: PathOpenAPI, File: FileOpenAPI, ContentType: ContentJSON, RateLimited: true},

@@ -47,6 +47,8 @@ type World struct {
 
 	mu      sync.Mutex
 	pages   map[string]*Page
+	// gateway holds the model gateway's scripted documents, by model id.
+	gateway map[string]string
 	formats map[string]snapshot.FeedFormat
 	probes  map[string]int
 }
@@ -54,10 +56,17 @@ type World struct {
 // NewWorld starts a world in which every service of cat is calm. The server
 // is closed when the test ends.
 func NewWorld(t testing.TB, cat snapshot.Catalog) *World {
-	w := &World{pages: map[string]*Page{}, formats: map[string]snapshot.FeedFormat{}, probes: map[string]int{}, Clock: time.Now}
+	w := &World{pages: map[string]*Page{}, gateway: map[string]string{}, formats: map[string]snapshot.FeedFormat{}, probes: map[string]int{}, Clock: time.Now}
 	w.Server = httptest.NewServer(http.HandlerFunc(w.serveHTTP))
 	t.Cleanup(w.Server.Close)
 	w.Catalog.ErrorCodes = cat.ErrorCodes
+	// The gateways answer from the world too: a model with no scripted
+	// document (SetModel) is a 404, which reads unknown.
+	w.Catalog.Models.Watched = cat.Models.Watched
+	for _, g := range cat.Models.Gateways {
+		g.URL = w.Server.URL + "/" + gatewayPrefix + g.ID + "/" + snapshot.ModelParam
+		w.Catalog.Models.Gateways = append(w.Catalog.Models.Gateways, g)
+	}
 	for _, svc := range cat.Services {
 		w.pages[svc.Slug] = &Page{Status: snapshot.Operational}
 		w.formats[svc.Slug] = svc.Feed.Format
@@ -75,6 +84,18 @@ func NewWorld(t testing.TB, cat snapshot.Catalog) *World {
 		w.Catalog.Services = append(w.Catalog.Services, svc)
 	}
 	return w
+}
+
+// gatewayPrefix starts the world's paths of a model gateway; no slug
+// starts with it.
+const gatewayPrefix = "_gateway-"
+
+// SetModel scripts the document every gateway of the world serves for a
+// model; "" takes it away (a 404).
+func (w *World) SetModel(id, body string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.gateway[id] = body
 }
 
 // Set changes the state of one service's page.
@@ -102,6 +123,18 @@ func (w *World) Probes(slug string) int {
 
 func (w *World) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 	slug, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	if strings.HasPrefix(slug, gatewayPrefix) {
+		w.mu.Lock()
+		body := w.gateway[strings.TrimSuffix(rest, "/endpoints")]
+		w.mu.Unlock()
+		if body == "" {
+			http.NotFound(rw, r)
+			return
+		}
+		rw.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(rw, body)
+		return
+	}
 	w.mu.Lock()
 	page, ok := w.pages[slug]
 	var p Page

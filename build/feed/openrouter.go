@@ -1,0 +1,100 @@
+package feed
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"strings"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// GatewayEndpoint is one provider endpoint of a model, as a model gateway
+// reports it from its own traffic.
+type GatewayEndpoint struct {
+	// Provider is the gateway's name of the provider ("Amazon Bedrock").
+	Provider string
+	// Tag is the gateway's id of the endpoint ("amazon-bedrock/us-east-1").
+	Tag string
+	// Uptime is the share of the gateway's requests that succeeded, in
+	// percent, per window ("5m", "30m", "1d"); nil for a window with too
+	// little traffic to tell.
+	Uptime map[string]*float64
+}
+
+// openRouterWindows maps OpenRouter's uptime members to our window names.
+var openRouterWindows = []struct{ member, window string }{
+	{"uptime_last_5m", "5m"}, {"uptime_last_30m", "30m"}, {"uptime_last_1d", "1d"},
+}
+
+// ReadOpenRouter reads OpenRouter's public endpoints document of one model
+// (GET /api/v1/models/{author}/{slug}/endpoints, no key). Its failures are
+// classified like a feed's (Kind): a 429 is an http_status failure, and
+// the model then reads unknown from this source.
+func ReadOpenRouter(ctx context.Context, client *http.Client, url, modelID string) ([]GatewayEndpoint, error) {
+	data, header, err := fetch(ctx, client, url, "application/json")
+	if err != nil {
+		return nil, err
+	}
+	eps, err := ParseOpenRouter(data, modelID)
+	if err != nil {
+		return nil, notDocument(url, data, header, err)
+	}
+	return eps, nil
+}
+
+// ParseOpenRouter reads an endpoints document. It must prove it is the
+// document of modelID before any figure in it counts: data.id is the
+// model's id, data.endpoints a list, and every endpoint names its provider
+// and carries the uptime members (null is a value: too little traffic).
+// A document without endpoints proves nothing (FailureEmpty). An endpoint
+// whose figure is not a percentage is skipped; the others stand.
+func ParseOpenRouter(data []byte, modelID string) ([]GatewayEndpoint, error) {
+	var doc struct {
+		Data *struct {
+			ID        *string                       `json:"id"`
+			Endpoints *[]map[string]json.RawMessage `json:"endpoints"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("decoding JSON: %w", err)
+	}
+	switch {
+	case doc.Data == nil:
+		return nil, failure(snapshot.FailureSchema, "no data object: not an endpoints document")
+	case doc.Data.ID == nil || !strings.EqualFold(*doc.Data.ID, modelID):
+		return nil, failure(snapshot.FailureSchema, "data.id is not %q: not this model's endpoints document", modelID)
+	case doc.Data.Endpoints == nil:
+		return nil, failure(snapshot.FailureSchema, "no data.endpoints list")
+	case len(*doc.Data.Endpoints) == 0:
+		return nil, failure(snapshot.FailureEmpty, "data.endpoints is empty: no provider serves %q, or the document is cut", modelID)
+	}
+	var out []GatewayEndpoint
+	for i, raw := range *doc.Data.Endpoints {
+		var provider, tag string
+		if json.Unmarshal(raw["provider_name"], &provider) != nil || strings.TrimSpace(provider) == "" {
+			return nil, failure(snapshot.FailureSchema, "data.endpoints[%d] has no provider_name", i)
+		}
+		_ = json.Unmarshal(raw["tag"], &tag) // optional: the region, when there is one
+		ep := GatewayEndpoint{Provider: snapshot.Truncate(provider, 100), Tag: snapshot.Truncate(tag, 100), Uptime: map[string]*float64{}}
+		usable := true
+		for _, w := range openRouterWindows {
+			v, present := raw[w.member]
+			if !present {
+				return nil, failure(snapshot.FailureSchema, "data.endpoints[%d] has no %s", i, w.member)
+			}
+			var f *float64
+			if err := json.Unmarshal(v, &f); err != nil || (f != nil && (math.IsNaN(*f) || *f < 0 || *f > 100)) {
+				usable = false // not a percentage: this endpoint's figures mean nothing
+				break
+			}
+			ep.Uptime[w.window] = f
+		}
+		if usable {
+			out = append(out, ep)
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,388 @@
+package build
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/snapshot"
+	"github.com/rs/zerolog"
+)
+
+// maxGatewayReads bounds the requests in flight to one gateway: the
+// watched models' documents are read concurrently, but a gateway is one
+// host and ~40 requests at once would look like a burst to rate-limit.
+const maxGatewayReads = 8
+
+// GatewayRead is one gateway's answer about one model this cycle.
+type GatewayRead struct {
+	Endpoints []feed.GatewayEndpoint
+	// Err is the failed read (feed.Kind classifies it); nil when the
+	// document proved itself.
+	Err error
+}
+
+// gatewayReaders read a gateway's per-model document, by gateway id.
+var gatewayReaders = map[string]func(ctx context.Context, client *http.Client, url, modelID string) ([]feed.GatewayEndpoint, error){
+	snapshot.GatewayOpenRouter: feed.ReadOpenRouter,
+}
+
+// ObserveModels reads every enabled gateway's document of every watched
+// model: one request per model per gateway per cycle, concurrent (at most
+// maxGatewayReads at once per gateway), each bounded by opts.Timeout, so
+// that the reads finish within the cycle's own bound and a slow or failing
+// gateway never holds the cycle up. Failures are recorded, never returned.
+// The result is by gateway id, then model id.
+func ObserveModels(ctx context.Context, opts Options) map[string]map[string]GatewayRead {
+	out := map[string]map[string]GatewayRead{}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for _, g := range opts.Catalog.Models.Gateways {
+		read := gatewayReaders[g.ID]
+		if !g.Enabled || read == nil {
+			continue
+		}
+		out[g.ID] = map[string]GatewayRead{}
+		slots := make(chan struct{}, maxGatewayReads)
+		for _, md := range opts.Catalog.Models.Watched {
+			wg.Go(func() {
+				select {
+				case slots <- struct{}{}:
+				case <-ctx.Done():
+					mu.Lock()
+					out[g.ID][md.ID] = GatewayRead{Err: ctx.Err()}
+					mu.Unlock()
+					return
+				}
+				defer func() { <-slots }()
+				rctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+				defer cancel()
+				eps, err := read(rctx, opts.Client, strings.ReplaceAll(g.URL, snapshot.ModelParam, md.ID), md.ID)
+				mu.Lock()
+				out[g.ID][md.ID] = GatewayRead{Endpoints: eps, Err: err}
+				mu.Unlock()
+			})
+		}
+	}
+	wg.Wait()
+	return out
+}
+
+// AssembleModels turns the cycle's reads into each watched model's
+// providers and status, and keeps the health of every model source, in
+// h.Models (the documents are rendered from it). The rules (docs/api.md,
+// "Models"):
+//
+//   - a gateway endpoint's status comes from its uptime over
+//     snapshot.ModelWindow (snapshot.ModelStatusOf); a provider the
+//     gateway names that is not a tracked service is left out;
+//   - a status-page component that stands for the model gives the page's
+//     status of it, and unknown when the page could not be read or no
+//     longer lists that component;
+//   - a gateway document that does not prove itself is a failed read: the
+//     model's entries from that gateway last cycle are kept as unknown,
+//     with the error, and the source's health records the failure;
+//   - the model's status is the best known status of its providers, and
+//     unknown when none is known: never its service's status.
+func AssembleModels(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observation, reads map[string]map[string]GatewayRead, now time.Time, log zerolog.Logger) {
+	if len(cat.Models.Watched) == 0 {
+		h.Models = nil
+		return
+	}
+	prev := map[string]snapshot.ModelDoc{}
+	if h.Models != nil {
+		for _, md := range h.Models.Models {
+			prev[md.ID] = md
+		}
+	}
+	mh := &snapshot.ModelHistory{At: now, Models: []snapshot.ModelDoc{}, Sources: []snapshot.ModelSourceHealth{}}
+	for _, g := range cat.Models.Gateways {
+		mh.Sources = append(mh.Sources, gatewayHealth(h.Models, g, reads[g.ID], now, log))
+	}
+	for _, md := range cat.Models.Watched {
+		providers := []snapshot.ModelProvider{}
+		for _, c := range md.Components {
+			providers = append(providers, componentProvider(cat, c, obs[c.Service], md, log))
+		}
+		for _, g := range cat.Models.Gateways {
+			if !g.Enabled {
+				continue
+			}
+			r, ok := reads[g.ID][md.ID]
+			if !ok {
+				continue
+			}
+			providers = append(providers, gatewayProviders(g, md, r, prev[md.ID])...)
+		}
+		mh.Models = append(mh.Models, snapshot.ModelDoc{
+			ID: md.ID, Name: md.Name, Author: md.Author,
+			Status: bestStatus(providers), Summary: modelSummary(providers), Providers: providers,
+		})
+	}
+	h.Models = mh
+}
+
+// gatewaySource describes a gateway as the source of a figure.
+func gatewaySource(g snapshot.Gateway, md snapshot.Model) snapshot.ModelSource {
+	src := snapshot.ModelSource{ID: g.ID, Kind: snapshot.ModelSourceGateway, Name: g.Name, Window: snapshot.ModelWindow,
+		Basis:       fmt.Sprintf("%s's uptime of its own requests to this model at this provider over the last %s, not your key's", g.Name, snapshot.ModelWindow),
+		Attribution: g.Attribution}
+	if g.ModelPage != "" {
+		src.URL = strings.ReplaceAll(g.ModelPage, snapshot.ModelParam, md.ID)
+	}
+	return src
+}
+
+// gatewayProviders are a model's entries from one gateway's read.
+func gatewayProviders(g snapshot.Gateway, md snapshot.Model, r GatewayRead, prev snapshot.ModelDoc) []snapshot.ModelProvider {
+	src := gatewaySource(g, md)
+	var out []snapshot.ModelProvider
+	if r.Err != nil {
+		// The gateway said nothing this cycle: what it reported last reads
+		// unknown, so that the model keeps its list of providers and says
+		// why it cannot tell.
+		src.Error = snapshot.Truncate(r.Err.Error(), 300)
+		for _, p := range prev.Providers {
+			if p.Source.ID == g.ID {
+				p.Status, p.Uptime, p.Uptimes, p.Source = snapshot.Unknown, nil, nil, src
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	for _, ep := range r.Endpoints {
+		slug, tracked := g.Providers[ep.Provider]
+		if !tracked {
+			continue
+		}
+		up := ep.Uptime[snapshot.ModelWindow]
+		others := map[string]*float64{}
+		for w, v := range ep.Uptime {
+			if w != snapshot.ModelWindow {
+				others[w] = v
+			}
+		}
+		out = append(out, snapshot.ModelProvider{Service: slug, Provider: ep.Provider, Region: regionOf(ep.Tag),
+			Status: snapshot.ModelStatusOf(up), Uptime: up, Uptimes: others, Source: src})
+	}
+	return out
+}
+
+// quantizations are the suffixes of OpenRouter tags that name a
+// quantization ("deepinfra/fp8"), not a region.
+var quantizations = []string{"int4", "int8", "fp4", "fp6", "fp8", "fp16", "bf16", "fp32", "unknown"}
+
+// regionOf reads the region from a gateway endpoint's tag: the part after
+// the slash ("google-vertex/us-east5" → "us-east5"), unless it names a
+// quantization; nil when there is none.
+func regionOf(tag string) *string {
+	_, region, ok := strings.Cut(tag, "/")
+	if !ok || region == "" || slices.Contains(quantizations, strings.ToLower(region)) {
+		return nil
+	}
+	return &region
+}
+
+// componentProvider is a model's entry from its service's status page.
+func componentProvider(cat snapshot.Catalog, c snapshot.ModelComponent, o Observation, md snapshot.Model, log zerolog.Logger) snapshot.ModelProvider {
+	svc, _ := cat.Lookup(c.Service)
+	p := snapshot.ModelProvider{Service: c.Service, Provider: svc.Name, Status: snapshot.Unknown,
+		Source: snapshot.ModelSource{ID: c.Service, Kind: snapshot.ModelSourceComponent, Name: svc.Name + "'s status page",
+			Window: "current", Basis: "the status the vendor's own page gives its component for this model",
+			Attribution: svc.Name + "'s official status page", URL: svc.StatusPage, Component: c.Name}}
+	if o.Feed.State != snapshot.FeedOK {
+		p.Source.Error = "the status page could not be read this cycle"
+		return p
+	}
+	for _, comp := range o.Components {
+		if strings.EqualFold(comp.Name, c.Name) {
+			p.Status = comp.Status
+			return p
+		}
+	}
+	p.Source.Error = "the page lists no component of that name (renamed or removed?)"
+	log.Warn().Str("service", c.Service).Str("model", md.ID).Str("component", c.Name).
+		Msg("a model's component is not on its status page: the catalog may need the new name")
+	return p
+}
+
+// gatewayHealth keeps a gateway's health across cycles, as trackFeed does
+// for a feed: the last good cycle, the run of failing ones, and an alarm in
+// the log once it has failed for SourceAlarmAfter.
+func gatewayHealth(mh *snapshot.ModelHistory, g snapshot.Gateway, reads map[string]GatewayRead, now time.Time, log zerolog.Logger) snapshot.ModelSourceHealth {
+	prev, _ := mh.Source(g.ID)
+	out := snapshot.ModelSourceHealth{ID: g.ID, Kind: snapshot.ModelSourceGateway, Name: g.Name, Enabled: g.Enabled,
+		URL: g.URL, Attribution: g.Attribution, LastOKAt: prev.LastOKAt,
+		ConsecutiveFailures: prev.ConsecutiveFailures, FailingSince: prev.FailingSince}
+	if prev.LastOKAt != nil && prev.LastOKAt.After(now) {
+		// A clock that went back: a time from the future would freeze the
+		// health; start it afresh.
+		out.LastOKAt, out.ConsecutiveFailures, out.FailingSince = nil, 0, nil
+	}
+	if !g.Enabled {
+		out.State, out.ConsecutiveFailures, out.FailingSince = snapshot.ModelSourceDisabled, 0, nil
+		return out
+	}
+	var first error
+	ids := make([]string, 0, len(reads))
+	for id := range reads {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		out.Reads++
+		if err := reads[id].Err; err != nil {
+			out.Failed++
+			if first == nil {
+				first = err
+			}
+		}
+	}
+	if first == nil && out.Reads > 0 {
+		t := now
+		out.State, out.LastOKAt, out.ConsecutiveFailures, out.FailingSince = snapshot.FeedOK, &t, 0, nil
+		return out
+	}
+	out.State = snapshot.FeedError
+	if first != nil {
+		out.Error, out.Failure = snapshot.Truncate(first.Error(), 300), feed.Kind(first)
+	} else {
+		out.Error = "no model was read"
+	}
+	if out.ConsecutiveFailures == 0 || out.FailingSince == nil {
+		t := now
+		out.FailingSince = &t
+	}
+	out.ConsecutiveFailures++
+	if now.Sub(*out.FailingSince) >= SourceAlarmAfter {
+		log.Error().Str("gateway", g.ID).Str("failure", string(out.Failure)).Int("failures", out.ConsecutiveFailures).
+			Int("failed", out.Failed).Int("reads", out.Reads).Time("since", *out.FailingSince).
+			Msg("model gateway failing for over an hour: it may have moved, changed shape or be rate-limiting us")
+	} else {
+		log.Warn().Str("gateway", g.ID).Str("failure", string(out.Failure)).Int("failed", out.Failed).Int("reads", out.Reads).
+			Msg("model gateway reads failed")
+	}
+	return out
+}
+
+// modelRank orders statuses best first, for a model's status: where it can
+// be used now. Unknown is not a status to pick.
+var modelRank = map[snapshot.Status]int{snapshot.Operational: 0, snapshot.Degraded: 1, snapshot.Maintenance: 2,
+	snapshot.PartialOutage: 3, snapshot.MajorOutage: 4}
+
+// bestStatus is the best known status among a model's providers; unknown
+// when none is known.
+func bestStatus(providers []snapshot.ModelProvider) snapshot.Status {
+	best := snapshot.Unknown
+	for _, p := range providers {
+		r, known := modelRank[p.Status]
+		if known && (best == snapshot.Unknown || r < modelRank[best]) {
+			best = p.Status
+		}
+	}
+	return best
+}
+
+// modelSummary says in a sentence how a model fares at each provider.
+func modelSummary(providers []snapshot.ModelProvider) string {
+	if len(providers) == 0 {
+		return "No source reports on this model: its status is unknown."
+	}
+	parts := make([]string, 0, len(providers))
+	for _, p := range providers {
+		where := p.Provider
+		if p.Region != nil {
+			where += " (" + *p.Region + ")"
+		}
+		switch {
+		case p.Uptime != nil:
+			parts = append(parts, fmt.Sprintf("%s at %s: %.1f %% over %s per %s", p.Status, where, *p.Uptime, p.Source.Window, p.Source.Name))
+		case p.Source.Error != "":
+			parts = append(parts, fmt.Sprintf("unknown at %s: %s", where, p.Source.Error))
+		default:
+			parts = append(parts, fmt.Sprintf("%s at %s per %s", p.Status, where, p.Source.Name))
+		}
+	}
+	return strings.Join(parts, "; ") + "."
+}
+
+// maxModelIncidents bounds the incidents in a model's document.
+const maxModelIncidents = 20
+
+// modelsDoc renders models.json from the catalog and the latest cycle's
+// word on each model (h.Models); a watched model the history has nothing
+// on (a first cycle, a model just added) reads unknown.
+func modelsDoc(cat snapshot.Catalog, h *snapshot.History, now time.Time) snapshot.ModelsDoc {
+	doc := snapshot.ModelsDoc{Models: []snapshot.ModelDoc{}, Sources: []snapshot.ModelSourceHealth{},
+		Rules: snapshot.CurrentModelRules(), Timestamp: now, License: snapshot.License}
+	known := map[string]snapshot.ModelDoc{}
+	if h.Models != nil {
+		for _, md := range h.Models.Models {
+			known[md.ID] = md
+		}
+		doc.Sources = append(doc.Sources, h.Models.Sources...)
+	}
+	for _, md := range cat.Models.Watched {
+		m, ok := known[md.ID]
+		if !ok {
+			m = snapshot.ModelDoc{ID: md.ID, Name: md.Name, Author: md.Author, Status: snapshot.Unknown,
+				Summary: modelSummary(nil), Providers: []snapshot.ModelProvider{}}
+		}
+		m.Name, m.Author, m.Incidents, m.Timestamp, m.License = md.Name, md.Author, nil, time.Time{}, ""
+		doc.Models = append(doc.Models, m)
+	}
+	return doc
+}
+
+// modelDocument is one model's own document: its entry of models.json and
+// the retained incidents, of the services it is watched at, whose headline
+// names it.
+func modelDocument(cat snapshot.Catalog, m snapshot.ModelDoc, incidents []snapshot.Incident, now time.Time) snapshot.ModelDoc {
+	md, _ := cat.Models.Lookup(m.ID)
+	services := map[string]bool{md.Service: md.Service != ""}
+	for _, c := range md.Components {
+		services[c.Service] = true
+	}
+	for _, p := range m.Providers {
+		services[p.Service] = true
+	}
+	m.Incidents = []snapshot.Incident{}
+	for _, inc := range incidents {
+		if len(m.Incidents) == maxModelIncidents {
+			break
+		}
+		if services[inc.Service] && NamesModel(inc.Headline, md) {
+			m.Incidents = append(m.Incidents, inc)
+		}
+	}
+	m.Timestamp, m.License = now, snapshot.License
+	return m
+}
+
+// NamesModel reports whether an incident's headline names the model: its
+// name ("Claude Sonnet 4.5"), the model part of its id
+// ("claude-sonnet-4.5") or an alias, as whole words, case-insensitively.
+func NamesModel(headline string, md snapshot.Model) bool {
+	h := " " + wordsOf(headline) + " "
+	_, slug, _ := strings.Cut(md.ID, "/")
+	for _, name := range append([]string{md.Name, slug}, md.Aliases...) {
+		if w := wordsOf(name); w != "" && strings.Contains(h, " "+w+" ") {
+			return true
+		}
+	}
+	return false
+}
+
+// wordsOf lowers s and turns every run of characters other than letters,
+// digits and dots into one space, so that "Claude-Sonnet 4.5's" and
+// "claude sonnet 4.5" compare equal.
+func wordsOf(s string) string {
+	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r > 127)
+	}), " ")
+}
