@@ -379,10 +379,15 @@ func NamesModel(headline string, md snapshot.Model) bool {
 }
 
 // wordsOf lowers s and turns every run of characters other than letters,
-// digits and dots into one space, so that "Claude-Sonnet 4.5's" and
-// "claude sonnet 4.5" compare equal.
+// digits, dots and hyphens into one space, so that "Claude Sonnet 4.5:"
+// and "claude sonnet 4.5" compare equal while "claude-sonnet-4.5-preview"
+// stays one word, another model's.
 func wordsOf(s string) string {
-	return strings.Join(strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r > 127)
-	}), " ")
+	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r > 127)
+	})
+	for i, w := range words {
+		words[i] = strings.TrimRight(w, ".") // the end of a sentence
+	}
+	return strings.Join(words, " ")
 }

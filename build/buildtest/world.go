@@ -45,8 +45,8 @@ type World struct {
 	// on a fake clock.
 	Clock func() time.Time
 
-	mu      sync.Mutex
-	pages   map[string]*Page
+	mu    sync.Mutex
+	pages map[string]*Page
 	// gateway holds the model gateway's scripted documents, by model id.
 	gateway map[string]string
 	formats map[string]snapshot.FeedFormat

@@ -1,0 +1,364 @@
+package build
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/snapshot"
+	"github.com/rs/zerolog"
+)
+
+// The model rules of AssembleModels, one cycle's reads at a time, and the
+// bounded reads of ObserveModels against a loopback gateway.
+
+const sonnet = "anthropic/claude-sonnet-4.5"
+
+// modelCatalog watches two models: Sonnet, at two services and through the
+// gateway, and a Cohere model that only Cohere's page reports on.
+func modelCatalog(gatewayURL string, enabled bool) snapshot.Catalog {
+	return snapshot.Catalog{
+		Services: []snapshot.Service{
+			{Slug: "anthropic", Name: "Anthropic", StatusPage: "https://status.claude.com"},
+			{Slug: "aws-bedrock", Name: "Amazon Bedrock", StatusPage: "https://health.aws.amazon.com"},
+			{Slug: "google-gemini", Name: "Google Gemini API", StatusPage: "https://status.cloud.google.com"},
+			{Slug: "cohere", Name: "Cohere", StatusPage: "https://status.cohere.com"},
+		},
+		Models: snapshot.ModelCatalog{
+			Gateways: []snapshot.Gateway{{ID: snapshot.GatewayOpenRouter, Name: "OpenRouter", Enabled: enabled,
+				URL: gatewayURL + "/api/v1/models/{model}/endpoints", Attribution: "OpenRouter (openrouter.ai)",
+				ModelPage: "https://openrouter.ai/{model}",
+				Providers: map[string]string{"Anthropic": "anthropic", "Amazon Bedrock": "aws-bedrock", "Google": "google-gemini"}}},
+			Watched: []snapshot.Model{
+				{ID: sonnet, Name: "Claude Sonnet 4.5", Author: "anthropic", Service: "anthropic", Aliases: []string{"sonnet 4.5"}},
+				{ID: "cohere/command-a", Name: "Command A", Author: "cohere", Service: "cohere",
+					Components: []snapshot.ModelComponent{{Service: "cohere", Name: "command-a-03-2025"}}},
+			},
+		},
+	}
+}
+
+// endpoints reads a gateway fixture of build/feed.
+func endpoints(t *testing.T, name, model string) []feed.GatewayEndpoint {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("feed", "testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps, err := feed.ParseOpenRouter(data, model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eps
+}
+
+func modelOf(t *testing.T, h *snapshot.History, id string) snapshot.ModelDoc {
+	t.Helper()
+	if h.Models == nil {
+		t.Fatal("no models in the history")
+	}
+	for _, m := range h.Models.Models {
+		if m.ID == id {
+			return m
+		}
+	}
+	t.Fatalf("no model %s", id)
+	return snapshot.ModelDoc{}
+}
+
+func TestModelStatusThresholds(t *testing.T) {
+	for _, tc := range []struct {
+		uptime *float64
+		want   snapshot.Status
+	}{
+		{new(100.0), snapshot.Operational},
+		{new(95.0), snapshot.Operational},
+		{new(94.99), snapshot.Degraded},
+		{new(50.0), snapshot.Degraded},
+		{new(49.99), snapshot.MajorOutage},
+		{new(0.0), snapshot.MajorOutage},
+		{nil, snapshot.Unknown},
+	} {
+		if got := snapshot.ModelStatusOf(tc.uptime); got != tc.want {
+			t.Errorf("ModelStatusOf(%v) = %s, want %s", figure(tc.uptime), got, tc.want)
+		}
+	}
+}
+
+func figure(f *float64) any {
+	if f == nil {
+		return nil
+	}
+	return *f
+}
+
+func TestAssembleModelsPerProvider(t *testing.T) {
+	cat := modelCatalog("https://openrouter.example", true)
+	h := snapshot.NewHistory()
+	reads := map[string]map[string]GatewayRead{snapshot.GatewayOpenRouter: {
+		sonnet:             {Endpoints: endpoints(t, "openrouter-split.json", sonnet)},
+		"cohere/command-a": {Err: errors.New("GET …: HTTP 404 Not Found")},
+	}}
+	obs := map[string]Observation{
+		// Anthropic's page is calm: the model's own figures must not borrow it.
+		"anthropic": {Feed: feedOK(snapshot.Operational)},
+		"cohere": {Feed: feedOK(snapshot.PartialOutage), Components: []snapshot.Component{
+			{Name: "Playground", Status: snapshot.PartialOutage}, {Name: "Command-A-03-2025", Status: snapshot.Degraded}}},
+	}
+	AssembleModels(h, cat, obs, reads, asmNow, zerolog.Nop())
+
+	m := modelOf(t, h, sonnet)
+	type row struct {
+		service, region string
+		status          snapshot.Status
+		uptime          float64
+	}
+	want := []row{
+		{"anthropic", "", snapshot.Degraded, 60},
+		{"aws-bedrock", "", snapshot.Operational, 99.9},
+		{"google-gemini", "us-east5", snapshot.Operational, 95},
+		{"google-gemini", "europe", snapshot.Degraded, 94.99},
+	}
+	if len(m.Providers) != len(want) {
+		t.Fatalf("providers = %+v, want %d (the untracked host left out)", m.Providers, len(want))
+	}
+	for i, w := range want {
+		p := m.Providers[i]
+		region := ""
+		if p.Region != nil {
+			region = *p.Region
+		}
+		if p.Service != w.service || region != w.region || p.Status != w.status || p.Uptime == nil || *p.Uptime != w.uptime {
+			t.Errorf("provider %d = %s %q %s %v, want %+v", i, p.Service, region, p.Status, figure(p.Uptime), w)
+		}
+		if s := p.Source; s.ID != "openrouter" || s.Window != "5m" || s.Attribution == "" || !strings.Contains(s.Basis, "not your key") ||
+			s.URL != "https://openrouter.ai/"+sonnet {
+			t.Errorf("provider %d source = %+v: it must name the gateway, the window, the basis and the attribution", i, s)
+		}
+		if p.Uptimes["30m"] == nil || p.Uptimes["1d"] == nil {
+			t.Errorf("provider %d lacks the other windows: %v", i, p.Uptimes)
+		}
+	}
+	if m.Status != snapshot.Operational {
+		t.Errorf("status = %s, want operational (usable on Bedrock)", m.Status)
+	}
+	for _, part := range []string{"degraded at Anthropic: 60.0 % over 5m per OpenRouter", "operational at Amazon Bedrock: 99.9 %"} {
+		if !strings.Contains(m.Summary, part) {
+			t.Errorf("summary %q lacks %q", m.Summary, part)
+		}
+	}
+
+	c := modelOf(t, h, "cohere/command-a")
+	if len(c.Providers) != 1 || c.Providers[0].Status != snapshot.Degraded || c.Providers[0].Source.Kind != snapshot.ModelSourceComponent ||
+		c.Providers[0].Source.Component != "command-a-03-2025" || c.Status != snapshot.Degraded {
+		t.Errorf("cohere model = %+v, want the page's degraded component (matched case-insensitively), not the page's partial outage", c)
+	}
+
+	src, _ := h.Models.Source(snapshot.GatewayOpenRouter)
+	if src.State != snapshot.FeedError || src.Reads != 2 || src.Failed != 1 || src.ConsecutiveFailures != 1 ||
+		src.FailingSince == nil || !strings.Contains(src.Error, "404") || src.Failure != snapshot.FailureNetwork && src.Failure == "" {
+		t.Errorf("source health = %+v, want one failed read of two", src)
+	}
+}
+
+func TestAssembleModelsUnknown(t *testing.T) {
+	cat := modelCatalog("https://openrouter.example", true)
+	calm := map[string]Observation{"anthropic": {Feed: feedOK(snapshot.Operational)}, "cohere": {Feed: feedOK(snapshot.Operational)}}
+
+	t.Run("nobody reports: unknown, not the service's status", func(t *testing.T) {
+		h := snapshot.NewHistory()
+		AssembleModels(h, cat, calm, map[string]map[string]GatewayRead{}, asmNow, zerolog.Nop())
+		if m := modelOf(t, h, sonnet); m.Status != snapshot.Unknown || len(m.Providers) != 0 {
+			t.Errorf("sonnet = %+v, want unknown with no providers while Anthropic's page is operational", m)
+		}
+		c := modelOf(t, h, "cohere/command-a")
+		if c.Status != snapshot.Unknown || c.Providers[0].Source.Error == "" {
+			t.Errorf("cohere = %+v, want unknown: the page no longer lists the component", c)
+		}
+	})
+
+	t.Run("a gateway that stops answering keeps its providers as unknown", func(t *testing.T) {
+		h := snapshot.NewHistory()
+		ok := map[string]map[string]GatewayRead{snapshot.GatewayOpenRouter: {sonnet: {Endpoints: endpoints(t, "openrouter-split.json", sonnet)}}}
+		AssembleModels(h, cat, calm, ok, asmNow, zerolog.Nop())
+		limited := map[string]map[string]GatewayRead{snapshot.GatewayOpenRouter: {sonnet: {Err: errors.New("GET …: HTTP 429 Too Many Requests")}}}
+		var logs bytes.Buffer
+		for i := range 13 {
+			AssembleModels(h, cat, calm, limited, asmNow.Add(time.Duration(i+1)*5*time.Minute), zerolog.New(&logs))
+		}
+		m := modelOf(t, h, sonnet)
+		if m.Status != snapshot.Unknown || len(m.Providers) != 4 {
+			t.Fatalf("sonnet = %+v, want its 4 providers, unknown", m)
+		}
+		for _, p := range m.Providers {
+			if p.Status != snapshot.Unknown || p.Uptime != nil || !strings.Contains(p.Source.Error, "429") {
+				t.Errorf("provider %+v, want unknown, no figure, the error named", p)
+			}
+		}
+		src, _ := h.Models.Source(snapshot.GatewayOpenRouter)
+		if src.ConsecutiveFailures != 13 || src.LastOKAt == nil || !src.LastOKAt.Equal(asmNow) || !src.FailingSince.Equal(asmNow.Add(5*time.Minute)) {
+			t.Errorf("health = %+v, want 13 failures since the first and the last good read kept", src)
+		}
+		if !strings.Contains(logs.String(), "failing for over an hour") {
+			t.Errorf("no alarm after an hour of failures: %s", logs.String())
+		}
+	})
+
+	t.Run("a disabled gateway is not a failure and reports nothing", func(t *testing.T) {
+		h := snapshot.NewHistory()
+		AssembleModels(h, modelCatalog("https://openrouter.example", false), calm, nil, asmNow, zerolog.Nop())
+		src, _ := h.Models.Source(snapshot.GatewayOpenRouter)
+		if src.State != snapshot.ModelSourceDisabled || src.Enabled {
+			t.Errorf("health = %+v, want disabled", src)
+		}
+		if m := modelOf(t, h, sonnet); m.Status != snapshot.Unknown {
+			t.Errorf("sonnet = %s, want unknown", m.Status)
+		}
+	})
+}
+
+// gateway is a loopback gateway that counts its requests per path and
+// answers every model with the split fixture's shape, rewritten to its id.
+func gateway(t *testing.T, code int) (*httptest.Server, func() map[string]int) {
+	t.Helper()
+	body, err := os.ReadFile(filepath.Join("feed", "testdata", "openrouter-split.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	hits := map[string]int{}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		hits[r.URL.Path]++
+		mu.Unlock()
+		if code != 0 {
+			w.WriteHeader(code)
+			return
+		}
+		id := strings.TrimSuffix(strings.TrimPrefix(r.URL.Path, "/api/v1/models/"), "/endpoints")
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(bytes.Replace(body, []byte(`"id": "`+sonnet+`"`), []byte(`"id": "`+id+`"`), 1))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, func() map[string]int {
+		mu.Lock()
+		defer mu.Unlock()
+		return hits
+	}
+}
+
+func TestObserveModelsBounded(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		enabled bool
+		code    int
+		want    int // requests per model
+	}{
+		{"one request per model", true, 0, 1},
+		{"rate-limited: still one, no retry", true, http.StatusTooManyRequests, 1},
+		{"disabled: none", false, 0, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, hits := gateway(t, tc.code)
+			cat := modelCatalog(srv.URL, tc.enabled)
+			reads := ObserveModels(context.Background(), Options{Catalog: cat, Client: srv.Client(), Timeout: 5 * time.Second})
+			for _, md := range cat.Models.Watched {
+				if n := hits()["/api/v1/models/"+md.ID+"/endpoints"]; n != tc.want {
+					t.Errorf("%s: %d requests, want %d", md.ID, n, tc.want)
+				}
+				r, read := reads[snapshot.GatewayOpenRouter][md.ID]
+				switch {
+				case !tc.enabled && read:
+					t.Errorf("%s read from a disabled gateway", md.ID)
+				case tc.enabled && tc.code != 0 && (r.Err == nil || feed.Kind(r.Err) != snapshot.FailureHTTP):
+					t.Errorf("%s: err = %v, want an http_status failure", md.ID, r.Err)
+				case tc.enabled && tc.code == 0 && (r.Err != nil || len(r.Endpoints) != 5):
+					t.Errorf("%s: %+v, want the 5 endpoints", md.ID, r)
+				}
+			}
+		})
+	}
+}
+
+func TestObserveModelsTimeout(t *testing.T) {
+	// A gateway that never answers holds the reads no longer than the
+	// per-request bound.
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(func() { close(release); srv.Close() })
+	cat := modelCatalog(srv.URL, true)
+	reads := ObserveModels(context.Background(), Options{Catalog: cat, Client: srv.Client(), Timeout: 50 * time.Millisecond})
+	for _, md := range cat.Models.Watched {
+		if r := reads[snapshot.GatewayOpenRouter][md.ID]; feed.Kind(r.Err) != snapshot.FailureTimeout {
+			t.Errorf("%s: err = %v, want a timeout", md.ID, r.Err)
+		}
+	}
+}
+
+func TestNamesModel(t *testing.T) {
+	md := snapshot.Model{ID: sonnet, Name: "Claude Sonnet 4.5", Aliases: []string{"sonnet 4.5"}}
+	for headline, want := range map[string]bool{
+		"Elevated errors on Claude Sonnet 4.5":         true,
+		"claude-sonnet-4.5 unavailable":                true,
+		"Sonnet 4.5 slow in EU":                        true,
+		"Errors on Claude Sonnet 4.5.":                 true,
+		"Elevated errors on Claude Sonnet 4":           false,
+		"Elevated errors on Claude Sonnet 4.51":        false,
+		"Elevated errors for multiple models":          false,
+		"Errors on Claude Sonnet 4.5, Opus 4.1":        true,
+		"Elevated errors on claude-sonnet-4.5-preview": false,
+	} {
+		if got := NamesModel(headline, md); got != want {
+			t.Errorf("NamesModel(%q) = %v, want %v", headline, got, want)
+		}
+	}
+}
+
+// TestModelDocuments renders the documents from an assembled history: the
+// list in catalog order, each model's own document with the incidents
+// that name it.
+func TestModelDocuments(t *testing.T) {
+	cat := modelCatalog("https://openrouter.example", true)
+	h := snapshot.NewHistory()
+	AssembleModels(h, cat, map[string]Observation{}, map[string]map[string]GatewayRead{snapshot.GatewayOpenRouter: {
+		sonnet: {Endpoints: endpoints(t, "openrouter-split.json", sonnet)}}}, asmNow, zerolog.Nop())
+	end := asmNow.Add(-time.Hour)
+	h.Incidents = []snapshot.Incident{
+		{ID: "anthropic-a", Service: "anthropic", Headline: "Elevated errors on Claude Sonnet 4.5", Severity: snapshot.Major, StartedAt: asmNow.Add(-time.Hour)},
+		{ID: "anthropic-b", Service: "anthropic", Headline: "Elevated errors for multiple models", Severity: snapshot.Major, StartedAt: asmNow.Add(-2 * time.Hour), EndedAt: &end},
+		{ID: "cohere-c", Service: "cohere", Headline: "Claude Sonnet 4.5 mentioned on another service", Severity: snapshot.Minor, StartedAt: asmNow.Add(-3 * time.Hour)},
+	}
+	files, err := Render(Site{BaseURL: "https://aistatus.example", StaleAfter: time.Minute}, cat, h, nil, asmNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var list snapshot.ModelsDoc
+	if err := json.Unmarshal(files[snapshot.FileModels], &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Models) != 2 || list.Models[0].ID != sonnet || list.Models[0].Incidents != nil || list.Rules.DegradedBelow != 95 || list.Rules.MajorBelow != 50 {
+		t.Errorf("models.json = %+v", list)
+	}
+	var one snapshot.ModelDoc
+	if err := json.Unmarshal(files[snapshot.ModelFile(sonnet)], &one); err != nil {
+		t.Fatal(err)
+	}
+	if len(one.Incidents) != 1 || one.Incidents[0].ID != "anthropic-a" || len(one.Providers) != 4 || one.License != snapshot.License {
+		t.Errorf("%s = %+v, want the one incident that names it", snapshot.ModelFile(sonnet), one)
+	}
+}
