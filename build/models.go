@@ -161,14 +161,9 @@ func gatewayProviders(g snapshot.Gateway, md snapshot.Model, r GatewayRead, prev
 			continue
 		}
 		up := ep.Uptime[snapshot.ModelWindow]
-		others := map[string]*float64{}
-		for w, v := range ep.Uptime {
-			if w != snapshot.ModelWindow {
-				others[w] = v
-			}
-		}
 		out = append(out, snapshot.ModelProvider{Service: slug, Provider: ep.Provider, Region: regionOf(ep.Tag),
-			Status: snapshot.ModelStatusOf(up), Uptime: up, Uptimes: others, Source: src})
+			Status: snapshot.ModelStatusOf(up), Uptime: up, Source: src,
+			Uptimes: &snapshot.ModelUptimes{Last30m: ep.Uptime["30m"], Last1d: ep.Uptime["1d"]}})
 	}
 	return out
 }
@@ -333,7 +328,7 @@ func modelsDoc(cat snapshot.Catalog, h *snapshot.History, now time.Time) snapsho
 			m = snapshot.ModelDoc{ID: md.ID, Name: md.Name, Author: md.Author, Status: snapshot.Unknown,
 				Summary: modelSummary(nil), Providers: []snapshot.ModelProvider{}}
 		}
-		m.Name, m.Author, m.Incidents, m.Timestamp, m.License = md.Name, md.Author, nil, time.Time{}, ""
+		m.Name, m.Author, m.Incidents, m.Timestamp, m.License = md.Name, md.Author, nil, nil, ""
 		doc.Models = append(doc.Models, m)
 	}
 	return doc
@@ -360,7 +355,7 @@ func modelDocument(cat snapshot.Catalog, m snapshot.ModelDoc, incidents []snapsh
 			m.Incidents = append(m.Incidents, inc)
 		}
 	}
-	m.Timestamp, m.License = now, snapshot.License
+	m.Timestamp, m.License = &now, snapshot.License
 	return m
 }
 

@@ -145,7 +145,7 @@ func TestAssembleModelsPerProvider(t *testing.T) {
 			s.URL != "https://openrouter.ai/"+sonnet {
 			t.Errorf("provider %d source = %+v: it must name the gateway, the window, the basis and the attribution", i, s)
 		}
-		if p.Uptimes["30m"] == nil || p.Uptimes["1d"] == nil {
+		if p.Uptimes == nil || p.Uptimes.Last30m == nil || p.Uptimes.Last1d == nil {
 			t.Errorf("provider %d lacks the other windows: %v", i, p.Uptimes)
 		}
 	}

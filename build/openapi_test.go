@@ -60,15 +60,17 @@ func TestOpenAPIDocument(t *testing.T) {
 	}
 
 	wantOps := map[string]string{
-		"/status":          "getStatus",
-		"/services/{slug}": "getService",
-		"/incidents":       "listIncidents",
-		"/check":           "check",
-		"/openapi.json":    "openapi",
-		"/export":          "export",
-		"/sources":         "listSources",
-		"/changes":         "listChanges",
-		"/events":          "streamEvents",
+		"/status":                  "getStatus",
+		"/services/{slug}":         "getService",
+		"/models":                  "listModels",
+		"/models/{author}/{model}": "getModel",
+		"/incidents":               "listIncidents",
+		"/check":                   "check",
+		"/openapi.json":            "openapi",
+		"/export":                  "export",
+		"/sources":                 "listSources",
+		"/changes":                 "listChanges",
+		"/events":                  "streamEvents",
 	}
 	// Every API route of the table is an operation, and only those: a route
 	// added without its description fails here.
@@ -417,41 +419,48 @@ func TestOpenAPIOutputIsStable(t *testing.T) {
 
 // openapiGoSchemas maps each Go type the API serves to its component schema.
 var openapiGoSchemas = map[reflect.Type]string{
-	reflect.TypeFor[snapshot.StatusDoc]():        "StatusResponse",
-	reflect.TypeFor[snapshot.ServiceSummary]():   "ServiceSummary",
-	reflect.TypeFor[snapshot.ServiceDoc]():       "ServiceDetail",
-	reflect.TypeFor[snapshot.Uptime]():           "Uptime",
-	reflect.TypeFor[snapshot.Incident]():         "Incident",
-	reflect.TypeFor[snapshot.IncidentList]():     "IncidentList",
-	reflect.TypeFor[snapshot.Filters]():          "Filters",
-	reflect.TypeFor[snapshot.Window]():           "Window",
-	reflect.TypeFor[snapshot.CheckDoc]():         "CheckResult",
-	reflect.TypeFor[snapshot.CheckService]():     "CheckService",
-	reflect.TypeFor[snapshot.Verdict]():          "Verdict",
-	reflect.TypeFor[snapshot.Evidence]():         "Evidence",
-	reflect.TypeFor[snapshot.CheckAlternative](): "CheckAlternative",
-	reflect.TypeFor[snapshot.Sources]():          "Sources",
-	reflect.TypeFor[snapshot.FeedSource]():       "FeedSource",
-	reflect.TypeFor[snapshot.ProbeSource]():      "ProbeSource",
-	reflect.TypeFor[snapshot.Problem]():          "Problem",
-	reflect.TypeFor[snapshot.Status]():           "Status",
-	reflect.TypeFor[snapshot.Basis]():            "Basis",
-	reflect.TypeFor[snapshot.Severity]():         "Severity",
-	reflect.TypeFor[snapshot.FeedFormat]():       "FeedFormat",
-	reflect.TypeFor[snapshot.Disagreement]():     "Disagreement",
-	reflect.TypeFor[snapshot.SourcesDoc]():       "SourcesResponse",
-	reflect.TypeFor[snapshot.ServiceSources]():   "ServiceSources",
-	reflect.TypeFor[snapshot.Component]():        "Component",
-	reflect.TypeFor[snapshot.Coverage]():         "Coverage",
-	reflect.TypeFor[snapshot.FailureKind]():      "FailureKind",
-	reflect.TypeFor[snapshot.ChangeType]():       "ChangeType",
-	reflect.TypeFor[snapshot.Change]():           "Change",
-	reflect.TypeFor[snapshot.ChangeList]():       "ChangeList",
-	reflect.TypeFor[snapshot.CloudEvent]():       "CloudEvent",
-	reflect.TypeFor[snapshot.EventData]():        "EventData",
-	reflect.TypeFor[snapshot.ServiceAt]():        "ServiceAt",
-	reflect.TypeFor[snapshot.StatusAtDoc]():      "StatusAtResponse",
-	reflect.TypeFor[snapshot.ServiceAtDoc]():     "ServiceAtResponse",
+	reflect.TypeFor[snapshot.StatusDoc]():         "StatusResponse",
+	reflect.TypeFor[snapshot.ServiceSummary]():    "ServiceSummary",
+	reflect.TypeFor[snapshot.ServiceDoc]():        "ServiceDetail",
+	reflect.TypeFor[snapshot.Uptime]():            "Uptime",
+	reflect.TypeFor[snapshot.Incident]():          "Incident",
+	reflect.TypeFor[snapshot.IncidentList]():      "IncidentList",
+	reflect.TypeFor[snapshot.Filters]():           "Filters",
+	reflect.TypeFor[snapshot.Window]():            "Window",
+	reflect.TypeFor[snapshot.CheckDoc]():          "CheckResult",
+	reflect.TypeFor[snapshot.CheckService]():      "CheckService",
+	reflect.TypeFor[snapshot.Verdict]():           "Verdict",
+	reflect.TypeFor[snapshot.Evidence]():          "Evidence",
+	reflect.TypeFor[snapshot.CheckAlternative]():  "CheckAlternative",
+	reflect.TypeFor[snapshot.Sources]():           "Sources",
+	reflect.TypeFor[snapshot.FeedSource]():        "FeedSource",
+	reflect.TypeFor[snapshot.ProbeSource]():       "ProbeSource",
+	reflect.TypeFor[snapshot.Problem]():           "Problem",
+	reflect.TypeFor[snapshot.Status]():            "Status",
+	reflect.TypeFor[snapshot.Basis]():             "Basis",
+	reflect.TypeFor[snapshot.Severity]():          "Severity",
+	reflect.TypeFor[snapshot.FeedFormat]():        "FeedFormat",
+	reflect.TypeFor[snapshot.Disagreement]():      "Disagreement",
+	reflect.TypeFor[snapshot.SourcesDoc]():        "SourcesResponse",
+	reflect.TypeFor[snapshot.ServiceSources]():    "ServiceSources",
+	reflect.TypeFor[snapshot.Component]():         "Component",
+	reflect.TypeFor[snapshot.Coverage]():          "Coverage",
+	reflect.TypeFor[snapshot.FailureKind]():       "FailureKind",
+	reflect.TypeFor[snapshot.ChangeType]():        "ChangeType",
+	reflect.TypeFor[snapshot.Change]():            "Change",
+	reflect.TypeFor[snapshot.ChangeList]():        "ChangeList",
+	reflect.TypeFor[snapshot.CloudEvent]():        "CloudEvent",
+	reflect.TypeFor[snapshot.EventData]():         "EventData",
+	reflect.TypeFor[snapshot.ServiceAt]():         "ServiceAt",
+	reflect.TypeFor[snapshot.StatusAtDoc]():       "StatusAtResponse",
+	reflect.TypeFor[snapshot.ServiceAtDoc]():      "ServiceAtResponse",
+	reflect.TypeFor[snapshot.ModelsDoc]():         "ModelsResponse",
+	reflect.TypeFor[snapshot.ModelRules]():        "ModelRules",
+	reflect.TypeFor[snapshot.ModelDoc]():          "Model",
+	reflect.TypeFor[snapshot.ModelProvider]():     "ModelProvider",
+	reflect.TypeFor[snapshot.ModelUptimes]():      "ModelUptimes",
+	reflect.TypeFor[snapshot.ModelSource]():       "ModelSource",
+	reflect.TypeFor[snapshot.ModelSourceHealth](): "ModelSourceHealth",
 }
 
 // openapiNullableSchemas maps a field that can be null to the nullable
@@ -474,7 +483,8 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"IncidentList", "Filters", "Window", "CheckResult", "CheckService", "CheckStatus", "CheckBasis", "Verdict", "Evidence", "CheckAlternative", "Sources", "FeedSource",
 		"ProbeSource", "Problem", "Status", "Basis", "Severity", "Category", "Disagreement", "Component", "Coverage", "FailureKind",
 		"SourcesResponse", "ServiceSources", "ChangeType", "Change", "ChangeList", "CloudEvent", "EventData", "ServiceAt",
-		"StatusAtResponse", "ServiceAtResponse"} {
+		"StatusAtResponse", "ServiceAtResponse", "ModelsResponse", "ModelRules", "Model", "ModelProvider", "ModelUptimes",
+		"ModelSource", "ModelSourceHealth"} {
 		if doc.Components.Schemas[name] == nil {
 			t.Errorf("component schema %s missing", name)
 		}
@@ -597,6 +607,22 @@ func openapiCheckValue(t *testing.T, at string, ft reflect.Type, ref *openapi3.S
 	}
 }
 
+// sampleModel is a model degraded at one provider and fine at another.
+var sampleModel = func() snapshot.ModelDoc {
+	up60, up999, region := 60.0, 99.9, "us-east5"
+	gw := snapshot.ModelSource{ID: "openrouter", Kind: snapshot.ModelSourceGateway, Name: "OpenRouter", Window: "5m",
+		Basis: "OpenRouter's uptime of its own requests", Attribution: "OpenRouter (openrouter.ai)", URL: "https://openrouter.ai/anthropic/claude-sonnet-4.5"}
+	return snapshot.ModelDoc{ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5", Author: "anthropic", Status: snapshot.Operational,
+		Summary: "degraded at Anthropic: 60.0 % over 5m per OpenRouter; operational at Amazon Bedrock: 99.9 % over 5m per OpenRouter.",
+		Providers: []snapshot.ModelProvider{
+			{Service: "anthropic", Provider: "Anthropic", Status: snapshot.Degraded, Uptime: &up60, Uptimes: &snapshot.ModelUptimes{Last30m: &up999}, Source: gw},
+			{Service: "google-gemini", Provider: "Google", Region: &region, Status: snapshot.Operational, Uptime: &up999, Uptimes: &snapshot.ModelUptimes{}, Source: gw},
+			{Service: "cohere", Provider: "Cohere", Status: snapshot.Unknown, Source: snapshot.ModelSource{ID: "cohere", Kind: snapshot.ModelSourceComponent,
+				Name: "Cohere's status page", Window: "current", Basis: "the page's component", Attribution: "Cohere's official status page",
+				URL: "https://status.cohere.com", Component: "command-a-03-2025", Error: "the status page could not be read this cycle"}},
+		}}
+}()
+
 // TestOpenAPISchemasAcceptGoValues marshals sample values of every document
 // the API serves and validates each against its component schema.
 func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
@@ -716,6 +742,17 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 			Service: snapshot.ServiceAt{Slug: "openai", Name: "OpenAI", Status: snapshot.Unknown, Incidents: []snapshot.Incident{}}}},
 		{"problem without param", "Problem", snapshot.Problem{Type: "about:blank", Title: "Too Many Requests", Status: 429,
 			Detail: "30 requests per minute"}},
+		{"models", "ModelsResponse", snapshot.ModelsDoc{Timestamp: now, License: snapshot.License, Rules: snapshot.CurrentModelRules(),
+			Models: []snapshot.ModelDoc{sampleModel, {ID: "cohere/command-a", Name: "Command A", Author: "cohere", Status: snapshot.Unknown,
+				Summary: "No source reports on this model: its status is unknown.", Providers: []snapshot.ModelProvider{}}},
+			Sources: []snapshot.ModelSourceHealth{{ID: "openrouter", Kind: "gateway", Name: "OpenRouter", Enabled: true,
+				URL: "https://openrouter.ai/api/v1/models/{model}/endpoints", Attribution: "OpenRouter", State: snapshot.FeedError,
+				Reads: 40, Failed: 1, Error: "HTTP 429", Failure: snapshot.FailureHTTP, LastOKAt: &earlier, ConsecutiveFailures: 2, FailingSince: &now}}}},
+		{"model", "Model", func() snapshot.ModelDoc {
+			m := sampleModel
+			m.Incidents, m.Timestamp, m.License = []snapshot.Incident{openIncident}, &now, snapshot.License
+			return m
+		}()},
 	}
 	for _, s := range samples {
 		t.Run(s.name, func(t *testing.T) {

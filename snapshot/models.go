@@ -262,7 +262,8 @@ type ModelDoc struct {
 	// headline names the model, newest first; only in the model's own
 	// document.
 	Incidents []Incident `json:"incidents,omitempty"`
-	Timestamp time.Time  `json:"timestamp,omitzero"`
+	// Timestamp and License are only in the model's own document.
+	Timestamp *time.Time `json:"timestamp,omitempty"`
 	License   string     `json:"license,omitempty"`
 }
 
@@ -280,9 +281,17 @@ type ModelProvider struct {
 	// Uptime is the percentage over Source.Window; nil when the source has
 	// no figure (a component, or too little traffic).
 	Uptime *float64 `json:"uptime"`
-	// Uptimes are the gateway's other windows ("30m", "1d"), as published.
-	Uptimes map[string]*float64 `json:"uptimes,omitempty"`
-	Source  ModelSource         `json:"source"`
+	// Uptimes are a gateway's longer windows, as it publishes them; absent
+	// for a component.
+	Uptimes *ModelUptimes `json:"uptimes,omitempty"`
+	Source  ModelSource   `json:"source"`
+}
+
+// ModelUptimes are a gateway's uptime percentages over its longer windows;
+// nil for a window with too little traffic to tell.
+type ModelUptimes struct {
+	Last30m *float64 `json:"30m"`
+	Last1d  *float64 `json:"1d"`
 }
 
 // ModelSource says where a model figure comes from.
