@@ -106,16 +106,17 @@ func TestStaticHostingRedirectsPointAtFiles(t *testing.T) {
 			t.Fatalf("rule %q is not 'from to 200'", line)
 		}
 		rules++
-		target := strings.ReplaceAll(fields[1], ":slug", "openai")
+		concrete := strings.NewReplacer(":slug", "openai", ":author", "anthropic", ":model", "claude-sonnet-4.5")
+		target := concrete.Replace(fields[1])
 		if _, err := os.Stat(filepath.Join(ts.dir, filepath.FromSlash(target))); err != nil {
 			t.Errorf("%s rewrites to %s, which the snapshot lacks", fields[0], target)
 		}
 		// The server answers the same route itself.
-		if resp := ts.do(t, http.MethodGet, strings.ReplaceAll(fields[0], ":slug", "openai"), nil); resp.StatusCode != 200 {
+		if resp := ts.do(t, http.MethodGet, concrete.Replace(fields[0]), nil); resp.StatusCode != 200 {
 			t.Errorf("server: %s → %d", fields[0], resp.StatusCode)
 		}
 	}
-	if rules != 7 {
-		t.Fatalf("%d rules, want 7", rules)
+	if rules != 9 {
+		t.Fatalf("%d rules, want 9", rules)
 	}
 }

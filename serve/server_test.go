@@ -73,6 +73,7 @@ func publishTestSnapshot(t testing.TB, dir string, cat snapshot.Catalog, at time
 		h.Track(svc.Slug).Record(at, st, new(120.0))
 		states[svc.Slug] = build.ServiceState{Status: st, Sources: sources}
 	}
+	build.AssembleModels(h, cat, nil, testGatewayReads(), at, zerolog.Nop())
 	files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, at)
 	if err != nil {
 		t.Fatal(err)
@@ -130,6 +131,9 @@ func newTestServer(t testing.TB, rateLimit int) *testServer {
 	return &testServer{Server: srv, dir: dir, clock: clock, api: api, cat: cat}
 }
 
+// placeholder matches a path parameter ({slug}, {author}) once quoted.
+var placeholder = regexp.MustCompile(`\\\{[a-z]+\\\}`)
+
 // operationPath matches the paths of the API operations, from the route
 // table: a route added there is validated against the OpenAPI description
 // by every test that asks it. The event stream is left out (a response
@@ -138,7 +142,7 @@ var operationPath = func() *regexp.Regexp {
 	var alts []string
 	for _, rt := range snapshot.Routes() {
 		if strings.HasPrefix(rt.Path, snapshot.APIBase+"/") && rt.ContentType != snapshot.ContentEventStream {
-			alts = append(alts, strings.ReplaceAll(regexp.QuoteMeta(rt.Path), regexp.QuoteMeta(snapshot.SlugParam), "[^/]+"))
+			alts = append(alts, placeholder.ReplaceAllString(regexp.QuoteMeta(rt.Path), "[^/]+"))
 		}
 	}
 	return regexp.MustCompile("^(" + strings.Join(alts, "|") + ")$")

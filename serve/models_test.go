@@ -1,0 +1,91 @@
+package serve
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+
+	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// testGatewayReads is a cycle in which the gateway sees Claude Sonnet 4.5
+// failing at Anthropic and fine on Bedrock, and cannot read GPT-5.
+func testGatewayReads() map[string]map[string]build.GatewayRead {
+	pct := func(v float64) *float64 { return &v }
+	window := func(v5 float64) map[string]*float64 {
+		return map[string]*float64{"5m": pct(v5), "30m": pct(v5), "1d": pct(99)}
+	}
+	return map[string]map[string]build.GatewayRead{snapshot.GatewayOpenRouter: {
+		"anthropic/claude-sonnet-4.5": {Endpoints: []feed.GatewayEndpoint{
+			{Provider: "Anthropic", Tag: "anthropic", Uptime: window(60)},
+			{Provider: "Amazon Bedrock", Tag: "amazon-bedrock", Uptime: window(99.9)},
+		}},
+		"openai/gpt-5": {Err: &feed.Error{Kind: snapshot.FailureHTTP, Err: errHTTP429}},
+	}}
+}
+
+var errHTTP429 = textError("GET https://openrouter.ai/api/v1/models/openai/gpt-5/endpoints: HTTP 429 Too Many Requests")
+
+type textError string
+
+func (e textError) Error() string { return string(e) }
+
+func TestModels(t *testing.T) {
+	ts := newTestServer(t, 0)
+	resp := ts.do(t, http.MethodGet, snapshot.PathModels, nil)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	var list snapshot.ModelsDoc
+	if err := json.Unmarshal(body(t, resp), &list); err != nil {
+		t.Fatal(err)
+	}
+	if len(list.Models) != len(ts.cat.Models.Watched) {
+		t.Fatalf("%d models, want every watched one (%d)", len(list.Models), len(ts.cat.Models.Watched))
+	}
+	byID := map[string]snapshot.ModelDoc{}
+	for _, m := range list.Models {
+		byID[m.ID] = m
+	}
+	sonnet := byID["anthropic/claude-sonnet-4.5"]
+	got := map[string]snapshot.Status{}
+	for _, p := range sonnet.Providers {
+		got[p.Service] = p.Status
+		if p.Uptime == nil || p.Source.Attribution == "" || p.Source.Window != snapshot.ModelWindow {
+			t.Errorf("%s: %+v lacks its figure, window or attribution", p.Service, p)
+		}
+	}
+	if got["anthropic"] != snapshot.Degraded || got["aws-bedrock"] != snapshot.Operational || sonnet.Status != snapshot.Operational {
+		t.Errorf("sonnet = %+v, want degraded at Anthropic and operational on Bedrock", sonnet)
+	}
+	if m := byID["openai/gpt-5"]; m.Status != snapshot.Unknown {
+		t.Errorf("gpt-5 = %s, want unknown: the gateway refused, and OpenAI's own status is no model's", m.Status)
+	}
+	if len(list.Sources) != 1 || list.Sources[0].State != snapshot.FeedError || list.Sources[0].Failure != snapshot.FailureHTTP {
+		t.Errorf("sources = %+v, want the gateway's failure", list.Sources)
+	}
+
+	one := ts.do(t, http.MethodGet, snapshot.APIBase+"/models/anthropic/claude-sonnet-4.5", nil)
+	if one.StatusCode != http.StatusOK {
+		t.Fatalf("one model: %d", one.StatusCode)
+	}
+	for _, tc := range []struct{ path, param string }{
+		{"/models/anthropic/claude-sonnet-9", "model"},
+		{"/models/Anthropic/claude-sonnet-4.5", "model"},
+		{"/models/anthropic/claude..x", "model"},
+	} {
+		resp := ts.do(t, http.MethodGet, snapshot.APIBase+tc.path, nil)
+		if resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s: %d, want 404", tc.path, resp.StatusCode)
+			continue
+		}
+		if p := decodeProblem(t, resp); p.Param != tc.param {
+			t.Errorf("%s: param %q, want %q", tc.path, p.Param, tc.param)
+		}
+	}
+	if resp := ts.do(t, http.MethodGet, snapshot.APIBase+"/models/anthropic/claude-sonnet-4.5?x=%zz", nil); resp.StatusCode != http.StatusBadRequest {
+		t.Errorf("a malformed query: %d, want 400", resp.StatusCode)
+	}
+}
