@@ -84,7 +84,10 @@ func TestModelStatusThresholds(t *testing.T) {
 		{new(100.0), snapshot.Operational},
 		{new(95.0), snapshot.Operational},
 		{new(94.99), snapshot.Degraded},
-		{new(50.0), snapshot.Degraded},
+		{new(80.0), snapshot.Degraded},
+		{new(79.99), snapshot.PartialOutage},
+		{new(60.0), snapshot.PartialOutage},
+		{new(50.0), snapshot.PartialOutage},
 		{new(49.99), snapshot.MajorOutage},
 		{new(0.0), snapshot.MajorOutage},
 		{nil, snapshot.Unknown},
@@ -124,7 +127,7 @@ func TestAssembleModelsPerProvider(t *testing.T) {
 		uptime          float64
 	}
 	want := []row{
-		{"anthropic", "", snapshot.Degraded, 60},
+		{"anthropic", "", snapshot.PartialOutage, 60},
 		{"aws-bedrock", "", snapshot.Operational, 99.9},
 		{"google-gemini", "us-east5", snapshot.Operational, 95},
 		{"google-gemini", "europe", snapshot.Degraded, 94.99},
@@ -152,7 +155,7 @@ func TestAssembleModelsPerProvider(t *testing.T) {
 	if m.Status != snapshot.Operational {
 		t.Errorf("status = %s, want operational (usable on Bedrock)", m.Status)
 	}
-	for _, part := range []string{"degraded at Anthropic: 60.0 % over 5m per OpenRouter", "operational at Amazon Bedrock: 99.9 %"} {
+	for _, part := range []string{"partial_outage at Anthropic: 60.0 % over 5m per OpenRouter", "operational at Amazon Bedrock: 99.9 %"} {
 		if !strings.Contains(m.Summary, part) {
 			t.Errorf("summary %q lacks %q", m.Summary, part)
 		}

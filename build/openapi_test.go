@@ -613,9 +613,9 @@ var sampleModel = func() snapshot.ModelDoc {
 	gw := snapshot.ModelSource{ID: "openrouter", Kind: snapshot.ModelSourceGateway, Name: "OpenRouter", Window: "5m",
 		Basis: "OpenRouter's uptime of its own requests", Attribution: "OpenRouter (openrouter.ai)", URL: "https://openrouter.ai/anthropic/claude-sonnet-4.5"}
 	return snapshot.ModelDoc{ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5", Author: "anthropic", Status: snapshot.Operational,
-		Summary: "degraded at Anthropic: 60.0 % over 5m per OpenRouter; operational at Amazon Bedrock: 99.9 % over 5m per OpenRouter.",
+		Summary: "partial_outage at Anthropic: 60.0 % over 5m per OpenRouter; operational at Amazon Bedrock: 99.9 % over 5m per OpenRouter.",
 		Providers: []snapshot.ModelProvider{
-			{Service: "anthropic", Provider: "Anthropic", Status: snapshot.Degraded, Uptime: &up60, Uptimes: &snapshot.ModelUptimes{Last30m: &up999}, Source: gw},
+			{Service: "anthropic", Provider: "Anthropic", Status: snapshot.PartialOutage, Uptime: &up60, Uptimes: &snapshot.ModelUptimes{Last30m: &up999}, Source: gw},
 			{Service: "google-gemini", Provider: "Google", Region: &region, Status: snapshot.Operational, Uptime: &up999, Uptimes: &snapshot.ModelUptimes{}, Source: gw},
 			{Service: "cohere", Provider: "Cohere", Status: snapshot.Unknown, Source: snapshot.ModelSource{ID: "cohere", Kind: snapshot.ModelSourceComponent,
 				Name: "Cohere's status page", Window: "current", Basis: "the page's component", Attribution: "Cohere's official status page",

@@ -57,8 +57,8 @@ func TestModels(t *testing.T) {
 			t.Errorf("%s: %+v lacks its figure, window or attribution", p.Service, p)
 		}
 	}
-	if got["anthropic"] != snapshot.Degraded || got["aws-bedrock"] != snapshot.Operational || sonnet.Status != snapshot.Operational {
-		t.Errorf("sonnet = %+v, want degraded at Anthropic and operational on Bedrock", sonnet)
+	if got["anthropic"] != snapshot.PartialOutage || got["aws-bedrock"] != snapshot.Operational || sonnet.Status != snapshot.Operational {
+		t.Errorf("sonnet = %+v, want a partial outage at Anthropic (60 %%) and operational on Bedrock", sonnet)
 	}
 	if m := byID["openai/gpt-5"]; m.Status != snapshot.Unknown {
 		t.Errorf("gpt-5 = %s, want unknown: the gateway refused, and OpenAI's own status is no model's", m.Status)

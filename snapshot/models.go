@@ -33,10 +33,13 @@ var Gateways = []string{GatewayOpenRouter}
 
 // The thresholds that turn a gateway's uptime over ModelWindow into a
 // status for that model at that provider: at or above ModelDegradedBelow
-// it is operational, below it degraded, below ModelMajorBelow a major
-// outage. docs/api.md and the OpenAPI description state them.
+// it is operational, below it degraded, below ModelPartialBelow (one
+// request in five failing) a partial outage, below ModelMajorBelow (most
+// failing) a major outage. docs/api.md and the OpenAPI description state
+// them.
 const (
 	ModelDegradedBelow = 95.0
+	ModelPartialBelow  = 80.0
 	ModelMajorBelow    = 50.0
 	// ModelWindow is the gateway window the status is read from (OpenRouter's
 	// uptime_last_5m): the shortest it publishes, so that a model failing
@@ -52,6 +55,8 @@ func ModelStatusOf(uptime *float64) Status {
 		return Unknown
 	case *uptime < ModelMajorBelow:
 		return MajorOutage
+	case *uptime < ModelPartialBelow:
+		return PartialOutage
 	case *uptime < ModelDegradedBelow:
 		return Degraded
 	}
@@ -230,6 +235,7 @@ type ModelsDoc struct {
 type ModelRules struct {
 	Window        string  `json:"window"`
 	DegradedBelow float64 `json:"degradedBelow"`
+	PartialBelow  float64 `json:"partialBelow"`
 	MajorBelow    float64 `json:"majorBelow"`
 	Statement     string  `json:"statement"`
 }
@@ -237,13 +243,15 @@ type ModelRules struct {
 // ModelRulesStatement says the rules in words.
 const ModelRulesStatement = "A gateway's uptime is the share of the gateway's own requests to that model at that provider that succeeded " +
 	"over the window (rate-limited requests excluded, as the gateway counts them): its traffic, not your key's. " +
-	"At or above degradedBelow % the model is operational at that provider, below it degraded, below majorBelow % a major outage; " +
+	"At or above degradedBelow % the model is operational at that provider, below it degraded, below partialBelow % a partial outage, " +
+	"below majorBelow % a major outage; " +
 	"no figure (too little traffic) is unknown. A status-page component is the vendor's word. A model's status is the best of its " +
 	"providers' known statuses (where it can be used now); a model no source reports on is unknown, never its service's status."
 
 // CurrentModelRules returns the rules in force.
 func CurrentModelRules() ModelRules {
-	return ModelRules{Window: ModelWindow, DegradedBelow: ModelDegradedBelow, MajorBelow: ModelMajorBelow, Statement: ModelRulesStatement}
+	return ModelRules{Window: ModelWindow, DegradedBelow: ModelDegradedBelow, PartialBelow: ModelPartialBelow, MajorBelow: ModelMajorBelow,
+		Statement: ModelRulesStatement}
 }
 
 // ModelDoc is one watched model: an element of ModelsDoc.Models and, with
