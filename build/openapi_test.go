@@ -461,6 +461,7 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[snapshot.ModelUptimes]():      "ModelUptimes",
 	reflect.TypeFor[snapshot.ModelSource]():       "ModelSource",
 	reflect.TypeFor[snapshot.ModelSourceHealth](): "ModelSourceHealth",
+	reflect.TypeFor[snapshot.CheckModel]():        "CheckModel",
 }
 
 // openapiNullableSchemas maps a field that can be null to the nullable
@@ -484,7 +485,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"ProbeSource", "Problem", "Status", "Basis", "Severity", "Category", "Disagreement", "Component", "Coverage", "FailureKind",
 		"SourcesResponse", "ServiceSources", "ChangeType", "Change", "ChangeList", "CloudEvent", "EventData", "ServiceAt",
 		"StatusAtResponse", "ServiceAtResponse", "ModelsResponse", "ModelRules", "Model", "ModelProvider", "ModelUptimes",
-		"ModelSource", "ModelSourceHealth"} {
+		"ModelSource", "ModelSourceHealth", "CheckModel"} {
 		if doc.Components.Schemas[name] == nil {
 			t.Errorf("component schema %s missing", name)
 		}

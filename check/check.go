@@ -70,6 +70,9 @@ type Request struct {
 	Code string
 	// RetryAfter is the Retry-After the caller got, in seconds; nil for none.
 	RetryAfter *int
+	// Model names a watched model (its id, name or an alias) to check at
+	// the service q names; "" for none. q may also name a model by itself.
+	Model string
 }
 
 // MaxRetryAfter bounds the retryAfter parameter: a day.
@@ -92,6 +95,9 @@ func (req Request) validate() (errorClass, error) {
 		return "", &InputError{"q", fmt.Sprintf("q is longer than %d bytes", MaxQuery)}
 	case !utf8.ValidString(q):
 		return "", &InputError{"q", "q is not valid UTF-8"}
+	}
+	if m := req.Model; len(m) > MaxQuery || !utf8.ValidString(m) {
+		return "", &InputError{"model", fmt.Sprintf("model must be a watched model's id or name, valid UTF-8 of at most %d bytes", MaxQuery)}
 	}
 	class, ok := classifyObserved(req.Error)
 	if !ok {
@@ -135,12 +141,14 @@ type Engine struct {
 	// probeURLs are the catalog's probe URLs in catalog order, from which
 	// the egress check picks other providers' hosts.
 	probeURLs []string
+	// models are the watched models by normalised name (models.go).
+	models map[string]snapshot.Model
 }
 
 // New returns an engine for a catalog. The catalog is the only source of
 // URLs it ever probes, never the query.
 func New(cat snapshot.Catalog, prober Prober, now func() time.Time, vantage Vantage) *Engine {
-	e := &Engine{cat: cat, matcher: NewMatcher(cat), prober: prober, now: now, vantage: vantage}
+	e := &Engine{cat: cat, matcher: NewMatcher(cat), prober: prober, now: now, vantage: vantage, models: modelIndex(cat)}
 	for _, svc := range cat.Services {
 		if svc.ProbeURL != "" {
 			e.probeURLs = append(e.probeURLs, svc.ProbeURL)
@@ -221,7 +229,10 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 		doc.Code = &req.Code
 	}
 	doc.RetryAfter = req.RetryAfter
-	svc, ok := e.matcher.Match(req.Query)
+	svc, ok, md, err := e.subject(req)
+	if err != nil {
+		return snapshot.CheckDoc{}, err
+	}
 	sum, inSnapshot := view.Summary(svc.Slug)
 	if !ok || !inSnapshot {
 		// No advice for a service we know nothing of: the action fields are
@@ -239,8 +250,16 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 	doc.Tracked = true
 	doc.Service = &snapshot.CheckService{Slug: svc.Slug, Name: svc.Name, Domain: svc.Domain}
 	status := sum.Status
+	var mf *modelFacts
+	if md != nil {
+		// A model's verdict is the model's at this service, from its own
+		// sources: never the service's status borrowed.
+		facts := readModel(view, *md, svc)
+		mf, status = &facts, facts.here
+		doc.Model = facts.checkModel()
+	}
 	doc.Status = &status
-	if basis := sum.Basis; basis.Valid() {
+	if basis := sum.Basis; basis.Valid() && mf == nil {
 		// A snapshot written before statuses had a basis has none: null,
 		// not a guess.
 		doc.Basis = &basis
@@ -259,8 +278,13 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 	}
 	age, stale := view.Age(now)
 	seconds := int(age.Seconds())
-	doc.Verdict = verdict(svc.Name, status, stale, age)
-	doc.Verdict.Detail = verdictDetail(svc.Name, sum)
+	if mf == nil {
+		doc.Verdict = verdict(svc.Name, status, stale, age)
+		doc.Verdict.Detail = verdictDetail(svc.Name, sum)
+	} else {
+		doc.Verdict = verdict(md.Name+" at "+svc.Name, status, stale, age)
+		doc.Verdict.Detail = mf.detail(svc, sum)
+	}
 	doc.Verdict.DataAgeSeconds = &seconds
 
 	f := gather(view, svc, sum, live, now, seconds)
@@ -277,6 +301,9 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 		f.ownNetworkDown = true
 	}
 	alts := alternatives(view, svc)
+	if mf != nil {
+		alts = mf.alternatives(e.cat, svc)
+	}
 	a := decide(situation{Error: class, Health: health(doc.Verdict.Level), Probe: f.probe(),
 		Incident: f.officialIncident(), AltUp: anyUp(alts), RetryAfter: req.RetryAfter})
 	v := &doc.Verdict
@@ -285,6 +312,9 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 		v.RetryAfterSeconds = &a.RetryAfter
 	}
 	v.Evidence, v.Alternatives = f.evidence(), alts
+	if mf != nil {
+		v.Evidence = append(mf.evidence(e.cat, svc, seconds), v.Evidence...)
+	}
 	return doc, nil
 }
 

@@ -89,3 +89,36 @@ func TestModels(t *testing.T) {
 		t.Errorf("a malformed query: %d, want 400", resp.StatusCode)
 	}
 }
+
+// TestCheckModel asks /check about a model over HTTP: the example,
+// an error 529 while Claude Sonnet 4.5 sits at 60 % on Anthropic and
+// 99.9 % on Bedrock, validated against the contract.
+func TestCheckModel(t *testing.T) {
+	ts := newTestServer(t, 0)
+	resp := ts.do(t, http.MethodGet, snapshot.PathCheck+"?q=claude-sonnet-4.5&error=529", nil)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d", resp.StatusCode)
+	}
+	var doc snapshot.CheckDoc
+	if err := json.Unmarshal(body(t, resp), &doc); err != nil {
+		t.Fatal(err)
+	}
+	v := doc.Verdict
+	if doc.Model == nil || doc.Model.Status != snapshot.PartialOutage || v.Action != snapshot.ActionFailover ||
+		len(v.Alternatives) == 0 || v.Alternatives[0].Slug != "aws-bedrock" {
+		t.Errorf("model %+v, advice %s, alternatives %+v: want a failover to Bedrock", doc.Model, v.Action, v.Alternatives)
+	}
+	for _, tc := range []struct{ query, param string }{
+		{"?q=anthropic&model=", "model"},
+		{"?q=anthropic&model=claude-sonnet-9", "model"},
+	} {
+		resp := ts.do(t, http.MethodGet, snapshot.PathCheck+tc.query, nil)
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s: %d, want 400", tc.query, resp.StatusCode)
+			continue
+		}
+		if p := decodeProblem(t, resp); p.Param != tc.param {
+			t.Errorf("%s: param %q, want %q", tc.query, p.Param, tc.param)
+		}
+	}
+}

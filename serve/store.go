@@ -53,6 +53,9 @@ type Snapshot struct {
 	probes map[string]check.Live
 	// order is the services' slugs in the order of status.json.
 	order []string
+	// models are models.json's models by id, for /check; none in a
+	// snapshot written before there were models.
+	models map[string]snapshot.ModelDoc
 	// changes is the retained change log, ids ascending, complete after
 	// changesSince; statusChanges is each service's status changes of it,
 	// for ?at= (up to 50 000 changes, 26 services); openedAt is when the log
@@ -222,6 +225,16 @@ func (s *Snapshot) parse() error {
 			s.probes[src.Slug] = check.Live{Probe: src.Probe, At: *at}
 		}
 	}
+	s.models = map[string]snapshot.ModelDoc{}
+	if s.files[snapshot.FileModels] != nil {
+		var models snapshot.ModelsDoc
+		if err := decodeFile(s.files, snapshot.FileModels, &models); err != nil {
+			return err
+		}
+		for _, m := range models.Models {
+			s.models[m.ID] = m
+		}
+	}
 	var list snapshot.IncidentList
 	if err := decodeFile(s.files, snapshot.FileIncidents, &list); err != nil {
 		return err
@@ -301,6 +314,12 @@ func futureBeyondSkew(generatedAt, now time.Time) bool {
 func (s *Snapshot) BuildProbe(slug string) (check.Live, bool) {
 	p, ok := s.probes[slug]
 	return p, ok
+}
+
+// Model is a watched model's entry of models.json (check.ModelView).
+func (s *Snapshot) Model(id string) (snapshot.ModelDoc, bool) {
+	m, ok := s.models[id]
+	return m, ok
 }
 
 // GeneratedAt is when the snapshot was built (check.View).
@@ -463,3 +482,6 @@ func (s *Server) reload() {
 		s.opts.Log.Info().Time("generatedAt", m.GeneratedAt).Msg("snapshot loaded")
 	}
 }
+
+// The snapshot answers /check for models too.
+var _ check.ModelView = (*Snapshot)(nil)

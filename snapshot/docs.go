@@ -361,6 +361,9 @@ type CheckDoc struct {
 	// the caller got, in seconds; omitted when not sent.
 	RetryAfter *int `json:"retryAfter,omitempty"`
 	Tracked    bool `json:"tracked"`
+	// Model is the watched model the check answers for, when q or the
+	// model parameter names one; omitted otherwise.
+	Model *CheckModel `json:"model,omitempty"`
 	// Service is the matched service; nil when the query is not tracked.
 	Service *CheckService `json:"service"`
 	// Status is the service's current status; nil when not tracked.
@@ -469,10 +472,12 @@ const (
 	// EvidenceCaller is what the caller told us: the provider's error code
 	// and what its documentation says it means.
 	EvidenceCaller = "caller"
+	// EvidenceGateway is a model gateway's telemetry of its own traffic.
+	EvidenceGateway = "gateway"
 )
 
 // EvidenceSources lists the values of Evidence.Source.
-var EvidenceSources = []string{EvidenceOfficial, EvidenceProbe, EvidenceHistory, EvidenceCaller}
+var EvidenceSources = []string{EvidenceOfficial, EvidenceProbe, EvidenceHistory, EvidenceCaller, EvidenceGateway}
 
 // CheckAlternative is a tracked service that can stand in for the checked
 // one, with its current status.

@@ -374,3 +374,16 @@ func (m *ModelHistory) Source(id string) (ModelSourceHealth, bool) {
 	}
 	return ModelSourceHealth{}, false
 }
+
+// CheckModel is the model a /check answers for (q or model naming a
+// watched model): its status at the checked service, and what every
+// source says of it everywhere, each figure with its source.
+type CheckModel struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Status is the model's status at the checked service: the best known
+	// status of its entries there; unknown when no source reports on it
+	// there (never the service's status).
+	Status    Status          `json:"status"`
+	Providers []ModelProvider `json:"providers"`
+}

@@ -1,0 +1,240 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// A check can be about a model: q names a watched model
+// ("claude-sonnet-4.5", "anthropic/claude-sonnet-4.5", an alias), or q names
+// a service and the model parameter the model. The verdict is then the
+// model's at that service (q's, or else the model's maker's), from what the
+// model's sources say there, never the service's status; the alternatives
+// are the other services that serve the model and are up; the same rule
+// table decides.
+
+// ModelView is what the engine reads of a snapshot's models. A View that
+// is also a ModelView lets a check answer for a model; with one that is
+// not (an older snapshot), a model reads unknown.
+type ModelView interface {
+	// Model is the watched model's entry of models.json; false when the
+	// snapshot has none.
+	Model(id string) (snapshot.ModelDoc, bool)
+}
+
+// modelIndex maps the normalised names of the watched models (id, the
+// model part of the id, name, aliases) to the models.
+func modelIndex(cat snapshot.Catalog) map[string]snapshot.Model {
+	idx := map[string]snapshot.Model{}
+	for _, md := range cat.Models.Watched {
+		_, rest, _ := strings.Cut(md.ID, "/")
+		for _, name := range append([]string{md.ID, rest, md.Name}, md.Aliases...) {
+			if key := nameKey(name); key != "" {
+				if _, taken := idx[key]; !taken {
+					idx[key] = md
+				}
+			}
+		}
+	}
+	return idx
+}
+
+// matchModel returns the watched model q names.
+func (e *Engine) matchModel(q string) (snapshot.Model, bool) {
+	md, ok := e.models[nameKey(q)]
+	return md, ok
+}
+
+// modelHome is the service a model check is about when q names only the
+// model: its maker's service, or else the first service whose page has a
+// component for it.
+func (e *Engine) modelHome(md snapshot.Model) (snapshot.Service, bool) {
+	slug := md.Service
+	if slug == "" && len(md.Components) > 0 {
+		slug = md.Components[0].Service
+	}
+	return e.cat.Lookup(slug)
+}
+
+// modelFacts is what the snapshot says of a model, for a check at svc.
+type modelFacts struct {
+	md   snapshot.Model
+	doc  snapshot.ModelDoc
+	here snapshot.Status // the model's status at the checked service
+}
+
+// readModel gathers the model's entry of the snapshot for a check at svc.
+func readModel(view View, md snapshot.Model, svc snapshot.Service) modelFacts {
+	mf := modelFacts{md: md, here: snapshot.Unknown,
+		doc: snapshot.ModelDoc{ID: md.ID, Name: md.Name, Author: md.Author, Status: snapshot.Unknown, Providers: []snapshot.ModelProvider{}}}
+	if mv, ok := view.(ModelView); ok {
+		if doc, found := mv.Model(md.ID); found {
+			mf.doc = doc
+		}
+	}
+	mf.here = bestAt(mf.doc.Providers, svc.Slug)
+	return mf
+}
+
+// modelRank orders statuses best first; unknown is not one to pick.
+var modelRank = map[snapshot.Status]int{snapshot.Operational: 0, snapshot.Degraded: 1, snapshot.Maintenance: 2,
+	snapshot.PartialOutage: 3, snapshot.MajorOutage: 4}
+
+// bestAt is the best known status of the entries at slug ("" for any);
+// unknown when none is known.
+func bestAt(providers []snapshot.ModelProvider, slug string) snapshot.Status {
+	best := snapshot.Unknown
+	for _, p := range providers {
+		r, known := modelRank[p.Status]
+		if (slug == "" || p.Service == slug) && known && (best == snapshot.Unknown || r < modelRank[best]) {
+			best = p.Status
+		}
+	}
+	return best
+}
+
+// checkModel is the model as the check document shows it.
+func (mf modelFacts) checkModel() *snapshot.CheckModel {
+	return &snapshot.CheckModel{ID: mf.md.ID, Name: mf.md.Name, Status: mf.here, Providers: mf.doc.Providers}
+}
+
+// saying phrases one entry of a model as evidence: the figure, whose it is
+// and over which window.
+func saying(md snapshot.Model, p snapshot.ModelProvider, serviceName string) (source, says string) {
+	where := serviceName
+	if p.Provider != "" && p.Provider != serviceName {
+		where += " (" + p.Provider + ")"
+	}
+	if p.Region != nil {
+		where += ", " + *p.Region
+	}
+	switch {
+	case p.Source.Error != "":
+		return sourceOf(p), fmt.Sprintf("%s at %s: %s gave nothing this cycle (%s), so it reads unknown.", md.Name, where, p.Source.Name, p.Source.Error)
+	case p.Source.Kind == snapshot.ModelSourceGateway && p.Uptime != nil:
+		return snapshot.EvidenceGateway, fmt.Sprintf("%s at %s: %.1f %% of %s's requests succeeded over the last %s (%s); that is %s's traffic, not your key's.",
+			md.Name, where, *p.Uptime, p.Source.Name, p.Source.Window, p.Status, p.Source.Name)
+	case p.Source.Kind == snapshot.ModelSourceGateway:
+		return snapshot.EvidenceGateway, fmt.Sprintf("%s at %s: %s has too little traffic over the last %s to tell.", md.Name, where, p.Source.Name, p.Source.Window)
+	}
+	return snapshot.EvidenceOfficial, fmt.Sprintf("%s at %s: %s shows its component %q as %s.", md.Name, where, p.Source.Name, p.Source.Component, p.Status)
+}
+
+func sourceOf(p snapshot.ModelProvider) string {
+	if p.Source.Kind == snapshot.ModelSourceGateway {
+		return snapshot.EvidenceGateway
+	}
+	return snapshot.EvidenceOfficial
+}
+
+// evidence lists what every source says of the model, the checked
+// service's entries first.
+func (mf modelFacts) evidence(cat snapshot.Catalog, svc snapshot.Service, age int) []snapshot.Evidence {
+	ev := []snapshot.Evidence{}
+	entries := slices.Clone(mf.doc.Providers)
+	slices.SortStableFunc(entries, func(a, b snapshot.ModelProvider) int {
+		return boolRank(a.Service != svc.Slug) - boolRank(b.Service != svc.Slug)
+	})
+	for _, p := range entries {
+		name := p.Service
+		if s, ok := cat.Lookup(p.Service); ok {
+			name = s.Name
+		}
+		source, says := saying(mf.md, p, name)
+		ev = append(ev, snapshot.Evidence{Source: source, Says: says, AgeSeconds: max(age, 0)})
+	}
+	if !slices.ContainsFunc(mf.doc.Providers, func(p snapshot.ModelProvider) bool { return p.Service == svc.Slug }) {
+		ev = append(ev, snapshot.Evidence{Source: snapshot.EvidenceOfficial, AgeSeconds: max(age, 0),
+			Says: fmt.Sprintf("No source reports on %s at %s: its status there is unknown, whatever %s's own status.", mf.md.Name, svc.Name, svc.Name)})
+	}
+	return ev
+}
+
+func boolRank(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// alternatives are the other services where the model is up (operational
+// or degraded) by its sources, best first, each with the figure that says
+// so; the catalog's curated alternatives do not apply: they serve other
+// models too.
+func (mf modelFacts) alternatives(cat snapshot.Catalog, svc snapshot.Service) []snapshot.CheckAlternative {
+	out := []snapshot.CheckAlternative{}
+	seen := map[string]bool{}
+	entries := slices.Clone(mf.doc.Providers)
+	// Best status first, then the higher figure.
+	slices.SortStableFunc(entries, func(a, b snapshot.ModelProvider) int {
+		if d := modelRank[a.Status] - modelRank[b.Status]; d != 0 {
+			return d
+		}
+		return cmpFigure(b.Uptime, a.Uptime)
+	})
+	for _, p := range entries {
+		if p.Service == svc.Slug || seen[p.Service] || (p.Status != snapshot.Operational && p.Status != snapshot.Degraded) {
+			continue
+		}
+		s, ok := cat.Lookup(p.Service)
+		if !ok {
+			continue
+		}
+		seen[p.Service] = true
+		_, why := saying(mf.md, p, s.Name)
+		out = append(out, snapshot.CheckAlternative{Slug: s.Slug, Name: s.Name, Status: p.Status, Why: "Serves " + mf.md.Name + ". " + why})
+	}
+	return out
+}
+
+func cmpFigure(a, b *float64) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	case *a < *b:
+		return -1
+	case *a > *b:
+		return 1
+	}
+	return 0
+}
+
+// subject resolves what a check is about: the service q names and, when
+// the model parameter or q names a watched model, the model. q naming
+// only a model checks it at its maker's service (modelHome).
+func (e *Engine) subject(req Request) (svc snapshot.Service, tracked bool, md *snapshot.Model, err error) {
+	svc, tracked = e.matcher.Match(req.Query)
+	if req.Model != "" {
+		m, found := e.matchModel(req.Model)
+		if !found {
+			return svc, tracked, nil, &InputError{"model", fmt.Sprintf("%q is not a watched model: see %s for the list",
+				snapshot.Truncate(req.Model, 64), snapshot.PathModels)}
+		}
+		if !tracked {
+			if same, ok := e.matchModel(req.Query); ok && same.ID == m.ID {
+				svc, tracked = e.modelHome(m)
+			}
+		}
+		return svc, tracked, &m, nil
+	}
+	if !tracked {
+		if m, found := e.matchModel(req.Query); found {
+			svc, tracked = e.modelHome(m)
+			return svc, tracked, &m, nil
+		}
+	}
+	return svc, tracked, nil, nil
+}
+
+// modelDetail says what a model's verdict rests on.
+func (mf modelFacts) detail(svc snapshot.Service, sum snapshot.ServiceSummary) string {
+	return fmt.Sprintf("The verdict is for %s at %s, from what its sources say of the model there (see model.providers), "+
+		"not %s's own status (%s).", mf.md.Name, svc.Name, svc.Name, sum.Status)
+}

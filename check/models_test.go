@@ -1,0 +1,152 @@
+package check
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// modelView is the test view with models.json's models.
+type modelView struct {
+	*fakeView
+	models map[string]snapshot.ModelDoc
+}
+
+func (v modelView) Model(id string) (snapshot.ModelDoc, bool) {
+	m, ok := v.models[id]
+	return m, ok
+}
+
+func pct(v float64) *float64 { return &v }
+
+// gatewayEntry is OpenRouter's figure for a model at a service.
+func gatewayEntry(service, provider string, uptime *float64) snapshot.ModelProvider {
+	return snapshot.ModelProvider{Service: service, Provider: provider, Status: snapshot.ModelStatusOf(uptime), Uptime: uptime,
+		Source: snapshot.ModelSource{ID: "openrouter", Kind: snapshot.ModelSourceGateway, Name: "OpenRouter", Window: snapshot.ModelWindow,
+			Basis: "OpenRouter's uptime of its own requests", Attribution: "OpenRouter (openrouter.ai)"}}
+}
+
+// withSonnet is the test view in which Claude Sonnet 4.5 sits at 60 % on
+// Anthropic and 99.9 % on Bedrock, while Anthropic's own page is calm.
+func withSonnet(v *fakeView, anthropic, bedrock *float64) modelView {
+	return modelView{fakeView: v, models: map[string]snapshot.ModelDoc{
+		"anthropic/claude-sonnet-4.5": {ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5", Author: "anthropic",
+			Providers: []snapshot.ModelProvider{
+				gatewayEntry("anthropic", "Anthropic", anthropic),
+				gatewayEntry("aws-bedrock", "Amazon Bedrock", bedrock),
+				gatewayEntry("google-gemini", "Google", pct(97)),
+			}},
+	}}
+}
+
+// TestCheckModelFailover is the example: an error 529 while the
+// model sits at 60 % on Anthropic and 99.9 % on Bedrock is advice to fail
+// over to Bedrock, with that evidence.
+func TestCheckModelFailover(t *testing.T) {
+	e, v, _ := newTestEngine(t)
+	view := withSonnet(v, pct(60), pct(99.9))
+	for _, req := range []Request{
+		{Query: "claude-sonnet-4.5", Error: "529"},
+		{Query: "anthropic/claude-sonnet-4.5", Error: "529"},
+		{Query: "Sonnet 4.5", Error: "529"},
+		{Query: "anthropic", Model: "claude-sonnet-4.5", Error: "529"},
+		{Query: "api.anthropic.com", Model: "Claude Sonnet 4.5", Error: "529", Code: "overloaded_error"},
+	} {
+		t.Run(req.Query+"+"+req.Model, func(t *testing.T) {
+			doc, err := e.Check(view, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := doc.Verdict
+			if doc.Model == nil || doc.Model.ID != "anthropic/claude-sonnet-4.5" || doc.Service.Slug != "anthropic" {
+				t.Fatalf("model %+v service %+v, want Sonnet at Anthropic", doc.Model, doc.Service)
+			}
+			if *doc.Status != snapshot.PartialOutage || doc.Model.Status != snapshot.PartialOutage || v.Level != "down" {
+				t.Errorf("status %s level %s, want the model's partial outage at Anthropic, not Anthropic's operational", *doc.Status, v.Level)
+			}
+			if v.Action != snapshot.ActionFailover || v.Blame != snapshot.BlameProvider {
+				t.Errorf("advice %s/%s (%s), want failover, the provider's", v.Action, v.Blame, v.Reason)
+			}
+			if len(v.Alternatives) == 0 || v.Alternatives[0].Slug != "aws-bedrock" || !strings.Contains(v.Alternatives[0].Why, "99.9 %") {
+				t.Errorf("alternatives %+v, want Bedrock first, with its 99.9 %%", v.Alternatives)
+			}
+			var here, there bool
+			for _, ev := range v.Evidence {
+				here = here || ev.Source == snapshot.EvidenceGateway && strings.Contains(ev.Says, "60.0 %") && strings.Contains(ev.Says, "not your key's")
+				there = there || ev.Source == snapshot.EvidenceGateway && strings.Contains(ev.Says, "Amazon Bedrock") && strings.Contains(ev.Says, "99.9 %")
+			}
+			if !here || !there {
+				t.Errorf("evidence %+v lacks the 60 %% at Anthropic or the 99.9 %% on Bedrock", v.Evidence)
+			}
+			if doc.Basis != nil {
+				t.Errorf("basis %v: the service's basis is not the model's", *doc.Basis)
+			}
+		})
+	}
+}
+
+func TestCheckModelEdges(t *testing.T) {
+	e, v, _ := newTestEngine(t)
+	t.Run("the model fine everywhere: go ahead", func(t *testing.T) {
+		doc, err := e.Check(withSonnet(v, pct(99.5), pct(99.9)), Request{Query: "claude-sonnet-4.5"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc.Verdict.Action != snapshot.ActionProceed || *doc.Status != snapshot.Operational {
+			t.Errorf("verdict %+v", doc.Verdict)
+		}
+	})
+	t.Run("at Bedrock, where it is fine", func(t *testing.T) {
+		doc, err := e.Check(withSonnet(v, pct(60), pct(99.9)), Request{Query: "bedrock", Model: "claude-sonnet-4.5", Error: "500"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc.Service.Slug != "aws-bedrock" || *doc.Status != snapshot.Operational || doc.Verdict.Action != snapshot.ActionRetry {
+			t.Errorf("service %s status %s action %s, want Bedrock operational: retry", doc.Service.Slug, *doc.Status, doc.Verdict.Action)
+		}
+	})
+	t.Run("nobody reports on it: unknown, not Anthropic's operational", func(t *testing.T) {
+		doc, err := e.Check(withSonnet(v, nil, nil), Request{Query: "claude-opus-4.5"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *doc.Status != snapshot.Unknown || doc.Verdict.Level != "unknown" || doc.Model.Status != snapshot.Unknown {
+			t.Errorf("status %s, want unknown", *doc.Status)
+		}
+		if !strings.Contains(doc.Verdict.Evidence[0].Says, "No source reports on Claude Opus 4.5 at Anthropic") {
+			t.Errorf("evidence %+v", doc.Verdict.Evidence)
+		}
+	})
+	t.Run("a view without models: unknown", func(t *testing.T) {
+		doc, err := e.Check(v, Request{Query: "claude-sonnet-4.5", Error: "529"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *doc.Status != snapshot.Unknown || doc.Verdict.Action == snapshot.ActionFailover {
+			t.Errorf("status %s action %s, want unknown and no failover on no evidence", *doc.Status, doc.Verdict.Action)
+		}
+	})
+	t.Run("a model the catalog does not watch", func(t *testing.T) {
+		_, err := e.Check(v, Request{Query: "anthropic", Model: "claude-sonnet-9"})
+		if bad := (*InputError)(nil); !errors.As(err, &bad) || bad.Param != "model" {
+			t.Errorf("err = %v, want a 400 naming model", err)
+		}
+	})
+	t.Run("too long a model", func(t *testing.T) {
+		_, err := e.Check(v, Request{Query: "anthropic", Model: strings.Repeat("a", MaxQuery+1)})
+		if bad := (*InputError)(nil); !errors.As(err, &bad) || bad.Param != "model" {
+			t.Errorf("err = %v, want a 400 naming model", err)
+		}
+	})
+	t.Run("a service name is still the service", func(t *testing.T) {
+		doc, err := e.Check(withSonnet(v, pct(60), pct(99.9)), Request{Query: "claude"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if doc.Model != nil || doc.Service.Slug != "anthropic" {
+			t.Errorf("model %+v, want none: claude is Anthropic", doc.Model)
+		}
+	})
+}
