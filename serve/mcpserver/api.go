@@ -113,6 +113,8 @@ type CheckQuery struct {
 	Code string
 	// RetryAfter is the Retry-After the caller got, in seconds.
 	RetryAfter int
+	// Model is a watched model to check at the queried service.
+	Model string
 }
 
 // Check is GET /check: the verdict with advice for a caller that just got
@@ -120,7 +122,7 @@ type CheckQuery struct {
 // *ProblemError.
 func (a API) Check(ctx context.Context, cq CheckQuery) (snapshot.CheckDoc, error) {
 	v := url.Values{"q": {cq.Query}}
-	for name, value := range map[string]string{"error": cq.Error, "code": cq.Code} {
+	for name, value := range map[string]string{"error": cq.Error, "code": cq.Code, "model": cq.Model} {
 		if value != "" {
 			v.Set(name, value)
 		}

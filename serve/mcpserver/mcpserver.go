@@ -62,6 +62,12 @@ type checkInput struct {
 	// RetryAfter is the Retry-After in seconds; 0 for none (a plain int:
 	// see Error).
 	RetryAfter int `json:"retryAfter,omitempty"`
+	// Model is a watched model to check at the queried service, "" for
+	// none. Per-model health goes through check_service rather than a tool
+	// of its own: the question agents ask is "is this model failing, and
+	// where can I send it instead?", which is a check's verdict and
+	// alternatives.
+	Model string `json:"model,omitempty"`
 }
 
 // maxObserved bounds check_service's error argument ("connection" is the
@@ -230,6 +236,10 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 			"verdict.blame is provider, client or unknown; verdict.confidence high, medium or low; verdict.evidence lists the " +
 			"facts behind it (the status page's word, aistatus's probes, recent incidents, what your error code means). " +
 			"Pass code too (the error code or type in the provider's error body) to tell a quota from a rate limit from an overload. " +
+			"For one model (e.g. query claude-sonnet-4.5, or query bedrock with model claude-sonnet-4.5), the verdict is the model's at that " +
+			"service from the model's own sources (model.providers: the vendor's status-page component, or a model gateway's uptime of its own " +
+			"traffic over 5 minutes — the gateway's traffic, not your key's), never the service's status; the alternatives are the other " +
+			"services where the model is up, with their figures. " +
 			statusLegend + licenceNote,
 		InputSchema: inputSchema[checkInput](func(p map[string]*jsonschema.Schema) {
 			p["query"].Description = "a service name, alias, domain or URL" + suchAs(ex.queries, " or ")
@@ -244,6 +254,9 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 			p["code"].Examples = []any{"insufficient_quota", "overloaded_error", "RESOURCE_EXHAUSTED"}
 			p["retryAfter"].Description = "optional: the Retry-After your call got, in seconds (a positive number); it becomes the delay to wait"
 			p["retryAfter"].Minimum, p["retryAfter"].Maximum = jsonschema.Ptr(0.0), jsonschema.Ptr(float64(check.MaxRetryAfter))
+			p["model"].Description = "optional: a watched model (its id, name or an alias" + suchAs(ex.models, " or ") +
+				") to check at the service query names; query may also name the model alone"
+			p["model"].MaxLength = jsonschema.Ptr(check.MaxQuery)
 		}),
 		Annotations: annotations("Is this AI service up?", true),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in checkInput) (*mcp.CallToolResult, CheckResult, error) {
@@ -289,6 +302,7 @@ type examples struct {
 	slugs   []string // a few slugs, in catalog order
 	names   []string // a few service names
 	queries []string // check_service queries: aliases, a host, a URL
+	models  []string // a few watched models' ids
 }
 
 // examplesFrom picks the examples from cat, so that they change with it and
@@ -296,6 +310,10 @@ type examples struct {
 // the slug is google-gemini).
 func examplesFrom(cat snapshot.Catalog) examples {
 	var ex examples
+	for _, md := range cat.Models.Watched[:min(2, len(cat.Models.Watched))] {
+		_, name, _ := strings.Cut(md.ID, "/")
+		ex.models = append(ex.models, name)
+	}
 	for _, svc := range cat.Services {
 		if len(ex.slugs) < 4 {
 			ex.slugs = append(ex.slugs, svc.Slug)
@@ -441,6 +459,15 @@ func checkSummary(doc snapshot.CheckDoc) string {
 	s := doc.Verdict.Emoji + " " + doc.Verdict.Headline + "."
 	if doc.Verdict.Detail != "" {
 		s += " " + doc.Verdict.Detail
+	}
+	if m := doc.Model; m != nil {
+		for _, p := range m.Providers {
+			if p.Uptime != nil {
+				s += fmt.Sprintf(" %s at %s: %s, %.1f%% over %s per %s.", m.Name, p.Provider, p.Status, *p.Uptime, p.Source.Window, p.Source.Name)
+			} else {
+				s += fmt.Sprintf(" %s at %s: %s per %s.", m.Name, p.Provider, p.Status, p.Source.Name)
+			}
+		}
 	}
 	if doc.LatencyMs != nil {
 		s += fmt.Sprintf(" Its API answered in %.0f ms.", *doc.LatencyMs)

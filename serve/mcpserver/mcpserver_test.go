@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/serve/mcpserver"
 	"github.com/aistatus/aistatus/snapshot"
@@ -64,6 +65,12 @@ func newServer(t *testing.T, rateLimit int) *serve.Server {
 			Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &latency, HTTPStatus: 401},
 		}}
 	}
+	// Claude Sonnet 4.5 fails at Anthropic and is fine on Bedrock, by the gateway.
+	uptime := func(v float64) map[string]*float64 { return map[string]*float64{"5m": &v, "30m": &v, "1d": &v} }
+	build.AssembleModels(h, cat, nil, map[string]map[string]build.GatewayRead{snapshot.GatewayOpenRouter: {
+		"anthropic/claude-sonnet-4.5": {Endpoints: []feed.GatewayEndpoint{
+			{Provider: "Anthropic", Tag: "anthropic", Uptime: uptime(60)}, {Provider: "Amazon Bedrock", Tag: "amazon-bedrock", Uptime: uptime(99.9)}}},
+	}}, genTime, zerolog.Nop())
 	files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, genTime)
 	if err != nil {
 		t.Fatal(err)
@@ -267,6 +274,19 @@ func TestTools(t *testing.T) {
 	}
 	if req, _ := json.Marshal(schemas["check_service"]["required"]); string(req) != `["query"]` {
 		t.Errorf("check_service required: %s", req)
+	}
+	// A model: the verdict is the model's, with the failover to where it is up.
+	text = call(t, cs, "check_service", map[string]any{"query": "claude-sonnet-4.5", "error": "529"}, &check)
+	if check.Model == nil || check.Verdict.Action != snapshot.ActionFailover || len(check.Verdict.Alternatives) == 0 ||
+		check.Verdict.Alternatives[0].Slug != "aws-bedrock" {
+		t.Errorf("check_service claude-sonnet-4.5 529: %+v", check.Verdict)
+	}
+	if !strings.Contains(text, "Claude Sonnet 4.5 at Anthropic: partial_outage, 60.0% over 5m per OpenRouter") {
+		t.Errorf("check_service model summary: %s", text)
+	}
+	call(t, cs, "check_service", map[string]any{"query": "bedrock", "model": "claude-sonnet-4.5"}, &check)
+	if check.Model == nil || check.Service.Slug != "aws-bedrock" || check.Verdict.Action != snapshot.ActionProceed {
+		t.Errorf("check_service bedrock model claude-sonnet-4.5: %+v %+v", check.Service, check.Verdict)
 	}
 	call(t, cs, "check_service", map[string]any{"query": "chatgtp"}, &check)
 	if check.Tracked || check.Verdict.Level != "untracked" || len(check.Verdict.Suggestions) == 0 {
