@@ -91,6 +91,7 @@ func buildFixture() (snapshot.Documents, *snapshot.History, error) {
 			Generator: "aistatus test", Services: len(cat.Services)},
 		Status:    snapshot.StatusDoc{Status: "ok", Timestamp: now, Source: "aistatus test", License: snapshot.License},
 		Incidents: snapshot.IncidentList{Incidents: incidents, Timestamp: now, License: snapshot.License},
+		Models:    fixtureModels(now),
 	}
 	for i, svc := range cat.Services {
 		latency := 80 + float64(i)*7.25
@@ -179,4 +180,31 @@ func buildFixture() (snapshot.Documents, *snapshot.History, error) {
 		})
 	}
 	return docs, h, nil
+}
+
+// fixtureModels are two models some source reports on — Claude Sonnet 4.5
+// failing at Anthropic and fine on Bedrock and in one Vertex region, and a
+// Cohere model by its page's component — and one nobody reports on.
+func fixtureModels(now time.Time) snapshot.ModelsDoc {
+	pct := func(v float64) *float64 { return &v }
+	region := "us-east5"
+	gw := snapshot.ModelSource{ID: "openrouter", Kind: snapshot.ModelSourceGateway, Name: "OpenRouter", Window: "5m",
+		Basis: "OpenRouter's uptime of its own requests", Attribution: "OpenRouter (openrouter.ai): the uptime of OpenRouter's own requests"}
+	return snapshot.ModelsDoc{Timestamp: now, License: snapshot.License, Rules: snapshot.CurrentModelRules(),
+		Models: []snapshot.ModelDoc{
+			{ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5", Author: "anthropic", Status: snapshot.Operational, Providers: []snapshot.ModelProvider{
+				{Service: "anthropic", Provider: "Anthropic", Status: snapshot.PartialOutage, Uptime: pct(60), Source: gw},
+				{Service: "aws-bedrock", Provider: "Amazon Bedrock", Status: snapshot.Operational, Uptime: pct(99.9), Source: gw},
+				{Service: "google-gemini", Provider: "Google", Region: &region, Status: snapshot.Operational, Uptime: pct(97.25), Source: gw},
+				{Service: "google-gemini", Provider: "Google AI Studio", Status: snapshot.Unknown, Source: gw},
+			}},
+			{ID: "cohere/command-a", Name: "Command A", Author: "cohere", Status: snapshot.Degraded, Providers: []snapshot.ModelProvider{
+				{Service: "cohere", Provider: "Cohere", Status: snapshot.Degraded, Source: snapshot.ModelSource{ID: "cohere", Kind: snapshot.ModelSourceComponent,
+					Name: "Cohere's status page", Window: "current", Component: "command-a-03-2025"}},
+			}},
+			{ID: "openai/gpt-5", Name: "GPT-5", Author: "openai", Status: snapshot.Unknown, Providers: []snapshot.ModelProvider{}},
+		},
+		Sources: []snapshot.ModelSourceHealth{{ID: "openrouter", Kind: "gateway", Name: "OpenRouter", Enabled: true, State: snapshot.FeedOK,
+			Attribution: gw.Attribution}},
+	}
 }

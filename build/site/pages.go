@@ -172,7 +172,9 @@ type indexPage struct {
 	Categories []category
 	Incidents  []incident
 	// Unread are the services whose official page is not being read.
-	Unread   []unreadSource
+	Unread []unreadSource
+	// Models are the watched models some source reports on.
+	Models   modelsSection
 	Services int
 	// RecentDays is the incident window in days, for the heading.
 	RecentDays int
@@ -184,7 +186,7 @@ func (m *model) index() indexPage {
 			"Live status, 30-day uptime and incidents of "+plural(len(m.services), "AI service", "AI services")+", from their official status pages and aistatus's own probes.",
 			"./", m.base+"/"),
 		Overall: m.overall(), Affected: m.affected(), Ongoing: m.ongoing(),
-		Categories: m.categories(), Incidents: m.recentIncidents(), Unread: m.unread(),
+		Categories: m.categories(), Incidents: m.recentIncidents(), Unread: m.unread(), Models: m.models(),
 		Services: len(m.services), RecentDays: int(RecentIncidentsWindow / (24 * time.Hour)),
 	}
 }

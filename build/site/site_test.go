@@ -336,7 +336,7 @@ func TestIndexShowsEveryService(t *testing.T) {
 		got = append(got, text(h2))
 	}
 	wantH2 := []string{"What is wrong now", "LLM APIs", "Cloud AI platforms", "Inference platforms", "Image and video",
-		"Audio and speech", "Vector databases", "LLMOps", "Coding assistants", "Status pages not being read", "Recent incidents"}
+		"Audio and speech", "Vector databases", "LLMOps", "Coding assistants", "Models", "Status pages not being read", "Recent incidents"}
 	if !slices.Equal(got, wantH2) {
 		t.Errorf("h2: %q", got)
 	}
@@ -446,7 +446,7 @@ func TestServicePage(t *testing.T) {
 }
 
 // urlRoute matches the API routes a page may link to.
-var apiRoute = regexp.MustCompile(`^/api/v1/(status|services/[a-z0-9-]+|incidents|check|openapi\.json|export)$`)
+var apiRoute = regexp.MustCompile(`^/api/v1/(status|services/[a-z0-9-]+|models|models/[a-z0-9._-]+/[a-z0-9._-]+|incidents|check|openapi\.json|export)$`)
 
 // TestInternalLinksResolve follows every link, image and feed reference of
 // every page that stays inside the site: each must be a rendered file, a
@@ -964,4 +964,30 @@ func TestDailyChart(t *testing.T) {
 // monthText is the 30-day uptime as the page, badges and llms.txt show it.
 func monthText(svc snapshot.ServiceDoc) string {
 	return uptimeFigure{Value: svc.Uptime.D30, Coverage: svc.UptimeCoverage.D30}.Text()
+}
+
+// TestIndexModels: the status page's models section shows a model failing
+// at one provider and fine at another, each figure with its source, and
+// leaves out what nobody reports on.
+func TestIndexModels(t *testing.T) {
+	_, files := render(t)
+	doc := parseHTML(t, files[FileIndex])
+	rows := findAll(doc, func(n *html.Node) bool { return hasAttr(n, "data-model") })
+	if len(rows) != 2 {
+		t.Fatalf("%d model rows, want the 2 some source reports on", len(rows))
+	}
+	sonnet := text(rows[0])
+	for _, want := range []string{"Claude Sonnet 4.5", "Operational", "Anthropic: partial outage (60.0 %, OpenRouter over 5m)",
+		"Amazon Bedrock: operational (99.9 %, OpenRouter over 5m)", "Google us-east5"} {
+		if !strings.Contains(sonnet, want) {
+			t.Errorf("sonnet row %q lacks %q", sonnet, want)
+		}
+	}
+	if strings.Contains(sonnet, "AI Studio") {
+		t.Errorf("sonnet row %q shows an unknown entry", sonnet)
+	}
+	if page := string(files[FileIndex]); !strings.Contains(page, "No source reports on 1 more watched model") ||
+		!strings.Contains(page, "not your key&#39;s") && !strings.Contains(page, "not your key's") {
+		t.Error("the section does not say what is unreported, or whose figures they are")
+	}
 }
