@@ -365,3 +365,75 @@ func TestModelDocuments(t *testing.T) {
 		t.Errorf("%s = %+v, want the one incident that names it", snapshot.ModelFile(sonnet), one)
 	}
 }
+
+// TestBuildModels runs whole cycles against the fake world, its gateway
+// scripted: the model documents are published with every figure's source,
+// the figures survive into the next cycle's history, and a gateway that
+// stops answering leaves its models unknown with the failure recorded.
+func TestBuildModels(t *testing.T) {
+	h := newHarness(t)
+	split, err := os.ReadFile(filepath.Join("feed", "testdata", "openrouter-split.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.world.SetModel(sonnet, string(split))
+	h.cycle()
+
+	var list snapshot.ModelsDoc
+	h.read(snapshot.FileModels, &list)
+	var one snapshot.ModelDoc
+	h.read(snapshot.ModelFile(sonnet), &one)
+	statuses := map[string]snapshot.Status{}
+	for _, p := range one.Providers {
+		statuses[p.Provider+" "+p.Service] = p.Status
+	}
+	if statuses["Anthropic anthropic"] != snapshot.PartialOutage || statuses["Amazon Bedrock aws-bedrock"] != snapshot.Operational ||
+		one.Status != snapshot.Operational || one.License != snapshot.License || one.Timestamp == nil {
+		t.Errorf("%s = %+v", snapshot.ModelFile(sonnet), one)
+	}
+	src := list.Sources[0]
+	// Every other watched model got a 404 from the world: one failing read
+	// each, every model read once.
+	if src.Reads != len(h.world.Catalog.Models.Watched) || src.Failed != src.Reads-1 || src.State != snapshot.FeedError || src.Failure != snapshot.FailureHTTP {
+		t.Errorf("gateway health = %+v", src)
+	}
+	for _, m := range list.Models {
+		if m.ID != sonnet && m.Status != snapshot.Unknown {
+			t.Errorf("%s = %s: nobody reported on it", m.ID, m.Status)
+		}
+	}
+
+	h.world.SetModel(sonnet, "")
+	h.clock.Advance(5 * time.Minute)
+	h.cycle()
+	h.read(snapshot.ModelFile(sonnet), &one)
+	if one.Status != snapshot.Unknown || len(one.Providers) != 4 || !strings.Contains(one.Providers[0].Source.Error, "404") {
+		t.Errorf("after the gateway lost it: %+v", one)
+	}
+	h.read(snapshot.FileModels, &list)
+	if src := list.Sources[0]; src.ConsecutiveFailures != 2 || src.Failed != src.Reads {
+		t.Errorf("gateway health = %+v, want two failing cycles", src)
+	}
+}
+
+// TestGatewaySendsNoCredentials: the gateway is read without a key, so no
+// key can leak to it (or, from it, into a published figure).
+func TestGatewaySendsNoCredentials(t *testing.T) {
+	var mu sync.Mutex
+	var seen []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		for _, h := range []string{"Authorization", "Cookie", "X-Api-Key"} {
+			if r.Header.Get(h) != "" {
+				seen = append(seen, h)
+			}
+		}
+		mu.Unlock()
+		http.NotFound(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	ObserveModels(context.Background(), Options{Catalog: modelCatalog(srv.URL, true), Client: srv.Client(), Timeout: time.Second})
+	if len(seen) > 0 {
+		t.Errorf("the gateway got credentials: %v", seen)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/aistatus/aistatus/snapshot"
@@ -41,10 +42,10 @@ type Options struct {
 	NoRedirects bool
 }
 
-// CatalogURLs lists every feed and probe URL of cat: the hosts the program
-// is told to read and probe, and so the ones it may reach on an internal
-// address (tests point them at loopback servers; a private mirror may live
-// on one).
+// CatalogURLs lists every feed, probe and model gateway URL of cat: the
+// hosts the program is told to read and probe, and so the ones it may reach
+// on an internal address (tests point them at loopback servers; a private
+// mirror may live on one).
 func CatalogURLs(cat snapshot.Catalog) []string {
 	var urls []string
 	for _, svc := range cat.Services {
@@ -52,6 +53,11 @@ func CatalogURLs(cat snapshot.Catalog) []string {
 			if u != "" {
 				urls = append(urls, u)
 			}
+		}
+	}
+	for _, g := range cat.Models.Gateways {
+		if g.Enabled {
+			urls = append(urls, strings.ReplaceAll(g.URL, snapshot.ModelParam, "author/model"))
 		}
 	}
 	return urls
