@@ -66,6 +66,7 @@ func rewrite(in, out, base string) error {
 	var cat struct {
 		Services   []map[string]any `json:"services"`
 		ErrorCodes any              `json:"errorCodes,omitempty"` // kept as it is
+		Models     map[string]any   `json:"models,omitempty"`     // its gateways pointed at the fake
 	}
 	if err := json.Unmarshal(data, &cat); err != nil {
 		return fmt.Errorf("%s: %w", in, err)
@@ -94,6 +95,12 @@ func rewrite(in, out, base string) error {
 			svc["probeUrl"] = base + "/" + slug + "/probe"
 		}
 	}
+	gateways, _ := cat.Models["gateways"].([]any)
+	for _, g := range gateways {
+		if g, ok := g.(map[string]any); ok {
+			g["url"] = base + "/" + gatewayPath + "/{model}"
+		}
+	}
 	data, err = json.MarshalIndent(cat, "", "  ")
 	if err != nil {
 		return err
@@ -101,8 +108,30 @@ func rewrite(in, out, base string) error {
 	return os.WriteFile(out, data, 0o644)
 }
 
+// gatewayPath is where the fake answers as a model gateway: the model
+// scriptedModel in a partial outage at Anthropic and fine on Bedrock, every
+// other model a 404 (a failed read: unknown).
+const (
+	gatewayPath   = "_gateway"
+	scriptedModel = "anthropic/claude-sonnet-4.5"
+)
+
 func serve(w http.ResponseWriter, r *http.Request) {
 	slug, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	if slug == gatewayPath {
+		if rest != scriptedModel {
+			http.NotFound(w, r)
+			return
+		}
+		endpoint := func(provider, tag string, uptime float64) map[string]any {
+			return map[string]any{"provider_name": provider, "tag": tag, "status": 0,
+				"uptime_last_5m": uptime, "uptime_last_30m": uptime, "uptime_last_1d": 99.5}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"data": map[string]any{"id": scriptedModel, "endpoints": []any{
+			endpoint("Anthropic", "anthropic", 60), endpoint("Amazon Bedrock", "amazon-bedrock", 99.9)}}})
+		return
+	}
 	switch rest {
 	case "probe":
 		if slug == probeDown {
