@@ -776,6 +776,15 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 			m["services"].([]any)[0].(map[string]any)["status"] = "down"
 		}},
 		{"bad category", "ServiceDetail", samples[2].value, func(m map[string]any) { m["category"] = "chat" }},
+		{"model uptime above 100", "Model", samples[len(samples)-1].value, func(m map[string]any) {
+			m["providers"].([]any)[0].(map[string]any)["uptime"] = 100.5
+		}},
+		{"model source of no kind", "Model", samples[len(samples)-1].value, func(m map[string]any) {
+			m["providers"].([]any)[0].(map[string]any)["source"].(map[string]any)["kind"] = "rumour"
+		}},
+		{"model without providers", "ModelsResponse", samples[len(samples)-2].value, func(m map[string]any) {
+			delete(m["models"].([]any)[0].(map[string]any), "providers")
+		}},
 		{"bad timestamp", "ServiceDetail", samples[2].value, func(m map[string]any) { m["timestamp"] = "yesterday" }},
 		{"null uptime", "ServiceDetail", samples[2].value, func(m map[string]any) { m["uptime"] = nil }},
 		{"uptime above 100", "ServiceDetail", samples[2].value, func(m map[string]any) { m["uptime"].(map[string]any)["24h"] = 100.5 }},

@@ -18,7 +18,7 @@ import (
 
 func newCheckCmd(g *globals) *cobra.Command {
 	var (
-		dir, catalog, observed, code string
+		dir, catalog, observed, code, model string
 		retryAfter                   int
 		asJSON                       bool
 	)
@@ -48,7 +48,9 @@ still says the service's status, not the advice.`,
   aistatus check https://api.anthropic.com/v1/messages
   aistatus check claude.ai --json || echo "not up (exit $?)"
   aistatus check anthropic --error 529
-  aistatus check openai --error 429 --code insufficient_quota`,
+  aistatus check openai --error 429 --code insufficient_quota
+  aistatus check claude-sonnet-4.5 --error 529
+  aistatus check bedrock --model claude-sonnet-4.5`,
 		Args:        cobra.ExactArgs(1),
 		Annotations: map[string]string{errorCodeAnnotation: strconv.Itoa(exitUnknown)},
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -61,7 +63,7 @@ still says the service's status, not the advice.`,
 				return fmt.Errorf("%w (run 'aistatus build --out %s' first)", err, dir)
 			}
 			engine := check.New(cat, check.NewCache(outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}), check.DefaultProbeTimeout, time.Now, nil), time.Now, check.FromCaller)
-			req := check.Request{Query: args[0], Error: observed, Code: code}
+			req := check.Request{Query: args[0], Error: observed, Code: code, Model: model}
 			if cmd.Flags().Changed("retry-after") {
 				req.RetryAfter = &retryAfter
 			}
@@ -96,11 +98,12 @@ still says the service's status, not the advice.`,
 	cmd.Flags().StringVar(&observed, "error", "", "what your call just got: an HTTP status (100-599), timeout or connection")
 	cmd.Flags().StringVar(&code, "code", "", "the error code or type in the provider's error body (insufficient_quota, overloaded_error, …)")
 	cmd.Flags().IntVar(&retryAfter, "retry-after", 0, "the Retry-After your call got, in seconds")
+	cmd.Flags().StringVar(&model, "model", "", "a watched model to check at the service (QUERY may also name the model alone)")
 	return cmd
 }
 
 // flagOf names the command-line form of a /check parameter, for errors.
-var flagOf = map[string]string{"q": "QUERY", "error": "--error", "code": "--code", "retryAfter": "--retry-after"}
+var flagOf = map[string]string{"q": "QUERY", "error": "--error", "code": "--code", "retryAfter": "--retry-after", "model": "--model"}
 
 // printAdvice prints the verdict's advice for people: the action and whose
 // side the trouble is on, then where to go instead. An untracked verdict
