@@ -19,8 +19,8 @@ import (
 func newCheckCmd(g *globals) *cobra.Command {
 	var (
 		dir, catalog, observed, code, model string
-		retryAfter                   int
-		asJSON                       bool
+		retryAfter                          int
+		asJSON                              bool
 	)
 	cmd := &cobra.Command{
 		Use:   "check QUERY",
