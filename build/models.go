@@ -121,7 +121,7 @@ func AssembleModels(h *snapshot.History, cat snapshot.Catalog, obs map[string]Ob
 		}
 		mh.Models = append(mh.Models, snapshot.ModelDoc{
 			ID: md.ID, Name: md.Name, Author: md.Author,
-			Status: bestStatus(providers), Summary: modelSummary(providers), Providers: providers,
+			Status: snapshot.BestModelStatus(providers, ""), Summary: modelSummary(providers), Providers: providers,
 		})
 	}
 	h.Models = mh
@@ -263,24 +263,6 @@ func gatewayHealth(mh *snapshot.ModelHistory, g snapshot.Gateway, reads map[stri
 			Msg("model gateway reads failed")
 	}
 	return out
-}
-
-// modelRank orders statuses best first, for a model's status: where it can
-// be used now. Unknown is not a status to pick.
-var modelRank = map[snapshot.Status]int{snapshot.Operational: 0, snapshot.Degraded: 1, snapshot.Maintenance: 2,
-	snapshot.PartialOutage: 3, snapshot.MajorOutage: 4}
-
-// bestStatus is the best known status among a model's providers; unknown
-// when none is known.
-func bestStatus(providers []snapshot.ModelProvider) snapshot.Status {
-	best := snapshot.Unknown
-	for _, p := range providers {
-		r, known := modelRank[p.Status]
-		if known && (best == snapshot.Unknown || r < modelRank[best]) {
-			best = p.Status
-		}
-	}
-	return best
 }
 
 // modelSummary says in a sentence how a model fares at each provider.

@@ -75,25 +75,8 @@ func readModel(view View, md snapshot.Model, svc snapshot.Service) modelFacts {
 			mf.doc = doc
 		}
 	}
-	mf.here = bestAt(mf.doc.Providers, svc.Slug)
+	mf.here = snapshot.BestModelStatus(mf.doc.Providers, svc.Slug)
 	return mf
-}
-
-// modelRank orders statuses best first; unknown is not one to pick.
-var modelRank = map[snapshot.Status]int{snapshot.Operational: 0, snapshot.Degraded: 1, snapshot.Maintenance: 2,
-	snapshot.PartialOutage: 3, snapshot.MajorOutage: 4}
-
-// bestAt is the best known status of the entries at slug ("" for any);
-// unknown when none is known.
-func bestAt(providers []snapshot.ModelProvider, slug string) snapshot.Status {
-	best := snapshot.Unknown
-	for _, p := range providers {
-		r, known := modelRank[p.Status]
-		if (slug == "" || p.Service == slug) && known && (best == snapshot.Unknown || r < modelRank[best]) {
-			best = p.Status
-		}
-	}
-	return best
 }
 
 // checkModel is the model as the check document shows it.
@@ -170,7 +153,7 @@ func (mf modelFacts) alternatives(cat snapshot.Catalog, svc snapshot.Service) []
 	entries := slices.Clone(mf.doc.Providers)
 	// Best status first, then the higher figure.
 	slices.SortStableFunc(entries, func(a, b snapshot.ModelProvider) int {
-		if d := modelRank[a.Status] - modelRank[b.Status]; d != 0 {
+		if d := snapshot.CompareModelStatus(a.Status, b.Status); d != 0 {
 			return d
 		}
 		return cmpFigure(b.Uptime, a.Uptime)

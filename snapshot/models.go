@@ -63,6 +63,40 @@ func ModelStatusOf(uptime *float64) Status {
 	return Operational
 }
 
+// modelRank orders statuses best first, for where a model can be used
+// now; unknown is not a status to pick.
+var modelRank = map[Status]int{Operational: 0, Degraded: 1, Maintenance: 2, PartialOutage: 3, MajorOutage: 4}
+
+// BestModelStatus is the best known status among a model's entries at
+// service ("" for every service): unknown when none is known, never
+// borrowed from anywhere else.
+func BestModelStatus(providers []ModelProvider, service string) Status {
+	best := Unknown
+	for _, p := range providers {
+		r, known := modelRank[p.Status]
+		if (service == "" || p.Service == service) && known && (best == Unknown || r < modelRank[best]) {
+			best = p.Status
+		}
+	}
+	return best
+}
+
+// CompareModelStatus orders two statuses best first (a negative number
+// when a is better), unknown last.
+func CompareModelStatus(a, b Status) int {
+	ra, ka := modelRank[a]
+	rb, kb := modelRank[b]
+	switch {
+	case !ka && !kb:
+		return 0
+	case !ka:
+		return 1
+	case !kb:
+		return -1
+	}
+	return ra - rb
+}
+
 // ModelCatalog is the catalog's section on models: the gateways read and
 // the models watched.
 type ModelCatalog struct {

@@ -83,3 +83,21 @@ func TestDefaultCatalogModels(t *testing.T) {
 		t.Error("the issue's example model is not watched")
 	}
 }
+
+func TestBestModelStatus(t *testing.T) {
+	at := func(service string, st Status) ModelProvider { return ModelProvider{Service: service, Status: st} }
+	entries := []ModelProvider{at("a", PartialOutage), at("a", Unknown), at("b", Operational), at("c", Unknown)}
+	for _, tc := range []struct {
+		service string
+		want    Status
+	}{
+		{"", Operational}, {"a", PartialOutage}, {"b", Operational}, {"c", Unknown}, {"d", Unknown},
+	} {
+		if got := BestModelStatus(entries, tc.service); got != tc.want {
+			t.Errorf("BestModelStatus(%q) = %s, want %s", tc.service, got, tc.want)
+		}
+	}
+	if CompareModelStatus(Degraded, Operational) <= 0 || CompareModelStatus(Unknown, MajorOutage) <= 0 || CompareModelStatus(Unknown, Unknown) != 0 {
+		t.Error("CompareModelStatus does not order best first, unknown last")
+	}
+}
