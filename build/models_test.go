@@ -437,3 +437,54 @@ func TestGatewaySendsNoCredentials(t *testing.T) {
 		t.Errorf("the gateway got credentials: %v", seen)
 	}
 }
+
+// TestModelComponentsRealCapture reads Cohere's real status page (a
+// capture in which the Playground is in a partial outage and every model
+// component operational) with the catalog's Cohere service, and finds each
+// watched Cohere model by its component: the models read operational, not
+// the page's partial outage.
+func TestModelComponentsRealCapture(t *testing.T) {
+	body, err := os.ReadFile(filepath.Join("feed", "testdata", "real", "incidentio-cohere-20260723.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/v2/summary.json" {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := cat.Lookup("cohere")
+	svc.Feed.URL, svc.Feed.IncidentsURL, svc.Feed.ComponentsURL = srv.URL+"/api/v2/summary.json", "", ""
+	res, _, err := feed.Read(context.Background(), feed.Adapters()[svc.Feed.Format], feed.Request{Client: srv.Client(), Service: svc, Now: asmNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs := map[string]Observation{"cohere": {Feed: feedOK(res.Status), Components: res.Components}}
+	h := snapshot.NewHistory()
+	cat.Models.Gateways = nil // the page alone
+	AssembleModels(h, cat, obs, nil, asmNow, zerolog.Nop())
+	checked := 0
+	for _, md := range cat.Models.Watched {
+		for _, c := range md.Components {
+			if c.Service != "cohere" {
+				continue
+			}
+			checked++
+			m := modelOf(t, h, md.ID)
+			if m.Status != snapshot.Operational || m.Providers[0].Source.Component != c.Name || m.Providers[0].Source.Error != "" {
+				t.Errorf("%s = %+v, want operational by its component %q", md.ID, m, c.Name)
+			}
+		}
+	}
+	if checked < 3 {
+		t.Errorf("only %d Cohere models checked", checked)
+	}
+}
