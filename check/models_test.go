@@ -150,3 +150,35 @@ func TestCheckModelEdges(t *testing.T) {
 		}
 	})
 }
+
+// FuzzCheckModel: whatever q and model are, a check answers or refuses
+// naming the parameter, and an answer about a model is about a tracked
+// service, with the model's status never borrowed from it.
+func FuzzCheckModel(f *testing.F) {
+	for _, seed := range [][2]string{
+		{"claude-sonnet-4.5", ""}, {"anthropic", "claude-sonnet-4.5"}, {"bedrock", "Sonnet 4.5"}, {"anthropic/claude-sonnet-4.5", ""},
+		{"x", "y"}, {"", "claude-sonnet-4.5"}, {"anthropic", "\xff"}, {"llama-3.3-70b-versatile", ""}, {"groq", "gpt-oss-120b"},
+	} {
+		f.Add(seed[0], seed[1])
+	}
+	e, v, _ := newTestEngine(f)
+	view := withSonnet(v, pct(60), pct(99.9))
+	f.Fuzz(func(t *testing.T, q, model string) {
+		doc, err := e.Check(view, Request{Query: q, Model: model, Error: "529"})
+		if err != nil {
+			if bad := (*InputError)(nil); !errors.As(err, &bad) || (bad.Param != "q" && bad.Param != "model") {
+				t.Fatalf("Check(%q, %q): %v", q, model, err)
+			}
+			return
+		}
+		if doc.Model == nil {
+			return
+		}
+		if !doc.Tracked || doc.Service == nil || doc.Status == nil || *doc.Status != doc.Model.Status {
+			t.Fatalf("Check(%q, %q): a model answer %+v not about a tracked service", q, model, doc)
+		}
+		if doc.Model.ID != "anthropic/claude-sonnet-4.5" && *doc.Status != snapshot.Unknown {
+			t.Fatalf("Check(%q, %q): %s reads %s with no source", q, model, doc.Model.ID, *doc.Status)
+		}
+	})
+}
