@@ -186,11 +186,13 @@ func BenchmarkCheck(b *testing.B) {
 		// seven times a tracked check (an edit distance against every name).
 		{"untracked-256B", untrackedLongQuery},
 		{"untracked-256B-host", "www." + untrackedLongQuery[:248] + ".com"},
+		// A model: its maker's service (Anthropic) is probed too.
+		{"model", "claude-sonnet-4.5"},
 	} {
 		b.Run(c.name, func(b *testing.B) { benchGet(b, ts.Handler(), "/api/v1/check?q="+urlQuery(c.q), nil, 200) })
 	}
-	if n := ts.api.hits.Load(); n != 1 {
-		b.Fatalf("%d live probes, want 1: the cache was not warm", n)
+	if n := ts.api.hits.Load(); n != 2 {
+		b.Fatalf("%d live probes, want 2 (OpenAI's and Anthropic's): the cache was not warm", n)
 	}
 }
 
