@@ -186,7 +186,11 @@ func regionOf(tag string) *string {
 // componentProvider is a model's entry from its service's status page.
 func componentProvider(cat snapshot.Catalog, c snapshot.ModelComponent, o Observation, md snapshot.Model, log zerolog.Logger) snapshot.ModelProvider {
 	svc, _ := cat.Lookup(c.Service)
-	p := snapshot.ModelProvider{Service: c.Service, Provider: svc.Name, Status: snapshot.Unknown,
+	var region *string
+	if c.Region != "" {
+		region = &c.Region
+	}
+	p := snapshot.ModelProvider{Service: c.Service, Provider: svc.Name, Region: region, Status: snapshot.Unknown,
 		Source: snapshot.ModelSource{ID: c.Service, Kind: snapshot.ModelSourceComponent, Name: svc.Name + "'s status page",
 			Window: "current", Basis: "the status the vendor's own page gives its component for this model",
 			Attribution: svc.Name + "'s official status page", URL: svc.StatusPage, Component: c.Name}}

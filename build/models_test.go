@@ -42,7 +42,7 @@ func modelCatalog(gatewayURL string, enabled bool) snapshot.Catalog {
 			Watched: []snapshot.Model{
 				{ID: sonnet, Name: "Claude Sonnet 4.5", Author: "anthropic", Service: "anthropic", Aliases: []string{"sonnet 4.5"}},
 				{ID: "cohere/command-a", Name: "Command A", Author: "cohere", Service: "cohere",
-					Components: []snapshot.ModelComponent{{Service: "cohere", Name: "command-a-03-2025"}}},
+					Components: []snapshot.ModelComponent{{Service: "cohere", Name: "command-a-03-2025"}, {Service: "cohere", Name: "command-a EU", Region: "eu"}}},
 			},
 		},
 	}
@@ -116,7 +116,8 @@ func TestAssembleModelsPerProvider(t *testing.T) {
 		// Anthropic's page is calm: the model's own figures must not borrow it.
 		"anthropic": {Feed: feedOK(snapshot.Operational)},
 		"cohere": {Feed: feedOK(snapshot.PartialOutage), Components: []snapshot.Component{
-			{Name: "Playground", Status: snapshot.PartialOutage}, {Name: "Command-A-03-2025", Status: snapshot.Degraded}}},
+			{Name: "Playground", Status: snapshot.PartialOutage}, {Name: "Command-A-03-2025", Status: snapshot.Degraded},
+			{Name: "command-a EU", Status: snapshot.MajorOutage}}},
 	}
 	AssembleModels(h, cat, obs, reads, asmNow, zerolog.Nop())
 
@@ -162,9 +163,12 @@ func TestAssembleModelsPerProvider(t *testing.T) {
 	}
 
 	c := modelOf(t, h, "cohere/command-a")
-	if len(c.Providers) != 1 || c.Providers[0].Status != snapshot.Degraded || c.Providers[0].Source.Kind != snapshot.ModelSourceComponent ||
-		c.Providers[0].Source.Component != "command-a-03-2025" || c.Status != snapshot.Degraded {
+	if len(c.Providers) != 2 || c.Providers[0].Status != snapshot.Degraded || c.Providers[0].Source.Kind != snapshot.ModelSourceComponent ||
+		c.Providers[0].Source.Component != "command-a-03-2025" || c.Providers[0].Region != nil || c.Status != snapshot.Degraded {
 		t.Errorf("cohere model = %+v, want the page's degraded component (matched case-insensitively), not the page's partial outage", c)
+	}
+	if eu := c.Providers[1]; eu.Region == nil || *eu.Region != "eu" || eu.Status != snapshot.MajorOutage {
+		t.Errorf("cohere EU = %+v, want the regional component's major outage, region eu", eu)
 	}
 
 	src, _ := h.Models.Source(snapshot.GatewayOpenRouter)

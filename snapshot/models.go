@@ -152,6 +152,9 @@ type ModelComponent struct {
 	Service string `json:"service"`
 	// Name is the component's name on the page, matched case-insensitively.
 	Name string `json:"name"`
+	// Region is the region the component stands for, where a page splits a
+	// model by region ("us-east-1"); "" for none.
+	Region string `json:"region,omitempty"`
 }
 
 // modelIDPattern is what a model id may be: author/model, each a path
@@ -211,7 +214,7 @@ func (m ModelCatalog) validate(services map[string]bool) []error {
 			bad("service %q is not a slug of this catalog", md.Service)
 		}
 		for _, c := range md.Components {
-			if !services[c.Service] || strings.TrimSpace(c.Name) == "" {
+			if !services[c.Service] || strings.TrimSpace(c.Name) == "" || strings.TrimSpace(c.Region) != c.Region {
 				bad("components: %q of %q: a tracked service and a component name are required", c.Name, c.Service)
 			}
 		}

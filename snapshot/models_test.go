@@ -37,6 +37,7 @@ func TestCatalogModelsValidation(t *testing.T) {
 		{"service unknown", func(m *ModelCatalog) { m.Watched[0].Service = "gamma" }, `service "gamma" is not a slug`},
 		{"component of no service", func(m *ModelCatalog) { m.Watched[0].Components[0].Service = "gamma" }, "a tracked service and a component name are required"},
 		{"component without a name", func(m *ModelCatalog) { m.Watched[0].Components[0].Name = "" }, "a tracked service and a component name are required"},
+		{"component region padded", func(m *ModelCatalog) { m.Watched[0].Components[0].Region = " eu" }, "a tracked service and a component name are required"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := Catalog{Services: []Service{validService("alpha"), validService("beta")}, Models: validModels()}
