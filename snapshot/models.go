@@ -215,7 +215,7 @@ func (m ModelCatalog) validate(services map[string]bool) []error {
 		}
 		for _, c := range md.Components {
 			if !services[c.Service] || strings.TrimSpace(c.Name) == "" || strings.TrimSpace(c.Region) != c.Region {
-				bad("components: %q of %q: a tracked service and a component name are required", c.Name, c.Service)
+				bad("components: %q of %q: a tracked service and a component name are required, and a region without surrounding spaces", c.Name, c.Service)
 			}
 		}
 	}
