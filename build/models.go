@@ -240,6 +240,9 @@ func gatewayHealth(mh *snapshot.ModelHistory, g snapshot.Gateway, reads map[stri
 			if first == nil {
 				first = err
 			}
+			if len(out.FailedModels) < snapshot.MaxFailedModels {
+				out.FailedModels = append(out.FailedModels, id)
+			}
 		}
 	}
 	if first == nil && out.Reads > 0 {

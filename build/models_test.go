@@ -173,6 +173,7 @@ func TestAssembleModelsPerProvider(t *testing.T) {
 
 	src, _ := h.Models.Source(snapshot.GatewayOpenRouter)
 	if src.State != snapshot.FeedError || src.Reads != 2 || src.Failed != 1 || src.ConsecutiveFailures != 1 ||
+		len(src.FailedModels) != 1 || src.FailedModels[0] != "cohere/command-a" ||
 		src.FailingSince == nil || !strings.Contains(src.Error, "404") || src.Failure != snapshot.FailureNetwork && src.Failure == "" {
 		t.Errorf("source health = %+v, want one failed read of two", src)
 	}

@@ -373,16 +373,21 @@ type ModelSourceHealth struct {
 	// State is FeedOK (every read proved its document), FeedError (at least
 	// one read failed) or "disabled".
 	State string `json:"state"`
-	// Failed counts this cycle's failed reads, of Reads.
-	Reads  int    `json:"reads"`
-	Failed int    `json:"failed"`
-	Error  string `json:"error,omitempty"`
+	// Failed counts this cycle's failed reads, of Reads; FailedModels names
+	// the first MaxFailedModels of those models (a renamed id shows here).
+	Reads        int      `json:"reads"`
+	Failed       int      `json:"failed"`
+	FailedModels []string `json:"failedModels,omitempty"`
+	Error        string   `json:"error,omitempty"`
 	// Failure is the kind of the latest failure, while the source fails.
 	Failure             FailureKind `json:"failure,omitempty"`
 	LastOKAt            *time.Time  `json:"lastOkAt"`
 	ConsecutiveFailures int         `json:"consecutiveFailures"`
 	FailingSince        *time.Time  `json:"failingSince"`
 }
+
+// MaxFailedModels bounds ModelSourceHealth.FailedModels.
+const MaxFailedModels = 10
 
 // ModelSourceDisabled is the State of a gateway switched off in the catalog.
 const ModelSourceDisabled = "disabled"
