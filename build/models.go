@@ -121,7 +121,8 @@ func AssembleModels(h *snapshot.History, cat snapshot.Catalog, obs map[string]Ob
 		}
 		mh.Models = append(mh.Models, snapshot.ModelDoc{
 			ID: md.ID, Name: md.Name, Author: md.Author,
-			Status: snapshot.BestModelStatus(providers, ""), Summary: modelSummary(providers), Providers: providers,
+			Status: snapshot.BestModelStatus(providers, ""), StatusFrom: snapshot.ModelStatusSource(providers, ""),
+			Summary: modelSummary(providers), Providers: providers,
 		})
 	}
 	h.Models = mh

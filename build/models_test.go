@@ -153,8 +153,8 @@ func TestAssembleModelsPerProvider(t *testing.T) {
 			t.Errorf("provider %d lacks the other windows: %v", i, p.Uptimes)
 		}
 	}
-	if m.Status != snapshot.Operational {
-		t.Errorf("status = %s, want operational (usable on Bedrock)", m.Status)
+	if m.Status != snapshot.Operational || m.StatusFrom == nil || m.StatusFrom.Service != "aws-bedrock" || m.StatusFrom.Source.ID != "openrouter" {
+		t.Errorf("status = %s from %+v, want operational, from Bedrock per OpenRouter", m.Status, m.StatusFrom)
 	}
 	for _, part := range []string{"partial_outage at Anthropic: 60.0 % over 5m per OpenRouter", "operational at Amazon Bedrock: 99.9 %"} {
 		if !strings.Contains(m.Summary, part) {
@@ -186,7 +186,7 @@ func TestAssembleModelsUnknown(t *testing.T) {
 	t.Run("nobody reports: unknown, not the service's status", func(t *testing.T) {
 		h := snapshot.NewHistory()
 		AssembleModels(h, cat, calm, map[string]map[string]GatewayRead{}, asmNow, zerolog.Nop())
-		if m := modelOf(t, h, sonnet); m.Status != snapshot.Unknown || len(m.Providers) != 0 {
+		if m := modelOf(t, h, sonnet); m.Status != snapshot.Unknown || len(m.Providers) != 0 || m.StatusFrom != nil {
 			t.Errorf("sonnet = %+v, want unknown with no providers while Anthropic's page is operational", m)
 		}
 		c := modelOf(t, h, "cohere/command-a")

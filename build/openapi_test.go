@@ -462,6 +462,7 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[snapshot.ModelSource]():       "ModelSource",
 	reflect.TypeFor[snapshot.ModelSourceHealth](): "ModelSourceHealth",
 	reflect.TypeFor[snapshot.CheckModel]():        "CheckModel",
+	reflect.TypeFor[snapshot.ModelStatusFrom]():   "ModelStatusFrom",
 }
 
 // openapiNullableSchemas maps a field that can be null to the nullable
@@ -485,7 +486,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"ProbeSource", "Problem", "Status", "Basis", "Severity", "Category", "Disagreement", "Component", "Coverage", "FailureKind",
 		"SourcesResponse", "ServiceSources", "ChangeType", "Change", "ChangeList", "CloudEvent", "EventData", "ServiceAt",
 		"StatusAtResponse", "ServiceAtResponse", "ModelsResponse", "ModelRules", "Model", "ModelProvider", "ModelUptimes",
-		"ModelSource", "ModelSourceHealth", "CheckModel"} {
+		"ModelSource", "ModelSourceHealth", "CheckModel", "ModelStatusFrom"} {
 		if doc.Components.Schemas[name] == nil {
 			t.Errorf("component schema %s missing", name)
 		}
@@ -614,6 +615,7 @@ var sampleModel = func() snapshot.ModelDoc {
 	gw := snapshot.ModelSource{ID: "openrouter", Kind: snapshot.ModelSourceGateway, Name: "OpenRouter", Window: "5m",
 		Basis: "OpenRouter's uptime of its own requests", Attribution: "OpenRouter (openrouter.ai)", URL: "https://openrouter.ai/anthropic/claude-sonnet-4.5"}
 	return snapshot.ModelDoc{ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5", Author: "anthropic", Status: snapshot.Operational,
+		StatusFrom: &snapshot.ModelStatusFrom{Service: "google-gemini", Provider: "Google", Source: gw},
 		Summary: "partial_outage at Anthropic: 60.0 % over 5m per OpenRouter; operational at Amazon Bedrock: 99.9 % over 5m per OpenRouter.",
 		Providers: []snapshot.ModelProvider{
 			{Service: "anthropic", Provider: "Anthropic", Status: snapshot.PartialOutage, Uptime: &up60, Uptimes: &snapshot.ModelUptimes{Last30m: &up999}, Source: gw},

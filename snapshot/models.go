@@ -67,6 +67,29 @@ func ModelStatusOf(uptime *float64) Status {
 // now; unknown is not a status to pick.
 var modelRank = map[Status]int{Operational: 0, Degraded: 1, Maintenance: 2, PartialOutage: 3, MajorOutage: 4}
 
+// ModelStatusFrom says which entry of a model's providers gives its
+// status, and so where that status comes from.
+type ModelStatusFrom struct {
+	Service  string      `json:"service"`
+	Provider string      `json:"provider"`
+	Source   ModelSource `json:"source"`
+}
+
+// ModelStatusSource is the first entry (at service, "" for any) whose
+// status is BestModelStatus's; nil when that is unknown.
+func ModelStatusSource(providers []ModelProvider, service string) *ModelStatusFrom {
+	best := BestModelStatus(providers, service)
+	if best == Unknown {
+		return nil
+	}
+	for _, p := range providers {
+		if (service == "" || p.Service == service) && p.Status == best {
+			return &ModelStatusFrom{Service: p.Service, Provider: p.Provider, Source: p.Source}
+		}
+	}
+	return nil
+}
+
 // BestModelStatus is the best known status among a model's entries at
 // service ("" for every service): unknown when none is known, never
 // borrowed from anywhere else.
@@ -298,8 +321,9 @@ type ModelDoc struct {
 	Name   string `json:"name"`
 	Author string `json:"author"`
 	// Status is the best known status among Providers; unknown when none
-	// is known.
-	Status Status `json:"status"`
+	// is known. StatusFrom is the entry that gives it; nil when unknown.
+	Status     Status           `json:"status"`
+	StatusFrom *ModelStatusFrom `json:"statusFrom"`
 	// Summary says per provider how the model fares, in one sentence.
 	Summary   string          `json:"summary"`
 	Providers []ModelProvider `json:"providers"`
