@@ -616,7 +616,7 @@ var sampleModel = func() snapshot.ModelDoc {
 		Basis: "OpenRouter's uptime of its own requests", Attribution: "OpenRouter (openrouter.ai)", URL: "https://openrouter.ai/anthropic/claude-sonnet-4.5"}
 	return snapshot.ModelDoc{ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5", Author: "anthropic", Status: snapshot.Operational,
 		StatusFrom: &snapshot.ModelStatusFrom{Service: "google-gemini", Provider: "Google", Source: gw},
-		Summary: "partial_outage at Anthropic: 60.0 % over 5m per OpenRouter; operational at Amazon Bedrock: 99.9 % over 5m per OpenRouter.",
+		Summary:    "partial_outage at Anthropic: 60.0 % over 5m per OpenRouter; operational at Amazon Bedrock: 99.9 % over 5m per OpenRouter.",
 		Providers: []snapshot.ModelProvider{
 			{Service: "anthropic", Provider: "Anthropic", Status: snapshot.PartialOutage, Uptime: &up60, Uptimes: &snapshot.ModelUptimes{Last30m: &up999}, Source: gw},
 			{Service: "google-gemini", Provider: "Google", Region: &region, Status: snapshot.Operational, Uptime: &up999, Uptimes: &snapshot.ModelUptimes{}, Source: gw},
