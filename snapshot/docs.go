@@ -184,9 +184,12 @@ type ServiceDoc struct {
 	// read, each marked in or out of the service's scope; empty for feeds
 	// without components.
 	Components []Component `json:"components"`
-	Sources    Sources     `json:"sources"`
-	Timestamp  time.Time   `json:"timestamp"`
-	License    string      `json:"license"`
+	// Measured are our own completions' figures per model; empty unless
+	// the operator set the service's key (snapshot.CompletionProbe).
+	Measured  []MeasuredModel `json:"measured"`
+	Sources   Sources         `json:"sources"`
+	Timestamp time.Time       `json:"timestamp"`
+	License   string          `json:"license"`
 }
 
 // Component is one component of an official status page.
@@ -212,8 +215,11 @@ type Sources struct {
 
 // Disagreement is our measurement overruling the official page.
 type Disagreement struct {
-	// Since is when our probes started failing.
+	// Since is when our probes (or completions) started failing.
 	Since time.Time `json:"since"`
+	// By is what overrules the page: "probe" (our probe of the API host)
+	// or "measured" (our completions).
+	By string `json:"by"`
 	// Official is what the status page declares; Measured what we report.
 	Official Status `json:"official"`
 	Measured Status `json:"measured"`
@@ -466,13 +472,15 @@ const (
 	EvidenceOfficial = "official"
 	EvidenceProbe    = "probe"
 	EvidenceHistory  = "history"
+	// EvidenceMeasured is our own completions of the service's models.
+	EvidenceMeasured = "measured"
 	// EvidenceCaller is what the caller told us: the provider's error code
 	// and what its documentation says it means.
 	EvidenceCaller = "caller"
 )
 
 // EvidenceSources lists the values of Evidence.Source.
-var EvidenceSources = []string{EvidenceOfficial, EvidenceProbe, EvidenceHistory, EvidenceCaller}
+var EvidenceSources = []string{EvidenceOfficial, EvidenceProbe, EvidenceMeasured, EvidenceHistory, EvidenceCaller}
 
 // CheckAlternative is a tracked service that can stand in for the checked
 // one, with its current status.

@@ -81,6 +81,9 @@ type ServiceHistory struct {
 	Feed FeedHealth `json:"feed,omitzero"`
 	// Buckets hold status time per BucketSize, oldest first.
 	Buckets []Bucket `json:"buckets"`
+	// Completions are the measured completions of the last MeasuredKeep,
+	// by model id (author/model), oldest first.
+	Completions map[string][]CompletionSample `json:"completions,omitempty"`
 	// Recent are the latest intervals credited to Buckets, oldest first:
 	// enough of them for Restate to correct what the last checks credited.
 	Recent []Span `json:"recent,omitempty"`
@@ -498,6 +501,9 @@ func (h *History) checkValues() error {
 			}
 			prev = b.T
 		}
+		if err := sh.checkCompletions(); err != nil {
+			return fmt.Errorf("%w: service %q: %v", ErrCorruptHistory, slug, err)
+		}
 	}
 	return nil
 }
@@ -609,6 +615,7 @@ func (h *History) CheckClock(now time.Time) error {
 			{"feed.lastOkAt", sh.Feed.LastOKAt},
 			{"feed.failingSince", sh.Feed.FailingSince},
 			{"feed.rosterChangedAt", sh.Feed.RosterChangedAt},
+			{"the latest completion", sh.LastCompletionAt()},
 		} {
 			if err := future(fmt.Sprintf("service %q: %s", slug, f.name), f.t); err != nil {
 				return err
