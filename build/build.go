@@ -41,6 +41,13 @@ type Options struct {
 	// Notifier, when set, is handed each cycle's new changes once the
 	// snapshot is published (webhooks).
 	Notifier *Notifier
+	// Completions configure the measured completions: without keys,
+	// nothing is sent.
+	Completions Completions
+
+	// due reports whether a service's completions are due this cycle
+	// (Completions.Every); Build sets it from the history, nil: all are.
+	due func(slug string) bool
 }
 
 // Result summarises a published cycle.
@@ -89,6 +96,7 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 		}
 	}
 
+	opts.due = completionsDue(hist, opts.Completions, opts.Now())
 	obs := Observe(ctx, opts)
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("build interrupted, previous snapshot kept: %w", err)
@@ -151,6 +159,7 @@ func observe(ctx context.Context, opts Options, svc snapshot.Service) Observatio
 	var wg sync.WaitGroup
 	wg.Go(func() { o.Feed, o.Incidents, o.Components = readFeed(ctx, opts, svc) })
 	wg.Go(func() { o.Probe = probeAPI(ctx, opts, svc) })
+	wg.Go(func() { o.Completions = measureCompletions(ctx, opts, svc) })
 	wg.Wait()
 	return o
 }

@@ -109,7 +109,7 @@ func testView(cat snapshot.Catalog) *fakeView {
 			sum.Status = snapshot.Degraded
 		case svc.Slug == "cohere":
 			sum.Status, sum.Basis = snapshot.MajorOutage, snapshot.BasisProbe
-			sum.Disagreement = &snapshot.Disagreement{Since: genTime.Add(-3 * time.Minute), Official: snapshot.Operational,
+			sum.Disagreement = &snapshot.Disagreement{By: snapshot.EvidenceProbe, Since: genTime.Add(-3 * time.Minute), Official: snapshot.Operational,
 				Measured: snapshot.MajorOutage, Detail: "Our probes of the API have failed 3 times in a row, while the official status page says operational."}
 		case svc.Slug == "deepgram":
 			sum.Status, sum.Basis, sum.Feed = snapshot.Unknown, snapshot.BasisProbe, snapshot.FeedError

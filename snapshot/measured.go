@@ -338,13 +338,18 @@ func httpSuffix(status int) string {
 	return fmt.Sprintf(", HTTP %d", status)
 }
 
-// modelStatus is the measured rule for one model: unknown without a
-// counted sample in MeasuredFresh; major_outage when the latest
+// modelStatus is the measured rule for one model: unknown when the latest
+// sample says nothing of the provider (our configuration's problem, or
+// discarded with our network), or without a counted sample in
+// MeasuredFresh; major_outage when the latest
 // MeasuredDownAfter counted samples all failed other than by a rate limit;
 // degraded when the latest failed, or the hour's error rate reaches
 // MeasuredDegradedRate; operational otherwise. A successful completion is
 // the one observation that can show a service works.
 func modelStatus(samples []CompletionSample, hour MeasuredWindow, now time.Time) Status {
+	if !samples[len(samples)-1].Outcome.Counted() {
+		return Unknown
+	}
 	var recent []CompletionSample // counted, newest first
 	for i := len(samples) - 1; i >= 0 && len(recent) < MeasuredDownAfter; i-- {
 		if samples[i].Outcome.Counted() {
