@@ -522,6 +522,8 @@ type ServiceSources struct {
 	Feed         FeedSource    `json:"feed"`
 	Probe        ProbeSource   `json:"probe"`
 	Disagreement *Disagreement `json:"disagreement"`
+	// Measured is as in ServiceDoc: our completions per model.
+	Measured []MeasuredModel `json:"measured"`
 }
 
 // Documents are the API documents of one snapshot before they are encoded:
