@@ -149,16 +149,9 @@ func describeFailing(models []snapshot.MeasuredModel) string {
 // describeError says one failed completion in words:
 // "overloaded (HTTP 529, overloaded_error) at 2026-11-23T20:00:00Z".
 func describeError(e snapshot.MeasuredError) string {
-	var detail []string
-	if e.HTTPStatus != 0 {
-		detail = append(detail, fmt.Sprintf("HTTP %d", e.HTTPStatus))
-	}
-	if e.Code != "" {
-		detail = append(detail, e.Code)
-	}
 	s := string(e.Outcome)
-	if len(detail) > 0 {
-		s += " (" + strings.Join(detail, ", ") + ")"
+	if d := e.Detail(); d != "" {
+		s += " (" + d + ")"
 	}
 	return s + " at " + e.At.UTC().Format(time.RFC3339)
 }

@@ -88,8 +88,8 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 			URL: svc.URL, StatusPage: svc.StatusPage, Status: st.Status, Basis: st.Basis, LastChecked: checked,
 			LatencyMs: st.Sources.Probe.LatencyMs, Uptime: sh.Uptime(now), UptimeCoverage: sh.Coverage(now),
 			DataSince: dataSince, Incidents: incidents, Components: components,
-			Measured: measured,
-			Sources:  st.Sources, Timestamp: now, License: snapshot.License,
+			Measured: measured, ProbeLatency: sh.ProbeLatency(now),
+			Sources: st.Sources, Timestamp: now, License: snapshot.License,
 		})
 	}
 	return docs

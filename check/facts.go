@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/aistatus/aistatus/snapshot"
@@ -237,17 +236,8 @@ var codeMeaning = map[snapshot.ErrorCodeClass]string{
 // time to first token p50 412 ms."
 func measuredSays(m snapshot.MeasuredModel) string {
 	says := fmt.Sprintf("Our streamed completions of %s read %s: the latest %s", m.Model, m.Status, m.LastOutcome)
-	if e := m.Windows.Hour.LastError; e != nil && e.Outcome == m.LastOutcome {
-		var detail []string
-		if e.HTTPStatus != 0 {
-			detail = append(detail, fmt.Sprintf("HTTP %d", e.HTTPStatus))
-		}
-		if e.Code != "" {
-			detail = append(detail, e.Code)
-		}
-		if len(detail) > 0 {
-			says += " (" + strings.Join(detail, ", ") + ")"
-		}
+	if e := m.Windows.Hour.LastError; e != nil && e.Outcome == m.LastOutcome && e.Detail() != "" {
+		says += " (" + e.Detail() + ")"
 	}
 	h := m.Windows.Hour
 	if h.Samples > 0 && h.ErrorRate != nil {

@@ -184,6 +184,8 @@ type ServiceDoc struct {
 	// read, each marked in or out of the service's scope; empty for feeds
 	// without components.
 	Components []Component `json:"components"`
+	// ProbeLatency is our probe's latency p50/p95 over 24 h and 7 d.
+	ProbeLatency ProbeLatency `json:"probeLatency"`
 	// Measured are our own completions' figures per model; empty unless
 	// the operator set the service's key (snapshot.CompletionProbe).
 	Measured  []MeasuredModel `json:"measured"`

@@ -134,6 +134,9 @@ type Bucket struct {
 	// LatencyMs is the sum of successful probe latencies; Probes their count.
 	LatencyMs float64 `json:"latMs,omitempty"`
 	Probes    int     `json:"probes,omitempty"`
+	// LatBins is the histogram of those latencies, count by bin (latBin):
+	// what p50 and p95 are read from. Buckets written before it have none.
+	LatBins map[int]int `json:"latBins,omitempty"`
 }
 
 // NewHistory returns an empty history.
@@ -180,6 +183,7 @@ func (sh *ServiceHistory) Record(at time.Time, status Status, latencyMs *float64
 		b := sh.bucket(at)
 		b.LatencyMs += *latencyMs
 		b.Probes++
+		b.addLatency(*latencyMs)
 	}
 	if at.After(sh.LastChecked) || sh.LastChecked.IsZero() {
 		sh.LastChecked, sh.LastStatus = at, status
@@ -533,7 +537,7 @@ func (b Bucket) check() error {
 	if math.IsNaN(b.LatencyMs) || b.LatencyMs < 0 || b.LatencyMs > float64(b.Probes)*size*1000 {
 		return fmt.Errorf("latency total %v ms out of range for %d probes", b.LatencyMs, b.Probes)
 	}
-	return nil
+	return b.checkLatBins()
 }
 
 // maxIncidentIDLength bounds an incident id read back from a history: an

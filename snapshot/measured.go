@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -495,4 +496,17 @@ func (sh *ServiceHistory) checkCompletions() error {
 		}
 	}
 	return nil
+}
+
+// Detail is the HTTP status and code of a failed completion in words,
+// "HTTP 529, overloaded_error"; "" when it has neither.
+func (e MeasuredError) Detail() string {
+	var parts []string
+	if e.HTTPStatus != 0 {
+		parts = append(parts, fmt.Sprintf("HTTP %d", e.HTTPStatus))
+	}
+	if e.Code != "" {
+		parts = append(parts, e.Code)
+	}
+	return strings.Join(parts, ", ")
 }

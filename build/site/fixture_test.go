@@ -148,10 +148,11 @@ func buildFixture() (snapshot.Documents, *snapshot.History, error) {
 		var checkedAt, dataSince *time.Time
 		var uptime snapshot.Uptime
 		var coverage snapshot.Coverage
+		var probeLatency snapshot.ProbeLatency
 		if sh := h.Services[svc.Slug]; sh != nil {
 			t, since := sh.LastChecked, sh.DataSince()
 			checkedAt, dataSince = &t, &since
-			uptime, coverage = sh.Uptime(now), sh.Coverage(now)
+			uptime, coverage, probeLatency = sh.Uptime(now), sh.Coverage(now), sh.ProbeLatency(now)
 		}
 		if components == nil {
 			components = []snapshot.Component{}
@@ -175,7 +176,8 @@ func buildFixture() (snapshot.Documents, *snapshot.History, error) {
 			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain, URL: svc.URL,
 			StatusPage: svc.StatusPage, Status: status, LastChecked: checkedAt, LatencyMs: lat, Uptime: uptime,
 			UptimeCoverage: coverage, DataSince: dataSince, Components: components, Measured: []snapshot.MeasuredModel{},
-			Incidents: own, Sources: src, Timestamp: now, License: snapshot.License,
+			ProbeLatency: probeLatency,
+			Incidents:    own, Sources: src, Timestamp: now, License: snapshot.License,
 		})
 	}
 	return docs, h, nil

@@ -72,7 +72,15 @@ func TestTTFTChart(t *testing.T) {
 			t.Errorf("the page lacks %q", s)
 		}
 	}
-	if other := string(files[ServicePage("anthropic")]); strings.Contains(other, `id="measured"`) {
+	other := string(files[ServicePage("anthropic")])
+	if strings.Contains(other, `id="measured"`) {
 		t.Error("a service measured by nobody has a measured section")
+	}
+	// Our probe's latency is drawn wherever it has figures.
+	for _, s := range []string{`<h2 id="latency">Our probe's latency</h2>`, "p50 90 ms, p95 90 ms over 24 h (139 probes)",
+		`aria-label="Hourly median latency of our probe of Anthropic&#39;s API host over the last 24 hours: p50 90 ms, p95 90 ms over 24 h."`} {
+		if !strings.Contains(other, s) {
+			t.Errorf("anthropic's page lacks %q", s)
+		}
 	}
 }

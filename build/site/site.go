@@ -157,6 +157,8 @@ type service struct {
 	Chart   chart
 	// TTFT are the measured models' time-to-first-token charts.
 	TTFT []ttftChart
+	// Latency is our probe's latency chart; nil without probes.
+	Latency *latencyChart
 }
 
 type uptimeFigure struct {
@@ -191,8 +193,9 @@ func newModel(docs snapshot.Documents, h *snapshot.History) *model {
 				{"7 d", doc.Uptime.D7, doc.UptimeCoverage.D7},
 				{"30 d", doc.Uptime.D30, doc.UptimeCoverage.D30},
 			},
-			Chart: dailyChart(doc.Name, sh, m.now),
-			TTFT:  ttftCharts(doc, sh, m.now),
+			Chart:   dailyChart(doc.Name, sh, m.now),
+			TTFT:    ttftCharts(doc, sh, m.now),
+			Latency: probeLatencyChart(doc, sh, m.now),
 		}
 		m.services = append(m.services, svc)
 		m.bySlug[doc.Slug] = svc
