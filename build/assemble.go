@@ -73,7 +73,9 @@ type ServiceState struct {
 //     degraded. We never publish "operational" beside an open incident of
 //     ours.
 //  3. Otherwise, snapshot.ProbeIncidentAfter failed probes in a row are a major
-//     outage (and our own incident).
+//     outage (and our own incident). The re-probes that confirm a failure
+//     within the cycle (Confirm) count each: a host that stays down gets
+//     there in one cycle.
 //  4. A feed that fails after declaring a status keeps that status for up to
 //     snapshot.MaxHold (the page's last word stands in), so a feed that
 //     refuses every other request does not flap an official outage to
@@ -361,7 +363,9 @@ func trackProbe(incidents incidentSet, svc snapshot.Service, sh *snapshot.Servic
 		if sh.FailedProbes == 0 {
 			sh.FailingSince = now
 		}
-		sh.FailedProbes++
+		// Each failed probe of the cycle counts: the first and the
+		// re-probes that confirmed it (Confirm).
+		sh.FailedProbes += max(1, o.Probe.Attempts)
 		if sh.FailedProbes >= snapshot.ProbeIncidentAfter && sh.ProbeIncident == "" {
 			inc := snapshot.Incident{
 				ID:        snapshot.ProbeIncidentID(svc.Slug, sh.FailingSince),

@@ -41,6 +41,9 @@ type Options struct {
 	// Notifier, when set, is handed each cycle's new changes once the
 	// snapshot is published (webhooks).
 	Notifier *Notifier
+	// Confirm configures the re-probes that confirm a failed probe within
+	// the cycle; the zero value re-probes nothing.
+	Confirm Confirm
 	// Completions configure the measured completions: without keys,
 	// nothing is sent.
 	Completions Completions
@@ -193,6 +196,9 @@ func probeAPI(ctx context.Context, opts Options, svc snapshot.Service) snapshot.
 		return snapshot.ProbeSource{State: snapshot.ProbeNone}
 	}
 	r := probe.Probe(ctx, opts.Client, svc.ProbeURL)
+	if r.State == snapshot.ProbeFailed && opts.Confirm.Reprobes > 0 {
+		r = confirmFailure(ctx, opts, svc, r)
+	}
 	if r.State != snapshot.ProbeOK {
 		opts.Log.Debug().Str("service", svc.Slug).Str("error", r.Error).Msg("probe failed")
 	}

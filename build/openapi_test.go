@@ -677,7 +677,7 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 				Feed: snapshot.FeedSource{Format: snapshot.FormatStatuspage, URL: "https://status.openai.com/api/v2/summary.json",
 					State: snapshot.FeedOK, Status: snapshot.Operational, LastOKAt: &now, RosterChangedAt: &earlier,
 					RosterAdded: []string{"Agents (01M3Q6W0264T1RJS1YEM47CAQJ)"}},
-				Probe: snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "timeout"},
+				Probe: snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "timeout", Attempts: 3},
 				Disagreement: &snapshot.Disagreement{Since: earlier, By: snapshot.EvidenceProbe, Official: snapshot.Operational, Measured: snapshot.MajorOutage,
 					Detail: "Our probes have failed 3 times in a row."},
 			},

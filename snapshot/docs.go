@@ -305,6 +305,10 @@ type ProbeSource struct {
 	LatencyMs  *float64 `json:"latencyMs"`
 	HTTPStatus int      `json:"httpStatus,omitempty"`
 	Error      string   `json:"error,omitempty"`
+	// Attempts counts the probes of this cycle when a failed one was
+	// re-probed to confirm it (the last one's result is shown); omitted
+	// for a single probe.
+	Attempts int `json:"attempts,omitempty"`
 }
 
 // Probe states.

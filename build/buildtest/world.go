@@ -30,6 +30,9 @@ type Page struct {
 	FeedBroken bool
 	// APIDown makes the API host drop connections, so probes fail.
 	APIDown bool
+	// DropProbes drops the connection of that many next probes (a lost
+	// packet), then answers again.
+	DropProbes int
 	// CompletionStatus is what the completion endpoint answers: 0 streams
 	// a short answer in the service's style; another status sends a real
 	// error body of the provider's with it (529: overloaded).
@@ -124,6 +127,10 @@ func (w *World) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		p.Incidents = append([]Incident(nil), page.Incidents...)
 		if rest == "probe" {
 			w.probes[slug]++
+			if page.DropProbes > 0 {
+				page.DropProbes--
+				p.APIDown = true
+			}
 		}
 		if strings.HasPrefix(rest, completePath) {
 			w.completions[slug] = append(w.completions[slug], r.Clone(context.WithoutCancel(r.Context())))
