@@ -42,10 +42,10 @@ type Options struct {
 	NoRedirects bool
 }
 
-// CatalogURLs lists every feed, probe and model gateway URL of cat: the
-// hosts the program is told to read and probe, and so the ones it may reach
-// on an internal address (tests point them at loopback servers; a private
-// mirror may live on one).
+// CatalogURLs lists every feed, probe, completion and model gateway URL of
+// cat: the hosts the program is told to read and probe, and so the ones it
+// may reach on an internal address (tests point them at loopback servers; a
+// private mirror may live on one).
 func CatalogURLs(cat snapshot.Catalog) []string {
 	var urls []string
 	for _, svc := range cat.Services {
@@ -53,6 +53,9 @@ func CatalogURLs(cat snapshot.Catalog) []string {
 			if u != "" {
 				urls = append(urls, u)
 			}
+		}
+		if svc.Completion != nil {
+			urls = append(urls, svc.Completion.URL)
 		}
 	}
 	for _, g := range cat.Models.Gateways {

@@ -180,13 +180,13 @@ type ModelComponent struct {
 	Region string `json:"region,omitempty"`
 }
 
-// modelIDPattern is what a model id may be: author/model, each a path
+// watchedModelIDPattern is what a watched model's id may be: author/model, each a path
 // segment of letters, digits and ._- (also the file name of its document).
-var modelIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}/[a-z0-9][a-z0-9._-]{0,127}$`)
+var watchedModelIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}/[a-z0-9][a-z0-9._-]{0,127}$`)
 
 // ValidModelID reports whether id has the shape of a watched model's id.
 func ValidModelID(id string) bool {
-	return modelIDPattern.MatchString(id) && !strings.Contains(id, "..")
+	return watchedModelIDPattern.MatchString(id) && !strings.Contains(id, "..")
 }
 
 // validate checks the models section against the catalog's services.
