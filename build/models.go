@@ -104,11 +104,13 @@ func AssembleModels(h *snapshot.History, cat snapshot.Catalog, obs map[string]Ob
 	for _, g := range cat.Models.Gateways {
 		mh.Sources = append(mh.Sources, gatewayHealth(h.Models, g, reads[g.ID], now, log))
 	}
+	measured := measuredProviders(h, cat, now)
 	for _, md := range cat.Models.Watched {
 		providers := []snapshot.ModelProvider{}
 		for _, c := range md.Components {
 			providers = append(providers, componentProvider(cat, c, obs[c.Service], md, log))
 		}
+		providers = append(providers, measured[md.ID]...)
 		for _, g := range cat.Models.Gateways {
 			if !g.Enabled {
 				continue
@@ -126,6 +128,31 @@ func AssembleModels(h *snapshot.History, cat snapshot.Catalog, obs map[string]Ob
 		})
 	}
 	h.Models = mh
+}
+
+// measuredProviders are the entries our own completions give, by model id:
+// per service with completions configured, each measured model's status
+// by the measured rule and its success share over the last hour.
+func measuredProviders(h *snapshot.History, cat snapshot.Catalog, now time.Time) map[string][]snapshot.ModelProvider {
+	out := map[string][]snapshot.ModelProvider{}
+	for _, svc := range cat.Services {
+		if svc.Completion == nil {
+			continue
+		}
+		for _, m := range h.Lookup(svc.Slug).Measured(svc.Completion, now) {
+			p := snapshot.ModelProvider{Service: svc.Slug, Provider: svc.Name, Status: m.Status,
+				Source: snapshot.ModelSource{ID: "aistatus", Kind: snapshot.ModelSourceMeasured, Name: "aistatus's own completions",
+					Window: m.Windows.Hour.Window, Attribution: snapshot.Attribution(""), Error: m.Note,
+					Basis: "the share of aistatus's own streamed completions of this model at this service that succeeded over the last hour, " +
+						"sent with the operator's key: its account's, not yours"}}
+			if w := m.Windows.Hour; w.Samples > 0 && w.ErrorRate != nil {
+				up := 100 * (1 - *w.ErrorRate)
+				p.Uptime = &up
+			}
+			out[m.Model] = append(out[m.Model], p)
+		}
+	}
+	return out
 }
 
 // gatewaySource describes a gateway as the source of a figure.

@@ -493,3 +493,31 @@ func TestModelComponentsRealCapture(t *testing.T) {
 		t.Errorf("only %d Cohere models checked", checked)
 	}
 }
+
+// TestAssembleModelsMeasured: where the operator measures a watched model
+// with our own completions, the entry gives the measured status and the
+// share that succeeded over the hour, named as ours and our key's.
+func TestAssembleModelsMeasured(t *testing.T) {
+	cat := modelCatalog("https://openrouter.example", false)
+	cat.Services[0].Completion = &snapshot.CompletionProbe{Style: snapshot.CompletionStyles[0], URL: "https://api.anthropic.example/v1/messages",
+		KeyEnv: "ANTHROPIC_API_KEY", Models: []snapshot.MeasuredModelRef{{ID: sonnet, Model: "claude-sonnet-4-5"}}}
+	h := snapshot.NewHistory()
+	sh := h.Track("anthropic")
+	for i := range 10 {
+		outcome := snapshot.OutcomeOK
+		if i%2 == 1 {
+			outcome = snapshot.OutcomeOverloaded
+		}
+		sh.RecordCompletion(sonnet, snapshot.CompletionSample{At: asmNow.Add(time.Duration(i-10) * time.Minute), Outcome: outcome, TTFTMs: new(300.0), TotalMs: new(900.0)})
+	}
+	AssembleModels(h, cat, nil, nil, asmNow, zerolog.Nop())
+	m := modelOf(t, h, sonnet)
+	if len(m.Providers) != 1 {
+		t.Fatalf("providers = %+v, want our measurement", m.Providers)
+	}
+	p := m.Providers[0]
+	if p.Service != "anthropic" || p.Source.Kind != snapshot.ModelSourceMeasured || p.Source.Window != "1h" || p.Uptime == nil || *p.Uptime != 50 ||
+		!strings.Contains(p.Source.Basis, "not yours") || p.Status == snapshot.Unknown || p.Status == snapshot.Operational {
+		t.Errorf("measured entry = %+v (uptime %v), want half of our completions failing at Anthropic", p, figure(p.Uptime))
+	}
+}

@@ -102,13 +102,21 @@ func saying(md snapshot.Model, p snapshot.ModelProvider, serviceName string) (so
 			md.Name, where, *p.Uptime, p.Source.Name, p.Source.Window, p.Status, p.Source.Name)
 	case p.Source.Kind == snapshot.ModelSourceGateway:
 		return snapshot.EvidenceGateway, fmt.Sprintf("%s at %s: %s has too little traffic over the last %s to tell.", md.Name, where, p.Source.Name, p.Source.Window)
+	case p.Source.Kind == snapshot.ModelSourceMeasured && p.Uptime != nil:
+		return snapshot.EvidenceMeasured, fmt.Sprintf("%s at %s: %.1f %% of our own completions succeeded over the last %s (%s), with our key, not yours.",
+			md.Name, where, *p.Uptime, p.Source.Window, p.Status)
+	case p.Source.Kind == snapshot.ModelSourceMeasured:
+		return snapshot.EvidenceMeasured, fmt.Sprintf("%s at %s: our own completions say %s.", md.Name, where, p.Status)
 	}
 	return snapshot.EvidenceOfficial, fmt.Sprintf("%s at %s: %s shows its component %q as %s.", md.Name, where, p.Source.Name, p.Source.Component, p.Status)
 }
 
 func sourceOf(p snapshot.ModelProvider) string {
-	if p.Source.Kind == snapshot.ModelSourceGateway {
+	switch p.Source.Kind {
+	case snapshot.ModelSourceGateway:
 		return snapshot.EvidenceGateway
+	case snapshot.ModelSourceMeasured:
+		return snapshot.EvidenceMeasured
 	}
 	return snapshot.EvidenceOfficial
 }

@@ -140,6 +140,27 @@ func TestCheckModelEdges(t *testing.T) {
 			t.Errorf("err = %v, want a 400 naming model", err)
 		}
 	})
+	t.Run("our own completions are cited as measured", func(t *testing.T) {
+		view := withSonnet(v, nil, pct(99.9))
+		m := view.models["anthropic/claude-sonnet-4.5"]
+		m.Providers = append(m.Providers, snapshot.ModelProvider{Service: "anthropic", Provider: "Anthropic", Status: snapshot.MajorOutage, Uptime: pct(20),
+			Source: snapshot.ModelSource{ID: "aistatus", Kind: snapshot.ModelSourceMeasured, Name: "aistatus's own completions", Window: "1h"}})
+		view.models["anthropic/claude-sonnet-4.5"] = m
+		doc, err := e.Check(view, Request{Query: "claude-sonnet-4.5", Error: "529"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *doc.Status != snapshot.MajorOutage || doc.Verdict.Action != snapshot.ActionFailover {
+			t.Errorf("status %s action %s, want our measured major outage and a failover", *doc.Status, doc.Verdict.Action)
+		}
+		found := false
+		for _, ev := range doc.Verdict.Evidence {
+			found = found || ev.Source == snapshot.EvidenceMeasured && strings.Contains(ev.Says, "20.0 % of our own completions")
+		}
+		if !found {
+			t.Errorf("evidence %+v lacks our measurement", doc.Verdict.Evidence)
+		}
+	})
 	t.Run("a service name is still the service", func(t *testing.T) {
 		doc, err := e.Check(withSonnet(v, pct(60), pct(99.9)), Request{Query: "claude"})
 		if err != nil {

@@ -278,6 +278,9 @@ func ModelFile(id string) string { return DirModels + "/" + id + ".json" }
 const (
 	ModelSourceComponent = "component"
 	ModelSourceGateway   = "gateway"
+	// ModelSourceMeasured is aistatus's own streamed completions of the
+	// model at a service, where the operator configured them (measured.go).
+	ModelSourceMeasured = "measured"
 )
 
 // ModelsDoc is the response of GET /models.
