@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -32,7 +33,10 @@ type Observation struct {
 	Incidents []snapshot.Incident
 	// Components are the page's components, marked in or out of scope.
 	Components []snapshot.Component
-	Probe      snapshot.ProbeSource
+	// Timeline is set when Incidents are the page's incident timeline
+	// (feed.Result.Timeline), which may bridge the gap since the last check.
+	Timeline *feed.Timeline
+	Probe    snapshot.ProbeSource
 }
 
 // declared is the status the official feed declared this cycle, if it was
@@ -105,13 +109,21 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 	for _, svc := range cat.Services {
 		o := obs[svc.Slug]
 		sh := h.Track(svc.Slug)
+		bridge := timelineBridges(sh, o, now, offline)
 		trackFeed(sh, svc, &o, now, log)
 		opened := trackProbe(incidents, svc, sh, o, now)
+		watchOutage(sh, o, now)
 		status, basis, disagreement := decideStatus(o, sh, incidents, now, offline)
 		if official, ok := o.declared(); ok {
 			sh.LastFeedStatus, sh.LastFeedAt = official, now
 		}
 		mergeOfficial(incidents, svc.Slug, o, now)
+		if bridge {
+			sh.CreditTimeline(svc.Slug, sh.LastChecked.Add(snapshot.MaxHold), now, h.Incidents)
+		}
+		if o.Feed.State == snapshot.FeedOK && o.Timeline != nil {
+			sh.TimelineAt = now
+		}
 
 		if prev := sh.LastStatus; prev != status && (prev == "" || now.After(sh.LastChecked)) {
 			h.AddChange(snapshot.Change{Type: snapshot.ChangeStatus, Service: svc.Slug, Time: now, OldStatus: prev, NewStatus: status})

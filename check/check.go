@@ -53,6 +53,9 @@ type View interface {
 	// BuildProbe is our probe of the service in the latest build, and when
 	// it was made; false when the snapshot has none.
 	BuildProbe(slug string) (Live, bool)
+	// Reliability is what the service's retained history predicts
+	// (snapshot.Reliability); false when the snapshot has none.
+	Reliability(slug string) (snapshot.Reliability, bool)
 }
 
 // Request is one question to the engine: what the caller asks about, and
@@ -285,6 +288,7 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 		v.RetryAfterSeconds = &a.RetryAfter
 	}
 	v.Evidence, v.Alternatives = f.evidence(), alts
+	v.ExpectedResolution = expectedResolution(view, svc.Slug, f.open)
 	return doc, nil
 }
 

@@ -23,6 +23,12 @@ type fakeView struct {
 	summaries   map[string]snapshot.ServiceSummary
 	incidents   []snapshot.Incident // newest first
 	probes      map[string]Live     // the latest build's
+	reliability map[string]snapshot.Reliability
+}
+
+func (v *fakeView) Reliability(slug string) (snapshot.Reliability, bool) {
+	r, ok := v.reliability[slug]
+	return r, ok
 }
 
 func (v *fakeView) GeneratedAt() time.Time { return v.generatedAt }

@@ -51,6 +51,9 @@ type Snapshot struct {
 	// document, for /check: a live probe older than it is not the freshest
 	// word.
 	probes map[string]check.Live
+	// reliability is each service's row of reliability.json, for /check's
+	// expectedResolution; empty for a snapshot written before it existed.
+	reliability map[string]snapshot.Reliability
 	// order is the services' slugs in the order of status.json.
 	order []string
 	// changes is the retained change log, ids ascending, complete after
@@ -222,6 +225,16 @@ func (s *Snapshot) parse() error {
 			s.probes[src.Slug] = check.Live{Probe: src.Probe, At: *at}
 		}
 	}
+	s.reliability = map[string]snapshot.Reliability{}
+	if s.files[snapshot.FileReliability] != nil {
+		var doc snapshot.ReliabilityDoc
+		if err := decodeFile(s.files, snapshot.FileReliability, &doc); err != nil {
+			return err
+		}
+		for _, r := range doc.Services {
+			s.reliability[r.Slug] = r.Reliability
+		}
+	}
 	var list snapshot.IncidentList
 	if err := decodeFile(s.files, snapshot.FileIncidents, &list); err != nil {
 		return err
@@ -301,6 +314,12 @@ func futureBeyondSkew(generatedAt, now time.Time) bool {
 func (s *Snapshot) BuildProbe(slug string) (check.Live, bool) {
 	p, ok := s.probes[slug]
 	return p, ok
+}
+
+// Reliability is the service's row of reliability.json (check.View).
+func (s *Snapshot) Reliability(slug string) (snapshot.Reliability, bool) {
+	r, ok := s.reliability[slug]
+	return r, ok
 }
 
 // GeneratedAt is when the snapshot was built (check.View).

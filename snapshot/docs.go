@@ -37,7 +37,9 @@ const (
 	FileOpenAPI   = "openapi.json"
 	FileHistory   = "history.json"
 	FileSources   = "sources.json"
-	DirServices   = "services"
+	// FileReliability is every service's Reliability (predict.go).
+	FileReliability = "reliability.json"
+	DirServices     = "services"
 )
 
 // ServiceFile is the path of a service's detail document inside a snapshot.
@@ -173,8 +175,10 @@ type ServiceDoc struct {
 	LastChecked *time.Time `json:"lastChecked"`
 	LatencyMs   *float64   `json:"latencyMs"`
 	Uptime      Uptime     `json:"uptime"`
-	// UptimeCoverage says how much of each uptime window has data.
-	UptimeCoverage Coverage `json:"uptimeCoverage"`
+	// UptimeCoverage says how much of each uptime window has data, and
+	// UptimeCoverageSources where it came from (timeline.go).
+	UptimeCoverage        Coverage          `json:"uptimeCoverage"`
+	UptimeCoverageSources CoverageBreakdown `json:"uptimeCoverageSources"`
 	// DataSince is the time of the first check we hold of the service; nil
 	// when there is none.
 	DataSince *time.Time `json:"dataSince"`
@@ -185,8 +189,11 @@ type ServiceDoc struct {
 	// without components.
 	Components []Component `json:"components"`
 	Sources    Sources     `json:"sources"`
-	Timestamp  time.Time   `json:"timestamp"`
-	License    string      `json:"license"`
+	// Reliability is what the retained history says about the service's
+	// incidents (predict.go).
+	Reliability Reliability `json:"reliability"`
+	Timestamp   time.Time   `json:"timestamp"`
+	License     string      `json:"license"`
 }
 
 // Component is one component of an official status page.
@@ -399,6 +406,10 @@ type Verdict struct {
 	Detail string `json:"detail,omitempty"`
 	// Suggestions are the closest tracked names, for an untracked query.
 	Suggestions []string `json:"suggestions,omitempty"`
+	// ExpectedResolution is, while an official incident is open, how long
+	// the service's incidents of its severity lasted (predict.go); absent
+	// below MinBasis of them.
+	ExpectedResolution *ExpectedResolution `json:"expectedResolution,omitempty"`
 
 	// Action, Blame, Confidence and Reason are what to do about it, from
 	// the first matching rule of /check's one rule table; absent for an
@@ -523,7 +534,8 @@ type Documents struct {
 	Manifest Manifest
 	Status   StatusDoc
 	// Services are the detail documents, in catalog order.
-	Services  []ServiceDoc
-	Incidents IncidentList
-	Sources   SourcesDoc
+	Services    []ServiceDoc
+	Incidents   IncidentList
+	Sources     SourcesDoc
+	Reliability ReliabilityDoc
 }

@@ -79,6 +79,14 @@ type ServiceHistory struct {
 	ProbeIncident string `json:"probeIncident,omitempty"`
 	// Feed is the health of the official source.
 	Feed FeedHealth `json:"feed,omitzero"`
+	// TimelineAt is the latest check at which the official feed was read
+	// with its incident timeline (CreditTimeline needs it on both sides of
+	// a gap).
+	TimelineAt time.Time `json:"timelineAt,omitzero"`
+	// Outage follows an outage our probes see while the page declares
+	// none, and Detections are those that ended (predict.go).
+	Outage     *OutageWatch `json:"outage,omitempty"`
+	Detections []Detection  `json:"detections,omitempty"`
 	// Buckets hold status time per BucketSize, oldest first.
 	Buckets []Bucket `json:"buckets"`
 	// Recent are the latest intervals credited to Buckets, oldest first:
@@ -128,6 +136,10 @@ type Bucket struct {
 	Major       float64 `json:"maj,omitempty"`
 	Maintenance float64 `json:"maint,omitempty"`
 	Unknown     float64 `json:"unk,omitempty"`
+	// Timeline is how much of the time above (seconds) came from the
+	// official page's incident timeline between two of our checks rather
+	// than from a check (CreditTimeline); the rest came from our checks.
+	Timeline float64 `json:"tl,omitempty"`
 	// LatencyMs is the sum of successful probe latencies; Probes their count.
 	LatencyMs float64 `json:"latMs,omitempty"`
 	Probes    int     `json:"probes,omitempty"`
@@ -341,6 +353,7 @@ func (sh *ServiceHistory) window(from, to time.Time) Bucket {
 		sum.Major += share * b.Major
 		sum.Maintenance += share * b.Maintenance
 		sum.Unknown += share * b.Unknown
+		sum.Timeline += share * b.Timeline
 	}
 	if !sh.LastChecked.IsZero() && to.After(sh.LastChecked) {
 		start, end := sh.LastChecked, to
@@ -429,6 +442,7 @@ func (h *History) Prune(now time.Time) {
 			i++
 		}
 		sh.Buckets = sh.Buckets[i:]
+		sh.pruneDetections(now)
 	}
 	h.Incidents = pruneIncidents(h.Incidents, now, MaxIncidents)
 	h.pruneChanges(now, MaxChanges)
@@ -518,6 +532,9 @@ func (b Bucket) check() error {
 		}
 		sum += v
 	}
+	if math.IsNaN(b.Timeline) || b.Timeline < 0 || b.Timeline > sum+1 {
+		return fmt.Errorf("timeline time %v s out of range", b.Timeline)
+	}
 	// Record credits disjoint intervals, so a bucket never holds more time
 	// than it lasts; a second of slack absorbs float rounding.
 	if sum > size+1 {
@@ -606,6 +623,7 @@ func (h *History) CheckClock(now time.Time) error {
 			{"failingSince", sh.FailingSince},
 			{"okSince", sh.OKSince},
 			{"lastFeedAt", sh.LastFeedAt},
+			{"timelineAt", sh.TimelineAt},
 			{"feed.lastOkAt", sh.Feed.LastOKAt},
 			{"feed.failingSince", sh.Feed.FailingSince},
 			{"feed.rosterChangedAt", sh.Feed.RosterChangedAt},
