@@ -527,7 +527,10 @@ func (b Bucket) check() error {
 	}
 	sum := 0.0
 	for _, v := range []float64{b.Operational, b.Degraded, b.Partial, b.Major, b.Maintenance, b.Unknown} {
-		if math.IsNaN(v) || v < 0 || v > size {
+		// A second of slack, as for the sum below: an hour credited in
+		// fractional-second pieces can add up to 3600.0000000000005, and a
+		// history rejected for that would be started afresh.
+		if math.IsNaN(v) || v < 0 || v > size+1 {
 			return fmt.Errorf("status time %v s out of range", v)
 		}
 		sum += v
