@@ -211,19 +211,26 @@ func (sh *ServiceHistory) credit(from, to time.Time, s Status) {
 // move credits the interval [from, to) to status s, split across buckets,
 // taking it from status old unless old is "" (a first credit).
 func (sh *ServiceHistory) move(from, to time.Time, old, s Status) {
-	for from.Before(to) {
-		b := sh.bucket(from)
-		end := time.Unix(b.T, 0).Add(BucketSize)
-		if end.After(to) {
-			end = to
-		}
-		secs := end.Sub(from).Seconds()
+	sh.eachBucket(from, to, func(b *Bucket, secs float64) {
 		if old != "" {
 			f := b.seconds(old)
 			secs = min(secs, *f) // never below zero, whatever rounding did
 			*f -= secs
 		}
 		*b.seconds(s) += secs
+	})
+}
+
+// eachBucket calls fn with each bucket that [from, to) overlaps, appending
+// it when needed, and the seconds of the interval that fall in it.
+func (sh *ServiceHistory) eachBucket(from, to time.Time, fn func(b *Bucket, secs float64)) {
+	for from.Before(to) {
+		b := sh.bucket(from)
+		end := time.Unix(b.T, 0).Add(BucketSize)
+		if end.After(to) {
+			end = to
+		}
+		fn(b, end.Sub(from).Seconds())
 		from = end
 	}
 }

@@ -96,17 +96,10 @@ func (sh *ServiceHistory) CreditTimeline(slug string, from, to time.Time, incide
 // creditTimeline credits [from, to) to s, split across buckets, and counts
 // it as the page timeline's.
 func (sh *ServiceHistory) creditTimeline(from, to time.Time, s Status) {
-	for from.Before(to) {
-		b := sh.bucket(from)
-		end := time.Unix(b.T, 0).Add(BucketSize)
-		if end.After(to) {
-			end = to
-		}
-		secs := end.Sub(from).Seconds()
+	sh.eachBucket(from, to, func(b *Bucket, secs float64) {
 		*b.seconds(s) += secs
 		b.Timeline += secs
-		from = end
-	}
+	})
 }
 
 // CoverageSources splits a window's coverage by where the status came
