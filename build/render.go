@@ -43,8 +43,9 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 		Status: snapshot.StatusDoc{
 			Status: "ok", Timestamp: now, Source: snapshot.Attribution(site.BaseURL), License: snapshot.License,
 		},
-		Incidents:   snapshot.IncidentList{Incidents: all, Timestamp: now, License: snapshot.License},
-		Sources:     snapshot.SourcesDoc{Services: []snapshot.ServiceSources{}, Timestamp: now, License: snapshot.License},
+		Incidents: snapshot.IncidentList{Incidents: all, Timestamp: now, License: snapshot.License},
+		Sources:   snapshot.SourcesDoc{Services: []snapshot.ServiceSources{}, Timestamp: now, License: snapshot.License},
+
 		Reliability: snapshot.ReliabilityDoc{Services: []snapshot.ServiceReliability{}, Timestamp: now, License: snapshot.License},
 	}
 	for _, svc := range cat.Services {
@@ -88,9 +89,10 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
 			URL: svc.URL, StatusPage: svc.StatusPage, Status: st.Status, Basis: st.Basis, LastChecked: checked,
 			LatencyMs: st.Sources.Probe.LatencyMs, Uptime: sh.Uptime(now), UptimeCoverage: sh.Coverage(now),
-			UptimeCoverageSources: sh.CoverageBreakdown(now),
-			DataSince:             dataSince, Incidents: incidents, Components: components,
-			Sources: st.Sources, Reliability: reliability, Timestamp: now, License: snapshot.License,
+			DataSince: dataSince, Incidents: incidents, Components: components,
+			Sources: st.Sources, Timestamp: now, License: snapshot.License,
+
+			UptimeCoverageSources: sh.CoverageBreakdown(now), Reliability: reliability,
 		})
 		docs.Reliability.Services = append(docs.Reliability.Services, snapshot.ServiceReliability{
 			Slug: svc.Slug, Name: svc.Name, Reliability: reliability,
@@ -118,12 +120,13 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 		}
 	}
 	for name, v := range map[string]any{
-		snapshot.FileStatus:      docs.Status,
-		snapshot.FileIncidents:   docs.Incidents,
-		snapshot.FileSources:     docs.Sources,
+		snapshot.FileStatus:    docs.Status,
+		snapshot.FileIncidents: docs.Incidents,
+		snapshot.FileSources:   docs.Sources,
+		snapshot.FileHistory:   h,
+		snapshot.FileChanges:   snapshot.RecentChangeList(h, now),
+
 		snapshot.FileReliability: docs.Reliability,
-		snapshot.FileHistory:     h,
-		snapshot.FileChanges:     snapshot.RecentChangeList(h, now),
 	} {
 		if err := put(name, v); err != nil {
 			return nil, err

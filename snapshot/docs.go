@@ -37,9 +37,7 @@ const (
 	FileOpenAPI   = "openapi.json"
 	FileHistory   = "history.json"
 	FileSources   = "sources.json"
-	// FileReliability is every service's Reliability (predict.go).
-	FileReliability = "reliability.json"
-	DirServices     = "services"
+	DirServices   = "services"
 )
 
 // ServiceFile is the path of a service's detail document inside a snapshot.
@@ -175,9 +173,9 @@ type ServiceDoc struct {
 	LastChecked *time.Time `json:"lastChecked"`
 	LatencyMs   *float64   `json:"latencyMs"`
 	Uptime      Uptime     `json:"uptime"`
-	// UptimeCoverage says how much of each uptime window has data, and
-	// UptimeCoverageSources where it came from (timeline.go).
-	UptimeCoverage        Coverage          `json:"uptimeCoverage"`
+	// UptimeCoverage says how much of each uptime window has data.
+	UptimeCoverage Coverage `json:"uptimeCoverage"`
+	// UptimeCoverageSources says where it came from (timeline.go).
 	UptimeCoverageSources CoverageBreakdown `json:"uptimeCoverageSources"`
 	// DataSince is the time of the first check we hold of the service; nil
 	// when there is none.
@@ -189,11 +187,12 @@ type ServiceDoc struct {
 	// without components.
 	Components []Component `json:"components"`
 	Sources    Sources     `json:"sources"`
+	Timestamp  time.Time   `json:"timestamp"`
+	License    string      `json:"license"`
+
 	// Reliability is what the retained history says about the service's
 	// incidents (predict.go).
 	Reliability Reliability `json:"reliability"`
-	Timestamp   time.Time   `json:"timestamp"`
-	License     string      `json:"license"`
 }
 
 // Component is one component of an official status page.
@@ -534,8 +533,9 @@ type Documents struct {
 	Manifest Manifest
 	Status   StatusDoc
 	// Services are the detail documents, in catalog order.
-	Services    []ServiceDoc
-	Incidents   IncidentList
-	Sources     SourcesDoc
+	Services  []ServiceDoc
+	Incidents IncidentList
+	Sources   SourcesDoc
+
 	Reliability ReliabilityDoc
 }

@@ -23,6 +23,9 @@ import (
 // expectedResolution. Percentiles are nearest-rank: each is one real
 // incident's duration, never an interpolation.
 
+// FileReliability is the snapshot file of ReliabilityDoc.
+const FileReliability = "reliability.json"
+
 // MinBasis is the fewest incidents (or outages) a percentile rests on
 // before it is published: below five, a p90 is the longest of a handful.
 const MinBasis = 5
