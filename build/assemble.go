@@ -109,7 +109,7 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 	for _, svc := range cat.Services {
 		o := obs[svc.Slug]
 		sh := h.Track(svc.Slug)
-		bridge := timelineBridges(sh, o, now, offline)
+		bridge, before := timelineBridges(sh, o, now, offline), sh.LastFeedStatus
 		trackFeed(sh, svc, &o, now, log)
 		opened := trackProbe(incidents, svc, sh, o, now)
 		watchOutage(sh, o, now)
@@ -119,7 +119,7 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 		}
 		mergeOfficial(incidents, svc.Slug, o, now)
 		if bridge {
-			sh.CreditTimeline(svc.Slug, sh.LastChecked.Add(snapshot.MaxHold), now, h.Incidents)
+			creditTimeline(h, sh, svc.Slug, before, o, now)
 		}
 		if o.Feed.State == snapshot.FeedOK && o.Timeline != nil {
 			sh.TimelineAt = now

@@ -14,6 +14,8 @@ import (
 func timelineBridges(sh *snapshot.ServiceHistory, o Observation, now time.Time, offline bool) bool {
 	gapStart := sh.LastChecked.Add(snapshot.MaxHold)
 	switch {
+	case !sh.LastFeedAt.Equal(sh.LastChecked):
+		return false // rule 5: the page declared nothing at the last check
 	case offline, sh.LastChecked.IsZero(), !now.After(gapStart), now.Sub(sh.LastChecked) > snapshot.MaxTimelineGap:
 		return false // rules 1 and 3
 	case !sh.TimelineAt.Equal(sh.LastChecked), o.Feed.State != snapshot.FeedOK, o.Timeline == nil:
@@ -24,4 +26,18 @@ func timelineBridges(sh *snapshot.ServiceHistory, o Observation, now time.Time, 
 		return false // rule 4: our probes contested the page
 	}
 	return true
+}
+
+// creditTimeline credits the gap since the last check from the page's
+// timeline, once timelineBridges has held, when the status the page
+// declared at both checks agrees with the timeline (rule 5). It runs after
+// this cycle's incidents are merged into h and before Record moves
+// LastChecked; before is what the page declared at the last check.
+func creditTimeline(h *snapshot.History, sh *snapshot.ServiceHistory, slug string, before snapshot.Status, o Observation, now time.Time) {
+	declared, _ := o.declared()
+	if !snapshot.TimelineExplains(before, snapshot.TimelineStatus(slug, sh.LastChecked, h.Incidents)) ||
+		!snapshot.TimelineExplains(declared, snapshot.TimelineStatus(slug, now, h.Incidents)) {
+		return
+	}
+	sh.CreditTimeline(slug, sh.LastChecked.Add(snapshot.MaxHold), now, h.Incidents)
 }

@@ -37,8 +37,10 @@ func assembleOpenAI(t *testing.T, h *snapshot.History, at time.Time, o Observati
 // TestTimelineBridges checks each condition of the rule under which the
 // page's timeline credits the gap between two checks (snapshot.CreditTimeline).
 func TestTimelineBridges(t *testing.T) {
-	op := snapshot.Operational
+	op, deg, partial, maint := snapshot.Operational, snapshot.Degraded, snapshot.PartialOutage, snapshot.Maintenance
 	complete := &feed.Timeline{}
+	open := snapshot.Incident{ID: "openai-i1", Service: "openai", Headline: "Elevated errors", Severity: snapshot.Major,
+		StartedAt: t0.Add(-time.Hour), Status: "investigating", Source: snapshot.SourceOfficial, UpdatedAt: t0}
 	for _, tt := range []struct {
 		name         string
 		first, later Observation
@@ -56,6 +58,12 @@ func TestTimelineBridges(t *testing.T) {
 		{"list cut after the gap began", observed(op, complete, true), observed(op, &feed.Timeline{Since: t0.Add(20 * time.Minute)}, true), 40 * time.Minute, 0},
 		{"list cut before the gap began", observed(op, complete, true), observed(op, &feed.Timeline{Since: t0.Add(10 * time.Minute)}, true), 40 * time.Minute, 25 * time.Minute},
 		{"a failed probe pending", observed(op, complete, false), observed(op, complete, true), 40 * time.Minute, 0},
+		// Rule 5: the page's word at both checks agrees with its timeline.
+		{"an incident explains both ends", observed(partial, complete, true, open), observed(partial, complete, true, open), 40 * time.Minute, 25 * time.Minute},
+		{"degraded by hand, no incident", observed(deg, complete, true), observed(deg, complete, true), 40 * time.Minute, 0},
+		{"operational beside an open incident", observed(op, complete, true, open), observed(op, complete, true, open), 40 * time.Minute, 0},
+		{"maintenance before", observed(maint, complete, true), observed(op, complete, true), 40 * time.Minute, 0},
+		{"maintenance after", observed(op, complete, true), observed(maint, complete, true), 40 * time.Minute, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			h := snapshot.NewHistory()

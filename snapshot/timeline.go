@@ -27,7 +27,12 @@ import (
 //  4. Our probes contested nothing at the gap's start: no failed probe was
 //     pending and no incident of ours was open. While they disagree with
 //     the page, the page's word is not credited for time nobody checked.
-//  5. Each moment of the gap is credited to the worst status the official
+//  5. The status the page declared at both checks agrees with its timeline
+//     then (TimelineExplains): operational exactly when no incident was
+//     open, never maintenance. A status the page set without an incident
+//     (a component marked degraded by hand, a maintenance, which the feeds
+//     leave out of their incident lists) is one the timeline cannot show.
+//  6. Each moment of the gap is credited to the worst status the official
 //     incidents open then stand for (IncidentStatus), and operational
 //     where none was open.
 //
@@ -82,15 +87,35 @@ func (sh *ServiceHistory) CreditTimeline(slug string, from, to time.Time, incide
 	slices.SortFunc(cuts, time.Time.Compare)
 	cuts = slices.CompactFunc(cuts, time.Time.Equal)
 	for i := 0; i+1 < len(cuts); i++ {
-		a, b := cuts[i], cuts[i+1]
-		status := Operational
-		for _, inc := range open {
-			if !inc.StartedAt.After(a) && (inc.EndedAt == nil || !inc.EndedAt.Before(b)) {
-				status = Worse(status, IncidentStatus(inc.Severity))
-			}
-		}
-		sh.creditTimeline(a, b, status)
+		// No incident starts or ends inside [cuts[i], cuts[i+1]): its
+		// status is the one at its start.
+		sh.creditTimeline(cuts[i], cuts[i+1], TimelineStatus(slug, cuts[i], open))
 	}
+}
+
+// TimelineStatus is the status the page's timeline gives slug at t: the
+// worst IncidentStatus of its official incidents open then (started at or
+// before t, not ended by t), operational when none was.
+func TimelineStatus(slug string, t time.Time, incidents []Incident) Status {
+	status := Operational
+	for _, inc := range incidents {
+		if inc.Service == slug && inc.Source == SourceOfficial && !inc.StartedAt.After(t) && (inc.EndedAt == nil || inc.EndedAt.After(t)) {
+			status = Worse(status, IncidentStatus(inc.Severity))
+		}
+	}
+	return status
+}
+
+// TimelineExplains reports whether the status a page declared at a check
+// agrees with its timeline then (rule 5): operational exactly when the
+// timeline is, and a status the timeline can give at all (not maintenance,
+// not unknown, not "" for a page that declared nothing).
+func TimelineExplains(declared, timeline Status) bool {
+	switch declared {
+	case Operational, Degraded, PartialOutage, MajorOutage:
+		return (declared == Operational) == (timeline == Operational)
+	}
+	return false
 }
 
 // creditTimeline credits [from, to) to s, split across buckets, and counts
