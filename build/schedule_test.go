@@ -75,12 +75,8 @@ const (
 // at the gaps githubSchedule draws from seed, for 25 hours (so the last
 // 24-hour window holds no time before the first build), and reads the
 // coverage each service document publishes at the end.
-func simulateSchedule(tb testing.TB, seed uint64) scheduleResult {
+func simulateSchedule(tb testing.TB, seed uint64, cat snapshot.Catalog) scheduleResult {
 	tb.Helper()
-	cat, err := snapshot.DefaultCatalog()
-	if err != nil {
-		tb.Fatal(err)
-	}
 	world := buildtest.NewWorld(tb, cat)
 	clock := &fakeClock{t: t0}
 	world.Clock = clock.Now
@@ -141,6 +137,19 @@ func publishesTimeline(svc snapshot.Service) bool {
 	return (svc.Feed.Format == snapshot.FormatStatuspage || svc.Feed.Format == snapshot.FormatIncidentIO) && svc.Feed.IncidentsURL != ""
 }
 
+// scheduleCatalog is the default catalog, or only the services named.
+func scheduleCatalog(tb testing.TB, slugs ...string) snapshot.Catalog {
+	tb.Helper()
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(slugs) > 0 {
+		cat.Services = slices.DeleteFunc(cat.Services, func(svc snapshot.Service) bool { return !slices.Contains(slugs, svc.Slug) })
+	}
+	return cat
+}
+
 // TestGitHubSchedule simulates a day of builds on GitHub's schedule: every
 // service whose page publishes its incident timeline and can be read is
 // covered for at least 90 % of the 24-hour window, most of it from the
@@ -150,15 +159,19 @@ func TestGitHubSchedule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a day of builds")
 	}
-	cat, err := snapshot.DefaultCatalog()
-	if err != nil {
-		t.Fatal(err)
+	// Five services, one of each kind, for speed (the benchmark runs all
+	// 26): the incident's page and another timeline page (incident.io and
+	// Statuspage), the unreadable one, a readable page without a timeline
+	// (Google Cloud's) and a service without a page.
+	cat := scheduleCatalog(t, scheduleIncident, scheduleUnreadable, "cursor", "google-gemini", "mistral")
+	if len(cat.Services) != 5 {
+		t.Fatalf("%d services in the simulated catalog", len(cat.Services))
 	}
 	// One seed: a simulated day is 50 builds, each published to disk. This
 	// one found a history set aside as corrupt (an hour credited in
 	// fractional-second pieces added up to 3600.0000000000005 s).
 	for _, seed := range []uint64{3} {
-		res := simulateSchedule(t, seed)
+		res := simulateSchedule(t, seed, cat)
 		t.Logf("seed %d: %d builds in 25 h", seed, res.builds)
 		for _, svc := range cat.Services {
 			cov, src := res.coverage[svc.Slug], res.sources[svc.Slug]
@@ -202,15 +215,12 @@ func TestGitHubSchedule(t *testing.T) {
 // checks alone (what coverage was before the timeline counted), the mean
 // of the readable pages without a timeline, and the unreadable page's.
 func BenchmarkGitHubSchedule(b *testing.B) {
-	cat, err := snapshot.DefaultCatalog()
-	if err != nil {
-		b.Fatal(err)
-	}
+	cat := scheduleCatalog(b)
 	var timeline, checks, others, unreadable, builds []float64
 	// b.N, not b.Loop: Go 1.26.8's compiler crashes on this loop body
 	// under b.Loop (an internal compiler error in iter).
 	for i := range b.N {
-		res := simulateSchedule(b, uint64(i)+1)
+		res := simulateSchedule(b, uint64(i)+1, cat)
 		builds = append(builds, float64(res.builds))
 		unreadable = append(unreadable, res.coverage[scheduleUnreadable])
 		for _, svc := range cat.Services {
