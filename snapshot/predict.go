@@ -187,11 +187,14 @@ func percentileMinutes(secs []float64, p int) *int {
 }
 
 // pruneDetections drops the detections that ended more than KeepIncidents
-// ago, then the oldest beyond maxDetections.
+// ago, then the oldest beyond maxDetections, and any that no build writes
+// (a hand-edited or corrupt history): ended before they began, acknowledged
+// outside their span, green for longer than they lasted. Published, such a
+// one would make a negative lag.
 func (sh *ServiceHistory) pruneDetections(now time.Time) {
 	kept := sh.Detections[:0]
 	for _, d := range sh.Detections {
-		if now.Sub(d.End) <= KeepIncidents {
+		if now.Sub(d.End) <= KeepIncidents && d.valid() {
 			kept = append(kept, d)
 		}
 	}
@@ -200,6 +203,12 @@ func (sh *ServiceHistory) pruneDetections(now time.Time) {
 	}
 	clear(sh.Detections[len(kept):])
 	sh.Detections = kept
+}
+
+func (d Detection) valid() bool {
+	span := d.End.Sub(d.Start).Seconds()
+	ackOK := d.AckAt == nil || (!d.AckAt.Before(d.Start) && !d.AckAt.After(d.End))
+	return span >= 0 && ackOK && d.GreenSeconds >= 0 && d.GreenSeconds <= span
 }
 
 // ReliabilityDoc is the response of GET /reliability: every service's

@@ -76,12 +76,19 @@ func TestComputeReliability(t *testing.T) {
 	}
 }
 
-// TestPruneDetections drops detections that ended beyond KeepIncidents.
+// TestPruneDetections drops detections that ended beyond KeepIncidents,
+// and those no build writes.
 func TestPruneDetections(t *testing.T) {
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	early := now.Add(-2 * time.Hour)
 	sh := &ServiceHistory{Detections: []Detection{
 		{Start: now.Add(-KeepIncidents - 2*time.Hour), End: now.Add(-KeepIncidents - time.Hour)},
-		{Start: now.Add(-time.Hour), End: now},
+		{Start: now.Add(-time.Hour), End: now, GreenSeconds: 3600},
+		// None a build writes: ended before it began, acknowledged before
+		// it began, green for longer than it lasted.
+		{Start: now, End: now.Add(-time.Hour)},
+		{Start: now.Add(-time.Hour), AckAt: &early, End: now},
+		{Start: now.Add(-time.Hour), End: now, GreenSeconds: 3601},
 	}}
 	h := &History{Services: map[string]*ServiceHistory{"openai": sh}}
 	h.Prune(now)
