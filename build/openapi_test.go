@@ -429,6 +429,7 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[snapshot.CheckService]():     "CheckService",
 	reflect.TypeFor[snapshot.Verdict]():          "Verdict",
 	reflect.TypeFor[snapshot.Evidence]():         "Evidence",
+	reflect.TypeFor[snapshot.Reports]():          "Reports",
 	reflect.TypeFor[snapshot.CheckAlternative](): "CheckAlternative",
 	reflect.TypeFor[snapshot.Sources]():          "Sources",
 	reflect.TypeFor[snapshot.FeedSource]():       "FeedSource",
