@@ -56,6 +56,9 @@ type View interface {
 	// Measured is what our completions measured of the service's models
 	// in the latest build; empty when none was measured.
 	Measured(slug string) []snapshot.MeasuredModel
+	// Reliability is what the service's retained history predicts
+	// (snapshot.Reliability); false when the snapshot has none.
+	Reliability(slug string) (snapshot.Reliability, bool)
 }
 
 // Request is one question to the engine: what the caller asks about, and
@@ -76,6 +79,10 @@ type Request struct {
 	// Model names a watched model (its id, name or an alias) to check at
 	// the service q names; "" for none. q may also name a model by itself.
 	Model string
+	// Client is the caller's voice in the crowd (the rate limit's key: an
+	// IPv4 address or an IPv6 /64); "" when the caller is not counted (the
+	// local CLI, an unknown address). Only a request with Error counts.
+	Client string
 }
 
 // MaxRetryAfter bounds the retryAfter parameter: a day.
@@ -146,6 +153,15 @@ type Engine struct {
 	probeURLs []string
 	// models are the watched models by normalised name (models.go).
 	models map[string]snapshot.Model
+	// crowd counts callers' reports (crowd.go); nil counts none.
+	crowd Crowd
+}
+
+// CountReports makes the engine count every request with an error and a
+// client as a report in crowd, and cite the count. It returns e.
+func (e *Engine) CountReports(crowd Crowd) *Engine {
+	e.crowd = crowd
+	return e
 }
 
 // New returns an engine for a catalog. The catalog is the only source of
@@ -303,18 +319,25 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 		f.ownNetwork = e.vantage
 		f.ownNetworkDown = true
 	}
+	if e.crowd != nil && req.Error != "" && req.Client != "" {
+		if rc, ok := e.crowd.Report(svc.Slug, req.Client, now); ok {
+			f.reports = &rc
+		}
+	}
 	alts := alternatives(view, svc)
 	if mf != nil {
 		alts = mf.alternatives(e.cat, svc)
 	}
 	a := decide(situation{Error: class, Health: health(doc.Verdict.Level), Probe: f.probe(),
-		Incident: f.officialIncident(), AltUp: anyUp(alts), RetryAfter: req.RetryAfter})
+		Incident: f.officialIncident(), AltUp: anyUp(alts), RetryAfter: req.RetryAfter,
+		Surge: f.reports != nil && f.reports.State() == ReportsSurge})
 	v := &doc.Verdict
 	v.Action, v.Blame, v.Confidence, v.Reason = a.Action, a.Blame, a.Confidence, a.Reason
 	if a.RetryAfter > 0 {
 		v.RetryAfterSeconds = &a.RetryAfter
 	}
 	v.Evidence, v.Alternatives = f.evidence(), alts
+	v.ExpectedResolution = expectedResolution(view, svc.Slug, f.open)
 	if mf != nil {
 		v.Evidence = append(mf.evidence(e.cat, svc, seconds), v.Evidence...)
 	}

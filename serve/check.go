@@ -22,7 +22,7 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusBadRequest, "error", check.ObservedHelp)
 		return
 	}
-	req := check.Request{Query: q.Get("q"), Error: q.Get("error"), Code: q.Get("code"), Model: q.Get("model")}
+	req := check.Request{Query: q.Get("q"), Error: q.Get("error"), Code: q.Get("code"), Model: q.Get("model"), Client: s.clientVoice(r)}
 	if q.Has("model") && req.Model == "" {
 		problem(w, http.StatusBadRequest, "model", "model is empty: send a watched model's id or name (see "+snapshot.PathModels+"), or leave model out")
 		return
