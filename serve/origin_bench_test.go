@@ -1,20 +1,17 @@
 package serve
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/bench/procmem"
 	"github.com/aistatus/aistatus/bench/synth"
 	"github.com/aistatus/aistatus/build"
 	"github.com/aistatus/aistatus/snapshot"
@@ -30,7 +27,7 @@ import (
 //
 //	go test -run '^$' -bench OriginSwapMemory -benchtime 1x ./serve
 func BenchmarkOriginSwapMemory(b *testing.B) {
-	if _, err := os.Stat("/proc/self/clear_refs"); err != nil {
+	if !procmem.Available() {
 		b.Skip("needs Linux's /proc/self/status and clear_refs")
 	}
 	cat, err := snapshot.DefaultCatalog()
@@ -107,30 +104,17 @@ func BenchmarkOriginSwapMemory(b *testing.B) {
 // procStatusMB reads a field of /proc/self/status given in kB, in MiB.
 func procStatusMB(tb testing.TB, field string) float64 {
 	tb.Helper()
-	data, err := os.ReadFile("/proc/self/status")
+	mb, err := procmem.MB(field)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		name, value, ok := bytes.Cut(sc.Bytes(), []byte(":"))
-		if !ok || string(name) != field {
-			continue
-		}
-		kb, err := strconv.ParseFloat(string(bytes.TrimSpace(bytes.TrimSuffix(bytes.TrimSpace(value), []byte("kB")))), 64)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return kb / 1024
-	}
-	tb.Fatalf("no %s in /proc/self/status", field)
-	return 0
+	return mb
 }
 
 // resetPeakRSS makes VmHWM start again from the current resident memory.
 func resetPeakRSS(tb testing.TB) {
 	tb.Helper()
-	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+	if err := procmem.ResetPeak(); err != nil {
 		tb.Fatal(err)
 	}
 }
