@@ -16,7 +16,8 @@ const (
 	KeepBuckets = 32 * 24 * time.Hour
 	// KeepIncidents is how long an incident is kept after it ended.
 	KeepIncidents = 90 * 24 * time.Hour
-	// MaxIncidents bounds the retained incidents; the oldest ended go first.
+	// MaxIncidents bounds the retained incidents; past it the oldest ended
+	// incidents of the services holding the most go first.
 	MaxIncidents = 100_000
 	// MaxHold is how long one check's status is taken to hold when no newer
 	// check follows. A longer gap (the generator was not running) is "no data"
@@ -416,7 +417,9 @@ func (sh *ServiceHistory) DataSince() time.Time {
 
 // Prune drops status time older than KeepBuckets and incidents that ended
 // more than KeepIncidents ago, then caps the incident count at MaxIncidents
-// (dropping the oldest ended ones first). Incidents must be sorted.
+// and the change log at MaxChanges, dropping the oldest entries of the
+// services that hold the most first (see pruneIncidents). Incidents must be
+// sorted.
 func (h *History) Prune(now time.Time) {
 	cutoff := now.Add(-KeepBuckets).Truncate(BucketSize).Unix()
 	for slug, sh := range h.Services {
@@ -432,43 +435,6 @@ func (h *History) Prune(now time.Time) {
 	}
 	h.Incidents = pruneIncidents(h.Incidents, now, MaxIncidents)
 	h.pruneChanges(now, MaxChanges)
-}
-
-// pruneIncidents is Prune's incident rule with the cap as a parameter, so
-// that tests can check it against a small cap. It works in place and in
-// linear time: removing incidents one by one from the slice was quadratic,
-// and a history with many open incidents older than the ended ones (which
-// the cap must skip over) took a minute to build.
-func pruneIncidents(list []Incident, now time.Time, limit int) []Incident {
-	kept := list[:0]
-	for _, inc := range list {
-		if inc.Open() || now.Sub(*inc.EndedAt) <= KeepIncidents {
-			kept = append(kept, inc)
-		}
-	}
-	excess := len(kept) - limit
-	if excess <= 0 {
-		clear(list[len(kept):]) // let the dropped incidents be collected
-		return kept
-	}
-	// The list is newest first, so the oldest ended incidents are the last
-	// excess ended ones: find where they begin, then drop every ended
-	// incident from there on in one compaction. Open ones are never dropped,
-	// even when that leaves more than limit.
-	from := len(kept)
-	for i := len(kept) - 1; i >= 0 && excess > 0; i-- {
-		if !kept[i].Open() {
-			from, excess = i, excess-1
-		}
-	}
-	out := kept[:from]
-	for _, inc := range kept[from:] {
-		if inc.Open() {
-			out = append(out, inc)
-		}
-	}
-	clear(list[len(out):])
-	return out
 }
 
 // checkValues reports a value no build writes: a negative, infinite or
