@@ -131,6 +131,8 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 	}
 	snapshot.SortIncidents(h.Incidents)
 	logIncidentChanges(h, before, now)
+	// The daily rows are taken before the buckets they come from are pruned.
+	h.RollUp(now)
 	h.Prune(now)
 	h.UpdatedAt = now
 	return states

@@ -129,6 +129,9 @@ func buildOnce(b *testing.B, dir string, cat snapshot.Catalog, obs map[string]bu
 	if err != nil {
 		b.Fatal(err)
 	}
+	if _, err := snapshot.ReadArchive(dir, hist); err != nil {
+		b.Fatal(err)
+	}
 	states := build.Assemble(hist, cat, obs, now, zerolog.Nop())
 	files, err := build.Render(benchSite, cat, hist, states, now)
 	if err != nil {

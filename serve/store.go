@@ -61,6 +61,8 @@ type Snapshot struct {
 	changesSince  time.Time
 	statusChanges map[string][]snapshot.Change
 	openedAt      map[string]time.Time
+	// histories are each service's daily rows, for /history.
+	histories map[string]serviceDays
 	// frames are changes as the event stream sends them, each encoded once
 	// for every stream (see eventFrames).
 	frames eventFrames
@@ -237,7 +239,10 @@ func (s *Snapshot) parse() error {
 		s.incidentsJSON[i] = data
 	}
 	s.indexIncidents()
-	return nil
+	if err := s.markImmutable(); err != nil {
+		return err
+	}
+	return s.loadHistories()
 }
 
 // indexIncidents builds the per-service indexes of s.incidents (newest

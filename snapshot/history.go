@@ -57,6 +57,13 @@ type History struct {
 	Changes      []Change  `json:"changes,omitempty"`
 	ChangesSince time.Time `json:"changesSince,omitzero"`
 	NextChangeID int64     `json:"nextChangeId,omitempty"`
+	// Days are the daily rollups, kept for years. They are not part of
+	// history.json: ReadHistory reads them from the snapshot's monthly
+	// dataset files, and Render writes them there.
+	Days DaySeries `json:"-"`
+	// Archive is the previous snapshot's dataset files by name, so that a
+	// closed month's file is published again byte for byte, never rewritten.
+	Archive map[string][]byte `json:"-"`
 }
 
 // ServiceHistory is what is remembered of one service between builds.
@@ -294,6 +301,10 @@ type Uptime struct {
 	H24 *float64 `json:"24h"`
 	D7  *float64 `json:"7d"`
 	D30 *float64 `json:"30d"`
+	// D90 and Y1 are the long windows, from the daily rollups (see
+	// History.Windows); History.Windows fills them.
+	D90 *float64 `json:"90d"`
+	Y1  *float64 `json:"1y"`
 }
 
 // Uptime computes the uptime windows ending at now.
@@ -311,15 +322,7 @@ func (sh *ServiceHistory) Uptime(now time.Time) Uptime {
 // down to three decimals, so that any downtime shows as less than 100. It is
 // nil when nothing was observed.
 func (sh *ServiceHistory) UptimePercent(from, to time.Time) *float64 {
-	t := sh.window(from, to)
-	observed, down := t.observed(), t.down()
-	if observed <= 0 {
-		return nil
-	}
-	// The epsilon keeps a value that is exactly representable in decimal
-	// (64.6) from losing a thousandth to binary rounding (64.59999…).
-	pct := math.Floor(100*(observed-down)/observed*1000+1e-6) / 1000
-	return &pct
+	return percentOf(sh.window(from, to))
 }
 
 // window adds up the status time in [from, to), the open interval since the
@@ -364,6 +367,8 @@ type Coverage struct {
 	H24 float64 `json:"24h"`
 	D7  float64 `json:"7d"`
 	D30 float64 `json:"30d"`
+	D90 float64 `json:"90d"`
+	Y1  float64 `json:"1y"`
 }
 
 // MinCoverage is the share of its window an uptime figure needs before it is
@@ -395,11 +400,7 @@ func UptimeText(p *float64, coverage float64) string {
 // Coverage computes the coverage of the three uptime windows ending at now,
 // rounded down to three decimals.
 func (sh *ServiceHistory) Coverage(now time.Time) Coverage {
-	share := func(d time.Duration) float64 {
-		t := sh.window(now.Add(-d), now)
-		c := (t.observed() + t.Maintenance) / d.Seconds()
-		return math.Min(1, math.Floor(c*1000+1e-6)/1000)
-	}
+	share := func(d time.Duration) float64 { return coverageOf(sh.window(now.Add(-d), now), d) }
 	return Coverage{H24: share(24 * time.Hour), D7: share(7 * 24 * time.Hour), D30: share(30 * 24 * time.Hour)}
 }
 

@@ -495,7 +495,8 @@ func TestInternalLinksResolve(t *testing.T) {
 			switch {
 			case apiRoute.MatchString(p):
 			case p == "/":
-			case files[strings.TrimPrefix(p, "/")] != nil || p == "/openapi.json":
+			// The API description and the dataset's index are rendered by build, not here.
+			case files[strings.TrimPrefix(p, "/")] != nil || p == "/openapi.json" || p == "/"+snapshot.FileDatasets:
 			case path.Ext(p) == "" && files[strings.TrimPrefix(p, "/")+".html"] != nil:
 			default:
 				t.Errorf("%s: link %q (%s) resolves to nothing", name, ref, p)
@@ -732,7 +733,7 @@ func TestLLMSTxt(t *testing.T) {
 		return body
 	}
 	for _, endpoint := range []string{"status", "services/openai", "incidents?", "check?q=api", "check?q=openai&error=529",
-		"openapi.json", "export?format=csv", "sources", "changes?since="} {
+		"openapi.json", "export?format=csv", "sources", "changes?since=", "services/anthropic/history?from="} {
 		link := "(" + fixtureBase + "/api/v1/" + endpoint
 		if n := strings.Count(section("API"), link); n != 1 {
 			t.Errorf("API section has %d example links %s…", n, link)
