@@ -1,15 +1,11 @@
 package serve
 
 import (
-	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"testing"
-	"time"
 
 	"github.com/aistatus/aistatus/bench/procmem"
-	"github.com/aistatus/aistatus/bench/synth"
-	"github.com/aistatus/aistatus/build"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -29,17 +25,7 @@ func BenchmarkLoadFullRetention(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := synth.New(cat, genTime, 32, snapshot.MaxIncidents)
-	c.AddChanges(cat, snapshot.MaxChanges)
-	files, err := c.Snapshot(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "bench"}, cat)
-	if err != nil {
-		b.Fatal(err)
-	}
-	dir := filepath.Join(b.TempDir(), "site")
-	if err := snapshot.Publish(dir, files); err != nil {
-		b.Fatal(err)
-	}
-	c, files = synth.Cycle{}, nil
+	dir, _ := publishSynth(b, cat, genTime, snapshot.MaxChanges)
 	var held, peak float64
 	// Only Load is timed: b.N iterations with the timer stopped around the
 	// rest (B.Loop does not allow that).

@@ -37,15 +37,8 @@ func BenchmarkOriginSwapMemory(b *testing.B) {
 	var dirs [2]string
 	var setBytes int64
 	for i := range dirs {
-		files, err := synth.New(cat, genTime.Add(time.Duration(i)*5*time.Minute), 32, snapshot.MaxIncidents).Snapshot(
-			build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "bench"}, cat)
-		if err != nil {
-			b.Fatal(err)
-		}
-		dirs[i] = filepath.Join(b.TempDir(), "site")
-		if err := snapshot.Publish(dirs[i], files); err != nil {
-			b.Fatal(err)
-		}
+		var files map[string][]byte
+		dirs[i], files = publishSynth(b, cat, genTime.Add(time.Duration(i)*5*time.Minute), 0)
 		setBytes = 0
 		for name, data := range files {
 			if servedFromOrigin(name) && name != snapshot.FileManifest {
@@ -99,6 +92,24 @@ func BenchmarkOriginSwapMemory(b *testing.B) {
 	b.ReportMetric(afterSwap, "afterSwapRSSMB")
 	b.ReportMetric(live, "liveHeapMB")
 	b.ReportMetric(swapAlloc, "swapAllocMB")
+}
+
+// publishSynth publishes bench/synth's snapshot at the retention cap of
+// incidents (26 services, 32 days), with changes entries in the change log,
+// into a new folder, and returns it and the files.
+func publishSynth(b *testing.B, cat snapshot.Catalog, at time.Time, changes int) (string, map[string][]byte) {
+	b.Helper()
+	c := synth.New(cat, at, 32, snapshot.MaxIncidents)
+	c.AddChanges(cat, changes)
+	files, err := c.Snapshot(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "bench"}, cat)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := filepath.Join(b.TempDir(), "site")
+	if err := snapshot.Publish(dir, files); err != nil {
+		b.Fatal(err)
+	}
+	return dir, files
 }
 
 // procStatusMB reads a field of /proc/self/status given in kB, in MiB.

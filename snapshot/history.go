@@ -339,12 +339,7 @@ func (sh *ServiceHistory) window(from, to time.Time) Bucket {
 		if start.Before(from) {
 			share = end.Sub(from).Seconds() / BucketSize.Seconds()
 		}
-		sum.Operational += share * b.Operational
-		sum.Degraded += share * b.Degraded
-		sum.Partial += share * b.Partial
-		sum.Major += share * b.Major
-		sum.Maintenance += share * b.Maintenance
-		sum.Unknown += share * b.Unknown
+		sum.addScaled(b, share)
 	}
 	if !sh.LastChecked.IsZero() && to.After(sh.LastChecked) {
 		start, end := sh.LastChecked, to
