@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/aistatus/aistatus/snapshot"
@@ -19,8 +20,10 @@ type serviceDays struct {
 }
 
 // loadHistories decodes each service's history file. A snapshot made
-// before the files existed has none: its services answer an empty history.
-func (s *Snapshot) loadHistories() error {
+// before the files existed has none, and one that cannot be decoded is
+// left out rather than failing the whole snapshot: those services answer
+// an empty history.
+func (s *Snapshot) loadHistories() {
 	s.histories = map[string]serviceDays{}
 	for _, slug := range s.order {
 		name := snapshot.ServiceHistoryFile(slug)
@@ -29,31 +32,28 @@ func (s *Snapshot) loadHistories() error {
 			continue
 		}
 		var doc snapshot.HistoryDoc
-		if err := decodeFile(s.files, name, &doc); err != nil {
-			return err
+		if err := decodeFile(s.files, name, &doc); err != nil || !sort.SliceIsSorted(doc.Days, func(i, j int) bool { return doc.Days[i].Date < doc.Days[j].Date }) {
+			continue
 		}
 		s.histories[slug] = serviceDays{doc: doc, etag: rep.etag}
 	}
-	return nil
 }
 
 // markImmutable gives the dataset's closed files, as the index lists them,
-// the year-long immutable caching: they never change again.
-func (s *Snapshot) markImmutable() error {
-	if s.files[snapshot.FileDatasets] == nil {
-		return nil
-	}
+// the year-long immutable caching: they never change again. Without a
+// readable index every file keeps the usual short caching.
+func (s *Snapshot) markImmutable() {
 	var idx snapshot.DatasetIndex
-	if err := decodeFile(s.files, snapshot.FileDatasets, &idx); err != nil {
-		return err
+	if s.files[snapshot.FileDatasets] == nil || decodeFile(s.files, snapshot.FileDatasets, &idx) != nil {
+		return
 	}
 	immutable := []string{snapshot.CacheImmutable}
 	for _, f := range idx.Files {
-		if rep := s.files[f.Path[1:]]; f.Closed && rep != nil && rep.hdr != nil && len(f.Path) > 1 {
+		name, ok := strings.CutPrefix(f.Path, "/")
+		if rep := s.files[name]; ok && f.Closed && rep != nil && rep.hdr != nil {
 			rep.hdr.cacheControl = immutable
 		}
 	}
-	return nil
 }
 
 // historyRange is a validated /history request: the days from and to,

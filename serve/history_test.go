@@ -3,6 +3,7 @@ package serve
 import (
 	"encoding/json"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -158,5 +159,42 @@ func TestDatasetCacheHeaders(t *testing.T) {
 		if got := resp.Header.Values("Cache-Control"); len(got) != 1 || got[0] != want {
 			t.Errorf("%s: Cache-Control %q, want %q", path, got, want)
 		}
+	}
+}
+
+// TestDatasetBrokenFiles: a dataset index or a history file that cannot be
+// read degrades that one thing — short caching, an empty history — and
+// never fails the snapshot or panics.
+func TestDatasetBrokenFiles(t *testing.T) {
+	tests := []struct{ name, file, content string }{
+		{"index with empty paths", snapshot.FileDatasets, `{"files":[{"path":"","closed":true},{"path":"x","closed":true}]}`},
+		{"index not JSON", snapshot.FileDatasets, `{`},
+		{"history out of order", snapshot.ServiceHistoryFile("openai"), `{"days":[{"date":"2026-10-02"},{"date":"2026-10-01"}]}`},
+		{"history not JSON", snapshot.ServiceHistoryFile("openai"), `[`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := newHistoryTestServer(t)
+			if err := os.WriteFile(filepath.Join(ts.dir, filepath.FromSlash(tt.file)), []byte(tt.content), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			snap, err := Load(ts.dir)
+			if err != nil {
+				t.Fatalf("the snapshot failed to load: %v", err)
+			}
+			ts.Store().set(snap)
+			resp := ts.do(t, http.MethodGet, "/datasets/uptime-2026-09.csv", nil)
+			if got := resp.Header.Get("Cache-Control"); tt.file == snapshot.FileDatasets && got != snapshot.CacheControl {
+				t.Errorf("Cache-Control %q with a broken index", got)
+			}
+			resp = ts.do(t, http.MethodGet, "/api/v1/services/openai/history", nil)
+			var doc snapshot.HistoryDoc
+			if err := json.Unmarshal(body(t, resp), &doc); resp.StatusCode != 200 || err != nil {
+				t.Fatalf("history: %d %v", resp.StatusCode, err)
+			}
+			if tt.file != snapshot.FileDatasets && len(doc.Days) != 0 {
+				t.Errorf("%d days from a broken history file", len(doc.Days))
+			}
+		})
 	}
 }

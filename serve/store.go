@@ -239,10 +239,9 @@ func (s *Snapshot) parse() error {
 		s.incidentsJSON[i] = data
 	}
 	s.indexIncidents()
-	if err := s.markImmutable(); err != nil {
-		return err
-	}
-	return s.loadHistories()
+	s.markImmutable()
+	s.loadHistories()
+	return nil
 }
 
 // indexIncidents builds the per-service indexes of s.incidents (newest

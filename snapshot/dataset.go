@@ -237,8 +237,9 @@ func ReadArchive(dir string, h *History) (problems []string, err error) {
 	}
 	for _, e := range entries {
 		name := DirDatasets + "/" + e.Name()
-		kind, _, ok := parseDatasetFile(name)
-		if !ok || !e.Type().IsRegular() {
+		// The index is made anew; any other file is kept, even one the
+		// build did not write (the folder is replaced as a whole).
+		if name == FileDatasets || !e.Type().IsRegular() {
 			continue
 		}
 		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
@@ -246,7 +247,7 @@ func ReadArchive(dir string, h *History) (problems []string, err error) {
 			return nil, err
 		}
 		h.Archive[name] = data
-		if kind != DatasetUptime {
+		if kind, _, _ := parseDatasetFile(name); kind != DatasetUptime {
 			continue
 		}
 		rows, err := DecodeUptimeCSV(data)
@@ -346,7 +347,10 @@ func DatasetFiles(h *History, now time.Time, base string) (map[string][]byte, Da
 	}
 	slices.Sort(names)
 	for _, name := range names {
-		kind, month, _ := parseDatasetFile(name)
+		kind, month, ok := parseDatasetFile(name)
+		if !ok {
+			continue // kept, not one of the dataset's files
+		}
 		data := files[name]
 		sum := sha256.Sum256(data)
 		rows := bytes.Count(data, []byte("\n"))

@@ -132,6 +132,9 @@ func TestDatasetClosedMonthsNeverChange(t *testing.T) {
 		t.Fatal(err)
 	}
 	kept := NewHistory()
+	if err := os.WriteFile(filepath.Join(dir, "datasets", "README.md"), []byte("by hand"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	problems, err := ReadArchive(dir, kept)
 	if err != nil || len(problems) != 1 || !strings.Contains(problems[0], "uptime-2026-08.csv") {
 		t.Fatalf("problems %v, err %v", problems, err)
@@ -139,6 +142,9 @@ func TestDatasetClosedMonthsNeverChange(t *testing.T) {
 	out, _, err := DatasetFiles(kept, later, "https://aistatus.example")
 	if err != nil || string(out["datasets/uptime-2026-08.csv"]) != "not,a,dataset\r\n" {
 		t.Errorf("the unreadable file was not kept: %q %v", out["datasets/uptime-2026-08.csv"], err)
+	}
+	if string(out["datasets/README.md"]) != "by hand" {
+		t.Error("a file put in datasets/ by hand was not kept")
 	}
 }
 
