@@ -338,7 +338,7 @@ func DatasetFiles(h *History, now time.Time, base string) (map[string][]byte, Da
 	idx := DatasetIndex{
 		Description: "Monthly files of aistatus's data: daily uptime per service (CSV, RFC 4180) and incidents " +
 			"(NDJSON, one incident per line in the API's shape, in the month they ended; the current month also " +
-			"holds the open ones). A month closes " + MonthCloseGrace.String() + " after it ends: its files never change again.",
+			"holds the open ones). A month closes a day after it ends (MonthCloseGrace): its files never change again.",
 		Columns: uptimeColumns, Attribution: Attribution(base), Timestamp: now.UTC(), License: License,
 	}
 	names := make([]string, 0, len(files))
