@@ -58,8 +58,8 @@ type History struct {
 	ChangesSince time.Time `json:"changesSince,omitzero"`
 	NextChangeID int64     `json:"nextChangeId,omitempty"`
 	// Days are the daily rollups, kept for years. They are not part of
-	// history.json: ReadHistory reads them from the snapshot's monthly
-	// dataset files, and Render writes them there.
+	// history.json: ReadArchive reads them from the snapshot's monthly
+	// dataset files, and DatasetFiles writes them there.
 	Days DaySeries `json:"-"`
 	// Archive is the previous snapshot's dataset files by name, so that a
 	// closed month's file is published again byte for byte, never rewritten.
@@ -301,8 +301,8 @@ type Uptime struct {
 	H24 *float64 `json:"24h"`
 	D7  *float64 `json:"7d"`
 	D30 *float64 `json:"30d"`
-	// D90 and Y1 are the long windows, from the daily rollups (see
-	// History.Windows); History.Windows fills them.
+	// D90 and Y1 are the long windows, with the daily rollups: filled by
+	// History.Windows, left nil by ServiceHistory.Uptime.
 	D90 *float64 `json:"90d"`
 	Y1  *float64 `json:"1y"`
 }
