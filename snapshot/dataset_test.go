@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -51,7 +52,7 @@ func TestUptimeCSVRoundTrip(t *testing.T) {
 		t.Fatalf("%d rows back, want %d", len(back), len(rows))
 	}
 	for i := range rows {
-		if back[i] != rows[i] {
+		if !reflect.DeepEqual(back[i], rows[i]) {
 			t.Errorf("row %d: %+v, want %+v", i, back[i], rows[i])
 		}
 	}
