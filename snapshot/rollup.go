@@ -204,7 +204,8 @@ func (h *History) LongWindow(slug string, span time.Duration, now time.Time) (*f
 	return percentOf(sum), coverageOf(sum, span)
 }
 
-// addScaled adds share × the status time and probes of o to b.
+// addScaled adds share × the status time (and its part from the page's
+// timeline) and the probes of o to b.
 func (b *Bucket) addScaled(o Bucket, share float64) {
 	b.Operational += share * o.Operational
 	b.Degraded += share * o.Degraded
@@ -212,6 +213,7 @@ func (b *Bucket) addScaled(o Bucket, share float64) {
 	b.Major += share * o.Major
 	b.Maintenance += share * o.Maintenance
 	b.Unknown += share * o.Unknown
+	b.Timeline += share * o.Timeline
 	b.LatencyMs += share * o.LatencyMs
 	b.Probes += int(math.Round(share * float64(o.Probes)))
 }
