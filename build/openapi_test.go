@@ -62,6 +62,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	wantOps := map[string]string{
 		"/status":                  "getStatus",
 		"/services/{slug}":         "getService",
+		"/services/{slug}/history": "getServiceHistory",
 		"/incidents":               "listIncidents",
 		"/check":                   "check",
 		"/openapi.json":            "openapi",
