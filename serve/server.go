@@ -221,7 +221,9 @@ func (s *Server) router(handlers map[string]http.Handler, limited bool) http.Han
 			// error that every test of the server would hit at once.
 			panic("serve: no handler for route " + rt.Path)
 		}
-		h = wrap(h, rt.RateLimited)
+		// /mcp charges the limit per message itself (mcpGuard): a
+		// notification or a 405 costs nothing.
+		h = wrap(h, rt.RateLimited && rt.Path != snapshot.PathMCP)
 		mux.Handle(rt.Path, h)
 		if !strings.Contains(rt.Path, "{") {
 			exact[rt.Path] = h

@@ -135,7 +135,12 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 	}
 	ex := examplesFrom(c.catalog)
 
-	serverOpts := &mcp.ServerOptions{Instructions: instructions(snapshot.JoinList(ex.names, ", "), len(c.catalog.Services))}
+	serverOpts := &mcp.ServerOptions{Instructions: instructions(snapshot.JoinList(ex.names, ", "), len(c.catalog.Services)),
+		// No logging capability (the SDK's default): the server sends no log
+		// messages, and a client seeing it sends logging/setLevel first — the
+		// Inspector does, one more HTTP request charged to the rate limit
+		// for every tool call. Tools and resources are inferred.
+		Capabilities: &mcp.ServerCapabilities{}}
 	if c.subscribe {
 		serverOpts.SubscribeHandler, serverOpts.UnsubscribeHandler = subscriptionHandlers(c.catalog)
 	}

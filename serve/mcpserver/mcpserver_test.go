@@ -373,13 +373,14 @@ func TestStreamableHTTP(t *testing.T) {
 }
 
 // TestStreamableHTTPRateLimited: /mcp sits behind the same per-client limit
-// as the API, one token per HTTP request.
+// as the API, one token per message that reads data (initialize, ping and
+// notifications are free: serve's TestMCPStatelessCost).
 func TestStreamableHTTPRateLimited(t *testing.T) {
 	ts := httptest.NewServer(newServer(t, 2).Handler())
 	t.Cleanup(ts.Close)
-	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`
+	const list = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 	for i, want := range []int{http.StatusOK, http.StatusOK, http.StatusTooManyRequests} {
-		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(initialize))
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(list))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		resp, err := ts.Client().Do(req)
