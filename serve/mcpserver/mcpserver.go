@@ -467,7 +467,7 @@ func checkSummary(doc snapshot.CheckDoc) string {
 		s += fmt.Sprintf(" Its API answered in %.0f ms.", *doc.LatencyMs)
 	}
 	if len(doc.Verdict.Suggestions) > 0 {
-		s += " Did you mean: " + strings.Join(doc.Verdict.Suggestions, ", ") + "?"
+		s += " Did you mean " + snapshot.JoinList(doc.Verdict.Suggestions, " or ") + "?"
 	}
 	if v := doc.Verdict; v.Action != "" {
 		s += fmt.Sprintf(" Action: %s (blame: %s, confidence: %s", v.Action, v.Blame, v.Confidence)

@@ -288,9 +288,12 @@ func TestTools(t *testing.T) {
 	if req, _ := json.Marshal(schemas["check_service"]["required"]); string(req) != `["query"]` {
 		t.Errorf("check_service required: %s", req)
 	}
-	call(t, cs, "check_service", map[string]any{"query": "chatgtp"}, &check)
+	text = call(t, cs, "check_service", map[string]any{"query": "chatgtp"}, &check)
 	if check.Tracked || check.Verdict.Level != "untracked" || len(check.Verdict.Suggestions) == 0 {
 		t.Errorf("check_service untracked: %+v", check)
+	}
+	if !strings.Contains(text, "Did you mean "+check.Verdict.Suggestions[0]) || strings.Contains(text, "Did you mean:") {
+		t.Errorf("check_service untracked summary: %s", text)
 	}
 
 	// The schema rejects a severity outside the enum before the API is asked.
