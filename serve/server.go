@@ -174,6 +174,8 @@ func New(opts Options) *Server {
 	api := map[string]http.Handler{
 		snapshot.PathStatus:    http.HandlerFunc(s.handleStatus),
 		snapshot.PathService:   http.HandlerFunc(s.handleService),
+		snapshot.PathStatusAt:  http.HandlerFunc(s.handleStatusAt),
+		snapshot.PathServiceAt: http.HandlerFunc(s.handleServiceAt),
 		snapshot.PathChanges:   http.HandlerFunc(s.handleChanges),
 		snapshot.PathEvents:    http.HandlerFunc(s.handleEvents),
 		snapshot.PathIncidents: http.HandlerFunc(s.handleIncidents),

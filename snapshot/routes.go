@@ -13,8 +13,13 @@ const (
 	// API: probing for endpoints is an API call), never a page.
 	APINamespace = "/api/"
 
-	PathStatus    = APIBase + "/status"
-	PathService   = APIBase + "/services/" + SlugParam
+	PathStatus  = APIBase + "/status"
+	PathService = APIBase + "/services/" + SlugParam
+	// PathStatusAt and PathServiceAt are the point-in-time reads, paths of
+	// their own so that each operation has one response schema (the older
+	// ?at= on PathStatus and PathService answers the same and stays).
+	PathStatusAt  = PathStatus + "/at/" + TimeParam
+	PathServiceAt = PathService + "/at/" + TimeParam
 	PathIncidents = APIBase + "/incidents"
 	PathCheck     = APIBase + "/check"
 	PathOpenAPI   = APIBase + "/openapi.json"
@@ -33,6 +38,9 @@ const (
 // SlugParam is the placeholder for a service slug in Route.Path and
 // Route.File, in net/http ServeMux syntax ({name} stands for one segment).
 const SlugParam = "{slug}"
+
+// TimeParam is the placeholder for an RFC 3339 instant in Route.Path.
+const TimeParam = "{time}"
 
 // Route is one path the thin server answers apart from the snapshot's plain
 // files (the status page, badges, feeds, llms.txt, discovery files), which
@@ -63,6 +71,8 @@ func Routes() []Route {
 	return []Route{
 		{Path: PathStatus, File: FileStatus, ContentType: ContentJSON, RateLimited: true},
 		{Path: PathService, File: ServiceFile(SlugParam), ContentType: ContentJSON, RateLimited: true},
+		{Path: PathStatusAt, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
+		{Path: PathServiceAt, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
 		{Path: PathCheck, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
 		{Path: PathIncidents, File: FileIncidents, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
 		{Path: PathOpenAPI, File: FileOpenAPI, ContentType: ContentJSON, RateLimited: true},
