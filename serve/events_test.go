@@ -255,7 +255,8 @@ func TestPointInTime(t *testing.T) {
 
 // sseEvent is one Server-Sent Event as a client parses it.
 type sseEvent struct {
-	// name is the event's type: empty for a change, "gap" for a gap.
+	// name is the event's type: the CloudEvent's type for a change, "gap"
+	// for a gap.
 	name, id string
 	// raw is its data line; data is it decoded, for a change.
 	raw  string
@@ -326,9 +327,13 @@ func readSSE(t *testing.T, r *bufio.Reader, event func(sseEvent), other func(str
 		switch {
 		case line == "":
 			if ev.id != "" {
-				if ev.name == "" {
+				if ev.name != "gap" {
 					if err := json.Unmarshal([]byte(ev.raw), &ev.data); err != nil {
 						t.Errorf("data %q: %v", ev.raw, err)
+					}
+					// A change is named by its CloudEvent type.
+					if !strings.HasPrefix(ev.name, snapshot.CloudEventTypePrefix) || ev.name != ev.data.Type {
+						t.Errorf("event %s named %q, its type %q", ev.id, ev.name, ev.data.Type)
 					}
 				}
 				event(ev)
@@ -792,7 +797,7 @@ func TestEventsReplayBounded(t *testing.T) {
 			}
 			var got []string
 			for _, ev := range events {
-				if ev.name == "" {
+				if ev.name != "gap" {
 					got = append(got, ev.id)
 				}
 			}
@@ -801,7 +806,7 @@ func TestEventsReplayBounded(t *testing.T) {
 			}
 			last := events[len(events)-1]
 			if !c.gap {
-				if last.name != "" {
+				if last.name == "gap" {
 					t.Errorf("a %s event after changes within the bound", last.name)
 				}
 				return
@@ -873,7 +878,11 @@ func TestEventsResumeBeforeTheLog(t *testing.T) {
 			}
 			var got []string
 			for _, ev := range events {
-				got = append(got, strings.TrimSpace(ev.name+" "+ev.id))
+				name := ev.name
+				if name != "gap" {
+					name = "" // a change: its name is checked by readSSE
+				}
+				got = append(got, strings.TrimSpace(name+" "+ev.id))
 			}
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("%d events %v … %v, want %d %v … %v", len(got), got[0], got[len(got)-1], len(want), want[0], want[len(want)-1])
