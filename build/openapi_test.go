@@ -195,7 +195,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	if !strings.Contains(csvType.Schema.Value.Pattern, header) || !strings.Contains(export.Description, "`"+header+"`") {
 		t.Errorf("export does not name the header %s", header)
 	}
-	if err := csvType.Schema.Value.VisitJSON(header + "\nopenai,OpenAI,llm-api,openai.com,operational,\n"); err != nil {
+	if err := csvType.Schema.Value.VisitJSON(header + "\r\nopenai,OpenAI,llm-api,openai.com,operational,\r\n"); err != nil {
 		t.Errorf("a CSV body does not match: %v", err)
 	}
 	if err := csvType.Schema.Value.VisitJSON("name,slug\n"); err == nil {

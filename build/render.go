@@ -1,7 +1,9 @@
 package build
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -161,5 +163,13 @@ func exportCSV(status snapshot.StatusDoc) ([]byte, error) {
 		}
 		rows = append(rows, row)
 	}
-	return gocsv.MarshalBytes(rows)
+	// CRLF line ends, as RFC 4180 (text/csv) has them: encoding/csv writes
+	// LF unless told, and gocsv's MarshalBytes does not tell it.
+	var out bytes.Buffer
+	w := csv.NewWriter(&out)
+	w.UseCRLF = true
+	if err := gocsv.MarshalCSV(rows, gocsv.NewSafeCSVWriter(w)); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
 }

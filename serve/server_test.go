@@ -211,7 +211,7 @@ func TestRoutes(t *testing.T) {
 		{"/api/v1/check?q=openai", 200, "application/json", `"tracked":true`},
 		{"/api/v1/check", 400, snapshot.ContentProblem, `q is required`},
 		{"/api/v1/openapi.json", 200, "application/json", `"3.0.3"`},
-		{"/api/v1/export", 200, snapshot.ContentCSV, "slug,name,category,domain,status,lastChecked\n"},
+		{"/api/v1/export", 200, snapshot.ContentCSV, "slug,name,category,domain,status,lastChecked\r\n"},
 		{"/api/v1/export?format=csv", 200, snapshot.ContentCSV, "openai,OpenAI,llm-api,openai.com,degraded,2026-11-01T12:00:00Z"},
 		{"/api/v1/export?format=xml", 400, snapshot.ContentProblem, `csv`},
 		{"/api/v1/nothing", 404, snapshot.ContentProblem, ``},
