@@ -31,7 +31,7 @@ func TestSitePages(t *testing.T) {
 		{"/badges/anthropic-uptime.json", snapshot.ContentJSON, `"schemaVersion":1`},
 		{"/llms.txt", "text/plain; charset=utf-8", "# aistatus\n"},
 		{"/incidents.atom", "application/atom+xml", `<feed xmlns="http://www.w3.org/2005/Atom">`},
-		{"/services/openai.atom", "application/atom+xml", "tag:aistatus,2026:incident/openai-01"},
+		{"/services/openai.atom", "application/atom+xml", "<id>https://aistatus.example/services/openai#incident-openai-01</id>"},
 		{"/.well-known/api-catalog", `application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"`, `"profile": "https://www.rfc-editor.org/info/rfc9727"`},
 	}
 	for _, tt := range tests {

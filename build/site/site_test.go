@@ -567,8 +567,12 @@ func TestAtomFeeds(t *testing.T) {
 		if !self {
 			t.Errorf("%s: no rel=self link to itself: %+v", name, f.Links)
 		}
+		// A feed's id is its own address: unique to this instance.
+		if f.ID != fixtureBase+"/"+name {
+			t.Errorf("%s: feed id %q, want its address", name, f.ID)
+		}
 		for _, e := range f.Entries {
-			if !strings.HasPrefix(e.ID, "tag:aistatus,2026:incident/") || !strings.HasPrefix(e.Title, "[") || e.Summary == "" {
+			if !strings.HasPrefix(e.ID, fixtureBase+"/services/") || !strings.Contains(e.ID, "#incident-") || !strings.HasPrefix(e.Title, "[") || e.Summary == "" {
 				t.Errorf("%s: entry %+v", name, e)
 			}
 			rfc3339(name+" entry updated", e.Updated)
@@ -584,8 +588,21 @@ func TestAtomFeeds(t *testing.T) {
 
 	var all testFeed
 	xml.Unmarshal(files[FileFeed], &all)
-	if len(all.Entries) != 5 || all.Entries[0].ID != "tag:aistatus,2026:incident/anthropic-01JANTH" {
+	if len(all.Entries) != 5 || all.Entries[0].ID != fixtureBase+"/services/anthropic#incident-anthropic-01JANTH" {
 		t.Fatalf("incidents.atom: %d entries, first %+v", len(all.Entries), all.Entries[0])
+	}
+	// Another instance, another base URL: the same incident has another id.
+	other := docs
+	other.Manifest.BaseURL = "https://status.other.example/"
+	otherFiles, err := Render(other, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var elsewhere testFeed
+	xml.Unmarshal(otherFiles[FileFeed], &elsewhere)
+	if len(elsewhere.Entries) == 0 || elsewhere.Entries[0].ID != "https://status.other.example/services/anthropic#incident-anthropic-01JANTH" ||
+		elsewhere.ID != "https://status.other.example/"+FileFeed {
+		t.Errorf("another instance's ids: feed %q, first entry %+v", elsewhere.ID, elsewhere.Entries)
 	}
 	var openai testFeed
 	xml.Unmarshal(files[ServiceFeed("openai")], &openai)
