@@ -26,8 +26,12 @@ import (
 // Options configure a Server. Every dependency is passed in.
 type Options struct {
 	// Dir is the snapshot folder to serve, unless Origin is set.
-	Dir     string
-	Catalog snapshot.Catalog
+	Dir string
+	// BuildsHere says that this process also builds the snapshots it serves
+	// (aistatus run): before the first one, a 503 says it is being built,
+	// rather than that none has been published yet.
+	BuildsHere bool
+	Catalog    snapshot.Catalog
 	// RateLimit is the number of requests per minute per client; 0 disables
 	// limiting (behind a CDN that limits).
 	RateLimit int

@@ -138,7 +138,8 @@ var operationPath = func() *regexp.Regexp {
 	var alts []string
 	for _, rt := range snapshot.Routes() {
 		if strings.HasPrefix(rt.Path, snapshot.APIBase+"/") && rt.ContentType != snapshot.ContentEventStream {
-			alts = append(alts, strings.ReplaceAll(regexp.QuoteMeta(rt.Path), regexp.QuoteMeta(snapshot.SlugParam), "[^/]+"))
+			p := strings.ReplaceAll(regexp.QuoteMeta(rt.Path), regexp.QuoteMeta(snapshot.SlugParam), "[^/]+")
+			alts = append(alts, strings.ReplaceAll(p, regexp.QuoteMeta(snapshot.TimeParam), "[^/]+"))
 		}
 	}
 	return regexp.MustCompile("^(" + strings.Join(alts, "|") + ")$")
@@ -329,6 +330,57 @@ func TestNoSnapshotYet(t *testing.T) {
 		t.Fatalf("status %d headers %v", resp.StatusCode, resp.Header)
 	}
 	decodeProblem(t, resp)
+}
+
+// TestNoSnapshotYetSays: the 503 before the first snapshot says why there
+// is none — being built only where this process builds — and costs no
+// request of the rate limit; the budget is whole when the snapshot comes.
+func TestNoSnapshotYetSays(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		buildsHere bool
+		detail     string
+		notSaid    string
+	}{
+		{"aistatus run", true, "the first snapshot is still being built", "published"},
+		{"aistatus serve", false, "no snapshot has been published for this server to serve yet", "being built"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "public")
+			cat, err := snapshot.DefaultCatalog()
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := New(Options{Dir: dir, Catalog: cat, BuildsHere: tc.buildsHere, RateLimit: 2, Log: zerolog.Nop(),
+				Now: func() time.Time { return genTime.Add(time.Minute) }})
+			get := func() *http.Response {
+				rec := httptest.NewRecorder()
+				req := httptest.NewRequest(http.MethodGet, snapshot.PathStatus, nil)
+				req.RemoteAddr = "192.0.2.1:1234"
+				srv.Handler().ServeHTTP(rec, req)
+				return rec.Result()
+			}
+			for i := range 5 {
+				resp := get()
+				if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("RateLimit") != "" {
+					t.Fatalf("request %d: %d, RateLimit %q", i+1, resp.StatusCode, resp.Header.Get("RateLimit"))
+				}
+				p := decodeProblem(t, resp)
+				if !strings.Contains(p.Detail, tc.detail) || strings.Contains(p.Detail, tc.notSaid) {
+					t.Fatalf("detail %q, want %q and not %q", p.Detail, tc.detail, tc.notSaid)
+				}
+			}
+			publishTestSnapshot(t, dir, cat, genTime)
+			if ok, err := srv.Store().Reload(); !ok || err != nil {
+				t.Fatalf("reload: %v %v", ok, err)
+			}
+			for i, want := range []int{http.StatusOK, http.StatusOK, http.StatusTooManyRequests} {
+				if resp := get(); resp.StatusCode != want {
+					t.Errorf("after the snapshot, request %d: %d, want %d", i+1, resp.StatusCode, want)
+				}
+			}
+		})
+	}
 }
 
 func TestSnapshotSwap(t *testing.T) {

@@ -122,7 +122,7 @@ func TestMCPNoSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.IsError || len(res.Content) == 0 || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "first snapshot is still being built") {
+	if !res.IsError || len(res.Content) == 0 || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "no snapshot has been published") {
 		t.Errorf("get_status without a snapshot: %+v", res)
 	}
 	if err := cs.Close(); err != nil {
