@@ -362,8 +362,8 @@ func TestIndexShowsEveryService(t *testing.T) {
 		}
 	}
 
-	// What is wrong now leads the page: the services with issues, worst
-	// first, and the ongoing incidents, before the 26 service cards.
+	// What is wrong now leads the page: the services with issues or under
+	// maintenance, worst first, and the ongoing incidents, before the 26 service cards.
 	now := findAll(doc, func(n *html.Node) bool { return hasClass(n, "now") })
 	if len(now) != 1 {
 		t.Fatal("no \"What is wrong now\" section")
@@ -372,8 +372,13 @@ func TestIndexShowsEveryService(t *testing.T) {
 	for _, li := range byTag(findAll(now[0], func(n *html.Node) bool { return hasClass(n, "affected") })[0], "li") {
 		affected = append(affected, attr(li, "data-slug"))
 	}
-	if want := []string{"anthropic", "perplexity", "deepgram", "openai"}; !slices.Equal(affected, want) {
+	// Mistral, under maintenance, is there too, after the outages: not an
+	// outage, but not fully usable.
+	if want := []string{"anthropic", "perplexity", "deepgram", "openai", "mistral"}; !slices.Equal(affected, want) {
 		t.Errorf("affected %q, want %q (worst first)", affected, want)
+	}
+	if !strings.Contains(text(now[0]), "Mistral AI Under maintenance") {
+		t.Errorf("the maintenance is not in %q", text(now[0]))
 	}
 	if !strings.Contains(text(now[0]), "Perplexity Major outage (our probes; its status page says “Operational”)") {
 		t.Errorf("the disagreement is not in %q", text(now[0]))
