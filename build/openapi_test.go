@@ -60,6 +60,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	}
 
 	wantOps := map[string]string{
+		"/":                          "getIndex",
 		"/status":                    "getStatus",
 		"/services/{slug}":           "getService",
 		"/status/at/{time}":          "getStatusAt",
@@ -420,6 +421,8 @@ func TestOpenAPIOutputIsStable(t *testing.T) {
 // openapiGoSchemas maps each Go type the API serves to its component schema.
 var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[snapshot.StatusDoc]():        "StatusResponse",
+	reflect.TypeFor[snapshot.APIIndex]():         "ApiIndex",
+	reflect.TypeFor[snapshot.APIEndpoint]():      "ApiEndpoint",
 	reflect.TypeFor[snapshot.ServiceSummary]():   "ServiceSummary",
 	reflect.TypeFor[snapshot.ServiceDoc]():       "ServiceDetail",
 	reflect.TypeFor[snapshot.Uptime]():           "Uptime",

@@ -132,6 +132,9 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 	if files[snapshot.FileOpenAPI], err = OpenAPI(site.BaseURL); err != nil {
 		return nil, fmt.Errorf("render %s: %w", snapshot.FileOpenAPI, err)
 	}
+	if files[snapshot.FileAPIIndex], err = apiIndex(site.BaseURL); err != nil {
+		return nil, err
+	}
 	// The status page, badges, feeds and discovery files, from the same documents.
 	pages, err := sitepages.Render(docs, h)
 	if err != nil {

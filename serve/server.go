@@ -230,7 +230,14 @@ func (s *Server) router(handlers map[string]http.Handler, limited bool) http.Han
 		// /mcp charges the limit per message itself (mcpGuard): a
 		// notification or a 405 costs nothing.
 		h = wrap(h, rt.RateLimited && rt.Path != snapshot.PathMCP)
-		mux.Handle(rt.Path, h)
+		pattern := rt.Path
+		if strings.HasSuffix(pattern, "/") {
+			// A folder's own address (the API index), not everything under
+			// it; and the same without the slash.
+			pattern += "{$}"
+			exact[strings.TrimSuffix(rt.Path, "/")] = h
+		}
+		mux.Handle(pattern, h)
 		if !strings.Contains(rt.Path, "{") {
 			exact[rt.Path] = h
 		}

@@ -666,3 +666,43 @@ func TestAccessLogSamplesRejections(t *testing.T) {
 		t.Errorf("the next second: %s", buf.String())
 	}
 }
+
+// TestAPIIndex: /api/v1/ and /api/v1 answer the index, whose every
+// endpoint answers (its templates filled in), while a path under /api/v1/
+// that is no endpoint is still a 404.
+func TestAPIIndex(t *testing.T) {
+	ts := newTestServer(t, 0)
+	slashed := ts.do(t, http.MethodGet, snapshot.PathAPIIndex, nil)
+	data := body(t, slashed)
+	bare := ts.do(t, http.MethodGet, snapshot.APIBase, nil)
+	if slashed.StatusCode != http.StatusOK || bare.StatusCode != http.StatusOK || !bytes.Equal(body(t, bare), data) {
+		t.Fatalf("/api/v1/: %d, /api/v1: %d", slashed.StatusCode, bare.StatusCode)
+	}
+	var index snapshot.APIIndex
+	if err := json.Unmarshal(data, &index); err != nil || len(index.Endpoints) == 0 {
+		t.Fatalf("index %v: %s", err, data)
+	}
+	at := genTime.Add(30 * time.Second).Format(time.RFC3339)
+	for _, e := range index.Endpoints {
+		target, ok := strings.CutPrefix(e.Href, "https://aistatus.example")
+		if !ok {
+			t.Errorf("%s: href %s not under the base URL", e.OperationID, e.Href)
+			continue
+		}
+		target = strings.NewReplacer(snapshot.SlugParam, "openai", snapshot.TimeParam, at).Replace(target)
+		switch e.OperationID {
+		case "check":
+			target += "?q=openai"
+		case "streamEvents":
+			continue // a stream: events_test.go
+		}
+		if resp := ts.do(t, http.MethodGet, target, nil); resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s %s: %d", e.OperationID, target, resp.StatusCode)
+		} else if resp.StatusCode == http.StatusNotFound && !strings.Contains(target, "/at/") {
+			t.Errorf("%s %s: 404", e.OperationID, target)
+		}
+	}
+	if resp := ts.do(t, http.MethodGet, snapshot.PathAPIIndex+"nothing", nil); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("/api/v1/nothing: %d, want 404", resp.StatusCode)
+	}
+}

@@ -13,8 +13,11 @@ const (
 	// API: probing for endpoints is an API call), never a page.
 	APINamespace = "/api/"
 
-	PathStatus  = APIBase + "/status"
-	PathService = APIBase + "/services/" + SlugParam
+	// PathAPIIndex is the API's index document: links to every endpoint
+	// (also answered at APIBase, without the slash).
+	PathAPIIndex = APIBase + "/"
+	PathStatus   = APIBase + "/status"
+	PathService  = APIBase + "/services/" + SlugParam
 	// PathStatusAt and PathServiceAt are the point-in-time reads, paths of
 	// their own so that each operation has one response schema (the older
 	// ?at= on PathStatus and PathService answers the same and stays).
@@ -69,6 +72,7 @@ type Route struct {
 // Routes is the route table, in the order the static-hosting rules list them.
 func Routes() []Route {
 	return []Route{
+		{Path: PathAPIIndex, File: FileAPIIndex, ContentType: ContentJSON, RateLimited: true},
 		{Path: PathStatus, File: FileStatus, ContentType: ContentJSON, RateLimited: true},
 		{Path: PathService, File: ServiceFile(SlugParam), ContentType: ContentJSON, RateLimited: true},
 		{Path: PathStatusAt, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
