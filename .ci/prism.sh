@@ -94,6 +94,7 @@ check() {
 # The ETag is taken through Prism too: it is per representation (identity
 # or gzip), and Prism's own Accept-Encoding picks the representation.
 etag=$(curl -s -D - -o /dev/null "http://127.0.0.1:$prism_port/status" | tr -d '\r' | sed -n 's/^[Ee][Tt][Aa][Gg]: //p')
+check 200 /
 check 200 /status
 check 304 /status -H "If-None-Match: $etag"
 check 200 /status -H 'Accept-Encoding: gzip' --compressed

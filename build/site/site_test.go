@@ -753,9 +753,12 @@ func TestLLMSTxt(t *testing.T) {
 		body, _, _ := strings.Cut(rest, "\n## ")
 		return body
 	}
-	for _, endpoint := range []string{"status", "services/openai", "incidents?", "check?q=api", "check?q=openai&error=529",
+	for _, endpoint := range []string{"", "status", "services/openai", "services/openai/at/", "incidents?", "check?q=api", "check?q=openai&error=529",
 		"openapi.json", "export?format=csv", "sources", "changes?since="} {
 		link := "(" + fixtureBase + "/api/v1/" + endpoint
+		if !strings.HasSuffix(endpoint, "?") && !strings.HasSuffix(endpoint, "/") && !strings.Contains(endpoint, "?") {
+			link += ")" // the whole address, not the start of a longer one
+		}
 		if n := strings.Count(section("API"), link); n != 1 {
 			t.Errorf("API section has %d example links %s…", n, link)
 		}
