@@ -20,16 +20,32 @@ import (
 // check's live probe never leaves the machine.
 func publishStatuses(t *testing.T, genTime time.Time, statuses map[string]snapshot.Status) (dir, catalog string) {
 	t.Helper()
+	dir = filepath.Join(t.TempDir(), "public")
+	return dir, publishStatusesInto(t, dir, genTime, statuses)
+}
+
+// publishStatusesInto is publishStatuses into dir, replacing the snapshot
+// there; it returns the catalog file.
+func publishStatusesInto(t *testing.T, dir string, genTime time.Time, statuses map[string]snapshot.Status) (catalog string) {
+	t.Helper()
 	states := map[string]build.ServiceState{}
 	for slug, st := range statuses {
 		states[slug] = build.ServiceState{Status: st}
 	}
-	return publishStates(t, genTime, states)
+	return publishStatesInto(t, dir, genTime, states)
 }
 
 // publishStates is publishStatuses with each listed service's whole state
 // (its sources too); every other service is operational.
 func publishStates(t *testing.T, genTime time.Time, given map[string]build.ServiceState) (dir, catalog string) {
+	t.Helper()
+	dir = filepath.Join(t.TempDir(), "public")
+	return dir, publishStatesInto(t, dir, genTime, given)
+}
+
+// publishStatesInto is publishStates into dir, a newer snapshot replacing
+// the one there; it returns the catalog file.
+func publishStatesInto(t *testing.T, dir string, genTime time.Time, given map[string]build.ServiceState) (catalog string) {
 	t.Helper()
 	cat, err := snapshot.DefaultCatalog()
 	if err != nil {
@@ -58,11 +74,10 @@ func publishStates(t *testing.T, genTime time.Time, given map[string]build.Servi
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir = filepath.Join(t.TempDir(), "public")
 	if err := snapshot.Publish(dir, files); err != nil {
 		t.Fatal(err)
 	}
-	return dir, writeCatalog(t, cat)
+	return writeCatalog(t, cat)
 }
 
 // TestCheckExitCodes: check exits as a monitoring plugin does — 0 up,
