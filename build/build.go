@@ -41,6 +41,16 @@ type Options struct {
 	// Notifier, when set, is handed each cycle's new changes once the
 	// snapshot is published (webhooks).
 	Notifier *Notifier
+	// Confirm configures the re-probes that confirm a failed probe within
+	// the cycle; the zero value re-probes nothing.
+	Confirm Confirm
+	// Completions configure the measured completions: without keys,
+	// nothing is sent.
+	Completions Completions
+
+	// due reports whether a service's completions are due this cycle
+	// (Completions.Every); Build sets it from the history, nil: all are.
+	due func(slug string) bool
 }
 
 // Result summarises a published cycle.
@@ -89,6 +99,7 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 		}
 	}
 
+	opts.due = completionsDue(hist, opts.Completions, opts.Now())
 	obs := Observe(ctx, opts)
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("build interrupted, previous snapshot kept: %w", err)
@@ -151,6 +162,7 @@ func observe(ctx context.Context, opts Options, svc snapshot.Service) Observatio
 	var wg sync.WaitGroup
 	wg.Go(func() { o.Feed, o.Incidents, o.Components = readFeed(ctx, opts, svc) })
 	wg.Go(func() { o.Probe = probeAPI(ctx, opts, svc) })
+	wg.Go(func() { o.Completions = measureCompletions(ctx, opts, svc) })
 	wg.Wait()
 	return o
 }
@@ -184,6 +196,9 @@ func probeAPI(ctx context.Context, opts Options, svc snapshot.Service) snapshot.
 		return snapshot.ProbeSource{State: snapshot.ProbeNone}
 	}
 	r := probe.Probe(ctx, opts.Client, svc.ProbeURL)
+	if r.State == snapshot.ProbeFailed && opts.Confirm.Reprobes > 0 {
+		r = confirmFailure(ctx, opts, svc, r)
+	}
 	if r.State != snapshot.ProbeOK {
 		opts.Log.Debug().Str("service", svc.Slug).Str("error", r.Error).Msg("probe failed")
 	}

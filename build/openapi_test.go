@@ -420,43 +420,51 @@ func TestOpenAPIOutputIsStable(t *testing.T) {
 
 // openapiGoSchemas maps each Go type the API serves to its component schema.
 var openapiGoSchemas = map[reflect.Type]string{
-	reflect.TypeFor[snapshot.StatusDoc]():        "StatusResponse",
-	reflect.TypeFor[snapshot.APIIndex]():         "ApiIndex",
-	reflect.TypeFor[snapshot.APIEndpoint]():      "ApiEndpoint",
-	reflect.TypeFor[snapshot.ServiceSummary]():   "ServiceSummary",
-	reflect.TypeFor[snapshot.ServiceDoc]():       "ServiceDetail",
-	reflect.TypeFor[snapshot.Uptime]():           "Uptime",
-	reflect.TypeFor[snapshot.Incident]():         "Incident",
-	reflect.TypeFor[snapshot.IncidentList]():     "IncidentList",
-	reflect.TypeFor[snapshot.Filters]():          "Filters",
-	reflect.TypeFor[snapshot.Window]():           "Window",
-	reflect.TypeFor[snapshot.CheckDoc]():         "CheckResult",
-	reflect.TypeFor[snapshot.CheckService]():     "CheckService",
-	reflect.TypeFor[snapshot.Verdict]():          "Verdict",
-	reflect.TypeFor[snapshot.Evidence]():         "Evidence",
-	reflect.TypeFor[snapshot.CheckAlternative](): "CheckAlternative",
-	reflect.TypeFor[snapshot.Sources]():          "Sources",
-	reflect.TypeFor[snapshot.FeedSource]():       "FeedSource",
-	reflect.TypeFor[snapshot.ProbeSource]():      "ProbeSource",
-	reflect.TypeFor[snapshot.Problem]():          "Problem",
-	reflect.TypeFor[snapshot.Status]():           "Status",
-	reflect.TypeFor[snapshot.Basis]():            "Basis",
-	reflect.TypeFor[snapshot.Severity]():         "Severity",
-	reflect.TypeFor[snapshot.FeedFormat]():       "FeedFormat",
-	reflect.TypeFor[snapshot.Disagreement]():     "Disagreement",
-	reflect.TypeFor[snapshot.SourcesDoc]():       "SourcesResponse",
-	reflect.TypeFor[snapshot.ServiceSources]():   "ServiceSources",
-	reflect.TypeFor[snapshot.Component]():        "Component",
-	reflect.TypeFor[snapshot.Coverage]():         "Coverage",
-	reflect.TypeFor[snapshot.FailureKind]():      "FailureKind",
-	reflect.TypeFor[snapshot.ChangeType]():       "ChangeType",
-	reflect.TypeFor[snapshot.Change]():           "Change",
-	reflect.TypeFor[snapshot.ChangeList]():       "ChangeList",
-	reflect.TypeFor[snapshot.CloudEvent]():       "CloudEvent",
-	reflect.TypeFor[snapshot.EventData]():        "EventData",
-	reflect.TypeFor[snapshot.ServiceAt]():        "ServiceAt",
-	reflect.TypeFor[snapshot.StatusAtDoc]():      "StatusAtResponse",
-	reflect.TypeFor[snapshot.ServiceAtDoc]():     "ServiceAtResponse",
+	reflect.TypeFor[snapshot.APIIndex]():          "ApiIndex",
+	reflect.TypeFor[snapshot.APIEndpoint]():       "ApiEndpoint",
+	reflect.TypeFor[snapshot.StatusDoc]():         "StatusResponse",
+	reflect.TypeFor[snapshot.ServiceSummary]():    "ServiceSummary",
+	reflect.TypeFor[snapshot.ServiceDoc]():        "ServiceDetail",
+	reflect.TypeFor[snapshot.Uptime]():            "Uptime",
+	reflect.TypeFor[snapshot.Incident]():          "Incident",
+	reflect.TypeFor[snapshot.IncidentList]():      "IncidentList",
+	reflect.TypeFor[snapshot.Filters]():           "Filters",
+	reflect.TypeFor[snapshot.Window]():            "Window",
+	reflect.TypeFor[snapshot.CheckDoc]():          "CheckResult",
+	reflect.TypeFor[snapshot.CheckService]():      "CheckService",
+	reflect.TypeFor[snapshot.Verdict]():           "Verdict",
+	reflect.TypeFor[snapshot.Evidence]():          "Evidence",
+	reflect.TypeFor[snapshot.CheckAlternative]():  "CheckAlternative",
+	reflect.TypeFor[snapshot.Sources]():           "Sources",
+	reflect.TypeFor[snapshot.FeedSource]():        "FeedSource",
+	reflect.TypeFor[snapshot.ProbeSource]():       "ProbeSource",
+	reflect.TypeFor[snapshot.Problem]():           "Problem",
+	reflect.TypeFor[snapshot.Status]():            "Status",
+	reflect.TypeFor[snapshot.Basis]():             "Basis",
+	reflect.TypeFor[snapshot.Severity]():          "Severity",
+	reflect.TypeFor[snapshot.FeedFormat]():        "FeedFormat",
+	reflect.TypeFor[snapshot.Disagreement]():      "Disagreement",
+	reflect.TypeFor[snapshot.MeasuredModel]():     "MeasuredModel",
+	reflect.TypeFor[snapshot.ProbeLatency]():      "ProbeLatency",
+	reflect.TypeFor[snapshot.LatencyWindow]():     "LatencyWindow",
+	reflect.TypeFor[snapshot.MeasuredWindows]():   "MeasuredWindows",
+	reflect.TypeFor[snapshot.MeasuredWindow]():    "MeasuredWindow",
+	reflect.TypeFor[snapshot.Percentiles]():       "Percentiles",
+	reflect.TypeFor[snapshot.MeasuredError]():     "MeasuredError",
+	reflect.TypeFor[snapshot.CompletionOutcome](): "CompletionOutcome",
+	reflect.TypeFor[snapshot.SourcesDoc]():        "SourcesResponse",
+	reflect.TypeFor[snapshot.ServiceSources]():    "ServiceSources",
+	reflect.TypeFor[snapshot.Component]():         "Component",
+	reflect.TypeFor[snapshot.Coverage]():          "Coverage",
+	reflect.TypeFor[snapshot.FailureKind]():       "FailureKind",
+	reflect.TypeFor[snapshot.ChangeType]():        "ChangeType",
+	reflect.TypeFor[snapshot.Change]():            "Change",
+	reflect.TypeFor[snapshot.ChangeList]():        "ChangeList",
+	reflect.TypeFor[snapshot.CloudEvent]():        "CloudEvent",
+	reflect.TypeFor[snapshot.EventData]():         "EventData",
+	reflect.TypeFor[snapshot.ServiceAt]():         "ServiceAt",
+	reflect.TypeFor[snapshot.StatusAtDoc]():       "StatusAtResponse",
+	reflect.TypeFor[snapshot.ServiceAtDoc]():      "ServiceAtResponse",
 }
 
 // openapiNullableSchemas maps a field that can be null to the nullable
@@ -625,6 +633,23 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 		UpdatedAt: earlier,
 	}
 
+	// Measured figures as a history computes them: successes, a 529 and
+	// our refused key.
+	measuredHist := &snapshot.ServiceHistory{}
+	for i, o := range []snapshot.CompletionOutcome{snapshot.OutcomeOK, snapshot.OutcomeOverloaded, snapshot.OutcomeOK, snapshot.OutcomeKeyRefused} {
+		s := snapshot.CompletionSample{At: now.Add(time.Duration(i-4) * time.Minute), Outcome: o, HTTPStatus: 529, Code: "overloaded_error"}
+		if o == snapshot.OutcomeOK {
+			ttft, total := 310.5, 402.25
+			s = snapshot.CompletionSample{At: s.At, Outcome: o, HTTPStatus: 200, TTFTMs: &ttft, TotalMs: &total}
+		}
+		measuredHist.RecordCompletion("openai/gpt-4o-mini", s)
+	}
+	measured := measuredHist.Measured(&snapshot.CompletionProbe{Models: []snapshot.MeasuredModelRef{
+		{ID: "openai/gpt-4o-mini", Model: "gpt-4o-mini"}, {ID: "openai/gpt-4.1-nano", Model: "gpt-4.1-nano"}}}, now)
+	if len(measured) != 1 {
+		t.Fatalf("measured %+v", measured)
+	}
+
 	samples := []struct {
 		name, schema string
 		value        any
@@ -636,7 +661,7 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 					LastChecked: &now, URL: "https://openai.com", StatusPage: "https://status.openai.com", LatencyMs: &lat, Feed: snapshot.FeedOK},
 				{Slug: "hugging-face", Name: "Hugging Face", Category: "inference", Domain: "huggingface.co", Status: snapshot.Unknown, Basis: snapshot.BasisProbe,
 					LastChecked: nil, URL: "https://huggingface.co", StatusPage: "https://status.huggingface.co", LatencyMs: nil, Feed: snapshot.FeedError,
-					Disagreement: &snapshot.Disagreement{Since: earlier, Official: snapshot.Operational, Measured: snapshot.MajorOutage, Detail: "Our probes failed."}},
+					Disagreement: &snapshot.Disagreement{Since: earlier, By: snapshot.EvidenceProbe, Official: snapshot.Operational, Measured: snapshot.MajorOutage, Detail: "Our probes failed."}},
 			},
 		}},
 		{"status with no services", "StatusResponse", snapshot.StatusDoc{
@@ -657,11 +682,13 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 				Feed: snapshot.FeedSource{Format: snapshot.FormatStatuspage, URL: "https://status.openai.com/api/v2/summary.json",
 					State: snapshot.FeedOK, Status: snapshot.Operational, LastOKAt: &now, RosterChangedAt: &earlier,
 					RosterAdded: []string{"Agents (01M3Q6W0264T1RJS1YEM47CAQJ)"}},
-				Probe: snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "timeout"},
-				Disagreement: &snapshot.Disagreement{Since: earlier, Official: snapshot.Operational, Measured: snapshot.MajorOutage,
+				Probe: snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "timeout", Attempts: 3},
+				Disagreement: &snapshot.Disagreement{Since: earlier, By: snapshot.EvidenceProbe, Official: snapshot.Operational, Measured: snapshot.MajorOutage,
 					Detail: "Our probes have failed 3 times in a row."},
 			},
-			Timestamp: now, License: snapshot.License,
+			Measured:     measured,
+			ProbeLatency: snapshot.ProbeLatency{H24: snapshot.LatencyWindow{Samples: 3, P50: &lat, P95: &lat}},
+			Timestamp:    now, License: snapshot.License,
 		}},
 		{"service never checked", "ServiceDetail", snapshot.ServiceDoc{
 			Slug: "x-ai", Name: "xAI", Category: "llm-api", Domain: "x.ai", URL: "https://x.ai",
@@ -673,6 +700,7 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 					Failure: snapshot.FailureHTTP, ConsecutiveFailures: 4, FailingSince: &earlier},
 				Probe: snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "timeout"},
 			},
+			Measured:  []snapshot.MeasuredModel{},
 			Timestamp: now, License: snapshot.License,
 		}},
 		{"incidents from the server", "IncidentList", snapshot.IncidentList{

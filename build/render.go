@@ -68,9 +68,10 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 			LatencyMs: st.Sources.Probe.LatencyMs, Feed: cmp.Or(st.Sources.Feed.State, snapshot.FeedNone),
 			Disagreement: st.Sources.Disagreement,
 		})
+		measured := sh.Measured(svc.Completion, now)
 		docs.Sources.Services = append(docs.Sources.Services, snapshot.ServiceSources{
 			Slug: svc.Slug, Name: svc.Name, StatusPage: svc.StatusPage, Status: st.Status, Basis: st.Basis,
-			Feed: st.Sources.Feed, Probe: st.Sources.Probe, Disagreement: st.Sources.Disagreement,
+			Feed: st.Sources.Feed, Probe: st.Sources.Probe, Disagreement: st.Sources.Disagreement, Measured: measured,
 		})
 		incidents := byService[svc.Slug]
 		if incidents == nil {
@@ -89,6 +90,7 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 			URL: svc.URL, StatusPage: svc.StatusPage, Status: st.Status, Basis: st.Basis, LastChecked: checked,
 			LatencyMs: st.Sources.Probe.LatencyMs, Uptime: sh.Uptime(now), UptimeCoverage: sh.Coverage(now),
 			DataSince: dataSince, Incidents: incidents, Components: components,
+			Measured: measured, ProbeLatency: sh.ProbeLatency(now),
 			Sources: st.Sources, Timestamp: now, License: snapshot.License,
 		})
 	}

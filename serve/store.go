@@ -51,6 +51,8 @@ type Snapshot struct {
 	// document, for /check: a live probe older than it is not the freshest
 	// word.
 	probes map[string]check.Live
+	// measured are each service's measured completions, from sources.json.
+	measured map[string][]snapshot.MeasuredModel
 	// order is the services' slugs in the order of status.json.
 	order []string
 	// changes is the retained change log, ids ascending, complete after
@@ -217,7 +219,9 @@ func (s *Snapshot) parse() error {
 			return err
 		}
 	}
+	s.measured = map[string][]snapshot.MeasuredModel{}
 	for _, src := range sources.Services {
+		s.measured[src.Slug] = src.Measured
 		if at := s.status[src.Slug].LastChecked; at != nil {
 			s.probes[src.Slug] = check.Live{Probe: src.Probe, At: *at}
 		}
@@ -302,6 +306,10 @@ func (s *Snapshot) BuildProbe(slug string) (check.Live, bool) {
 	p, ok := s.probes[slug]
 	return p, ok
 }
+
+// Measured is the service's measured completions in the latest build
+// (check.View).
+func (s *Snapshot) Measured(slug string) []snapshot.MeasuredModel { return s.measured[slug] }
 
 // GeneratedAt is when the snapshot was built (check.View).
 func (s *Snapshot) GeneratedAt() time.Time { return s.Manifest.GeneratedAt }

@@ -184,9 +184,14 @@ type ServiceDoc struct {
 	// read, each marked in or out of the service's scope; empty for feeds
 	// without components.
 	Components []Component `json:"components"`
-	Sources    Sources     `json:"sources"`
-	Timestamp  time.Time   `json:"timestamp"`
-	License    string      `json:"license"`
+	// ProbeLatency is our probe's latency p50/p95 over 24 h and 7 d.
+	ProbeLatency ProbeLatency `json:"probeLatency"`
+	// Measured are our own completions' figures per model; empty unless
+	// the operator set the service's key (snapshot.CompletionProbe).
+	Measured  []MeasuredModel `json:"measured"`
+	Sources   Sources         `json:"sources"`
+	Timestamp time.Time       `json:"timestamp"`
+	License   string          `json:"license"`
 }
 
 // Component is one component of an official status page.
@@ -212,8 +217,11 @@ type Sources struct {
 
 // Disagreement is our measurement overruling the official page.
 type Disagreement struct {
-	// Since is when our probes started failing.
+	// Since is when our probes (or completions) started failing.
 	Since time.Time `json:"since"`
+	// By is what overrules the page: "probe" (our probe of the API host)
+	// or "measured" (our completions).
+	By string `json:"by"`
 	// Official is what the status page declares; Measured what we report.
 	Official Status `json:"official"`
 	Measured Status `json:"measured"`
@@ -297,6 +305,10 @@ type ProbeSource struct {
 	LatencyMs  *float64 `json:"latencyMs"`
 	HTTPStatus int      `json:"httpStatus,omitempty"`
 	Error      string   `json:"error,omitempty"`
+	// Attempts counts the probes of this cycle when a failed one was
+	// re-probed to confirm it (the last one's result is shown); omitted
+	// for a single probe.
+	Attempts int `json:"attempts,omitempty"`
 }
 
 // Probe states.
@@ -466,13 +478,15 @@ const (
 	EvidenceOfficial = "official"
 	EvidenceProbe    = "probe"
 	EvidenceHistory  = "history"
+	// EvidenceMeasured is our own completions of the service's models.
+	EvidenceMeasured = "measured"
 	// EvidenceCaller is what the caller told us: the provider's error code
 	// and what its documentation says it means.
 	EvidenceCaller = "caller"
 )
 
 // EvidenceSources lists the values of Evidence.Source.
-var EvidenceSources = []string{EvidenceOfficial, EvidenceProbe, EvidenceHistory, EvidenceCaller}
+var EvidenceSources = []string{EvidenceOfficial, EvidenceProbe, EvidenceMeasured, EvidenceHistory, EvidenceCaller}
 
 // CheckAlternative is a tracked service that can stand in for the checked
 // one, with its current status.
@@ -514,6 +528,8 @@ type ServiceSources struct {
 	Feed         FeedSource    `json:"feed"`
 	Probe        ProbeSource   `json:"probe"`
 	Disagreement *Disagreement `json:"disagreement"`
+	// Measured is as in ServiceDoc: our completions per model.
+	Measured []MeasuredModel `json:"measured"`
 }
 
 // Documents are the API documents of one snapshot before they are encoded:

@@ -81,6 +81,9 @@ type ServiceHistory struct {
 	Feed FeedHealth `json:"feed,omitzero"`
 	// Buckets hold status time per BucketSize, oldest first.
 	Buckets []Bucket `json:"buckets"`
+	// Completions are the measured completions of the last MeasuredKeep,
+	// by model id (author/model), oldest first.
+	Completions map[string][]CompletionSample `json:"completions,omitempty"`
 	// Recent are the latest intervals credited to Buckets, oldest first:
 	// enough of them for Restate to correct what the last checks credited.
 	Recent []Span `json:"recent,omitempty"`
@@ -131,6 +134,9 @@ type Bucket struct {
 	// LatencyMs is the sum of successful probe latencies; Probes their count.
 	LatencyMs float64 `json:"latMs,omitempty"`
 	Probes    int     `json:"probes,omitempty"`
+	// LatBins is the histogram of those latencies, count by bin (latBin):
+	// what p50 and p95 are read from. Buckets written before it have none.
+	LatBins map[int]int `json:"latBins,omitempty"`
 }
 
 // NewHistory returns an empty history.
@@ -177,6 +183,7 @@ func (sh *ServiceHistory) Record(at time.Time, status Status, latencyMs *float64
 		b := sh.bucket(at)
 		b.LatencyMs += *latencyMs
 		b.Probes++
+		b.addLatency(*latencyMs)
 	}
 	if at.After(sh.LastChecked) || sh.LastChecked.IsZero() {
 		sh.LastChecked, sh.LastStatus = at, status
@@ -498,6 +505,9 @@ func (h *History) checkValues() error {
 			}
 			prev = b.T
 		}
+		if err := sh.checkCompletions(); err != nil {
+			return fmt.Errorf("%w: service %q: %v", ErrCorruptHistory, slug, err)
+		}
 	}
 	return nil
 }
@@ -527,7 +537,7 @@ func (b Bucket) check() error {
 	if math.IsNaN(b.LatencyMs) || b.LatencyMs < 0 || b.LatencyMs > float64(b.Probes)*size*1000 {
 		return fmt.Errorf("latency total %v ms out of range for %d probes", b.LatencyMs, b.Probes)
 	}
-	return nil
+	return b.checkLatBins()
 }
 
 // maxIncidentIDLength bounds an incident id read back from a history: an
@@ -609,6 +619,7 @@ func (h *History) CheckClock(now time.Time) error {
 			{"feed.lastOkAt", sh.Feed.LastOKAt},
 			{"feed.failingSince", sh.Feed.FailingSince},
 			{"feed.rosterChangedAt", sh.Feed.RosterChangedAt},
+			{"the latest completion", sh.LastCompletionAt()},
 		} {
 			if err := future(fmt.Sprintf("service %q: %s", slug, f.name), f.t); err != nil {
 				return err
