@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -36,6 +37,9 @@ type Observation struct {
 	// Completions are this cycle's measured completions, by model id; nil
 	// when none was sent (no key, or not due).
 	Completions map[string]snapshot.CompletionSample
+	// Timeline is set when Incidents are the page's incident timeline
+	// (feed.Result.Timeline), which may bridge the gap since the last check.
+	Timeline *feed.Timeline
 }
 
 // declared is the status the official feed declared this cycle, if it was
@@ -110,8 +114,10 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 	for _, svc := range cat.Services {
 		o := obs[svc.Slug]
 		sh := h.Track(svc.Slug)
+		bridge, before := timelineBridges(sh, o, now, offline), sh.LastFeedStatus
 		trackFeed(sh, svc, &o, now, log)
 		opened := trackProbe(incidents, svc, sh, o, now)
+		watchOutage(sh, o, now)
 		status, basis, disagreement := decideStatus(o, sh, incidents, now, offline)
 		recordCompletions(sh, o, offline)
 		status, basis, disagreement = applyMeasured(svc, sh, o, now, status, basis, disagreement)
@@ -119,6 +125,12 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 			sh.LastFeedStatus, sh.LastFeedAt = official, now
 		}
 		mergeOfficial(incidents, svc.Slug, o, now)
+		if bridge {
+			creditTimeline(h, sh, svc.Slug, before, o, now)
+		}
+		if o.Feed.State == snapshot.FeedOK && o.Timeline != nil {
+			sh.TimelineAt = now
+		}
 
 		if prev := sh.LastStatus; prev != status && (prev == "" || now.After(sh.LastChecked)) {
 			h.AddChange(snapshot.Change{Type: snapshot.ChangeStatus, Service: svc.Slug, Time: now, OldStatus: prev, NewStatus: status})

@@ -47,6 +47,8 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 		},
 		Incidents: snapshot.IncidentList{Incidents: all, Timestamp: now, License: snapshot.License},
 		Sources:   snapshot.SourcesDoc{Services: []snapshot.ServiceSources{}, Timestamp: now, License: snapshot.License},
+
+		Reliability: snapshot.ReliabilityDoc{Services: []snapshot.ServiceReliability{}, Timestamp: now, License: snapshot.License},
 	}
 	for _, svc := range cat.Services {
 		st := states[svc.Slug]
@@ -81,6 +83,7 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 		if components == nil {
 			components = []snapshot.Component{}
 		}
+		reliability := snapshot.ComputeReliability(svc.Slug, incidents, sh.Detections)
 		var dataSince *time.Time
 		if t := sh.DataSince(); !t.IsZero() {
 			dataSince = &t
@@ -92,6 +95,11 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 			DataSince: dataSince, Incidents: incidents, Components: components,
 			Measured: measured, ProbeLatency: sh.ProbeLatency(now),
 			Sources: st.Sources, Timestamp: now, License: snapshot.License,
+
+			UptimeCoverageSources: sh.CoverageBreakdown(now), Reliability: reliability,
+		})
+		docs.Reliability.Services = append(docs.Reliability.Services, snapshot.ServiceReliability{
+			Slug: svc.Slug, Name: svc.Name, Reliability: reliability,
 		})
 	}
 	return docs
@@ -121,6 +129,8 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 		snapshot.FileSources:   docs.Sources,
 		snapshot.FileHistory:   h,
 		snapshot.FileChanges:   snapshot.RecentChangeList(h, now),
+
+		snapshot.FileReliability: docs.Reliability,
 	} {
 		if err := put(name, v); err != nil {
 			return nil, err

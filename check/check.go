@@ -56,6 +56,9 @@ type View interface {
 	// Measured is what our completions measured of the service's models
 	// in the latest build; empty when none was measured.
 	Measured(slug string) []snapshot.MeasuredModel
+	// Reliability is what the service's retained history predicts
+	// (snapshot.Reliability); false when the snapshot has none.
+	Reliability(slug string) (snapshot.Reliability, bool)
 }
 
 // Request is one question to the engine: what the caller asks about, and
@@ -288,6 +291,7 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 		v.RetryAfterSeconds = &a.RetryAfter
 	}
 	v.Evidence, v.Alternatives = f.evidence(), alts
+	v.ExpectedResolution = expectedResolution(view, svc.Slug, f.open)
 	return doc, nil
 }
 

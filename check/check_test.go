@@ -24,6 +24,12 @@ type fakeView struct {
 	incidents   []snapshot.Incident // newest first
 	probes      map[string]Live     // the latest build's
 	measured    map[string][]snapshot.MeasuredModel
+	reliability map[string]snapshot.Reliability
+}
+
+func (v *fakeView) Reliability(slug string) (snapshot.Reliability, bool) {
+	r, ok := v.reliability[slug]
+	return r, ok
 }
 
 func (v *fakeView) Measured(slug string) []snapshot.MeasuredModel { return v.measured[slug] }

@@ -53,6 +53,9 @@ type Snapshot struct {
 	probes map[string]check.Live
 	// measured are each service's measured completions, from sources.json.
 	measured map[string][]snapshot.MeasuredModel
+	// reliability is each service's row of reliability.json, for /check's
+	// expectedResolution; empty for a snapshot written before it existed.
+	reliability map[string]snapshot.Reliability
 	// order is the services' slugs in the order of status.json.
 	order []string
 	// changes is the retained change log, ids ascending, complete after
@@ -226,6 +229,16 @@ func (s *Snapshot) parse() error {
 			s.probes[src.Slug] = check.Live{Probe: src.Probe, At: *at}
 		}
 	}
+	s.reliability = map[string]snapshot.Reliability{}
+	if s.files[snapshot.FileReliability] != nil {
+		var doc snapshot.ReliabilityDoc
+		if err := decodeFile(s.files, snapshot.FileReliability, &doc); err != nil {
+			return err
+		}
+		for _, r := range doc.Services {
+			s.reliability[r.Slug] = r.Reliability
+		}
+	}
 	var list snapshot.IncidentList
 	if err := decodeFile(s.files, snapshot.FileIncidents, &list); err != nil {
 		return err
@@ -310,6 +323,12 @@ func (s *Snapshot) BuildProbe(slug string) (check.Live, bool) {
 // Measured is the service's measured completions in the latest build
 // (check.View).
 func (s *Snapshot) Measured(slug string) []snapshot.MeasuredModel { return s.measured[slug] }
+
+// Reliability is the service's row of reliability.json (check.View).
+func (s *Snapshot) Reliability(slug string) (snapshot.Reliability, bool) {
+	r, ok := s.reliability[slug]
+	return r, ok
+}
 
 // GeneratedAt is when the snapshot was built (check.View).
 func (s *Snapshot) GeneratedAt() time.Time { return s.Manifest.GeneratedAt }

@@ -175,6 +175,8 @@ type ServiceDoc struct {
 	Uptime      Uptime     `json:"uptime"`
 	// UptimeCoverage says how much of each uptime window has data.
 	UptimeCoverage Coverage `json:"uptimeCoverage"`
+	// UptimeCoverageSources says where it came from (timeline.go).
+	UptimeCoverageSources CoverageBreakdown `json:"uptimeCoverageSources"`
 	// DataSince is the time of the first check we hold of the service; nil
 	// when there is none.
 	DataSince *time.Time `json:"dataSince"`
@@ -192,6 +194,10 @@ type ServiceDoc struct {
 	Sources   Sources         `json:"sources"`
 	Timestamp time.Time       `json:"timestamp"`
 	License   string          `json:"license"`
+
+	// Reliability is what the retained history says about the service's
+	// incidents (predict.go).
+	Reliability Reliability `json:"reliability"`
 }
 
 // Component is one component of an official status page.
@@ -411,6 +417,10 @@ type Verdict struct {
 	Detail string `json:"detail,omitempty"`
 	// Suggestions are the closest tracked names, for an untracked query.
 	Suggestions []string `json:"suggestions,omitempty"`
+	// ExpectedResolution is, while an official incident is open, how long
+	// the service's incidents of its severity lasted (predict.go); absent
+	// below MinBasis of them.
+	ExpectedResolution *ExpectedResolution `json:"expectedResolution,omitempty"`
 
 	// Action, Blame, Confidence and Reason are what to do about it, from
 	// the first matching rule of /check's one rule table; absent for an
@@ -542,4 +552,6 @@ type Documents struct {
 	Services  []ServiceDoc
 	Incidents IncidentList
 	Sources   SourcesDoc
+
+	Reliability ReliabilityDoc
 }
