@@ -61,7 +61,7 @@ func (s *Server) handleService(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !q.Has("at") {
-		rep.serve(w, r)
+		s.serviceWithReports(r.PathValue("slug"), rep, s.opts.Now()).serve(w, r)
 		return
 	}
 	s.serveServiceAt(w, r, snap, q.Get("at"), "at")

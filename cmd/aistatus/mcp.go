@@ -92,7 +92,8 @@ func runMCP(ctx context.Context, g *globals, o *mcpOptions) error {
 // built with.
 func localServer(ctx context.Context, log zerolog.Logger, o *mcpOptions, cat snapshot.Catalog) (*mcp.Server, error) {
 	srv := serve.New(serve.Options{Dir: o.dir, Catalog: cat, Log: zerolog.Nop(), Now: time.Now,
-		Client: outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}), Version: versionString()})
+		Client: outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}), Version: versionString(),
+		NoCrowd: true}) // one caller on its own machine: no crowd to count
 	server := mcpserver.New(mcpserver.InProcess(srv.APIHandler()), versionString(), mcpserver.WithCatalog(cat), mcpserver.WithSubscriptions())
 	// In a goroutine: the swap must not wait on a slow client's pipe.
 	srv.OnSwap(func() { go mcpserver.SnapshotSwapped(ctx, server, cat) })
