@@ -14,10 +14,11 @@ const (
 )
 
 // hostingPath spells a route-table path in the placeholder syntax of
-// Netlify and Cloudflare Pages rules: {slug} becomes :slug (or * in
-// _headers), and so does every other placeholder ({author} :author).
+// Netlify and Cloudflare Pages rules: {slug} becomes :slug (or * in _headers);
+// {time}, only in the paths of dynamic routes, becomes :time; a model's
+// {author} and {model} become :author and :model (or * in _headers).
 func hostingPath(p, placeholder string) string {
-	p = strings.ReplaceAll(p, snapshot.SlugParam, placeholder)
+	p = strings.ReplaceAll(strings.ReplaceAll(p, snapshot.SlugParam, placeholder), snapshot.TimeParam, ":time")
 	for _, param := range []string{snapshot.AuthorParam, snapshot.ModelNameParam} {
 		name := ":" + strings.Trim(param, "{}")
 		if placeholder == "*" {
