@@ -18,6 +18,7 @@ package check
 
 import (
 	"fmt"
+	"net/netip"
 	"net/url"
 	"strconv"
 	"strings"
@@ -70,6 +71,10 @@ type Request struct {
 	Code string
 	// RetryAfter is the Retry-After the caller got, in seconds; nil for none.
 	RetryAfter *int
+	// Voice is who asks, for the crowd of callers (reports.go): the
+	// client's address as the rate limit keys it. The zero Addr is nobody
+	// to count — a local check, a stdio MCP server.
+	Voice netip.Addr
 }
 
 // MaxRetryAfter bounds the retryAfter parameter: a day.
@@ -135,6 +140,17 @@ type Engine struct {
 	// probeURLs are the catalog's probe URLs in catalog order, from which
 	// the egress check picks other providers' hosts.
 	probeURLs []string
+	// crowd counts the callers' reports; nil means none (a local check has
+	// no crowd), and the verdict has no reports evidence.
+	crowd Crowd
+}
+
+// WithCrowd has the engine count every check that reports an error for a
+// tracked service, and weigh the crowd's count in its verdicts. It returns
+// e.
+func (e *Engine) WithCrowd(c Crowd) *Engine {
+	e.crowd = c
+	return e
 }
 
 // New returns an engine for a catalog. The catalog is the only source of
@@ -276,9 +292,18 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 		f.ownNetwork = e.vantage
 		f.ownNetworkDown = true
 	}
+	if e.crowd != nil {
+		voice := req.Voice
+		if class == errNone {
+			voice = netip.Addr{} // no error: not a report, only a read
+		}
+		t := e.crowd.Count(svc.Slug, voice, now)
+		f.reports = &t
+	}
 	alts := alternatives(view, svc)
 	a := decide(situation{Error: class, Health: health(doc.Verdict.Level), Probe: f.probe(),
-		Incident: f.officialIncident(), AltUp: anyUp(alts), RetryAfter: req.RetryAfter})
+		Incident: f.officialIncident(), AltUp: anyUp(alts), RetryAfter: req.RetryAfter,
+		Surge: f.reports != nil && f.reports.Surge(), CodeKnown: f.code != nil && f.code.known})
 	v := &doc.Verdict
 	v.Action, v.Blame, v.Confidence, v.Reason = a.Action, a.Blame, a.Confidence, a.Reason
 	if a.RetryAfter > 0 {

@@ -37,6 +37,8 @@ type facts struct {
 	ownNetwork     Vantage
 	// code is the provider's error code the caller sent; nil for none.
 	code *codeFact
+	// reports is the crowd of callers' tally; nil without a crowd.
+	reports *Tally
 }
 
 // codeFact is a provider's error code and what the service's table says of
@@ -163,6 +165,14 @@ func (f facts) evidence() []snapshot.Evidence {
 		}
 	}
 
+	if t := f.reports; t != nil {
+		doc := t.Doc(f.now)
+		count := doc.Count
+		e := snapshot.Evidence{Source: snapshot.EvidenceReports, Says: reportsSays(f.name, *t), State: doc.State,
+			ObservedAt: &doc.ObservedAt, Count: &count, Baseline: doc.Baseline}
+		ev = append(ev, e)
+	}
+
 	switch n := f.recent; {
 	case n == 0:
 		add(snapshot.EvidenceHistory, "No incidents in the last 7 days.", f.dataAge)
@@ -179,6 +189,22 @@ func (f facts) evidence() []snapshot.Evidence {
 		add(snapshot.EvidenceHistory, fmt.Sprintf("%s in the last 7 days; the latest, %q (%s), %s.", count, latest.Headline, latest.Severity, state), f.dataAge)
 	}
 	return ev
+}
+
+// reportsSays puts a tally in words.
+func reportsSays(name string, t Tally) string {
+	callers := fmt.Sprintf("%d distinct callers", t.Count)
+	if t.Count == 1 {
+		callers = "1 caller"
+	}
+	base := "we hold no record of this hour yet to compare with"
+	if b := t.Baseline; b != nil {
+		base = fmt.Sprintf("the usual for this hour is %.1f", *b)
+	}
+	if t.Surge() {
+		return fmt.Sprintf("Many callers report errors: %s reported an error with %s to us in the last %s; %s.", callers, name, snapshot.HumanDuration(t.Span), base)
+	}
+	return fmt.Sprintf("%s reported an error with %s to us in the last %s; %s.", callers, name, snapshot.HumanDuration(t.Span), base)
 }
 
 // alternatives are the service's catalog alternatives that are not down,

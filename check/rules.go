@@ -156,6 +156,13 @@ type situation struct {
 	// It is not a condition of any row: it sets how long to wait when the
 	// advice is to retry or wait.
 	RetryAfter *int
+	// Surge: many callers report errors for the service now (Tally.Surge).
+	// Not a condition of any row either: it only weighs the confidence
+	// (crowdAdjust).
+	Surge bool
+	// CodeKnown: the provider's error code is in the service's table, so
+	// it, not the crowd, says whose side the error is on.
+	CodeKnown bool
 }
 
 // advice is a rule's outcome.
@@ -294,12 +301,51 @@ func decide(s situation) advice {
 	if s.Health == healthStale && !slices.Contains(r.health, healthStale) {
 		a.Confidence = lower(a.Confidence)
 	}
+	if s.Surge {
+		a = crowdAdjust(s, a)
+	}
 	if s.RetryAfter != nil && a.RetryAfter > 0 {
 		// The provider said how long: its word beats our default.
 		a.RetryAfter = max(1, *s.RetryAfter)
 		a.Reason += fmt.Sprintf(" Wait the %d s of Retry-After the provider sent.", a.RetryAfter)
 	}
 	return a
+}
+
+// The crowd's sentences, appended to the reason.
+const (
+	crowdAgrees = " Many other callers report errors now too."
+	crowdAlone  = " Many callers report errors; neither the page nor our probes see it yet."
+)
+
+// crowdAdjust weighs a surge of reports (the crowd of callers) in advice.
+// The crowd never decides on its own — it can be gamed by many addresses,
+// and it shows that callers saw errors, not why — so it moves the
+// confidence only when the page or our probes see trouble too: up when the
+// advice blames the provider, down when it blames the caller (unless the
+// provider's own error code said so). A surge nothing else sees is only
+// said.
+func crowdAdjust(s situation, a advice) advice {
+	agrees := s.Incident || s.Probe == probeFailing || s.Health == healthDown || s.Health == healthDegraded
+	if !agrees {
+		a.Reason += crowdAlone
+		return a
+	}
+	a.Reason += crowdAgrees
+	switch {
+	case a.Blame == snapshot.BlameProvider:
+		a.Confidence = raise(a.Confidence)
+	case a.Blame == snapshot.BlameClient && !s.CodeKnown:
+		a.Confidence = lower(a.Confidence)
+	}
+	return a
+}
+
+func raise(confidence string) string {
+	if confidence == snapshot.ConfidenceLow {
+		return snapshot.ConfidenceMedium
+	}
+	return snapshot.ConfidenceHigh
 }
 
 func lower(confidence string) string {

@@ -185,8 +185,13 @@ type ServiceDoc struct {
 	// without components.
 	Components []Component `json:"components"`
 	Sources    Sources     `json:"sources"`
-	Timestamp  time.Time   `json:"timestamp"`
-	License    string      `json:"license"`
+	// Reports is the crowd of callers: how many distinct clients reported
+	// an error for the service to /check in the current window. A server
+	// adds it at request time; it is absent from the file as built (and so
+	// on a static host), where nobody counts reports.
+	Reports   *Reports  `json:"reports,omitempty"`
+	Timestamp time.Time `json:"timestamp"`
+	License   string    `json:"license"`
 }
 
 // Component is one component of an official status page.
@@ -459,6 +464,13 @@ type Evidence struct {
 	Says   string `json:"says"`
 	// AgeSeconds is how long ago the fact was observed.
 	AgeSeconds int `json:"ageSeconds"`
+	// State, ObservedAt, Count and Baseline are the crowd's figures, set
+	// for EvidenceReports only (see Reports); Baseline is absent while no
+	// record of the hour exists.
+	State      string     `json:"state,omitempty"`
+	ObservedAt *time.Time `json:"observedAt,omitempty"`
+	Count      *int       `json:"count,omitempty"`
+	Baseline   *float64   `json:"baseline,omitempty"`
 }
 
 // Evidence sources.
@@ -469,10 +481,38 @@ const (
 	// EvidenceCaller is what the caller told us: the provider's error code
 	// and what its documentation says it means.
 	EvidenceCaller = "caller"
+	// EvidenceReports is the crowd of callers: how many distinct clients
+	// reported an error for the service to /check lately.
+	EvidenceReports = "reports"
 )
 
 // EvidenceSources lists the values of Evidence.Source.
-var EvidenceSources = []string{EvidenceOfficial, EvidenceProbe, EvidenceHistory, EvidenceCaller}
+var EvidenceSources = []string{EvidenceOfficial, EvidenceProbe, EvidenceHistory, EvidenceCaller, EvidenceReports}
+
+// Reports is the crowd of callers for one service: the distinct clients
+// (one voice per IPv4 address or IPv6 /64) that sent /check an error= for
+// it in the current window, against the mean of the same hour of day over
+// the last days. It is evidence, never a status.
+type Reports struct {
+	// State is ReportsSurge or ReportsNormal.
+	State string `json:"state"`
+	// Count is the window's distinct clients, at most Cap (an estimate
+	// within about 1% when the server shares the count through Redis).
+	Count int `json:"count"`
+	// Baseline is the mean count of a window in the same hour of day over
+	// the last days we hold a record of; null while there is none.
+	Baseline      *float64  `json:"baseline"`
+	WindowStart   time.Time `json:"windowStart"`
+	WindowSeconds int       `json:"windowSeconds"`
+	Cap           int       `json:"cap"`
+	ObservedAt    time.Time `json:"observedAt"`
+}
+
+// The values of Reports.State.
+const (
+	ReportsNormal = "normal"
+	ReportsSurge  = "surge"
+)
 
 // CheckAlternative is a tracked service that can stand in for the checked
 // one, with its current status.
