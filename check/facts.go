@@ -194,7 +194,10 @@ func (f facts) evidence() []snapshot.Evidence {
 // reportsSays puts a tally in words.
 func reportsSays(name string, t Tally) string {
 	callers := fmt.Sprintf("%d distinct callers", t.Count)
-	if t.Count == 1 {
+	switch t.Count {
+	case 0:
+		callers = "No caller"
+	case 1:
 		callers = "1 caller"
 	}
 	base := "we hold no record of this hour yet to compare with"

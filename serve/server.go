@@ -70,9 +70,13 @@ type Options struct {
 	// (by Now); the client reconnects and resumes. 0 means
 	// DefaultEventStreamLifetime, negative no end.
 	EventStreamLifetime time.Duration
-	// Redis, when set, holds the state replicas share: the rate limit and
-	// /check's probe cache (see shared.go). Nil keeps both local.
+	// Redis, when set, holds the state replicas share: the rate limit,
+	// /check's probe cache and the crowd of callers (see shared.go). Nil
+	// keeps them local.
 	Redis redis.UniversalClient
+	// ReportWindow is the window the crowd of callers is counted in; 0
+	// means check.ReportWindow (tests shorten it).
+	ReportWindow time.Duration
 }
 
 // Server is the thin HTTP server.
@@ -83,6 +87,8 @@ type Server struct {
 	shared  *limits.Redis // nil without Options.Redis
 	// checker answers /check.
 	checker *check.Engine
+	// crowd counts the callers reporting errors to /check (reports.go).
+	crowd   check.Crowd
 	handler http.Handler
 	// api is the router without rate limiting or access log, for the MCP
 	// tools' in-process requests (see APIHandler).
@@ -163,7 +169,9 @@ func New(opts Options) *Server {
 	if s.shared != nil {
 		shared = s.shared.ProbeCache(opts.ProbeTimeout)
 	}
-	s.checker = check.New(opts.Catalog, check.NewCache(opts.Client, opts.ProbeTimeout, opts.Now, shared), opts.Now, check.FromServer)
+	s.crowd = newCrowd(opts, s.shared)
+	s.checker = check.New(opts.Catalog, check.NewCache(opts.Client, opts.ProbeTimeout, opts.Now, shared), opts.Now, check.FromServer).
+		WithCrowd(s.crowd)
 	if opts.RateLimit > 0 {
 		local := limits.NewRateLimiter(opts.RateLimit, time.Minute, opts.MaxClients, opts.Now)
 		s.limiter = local

@@ -514,6 +514,9 @@ const (
 	ReportsSurge  = "surge"
 )
 
+// ReportsStates lists the values of Reports.State.
+var ReportsStates = []string{ReportsNormal, ReportsSurge}
+
 // CheckAlternative is a tracked service that can stand in for the checked
 // one, with its current status.
 type CheckAlternative struct {
