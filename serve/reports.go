@@ -17,8 +17,8 @@ import (
 // client (keyed as the rate limit keys it: an IPv4 address, an IPv6 /64)
 // per window, shared across replicas through Redis when there is one, in
 // this replica's memory otherwise. `aistatus check` and a stdio MCP server
-// (`aistatus mcp --dir`) answer one caller on its own machine: no crowd,
-// nothing counted.
+// (`aistatus mcp --dir`, Options.NoCrowd) answer one caller on its own
+// machine: no crowd, nothing counted, no reports evidence.
 
 // newCrowd is the server's crowd: in Redis with a memory fallback, or in
 // memory.
@@ -65,6 +65,10 @@ func (s *Server) voice(r *http.Request) netip.Addr {
 // count changes with every report, so the body is the file's with a
 // "reports" member put before its closing brace.
 func (s *Server) serveWithReports(w http.ResponseWriter, r *http.Request, rep *representation, slug string) {
+	if s.crowd == nil {
+		rep.serve(w, r)
+		return
+	}
 	now := s.opts.Now()
 	reports, err := json.Marshal(s.crowd.Count(slug, netip.Addr{}, now).Doc(now))
 	end := bytes.LastIndexByte(rep.body, '}')

@@ -203,3 +203,44 @@ func redisDump(t *testing.T, rdb *redis.Client, key string) string {
 		return ""
 	}
 }
+
+// TestReportsFromMCP: a check_service call through /mcp is a /check call
+// and counts, as its caller's voice — once, however often it calls.
+func TestReportsFromMCP(t *testing.T) {
+	ts := newTestServer(t, 0)
+	hs := loopback(t, ts)
+	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"check_service","arguments":{"query":"anthropic","error":"529"}}}`
+	for range 3 {
+		if resp, data := mcpPost(t, hs, strings.NewReader(msg)); resp.StatusCode != http.StatusOK {
+			t.Fatalf("POST /mcp: %d %.200s", resp.StatusCode, data)
+		}
+	}
+	_, ev := reportsEvidence(t, reportFrom(t, ts, "198.51.100.1:1", "/api/v1/check?q=anthropic"))
+	if ev.Count == nil || *ev.Count != 1 {
+		t.Errorf("reports after three MCP calls from one client: %+v, want 1", ev)
+	}
+}
+
+// TestReportsNoCrowd: a server for one caller (aistatus mcp --dir) counts
+// nothing and says nothing of a crowd: no reports evidence, no reports in
+// the service document.
+func TestReportsNoCrowd(t *testing.T) {
+	ts := newTestServer(t, 0)
+	ts.opts.NoCrowd = true
+	ts.Server = New(ts.opts)
+	if ok, err := ts.Store().Reload(); !ok || err != nil {
+		t.Fatalf("reload: %v %v", ok, err)
+	}
+	var doc snapshot.CheckDoc
+	if err := json.Unmarshal(reportFrom(t, ts, "198.51.100.1:1", "/api/v1/check?q=anthropic&error=529"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range doc.Verdict.Evidence {
+		if e.Source == snapshot.EvidenceReports {
+			t.Errorf("reports evidence without a crowd: %+v", e)
+		}
+	}
+	if r := serviceReports(t, reportFrom(t, ts, "198.51.100.1:1", "/api/v1/services/anthropic")); r != nil {
+		t.Errorf("service reports without a crowd: %+v", r)
+	}
+}

@@ -77,6 +77,9 @@ type Options struct {
 	// ReportWindow is the window the crowd of callers is counted in; 0
 	// means check.ReportWindow (tests shorten it).
 	ReportWindow time.Duration
+	// NoCrowd: a server for one caller on its own machine (aistatus mcp
+	// --dir) has no crowd of callers to count, and says nothing of one.
+	NoCrowd bool
 }
 
 // Server is the thin HTTP server.
@@ -169,9 +172,11 @@ func New(opts Options) *Server {
 	if s.shared != nil {
 		shared = s.shared.ProbeCache(opts.ProbeTimeout)
 	}
-	s.crowd = newCrowd(opts, s.shared)
-	s.checker = check.New(opts.Catalog, check.NewCache(opts.Client, opts.ProbeTimeout, opts.Now, shared), opts.Now, check.FromServer).
-		WithCrowd(s.crowd)
+	s.checker = check.New(opts.Catalog, check.NewCache(opts.Client, opts.ProbeTimeout, opts.Now, shared), opts.Now, check.FromServer)
+	if !opts.NoCrowd {
+		s.crowd = newCrowd(opts, s.shared)
+		s.checker.WithCrowd(s.crowd)
+	}
 	if opts.RateLimit > 0 {
 		local := limits.NewRateLimiter(opts.RateLimit, time.Minute, opts.MaxClients, opts.Now)
 		s.limiter = local
