@@ -194,9 +194,10 @@ func (r rule) matches(s situation) bool {
 // through rules, built once (no code writes to it). docs/api.md and the
 // OpenAPI description of /check state it (TestRulesDocumented holds them to it).
 //
-// Three adjustments follow the match (see decide): "wait" becomes
+// Four adjustments follow the match (see decide): "wait" becomes
 // "failover" when an alternative is up, stale data lowers the confidence one
-// step unless the row is about stale data, and the caller's Retry-After
+// step unless the row is about stale data, a surge of the crowd of callers
+// weighs the confidence (crowdAdjust), and the caller's Retry-After
 // replaces the row's delay.
 func checkRules() []rule {
 	const (
