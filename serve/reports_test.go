@@ -244,3 +244,36 @@ func TestReportsNoCrowd(t *testing.T) {
 		t.Errorf("service reports without a crowd: %+v", r)
 	}
 }
+
+// TestReportsBaselineInRedis: the baseline kept in Redis is the mean count
+// per window of the same hour on the days Redis holds a record of — two
+// days ago 24 voices in one window of the hour, yesterday none — so that
+// 12 voices today are a surge over a baseline of 1.
+func TestReportsBaselineInRedis(t *testing.T) {
+	ts := replicas(t, 1, 0, startRedis(t).client(), zerolog.Nop())[0]
+	now := genTime.Add(time.Minute)
+	read := func(at time.Time) *snapshot.Reports {
+		ts.clock.Set(at)
+		return serviceReports(t, reportFrom(t, ts, "198.51.100.1:1", "/api/v1/services/anthropic"))
+	}
+	ts.clock.Set(now.Add(-48 * time.Hour))
+	for _, c := range clients(24) {
+		req := httptest.NewRequest(http.MethodGet, "/api/v1/check?q=anthropic&error=529", nil)
+		req.RemoteAddr = c
+		ts.Handler().ServeHTTP(httptest.NewRecorder(), req) // stale data: still a report
+	}
+	if r := read(now.Add(-48 * time.Hour)); r == nil || r.Count != 24 || r.Baseline != nil {
+		t.Fatalf("two days ago: %+v, want 24 voices and no baseline", r)
+	}
+	read(now.Add(-48*time.Hour + 5*time.Minute))
+	read(now.Add(-24 * time.Hour))
+	read(now.Add(-24*time.Hour + 5*time.Minute))
+	ts.clock.Set(now)
+	for _, c := range clients(12) {
+		reportFrom(t, ts, c, "/api/v1/check?q=anthropic&error=529")
+	}
+	r := read(now)
+	if r == nil || r.Count != 12 || r.Baseline == nil || *r.Baseline != 1 || r.State != snapshot.ReportsSurge {
+		t.Fatalf("today: %+v, want 12 voices, a baseline of 1, a surge", r)
+	}
+}

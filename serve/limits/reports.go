@@ -28,10 +28,15 @@ import (
 // count has reached the cap, and read the count and the baseline's sums.
 // A service's keys share one hash tag, {slug}, so a Redis Cluster keeps
 // them in one slot; the script builds them from that prefix.
+//
+// ARGV: the service's key prefix, the window's start (Unix seconds), the
+// window's length (seconds; informative), the voice ("" to only read), a
+// fresh salt (used if the window has none yet), the cap, the baseline's
+// days, and how long the window's keys live (ms, by the replica's clock).
+// It returns the count, the baseline's sum and days, and the window.
 var crowdScript = redis.NewScript(`
 local p = ARGV[1]
 local win = tonumber(ARGV[2])
-local span = tonumber(ARGV[3])
 local voice = ARGV[4]
 local cap = tonumber(ARGV[6])
 local days = tonumber(ARGV[7])
