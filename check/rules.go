@@ -156,13 +156,10 @@ type situation struct {
 	// It is not a condition of any row: it sets how long to wait when the
 	// advice is to retry or wait.
 	RetryAfter *int
-	// Surge: many callers report errors for the service now (Tally.Surge).
-	// Not a condition of any row either: it only weighs the confidence
-	// (crowdAdjust).
+	// Surge: many callers report errors for the service right now (crowd.go).
+	// Not a condition of any row either: it moves the confidence of the
+	// advice a row gives (decide).
 	Surge bool
-	// CodeKnown: the provider's error code is in the service's table, so
-	// it, not the crowd, says whose side the error is on.
-	CodeKnown bool
 }
 
 // advice is a rule's outcome.
@@ -194,10 +191,9 @@ func (r rule) matches(s situation) bool {
 // through rules, built once (no code writes to it). docs/api.md and the
 // OpenAPI description of /check state it (TestRulesDocumented holds them to it).
 //
-// Four adjustments follow the match (see decide): "wait" becomes
+// Three adjustments follow the match (see decide): "wait" becomes
 // "failover" when an alternative is up, stale data lowers the confidence one
-// step unless the row is about stale data, a surge of the crowd of callers
-// weighs the confidence (crowdAdjust), and the caller's Retry-After
+// step unless the row is about stale data, and the caller's Retry-After
 // replaces the row's delay.
 func checkRules() []rule {
 	const (
@@ -303,7 +299,7 @@ func decide(s situation) advice {
 		a.Confidence = lower(a.Confidence)
 	}
 	if s.Surge {
-		a = crowdAdjust(s, a)
+		a = crowdAdjusted(a, s)
 	}
 	if s.RetryAfter != nil && a.RetryAfter > 0 {
 		// The provider said how long: its word beats our default.
@@ -313,31 +309,25 @@ func decide(s situation) advice {
 	return a
 }
 
-// The crowd's sentences, appended to the reason.
-const (
-	crowdAgrees = " Many other callers report errors now too."
-	crowdAlone  = " Many callers report errors; neither the page nor our probes see it yet."
-)
-
-// crowdAdjust weighs a surge of reports (the crowd of callers) in advice.
-// The crowd never decides on its own — it can be gamed by many addresses,
-// and it shows that callers saw errors, not why — so it moves the
-// confidence only when the page or our probes see trouble too: up when the
-// advice blames the provider, down when it blames the caller (unless the
-// provider's own error code said so). A surge nothing else sees is only
-// said.
-func crowdAdjust(s situation, a advice) advice {
-	agrees := s.Incident || s.Probe == probeFailing || s.Health == healthDown || s.Health == healthDegraded
-	if !agrees {
-		a.Reason += crowdAlone
-		return a
-	}
-	a.Reason += crowdAgrees
+// crowdAdjusted moves advice by a surge of callers' reports, which never
+// changes the action or the blame. A surge the page or our probes agree
+// with raises the confidence of blaming the provider. A surge neither sees
+// is said as such, and lowers the confidence of blaming the caller (or of
+// not knowing) — except where what the caller saw is theirs whatever the
+// crowd sees: a refused key, a bad request, a spent quota.
+func crowdAdjusted(a advice, s situation) advice {
+	seen := s.Incident || s.Probe == probeFailing || s.Health == healthDown || s.Health == healthDegraded
+	theirs := slices.Contains([]errorClass{errAuth, errRequest, errQuota, errConcurrency, errKeyRateLimit, errModel}, s.Error)
 	switch {
-	case a.Blame == snapshot.BlameProvider:
+	case theirs:
+	case seen && a.Blame == snapshot.BlameProvider:
 		a.Confidence = raise(a.Confidence)
-	case a.Blame == snapshot.BlameClient && !s.CodeKnown:
-		a.Confidence = lower(a.Confidence)
+		a.Reason += " Many other callers report errors for it right now too."
+	case !seen:
+		if a.Blame != snapshot.BlameProvider {
+			a.Confidence = lower(a.Confidence)
+		}
+		a.Reason += " Many callers report errors for it right now; neither the page nor our probes see it yet."
 	}
 	return a
 }

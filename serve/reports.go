@@ -2,84 +2,79 @@ package serve
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
-	"net/netip"
+	"sync"
+	"time"
 
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/serve/limits"
+	"github.com/aistatus/aistatus/snapshot"
 )
 
-// The crowd of callers (check/reports.go) as the server keeps it: every
-// /check with an error for a tracked service — from HTTP or from a tool of
-// the MCP server at /mcp, which are /check calls too — is one voice of its
-// client (keyed as the rate limit keys it: an IPv4 address, an IPv6 /64)
-// per window, shared across replicas through Redis when there is one, in
-// this replica's memory otherwise. `aistatus check` and a stdio MCP server
-// (`aistatus mcp --dir`, Options.NoCrowd) answer one caller on its own
-// machine: no crowd, nothing counted, no reports evidence.
-
-// newCrowd is the server's crowd: in Redis with a memory fallback, or in
-// memory.
-func newCrowd(opts Options, shared *limits.Redis) check.Crowd {
-	span := opts.ReportWindow
-	if span <= 0 {
-		span = check.ReportWindow
+// clientVoice is the caller's voice in /check's crowd of reports: the rate
+// limit's key (an IPv4 address or an IPv6 /64), "" when it is unknown.
+func (s *Server) clientVoice(r *http.Request) string {
+	if a := limits.LimitKey(limits.ClientAddr(r, s.opts.TrustedProxies)); a.IsValid() {
+		return a.String()
 	}
-	mem := check.NewMemoryCrowd(span)
-	if shared != nil {
-		return shared.Crowd(span, mem)
-	}
-	return mem
+	return ""
 }
 
-// voiceKey is the context key of the voice of an MCP tool's caller.
-type voiceKey struct{}
-
-// withVoice keeps the client of a POST /mcp in the context, for the /check
-// its tools make in-process (whose request has no client address of its
-// own).
-func (s *Server) withVoice(next http.Handler) http.Handler {
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		v := limits.LimitKey(limits.ClientAddr(r, s.opts.TrustedProxies))
-		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), voiceKey{}, v)))
-	})
+// withReports is a service document with the crowd's live count added as
+// its last member, "reports". A service file on a static host has no such
+// member: only the thin server counts. The result is kept per service until
+// the file or the count changes, so that the document is encoded and
+// compressed once per change, not once per request.
+type withReports struct {
+	mu   sync.Mutex
+	last map[string]reportsRep
 }
 
-// voice is the client a /check counts for: an MCP tool's caller, the
-// request's client, or nobody for an in-process request without a caller
-// (a stdio MCP server's).
-func (s *Server) voice(r *http.Request) netip.Addr {
-	if v, ok := r.Context().Value(voiceKey{}).(netip.Addr); ok {
-		return v
-	}
-	if r.RemoteAddr == "" {
-		return netip.Addr{}
-	}
-	return limits.LimitKey(limits.ClientAddr(r, s.opts.TrustedProxies))
+type reportsRep struct {
+	file   *representation
+	counts snapshot.Reports
+	rep    *representation
 }
 
-// serveWithReports serves a service's document with its live reports
-// added: the file as built has none (a static host counts nothing), and the
-// count changes with every report, so the body is the file's with a
-// "reports" member put before its closing brace.
-func (s *Server) serveWithReports(w http.ResponseWriter, r *http.Request, rep *representation, slug string) {
+// serviceWithReports is rep (slug's service file) with the crowd's count at
+// now; rep itself when there is no crowd (Options.NoCrowd) or it cannot count.
+func (s *Server) serviceWithReports(slug string, rep *representation, now time.Time) *representation {
 	if s.crowd == nil {
-		rep.serve(w, r)
-		return
+		return rep
 	}
-	now := s.opts.Now()
-	reports, err := json.Marshal(s.crowd.Count(slug, netip.Addr{}, now).Doc(now))
-	end := bytes.LastIndexByte(rep.body, '}')
-	if err != nil || end < 1 {
-		rep.serve(w, r) // not an object: never, from a build
-		return
+	rc, ok := s.crowd.Count(slug, now)
+	if !ok {
+		return rep
 	}
-	body := make([]byte, 0, len(rep.body)+len(reports)+16)
-	body = append(body, rep.body[:end]...)
-	body = append(body, `,"reports":`...)
-	body = append(body, reports...)
-	body = append(body, rep.body[end:]...)
-	serveComputed(w, r, etagOf(body), func() ([]byte, error) { return body, nil })
+	counts := snapshot.Reports{WindowStart: rc.Window, WindowEnd: rc.Window.Add(check.ReportWindow),
+		Count: rc.Count, Baseline: rc.Baseline, State: rc.State()}
+	c := &s.reports
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if last, ok := c.last[slug]; ok && last.file == rep && sameReports(last.counts, counts) {
+		return last.rep
+	}
+	member, _ := json.Marshal(counts)
+	body := bytes.TrimRight(rep.body, "\n")
+	if len(body) == 0 || body[len(body)-1] != '}' {
+		return rep // not an object: served as built
+	}
+	out := make([]byte, 0, len(body)+len(member)+16)
+	out = append(out, body[:len(body)-1]...)
+	out = bytes.TrimRight(out, " \n")
+	out = append(out, `,"reports":`...)
+	out = append(out, member...)
+	out = append(out, "}\n"...)
+	with := newRepresentation(out, rep.contentType).compress()
+	if c.last == nil {
+		c.last = map[string]reportsRep{}
+	}
+	c.last[slug] = reportsRep{file: rep, counts: counts, rep: with}
+	return with
+}
+
+func sameReports(a, b snapshot.Reports) bool {
+	return a.WindowStart.Equal(b.WindowStart) && a.Count == b.Count && a.State == b.State &&
+		(a.Baseline == nil) == (b.Baseline == nil) && (a.Baseline == nil || *a.Baseline == *b.Baseline)
 }

@@ -70,15 +70,12 @@ type Options struct {
 	// (by Now); the client reconnects and resumes. 0 means
 	// DefaultEventStreamLifetime, negative no end.
 	EventStreamLifetime time.Duration
-	// Redis, when set, holds the state replicas share: the rate limit,
-	// /check's probe cache and the crowd of callers (see shared.go). Nil
-	// keeps them local.
+	// Redis, when set, holds the state replicas share: the rate limit and
+	// /check's probe cache (see shared.go). Nil keeps both local.
 	Redis redis.UniversalClient
-	// ReportWindow is the window the crowd of callers is counted in; 0
-	// means check.ReportWindow (tests shorten it).
-	ReportWindow time.Duration
-	// NoCrowd: a server for one caller on its own machine (aistatus mcp
-	// --dir) has no crowd of callers to count, and says nothing of one.
+	// NoCrowd is for a server with one caller on its own machine (aistatus
+	// mcp --dir): there is no crowd of callers to count, so /check counts
+	// no reports and service documents carry no "reports".
 	NoCrowd bool
 }
 
@@ -90,8 +87,10 @@ type Server struct {
 	shared  *limits.Redis // nil without Options.Redis
 	// checker answers /check.
 	checker *check.Engine
-	// crowd counts the callers reporting errors to /check (reports.go).
+	// crowd counts /check's reports (the checker's too); reports caches
+	// service documents with its count.
 	crowd   check.Crowd
+	reports withReports
 	handler http.Handler
 	// api is the router without rate limiting or access log, for the MCP
 	// tools' in-process requests (see APIHandler).
@@ -174,8 +173,12 @@ func New(opts Options) *Server {
 	}
 	s.checker = check.New(opts.Catalog, check.NewCache(opts.Client, opts.ProbeTimeout, opts.Now, shared), opts.Now, check.FromServer)
 	if !opts.NoCrowd {
-		s.crowd = newCrowd(opts, s.shared)
-		s.checker.WithCrowd(s.crowd)
+		local := check.NewMemoryCrowd(opts.Now())
+		s.crowd = local
+		if s.shared != nil {
+			s.crowd = s.shared.Crowd(local)
+		}
+		s.checker.CountReports(s.crowd)
 	}
 	if opts.RateLimit > 0 {
 		local := limits.NewRateLimiter(opts.RateLimit, time.Minute, opts.MaxClients, opts.Now)

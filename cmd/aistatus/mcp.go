@@ -84,8 +84,7 @@ func runMCP(ctx context.Context, g *globals, o *mcpOptions) error {
 func localAPI(ctx context.Context, log zerolog.Logger, o *mcpOptions, cat snapshot.Catalog) (mcpserver.API, error) {
 	srv := serve.New(serve.Options{Dir: o.dir, Catalog: cat, Log: zerolog.Nop(), Now: time.Now,
 		Client: outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}), Version: versionString(),
-		// One caller on its own machine: no crowd of callers to count.
-		NoCrowd: true})
+		NoCrowd: true}) // one caller on its own machine: no crowd to count
 	if _, err := srv.Store().Reload(); err != nil {
 		return mcpserver.API{}, err
 	}
