@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -204,5 +205,34 @@ func TestNoCrowd(t *testing.T) {
 	}
 	if r := serviceReports(t, ts, "anthropic"); r != nil {
 		t.Fatalf("reports without a crowd: %+v", r)
+	}
+}
+
+// TestCrowdFromMCP: a check_service call through /mcp is a /check call,
+// and counts as its caller's voice — the client behind a trusted proxy,
+// as the rate limit keys it — not as the proxy's, nor as nobody's (the
+// tool's in-process request has no client address of its own). One
+// client calling three times is one voice.
+func TestCrowdFromMCP(t *testing.T) {
+	ts := newTestServer(t, 0)
+	ts.opts.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128")}
+	ts.Server = New(ts.opts)
+	if ok, err := ts.Store().Reload(); !ok || err != nil {
+		t.Fatalf("reload: %v %v", ok, err)
+	}
+	hs := loopback(t, ts)
+	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"check_service","arguments":{"query":"anthropic","error":"529"}}}`
+	for _, client := range []string{"203.0.113.1", "203.0.113.2", "203.0.113.3", "203.0.113.3", "203.0.113.3"} {
+		resp, data := send(t, hs, http.MethodPost, snapshot.PathMCP, strings.NewReader(msg), http.Header{
+			"Content-Type":    {"application/json"},
+			"Accept":          {"application/json, text/event-stream"},
+			"X-Forwarded-For": {client},
+		})
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("POST /mcp from %s: %d %.200s", client, resp.StatusCode, data)
+		}
+	}
+	if r := serviceReports(t, ts, "anthropic"); r == nil || r.Count != 3 {
+		t.Errorf("reports after check_service from three clients behind the proxy: %+v, want 3", r)
 	}
 }
