@@ -236,3 +236,41 @@ func TestCrowdFromMCP(t *testing.T) {
 		t.Errorf("reports after check_service from three clients behind the proxy: %+v, want 3", r)
 	}
 }
+
+// TestCrowdBaselineInRedis: the baseline replicas share through Redis is
+// the mean count per window of the same hour on the previous days counting
+// ran: yesterday 24 callers in one of the hour's twelve windows make a
+// baseline of 2, over which 12 callers today are a surge and 5 are not.
+func TestCrowdBaselineInRedis(t *testing.T) {
+	rdb := startRedis(t).client()
+	rs := replicas(t, 2, 0, rdb, zerolog.Nop())
+	now := genTime.Add(time.Minute)
+	at := func(tm time.Time) {
+		for _, ts := range rs {
+			ts.clock.Set(tm)
+		}
+	}
+	at(now.Add(-24*time.Hour - 2*time.Minute)) // counting begins before yesterday's hour
+	if r := serviceReports(t, rs[0], "groq"); r == nil || r.Baseline != nil {
+		t.Fatalf("first read: %+v, want no baseline", r)
+	}
+	at(now.Add(-24 * time.Hour))
+	for i := range 24 {
+		reportFrom(t, rs[i%2], fmt.Sprintf("198.51.100.%d:1000", i), "groq", "529")
+	}
+	at(now)
+	for i := range 5 {
+		reportFrom(t, rs[i%2], fmt.Sprintf("203.0.113.%d:1000", i), "groq", "529")
+	}
+	for i, ts := range rs {
+		if r := serviceReports(t, ts, "groq"); r == nil || r.Count != 5 || r.Baseline == nil || *r.Baseline != 2 || r.State != check.ReportsNormal {
+			t.Fatalf("replica %d, 5 callers: %+v, want a baseline of 2 and no surge", i, r)
+		}
+	}
+	for i := 5; i < 12; i++ {
+		reportFrom(t, rs[i%2], fmt.Sprintf("203.0.113.%d:1000", i), "groq", "529")
+	}
+	if r := serviceReports(t, rs[1], "groq"); r == nil || r.Count != 12 || r.State != check.ReportsSurge {
+		t.Fatalf("12 callers over a baseline of 2: %+v, want a surge", r)
+	}
+}
