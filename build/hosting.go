@@ -46,6 +46,9 @@ func hostingRules(apiOrigin string) (headers, redirects []byte) {
 	for _, f := range []struct{ path, contentType string }{
 		{"/" + snapshot.FileAPICatalog, snapshot.ContentLinkset},
 		{"/*.atom", snapshot.ContentAtom},
+		{"/*" + snapshot.JSONFeedSuffix, snapshot.ContentJSONFeed},
+		{"/*.ics", snapshot.ContentCalendar},
+		{"/" + snapshot.FileMetrics, snapshot.ContentMetrics},
 	} {
 		fmt.Fprintf(&h, "%s\n  Content-Type: %s\n", f.path, f.contentType)
 	}

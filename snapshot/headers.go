@@ -1,6 +1,9 @@
 package snapshot
 
-import "path"
+import (
+	"path"
+	"strings"
+)
 
 // Header is one HTTP response header.
 type Header struct{ Name, Value string }
@@ -51,6 +54,19 @@ const (
 	ContentAtom    = "application/atom+xml"
 	// ContentLinkset is the type of the RFC 9727 API catalog.
 	ContentLinkset = "application/linkset+json"
+	// ContentJSONFeed is JSON Feed's type, for the *.feed.json files.
+	ContentJSONFeed = "application/feed+json"
+	ContentCalendar = "text/calendar; charset=utf-8"
+	// ContentMetrics is the Prometheus text exposition format's type.
+	ContentMetrics = "text/plain; version=0.0.4; charset=utf-8"
+)
+
+// The files whose type their extension does not tell.
+const (
+	// JSONFeedSuffix ends the name of every JSON Feed of a snapshot.
+	JSONFeedSuffix = ".feed.json"
+	// FileMetrics is the metrics exposition, served at PathMetrics too.
+	FileMetrics = "metrics.txt"
 )
 
 // FileAPICatalog is the RFC 9727 discovery file, which has no extension.
@@ -67,6 +83,7 @@ var contentTypes = map[string]string{
 	".svg":  "image/svg+xml",
 	".xml":  "application/xml",
 	".atom": ContentAtom,
+	".ics":  ContentCalendar,
 	".css":  "text/css; charset=utf-8",
 	".png":  "image/png",
 	".ico":  "image/x-icon",
@@ -75,8 +92,13 @@ var contentTypes = map[string]string{
 // ContentTypeOf is the media type of a snapshot file (slash-separated path),
 // the same for the thin server and the static-hosting rules.
 func ContentTypeOf(name string) string {
-	if name == FileAPICatalog {
+	switch {
+	case name == FileAPICatalog:
 		return ContentLinkset
+	case name == FileMetrics:
+		return ContentMetrics
+	case strings.HasSuffix(name, JSONFeedSuffix):
+		return ContentJSONFeed
 	}
 	if ct, ok := contentTypes[path.Ext(name)]; ok {
 		return ct
