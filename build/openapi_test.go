@@ -69,6 +69,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		"/sources":         "listSources",
 		"/changes":         "listChanges",
 		"/events":          "streamEvents",
+		"/statusline":      "getStatusline",
 	}
 	// Every API route of the table is an operation, and only those: a route
 	// added without its description fails here.

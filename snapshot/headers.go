@@ -57,6 +57,7 @@ const (
 	// ContentJSONFeed is JSON Feed's type, for the *.feed.json files.
 	ContentJSONFeed = "application/feed+json"
 	ContentCalendar = "text/calendar; charset=utf-8"
+	ContentText     = "text/plain; charset=utf-8"
 	// ContentMetrics is the Prometheus text exposition format's type.
 	ContentMetrics = "text/plain; version=0.0.4; charset=utf-8"
 )
