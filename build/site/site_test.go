@@ -738,8 +738,8 @@ func TestLLMSTxt(t *testing.T) {
 		body, _, _ := strings.Cut(rest, "\n## ")
 		return body
 	}
-	for _, endpoint := range []string{"status", "services/openai", "incidents?", "check?q=api", "check?q=openai&error=529",
-		"openapi.json", "export?format=csv", "sources", "changes?since="} {
+	for _, endpoint := range []string{"status)", "services/openai", "incidents?", "check?q=api", "check?q=openai&error=529",
+		"openapi.json", "export?format=csv", "sources", "changes?since=", "statusline?q=", "check?q=openai,pinecone"} {
 		link := "(" + fixtureBase + "/api/v1/" + endpoint
 		if n := strings.Count(section("API"), link); n != 1 {
 			t.Errorf("API section has %d example links %s…", n, link)
