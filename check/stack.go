@@ -15,8 +15,8 @@ const MaxStack = 10
 
 // SplitStack splits a q that lists services with commas into its names,
 // trimmed; stack is false for a q with no comma, which names one service
-// and keeps /check's single-service answer. An empty name or more than
-// MaxStack names is an *InputError.
+// and keeps /check's single-service answer. An empty name, more than
+// MaxStack names or a q over MaxQuery bytes is an *InputError.
 func SplitStack(q string) (names []string, stack bool, err error) {
 	if !strings.Contains(q, ",") {
 		return nil, false, nil
@@ -38,8 +38,11 @@ func SplitStack(q string) (names []string, stack bool, err error) {
 }
 
 // CheckStack checks each of names (from SplitStack) as Check does with no
-// error seen, at once, and sums them up. The caller's error, code and
-// retryAfter describe one call to one service, so a stack takes none.
+// error seen, at once, and answers in CheckDoc's own shape (see
+// snapshot.StackCheckDoc): Checks holds the checks in the order asked;
+// Service, Status, Basis and the latency are null, there being no one
+// service; Verdict sums the stack up and gives no advice of its own (each
+// check has its own). Tracked is true when every service is.
 func (e *Engine) CheckStack(view View, q string, names []string) (snapshot.StackCheckDoc, error) {
 	checks := make([]snapshot.CheckDoc, len(names))
 	errs := make([]error, len(names))
@@ -53,24 +56,33 @@ func (e *Engine) CheckStack(view View, q string, names []string) (snapshot.Stack
 			return snapshot.StackCheckDoc{}, err
 		}
 	}
-	return snapshot.StackCheckDoc{Query: q, Stack: stackVerdict(checks), Checks: checks,
-		Timestamp: e.now().UTC(), License: snapshot.License}, nil
+	doc := snapshot.StackCheckDoc{Checks: checks, CheckDoc: snapshot.CheckDoc{Query: q, Tracked: true,
+		Verdict: stackVerdict(checks), Timestamp: e.now().UTC(), License: snapshot.License}}
+	for _, c := range checks {
+		doc.Tracked = doc.Tracked && c.Tracked
+	}
+	return doc, nil
 }
 
-// stackVerdict is the worst level of checks and a headline naming every
-// service that is not up, worst first.
-func stackVerdict(checks []snapshot.CheckDoc) snapshot.StackVerdict {
-	v := snapshot.StackVerdict{Services: len(checks), Level: "up"}
+// stackVerdict is the worst level of checks, its emoji, and a headline
+// naming every service that is not up, worst first.
+func stackVerdict(checks []snapshot.CheckDoc) snapshot.Verdict {
+	v := snapshot.Verdict{Level: "up", Emoji: "✅", Evidence: []snapshot.Evidence{}, Alternatives: []snapshot.CheckAlternative{}}
 	rank := func(level string) int { return slices.Index(snapshot.StackLevels, level) }
 	var trouble []snapshot.CheckDoc
+	up := 0
 	for _, c := range checks {
+		v.Stale = v.Stale || c.Verdict.Stale
+		if v.DataAgeSeconds == nil {
+			v.DataAgeSeconds = c.Verdict.DataAgeSeconds
+		}
 		if c.Verdict.Level == "up" {
-			v.Up++
+			up++
 			continue
 		}
 		trouble = append(trouble, c)
 		if rank(c.Verdict.Level) < rank(v.Level) {
-			v.Level = c.Verdict.Level
+			v.Level, v.Emoji = c.Verdict.Level, c.Verdict.Emoji
 		}
 	}
 	if len(trouble) == 0 {
@@ -82,7 +94,7 @@ func stackVerdict(checks []snapshot.CheckDoc) snapshot.StackVerdict {
 	for _, c := range trouble {
 		parts = append(parts, c.Verdict.Headline)
 	}
-	parts = append(parts, fmt.Sprintf("%d of %d up", v.Up, len(checks)))
+	parts = append(parts, fmt.Sprintf("%d of %d up", up, len(checks)))
 	v.Headline = strings.Join(parts, "; ")
 	return v
 }

@@ -42,20 +42,20 @@ func TestSplitStack(t *testing.T) {
 
 func TestStackVerdict(t *testing.T) {
 	doc := func(name, level string) snapshot.CheckDoc {
-		return snapshot.CheckDoc{Verdict: snapshot.Verdict{Level: level, Headline: name + " " + level}}
+		return snapshot.CheckDoc{Verdict: snapshot.Verdict{Level: level, Emoji: level + "!", Headline: name + " " + level}}
 	}
 	for _, tc := range []struct {
-		checks []snapshot.CheckDoc
-		want   snapshot.StackVerdict
+		checks                 []snapshot.CheckDoc
+		level, emoji, headline string
 	}{
-		{[]snapshot.CheckDoc{doc("A", "up"), doc("B", "up")}, snapshot.StackVerdict{Level: "up", Headline: "All 2 services are up", Services: 2, Up: 2}},
-		{[]snapshot.CheckDoc{doc("A", "unknown"), doc("B", "up"), doc("C", "degraded")},
-			snapshot.StackVerdict{Level: "degraded", Headline: "C degraded; A unknown; 1 of 3 up", Services: 3, Up: 1}},
+		{[]snapshot.CheckDoc{doc("A", "up"), doc("B", "up")}, "up", "✅", "All 2 services are up"},
+		{[]snapshot.CheckDoc{doc("A", "unknown"), doc("B", "up"), doc("C", "degraded")}, "degraded", "degraded!", "C degraded; A unknown; 1 of 3 up"},
 		{[]snapshot.CheckDoc{doc("A", "untracked"), doc("B", "stale"), doc("C", "down"), doc("D", "maintenance")},
-			snapshot.StackVerdict{Level: "down", Headline: "C down; D maintenance; B stale; A untracked; 0 of 4 up", Services: 4}},
+			"down", "down!", "C down; D maintenance; B stale; A untracked; 0 of 4 up"},
 	} {
-		if got := stackVerdict(tc.checks); got != tc.want {
-			t.Errorf("%+v, want %+v", got, tc.want)
+		got := stackVerdict(tc.checks)
+		if got.Level != tc.level || got.Emoji != tc.emoji || got.Headline != tc.headline || got.Evidence == nil || got.Alternatives == nil {
+			t.Errorf("%+v, want level %s, emoji %s, %q, empty lists", got, tc.level, tc.emoji, tc.headline)
 		}
 	}
 }

@@ -51,7 +51,7 @@ func TestStatusline(t *testing.T) {
 }
 
 // TestCheckStack: q=a,b,c checks each service in the order asked and sums
-// them up; a single service keeps the single answer's shape; more than ten
+// them up in the single answer's shape; a single service has no checks; more than ten
 // services, an empty name or a caller's error with a stack is a 400.
 func TestCheckStack(t *testing.T) {
 	ts := newTestServer(t, 0)
@@ -67,21 +67,26 @@ func TestCheckStack(t *testing.T) {
 	for _, c := range doc.Checks {
 		slugs = append(slugs, c.Service.Slug)
 	}
-	want := snapshot.StackVerdict{Level: "down", Services: 3, Up: 1,
-		Headline: "Cohere is down (major outage); OpenAI is up but degraded; 1 of 3 up"}
-	if doc.Stack != want || strings.Join(slugs, ",") != "openai,cohere,anthropic" || doc.Query != "openai,cohere,anthropic" {
-		t.Errorf("stack %+v of %v, want %+v of openai,cohere,anthropic", doc.Stack, slugs, want)
+	want := snapshot.Verdict{Level: "down", Emoji: "🔴", Headline: "Cohere is down (major outage); OpenAI is up but degraded; 1 of 3 up"}
+	if v := doc.Verdict; v.Level != want.Level || v.Emoji != want.Emoji || v.Headline != want.Headline || v.Action != "" ||
+		strings.Join(slugs, ",") != "openai,cohere,anthropic" || doc.Query != "openai,cohere,anthropic" ||
+		!doc.Tracked || doc.Service != nil || doc.Status != nil {
+		t.Errorf("stack %+v of %v, want %+v of openai,cohere,anthropic, tracked, no service", doc, slugs, want)
 	}
 
 	resp = ts.do(t, http.MethodGet, snapshot.PathCheck+"?q=groq,anthropic", nil)
-	if err := json.Unmarshal(body(t, resp), &doc); err != nil || doc.Stack.Level != "up" || doc.Stack.Headline != "All 2 services are up" {
-		t.Errorf("all up: %+v %v", doc.Stack, err)
+	if err := json.Unmarshal(body(t, resp), &doc); err != nil || doc.Verdict.Level != "up" || doc.Verdict.Headline != "All 2 services are up" {
+		t.Errorf("all up: %+v %v", doc.Verdict, err)
+	}
+	resp = ts.do(t, http.MethodGet, snapshot.PathCheck+"?q=groq,example.com", nil)
+	if err := json.Unmarshal(body(t, resp), &doc); err != nil || doc.Tracked || doc.Verdict.Level != "untracked" {
+		t.Errorf("one untracked: tracked %v, %+v %v", doc.Tracked, doc.Verdict, err)
 	}
 
 	// One service: the single answer, unchanged.
 	resp = ts.do(t, http.MethodGet, snapshot.PathCheck+"?q=openai", nil)
 	var single map[string]any
-	if err := json.Unmarshal(body(t, resp), &single); err != nil || single["verdict"] == nil || single["stack"] != nil {
+	if err := json.Unmarshal(body(t, resp), &single); err != nil || single["verdict"] == nil || single["checks"] != nil || single["service"] == nil {
 		t.Errorf("single: %v %v", single, err)
 	}
 
