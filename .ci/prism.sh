@@ -123,6 +123,7 @@ check 400 '/statusline?q=example.org'
 check 200 /openapi.json
 check 200 /export
 check 200 /sources
+check 200 /reliability
 check 200 '/export?format=csv'
 check 200 /changes
 check 200 '/changes?since=0&limit=5'

@@ -53,6 +53,12 @@ type View interface {
 	// BuildProbe is our probe of the service in the latest build, and when
 	// it was made; false when the snapshot has none.
 	BuildProbe(slug string) (Live, bool)
+	// Measured is what our completions measured of the service's models
+	// in the latest build; empty when none was measured.
+	Measured(slug string) []snapshot.MeasuredModel
+	// Reliability is what the service's retained history predicts
+	// (snapshot.Reliability); false when the snapshot has none.
+	Reliability(slug string) (snapshot.Reliability, bool)
 }
 
 // Request is one question to the engine: what the caller asks about, and
@@ -70,6 +76,10 @@ type Request struct {
 	Code string
 	// RetryAfter is the Retry-After the caller got, in seconds; nil for none.
 	RetryAfter *int
+	// Client is the caller's voice in the crowd (the rate limit's key: an
+	// IPv4 address or an IPv6 /64); "" when the caller is not counted (the
+	// local CLI, an unknown address). Only a request with Error counts.
+	Client string
 }
 
 // MaxRetryAfter bounds the retryAfter parameter: a day.
@@ -135,6 +145,15 @@ type Engine struct {
 	// probeURLs are the catalog's probe URLs in catalog order, from which
 	// the egress check picks other providers' hosts.
 	probeURLs []string
+	// crowd counts callers' reports (crowd.go); nil counts none.
+	crowd Crowd
+}
+
+// CountReports makes the engine count every request with an error and a
+// client as a report in crowd, and cite the count. It returns e.
+func (e *Engine) CountReports(crowd Crowd) *Engine {
+	e.crowd = crowd
+	return e
 }
 
 // New returns an engine for a catalog. The catalog is the only source of
@@ -276,15 +295,22 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 		f.ownNetwork = e.vantage
 		f.ownNetworkDown = true
 	}
+	if e.crowd != nil && req.Error != "" && req.Client != "" {
+		if rc, ok := e.crowd.Report(svc.Slug, req.Client, now); ok {
+			f.reports = &rc
+		}
+	}
 	alts := alternatives(view, svc)
 	a := decide(situation{Error: class, Health: health(doc.Verdict.Level), Probe: f.probe(),
-		Incident: f.officialIncident(), AltUp: anyUp(alts), RetryAfter: req.RetryAfter})
+		Incident: f.officialIncident(), AltUp: anyUp(alts), RetryAfter: req.RetryAfter,
+		Surge: f.reports != nil && f.reports.State() == ReportsSurge})
 	v := &doc.Verdict
 	v.Action, v.Blame, v.Confidence, v.Reason = a.Action, a.Blame, a.Confidence, a.Reason
 	if a.RetryAfter > 0 {
 		v.RetryAfterSeconds = &a.RetryAfter
 	}
 	v.Evidence, v.Alternatives = f.evidence(), alts
+	v.ExpectedResolution = expectedResolution(view, svc.Slug, f.open)
 	return doc, nil
 }
 
@@ -312,6 +338,8 @@ func verdictDetail(name string, sum snapshot.ServiceSummary) string {
 		return page + "; our probe only shows whether its API host answers, which cannot show that the API works."
 	case sum.Basis == snapshot.BasisProbe:
 		return page + "; the status is our own probes'."
+	case sum.Basis == snapshot.BasisMeasured:
+		return page + "; the status is our own streamed completions of its models'."
 	case sum.Basis == snapshot.BasisNone:
 		return page + ", and our probe gave nothing to go on either."
 	}

@@ -83,6 +83,10 @@ type Server struct {
 	shared  *limits.Redis // nil without Options.Redis
 	// checker answers /check.
 	checker *check.Engine
+	// crowd counts /check's reports (the checker's too); reports caches
+	// service documents with its count.
+	crowd   check.Crowd
+	reports withReports
 	handler http.Handler
 	// api is the router without rate limiting or access log, for the MCP
 	// tools' in-process requests (see APIHandler).
@@ -163,7 +167,13 @@ func New(opts Options) *Server {
 	if s.shared != nil {
 		shared = s.shared.ProbeCache(opts.ProbeTimeout)
 	}
-	s.checker = check.New(opts.Catalog, check.NewCache(opts.Client, opts.ProbeTimeout, opts.Now, shared), opts.Now, check.FromServer)
+	local := check.NewMemoryCrowd(opts.Now())
+	s.crowd = local
+	if s.shared != nil {
+		s.crowd = s.shared.Crowd(local)
+	}
+	s.checker = check.New(opts.Catalog, check.NewCache(opts.Client, opts.ProbeTimeout, opts.Now, shared), opts.Now, check.FromServer).
+		CountReports(s.crowd)
 	if opts.RateLimit > 0 {
 		local := limits.NewRateLimiter(opts.RateLimit, time.Minute, opts.MaxClients, opts.Now)
 		s.limiter = local

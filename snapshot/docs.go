@@ -175,6 +175,8 @@ type ServiceDoc struct {
 	Uptime      Uptime     `json:"uptime"`
 	// UptimeCoverage says how much of each uptime window has data.
 	UptimeCoverage Coverage `json:"uptimeCoverage"`
+	// UptimeCoverageSources says where it came from (timeline.go).
+	UptimeCoverageSources CoverageBreakdown `json:"uptimeCoverageSources"`
 	// DataSince is the time of the first check we hold of the service; nil
 	// when there is none.
 	DataSince *time.Time `json:"dataSince"`
@@ -184,9 +186,21 @@ type ServiceDoc struct {
 	// read, each marked in or out of the service's scope; empty for feeds
 	// without components.
 	Components []Component `json:"components"`
-	Sources    Sources     `json:"sources"`
-	Timestamp  time.Time   `json:"timestamp"`
-	License    string      `json:"license"`
+	// ProbeLatency is our probe's latency p50/p95 over 24 h and 7 d.
+	ProbeLatency ProbeLatency `json:"probeLatency"`
+	// Measured are our own completions' figures per model; empty unless
+	// the operator set the service's key (snapshot.CompletionProbe).
+	Measured  []MeasuredModel `json:"measured"`
+	Sources   Sources         `json:"sources"`
+	Timestamp time.Time       `json:"timestamp"`
+	License   string          `json:"license"`
+
+	// Reliability is what the retained history says about the service's
+	// incidents (predict.go).
+	Reliability Reliability `json:"reliability"`
+	// Reports is the crowd's live count, which only the thin server adds
+	// (serve); a built service file never has it.
+	Reports *Reports `json:"reports,omitempty"`
 }
 
 // Component is one component of an official status page.
@@ -212,8 +226,11 @@ type Sources struct {
 
 // Disagreement is our measurement overruling the official page.
 type Disagreement struct {
-	// Since is when our probes started failing.
+	// Since is when our probes (or completions) started failing.
 	Since time.Time `json:"since"`
+	// By is what overrules the page: "probe" (our probe of the API host)
+	// or "measured" (our completions).
+	By string `json:"by"`
 	// Official is what the status page declares; Measured what we report.
 	Official Status `json:"official"`
 	Measured Status `json:"measured"`
@@ -297,6 +314,10 @@ type ProbeSource struct {
 	LatencyMs  *float64 `json:"latencyMs"`
 	HTTPStatus int      `json:"httpStatus,omitempty"`
 	Error      string   `json:"error,omitempty"`
+	// Attempts counts the probes of this cycle when a failed one was
+	// re-probed to confirm it (the last one's result is shown); omitted
+	// for a single probe.
+	Attempts int `json:"attempts,omitempty"`
 }
 
 // Probe states.
@@ -335,6 +356,24 @@ type ExportRow struct {
 	Domain      string `csv:"domain"`
 	Status      Status `csv:"status"`
 	LastChecked string `csv:"lastChecked"`
+}
+
+// Reports is the crowd's live count for a service, the "reports" member the
+// thin server adds to a service document: how many distinct clients (an
+// IPv4 address or an IPv6 /64 each) reported an error for it through /check
+// in the current 5-minute window, against the usual count at that hour.
+// It never sets a status. A static host cannot count, so its service files
+// have no such member.
+type Reports struct {
+	WindowStart time.Time `json:"windowStart"`
+	WindowEnd   time.Time `json:"windowEnd"`
+	Count       int       `json:"count"`
+	// Baseline is the mean count per window at this hour on the previous
+	// days (at most 7) the counter has run; null until it has run a day.
+	Baseline *float64 `json:"baseline"`
+	// State is "surge" (at least 10 voices and 3 times the baseline) or
+	// "normal".
+	State string `json:"state"`
 }
 
 // Window tells which part of the retained incidents a server response covers.
@@ -399,6 +438,10 @@ type Verdict struct {
 	Detail string `json:"detail,omitempty"`
 	// Suggestions are the closest tracked names, for an untracked query.
 	Suggestions []string `json:"suggestions,omitempty"`
+	// ExpectedResolution is, while an official incident is open, how long
+	// the service's incidents of its severity lasted (predict.go); absent
+	// below MinBasis of them.
+	ExpectedResolution *ExpectedResolution `json:"expectedResolution,omitempty"`
 
 	// Action, Blame, Confidence and Reason are what to do about it, from
 	// the first matching rule of /check's one rule table; absent for an
@@ -459,6 +502,14 @@ type Evidence struct {
 	Says   string `json:"says"`
 	// AgeSeconds is how long ago the fact was observed.
 	AgeSeconds int `json:"ageSeconds"`
+	// The crowd's figures, on EvidenceReports only: the window's State
+	// ("normal" or "surge"), when it was counted (ObservedAt), its Count of
+	// distinct clients and the usual count at that hour (Baseline, absent
+	// until counting has run a whole day).
+	State      string     `json:"state,omitempty"`
+	ObservedAt *time.Time `json:"observedAt,omitempty"`
+	Count      *int       `json:"count,omitempty"`
+	Baseline   *float64   `json:"baseline,omitempty"`
 }
 
 // Evidence sources.
@@ -466,13 +517,18 @@ const (
 	EvidenceOfficial = "official"
 	EvidenceProbe    = "probe"
 	EvidenceHistory  = "history"
+	// EvidenceMeasured is our own completions of the service's models.
+	EvidenceMeasured = "measured"
 	// EvidenceCaller is what the caller told us: the provider's error code
 	// and what its documentation says it means.
 	EvidenceCaller = "caller"
+	// EvidenceReports is the crowd: how many distinct clients reported an
+	// error for the service through /check in the current 5 minutes.
+	EvidenceReports = "reports"
 )
 
 // EvidenceSources lists the values of Evidence.Source.
-var EvidenceSources = []string{EvidenceOfficial, EvidenceProbe, EvidenceHistory, EvidenceCaller}
+var EvidenceSources = []string{EvidenceOfficial, EvidenceProbe, EvidenceMeasured, EvidenceHistory, EvidenceCaller, EvidenceReports}
 
 // CheckAlternative is a tracked service that can stand in for the checked
 // one, with its current status.
@@ -514,6 +570,8 @@ type ServiceSources struct {
 	Feed         FeedSource    `json:"feed"`
 	Probe        ProbeSource   `json:"probe"`
 	Disagreement *Disagreement `json:"disagreement"`
+	// Measured is as in ServiceDoc: our completions per model.
+	Measured []MeasuredModel `json:"measured"`
 }
 
 // Documents are the API documents of one snapshot before they are encoded:
@@ -526,4 +584,6 @@ type Documents struct {
 	Services  []ServiceDoc
 	Incidents IncidentList
 	Sources   SourcesDoc
+
+	Reliability ReliabilityDoc
 }
