@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"strings"
 	"time"
 
 	sitepages "github.com/aistatus/aistatus/build/site"
@@ -86,10 +88,11 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 		if t := sh.DataSince(); !t.IsZero() {
 			dataSince = &t
 		}
+		uptime, coverage := h.Windows(svc.Slug, now)
 		docs.Services = append(docs.Services, snapshot.ServiceDoc{
 			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
 			URL: svc.URL, StatusPage: svc.StatusPage, Status: st.Status, Basis: st.Basis, LastChecked: checked,
-			LatencyMs: st.Sources.Probe.LatencyMs, Uptime: sh.Uptime(now), UptimeCoverage: sh.Coverage(now),
+			LatencyMs: st.Sources.Probe.LatencyMs, Uptime: uptime, UptimeCoverage: coverage,
 			DataSince: dataSince, Incidents: incidents, Components: components,
 			Measured: measured, ProbeLatency: sh.ProbeLatency(now),
 			Sources: st.Sources, Timestamp: now, License: snapshot.License,
@@ -120,6 +123,20 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 		if err := put(snapshot.ServiceFile(doc.Slug), doc); err != nil {
 			return nil, err
 		}
+		if err := put(snapshot.ServiceHistoryFile(doc.Slug), snapshot.NewHistoryDoc(h, doc.Slug, site.BaseURL, now)); err != nil {
+			return nil, err
+		}
+	}
+	datasets, index, err := snapshot.DatasetFiles(h, now, site.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(files, datasets)
+	var immutable []string
+	for _, f := range index.Files {
+		if f.Closed {
+			immutable = append(immutable, strings.TrimPrefix(f.Path, "/"))
+		}
 	}
 	for name, v := range map[string]any{
 		snapshot.FileStatus:    docs.Status,
@@ -134,11 +151,10 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 			return nil, err
 		}
 	}
-	var err error
 	if files[snapshot.FileExport], err = exportCSV(docs.Status); err != nil {
 		return nil, fmt.Errorf("render %s: %w", snapshot.FileExport, err)
 	}
-	files[FileHeaders], files[FileRedirects] = hostingRules(site.APIOrigin)
+	files[FileHeaders], files[FileRedirects] = hostingRules(site.APIOrigin, immutable)
 	if files[snapshot.FileOpenAPI], err = OpenAPI(site.BaseURL); err != nil {
 		return nil, fmt.Errorf("render %s: %w", snapshot.FileOpenAPI, err)
 	}

@@ -38,8 +38,11 @@ type reportsRep struct {
 }
 
 // serviceWithReports is rep (slug's service file) with the crowd's count at
-// now; rep itself when the crowd cannot count.
+// now; rep itself when there is no crowd (Options.NoCrowd) or it cannot count.
 func (s *Server) serviceWithReports(slug string, rep *representation, now time.Time) *representation {
+	if s.crowd == nil {
+		return rep
+	}
 	rc, ok := s.crowd.Count(slug, now)
 	if !ok {
 		return rep

@@ -189,3 +189,20 @@ func TestCrowdAcrossReplicas(t *testing.T) {
 		t.Fatalf("the crowd wrote %d keys to Redis: %v", crowdKeys, keys)
 	}
 }
+
+// TestNoCrowd: a server for one caller on its own machine (aistatus mcp
+// --dir) counts nothing and says nothing of a crowd.
+func TestNoCrowd(t *testing.T) {
+	ts := newTestServer(t, 0)
+	ts.opts.NoCrowd = true
+	ts.Server = New(ts.opts)
+	if ok, err := ts.Store().Reload(); !ok || err != nil {
+		t.Fatalf("reload: %v %v", ok, err)
+	}
+	if ev := reportFrom(t, ts, "192.0.2.7:4000", "anthropic", "529"); ev != nil {
+		t.Fatalf("reports evidence without a crowd: %+v", ev)
+	}
+	if r := serviceReports(t, ts, "anthropic"); r != nil {
+		t.Fatalf("reports without a crowd: %+v", r)
+	}
+}

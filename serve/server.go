@@ -73,6 +73,10 @@ type Options struct {
 	// Redis, when set, holds the state replicas share: the rate limit and
 	// /check's probe cache (see shared.go). Nil keeps both local.
 	Redis redis.UniversalClient
+	// NoCrowd is for a server with one caller on its own machine (aistatus
+	// mcp --dir): there is no crowd of callers to count, so /check counts
+	// no reports and service documents carry no "reports".
+	NoCrowd bool
 }
 
 // Server is the thin HTTP server.
@@ -167,13 +171,15 @@ func New(opts Options) *Server {
 	if s.shared != nil {
 		shared = s.shared.ProbeCache(opts.ProbeTimeout)
 	}
-	local := check.NewMemoryCrowd(opts.Now())
-	s.crowd = local
-	if s.shared != nil {
-		s.crowd = s.shared.Crowd(local)
+	s.checker = check.New(opts.Catalog, check.NewCache(opts.Client, opts.ProbeTimeout, opts.Now, shared), opts.Now, check.FromServer)
+	if !opts.NoCrowd {
+		local := check.NewMemoryCrowd(opts.Now())
+		s.crowd = local
+		if s.shared != nil {
+			s.crowd = s.shared.Crowd(local)
+		}
+		s.checker.CountReports(s.crowd)
 	}
-	s.checker = check.New(opts.Catalog, check.NewCache(opts.Client, opts.ProbeTimeout, opts.Now, shared), opts.Now, check.FromServer).
-		CountReports(s.crowd)
 	if opts.RateLimit > 0 {
 		local := limits.NewRateLimiter(opts.RateLimit, time.Minute, opts.MaxClients, opts.Now)
 		s.limiter = local
@@ -182,16 +188,17 @@ func New(opts Options) *Server {
 		}
 	}
 	api := map[string]http.Handler{
-		snapshot.PathStatus:     http.HandlerFunc(s.handleStatus),
-		snapshot.PathService:    http.HandlerFunc(s.handleService),
-		snapshot.PathChanges:    http.HandlerFunc(s.handleChanges),
-		snapshot.PathEvents:     http.HandlerFunc(s.handleEvents),
-		snapshot.PathIncidents:  http.HandlerFunc(s.handleIncidents),
-		snapshot.PathCheck:      http.HandlerFunc(s.handleCheck),
-		snapshot.PathStatusline: http.HandlerFunc(s.handleStatusline),
-		snapshot.PathExport:     http.HandlerFunc(s.handleExport),
-		snapshot.PathHealthz:    http.HandlerFunc(s.handleHealthz),
-		snapshot.PathReadyz:     http.HandlerFunc(s.handleReadyz),
+		snapshot.PathStatus:         http.HandlerFunc(s.handleStatus),
+		snapshot.PathService:        http.HandlerFunc(s.handleService),
+		snapshot.PathServiceHistory: http.HandlerFunc(s.handleServiceHistory),
+		snapshot.PathChanges:        http.HandlerFunc(s.handleChanges),
+		snapshot.PathEvents:         http.HandlerFunc(s.handleEvents),
+		snapshot.PathIncidents:      http.HandlerFunc(s.handleIncidents),
+		snapshot.PathCheck:          http.HandlerFunc(s.handleCheck),
+		snapshot.PathStatusline:     http.HandlerFunc(s.handleStatusline),
+		snapshot.PathExport:         http.HandlerFunc(s.handleExport),
+		snapshot.PathHealthz:        http.HandlerFunc(s.handleHealthz),
+		snapshot.PathReadyz:         http.HandlerFunc(s.handleReadyz),
 	}
 	s.api = s.recoverer(s.common(s.router(api, false)))
 	public := maps.Clone(api)

@@ -62,10 +62,11 @@ func (m *model) incidentsFeed() ([]byte, error) {
 		all[:min(len(all), FeedEntriesMax)])
 }
 
-// serviceFeed is the Atom feed of one service's incidents.
+// serviceFeed is the Atom feed of one service's incidents, the newest
+// FeedEntriesMax (a service document lists them newest first).
 func (m *model) serviceFeed(svc *service) ([]byte, error) {
 	return m.feed(ServiceFeed(svc.Slug), "tag:aistatus,2026:service/"+svc.Slug, "aistatus: "+svc.Name+" incidents",
-		m.base+"/services/"+svc.Slug, svc.Incidents)
+		m.base+"/services/"+svc.Slug, svc.Incidents[:min(len(svc.Incidents), FeedEntriesMax)])
 }
 
 // feed renders incidents as an Atom feed published at path. Its updated
