@@ -105,6 +105,12 @@ check 404 /models/anthropic/not-a-model
 check 200 '/check?q=claude-sonnet-4.5&error=529'
 check 200 '/check?q=bedrock&model=claude-sonnet-4.5'
 check 400 '/check?q=anthropic&model=not-a-model'
+check 200 '/check?q=openai,cohere,mistral'
+check 400 '/check?q=openai,,cohere'
+check 400 '/check?q=openai,cohere&error=529'
+check 200 '/statusline'
+check 200 '/statusline?q=openai,anthropic'
+check 400 '/statusline?q=example.org'
 check 200 /openapi.json
 check 200 /export
 check 200 /sources
