@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -33,6 +34,9 @@ type Observation struct {
 	// Components are the page's components, marked in or out of scope.
 	Components []snapshot.Component
 	Probe      snapshot.ProbeSource
+	// Surfaces are the service's other surfaces as the page declared them
+	// this cycle, in catalog order; nil without a page to read.
+	Surfaces []feed.SurfaceResult
 }
 
 // declared is the status the official feed declared this cycle, if it was
@@ -52,6 +56,11 @@ type ServiceState struct {
 	Basis      snapshot.Basis
 	Sources    snapshot.Sources
 	Components []snapshot.Component
+	// Surfaces are the service's other surfaces this cycle (see
+	// Observation.Surfaces): the page's word alone, never held.
+	Surfaces []feed.SurfaceResult
+	// CheckedAt is when this cycle read the page.
+	CheckedAt time.Time
 }
 
 // Assemble applies one cycle's observations to the history and returns each
@@ -127,6 +136,8 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 			Basis:      basis,
 			Sources:    snapshot.Sources{Feed: o.Feed, Probe: o.Probe, Disagreement: disagreement},
 			Components: o.Components,
+			Surfaces:   o.Surfaces,
+			CheckedAt:  now,
 		}
 	}
 	snapshot.SortIncidents(h.Incidents)

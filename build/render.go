@@ -60,12 +60,6 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 			t := sh.LastChecked.UTC()
 			checked = &t
 		}
-		docs.Status.Services = append(docs.Status.Services, snapshot.ServiceSummary{
-			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
-			Status: st.Status, Basis: st.Basis, LastChecked: checked, URL: svc.URL, StatusPage: svc.StatusPage,
-			LatencyMs: st.Sources.Probe.LatencyMs, Feed: cmp.Or(st.Sources.Feed.State, snapshot.FeedNone),
-			Disagreement: st.Sources.Disagreement,
-		})
 		docs.Sources.Services = append(docs.Sources.Services, snapshot.ServiceSources{
 			Slug: svc.Slug, Name: svc.Name, StatusPage: svc.StatusPage, Status: st.Status, Basis: st.Basis,
 			Feed: st.Sources.Feed, Probe: st.Sources.Probe, Disagreement: st.Sources.Disagreement,
@@ -78,6 +72,14 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 		if components == nil {
 			components = []snapshot.Component{}
 		}
+		uptime := sh.Uptime(now)
+		surfaces := surfaceDocs(svc, st, uptime, incidents)
+		docs.Status.Services = append(docs.Status.Services, snapshot.ServiceSummary{
+			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
+			Status: st.Status, Basis: st.Basis, LastChecked: checked, URL: svc.URL, StatusPage: svc.StatusPage,
+			LatencyMs: st.Sources.Probe.LatencyMs, Feed: cmp.Or(st.Sources.Feed.State, snapshot.FeedNone),
+			Disagreement: st.Sources.Disagreement, Surfaces: surfaceSummaries(surfaces),
+		})
 		var dataSince *time.Time
 		if t := sh.DataSince(); !t.IsZero() {
 			dataSince = &t
@@ -85,8 +87,8 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 		docs.Services = append(docs.Services, snapshot.ServiceDoc{
 			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
 			URL: svc.URL, StatusPage: svc.StatusPage, Status: st.Status, Basis: st.Basis, LastChecked: checked,
-			LatencyMs: st.Sources.Probe.LatencyMs, Uptime: sh.Uptime(now), UptimeCoverage: sh.Coverage(now),
-			DataSince: dataSince, Incidents: incidents, Components: components,
+			LatencyMs: st.Sources.Probe.LatencyMs, Uptime: uptime, UptimeCoverage: sh.Coverage(now),
+			DataSince: dataSince, Incidents: incidents, Components: components, Surfaces: surfaces,
 			Sources: st.Sources, Timestamp: now, License: snapshot.License,
 		})
 	}

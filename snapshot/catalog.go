@@ -42,6 +42,11 @@ type Service struct {
 	// codes of this service's API (OpenAI-compatible APIs share OpenAI's);
 	// empty when we have none: the HTTP status alone then decides.
 	ErrorCodes string `json:"errorCodes,omitempty"`
+	// Surfaces are the parts of the service other than its API that its
+	// status page lists (the consumer app, a coding agent, the console),
+	// each with its own scope, aliases and domains; the API surface is
+	// Feed.Scope and the service's own aliases and domains.
+	Surfaces []Surface `json:"surfaces,omitempty"`
 }
 
 // Alternative is a service to fail over to, and why it can stand in: the
@@ -299,6 +304,9 @@ func (c Catalog) Validate() error {
 		}
 		for _, e := range s.Feed.Scope.problems() {
 			bad("feed.scope: %s", e)
+		}
+		for _, e := range s.surfaceProblems() {
+			bad("%s", e)
 		}
 		for _, f := range []struct {
 			name, url string

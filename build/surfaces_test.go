@@ -1,0 +1,76 @@
+package build
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// TestSurfaceDocs: the API surface is the service itself; another surface
+// has the page's word when the page was read for it, and is unknown with
+// basis none (and a source saying why) when it was not: never the API's
+// status borrowed, never a word held from an earlier cycle.
+func TestSurfaceDocs(t *testing.T) {
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := cat.Lookup("anthropic")
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	up := 99.5
+	uptime := snapshot.Uptime{H24: &up}
+	open := snapshot.Incident{ID: "anthropic-a", Service: "anthropic", Headline: "claude.ai down", StartedAt: now.Add(-time.Hour)}
+	ended := now.Add(-time.Minute)
+	closed := snapshot.Incident{ID: "anthropic-b", Service: "anthropic", Headline: "Claude Code slow", StartedAt: now.Add(-2 * time.Hour), EndedAt: &ended}
+	st := ServiceState{
+		Status: snapshot.Operational, Basis: snapshot.BasisOfficial, CheckedAt: now,
+		Sources: snapshot.Sources{Feed: snapshot.FeedSource{State: snapshot.FeedOK}},
+		Components: []snapshot.Component{
+			{ID: "rwppv331jlwc", Name: "claude.ai", Status: snapshot.MajorOutage},
+			{ID: "k8w3r06qmzrp", Name: "Claude API (api.anthropic.com)", Status: snapshot.Operational, InScope: true},
+		},
+		Surfaces: []feed.SurfaceResult{
+			{ID: snapshot.SurfaceApp, Status: snapshot.MajorOutage, Incidents: []snapshot.Incident{open},
+				Components: []snapshot.Component{{ID: "rwppv331jlwc", Name: "claude.ai", Status: snapshot.MajorOutage, InScope: true}}},
+			{ID: snapshot.SurfaceAgent, Status: snapshot.Unknown, Err: &feed.Error{Kind: snapshot.FailureScope, Err: errTest("nothing in scope")}},
+			// The console has no result: unknown too.
+		},
+	}
+	docs := surfaceDocs(svc, st, uptime, []snapshot.Incident{closed})
+	type row struct {
+		id     snapshot.SurfaceID
+		status snapshot.Status
+		basis  snapshot.Basis
+		comps  int
+		incs   int
+		uptime bool
+		source string
+	}
+	want := []row{
+		{"api", snapshot.Operational, snapshot.BasisOfficial, 1, 1, true, "API's scope"},
+		{"app", snapshot.MajorOutage, snapshot.BasisOfficial, 1, 1, false, "as read at 2026-11-01T12:00:00Z"},
+		{"agent", snapshot.Unknown, snapshot.BasisNone, 0, 0, false, "scope_matched_nothing: nothing in scope"},
+		{"console", snapshot.Unknown, snapshot.BasisNone, 0, 0, false, "no word on this surface"},
+	}
+	if len(docs) != len(want) {
+		t.Fatalf("%d surfaces, want %d", len(docs), len(want))
+	}
+	for i, d := range docs {
+		w := want[i]
+		if d.ID != w.id || d.Status != w.status || d.Basis != w.basis || len(d.Components) != w.comps || len(d.Incidents) != w.incs ||
+			(d.Uptime != nil) != w.uptime || !strings.Contains(d.Source, w.source) || d.Components == nil || d.Incidents == nil {
+			t.Errorf("surface %d: %+v, want %+v", i, d, w)
+		}
+	}
+	sums := surfaceSummaries(docs)
+	if len(sums[0].OpenIncidents) != 0 || len(sums[1].OpenIncidents) != 1 || sums[1].OpenIncidents[0].ID != "anthropic-a" || sums[2].OpenIncidents == nil {
+		t.Errorf("open incidents: %+v", sums)
+	}
+}
+
+type errTest string
+
+func (e errTest) Error() string { return string(e) }
