@@ -221,7 +221,7 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 		doc.Code = &req.Code
 	}
 	doc.RetryAfter = req.RetryAfter
-	svc, ok := e.matcher.Match(req.Query)
+	svc, surfaceID, ok := e.matcher.MatchSurface(req.Query)
 	sum, inSnapshot := view.Summary(svc.Slug)
 	if !ok || !inSnapshot {
 		// No advice for a service we know nothing of: the action fields are
@@ -234,10 +234,15 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 			Evidence:     []snapshot.Evidence{},
 			Alternatives: []snapshot.CheckAlternative{},
 		}
+		doc.OtherSurfaces = []snapshot.CheckOtherSurface{}
 		return doc, nil
 	}
 	doc.Tracked = true
 	doc.Service = &snapshot.CheckService{Slug: svc.Slug, Name: svc.Name, Domain: svc.Domain}
+	subj := subject(svc, sum, surfaceID)
+	doc.Surface = &snapshot.CheckSurface{ID: subj.id, Name: svc.SurfaceName(subj.id)}
+	doc.OtherSurfaces = otherSurfaces(sum, subj.id)
+	sum = subj.sum
 	status := sum.Status
 	doc.Status = &status
 	if basis := sum.Basis; basis.Valid() {
@@ -247,7 +252,8 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 	}
 	var live *Live
 	oursDown := false
-	if svc.ProbeURL != "" && e.prober != nil {
+	// Our probe is of the API host: it says nothing of another surface.
+	if svc.ProbeURL != "" && e.prober != nil && subj.id == snapshot.SurfaceAPI {
 		r := fresher(e.prober.Probe(svc.ProbeURL), view, svc.Slug)
 		live = &r
 		if r.Probe.State == snapshot.ProbeOK {
@@ -259,11 +265,11 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 	}
 	age, stale := view.Age(now)
 	seconds := int(age.Seconds())
-	doc.Verdict = verdict(svc.Name, status, stale, age)
-	doc.Verdict.Detail = verdictDetail(svc.Name, sum)
+	doc.Verdict = verdict(subj.name, status, stale, age)
+	doc.Verdict.Detail = joinSentences(verdictDetail(svc.Name, sum), surfaceDetail(subj), othersSentence(doc.OtherSurfaces))
 	doc.Verdict.DataAgeSeconds = &seconds
 
-	f := gather(view, svc, sum, live, now, seconds)
+	f := gather(view, svc, subj, live, now, seconds)
 	if req.Code != "" {
 		status, _ := strconv.Atoi(req.Error) // 0 for timeout, connection or none
 		row, known := e.cat.ErrorCode(svc, req.Code, status)
@@ -276,7 +282,12 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 		f.ownNetwork = e.vantage
 		f.ownNetworkDown = true
 	}
-	alts := alternatives(view, svc)
+	// The catalog's alternatives stand in for the API (Claude on Bedrock):
+	// none stands in for claude.ai or Claude Code.
+	alts := []snapshot.CheckAlternative{}
+	if subj.id == snapshot.SurfaceAPI {
+		alts = alternatives(view, svc)
+	}
 	a := decide(situation{Error: class, Health: health(doc.Verdict.Level), Probe: f.probe(),
 		Incident: f.officialIncident(), AltUp: anyUp(alts), RetryAfter: req.RetryAfter})
 	v := &doc.Verdict

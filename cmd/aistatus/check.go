@@ -83,6 +83,9 @@ still says the service's status, not the advice.`,
 			if doc.LatencyMs != nil {
 				fmt.Fprintf(g.stdout, "   API answered in %.0f ms\n", *doc.LatencyMs)
 			}
+			for _, o := range doc.OtherSurfaces {
+				fmt.Fprintf(g.stdout, "   Also: %s (%s) is %s\n", o.Name, o.ID, o.Status)
+			}
 			if len(doc.Verdict.Suggestions) > 0 {
 				fmt.Fprintf(g.stdout, "   Did you mean %s?\n", snapshot.JoinList(doc.Verdict.Suggestions, " or "))
 			}

@@ -230,12 +230,13 @@ func TestTools(t *testing.T) {
 	}
 
 	var check mcpserver.CheckResult
-	text = call(t, cs, "check_service", map[string]any{"query": "claude.ai"}, &check)
+	text = call(t, cs, "check_service", map[string]any{"query": "api.anthropic.com"}, &check)
 	if !check.Tracked || check.Service == nil || check.Service.Slug != "anthropic" || check.Status == nil ||
-		*check.Status != snapshot.Operational || check.Verdict.Level != "up" || check.LatencyMs == nil {
-		t.Errorf("check_service claude.ai: %+v", check)
+		*check.Status != snapshot.Operational || check.Verdict.Level != "up" || check.LatencyMs == nil ||
+		check.Surface == nil || check.Surface.ID != snapshot.SurfaceAPI {
+		t.Errorf("check_service api.anthropic.com: %+v", check)
 	}
-	if !strings.Contains(text, "Anthropic is up") {
+	if !strings.Contains(text, "Anthropic API is up") {
 		t.Errorf("check_service summary: %s", text)
 	}
 	// error: the advice for what the caller just got. openai has an open
