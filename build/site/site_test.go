@@ -62,6 +62,11 @@ func TestRenderWritesEveryFile(t *testing.T) {
 		want = append(want, ServicePage(svc.Slug), ServiceFeed(svc.Slug),
 			BadgeFile(svc.Slug, "", "svg"), BadgeFile(svc.Slug, "", "json"),
 			BadgeFile(svc.Slug, "-uptime", "svg"), BadgeFile(svc.Slug, "-uptime", "json"))
+		for _, sf := range svc.Surfaces {
+			if sf.ID != snapshot.SurfaceAPI { // the API's badge is the service's
+				want = append(want, BadgeFile(svc.Slug, "-"+string(sf.ID), "svg"), BadgeFile(svc.Slug, "-"+string(sf.ID), "json"))
+			}
+		}
 	}
 	var got []string
 	for name, data := range files {
@@ -584,7 +589,10 @@ func TestAtomFeeds(t *testing.T) {
 
 	var all testFeed
 	xml.Unmarshal(files[FileFeed], &all)
-	if len(all.Entries) != 5 || all.Entries[0].ID != "tag:aistatus,2026:incident/anthropic-01JANTH" {
+	// The five incidents of the history, and claude.ai's (newest), which is
+	// a surface's, not the API's.
+	if len(all.Entries) != 6 || all.Entries[0].ID != "tag:aistatus,2026:incident/anthropic-01JAPP" ||
+		all.Entries[1].ID != "tag:aistatus,2026:incident/anthropic-01JANTH" {
 		t.Fatalf("incidents.atom: %d entries, first %+v", len(all.Entries), all.Entries[0])
 	}
 	var openai testFeed
@@ -749,6 +757,12 @@ func TestLLMSTxt(t *testing.T) {
 		disagree := ""
 		if svc.Sources.Disagreement != nil {
 			disagree = " — our probes disagree with its status page (operational)"
+		}
+		// Then each surface other than the API, with its own status.
+		for _, sf := range svc.Surfaces {
+			if sf.ID != snapshot.SurfaceAPI {
+				disagree += fmt.Sprintf("; %s (%s): %s", sf.Name, sf.ID, sf.Status)
+			}
 		}
 		line := fmt.Sprintf("- %s (%s): %s — 30d uptime %s%s\n", svc.Name, svc.Slug, svc.Status, monthText(svc), disagree)
 		if !strings.Contains(current, line) {

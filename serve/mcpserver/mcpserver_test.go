@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/serve/mcpserver"
 	"github.com/aistatus/aistatus/snapshot"
@@ -62,8 +63,14 @@ func newServer(t *testing.T, rateLimit int) *serve.Server {
 		states[svc.Slug] = build.ServiceState{Status: st, Sources: snapshot.Sources{
 			Feed:  snapshot.FeedSource{Format: svc.Feed.Format, State: snapshot.FeedOK, Status: st},
 			Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &latency, HTTPStatus: 401},
-		}}
+		}, CheckedAt: genTime}
 	}
+	// claude.ai is down while Anthropic's API is up.
+	anthropic := states["anthropic"]
+	anthropic.Surfaces = []feed.SurfaceResult{{ID: snapshot.SurfaceApp, Status: snapshot.MajorOutage,
+		Incidents: []snapshot.Incident{{ID: "anthropic-05", Service: "anthropic", Headline: "claude.ai unavailable", Severity: snapshot.Major,
+			StartedAt: genTime.Add(-10 * time.Minute), Status: "investigating", Source: snapshot.SourceOfficial, UpdatedAt: genTime}}}}
+	states["anthropic"] = anthropic
 	files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, genTime)
 	if err != nil {
 		t.Fatal(err)
@@ -210,7 +217,9 @@ func TestTools(t *testing.T) {
 		t.Errorf("get_service summary: %s", text)
 	}
 	// One incident is one, not "1 incidents".
-	if text = call(t, cs, "get_service", map[string]any{"slug": "anthropic"}, &svc); !strings.Contains(text, " 1 incident retained") {
+	if text = call(t, cs, "get_service", map[string]any{"slug": "anthropic"}, &svc); !strings.Contains(text, " 1 incident retained") ||
+		!strings.Contains(text, "other surfaces: claude.ai (app) is major_outage, 1 incident open; Claude Code (agent) is unknown, 0 incidents open") ||
+		len(svc.Surfaces) != 4 || svc.Surfaces[1].ID != snapshot.SurfaceApp || svc.Surfaces[1].Status != snapshot.MajorOutage {
 		t.Errorf("get_service anthropic summary: %s", text)
 	}
 
@@ -236,8 +245,15 @@ func TestTools(t *testing.T) {
 		check.Surface == nil || check.Surface.ID != snapshot.SurfaceAPI {
 		t.Errorf("check_service api.anthropic.com: %+v", check)
 	}
-	if !strings.Contains(text, "Anthropic API is up") {
+	if !strings.Contains(text, "Anthropic API is up") || !strings.Contains(text, "Also: claude.ai is down (major outage) per the official status page.") ||
+		len(check.OtherSurfaces) != 1 || check.OtherSurfaces[0].ID != snapshot.SurfaceApp {
 		t.Errorf("check_service summary: %s", text)
+	}
+	// claude.ai is the app surface: its status, no probe of the API host.
+	text = call(t, cs, "check_service", map[string]any{"query": "claude.ai"}, &check)
+	if check.Surface == nil || check.Surface.ID != snapshot.SurfaceApp || check.Verdict.Level != "down" || check.LatencyMs != nil ||
+		!strings.Contains(text, "claude.ai is down (major outage)") || len(check.Verdict.Alternatives) != 0 {
+		t.Errorf("check_service claude.ai: %s %+v", text, check)
 	}
 	// error: the advice for what the caller just got. openai has an open
 	// official incident and Azure OpenAI is up: fail over.
