@@ -59,6 +59,8 @@ func TestMatchSurface(t *testing.T) {
 		"chatgpt": "openai/app", "ChatGPT": "openai/app", "chatgpt.com": "openai/app", "https://chatgpt.com/c/1": "openai/app",
 		"sora": "openai/app", "codex": "openai/agent", "Codex CLI": "openai/agent",
 		"cohere": "cohere/api", "dashboard.cohere.com": "cohere/console",
+		"grok": "xai/api", "api.x.ai": "xai/api", "grok.com": "xai/app", "https://grok.com/chat": "xai/app",
+		"grok build": "xai/agent", "console.x.ai": "xai/console", "perplexity computer": "perplexity/agent",
 		// A service without surfaces: all of it is the API.
 		"groq": "groq/api", "api.groq.com": "groq/api",
 	} {

@@ -51,10 +51,13 @@ func TestRealSurfaces(t *testing.T) {
 		"Search", "GPTs", "Image Generation", "Connectors/Apps", "ChatGPT Atlas"}
 	codex := []string{"Codex in ChatGPT Desktop", "Codex API", "VS Code extension"}
 
+	xai := map[string]reply{"/feed.xml": {file: "real/rss-xai-20261007.xml"}}
 	for _, tt := range []struct {
 		name, slug string
 		routes     map[string]reply
 		want       map[snapshot.SurfaceID]surfaceWant
+		accept     string    // jsonAccept when ""
+		now        time.Time // the capture's evening when zero
 	}{
 		{"anthropic: the app and the agent down, the API up", "anthropic",
 			map[string]reply{spSummary: {body: appDown}, spIncidentsP: {body: incidentsJSON(t, appIncident)}},
@@ -62,14 +65,14 @@ func TestRealSurfaces(t *testing.T) {
 				"app":     {snapshot.MajorOutage, "", []string{"claude.ai"}, []string{"claude.ai and Claude Code unavailable"}},
 				"agent":   {snapshot.MajorOutage, "", []string{"Claude Code"}, []string{"claude.ai and Claude Code unavailable"}},
 				"console": {snapshot.Operational, "", []string{"Claude Console (platform.claude.com)"}, nil},
-			}},
+			}, "", time.Time{}},
 		{"anthropic: the real capture, one incident on every surface it links", "anthropic",
 			map[string]reply{spSummary: {file: "real/statuspage-anthropic-20260729.json"}, spIncidentsP: {body: incidentsJSON(t, real)}},
 			map[snapshot.SurfaceID]surfaceWant{
 				"app":     {snapshot.MajorOutage, "", []string{"claude.ai"}, []string{"Elevated errors across all models"}},
 				"agent":   {snapshot.MajorOutage, "", []string{"Claude Code"}, []string{"Elevated errors across all models"}},
 				"console": {snapshot.Operational, "", []string{"Claude Console (platform.claude.com)"}, nil},
-			}},
+			}, "", time.Time{}},
 		{"openai: ChatGPT and Codex by id and by title", "openai",
 			map[string]reply{spSummary: {body: consumerDown}, spComps: {body: consumerDown}, spIncidentsP: {body: openaiIncidents}},
 			map[snapshot.SurfaceID]surfaceWant{
@@ -78,7 +81,7 @@ func TestRealSurfaces(t *testing.T) {
 				// Codex's is a partial outage.
 				"app":   {snapshot.Degraded, "", chatgpt, []string{"Increased ChatGPT latency", "ChatGPT and Codex elevated errors"}},
 				"agent": {snapshot.PartialOutage, "", codex, []string{"Codex tasks failing", "ChatGPT and Codex elevated errors"}},
-			}},
+			}, "", time.Time{}},
 		{"cohere: the Playground down is the console's", "cohere",
 			map[string]reply{spSummary: {file: "real/incidentio-cohere-20260723.json"}, spIncidentsP: {body: incidentsJSON(t)}},
 			map[snapshot.SurfaceID]surfaceWant{
@@ -86,19 +89,34 @@ func TestRealSurfaces(t *testing.T) {
 				// The real incident "Dashboard Login Service Disruption",
 				// out of the API's scope, is the console's.
 				"console": {snapshot.PartialOutage, "", []string{"Playground"}, []string{"Dashboard Login Service Disruption"}},
-			}},
+			}, "", time.Time{}},
+		// xAI posts one event once per product under one guid: each surface
+		// keeps its own item of it, by the product tag in the title.
+		{"xai: September, one event on every product", "xai", xai,
+			map[snapshot.SurfaceID]surfaceWant{
+				"app":     {snapshot.Operational, "", nil, []string{"[Grok (Android)] Models outage"}},
+				"agent":   {snapshot.Operational, "", nil, []string{"[Grok (Build)] Models outage"}},
+				"console": {snapshot.Operational, "", nil, nil},
+			}, rssAcceptTypes, time.Date(2026, 9, 4, 0, 0, 0, 0, time.UTC)},
+		{"xai: October, grok.com's own item and an API item naming it", "xai", xai,
+			map[snapshot.SurfaceID]surfaceWant{
+				"app":     {snapshot.Operational, "", nil, []string{"[grok.com] grok.com", "[Global (api.x.ai)] Outages across API, Grok.com, and Grok Build"}},
+				"agent":   {snapshot.Operational, "", nil, []string{"[Global (api.x.ai)] Outages across API, Grok.com, and Grok Build"}},
+				"console": {snapshot.Operational, "", nil, nil},
+			}, rssAcceptTypes, time.Date(2026, 10, 7, 1, 0, 0, 0, time.UTC)},
 		{"a page that fails fails every surface, at the cost of one request", "anthropic",
 			map[string]reply{spSummary: {code: http.StatusServiceUnavailable, body: []byte("down")}},
 			map[snapshot.SurfaceID]surfaceWant{
 				"app":     {snapshot.Unknown, snapshot.FailureHTTP, nil, nil},
 				"agent":   {snapshot.Unknown, snapshot.FailureHTTP, nil, nil},
 				"console": {snapshot.Unknown, snapshot.FailureHTTP, nil, nil},
-			}},
+			}, "", time.Time{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			srv, requests := serve(t, jsonAccept, tt.routes)
+			srv, requests := serve(t, cmpOr(tt.accept, jsonAccept), tt.routes)
 			svc := catalogService(t, tt.slug, srv)
-			req := Request{Client: Memo(&http.Client{Timeout: 10 * time.Second}), Service: svc, Now: time.Date(2026, 7, 29, 21, 0, 0, 0, time.UTC)}
+			now := cmpOr(tt.now, time.Date(2026, 7, 29, 21, 0, 0, 0, time.UTC))
+			req := Request{Client: Memo(&http.Client{Timeout: 10 * time.Second}), Service: svc, Now: now}
 			a := Adapters()[svc.Feed.Format]
 			Read(context.Background(), a, req) //nolint:errcheck // the API's read is TestRealScope*'s
 			got := ReadSurfaces(context.Background(), a, req)
