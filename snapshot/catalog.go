@@ -349,6 +349,7 @@ func (c Catalog) Validate() error {
 			errs = append(errs, fmt.Errorf("catalog: services[%d] (%q): errorCodes %q names no table of the catalog", i, s.Slug, s.ErrorCodes))
 		}
 	}
+	errs = append(errs, c.surfaceNameClashes()...)
 	// Alternatives name other services, so they are checked once every slug
 	// is known.
 	for i, s := range c.Services {

@@ -116,6 +116,39 @@ func (s Service) surfaceProblems() []string {
 	return out
 }
 
+// surfaceNameClashes lists the surfaces' names, aliases and domains that
+// another entry of the catalog already has (a service's slug, name, alias
+// or domain, or another surface's): /check would send that query to
+// whichever comes first, so a surface's name must be its own. Names are
+// compared lower-cased, domains as written.
+func (c Catalog) surfaceNameClashes() []error {
+	owner := map[string]string{} // lower-cased name or domain → who has it
+	claim := func(key, who string) string {
+		if prev, taken := owner[key]; taken && prev != who {
+			return prev
+		}
+		owner[key] = who
+		return ""
+	}
+	for _, s := range c.Services {
+		for _, n := range append([]string{s.Slug, s.Name, s.Domain}, append(s.Aliases, s.Domains...)...) {
+			claim(strings.ToLower(n), s.Slug)
+		}
+	}
+	var errs []error
+	for i, s := range c.Services {
+		for _, sf := range s.Surfaces {
+			who := s.Slug + "/" + string(sf.ID)
+			for _, n := range append(append([]string{sf.Name}, sf.Aliases...), sf.Domains...) {
+				if prev := claim(strings.ToLower(n), who); prev != "" {
+					errs = append(errs, fmt.Errorf("catalog: services[%d] (%q): surface %s: %q already names %s", i, s.Slug, sf.ID, n, prev))
+				}
+			}
+		}
+	}
+	return errs
+}
+
 // SurfaceSummary is one surface of a service in status.json: enough for
 // /check to answer for it and to name the others in trouble.
 type SurfaceSummary struct {
