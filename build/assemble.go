@@ -126,6 +126,7 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 			h.AddChange(snapshot.Change{Type: snapshot.ChangeStatus, Service: svc.Slug, Time: now, OldStatus: prev, NewStatus: status})
 		}
 		sh.Record(now, status, o.Probe.LatencyMs)
+		recordSurfaces(sh, o.Surfaces, now)
 		if opened && status == snapshot.MajorOutage {
 			// Our incident starts at the first failed probe; so does the
 			// downtime, though the first two left the status as it was.

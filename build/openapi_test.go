@@ -466,9 +466,8 @@ var openapiGoSchemas = map[reflect.Type]string{
 // a `type` is ignored by the specification and flagged by validators and
 // linters (Prism, Redocly), so a nullable field gets a nullable component.
 var openapiNullableSchemas = map[string]string{
-	"CheckResult.status":   "CheckStatus",
-	"CheckResult.basis":    "CheckBasis",
-	"SurfaceDetail.uptime": "SurfaceUptime",
+	"CheckResult.status": "CheckStatus",
+	"CheckResult.basis":  "CheckBasis",
 }
 
 // TestOpenAPISchemasMatchGoTypes checks every component schema against its Go
@@ -481,7 +480,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"IncidentList", "Filters", "Window", "CheckResult", "CheckService", "CheckStatus", "CheckBasis", "Verdict", "Evidence", "CheckAlternative", "Sources", "FeedSource",
 		"ProbeSource", "Problem", "Status", "Basis", "Severity", "Category", "Disagreement", "Component", "Coverage", "FailureKind",
 		"SourcesResponse", "ServiceSources", "ChangeType", "Change", "ChangeList", "CloudEvent", "EventData", "ServiceAt",
-		"StatusAtResponse", "ServiceAtResponse", "SurfaceId", "SurfaceSummary", "SurfaceDetail", "SurfaceUptime",
+		"StatusAtResponse", "ServiceAtResponse", "SurfaceId", "SurfaceSummary", "SurfaceDetail",
 		"SurfaceComponent", "CheckSurface", "CheckOtherSurface"} {
 		if doc.Components.Schemas[name] == nil {
 			t.Errorf("component schema %s missing", name)
@@ -664,7 +663,8 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 			Surfaces: []snapshot.SurfaceDoc{
 				{ID: snapshot.SurfaceAPI, Name: "OpenAI API", Status: snapshot.PartialOutage, Basis: snapshot.BasisProbe, Source: "The service's status.",
 					Components: []snapshot.SurfaceComponent{{ID: "01JMXBRMFE6N2NNT7DG6XZQ6PW", Name: "Chat Completions", Group: "APIs", Status: snapshot.PartialOutage}},
-					Incidents:  []snapshot.Incident{openIncident, endedIncident}, Uptime: &snapshot.Uptime{H24: &up, D7: &up, D30: nil}, CheckedAt: &now},
+					Incidents:  []snapshot.Incident{openIncident, endedIncident}, Uptime: snapshot.Uptime{H24: &up, D7: &up, D30: nil},
+					UptimeCoverage: snapshot.Coverage{H24: 1, D7: 0.5, D30: 0.116}, DataSince: &earlier, CheckedAt: &now},
 				{ID: snapshot.SurfaceApp, Name: "ChatGPT", Status: snapshot.Operational, Basis: snapshot.BasisOfficial, Source: "The official page.",
 					Components: []snapshot.SurfaceComponent{{ID: "01JMXBNJXGV1T5GT2M9XA83XNG", Name: "Conversations", Status: snapshot.Operational}},
 					Incidents:  []snapshot.Incident{}, CheckedAt: &now},
@@ -687,7 +687,7 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 			Incidents:  []snapshot.Incident{},
 			Components: []snapshot.Component{},
 			Surfaces: []snapshot.SurfaceDoc{{ID: snapshot.SurfaceAPI, Name: "xAI API", Status: snapshot.Unknown, Basis: snapshot.BasisNone,
-				Source: "Nothing.", Components: []snapshot.SurfaceComponent{}, Incidents: []snapshot.Incident{}, Uptime: &snapshot.Uptime{}}},
+				Source: "Nothing.", Components: []snapshot.SurfaceComponent{}, Incidents: []snapshot.Incident{}}},
 			Sources: snapshot.Sources{
 				Feed: snapshot.FeedSource{Format: snapshot.FormatRSS, State: snapshot.FeedError, Error: "status 503",
 					Failure: snapshot.FailureHTTP, ConsecutiveFailures: 4, FailingSince: &earlier},

@@ -72,8 +72,7 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 		if components == nil {
 			components = []snapshot.Component{}
 		}
-		uptime := sh.Uptime(now)
-		surfaces := surfaceDocs(svc, st, uptime, incidents)
+		surfaces := surfaceDocs(svc, st, sh, incidents, now)
 		docs.Status.Services = append(docs.Status.Services, snapshot.ServiceSummary{
 			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
 			Status: st.Status, Basis: st.Basis, LastChecked: checked, URL: svc.URL, StatusPage: svc.StatusPage,
@@ -87,7 +86,7 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 		docs.Services = append(docs.Services, snapshot.ServiceDoc{
 			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
 			URL: svc.URL, StatusPage: svc.StatusPage, Status: st.Status, Basis: st.Basis, LastChecked: checked,
-			LatencyMs: st.Sources.Probe.LatencyMs, Uptime: uptime, UptimeCoverage: sh.Coverage(now),
+			LatencyMs: st.Sources.Probe.LatencyMs, Uptime: sh.Uptime(now), UptimeCoverage: sh.Coverage(now),
 			DataSince: dataSince, Incidents: incidents, Components: components, Surfaces: surfaces,
 			Sources: st.Sources, Timestamp: now, License: snapshot.License,
 		})

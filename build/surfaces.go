@@ -8,6 +8,20 @@ import (
 	"github.com/aistatus/aistatus/snapshot"
 )
 
+// recordSurfaces records this cycle's status of each surface the page was
+// read for, for its uptime: unknown (left out of uptime) when the read
+// failed. A surface with no result (the service has no page we read)
+// records nothing, and so has no data rather than unknown time.
+func recordSurfaces(sh *snapshot.ServiceHistory, results []feed.SurfaceResult, now time.Time) {
+	for _, r := range results {
+		status := r.Status
+		if r.Err != nil || !status.Valid() {
+			status = snapshot.Unknown
+		}
+		sh.Surface(r.ID).Record(now, status, nil)
+	}
+}
+
 // surfaceDocs are a service's surfaces for its detail document: the API
 // first, which is the service itself (its status, basis, incidents and
 // uptime), then each surface of the catalog as the page declared it this
@@ -18,9 +32,9 @@ import (
 // a surface's last word is not held when the page fails (the API's is, for
 // snapshot.MaxHold), so a surface the page did not declare this cycle is
 // unknown, with basis none. Its incidents are those the page lists now (open
-// and recently resolved); they are not yet kept in the history, and nor is
-// its uptime (docs/api.md, "Surfaces").
-func surfaceDocs(svc snapshot.Service, st ServiceState, uptime snapshot.Uptime, incidents []snapshot.Incident) []snapshot.SurfaceDoc {
+// and recently resolved); they are not yet kept in the history. Its uptime
+// is kept, by the service's rules, from its first read (sh.Surfaces).
+func surfaceDocs(svc snapshot.Service, st ServiceState, sh *snapshot.ServiceHistory, incidents []snapshot.Incident, now time.Time) []snapshot.SurfaceDoc {
 	var api []snapshot.SurfaceComponent
 	for _, c := range st.Components {
 		if c.InScope {
@@ -34,12 +48,15 @@ func surfaceDocs(svc snapshot.Service, st ServiceState, uptime snapshot.Uptime, 
 	docs := []snapshot.SurfaceDoc{{
 		ID: snapshot.SurfaceAPI, Name: svc.APISurfaceName(), Status: st.Status, Basis: st.Basis,
 		Source:     "The service's status: the official page's components and incidents in the API's scope, with our probe of the API host (basis says which decided).",
-		Components: nonNil(api), Incidents: incidents, Uptime: &uptime, CheckedAt: checked,
+		Components: nonNil(api), Incidents: incidents, CheckedAt: checked,
+		Uptime: sh.Uptime(now), UptimeCoverage: sh.Coverage(now), DataSince: timePtr(sh.DataSince()),
 	}}
 	for _, sf := range svc.Surfaces {
 		r := surfaceResult(st.Surfaces, sf.ID)
+		hist := sh.LookupSurface(sf.ID)
 		d := snapshot.SurfaceDoc{ID: sf.ID, Name: sf.Name, Status: snapshot.Unknown, Basis: snapshot.BasisNone,
-			Components: []snapshot.SurfaceComponent{}, Incidents: []snapshot.Incident{}}
+			Components: []snapshot.SurfaceComponent{}, Incidents: []snapshot.Incident{},
+			Uptime: hist.Uptime(now), UptimeCoverage: hist.Coverage(now), DataSince: timePtr(hist.DataSince())}
 		switch {
 		case r == nil:
 			d.Source = "The official page gave no word on this surface this cycle (" + describeFeed(st.Sources.Feed) + "): nothing to go on."

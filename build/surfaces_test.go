@@ -20,8 +20,18 @@ func TestSurfaceDocs(t *testing.T) {
 	}
 	svc, _ := cat.Lookup("anthropic")
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	up := 99.5
-	uptime := snapshot.Uptime{H24: &up}
+	// A history of an hour: the API operational, claude.ai down for the
+	// last half hour; the agent's reads failed (unknown, left out).
+	sh := &snapshot.ServiceHistory{}
+	for at := now.Add(-time.Hour); !at.After(now); at = at.Add(10 * time.Minute) {
+		sh.Record(at, snapshot.Operational, nil)
+		app := snapshot.Operational
+		if at.After(now.Add(-30 * time.Minute)) {
+			app = snapshot.MajorOutage
+		}
+		recordSurfaces(sh, []feed.SurfaceResult{{ID: snapshot.SurfaceApp, Status: app},
+			{ID: snapshot.SurfaceAgent, Status: snapshot.Operational, Err: errTest("failed")}}, at)
+	}
 	open := snapshot.Incident{ID: "anthropic-a", Service: "anthropic", Headline: "claude.ai down", StartedAt: now.Add(-time.Hour)}
 	ended := now.Add(-time.Minute)
 	closed := snapshot.Incident{ID: "anthropic-b", Service: "anthropic", Headline: "Claude Code slow", StartedAt: now.Add(-2 * time.Hour), EndedAt: &ended}
@@ -39,21 +49,24 @@ func TestSurfaceDocs(t *testing.T) {
 			// The console has no result: unknown too.
 		},
 	}
-	docs := surfaceDocs(svc, st, uptime, []snapshot.Incident{closed})
+	docs := surfaceDocs(svc, st, sh, []snapshot.Incident{closed}, now)
 	type row struct {
 		id     snapshot.SurfaceID
 		status snapshot.Status
 		basis  snapshot.Basis
 		comps  int
 		incs   int
-		uptime bool
+		uptime string // 24 h
 		source string
 	}
 	want := []row{
-		{"api", snapshot.Operational, snapshot.BasisOfficial, 1, 1, true, "API's scope"},
-		{"app", snapshot.MajorOutage, snapshot.BasisOfficial, 1, 1, false, "as read at 2026-11-01T12:00:00Z"},
-		{"agent", snapshot.Unknown, snapshot.BasisNone, 0, 0, false, "scope_matched_nothing: nothing in scope"},
-		{"console", snapshot.Unknown, snapshot.BasisNone, 0, 0, false, "no word on this surface"},
+		{"api", snapshot.Operational, snapshot.BasisOfficial, 1, 1, "100%", "API's scope"},
+		// Down for 20 of the 60 minutes credited (the last check's
+		// status is credited by the next).
+		{"app", snapshot.MajorOutage, snapshot.BasisOfficial, 1, 1, "66.666%", "as read at 2026-11-01T12:00:00Z"},
+		// Unknown time is left out: no data, not 0 %.
+		{"agent", snapshot.Unknown, snapshot.BasisNone, 0, 0, "no data", "scope_matched_nothing: nothing in scope"},
+		{"console", snapshot.Unknown, snapshot.BasisNone, 0, 0, "no data", "no word on this surface"},
 	}
 	if len(docs) != len(want) {
 		t.Fatalf("%d surfaces, want %d", len(docs), len(want))
@@ -61,9 +74,12 @@ func TestSurfaceDocs(t *testing.T) {
 	for i, d := range docs {
 		w := want[i]
 		if d.ID != w.id || d.Status != w.status || d.Basis != w.basis || len(d.Components) != w.comps || len(d.Incidents) != w.incs ||
-			(d.Uptime != nil) != w.uptime || !strings.Contains(d.Source, w.source) || d.Components == nil || d.Incidents == nil {
+			snapshot.FormatPercent(d.Uptime.H24) != w.uptime || !strings.Contains(d.Source, w.source) || d.Components == nil || d.Incidents == nil {
 			t.Errorf("surface %d: %+v, want %+v", i, d, w)
 		}
+	}
+	if docs[1].DataSince == nil || !docs[1].DataSince.Equal(now.Add(-time.Hour)) || docs[3].DataSince != nil {
+		t.Errorf("dataSince: app %v, console %v", docs[1].DataSince, docs[3].DataSince)
 	}
 	sums := surfaceSummaries(docs)
 	if len(sums[0].OpenIncidents) != 0 || len(sums[1].OpenIncidents) != 1 || sums[1].OpenIncidents[0].ID != "anthropic-a" || sums[2].OpenIncidents == nil {

@@ -84,6 +84,10 @@ type ServiceHistory struct {
 	// Recent are the latest intervals credited to Buckets, oldest first:
 	// enough of them for Restate to correct what the last checks credited.
 	Recent []Span `json:"recent,omitempty"`
+	// Surfaces are the status time of the service's surfaces other than
+	// its API, for their uptime (see Surface); of each, only the check
+	// times, the status and the buckets are used.
+	Surfaces map[SurfaceID]*ServiceHistory `json:"surfaces,omitempty"`
 }
 
 // Span is an interval credited to one status.
@@ -422,8 +426,9 @@ func (h *History) Prune(now time.Time) {
 	for slug, sh := range h.Services {
 		if sh == nil {
 			delete(h.Services, slug)
-			continue
 		}
+	}
+	for _, sh := range h.histories() {
 		i := 0
 		for i < len(sh.Buckets) && sh.Buckets[i].T < cutoff {
 			i++
@@ -482,7 +487,7 @@ func (h *History) checkValues() error {
 			return fmt.Errorf("%w: change %d is out of order", ErrCorruptHistory, c.ID)
 		}
 	}
-	for slug, sh := range h.Services {
+	for slug, sh := range h.histories() {
 		for _, n := range []int{sh.FailedProbes, sh.OKProbes, sh.Feed.Failures} {
 			if n < 0 || n > maxCount {
 				return fmt.Errorf("%w: service %q: probe count %d out of range", ErrCorruptHistory, slug, n)
@@ -596,7 +601,7 @@ func (h *History) CheckClock(now time.Time) error {
 			return err
 		}
 	}
-	for slug, sh := range h.Services {
+	for slug, sh := range h.histories() {
 		for _, f := range []struct {
 			name string
 			t    time.Time

@@ -2,6 +2,7 @@ package snapshot
 
 import (
 	"fmt"
+	"iter"
 	"strings"
 	"time"
 )
@@ -179,9 +180,15 @@ type SurfaceDoc struct {
 	// retained incidents; for the others, those the page listed in the
 	// latest read (open and recently resolved), newest first.
 	Incidents []Incident `json:"incidents"`
-	// Uptime is the API's (the service's) uptime; nil for the other
-	// surfaces, whose uptime history is not kept yet.
-	Uptime *Uptime `json:"uptime"`
+	// Uptime is the surface's uptime over 24 hours, 7 and 30 days, by the
+	// service's rules (for the API, the service's own), from this
+	// surface's status each cycle since DataSince; UptimeCoverage says how
+	// much of each window has data.
+	Uptime         Uptime   `json:"uptime"`
+	UptimeCoverage Coverage `json:"uptimeCoverage"`
+	// DataSince is when the surface's retained status data begins; nil
+	// with none yet.
+	DataSince *time.Time `json:"dataSince"`
 	// CheckedAt is when the page was last read for this surface; nil when
 	// it could not be.
 	CheckedAt *time.Time `json:"checkedAt"`
@@ -214,4 +221,49 @@ type CheckOtherSurface struct {
 // degraded, an outage or maintenance (unknown is no news).
 func Troubled(s Status) bool {
 	return s == Degraded || s == PartialOutage || s == MajorOutage || s == Maintenance
+}
+
+// Surface returns the history of the service's surface id for recording,
+// creating it when absent.
+func (sh *ServiceHistory) Surface(id SurfaceID) *ServiceHistory {
+	if sh.Surfaces == nil {
+		sh.Surfaces = map[SurfaceID]*ServiceHistory{}
+	}
+	sf := sh.Surfaces[id]
+	if sf == nil {
+		sf = &ServiceHistory{}
+		sh.Surfaces[id] = sf
+	}
+	return sf
+}
+
+// LookupSurface returns the history of the service's surface id, empty
+// when there is none (Surface creates it).
+func (sh *ServiceHistory) LookupSurface(id SurfaceID) *ServiceHistory {
+	if sf := sh.Surfaces[id]; sf != nil {
+		return sf
+	}
+	return &ServiceHistory{}
+}
+
+// histories are every history h keeps, each service's ("anthropic") then
+// its surfaces' ("anthropic/app"): what is pruned and checked for a
+// service is pruned and checked for its surfaces too. Nil entries are
+// skipped.
+func (h *History) histories() iter.Seq2[string, *ServiceHistory] {
+	return func(yield func(string, *ServiceHistory) bool) {
+		for slug, sh := range h.Services {
+			if sh == nil {
+				continue
+			}
+			if !yield(slug, sh) {
+				return
+			}
+			for id, sf := range sh.Surfaces {
+				if sf != nil && !yield(slug+"/"+string(id), sf) {
+					return
+				}
+			}
+		}
+	}
 }

@@ -23,6 +23,12 @@ type surfaceView struct {
 	Open []snapshot.Incident
 }
 
+// Month is the surface's 30-day uptime as people are shown it ("not
+// enough data" while its history is short).
+func (sf surfaceView) Month() string {
+	return snapshot.UptimeText(sf.Uptime.D30, sf.UptimeCoverage.D30)
+}
+
 // others are the service's surfaces other than the API, for the pages.
 func (svc *service) others() []surfaceView {
 	var out []surfaceView

@@ -99,8 +99,11 @@ func TestSurfacesEndToEnd(t *testing.T) {
 	catalog := writeCatalog(t, snapshot.Catalog{Services: []snapshot.Service{svc}, ErrorCodes: def.ErrorCodes})
 	dir := filepath.Join(t.TempDir(), "public")
 	addr := freeAddr(t)
-	if code, out := aistatus(context.Background(), "build", "--out", dir, "--catalog", catalog, "--base-url", "http://"+addr, "--timeout", "5s"); code != 0 {
-		t.Fatalf("build exited %d: %s", code, out)
+	// Two cycles, so that each surface has status time for its uptime.
+	for range 2 {
+		if code, out := aistatus(context.Background(), "build", "--out", dir, "--catalog", catalog, "--base-url", "http://"+addr, "--timeout", "5s"); code != 0 {
+			t.Fatalf("build exited %d: %s", code, out)
+		}
 	}
 
 	type answer struct {
@@ -169,12 +172,13 @@ func TestSurfacesEndToEnd(t *testing.T) {
 		basis      snapshot.Basis
 		components []string
 		incidents  []string
+		uptime     string // 24 h, from the two cycles
 	}
 	got := map[snapshot.SurfaceID]surface{}
 	var ids []snapshot.SurfaceID
 	for _, sf := range detail.Surfaces {
 		ids = append(ids, sf.ID)
-		s := surface{status: sf.Status, basis: sf.Basis}
+		s := surface{status: sf.Status, basis: sf.Basis, uptime: snapshot.FormatPercent(sf.Uptime.H24)}
 		for _, c := range sf.Components {
 			s.components = append(s.components, c.Name)
 		}
@@ -188,13 +192,13 @@ func TestSurfacesEndToEnd(t *testing.T) {
 	}
 	const headline = "claude.ai and Claude Code unavailable"
 	for id, w := range map[snapshot.SurfaceID]surface{
-		"api":     {snapshot.Operational, snapshot.BasisOfficial, []string{"Claude API (api.anthropic.com)"}, nil},
-		"app":     {snapshot.MajorOutage, snapshot.BasisOfficial, []string{"claude.ai"}, []string{headline}},
-		"agent":   {snapshot.MajorOutage, snapshot.BasisOfficial, []string{"Claude Code"}, []string{headline}},
-		"console": {snapshot.Operational, snapshot.BasisOfficial, []string{"Claude Console (platform.claude.com)"}, nil},
+		"api":     {snapshot.Operational, snapshot.BasisOfficial, []string{"Claude API (api.anthropic.com)"}, nil, "100%"},
+		"app":     {snapshot.MajorOutage, snapshot.BasisOfficial, []string{"claude.ai"}, []string{headline}, "0%"},
+		"agent":   {snapshot.MajorOutage, snapshot.BasisOfficial, []string{"Claude Code"}, []string{headline}, "0%"},
+		"console": {snapshot.Operational, snapshot.BasisOfficial, []string{"Claude Console (platform.claude.com)"}, nil, "100%"},
 	} {
 		g := got[id]
-		if g.status != w.status || g.basis != w.basis || !slices.Equal(g.components, w.components) || !slices.Equal(g.incidents, w.incidents) {
+		if g.status != w.status || g.basis != w.basis || !slices.Equal(g.components, w.components) || !slices.Equal(g.incidents, w.incidents) || g.uptime != w.uptime {
 			t.Errorf("surface %s: %+v, want %+v", id, g, w)
 		}
 	}
