@@ -266,7 +266,7 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 	age, stale := view.Age(now)
 	seconds := int(age.Seconds())
 	doc.Verdict = verdict(subj.name, status, stale, age)
-	doc.Verdict.Detail = joinSentences(verdictDetail(svc.Name, sum), surfaceDetail(subj), othersSentence(doc.OtherSurfaces))
+	doc.Verdict.Detail = joinSentences(subj.detail(svc.Name), othersSentence(doc.OtherSurfaces))
 	doc.Verdict.DataAgeSeconds = &seconds
 
 	f := gather(view, svc, subj, live, now, seconds)

@@ -85,12 +85,14 @@ func othersSentence(others []snapshot.CheckOtherSurface) string {
 	return "Also: " + snapshot.JoinList(parts, "; and ") + "."
 }
 
-// surfaceDetail says what a verdict on a surface other than the API rests
-// on when there is something to say: no word on it.
-func surfaceDetail(s surfaceSubject) string {
+// detail says where the verdict's status came from when that matters:
+// for the API, verdictDetail's word on the page and our probes; for
+// another surface, that the page gave no word on it (the API's page
+// being read or not says nothing of a surface whose own read succeeded).
+func (s surfaceSubject) detail(service string) string {
 	switch {
 	case s.id == snapshot.SurfaceAPI:
-		return "" // verdictDetail says it, as before surfaces
+		return verdictDetail(service, s.sum)
 	case s.missing:
 		return fmt.Sprintf("This snapshot has no status for %s: it was written before surfaces, or the catalog changed since.", s.name)
 	case s.sum.Basis == snapshot.BasisNone:

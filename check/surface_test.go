@@ -44,6 +44,15 @@ func TestCheckSurfaces(t *testing.T) {
 		{"console.anthropic.com", "", "console", "unknown", "", []string{"app:major_outage", "agent:degraded"}, false, false,
 			[]string{"This snapshot has no status for Claude Console"}},
 	} {
+		// For a surface, the API's read of the page failed this cycle and
+		// the surface's did not: nothing in the verdict may say the page
+		// could not be read.
+		sum := view.summaries["anthropic"]
+		sum.Feed = snapshot.FeedOK
+		if tt.surface != "api" {
+			sum.Feed = snapshot.FeedError
+		}
+		view.summaries["anthropic"] = sum
 		before := prober.probes.Load()
 		doc, err := engine.Check(view, Request{Query: tt.q, Error: tt.err})
 		if err != nil {
@@ -74,6 +83,9 @@ func TestCheckSurfaces(t *testing.T) {
 			if !strings.Contains(text, s) {
 				t.Errorf("%s: %q not in\n%s", tt.q, s, text)
 			}
+		}
+		if tt.surface != "api" && strings.Contains(text, "could not be read") {
+			t.Errorf("%s: the API's page failure is told of a surface:\n%s", tt.q, text)
 		}
 	}
 }
