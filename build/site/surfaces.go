@@ -1,6 +1,7 @@
 package site
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/aistatus/aistatus/snapshot"
@@ -68,16 +69,23 @@ func surfaceBadge(svc *service, sf surfaceView) badge {
 
 // surfaceIncidents are the incidents of the service's surfaces other than
 // the API that the API's own list (incidents) does not have, and for every
-// incident the surfaces other than the API it belongs to: an Atom entry
+// incident that belongs to a surface other than the API, all the surfaces
+// it belongs to, the API first when it is the API's too: an Atom entry
 // says which.
 func surfaceIncidents(svc *service, incidents []snapshot.Incident) (extra []snapshot.Incident, on map[string][]surfaceView) {
 	on = map[string][]surfaceView{}
-	seen := map[string]bool{}
+	api := map[string]bool{}
 	for _, inc := range incidents {
-		seen[inc.ID] = true
+		if inc.Service == svc.Slug {
+			api[inc.ID] = true
+		}
 	}
+	seen := maps.Clone(api)
 	for _, sf := range svc.others() {
 		for _, inc := range sf.Incidents {
+			if len(on[inc.ID]) == 0 && api[inc.ID] {
+				on[inc.ID] = []surfaceView{{SurfaceDoc: snapshot.SurfaceDoc{ID: snapshot.SurfaceAPI, Name: "API"}}}
+			}
 			on[inc.ID] = append(on[inc.ID], sf)
 			if !seen[inc.ID] {
 				seen[inc.ID] = true

@@ -2,8 +2,11 @@ package site
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/aistatus/aistatus/snapshot"
 )
 
 // TestSurfacePages: a service's surfaces other than its API get a status
@@ -54,6 +57,23 @@ func TestSurfacePages(t *testing.T) {
 	if !strings.Contains(index, `data-surface="app"><a href="services/anthropic#surfaces">Anthropic · claude.ai</a>`) ||
 		strings.Contains(index, `data-surface="agent"`) {
 		t.Error("the index does not list claude.ai, and only it, among the surfaces in trouble")
+	}
+	// An incident of the API's that the page also links to claude.ai is
+	// titled with both.
+	// (The fixture is shared: the documents changed are copies.)
+	docs.Services = slices.Clone(docs.Services)
+	i := slices.IndexFunc(docs.Services, func(d snapshot.ServiceDoc) bool { return d.Slug == "anthropic" })
+	anthropic := &docs.Services[i]
+	anthropic.Surfaces = slices.Clone(anthropic.Surfaces)
+	app := &anthropic.Surfaces[1]
+	app.Incidents = append(slices.Clone(app.Incidents), anthropic.Incidents[0])
+	both, err := Render(docs, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if atom := string(both[ServiceFeed("anthropic")]); !strings.Contains(atom, "<title>[Anthropic · API, claude.ai] Elevated errors on Claude API</title>") ||
+		!strings.Contains(atom, `<category term="surface:api"></category>`) || strings.Count(atom, "incident/anthropic-01JANTH<") != 1 {
+		t.Errorf("an incident of the API and claude.ai:\n%s", atom)
 	}
 	for _, feed := range []string{FileFeed, ServiceFeed("anthropic")} {
 		atom := string(files[feed])
