@@ -2,6 +2,7 @@ package build
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/aistatus/aistatus/build/feed"
@@ -12,13 +13,42 @@ import (
 // read for, for its uptime: unknown (left out of uptime) when the read
 // failed. A surface with no result (the service has no page we read)
 // records nothing, and so has no data rather than unknown time.
+//
+// It keeps each surface's incidents as mergeOfficial keeps the service's:
+// those the page lists replace what was kept of them, and an open one the
+// page no longer lists, when it was read for the surface, has ended; when
+// it could not be read, they stay as they were.
 func recordSurfaces(sh *snapshot.ServiceHistory, results []feed.SurfaceResult, now time.Time) {
 	for _, r := range results {
+		sf := sh.Surface(r.ID)
 		status := r.Status
 		if r.Err != nil || !status.Valid() {
 			status = snapshot.Unknown
 		}
-		sh.Surface(r.ID).Record(now, status, nil)
+		sf.Record(now, status, nil)
+		if r.Err != nil {
+			continue
+		}
+		listed := make(map[string]snapshot.Incident, len(r.Incidents))
+		for _, inc := range r.Incidents {
+			listed[inc.ID] = inc
+		}
+		for i := range sf.Incidents {
+			inc := &sf.Incidents[i]
+			if l, ok := listed[inc.ID]; ok {
+				*inc = l
+				delete(listed, inc.ID)
+			} else if inc.Open() {
+				ended := now
+				inc.EndedAt, inc.Status, inc.UpdatedAt = &ended, "resolved", now
+			}
+		}
+		for _, inc := range r.Incidents {
+			if _, isNew := listed[inc.ID]; isNew {
+				sf.Incidents = append(sf.Incidents, inc)
+			}
+		}
+		snapshot.SortIncidents(sf.Incidents)
 	}
 }
 
@@ -31,9 +61,8 @@ func recordSurfaces(sh *snapshot.ServiceHistory, results []feed.SurfaceResult, n
 // tests the API host, which says nothing of claude.ai or Claude Code, and
 // a surface's last word is not held when the page fails (the API's is, for
 // snapshot.MaxHold), so a surface the page did not declare this cycle is
-// unknown, with basis none. Its incidents are those the page lists now (open
-// and recently resolved); they are not yet kept in the history. Its uptime
-// is kept, by the service's rules, from its first read (sh.Surfaces).
+// unknown, with basis none. Its incidents and its uptime are kept in the
+// history (sh.Surfaces), by the service's rules, from its first read.
 func surfaceDocs(svc snapshot.Service, st ServiceState, sh *snapshot.ServiceHistory, incidents []snapshot.Incident, now time.Time) []snapshot.SurfaceDoc {
 	var api []snapshot.SurfaceComponent
 	for _, c := range st.Components {
@@ -69,8 +98,8 @@ func surfaceDocs(svc snapshot.Service, st ServiceState, sh *snapshot.ServiceHist
 			for _, c := range r.Components {
 				d.Components = append(d.Components, snapshot.SurfaceComponent{ID: c.ID, Name: c.Name, Group: c.Group, Status: c.Status})
 			}
-			d.Incidents = nonNil(r.Incidents)
 		}
+		d.Incidents = nonNil(slices.Clone(hist.Incidents))
 		docs = append(docs, d)
 	}
 	return docs

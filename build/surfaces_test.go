@@ -49,6 +49,7 @@ func TestSurfaceDocs(t *testing.T) {
 			// The console has no result: unknown too.
 		},
 	}
+	recordSurfaces(sh, st.Surfaces, now) // this cycle's incidents, as Assemble records them
 	docs := surfaceDocs(svc, st, sh, []snapshot.Incident{closed}, now)
 	type row struct {
 		id     snapshot.SurfaceID
@@ -90,3 +91,47 @@ func TestSurfaceDocs(t *testing.T) {
 type errTest string
 
 func (e errTest) Error() string { return string(e) }
+
+// TestSurfaceIncidentsKept: a surface's incidents are kept in the history
+// across cycles: updated while the page lists them, ended when a read of
+// the page for the surface no longer does, kept as they were while it
+// cannot be read, and pruned like the service's.
+func TestSurfaceIncidentsKept(t *testing.T) {
+	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	inc := snapshot.Incident{ID: "anthropic-x", Service: "anthropic", Headline: "claude.ai down", Severity: snapshot.Major,
+		StartedAt: start.Add(-time.Hour), Status: "investigating", Source: snapshot.SourceOfficial, UpdatedAt: start}
+	updated := inc
+	updated.Status, updated.UpdatedAt = "identified", start.Add(time.Minute)
+	h := snapshot.NewHistory()
+	sh := h.Track("anthropic")
+	app := func(err error, incs ...snapshot.Incident) []feed.SurfaceResult {
+		return []feed.SurfaceResult{{ID: snapshot.SurfaceApp, Status: snapshot.MajorOutage, Incidents: incs, Err: err}}
+	}
+	steps := []struct {
+		name    string
+		results []feed.SurfaceResult
+		status  string
+		ended   bool
+	}{
+		{"listed", app(nil, inc), "investigating", false},
+		{"updated", app(nil, updated), "identified", false},
+		{"the page could not be read", app(errTest("HTTP 503")), "identified", false},
+		{"no longer listed", app(nil), "resolved", true},
+		{"still not listed", app(nil), "resolved", true},
+	}
+	for i, step := range steps {
+		now := start.Add(time.Duration(i+1) * time.Minute)
+		recordSurfaces(sh, step.results, now)
+		got := sh.LookupSurface(snapshot.SurfaceApp).Incidents
+		if len(got) != 1 || got[0].Status != step.status || (got[0].EndedAt != nil) != step.ended {
+			t.Fatalf("%s: %+v", step.name, got)
+		}
+		if step.ended && !got[0].EndedAt.Equal(start.Add(4*time.Minute)) {
+			t.Errorf("%s: ended %v, want the first read without it", step.name, got[0].EndedAt)
+		}
+	}
+	h.Prune(start.Add(snapshot.KeepIncidents + time.Hour))
+	if n := len(sh.LookupSurface(snapshot.SurfaceApp).Incidents); n != 0 {
+		t.Errorf("%d incidents kept past KeepIncidents", n)
+	}
+}

@@ -180,7 +180,7 @@ func (f facts) evidence() []snapshot.Evidence {
 
 	switch n := f.recent; {
 	case f.surface != "":
-		add(snapshot.EvidenceHistory, fmt.Sprintf("Incident history is kept for the API only; for %s, the open incidents above are what the status page lists now.", f.surface), f.dataAge)
+		add(snapshot.EvidenceHistory, fmt.Sprintf("The 7-day incident count is the API's; %s's incidents are under surfaces in the service's document.", f.surface), f.dataAge)
 	case n == 0:
 		add(snapshot.EvidenceHistory, "No incidents in the last 7 days.", f.dataAge)
 	default:

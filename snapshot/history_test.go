@@ -816,6 +816,18 @@ func TestSurfaceHistories(t *testing.T) {
 		t.Errorf("a corrupt surface bucket: %v", err)
 	}
 	app.Buckets[0].Major = 0
+
+	// A surface's incidents are cleaned as the service's are: one that
+	// starts years ahead is dropped, a kept one stays.
+	ok := Incident{ID: "anthropic-a", Service: "anthropic", Headline: "claude.ai down", Severity: Major,
+		StartedAt: now.Add(-time.Hour), Status: "investigating", Source: SourceOfficial, UpdatedAt: now}
+	future := ok
+	future.ID, future.StartedAt = "anthropic-b", now.AddDate(5, 0, 0)
+	app.Incidents = []Incident{future, ok}
+	if dropped := h.CleanIncidents(now); len(dropped) != 1 || len(app.Incidents) != 1 || app.Incidents[0].ID != "anthropic-a" {
+		t.Errorf("CleanIncidents on a surface: dropped %q, kept %+v", dropped, app.Incidents)
+	}
+
 	app.LastChecked = now.Add(time.Hour)
 	if err := h.CheckClock(now); !errors.Is(err, ErrCorruptHistory) || !strings.Contains(err.Error(), `"anthropic/app": lastChecked`) {
 		t.Errorf("a surface checked in the future: %v", err)

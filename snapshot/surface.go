@@ -176,9 +176,9 @@ type SurfaceDoc struct {
 	// Components are the page's components that make up the surface, as
 	// last read; empty for a page without components.
 	Components []SurfaceComponent `json:"components"`
-	// Incidents are the surface's incidents: for the API, the service's
-	// retained incidents; for the others, those the page listed in the
-	// latest read (open and recently resolved), newest first.
+	// Incidents are the surface's retained incidents, newest first: for
+	// the API, the service's; for the others, their own (History keeps
+	// them in ServiceHistory.Surfaces).
 	Incidents []Incident `json:"incidents"`
 	// Uptime is the surface's uptime over 24 hours, 7 and 30 days, by the
 	// service's rules (for the API, the service's own), from this

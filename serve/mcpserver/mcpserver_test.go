@@ -65,12 +65,14 @@ func newServer(t *testing.T, rateLimit int) *serve.Server {
 			Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &latency, HTTPStatus: 401},
 		}, CheckedAt: genTime}
 	}
-	// claude.ai is down while Anthropic's API is up.
+	// claude.ai is down while Anthropic's API is up, with an incident of
+	// its own in the history.
 	anthropic := states["anthropic"]
-	anthropic.Surfaces = []feed.SurfaceResult{{ID: snapshot.SurfaceApp, Status: snapshot.MajorOutage,
-		Incidents: []snapshot.Incident{{ID: "anthropic-05", Service: "anthropic", Headline: "claude.ai unavailable", Severity: snapshot.Major,
-			StartedAt: genTime.Add(-10 * time.Minute), Status: "investigating", Source: snapshot.SourceOfficial, UpdatedAt: genTime}}}}
+	anthropic.Surfaces = []feed.SurfaceResult{{ID: snapshot.SurfaceApp, Status: snapshot.MajorOutage}}
 	states["anthropic"] = anthropic
+	h.Track("anthropic").Surface(snapshot.SurfaceApp).Incidents = []snapshot.Incident{{ID: "anthropic-05", Service: "anthropic",
+		Headline: "claude.ai unavailable", Severity: snapshot.Major, StartedAt: genTime.Add(-10 * time.Minute), Status: "investigating",
+		Source: snapshot.SourceOfficial, UpdatedAt: genTime}}
 	files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, genTime)
 	if err != nil {
 		t.Fatal(err)
