@@ -199,3 +199,46 @@ func freeLoopback(t *testing.T) string {
 	srv.Close()
 	return addr
 }
+
+// BenchmarkReadSurfaces is the cost of a service's surfaces on top of its
+// API's read: the same documents (fetched once, through Memo) parsed again
+// per surface. OpenAI's real summary, with its two surfaces.
+func BenchmarkReadSurfaces(b *testing.B) {
+	data := realDoc(b, "incidentio-openai-20260722.json")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == spIncidentsP {
+			w.Write([]byte(`{"incidents":[]}`))
+			return
+		}
+		w.Write(data)
+	}))
+	b.Cleanup(srv.Close)
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		b.Fatal(err)
+	}
+	svc, _ := cat.Lookup("openai")
+	svc.Feed.URL, svc.Feed.ComponentsURL, svc.Feed.IncidentsURL = srv.URL+spSummary, srv.URL+spComps, srv.URL+spIncidentsP
+	a := Adapters()[svc.Feed.Format]
+	for _, bc := range []struct {
+		name     string
+		surfaces bool
+	}{{"api only", false}, {"api and surfaces", true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			for b.Loop() {
+				req := Request{Client: Memo(srv.Client()), Service: svc, Now: time.Date(2026, 7, 22, 15, 0, 0, 0, time.UTC)}
+				if _, _, err := Read(context.Background(), a, req); err != nil {
+					b.Fatal(err)
+				}
+				if bc.surfaces {
+					for _, r := range ReadSurfaces(context.Background(), a, req) {
+						if r.Err != nil {
+							b.Fatal(r.Err)
+						}
+					}
+				}
+			}
+		})
+	}
+}
