@@ -57,6 +57,7 @@ func TestMatchSurface(t *testing.T) {
 		"platform.claude.com": "anthropic/console", "console.anthropic.com": "anthropic/console",
 		"openai": "openai/api", "api.openai.com": "openai/api", "gpt-5": "openai/api",
 		"chatgpt": "openai/app", "ChatGPT": "openai/app", "chatgpt.com": "openai/app", "https://chatgpt.com/c/1": "openai/app",
+		"chat.openai.com": "openai/app", "platform.openai.com": "openai/api",
 		"sora": "openai/app", "codex": "openai/agent", "Codex CLI": "openai/agent",
 		"cohere": "cohere/api", "dashboard.cohere.com": "cohere/console",
 		"grok": "xai/api", "api.x.ai": "xai/api", "grok.com": "xai/app", "https://grok.com/chat": "xai/app",
