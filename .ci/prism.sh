@@ -117,6 +117,7 @@ check 200 '/check?q=anthropic&error=429&code=rate_limit_error&retryAfter=20'
 check 200 /openapi.json
 check 200 /export
 check 200 /sources
+check 200 /reliability
 check 200 '/export?format=csv'
 check 200 /changes
 check 200 '/changes?since=0&limit=5'

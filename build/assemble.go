@@ -37,6 +37,12 @@ type Observation struct {
 	// Surfaces are the service's other surfaces as the page declared them
 	// this cycle, in catalog order; nil without a page to read.
 	Surfaces []feed.SurfaceResult
+	// Completions are this cycle's measured completions, by model id; nil
+	// when none was sent (no key, or not due).
+	Completions map[string]snapshot.CompletionSample
+	// Timeline is set when Incidents are the page's incident timeline
+	// (feed.Result.Timeline), which may bridge the gap since the last check.
+	Timeline *feed.Timeline
 }
 
 // declared is the status the official feed declared this cycle, if it was
@@ -79,7 +85,9 @@ type ServiceState struct {
 //     degraded. We never publish "operational" beside an open incident of
 //     ours.
 //  3. Otherwise, snapshot.ProbeIncidentAfter failed probes in a row are a major
-//     outage (and our own incident).
+//     outage (and our own incident). The re-probes that confirm a failure
+//     within the cycle (Confirm) count each: a host that stays down gets
+//     there in one cycle.
 //  4. A feed that fails after declaring a status keeps that status for up to
 //     snapshot.MaxHold (the page's last word stands in), so a feed that
 //     refuses every other request does not flap an official outage to
@@ -114,13 +122,23 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 	for _, svc := range cat.Services {
 		o := obs[svc.Slug]
 		sh := h.Track(svc.Slug)
+		bridge, before := timelineBridges(sh, o, now, offline), sh.LastFeedStatus
 		trackFeed(sh, svc, &o, now, log)
 		opened := trackProbe(incidents, svc, sh, o, now)
+		watchOutage(sh, o, now)
 		status, basis, disagreement := decideStatus(o, sh, incidents, now, offline)
+		recordCompletions(sh, o, offline)
+		status, basis, disagreement = applyMeasured(svc, sh, o, now, status, basis, disagreement)
 		if official, ok := o.declared(); ok {
 			sh.LastFeedStatus, sh.LastFeedAt = official, now
 		}
 		mergeOfficial(incidents, svc.Slug, o, now)
+		if bridge {
+			creditTimeline(h, sh, svc.Slug, before, o, now)
+		}
+		if o.Feed.State == snapshot.FeedOK && o.Timeline != nil {
+			sh.TimelineAt = now
+		}
 
 		if prev := sh.LastStatus; prev != status && (prev == "" || now.After(sh.LastChecked)) {
 			h.AddChange(snapshot.Change{Type: snapshot.ChangeStatus, Service: svc.Slug, Time: now, OldStatus: prev, NewStatus: status})
@@ -228,7 +246,7 @@ func decideStatus(o Observation, sh *snapshot.ServiceHistory, incidents incident
 	official, _ := o.declared()
 	switch {
 	case official != "" && failing && (official == snapshot.Operational || official == snapshot.Degraded):
-		return snapshot.MajorOutage, snapshot.BasisProbe, &snapshot.Disagreement{
+		return snapshot.MajorOutage, snapshot.BasisProbe, &snapshot.Disagreement{By: snapshot.EvidenceProbe,
 			Since: sh.FailingSince, Official: official, Measured: snapshot.MajorOutage,
 			Detail: fmt.Sprintf("Our probes of the API have failed %d times in a row since %s, while the official status page says %s.",
 				sh.FailedProbes, sh.FailingSince.UTC().Format(time.RFC3339), official),
@@ -244,7 +262,7 @@ func decideStatus(o Observation, sh *snapshot.ServiceHistory, incidents incident
 			detail = fmt.Sprintf("Our own incident, for an outage that began %s, stays open until our probes of the API answer %d times in a row, which they have not; the official status page says operational.",
 				since.UTC().Format(time.RFC3339), ProbeRecoveryAfter)
 		}
-		return snapshot.Degraded, snapshot.BasisProbe, &snapshot.Disagreement{
+		return snapshot.Degraded, snapshot.BasisProbe, &snapshot.Disagreement{By: snapshot.EvidenceProbe,
 			Since: since, Official: official, Measured: snapshot.Degraded, Detail: detail,
 		}
 	case official != "":
@@ -368,7 +386,9 @@ func trackProbe(incidents incidentSet, svc snapshot.Service, sh *snapshot.Servic
 		if sh.FailedProbes == 0 {
 			sh.FailingSince = now
 		}
-		sh.FailedProbes++
+		// Each failed probe of the cycle counts: the first and the
+		// re-probes that confirmed it (Confirm).
+		sh.FailedProbes += max(1, o.Probe.Attempts)
 		if sh.FailedProbes >= snapshot.ProbeIncidentAfter && sh.ProbeIncident == "" {
 			inc := snapshot.Incident{
 				ID:        snapshot.ProbeIncidentID(svc.Slug, sh.FailingSince),

@@ -41,6 +41,16 @@ type Options struct {
 	// Notifier, when set, is handed each cycle's new changes once the
 	// snapshot is published (webhooks).
 	Notifier *Notifier
+	// Confirm configures the re-probes that confirm a failed probe within
+	// the cycle; the zero value re-probes nothing.
+	Confirm Confirm
+	// Completions configure the measured completions: without keys,
+	// nothing is sent.
+	Completions Completions
+
+	// due reports whether a service's completions are due this cycle
+	// (Completions.Every); Build sets it from the history, nil: all are.
+	due func(slug string) bool
 }
 
 // Result summarises a published cycle.
@@ -89,6 +99,7 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 		}
 	}
 
+	opts.due = completionsDue(hist, opts.Completions, opts.Now())
 	obs := Observe(ctx, opts)
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("build interrupted, previous snapshot kept: %w", err)
@@ -149,22 +160,29 @@ func Observe(ctx context.Context, opts Options) map[string]Observation {
 func observe(ctx context.Context, opts Options, svc snapshot.Service) Observation {
 	var o Observation
 	var wg sync.WaitGroup
-	wg.Go(func() { o.Feed, o.Incidents, o.Components, o.Surfaces = readFeed(ctx, opts, svc) })
+	wg.Go(func() {
+		var res feed.Result
+		o.Feed, res, o.Surfaces = readFeed(ctx, opts, svc)
+		o.Incidents, o.Components, o.Timeline = res.Incidents, res.Components, res.Timeline
+	})
 	wg.Go(func() { o.Probe = probeAPI(ctx, opts, svc) })
+	wg.Go(func() { o.Completions = measureCompletions(ctx, opts, svc) })
 	wg.Wait()
 	return o
 }
 
-func readFeed(ctx context.Context, opts Options, svc snapshot.Service) (snapshot.FeedSource, []snapshot.Incident, []snapshot.Component, []feed.SurfaceResult) {
+// readFeed reads the service's official feed: the source's state, what it
+// declared for the API (zero when it failed) and for each other surface.
+func readFeed(ctx context.Context, opts Options, svc snapshot.Service) (snapshot.FeedSource, feed.Result, []feed.SurfaceResult) {
 	src := snapshot.FeedSource{Format: svc.Feed.Format, URL: svc.Feed.URL, Note: svc.Feed.Note}
 	if svc.Feed.Format == snapshot.FormatNone {
 		src.State = snapshot.FeedNone
-		return src, nil, nil, nil
+		return src, feed.Result{}, nil
 	}
 	adapter, ok := opts.Adapters[svc.Feed.Format]
 	if !ok {
 		src.State = snapshot.FeedUnsupported
-		return src, nil, nil, nil
+		return src, feed.Result{}, nil
 	}
 	// The API and every surface are read from the same documents, fetched once.
 	req := feed.Request{Client: feed.Memo(opts.Client), Service: svc, Now: opts.Now()}
@@ -173,13 +191,13 @@ func readFeed(ctx context.Context, opts Options, svc snapshot.Service) (snapshot
 	if err != nil {
 		src.State, src.Error, src.Failure = snapshot.FeedError, err.Error(), feed.Kind(err)
 		opts.Log.Warn().Str("service", svc.Slug).Str("failure", string(src.Failure)).Err(err).Msg("feed failed")
-		return src, nil, nil, surfaces
+		return src, feed.Result{}, surfaces
 	}
 	for _, why := range dropped {
 		opts.Log.Warn().Str("service", svc.Slug).Str("reason", why).Msg("feed item dropped: it cannot be published")
 	}
 	src.State, src.Status = snapshot.FeedOK, res.Status
-	return src, res.Incidents, res.Components, surfaces
+	return src, res, surfaces
 }
 
 func probeAPI(ctx context.Context, opts Options, svc snapshot.Service) snapshot.ProbeSource {
@@ -187,6 +205,9 @@ func probeAPI(ctx context.Context, opts Options, svc snapshot.Service) snapshot.
 		return snapshot.ProbeSource{State: snapshot.ProbeNone}
 	}
 	r := probe.Probe(ctx, opts.Client, svc.ProbeURL)
+	if r.State == snapshot.ProbeFailed && opts.Confirm.Reprobes > 0 {
+		r = confirmFailure(ctx, opts, svc, r)
+	}
 	if r.State != snapshot.ProbeOK {
 		opts.Log.Debug().Str("service", svc.Slug).Str("error", r.Error).Msg("probe failed")
 	}

@@ -41,13 +41,13 @@ var t0 = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 
 // harness runs build cycles against a fake world.
 type harness struct {
-	t     *testing.T
+	t     testing.TB
 	world *buildtest.World
 	clock *fakeClock
 	out   string
 }
 
-func newHarness(t *testing.T) *harness {
+func newHarness(t testing.TB) *harness {
 	t.Helper()
 	cat, err := snapshot.DefaultCatalog()
 	if err != nil {
@@ -57,7 +57,7 @@ func newHarness(t *testing.T) *harness {
 }
 
 // newHarnessWith runs builds of cat against a fake world on a fake clock.
-func newHarnessWith(t *testing.T, cat snapshot.Catalog) *harness {
+func newHarnessWith(t testing.TB, cat snapshot.Catalog) *harness {
 	t.Helper()
 	h := &harness{t: t, world: buildtest.NewWorld(t, cat), clock: &fakeClock{t: t0}, out: filepath.Join(t.TempDir(), "public")}
 	h.world.Clock = h.clock.Now

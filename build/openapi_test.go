@@ -67,6 +67,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		"/openapi.json":    "openapi",
 		"/export":          "export",
 		"/sources":         "listSources",
+		"/reliability":     "listReliability",
 		"/changes":         "listChanges",
 		"/events":          "streamEvents",
 	}
@@ -417,47 +418,64 @@ func TestOpenAPIOutputIsStable(t *testing.T) {
 
 // openapiGoSchemas maps each Go type the API serves to its component schema.
 var openapiGoSchemas = map[reflect.Type]string{
-	reflect.TypeFor[snapshot.StatusDoc]():         "StatusResponse",
-	reflect.TypeFor[snapshot.ServiceSummary]():    "ServiceSummary",
-	reflect.TypeFor[snapshot.ServiceDoc]():        "ServiceDetail",
-	reflect.TypeFor[snapshot.Uptime]():            "Uptime",
-	reflect.TypeFor[snapshot.Incident]():          "Incident",
-	reflect.TypeFor[snapshot.IncidentList]():      "IncidentList",
-	reflect.TypeFor[snapshot.Filters]():           "Filters",
-	reflect.TypeFor[snapshot.Window]():            "Window",
-	reflect.TypeFor[snapshot.CheckDoc]():          "CheckResult",
-	reflect.TypeFor[snapshot.CheckService]():      "CheckService",
-	reflect.TypeFor[snapshot.Verdict]():           "Verdict",
-	reflect.TypeFor[snapshot.Evidence]():          "Evidence",
-	reflect.TypeFor[snapshot.CheckAlternative]():  "CheckAlternative",
-	reflect.TypeFor[snapshot.Sources]():           "Sources",
-	reflect.TypeFor[snapshot.FeedSource]():        "FeedSource",
-	reflect.TypeFor[snapshot.ProbeSource]():       "ProbeSource",
-	reflect.TypeFor[snapshot.Problem]():           "Problem",
-	reflect.TypeFor[snapshot.Status]():            "Status",
-	reflect.TypeFor[snapshot.Basis]():             "Basis",
-	reflect.TypeFor[snapshot.Severity]():          "Severity",
-	reflect.TypeFor[snapshot.FeedFormat]():        "FeedFormat",
-	reflect.TypeFor[snapshot.Disagreement]():      "Disagreement",
-	reflect.TypeFor[snapshot.SourcesDoc]():        "SourcesResponse",
-	reflect.TypeFor[snapshot.ServiceSources]():    "ServiceSources",
-	reflect.TypeFor[snapshot.Component]():         "Component",
-	reflect.TypeFor[snapshot.SurfaceID]():         "SurfaceId",
-	reflect.TypeFor[snapshot.SurfaceSummary]():    "SurfaceSummary",
-	reflect.TypeFor[snapshot.SurfaceDoc]():        "SurfaceDetail",
-	reflect.TypeFor[snapshot.SurfaceComponent]():  "SurfaceComponent",
-	reflect.TypeFor[snapshot.CheckSurface]():      "CheckSurface",
-	reflect.TypeFor[snapshot.CheckOtherSurface](): "CheckOtherSurface",
-	reflect.TypeFor[snapshot.Coverage]():          "Coverage",
-	reflect.TypeFor[snapshot.FailureKind]():       "FailureKind",
-	reflect.TypeFor[snapshot.ChangeType]():        "ChangeType",
-	reflect.TypeFor[snapshot.Change]():            "Change",
-	reflect.TypeFor[snapshot.ChangeList]():        "ChangeList",
-	reflect.TypeFor[snapshot.CloudEvent]():        "CloudEvent",
-	reflect.TypeFor[snapshot.EventData]():         "EventData",
-	reflect.TypeFor[snapshot.ServiceAt]():         "ServiceAt",
-	reflect.TypeFor[snapshot.StatusAtDoc]():       "StatusAtResponse",
-	reflect.TypeFor[snapshot.ServiceAtDoc]():      "ServiceAtResponse",
+	reflect.TypeFor[snapshot.StatusDoc]():          "StatusResponse",
+	reflect.TypeFor[snapshot.ServiceSummary]():     "ServiceSummary",
+	reflect.TypeFor[snapshot.ServiceDoc]():         "ServiceDetail",
+	reflect.TypeFor[snapshot.Uptime]():             "Uptime",
+	reflect.TypeFor[snapshot.Incident]():           "Incident",
+	reflect.TypeFor[snapshot.IncidentList]():       "IncidentList",
+	reflect.TypeFor[snapshot.Filters]():            "Filters",
+	reflect.TypeFor[snapshot.Window]():             "Window",
+	reflect.TypeFor[snapshot.CheckDoc]():           "CheckResult",
+	reflect.TypeFor[snapshot.CheckService]():       "CheckService",
+	reflect.TypeFor[snapshot.Verdict]():            "Verdict",
+	reflect.TypeFor[snapshot.Evidence]():           "Evidence",
+	reflect.TypeFor[snapshot.CheckAlternative]():   "CheckAlternative",
+	reflect.TypeFor[snapshot.Sources]():            "Sources",
+	reflect.TypeFor[snapshot.FeedSource]():         "FeedSource",
+	reflect.TypeFor[snapshot.ProbeSource]():        "ProbeSource",
+	reflect.TypeFor[snapshot.Problem]():            "Problem",
+	reflect.TypeFor[snapshot.Status]():             "Status",
+	reflect.TypeFor[snapshot.Basis]():              "Basis",
+	reflect.TypeFor[snapshot.Severity]():           "Severity",
+	reflect.TypeFor[snapshot.FeedFormat]():         "FeedFormat",
+	reflect.TypeFor[snapshot.Disagreement]():       "Disagreement",
+	reflect.TypeFor[snapshot.MeasuredModel]():      "MeasuredModel",
+	reflect.TypeFor[snapshot.ProbeLatency]():       "ProbeLatency",
+	reflect.TypeFor[snapshot.LatencyWindow]():      "LatencyWindow",
+	reflect.TypeFor[snapshot.MeasuredWindows]():    "MeasuredWindows",
+	reflect.TypeFor[snapshot.MeasuredWindow]():     "MeasuredWindow",
+	reflect.TypeFor[snapshot.Percentiles]():        "Percentiles",
+	reflect.TypeFor[snapshot.MeasuredError]():      "MeasuredError",
+	reflect.TypeFor[snapshot.CompletionOutcome]():  "CompletionOutcome",
+	reflect.TypeFor[snapshot.SourcesDoc]():         "SourcesResponse",
+	reflect.TypeFor[snapshot.ServiceSources]():     "ServiceSources",
+	reflect.TypeFor[snapshot.Component]():          "Component",
+	reflect.TypeFor[snapshot.SurfaceID]():          "SurfaceId",
+	reflect.TypeFor[snapshot.SurfaceSummary]():     "SurfaceSummary",
+	reflect.TypeFor[snapshot.SurfaceDoc]():         "SurfaceDetail",
+	reflect.TypeFor[snapshot.SurfaceComponent]():   "SurfaceComponent",
+	reflect.TypeFor[snapshot.CheckSurface]():       "CheckSurface",
+	reflect.TypeFor[snapshot.CheckOtherSurface]():  "CheckOtherSurface",
+	reflect.TypeFor[snapshot.Coverage]():           "Coverage",
+	reflect.TypeFor[snapshot.FailureKind]():        "FailureKind",
+	reflect.TypeFor[snapshot.ChangeType]():         "ChangeType",
+	reflect.TypeFor[snapshot.Change]():             "Change",
+	reflect.TypeFor[snapshot.ChangeList]():         "ChangeList",
+	reflect.TypeFor[snapshot.CloudEvent]():         "CloudEvent",
+	reflect.TypeFor[snapshot.EventData]():          "EventData",
+	reflect.TypeFor[snapshot.ServiceAt]():          "ServiceAt",
+	reflect.TypeFor[snapshot.StatusAtDoc]():        "StatusAtResponse",
+	reflect.TypeFor[snapshot.ServiceAtDoc]():       "ServiceAtResponse",
+	reflect.TypeFor[snapshot.CoverageBreakdown]():  "CoverageBreakdown",
+	reflect.TypeFor[snapshot.CoverageSources]():    "CoverageSources",
+	reflect.TypeFor[snapshot.Reliability]():        "Reliability",
+	reflect.TypeFor[snapshot.DurationBySeverity](): "DurationBySeverity",
+	reflect.TypeFor[snapshot.DurationStats]():      "DurationStats",
+	reflect.TypeFor[snapshot.Acknowledgement]():    "Acknowledgement",
+	reflect.TypeFor[snapshot.ReliabilityDoc]():     "ReliabilityResponse",
+	reflect.TypeFor[snapshot.ServiceReliability](): "ServiceReliability",
+	reflect.TypeFor[snapshot.ExpectedResolution](): "ExpectedResolution",
 }
 
 // openapiNullableSchemas maps a field that can be null to the nullable
@@ -480,8 +498,9 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"IncidentList", "Filters", "Window", "CheckResult", "CheckService", "CheckStatus", "CheckBasis", "Verdict", "Evidence", "CheckAlternative", "Sources", "FeedSource",
 		"ProbeSource", "Problem", "Status", "Basis", "Severity", "Category", "Disagreement", "Component", "Coverage", "FailureKind",
 		"SourcesResponse", "ServiceSources", "ChangeType", "Change", "ChangeList", "CloudEvent", "EventData", "ServiceAt",
-		"StatusAtResponse", "ServiceAtResponse", "SurfaceId", "SurfaceSummary", "SurfaceDetail",
-		"SurfaceComponent", "CheckSurface", "CheckOtherSurface"} {
+		"StatusAtResponse", "ServiceAtResponse", "CoverageBreakdown", "CoverageSources", "Reliability", "DurationBySeverity",
+		"DurationStats", "Acknowledgement", "ReliabilityResponse", "ServiceReliability", "ExpectedResolution",
+		"SurfaceId", "SurfaceSummary", "SurfaceDetail", "SurfaceComponent", "CheckSurface", "CheckOtherSurface"} {
 		if doc.Components.Schemas[name] == nil {
 			t.Errorf("component schema %s missing", name)
 		}
@@ -627,6 +646,36 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 		UpdatedAt: earlier,
 	}
 
+	// Measured figures as a history computes them: successes, a 529 and
+	// our refused key.
+	measuredHist := &snapshot.ServiceHistory{}
+	for i, o := range []snapshot.CompletionOutcome{snapshot.OutcomeOK, snapshot.OutcomeOverloaded, snapshot.OutcomeOK, snapshot.OutcomeKeyRefused} {
+		s := snapshot.CompletionSample{At: now.Add(time.Duration(i-4) * time.Minute), Outcome: o, HTTPStatus: 529, Code: "overloaded_error"}
+		if o == snapshot.OutcomeOK {
+			ttft, total := 310.5, 402.25
+			s = snapshot.CompletionSample{At: s.At, Outcome: o, HTTPStatus: 200, TTFTMs: &ttft, TotalMs: &total}
+		}
+		measuredHist.RecordCompletion("openai/gpt-4o-mini", s)
+	}
+	measured := measuredHist.Measured(&snapshot.CompletionProbe{Models: []snapshot.MeasuredModelRef{
+		{ID: "openai/gpt-4o-mini", Model: "gpt-4o-mini"}, {ID: "openai/gpt-4.1-nano", Model: "gpt-4.1-nano"}}}, now)
+	if len(measured) != 1 {
+		t.Fatalf("measured %+v", measured)
+	}
+	// A history with enough ended incidents and probe-seen outages for
+	// every percentile, and none for the empty reliability.
+	var history []snapshot.Incident
+	var detections []snapshot.Detection
+	for i := range 6 {
+		start := earlier.Add(-time.Duration(i+2) * 24 * time.Hour)
+		end := start.Add(time.Duration(10*(i+1)) * time.Minute)
+		history = append(history, snapshot.Incident{ID: fmt.Sprintf("openai-old%d", i), Service: "openai", Severity: snapshot.Major,
+			StartedAt: start, EndedAt: &end, Source: snapshot.SourceOfficial})
+		detections = append(detections, snapshot.Detection{Start: start, AckAt: &end, End: end, GreenSeconds: 300})
+	}
+	reliability := snapshot.ComputeReliability("openai", history, detections)
+	noReliability := snapshot.ComputeReliability("x-ai", nil, nil)
+
 	samples := []struct {
 		name, schema string
 		value        any
@@ -642,7 +691,7 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 					}},
 				{Slug: "hugging-face", Name: "Hugging Face", Category: "inference", Domain: "huggingface.co", Status: snapshot.Unknown, Basis: snapshot.BasisProbe,
 					LastChecked: nil, URL: "https://huggingface.co", StatusPage: "https://status.huggingface.co", LatencyMs: nil, Feed: snapshot.FeedError,
-					Disagreement: &snapshot.Disagreement{Since: earlier, Official: snapshot.Operational, Measured: snapshot.MajorOutage, Detail: "Our probes failed."},
+					Disagreement: &snapshot.Disagreement{Since: earlier, By: snapshot.EvidenceProbe, Official: snapshot.Operational, Measured: snapshot.MajorOutage, Detail: "Our probes failed."},
 					Surfaces:     []snapshot.SurfaceSummary{{ID: snapshot.SurfaceAPI, Name: "Hugging Face API", Status: snapshot.Unknown, Basis: snapshot.BasisProbe, OpenIncidents: []snapshot.Incident{}}}},
 			},
 		}},
@@ -654,8 +703,11 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 			StatusPage: "https://status.openai.com", Status: snapshot.PartialOutage, Basis: snapshot.BasisProbe, LastChecked: &now, LatencyMs: &lat,
 			Uptime:         snapshot.Uptime{H24: &up, D7: &up, D30: nil},
 			UptimeCoverage: snapshot.Coverage{H24: 1, D7: 0.5, D30: 0.116},
-			DataSince:      &earlier,
-			Incidents:      []snapshot.Incident{openIncident, endedIncident},
+			UptimeCoverageSources: snapshot.CoverageBreakdown{H24: snapshot.CoverageSources{Checks: 0.612, Timeline: 0.387},
+				D7: snapshot.CoverageSources{Checks: 0.5}, D30: snapshot.CoverageSources{Checks: 0.1, Timeline: 0.016}},
+			Reliability: reliability,
+			DataSince:   &earlier,
+			Incidents:   []snapshot.Incident{openIncident, endedIncident},
 			Components: []snapshot.Component{
 				{ID: "01JMXBRMFE6N2NNT7DG6XZQ6PW", Name: "Chat Completions", Group: "APIs", Status: snapshot.PartialOutage, InScope: true},
 				{ID: "01JMXBNJXGV1T5GT2M9XA83XNG", Name: "Conversations", Status: snapshot.Operational},
@@ -675,11 +727,13 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 				Feed: snapshot.FeedSource{Format: snapshot.FormatStatuspage, URL: "https://status.openai.com/api/v2/summary.json",
 					State: snapshot.FeedOK, Status: snapshot.Operational, LastOKAt: &now, RosterChangedAt: &earlier,
 					RosterAdded: []string{"Agents (01M3Q6W0264T1RJS1YEM47CAQJ)"}},
-				Probe: snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "timeout"},
-				Disagreement: &snapshot.Disagreement{Since: earlier, Official: snapshot.Operational, Measured: snapshot.MajorOutage,
+				Probe: snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "timeout", Attempts: 3},
+				Disagreement: &snapshot.Disagreement{Since: earlier, By: snapshot.EvidenceProbe, Official: snapshot.Operational, Measured: snapshot.MajorOutage,
 					Detail: "Our probes have failed 3 times in a row."},
 			},
-			Timestamp: now, License: snapshot.License,
+			Measured:     measured,
+			ProbeLatency: snapshot.ProbeLatency{H24: snapshot.LatencyWindow{Samples: 3, P50: &lat, P95: &lat}},
+			Timestamp:    now, License: snapshot.License,
 		}},
 		{"service never checked", "ServiceDetail", snapshot.ServiceDoc{
 			Slug: "x-ai", Name: "xAI", Category: "llm-api", Domain: "x.ai", URL: "https://x.ai",
@@ -693,7 +747,9 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 					Failure: snapshot.FailureHTTP, ConsecutiveFailures: 4, FailingSince: &earlier},
 				Probe: snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "timeout"},
 			},
+			Measured:  []snapshot.MeasuredModel{},
 			Timestamp: now, License: snapshot.License,
+			Reliability: noReliability,
 		}},
 		{"incidents from the server", "IncidentList", snapshot.IncidentList{
 			Incidents: []snapshot.Incident{openIncident, endedIncident}, Timestamp: now,
@@ -713,6 +769,8 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 			Error: &observed,
 			Verdict: snapshot.Verdict{Headline: "OpenAI is slow.", Emoji: "🟡", Level: "degraded", Stale: false, DataAgeSeconds: &age,
 				Action: snapshot.ActionFailover, Blame: snapshot.BlameProvider, Confidence: snapshot.ConfidenceHigh, Reason: "A server error.",
+				ExpectedResolution: &snapshot.ExpectedResolution{Incident: openIncident.ID, Severity: openIncident.Severity,
+					StartedAt: openIncident.StartedAt, P50Minutes: 30, P90Minutes: 60, Basis: 6},
 				Evidence:     []snapshot.Evidence{{Source: snapshot.EvidenceOfficial, Says: "The status page says degraded.", AgeSeconds: 42}},
 				Alternatives: []snapshot.CheckAlternative{{Slug: "azure-openai", Name: "Azure OpenAI", Status: snapshot.Operational, Why: "serves GPT"}}},
 			Timestamp: now, License: snapshot.License,
@@ -743,6 +801,9 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 			Service: snapshot.ServiceAt{Slug: "openai", Name: "OpenAI", Status: snapshot.Unknown, Incidents: []snapshot.Incident{}}}},
 		{"problem without param", "Problem", snapshot.Problem{Type: "about:blank", Title: "Too Many Requests", Status: 429,
 			Detail: "30 requests per minute"}},
+		{"reliability", "ReliabilityResponse", snapshot.ReliabilityDoc{Timestamp: now, License: snapshot.License,
+			Services: []snapshot.ServiceReliability{{Slug: "openai", Name: "OpenAI", Reliability: reliability},
+				{Slug: "x-ai", Name: "xAI", Reliability: noReliability}}}},
 	}
 	for _, s := range samples {
 		t.Run(s.name, func(t *testing.T) {
@@ -780,6 +841,12 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 		{"status missing", "CheckResult", samples[7].value, func(m map[string]any) { delete(m, "status") }},
 		{"service a string", "CheckResult", samples[7].value, func(m map[string]any) { m["service"] = "openai" }},
 		{"problem without detail", "Problem", samples[8].value, func(m map[string]any) { delete(m, "detail") }},
+		{"p50 a string", "ServiceDetail", samples[2].value, func(m map[string]any) {
+			m["reliability"].(map[string]any)["incidentDuration"].(map[string]any)["major"].(map[string]any)["p50Minutes"] = "30"
+		}},
+		{"expectedResolution without basis", "CheckResult", samples[6].value, func(m map[string]any) {
+			delete(m["verdict"].(map[string]any)["expectedResolution"].(map[string]any), "basis")
+		}},
 	} {
 		m := openapiJSONValue(t, c.value).(map[string]any)
 		c.edit(m)

@@ -45,6 +45,8 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 		},
 		Incidents: snapshot.IncidentList{Incidents: all, Timestamp: now, License: snapshot.License},
 		Sources:   snapshot.SourcesDoc{Services: []snapshot.ServiceSources{}, Timestamp: now, License: snapshot.License},
+
+		Reliability: snapshot.ReliabilityDoc{Services: []snapshot.ServiceReliability{}, Timestamp: now, License: snapshot.License},
 	}
 	for _, svc := range cat.Services {
 		st := states[svc.Slug]
@@ -60,9 +62,10 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 			t := sh.LastChecked.UTC()
 			checked = &t
 		}
+		measured := sh.Measured(svc.Completion, now)
 		docs.Sources.Services = append(docs.Sources.Services, snapshot.ServiceSources{
 			Slug: svc.Slug, Name: svc.Name, StatusPage: svc.StatusPage, Status: st.Status, Basis: st.Basis,
-			Feed: st.Sources.Feed, Probe: st.Sources.Probe, Disagreement: st.Sources.Disagreement,
+			Feed: st.Sources.Feed, Probe: st.Sources.Probe, Disagreement: st.Sources.Disagreement, Measured: measured,
 		})
 		incidents := byService[svc.Slug]
 		if incidents == nil {
@@ -79,6 +82,7 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 			LatencyMs: st.Sources.Probe.LatencyMs, Feed: cmp.Or(st.Sources.Feed.State, snapshot.FeedNone),
 			Disagreement: st.Sources.Disagreement, Surfaces: surfaceSummaries(surfaces),
 		})
+		reliability := snapshot.ComputeReliability(svc.Slug, incidents, sh.Detections)
 		var dataSince *time.Time
 		if t := sh.DataSince(); !t.IsZero() {
 			dataSince = &t
@@ -88,7 +92,13 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 			URL: svc.URL, StatusPage: svc.StatusPage, Status: st.Status, Basis: st.Basis, LastChecked: checked,
 			LatencyMs: st.Sources.Probe.LatencyMs, Uptime: sh.Uptime(now), UptimeCoverage: sh.Coverage(now),
 			DataSince: dataSince, Incidents: incidents, Components: components, Surfaces: surfaces,
+			Measured: measured, ProbeLatency: sh.ProbeLatency(now),
 			Sources: st.Sources, Timestamp: now, License: snapshot.License,
+
+			UptimeCoverageSources: sh.CoverageBreakdown(now), Reliability: reliability,
+		})
+		docs.Reliability.Services = append(docs.Reliability.Services, snapshot.ServiceReliability{
+			Slug: svc.Slug, Name: svc.Name, Reliability: reliability,
 		})
 	}
 	return docs
@@ -118,6 +128,8 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 		snapshot.FileSources:   docs.Sources,
 		snapshot.FileHistory:   h,
 		snapshot.FileChanges:   snapshot.RecentChangeList(h, now),
+
+		snapshot.FileReliability: docs.Reliability,
 	} {
 		if err := put(name, v); err != nil {
 			return nil, err

@@ -53,6 +53,12 @@ type View interface {
 	// BuildProbe is our probe of the service in the latest build, and when
 	// it was made; false when the snapshot has none.
 	BuildProbe(slug string) (Live, bool)
+	// Measured is what our completions measured of the service's models
+	// in the latest build; empty when none was measured.
+	Measured(slug string) []snapshot.MeasuredModel
+	// Reliability is what the service's retained history predicts
+	// (snapshot.Reliability); false when the snapshot has none.
+	Reliability(slug string) (snapshot.Reliability, bool)
 }
 
 // Request is one question to the engine: what the caller asks about, and
@@ -296,6 +302,11 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 		v.RetryAfterSeconds = &a.RetryAfter
 	}
 	v.Evidence, v.Alternatives = f.evidence(), alts
+	if subj.id == snapshot.SurfaceAPI {
+		// The durations it rests on are those of the API's incidents: they
+		// say nothing of how long a claude.ai incident lasts.
+		v.ExpectedResolution = expectedResolution(view, svc.Slug, f.open)
+	}
 	return doc, nil
 }
 
@@ -323,6 +334,8 @@ func verdictDetail(name string, sum snapshot.ServiceSummary) string {
 		return page + "; our probe only shows whether its API host answers, which cannot show that the API works."
 	case sum.Basis == snapshot.BasisProbe:
 		return page + "; the status is our own probes'."
+	case sum.Basis == snapshot.BasisMeasured:
+		return page + "; the status is our own streamed completions of its models'."
 	case sum.Basis == snapshot.BasisNone:
 		return page + ", and our probe gave nothing to go on either."
 	}

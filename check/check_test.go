@@ -23,7 +23,16 @@ type fakeView struct {
 	summaries   map[string]snapshot.ServiceSummary
 	incidents   []snapshot.Incident // newest first
 	probes      map[string]Live     // the latest build's
+	measured    map[string][]snapshot.MeasuredModel
+	reliability map[string]snapshot.Reliability
 }
+
+func (v *fakeView) Reliability(slug string) (snapshot.Reliability, bool) {
+	r, ok := v.reliability[slug]
+	return r, ok
+}
+
+func (v *fakeView) Measured(slug string) []snapshot.MeasuredModel { return v.measured[slug] }
 
 func (v *fakeView) GeneratedAt() time.Time { return v.generatedAt }
 
@@ -109,17 +118,29 @@ func testView(cat snapshot.Catalog) *fakeView {
 			sum.Status = snapshot.Degraded
 		case svc.Slug == "cohere":
 			sum.Status, sum.Basis = snapshot.MajorOutage, snapshot.BasisProbe
-			sum.Disagreement = &snapshot.Disagreement{Since: genTime.Add(-3 * time.Minute), Official: snapshot.Operational,
+			sum.Disagreement = &snapshot.Disagreement{By: snapshot.EvidenceProbe, Since: genTime.Add(-3 * time.Minute), Official: snapshot.Operational,
 				Measured: snapshot.MajorOutage, Detail: "Our probes of the API have failed 3 times in a row, while the official status page says operational."}
 		case svc.Slug == "deepgram":
 			sum.Status, sum.Basis, sum.Feed = snapshot.Unknown, snapshot.BasisProbe, snapshot.FeedError
 		case svc.Slug == "assemblyai":
 			sum.Feed = snapshot.FeedError
+		case svc.Slug == "groq":
+			sum.Status, sum.Basis, sum.Feed = snapshot.Operational, snapshot.BasisMeasured, snapshot.FeedNone
+		case svc.Slug == "deepseek":
+			sum.Status, sum.Basis = snapshot.Degraded, snapshot.BasisMeasured
+			sum.Disagreement = &snapshot.Disagreement{By: snapshot.EvidenceMeasured, Since: genTime.Add(-time.Minute), Official: snapshot.Operational,
+				Measured: snapshot.Degraded, Detail: "Our completions fail while the official status page says operational: deepseek/deepseek-chat reads degraded."}
 		case svc.Feed.Format == snapshot.FormatNone:
 			sum.Status, sum.Basis, sum.Feed = snapshot.Unknown, snapshot.BasisProbe, snapshot.FeedNone
 		}
 		v.summaries[svc.Slug] = sum
 	}
+	ttft, rate, last := 412.4, 0.6, genTime.Add(-time.Minute)
+	v.measured = map[string][]snapshot.MeasuredModel{"deepseek": {{
+		Model: "deepseek/deepseek-chat", APIModel: "deepseek-chat", Status: snapshot.Degraded, LastSampleAt: &last, LastOutcome: snapshot.OutcomeOverloaded,
+		Windows: snapshot.MeasuredWindows{Hour: snapshot.MeasuredWindow{Window: "1h", Samples: 5, ErrorRate: &rate, TTFTMs: snapshot.Percentiles{P50: &ttft, P95: &ttft},
+			LastError: &snapshot.MeasuredError{At: last, Outcome: snapshot.OutcomeOverloaded, HTTPStatus: 503, Code: "server_is_overloaded"}}},
+	}}}
 	ended := genTime.Add(-47 * time.Hour)
 	v.incidents = []snapshot.Incident{
 		{ID: "openai-01", Service: "openai", Headline: "Elevated errors", Severity: snapshot.Major, StartedAt: genTime.Add(-1 * time.Hour), Status: "investigating", Source: snapshot.SourceOfficial},
@@ -243,6 +264,9 @@ func TestCheckVerdict(t *testing.T) {
 			"could not be read this time; our probe only shows whether its API host answers", true, 60},
 		{"the page unreadable, its last word stands in", "assemblyai", time.Minute, "up", snapshot.BasisOfficial,
 			"could not be read this time; the status is the page's last word, at most 15 minutes old", true, 60},
+		{"no status page, our completions answer", "groq", time.Minute, "up", snapshot.BasisMeasured,
+			"has no status page that a program can read; the status is our own streamed completions of its models'", true, 60},
+		{"our completions overrule the page", "deepseek", time.Minute, "degraded", snapshot.BasisMeasured, "Our completions fail while the official status page says operational", true, 60},
 		{"stale", "anthropic", 16 * time.Minute, "stale", snapshot.BasisOfficial, "", true, 960},
 		{"from the future, within the skew allowance", "anthropic", -time.Minute, "up", snapshot.BasisOfficial, "", true, 0},
 		{"from the future, beyond it", "anthropic", -time.Hour, "stale", snapshot.BasisOfficial, "", true, 0},
@@ -600,5 +624,35 @@ func TestCheckUsesTheFresherProbe(t *testing.T) {
 				t.Errorf("verdict %s (%q) at %v, want proceed on the build's probe", doc.Verdict.Action, doc.Verdict.Reason, doc.LatencyCheckedAt)
 			}
 		})
+	}
+}
+
+// TestCheckCitesMeasured: the verdict cites our completions as evidence,
+// source "measured", with the age of the latest one.
+func TestCheckCitesMeasured(t *testing.T) {
+	engine, view, _ := newTestEngine(t)
+	doc, err := engine.Check(view, Request{Query: "deepseek", Error: "503"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cited []snapshot.Evidence
+	for _, e := range doc.Verdict.Evidence {
+		if e.Source == snapshot.EvidenceMeasured {
+			cited = append(cited, e)
+		}
+	}
+	want := "Our streamed completions of deepseek/deepseek-chat read degraded: the latest overloaded (HTTP 503, server_is_overloaded); in the last hour 3 of 5 failed, time to first token p50 412 ms."
+	if len(cited) != 1 || cited[0].Says != want || cited[0].AgeSeconds != 120 {
+		t.Fatalf("measured evidence %+v, want %q 120 s old", cited, want)
+	}
+	if doc.Basis == nil || *doc.Basis != snapshot.BasisMeasured {
+		t.Fatalf("basis %v", doc.Basis)
+	}
+	// A service measured by nobody cites no such evidence.
+	doc, _ = engine.Check(view, Request{Query: "anthropic"})
+	for _, e := range doc.Verdict.Evidence {
+		if e.Source == snapshot.EvidenceMeasured {
+			t.Fatalf("anthropic cites %+v", e)
+		}
 	}
 }

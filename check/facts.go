@@ -3,6 +3,7 @@ package check
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"slices"
 	"time"
 
@@ -38,9 +39,11 @@ type facts struct {
 	// code is the provider's error code the caller sent; nil for none.
 	code *codeFact
 	// surface is the surface the verdict covers, when it is not the API:
-	// our probes and the incident history are the API's, and say nothing
-	// of it. "" for the API.
+	// our probes, our completions and the incident history are the API's,
+	// and say nothing of it. "" for the API.
 	surface string
+	// measured are our completions of the service's models, latest build.
+	measured []snapshot.MeasuredModel
 }
 
 // codeFact is a provider's error code and what the service's table says of
@@ -58,7 +61,7 @@ func gather(view View, svc snapshot.Service, subj surfaceSubject, live *Live, no
 		f.surface, f.open = subj.name, subj.open
 		return f
 	}
-	f.open = view.OpenIncidents(svc.Slug)
+	f.open, f.measured = view.OpenIncidents(svc.Slug), view.Measured(svc.Slug)
 	f.recent, f.latest = view.IncidentsSince(svc.Slug, view.GeneratedAt().Add(-historyWindow))
 	return f
 }
@@ -170,6 +173,14 @@ func (f facts) evidence() []snapshot.Evidence {
 		}
 	}
 
+	for _, m := range f.measured {
+		age := f.dataAge
+		if m.LastSampleAt != nil {
+			age = int(f.now.Sub(*m.LastSampleAt).Seconds())
+		}
+		add(snapshot.EvidenceMeasured, measuredSays(m), age)
+	}
+
 	if c := f.code; c != nil {
 		if c.known {
 			add(snapshot.EvidenceCaller, fmt.Sprintf("Your error code %s is, for %s's API, %s (%s).", c.code, f.name, codeMeaning[c.row.Class], c.row.Doc), 0)
@@ -233,4 +244,28 @@ var codeMeaning = map[snapshot.ErrorCodeClass]string{
 	snapshot.CodeRequest:     "a request refused as it stands",
 	snapshot.CodeAuth:        "a credentials or permission error",
 	snapshot.CodeModel:       "a model that does not exist or is not available to the key",
+}
+
+// measuredSays says what our completions measured of one model: "Our
+// streamed completions of openai/gpt-4o-mini read degraded: the latest
+// overloaded (HTTP 529, overloaded_error); in the last hour 3 of 5 failed,
+// time to first token p50 412 ms."
+func measuredSays(m snapshot.MeasuredModel) string {
+	says := fmt.Sprintf("Our streamed completions of %s read %s: the latest %s", m.Model, m.Status, m.LastOutcome)
+	if e := m.Windows.Hour.LastError; e != nil && e.Outcome == m.LastOutcome && e.Detail() != "" {
+		says += " (" + e.Detail() + ")"
+	}
+	h := m.Windows.Hour
+	if h.Samples > 0 && h.ErrorRate != nil {
+		failed := int(math.Round(*h.ErrorRate * float64(h.Samples)))
+		says += fmt.Sprintf("; in the last hour %d of %d failed", failed, h.Samples)
+	}
+	if h.TTFTMs.P50 != nil {
+		says += fmt.Sprintf(", time to first token p50 %.0f ms", *h.TTFTMs.P50)
+	}
+	if m.Note != "" {
+		says += ". " + m.Note
+		return says
+	}
+	return says + "."
 }

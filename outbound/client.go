@@ -41,10 +41,10 @@ type Options struct {
 	NoRedirects bool
 }
 
-// CatalogURLs lists every feed and probe URL of cat: the hosts the program
-// is told to read and probe, and so the ones it may reach on an internal
-// address (tests point them at loopback servers; a private mirror may live
-// on one).
+// CatalogURLs lists every feed, probe and completion URL of cat: the hosts
+// the program is told to read and probe, and so the ones it may reach on an
+// internal address (tests point them at loopback servers; a private mirror
+// may live on one).
 func CatalogURLs(cat snapshot.Catalog) []string {
 	var urls []string
 	for _, svc := range cat.Services {
@@ -52,6 +52,9 @@ func CatalogURLs(cat snapshot.Catalog) []string {
 			if u != "" {
 				urls = append(urls, u)
 			}
+		}
+		if svc.Completion != nil {
+			urls = append(urls, svc.Completion.URL)
 		}
 	}
 	return urls

@@ -64,7 +64,7 @@ func publishTestSnapshot(t testing.TB, dir string, cat snapshot.Catalog, at time
 		case svc.Slug == "cohere":
 			st = snapshot.MajorOutage
 			sources.Probe = snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "connection refused"}
-			sources.Disagreement = &snapshot.Disagreement{Since: at.Add(-3 * time.Minute), Official: snapshot.Operational,
+			sources.Disagreement = &snapshot.Disagreement{By: snapshot.EvidenceProbe, Since: at.Add(-3 * time.Minute), Official: snapshot.Operational,
 				Measured: snapshot.MajorOutage, Detail: "Our probes of the API have failed 3 times in a row, while the official status page says operational."}
 		case svc.Feed.Format == snapshot.FormatNone:
 			sources.Feed = snapshot.FeedSource{Format: snapshot.FormatNone, State: snapshot.FeedNone, Note: svc.Feed.Note}

@@ -51,6 +51,11 @@ type Snapshot struct {
 	// document, for /check: a live probe older than it is not the freshest
 	// word.
 	probes map[string]check.Live
+	// measured are each service's measured completions, from sources.json.
+	measured map[string][]snapshot.MeasuredModel
+	// reliability is each service's row of reliability.json, for /check's
+	// expectedResolution; empty for a snapshot written before it existed.
+	reliability map[string]snapshot.Reliability
 	// order is the services' slugs in the order of status.json.
 	order []string
 	// changes is the retained change log, ids ascending, complete after
@@ -217,9 +222,21 @@ func (s *Snapshot) parse() error {
 			return err
 		}
 	}
+	s.measured = map[string][]snapshot.MeasuredModel{}
 	for _, src := range sources.Services {
+		s.measured[src.Slug] = src.Measured
 		if at := s.status[src.Slug].LastChecked; at != nil {
 			s.probes[src.Slug] = check.Live{Probe: src.Probe, At: *at}
+		}
+	}
+	s.reliability = map[string]snapshot.Reliability{}
+	if s.files[snapshot.FileReliability] != nil {
+		var doc snapshot.ReliabilityDoc
+		if err := decodeFile(s.files, snapshot.FileReliability, &doc); err != nil {
+			return err
+		}
+		for _, r := range doc.Services {
+			s.reliability[r.Slug] = r.Reliability
 		}
 	}
 	var list snapshot.IncidentList
@@ -301,6 +318,16 @@ func futureBeyondSkew(generatedAt, now time.Time) bool {
 func (s *Snapshot) BuildProbe(slug string) (check.Live, bool) {
 	p, ok := s.probes[slug]
 	return p, ok
+}
+
+// Measured is the service's measured completions in the latest build
+// (check.View).
+func (s *Snapshot) Measured(slug string) []snapshot.MeasuredModel { return s.measured[slug] }
+
+// Reliability is the service's row of reliability.json (check.View).
+func (s *Snapshot) Reliability(slug string) (snapshot.Reliability, bool) {
+	r, ok := s.reliability[slug]
+	return r, ok
 }
 
 // GeneratedAt is when the snapshot was built (check.View).

@@ -42,6 +42,9 @@ type Service struct {
 	// codes of this service's API (OpenAI-compatible APIs share OpenAI's);
 	// empty when we have none: the HTTP status alone then decides.
 	ErrorCodes string `json:"errorCodes,omitempty"`
+	// Completion configures measured completions (snapshot.CompletionProbe):
+	// sent only when the operator sets its key's environment variable.
+	Completion *CompletionProbe `json:"completion,omitempty"`
 	// Surfaces are the parts of the service other than its API that its
 	// status page lists (the consumer app, a coding agent, the console),
 	// each with its own scope, aliases and domains; the API surface is
@@ -301,6 +304,11 @@ func (c Catalog) Validate() error {
 		}
 		if s.Feed.Format == FormatNone && strings.TrimSpace(s.Feed.Note) == "" {
 			bad("feed.note must say why the service has no feed")
+		}
+		if s.Completion != nil {
+			for _, e := range s.Completion.problems() {
+				bad("%s", e)
+			}
 		}
 		for _, e := range s.Feed.Scope.problems() {
 			bad("feed.scope: %s", e)

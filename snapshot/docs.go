@@ -178,6 +178,8 @@ type ServiceDoc struct {
 	Uptime      Uptime     `json:"uptime"`
 	// UptimeCoverage says how much of each uptime window has data.
 	UptimeCoverage Coverage `json:"uptimeCoverage"`
+	// UptimeCoverageSources says where it came from (timeline.go).
+	UptimeCoverageSources CoverageBreakdown `json:"uptimeCoverageSources"`
 	// DataSince is the time of the first check we hold of the service; nil
 	// when there is none.
 	DataSince *time.Time `json:"dataSince"`
@@ -189,10 +191,19 @@ type ServiceDoc struct {
 	Components []Component `json:"components"`
 	// Surfaces are the service's surfaces, the API first (its status,
 	// incidents and uptime are the service's own).
-	Surfaces  []SurfaceDoc `json:"surfaces"`
-	Sources   Sources      `json:"sources"`
-	Timestamp time.Time    `json:"timestamp"`
-	License   string       `json:"license"`
+	Surfaces []SurfaceDoc `json:"surfaces"`
+	// ProbeLatency is our probe's latency p50/p95 over 24 h and 7 d.
+	ProbeLatency ProbeLatency `json:"probeLatency"`
+	// Measured are our own completions' figures per model; empty unless
+	// the operator set the service's key (snapshot.CompletionProbe).
+	Measured  []MeasuredModel `json:"measured"`
+	Sources   Sources         `json:"sources"`
+	Timestamp time.Time       `json:"timestamp"`
+	License   string          `json:"license"`
+
+	// Reliability is what the retained history says about the service's
+	// incidents (predict.go).
+	Reliability Reliability `json:"reliability"`
 }
 
 // Component is one component of an official status page.
@@ -218,8 +229,11 @@ type Sources struct {
 
 // Disagreement is our measurement overruling the official page.
 type Disagreement struct {
-	// Since is when our probes started failing.
+	// Since is when our probes (or completions) started failing.
 	Since time.Time `json:"since"`
+	// By is what overrules the page: "probe" (our probe of the API host)
+	// or "measured" (our completions).
+	By string `json:"by"`
 	// Official is what the status page declares; Measured what we report.
 	Official Status `json:"official"`
 	Measured Status `json:"measured"`
@@ -303,6 +317,10 @@ type ProbeSource struct {
 	LatencyMs  *float64 `json:"latencyMs"`
 	HTTPStatus int      `json:"httpStatus,omitempty"`
 	Error      string   `json:"error,omitempty"`
+	// Attempts counts the probes of this cycle when a failed one was
+	// re-probed to confirm it (the last one's result is shown); omitted
+	// for a single probe.
+	Attempts int `json:"attempts,omitempty"`
 }
 
 // Probe states.
@@ -412,6 +430,10 @@ type Verdict struct {
 	Detail string `json:"detail,omitempty"`
 	// Suggestions are the closest tracked names, for an untracked query.
 	Suggestions []string `json:"suggestions,omitempty"`
+	// ExpectedResolution is, while an official incident is open, how long
+	// the service's incidents of its severity lasted (predict.go); absent
+	// below MinBasis of them.
+	ExpectedResolution *ExpectedResolution `json:"expectedResolution,omitempty"`
 
 	// Action, Blame, Confidence and Reason are what to do about it, from
 	// the first matching rule of /check's one rule table; absent for an
@@ -479,13 +501,15 @@ const (
 	EvidenceOfficial = "official"
 	EvidenceProbe    = "probe"
 	EvidenceHistory  = "history"
+	// EvidenceMeasured is our own completions of the service's models.
+	EvidenceMeasured = "measured"
 	// EvidenceCaller is what the caller told us: the provider's error code
 	// and what its documentation says it means.
 	EvidenceCaller = "caller"
 )
 
 // EvidenceSources lists the values of Evidence.Source.
-var EvidenceSources = []string{EvidenceOfficial, EvidenceProbe, EvidenceHistory, EvidenceCaller}
+var EvidenceSources = []string{EvidenceOfficial, EvidenceProbe, EvidenceMeasured, EvidenceHistory, EvidenceCaller}
 
 // CheckAlternative is a tracked service that can stand in for the checked
 // one, with its current status.
@@ -527,6 +551,8 @@ type ServiceSources struct {
 	Feed         FeedSource    `json:"feed"`
 	Probe        ProbeSource   `json:"probe"`
 	Disagreement *Disagreement `json:"disagreement"`
+	// Measured is as in ServiceDoc: our completions per model.
+	Measured []MeasuredModel `json:"measured"`
 }
 
 // Documents are the API documents of one snapshot before they are encoded:
@@ -539,4 +565,6 @@ type Documents struct {
 	Services  []ServiceDoc
 	Incidents IncidentList
 	Sources   SourcesDoc
+
+	Reliability ReliabilityDoc
 }

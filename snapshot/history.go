@@ -79,8 +79,19 @@ type ServiceHistory struct {
 	ProbeIncident string `json:"probeIncident,omitempty"`
 	// Feed is the health of the official source.
 	Feed FeedHealth `json:"feed,omitzero"`
+	// TimelineAt is the latest check at which the official feed was read
+	// with its incident timeline (CreditTimeline needs it on both sides of
+	// a gap).
+	TimelineAt time.Time `json:"timelineAt,omitzero"`
+	// Outage follows an outage our probes see while the page declares
+	// none, and Detections are those that ended (predict.go).
+	Outage     *OutageWatch `json:"outage,omitempty"`
+	Detections []Detection  `json:"detections,omitempty"`
 	// Buckets hold status time per BucketSize, oldest first.
 	Buckets []Bucket `json:"buckets"`
+	// Completions are the measured completions of the last MeasuredKeep,
+	// by model id (author/model), oldest first.
+	Completions map[string][]CompletionSample `json:"completions,omitempty"`
 	// Recent are the latest intervals credited to Buckets, oldest first:
 	// enough of them for Restate to correct what the last checks credited.
 	Recent []Span `json:"recent,omitempty"`
@@ -135,9 +146,16 @@ type Bucket struct {
 	Major       float64 `json:"maj,omitempty"`
 	Maintenance float64 `json:"maint,omitempty"`
 	Unknown     float64 `json:"unk,omitempty"`
+	// Timeline is how much of the time above (seconds) came from the
+	// official page's incident timeline between two of our checks rather
+	// than from a check (CreditTimeline); the rest came from our checks.
+	Timeline float64 `json:"tl,omitempty"`
 	// LatencyMs is the sum of successful probe latencies; Probes their count.
 	LatencyMs float64 `json:"latMs,omitempty"`
 	Probes    int     `json:"probes,omitempty"`
+	// LatBins is the histogram of those latencies, count by bin (latBin):
+	// what p50 and p95 are read from. Buckets written before it have none.
+	LatBins map[int]int `json:"latBins,omitempty"`
 }
 
 // NewHistory returns an empty history.
@@ -184,6 +202,7 @@ func (sh *ServiceHistory) Record(at time.Time, status Status, latencyMs *float64
 		b := sh.bucket(at)
 		b.LatencyMs += *latencyMs
 		b.Probes++
+		b.addLatency(*latencyMs)
 	}
 	if at.After(sh.LastChecked) || sh.LastChecked.IsZero() {
 		sh.LastChecked, sh.LastStatus = at, status
@@ -206,19 +225,26 @@ func (sh *ServiceHistory) credit(from, to time.Time, s Status) {
 // move credits the interval [from, to) to status s, split across buckets,
 // taking it from status old unless old is "" (a first credit).
 func (sh *ServiceHistory) move(from, to time.Time, old, s Status) {
-	for from.Before(to) {
-		b := sh.bucket(from)
-		end := time.Unix(b.T, 0).Add(BucketSize)
-		if end.After(to) {
-			end = to
-		}
-		secs := end.Sub(from).Seconds()
+	sh.eachBucket(from, to, func(b *Bucket, secs float64) {
 		if old != "" {
 			f := b.seconds(old)
 			secs = min(secs, *f) // never below zero, whatever rounding did
 			*f -= secs
 		}
 		*b.seconds(s) += secs
+	})
+}
+
+// eachBucket calls fn with each bucket that [from, to) overlaps, appending
+// it when needed, and the seconds of the interval that fall in it.
+func (sh *ServiceHistory) eachBucket(from, to time.Time, fn func(b *Bucket, secs float64)) {
+	for from.Before(to) {
+		b := sh.bucket(from)
+		end := time.Unix(b.T, 0).Add(BucketSize)
+		if end.After(to) {
+			end = to
+		}
+		fn(b, end.Sub(from).Seconds())
 		from = end
 	}
 }
@@ -348,6 +374,7 @@ func (sh *ServiceHistory) window(from, to time.Time) Bucket {
 		sum.Major += share * b.Major
 		sum.Maintenance += share * b.Maintenance
 		sum.Unknown += share * b.Unknown
+		sum.Timeline += share * b.Timeline
 	}
 	if !sh.LastChecked.IsZero() && to.After(sh.LastChecked) {
 		start, end := sh.LastChecked, to
@@ -440,6 +467,7 @@ func (h *History) Prune(now time.Time) {
 		if sh.Incidents != nil {
 			sh.Incidents = pruneIncidents(sh.Incidents, now, MaxIncidents)
 		}
+		sh.pruneDetections(now)
 	}
 	h.Incidents = pruneIncidents(h.Incidents, now, MaxIncidents)
 	h.pruneChanges(now, MaxChanges)
@@ -509,6 +537,9 @@ func (h *History) checkValues() error {
 			}
 			prev = b.T
 		}
+		if err := sh.checkCompletions(); err != nil {
+			return fmt.Errorf("%w: service %q: %v", ErrCorruptHistory, slug, err)
+		}
 	}
 	return nil
 }
@@ -524,10 +555,16 @@ func (b Bucket) check() error {
 	}
 	sum := 0.0
 	for _, v := range []float64{b.Operational, b.Degraded, b.Partial, b.Major, b.Maintenance, b.Unknown} {
-		if math.IsNaN(v) || v < 0 || v > size {
+		// A second of slack, as for the sum below: an hour credited in
+		// fractional-second pieces can add up to 3600.0000000000005, and a
+		// history rejected for that would be started afresh.
+		if math.IsNaN(v) || v < 0 || v > size+1 {
 			return fmt.Errorf("status time %v s out of range", v)
 		}
 		sum += v
+	}
+	if math.IsNaN(b.Timeline) || b.Timeline < 0 || b.Timeline > sum+1 {
+		return fmt.Errorf("timeline time %v s out of range", b.Timeline)
 	}
 	// Record credits disjoint intervals, so a bucket never holds more time
 	// than it lasts; a second of slack absorbs float rounding.
@@ -538,7 +575,7 @@ func (b Bucket) check() error {
 	if math.IsNaN(b.LatencyMs) || b.LatencyMs < 0 || b.LatencyMs > float64(b.Probes)*size*1000 {
 		return fmt.Errorf("latency total %v ms out of range for %d probes", b.LatencyMs, b.Probes)
 	}
-	return nil
+	return b.checkLatBins()
 }
 
 // maxIncidentIDLength bounds an incident id read back from a history: an
@@ -627,9 +664,11 @@ func (h *History) CheckClock(now time.Time) error {
 			{"failingSince", sh.FailingSince},
 			{"okSince", sh.OKSince},
 			{"lastFeedAt", sh.LastFeedAt},
+			{"timelineAt", sh.TimelineAt},
 			{"feed.lastOkAt", sh.Feed.LastOKAt},
 			{"feed.failingSince", sh.Feed.FailingSince},
 			{"feed.rosterChangedAt", sh.Feed.RosterChangedAt},
+			{"the latest completion", sh.LastCompletionAt()},
 		} {
 			if err := future(fmt.Sprintf("service %q: %s", slug, f.name), f.t); err != nil {
 				return err

@@ -470,7 +470,7 @@ func TestRecordOutOfOrderAndDuplicates(t *testing.T) {
 		sh.Record(at(10*time.Minute), Operational, nil)
 
 		// [00:00, 00:10) operational; every successful probe's latency kept.
-		want := []Bucket{{T: base.Unix(), Operational: 600, LatencyMs: 460, Probes: 4}}
+		want := []Bucket{{T: base.Unix(), Operational: 600, LatencyMs: 460, Probes: 4, LatBins: map[int]int{27: 1, 28: 2, 29: 1}}}
 		if !reflect.DeepEqual(sh.Buckets, want) {
 			t.Errorf("Buckets = %+v, want %+v", sh.Buckets, want)
 		}
@@ -491,10 +491,10 @@ func TestRecordOutOfOrderAndDuplicates(t *testing.T) {
 
 		h := base.Unix()
 		want := []Bucket{
-			{T: h, LatencyMs: 30, Probes: 1},
-			{T: h + 3600, LatencyMs: 40, Probes: 1},
-			{T: h + 2*3600, Operational: 900, LatencyMs: 60, Probes: 2},
-			{T: h + 3*3600, LatencyMs: 80, Probes: 2},
+			{T: h, LatencyMs: 30, Probes: 1, LatBins: map[int]int{20: 1}},
+			{T: h + 3600, LatencyMs: 40, Probes: 1, LatBins: map[int]int{22: 1}},
+			{T: h + 2*3600, Operational: 900, LatencyMs: 60, Probes: 2, LatBins: map[int]int{14: 1, 23: 1}},
+			{T: h + 3*3600, LatencyMs: 80, Probes: 2, LatBins: map[int]int{18: 1, 24: 1}},
 		}
 		if !reflect.DeepEqual(sh.Buckets, want) {
 			t.Errorf("Buckets = %+v\nwant      %+v", sh.Buckets, want)
@@ -517,9 +517,9 @@ func TestRecordLatency(t *testing.T) {
 	h := base.Unix()
 	want := []Bucket{
 		// [00:00, 00:10) operational, [00:10, 00:25) major (capped).
-		{T: h, Operational: 600, Major: 900, LatencyMs: 250.5, Probes: 2},
+		{T: h, Operational: 600, Major: 900, LatencyMs: 250.5, Probes: 2, LatBins: map[int]int{0: 1, 32: 1}},
 		// [01:05, 01:10) operational.
-		{T: h + 3600, Operational: 300, LatencyMs: 99.25, Probes: 1},
+		{T: h + 3600, Operational: 300, LatencyMs: 99.25, Probes: 1, LatBins: map[int]int{27: 1}},
 	}
 	if !reflect.DeepEqual(sh.Buckets, want) {
 		t.Errorf("Buckets = %+v\nwant      %+v", sh.Buckets, want)

@@ -20,8 +20,10 @@ const (
 	PathOpenAPI   = APIBase + "/openapi.json"
 	PathExport    = APIBase + "/export"
 	PathSources   = APIBase + "/sources"
-	PathChanges   = APIBase + "/changes"
-	PathEvents    = APIBase + "/events"
+	// PathReliability is every service's Reliability (predict.go).
+	PathReliability = APIBase + "/reliability"
+	PathChanges     = APIBase + "/changes"
+	PathEvents      = APIBase + "/events"
 	// PathMCP is where the MCP server answers over streamable HTTP.
 	PathMCP = "/mcp"
 	// PathHealthz (the process is up) and PathReadyz (it should get
@@ -68,6 +70,7 @@ func Routes() []Route {
 		{Path: PathOpenAPI, File: FileOpenAPI, ContentType: ContentJSON, RateLimited: true},
 		{Path: PathExport, File: FileExport, ContentType: ContentCSV, RateLimited: true},
 		{Path: PathSources, File: FileSources, ContentType: ContentJSON, RateLimited: true},
+		{Path: PathReliability, File: FileReliability, ContentType: ContentJSON, RateLimited: true},
 		// changes.json is the recent log; the server answers ?since from the whole retained one.
 		{Path: PathChanges, File: FileChanges, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
 		// The event stream is only the server's: the limit is charged once, at connect.

@@ -45,9 +45,8 @@ func Worse(a, b Status) Status {
 // Basis is what a status rests on (docs/api.md, "How a status is decided").
 type Basis string
 
-// The bases of a status. There is none for a measurement of the API
-// itself: nothing aistatus runs calls a model, so nothing measures whether
-// requests are served; our probe only tells whether the API host answers.
+// The bases of a status. Only BasisMeasured rests on the API serving
+// requests: our probe only tells whether the API host answers.
 const (
 	// BasisOfficial: the official status page says so, for the service's
 	// scope: its word this cycle, or its last word while that may stand in
@@ -59,16 +58,22 @@ const (
 	// outage, or they did not, and the status is unknown: a host that
 	// answers cannot show the service works.
 	BasisProbe Basis = "probe"
+	// BasisMeasured: our own completions decided it (snapshot.ServiceMeasured):
+	// they fail while the page and our probe say better, or neither had a
+	// word and they succeed. Only services whose operator set a key have it.
+	BasisMeasured Basis = "measured"
 	// BasisNone: nothing to go on (no page's word, no probe's); the status
 	// is unknown.
 	BasisNone Basis = "none"
 )
 
 // Bases lists every basis, strongest first.
-var Bases = []Basis{BasisOfficial, BasisProbe, BasisNone}
+var Bases = []Basis{BasisOfficial, BasisMeasured, BasisProbe, BasisNone}
 
 // Valid reports whether b is one of Bases.
-func (b Basis) Valid() bool { return b == BasisOfficial || b == BasisProbe || b == BasisNone }
+func (b Basis) Valid() bool {
+	return b == BasisOfficial || b == BasisMeasured || b == BasisProbe || b == BasisNone
+}
 
 // Severity is an incident's severity.
 type Severity string

@@ -114,21 +114,21 @@ func TestStatusValid(t *testing.T) {
 	})
 }
 
-// Basis.Valid accepts exactly Bases: a status's basis is official, probe or
-// none, never empty (a document written before the field) or anything else.
+// Basis.Valid accepts exactly Bases: a status's basis is official,
+// measured, probe or none, never empty (a document written before the field) or anything else.
 func TestBasisValid(t *testing.T) {
 	for _, b := range Bases {
 		if !b.Valid() {
 			t.Errorf("Bases holds invalid %q", b)
 		}
 	}
-	for _, b := range []Basis{"", "measured", "Official", "unknown"} {
+	for _, b := range []Basis{"", "measure", "Official", "unknown"} {
 		if b.Valid() {
 			t.Errorf("Basis(%q).Valid() = true", b)
 		}
 	}
-	if len(Bases) != 3 || Bases[0] != BasisOfficial {
-		t.Errorf("Bases = %q, want official first of three", Bases)
+	if len(Bases) != 4 || Bases[0] != BasisOfficial {
+		t.Errorf("Bases = %q, want official first of four", Bases)
 	}
 }
 

@@ -6,6 +6,7 @@
 package buildtest
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -29,6 +30,13 @@ type Page struct {
 	FeedBroken bool
 	// APIDown makes the API host drop connections, so probes fail.
 	APIDown bool
+	// DropProbes drops the connection of that many next probes (a lost
+	// packet), then answers again.
+	DropProbes int
+	// CompletionStatus is what the completion endpoint answers: 0 streams
+	// a short answer in the service's style; another status sends a real
+	// error body of the provider's with it (529: overloaded).
+	CompletionStatus int
 }
 
 // Incident is one incident as a Statuspage feed lists it.
@@ -49,12 +57,16 @@ type World struct {
 	pages   map[string]*Page
 	formats map[string]snapshot.FeedFormat
 	probes  map[string]int
+	// completions are the completion requests each service received.
+	completions map[string][]*http.Request
+	styles      map[string]snapshot.CompletionStyle
 }
 
 // NewWorld starts a world in which every service of cat is calm. The server
 // is closed when the test ends.
 func NewWorld(t testing.TB, cat snapshot.Catalog) *World {
-	w := &World{pages: map[string]*Page{}, formats: map[string]snapshot.FeedFormat{}, probes: map[string]int{}, Clock: time.Now}
+	w := &World{pages: map[string]*Page{}, formats: map[string]snapshot.FeedFormat{}, probes: map[string]int{},
+		completions: map[string][]*http.Request{}, styles: map[string]snapshot.CompletionStyle{}, Clock: time.Now}
 	w.Server = httptest.NewServer(http.HandlerFunc(w.serveHTTP))
 	t.Cleanup(w.Server.Close)
 	w.Catalog.ErrorCodes = cat.ErrorCodes
@@ -71,6 +83,11 @@ func NewWorld(t testing.TB, cat snapshot.Catalog) *World {
 		svc.Feed.Scope, svc.Feed.ComponentsURL = snapshot.Scope{}, ""
 		if svc.ProbeURL != "" {
 			svc.ProbeURL = base + "/probe"
+		}
+		if svc.Completion != nil {
+			c := *svc.Completion
+			c.URL, svc.Completion = base+"/"+completePath, &c
+			w.styles[svc.Slug] = c.Style
 		}
 		w.Catalog.Services = append(w.Catalog.Services, svc)
 	}
@@ -110,8 +127,16 @@ func (w *World) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		p.Incidents = append([]Incident(nil), page.Incidents...)
 		if rest == "probe" {
 			w.probes[slug]++
+			if page.DropProbes > 0 {
+				page.DropProbes--
+				p.APIDown = true
+			}
+		}
+		if strings.HasPrefix(rest, completePath) {
+			w.completions[slug] = append(w.completions[slug], r.Clone(context.WithoutCancel(r.Context())))
 		}
 	}
+	style := w.styles[slug]
 	id := w.formats[slug]
 	w.mu.Unlock()
 	format, _ := feed.Lookup(id)
@@ -120,6 +145,10 @@ func (w *World) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch {
+	case strings.HasPrefix(rest, completePath) && p.APIDown:
+		dropConnection(rw)
+	case strings.HasPrefix(rest, completePath):
+		serveCompletion(rw, style, p.CompletionStatus)
 	case rest == "probe" && p.APIDown:
 		dropConnection(rw)
 	case rest == "probe":

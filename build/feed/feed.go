@@ -49,6 +49,20 @@ type Result struct {
 	// Components are every component the page lists, each marked in or out
 	// of scope; nil for formats without components.
 	Components []snapshot.Component
+	// Timeline is set when Incidents are the page's incident timeline:
+	// every in-scope incident, resolved ones with their end, back to
+	// Timeline.Since. Nil for a feed that lists only what is open now (its
+	// silence about a past hour proves nothing), or one of whose incidents
+	// could not be read. snapshot.CreditTimeline rests on it.
+	Timeline *Timeline
+}
+
+// Timeline says how far back a feed's incident list is complete.
+type Timeline struct {
+	// Since is the start of the oldest incident of a list cut at its
+	// length (the page may have dropped older ones); zero when the list
+	// holds all the page keeps.
+	Since time.Time
 }
 
 // Adapter reads one feed format. A failure (network, HTTP status >= 400,
@@ -70,6 +84,9 @@ func Read(ctx context.Context, a Adapter, req Request) (Result, []string, error)
 		return Result{}, nil, err
 	}
 	res, dropped := clean(req.Service, res, req.Now)
+	if len(dropped) > 0 {
+		res.Timeline = nil // a dropped incident leaves a hole in it
+	}
 	return res, dropped, nil
 }
 

@@ -99,6 +99,7 @@ func (a statuspage) Read(ctx context.Context, req Request) (Result, error) {
 		comps = *full.Components
 	}
 	var listed []spIncident
+	hasList := false
 	if svc.Feed.IncidentsURL != "" {
 		var doc incidentsDoc
 		err := getJSON(ctx, req.Client, svc.Feed.IncidentsURL, &doc)
@@ -107,7 +108,7 @@ func (a statuspage) Read(ctx context.Context, req Request) (Result, error) {
 		case err == nil && doc.Incidents == nil:
 			return Result{}, failure(snapshot.FailureSchema, "GET %s: no incidents list: not a status page's incidents.json", svc.Feed.IncidentsURL)
 		case err == nil:
-			listed = *doc.Incidents
+			listed, hasList = *doc.Incidents, true
 		case a.format == snapshot.FormatIncidentIO && errors.As(err, &he) && he.Code == http.StatusNotFound:
 			// Some incident.io pages do not serve this route; the summary's
 			// unresolved incidents are then all there is.
@@ -115,7 +116,39 @@ func (a statuspage) Read(ctx context.Context, req Request) (Result, error) {
 			return Result{}, err
 		}
 	}
-	return statuspageResult(svc, a.format, comps, sum.Incidents, listed)
+	res, err := statuspageResult(svc, a.format, comps, sum.Incidents, listed)
+	if err == nil && hasList {
+		res.Timeline = spTimeline(listed)
+	}
+	return res, err
+}
+
+// spListLength is how many incidents incidents.json lists at most: "the 50
+// most recent incidents", resolved ones included, in Statuspage's API
+// reference.
+const spListLength = 50
+
+// spTimeline is how far back an incidents.json list is complete: all the
+// page keeps when it is shorter than spListLength, else from its oldest
+// incident on. Nil when an incident's times cannot be read: the incident is
+// left out (spConvert), and its span would read operational.
+func spTimeline(listed []spIncident) *Timeline {
+	var oldest time.Time
+	for _, in := range listed {
+		started, ok := parseTime(cmp.Or(in.StartedAt, in.CreatedAt))
+		_, okResolved := parseTime(in.ResolvedAt)
+		_, okUpdated := parseTime(in.UpdatedAt)
+		if in.ID == "" || !ok || started.IsZero() || !okResolved || !okUpdated {
+			return nil
+		}
+		if oldest.IsZero() || started.Before(oldest) {
+			oldest = started
+		}
+	}
+	if len(listed) < spListLength {
+		return &Timeline{}
+	}
+	return &Timeline{Since: oldest}
 }
 
 // spReadSummary reads a summary.json or components.json and checks that it is

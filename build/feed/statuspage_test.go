@@ -3,11 +3,13 @@ package feed
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -95,6 +97,9 @@ func TestIncidents(t *testing.T) {
 		routes    map[string]reply
 		want      []snapshot.Incident
 		wantReads int // requests to incidents.json
+		// timeline is the Result's Timeline: nil where the incident list
+		// was not read, or one of its incidents could not be.
+		timeline *Timeline
 	}{
 		{
 			name: "statuspage: merged, resolved and open, offsets to UTC",
@@ -150,6 +155,7 @@ func TestIncidents(t *testing.T) {
 				incidentsPath: {file: "github_incidents.json"},
 			},
 			wantReads: 1,
+			timeline:  &Timeline{},
 			want: []snapshot.Incident{
 				{ID: "github-copilot-6t2w9xq0hb4m", Service: "github-copilot", Headline: "Incident with Copilot", Severity: snapshot.Minor,
 					StartedAt: *ts(t, "2025-06-03T16:05:09.551Z"), Status: "identified", Source: official,
@@ -170,6 +176,7 @@ func TestIncidents(t *testing.T) {
 				incidentsPath: {file: "incidentio_incidents.json"},
 			},
 			wantReads: 1,
+			timeline:  &Timeline{},
 			want: []snapshot.Incident{
 				{ID: "openai-01JX4ZQ8M6Y3T0K2V9D7R5H1CE", Service: "openai", Headline: "Increased error rates for Chat Completions", Severity: snapshot.Major,
 					StartedAt: *ts(t, "2025-06-03T16:21:07.354Z"), Status: "identified", Source: official,
@@ -198,6 +205,7 @@ func TestIncidents(t *testing.T) {
 			svc:       func(s *httptest.Server) snapshot.Service { return openai(s, true) },
 			routes:    map[string]reply{summaryPath: {file: "incidentio_calm_summary.json"}, incidentsPath: {body: []byte(`{"incidents":[]}`)}},
 			wantReads: 1,
+			timeline:  &Timeline{},
 		},
 	}
 	for _, tt := range tests {
@@ -208,6 +216,9 @@ func TestIncidents(t *testing.T) {
 				t.Fatalf("Read: %v", err)
 			}
 			checkIncidents(t, res.Incidents, tt.want)
+			if (res.Timeline == nil) != (tt.timeline == nil) || (res.Timeline != nil && *res.Timeline != *tt.timeline) {
+				t.Errorf("Timeline = %+v, want %+v", res.Timeline, tt.timeline)
+			}
 			if n := requests(incidentsPath); n != tt.wantReads {
 				t.Errorf("incidents.json read %d times, want %d", n, tt.wantReads)
 			}
@@ -378,5 +389,43 @@ func TestComponentsFromTheFullList(t *testing.T) {
 	res, err = readCatalog(t, svc)
 	if err != nil || res.Status != snapshot.PartialOutage || len(res.Components) != 2 {
 		t.Fatalf("with the full list: %+v, %v; want the Chat Completions outage to count", res, err)
+	}
+}
+
+// TestSpTimeline checks how far back an incident list is complete: all the
+// page keeps below spListLength incidents; from the oldest at the cap,
+// where older ones may have been cut; nowhere when an incident's times
+// cannot be read (it is left out, and its span would read operational).
+func TestSpTimeline(t *testing.T) {
+	base := time.Date(2025, 6, 3, 12, 0, 0, 0, time.UTC)
+	list := func(n int) []spIncident {
+		var out []spIncident
+		for i := range n {
+			at := base.Add(-time.Duration(i) * time.Hour).Format(time.RFC3339)
+			out = append(out, spIncident{ID: fmt.Sprint("inc", i), StartedAt: at, CreatedAt: at, UpdatedAt: at, ResolvedAt: at})
+		}
+		return out
+	}
+	unreadable := list(3)
+	unreadable[1].ResolvedAt = "yesterday"
+	noID := list(3)
+	noID[2].ID = ""
+	for _, tt := range []struct {
+		name   string
+		listed []spIncident
+		want   *Timeline
+	}{
+		{"empty list", nil, &Timeline{}},
+		{"one below the cap", list(spListLength - 1), &Timeline{}},
+		{"at the cap", list(spListLength), &Timeline{Since: base.Add(-(spListLength - 1) * time.Hour)}},
+		{"an unreadable time", unreadable, nil},
+		{"an incident without id", noID, nil},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			got := spTimeline(tt.listed)
+			if (got == nil) != (tt.want == nil) || (got != nil && !got.Since.Equal(tt.want.Since)) {
+				t.Errorf("spTimeline = %+v, want %+v", got, tt.want)
+			}
+		})
 	}
 }

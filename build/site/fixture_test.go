@@ -117,7 +117,7 @@ func buildFixture() (snapshot.Documents, *snapshot.History, error) {
 			src.Feed.Failure, src.Feed.ConsecutiveFailures, src.Feed.FailingSince = snapshot.FailureSchema, 190, ended(now.Add(-190*time.Minute))
 		case "perplexity": // our probes overrule a calm page
 			src.Probe = snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "dial tcp: connection refused"}
-			src.Disagreement = &snapshot.Disagreement{Since: now.Add(-40 * time.Minute), Official: snapshot.Operational,
+			src.Disagreement = &snapshot.Disagreement{By: snapshot.EvidenceProbe, Since: now.Add(-40 * time.Minute), Official: snapshot.Operational,
 				Measured: snapshot.MajorOutage, Detail: "Our probes of the API have failed 4 times in a row since 11:20, while the official status page says operational."}
 		case "anthropic":
 			components = []snapshot.Component{
@@ -148,10 +148,11 @@ func buildFixture() (snapshot.Documents, *snapshot.History, error) {
 		var checkedAt, dataSince *time.Time
 		var uptime snapshot.Uptime
 		var coverage snapshot.Coverage
+		var probeLatency snapshot.ProbeLatency
 		if sh := h.Services[svc.Slug]; sh != nil {
 			t, since := sh.LastChecked, sh.DataSince()
 			checkedAt, dataSince = &t, &since
-			uptime, coverage = sh.Uptime(now), sh.Coverage(now)
+			uptime, coverage, probeLatency = sh.Uptime(now), sh.Coverage(now), sh.ProbeLatency(now)
 		}
 		if components == nil {
 			components = []snapshot.Component{}
@@ -178,7 +179,8 @@ func buildFixture() (snapshot.Documents, *snapshot.History, error) {
 		docs.Services = append(docs.Services, snapshot.ServiceDoc{
 			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain, URL: svc.URL,
 			StatusPage: svc.StatusPage, Status: status, LastChecked: checkedAt, LatencyMs: lat, Uptime: uptime,
-			UptimeCoverage: coverage, DataSince: dataSince, Components: components, Surfaces: surfaces,
+			UptimeCoverage: coverage, DataSince: dataSince, Components: components, Measured: []snapshot.MeasuredModel{},
+			ProbeLatency: probeLatency, Surfaces: surfaces,
 			Incidents: own, Sources: src, Timestamp: now, License: snapshot.License,
 		})
 	}

@@ -69,6 +69,19 @@ var funcs = map[string]any{
 	"human": humanTime,
 	"date":  func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
 	"pct":   snapshot.FormatPercent,
+	// ms and pct100 write a measured figure: "412 ms", "1.7%"; "–" for none.
+	"ms": func(v *float64) string {
+		if v == nil {
+			return "–"
+		}
+		return fmt.Sprintf("%.0f ms", *v)
+	},
+	"pct100": func(v *float64) string {
+		if v == nil {
+			return "–"
+		}
+		return strconv.FormatFloat(math.Round(*v*1000)/10, 'f', -1, 64) + "%"
+	},
 	"label": StatusLabel,
 	"day":   func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
 	"deref": func(p *float64) float64 { return *p },
@@ -147,6 +160,10 @@ type service struct {
 	// Figures are the uptime windows of the API: 24 h, 7 and 30 days.
 	Figures []uptimeFigure
 	Chart   chart
+	// TTFT are the measured models' time-to-first-token charts.
+	TTFT []ttftChart
+	// Latency is our probe's latency chart; nil without probes.
+	Latency *latencyChart
 }
 
 type uptimeFigure struct {
@@ -181,7 +198,9 @@ func newModel(docs snapshot.Documents, h *snapshot.History) *model {
 				{"7 d", doc.Uptime.D7, doc.UptimeCoverage.D7},
 				{"30 d", doc.Uptime.D30, doc.UptimeCoverage.D30},
 			},
-			Chart: dailyChart(doc.Name, sh, m.now),
+			Chart:   dailyChart(doc.Name, sh, m.now),
+			TTFT:    ttftCharts(doc, sh, m.now),
+			Latency: probeLatencyChart(doc, sh, m.now),
 		}
 		m.services = append(m.services, svc)
 		m.bySlug[doc.Slug] = svc

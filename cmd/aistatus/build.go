@@ -26,6 +26,12 @@ type buildOptions struct {
 	// notify are webhook receivers, signed with notifySecret.
 	notify       []string
 	notifySecret string
+	// completionEvery is the least time between two measured completions
+	// of a service; 0: every cycle.
+	completionEvery time.Duration
+	// confirmReprobes and confirmSpacing are build.Confirm's.
+	confirmReprobes int
+	confirmSpacing  time.Duration
 }
 
 func (o *buildOptions) register(fs *pflag.FlagSet) {
@@ -37,6 +43,9 @@ func (o *buildOptions) register(fs *pflag.FlagSet) {
 	fs.StringVar(&o.apiOrigin, "api-origin", "", "thin server address the static-hosting _redirects proxy /check and filtered /incidents to")
 	fs.StringArrayVar(&o.notify, "notify", nil, "webhook URL to POST each change to as a signed CloudEvent (repeatable)")
 	fs.StringVar(&o.notifySecret, "notify-secret", "", "Standard Webhooks signing secret for --notify, whsec_<base64>")
+	fs.IntVar(&o.confirmReprobes, "confirm-reprobes", 2, "quick re-probes that confirm a failed probe within the cycle (each failure counts; 3 in a row are an outage)")
+	fs.DurationVar(&o.confirmSpacing, "confirm-spacing", 3*time.Second, "wait before each confirming re-probe")
+	fs.DurationVar(&o.completionEvery, "completion-every", 0, "least time between two measured completions of a service, when its key is set (0: every cycle)")
 }
 
 // notifier starts webhook delivery for --notify, or returns nil without it.
@@ -84,12 +93,14 @@ func (o *buildOptions) options(log zerolog.Logger, cat snapshot.Catalog) build.O
 			Generator:  "aistatus " + versionString(),
 			APIOrigin:  o.apiOrigin,
 		},
-		Catalog:  cat,
-		Timeout:  o.timeout,
-		Client:   outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}),
-		Now:      time.Now,
-		Log:      log,
-		Adapters: feed.Adapters(),
+		Catalog:     cat,
+		Timeout:     o.timeout,
+		Client:      outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}),
+		Now:         time.Now,
+		Log:         log,
+		Adapters:    feed.Adapters(),
+		Completions: o.completions(cat, log),
+		Confirm:     build.Confirm{Reprobes: max(0, o.confirmReprobes), Spacing: max(0, o.confirmSpacing)},
 	}
 }
 

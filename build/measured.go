@@ -1,0 +1,157 @@
+package build
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aistatus/aistatus/completion"
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// Completions configure the measured completions of a build.
+type Completions struct {
+	// Keys are the operator's keys by environment variable name
+	// (snapshot.CompletionProbe.KeyEnv); a service whose variable is
+	// absent or empty is not measured. The keys go to the service's API
+	// alone: never to a log, a file or an error.
+	Keys map[string]string
+	// Every is the least time between two measurements of a service;
+	// zero measures every cycle. A measurement is due once 90% of Every
+	// has passed, so that a cycle a second early does not skip one.
+	Every time.Duration
+}
+
+// completionsDue decides, from the history, which services' completions
+// are due this cycle.
+func completionsDue(h *snapshot.History, c Completions, now time.Time) func(string) bool {
+	return func(slug string) bool {
+		if c.Every <= 0 {
+			return true
+		}
+		last := h.Lookup(slug).LastCompletionAt()
+		return last.IsZero() || now.Sub(last) >= c.Every*9/10
+	}
+}
+
+// measureCompletions sends the service's completions when its key is set
+// and they are due; nil otherwise (nothing sent).
+func measureCompletions(ctx context.Context, opts Options, svc snapshot.Service) map[string]snapshot.CompletionSample {
+	p := svc.Completion
+	if p == nil {
+		return nil
+	}
+	key := opts.Completions.Keys[p.KeyEnv]
+	if key == "" || (opts.due != nil && !opts.due(svc.Slug)) {
+		return nil
+	}
+	samples := completion.MeasureAll(ctx, completion.Request{
+		Client: opts.Client, Probe: *p, Key: key, Now: opts.Now,
+		Codes: func(code string, status int) (snapshot.ErrorCode, bool) {
+			return opts.Catalog.ErrorCode(svc, code, status)
+		},
+	})
+	for id, s := range samples {
+		// Outcome, status and code only: a sample never holds the key.
+		ev := opts.Log.Debug()
+		if s.Outcome != snapshot.OutcomeOK {
+			ev = opts.Log.Info()
+		}
+		if s.Outcome == snapshot.OutcomeKeyRefused || s.Outcome == snapshot.OutcomeQuota || s.Outcome == snapshot.OutcomeRequestRefused {
+			ev = opts.Log.Warn()
+		}
+		ev.Str("service", svc.Slug).Str("model", id).Str("outcome", string(s.Outcome)).
+			Int("httpStatus", s.HTTPStatus).Str("code", s.Code).Msg("measured completion")
+	}
+	return samples
+}
+
+// recordCompletions adds this cycle's samples to the history. When most
+// probes failed at once (offline: our own network), a completion that got
+// no answer is recorded as discarded: no evidence about the provider.
+func recordCompletions(sh *snapshot.ServiceHistory, o Observation, offline bool) {
+	ids := make([]string, 0, len(o.Completions))
+	for id := range o.Completions {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		s := o.Completions[id]
+		if offline && (s.Outcome == snapshot.OutcomeNetwork || s.Outcome == snapshot.OutcomeTimeout) {
+			s.Outcome = snapshot.OutcomeDiscarded
+		}
+		sh.RecordCompletion(id, s)
+	}
+}
+
+// applyMeasured folds our completions into the status decided from the
+// page and the probe (the measured rule, docs/api.md):
+//
+//   - The models' measured statuses fold into one (snapshot.ServiceMeasured);
+//     unknown leaves the status as it was.
+//   - Where the page and our probe had no word (unknown), the measured
+//     status stands, operational included: a completion that succeeds is
+//     the one observation that shows a service works.
+//   - Where it is worse than the status decided so far, it wins, and when
+//     the page had a word, the disagreement with it is published, as for
+//     our probe. A page's maintenance stands: failures are expected then.
+//   - It never makes a status better: a host probe's outage stands even if
+//     a completion got through.
+func applyMeasured(svc snapshot.Service, sh *snapshot.ServiceHistory, o Observation, now time.Time,
+	status snapshot.Status, basis snapshot.Basis, dis *snapshot.Disagreement) (snapshot.Status, snapshot.Basis, *snapshot.Disagreement) {
+	models := sh.Measured(svc.Completion, now)
+	measured := snapshot.ServiceMeasured(models)
+	switch {
+	case measured == snapshot.Unknown || status == snapshot.Maintenance:
+		return status, basis, dis
+	case status == snapshot.Unknown:
+		return measured, snapshot.BasisMeasured, nil
+	case snapshot.Worse(status, measured) == status:
+		return status, basis, dis
+	}
+	official, ok := o.declared()
+	if !ok {
+		return measured, snapshot.BasisMeasured, dis
+	}
+	since := sh.FailingCompletionsSince()
+	if since.IsZero() {
+		since = now // failing by the hour's error rate, not a run
+	}
+	return measured, snapshot.BasisMeasured, &snapshot.Disagreement{
+		By: snapshot.EvidenceMeasured, Since: since, Official: official, Measured: measured,
+		Detail: fmt.Sprintf("Our completions fail while the official status page says %s: %s.", official, describeFailing(models)),
+	}
+}
+
+// describeFailing says which models fail and how, for a disagreement's
+// detail: "openai/gpt-4o-mini: overloaded (HTTP 529, overloaded_error) at
+// 2026-11-23T20:00:00Z, 1 h error rate 50% over 4".
+func describeFailing(models []snapshot.MeasuredModel) string {
+	var parts []string
+	for _, m := range models {
+		if m.Status != snapshot.Degraded && m.Status != snapshot.MajorOutage {
+			continue
+		}
+		part := fmt.Sprintf("%s reads %s", m.Model, m.Status)
+		if e := m.Windows.Hour.LastError; e != nil {
+			part += fmt.Sprintf(", last failure %s", describeError(*e))
+		}
+		if r := m.Windows.Hour.ErrorRate; r != nil {
+			part += fmt.Sprintf(", 1 h error rate %.0f%% over %d", *r*100, m.Windows.Hour.Samples)
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// describeError says one failed completion in words:
+// "overloaded (HTTP 529, overloaded_error) at 2026-11-23T20:00:00Z".
+func describeError(e snapshot.MeasuredError) string {
+	s := string(e.Outcome)
+	if d := e.Detail(); d != "" {
+		s += " (" + d + ")"
+	}
+	return s + " at " + e.At.UTC().Format(time.RFC3339)
+}

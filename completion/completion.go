@@ -1,0 +1,272 @@
+// Package completion measures what developers feel: one tiny streamed
+// completion per configured model, timed to the first token and to the
+// stream's end, its outcome classified as the provider says it. It runs
+// only for services whose operator set the key's environment variable
+// (snapshot.CompletionProbe); the key goes to that service's API alone, in
+// the header that API expects, and is never logged, stored or put in an
+// error: a sample carries an outcome, an HTTP status and the provider's
+// error code, never a message or a body.
+package completion
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"net/url"
+	"sync"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// Prompt is the fixed prompt of every measured completion, and MaxTokens
+// the most output tokens asked for: spend is a few input and at most
+// MaxTokens output tokens per model per sample (README, "Measured
+// completions").
+const (
+	Prompt    = "Reply with the single word: OK"
+	MaxTokens = 5
+)
+
+// maxBody bounds what is read of an answer: a tiny completion streams a few
+// kilobytes; an error body is smaller still.
+const maxBody = 1 << 20
+
+// anthropicVersion is the Messages API version the request is written for.
+const anthropicVersion = "2023-06-01"
+
+// Request is one measured completion.
+type Request struct {
+	// Client is the program's outbound client; its redirect policy is set
+	// aside: a redirect is not followed (the key would go with it).
+	Client *http.Client
+	Probe  snapshot.CompletionProbe
+	Model  snapshot.MeasuredModelRef
+	Key    string
+	// Codes says what a provider's error code means (the catalog's table
+	// for the service, Catalog.ErrorCode); nil: the HTTP status decides.
+	Codes func(code string, status int) (snapshot.ErrorCode, bool)
+	// Now dates the sample; the times measured are on the monotonic clock.
+	Now func() time.Time
+}
+
+// MeasureAll measures every model of probe concurrently, each once: never
+// retried, bounded by ctx (the cycle's timeout). The samples are by model id.
+func MeasureAll(ctx context.Context, req Request) map[string]snapshot.CompletionSample {
+	var (
+		mu  sync.Mutex
+		wg  sync.WaitGroup
+		out = make(map[string]snapshot.CompletionSample, len(req.Probe.Models))
+	)
+	for _, m := range req.Probe.Models {
+		wg.Go(func() {
+			r := req
+			r.Model = m
+			s := Measure(ctx, r)
+			mu.Lock()
+			out[m.ID] = s
+			mu.Unlock()
+		})
+	}
+	wg.Wait()
+	return out
+}
+
+// Measure sends one streamed completion and classifies its outcome.
+func Measure(ctx context.Context, req Request) snapshot.CompletionSample {
+	if req.Now == nil {
+		req.Now = time.Now
+	}
+	sample := snapshot.CompletionSample{At: req.Now().UTC()}
+	httpReq, err := newRequest(ctx, req)
+	if err != nil {
+		// A configuration the catalog's validation should have refused;
+		// nothing was sent.
+		sample.Outcome = snapshot.OutcomeRequestRefused
+		return sample
+	}
+	noFollow := *req.Client
+	noFollow.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	start := time.Now()
+	resp, err := noFollow.Do(httpReq)
+	if err != nil {
+		sample.Outcome = transportOutcome(ctx, err)
+		return sample
+	}
+	defer resp.Body.Close()
+	sample.HTTPStatus = resp.StatusCode
+	body := io.LimitReader(resp.Body, maxBody)
+	if resp.StatusCode != http.StatusOK {
+		data, _ := io.ReadAll(body)
+		sample.Code = errorCode(data)
+		sample.Outcome = statusOutcome(resp.StatusCode, sample.Code, req.Codes)
+		return sample
+	}
+	res := readStream(req.Probe.Style, body, start)
+	end := time.Since(start)
+	switch {
+	case res.err != nil && ctx.Err() != nil:
+		sample.Outcome = snapshot.OutcomeTimeout
+	case res.errorCode != "" || res.errorEvent:
+		sample.Code = res.errorCode
+		sample.Outcome = streamErrorOutcome(res.errorCode, req.Codes)
+	case res.err != nil || !res.done:
+		sample.Outcome = snapshot.OutcomeStreamCut
+	case res.firstToken < 0:
+		sample.Outcome = snapshot.OutcomeEmpty
+	default:
+		sample.Outcome = snapshot.OutcomeOK
+		ttft, total := ms(res.firstToken), ms(end)
+		sample.TTFTMs, sample.TotalMs = &ttft, &total
+	}
+	return sample
+}
+
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+
+// newRequest writes the request in the probe's style, the key in the
+// header that API expects.
+func newRequest(ctx context.Context, req Request) (*http.Request, error) {
+	if err := snapshot.KeyDestinationOK(req.Probe.URL); err != nil {
+		return nil, err
+	}
+	endpoint := req.Probe.URL
+	var payload any
+	header := http.Header{}
+	switch req.Probe.Style {
+	case snapshot.StyleOpenAI:
+		payload = map[string]any{
+			"model": req.Model.Model, "stream": true, "max_tokens": MaxTokens, "temperature": 0,
+			"messages": []map[string]string{{"role": "user", "content": Prompt}},
+		}
+		header.Set("Authorization", "Bearer "+req.Key)
+	case snapshot.StyleAnthropic:
+		payload = map[string]any{
+			"model": req.Model.Model, "stream": true, "max_tokens": MaxTokens,
+			"messages": []map[string]string{{"role": "user", "content": Prompt}},
+		}
+		header.Set("x-api-key", req.Key)
+		header.Set("anthropic-version", anthropicVersion)
+	case snapshot.StyleGemini:
+		endpoint += "/" + url.PathEscape(req.Model.Model) + ":streamGenerateContent?alt=sse"
+		payload = map[string]any{
+			"contents":         []any{map[string]any{"role": "user", "parts": []any{map[string]string{"text": Prompt}}}},
+			"generationConfig": map[string]any{"maxOutputTokens": MaxTokens, "temperature": 0},
+		}
+		header.Set("x-goog-api-key", req.Key)
+	default:
+		return nil, errors.New("unknown style")
+	}
+	data, err := json.Marshal(payload)
+	if err != nil {
+		return nil, err
+	}
+	r, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(data))
+	if err != nil {
+		return nil, err
+	}
+	header.Set("Content-Type", "application/json")
+	header.Set("Accept", "text/event-stream")
+	for k, v := range header {
+		r.Header[k] = v
+	}
+	return r, nil
+}
+
+// transportOutcome classifies a request that got no answer.
+func transportOutcome(ctx context.Context, err error) snapshot.CompletionOutcome {
+	var timeout interface{ Timeout() bool }
+	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &timeout) && timeout.Timeout()) {
+		return snapshot.OutcomeTimeout
+	}
+	return snapshot.OutcomeNetwork
+}
+
+// statusOutcome classifies an HTTP error answer by its status and the
+// provider's code: a refused key, our quota and a request the API refuses
+// are our configuration's problems; the rest are the provider's.
+func statusOutcome(status int, code string, codes func(string, int) (snapshot.ErrorCode, bool)) snapshot.CompletionOutcome {
+	class := snapshot.ErrorCodeClass("")
+	if code != "" && codes != nil {
+		if row, ok := codes(code, status); ok {
+			class = row.Class
+		}
+	}
+	switch {
+	case status == http.StatusUnauthorized || status == http.StatusForbidden:
+		return snapshot.OutcomeKeyRefused
+	case status == http.StatusPaymentRequired || class == snapshot.CodeQuota:
+		return snapshot.OutcomeQuota
+	case status == http.StatusTooManyRequests:
+		if class == snapshot.CodeOverloaded {
+			return snapshot.OutcomeOverloaded
+		}
+		return snapshot.OutcomeRateLimited
+	case status == 529 || class == snapshot.CodeOverloaded:
+		return snapshot.OutcomeOverloaded
+	case status == http.StatusRequestTimeout || status == http.StatusGatewayTimeout || class == snapshot.CodeTimeout:
+		return snapshot.OutcomeTimeout
+	case status >= 500:
+		return snapshot.OutcomeServerError
+	}
+	// Another 4xx, or a 1xx/2xx/3xx that is not the stream: the request as
+	// we send it is refused (a model gone, an endpoint moved).
+	return snapshot.OutcomeRequestRefused
+}
+
+// streamErrorOutcome classifies an error event inside a 200 stream.
+func streamErrorOutcome(code string, codes func(string, int) (snapshot.ErrorCode, bool)) snapshot.CompletionOutcome {
+	if code != "" && codes != nil {
+		if row, ok := codes(code, 0); ok {
+			switch row.Class {
+			case snapshot.CodeOverloaded:
+				return snapshot.OutcomeOverloaded
+			case snapshot.CodeRateLimit, snapshot.CodeConcurrency:
+				return snapshot.OutcomeRateLimited
+			case snapshot.CodeServer:
+				return snapshot.OutcomeServerError
+			case snapshot.CodeTimeout:
+				return snapshot.OutcomeTimeout
+			}
+		}
+	}
+	return snapshot.OutcomeStreamCut
+}
+
+// errorBody is the error shape the three styles share: OpenAI's
+// {"error":{"code","type"}}, Anthropic's {"type":"error","error":{"type"}},
+// Google's {"error":{"code":429,"status":"RESOURCE_EXHAUSTED"}}.
+type errorBody struct {
+	Error *struct {
+		Code   json.RawMessage `json:"code"`
+		Status string          `json:"status"`
+		Type   string          `json:"type"`
+	} `json:"error"`
+}
+
+// errorCode reads the provider's code out of an error body the way /check
+// tells callers to: error.code, else error.status, else error.type, a
+// numeric code skipped. Only a value shaped like a code is kept: the
+// message never is, since it may quote part of the key.
+func errorCode(data []byte) string {
+	var body errorBody
+	if json.Unmarshal(data, &body) != nil || body.Error == nil {
+		// A JSON array of one error (Google's streaming endpoints).
+		var list []errorBody
+		if json.Unmarshal(data, &list) != nil || len(list) == 0 || list[0].Error == nil {
+			return ""
+		}
+		body = list[0]
+	}
+	var code string
+	_ = json.Unmarshal(body.Error.Code, &code) // a number or null leaves it ""
+	for _, c := range []string{code, body.Error.Status, body.Error.Type} {
+		if c != "" && snapshot.ValidErrorCode(c) {
+			return c
+		}
+	}
+	return ""
+}

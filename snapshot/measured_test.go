@@ -1,0 +1,184 @@
+package snapshot
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func ok(at time.Time, ttft, total float64) CompletionSample {
+	return CompletionSample{At: at, Outcome: OutcomeOK, HTTPStatus: 200, TTFTMs: &ttft, TotalMs: &total}
+}
+
+func failed(at time.Time, o CompletionOutcome, status int, code string) CompletionSample {
+	return CompletionSample{At: at, Outcome: o, HTTPStatus: status, Code: code}
+}
+
+var probeA = &CompletionProbe{Style: StyleOpenAI, URL: "https://api.example.com/v1/chat/completions", KeyEnv: "K",
+	Models: []MeasuredModelRef{{ID: "openai/gpt-4o-mini", Model: "gpt-4o-mini"}}}
+
+// TestMeasuredStatus states the measured rule one history at a time.
+func TestMeasuredStatus(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	min := func(n int) time.Time { return now.Add(-time.Duration(n) * time.Minute) }
+	tests := []struct {
+		name    string
+		samples []CompletionSample
+		want    Status
+		note    bool
+	}{
+		{"no samples: not listed", nil, "", false},
+		{"latest succeeded", []CompletionSample{ok(min(2), 300, 400), ok(min(1), 310, 420)}, Operational, false},
+		{"one failure: degraded", []CompletionSample{ok(min(2), 300, 400), failed(min(1), OutcomeOverloaded, 529, "overloaded_error")}, Degraded, false},
+		{"three failures in a row: down", []CompletionSample{
+			failed(min(3), OutcomeOverloaded, 529, ""), failed(min(2), OutcomeServerError, 500, ""), failed(min(1), OutcomeStreamCut, 200, "")}, MajorOutage, false},
+		{"rate limits never read down", []CompletionSample{
+			failed(min(3), OutcomeRateLimited, 429, ""), failed(min(2), OutcomeRateLimited, 429, ""), failed(min(1), OutcomeRateLimited, 429, "")}, Degraded, false},
+		{"our refused key in between does not count", []CompletionSample{
+			failed(min(4), OutcomeOverloaded, 529, ""), failed(min(3), OutcomeOverloaded, 529, ""),
+			failed(min(2), OutcomeKeyRefused, 401, "invalid_api_key"), failed(min(1), OutcomeOverloaded, 529, "")}, MajorOutage, false},
+		{"our refused key last: unknown, whatever came before", []CompletionSample{
+			failed(min(3), OutcomeOverloaded, 529, ""), failed(min(2), OutcomeOverloaded, 529, ""),
+			failed(min(1), OutcomeKeyRefused, 401, "invalid_api_key")}, Unknown, true},
+		{"discarded last (our network): unknown, not the last success", []CompletionSample{
+			ok(min(2), 300, 400), failed(min(1), OutcomeDiscarded, 0, "")}, Unknown, false},
+		{"only our refused key: unknown, with why", []CompletionSample{failed(min(1), OutcomeKeyRefused, 401, "invalid_api_key")}, Unknown, true},
+		{"discarded (our network): unknown", []CompletionSample{failed(min(1), OutcomeDiscarded, 0, "")}, Unknown, false},
+		{"stale: unknown", []CompletionSample{ok(min(61), 300, 400)}, Unknown, false},
+		{"recovered but the hour's error rate is high: degraded", []CompletionSample{
+			failed(min(6), OutcomeOverloaded, 529, ""), ok(min(5), 1, 2), failed(min(4), OutcomeOverloaded, 529, ""),
+			ok(min(3), 1, 2), ok(min(2), 1, 2), ok(min(1), 1, 2)}, Degraded, false},
+		{"one old failure in a good hour: operational", []CompletionSample{
+			failed(min(9), OutcomeOverloaded, 529, ""), ok(min(8), 1, 2), ok(min(7), 1, 2), ok(min(6), 1, 2),
+			ok(min(5), 1, 2), ok(min(4), 1, 2), ok(min(3), 1, 2), ok(min(2), 1, 2), ok(min(1), 1, 2)}, Operational, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sh := &ServiceHistory{}
+			for _, s := range tt.samples {
+				sh.RecordCompletion("openai/gpt-4o-mini", s)
+			}
+			got := sh.Measured(probeA, now)
+			if tt.want == "" {
+				if len(got) != 0 {
+					t.Fatalf("got %+v, want no model listed", got)
+				}
+				return
+			}
+			if len(got) != 1 || got[0].Status != tt.want {
+				t.Fatalf("got %+v, want status %s", got, tt.want)
+			}
+			if (got[0].Note != "") != tt.note {
+				t.Fatalf("note %q", got[0].Note)
+			}
+		})
+	}
+}
+
+func TestMeasuredWindows(t *testing.T) {
+	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+	sh := &ServiceHistory{}
+	// 20 successes in the hour, TTFT 101..120 ms, total TTFT+100; one 529
+	// and one refused key; older samples for the day window only.
+	sh.RecordCompletion("openai/gpt-4o-mini", ok(now.Add(-25*time.Hour), 1, 1)) // pruned by the next
+	for i := range 10 {
+		sh.RecordCompletion("openai/gpt-4o-mini", ok(now.Add(-5*time.Hour+time.Duration(i)*time.Minute), 1000, 2000))
+	}
+	for i := range 20 {
+		v := float64(101 + i)
+		sh.RecordCompletion("openai/gpt-4o-mini", ok(now.Add(-50*time.Minute+time.Duration(i)*time.Minute), v, v+100))
+	}
+	sh.RecordCompletion("openai/gpt-4o-mini", failed(now.Add(-20*time.Minute), OutcomeOverloaded, 529, "overloaded_error"))
+	sh.RecordCompletion("openai/gpt-4o-mini", failed(now.Add(-10*time.Minute), OutcomeKeyRefused, 401, "invalid_api_key"))
+	got := sh.Measured(probeA, now)[0]
+	h, d := got.Windows.Hour, got.Windows.Day
+	if h.Window != "1h" || d.Window != "24h" {
+		t.Fatalf("windows %q %q", h.Window, d.Window)
+	}
+	if h.Samples != 21 || d.Samples != 31 {
+		t.Fatalf("samples 1h %d 24h %d, want 21 and 31 (the refused key and the pruned sample not counted)", h.Samples, d.Samples)
+	}
+	if *h.TTFTMs.P50 != 110 || *h.TTFTMs.P95 != 119 || *h.TotalMs.P50 != 210 {
+		t.Fatalf("1h ttft %v/%v total %v", *h.TTFTMs.P50, *h.TTFTMs.P95, *h.TotalMs.P50)
+	}
+	if *d.TTFTMs.P95 != 1000 {
+		t.Fatalf("24h ttft p95 %v", *d.TTFTMs.P95)
+	}
+	if *h.ErrorRate != 0.0476 || h.LastError == nil || h.LastError.HTTPStatus != 529 || h.LastError.Code != "overloaded_error" {
+		t.Fatalf("1h errorRate %v lastError %+v", *h.ErrorRate, h.LastError)
+	}
+	if got.LastOutcome != OutcomeKeyRefused || got.Status != Unknown || got.Note == "" { // our key, refused last
+		t.Fatalf("last outcome %s status %s", got.LastOutcome, got.Status)
+	}
+	if len(sh.Completions["openai/gpt-4o-mini"]) != 32 {
+		t.Fatalf("%d samples kept, want 32", len(sh.Completions["openai/gpt-4o-mini"]))
+	}
+}
+
+func TestServiceMeasured(t *testing.T) {
+	m := func(s ...Status) []MeasuredModel {
+		var out []MeasuredModel
+		for _, st := range s {
+			out = append(out, MeasuredModel{Status: st})
+		}
+		return out
+	}
+	for _, tt := range []struct {
+		models []MeasuredModel
+		want   Status
+	}{
+		{nil, Unknown},
+		{m(Unknown), Unknown},
+		{m(Operational, Unknown), Operational},
+		{m(Operational, Degraded), Degraded},
+		{m(MajorOutage, Unknown), MajorOutage},
+		{m(MajorOutage, Operational), PartialOutage},
+	} {
+		if got := ServiceMeasured(tt.models); got != tt.want {
+			t.Errorf("%v: %s, want %s", tt.models, got, tt.want)
+		}
+	}
+}
+
+func TestCompletionProbeProblems(t *testing.T) {
+	good := *probeA
+	if p := good.problems(); len(p) != 0 {
+		t.Fatalf("good probe: %v", p)
+	}
+	for _, tt := range []struct {
+		edit func(*CompletionProbe)
+		want string
+	}{
+		{func(p *CompletionProbe) { p.Style = "grpc" }, "style"},
+		{func(p *CompletionProbe) { p.URL = "http://api.example.com/v1" }, "https only"},
+		{func(p *CompletionProbe) { p.URL = "https://api.example.com/v1?key=x" }, "no query"},
+		{func(p *CompletionProbe) { p.KeyEnv = "openai key" }, "keyEnv"},
+		{func(p *CompletionProbe) { p.Models = nil }, "models is empty"},
+		{func(p *CompletionProbe) { p.Models = []MeasuredModelRef{{ID: "gpt-4o-mini", Model: "gpt-4o-mini"}} }, "author/model"},
+		{func(p *CompletionProbe) { p.Models = append(p.Models, p.Models[0]) }, "twice"},
+	} {
+		p := good
+		p.Models = append([]MeasuredModelRef(nil), good.Models...)
+		tt.edit(&p)
+		if got := strings.Join(p.problems(), "; "); !strings.Contains(got, tt.want) {
+			t.Errorf("problems %q, want one about %q", got, tt.want)
+		}
+	}
+}
+
+// TestCompletionsCorrupt: a history with samples no build writes is corrupt.
+func TestCompletionsCorrupt(t *testing.T) {
+	now := time.Now()
+	neg := -1.0
+	for name, list := range map[string][]CompletionSample{
+		"unknown outcome": {{At: now, Outcome: "fine"}},
+		"negative time":   {{At: now, Outcome: OutcomeOK, TTFTMs: &neg}},
+		"out of order":    {ok(now, 1, 2), ok(now.Add(-time.Minute), 1, 2)},
+	} {
+		h := NewHistory()
+		h.Track("openai").Completions = map[string][]CompletionSample{"openai/gpt-4o-mini": list}
+		if err := h.checkValues(); err == nil {
+			t.Errorf("%s: accepted", name)
+		}
+	}
+}
