@@ -476,6 +476,7 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[snapshot.ReliabilityDoc]():     "ReliabilityResponse",
 	reflect.TypeFor[snapshot.ServiceReliability](): "ServiceReliability",
 	reflect.TypeFor[snapshot.ExpectedResolution](): "ExpectedResolution",
+	reflect.TypeFor[snapshot.Reports]():            "Reports",
 }
 
 // openapiNullableSchemas maps a field that can be null to the nullable

@@ -76,6 +76,10 @@ type Request struct {
 	Code string
 	// RetryAfter is the Retry-After the caller got, in seconds; nil for none.
 	RetryAfter *int
+	// Client is the caller's voice in the crowd (the rate limit's key: an
+	// IPv4 address or an IPv6 /64); "" when the caller is not counted (the
+	// local CLI, an unknown address). Only a request with Error counts.
+	Client string
 }
 
 // MaxRetryAfter bounds the retryAfter parameter: a day.
@@ -141,6 +145,15 @@ type Engine struct {
 	// probeURLs are the catalog's probe URLs in catalog order, from which
 	// the egress check picks other providers' hosts.
 	probeURLs []string
+	// crowd counts callers' reports (crowd.go); nil counts none.
+	crowd Crowd
+}
+
+// CountReports makes the engine count every request with an error and a
+// client as a report in crowd, and cite the count. It returns e.
+func (e *Engine) CountReports(crowd Crowd) *Engine {
+	e.crowd = crowd
+	return e
 }
 
 // New returns an engine for a catalog. The catalog is the only source of
@@ -288,6 +301,13 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 		f.ownNetwork = e.vantage
 		f.ownNetworkDown = true
 	}
+	// The crowd counts reports of the service's API: a caller's error on
+	// claude.ai is not one, and is neither counted nor read.
+	if e.crowd != nil && req.Error != "" && req.Client != "" && subj.id == snapshot.SurfaceAPI {
+		if rc, ok := e.crowd.Report(svc.Slug, req.Client, now); ok {
+			f.reports = &rc
+		}
+	}
 	// The catalog's alternatives stand in for the API (Claude on Bedrock):
 	// none stands in for claude.ai or Claude Code.
 	alts := []snapshot.CheckAlternative{}
@@ -295,7 +315,8 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 		alts = alternatives(view, svc)
 	}
 	a := decide(situation{Error: class, Health: health(doc.Verdict.Level), Probe: f.probe(),
-		Incident: f.officialIncident(), AltUp: anyUp(alts), RetryAfter: req.RetryAfter})
+		Incident: f.officialIncident(), AltUp: anyUp(alts), RetryAfter: req.RetryAfter,
+		Surge: f.reports != nil && f.reports.State() == ReportsSurge})
 	v := &doc.Verdict
 	v.Action, v.Blame, v.Confidence, v.Reason = a.Action, a.Blame, a.Confidence, a.Reason
 	if a.RetryAfter > 0 {

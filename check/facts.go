@@ -44,6 +44,9 @@ type facts struct {
 	surface string
 	// measured are our completions of the service's models, latest build.
 	measured []snapshot.MeasuredModel
+	// reports is the crowd's count for the service's current window; nil
+	// when not counted.
+	reports *ReportCount
 }
 
 // codeFact is a provider's error code and what the service's table says of
@@ -187,6 +190,12 @@ func (f facts) evidence() []snapshot.Evidence {
 		} else {
 			add(snapshot.EvidenceCaller, fmt.Sprintf("Your error code %s is not in our table for %s's API: the HTTP status decides.", c.code, f.name), 0)
 		}
+	}
+
+	if r := f.reports; r != nil {
+		observed, count := f.now.UTC(), r.Count
+		ev = append(ev, snapshot.Evidence{Source: snapshot.EvidenceReports, Says: r.Says(), State: r.State(),
+			ObservedAt: &observed, Count: &count, Baseline: r.Baseline})
 	}
 
 	switch n := f.recent; {

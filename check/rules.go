@@ -156,6 +156,10 @@ type situation struct {
 	// It is not a condition of any row: it sets how long to wait when the
 	// advice is to retry or wait.
 	RetryAfter *int
+	// Surge: many callers report errors for the service right now (crowd.go).
+	// Not a condition of any row either: it moves the confidence of the
+	// advice a row gives (decide).
+	Surge bool
 }
 
 // advice is a rule's outcome.
@@ -294,12 +298,45 @@ func decide(s situation) advice {
 	if s.Health == healthStale && !slices.Contains(r.health, healthStale) {
 		a.Confidence = lower(a.Confidence)
 	}
+	if s.Surge {
+		a = crowdAdjusted(a, s)
+	}
 	if s.RetryAfter != nil && a.RetryAfter > 0 {
 		// The provider said how long: its word beats our default.
 		a.RetryAfter = max(1, *s.RetryAfter)
 		a.Reason += fmt.Sprintf(" Wait the %d s of Retry-After the provider sent.", a.RetryAfter)
 	}
 	return a
+}
+
+// crowdAdjusted moves advice by a surge of callers' reports, which never
+// changes the action or the blame. A surge the page or our probes agree
+// with raises the confidence of blaming the provider. A surge neither sees
+// is said as such, and lowers the confidence of blaming the caller (or of
+// not knowing) — except where what the caller saw is theirs whatever the
+// crowd sees: a refused key, a bad request, a spent quota.
+func crowdAdjusted(a advice, s situation) advice {
+	seen := s.Incident || s.Probe == probeFailing || s.Health == healthDown || s.Health == healthDegraded
+	theirs := slices.Contains([]errorClass{errAuth, errRequest, errQuota, errConcurrency, errKeyRateLimit, errModel}, s.Error)
+	switch {
+	case theirs:
+	case seen && a.Blame == snapshot.BlameProvider:
+		a.Confidence = raise(a.Confidence)
+		a.Reason += " Many other callers report errors for it right now too."
+	case !seen:
+		if a.Blame != snapshot.BlameProvider {
+			a.Confidence = lower(a.Confidence)
+		}
+		a.Reason += " Many callers report errors for it right now; neither the page nor our probes see it yet."
+	}
+	return a
+}
+
+func raise(confidence string) string {
+	if confidence == snapshot.ConfidenceLow {
+		return snapshot.ConfidenceMedium
+	}
+	return snapshot.ConfidenceHigh
 }
 
 func lower(confidence string) string {

@@ -22,7 +22,7 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusBadRequest, "error", check.ObservedHelp)
 		return
 	}
-	req := check.Request{Query: q.Get("q"), Error: q.Get("error"), Code: q.Get("code")}
+	req := check.Request{Query: q.Get("q"), Error: q.Get("error"), Code: q.Get("code"), Client: s.clientVoice(r)}
 	if q.Has("code") && req.Code == "" {
 		problem(w, http.StatusBadRequest, "code", "code is empty: send the error code from the provider's error body, or leave code out")
 		return

@@ -73,6 +73,10 @@ type Options struct {
 	// Redis, when set, holds the state replicas share: the rate limit and
 	// /check's probe cache (see shared.go). Nil keeps both local.
 	Redis redis.UniversalClient
+	// NoCrowd is for a server with one caller on its own machine (aistatus
+	// mcp --dir): there is no crowd of callers to count, so /check counts
+	// no reports and service documents carry no "reports".
+	NoCrowd bool
 }
 
 // Server is the thin HTTP server.
@@ -83,6 +87,10 @@ type Server struct {
 	shared  *limits.Redis // nil without Options.Redis
 	// checker answers /check.
 	checker *check.Engine
+	// crowd counts /check's reports (the checker's too); reports caches
+	// service documents with its count.
+	crowd   check.Crowd
+	reports withReports
 	handler http.Handler
 	// api is the router without rate limiting or access log, for the MCP
 	// tools' in-process requests (see APIHandler).
@@ -164,6 +172,14 @@ func New(opts Options) *Server {
 		shared = s.shared.ProbeCache(opts.ProbeTimeout)
 	}
 	s.checker = check.New(opts.Catalog, check.NewCache(opts.Client, opts.ProbeTimeout, opts.Now, shared), opts.Now, check.FromServer)
+	if !opts.NoCrowd {
+		local := check.NewMemoryCrowd(opts.Now())
+		s.crowd = local
+		if s.shared != nil {
+			s.crowd = s.shared.Crowd(local)
+		}
+		s.checker.CountReports(s.crowd)
+	}
 	if opts.RateLimit > 0 {
 		local := limits.NewRateLimiter(opts.RateLimit, time.Minute, opts.MaxClients, opts.Now)
 		s.limiter = local

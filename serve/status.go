@@ -50,7 +50,7 @@ func (s *Server) handleService(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !q.Has("at") {
-		rep.serve(w, r)
+		s.serviceWithReports(slug, rep, s.opts.Now()).serve(w, r)
 		return
 	}
 	at, ok := s.parseAt(w, snap, q)

@@ -204,6 +204,9 @@ type ServiceDoc struct {
 	// Reliability is what the retained history says about the service's
 	// incidents (predict.go).
 	Reliability Reliability `json:"reliability"`
+	// Reports is the crowd's live count, which only the thin server adds
+	// (serve); a built service file never has it.
+	Reports *Reports `json:"reports,omitempty"`
 }
 
 // Component is one component of an official status page.
@@ -361,6 +364,24 @@ type ExportRow struct {
 	LastChecked string `csv:"lastChecked"`
 }
 
+// Reports is the crowd's live count for a service, the "reports" member the
+// thin server adds to a service document: how many distinct clients (an
+// IPv4 address or an IPv6 /64 each) reported an error for it through /check
+// in the current 5-minute window, against the usual count at that hour.
+// It never sets a status. A static host cannot count, so its service files
+// have no such member.
+type Reports struct {
+	WindowStart time.Time `json:"windowStart"`
+	WindowEnd   time.Time `json:"windowEnd"`
+	Count       int       `json:"count"`
+	// Baseline is the mean count per window at this hour on the previous
+	// days (at most 7) the counter has run; null until it has run a day.
+	Baseline *float64 `json:"baseline"`
+	// State is "surge" (at least 10 voices and 3 times the baseline) or
+	// "normal".
+	State string `json:"state"`
+}
+
 // Window tells which part of the retained incidents a server response covers.
 type Window struct {
 	// Since is the effective lower bound on startedAt: the since filter, or
@@ -494,6 +515,14 @@ type Evidence struct {
 	Says   string `json:"says"`
 	// AgeSeconds is how long ago the fact was observed.
 	AgeSeconds int `json:"ageSeconds"`
+	// The crowd's figures, on EvidenceReports only: the window's State
+	// ("normal" or "surge"), when it was counted (ObservedAt), its Count of
+	// distinct clients and the usual count at that hour (Baseline, absent
+	// until counting has run a whole day).
+	State      string     `json:"state,omitempty"`
+	ObservedAt *time.Time `json:"observedAt,omitempty"`
+	Count      *int       `json:"count,omitempty"`
+	Baseline   *float64   `json:"baseline,omitempty"`
 }
 
 // Evidence sources.
@@ -506,10 +535,13 @@ const (
 	// EvidenceCaller is what the caller told us: the provider's error code
 	// and what its documentation says it means.
 	EvidenceCaller = "caller"
+	// EvidenceReports is the crowd: how many distinct clients reported an
+	// error for the service through /check in the current 5 minutes.
+	EvidenceReports = "reports"
 )
 
 // EvidenceSources lists the values of Evidence.Source.
-var EvidenceSources = []string{EvidenceOfficial, EvidenceProbe, EvidenceMeasured, EvidenceHistory, EvidenceCaller}
+var EvidenceSources = []string{EvidenceOfficial, EvidenceProbe, EvidenceMeasured, EvidenceHistory, EvidenceCaller, EvidenceReports}
 
 // CheckAlternative is a tracked service that can stand in for the checked
 // one, with its current status.

@@ -83,7 +83,8 @@ func runMCP(ctx context.Context, g *globals, o *mcpOptions) error {
 // attribution names the base URL the snapshot was built with.
 func localAPI(ctx context.Context, log zerolog.Logger, o *mcpOptions, cat snapshot.Catalog) (mcpserver.API, error) {
 	srv := serve.New(serve.Options{Dir: o.dir, Catalog: cat, Log: zerolog.Nop(), Now: time.Now,
-		Client: outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}), Version: versionString()})
+		Client: outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}), Version: versionString(),
+		NoCrowd: true}) // one caller on its own machine: no crowd to count
 	if _, err := srv.Store().Reload(); err != nil {
 		return mcpserver.API{}, err
 	}

@@ -1,0 +1,220 @@
+package check
+
+import (
+	"fmt"
+	"hash/maphash"
+	"sync"
+	"time"
+)
+
+// The crowd of callers. Every /check that says what error the caller just
+// saw (error=) is a report: one more caller failing at that moment. Reports
+// are counted per service per ReportWindow, one voice per client (an IPv4
+// address or an IPv6 /64, the rate limit's key), and compared with the
+// service's baseline for the same hour of day. They prove that several
+// clients saw errors, not why, nor that the provider is at fault (a broken
+// SDK release, a shared proxy or a popular region can do that), and anyone
+// holding many addresses can inflate them — so they never set a status; they
+// only move the verdict's confidence (decide) and are cited as evidence.
+const (
+	// ReportWindow is how long a count runs: counts are per service per
+	// window, aligned on the clock (:00, :05, …).
+	ReportWindow = 5 * time.Minute
+	// MaxReportsPerWindow caps a window's count: past it, more voices say
+	// nothing more, and memory stays bounded.
+	MaxReportsPerWindow = 1000
+	// SurgeMinReports is the fewest voices in a window that can be a surge.
+	SurgeMinReports = 10
+	// SurgeFactor is how many times the baseline a window must reach to be
+	// a surge.
+	SurgeFactor = 3
+	// BaselineDays is how many previous days the baseline averages.
+	BaselineDays = 7
+)
+
+// The values of ReportCount.State.
+const (
+	ReportsNormal = "normal"
+	ReportsSurge  = "surge"
+)
+
+// ReportCount is a service's count of reports in one window.
+type ReportCount struct {
+	// Window is the start of the window counted; it ends ReportWindow later.
+	Window time.Time
+	// Count is the distinct clients that reported an error in the window,
+	// at most MaxReportsPerWindow (an estimate when shared through Redis:
+	// HyperLogLog's standard error is 0.81 %).
+	Count int
+	// Baseline is the mean count per window in the same hour of day over
+	// the previous days (at most BaselineDays) the counter has run; nil
+	// until it has run a whole day.
+	Baseline *float64
+}
+
+// State is ReportsSurge when the window holds at least SurgeMinReports
+// voices and at least SurgeFactor times the baseline, else ReportsNormal.
+func (c ReportCount) State() string {
+	if c.Count >= SurgeMinReports && (c.Baseline == nil || float64(c.Count) >= SurgeFactor**c.Baseline) {
+		return ReportsSurge
+	}
+	return ReportsNormal
+}
+
+// Says is the count in words, for the verdict's evidence.
+func (c ReportCount) Says() string {
+	callers := fmt.Sprintf("%d callers (distinct addresses) reported", c.Count)
+	if c.Count == 1 {
+		callers = "1 caller reported"
+	}
+	says := fmt.Sprintf("%s errors through /check in the 5 minutes from %s", callers, c.Window.UTC().Format("15:04 UTC"))
+	switch {
+	case c.Baseline == nil:
+		says += "; no baseline yet"
+	default:
+		says += fmt.Sprintf("; %.1f is usual at this hour", *c.Baseline)
+	}
+	if c.State() == ReportsSurge {
+		return says + ": a surge."
+	}
+	return says + "."
+}
+
+// Crowd counts reports. MemoryCrowd counts in this process; serve's Redis
+// crowd counts across replicas. A crowd that cannot count (Redis failing
+// with no fallback) reports false, and the verdict goes without.
+type Crowd interface {
+	// Report adds client's voice to slug's window at t and returns the
+	// window's count, the new voice included. client is the rate limit's
+	// key for the caller (an IPv4 address or an IPv6 /64).
+	Report(slug, client string, t time.Time) (ReportCount, bool)
+	// Count is slug's window at t without adding a voice.
+	Count(slug string, t time.Time) (ReportCount, bool)
+}
+
+// WindowOf is the start of the report window that holds t.
+func WindowOf(t time.Time) time.Time { return t.UTC().Truncate(ReportWindow) }
+
+// BaselineWindows lists, for the window holding t, the windows the baseline
+// averages: every window of the same clock hour on each of the previous
+// BaselineDays days that began at or after since (when counting began). It
+// returns them by day, oldest day last; none until counting has run a day.
+func BaselineWindows(t, since time.Time) [][]time.Time {
+	hour := t.UTC().Truncate(time.Hour)
+	var days [][]time.Time
+	for d := 1; d <= BaselineDays; d++ {
+		start := hour.Add(-time.Duration(d) * 24 * time.Hour)
+		if start.Before(since) {
+			break
+		}
+		var day []time.Time
+		for w := start; w.Before(start.Add(time.Hour)); w = w.Add(ReportWindow) {
+			day = append(day, w)
+		}
+		days = append(days, day)
+	}
+	return days
+}
+
+// Baseline is the mean of counts over the windows of days (BaselineWindows);
+// a window with no count had no reports. nil when days is empty.
+func Baseline(days [][]time.Time, count func(time.Time) int) *float64 {
+	if len(days) == 0 {
+		return nil
+	}
+	sum, n := 0, 0
+	for _, day := range days {
+		for _, w := range day {
+			sum += count(w)
+			n++
+		}
+	}
+	mean := float64(sum) / float64(n)
+	return &mean
+}
+
+// MemoryCrowd counts reports in this process: the server's crowd without
+// Redis, and the fallback while Redis fails. A window keeps only hashes of
+// its clients, salted per window, and drops them when the next one starts;
+// past windows keep only their counts, for BaselineDays.
+type MemoryCrowd struct {
+	mu    sync.Mutex
+	since time.Time
+	// current is each service's open window.
+	current map[string]*crowdWindow
+	// counts are closed windows' counts, per service, by window start.
+	counts map[string]map[time.Time]int
+}
+
+type crowdWindow struct {
+	start  time.Time
+	seed   maphash.Seed
+	voices map[uint64]struct{}
+}
+
+// NewMemoryCrowd returns a crowd whose counting began at since.
+func NewMemoryCrowd(since time.Time) *MemoryCrowd {
+	return &MemoryCrowd{since: since, current: map[string]*crowdWindow{}, counts: map[string]map[time.Time]int{}}
+}
+
+// Report implements Crowd.
+func (m *MemoryCrowd) Report(slug, client string, t time.Time) (ReportCount, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	w := m.window(slug, t)
+	if w == nil {
+		// A report for a window already closed (a clock step back) is not
+		// counted: that window's clients are gone.
+		return m.count(slug, t), true
+	}
+	if len(w.voices) < MaxReportsPerWindow {
+		w.voices[maphash.String(w.seed, client)] = struct{}{}
+	}
+	return m.count(slug, t), true
+}
+
+// Count implements Crowd.
+func (m *MemoryCrowd) Count(slug string, t time.Time) (ReportCount, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.window(slug, t)
+	return m.count(slug, t), true
+}
+
+// window is slug's window holding t, opening it (and closing the previous
+// one into counts) when t is past it; nil when t is before the open window.
+func (m *MemoryCrowd) window(slug string, t time.Time) *crowdWindow {
+	start := WindowOf(t)
+	w := m.current[slug]
+	switch {
+	case w != nil && w.start.Equal(start):
+		return w
+	case w != nil && start.Before(w.start):
+		return nil
+	}
+	if w != nil && len(w.voices) > 0 {
+		if m.counts[slug] == nil {
+			m.counts[slug] = map[time.Time]int{}
+		}
+		m.counts[slug][w.start] = len(w.voices)
+	}
+	oldest := start.Add(-(BaselineDays + 1) * 24 * time.Hour)
+	for at := range m.counts[slug] {
+		if at.Before(oldest) {
+			delete(m.counts[slug], at)
+		}
+	}
+	w = &crowdWindow{start: start, seed: maphash.MakeSeed(), voices: map[uint64]struct{}{}}
+	m.current[slug] = w
+	return w
+}
+
+func (m *MemoryCrowd) count(slug string, t time.Time) ReportCount {
+	at := func(start time.Time) int {
+		if w := m.current[slug]; w != nil && w.start.Equal(start) {
+			return len(w.voices)
+		}
+		return m.counts[slug][start]
+	}
+	return ReportCount{Window: WindowOf(t), Count: at(WindowOf(t)), Baseline: Baseline(BaselineWindows(t, m.since), at)}
+}

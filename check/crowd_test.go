@@ -1,0 +1,159 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// TestMemoryCrowd: one voice per client per window, however often it
+// reports; a capped count; a new window starts from zero and the closed one
+// joins the baseline, which exists only once counting has run a whole day
+// and averages the same clock hour of each previous day.
+func TestMemoryCrowd(t *testing.T) {
+	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	c := NewMemoryCrowd(start)
+	for range 200 {
+		c.Report("anthropic", "192.0.2.1", start.Add(time.Minute))
+	}
+	if rc, _ := c.Count("anthropic", start.Add(4*time.Minute)); rc.Count != 1 || rc.Baseline != nil || !rc.Window.Equal(start) {
+		t.Fatalf("one client 200 times: %+v", rc)
+	}
+	for i := range MaxReportsPerWindow + 50 {
+		c.Report("openai", fmt.Sprint("client-", i), start.Add(2*time.Minute))
+	}
+	if rc, _ := c.Count("openai", start.Add(2*time.Minute)); rc.Count != MaxReportsPerWindow {
+		t.Fatalf("count %d, want the cap %d", rc.Count, MaxReportsPerWindow)
+	}
+	if rc, _ := c.Count("anthropic", start.Add(ReportWindow)); rc.Count != 0 {
+		t.Fatalf("the next window starts at %d", rc.Count)
+	}
+	if rc, _ := c.Report("anthropic", "192.0.2.1", start.Add(time.Minute)); rc.Count != 1 {
+		t.Fatalf("a report for a closed window: %+v", rc)
+	}
+	if rc, _ := c.Count("anthropic", start.Add(ReportWindow)); rc.Count != 0 {
+		t.Fatalf("a late report reopened nothing, yet the window holds %d", rc.Count)
+	}
+
+	// A day later, the 12:00–12:05 window's one voice is the baseline of
+	// the 12:00 hour: 1 voice over its 12 windows.
+	day := start.Add(24 * time.Hour)
+	rc, _ := c.Report("anthropic", "192.0.2.9", day.Add(30*time.Minute))
+	if rc.Baseline == nil || *rc.Baseline != 1.0/12 || rc.Count != 1 {
+		t.Fatalf("a day later: %+v (baseline %v)", rc, rc.Baseline)
+	}
+	if rc, _ := c.Count("anthropic", day.Add(time.Hour)); rc.Baseline == nil || *rc.Baseline != 0 {
+		t.Fatalf("13:00 on day 2: baseline %v, want 0 (no reports from 13:00 on day 1)", rc.Baseline)
+	}
+	if rc, _ := c.Count("anthropic", day.Add(-time.Hour)); rc.Baseline != nil {
+		t.Fatalf("11:00 on day 2: baseline %v, want none (counting began at 12:00 on day 1)", *rc.Baseline)
+	}
+}
+
+func TestReportState(t *testing.T) {
+	b := func(v float64) *float64 { return &v }
+	for _, tc := range []struct {
+		count    int
+		baseline *float64
+		want     string
+	}{
+		{SurgeMinReports - 1, nil, ReportsNormal},
+		{SurgeMinReports, nil, ReportsSurge},
+		{SurgeMinReports, b(0), ReportsSurge},
+		{30, b(10), ReportsSurge},
+		{29, b(10), ReportsNormal},
+		{SurgeMinReports - 1, b(0.1), ReportsNormal},
+	} {
+		if got := (ReportCount{Count: tc.count, Baseline: tc.baseline}).State(); got != tc.want {
+			t.Errorf("%d voices, baseline %v: %s, want %s", tc.count, tc.baseline, got, tc.want)
+		}
+	}
+}
+
+// TestCheckCrowd: the crowd never changes the action or the blame. A surge
+// agreeing with the page or our probes raises the confidence of blaming the
+// provider; a surge neither sees is said as such, and lowers the confidence
+// of blaming anyone else; a refused key stays the caller's; under the surge
+// threshold, the count is evidence and nothing more. Without a client, or
+// without an error, nothing is counted.
+func TestCheckCrowd(t *testing.T) {
+	for _, tc := range []struct {
+		name, q, observed string
+		others            int // other clients that reported in the window
+		confidence        func(string) string
+		reason            string
+	}{
+		{"surge, page sees an incident", "openai", "503", 19, raise, "Many other callers report errors for it right now too."},
+		{"surge, our probe fails", "groq", "500", 19, raise, "Many other callers report errors for it right now too."},
+		{"surge nobody else sees, provider blamed", "anthropic", "500", 19, same, "neither the page nor our probes see it yet."},
+		{"surge, timeouts nobody else sees", "anthropic", "timeout", 19, lower, "neither the page nor our probes see it yet."},
+		{"surge, a refused key", "anthropic", "401", 19, same, ""},
+		{"under the threshold", "anthropic", "500", SurgeMinReports - 2, same, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plain, view, _ := newTestEngine(t, "groq")
+			without, err := plain.Check(view, Request{Query: tc.q, Error: tc.observed, Client: "192.0.2.1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			engine, _, _ := newTestEngine(t, "groq")
+			crowd := NewMemoryCrowd(genTime)
+			for i := range tc.others {
+				crowd.Report(tc.q, fmt.Sprint("198.51.100.", i), genTime.Add(time.Minute))
+			}
+			engine.CountReports(crowd)
+			with, err := engine.Check(view, Request{Query: tc.q, Error: tc.observed, Client: "192.0.2.1"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, b := without.Verdict, with.Verdict
+			if a.Action != b.Action || a.Blame != b.Blame {
+				t.Fatalf("the crowd changed the advice: %s/%s → %s/%s", a.Action, a.Blame, b.Action, b.Blame)
+			}
+			if want := tc.confidence(a.Confidence); b.Confidence != want {
+				t.Errorf("confidence %s → %s, want %s", a.Confidence, b.Confidence, want)
+			}
+			if tc.reason != "" && !strings.HasSuffix(b.Reason, tc.reason) {
+				t.Errorf("reason %q, want it to end %q", b.Reason, tc.reason)
+			}
+			if tc.reason == "" && b.Reason != a.Reason {
+				t.Errorf("reason changed: %q → %q", a.Reason, b.Reason)
+			}
+			var ev *snapshot.Evidence
+			for i := range b.Evidence {
+				if b.Evidence[i].Source == snapshot.EvidenceReports {
+					ev = &b.Evidence[i]
+				}
+			}
+			if ev == nil || *ev.Count != tc.others+1 || ev.ObservedAt == nil || !ev.ObservedAt.Equal(genTime.Add(time.Minute)) {
+				t.Fatalf("evidence %+v, want a count of %d", ev, tc.others+1)
+			}
+		})
+	}
+
+	engine, view, _ := newTestEngine(t)
+	crowd := NewMemoryCrowd(genTime)
+	engine.CountReports(crowd)
+	// An error on a surface other than the API (ChatGPT, Codex) is not a
+	// report of OpenAI's API.
+	for _, req := range []Request{{Query: "openai", Error: "500"}, {Query: "openai", Client: "192.0.2.1"},
+		{Query: "chatgpt.com", Error: "500", Client: "192.0.2.1"}, {Query: "codex", Error: "503", Client: "192.0.2.2"}} {
+		doc, err := engine.Check(view, req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, ev := range doc.Verdict.Evidence {
+			if ev.Source == snapshot.EvidenceReports {
+				t.Fatalf("%+v was counted", req)
+			}
+		}
+	}
+	if rc, _ := crowd.Count("openai", genTime.Add(time.Minute)); rc.Count != 0 {
+		t.Fatalf("count %d, want 0", rc.Count)
+	}
+}
+
+func same(confidence string) string { return confidence }

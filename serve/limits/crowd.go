@@ -1,0 +1,240 @@
+package limits
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aistatus/aistatus/check"
+	"github.com/redis/go-redis/v9"
+)
+
+// The crowd's keys in Redis (check.Crowd across replicas):
+//
+//   - crowd:salt:{window}: a random salt for the window, SET NX by the first
+//     replica to count in it; it expires with the window's voices.
+//   - crowd:v:{slug}:{window}: a HyperLogLog of the window's voices, each
+//     the SHA-256 of salt and client key. It expires soon after the window
+//     ends: no voice, and no way to test an address against it once the
+//     salt is gone, outlives the window.
+//   - crowd:n:{slug}:{day}: a hash of that day's counts by window start
+//     (the count when last reported), kept for the baseline's days.
+//   - crowd:since: when counting began (SET NX), so that the baseline
+//     counts only days the counter ran.
+const (
+	crowdVoicesTTL = 2 * check.ReportWindow
+	crowdCountsTTL = (check.BaselineDays + 2) * 24 * time.Hour
+)
+
+// RedisCrowd counts reports across replicas. While Redis fails it counts in
+// the replica's own MemoryCrowd, which then holds that replica's voices only.
+type RedisCrowd struct {
+	shared   *Redis
+	fallback *check.MemoryCrowd
+
+	mu sync.Mutex
+	// salts caches the shared salt of recent windows; since caches
+	// crowd:since once read.
+	salts map[time.Time]string
+	since time.Time
+	// baselines caches each service's baseline per hour: it changes only
+	// when the hour does (the current hour's windows are not in it).
+	baselines map[string]cachedBaseline
+}
+
+type cachedBaseline struct {
+	hour     time.Time
+	baseline *float64
+}
+
+// Crowd returns the crowd shared through Redis, with fallback for while
+// Redis fails.
+func (r *Redis) Crowd(fallback *check.MemoryCrowd) *RedisCrowd {
+	return &RedisCrowd{shared: r, fallback: fallback, salts: map[time.Time]string{}, baselines: map[string]cachedBaseline{}}
+}
+
+// Report implements check.Crowd.
+func (c *RedisCrowd) Report(slug, client string, t time.Time) (check.ReportCount, bool) {
+	if !c.shared.usable() {
+		return c.fallback.Report(slug, client, t)
+	}
+	ctx := context.Background()
+	window := check.WindowOf(t)
+	salt, err := c.salt(ctx, window)
+	if err != nil {
+		return c.fallback.Report(slug, client, t)
+	}
+	voice := sha256.Sum256([]byte(salt + "\x00" + client))
+	voices := c.voicesKey(slug, window)
+	var count *redis.IntCmd
+	err = c.shared.call(ctx, func(ctx context.Context) error {
+		_, err := c.shared.rdb.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+			pipe.PFAdd(ctx, voices, hex.EncodeToString(voice[:16]))
+			pipe.Expire(ctx, voices, crowdVoicesTTL)
+			count = pipe.PFCount(ctx, voices)
+			return nil
+		})
+		return err
+	})
+	if err != nil {
+		return c.fallback.Report(slug, client, t)
+	}
+	n := int(min(count.Val(), check.MaxReportsPerWindow))
+	// The count is kept for the baseline; a failure here loses one
+	// window's figure, not the answer.
+	day := c.countsKey(slug, window)
+	c.shared.call(ctx, func(ctx context.Context) error {
+		_, err := c.shared.rdb.Pipelined(ctx, func(pipe redis.Pipeliner) error {
+			pipe.HSet(ctx, day, strconv.FormatInt(window.Unix(), 10), n)
+			pipe.Expire(ctx, day, crowdCountsTTL)
+			return nil
+		})
+		return err
+	})
+	return check.ReportCount{Window: window, Count: n, Baseline: c.baseline(ctx, slug, t)}, true
+}
+
+// Count implements check.Crowd.
+func (c *RedisCrowd) Count(slug string, t time.Time) (check.ReportCount, bool) {
+	if !c.shared.usable() {
+		return c.fallback.Count(slug, t)
+	}
+	ctx := context.Background()
+	window := check.WindowOf(t)
+	var n int64
+	err := c.shared.call(ctx, func(ctx context.Context) (err error) {
+		n, err = c.shared.rdb.PFCount(ctx, c.voicesKey(slug, window)).Result()
+		return err
+	})
+	if err != nil {
+		return c.fallback.Count(slug, t)
+	}
+	return check.ReportCount{Window: window, Count: int(min(n, check.MaxReportsPerWindow)), Baseline: c.baseline(ctx, slug, t)}, true
+}
+
+func (c *RedisCrowd) voicesKey(slug string, window time.Time) string {
+	return RedisKeyPrefix + "crowd:v:" + slug + ":" + strconv.FormatInt(window.Unix(), 10)
+}
+
+func (c *RedisCrowd) countsKey(slug string, window time.Time) string {
+	return RedisKeyPrefix + "crowd:n:" + slug + ":" + window.Format(time.DateOnly)
+}
+
+// salt is the window's shared salt: this replica's cached copy, or the one
+// in Redis, set there first if no replica has.
+func (c *RedisCrowd) salt(ctx context.Context, window time.Time) (string, error) {
+	c.mu.Lock()
+	salt, ok := c.salts[window]
+	c.mu.Unlock()
+	if ok {
+		return salt, nil
+	}
+	key := RedisKeyPrefix + "crowd:salt:" + strconv.FormatInt(window.Unix(), 10)
+	err := c.shared.call(ctx, func(ctx context.Context) error {
+		salt = rand.Text()
+		if err := c.shared.rdb.SetNX(ctx, key, salt, crowdVoicesTTL).Err(); err != nil {
+			return err
+		}
+		var err error
+		salt, err = c.shared.rdb.Get(ctx, key).Result()
+		return err
+	})
+	if err != nil {
+		return "", err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for w := range c.salts {
+		if w.Before(window) {
+			delete(c.salts, w)
+		}
+	}
+	c.salts[window] = salt
+	return salt, nil
+}
+
+// baseline reads the service's baseline for t's hour: the counts of the
+// same hour on the previous days the counter ran, one HMGET a day in one
+// pipeline, cached for the hour. A failure is no baseline, not an error.
+func (c *RedisCrowd) baseline(ctx context.Context, slug string, t time.Time) *float64 {
+	hour := t.UTC().Truncate(time.Hour)
+	c.mu.Lock()
+	cached, ok := c.baselines[slug]
+	c.mu.Unlock()
+	if ok && cached.hour.Equal(hour) {
+		return cached.baseline
+	}
+	since, ok := c.countingSince(ctx, t)
+	if !ok {
+		return nil
+	}
+	days := check.BaselineWindows(t, since)
+	counts := map[time.Time]int{}
+	err := c.shared.call(ctx, func(ctx context.Context) error {
+		cmds := make([]*redis.SliceCmd, len(days))
+		_, err := c.shared.rdb.Pipelined(ctx, func(pipe redis.Pipeliner) error {
+			for i, day := range days {
+				fields := make([]string, len(day))
+				for j, w := range day {
+					fields[j] = strconv.FormatInt(w.Unix(), 10)
+				}
+				cmds[i] = pipe.HMGet(ctx, c.countsKey(slug, day[0]), fields...)
+			}
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		for i, day := range days {
+			for j, v := range cmds[i].Val() {
+				if s, ok := v.(string); ok {
+					n, _ := strconv.Atoi(s)
+					counts[day[j]] = min(max(n, 0), check.MaxReportsPerWindow)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil
+	}
+	b := check.Baseline(days, func(w time.Time) int { return counts[w] })
+	c.mu.Lock()
+	c.baselines[slug] = cachedBaseline{hour: hour, baseline: b}
+	c.mu.Unlock()
+	return b
+}
+
+// countingSince is when counting began across replicas: crowd:since, set
+// to t by the first replica that asks.
+func (c *RedisCrowd) countingSince(ctx context.Context, t time.Time) (time.Time, bool) {
+	c.mu.Lock()
+	since := c.since
+	c.mu.Unlock()
+	if !since.IsZero() {
+		return since, true
+	}
+	key := RedisKeyPrefix + "crowd:since"
+	var raw string
+	err := c.shared.call(ctx, func(ctx context.Context) error {
+		if err := c.shared.rdb.SetNX(ctx, key, t.UTC().Unix(), 0).Err(); err != nil {
+			return err
+		}
+		var err error
+		raw, err = c.shared.rdb.Get(ctx, key).Result()
+		return err
+	})
+	sec, perr := strconv.ParseInt(raw, 10, 64)
+	if err != nil || perr != nil {
+		return time.Time{}, false
+	}
+	since = time.Unix(sec, 0).UTC()
+	c.mu.Lock()
+	c.since = since
+	c.mu.Unlock()
+	return since, true
+}

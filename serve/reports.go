@@ -1,0 +1,80 @@
+package serve
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/aistatus/aistatus/check"
+	"github.com/aistatus/aistatus/serve/limits"
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// clientVoice is the caller's voice in /check's crowd of reports: the rate
+// limit's key (an IPv4 address or an IPv6 /64), "" when it is unknown.
+func (s *Server) clientVoice(r *http.Request) string {
+	if a := limits.LimitKey(limits.ClientAddr(r, s.opts.TrustedProxies)); a.IsValid() {
+		return a.String()
+	}
+	return ""
+}
+
+// withReports is a service document with the crowd's live count added as
+// its last member, "reports". A service file on a static host has no such
+// member: only the thin server counts. The result is kept per service until
+// the file or the count changes, so that the document is encoded and
+// compressed once per change, not once per request.
+type withReports struct {
+	mu   sync.Mutex
+	last map[string]reportsRep
+}
+
+type reportsRep struct {
+	file   *representation
+	counts snapshot.Reports
+	rep    *representation
+}
+
+// serviceWithReports is rep (slug's service file) with the crowd's count at
+// now; rep itself when there is no crowd (Options.NoCrowd) or it cannot count.
+func (s *Server) serviceWithReports(slug string, rep *representation, now time.Time) *representation {
+	if s.crowd == nil {
+		return rep
+	}
+	rc, ok := s.crowd.Count(slug, now)
+	if !ok {
+		return rep
+	}
+	counts := snapshot.Reports{WindowStart: rc.Window, WindowEnd: rc.Window.Add(check.ReportWindow),
+		Count: rc.Count, Baseline: rc.Baseline, State: rc.State()}
+	c := &s.reports
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if last, ok := c.last[slug]; ok && last.file == rep && sameReports(last.counts, counts) {
+		return last.rep
+	}
+	member, _ := json.Marshal(counts)
+	body := bytes.TrimRight(rep.body, "\n")
+	if len(body) == 0 || body[len(body)-1] != '}' {
+		return rep // not an object: served as built
+	}
+	out := make([]byte, 0, len(body)+len(member)+16)
+	out = append(out, body[:len(body)-1]...)
+	out = bytes.TrimRight(out, " \n")
+	out = append(out, `,"reports":`...)
+	out = append(out, member...)
+	out = append(out, "}\n"...)
+	with := newRepresentation(out, rep.contentType).compress()
+	if c.last == nil {
+		c.last = map[string]reportsRep{}
+	}
+	c.last[slug] = reportsRep{file: rep, counts: counts, rep: with}
+	return with
+}
+
+func sameReports(a, b snapshot.Reports) bool {
+	return a.WindowStart.Equal(b.WindowStart) && a.Count == b.Count && a.State == b.State &&
+		(a.Baseline == nil) == (b.Baseline == nil) && (a.Baseline == nil || *a.Baseline == *b.Baseline)
+}

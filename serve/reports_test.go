@@ -1,0 +1,208 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/check"
+	"github.com/aistatus/aistatus/serve/limits"
+	"github.com/aistatus/aistatus/snapshot"
+	"github.com/rs/zerolog"
+)
+
+// reportFrom asks /check for q with error= from the client at addr, and
+// returns the verdict's crowd evidence (nil when none).
+func reportFrom(t *testing.T, ts *testServer, addr, q, observed string) *snapshot.Evidence {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodGet, "/api/v1/check?q="+q+"&error="+observed, nil)
+	req.RemoteAddr = addr
+	rec := httptest.NewRecorder()
+	ts.Handler().ServeHTTP(rec, req)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("check from %s: %d %s", addr, rec.Code, rec.Body)
+	}
+	assertContract(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
+	var doc snapshot.CheckDoc
+	if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, ev := range doc.Verdict.Evidence {
+		if ev.Source == snapshot.EvidenceReports {
+			return &ev
+		}
+	}
+	return nil
+}
+
+// serviceReports is the "reports" member of GET /services/{slug}.
+func serviceReports(t *testing.T, ts *testServer, slug string) *snapshot.Reports {
+	t.Helper()
+	var doc struct {
+		Slug    string            `json:"slug"`
+		Reports *snapshot.Reports `json:"reports"`
+	}
+	if err := json.Unmarshal(body(t, ts.do(t, http.MethodGet, "/api/v1/services/"+slug, nil)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Slug != slug {
+		t.Fatalf("the document with reports is not %s's: %q", slug, doc.Slug)
+	}
+	return doc.Reports
+}
+
+// TestCrowdReports: twenty distinct clients reporting error=529 within five
+// minutes show as reports evidence with their count, in the verdict and the
+// service document; one client reporting 200 times (or from every address of
+// its IPv6 /64) counts once; a check without error= is not a report; the
+// count restarts with the next window; the service file a static host serves
+// has no reports.
+func TestCrowdReports(t *testing.T) {
+	ts := newTestServer(t, 0)
+	if r := serviceReports(t, ts, "anthropic"); r == nil || r.Count != 0 || r.State != check.ReportsNormal || r.Baseline != nil {
+		t.Fatalf("before any report: %+v", r)
+	}
+	for i := range 200 {
+		ev := reportFrom(t, ts, "192.0.2.7:4000", "anthropic", "529")
+		if ev == nil || *ev.Count != 1 {
+			t.Fatalf("report %d from one client: evidence %+v, want a count of 1", i+1, ev)
+		}
+	}
+	for i := range 50 {
+		// One /64: one voice, whatever the interface identifier.
+		if ev := reportFrom(t, ts, fmt.Sprintf("[2001:db8:1:2::%x]:4000", i+1), "anthropic", "529"); *ev.Count != 2 {
+			t.Fatalf("address %d of one /64: count %d, want 2", i+1, *ev.Count)
+		}
+	}
+	var last *snapshot.Evidence
+	for i := 3; i <= 20; i++ {
+		last = reportFrom(t, ts, fmt.Sprintf("198.51.100.%d:4000", i), "anthropic", "529")
+		if *last.Count != i {
+			t.Fatalf("client %d: count %d", i, *last.Count)
+		}
+	}
+	if last.State != check.ReportsSurge || last.ObservedAt == nil || last.Baseline != nil ||
+		!strings.Contains(last.Says, "20 callers (distinct addresses) reported errors") {
+		t.Fatalf("20 clients: evidence %+v", last)
+	}
+	if doc := checkDoc(t, ts, "anthropic"); hasReports(doc) {
+		t.Fatal("a check without error= cites the crowd")
+	}
+	if r := serviceReports(t, ts, "anthropic"); r == nil || r.Count != 20 || r.State != check.ReportsSurge ||
+		r.WindowEnd.Sub(r.WindowStart) != check.ReportWindow {
+		t.Fatalf("service document: reports %+v", r)
+	}
+	if r := serviceReports(t, ts, "openai"); r.Count != 0 {
+		t.Fatalf("another service counts %d reports", r.Count)
+	}
+	raw, err := os.ReadFile(filepath.Join(ts.dir, snapshot.ServiceFile("anthropic")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), `"reports"`) {
+		t.Fatal("the static service file holds reports")
+	}
+
+	ts.clock.Set(ts.clock.Now().Add(check.ReportWindow))
+	if ev := reportFrom(t, ts, "192.0.2.7:4000", "anthropic", "timeout"); *ev.Count != 1 || ev.State != check.ReportsNormal {
+		t.Fatalf("next window: %+v", ev)
+	}
+}
+
+func hasReports(doc snapshot.CheckDoc) bool {
+	for _, ev := range doc.Verdict.Evidence {
+		if ev.Source == snapshot.EvidenceReports {
+			return true
+		}
+	}
+	return false
+}
+
+// TestCrowdAcrossReplicas: replicas sharing Redis count one crowd: twenty
+// clients spread over three replicas are twenty voices, one client asking
+// each replica 200 times is one. Redis holds counts only: no key or value
+// holds an address, and the window's voices and salt expire with it.
+func TestCrowdAcrossReplicas(t *testing.T) {
+	rdb := startRedis(t).client()
+	rs := replicas(t, 3, 0, rdb, zerolog.Nop())
+	for i := range 200 {
+		if ev := reportFrom(t, rs[i%3], "203.0.113.50:1000", "groq", "529"); *ev.Count != 1 {
+			t.Fatalf("report %d of one client: count %d", i+1, *ev.Count)
+		}
+	}
+	var last *snapshot.Evidence
+	for i := 2; i <= 20; i++ {
+		last = reportFrom(t, rs[i%3], fmt.Sprintf("198.51.100.%d:1000", i), "groq", "529")
+	}
+	if *last.Count != 20 || last.State != check.ReportsSurge {
+		t.Fatalf("20 clients on 3 replicas: %+v", last)
+	}
+	for i, ts := range rs {
+		if r := serviceReports(t, ts, "groq"); r.Count != 20 {
+			t.Fatalf("replica %d: reports %+v", i, r)
+		}
+	}
+
+	ctx := context.Background()
+	keys, err := rdb.Keys(ctx, limits.RedisKeyPrefix+"*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	crowdKeys := 0
+	for _, key := range keys {
+		if !strings.Contains(key, "crowd:") {
+			continue
+		}
+		crowdKeys++
+		dump, err := rdb.Dump(ctx, key).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, addr := range []string{"203.0.113.50", "198.51.100."} {
+			if strings.Contains(key, addr) || strings.Contains(dump, addr) {
+				t.Fatalf("Redis key %s holds the address %s", key, addr)
+			}
+		}
+		ttl, err := rdb.TTL(ctx, key).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case strings.Contains(key, "crowd:v:"), strings.Contains(key, "crowd:salt:"):
+			if ttl <= 0 || ttl > 2*check.ReportWindow {
+				t.Errorf("%s is kept %v, want the window's voices gone within %v", key, ttl, 2*check.ReportWindow)
+			}
+		case strings.Contains(key, "crowd:n:"):
+			if ttl <= 0 || ttl > 10*24*time.Hour {
+				t.Errorf("%s is kept %v", key, ttl)
+			}
+		}
+	}
+	if crowdKeys < 3 {
+		t.Fatalf("the crowd wrote %d keys to Redis: %v", crowdKeys, keys)
+	}
+}
+
+// TestNoCrowd: a server for one caller on its own machine (aistatus mcp
+// --dir) counts nothing and says nothing of a crowd.
+func TestNoCrowd(t *testing.T) {
+	ts := newTestServer(t, 0)
+	ts.opts.NoCrowd = true
+	ts.Server = New(ts.opts)
+	if ok, err := ts.Store().Reload(); !ok || err != nil {
+		t.Fatalf("reload: %v %v", ok, err)
+	}
+	if ev := reportFrom(t, ts, "192.0.2.7:4000", "anthropic", "529"); ev != nil {
+		t.Fatalf("reports evidence without a crowd: %+v", ev)
+	}
+	if r := serviceReports(t, ts, "anthropic"); r != nil {
+		t.Fatalf("reports without a crowd: %+v", r)
+	}
+}
