@@ -103,6 +103,11 @@ check 200 /services/cohere
 check 200 /services/mistral
 check 200 /services/azure-openai
 check 404 /services/not-a-service
+check 200 /services/openai/history
+check 200 '/services/anthropic/history?from=2026-01-01&to=2026-12-31'
+check 400 '/services/openai/history?from=2026-03-01&to=2026-02-01'
+check 400 '/services/openai/history?from=2020-01-01&to=2026-01-01'
+check 404 /services/not-a-service/history
 check 200 /incidents
 check 200 '/incidents?since=2020-01-01&severity=major&service=openai&limit=5'
 check 200 '/incidents?since=2020-01-01T00:00:00Z&limit=1'

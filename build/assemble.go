@@ -132,7 +132,7 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 		if official, ok := o.declared(); ok {
 			sh.LastFeedStatus, sh.LastFeedAt = official, now
 		}
-		mergeOfficial(incidents, svc.Slug, o, now)
+		mergeOfficial(incidents, svc.Slug, o, now, log)
 		if bridge {
 			creditTimeline(h, sh, svc.Slug, before, o, now)
 		}
@@ -161,6 +161,8 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 	}
 	snapshot.SortIncidents(h.Incidents)
 	logIncidentChanges(h, before, now)
+	// The daily rows are taken before the buckets they come from are pruned.
+	h.RollUp(now)
 	h.Prune(now)
 	h.UpdatedAt = now
 	return states
@@ -425,13 +427,17 @@ func trackProbe(incidents incidentSet, svc snapshot.Service, sh *snapshot.Servic
 
 // mergeOfficial folds the feed's incidents into the retained ones. An open
 // official incident that a successfully read feed no longer lists has ended.
-func mergeOfficial(incidents incidentSet, slug string, o Observation, now time.Time) {
+// At most snapshot.MaxNewIncidentsPerFeed incidents not yet retained are
+// added per cycle, the newest first (capNew).
+func mergeOfficial(incidents incidentSet, slug string, o Observation, now time.Time, log zerolog.Logger) {
 	if o.Feed.State != snapshot.FeedOK {
 		return
 	}
 	listed := make(map[string]bool, len(o.Incidents))
 	for _, inc := range o.Incidents {
 		listed[inc.ID] = true
+	}
+	for _, inc := range capNew(incidents, slug, o.Incidents, log) {
 		incidents.put(inc)
 	}
 	for i := range incidents.h.Incidents {
@@ -441,6 +447,37 @@ func mergeOfficial(incidents incidentSet, slug string, o Observation, now time.T
 			inc.EndedAt, inc.Status, inc.UpdatedAt = &ended, "resolved", now
 		}
 	}
+}
+
+// capNew returns the feed's incidents with those not yet retained cut to
+// the newest snapshot.MaxNewIncidentsPerFeed, saying so in one log line: a
+// feed that lists thousands of fresh incidents a cycle must not fill the
+// retention caps in a few cycles (the pruning is also fair between
+// services, so the others' history stays whole either way).
+func capNew(incidents incidentSet, slug string, listed []snapshot.Incident, log zerolog.Logger) []snapshot.Incident {
+	var fresh []snapshot.Incident
+	for _, inc := range listed {
+		if incidents.get(inc.ID) == nil {
+			fresh = append(fresh, inc)
+		}
+	}
+	if len(fresh) <= snapshot.MaxNewIncidentsPerFeed {
+		return listed
+	}
+	snapshot.SortIncidents(fresh)
+	taken := make(map[string]bool, snapshot.MaxNewIncidentsPerFeed)
+	for _, inc := range fresh[:snapshot.MaxNewIncidentsPerFeed] {
+		taken[inc.ID] = true
+	}
+	kept := make([]snapshot.Incident, 0, len(listed)-len(fresh)+len(taken))
+	for _, inc := range listed {
+		if taken[inc.ID] || incidents.get(inc.ID) != nil {
+			kept = append(kept, inc)
+		}
+	}
+	log.Warn().Str("service", slug).Int("new", len(fresh)).Int("added", len(taken)).
+		Msg("feed listed more new incidents than one cycle adds: the newest were added, the rest wait for later cycles")
+	return kept
 }
 
 // incidentSet indexes the retained incidents by id for one cycle.

@@ -1,9 +1,15 @@
 package build_test
 
 import (
+	"context"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"syscall"
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/bench/procmem"
 	"github.com/aistatus/aistatus/bench/synth"
 	"github.com/aistatus/aistatus/build"
 	"github.com/aistatus/aistatus/snapshot"
@@ -58,4 +64,103 @@ func BenchmarkRender(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(size)/1e6, "MB/snapshot")
+}
+
+// BenchmarkFullRetentionBuild is one build at the retention caps — 26
+// services, 32 days of buckets, 100 000 incidents, 50 000 changes — with
+// everything a build does but the network: read the previous snapshot's
+// history, Assemble, Render and publish to disk (fsync included). It
+// reports the peak resident memory of the process during the build
+// (peakRSSMB, Linux only) beside time and allocations. The targets (bench/
+// README.md): at most 2 s and 250 MB.
+//
+//	go test -run '^$' -bench FullRetentionBuild -benchtime 3x ./build
+func BenchmarkFullRetentionBuild(b *testing.B) {
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		b.Fatal(err)
+	}
+	c := synth.New(cat, time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC), 32, snapshot.MaxIncidents)
+	c.AddChanges(cat, snapshot.MaxChanges)
+	dir := filepath.Join(b.TempDir(), "site")
+	historyMB := publishCycle(b, c, cat, dir)
+	// Only the observations are used from here on: the history is read
+	// back from the folder, as a build does.
+	c.History = nil
+	runtime.GC()
+	debug.FreeOSMemory()
+
+	now := c.Now
+	var peak float64
+	cpu0 := cpuTime()
+	b.ReportAllocs()
+	for b.Loop() {
+		now = now.Add(time.Minute)
+		if procmem.Available() {
+			if err := procmem.ResetPeak(); err != nil {
+				b.Fatal(err)
+			}
+		}
+		buildOnce(b, dir, cat, c.Observations, now)
+		if procmem.Available() {
+			hwm, err := procmem.MB("VmHWM")
+			if err != nil {
+				b.Fatal(err)
+			}
+			peak = max(peak, hwm)
+		}
+	}
+	// The CPU time is the steadier figure on a shared machine, where the
+	// wall time (ns/op) grows with the other jobs' load.
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric(peak, "peakRSSMB")
+	b.ReportMetric(historyMB, "historyMB")
+}
+
+// publishCycle publishes the snapshot of c into dir and returns the size of
+// its history.json in MiB.
+func publishCycle(b *testing.B, c synth.Cycle, cat snapshot.Catalog, dir string) float64 {
+	b.Helper()
+	files, err := c.Snapshot(benchSite, cat)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := snapshot.Publish(dir, files); err != nil {
+		b.Fatal(err)
+	}
+	return float64(len(files[snapshot.FileHistory])) / (1 << 20)
+}
+
+// buildOnce is Build without the network: the observations are given.
+func buildOnce(b *testing.B, dir string, cat snapshot.Catalog, obs map[string]build.Observation, now time.Time) {
+	b.Helper()
+	lock, err := snapshot.LockFolder(context.Background(), dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer lock.Unlock()
+	hist, _, err := snapshot.ReadHistory(dir)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := snapshot.ReadArchive(dir, hist); err != nil {
+		b.Fatal(err)
+	}
+	states := build.Assemble(hist, cat, obs, now, zerolog.Nop())
+	files, err := build.Render(benchSite, cat, hist, states, now)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := lock.Publish(files); err != nil {
+		b.Fatal(err)
+	}
+}
+
+// cpuTime is the process's user and system CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

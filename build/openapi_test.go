@@ -60,16 +60,17 @@ func TestOpenAPIDocument(t *testing.T) {
 	}
 
 	wantOps := map[string]string{
-		"/status":          "getStatus",
-		"/services/{slug}": "getService",
-		"/incidents":       "listIncidents",
-		"/check":           "check",
-		"/openapi.json":    "openapi",
-		"/export":          "export",
-		"/sources":         "listSources",
-		"/reliability":     "listReliability",
-		"/changes":         "listChanges",
-		"/events":          "streamEvents",
+		"/status":                  "getStatus",
+		"/services/{slug}":         "getService",
+		"/services/{slug}/history": "getServiceHistory",
+		"/incidents":               "listIncidents",
+		"/check":                   "check",
+		"/openapi.json":            "openapi",
+		"/export":                  "export",
+		"/sources":                 "listSources",
+		"/reliability":             "listReliability",
+		"/changes":                 "listChanges",
+		"/events":                  "streamEvents",
 	}
 	// Every API route of the table is an operation, and only those: a route
 	// added without its description fails here.

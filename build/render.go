@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
+	"maps"
+	"strings"
 	"time"
 
 	sitepages "github.com/aistatus/aistatus/build/site"
@@ -75,7 +77,8 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 		if components == nil {
 			components = []snapshot.Component{}
 		}
-		surfaces := surfaceDocs(svc, st, sh, incidents, now)
+		uptime, coverage := h.Windows(svc.Slug, now)
+		surfaces := surfaceDocs(svc, st, sh, uptime, coverage, incidents, now)
 		docs.Status.Services = append(docs.Status.Services, snapshot.ServiceSummary{
 			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
 			Status: st.Status, Basis: st.Basis, LastChecked: checked, URL: svc.URL, StatusPage: svc.StatusPage,
@@ -90,7 +93,7 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 		docs.Services = append(docs.Services, snapshot.ServiceDoc{
 			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
 			URL: svc.URL, StatusPage: svc.StatusPage, Status: st.Status, Basis: st.Basis, LastChecked: checked,
-			LatencyMs: st.Sources.Probe.LatencyMs, Uptime: sh.Uptime(now), UptimeCoverage: sh.Coverage(now),
+			LatencyMs: st.Sources.Probe.LatencyMs, Uptime: uptime, UptimeCoverage: coverage,
 			DataSince: dataSince, Incidents: incidents, Components: components, Surfaces: surfaces,
 			Measured: measured, ProbeLatency: sh.ProbeLatency(now),
 			Sources: st.Sources, Timestamp: now, License: snapshot.License,
@@ -121,6 +124,20 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 		if err := put(snapshot.ServiceFile(doc.Slug), doc); err != nil {
 			return nil, err
 		}
+		if err := put(snapshot.ServiceHistoryFile(doc.Slug), snapshot.NewHistoryDoc(h, doc.Slug, site.BaseURL, now)); err != nil {
+			return nil, err
+		}
+	}
+	datasets, index, err := snapshot.DatasetFiles(h, now, site.BaseURL)
+	if err != nil {
+		return nil, err
+	}
+	maps.Copy(files, datasets)
+	var immutable []string
+	for _, f := range index.Files {
+		if f.Closed {
+			immutable = append(immutable, strings.TrimPrefix(f.Path, "/"))
+		}
 	}
 	for name, v := range map[string]any{
 		snapshot.FileStatus:    docs.Status,
@@ -135,11 +152,10 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 			return nil, err
 		}
 	}
-	var err error
 	if files[snapshot.FileExport], err = exportCSV(docs.Status); err != nil {
 		return nil, fmt.Errorf("render %s: %w", snapshot.FileExport, err)
 	}
-	files[FileHeaders], files[FileRedirects] = hostingRules(site.APIOrigin)
+	files[FileHeaders], files[FileRedirects] = hostingRules(site.APIOrigin, immutable)
 	if files[snapshot.FileOpenAPI], err = OpenAPI(site.BaseURL); err != nil {
 		return nil, fmt.Errorf("render %s: %w", snapshot.FileOpenAPI, err)
 	}

@@ -62,8 +62,11 @@ func recordSurfaces(sh *snapshot.ServiceHistory, results []feed.SurfaceResult, n
 // a surface's last word is not held when the page fails (the API's is, for
 // snapshot.MaxHold), so a surface the page did not declare this cycle is
 // unknown, with basis none. Its incidents and its uptime are kept in the
-// history (sh.Surfaces), by the service's rules, from its first read.
-func surfaceDocs(svc snapshot.Service, st ServiceState, sh *snapshot.ServiceHistory, incidents []snapshot.Incident, now time.Time) []snapshot.SurfaceDoc {
+// history (sh.Surfaces), by the service's rules, from its first read; the
+// long windows (90 days, a year), which rest on the services' daily
+// rollups, are the API's alone. uptime and coverage are the service's.
+func surfaceDocs(svc snapshot.Service, st ServiceState, sh *snapshot.ServiceHistory, uptime snapshot.Uptime, coverage snapshot.Coverage,
+	incidents []snapshot.Incident, now time.Time) []snapshot.SurfaceDoc {
 	var api []snapshot.SurfaceComponent
 	for _, c := range st.Components {
 		if c.InScope {
@@ -78,7 +81,7 @@ func surfaceDocs(svc snapshot.Service, st ServiceState, sh *snapshot.ServiceHist
 		ID: snapshot.SurfaceAPI, Name: svc.APISurfaceName(), Status: st.Status, Basis: st.Basis,
 		Source:     "The service's status: the official page's components and incidents in the API's scope, with our probe of the API host (basis says which decided).",
 		Components: nonNil(api), Incidents: incidents, CheckedAt: checked,
-		Uptime: sh.Uptime(now), UptimeCoverage: sh.Coverage(now), DataSince: timePtr(sh.DataSince()),
+		Uptime: uptime, UptimeCoverage: coverage, DataSince: timePtr(sh.DataSince()),
 	}}
 	for _, sf := range svc.Surfaces {
 		r := surfaceResult(st.Surfaces, sf.ID)

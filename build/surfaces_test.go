@@ -50,7 +50,7 @@ func TestSurfaceDocs(t *testing.T) {
 		},
 	}
 	recordSurfaces(sh, st.Surfaces, now) // this cycle's incidents, as Assemble records them
-	docs := surfaceDocs(svc, st, sh, []snapshot.Incident{closed}, now)
+	docs := surfaceDocs(svc, st, sh, sh.Uptime(now), sh.Coverage(now), []snapshot.Incident{closed}, now)
 	type row struct {
 		id     snapshot.SurfaceID
 		status snapshot.Status

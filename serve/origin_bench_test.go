@@ -1,20 +1,17 @@
 package serve
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/bench/procmem"
 	"github.com/aistatus/aistatus/bench/synth"
 	"github.com/aistatus/aistatus/build"
 	"github.com/aistatus/aistatus/snapshot"
@@ -30,7 +27,7 @@ import (
 //
 //	go test -run '^$' -bench OriginSwapMemory -benchtime 1x ./serve
 func BenchmarkOriginSwapMemory(b *testing.B) {
-	if _, err := os.Stat("/proc/self/clear_refs"); err != nil {
+	if !procmem.Available() {
 		b.Skip("needs Linux's /proc/self/status and clear_refs")
 	}
 	cat, err := snapshot.DefaultCatalog()
@@ -40,15 +37,8 @@ func BenchmarkOriginSwapMemory(b *testing.B) {
 	var dirs [2]string
 	var setBytes int64
 	for i := range dirs {
-		files, err := synth.New(cat, genTime.Add(time.Duration(i)*5*time.Minute), 32, snapshot.MaxIncidents).Snapshot(
-			build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "bench"}, cat)
-		if err != nil {
-			b.Fatal(err)
-		}
-		dirs[i] = filepath.Join(b.TempDir(), "site")
-		if err := snapshot.Publish(dirs[i], files); err != nil {
-			b.Fatal(err)
-		}
+		var files map[string][]byte
+		dirs[i], files = publishSynth(b, cat, genTime.Add(time.Duration(i)*5*time.Minute), 0)
 		setBytes = 0
 		for name, data := range files {
 			if servedFromOrigin(name) && name != snapshot.FileManifest {
@@ -104,33 +94,38 @@ func BenchmarkOriginSwapMemory(b *testing.B) {
 	b.ReportMetric(swapAlloc, "swapAllocMB")
 }
 
+// publishSynth publishes bench/synth's snapshot at the retention cap of
+// incidents (26 services, 32 days), with changes entries in the change log,
+// into a new folder, and returns it and the files.
+func publishSynth(b *testing.B, cat snapshot.Catalog, at time.Time, changes int) (string, map[string][]byte) {
+	b.Helper()
+	c := synth.New(cat, at, 32, snapshot.MaxIncidents)
+	c.AddChanges(cat, changes)
+	files, err := c.Snapshot(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "bench"}, cat)
+	if err != nil {
+		b.Fatal(err)
+	}
+	dir := filepath.Join(b.TempDir(), "site")
+	if err := snapshot.Publish(dir, files); err != nil {
+		b.Fatal(err)
+	}
+	return dir, files
+}
+
 // procStatusMB reads a field of /proc/self/status given in kB, in MiB.
 func procStatusMB(tb testing.TB, field string) float64 {
 	tb.Helper()
-	data, err := os.ReadFile("/proc/self/status")
+	mb, err := procmem.MB(field)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for sc.Scan() {
-		name, value, ok := bytes.Cut(sc.Bytes(), []byte(":"))
-		if !ok || string(name) != field {
-			continue
-		}
-		kb, err := strconv.ParseFloat(string(bytes.TrimSpace(bytes.TrimSuffix(bytes.TrimSpace(value), []byte("kB")))), 64)
-		if err != nil {
-			tb.Fatal(err)
-		}
-		return kb / 1024
-	}
-	tb.Fatalf("no %s in /proc/self/status", field)
-	return 0
+	return mb
 }
 
 // resetPeakRSS makes VmHWM start again from the current resident memory.
 func resetPeakRSS(tb testing.TB) {
 	tb.Helper()
-	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+	if err := procmem.ResetPeak(); err != nil {
 		tb.Fatal(err)
 	}
 }

@@ -34,6 +34,9 @@ type representation struct {
 // The slices are shared and never modified in place.
 type repHeaders struct {
 	contentType, etag, gzEtag, length, gzLength []string
+	// cacheControl, when set, replaces the common Cache-Control: the
+	// dataset's closed files are immutable.
+	cacheControl []string
 }
 
 var gzipValue = []string{"gzip"}
@@ -143,6 +146,9 @@ func (rep *representation) serve(w http.ResponseWriter, r *http.Request) {
 	hdr := rep.hdr
 	if hdr != nil {
 		h["Content-Type"] = hdr.contentType
+		if hdr.cacheControl != nil {
+			h["Cache-Control"] = hdr.cacheControl
+		}
 		if gzipped {
 			h["Content-Encoding"], h["Etag"] = gzipValue, hdr.gzEtag
 		} else {

@@ -188,15 +188,16 @@ func New(opts Options) *Server {
 		}
 	}
 	api := map[string]http.Handler{
-		snapshot.PathStatus:    http.HandlerFunc(s.handleStatus),
-		snapshot.PathService:   http.HandlerFunc(s.handleService),
-		snapshot.PathChanges:   http.HandlerFunc(s.handleChanges),
-		snapshot.PathEvents:    http.HandlerFunc(s.handleEvents),
-		snapshot.PathIncidents: http.HandlerFunc(s.handleIncidents),
-		snapshot.PathCheck:     http.HandlerFunc(s.handleCheck),
-		snapshot.PathExport:    http.HandlerFunc(s.handleExport),
-		snapshot.PathHealthz:   http.HandlerFunc(s.handleHealthz),
-		snapshot.PathReadyz:    http.HandlerFunc(s.handleReadyz),
+		snapshot.PathStatus:         http.HandlerFunc(s.handleStatus),
+		snapshot.PathService:        http.HandlerFunc(s.handleService),
+		snapshot.PathServiceHistory: http.HandlerFunc(s.handleServiceHistory),
+		snapshot.PathChanges:        http.HandlerFunc(s.handleChanges),
+		snapshot.PathEvents:         http.HandlerFunc(s.handleEvents),
+		snapshot.PathIncidents:      http.HandlerFunc(s.handleIncidents),
+		snapshot.PathCheck:          http.HandlerFunc(s.handleCheck),
+		snapshot.PathExport:         http.HandlerFunc(s.handleExport),
+		snapshot.PathHealthz:        http.HandlerFunc(s.handleHealthz),
+		snapshot.PathReadyz:         http.HandlerFunc(s.handleReadyz),
 	}
 	s.api = s.recoverer(s.common(s.router(api, false)))
 	public := maps.Clone(api)

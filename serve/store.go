@@ -66,6 +66,8 @@ type Snapshot struct {
 	changesSince  time.Time
 	statusChanges map[string][]snapshot.Change
 	openedAt      map[string]time.Time
+	// histories are each service's daily rows, for /history.
+	histories map[string]serviceDays
 	// frames are changes as the event stream sends them, each encoded once
 	// for every stream (see eventFrames).
 	frames eventFrames
@@ -254,6 +256,8 @@ func (s *Snapshot) parse() error {
 		s.incidentsJSON[i] = data
 	}
 	s.indexIncidents()
+	s.markImmutable()
+	s.loadHistories()
 	return nil
 }
 

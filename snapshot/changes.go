@@ -1,7 +1,6 @@
 package snapshot
 
 import (
-	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -12,9 +11,10 @@ import (
 const (
 	// KeepChanges is how long a change is kept in the history's log at least.
 	KeepChanges = 90 * 24 * time.Hour
-	// MaxChanges bounds the log; past it the oldest entries go first, even
-	// when younger than KeepChanges (a flapping service must not grow the
-	// history without bound).
+	// MaxChanges bounds the log; past it the oldest entries of the services
+	// with the most go first, even when younger than KeepChanges (a flapping
+	// service must not grow the history without bound, nor push out the
+	// others' entries).
 	MaxChanges = 50_000
 	// RecentChanges and RecentChangesWindow bound changes.json, the static
 	// file: the entries of the last 7 days, at most the newest 5 000. A
@@ -112,23 +112,6 @@ func (h *History) StartChangeLog(now time.Time) {
 	if h.NextChangeID <= 0 {
 		h.NextChangeID = firstChangeID(now)
 	}
-}
-
-// pruneChanges drops, in one pass, entries older than KeepChanges and the
-// oldest beyond limit. The log is complete only after the newest dropped
-// entry, so ChangesSince moves there.
-func (h *History) pruneChanges(now time.Time, limit int) {
-	cutoff := now.Add(-KeepChanges)
-	drop := sort.Search(len(h.Changes), func(i int) bool { return !h.Changes[i].Time.Before(cutoff) })
-	drop = max(drop, len(h.Changes)-limit)
-	if drop <= 0 {
-		return
-	}
-	if last := h.Changes[drop-1].Time; last.After(h.ChangesSince) {
-		h.ChangesSince = last
-	}
-	// A fresh slice, so the dropped entries' backing array is collected.
-	h.Changes = slices.Clone(h.Changes[drop:])
 }
 
 // ChangesAfter returns the entries of log (in id order) with an id above id.

@@ -61,15 +61,17 @@ const FileAPICatalog = ".well-known/api-catalog"
 var contentTypes = map[string]string{
 	".json": ContentJSON,
 	".csv":  ContentCSV,
-	".html": "text/html; charset=utf-8",
-	".txt":  "text/plain; charset=utf-8",
-	".md":   "text/markdown; charset=utf-8",
-	".svg":  "image/svg+xml",
-	".xml":  "application/xml",
-	".atom": ContentAtom,
-	".css":  "text/css; charset=utf-8",
-	".png":  "image/png",
-	".ico":  "image/x-icon",
+	// The dataset's incident files (one JSON object per line).
+	".ndjson": ContentNDJSON,
+	".html":   "text/html; charset=utf-8",
+	".txt":    "text/plain; charset=utf-8",
+	".md":     "text/markdown; charset=utf-8",
+	".svg":    "image/svg+xml",
+	".xml":    "application/xml",
+	".atom":   ContentAtom,
+	".css":    "text/css; charset=utf-8",
+	".png":    "image/png",
+	".ico":    "image/x-icon",
 }
 
 // ContentTypeOf is the media type of a snapshot file (slash-separated path),

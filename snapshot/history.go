@@ -16,7 +16,8 @@ const (
 	KeepBuckets = 32 * 24 * time.Hour
 	// KeepIncidents is how long an incident is kept after it ended.
 	KeepIncidents = 90 * 24 * time.Hour
-	// MaxIncidents bounds the retained incidents; the oldest ended go first.
+	// MaxIncidents bounds the retained incidents; past it the oldest ended
+	// incidents of the services holding the most go first.
 	MaxIncidents = 100_000
 	// MaxHold is how long one check's status is taken to hold when no newer
 	// check follows. A longer gap (the generator was not running) is "no data"
@@ -56,6 +57,13 @@ type History struct {
 	Changes      []Change  `json:"changes,omitempty"`
 	ChangesSince time.Time `json:"changesSince,omitzero"`
 	NextChangeID int64     `json:"nextChangeId,omitempty"`
+	// Days are the daily rollups, kept for years. They are not part of
+	// history.json: ReadArchive reads them from the snapshot's monthly
+	// dataset files, and DatasetFiles writes them there.
+	Days DaySeries `json:"-"`
+	// Archive is the previous snapshot's dataset files by name, so that a
+	// closed month's file is published again byte for byte, never rewritten.
+	Archive map[string][]byte `json:"-"`
 }
 
 // ServiceHistory is what is remembered of one service between builds.
@@ -326,6 +334,10 @@ type Uptime struct {
 	H24 *float64 `json:"24h"`
 	D7  *float64 `json:"7d"`
 	D30 *float64 `json:"30d"`
+	// D90 and Y1 are the long windows, with the daily rollups: filled by
+	// History.Windows, left nil by ServiceHistory.Uptime.
+	D90 *float64 `json:"90d"`
+	Y1  *float64 `json:"1y"`
 }
 
 // Uptime computes the uptime windows ending at now.
@@ -343,15 +355,7 @@ func (sh *ServiceHistory) Uptime(now time.Time) Uptime {
 // down to three decimals, so that any downtime shows as less than 100. It is
 // nil when nothing was observed.
 func (sh *ServiceHistory) UptimePercent(from, to time.Time) *float64 {
-	t := sh.window(from, to)
-	observed, down := t.observed(), t.down()
-	if observed <= 0 {
-		return nil
-	}
-	// The epsilon keeps a value that is exactly representable in decimal
-	// (64.6) from losing a thousandth to binary rounding (64.59999…).
-	pct := math.Floor(100*(observed-down)/observed*1000+1e-6) / 1000
-	return &pct
+	return percentOf(sh.window(from, to))
 }
 
 // window adds up the status time in [from, to), the open interval since the
@@ -368,13 +372,7 @@ func (sh *ServiceHistory) window(from, to time.Time) Bucket {
 		if start.Before(from) {
 			share = end.Sub(from).Seconds() / BucketSize.Seconds()
 		}
-		sum.Operational += share * b.Operational
-		sum.Degraded += share * b.Degraded
-		sum.Partial += share * b.Partial
-		sum.Major += share * b.Major
-		sum.Maintenance += share * b.Maintenance
-		sum.Unknown += share * b.Unknown
-		sum.Timeline += share * b.Timeline
+		sum.addScaled(b, share)
 	}
 	if !sh.LastChecked.IsZero() && to.After(sh.LastChecked) {
 		start, end := sh.LastChecked, to
@@ -397,6 +395,8 @@ type Coverage struct {
 	H24 float64 `json:"24h"`
 	D7  float64 `json:"7d"`
 	D30 float64 `json:"30d"`
+	D90 float64 `json:"90d"`
+	Y1  float64 `json:"1y"`
 }
 
 // MinCoverage is the share of its window an uptime figure needs before it is
@@ -428,11 +428,7 @@ func UptimeText(p *float64, coverage float64) string {
 // Coverage computes the coverage of the three uptime windows ending at now,
 // rounded down to three decimals.
 func (sh *ServiceHistory) Coverage(now time.Time) Coverage {
-	share := func(d time.Duration) float64 {
-		t := sh.window(now.Add(-d), now)
-		c := (t.observed() + t.Maintenance) / d.Seconds()
-		return math.Min(1, math.Floor(c*1000+1e-6)/1000)
-	}
+	share := func(d time.Duration) float64 { return coverageOf(sh.window(now.Add(-d), now), d) }
 	return Coverage{H24: share(24 * time.Hour), D7: share(7 * 24 * time.Hour), D30: share(30 * 24 * time.Hour)}
 }
 
@@ -450,7 +446,9 @@ func (sh *ServiceHistory) DataSince() time.Time {
 
 // Prune drops status time older than KeepBuckets and incidents that ended
 // more than KeepIncidents ago, then caps the incident count at MaxIncidents
-// (dropping the oldest ended ones first). Incidents must be sorted.
+// and the change log at MaxChanges, dropping the oldest entries of the
+// services that hold the most first (see pruneIncidents). Incidents must be
+// sorted.
 func (h *History) Prune(now time.Time) {
 	cutoff := now.Add(-KeepBuckets).Truncate(BucketSize).Unix()
 	for slug, sh := range h.Services {
@@ -471,43 +469,6 @@ func (h *History) Prune(now time.Time) {
 	}
 	h.Incidents = pruneIncidents(h.Incidents, now, MaxIncidents)
 	h.pruneChanges(now, MaxChanges)
-}
-
-// pruneIncidents is Prune's incident rule with the cap as a parameter, so
-// that tests can check it against a small cap. It works in place and in
-// linear time: removing incidents one by one from the slice was quadratic,
-// and a history with many open incidents older than the ended ones (which
-// the cap must skip over) took a minute to build.
-func pruneIncidents(list []Incident, now time.Time, limit int) []Incident {
-	kept := list[:0]
-	for _, inc := range list {
-		if inc.Open() || now.Sub(*inc.EndedAt) <= KeepIncidents {
-			kept = append(kept, inc)
-		}
-	}
-	excess := len(kept) - limit
-	if excess <= 0 {
-		clear(list[len(kept):]) // let the dropped incidents be collected
-		return kept
-	}
-	// The list is newest first, so the oldest ended incidents are the last
-	// excess ended ones: find where they begin, then drop every ended
-	// incident from there on in one compaction. Open ones are never dropped,
-	// even when that leaves more than limit.
-	from := len(kept)
-	for i := len(kept) - 1; i >= 0 && excess > 0; i-- {
-		if !kept[i].Open() {
-			from, excess = i, excess-1
-		}
-	}
-	out := kept[:from]
-	for _, inc := range kept[from:] {
-		if inc.Open() {
-			out = append(out, inc)
-		}
-	}
-	clear(list[len(out):])
-	return out
 }
 
 // checkValues reports a value no build writes: a negative, infinite or

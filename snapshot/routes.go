@@ -13,13 +13,15 @@ const (
 	// API: probing for endpoints is an API call), never a page.
 	APINamespace = "/api/"
 
-	PathStatus    = APIBase + "/status"
-	PathService   = APIBase + "/services/" + SlugParam
-	PathIncidents = APIBase + "/incidents"
-	PathCheck     = APIBase + "/check"
-	PathOpenAPI   = APIBase + "/openapi.json"
-	PathExport    = APIBase + "/export"
-	PathSources   = APIBase + "/sources"
+	PathStatus  = APIBase + "/status"
+	PathService = APIBase + "/services/" + SlugParam
+	// PathServiceHistory is a service's daily rollups (from, to).
+	PathServiceHistory = PathService + "/history"
+	PathIncidents      = APIBase + "/incidents"
+	PathCheck          = APIBase + "/check"
+	PathOpenAPI        = APIBase + "/openapi.json"
+	PathExport         = APIBase + "/export"
+	PathSources        = APIBase + "/sources"
 	// PathReliability is every service's Reliability (predict.go).
 	PathReliability = APIBase + "/reliability"
 	PathChanges     = APIBase + "/changes"
@@ -65,6 +67,8 @@ func Routes() []Route {
 	return []Route{
 		{Path: PathStatus, File: FileStatus, ContentType: ContentJSON, RateLimited: true},
 		{Path: PathService, File: ServiceFile(SlugParam), ContentType: ContentJSON, RateLimited: true},
+		// The static file holds every day; the server answers from/to.
+		{Path: PathServiceHistory, File: ServiceHistoryFile(SlugParam), ContentType: ContentJSON, Dynamic: true, RateLimited: true},
 		{Path: PathCheck, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
 		{Path: PathIncidents, File: FileIncidents, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
 		{Path: PathOpenAPI, File: FileOpenAPI, ContentType: ContentJSON, RateLimited: true},

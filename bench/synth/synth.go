@@ -150,3 +150,26 @@ func (c Cycle) Snapshot(site build.Site, cat snapshot.Catalog) (map[string][]byt
 	states := build.Assemble(c.History, cat, c.Observations, c.Now, zerolog.Nop())
 	return build.Render(site, cat, c.History, states, c.Now)
 }
+
+// AddChanges fills the change log with n entries spread evenly over the 85
+// days before c.Now, oldest first: status changes and, for every other
+// entry, an incident.opened carrying one of the retained incidents (the
+// bulk of a real log's bytes), cycling over the services.
+func (c Cycle) AddChanges(cat snapshot.Catalog, n int) {
+	if n <= 0 {
+		return
+	}
+	start := c.Now.Add(-85 * 24 * time.Hour)
+	step := 85 * 24 * time.Hour / time.Duration(n)
+	statuses := []snapshot.Status{snapshot.Operational, snapshot.Degraded, snapshot.Operational, snapshot.MajorOutage}
+	for i := range n {
+		ch := snapshot.Change{Time: start.Add(time.Duration(i) * step), Service: cat.Services[i%len(cat.Services)].Slug}
+		if i%2 == 1 && len(c.History.Incidents) > 0 {
+			inc := c.History.Incidents[i%len(c.History.Incidents)]
+			ch.Type, ch.Service, ch.Incident = snapshot.ChangeIncidentOpened, inc.Service, &inc
+		} else {
+			ch.Type, ch.OldStatus, ch.NewStatus = snapshot.ChangeStatus, statuses[i%4], statuses[(i+1)%4]
+		}
+		c.History.AddChange(ch)
+	}
+}

@@ -60,11 +60,12 @@ func (m *model) incidentsFeed() ([]byte, error) {
 		all[:min(len(all), FeedEntriesMax)], on)
 }
 
-// serviceFeed is the Atom feed of one service's incidents.
+// serviceFeed is the Atom feed of one service's incidents, the newest
+// FeedEntriesMax (a service document lists them newest first).
 func (m *model) serviceFeed(svc *service) ([]byte, error) {
 	all, on := m.withSurfaceIncidents([]*service{svc}, svc.Incidents)
 	return m.feed(ServiceFeed(svc.Slug), "tag:aistatus,2026:service/"+svc.Slug, "aistatus: "+svc.Name+" incidents",
-		m.base+"/services/"+svc.Slug, all, on)
+		m.base+"/services/"+svc.Slug, all[:min(len(all), FeedEntriesMax)], on)
 }
 
 // feed renders incidents as an Atom feed published at path. Its updated

@@ -63,6 +63,8 @@ func apiCatalog(base string) ([]byte, error) {
 				{Href: base + "/" + FileFeed, Type: snapshot.ContentAtom, Title: "Incidents (Atom)"},
 				{Href: base + snapshot.PathExport + "?format=csv", Type: "text/csv", Title: "All services (CSV)"},
 			},
+			// The open dataset: monthly files of daily uptime and incidents.
+			"describedby": []link{{Href: base + "/" + snapshot.FileDatasets, Type: snapshot.ContentJSON, Title: "Open dataset: monthly files (CC-BY-4.0)"}},
 		},
 		{
 			// The MCP endpoint has no description document of its own: its

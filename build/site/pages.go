@@ -259,10 +259,12 @@ type servicePage struct {
 	layout
 	*service
 	Incidents []incident
-	Feed      sourceLine
-	Probe     sourceLine
-	Badges    []badgeSnippet
-	API       string
+	// MoreIncidents counts the retained incidents past ServiceIncidentsMax.
+	MoreIncidents int
+	Feed          sourceLine
+	Probe         sourceLine
+	Badges        []badgeSnippet
+	API           string
 }
 
 // sourceLine says how one source contributed to the status.
@@ -291,9 +293,10 @@ func (m *model) servicePage(svc *service) servicePage {
 		Probe:   probeLine(svc.Sources.Probe),
 		API:     m.base + strings.ReplaceAll(snapshot.PathService, snapshot.SlugParam, svc.Slug),
 	}
-	for _, inc := range svc.Incidents {
+	for _, inc := range svc.Incidents[:min(len(svc.Incidents), ServiceIncidentsMax)] {
 		p.Incidents = append(p.Incidents, m.incident(inc))
 	}
+	p.MoreIncidents = len(svc.Incidents) - len(p.Incidents)
 	page := m.base + "/services/" + svc.Slug
 	type badgeRow struct {
 		title, kind string

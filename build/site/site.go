@@ -31,8 +31,14 @@ const (
 	RecentIncidentsWindow = 14 * 24 * time.Hour
 	// RecentIncidentsMax bounds the incidents on the status page.
 	RecentIncidentsMax = 20
-	// FeedEntriesMax bounds the entries of incidents.atom.
+	// FeedEntriesMax bounds the entries of incidents.atom and of each
+	// service's feed, the newest: a feed reader wants what is new, and at
+	// full retention a service holds thousands (every one of them rendered,
+	// the feeds and pages took most of a build).
 	FeedEntriesMax = 50
+	// ServiceIncidentsMax bounds the incidents a service's page lists, the
+	// newest; the page links the API, which has them all.
+	ServiceIncidentsMax = 100
 	// ChartDays is the number of daily bars in the uptime charts.
 	ChartDays = 30
 )

@@ -500,7 +500,8 @@ func TestInternalLinksResolve(t *testing.T) {
 			switch {
 			case apiRoute.MatchString(p):
 			case p == "/":
-			case files[strings.TrimPrefix(p, "/")] != nil || p == "/openapi.json":
+			// The API description and the dataset's index are rendered by build, not here.
+			case files[strings.TrimPrefix(p, "/")] != nil || p == "/openapi.json" || p == "/"+snapshot.FileDatasets:
 			case path.Ext(p) == "" && files[strings.TrimPrefix(p, "/")+".html"] != nil:
 			default:
 				t.Errorf("%s: link %q (%s) resolves to nothing", name, ref, p)
@@ -740,7 +741,7 @@ func TestLLMSTxt(t *testing.T) {
 		return body
 	}
 	for _, endpoint := range []string{"status", "services/openai", "incidents?", "check?q=api", "check?q=openai&error=529",
-		"openapi.json", "export?format=csv", "sources", "changes?since="} {
+		"openapi.json", "export?format=csv", "sources", "changes?since=", "services/anthropic/history?from="} {
 		link := "(" + fixtureBase + "/api/v1/" + endpoint
 		if n := strings.Count(section("API"), link); n != 1 {
 			t.Errorf("API section has %d example links %s…", n, link)
@@ -978,4 +979,39 @@ func TestDailyChart(t *testing.T) {
 // monthText is the 30-day uptime as the page, badges and llms.txt show it.
 func monthText(svc snapshot.ServiceDoc) string {
 	return uptimeFigure{Value: svc.Uptime.D30, Coverage: svc.UptimeCoverage.D30}.Text()
+}
+
+// TestServiceIncidentsBounded: a service holding more incidents than its
+// page and feed list shows the newest ServiceIncidentsMax on its page, says
+// how many more the API has, and puts the newest FeedEntriesMax in its feed.
+func TestServiceIncidentsBounded(t *testing.T) {
+	docs, h := fixture(t)
+	docs.Services = slices.Clone(docs.Services) // the fixture is shared
+	svc := &docs.Services[0]
+	start := docs.Manifest.GeneratedAt.Add(-time.Hour)
+	svc.Incidents = nil
+	for i := range ServiceIncidentsMax + 30 {
+		started := start.Add(-time.Duration(i) * time.Hour)
+		ended := started.Add(30 * time.Minute)
+		svc.Incidents = append(svc.Incidents, snapshot.Incident{ID: fmt.Sprintf("%s-%d", svc.Slug, i), Service: svc.Slug,
+			Headline: fmt.Sprintf("Incident number %d", i), Severity: snapshot.Minor, StartedAt: started, EndedAt: &ended,
+			Status: "resolved", Source: snapshot.SourceOfficial, UpdatedAt: ended})
+	}
+	files, err := Render(docs, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(files["services/"+svc.Slug+".html"])
+	if n := strings.Count(page, "Incident number "); n != ServiceIncidentsMax {
+		t.Errorf("the page lists %d incidents, want %d", n, ServiceIncidentsMax)
+	}
+	if !strings.Contains(page, "Incident number 0<") || strings.Contains(page, fmt.Sprintf("Incident number %d<", ServiceIncidentsMax)) {
+		t.Error("the page does not list the newest")
+	}
+	if !strings.Contains(page, "30 older incidents are not listed here") {
+		t.Error("the page does not say how many more the API has")
+	}
+	if n := strings.Count(string(files[ServiceFeed(svc.Slug)]), "<entry>"); n != FeedEntriesMax {
+		t.Errorf("the feed has %d entries, want %d", n, FeedEntriesMax)
+	}
 }

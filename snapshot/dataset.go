@@ -1,0 +1,372 @@
+package snapshot
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/csv"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// The open dataset: monthly files under CC-BY-4.0 in DirDatasets — the
+// daily rollups of every service as CSV (RFC 4180, CRLF line ends) and the
+// incidents as NDJSON (one incident per line, the API's shape) — and an
+// index listing each file with its month, size, row count and SHA-256.
+//
+// A month's files are rewritten by every build until the month has been
+// over for MonthCloseGrace; from then on they are closed: published again
+// byte for byte by every later build (from the previous snapshot), never
+// rewritten, and served as immutable. They are also the store of the daily
+// rows: the next build reads them back (ReadArchive).
+const (
+	DirDatasets  = "datasets"
+	FileDatasets = DirDatasets + "/index.json"
+	// MonthCloseGrace is how long after its end a month stays open: the
+	// last day's last minutes are credited by the first check after
+	// midnight, and an outage confirmed then may restate up to an hour.
+	MonthCloseGrace = Day
+	// ContentNDJSON is the media type of the incident files.
+	ContentNDJSON = "application/x-ndjson"
+	// CacheImmutable is the caching of a closed month's file; CacheOpenMonth
+	// that of the index and of an open month's files, which change every
+	// build.
+	CacheImmutable = "public, max-age=31536000, immutable"
+	CacheOpenMonth = CacheControl
+)
+
+// Dataset kinds.
+const (
+	DatasetUptime    = "uptime"
+	DatasetIncidents = "incidents"
+)
+
+// DatasetFile names the file of kind for month (YYYY-MM).
+func DatasetFile(kind, month string) string {
+	ext := ".csv"
+	if kind == DatasetIncidents {
+		ext = ".ndjson"
+	}
+	return DirDatasets + "/" + kind + "-" + month + ext
+}
+
+// parseDatasetFile is DatasetFile's inverse.
+func parseDatasetFile(name string) (kind, month string, ok bool) {
+	base, found := strings.CutPrefix(name, DirDatasets+"/")
+	if !found {
+		return "", "", false
+	}
+	for _, k := range []string{DatasetUptime, DatasetIncidents} {
+		if m, found := strings.CutPrefix(base, k+"-"); found {
+			m = strings.TrimSuffix(m, path.Ext(m))
+			if _, err := time.Parse("2006-01", m); err == nil && DatasetFile(k, m) == name {
+				return k, m, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// MonthClosed reports whether month (YYYY-MM) is closed at now.
+func MonthClosed(month string, now time.Time) bool {
+	start, err := time.Parse("2006-01", month)
+	if err != nil {
+		return false
+	}
+	return !now.Before(start.AddDate(0, 1, 0).Add(MonthCloseGrace))
+}
+
+// DatasetIndex is datasets/index.json.
+type DatasetIndex struct {
+	Description string `json:"description"`
+	// Columns describes the uptime CSV's columns, in order.
+	Columns     []DatasetColumn `json:"columns"`
+	Files       []DatasetEntry  `json:"files"`
+	Attribution string          `json:"attribution"`
+	Timestamp   time.Time       `json:"timestamp"`
+	License     string          `json:"license"`
+}
+
+// DatasetColumn is one column of the uptime CSV.
+type DatasetColumn struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+}
+
+// DatasetEntry is one file of the dataset.
+type DatasetEntry struct {
+	Kind  string `json:"kind"`
+	Month string `json:"month"`
+	// Path is the file's path from the site root; URL its address.
+	Path      string `json:"path"`
+	URL       string `json:"url"`
+	MediaType string `json:"mediaType"`
+	// Closed files never change again.
+	Closed bool   `json:"closed"`
+	Bytes  int    `json:"bytes"`
+	Rows   int    `json:"rows"`
+	SHA256 string `json:"sha256"`
+}
+
+// uptimeColumns are the uptime CSV's header and what each column holds.
+var uptimeColumns = []DatasetColumn{
+	{"date", "the UTC day, YYYY-MM-DD"},
+	{"kind", `what the row is about: "service"`},
+	{"subject", "the service's slug"},
+	{"uptime_percent", "100 × (observed − downtime) / observed, floored to three decimals; empty when nothing was observed. Downtime is major-outage time plus 0.3 × partial-outage time; maintenance and unknown time are left out"},
+	{"coverage", "share of the day (0–1) with a known status, maintenance included"},
+	{"operational_minutes", "minutes the service was operational"},
+	{"degraded_minutes", "minutes degraded"},
+	{"partial_outage_minutes", "minutes in partial outage"},
+	{"major_outage_minutes", "minutes in major outage"},
+	{"maintenance_minutes", "minutes in maintenance"},
+	{"unknown_minutes", "minutes checked but unknown; the rest of the day (1440 minus all these) had no check"},
+	{"downtime_minutes", "major_outage_minutes + 0.3 × partial_outage_minutes"},
+	{"incidents", "incidents (official and our probe's) that started that day"},
+	{"incidents_minor", "of which minor"},
+	{"incidents_major", "of which major"},
+	{"incidents_critical", "of which critical"},
+	{"probes", "successful probes of the service's API that day"},
+	{"latency_ms_avg", "their mean latency in milliseconds; empty without probes"},
+}
+
+// minutes formats seconds as minutes with at most three decimals.
+func minutes(seconds float64) string {
+	return strconv.FormatFloat(math3(seconds/60), 'f', -1, 64)
+}
+
+func math3(v float64) float64 { return float64(int64(v*1000+0.5)) / 1000 }
+
+// EncodeUptimeCSV renders rows as the uptime CSV: a header line, then one
+// line per row, CRLF line ends.
+func EncodeUptimeCSV(rows []DayRow) ([]byte, error) {
+	var buf bytes.Buffer
+	w := csv.NewWriter(&buf)
+	w.UseCRLF = true
+	header := make([]string, len(uptimeColumns))
+	for i, c := range uptimeColumns {
+		header[i] = c.Name
+	}
+	if err := w.Write(header); err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		uptime, latency := "", ""
+		if p := r.Uptime(); p != nil {
+			uptime = strconv.FormatFloat(*p, 'f', -1, 64)
+		}
+		if r.Time.Probes > 0 {
+			latency = strconv.FormatFloat(math3(r.Time.LatencyMs/float64(r.Time.Probes)), 'f', -1, 64)
+		}
+		t := r.Time
+		if err := w.Write([]string{r.Date, r.Kind, r.Subject, uptime, strconv.FormatFloat(r.Coverage(), 'f', -1, 64),
+			minutes(t.Operational), minutes(t.Degraded), minutes(t.Partial), minutes(t.Major), minutes(t.Maintenance),
+			minutes(t.Unknown), minutes(t.down()), strconv.Itoa(r.Incidents), strconv.Itoa(r.Minor),
+			strconv.Itoa(r.Major), strconv.Itoa(r.Critical), strconv.Itoa(t.Probes), latency}); err != nil {
+			return nil, err
+		}
+	}
+	w.Flush()
+	return buf.Bytes(), w.Error()
+}
+
+// DecodeUptimeCSV reads rows back from an uptime CSV.
+func DecodeUptimeCSV(data []byte) ([]DayRow, error) {
+	records, err := csv.NewReader(bytes.NewReader(data)).ReadAll()
+	if err != nil {
+		return nil, err
+	}
+	if len(records) == 0 || len(records[0]) != len(uptimeColumns) || records[0][0] != uptimeColumns[0].Name {
+		return nil, errors.New("not an uptime file: unexpected header")
+	}
+	rows := make([]DayRow, 0, len(records)-1)
+	for n, rec := range records[1:] {
+		var nums [15]float64
+		for i, v := range rec[3:] {
+			if v == "" {
+				continue
+			}
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil || f < 0 || f > 1e9 {
+				return nil, fmt.Errorf("line %d: column %s: %q is not a count", n+2, uptimeColumns[i+3].Name, v)
+			}
+			nums[i] = f
+		}
+		if _, err := time.Parse(time.DateOnly, rec[0]); err != nil || rec[1] == "" || rec[2] == "" {
+			return nil, fmt.Errorf("line %d: no date, kind or subject", n+2)
+		}
+		// nums: 0 uptime, 1 coverage, 2–7 minutes by status, 8 downtime,
+		// 9–12 incidents, 13 probes, 14 latency.
+		b := Bucket{Operational: nums[2] * 60, Degraded: nums[3] * 60, Partial: nums[4] * 60, Major: nums[5] * 60,
+			Maintenance: nums[6] * 60, Unknown: nums[7] * 60, Probes: int(nums[13])}
+		b.LatencyMs = nums[14] * float64(b.Probes)
+		if b.observed()+b.Maintenance+b.Unknown > Day.Seconds()+60 {
+			return nil, fmt.Errorf("line %d: more than a day of status time", n+2)
+		}
+		rows = append(rows, DayRow{Date: rec[0], Kind: rec[1], Subject: rec[2], Time: b,
+			Incidents: int(nums[9]), Minor: int(nums[10]), Major: int(nums[11]), Critical: int(nums[12])})
+	}
+	return rows, nil
+}
+
+// ReadArchive reads the previous snapshot's dataset files in dir into h:
+// every file's bytes (Archive), and the uptime files' rows (Days). A file
+// that cannot be read back is still kept, byte for byte, so nothing
+// published is lost; its rows are missing from the long windows and the
+// history, and the returned problems say which.
+func ReadArchive(dir string, h *History) (problems []string, err error) {
+	if h.Days == nil {
+		h.Days = DaySeries{}
+	}
+	h.Archive = map[string][]byte{}
+	entries, err := os.ReadDir(filepath.Join(dir, DirDatasets))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		name := DirDatasets + "/" + e.Name()
+		// The index is made anew; any other file is kept, even one the
+		// build did not write (the folder is replaced as a whole).
+		if name == FileDatasets || !e.Type().IsRegular() {
+			continue
+		}
+		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
+		if err != nil {
+			return nil, err
+		}
+		h.Archive[name] = data
+		if kind, _, _ := parseDatasetFile(name); kind != DatasetUptime {
+			continue
+		}
+		rows, err := DecodeUptimeCSV(data)
+		if err != nil {
+			problems = append(problems, fmt.Sprintf("%s: %v", name, err))
+			continue
+		}
+		for _, r := range rows {
+			h.Days.Put(r)
+		}
+	}
+	return problems, nil
+}
+
+// DatasetFiles renders the dataset: each month's files and the index. A
+// closed month whose file the previous snapshot had is published as it
+// was; an open month is rendered from h.Days and the retained incidents.
+// base is the site's address, for the index's URLs.
+func DatasetFiles(h *History, now time.Time, base string) (map[string][]byte, DatasetIndex, error) {
+	files := map[string][]byte{}
+	// Uptime rows by month, in date then subject order.
+	byMonth := map[string][]DayRow{}
+	keys := make([]string, 0, len(h.Days))
+	for k := range h.Days {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		for _, r := range h.Days[k] {
+			byMonth[r.Date[:7]] = append(byMonth[r.Date[:7]], r)
+		}
+	}
+	for month, rows := range byMonth {
+		name := DatasetFile(DatasetUptime, month)
+		if prev, ok := h.Archive[name]; ok && MonthClosed(month, now) {
+			files[name] = prev
+			continue
+		}
+		slices.SortStableFunc(rows, func(a, b DayRow) int { return strings.Compare(a.Date, b.Date) })
+		data, err := EncodeUptimeCSV(rows)
+		if err != nil {
+			return nil, DatasetIndex{}, fmt.Errorf("render %s: %w", name, err)
+		}
+		files[name] = data
+	}
+	// Incidents by the month they ended in; the open ones in the current month.
+	current := now.UTC().Format("2006-01")
+	incidents := map[string][]Incident{current: nil}
+	for _, inc := range h.Incidents {
+		month := current
+		if inc.EndedAt != nil {
+			month = inc.EndedAt.UTC().Format("2006-01")
+		}
+		incidents[month] = append(incidents[month], inc)
+	}
+	for month, list := range incidents {
+		name := DatasetFile(DatasetIncidents, month)
+		if prev, ok := h.Archive[name]; ok && MonthClosed(month, now) {
+			files[name] = prev
+			continue
+		}
+		if MonthClosed(month, now) && len(list) == 0 {
+			continue
+		}
+		// Oldest first, as a log reads.
+		slices.SortFunc(list, func(a, b Incident) int {
+			if c := a.StartedAt.Compare(b.StartedAt); c != 0 {
+				return c
+			}
+			return strings.Compare(a.ID, b.ID)
+		})
+		var buf bytes.Buffer
+		enc := json.NewEncoder(&buf)
+		for _, inc := range list {
+			if err := enc.Encode(inc); err != nil {
+				return nil, DatasetIndex{}, fmt.Errorf("render %s: %w", name, err)
+			}
+		}
+		files[name] = buf.Bytes()
+	}
+	// Whatever else the previous snapshot's dataset held is kept.
+	for name, data := range h.Archive {
+		if _, ok := files[name]; !ok {
+			files[name] = data
+		}
+	}
+
+	idx := DatasetIndex{
+		Description: "Monthly files of aistatus's data: daily uptime per service (CSV, RFC 4180) and incidents " +
+			"(NDJSON, one incident per line in the API's shape, in the month they ended; the current month also " +
+			"holds the open ones). A month closes a day after it ends (MonthCloseGrace): its files never change again.",
+		Columns: uptimeColumns, Attribution: Attribution(base), Timestamp: now.UTC(), License: License,
+	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		kind, month, ok := parseDatasetFile(name)
+		if !ok {
+			continue // kept, not one of the dataset's files
+		}
+		data := files[name]
+		sum := sha256.Sum256(data)
+		rows := bytes.Count(data, []byte("\n"))
+		media := ContentNDJSON
+		if kind == DatasetUptime {
+			rows-- // the header
+			media = ContentCSV
+		}
+		idx.Files = append(idx.Files, DatasetEntry{Kind: kind, Month: month, Path: "/" + name,
+			URL: strings.TrimSuffix(base, "/") + "/" + name, MediaType: media, Closed: MonthClosed(month, now),
+			Bytes: len(data), Rows: max(rows, 0), SHA256: hex.EncodeToString(sum[:])})
+	}
+	data, err := json.Marshal(idx)
+	if err != nil {
+		return nil, DatasetIndex{}, err
+	}
+	files[FileDatasets] = append(data, '\n')
+	return files, idx, nil
+}

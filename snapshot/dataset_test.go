@@ -1,0 +1,231 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// datasetHistory holds daily rows for two services over September and
+// October 2026 and incidents ending in both months, one still open.
+func datasetHistory() *History {
+	h := NewHistory()
+	h.Days = DaySeries{}
+	for d := time.Date(2026, 9, 1, 0, 0, 0, 0, time.UTC); d.Before(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)); d = d.Add(Day) {
+		for i, slug := range []string{"openai", "anthropic"} {
+			h.Days.Put(DayRow{Date: d.Format(time.DateOnly), Kind: KindService, Subject: slug,
+				Time:      Bucket{Operational: 1400 * 60, Partial: float64(30+i) * 60, Unknown: 5 * 60, Probes: 288, LatencyMs: 288 * 123.456},
+				Incidents: 1, Minor: 1})
+		}
+	}
+	sep := time.Date(2026, 9, 10, 8, 0, 0, 0, time.UTC)
+	oct := time.Date(2026, 10, 20, 8, 0, 0, 0, time.UTC)
+	h.Incidents = []Incident{
+		{ID: "openai-open", Service: "openai", Headline: `Errors with "quotes", commas, and a line` + "\n" + "break", Severity: Major,
+			StartedAt: oct, Status: "investigating", Source: SourceOfficial, URL: "https://status.openai.com/incidents/1", UpdatedAt: oct},
+		{ID: "openai-oct", Service: "openai", Headline: "Slow", Severity: Minor, StartedAt: oct, EndedAt: new(oct.Add(time.Hour)),
+			Status: "resolved", Source: SourceOfficial, URL: "https://status.openai.com/incidents/2", UpdatedAt: oct.Add(time.Hour)},
+		{ID: "anthropic-sep", Service: "anthropic", Headline: "Down", Severity: Critical, StartedAt: sep, EndedAt: new(sep.Add(time.Hour)),
+			Status: "resolved", Source: SourceProbe, URL: "https://status.claude.com", UpdatedAt: sep.Add(time.Hour)},
+	}
+	return h
+}
+
+func TestUptimeCSVRoundTrip(t *testing.T) {
+	rows := datasetHistory().Days.Rows(KindService, "openai", "2026-09-01", "2026-09-03")
+	data, err := EncodeUptimeCSV(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back, err := DecodeUptimeCSV(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(back) != len(rows) {
+		t.Fatalf("%d rows back, want %d", len(back), len(rows))
+	}
+	for i := range rows {
+		if !reflect.DeepEqual(back[i], rows[i]) {
+			t.Errorf("row %d: %+v, want %+v", i, back[i], rows[i])
+		}
+	}
+	for _, bad := range []string{
+		"",
+		"a,b\r\n",
+		strings.Replace(string(data), "2026-09-02", "yesterday", 1),
+		strings.Replace(string(data), ",288,", ",-288,", 1),
+		strings.Replace(string(data), ",1400,", ",99999,", 1),
+	} {
+		if _, err := DecodeUptimeCSV([]byte(bad)); err == nil {
+			t.Errorf("no error for %.60q", bad)
+		}
+	}
+}
+
+// TestDatasetClosedMonthsNeverChange: a month's files are rendered while
+// it is open; once closed, the file of the previous snapshot is published
+// byte for byte, even when the rows would now render differently.
+func TestDatasetClosedMonthsNeverChange(t *testing.T) {
+	h := datasetHistory()
+	// 2026-11-01 12:00: September is closed, October in its grace day.
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	files, idx, err := DatasetFiles(h, now, "https://aistatus.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := map[string]bool{}
+	for _, f := range idx.Files {
+		closed[f.Path] = f.Closed
+	}
+	want := map[string]bool{"/datasets/uptime-2026-09.csv": true, "/datasets/uptime-2026-10.csv": false,
+		"/datasets/incidents-2026-09.ndjson": true, "/datasets/incidents-2026-10.ndjson": false, "/datasets/incidents-2026-11.ndjson": false}
+	if len(closed) != len(want) {
+		t.Errorf("files %v, want %v", closed, want)
+	}
+	for p, c := range want {
+		if got, ok := closed[p]; !ok || got != c {
+			t.Errorf("%s: listed %v, closed %v; want closed %v", p, ok, got, c)
+		}
+	}
+	if !bytes.Contains(files[DatasetFile(DatasetIncidents, "2026-11")], []byte(`"id":"openai-open"`)) {
+		t.Error("the open incident is not in the current month's file")
+	}
+
+	// The next snapshot reads them back; a day of each month changes.
+	dir := t.TempDir()
+	if err := Publish(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	next := NewHistory()
+	if problems, err := ReadArchive(dir, next); err != nil || problems != nil {
+		t.Fatal(problems, err)
+	}
+	if n := len(next.Days.Rows(KindService, "openai", "", "")); n != 61 {
+		t.Fatalf("%d rows of openai read back, want 61", n)
+	}
+	for _, d := range []string{"2026-09-15", "2026-10-15"} {
+		next.Days.Put(DayRow{Date: d, Kind: KindService, Subject: "openai", Time: Bucket{Major: 3600}})
+	}
+	next.Incidents = h.Incidents
+	later := now.Add(6 * time.Hour)
+	again, _, err := DatasetFiles(next, later, "https://aistatus.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{DatasetFile(DatasetUptime, "2026-09"), DatasetFile(DatasetIncidents, "2026-09")} {
+		if !bytes.Equal(again[name], files[name]) {
+			t.Errorf("%s, closed, was rewritten", name)
+		}
+	}
+	if bytes.Equal(again[DatasetFile(DatasetUptime, "2026-10")], files[DatasetFile(DatasetUptime, "2026-10")]) {
+		t.Error("the open October was not rendered again")
+	}
+	// An unreadable file is kept byte for byte and reported.
+	bad := filepath.Join(dir, "datasets", "uptime-2026-08.csv")
+	if err := os.WriteFile(bad, []byte("not,a,dataset\r\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	kept := NewHistory()
+	if err := os.WriteFile(filepath.Join(dir, "datasets", "README.md"), []byte("by hand"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	problems, err := ReadArchive(dir, kept)
+	if err != nil || len(problems) != 1 || !strings.Contains(problems[0], "uptime-2026-08.csv") {
+		t.Fatalf("problems %v, err %v", problems, err)
+	}
+	out, _, err := DatasetFiles(kept, later, "https://aistatus.example")
+	if err != nil || string(out["datasets/uptime-2026-08.csv"]) != "not,a,dataset\r\n" {
+		t.Errorf("the unreadable file was not kept: %q %v", out["datasets/uptime-2026-08.csv"], err)
+	}
+	if string(out["datasets/README.md"]) != "by hand" {
+		t.Error("a file put in datasets/ by hand was not kept")
+	}
+}
+
+// TestDatasetThirdPartyReaders reads the dataset with readers that are not
+// ours: Python's csv, json and hashlib modules check the index (size, row
+// count, SHA-256), the CSV's header, CRLF line ends and values, and jq
+// parses every NDJSON line as one JSON object in the API's incident shape.
+func TestDatasetThirdPartyReaders(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not installed (Debian: apt-get install python3; .ci/run installs it)")
+	}
+	jq, err := exec.LookPath("jq")
+	if err != nil {
+		t.Skip("jq not installed (Debian: apt-get install jq; .ci/run installs it)")
+	}
+	files, idx, err := DatasetFiles(datasetHistory(), time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC), "https://aistatus.example")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := Publish(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	script := `
+import csv, hashlib, json, sys
+root = sys.argv[1]
+idx = json.load(open(root + "/datasets/index.json", encoding="utf-8"))
+assert idx["license"] == "CC-BY-4.0", idx["license"]
+names = [c["name"] for c in idx["columns"]]
+for f in idx["files"]:
+    data = open(root + f["path"], "rb").read()
+    assert len(data) == f["bytes"], (f["path"], len(data), f["bytes"])
+    assert hashlib.sha256(data).hexdigest() == f["sha256"], f["path"]
+    if f["kind"] == "uptime":
+        assert data.endswith(b"\r\n") and data.count(b"\n") == data.count(b"\r\n"), "not CRLF: " + f["path"]
+        rows = list(csv.reader(data.decode("utf-8").splitlines(), strict=True))
+        assert rows[0] == names, rows[0]
+        body = [dict(zip(names, r)) for r in rows[1:]]
+        assert len(body) == f["rows"], (f["path"], len(body), f["rows"])
+        for r in body:
+            assert r["date"].startswith(f["month"]) and r["kind"] == "service"
+            assert 0 <= float(r["uptime_percent"]) <= 100 and 0 <= float(r["coverage"]) <= 1
+            total = sum(float(r[c]) for c in names[5:11])
+            assert total <= 1440.01, total
+    else:
+        lines = data.decode("utf-8").split("\n")
+        assert lines[-1] == "", "no final newline"
+        assert len(lines) - 1 == f["rows"], (f["path"], len(lines) - 1, f["rows"])
+print(sum(f["rows"] for f in idx["files"]))
+`
+	out, err := exec.Command(python, "-c", script, dir).CombinedOutput()
+	if err != nil {
+		t.Fatalf("python3 rejects the dataset: %v\n%s", err, out)
+	}
+	total := 0
+	for _, f := range idx.Files {
+		total += f.Rows
+	}
+	if got := strings.TrimSpace(string(out)); got != strconv.Itoa(total) {
+		t.Errorf("python3 counted %s rows, the index %d", got, total)
+	}
+	for _, f := range idx.Files {
+		if f.Kind != DatasetIncidents {
+			continue
+		}
+		// -e fails on a line that is not an object with the incident's keys.
+		out, err := exec.Command(jq, "-e", "-c",
+			`select(type == "object" and has("id") and has("service") and has("severity") and has("startedAt") and has("endedAt")) | .id`,
+			filepath.Join(dir, filepath.FromSlash(f.Path))).CombinedOutput()
+		if err != nil {
+			t.Fatalf("jq rejects %s: %v\n%s", f.Path, err, out)
+		}
+		if n := strings.Count(string(out), "\n"); n != f.Rows {
+			t.Errorf("jq read %d incidents from %s, the index says %d", n, f.Path, f.Rows)
+		}
+		var first Incident
+		line, _, _ := bytes.Cut(files[f.Path[1:]], []byte("\n"))
+		if err := json.Unmarshal(line, &first); err != nil || first.ID == "" {
+			t.Errorf("%s: first line %q is not an incident: %v", f.Path, line, err)
+		}
+	}
+}
