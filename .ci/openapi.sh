@@ -5,8 +5,9 @@
 #   - Spectral (`spectral lint`, the spectral:oas ruleset, .ci/openapi/
 #     .spectral.yaml): no errors and no warnings;
 #   - oapi-codegen with its default settings (`-generate types,client`): the
-#     generated Go client compiles and vets, in a scratch module that needs
-#     only the Go module proxy.
+#     generated Go client compiles and vets, and a small program reading
+#     resp.JSON200.Services and a service's Status directly compiles against
+#     it, in a scratch module that needs only the Go module proxy.
 # The npm packages are pinned by .ci/openapi/package-lock.json (see
 # .ci/npm-tools.sh).
 set -euo pipefail
@@ -37,13 +38,49 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 oapi-codegen -generate types,client -package client "$spec" >"$work/client.go"
 # A few uses of the generated names, so that a rename that breaks clients
-# fails here rather than in someone else's build.
+# fails here rather than in someone else's build — and that reading them is
+# natural: getStatus and getService return one schema each (the point-in-
+# time reads are operations of their own), so resp.JSON200.Services and a
+# service's Status are used directly, with no union to unwrap.
 cat >"$work/use.go" <<'EOF'
 package client
 
-import "context"
+import (
+	"context"
+	"time"
+)
 
 var (
+	_ = func(c *ClientWithResponses) ([]string, error) {
+		ctx := context.Background()
+		r, err := c.GetStatusWithResponse(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var notUp []string
+		for _, s := range r.JSON200.Services {
+			if s.Status != StatusOperational {
+				notUp = append(notUp, s.Slug+": "+string(s.Status))
+			}
+		}
+		d, err := c.GetServiceWithResponse(ctx, "openai")
+		if err != nil {
+			return nil, err
+		}
+		var _ Status = d.JSON200.Status
+		var _ []Incident = d.JSON200.Incidents
+		then, err := c.GetStatusAtWithResponse(ctx, time.Now().Add(-time.Hour))
+		if err != nil {
+			return nil, err
+		}
+		var _ []ServiceAt = then.JSON200.Services
+		one, err := c.GetServiceAtWithResponse(ctx, "openai", time.Now().Add(-time.Hour))
+		if err != nil {
+			return nil, err
+		}
+		var _ Status = one.JSON200.Service.Status
+		return notUp, nil
+	}
 	_ = func(c *ClientWithResponses) (*CheckResult, error) {
 		r, err := c.CheckWithResponse(context.Background(), &CheckParams{Q: "example.org"})
 		if err != nil {
@@ -55,6 +92,8 @@ var (
 	}
 	_ = (*ClientWithResponses).GetStatusWithResponse
 	_ = (*ClientWithResponses).GetServiceWithResponse
+	_ = (*ClientWithResponses).GetStatusAtWithResponse
+	_ = (*ClientWithResponses).GetServiceAtWithResponse
 	_ = (*ClientWithResponses).ListIncidentsWithResponse
 	_ = (*ClientWithResponses).OpenapiWithResponse
 	_ = (*ClientWithResponses).ExportWithResponse
@@ -72,4 +111,4 @@ go_version=$(go list -m -f '{{.GoVersion}}')
   go build ./...
   go vet ./...
 )
-echo "generated client: $(wc -l <"$work/client.go") lines, compiles"
+echo "generated client: $(wc -l <"$work/client.go") lines, compiles; JSON200.Services and Status used directly"

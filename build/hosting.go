@@ -14,9 +14,10 @@ const (
 )
 
 // hostingPath spells a route-table path in the placeholder syntax of
-// Netlify and Cloudflare Pages rules: {slug} becomes :slug (or * in _headers).
+// Netlify and Cloudflare Pages rules: {slug} becomes :slug (or * in _headers);
+// {time}, only in the paths of dynamic routes, becomes :time.
 func hostingPath(p, placeholder string) string {
-	return strings.ReplaceAll(p, snapshot.SlugParam, placeholder)
+	return strings.ReplaceAll(strings.ReplaceAll(p, snapshot.SlugParam, placeholder), snapshot.TimeParam, ":time")
 }
 
 // hostingRules renders _headers and _redirects. The headers come from the

@@ -60,17 +60,20 @@ func TestOpenAPIDocument(t *testing.T) {
 	}
 
 	wantOps := map[string]string{
-		"/status":                  "getStatus",
-		"/services/{slug}":         "getService",
-		"/services/{slug}/history": "getServiceHistory",
-		"/incidents":               "listIncidents",
-		"/check":                   "check",
-		"/openapi.json":            "openapi",
-		"/export":                  "export",
-		"/sources":                 "listSources",
-		"/reliability":             "listReliability",
-		"/changes":                 "listChanges",
-		"/events":                  "streamEvents",
+		"/status":                    "getStatus",
+		"/services/{slug}":           "getService",
+		"/services/{slug}/history":   "getServiceHistory",
+		"/incidents":                 "listIncidents",
+		"/check":                     "check",
+		"/openapi.json":              "openapi",
+		"/export":                    "export",
+		"/sources":                   "listSources",
+		"/reliability":               "listReliability",
+		"/changes":                   "listChanges",
+		"/events":                    "streamEvents",
+		"/":                          "getIndex",
+		"/status/at/{time}":          "getStatusAt",
+		"/services/{slug}/at/{time}": "getServiceAt",
 	}
 	// Every API route of the table is an operation, and only those: a route
 	// added without its description fails here.
@@ -195,7 +198,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	if !strings.Contains(csvType.Schema.Value.Pattern, header) || !strings.Contains(export.Description, "`"+header+"`") {
 		t.Errorf("export does not name the header %s", header)
 	}
-	if err := csvType.Schema.Value.VisitJSON(header + "\nopenai,OpenAI,llm-api,openai.com,operational,\n"); err != nil {
+	if err := csvType.Schema.Value.VisitJSON(header + "\r\nopenai,OpenAI,llm-api,openai.com,operational,\r\n"); err != nil {
 		t.Errorf("a CSV body does not match: %v", err)
 	}
 	if err := csvType.Schema.Value.VisitJSON("name,slug\n"); err == nil {
@@ -419,6 +422,8 @@ func TestOpenAPIOutputIsStable(t *testing.T) {
 
 // openapiGoSchemas maps each Go type the API serves to its component schema.
 var openapiGoSchemas = map[reflect.Type]string{
+	reflect.TypeFor[snapshot.APIIndex]():           "ApiIndex",
+	reflect.TypeFor[snapshot.APIEndpoint]():        "ApiEndpoint",
 	reflect.TypeFor[snapshot.StatusDoc]():          "StatusResponse",
 	reflect.TypeFor[snapshot.ServiceSummary]():     "ServiceSummary",
 	reflect.TypeFor[snapshot.ServiceDoc]():         "ServiceDetail",

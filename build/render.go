@@ -1,7 +1,9 @@
 package build
 
 import (
+	"bytes"
 	"cmp"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -159,6 +161,9 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 	if files[snapshot.FileOpenAPI], err = OpenAPI(site.BaseURL); err != nil {
 		return nil, fmt.Errorf("render %s: %w", snapshot.FileOpenAPI, err)
 	}
+	if files[snapshot.FileAPIIndex], err = apiIndex(site.BaseURL); err != nil {
+		return nil, err
+	}
 	// The status page, badges, feeds and discovery files, from the same documents.
 	pages, err := sitepages.Render(docs, h)
 	if err != nil {
@@ -190,5 +195,13 @@ func exportCSV(status snapshot.StatusDoc) ([]byte, error) {
 		}
 		rows = append(rows, row)
 	}
-	return gocsv.MarshalBytes(rows)
+	// CRLF line ends, as RFC 4180 (text/csv) has them: encoding/csv writes
+	// LF unless told, and gocsv's MarshalBytes does not tell it.
+	var out bytes.Buffer
+	w := csv.NewWriter(&out)
+	w.UseCRLF = true
+	if err := gocsv.MarshalCSV(rows, gocsv.NewSafeCSVWriter(w)); err != nil {
+		return nil, err
+	}
+	return out.Bytes(), nil
 }

@@ -187,15 +187,20 @@ func (s *Snapshot) eventFrames(from, to int) [][]byte {
 	return out
 }
 
-// eventFrame is one change as an event: its id and its CloudEvent. A change
-// that cannot be encoded (a time past year 9999) is an empty frame, which
-// a stream skips.
+// eventFrame is one change as an event: its name, its id and its
+// CloudEvent. The name is the CloudEvent's type
+// (ai.aistatus.status.changed, ai.aistatus.incident.opened, …), so that a
+// client dispatches on the SSE event as on the CloudEvent, and can listen
+// for incidents alone; EventSource hands it to addEventListener(type), not
+// to onmessage. A change that cannot be encoded (a time past year 9999) is
+// an empty frame, which a stream skips.
 func eventFrame(c snapshot.Change, baseURL string) []byte {
-	data, err := json.Marshal(snapshot.NewCloudEvent(c, baseURL))
+	ce := snapshot.NewCloudEvent(c, baseURL)
+	data, err := json.Marshal(ce)
 	if err != nil {
 		return []byte{}
 	}
-	return fmt.Appendf(nil, "id: %d\ndata: %s\n\n", c.ID, data)
+	return fmt.Appendf(nil, "event: %s\nid: %d\ndata: %s\n\n", ce.Type, c.ID, data)
 }
 
 // eventGap is the data of a gap event: the changes after After, up to and

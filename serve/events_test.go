@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -254,7 +255,8 @@ func TestPointInTime(t *testing.T) {
 
 // sseEvent is one Server-Sent Event as a client parses it.
 type sseEvent struct {
-	// name is the event's type: empty for a change, "gap" for a gap.
+	// name is the event's type: the CloudEvent's type for a change, "gap"
+	// for a gap.
 	name, id string
 	// raw is its data line; data is it decoded, for a change.
 	raw  string
@@ -325,9 +327,13 @@ func readSSE(t *testing.T, r *bufio.Reader, event func(sseEvent), other func(str
 		switch {
 		case line == "":
 			if ev.id != "" {
-				if ev.name == "" {
+				if ev.name != "gap" {
 					if err := json.Unmarshal([]byte(ev.raw), &ev.data); err != nil {
 						t.Errorf("data %q: %v", ev.raw, err)
+					}
+					// A change is named by its CloudEvent type.
+					if !strings.HasPrefix(ev.name, snapshot.CloudEventTypePrefix) || ev.name != ev.data.Type {
+						t.Errorf("event %s named %q, its type %q", ev.id, ev.name, ev.data.Type)
 					}
 				}
 				event(ev)
@@ -791,7 +797,7 @@ func TestEventsReplayBounded(t *testing.T) {
 			}
 			var got []string
 			for _, ev := range events {
-				if ev.name == "" {
+				if ev.name != "gap" {
 					got = append(got, ev.id)
 				}
 			}
@@ -800,7 +806,7 @@ func TestEventsReplayBounded(t *testing.T) {
 			}
 			last := events[len(events)-1]
 			if !c.gap {
-				if last.name != "" {
+				if last.name == "gap" {
 					t.Errorf("a %s event after changes within the bound", last.name)
 				}
 				return
@@ -872,7 +878,11 @@ func TestEventsResumeBeforeTheLog(t *testing.T) {
 			}
 			var got []string
 			for _, ev := range events {
-				got = append(got, strings.TrimSpace(ev.name+" "+ev.id))
+				name := ev.name
+				if name != "gap" {
+					name = "" // a change: its name is checked by readSSE
+				}
+				got = append(got, strings.TrimSpace(name+" "+ev.id))
 			}
 			if fmt.Sprint(got) != fmt.Sprint(want) {
 				t.Fatalf("%d events %v … %v, want %d %v … %v", len(got), got[0], got[len(got)-1], len(want), want[0], want[len(want)-1])
@@ -1006,5 +1016,50 @@ func TestEventRulesDocumented(t *testing.T) {
 	if rule := fmt.Sprintf("`retry: %d`", eventEndRetry); !strings.Contains(texts["../docs/api.md"], rule) ||
 		!strings.Contains(texts["the OpenAPI description of /events"], rule) {
 		t.Errorf("docs/api.md or the OpenAPI description does not state %s", rule)
+	}
+}
+
+// TestPointInTimePaths: GET /status/at/{time} and /services/{slug}/at/{time}
+// answer exactly what ?at= answers (the older spelling, kept), an offset
+// included; their problems name the path parameter time.
+func TestPointInTimePaths(t *testing.T) {
+	w := newChangeWorld(t)
+	w.publish(nil)
+	w.publish(map[string]snapshot.Status{"openai": snapshot.MajorOutage})
+	ts := w.server(newTestClock(w.at.Add(time.Hour)))
+	during := genTime.Add(90 * time.Second)
+	for _, instant := range []string{during.Format(time.RFC3339), during.In(time.FixedZone("", 3600)).Format(time.RFC3339)} {
+		for _, path := range []string{snapshot.PathStatus, snapshot.APIBase + "/services/openai"} {
+			old := ts.do(t, http.MethodGet, path+"?at="+url.QueryEscape(instant), nil)
+			oldBody := body(t, old)
+			resp := ts.do(t, http.MethodGet, path+"/at/"+instant, nil)
+			if got := body(t, resp); resp.StatusCode != http.StatusOK || old.StatusCode != http.StatusOK || !bytes.Equal(got, oldBody) {
+				t.Errorf("%s/at/%s: %d %.200s\n?at=: %d %.200s", path, instant, resp.StatusCode, got, old.StatusCode, oldBody)
+			}
+		}
+	}
+	var doc snapshot.ServiceAtDoc
+	resp := ts.do(t, http.MethodGet, snapshot.APIBase+"/services/openai/at/"+during.Format(time.RFC3339), nil)
+	if err := json.Unmarshal(body(t, resp), &doc); err != nil || doc.Service.Status != snapshot.MajorOutage || !doc.At.Equal(during) {
+		t.Errorf("openai at +90s: %v %+v", err, doc)
+	}
+	for _, c := range []struct {
+		path  string
+		code  int
+		param string
+	}{
+		{snapshot.PathStatus + "/at/" + genTime.Add(-time.Second).Format(time.RFC3339), http.StatusNotFound, "time"},
+		{snapshot.PathStatus + "/at/" + w.at.Add(2*time.Hour).Format(time.RFC3339), http.StatusBadRequest, "time"},
+		{snapshot.APIBase + "/services/openai/at/14:03", http.StatusBadRequest, "time"},
+		{snapshot.APIBase + "/services/nope/at/" + during.Format(time.RFC3339), http.StatusNotFound, "slug"},
+	} {
+		resp := ts.do(t, http.MethodGet, c.path, nil)
+		if resp.StatusCode != c.code {
+			t.Errorf("%s: %d, want %d", c.path, resp.StatusCode, c.code)
+			continue
+		}
+		if p := decodeProblem(t, resp); p.Param != c.param {
+			t.Errorf("%s: param %q, want %q", c.path, p.Param, c.param)
+		}
 	}
 }

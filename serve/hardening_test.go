@@ -77,7 +77,8 @@ func TestRateLimitScope(t *testing.T) {
 	}
 	limited := []string{snapshot.APIBase + "/nothing", "/api/v2/status"}
 	for _, rt := range snapshot.Routes() {
-		if rt.RateLimited {
+		// /mcp charges per message, and a GET is free (TestMCPStatelessCost).
+		if rt.RateLimited && rt.Path != snapshot.PathMCP {
 			limited = append(limited, strings.ReplaceAll(rt.Path, snapshot.SlugParam, "openai"))
 		}
 	}
@@ -180,6 +181,54 @@ func TestMCPRateLimitPerMessage(t *testing.T) {
 	}{{batch, http.StatusBadRequest}, {msg, http.StatusOK}, {msg, http.StatusTooManyRequests}} {
 		if resp, data := mcpPost(t, hs, strings.NewReader(tt.body)); resp.StatusCode != tt.status {
 			t.Fatalf("request %d: %d, want %d: %.200s", i+1, resp.StatusCode, tt.status, data)
+		}
+	}
+}
+
+// TestMCPStatelessCost: what the MCP Inspector's CLI sends for one tool
+// call — initialize, notifications/initialized, a GET for a stream (which a
+// stateless server refuses), tools/list, tools/call, then a DELETE — costs
+// two requests of the budget; a tool call without initialize is answered,
+// for one.
+func TestMCPStatelessCost(t *testing.T) {
+	ts := newTestServer(t, 3)
+	hs := loopback(t, ts)
+	initialize := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
+	initialized := `{"jsonrpc":"2.0","method":"notifications/initialized"}`
+	list := `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
+	call := `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"get_status","arguments":{}}}`
+	ping := `{"jsonrpc":"2.0","id":3,"method":"ping"}`
+	header := http.Header{"Accept": {"application/json, text/event-stream"}}
+	steps := []struct {
+		method, body string
+		status       int
+	}{
+		{http.MethodPost, initialize, http.StatusOK},
+		{http.MethodPost, initialized, http.StatusAccepted},
+		{http.MethodGet, "", http.StatusMethodNotAllowed},
+		{http.MethodPost, list, http.StatusOK},
+		{http.MethodPost, call, http.StatusOK},
+		{http.MethodDelete, "", http.StatusMethodNotAllowed},
+		// One token is left: a tool call with no initialize before it.
+		{http.MethodPost, call, http.StatusOK},
+		{http.MethodPost, initialize, http.StatusOK},
+		{http.MethodPost, ping, http.StatusOK},
+		{http.MethodPost, call, http.StatusTooManyRequests},
+		{http.MethodPost, list, http.StatusTooManyRequests},
+	}
+	for i, st := range steps {
+		h := header.Clone()
+		var body io.Reader
+		if st.body != "" {
+			h.Set("Content-Type", "application/json")
+			body = strings.NewReader(st.body)
+		}
+		resp, data := send(t, hs, st.method, snapshot.PathMCP, body, h)
+		if resp.StatusCode != st.status {
+			t.Fatalf("step %d %s %.40s: %d, want %d: %.300s", i+1, st.method, st.body, resp.StatusCode, st.status, data)
+		}
+		if st.status == http.StatusOK && !strings.Contains(string(data), `"result"`) {
+			t.Errorf("step %d: no result: %.300s", i+1, data)
 		}
 	}
 }

@@ -83,6 +83,14 @@ func (s *Server) limit(next http.Handler) http.Handler {
 	}
 	policy := fmt.Sprintf(`"free";q=%d;w=60`, s.opts.RateLimit)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if s.store.Current() == nil {
+			// No snapshot yet: the answer is a 503 (or, on /mcp, a tool's
+			// "not ready"), the server's state and not the client's doing, so
+			// it costs no request of the budget; a client retrying after
+			// Retry-After then finds its budget whole.
+			next.ServeHTTP(w, r)
+			return
+		}
 		d := s.limiter.Decide(r.Context(), limits.LimitKey(limits.ClientAddr(r, s.opts.TrustedProxies)))
 		h := w.Header()
 		h["Access-Control-Expose-Headers"] = exposeHeaders

@@ -31,8 +31,8 @@ func TestSitePages(t *testing.T) {
 		{"/badges/anthropic-uptime.json", snapshot.ContentJSON, `"schemaVersion":1`},
 		{"/llms.txt", "text/plain; charset=utf-8", "# aistatus\n"},
 		{"/incidents.atom", "application/atom+xml", `<feed xmlns="http://www.w3.org/2005/Atom">`},
-		{"/services/openai.atom", "application/atom+xml", "tag:aistatus,2026:incident/openai-01"},
-		{"/.well-known/api-catalog", "application/linkset+json", `"service-desc"`},
+		{"/services/openai.atom", "application/atom+xml", "<id>https://aistatus.example/services/openai#incident-openai-01</id>"},
+		{"/.well-known/api-catalog", `application/linkset+json; profile="https://www.rfc-editor.org/info/rfc9727"`, `"profile": "https://www.rfc-editor.org/info/rfc9727"`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.path, func(t *testing.T) {
@@ -88,7 +88,7 @@ func TestLoadServesOnlyWellKnownDotFolder(t *testing.T) {
 	if snap.files[".private/secret.json"] != nil {
 		t.Error("a file in a dot-folder is served")
 	}
-	if rep := snap.files[".well-known/api-catalog"]; rep == nil || rep.contentType != "application/linkset+json" {
+	if rep := snap.files[".well-known/api-catalog"]; rep == nil || rep.contentType != snapshot.ContentLinkset {
 		t.Errorf(".well-known/api-catalog: %+v", rep)
 	}
 }

@@ -25,10 +25,26 @@ const (
 func (s *Server) snapshotOr503(w http.ResponseWriter) *Snapshot {
 	snap := s.store.Current()
 	if snap == nil {
-		w.Header().Set("Retry-After", "10")
-		problem(w, http.StatusServiceUnavailable, "", "the first snapshot is still being built; try again shortly")
+		retry, detail := s.noSnapshotYet()
+		w.Header().Set("Retry-After", strconv.Itoa(retry))
+		problem(w, http.StatusServiceUnavailable, "", detail)
 	}
 	return snap
+}
+
+// noSnapshotYet says why there is no snapshot to answer from, and in how
+// many seconds to ask again: only where a build runs in this process is one
+// "being built"; a replica waits for its origin, and aistatus serve for
+// whatever publishes into its folder, which may never come.
+func (s *Server) noSnapshotYet() (retryAfter int, detail string) {
+	switch {
+	case s.opts.BuildsHere:
+		return 10, "the first snapshot is still being built; try again shortly"
+	case s.opts.Origin != nil:
+		return 10, "no snapshot copied from the origin yet; try again shortly"
+	default:
+		return 60, "no snapshot has been published for this server to serve yet (its operator runs aistatus build to publish one); try again later"
+	}
 }
 
 // snapshotAndQuery is the start of every handler that computes its answer:

@@ -26,8 +26,12 @@ import (
 // Options configure a Server. Every dependency is passed in.
 type Options struct {
 	// Dir is the snapshot folder to serve, unless Origin is set.
-	Dir     string
-	Catalog snapshot.Catalog
+	Dir string
+	// BuildsHere says that this process also builds the snapshots it serves
+	// (aistatus run): before the first one, a 503 says it is being built,
+	// rather than that none has been published yet.
+	BuildsHere bool
+	Catalog    snapshot.Catalog
 	// RateLimit is the number of requests per minute per client; 0 disables
 	// limiting (behind a CDN that limits).
 	RateLimit int
@@ -198,6 +202,8 @@ func New(opts Options) *Server {
 		snapshot.PathExport:         http.HandlerFunc(s.handleExport),
 		snapshot.PathHealthz:        http.HandlerFunc(s.handleHealthz),
 		snapshot.PathReadyz:         http.HandlerFunc(s.handleReadyz),
+		snapshot.PathStatusAt:       http.HandlerFunc(s.handleStatusAt),
+		snapshot.PathServiceAt:      http.HandlerFunc(s.handleServiceAt),
 	}
 	s.api = s.recoverer(s.common(s.router(api, false)))
 	public := maps.Clone(api)
@@ -238,8 +244,17 @@ func (s *Server) router(handlers map[string]http.Handler, limited bool) http.Han
 			// error that every test of the server would hit at once.
 			panic("serve: no handler for route " + rt.Path)
 		}
-		h = wrap(h, rt.RateLimited)
-		mux.Handle(rt.Path, h)
+		// /mcp charges the limit per message itself (mcpGuard): a
+		// notification or a 405 costs nothing.
+		h = wrap(h, rt.RateLimited && rt.Path != snapshot.PathMCP)
+		pattern := rt.Path
+		if strings.HasSuffix(pattern, "/") {
+			// A folder's own address (the API index), not everything under
+			// it; and the same without the slash.
+			pattern += "{$}"
+			exact[strings.TrimSuffix(rt.Path, "/")] = h
+		}
+		mux.Handle(pattern, h)
 		if !strings.Contains(rt.Path, "{") {
 			exact[rt.Path] = h
 		}

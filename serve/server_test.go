@@ -138,7 +138,8 @@ var operationPath = func() *regexp.Regexp {
 	var alts []string
 	for _, rt := range snapshot.Routes() {
 		if strings.HasPrefix(rt.Path, snapshot.APIBase+"/") && rt.ContentType != snapshot.ContentEventStream {
-			alts = append(alts, strings.ReplaceAll(regexp.QuoteMeta(rt.Path), regexp.QuoteMeta(snapshot.SlugParam), "[^/]+"))
+			p := strings.ReplaceAll(regexp.QuoteMeta(rt.Path), regexp.QuoteMeta(snapshot.SlugParam), "[^/]+")
+			alts = append(alts, strings.ReplaceAll(p, regexp.QuoteMeta(snapshot.TimeParam), "[^/]+"))
 		}
 	}
 	return regexp.MustCompile("^(" + strings.Join(alts, "|") + ")$")
@@ -211,7 +212,7 @@ func TestRoutes(t *testing.T) {
 		{"/api/v1/check?q=openai", 200, "application/json", `"tracked":true`},
 		{"/api/v1/check", 400, snapshot.ContentProblem, `q is required`},
 		{"/api/v1/openapi.json", 200, "application/json", `"3.0.3"`},
-		{"/api/v1/export", 200, snapshot.ContentCSV, "slug,name,category,domain,status,lastChecked\n"},
+		{"/api/v1/export", 200, snapshot.ContentCSV, "slug,name,category,domain,status,lastChecked\r\n"},
 		{"/api/v1/export?format=csv", 200, snapshot.ContentCSV, "openai,OpenAI,llm-api,openai.com,degraded,2026-11-01T12:00:00Z"},
 		{"/api/v1/export?format=xml", 400, snapshot.ContentProblem, `csv`},
 		{"/api/v1/nothing", 404, snapshot.ContentProblem, ``},
@@ -329,6 +330,57 @@ func TestNoSnapshotYet(t *testing.T) {
 		t.Fatalf("status %d headers %v", resp.StatusCode, resp.Header)
 	}
 	decodeProblem(t, resp)
+}
+
+// TestNoSnapshotYetSays: the 503 before the first snapshot says why there
+// is none — being built only where this process builds — and costs no
+// request of the rate limit; the budget is whole when the snapshot comes.
+func TestNoSnapshotYetSays(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		buildsHere bool
+		detail     string
+		notSaid    string
+	}{
+		{"aistatus run", true, "the first snapshot is still being built", "published"},
+		{"aistatus serve", false, "no snapshot has been published for this server to serve yet", "being built"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "public")
+			cat, err := snapshot.DefaultCatalog()
+			if err != nil {
+				t.Fatal(err)
+			}
+			srv := New(Options{Dir: dir, Catalog: cat, BuildsHere: tc.buildsHere, RateLimit: 2, Log: zerolog.Nop(),
+				Now: func() time.Time { return genTime.Add(time.Minute) }})
+			get := func() *http.Response {
+				rec := httptest.NewRecorder()
+				req := httptest.NewRequest(http.MethodGet, snapshot.PathStatus, nil)
+				req.RemoteAddr = "192.0.2.1:1234"
+				srv.Handler().ServeHTTP(rec, req)
+				return rec.Result()
+			}
+			for i := range 5 {
+				resp := get()
+				if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("RateLimit") != "" {
+					t.Fatalf("request %d: %d, RateLimit %q", i+1, resp.StatusCode, resp.Header.Get("RateLimit"))
+				}
+				p := decodeProblem(t, resp)
+				if !strings.Contains(p.Detail, tc.detail) || strings.Contains(p.Detail, tc.notSaid) {
+					t.Fatalf("detail %q, want %q and not %q", p.Detail, tc.detail, tc.notSaid)
+				}
+			}
+			publishTestSnapshot(t, dir, cat, genTime)
+			if ok, err := srv.Store().Reload(); !ok || err != nil {
+				t.Fatalf("reload: %v %v", ok, err)
+			}
+			for i, want := range []int{http.StatusOK, http.StatusOK, http.StatusTooManyRequests} {
+				if resp := get(); resp.StatusCode != want {
+					t.Errorf("after the snapshot, request %d: %d, want %d", i+1, resp.StatusCode, want)
+				}
+			}
+		})
+	}
 }
 
 func TestSnapshotSwap(t *testing.T) {
@@ -612,5 +664,45 @@ func TestAccessLogSamplesRejections(t *testing.T) {
 	ts.do(t, http.MethodGet, snapshot.PathStatus, nil) // the next second's first 429
 	if !strings.Contains(buf.String(), fmt.Sprintf(`"status":429,"notLogged":%d`, 49-rejectedLogBurst)) || count(`"status":429,"bytes"`) != rejectedLogBurst+1 {
 		t.Errorf("the next second: %s", buf.String())
+	}
+}
+
+// TestAPIIndex: /api/v1/ and /api/v1 answer the index, whose every
+// endpoint answers (its templates filled in), while a path under /api/v1/
+// that is no endpoint is still a 404.
+func TestAPIIndex(t *testing.T) {
+	ts := newTestServer(t, 0)
+	slashed := ts.do(t, http.MethodGet, snapshot.PathAPIIndex, nil)
+	data := body(t, slashed)
+	bare := ts.do(t, http.MethodGet, snapshot.APIBase, nil)
+	if slashed.StatusCode != http.StatusOK || bare.StatusCode != http.StatusOK || !bytes.Equal(body(t, bare), data) {
+		t.Fatalf("/api/v1/: %d, /api/v1: %d", slashed.StatusCode, bare.StatusCode)
+	}
+	var index snapshot.APIIndex
+	if err := json.Unmarshal(data, &index); err != nil || len(index.Endpoints) == 0 {
+		t.Fatalf("index %v: %s", err, data)
+	}
+	at := genTime.Add(30 * time.Second).Format(time.RFC3339)
+	for _, e := range index.Endpoints {
+		target, ok := strings.CutPrefix(e.Href, "https://aistatus.example")
+		if !ok {
+			t.Errorf("%s: href %s not under the base URL", e.OperationID, e.Href)
+			continue
+		}
+		target = strings.NewReplacer(snapshot.SlugParam, "openai", snapshot.TimeParam, at).Replace(target)
+		switch e.OperationID {
+		case "check":
+			target += "?q=openai"
+		case "streamEvents":
+			continue // a stream: events_test.go
+		}
+		if resp := ts.do(t, http.MethodGet, target, nil); resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusNotFound {
+			t.Errorf("%s %s: %d", e.OperationID, target, resp.StatusCode)
+		} else if resp.StatusCode == http.StatusNotFound && !strings.Contains(target, "/at/") {
+			t.Errorf("%s %s: 404", e.OperationID, target)
+		}
+	}
+	if resp := ts.do(t, http.MethodGet, snapshot.PathAPIIndex+"nothing", nil); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("/api/v1/nothing: %d, want 404", resp.StatusCode)
 	}
 }

@@ -3,7 +3,6 @@ package serve
 import (
 	"fmt"
 	"net/http"
-	"net/url"
 	"sort"
 	"strings"
 	"time"
@@ -11,8 +10,9 @@ import (
 	"github.com/aistatus/aistatus/snapshot"
 )
 
-// handleStatus serves status.json, or with ?at= the status of every
-// service at that time.
+// handleStatus serves status.json, or with ?at= (the older spelling of
+// GET /status/at/{time}, kept for its callers) the status of every service
+// at that time.
 func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 	snap, q, ok := s.snapshotAndQuery(w, r)
 	if !ok {
@@ -22,7 +22,22 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 		snap.files[snapshot.FileStatus].serve(w, r)
 		return
 	}
-	at, ok := s.parseAt(w, snap, q)
+	s.serveStatusAt(w, r, snap, q.Get("at"), "at")
+}
+
+// handleStatusAt is GET /status/at/{time}: every service at that time.
+func (s *Server) handleStatusAt(w http.ResponseWriter, r *http.Request) {
+	snap, _, ok := s.snapshotAndQuery(w, r)
+	if !ok {
+		return
+	}
+	s.serveStatusAt(w, r, snap, r.PathValue("time"), "time")
+}
+
+// serveStatusAt answers a point-in-time read of every service; raw is the
+// instant as sent, param the name it was sent under (for the problem).
+func (s *Server) serveStatusAt(w http.ResponseWriter, r *http.Request, snap *Snapshot, raw, param string) {
+	at, ok := s.parseAt(w, snap, raw, param)
 	if !ok {
 		return
 	}
@@ -34,15 +49,11 @@ func (s *Server) handleStatus(w http.ResponseWriter, r *http.Request) {
 	serveJSON(w, r, doc)
 }
 
+// handleService serves one service's document, or with ?at= (the older
+// spelling of GET /services/{slug}/at/{time}) the service at that time.
 func (s *Server) handleService(w http.ResponseWriter, r *http.Request) {
-	snap := s.snapshotOr503(w)
-	if snap == nil {
-		return
-	}
-	slug := r.PathValue("slug")
-	rep := snap.files[snapshot.ServiceFile(slug)]
-	if _, tracked := snap.status[slug]; !tracked || rep == nil {
-		problem(w, http.StatusNotFound, "slug", fmt.Sprintf("%q is not a tracked service: see %s for the list", snapshot.Truncate(slug, 64), snapshot.PathStatus))
+	snap, rep, ok := s.trackedService(w, r)
+	if !ok {
 		return
 	}
 	q, ok := parseQuery(w, r)
@@ -50,30 +61,64 @@ func (s *Server) handleService(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !q.Has("at") {
-		s.serviceWithReports(slug, rep, s.opts.Now()).serve(w, r)
+		s.serviceWithReports(r.PathValue("slug"), rep, s.opts.Now()).serve(w, r)
 		return
 	}
-	at, ok := s.parseAt(w, snap, q)
+	s.serveServiceAt(w, r, snap, q.Get("at"), "at")
+}
+
+// handleServiceAt is GET /services/{slug}/at/{time}.
+func (s *Server) handleServiceAt(w http.ResponseWriter, r *http.Request) {
+	snap, _, ok := s.trackedService(w, r)
 	if !ok {
 		return
 	}
+	if _, ok := parseQuery(w, r); !ok {
+		return
+	}
+	s.serveServiceAt(w, r, snap, r.PathValue("time"), "time")
+}
+
+// trackedService is the snapshot and the document of the service the path
+// names; it reports false after answering a 503 or a 404.
+func (s *Server) trackedService(w http.ResponseWriter, r *http.Request) (*Snapshot, *representation, bool) {
+	snap := s.snapshotOr503(w)
+	if snap == nil {
+		return nil, nil, false
+	}
+	slug := r.PathValue("slug")
+	rep := snap.files[snapshot.ServiceFile(slug)]
+	if _, tracked := snap.status[slug]; !tracked || rep == nil {
+		problem(w, http.StatusNotFound, "slug", fmt.Sprintf("%q is not a tracked service: see %s for the list", snapshot.Truncate(slug, 64), snapshot.PathStatus))
+		return nil, nil, false
+	}
+	return snap, rep, true
+}
+
+// serveServiceAt answers a point-in-time read of the service the path names.
+func (s *Server) serveServiceAt(w http.ResponseWriter, r *http.Request, snap *Snapshot, raw, param string) {
+	at, ok := s.parseAt(w, snap, raw, param)
+	if !ok {
+		return
+	}
+	slug := r.PathValue("slug")
 	serveJSON(w, r, snapshot.ServiceAtDoc{At: at, Service: snap.serviceAt(slug, at), LogStart: snap.changesSince.UTC(),
 		Timestamp: snap.Manifest.GeneratedAt, License: snapshot.License})
 }
 
-// parseAt validates ?at= for a point-in-time read: an RFC 3339 date-time
-// not in the future (400) and not before the retained log begins (404: we
-// hold no record of then). It reports false after answering a problem.
-func (s *Server) parseAt(w http.ResponseWriter, snap *Snapshot, q url.Values) (time.Time, bool) {
-	v := q.Get("at")
+// parseAt validates the instant of a point-in-time read, sent as param: an
+// RFC 3339 date-time not in the future (400) and not before the retained
+// log begins (404: we hold no record of then). It reports false after
+// answering a problem.
+func (s *Server) parseAt(w http.ResponseWriter, snap *Snapshot, v, param string) (time.Time, bool) {
 	at, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(v))
 	if err != nil || len(v) > 64 {
-		problem(w, http.StatusBadRequest, "at", fmt.Sprintf("at %q is not an RFC 3339 date-time (2026-11-01T14:03:00Z)", snapshot.Truncate(v, 64)))
+		problem(w, http.StatusBadRequest, param, fmt.Sprintf("%s %q is not an RFC 3339 date-time (2026-11-01T14:03:00Z)", param, snapshot.Truncate(v, 64)))
 		return time.Time{}, false
 	}
 	at = at.UTC()
 	if now := s.opts.Now(); at.After(now) {
-		problem(w, http.StatusBadRequest, "at", fmt.Sprintf("at %s is in the future (now %s)", at.Format(time.RFC3339), now.UTC().Format(time.RFC3339)))
+		problem(w, http.StatusBadRequest, param, fmt.Sprintf("%s %s is in the future (now %s)", param, at.Format(time.RFC3339), now.UTC().Format(time.RFC3339)))
 		return time.Time{}, false
 	}
 	if snap.changesSince.IsZero() || at.Before(snap.changesSince) {
@@ -81,7 +126,7 @@ func (s *Server) parseAt(w http.ResponseWriter, snap *Snapshot, q url.Values) (t
 		if !snap.changesSince.IsZero() {
 			detail = "the retained change log begins " + snap.changesSince.UTC().Format(time.RFC3339Nano)
 		}
-		problem(w, http.StatusNotFound, "at", fmt.Sprintf("no record of %s: %s", at.Format(time.RFC3339), detail))
+		problem(w, http.StatusNotFound, param, fmt.Sprintf("no record of %s: %s", at.Format(time.RFC3339), detail))
 		return time.Time{}, false
 	}
 	return at, true

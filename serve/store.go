@@ -425,6 +425,20 @@ func (s *Snapshot) heldBytes() int64 {
 	return n
 }
 
+// OnSwap adds f to what is called after each snapshot swap (the MCP server
+// of aistatus mcp tells its subscribed clients). f runs while the swap holds
+// the store's reload lock, so it must return quickly: hand slow work to a
+// goroutine. Call it before Watch or Reload runs, not concurrently with them.
+func (s *Server) OnSwap(f func()) {
+	prev := s.store.swapped
+	s.store.swapped = func() {
+		if prev != nil {
+			prev()
+		}
+		f()
+	}
+}
+
 // Current returns the snapshot being served, or nil when none is loaded yet.
 func (st *Store) Current() *Snapshot { return st.cur.Load() }
 

@@ -247,7 +247,7 @@ type ServiceAt struct {
 // thousands must not make every ?at= answer megabytes long.
 const MaxIncidentsAt = 100
 
-// StatusAtDoc is the answer of GET /status?at=.
+// StatusAtDoc is the answer of GET /status/at/{time} (and /status?at=).
 type StatusAtDoc struct {
 	At       time.Time   `json:"at"`
 	Services []ServiceAt `json:"services"`
@@ -257,7 +257,7 @@ type StatusAtDoc struct {
 	License   string    `json:"license"`
 }
 
-// ServiceAtDoc is the answer of GET /services/{slug}?at=.
+// ServiceAtDoc is the answer of GET /services/{slug}/at/{time} (and ?at=).
 type ServiceAtDoc struct {
 	At        time.Time `json:"at"`
 	Service   ServiceAt `json:"service"`

@@ -49,8 +49,12 @@ const (
 	ContentProblem = "application/problem+json"
 	ContentCSV     = "text/csv; charset=utf-8"
 	ContentAtom    = "application/atom+xml"
-	// ContentLinkset is the type of the RFC 9727 API catalog.
-	ContentLinkset = "application/linkset+json"
+	// ContentLinkset is the type of the RFC 9727 API catalog: a linkset
+	// (RFC 9264) with the profile parameter RFC 9727 registers, which
+	// tells a client the linkset is an API catalog.
+	ContentLinkset = `application/linkset+json; profile="` + ProfileAPICatalog + `"`
+	// ProfileAPICatalog is RFC 9727's profile URI for an API catalog.
+	ProfileAPICatalog = "https://www.rfc-editor.org/info/rfc9727"
 )
 
 // FileAPICatalog is the RFC 9727 discovery file, which has no extension.

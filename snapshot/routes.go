@@ -22,6 +22,14 @@ const (
 	PathOpenAPI        = APIBase + "/openapi.json"
 	PathExport         = APIBase + "/export"
 	PathSources        = APIBase + "/sources"
+	// PathAPIIndex is the API's index document: links to every endpoint
+	// (also answered at APIBase, without the slash).
+	PathAPIIndex = APIBase + "/"
+	// PathStatusAt and PathServiceAt are the point-in-time reads, paths of
+	// their own so that each operation has one response schema (the older
+	// ?at= on PathStatus and PathService answers the same and stays).
+	PathStatusAt  = PathStatus + "/at/" + TimeParam
+	PathServiceAt = PathService + "/at/" + TimeParam
 	// PathReliability is every service's Reliability (predict.go).
 	PathReliability = APIBase + "/reliability"
 	PathChanges     = APIBase + "/changes"
@@ -37,6 +45,9 @@ const (
 // SlugParam is the placeholder for a service slug in Route.Path and
 // Route.File, in net/http ServeMux syntax ({name} stands for one segment).
 const SlugParam = "{slug}"
+
+// TimeParam is the placeholder for an RFC 3339 instant in Route.Path.
+const TimeParam = "{time}"
 
 // Route is one path the thin server answers apart from the snapshot's plain
 // files (the status page, badges, feeds, llms.txt, discovery files), which
@@ -65,10 +76,13 @@ type Route struct {
 // Routes is the route table, in the order the static-hosting rules list them.
 func Routes() []Route {
 	return []Route{
+		{Path: PathAPIIndex, File: FileAPIIndex, ContentType: ContentJSON, RateLimited: true},
 		{Path: PathStatus, File: FileStatus, ContentType: ContentJSON, RateLimited: true},
 		{Path: PathService, File: ServiceFile(SlugParam), ContentType: ContentJSON, RateLimited: true},
 		// The static file holds every day; the server answers from/to.
 		{Path: PathServiceHistory, File: ServiceHistoryFile(SlugParam), ContentType: ContentJSON, Dynamic: true, RateLimited: true},
+		{Path: PathStatusAt, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
+		{Path: PathServiceAt, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
 		{Path: PathCheck, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
 		{Path: PathIncidents, File: FileIncidents, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
 		{Path: PathOpenAPI, File: FileOpenAPI, ContentType: ContentJSON, RateLimited: true},

@@ -3,6 +3,7 @@ package site
 import (
 	"encoding/xml"
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -56,7 +57,7 @@ type atomText struct {
 // FeedEntriesMax.
 func (m *model) incidentsFeed() ([]byte, error) {
 	all, on := m.withSurfaceIncidents(m.services, m.docs.Incidents.Incidents)
-	return m.feed(FileFeed, "tag:aistatus,2026:incidents", "aistatus: incidents of AI services", m.base+"/",
+	return m.feed(FileFeed, m.base+"/"+FileFeed, "aistatus: incidents of AI services", m.base+"/",
 		all[:min(len(all), FeedEntriesMax)], on)
 }
 
@@ -64,8 +65,19 @@ func (m *model) incidentsFeed() ([]byte, error) {
 // FeedEntriesMax (a service document lists them newest first).
 func (m *model) serviceFeed(svc *service) ([]byte, error) {
 	all, on := m.withSurfaceIncidents([]*service{svc}, svc.Incidents)
-	return m.feed(ServiceFeed(svc.Slug), "tag:aistatus,2026:service/"+svc.Slug, "aistatus: "+svc.Name+" incidents",
+	return m.feed(ServiceFeed(svc.Slug), m.base+"/"+ServiceFeed(svc.Slug), "aistatus: "+svc.Name+" incidents",
 		m.base+"/services/"+svc.Slug, all[:min(len(all), FeedEntriesMax)], on)
+}
+
+// incidentID is an incident's Atom id: an address under the site's base
+// URL (its service's page, the incident's id as the fragment), so that two
+// instances — which may hold incidents of the same id, probe incidents
+// above all — never give two readers' entries one id, as the former
+// tag:aistatus,2026: ids did. A feed's id is likewise its own address. The
+// ids change if the site moves to another base URL: a reader then sees
+// the retained entries once more.
+func incidentID(base string, inc snapshot.Incident) string {
+	return base + "/services/" + url.PathEscape(inc.Service) + "#incident-" + url.PathEscape(inc.ID)
 }
 
 // feed renders incidents as an Atom feed published at path. Its updated
@@ -99,7 +111,7 @@ func (m *model) entry(inc snapshot.Incident, surfaces []surfaceView) atomEntry {
 	v := m.incident(inc)
 	servicePage := m.base + "/services/" + inc.Service
 	e := atomEntry{
-		ID:        "tag:aistatus,2026:incident/" + inc.ID,
+		ID:        incidentID(m.base, inc),
 		Title:     "[" + v.ServiceName + "] " + inc.Headline,
 		Updated:   rfc3339(inc.UpdatedAt),
 		Published: rfc3339(inc.StartedAt),

@@ -51,29 +51,34 @@ type link struct {
 // endpoint as a second API.
 func apiCatalog(base string) ([]byte, error) {
 	license := []link{{Href: snapshot.LicenseURL, Title: snapshot.License}}
-	doc := map[string]any{"linkset": []map[string]any{
-		{
-			"anchor":       base + snapshot.APIBase,
-			"service-desc": []link{{Href: base + snapshot.PathOpenAPI, Type: "application/vnd.oai.openapi+json;version=3.0"}},
-			"service-doc":  []link{{Href: base + "/", Type: "text/html"}},
-			"service-meta": []link{{Href: base + "/" + FileLLMs, Type: "text/plain"}},
-			"license":      license,
-			// The incident feed and the CSV export: the same data, other forms.
-			"alternate": []link{
-				{Href: base + "/" + FileFeed, Type: snapshot.ContentAtom, Title: "Incidents (Atom)"},
-				{Href: base + snapshot.PathExport + "?format=csv", Type: "text/csv", Title: "All services (CSV)"},
+	doc := map[string]any{
+		// The profile is said in the document as well as in its Content-Type,
+		// which a static host or a download may lose.
+		"linkset-metadata": []map[string]string{{"profile": snapshot.ProfileAPICatalog}},
+		"linkset": []map[string]any{
+			{
+				"anchor":       base + snapshot.APIBase,
+				"service-desc": []link{{Href: base + snapshot.PathOpenAPI, Type: "application/vnd.oai.openapi+json;version=3.0"}},
+				"service-doc":  []link{{Href: base + "/", Type: "text/html"}},
+				"service-meta": []link{{Href: base + "/" + FileLLMs, Type: "text/plain"}},
+				"license":      license,
+				// The incident feed and the CSV export: the same data, other forms.
+				"alternate": []link{
+					{Href: base + "/" + FileFeed, Type: snapshot.ContentAtom, Title: "Incidents (Atom)"},
+					{Href: base + snapshot.PathExport + "?format=csv", Type: "text/csv", Title: "All services (CSV)"},
+				},
+				// The open dataset: monthly files of daily uptime and incidents.
+				"describedby": []link{{Href: base + "/" + snapshot.FileDatasets, Type: snapshot.ContentJSON, Title: "Open dataset: monthly files (CC-BY-4.0)"}},
 			},
-			// The open dataset: monthly files of daily uptime and incidents.
-			"describedby": []link{{Href: base + "/" + snapshot.FileDatasets, Type: snapshot.ContentJSON, Title: "Open dataset: monthly files (CC-BY-4.0)"}},
+			{
+				// The MCP endpoint has no description document of its own: its
+				// tools describe themselves over the protocol.
+				"anchor":      base + MCPPath,
+				"service-doc": []link{{Href: base + "/" + FileLLMs, Type: "text/plain"}},
+				"license":     license,
+			},
 		},
-		{
-			// The MCP endpoint has no description document of its own: its
-			// tools describe themselves over the protocol.
-			"anchor":      base + MCPPath,
-			"service-doc": []link{{Href: base + "/" + FileLLMs, Type: "text/plain"}},
-			"license":     license,
-		},
-	}}
+	}
 	data, err := json.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", FileAPICatalog, err)

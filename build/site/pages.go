@@ -192,12 +192,14 @@ func (m *model) index() indexPage {
 	}
 }
 
-// affected are the services with issues (degraded or worse), worst first,
-// then in catalog order.
+// affected are the services with issues (degraded or worse) and those
+// under maintenance, worst first, then in catalog order. Maintenance is no
+// outage, but the service is not fully usable: someone deciding whether to
+// call it now must see it there, with its own label.
 func (m *model) affected() []*service {
 	var out []*service
 	for _, svc := range m.services {
-		if svc.State.Issue {
+		if svc.State.Issue || svc.State.Key == snapshot.Maintenance {
 			out = append(out, svc)
 		}
 	}

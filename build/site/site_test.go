@@ -367,8 +367,8 @@ func TestIndexShowsEveryService(t *testing.T) {
 		}
 	}
 
-	// What is wrong now leads the page: the services with issues, worst
-	// first, and the ongoing incidents, before the 26 service cards.
+	// What is wrong now leads the page: the services with issues or under
+	// maintenance, worst first, and the ongoing incidents, before the 26 service cards.
 	now := findAll(doc, func(n *html.Node) bool { return hasClass(n, "now") })
 	if len(now) != 1 {
 		t.Fatal("no \"What is wrong now\" section")
@@ -377,8 +377,13 @@ func TestIndexShowsEveryService(t *testing.T) {
 	for _, li := range byTag(findAll(now[0], func(n *html.Node) bool { return hasClass(n, "affected") })[0], "li") {
 		affected = append(affected, attr(li, "data-slug"))
 	}
-	if want := []string{"anthropic", "perplexity", "deepgram", "openai"}; !slices.Equal(affected, want) {
+	// Mistral, under maintenance, is there too, after the outages: not an
+	// outage, but not fully usable.
+	if want := []string{"anthropic", "perplexity", "deepgram", "openai", "mistral"}; !slices.Equal(affected, want) {
 		t.Errorf("affected %q, want %q (worst first)", affected, want)
+	}
+	if !strings.Contains(text(now[0]), "Mistral AI Under maintenance") {
+		t.Errorf("the maintenance is not in %q", text(now[0]))
 	}
 	if !strings.Contains(text(now[0]), "Perplexity Major outage (our probes; its status page says “Operational”)") {
 		t.Errorf("the disagreement is not in %q", text(now[0]))
@@ -573,8 +578,12 @@ func TestAtomFeeds(t *testing.T) {
 		if !self {
 			t.Errorf("%s: no rel=self link to itself: %+v", name, f.Links)
 		}
+		// A feed's id is its own address: unique to this instance.
+		if f.ID != fixtureBase+"/"+name {
+			t.Errorf("%s: feed id %q, want its address", name, f.ID)
+		}
 		for _, e := range f.Entries {
-			if !strings.HasPrefix(e.ID, "tag:aistatus,2026:incident/") || !strings.HasPrefix(e.Title, "[") || e.Summary == "" {
+			if !strings.HasPrefix(e.ID, fixtureBase+"/services/") || !strings.Contains(e.ID, "#incident-") || !strings.HasPrefix(e.Title, "[") || e.Summary == "" {
 				t.Errorf("%s: entry %+v", name, e)
 			}
 			rfc3339(name+" entry updated", e.Updated)
@@ -592,9 +601,22 @@ func TestAtomFeeds(t *testing.T) {
 	xml.Unmarshal(files[FileFeed], &all)
 	// The five incidents of the history, and claude.ai's (newest), which is
 	// a surface's, not the API's.
-	if len(all.Entries) != 6 || all.Entries[0].ID != "tag:aistatus,2026:incident/anthropic-01JAPP" ||
-		all.Entries[1].ID != "tag:aistatus,2026:incident/anthropic-01JANTH" {
+	if len(all.Entries) != 6 || all.Entries[0].ID != fixtureBase+"/services/anthropic#incident-anthropic-01JAPP" ||
+		all.Entries[1].ID != fixtureBase+"/services/anthropic#incident-anthropic-01JANTH" {
 		t.Fatalf("incidents.atom: %d entries, first %+v", len(all.Entries), all.Entries[0])
+	}
+	// Another instance, another base URL: the same incident has another id.
+	other := docs
+	other.Manifest.BaseURL = "https://status.other.example/"
+	otherFiles, err := Render(other, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var elsewhere testFeed
+	xml.Unmarshal(otherFiles[FileFeed], &elsewhere)
+	if len(elsewhere.Entries) < 2 || elsewhere.Entries[1].ID != "https://status.other.example/services/anthropic#incident-anthropic-01JANTH" ||
+		elsewhere.ID != "https://status.other.example/"+FileFeed {
+		t.Errorf("another instance's ids: feed %q, first entry %+v", elsewhere.ID, elsewhere.Entries)
 	}
 	var openai testFeed
 	xml.Unmarshal(files[ServiceFeed("openai")], &openai)
@@ -740,9 +762,12 @@ func TestLLMSTxt(t *testing.T) {
 		body, _, _ := strings.Cut(rest, "\n## ")
 		return body
 	}
-	for _, endpoint := range []string{"status", "services/openai", "incidents?", "check?q=api", "check?q=openai&error=529",
+	for _, endpoint := range []string{"", "status", "services/openai", "services/openai/at/", "incidents?", "check?q=api", "check?q=openai&error=529",
 		"openapi.json", "export?format=csv", "sources", "changes?since=", "services/anthropic/history?from="} {
 		link := "(" + fixtureBase + "/api/v1/" + endpoint
+		if !strings.HasSuffix(endpoint, "?") && !strings.HasSuffix(endpoint, "/") && !strings.Contains(endpoint, "?") {
+			link += ")" // the whole address, not the start of a longer one
+		}
 		if n := strings.Count(section("API"), link); n != 1 {
 			t.Errorf("API section has %d example links %s…", n, link)
 		}

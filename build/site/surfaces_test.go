@@ -72,13 +72,13 @@ func TestSurfacePages(t *testing.T) {
 		t.Fatal(err)
 	}
 	if atom := string(both[ServiceFeed("anthropic")]); !strings.Contains(atom, "<title>[Anthropic · API, claude.ai] Elevated errors on Claude API</title>") ||
-		!strings.Contains(atom, `<category term="surface:api"></category>`) || strings.Count(atom, "incident/anthropic-01JANTH<") != 1 {
+		!strings.Contains(atom, `<category term="surface:api"></category>`) || strings.Count(atom, "#incident-anthropic-01JANTH<") != 1 {
 		t.Errorf("an incident of the API and claude.ai:\n%s", atom)
 	}
 	for _, feed := range []string{FileFeed, ServiceFeed("anthropic")} {
 		atom := string(files[feed])
 		if !strings.Contains(atom, "<title>[Anthropic · claude.ai, Claude Code] claude.ai and Claude Code unavailable</title>") ||
-			!strings.Contains(atom, `<category term="surface:app"></category>`) || strings.Count(atom, "incident/anthropic-01JAPP<") != 1 {
+			!strings.Contains(atom, `<category term="surface:app"></category>`) || strings.Count(atom, "#incident-anthropic-01JAPP<") != 1 {
 			t.Errorf("%s: the surface incident is missing, untagged or twice", feed)
 		}
 	}

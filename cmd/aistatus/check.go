@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math"
+	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -12,20 +16,23 @@ import (
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/serve"
+	"github.com/aistatus/aistatus/serve/mcpserver"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/spf13/cobra"
 )
 
 func newCheckCmd(g *globals) *cobra.Command {
 	var (
-		dir, catalog, observed, code string
-		retryAfter                   int
-		asJSON                       bool
+		dir, catalog, observed, code, api string
+		retryAfter                        int
+		asJSON                            bool
+		timeout                           time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "check QUERY",
-		Short: "Tell whether a service is up, from a snapshot folder (name, domain or URL)",
-		Long: `Tell whether a service is up, from a snapshot folder (name, domain or URL).
+		Short: "Tell whether a service is up, from a snapshot folder or a running instance (name, domain or URL)",
+		Long: `Tell whether a service is up, from a snapshot folder or, with --api, from a
+running aistatus instance's /api/v1/check (name, domain or URL).
 
 The exit code follows the monitoring-plugin (Nagios) convention, with or
 without --json, so check can run as a monitoring plugin or in a script:
@@ -34,7 +41,14 @@ without --json, so check can run as a monitoring plugin or in a script:
   1  degraded or maintenance             (WARNING)
   2  down: partial or major outage       (CRITICAL)
   3  unknown, stale data, untracked, or  (UNKNOWN)
-     check itself failed (no snapshot, bad flag)
+     check itself failed (no snapshot, bad flag, --api unreachable)
+
+The first line of the text output is the verdict followed by performance
+data, as monitoring plugins print it: "| latency_ms=<ms>;;;0", the live
+probe of the service's API host in milliseconds (U when there is none),
+no warning or critical threshold, minimum 0. The lines after it say more:
+the verdict's detail (our probes overruling the status page, a feed that
+could not be read), the latency, the advice.
 
 With --error, say what your call just got (an HTTP status such as 401,
 429 or 529, or timeout or connection) and check advises what to do:
@@ -48,27 +62,27 @@ still says the service's status, not the advice.`,
   aistatus check https://api.anthropic.com/v1/messages
   aistatus check claude.ai --json || echo "not up (exit $?)"
   aistatus check anthropic --error 529
-  aistatus check openai --error 429 --code insufficient_quota`,
+  aistatus check openai --error 429 --code insufficient_quota
+  aistatus check groq --api https://status.example.com`,
 		Args:        cobra.ExactArgs(1),
 		Annotations: map[string]string{errorCodeAnnotation: strconv.Itoa(exitUnknown)},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cat, err := snapshot.LoadCatalog(catalog)
-			if err != nil {
-				return err
-			}
-			snap, err := serve.Load(dir)
-			if err != nil {
-				return fmt.Errorf("%w (run 'aistatus build --out %s' first)", err, dir)
-			}
-			engine := check.New(cat, check.NewCache(outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}), check.DefaultProbeTimeout, time.Now, nil), time.Now, check.FromCaller)
 			req := check.Request{Query: args[0], Error: observed, Code: code}
 			if cmd.Flags().Changed("retry-after") {
 				req.RetryAfter = &retryAfter
 			}
-			doc, err := engine.Check(snap, req)
-			if bad := (*check.InputError)(nil); errors.As(err, &bad) {
-				return fmt.Errorf("%s: %s", flagOf[bad.Param], bad.Detail)
-			} else if err != nil {
+			var (
+				doc snapshot.CheckDoc
+				err error
+			)
+			if api != "" {
+				ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
+				defer cancel()
+				doc, err = remoteCheck(ctx, api, req)
+			} else {
+				doc, err = localCheck(dir, catalog, req)
+			}
+			if err != nil {
 				return err
 			}
 			if asJSON {
@@ -79,27 +93,109 @@ still says the service's status, not the advice.`,
 				}
 				return verdictExit(doc.Verdict.Level)
 			}
-			fmt.Fprintf(g.stdout, "%s %s\n", doc.Verdict.Emoji, doc.Verdict.Headline)
-			if doc.LatencyMs != nil {
-				fmt.Fprintf(g.stdout, "   API answered in %.0f ms\n", *doc.LatencyMs)
-			}
-			for _, o := range doc.OtherSurfaces {
-				fmt.Fprintf(g.stdout, "   Also: %s (%s) is %s\n", o.Name, o.ID, o.Status)
-			}
-			if len(doc.Verdict.Suggestions) > 0 {
-				fmt.Fprintf(g.stdout, "   Did you mean %s?\n", snapshot.JoinList(doc.Verdict.Suggestions, " or "))
-			}
-			printAdvice(g.stdout, doc.Verdict)
+			printVerdict(g.stdout, doc)
 			return verdictExit(doc.Verdict.Level)
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "public", "snapshot folder to read")
 	cmd.Flags().StringVar(&catalog, "catalog", "", "catalog JSON file (default: the embedded one)")
+	// --api wins over --dir rather than excluding it, as for aistatus mcp:
+	// AISTATUS_DIR may be set in the environment for serve.
+	cmd.Flags().StringVar(&api, "api", "", "address of a running aistatus instance to ask (its /api/v1/check) instead of reading --dir (https://status.example.com)")
+	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "time limit for the request to --api")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the /check response as JSON")
 	cmd.Flags().StringVar(&observed, "error", "", "what your call just got: an HTTP status (100-599), timeout or connection")
 	cmd.Flags().StringVar(&code, "code", "", "the error code or type in the provider's error body (insufficient_quota, overloaded_error, …)")
 	cmd.Flags().IntVar(&retryAfter, "retry-after", 0, "the Retry-After your call got, in seconds")
 	return cmd
+}
+
+// localCheck answers from the snapshot folder dir, with the check engine
+// in-process (its live probe included).
+func localCheck(dir, catalog string, req check.Request) (snapshot.CheckDoc, error) {
+	cat, err := snapshot.LoadCatalog(catalog)
+	if err != nil {
+		return snapshot.CheckDoc{}, err
+	}
+	snap, err := serve.Load(dir)
+	if err != nil {
+		return snapshot.CheckDoc{}, fmt.Errorf("%w (run 'aistatus build --out %s' first, or ask a running instance with --api)", err, dir)
+	}
+	engine := check.New(cat, check.NewCache(outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}), check.DefaultProbeTimeout, time.Now, nil), time.Now, check.FromCaller)
+	doc, err := engine.Check(snap, req)
+	if bad := (*check.InputError)(nil); errors.As(err, &bad) {
+		return snapshot.CheckDoc{}, fmt.Errorf("%s: %s", flagOf[bad.Param], bad.Detail)
+	}
+	return doc, err
+}
+
+// remoteCheck asks the aistatus instance at api for GET /api/v1/check,
+// through the outbound client (our User-Agent, the dial guard; the address
+// given is allowed even on loopback or a private network). A parameter the
+// server refuses is reported under its flag's name, as localCheck does.
+func remoteCheck(ctx context.Context, api string, req check.Request) (snapshot.CheckDoc, error) {
+	if u, err := url.Parse(api); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return snapshot.CheckDoc{}, fmt.Errorf("--api %q: want the absolute http(s) address of an aistatus instance (https://status.example.com)", api)
+	}
+	client := mcpserver.API{BaseURL: api, Client: outbound.NewClient(outbound.Options{AllowedURLs: []string{api}})}
+	q := mcpserver.CheckQuery{Query: req.Query, Error: req.Error, Code: req.Code}
+	if req.RetryAfter != nil {
+		q.RetryAfter = *req.RetryAfter
+	}
+	doc, err := client.Check(ctx, q)
+	perr := (*mcpserver.ProblemError)(nil)
+	switch {
+	case err == nil:
+		return doc, nil
+	case errors.As(err, &perr) && perr.Problem.Param != "" && perr.StatusCode == http.StatusBadRequest:
+		name := flagOf[perr.Problem.Param]
+		if name == "" {
+			name = perr.Problem.Param
+		}
+		return snapshot.CheckDoc{}, fmt.Errorf("%s: %s", name, perr.Problem.Detail)
+	case errors.As(err, &perr) && perr.StatusCode == http.StatusServiceUnavailable:
+		return snapshot.CheckDoc{}, fmt.Errorf("--api %s has no snapshot to answer from yet: %w", api, err)
+	case errors.As(err, &perr) && perr.StatusCode == http.StatusNotFound:
+		return snapshot.CheckDoc{}, fmt.Errorf("--api %s: no /api/v1/check there (%w): is it an aistatus instance?", api, err)
+	case errors.Is(err, context.DeadlineExceeded):
+		return snapshot.CheckDoc{}, fmt.Errorf("--api %s did not answer in time (--timeout): %w", api, err)
+	default:
+		return snapshot.CheckDoc{}, fmt.Errorf("--api %s: %w", api, err)
+	}
+}
+
+// printVerdict prints a verdict for people and monitoring systems: the
+// headline with the performance data (perfData), then the detail, the
+// latency, the suggestions and the advice, one thing a line.
+func printVerdict(w io.Writer, doc snapshot.CheckDoc) {
+	fmt.Fprintf(w, "%s %s | %s\n", doc.Verdict.Emoji, doc.Verdict.Headline, perfData(doc))
+	if doc.Verdict.Detail != "" {
+		fmt.Fprintf(w, "   %s\n", doc.Verdict.Detail)
+	}
+	if doc.LatencyMs != nil {
+		fmt.Fprintf(w, "   API answered in %.0f ms\n", *doc.LatencyMs)
+	}
+	for _, o := range doc.OtherSurfaces {
+		fmt.Fprintf(w, "   Also: %s (%s) is %s\n", o.Name, o.ID, o.Status)
+	}
+	if len(doc.Verdict.Suggestions) > 0 {
+		fmt.Fprintf(w, "   Did you mean %s?\n", snapshot.JoinList(doc.Verdict.Suggestions, " or "))
+	}
+	printAdvice(w, doc.Verdict)
+}
+
+// perfData is the verdict's performance data in the monitoring-plugin
+// format ('label'=value[UOM];[warn];[crit];[min];[max]): the live probe's
+// latency in whole milliseconds, minimum 0, no thresholds (check's exit
+// code already says the status). The unit is in the label, not a UOM, so
+// that the figure reads the same in every tool; U is the convention for a
+// value that could not be measured.
+func perfData(doc snapshot.CheckDoc) string {
+	value := "U"
+	if doc.LatencyMs != nil {
+		value = strconv.FormatFloat(math.Round(*doc.LatencyMs), 'f', 0, 64)
+	}
+	return "latency_ms=" + value + ";;;0"
 }
 
 // flagOf names the command-line form of a /check parameter, for errors.

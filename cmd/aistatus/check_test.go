@@ -20,6 +20,33 @@ import (
 // check's live probe never leaves the machine.
 func publishStatuses(t *testing.T, genTime time.Time, statuses map[string]snapshot.Status) (dir, catalog string) {
 	t.Helper()
+	dir = filepath.Join(t.TempDir(), "public")
+	return dir, publishStatusesInto(t, dir, genTime, statuses)
+}
+
+// publishStatusesInto is publishStatuses into dir, replacing the snapshot
+// there; it returns the catalog file.
+func publishStatusesInto(t *testing.T, dir string, genTime time.Time, statuses map[string]snapshot.Status) (catalog string) {
+	t.Helper()
+	states := map[string]build.ServiceState{}
+	for slug, st := range statuses {
+		states[slug] = build.ServiceState{Status: st}
+	}
+	return publishStatesInto(t, dir, genTime, states)
+}
+
+// publishStates is publishStatuses with each listed service's whole state
+// (its sources too); every other service is operational.
+func publishStates(t *testing.T, genTime time.Time, given map[string]build.ServiceState) (dir, catalog string) {
+	t.Helper()
+	dir = filepath.Join(t.TempDir(), "public")
+	return dir, publishStatesInto(t, dir, genTime, given)
+}
+
+// publishStatesInto is publishStates into dir, a newer snapshot replacing
+// the one there; it returns the catalog file.
+func publishStatesInto(t *testing.T, dir string, genTime time.Time, given map[string]build.ServiceState) (catalog string) {
+	t.Helper()
 	cat, err := snapshot.DefaultCatalog()
 	if err != nil {
 		t.Fatal(err)
@@ -36,22 +63,21 @@ func publishStatuses(t *testing.T, genTime time.Time, statuses map[string]snapsh
 	h := snapshot.NewHistory()
 	states := map[string]build.ServiceState{}
 	for _, svc := range cat.Services {
-		st, ok := statuses[svc.Slug]
+		state, ok := given[svc.Slug]
 		if !ok {
-			st = snapshot.Operational
+			state = build.ServiceState{Status: snapshot.Operational}
 		}
-		h.Track(svc.Slug).Record(genTime, st, new(100.0))
-		states[svc.Slug] = build.ServiceState{Status: st}
+		h.Track(svc.Slug).Record(genTime, state.Status, new(100.0))
+		states[svc.Slug] = state
 	}
 	files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, genTime)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir = filepath.Join(t.TempDir(), "public")
 	if err := snapshot.Publish(dir, files); err != nil {
 		t.Fatal(err)
 	}
-	return dir, writeCatalog(t, cat)
+	return writeCatalog(t, cat)
 }
 
 // TestCheckExitCodes: check exits as a monitoring plugin does — 0 up,

@@ -64,29 +64,41 @@ func runMCP(ctx context.Context, g *globals, o *mcpOptions) error {
 	if err != nil {
 		return err
 	}
+	var server *mcp.Server
 	if o.api == "" {
-		if api, err = localAPI(ctx, log, o, cat); err != nil {
+		// With --dir the snapshot swaps are seen here, so clients may
+		// subscribe to the resources; with --api they are not (the remote
+		// instance's /api/v1/events is the push channel there).
+		server, err = localServer(ctx, log, o, cat)
+		if err != nil {
 			return err
 		}
 		from = o.dir
+	} else {
+		server = mcpserver.New(api, versionString(), mcpserver.WithCatalog(cat))
 	}
 	log.Info().Str("from", from).Msg("serving MCP on stdio")
-	err = mcpserver.New(api, versionString(), mcpserver.WithCatalog(cat)).Run(ctx, &mcp.StdioTransport{})
+	err = server.Run(ctx, &mcp.StdioTransport{})
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
 		return nil // interrupted: a normal way to stop
 	}
 	return err
 }
 
-// localAPI serves the snapshot in o.dir in-process, picking up newer
-// snapshots as a build publishes them, as aistatus serve does. The tools'
-// attribution names the base URL the snapshot was built with.
-func localAPI(ctx context.Context, log zerolog.Logger, o *mcpOptions, cat snapshot.Catalog) (mcpserver.API, error) {
+// localServer is the MCP server answering from the snapshot in o.dir
+// in-process, picking up newer snapshots as a build publishes them, as
+// aistatus serve does, and telling the clients subscribed to its resources
+// on each swap. The tools' attribution names the base URL the snapshot was
+// built with.
+func localServer(ctx context.Context, log zerolog.Logger, o *mcpOptions, cat snapshot.Catalog) (*mcp.Server, error) {
 	srv := serve.New(serve.Options{Dir: o.dir, Catalog: cat, Log: zerolog.Nop(), Now: time.Now,
 		Client: outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}), Version: versionString(),
 		NoCrowd: true}) // one caller on its own machine: no crowd to count
+	server := mcpserver.New(mcpserver.InProcess(srv.APIHandler()), versionString(), mcpserver.WithCatalog(cat), mcpserver.WithSubscriptions())
+	// In a goroutine: the swap must not wait on a slow client's pipe.
+	srv.OnSwap(func() { go mcpserver.SnapshotSwapped(ctx, server, cat) })
 	if _, err := srv.Store().Reload(); err != nil {
-		return mcpserver.API{}, err
+		return nil, err
 	}
 	if srv.Store().Current() == nil {
 		// Not fatal: an MCP client starts its servers when it starts, maybe
@@ -94,5 +106,5 @@ func localAPI(ctx context.Context, log zerolog.Logger, o *mcpOptions, cat snapsh
 		log.Warn().Str("dir", o.dir).Msgf("no snapshot yet: the tools answer 'not ready' until 'aistatus build --out %s' publishes one", o.dir)
 	}
 	go srv.Watch(ctx, 2*time.Second)
-	return mcpserver.InProcess(srv.APIHandler()), nil
+	return server, nil
 }

@@ -122,7 +122,7 @@ func TestMCPNoSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !res.IsError || len(res.Content) == 0 || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "first snapshot is still being built") {
+	if !res.IsError || len(res.Content) == 0 || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "no snapshot has been published") {
 		t.Errorf("get_status without a snapshot: %+v", res)
 	}
 	if err := cs.Close(); err != nil {
@@ -138,15 +138,59 @@ func TestMCPNoSnapshot(t *testing.T) {
 // The returned buffer collects its stderr; read it after closing the session.
 func startMCP(ctx context.Context, t *testing.T, args ...string) (*mcp.ClientSession, *bytes.Buffer) {
 	t.Helper()
+	return startMCPWith(ctx, t, nil, args...)
+}
+
+// startMCPWith is startMCP with the client's options.
+func startMCPWith(ctx context.Context, t *testing.T, opts *mcp.ClientOptions, args ...string) (*mcp.ClientSession, *bytes.Buffer) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], append([]string{"-test.run=^TestMCPStdio$", "--", "mcp", "--log-format", "json"}, args...)...)
 	cmd.Env = append(os.Environ(), childEnv+"=1")
 	stderr := new(bytes.Buffer)
 	cmd.Stderr = stderr
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, opts).
 		Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() }) // a no-op after the test's own Close; ends the child if the test failed early
 	return cs, stderr
+}
+
+// TestMCPStdioResourceUpdated: a client of aistatus mcp --dir subscribed to
+// a service's resource is told when a build publishes a newer snapshot
+// into the folder, and then reads the new document.
+func TestMCPStdioResourceUpdated(t *testing.T) {
+	first := time.Now().Add(-2 * time.Minute).Truncate(time.Second)
+	dir, catalog := publishStatuses(t, first, nil)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	updated := make(chan string, 64)
+	cs, stderr := startMCPWith(ctx, t, &mcp.ClientOptions{
+		ResourceUpdatedHandler: func(_ context.Context, req *mcp.ResourceUpdatedNotificationRequest) { updated <- req.Params.URI },
+	}, "--dir", dir, "--catalog", catalog)
+	if caps := cs.InitializeResult().Capabilities; caps.Resources == nil || !caps.Resources.Subscribe {
+		t.Fatalf("resources capability %+v: no subscriptions", caps.Resources)
+	}
+	groq := mcpserver.ServiceURI("groq")
+	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: groq}); err != nil {
+		t.Fatal(err)
+	}
+	publishStatusesInto(t, dir, first.Add(time.Minute), map[string]snapshot.Status{"groq": snapshot.MajorOutage})
+	select {
+	case uri := <-updated:
+		if uri != groq {
+			t.Errorf("update for %s, want %s", uri, groq)
+		}
+	case <-time.After(20 * time.Second): // the folder is polled every 2 s
+		t.Fatalf("no update 20 s after the new snapshot; stderr: %s", stderr)
+	}
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: groq})
+	if err != nil || len(res.Contents) != 1 {
+		t.Fatalf("read %s: %v %+v", groq, err, res)
+	}
+	var doc snapshot.ServiceDoc
+	if err := json.Unmarshal([]byte(res.Contents[0].Text), &doc); err != nil || doc.Status != snapshot.MajorOutage {
+		t.Errorf("groq after the new snapshot: %v %s", err, res.Contents[0].Text)
+	}
 }

@@ -52,7 +52,7 @@ func runRun(ctx context.Context, g *globals, b *buildOptions, s *serveOptions, e
 	if err != nil {
 		return err
 	}
-	s.dir = b.out
+	s.dir, s.buildsHere = b.out, true
 	srv, err := s.server(log, cat)
 	if err != nil {
 		return err

@@ -19,7 +19,9 @@ import (
 
 // serveOptions are the flags of the thin server, shared by serve and run.
 type serveOptions struct {
-	dir            string
+	dir string
+	// buildsHere is set by aistatus run, which builds what it serves.
+	buildsHere     bool
 	addr           string
 	rateLimit      int
 	maxClients     int
@@ -76,6 +78,7 @@ func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.
 	}
 	opts := serve.Options{
 		Dir:               o.dir,
+		BuildsHere:        o.buildsHere,
 		Catalog:           cat,
 		RateLimit:         o.rateLimit,
 		MaxClients:        o.maxClients,

@@ -100,7 +100,17 @@ type CheckResult struct {
 type Option func(*config)
 
 type config struct {
-	catalog snapshot.Catalog
+	catalog   snapshot.Catalog
+	subscribe bool
+}
+
+// WithSubscriptions lets clients subscribe to the resources; the caller
+// then calls SnapshotSwapped on every snapshot swap. Only for a server whose
+// sessions last (stdio): over stateless HTTP a session ends with its request,
+// so a subscription could never be honoured — there, the capability is not
+// advertised, and GET /api/v1/events is the push channel.
+func WithSubscriptions() Option {
+	return func(c *config) { c.subscribe = true }
 }
 
 // WithCatalog names the catalog the server's API answers from. The tool
@@ -125,8 +135,18 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 	}
 	ex := examplesFrom(c.catalog)
 
-	s := mcp.NewServer(&mcp.Implementation{Name: "aistatus", Title: "aistatus: are AI services up?", Version: version},
-		&mcp.ServerOptions{Instructions: instructions(snapshot.JoinList(ex.names, ", "), len(c.catalog.Services))})
+	serverOpts := &mcp.ServerOptions{Instructions: instructions(snapshot.JoinList(ex.names, ", "), len(c.catalog.Services)),
+		// No logging capability (the SDK's default): the server sends no log
+		// messages, and a client seeing it sends logging/setLevel first — the
+		// Inspector does, one more HTTP request charged to the rate limit
+		// for every tool call. Tools and resources are inferred.
+		Capabilities: &mcp.ServerCapabilities{}}
+	if c.subscribe {
+		serverOpts.SubscribeHandler, serverOpts.UnsubscribeHandler = subscriptionHandlers(c.catalog)
+	}
+	s := mcp.NewServer(&mcp.Implementation{Name: "aistatus", Title: "aistatus: are AI services up?", Version: version}, serverOpts)
+	s.AddReceivingMiddleware(numericErrorAsString)
+	addResources(s, api)
 	// Every tool only reads, and calling one twice changes nothing. The
 	// world of most is closed — aistatus's own snapshot — but check_service
 	// probes the service's API host live.
@@ -240,7 +260,8 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 			p["query"].Description = "a service name, alias, domain or URL" + suchAs(ex.queries, " or ")
 			p["query"].MinLength, p["query"].MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(check.MaxQuery)
 			p["error"].Description = "optional: what your call to the service just got — the HTTP status (100 to 599, e.g. 401, 429, 529) " +
-				"or timeout or connection (refused, reset, DNS, TLS); omit it to ask about the status alone"
+				"or timeout or connection (refused, reset, DNS, TLS); a number (529) is accepted as well as a string (\"529\"); " +
+				"omit it to ask about the status alone"
 			p["error"].MinLength, p["error"].MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(maxObserved)
 			p["error"].Examples = []any{"401", "429", "529", "timeout", "connection"}
 			p["code"].Description = "optional: the error code or type in the provider's error body — error.code, else error.status, else " +
@@ -470,7 +491,7 @@ func checkSummary(doc snapshot.CheckDoc) string {
 		s += fmt.Sprintf(" Its API answered in %.0f ms.", *doc.LatencyMs)
 	}
 	if len(doc.Verdict.Suggestions) > 0 {
-		s += " Did you mean: " + strings.Join(doc.Verdict.Suggestions, ", ") + "?"
+		s += " Did you mean " + snapshot.JoinList(doc.Verdict.Suggestions, " or ") + "?"
 	}
 	if v := doc.Verdict; v.Action != "" {
 		s += fmt.Sprintf(" Action: %s (blame: %s, confidence: %s", v.Action, v.Blame, v.Confidence)

@@ -29,6 +29,14 @@ var genTime = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 // points at a loopback fake, so /check's live probe never leaves the machine.
 func newServer(t *testing.T, rateLimit int) *serve.Server {
 	t.Helper()
+	srv, _, _ := newServerDir(t, rateLimit)
+	return srv
+}
+
+// newServerDir is newServer, also returning the snapshot folder and the
+// catalog, for a test that publishes a newer snapshot (publish).
+func newServerDir(t *testing.T, rateLimit int) (*serve.Server, string, snapshot.Catalog) {
+	t.Helper()
 	cat, err := snapshot.DefaultCatalog()
 	if err != nil {
 		t.Fatal(err)
@@ -43,6 +51,20 @@ func newServer(t *testing.T, rateLimit int) *serve.Server {
 		}
 	}
 
+	dir := filepath.Join(t.TempDir(), "public")
+	publish(t, dir, cat, genTime)
+	srv := serve.New(serve.Options{Dir: dir, Catalog: cat, RateLimit: rateLimit, Log: zerolog.Nop(),
+		Now: func() time.Time { return genTime.Add(time.Minute) }, Client: fakeAPI.Client(), Version: "test"})
+	if ok, err := srv.Store().Reload(); !ok || err != nil {
+		t.Fatalf("reload: %v %v", ok, err)
+	}
+	return srv, dir, cat
+}
+
+// publish writes the test snapshot, generated at genAt, into dir.
+func publish(t *testing.T, dir string, cat snapshot.Catalog, genAt time.Time) {
+	t.Helper()
+	genTime := genAt
 	ended := genTime.Add(-47 * time.Hour)
 	h := snapshot.NewHistory()
 	h.Incidents = []snapshot.Incident{
@@ -77,16 +99,9 @@ func newServer(t *testing.T, rateLimit int) *serve.Server {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir := filepath.Join(t.TempDir(), "public")
 	if err := snapshot.Publish(dir, files); err != nil {
 		t.Fatal(err)
 	}
-	srv := serve.New(serve.Options{Dir: dir, Catalog: cat, RateLimit: rateLimit, Log: zerolog.Nop(),
-		Now: func() time.Time { return genTime.Add(time.Minute) }, Client: fakeAPI.Client(), Version: "test"})
-	if ok, err := srv.Store().Reload(); !ok || err != nil {
-		t.Fatalf("reload: %v %v", ok, err)
-	}
-	return srv
 }
 
 // connect connects an SDK client to an MCP server over in-memory transports.
@@ -267,6 +282,11 @@ func TestTools(t *testing.T) {
 	if !strings.Contains(text, "Action: failover (blame: provider") || !strings.Contains(text, "Azure OpenAI (azure-openai, operational)") {
 		t.Errorf("check_service error summary: %s", text)
 	}
+	// error as a JSON number is the same question as the string.
+	call(t, cs, "check_service", map[string]any{"query": "openai", "error": 529}, &check)
+	if check.Error == nil || *check.Error != "529" || check.Verdict.Action != snapshot.ActionFailover {
+		t.Errorf("check_service openai error 529 as a number: %+v", check)
+	}
 	call(t, cs, "check_service", map[string]any{"query": "claude", "error": "401"}, &check)
 	if check.Verdict.Action != snapshot.ActionFixClient || check.Verdict.Blame != snapshot.BlameClient || check.Verdict.Confidence != snapshot.ConfidenceHigh {
 		t.Errorf("check_service claude error 401: %+v", check.Verdict)
@@ -287,9 +307,12 @@ func TestTools(t *testing.T) {
 	if req, _ := json.Marshal(schemas["check_service"]["required"]); string(req) != `["query"]` {
 		t.Errorf("check_service required: %s", req)
 	}
-	call(t, cs, "check_service", map[string]any{"query": "chatgtp"}, &check)
+	text = call(t, cs, "check_service", map[string]any{"query": "chatgtp"}, &check)
 	if check.Tracked || check.Verdict.Level != "untracked" || len(check.Verdict.Suggestions) == 0 {
 		t.Errorf("check_service untracked: %+v", check)
+	}
+	if !strings.Contains(text, "Did you mean "+check.Verdict.Suggestions[0]) || strings.Contains(text, "Did you mean:") {
+		t.Errorf("check_service untracked summary: %s", text)
 	}
 
 	// The schema rejects a severity outside the enum before the API is asked.
@@ -307,6 +330,10 @@ func TestTools(t *testing.T) {
 	assertToolError(t, cs, "check_service", map[string]any{"query": ""}, "query")
 	// A bad error comes back with the API's explanation.
 	assertToolError(t, cs, "check_service", map[string]any{"query": "openai", "error": "teapot"}, "error must be the HTTP status", "timeout")
+	// A number that is no whole number, or out of range, is still refused.
+	assertToolError(t, cs, "check_service", map[string]any{"query": "openai", "error": 529.5}, "error")
+	assertToolError(t, cs, "check_service", map[string]any{"query": "openai", "error": 99}, "error must be the HTTP status")
+	assertToolError(t, cs, "check_service", map[string]any{"query": "openai", "error": true}, "error")
 }
 
 // TestUnreachableAPI: a dead remote instance is a tool error the model can
@@ -368,13 +395,14 @@ func TestStreamableHTTP(t *testing.T) {
 }
 
 // TestStreamableHTTPRateLimited: /mcp sits behind the same per-client limit
-// as the API, one token per HTTP request.
+// as the API, one token per message that reads data (initialize, ping and
+// notifications are free: serve's TestMCPStatelessCost).
 func TestStreamableHTTPRateLimited(t *testing.T) {
 	ts := httptest.NewServer(newServer(t, 2).Handler())
 	t.Cleanup(ts.Close)
-	const initialize = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"test","version":"1"}}}`
+	const list = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 	for i, want := range []int{http.StatusOK, http.StatusOK, http.StatusTooManyRequests} {
-		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(initialize))
+		req, _ := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(list))
 		req.Header.Set("Content-Type", "application/json")
 		req.Header.Set("Accept", "application/json, text/event-stream")
 		resp, err := ts.Client().Do(req)

@@ -1,0 +1,51 @@
+package build
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// TestAPIIndex: the index lists every API route of the table, each with
+// its operation from openapi.json, at absolute addresses under the base
+// URL, templated exactly where the path holds a placeholder.
+func TestAPIIndex(t *testing.T) {
+	data, err := apiIndex(openapiTestBase + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var index snapshot.APIIndex
+	if err := json.Unmarshal(data, &index); err != nil {
+		t.Fatal(err)
+	}
+	if index.Name != "aistatus" || index.Version != "1.0.0" || index.License != snapshot.License ||
+		index.OpenAPI != openapiTestBase+snapshot.PathOpenAPI || index.MCP != openapiTestBase+snapshot.PathMCP ||
+		!strings.Contains(index.Description, "26 AI services") {
+		t.Errorf("index %+v", index)
+	}
+	doc := openapiLoad(t)
+	byHref := map[string]snapshot.APIEndpoint{}
+	for _, e := range index.Endpoints {
+		byHref[e.Href] = e
+	}
+	for _, rt := range snapshot.Routes() {
+		rel, ok := strings.CutPrefix(rt.Path, snapshot.APIBase)
+		if !ok || rt.Path == snapshot.PathAPIIndex {
+			continue
+		}
+		e, listed := byHref[openapiTestBase+rt.Path]
+		op := doc.Paths.Value(rel).Get
+		if !listed || e.OperationID != op.OperationID || e.Summary != op.Summary || e.Method != "GET" ||
+			e.Templated != strings.Contains(rt.Path, "{") {
+			t.Errorf("%s: listed %v as %+v, operation %s %q", rt.Path, listed, e, op.OperationID, op.Summary)
+		}
+	}
+	if len(index.Endpoints) != len(byHref) || len(index.Endpoints) != len(doc.Paths.Map())-1 {
+		t.Errorf("%d endpoints listed, %d operations besides the index", len(index.Endpoints), len(doc.Paths.Map())-1)
+	}
+	if strings.Contains(string(data), `\u0026`) {
+		t.Error("text escaped for HTML")
+	}
+}
