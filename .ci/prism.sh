@@ -99,6 +99,12 @@ check 200 '/check?q=openai&error=529'
 check 200 '/check?q=anthropic&error=401'
 check 200 '/check?q=openai&error=429&code=insufficient_quota'
 check 200 '/check?q=anthropic&error=429&code=rate_limit_error&retryAfter=20'
+check 200 '/check?q=openai,cohere,mistral'
+check 400 '/check?q=openai,,cohere'
+check 400 '/check?q=openai,cohere&error=529'
+check 200 '/statusline'
+check 200 '/statusline?q=openai,anthropic'
+check 400 '/statusline?q=example.org'
 check 200 /openapi.json
 check 200 /export
 check 200 /sources

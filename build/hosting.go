@@ -53,6 +53,9 @@ func hostingRules(apiOrigin string, immutable []string) (headers, redirects []by
 	for _, f := range []struct{ path, contentType string }{
 		{"/" + snapshot.FileAPICatalog, snapshot.ContentLinkset},
 		{"/*.atom", snapshot.ContentAtom},
+		{"/*" + snapshot.JSONFeedSuffix, snapshot.ContentJSONFeed},
+		{"/*.ics", snapshot.ContentCalendar},
+		{"/" + snapshot.FileMetrics, snapshot.ContentMetrics},
 	} {
 		fmt.Fprintf(&h, "%s\n  Content-Type: %s\n", f.path, f.contentType)
 	}

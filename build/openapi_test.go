@@ -15,6 +15,7 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -74,6 +75,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		"/":                          "getIndex",
 		"/status/at/{time}":          "getStatusAt",
 		"/services/{slug}/at/{time}": "getServiceAt",
+		"/statusline":                "getStatusline",
 	}
 	// Every API route of the table is an operation, and only those: a route
 	// added without its description fails here.
@@ -420,6 +422,32 @@ func TestOpenAPIOutputIsStable(t *testing.T) {
 	}
 }
 
+// openapiStackProperties are the optional properties a schema has for
+// another Go type that embeds its own: CheckResult's checks come from
+// snapshot.StackCheckDoc (a stack's answer), checked in
+// TestOpenAPIStackCheck.
+var openapiStackProperties = map[string][]string{"CheckResult": {"checks"}}
+
+// TestOpenAPIStackCheck: a stack's answer is CheckDoc's fields, all in
+// CheckResult, and checks, an optional array of CheckResults.
+func TestOpenAPIStackCheck(t *testing.T) {
+	doc := openapiLoad(t)
+	schema := doc.Components.Schemas["CheckResult"].Value
+	typ := reflect.TypeFor[snapshot.StackCheckDoc]()
+	if f, ok := typ.FieldByName("CheckDoc"); !ok || !f.Anonymous {
+		t.Fatal("StackCheckDoc does not embed CheckDoc")
+	}
+	f, _ := typ.FieldByName("Checks")
+	checks := schema.Properties["checks"]
+	if f.Tag.Get("json") != "checks" || checks == nil || !checks.Value.Type.Is("array") ||
+		checks.Value.Items.Ref != "#/components/schemas/CheckResult" || slices.Contains(schema.Required, "checks") {
+		t.Errorf("CheckResult.checks: %+v; want an optional array of CheckResult for StackCheckDoc.Checks", checks)
+	}
+	if checks.Value.MaxItems == nil || *checks.Value.MaxItems != check.MaxStack {
+		t.Errorf("checks.maxItems %v, want check.MaxStack %d", checks.Value.MaxItems, check.MaxStack)
+	}
+}
+
 // openapiGoSchemas maps each Go type the API serves to its component schema.
 var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[snapshot.APIIndex]():           "ApiIndex",
@@ -568,6 +596,7 @@ func openapiCheckStruct(t *testing.T, where string, typ reflect.Type, schema *op
 		}
 		openapiCheckValue(t, at, ft, prop)
 	}
+	names = append(names, openapiStackProperties[where]...)
 	sort.Strings(names)
 	sort.Strings(required)
 	props := slices.Sorted(maps.Keys(schema.Properties))

@@ -1,9 +1,9 @@
 package serve
 
 import (
-	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/aistatus/aistatus/check"
@@ -22,6 +22,10 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusBadRequest, "error", check.ObservedHelp)
 		return
 	}
+	if names, stack, err := check.SplitStack(q.Get("q")); stack {
+		s.checkStack(w, r, snap, q, names, err)
+		return
+	}
 	req := check.Request{Query: q.Get("q"), Error: q.Get("error"), Code: q.Get("code"), Client: s.clientVoice(r)}
 	if q.Has("code") && req.Code == "" {
 		problem(w, http.StatusBadRequest, "code", "code is empty: send the error code from the provider's error body, or leave code out")
@@ -37,12 +41,31 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		req.RetryAfter = &n
 	}
 	doc, err := s.checker.Check(snap, req)
-	if bad := (*check.InputError)(nil); errors.As(err, &bad) {
-		problem(w, http.StatusBadRequest, bad.Param, bad.Detail)
-		return
-	} else if err != nil {
+	if err != nil {
 		// The engine refuses only input; anything else is ours.
-		problem(w, http.StatusInternalServerError, "", "internal error")
+		inputProblem(w, err)
+		return
+	}
+	serveJSON(w, r, doc)
+}
+
+// checkStack answers /check?q=a,b,c: a check of each service and a verdict
+// over the stack (snapshot.StackCheckDoc). error, code and retryAfter
+// describe one call to one service, so a stack refuses them.
+func (s *Server) checkStack(w http.ResponseWriter, r *http.Request, snap *Snapshot, q url.Values, names []string, err error) {
+	if err != nil {
+		inputProblem(w, err)
+		return
+	}
+	for _, param := range []string{"error", "code", "retryAfter"} {
+		if q.Has(param) {
+			problem(w, http.StatusBadRequest, param, param+" describes one call to one service: send it with a single service in q, not a list")
+			return
+		}
+	}
+	doc, err := s.checker.CheckStack(snap, q.Get("q"), names)
+	if err != nil {
+		inputProblem(w, err)
 		return
 	}
 	serveJSON(w, r, doc)

@@ -19,7 +19,7 @@ import (
 // limiter and logged as one POST /mcp, and must not be counted again.
 func (s *Server) mcpHandler() http.Handler {
 	mcpServer := mcpserver.New(mcpserver.InProcess(s.api), s.opts.Version, mcpserver.WithCatalog(s.opts.Catalog))
-	return noStore(mcpProblems(mcpGuard(s.limit, mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
+	return noStore(mcpProblems(mcpGuard(s.limit, s.withVoice(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return mcpServer },
 		&mcp.StreamableHTTPOptions{
 			// Stateless: every POST stands alone, so there is no session memory
 			// to bound and any instance behind a load balancer can answer it.
@@ -29,7 +29,7 @@ func (s *Server) mcpHandler() http.Handler {
 			// Host — exactly a reverse proxy on the same machine. It protects
 			// local servers with private tools; this one is public and read-only.
 			DisableLocalhostProtection: true,
-		}))))
+		})))))
 }
 
 // maxMCPBody caps a POST /mcp body. One MCP message from a client of these

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/http"
 	"sync"
@@ -13,12 +14,39 @@ import (
 )
 
 // clientVoice is the caller's voice in /check's crowd of reports: the rate
-// limit's key (an IPv4 address or an IPv6 /64), "" when it is unknown.
+// limit's key (an IPv4 address or an IPv6 /64), "" when it is unknown. A
+// check_service call through /mcp is a /check call too: its in-process
+// request has no client address of its own, so the voice of the POST /mcp
+// that made it is taken from the context (withVoice). An in-process
+// request without one (a stdio MCP server's) is nobody's.
 func (s *Server) clientVoice(r *http.Request) string {
+	if v, ok := r.Context().Value(voiceKey{}).(string); ok {
+		return v
+	}
+	if r.RemoteAddr == "" {
+		return ""
+	}
+	return s.addrVoice(r)
+}
+
+// addrVoice is the voice of the client that sent r.
+func (s *Server) addrVoice(r *http.Request) string {
 	if a := limits.LimitKey(limits.ClientAddr(r, s.opts.TrustedProxies)); a.IsValid() {
 		return a.String()
 	}
 	return ""
+}
+
+// voiceKey is the context key of the voice of a POST /mcp's client.
+type voiceKey struct{}
+
+// withVoice keeps the client of a POST /mcp in its context, for the
+// /check its tools make in-process: behind a trusted proxy, the peer the
+// in-process request would otherwise be traced to is the proxy.
+func (s *Server) withVoice(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), voiceKey{}, s.addrVoice(r))))
+	})
 }
 
 // withReports is a service document with the crowd's live count added as

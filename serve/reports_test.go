@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
@@ -204,5 +205,72 @@ func TestNoCrowd(t *testing.T) {
 	}
 	if r := serviceReports(t, ts, "anthropic"); r != nil {
 		t.Fatalf("reports without a crowd: %+v", r)
+	}
+}
+
+// TestCrowdFromMCP: a check_service call through /mcp is a /check call,
+// and counts as its caller's voice — the client behind a trusted proxy,
+// as the rate limit keys it — not as the proxy's, nor as nobody's (the
+// tool's in-process request has no client address of its own). One
+// client calling three times is one voice.
+func TestCrowdFromMCP(t *testing.T) {
+	ts := newTestServer(t, 0)
+	ts.opts.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128")}
+	ts.Server = New(ts.opts)
+	if ok, err := ts.Store().Reload(); !ok || err != nil {
+		t.Fatalf("reload: %v %v", ok, err)
+	}
+	hs := loopback(t, ts)
+	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"check_service","arguments":{"query":"anthropic","error":"529"}}}`
+	for _, client := range []string{"203.0.113.1", "203.0.113.2", "203.0.113.3", "203.0.113.3", "203.0.113.3"} {
+		resp, data := send(t, hs, http.MethodPost, snapshot.PathMCP, strings.NewReader(msg), http.Header{
+			"Content-Type":    {"application/json"},
+			"Accept":          {"application/json, text/event-stream"},
+			"X-Forwarded-For": {client},
+		})
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("POST /mcp from %s: %d %.200s", client, resp.StatusCode, data)
+		}
+	}
+	if r := serviceReports(t, ts, "anthropic"); r == nil || r.Count != 3 {
+		t.Errorf("reports after check_service from three clients behind the proxy: %+v, want 3", r)
+	}
+}
+
+// TestCrowdBaselineInRedis: the baseline replicas share through Redis is
+// the mean count per window of the same hour on the previous days counting
+// ran: yesterday 24 callers in one of the hour's twelve windows make a
+// baseline of 2, over which 12 callers today are a surge and 5 are not.
+func TestCrowdBaselineInRedis(t *testing.T) {
+	rdb := startRedis(t).client()
+	rs := replicas(t, 2, 0, rdb, zerolog.Nop())
+	now := genTime.Add(time.Minute)
+	at := func(tm time.Time) {
+		for _, ts := range rs {
+			ts.clock.Set(tm)
+		}
+	}
+	at(now.Add(-24*time.Hour - 2*time.Minute)) // counting begins before yesterday's hour
+	if r := serviceReports(t, rs[0], "groq"); r == nil || r.Baseline != nil {
+		t.Fatalf("first read: %+v, want no baseline", r)
+	}
+	at(now.Add(-24 * time.Hour))
+	for i := range 24 {
+		reportFrom(t, rs[i%2], fmt.Sprintf("198.51.100.%d:1000", i), "groq", "529")
+	}
+	at(now)
+	for i := range 5 {
+		reportFrom(t, rs[i%2], fmt.Sprintf("203.0.113.%d:1000", i), "groq", "529")
+	}
+	for i, ts := range rs {
+		if r := serviceReports(t, ts, "groq"); r == nil || r.Count != 5 || r.Baseline == nil || *r.Baseline != 2 || r.State != check.ReportsNormal {
+			t.Fatalf("replica %d, 5 callers: %+v, want a baseline of 2 and no surge", i, r)
+		}
+	}
+	for i := 5; i < 12; i++ {
+		reportFrom(t, rs[i%2], fmt.Sprintf("203.0.113.%d:1000", i), "groq", "529")
+	}
+	if r := serviceReports(t, rs[1], "groq"); r == nil || r.Count != 12 || r.State != check.ReportsSurge {
+		t.Fatalf("12 callers over a baseline of 2: %+v, want a surge", r)
 	}
 }

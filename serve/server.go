@@ -199,6 +199,7 @@ func New(opts Options) *Server {
 		snapshot.PathEvents:         http.HandlerFunc(s.handleEvents),
 		snapshot.PathIncidents:      http.HandlerFunc(s.handleIncidents),
 		snapshot.PathCheck:          http.HandlerFunc(s.handleCheck),
+		snapshot.PathStatusline:     http.HandlerFunc(s.handleStatusline),
 		snapshot.PathExport:         http.HandlerFunc(s.handleExport),
 		snapshot.PathHealthz:        http.HandlerFunc(s.handleHealthz),
 		snapshot.PathReadyz:         http.HandlerFunc(s.handleReadyz),

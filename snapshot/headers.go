@@ -1,6 +1,9 @@
 package snapshot
 
-import "path"
+import (
+	"path"
+	"strings"
+)
 
 // Header is one HTTP response header.
 type Header struct{ Name, Value string }
@@ -55,6 +58,20 @@ const (
 	ContentLinkset = `application/linkset+json; profile="` + ProfileAPICatalog + `"`
 	// ProfileAPICatalog is RFC 9727's profile URI for an API catalog.
 	ProfileAPICatalog = "https://www.rfc-editor.org/info/rfc9727"
+	// ContentJSONFeed is JSON Feed's type, for the *.feed.json files.
+	ContentJSONFeed = "application/feed+json"
+	ContentCalendar = "text/calendar; charset=utf-8"
+	ContentText     = "text/plain; charset=utf-8"
+	// ContentMetrics is the Prometheus text exposition format's type.
+	ContentMetrics = "text/plain; version=0.0.4; charset=utf-8"
+)
+
+// The files whose type their extension does not tell.
+const (
+	// JSONFeedSuffix ends the name of every JSON Feed of a snapshot.
+	JSONFeedSuffix = ".feed.json"
+	// FileMetrics is the metrics exposition, served at PathMetrics too.
+	FileMetrics = "metrics.txt"
 )
 
 // FileAPICatalog is the RFC 9727 discovery file, which has no extension.
@@ -73,6 +90,7 @@ var contentTypes = map[string]string{
 	".svg":    "image/svg+xml",
 	".xml":    "application/xml",
 	".atom":   ContentAtom,
+	".ics":    ContentCalendar,
 	".css":    "text/css; charset=utf-8",
 	".png":    "image/png",
 	".ico":    "image/x-icon",
@@ -81,8 +99,13 @@ var contentTypes = map[string]string{
 // ContentTypeOf is the media type of a snapshot file (slash-separated path),
 // the same for the thin server and the static-hosting rules.
 func ContentTypeOf(name string) string {
-	if name == FileAPICatalog {
+	switch {
+	case name == FileAPICatalog:
 		return ContentLinkset
+	case name == FileMetrics:
+		return ContentMetrics
+	case strings.HasSuffix(name, JSONFeedSuffix):
+		return ContentJSONFeed
 	}
 	if ct, ok := contentTypes[path.Ext(name)]; ok {
 		return ct

@@ -34,6 +34,11 @@ const (
 	PathReliability = APIBase + "/reliability"
 	PathChanges     = APIBase + "/changes"
 	PathEvents      = APIBase + "/events"
+	// PathStatusline answers one line of plain text, for prompts and terminals.
+	PathStatusline = APIBase + "/statusline"
+	// PathMetrics is the Prometheus exposition (FileMetrics), where
+	// scrapers look for it; outside the API's base, yet part of its budget.
+	PathMetrics = "/metrics"
 	// PathMCP is where the MCP server answers over streamable HTTP.
 	PathMCP = "/mcp"
 	// PathHealthz (the process is up) and PathReadyz (it should get
@@ -94,6 +99,8 @@ func Routes() []Route {
 		// The event stream is only the server's: the limit is charged once, at connect.
 		{Path: PathEvents, ContentType: ContentEventStream, Dynamic: true, RateLimited: true},
 		{Path: PathMCP, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
+		{Path: PathStatusline, ContentType: ContentText, Dynamic: true, RateLimited: true},
+		{Path: PathMetrics, File: FileMetrics, ContentType: ContentMetrics, RateLimited: true},
 		{Path: PathHealthz, ContentType: ContentJSON, Instance: true},
 		{Path: PathReadyz, ContentType: ContentJSON, Instance: true},
 	}

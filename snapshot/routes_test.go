@@ -21,7 +21,7 @@ func TestRoutes(t *testing.T) {
 			}
 			continue
 		}
-		if !strings.HasPrefix(r.Path, APIBase+"/") && r.Path != PathMCP {
+		if !strings.HasPrefix(r.Path, APIBase+"/") && r.Path != PathMCP && r.Path != PathMetrics {
 			t.Errorf("%s is outside the API and the MCP endpoint", r.Path)
 		}
 		if !r.RateLimited {

@@ -133,18 +133,24 @@ func (m *model) entry(inc snapshot.Incident, surfaces []surfaceView) atomEntry {
 	} else {
 		e.Links = []atomLink{{Rel: "alternate", Type: "text/html", Href: servicePage}}
 	}
+	e.Summary = atomText{Type: "text", Text: m.incidentSummary(inc)}
+	return e
+}
+
+// incidentSummary is an incident in one paragraph of plain text, as the
+// feeds' entries carry it.
+func (m *model) incidentSummary(inc snapshot.Incident) string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "Severity: %s. Status: %s. Started %s", inc.Severity, inc.Status, humanTime(inc.StartedAt))
 	if inc.EndedAt != nil {
-		fmt.Fprintf(&s, ", ended %s (%s).", humanTime(*inc.EndedAt), v.Duration)
+		fmt.Fprintf(&s, ", ended %s (%s).", humanTime(*inc.EndedAt), m.incident(inc).Duration)
 	} else {
 		s.WriteString(", ongoing.")
 	}
 	if inc.Source == snapshot.SourceProbe {
 		s.WriteString(" Detected by aistatus's own probe of the API host, not reported by the service.")
 	}
-	e.Summary = atomText{Type: "text", Text: s.String()}
-	return e
+	return s.String()
 }
 
 func rfc3339(t time.Time) string { return t.UTC().Format(time.RFC3339) }

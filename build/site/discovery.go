@@ -62,9 +62,13 @@ func apiCatalog(base string) ([]byte, error) {
 				"service-doc":  []link{{Href: base + "/", Type: "text/html"}},
 				"service-meta": []link{{Href: base + "/" + FileLLMs, Type: "text/plain"}},
 				"license":      license,
-				// The incident feed and the CSV export: the same data, other forms.
+				// The incident feeds, the CSV export, the metrics and the
+				// maintenance calendar: the same data, other forms.
 				"alternate": []link{
 					{Href: base + "/" + FileFeed, Type: snapshot.ContentAtom, Title: "Incidents (Atom)"},
+					{Href: base + "/" + FileJSONFeed, Type: snapshot.ContentJSONFeed, Title: "Incidents (JSON Feed)"},
+					{Href: base + snapshot.PathMetrics, Type: snapshot.ContentMetrics, Title: "Status, uptime and latency (Prometheus metrics)"},
+					{Href: base + "/" + FileCalendar, Type: "text/calendar", Title: "Maintenance windows (iCalendar)"},
 					{Href: base + snapshot.PathExport + "?format=csv", Type: "text/csv", Title: "All services (CSV)"},
 				},
 				// The open dataset: monthly files of daily uptime and incidents.

@@ -86,6 +86,15 @@ func buildFixture() (snapshot.Documents, *snapshot.History, error) {
 	}
 	h := snapshot.NewHistory()
 	h.Incidents = incidents
+	// The change log behind the maintenance windows: Groq's ended one, and
+	// Mistral's going on now.
+	for _, c := range []snapshot.Change{
+		{Type: snapshot.ChangeStatus, Service: "groq", Time: day(5, 2), OldStatus: snapshot.Operational, NewStatus: snapshot.Maintenance},
+		{Type: snapshot.ChangeStatus, Service: "groq", Time: day(5, 4).Add(30 * time.Minute), OldStatus: snapshot.Maintenance, NewStatus: snapshot.Operational},
+		{Type: snapshot.ChangeStatus, Service: "mistral", Time: now.Add(-time.Hour), OldStatus: snapshot.Operational, NewStatus: snapshot.Maintenance},
+	} {
+		h.AddChange(c)
+	}
 	docs := snapshot.Documents{
 		Manifest: snapshot.Manifest{GeneratedAt: now, StaleAfterSeconds: 900, BaseURL: fixtureBase + "/",
 			Generator: "aistatus test", Services: len(cat.Services)},

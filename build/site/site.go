@@ -130,6 +130,9 @@ func Render(docs snapshot.Documents, h *snapshot.History) (map[string][]byte, er
 	if files[FileFeed], err = m.incidentsFeed(); err != nil {
 		return nil, err
 	}
+	if err := m.renderMore(files); err != nil {
+		return nil, err
+	}
 	var llms bytes.Buffer
 	if err := llmsTemplate.Execute(&llms, m.llms()); err != nil {
 		return nil, fmt.Errorf("render %s: %w", FileLLMs, err)
@@ -157,6 +160,8 @@ type model struct {
 	now      time.Time
 	services []*service
 	bySlug   map[string]*service
+	// h is the history the documents were assembled from; nil for none.
+	h *snapshot.History
 }
 
 // service is one tracked service as the pages show it.
@@ -187,6 +192,7 @@ func (f uptimeFigure) Text() string { return snapshot.UptimeText(f.Value, f.Cove
 func newModel(docs snapshot.Documents, h *snapshot.History) *model {
 	m := &model{
 		docs:   docs,
+		h:      h,
 		base:   strings.TrimSuffix(docs.Manifest.BaseURL, "/"),
 		now:    docs.Manifest.GeneratedAt.UTC(),
 		bySlug: map[string]*service{},

@@ -39,6 +39,9 @@ var goldenFiles = []string{
 	"incidents.atom", "services/anthropic.atom", "services/openai.atom",
 	"badges/openai.svg", "badges/openai-uptime.svg", "badges/openai.json", "badges/openai-uptime.json",
 	"badges/azure-openai-uptime.svg", "llms.txt", ".well-known/api-catalog",
+	"incidents.feed.json", "services/anthropic.feed.json", "maintenance.ics", "services/mistral.ics", "metrics.txt",
+	"p/anthropic/api/v2/summary.json", "p/anthropic/api/v2/incidents.json", "p/azure-openai/api/v2/summary.json",
+	"p/mistral/api/v2/summary.json", "p/groq/api/v2/scheduled-maintenances.json",
 }
 
 // TestGolden compares rendered files with the reviewed ones; after an
@@ -57,15 +60,19 @@ func TestGolden(t *testing.T) {
 
 func TestRenderWritesEveryFile(t *testing.T) {
 	docs, files := render(t)
-	want := []string{FileIndex, FileLLMs, FileFeed, FileAPICatalog}
+	want := []string{FileIndex, FileLLMs, FileFeed, FileAPICatalog, FileJSONFeed, FileCalendar, FileMetrics}
 	for _, svc := range docs.Services {
 		want = append(want, ServicePage(svc.Slug), ServiceFeed(svc.Slug),
 			BadgeFile(svc.Slug, "", "svg"), BadgeFile(svc.Slug, "", "json"),
-			BadgeFile(svc.Slug, "-uptime", "svg"), BadgeFile(svc.Slug, "-uptime", "json"))
+			BadgeFile(svc.Slug, "-uptime", "svg"), BadgeFile(svc.Slug, "-uptime", "json"),
+			ServiceJSONFeed(svc.Slug), ServiceCalendar(svc.Slug))
 		for _, sf := range svc.Surfaces {
 			if sf.ID != snapshot.SurfaceAPI { // the API's badge is the service's
 				want = append(want, BadgeFile(svc.Slug, "-"+string(sf.ID), "svg"), BadgeFile(svc.Slug, "-"+string(sf.ID), "json"))
 			}
+		}
+		for _, name := range StatuspageFiles {
+			want = append(want, StatuspageDir(svc.Slug)+"/"+name)
 		}
 	}
 	var got []string
@@ -763,7 +770,8 @@ func TestLLMSTxt(t *testing.T) {
 		return body
 	}
 	for _, endpoint := range []string{"", "status", "services/openai", "services/openai/at/", "incidents?", "check?q=api", "check?q=openai&error=529",
-		"openapi.json", "export?format=csv", "sources", "changes?since=", "services/anthropic/history?from="} {
+		"openapi.json", "export?format=csv", "sources", "changes?since=", "services/anthropic/history?from=",
+		"statusline?q=", "check?q=openai,pinecone"} {
 		link := "(" + fixtureBase + "/api/v1/" + endpoint
 		if !strings.HasSuffix(endpoint, "?") && !strings.HasSuffix(endpoint, "/") && !strings.Contains(endpoint, "?") {
 			link += ")" // the whole address, not the start of a longer one

@@ -1,0 +1,141 @@
+package site
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/mmcdole/gofeed"
+)
+
+// The rendered JSON Feeds, calendars and metrics are read by real
+// third-party parsers: gofeed (a Go feed reader), the icalendar Python
+// library (Debian python3-icalendar) and promtool (Debian prometheus).
+// .ci/run installs the Debian ones; each test skips, saying so, without them.
+
+// TestJSONFeedsParse: gofeed reads every JSON Feed as JSON Feed 1.1, with
+// the same items, in the same order, as its Atom twin.
+func TestJSONFeedsParse(t *testing.T) {
+	docs, files := render(t)
+	names := []string{FileJSONFeed}
+	for _, svc := range docs.Services {
+		names = append(names, ServiceJSONFeed(svc.Slug))
+	}
+	for _, name := range names {
+		feed, err := gofeed.NewParser().Parse(bytes.NewReader(files[name]))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if feed.FeedType != "json" || feed.FeedVersion != "https://jsonfeed.org/version/1.1" {
+			t.Errorf("%s: read as %s %s, want json 1.1", name, feed.FeedType, feed.FeedVersion)
+		}
+		atomName := strings.TrimSuffix(name, ".feed.json") + ".atom"
+		atom, err := gofeed.NewParser().Parse(bytes.NewReader(files[atomName]))
+		if err != nil {
+			t.Fatalf("%s: %v", atomName, err)
+		}
+		if len(feed.Items) != len(atom.Items) {
+			t.Fatalf("%s: %d items, %s has %d", name, len(feed.Items), atomName, len(atom.Items))
+		}
+		for i, it := range feed.Items {
+			a := atom.Items[i]
+			if it.GUID != a.GUID || it.Title != a.Title || !it.PublishedParsed.Equal(*a.PublishedParsed) ||
+				!it.UpdatedParsed.Equal(*a.UpdatedParsed) || it.Content != a.Description {
+				t.Errorf("%s item %d: %q %q %v, Atom has %q %q %v", name, i, it.GUID, it.Title, it.PublishedParsed,
+					a.GUID, a.Title, a.PublishedParsed)
+			}
+		}
+	}
+	// The fixture's 5 incidents and claude.ai's, a surface's (fixtureSurfaces).
+	if feed, _ := gofeed.NewParser().Parse(bytes.NewReader(files[FileJSONFeed])); len(feed.Items) != 6 {
+		t.Errorf("%s: %d items, want the fixture's 6", FileJSONFeed, len(feed.Items))
+	}
+}
+
+// pythonWith returns a Python 3 that imports module, Debian's first (its
+// packages install there, not into another Python on PATH); it skips the
+// test when there is none.
+func pythonWith(t *testing.T, module, debianPackage string) string {
+	t.Helper()
+	for _, py := range []string{"/usr/bin/python3", "python3"} {
+		if path, err := exec.LookPath(py); err == nil && exec.Command(path, "-c", "import "+module).Run() == nil {
+			return path
+		}
+	}
+	t.Skipf("no Python 3 with %s: install Debian's %s (.ci/run does)", module, debianPackage)
+	return ""
+}
+
+// TestCalendarsParse: icalendar reads every calendar, and understands each
+// event as meant: a stable UID, SEQUENCE 1 for an ended window and 0 for
+// an ongoing one, UTC times, no end while it goes on.
+func TestCalendarsParse(t *testing.T) {
+	py := pythonWith(t, "icalendar", "python3-icalendar")
+	docs, files := render(t)
+	dir := t.TempDir()
+	want := map[string]string{
+		FileCalendar: "maintenance-groq-20261005T020000Z@aistatus.example|1|2026-10-05T02:00:00+00:00|2026-10-05T04:30:00+00:00|Groq under maintenance\n" +
+			"maintenance-mistral-20261101T110000Z@aistatus.example|0|2026-11-01T11:00:00+00:00|-|Mistral AI under maintenance\n",
+		ServiceCalendar("mistral"): "maintenance-mistral-20261101T110000Z@aistatus.example|0|2026-11-01T11:00:00+00:00|-|Mistral AI under maintenance\n",
+		ServiceCalendar("openai"):  "",
+	}
+	// One run of the parser for every file: "# name" and then its events.
+	names := []string{FileCalendar}
+	for _, svc := range docs.Services {
+		names = append(names, ServiceCalendar(svc.Slug))
+	}
+	args := []string{"testdata/validate/ical.py"}
+	for i, name := range names {
+		path := filepath.Join(dir, strconv.Itoa(i)+".ics")
+		if err := os.WriteFile(path, files[name], 0o600); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, path)
+	}
+	out, err := exec.Command(py, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	got := map[string]string{}
+	for i, part := range strings.Split(string(out), "# ")[1:] {
+		_, events, _ := strings.Cut(part, "\n")
+		got[names[i]] = events
+	}
+	if len(got) != len(names) {
+		t.Fatalf("the parser read %d calendars, want %d:\n%s", len(got), len(names), out)
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s read as\n%s\nwant\n%s", name, got[name], w)
+		}
+	}
+}
+
+// TestMetricsPromtool: promtool's linter passes the exposition, and a
+// broken one fails it (the check can fail).
+func TestMetricsPromtool(t *testing.T) {
+	promtool, err := exec.LookPath("promtool")
+	if err != nil {
+		t.Skip("no promtool: install Debian's prometheus package (.ci/run does)")
+	}
+	_, files := render(t)
+	for _, tc := range []struct {
+		name string
+		data []byte
+		ok   bool
+	}{
+		{"rendered", files[FileMetrics], true},
+		{"a counter without _total", []byte("# HELP aistatus_x X.\n# TYPE aistatus_x counter\naistatus_x 1\n"), false},
+	} {
+		cmd := exec.Command(promtool, "check", "metrics")
+		cmd.Stdin = bytes.NewReader(tc.data)
+		out, err := cmd.CombinedOutput()
+		if (err == nil) != tc.ok {
+			t.Errorf("%s: promtool check metrics: %v\n%s", tc.name, err, out)
+		}
+	}
+}
