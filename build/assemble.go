@@ -34,6 +34,9 @@ type Observation struct {
 	// Components are the page's components, marked in or out of scope.
 	Components []snapshot.Component
 	Probe      snapshot.ProbeSource
+	// Surfaces are the service's other surfaces as the page declared them
+	// this cycle, in catalog order; nil without a page to read.
+	Surfaces []feed.SurfaceResult
 	// Completions are this cycle's measured completions, by model id; nil
 	// when none was sent (no key, or not due).
 	Completions map[string]snapshot.CompletionSample
@@ -59,6 +62,11 @@ type ServiceState struct {
 	Basis      snapshot.Basis
 	Sources    snapshot.Sources
 	Components []snapshot.Component
+	// Surfaces are the service's other surfaces this cycle (see
+	// Observation.Surfaces): the page's word alone, never held.
+	Surfaces []feed.SurfaceResult
+	// CheckedAt is when this cycle read the page.
+	CheckedAt time.Time
 }
 
 // Assemble applies one cycle's observations to the history and returns each
@@ -136,6 +144,7 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 			h.AddChange(snapshot.Change{Type: snapshot.ChangeStatus, Service: svc.Slug, Time: now, OldStatus: prev, NewStatus: status})
 		}
 		sh.Record(now, status, o.Probe.LatencyMs)
+		recordSurfaces(sh, o.Surfaces, now)
 		if opened && status == snapshot.MajorOutage {
 			// Our incident starts at the first failed probe; so does the
 			// downtime, though the first two left the status as it was.
@@ -146,6 +155,8 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 			Basis:      basis,
 			Sources:    snapshot.Sources{Feed: o.Feed, Probe: o.Probe, Disagreement: disagreement},
 			Components: o.Components,
+			Surfaces:   o.Surfaces,
+			CheckedAt:  now,
 		}
 	}
 	snapshot.SortIncidents(h.Incidents)

@@ -179,35 +179,44 @@ func Observe(ctx context.Context, opts Options) map[string]Observation {
 func observe(ctx context.Context, opts Options, svc snapshot.Service) Observation {
 	var o Observation
 	var wg sync.WaitGroup
-	wg.Go(func() { o.Feed, o.Incidents, o.Components, o.Timeline = readFeed(ctx, opts, svc) })
+	wg.Go(func() {
+		var res feed.Result
+		o.Feed, res, o.Surfaces = readFeed(ctx, opts, svc)
+		o.Incidents, o.Components, o.Timeline = res.Incidents, res.Components, res.Timeline
+	})
 	wg.Go(func() { o.Probe = probeAPI(ctx, opts, svc) })
 	wg.Go(func() { o.Completions = measureCompletions(ctx, opts, svc) })
 	wg.Wait()
 	return o
 }
 
-func readFeed(ctx context.Context, opts Options, svc snapshot.Service) (snapshot.FeedSource, []snapshot.Incident, []snapshot.Component, *feed.Timeline) {
+// readFeed reads the service's official feed: the source's state, what it
+// declared for the API (zero when it failed) and for each other surface.
+func readFeed(ctx context.Context, opts Options, svc snapshot.Service) (snapshot.FeedSource, feed.Result, []feed.SurfaceResult) {
 	src := snapshot.FeedSource{Format: svc.Feed.Format, URL: svc.Feed.URL, Note: svc.Feed.Note}
 	if svc.Feed.Format == snapshot.FormatNone {
 		src.State = snapshot.FeedNone
-		return src, nil, nil, nil
+		return src, feed.Result{}, nil
 	}
 	adapter, ok := opts.Adapters[svc.Feed.Format]
 	if !ok {
 		src.State = snapshot.FeedUnsupported
-		return src, nil, nil, nil
+		return src, feed.Result{}, nil
 	}
-	res, dropped, err := feed.Read(ctx, adapter, feed.Request{Client: opts.Client, Service: svc, Now: opts.Now()})
+	// The API and every surface are read from the same documents, fetched once.
+	req := feed.Request{Client: feed.Memo(opts.Client), Service: svc, Now: opts.Now()}
+	res, dropped, err := feed.Read(ctx, adapter, req)
+	surfaces := feed.ReadSurfaces(ctx, adapter, req)
 	if err != nil {
 		src.State, src.Error, src.Failure = snapshot.FeedError, err.Error(), feed.Kind(err)
 		opts.Log.Warn().Str("service", svc.Slug).Str("failure", string(src.Failure)).Err(err).Msg("feed failed")
-		return src, nil, nil, nil
+		return src, feed.Result{}, surfaces
 	}
 	for _, why := range dropped {
 		opts.Log.Warn().Str("service", svc.Slug).Str("reason", why).Msg("feed item dropped: it cannot be published")
 	}
 	src.State, src.Status = snapshot.FeedOK, res.Status
-	return src, res.Incidents, res.Components, res.Timeline
+	return src, res, surfaces
 }
 
 func probeAPI(ctx context.Context, opts Options, svc snapshot.Service) snapshot.ProbeSource {

@@ -487,6 +487,12 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[snapshot.SourcesDoc]():         "SourcesResponse",
 	reflect.TypeFor[snapshot.ServiceSources]():     "ServiceSources",
 	reflect.TypeFor[snapshot.Component]():          "Component",
+	reflect.TypeFor[snapshot.SurfaceID]():          "SurfaceId",
+	reflect.TypeFor[snapshot.SurfaceSummary]():     "SurfaceSummary",
+	reflect.TypeFor[snapshot.SurfaceDoc]():         "SurfaceDetail",
+	reflect.TypeFor[snapshot.SurfaceComponent]():   "SurfaceComponent",
+	reflect.TypeFor[snapshot.CheckSurface]():       "CheckSurface",
+	reflect.TypeFor[snapshot.CheckOtherSurface]():  "CheckOtherSurface",
 	reflect.TypeFor[snapshot.Coverage]():           "Coverage",
 	reflect.TypeFor[snapshot.FailureKind]():        "FailureKind",
 	reflect.TypeFor[snapshot.ChangeType]():         "ChangeType",
@@ -540,7 +546,8 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"SourcesResponse", "ServiceSources", "ChangeType", "Change", "ChangeList", "CloudEvent", "EventData", "ServiceAt",
 		"StatusAtResponse", "ServiceAtResponse", "CoverageBreakdown", "CoverageSources", "Reliability", "DurationBySeverity",
 		"DurationStats", "Acknowledgement", "ReliabilityResponse", "ServiceReliability", "ExpectedResolution",
-		"ModelsResponse", "ModelRules", "Model", "ModelProvider", "ModelUptimes", "ModelSource", "ModelSourceHealth", "CheckModel", "ModelStatusFrom"} {
+		"ModelsResponse", "ModelRules", "Model", "ModelProvider", "ModelUptimes", "ModelSource", "ModelSourceHealth", "CheckModel", "ModelStatusFrom",
+		"SurfaceId", "SurfaceSummary", "SurfaceDetail", "SurfaceComponent", "CheckSurface", "CheckOtherSurface"} {
 		if doc.Components.Schemas[name] == nil {
 			t.Errorf("component schema %s missing", name)
 		}
@@ -742,10 +749,15 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 			Status: "ok", Timestamp: now, Source: "aistatus (https://aistatus.example)", License: snapshot.License,
 			Services: []snapshot.ServiceSummary{
 				{Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", Status: snapshot.Operational, Basis: snapshot.BasisOfficial,
-					LastChecked: &now, URL: "https://openai.com", StatusPage: "https://status.openai.com", LatencyMs: &lat, Feed: snapshot.FeedOK},
+					LastChecked: &now, URL: "https://openai.com", StatusPage: "https://status.openai.com", LatencyMs: &lat, Feed: snapshot.FeedOK,
+					Surfaces: []snapshot.SurfaceSummary{
+						{ID: snapshot.SurfaceAPI, Name: "OpenAI API", Status: snapshot.Operational, Basis: snapshot.BasisOfficial, OpenIncidents: []snapshot.Incident{}},
+						{ID: snapshot.SurfaceApp, Name: "ChatGPT", Status: snapshot.MajorOutage, Basis: snapshot.BasisOfficial, OpenIncidents: []snapshot.Incident{openIncident}},
+					}},
 				{Slug: "hugging-face", Name: "Hugging Face", Category: "inference", Domain: "huggingface.co", Status: snapshot.Unknown, Basis: snapshot.BasisProbe,
 					LastChecked: nil, URL: "https://huggingface.co", StatusPage: "https://status.huggingface.co", LatencyMs: nil, Feed: snapshot.FeedError,
-					Disagreement: &snapshot.Disagreement{Since: earlier, By: snapshot.EvidenceProbe, Official: snapshot.Operational, Measured: snapshot.MajorOutage, Detail: "Our probes failed."}},
+					Disagreement: &snapshot.Disagreement{Since: earlier, By: snapshot.EvidenceProbe, Official: snapshot.Operational, Measured: snapshot.MajorOutage, Detail: "Our probes failed."},
+					Surfaces:     []snapshot.SurfaceSummary{{ID: snapshot.SurfaceAPI, Name: "Hugging Face API", Status: snapshot.Unknown, Basis: snapshot.BasisProbe, OpenIncidents: []snapshot.Incident{}}}},
 			},
 		}},
 		{"status with no services", "StatusResponse", snapshot.StatusDoc{
@@ -765,6 +777,17 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 				{ID: "01JMXBRMFE6N2NNT7DG6XZQ6PW", Name: "Chat Completions", Group: "APIs", Status: snapshot.PartialOutage, InScope: true},
 				{ID: "01JMXBNJXGV1T5GT2M9XA83XNG", Name: "Conversations", Status: snapshot.Operational},
 			},
+			Surfaces: []snapshot.SurfaceDoc{
+				{ID: snapshot.SurfaceAPI, Name: "OpenAI API", Status: snapshot.PartialOutage, Basis: snapshot.BasisProbe, Source: "The service's status.",
+					Components: []snapshot.SurfaceComponent{{ID: "01JMXBRMFE6N2NNT7DG6XZQ6PW", Name: "Chat Completions", Group: "APIs", Status: snapshot.PartialOutage}},
+					Incidents:  []snapshot.Incident{openIncident, endedIncident}, Uptime: snapshot.Uptime{H24: &up, D7: &up, D30: nil},
+					UptimeCoverage: snapshot.Coverage{H24: 1, D7: 0.5, D30: 0.116}, DataSince: &earlier, CheckedAt: &now},
+				{ID: snapshot.SurfaceApp, Name: "ChatGPT", Status: snapshot.Operational, Basis: snapshot.BasisOfficial, Source: "The official page.",
+					Components: []snapshot.SurfaceComponent{{ID: "01JMXBNJXGV1T5GT2M9XA83XNG", Name: "Conversations", Status: snapshot.Operational}},
+					Incidents:  []snapshot.Incident{}, CheckedAt: &now},
+				{ID: snapshot.SurfaceAgent, Name: "Codex", Status: snapshot.Unknown, Basis: snapshot.BasisNone, Source: "Nothing to go on.",
+					Components: []snapshot.SurfaceComponent{}, Incidents: []snapshot.Incident{}},
+			},
 			Sources: snapshot.Sources{
 				Feed: snapshot.FeedSource{Format: snapshot.FormatStatuspage, URL: "https://status.openai.com/api/v2/summary.json",
 					State: snapshot.FeedOK, Status: snapshot.Operational, LastOKAt: &now, RosterChangedAt: &earlier,
@@ -782,6 +805,8 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 			StatusPage: "https://status.x.ai", Status: snapshot.Unknown, Basis: snapshot.BasisNone,
 			Incidents:  []snapshot.Incident{},
 			Components: []snapshot.Component{},
+			Surfaces: []snapshot.SurfaceDoc{{ID: snapshot.SurfaceAPI, Name: "xAI API", Status: snapshot.Unknown, Basis: snapshot.BasisNone,
+				Source: "Nothing.", Components: []snapshot.SurfaceComponent{}, Incidents: []snapshot.Incident{}}},
 			Sources: snapshot.Sources{
 				Feed: snapshot.FeedSource{Format: snapshot.FormatRSS, State: snapshot.FeedError, Error: "status 503",
 					Failure: snapshot.FailureHTTP, ConsecutiveFailures: 4, FailingSince: &earlier},
@@ -802,8 +827,10 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 		}},
 		{"check tracked", "CheckResult", snapshot.CheckDoc{
 			Query: "api.openai.com", Tracked: true,
-			Service: &snapshot.CheckService{Slug: "openai", Name: "OpenAI", Domain: "openai.com"},
-			Status:  &degraded, Basis: &official, LatencyMs: &lat, LatencyCheckedAt: &now,
+			Service:       &snapshot.CheckService{Slug: "openai", Name: "OpenAI", Domain: "openai.com"},
+			Surface:       &snapshot.CheckSurface{ID: snapshot.SurfaceAPI, Name: "OpenAI API"},
+			OtherSurfaces: []snapshot.CheckOtherSurface{{ID: snapshot.SurfaceApp, Name: "ChatGPT", Status: snapshot.MajorOutage, Basis: snapshot.BasisOfficial}},
+			Status:        &degraded, Basis: &official, LatencyMs: &lat, LatencyCheckedAt: &now,
 			Error: &observed,
 			Verdict: snapshot.Verdict{Headline: "OpenAI is slow.", Emoji: "🟡", Level: "degraded", Stale: false, DataAgeSeconds: &age,
 				Action: snapshot.ActionFailover, Blame: snapshot.BlameProvider, Confidence: snapshot.ConfidenceHigh, Reason: "A server error.",
@@ -814,7 +841,7 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 			Timestamp: now, License: snapshot.License,
 		}},
 		{"check untracked", "CheckResult", snapshot.CheckDoc{
-			Query: "example.com", Tracked: false,
+			Query: "example.com", Tracked: false, OtherSurfaces: []snapshot.CheckOtherSurface{},
 			Verdict: snapshot.Verdict{Headline: "example.com is not tracked.", Emoji: "❔", Level: "untracked",
 				Suggestions: []string{"OpenAI", "Anthropic"}, Evidence: []snapshot.Evidence{}, Alternatives: []snapshot.CheckAlternative{}},
 			Timestamp: now, License: snapshot.License,

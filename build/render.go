@@ -67,12 +67,6 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 			t := sh.LastChecked.UTC()
 			checked = &t
 		}
-		docs.Status.Services = append(docs.Status.Services, snapshot.ServiceSummary{
-			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
-			Status: st.Status, Basis: st.Basis, LastChecked: checked, URL: svc.URL, StatusPage: svc.StatusPage,
-			LatencyMs: st.Sources.Probe.LatencyMs, Feed: cmp.Or(st.Sources.Feed.State, snapshot.FeedNone),
-			Disagreement: st.Sources.Disagreement,
-		})
 		measured := sh.Measured(svc.Completion, now)
 		docs.Sources.Services = append(docs.Sources.Services, snapshot.ServiceSources{
 			Slug: svc.Slug, Name: svc.Name, StatusPage: svc.StatusPage, Status: st.Status, Basis: st.Basis,
@@ -86,17 +80,24 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 		if components == nil {
 			components = []snapshot.Component{}
 		}
+		uptime, coverage := h.Windows(svc.Slug, now)
+		surfaces := surfaceDocs(svc, st, sh, uptime, coverage, incidents, now)
+		docs.Status.Services = append(docs.Status.Services, snapshot.ServiceSummary{
+			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
+			Status: st.Status, Basis: st.Basis, LastChecked: checked, URL: svc.URL, StatusPage: svc.StatusPage,
+			LatencyMs: st.Sources.Probe.LatencyMs, Feed: cmp.Or(st.Sources.Feed.State, snapshot.FeedNone),
+			Disagreement: st.Sources.Disagreement, Surfaces: surfaceSummaries(surfaces),
+		})
 		reliability := snapshot.ComputeReliability(svc.Slug, incidents, sh.Detections)
 		var dataSince *time.Time
 		if t := sh.DataSince(); !t.IsZero() {
 			dataSince = &t
 		}
-		uptime, coverage := h.Windows(svc.Slug, now)
 		docs.Services = append(docs.Services, snapshot.ServiceDoc{
 			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
 			URL: svc.URL, StatusPage: svc.StatusPage, Status: st.Status, Basis: st.Basis, LastChecked: checked,
 			LatencyMs: st.Sources.Probe.LatencyMs, Uptime: uptime, UptimeCoverage: coverage,
-			DataSince: dataSince, Incidents: incidents, Components: components,
+			DataSince: dataSince, Incidents: incidents, Components: components, Surfaces: surfaces,
 			Measured: measured, ProbeLatency: sh.ProbeLatency(now),
 			Sources: st.Sources, Timestamp: now, License: snapshot.License,
 

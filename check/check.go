@@ -248,7 +248,7 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 		doc.Code = &req.Code
 	}
 	doc.RetryAfter = req.RetryAfter
-	svc, ok, md, err := e.subject(req)
+	svc, surfaceID, ok, md, err := e.subject(req)
 	if err != nil {
 		return snapshot.CheckDoc{}, err
 	}
@@ -264,10 +264,15 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 			Evidence:     []snapshot.Evidence{},
 			Alternatives: []snapshot.CheckAlternative{},
 		}
+		doc.OtherSurfaces = []snapshot.CheckOtherSurface{}
 		return doc, nil
 	}
 	doc.Tracked = true
 	doc.Service = &snapshot.CheckService{Slug: svc.Slug, Name: svc.Name, Domain: svc.Domain}
+	subj := subject(svc, sum, surfaceID)
+	doc.Surface = &snapshot.CheckSurface{ID: subj.id, Name: svc.SurfaceName(subj.id)}
+	doc.OtherSurfaces = otherSurfaces(sum, subj.id)
+	sum = subj.sum
 	status := sum.Status
 	var mf *modelFacts
 	if md != nil {
@@ -285,7 +290,8 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 	}
 	var live *Live
 	oursDown := false
-	if svc.ProbeURL != "" && e.prober != nil {
+	// Our probe is of the API host: it says nothing of another surface.
+	if svc.ProbeURL != "" && e.prober != nil && subj.id == snapshot.SurfaceAPI {
 		r := fresher(e.prober.Probe(svc.ProbeURL), view, svc.Slug)
 		live = &r
 		if r.Probe.State == snapshot.ProbeOK {
@@ -298,15 +304,15 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 	age, stale := view.Age(now)
 	seconds := int(age.Seconds())
 	if mf == nil {
-		doc.Verdict = verdict(svc.Name, status, stale, age)
-		doc.Verdict.Detail = verdictDetail(svc.Name, sum)
+		doc.Verdict = verdict(subj.name, status, stale, age)
+		doc.Verdict.Detail = joinSentences(subj.detail(svc.Name), othersSentence(doc.OtherSurfaces))
 	} else {
 		doc.Verdict = verdict(md.Name+" at "+svc.Name, status, stale, age)
-		doc.Verdict.Detail = mf.detail(svc, sum)
+		doc.Verdict.Detail = joinSentences(mf.detail(svc, sum), othersSentence(doc.OtherSurfaces))
 	}
 	doc.Verdict.DataAgeSeconds = &seconds
 
-	f := gather(view, svc, sum, live, now, seconds)
+	f := gather(view, svc, subj, live, now, seconds)
 	if req.Code != "" {
 		status, _ := strconv.Atoi(req.Error) // 0 for timeout, connection or none
 		row, known := e.cat.ErrorCode(svc, req.Code, status)
@@ -319,14 +325,22 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 		f.ownNetwork = e.vantage
 		f.ownNetworkDown = true
 	}
-	if e.crowd != nil && req.Error != "" && req.Client != "" {
+	// The crowd counts reports of the service's API: a caller's error on
+	// claude.ai is not one, and is neither counted nor read.
+	if e.crowd != nil && req.Error != "" && req.Client != "" && subj.id == snapshot.SurfaceAPI {
 		if rc, ok := e.crowd.Report(svc.Slug, req.Client, now); ok {
 			f.reports = &rc
 		}
 	}
-	alts := alternatives(view, svc)
-	if mf != nil {
+	// The catalog's alternatives stand in for the API (Claude on Bedrock):
+	// none stands in for claude.ai or Claude Code. A model's are the other
+	// services where that model is up.
+	alts := []snapshot.CheckAlternative{}
+	switch {
+	case mf != nil:
 		alts = mf.alternatives(e.cat, svc)
+	case subj.id == snapshot.SurfaceAPI:
+		alts = alternatives(view, svc)
 	}
 	a := decide(situation{Error: class, Health: health(doc.Verdict.Level), Probe: f.probe(),
 		Incident: f.officialIncident(), AltUp: anyUp(alts), RetryAfter: req.RetryAfter,
@@ -337,7 +351,11 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 		v.RetryAfterSeconds = &a.RetryAfter
 	}
 	v.Evidence, v.Alternatives = f.evidence(), alts
-	v.ExpectedResolution = expectedResolution(view, svc.Slug, f.open)
+	if subj.id == snapshot.SurfaceAPI {
+		// The durations it rests on are those of the API's incidents: they
+		// say nothing of how long a claude.ai incident lasts.
+		v.ExpectedResolution = expectedResolution(view, svc.Slug, f.open)
+	}
 	if mf != nil {
 		v.Evidence = append(mf.evidence(e.cat, svc, seconds), v.Evidence...)
 	}

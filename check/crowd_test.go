@@ -137,7 +137,10 @@ func TestCheckCrowd(t *testing.T) {
 	engine, view, _ := newTestEngine(t)
 	crowd := NewMemoryCrowd(genTime)
 	engine.CountReports(crowd)
-	for _, req := range []Request{{Query: "openai", Error: "500"}, {Query: "openai", Client: "192.0.2.1"}} {
+	// An error on a surface other than the API (ChatGPT, Codex) is not a
+	// report of OpenAI's API.
+	for _, req := range []Request{{Query: "openai", Error: "500"}, {Query: "openai", Client: "192.0.2.1"},
+		{Query: "chatgpt.com", Error: "500", Client: "192.0.2.1"}, {Query: "codex", Error: "503", Client: "192.0.2.2"}} {
 		doc, err := engine.Check(view, req)
 		if err != nil {
 			t.Fatal(err)

@@ -38,6 +38,10 @@ type facts struct {
 	ownNetwork     Vantage
 	// code is the provider's error code the caller sent; nil for none.
 	code *codeFact
+	// surface is the surface the verdict covers, when it is not the API:
+	// our probes, our completions and the incident history are the API's,
+	// and say nothing of it. "" for the API.
+	surface string
 	// measured are our completions of the service's models, latest build.
 	measured []snapshot.MeasuredModel
 	// reports is the crowd's count for the service's current window; nil
@@ -54,9 +58,13 @@ type codeFact struct {
 }
 
 // gather collects what the verdict rests on.
-func gather(view View, svc snapshot.Service, sum snapshot.ServiceSummary, live *Live, now time.Time, dataAge int) facts {
-	f := facts{name: svc.Name, sum: sum, dataAge: dataAge, live: live, now: now, open: view.OpenIncidents(svc.Slug),
-		measured: view.Measured(svc.Slug)}
+func gather(view View, svc snapshot.Service, subj surfaceSubject, live *Live, now time.Time, dataAge int) facts {
+	f := facts{name: svc.Name, sum: subj.sum, dataAge: dataAge, live: live, now: now}
+	if subj.id != snapshot.SurfaceAPI {
+		f.surface, f.open = subj.name, subj.open
+		return f
+	}
+	f.open, f.measured = view.OpenIncidents(svc.Slug), view.Measured(svc.Slug)
 	f.recent, f.latest = view.IncidentsSince(svc.Slug, view.GeneratedAt().Add(-historyWindow))
 	return f
 }
@@ -112,10 +120,14 @@ func (f facts) evidence() []snapshot.Evidence {
 	if d := f.sum.Disagreement; d != nil {
 		official = d.Official
 	}
-	switch f.sum.Feed {
-	case snapshot.FeedOK:
+	switch {
+	case f.surface != "" && f.sum.Basis == snapshot.BasisOfficial:
+		add(snapshot.EvidenceOfficial, fmt.Sprintf("The status page says %s for %s.", official, f.surface), f.dataAge)
+	case f.surface != "":
+		add(snapshot.EvidenceOfficial, fmt.Sprintf("The status page gave no word on %s in the latest check.", f.surface), f.dataAge)
+	case f.sum.Feed == snapshot.FeedOK:
 		add(snapshot.EvidenceOfficial, fmt.Sprintf("The status page says %s.", official), f.dataAge)
-	case snapshot.FeedError:
+	case f.sum.Feed == snapshot.FeedError:
 		says := "The status page could not be read in the latest check."
 		if f.sum.Basis == snapshot.BasisOfficial {
 			says = fmt.Sprintf("The status page could not be read in the latest check; its last word, at most %d minutes old, says %s.",
@@ -149,6 +161,8 @@ func (f facts) evidence() []snapshot.Evidence {
 		if f.ownNetworkDown {
 			add(snapshot.EvidenceProbe, "Our probes of other providers' hosts fail too: the checker's own network looks down, so our probe says nothing about this one.", age)
 		}
+	} else if f.surface != "" {
+		add(snapshot.EvidenceProbe, fmt.Sprintf("Our probe tests %s's API host only, which says nothing of %s.", f.name, f.surface), f.dataAge)
 	} else {
 		add(snapshot.EvidenceProbe, fmt.Sprintf("%s has no generic API host that we probe.", f.name), f.dataAge)
 	}
@@ -185,6 +199,8 @@ func (f facts) evidence() []snapshot.Evidence {
 	}
 
 	switch n := f.recent; {
+	case f.surface != "":
+		add(snapshot.EvidenceHistory, fmt.Sprintf("The 7-day incident count is the API's; %s's incidents are under surfaces in the service's document.", f.surface), f.dataAge)
 	case n == 0:
 		add(snapshot.EvidenceHistory, "No incidents in the last 7 days.", f.dataAge)
 	default:

@@ -17,8 +17,8 @@ import (
 // alias (ignoring case, spaces and punctuation), or by a domain, any of its
 // subdomains, or the host of a URL given with or without a scheme.
 type Matcher struct {
-	names map[string]snapshot.Service // normalised name → service
-	hosts []hostRule                  // longest domain first
+	names map[string]target // normalised name → service and surface
+	hosts []hostRule        // longest domain first
 	// candidates are the names suggestions are drawn from, precomputed.
 	candidates []candidate
 	// longest is the length in runes of the longest candidate key.
@@ -33,48 +33,83 @@ type candidate struct {
 
 type hostRule struct {
 	pattern string // a domain, or a pattern with "*" labels
-	service snapshot.Service
+	target
 }
 
-// NewMatcher indexes a catalog.
+// target is what a query names: a service, and which of its surfaces
+// (snapshot.SurfaceAPI for the service's own names and domains).
+type target struct {
+	service snapshot.Service
+	surface snapshot.SurfaceID
+}
+
+// display is the target's name for a suggestion: the service's name for
+// its API, the surface's for another ("Claude Code").
+func (t target) display() string {
+	if t.surface == snapshot.SurfaceAPI {
+		return t.service.Name
+	}
+	return t.service.SurfaceName(t.surface)
+}
+
+// NewMatcher indexes a catalog: each service's slug, name, aliases and
+// domains name its API; each surface's name, aliases and domains name that
+// surface ("claude code" is Anthropic's agent surface, claude.ai its app).
+// A name taken by an earlier entry keeps it.
 func NewMatcher(cat snapshot.Catalog) *Matcher {
-	m := &Matcher{names: map[string]snapshot.Service{}}
-	for _, svc := range cat.Services {
-		for _, name := range append([]string{svc.Slug, svc.Name}, svc.Aliases...) {
+	m := &Matcher{names: map[string]target{}}
+	add := func(t target, names, domains []string) {
+		for _, name := range names {
 			if key := nameKey(name); key != "" {
 				if _, taken := m.names[key]; !taken {
-					m.names[key] = svc
+					m.names[key] = t
 				}
 			}
 		}
-		for _, d := range append([]string{svc.Domain}, svc.Domains...) {
-			m.hosts = append(m.hosts, hostRule{pattern: d, service: svc})
+		for _, d := range domains {
+			m.hosts = append(m.hosts, hostRule{pattern: d, target: t})
 		}
 	}
-	for key, svc := range m.names {
-		m.candidates = append(m.candidates, candidate{key: []rune(key), name: svc.Name})
+	for _, svc := range cat.Services {
+		add(target{svc, snapshot.SurfaceAPI}, append([]string{svc.Slug, svc.Name}, svc.Aliases...), append([]string{svc.Domain}, svc.Domains...))
+		for _, sf := range svc.Surfaces {
+			add(target{svc, sf.ID}, append([]string{sf.Name}, sf.Aliases...), sf.Domains)
+		}
+	}
+	for key, t := range m.names {
+		m.candidates = append(m.candidates, candidate{key: []rune(key), name: t.display()})
 		m.longest = max(m.longest, len([]rune(key)))
 	}
-	// The most specific domain wins: openai.azure.com before azure.com.
+	// The most specific domain wins: openai.azure.com before azure.com,
+	// platform.claude.com before claude.com.
 	sort.SliceStable(m.hosts, func(i, j int) bool { return len(m.hosts[i].pattern) > len(m.hosts[j].pattern) })
 	return m
 }
 
-// Match returns the service q names.
+// Match returns the service q names, whichever of its surfaces.
 func (m *Matcher) Match(q string) (snapshot.Service, bool) {
-	if svc, ok := m.names[nameKey(q)]; ok {
-		return svc, true
+	svc, _, ok := m.MatchSurface(q)
+	return svc, ok
+}
+
+// MatchSurface returns the service q names and the surface of it: the API
+// for the service's own names and domains (and an API host such as
+// api.anthropic.com, a subdomain of its domain), another surface for that
+// surface's names and domains.
+func (m *Matcher) MatchSurface(q string) (snapshot.Service, snapshot.SurfaceID, bool) {
+	if t, ok := m.names[nameKey(q)]; ok {
+		return t.service, t.surface, true
 	}
 	host := hostOf(q)
 	if host == "" {
-		return snapshot.Service{}, false
+		return snapshot.Service{}, "", false
 	}
 	for _, rule := range m.hosts {
 		if matchHost(rule.pattern, host) {
-			return rule.service, true
+			return rule.service, rule.surface, true
 		}
 	}
-	return snapshot.Service{}, false
+	return snapshot.Service{}, "", false
 }
 
 // Suggest returns up to three tracked service names close to q: within an

@@ -44,6 +44,37 @@ func TestMatch(t *testing.T) {
 	}
 }
 
+// TestMatchSurface resolves a query to a service and the surface of it the
+// query means: a surface's names and hosts to that surface, the service's
+// own names, the API host and its other subdomains to the API.
+func TestMatchSurface(t *testing.T) {
+	m := NewMatcher(testCatalog(t))
+	for q, want := range map[string]string{
+		"claude": "anthropic/api", "anthropic": "anthropic/api", "api.anthropic.com": "anthropic/api",
+		"https://api.anthropic.com/v1/messages": "anthropic/api", "claude api": "anthropic/api",
+		"claude.ai": "anthropic/app", "https://claude.ai/new": "anthropic/app", "Claude Desktop": "anthropic/app",
+		"claude code": "anthropic/agent", "Claude Code": "anthropic/agent", "claude-code": "anthropic/agent",
+		"platform.claude.com": "anthropic/console", "console.anthropic.com": "anthropic/console",
+		"openai": "openai/api", "api.openai.com": "openai/api", "gpt-5": "openai/api",
+		"chatgpt": "openai/app", "ChatGPT": "openai/app", "chatgpt.com": "openai/app", "https://chatgpt.com/c/1": "openai/app",
+		"chat.openai.com": "openai/app", "platform.openai.com": "openai/api",
+		"sora": "openai/app", "codex": "openai/agent", "Codex CLI": "openai/agent",
+		"cohere": "cohere/api", "dashboard.cohere.com": "cohere/console",
+		"grok": "xai/api", "api.x.ai": "xai/api", "grok.com": "xai/app", "https://grok.com/chat": "xai/app",
+		"grok build": "xai/agent", "console.x.ai": "xai/console", "perplexity computer": "perplexity/agent",
+		// A service without surfaces: all of it is the API.
+		"groq": "groq/api", "api.groq.com": "groq/api",
+	} {
+		svc, surface, ok := m.MatchSurface(q)
+		if got := svc.Slug + "/" + string(surface); !ok || got != want {
+			t.Errorf("MatchSurface(%q) = %q, %v; want %q", q, got, ok, want)
+		}
+	}
+	if got := m.Suggest("claude cod"); !slices.Contains(got, "Claude Code") {
+		t.Errorf("Suggest(claude cod) = %v; want Claude Code among them", got)
+	}
+}
+
 // FuzzMatch: the matcher never panics, matches only catalog services and
 // suggests at most three names, whatever the query.
 func FuzzMatch(f *testing.F) {
@@ -89,7 +120,8 @@ func referenceSuggest(m *Matcher, q string) []string {
 		return nil
 	}
 	best := map[string]int{}
-	for name, svc := range m.names {
+	for name, t := range m.names {
+		display := t.display()
 		ra, rb := []rune(key), []rune(name)
 		prev, cur := make([]int, len(rb)+1), make([]int, len(rb)+1)
 		for j := range prev {
@@ -107,8 +139,8 @@ func referenceSuggest(m *Matcher, q string) []string {
 			prev, cur = cur, prev
 		}
 		if d := prev[len(rb)]; d <= max(2, len(key)/3) {
-			if old, ok := best[svc.Name]; !ok || d < old {
-				best[svc.Name] = d
+			if old, ok := best[display]; !ok || d < old {
+				best[display] = d
 			}
 		}
 	}

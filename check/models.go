@@ -200,12 +200,12 @@ func cmpFigure(a, b *float64) int {
 // subject resolves what a check is about: the service q names and, when
 // the model parameter or q names a watched model, the model. q naming
 // only a model checks it at its maker's service (modelHome).
-func (e *Engine) subject(req Request) (svc snapshot.Service, tracked bool, md *snapshot.Model, err error) {
-	svc, tracked = e.matcher.Match(req.Query)
+func (e *Engine) subject(req Request) (svc snapshot.Service, surface snapshot.SurfaceID, tracked bool, md *snapshot.Model, err error) {
+	svc, surface, tracked = e.matcher.MatchSurface(req.Query)
 	if req.Model != "" {
 		m, found := e.matchModel(req.Model)
 		if !found {
-			return svc, tracked, nil, &InputError{"model", fmt.Sprintf("%q is not a watched model: see %s for the list",
+			return svc, surface, tracked, nil, &InputError{"model", fmt.Sprintf("%q is not a watched model: see %s for the list",
 				snapshot.Truncate(req.Model, 64), snapshot.PathModels)}
 		}
 		if !tracked {
@@ -213,15 +213,17 @@ func (e *Engine) subject(req Request) (svc snapshot.Service, tracked bool, md *s
 				svc, tracked = e.modelHome(m)
 			}
 		}
-		return svc, tracked, &m, nil
+		// A model is served by the service's API, whatever surface the
+		// query named.
+		return svc, snapshot.SurfaceAPI, tracked, &m, nil
 	}
 	if !tracked {
 		if m, found := e.matchModel(req.Query); found {
 			svc, tracked = e.modelHome(m)
-			return svc, tracked, &m, nil
+			return svc, snapshot.SurfaceAPI, tracked, &m, nil
 		}
 	}
-	return svc, tracked, nil, nil
+	return svc, surface, tracked, nil, nil
 }
 
 // modelDetail says what a model's verdict rests on.

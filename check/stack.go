@@ -56,8 +56,11 @@ func (e *Engine) CheckStack(view View, q string, names []string) (snapshot.Stack
 			return snapshot.StackCheckDoc{}, err
 		}
 	}
+	// A stack names several services: it has no one surface, and each
+	// check names its own service's other surfaces in trouble.
 	doc := snapshot.StackCheckDoc{Checks: checks, CheckDoc: snapshot.CheckDoc{Query: q, Tracked: true,
-		Verdict: stackVerdict(checks), Timestamp: e.now().UTC(), License: snapshot.License}}
+		OtherSurfaces: []snapshot.CheckOtherSurface{},
+		Verdict:       stackVerdict(checks), Timestamp: e.now().UTC(), License: snapshot.License}}
 	for _, c := range checks {
 		doc.Tracked = doc.Tracked && c.Tracked
 	}

@@ -262,6 +262,8 @@ func contractStatusBody(t *testing.T, edit func(map[string]any)) []byte {
 		Services: []snapshot.ServiceSummary{{
 			Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", Status: snapshot.Operational, Basis: snapshot.BasisOfficial,
 			LastChecked: &now, URL: "https://openai.com", StatusPage: "https://status.openai.com", LatencyMs: &lat, Feed: snapshot.FeedOK,
+			Surfaces: []snapshot.SurfaceSummary{{ID: snapshot.SurfaceAPI, Name: "OpenAI API", Status: snapshot.Operational,
+				Basis: snapshot.BasisOfficial, OpenIncidents: []snapshot.Incident{}}},
 		}},
 	}
 	data, err := json.Marshal(doc)
@@ -290,7 +292,8 @@ func TestContractHelperAcceptsAndRejects(t *testing.T) {
 	tooManyNoRetry := contractProblemHeaders(http.StatusTooManyRequests)
 	tooManyNoRetry.Del("Retry-After")
 	untracked, _ := json.Marshal(snapshot.CheckDoc{
-		Query: "example.com", Timestamp: time.Now().UTC(), License: snapshot.License,
+		OtherSurfaces: []snapshot.CheckOtherSurface{},
+		Query:         "example.com", Timestamp: time.Now().UTC(), License: snapshot.License,
 		Verdict: snapshot.Verdict{Headline: `"example.com" is not a service aistatus tracks`, Emoji: "❓",
 			Level: "untracked", Suggestions: []string{"OpenAI"}, Evidence: []snapshot.Evidence{}, Alternatives: []snapshot.CheckAlternative{}},
 	})

@@ -67,7 +67,7 @@ func TestCheckStack(t *testing.T) {
 	for _, c := range doc.Checks {
 		slugs = append(slugs, c.Service.Slug)
 	}
-	want := snapshot.Verdict{Level: "down", Emoji: "🔴", Headline: "Cohere is down (major outage); OpenAI is up but degraded; 1 of 3 up"}
+	want := snapshot.Verdict{Level: "down", Emoji: "🔴", Headline: "Cohere API is down (major outage); OpenAI API is up but degraded; 1 of 3 up"}
 	if v := doc.Verdict; v.Level != want.Level || v.Emoji != want.Emoji || v.Headline != want.Headline || v.Action != "" ||
 		strings.Join(slugs, ",") != "openai,cohere,anthropic" || doc.Query != "openai,cohere,anthropic" ||
 		!doc.Tracked || doc.Service != nil || doc.Status != nil {

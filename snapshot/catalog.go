@@ -45,6 +45,11 @@ type Service struct {
 	// Completion configures measured completions (snapshot.CompletionProbe):
 	// sent only when the operator sets its key's environment variable.
 	Completion *CompletionProbe `json:"completion,omitempty"`
+	// Surfaces are the parts of the service other than its API that its
+	// status page lists (the consumer app, a coding agent, the console),
+	// each with its own scope, aliases and domains; the API surface is
+	// Feed.Scope and the service's own aliases and domains.
+	Surfaces []Surface `json:"surfaces,omitempty"`
 }
 
 // Alternative is a service to fail over to, and why it can stand in: the
@@ -311,6 +316,9 @@ func (c Catalog) Validate() error {
 		for _, e := range s.Feed.Scope.problems() {
 			bad("feed.scope: %s", e)
 		}
+		for _, e := range s.surfaceProblems() {
+			bad("%s", e)
+		}
 		for _, f := range []struct {
 			name, url string
 			optional  bool
@@ -356,6 +364,7 @@ func (c Catalog) Validate() error {
 	if len(c.Models.Gateways) > 0 && len(c.Models.Watched) == 0 {
 		errs = append(errs, errNoModels)
 	}
+	errs = append(errs, c.surfaceNameClashes()...)
 	// Alternatives name other services, so they are checked once every slug
 	// is known.
 	for i, s := range c.Services {

@@ -321,6 +321,45 @@ func TestCatalogValidation(t *testing.T) {
 		{"alternative twice", func(s *Service) { s.Alternatives = []Alternative{{Slug: "alpha", Why: "w"}, {Slug: "alpha", Why: "w"}} }, []string{`("beta")`, `"alpha" is listed twice`}},
 		{"alternative without why", func(s *Service) { s.Alternatives = []Alternative{{Slug: "alpha", Why: " "}} }, []string{`("beta")`, "why is empty"}},
 		{"feed url missing", func(s *Service) { s.Feed.URL = "" }, []string{`("beta")`, `feed.url is required for format "statuspage"`}},
+		{"surface api listed", func(s *Service) { s.Surfaces = []Surface{validSurface(SurfaceAPI, "Beta API")} },
+			[]string{`("beta")`, `surfaces[0] ("api"): the api surface is the feed's scope`}},
+		{"surface unknown id", func(s *Service) { s.Surfaces = []Surface{validSurface("website", "Site")} }, []string{`surfaces[0] ("website"): unknown id`}},
+		{"surface twice", func(s *Service) {
+			s.Surfaces = []Surface{validSurface(SurfaceApp, "One"), validSurface(SurfaceApp, "Two")}
+		},
+			[]string{`surfaces[1] ("app"): listed twice`}},
+		{"surface without a name", func(s *Service) { s.Surfaces = []Surface{validSurface(SurfaceApp, " ")} }, []string{`surfaces[0] ("app"): name is empty`}},
+		{"surface scope is the whole page", func(s *Service) {
+			sf := validSurface(SurfaceApp, "App")
+			sf.Scope = Scope{ExcludeComponents: []string{"API"}}
+			s.Surfaces = []Surface{sf}
+		}, []string{`surfaces[0] ("app"): scope must name components or incident keywords`}},
+		{"surface scope entry twice", func(s *Service) {
+			sf := validSurface(SurfaceApp, "App")
+			sf.Scope.IncidentKeywords = []string{"App", "app"}
+			s.Surfaces = []Surface{sf}
+		}, []string{`surfaces[0] ("app"): scope: incidentKeywords: "app" is listed twice`}},
+		{"surface of a service without a feed", func(s *Service) {
+			s.Feed = Feed{Format: FormatNone, Note: "n"}
+			s.Surfaces = []Surface{validSurface(SurfaceApp, "App")}
+		}, []string{`surfaces[0] ("app"): a service with no feed`}},
+		{"surface domain with a path", func(s *Service) {
+			sf := validSurface(SurfaceApp, "App")
+			sf.Domains = []string{"chat.example.com/app"}
+			s.Surfaces = []Surface{sf}
+		}, []string{`surfaces[0] ("app"): domains: "chat.example.com/app"`}},
+		{"surface name taken by a service", func(s *Service) { s.Surfaces = []Surface{validSurface(SurfaceApp, "Alpha")} },
+			[]string{`("beta"): surface app: "Alpha" already names alpha`}},
+		{"surface domain taken by its own service", func(s *Service) {
+			sf := validSurface(SurfaceApp, "Chat")
+			sf.Domains = []string{s.Domain}
+			s.Surfaces = []Surface{sf}
+		}, []string{`surface app: "beta.example.com" already names beta`}},
+		{"surface alias taken by another surface", func(s *Service) {
+			one, two := validSurface(SurfaceApp, "Chat"), validSurface(SurfaceAgent, "Code")
+			two.Aliases = []string{"chat"}
+			s.Surfaces = []Surface{one, two}
+		}, []string{`surface agent: "chat" already names beta/app`}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -353,7 +392,11 @@ func TestCatalogValidation(t *testing.T) {
 		noIncidents.ProbeURL = ""
 		withAlt := validService("a2")
 		withAlt.Alternatives = []Alternative{{Slug: "a1", Why: "serves the same models"}}
-		c := Catalog{Services: []Service{validService("a1"), none, noIncidents, withAlt}}
+		withSurfaces := validService("a3")
+		app, agent := validSurface(SurfaceApp, "A3 Chat"), validSurface(SurfaceAgent, "A3 Code")
+		app.Domains, agent.Aliases = []string{"chat.a3.example.com"}, []string{"a3 cli"}
+		withSurfaces.Surfaces = []Surface{app, agent}
+		c := Catalog{Services: []Service{validService("a1"), none, noIncidents, withAlt, withSurfaces}}
 		if _, err := ParseCatalog(c.JSON()); err != nil {
 			t.Errorf("ParseCatalog: %v", err)
 		}
@@ -452,4 +495,10 @@ func TestCatalogValidationReportsAllProblems(t *testing.T) {
 			t.Errorf("err = %q\nwant it to contain %q", err, want)
 		}
 	}
+}
+
+// validSurface is a surface that passes validation, scoped by one
+// component name and one incident keyword.
+func validSurface(id SurfaceID, name string) Surface {
+	return Surface{ID: id, Name: name, Scope: Scope{ComponentNames: []string{name + " component"}, IncidentKeywords: []string{name + " keyword"}}}
 }

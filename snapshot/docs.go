@@ -158,6 +158,9 @@ type ServiceSummary struct {
 	Feed string `json:"feed"`
 	// Disagreement is set while our probes overrule the official page.
 	Disagreement *Disagreement `json:"disagreement"`
+	// Surfaces are the service's surfaces, the API first (its status is
+	// Status); only the API for a service whose page lists no other.
+	Surfaces []SurfaceSummary `json:"surfaces"`
 }
 
 // ServiceDoc is the response of GET /services/{slug}.
@@ -186,6 +189,9 @@ type ServiceDoc struct {
 	// read, each marked in or out of the service's scope; empty for feeds
 	// without components.
 	Components []Component `json:"components"`
+	// Surfaces are the service's surfaces, the API first (its status,
+	// incidents and uptime are the service's own).
+	Surfaces []SurfaceDoc `json:"surfaces"`
 	// ProbeLatency is our probe's latency p50/p95 over 24 h and 7 d.
 	ProbeLatency ProbeLatency `json:"probeLatency"`
 	// Measured are our own completions' figures per model; empty unless
@@ -405,6 +411,13 @@ type CheckDoc struct {
 	Model *CheckModel `json:"model,omitempty"`
 	// Service is the matched service; nil when the query is not tracked.
 	Service *CheckService `json:"service"`
+	// Surface is the surface of the service the verdict covers (claude.ai
+	// is Anthropic's app, a bare name or the API host its api); nil when
+	// the query is not tracked.
+	Surface *CheckSurface `json:"surface"`
+	// OtherSurfaces are the service's other surfaces that are in trouble
+	// (see Troubled), with their status; empty when none is.
+	OtherSurfaces []CheckOtherSurface `json:"otherSurfaces"`
 	// Status is the service's current status; nil when not tracked.
 	Status *Status `json:"status"`
 	// Basis is what Status rests on, as in ServiceSummary; nil when not

@@ -105,6 +105,13 @@ type ServiceHistory struct {
 	// Recent are the latest intervals credited to Buckets, oldest first:
 	// enough of them for Restate to correct what the last checks credited.
 	Recent []Span `json:"recent,omitempty"`
+	// Surfaces are the histories of the service's surfaces other than its
+	// API (see Surface): of each, the check times, the status and the
+	// buckets, for its uptime, and its Incidents.
+	Surfaces map[SurfaceID]*ServiceHistory `json:"surfaces,omitempty"`
+	// Incidents are a surface's official incidents, newest first, kept
+	// and pruned like History.Incidents; a service's own are those.
+	Incidents []Incident `json:"incidents,omitempty"`
 }
 
 // Span is an interval credited to one status.
@@ -449,13 +456,17 @@ func (h *History) Prune(now time.Time) {
 	for slug, sh := range h.Services {
 		if sh == nil {
 			delete(h.Services, slug)
-			continue
 		}
+	}
+	for _, sh := range h.histories() {
 		i := 0
 		for i < len(sh.Buckets) && sh.Buckets[i].T < cutoff {
 			i++
 		}
 		sh.Buckets = sh.Buckets[i:]
+		if sh.Incidents != nil {
+			sh.Incidents = pruneIncidents(sh.Incidents, now, MaxIncidents)
+		}
 		sh.pruneDetections(now)
 	}
 	h.Incidents = pruneIncidents(h.Incidents, now, MaxIncidents)
@@ -473,7 +484,7 @@ func (h *History) checkValues() error {
 			return fmt.Errorf("%w: change %d is out of order", ErrCorruptHistory, c.ID)
 		}
 	}
-	for slug, sh := range h.Services {
+	for slug, sh := range h.histories() {
 		for _, n := range []int{sh.FailedProbes, sh.OKProbes, sh.Feed.Failures} {
 			if n < 0 || n > maxCount {
 				return fmt.Errorf("%w: service %q: probe count %d out of range", ErrCorruptHistory, slug, n)
@@ -540,8 +551,19 @@ const maxIncidentIDLength = 2 * maxIDLength
 // republish a 20 MB headline or an incident that starts in 2031. A build
 // writes none of these, so the usual history comes out unchanged.
 func (h *History) CleanIncidents(now time.Time) (dropped []string) {
-	kept := h.Incidents[:0]
-	for _, inc := range h.Incidents {
+	h.Incidents, dropped = cleanIncidents(h.Incidents, now, dropped)
+	for _, sh := range h.histories() { // the surfaces' incidents
+		if sh.Incidents != nil {
+			sh.Incidents, dropped = cleanIncidents(sh.Incidents, now, dropped)
+		}
+	}
+	return dropped
+}
+
+// cleanIncidents is CleanIncidents on one list, in place, adding to dropped.
+func cleanIncidents(list []Incident, now time.Time, dropped []string) ([]Incident, []string) {
+	kept := list[:0]
+	for _, inc := range list {
 		why := fmt.Sprintf("incident id of %d bytes", len(inc.ID))
 		if inc.ID != "" && len(inc.ID) <= maxIncidentIDLength {
 			why = inc.Clean(now, "")
@@ -552,9 +574,8 @@ func (h *History) CleanIncidents(now time.Time) (dropped []string) {
 		}
 		kept = append(kept, inc)
 	}
-	clear(h.Incidents[len(kept):])
-	h.Incidents = kept
-	return dropped
+	clear(list[len(kept):])
+	return kept, dropped
 }
 
 // maxChangeIDsAhead bounds how far the next change id may be ahead of the
@@ -596,7 +617,7 @@ func (h *History) CheckClock(now time.Time) error {
 			return err
 		}
 	}
-	for slug, sh := range h.Services {
+	for slug, sh := range h.histories() {
 		for _, f := range []struct {
 			name string
 			t    time.Time

@@ -1,11 +1,14 @@
 package snapshot
 
 import (
+	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -771,5 +774,62 @@ func TestRecentSpansBounded(t *testing.T) {
 	want := []Bucket{{T: base.Unix(), Operational: float64(checks-1-recentSpans) * 60, Major: recentSpans * 60}}
 	if !reflect.DeepEqual(sh.Buckets, want) {
 		t.Errorf("Buckets = %+v, want %+v", sh.Buckets, want)
+	}
+}
+
+// TestSurfaceHistories: a surface's status time is kept under its service,
+// with the service's uptime rules, pruned like the service's, and a
+// surface's history that is corrupt or from the future makes the history
+// corrupt, naming it.
+func TestSurfaceHistories(t *testing.T) {
+	now := at(40*day + 30*time.Minute)
+	h := NewHistory()
+	sh := h.Track("anthropic")
+	app := sh.Surface(SurfaceApp)
+	if sh.Surface(SurfaceApp) != app || !sh.LookupSurface(SurfaceAgent).LastChecked.IsZero() || sh.Surfaces[SurfaceAgent] != nil {
+		t.Fatal("Surface creates once, LookupSurface never")
+	}
+	for i := range 40 * 24 {
+		app.Buckets = append(app.Buckets, Bucket{T: at(time.Duration(i) * time.Hour).Unix(), Operational: 3600})
+	}
+	h.Prune(now)
+	if got := len(app.Buckets); got != 768 {
+		t.Errorf("a surface kept %d buckets, want 768, as a service does", got)
+	}
+	app.LastChecked, app.LastStatus = at(40*day), MajorOutage
+	checkPct(t, "the surface's 24 h", app.Uptime(at(40*day)).H24, pct(100))
+
+	data, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back History
+	if err := json.Unmarshal(data, &back); err != nil || len(back.Services["anthropic"].Surfaces[SurfaceApp].Buckets) != 768 {
+		t.Fatalf("round trip: %v", err)
+	}
+	if err := back.checkValues(); err != nil {
+		t.Errorf("checkValues: %v", err)
+	}
+
+	app.Buckets[0].Major = -1
+	if err := h.checkValues(); !errors.Is(err, ErrCorruptHistory) || !strings.Contains(err.Error(), `"anthropic/app"`) {
+		t.Errorf("a corrupt surface bucket: %v", err)
+	}
+	app.Buckets[0].Major = 0
+
+	// A surface's incidents are cleaned as the service's are: one that
+	// starts years ahead is dropped, a kept one stays.
+	ok := Incident{ID: "anthropic-a", Service: "anthropic", Headline: "claude.ai down", Severity: Major,
+		StartedAt: now.Add(-time.Hour), Status: "investigating", Source: SourceOfficial, UpdatedAt: now}
+	future := ok
+	future.ID, future.StartedAt = "anthropic-b", now.AddDate(5, 0, 0)
+	app.Incidents = []Incident{future, ok}
+	if dropped := h.CleanIncidents(now); len(dropped) != 1 || len(app.Incidents) != 1 || app.Incidents[0].ID != "anthropic-a" {
+		t.Errorf("CleanIncidents on a surface: dropped %q, kept %+v", dropped, app.Incidents)
+	}
+
+	app.LastChecked = now.Add(time.Hour)
+	if err := h.CheckClock(now); !errors.Is(err, ErrCorruptHistory) || !strings.Contains(err.Error(), `"anthropic/app": lastChecked`) {
+		t.Errorf("a surface checked in the future: %v", err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/xml"
 	"fmt"
 	"net/url"
-	"slices"
 	"strings"
 	"time"
 
@@ -57,17 +56,17 @@ type atomText struct {
 // incidentsFeed is the Atom feed of every service's incidents, the newest
 // FeedEntriesMax.
 func (m *model) incidentsFeed() ([]byte, error) {
-	all := slices.Clone(m.docs.Incidents.Incidents)
-	snapshot.SortIncidents(all)
+	all, on := m.withSurfaceIncidents(m.services, m.docs.Incidents.Incidents)
 	return m.feed(FileFeed, m.base+"/"+FileFeed, "aistatus: incidents of AI services", m.base+"/",
-		all[:min(len(all), FeedEntriesMax)])
+		all[:min(len(all), FeedEntriesMax)], on)
 }
 
 // serviceFeed is the Atom feed of one service's incidents, the newest
 // FeedEntriesMax (a service document lists them newest first).
 func (m *model) serviceFeed(svc *service) ([]byte, error) {
+	all, on := m.withSurfaceIncidents([]*service{svc}, svc.Incidents)
 	return m.feed(ServiceFeed(svc.Slug), m.base+"/"+ServiceFeed(svc.Slug), "aistatus: "+svc.Name+" incidents",
-		m.base+"/services/"+svc.Slug, svc.Incidents[:min(len(svc.Incidents), FeedEntriesMax)])
+		m.base+"/services/"+svc.Slug, all[:min(len(all), FeedEntriesMax)], on)
 }
 
 // incidentID is an incident's Atom id: an address under the site's base
@@ -83,8 +82,9 @@ func incidentID(base string, inc snapshot.Incident) string {
 
 // feed renders incidents as an Atom feed published at path. Its updated
 // time is the snapshot's: the feed is regenerated every cycle, and an
-// incident's own change shows in its entry's updated time.
-func (m *model) feed(path, id, title, page string, incidents []snapshot.Incident) ([]byte, error) {
+// incident's own change shows in its entry's updated time. on are the
+// surfaces other than the API each incident belongs to.
+func (m *model) feed(path, id, title, page string, incidents []snapshot.Incident, on map[string][]surfaceView) ([]byte, error) {
 	f := atomFeed{
 		ID: id, Title: title, Updated: rfc3339(m.now),
 		Links: []atomLink{
@@ -96,7 +96,7 @@ func (m *model) feed(path, id, title, page string, incidents []snapshot.Incident
 		Gen:    m.docs.Manifest.Generator,
 	}
 	for _, inc := range incidents {
-		f.Entries = append(f.Entries, m.entry(inc))
+		f.Entries = append(f.Entries, m.entry(inc, on[inc.ID]))
 	}
 	data, err := xml.MarshalIndent(f, "", "  ")
 	if err != nil {
@@ -105,7 +105,9 @@ func (m *model) feed(path, id, title, page string, incidents []snapshot.Incident
 	return append(append([]byte(xml.Header), data...), '\n'), nil
 }
 
-func (m *model) entry(inc snapshot.Incident) atomEntry {
+// entry is one incident of the feed; surfaces are those other than the API
+// it belongs to, named in its title and as categories ("surface:app").
+func (m *model) entry(inc snapshot.Incident, surfaces []surfaceView) atomEntry {
 	v := m.incident(inc)
 	servicePage := m.base + "/services/" + inc.Service
 	e := atomEntry{
@@ -114,6 +116,14 @@ func (m *model) entry(inc snapshot.Incident) atomEntry {
 		Updated:   rfc3339(inc.UpdatedAt),
 		Published: rfc3339(inc.StartedAt),
 		Category:  []atomCategory{{Term: string(inc.Severity)}},
+	}
+	if len(surfaces) > 0 {
+		names := make([]string, len(surfaces))
+		for i, sf := range surfaces {
+			names[i] = sf.Name
+			e.Category = append(e.Category, atomCategory{Term: "surface:" + string(sf.ID)})
+		}
+		e.Title = "[" + v.ServiceName + " · " + strings.Join(names, ", ") + "] " + inc.Headline
 	}
 	if inc.UpdatedAt.IsZero() {
 		e.Updated = e.Published

@@ -182,12 +182,16 @@ func buildFixture() (snapshot.Documents, *snapshot.History, error) {
 			LastChecked: checkedAt, URL: svc.URL, StatusPage: svc.StatusPage, LatencyMs: lat,
 			Feed: src.Feed.State, Disagreement: src.Disagreement,
 		})
+		var surfaces []snapshot.SurfaceDoc
+		if svc.Slug == "anthropic" {
+			surfaces = fixtureSurfaces(now)
+		}
 		docs.Services = append(docs.Services, snapshot.ServiceDoc{
 			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain, URL: svc.URL,
 			StatusPage: svc.StatusPage, Status: status, LastChecked: checkedAt, LatencyMs: lat, Uptime: uptime,
 			UptimeCoverage: coverage, DataSince: dataSince, Components: components, Measured: []snapshot.MeasuredModel{},
-			ProbeLatency: probeLatency,
-			Incidents:    own, Sources: src, Timestamp: now, License: snapshot.License,
+			ProbeLatency: probeLatency, Surfaces: surfaces,
+			Incidents: own, Sources: src, Timestamp: now, License: snapshot.License,
 		})
 	}
 	return docs, h, nil
@@ -217,5 +221,23 @@ func fixtureModels(now time.Time) snapshot.ModelsDoc {
 		},
 		Sources: []snapshot.ModelSourceHealth{{ID: "openrouter", Kind: "gateway", Name: "OpenRouter", Enabled: true, State: snapshot.FeedOK,
 			Attribution: gw.Attribution}},
+	}
+}
+
+// fixtureSurfaces are Anthropic's surfaces in the fixture: claude.ai in a
+// partial outage with an incident of its own (not the API's), which Claude
+// Code shares; Claude Code operational; the console without a word from the
+// page.
+func fixtureSurfaces(now time.Time) []snapshot.SurfaceDoc {
+	appDown := snapshot.Incident{ID: "anthropic-01JAPP", Service: "anthropic", Headline: "claude.ai and Claude Code unavailable",
+		Severity: snapshot.Major, StartedAt: now.Add(-20 * time.Minute), Status: "identified", Source: snapshot.SourceOfficial,
+		URL: "https://status.claude.com/incidents/01JAPP", UpdatedAt: now.Add(-5 * time.Minute)}
+	return []snapshot.SurfaceDoc{
+		{ID: snapshot.SurfaceAPI, Name: "Anthropic API", Status: snapshot.MajorOutage, Basis: snapshot.BasisOfficial},
+		{ID: snapshot.SurfaceApp, Name: "claude.ai", Status: snapshot.PartialOutage, Basis: snapshot.BasisOfficial,
+			Incidents: []snapshot.Incident{appDown}},
+		{ID: snapshot.SurfaceAgent, Name: "Claude Code", Status: snapshot.Operational, Basis: snapshot.BasisOfficial,
+			Incidents: []snapshot.Incident{appDown}},
+		{ID: snapshot.SurfaceConsole, Name: "Claude Console", Status: snapshot.Unknown, Basis: snapshot.BasisNone},
 	}
 }

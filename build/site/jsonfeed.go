@@ -3,7 +3,6 @@ package site
 import (
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -50,17 +49,19 @@ type jsonFeedItem struct {
 // incidentsJSONFeed is the JSON Feed of every service's incidents, the
 // newest FeedEntriesMax, as incidents.atom.
 func (m *model) incidentsJSONFeed() ([]byte, error) {
-	all := slices.Clone(m.docs.Incidents.Incidents)
-	snapshot.SortIncidents(all)
-	return m.jsonFeed(FileJSONFeed, "aistatus: incidents of AI services", m.base+"/", all[:min(len(all), FeedEntriesMax)])
+	all, on := m.withSurfaceIncidents(m.services, m.docs.Incidents.Incidents)
+	return m.jsonFeed(FileJSONFeed, "aistatus: incidents of AI services", m.base+"/", all[:min(len(all), FeedEntriesMax)], on)
 }
 
 // serviceJSONFeed is the JSON Feed of one service's incidents.
 func (m *model) serviceJSONFeed(svc *service) ([]byte, error) {
-	return m.jsonFeed(ServiceJSONFeed(svc.Slug), "aistatus: "+svc.Name+" incidents", m.base+"/services/"+svc.Slug, svc.Incidents)
+	all, on := m.withSurfaceIncidents([]*service{svc}, svc.Incidents)
+	return m.jsonFeed(ServiceJSONFeed(svc.Slug), "aistatus: "+svc.Name+" incidents", m.base+"/services/"+svc.Slug, all, on)
 }
 
-func (m *model) jsonFeed(path, title, page string, incidents []snapshot.Incident) ([]byte, error) {
+// jsonFeed renders incidents as a JSON Feed; on are the surfaces other than
+// the API each incident belongs to, as for the Atom feeds.
+func (m *model) jsonFeed(path, title, page string, incidents []snapshot.Incident, on map[string][]surfaceView) ([]byte, error) {
 	f := jsonFeed{
 		Version: "https://jsonfeed.org/version/1.1", Title: title, HomePageURL: page, FeedURL: m.base + "/" + path,
 		Description: "Incidents from each service's official status page and aistatus's own probes. " +
@@ -70,11 +71,14 @@ func (m *model) jsonFeed(path, title, page string, incidents []snapshot.Incident
 		Items:    []jsonFeedItem{},
 	}
 	for _, inc := range incidents {
-		e := m.entry(inc) // the Atom entry: one source for both feeds
+		e := m.entry(inc, on[inc.ID]) // the Atom entry: one source for both feeds
 		item := jsonFeedItem{
 			ID: e.ID, URL: m.base + "/services/" + inc.Service, ExternalURL: inc.URL, Title: e.Title,
 			ContentText: e.Summary.Text, DatePublished: e.Published, DateModified: e.Updated,
 			Tags: []string{string(inc.Severity), inc.Source},
+		}
+		for _, sf := range on[inc.ID] {
+			item.Tags = append(item.Tags, "surface:"+string(sf.ID))
 		}
 		f.Items = append(f.Items, item)
 	}

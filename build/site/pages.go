@@ -167,10 +167,13 @@ type indexPage struct {
 	Overall overall
 	// Affected are the services with issues now, worst first, and Ongoing
 	// the open incidents: what is wrong now leads the page.
-	Affected   []*service
-	Ongoing    []incident
-	Categories []category
-	Incidents  []incident
+	Affected []*service
+	// AffectedSurfaces are the services with a surface other than the
+	// API in trouble (claude.ai down while the API is up).
+	AffectedSurfaces []*service
+	Ongoing          []incident
+	Categories       []category
+	Incidents        []incident
 	// Unread are the services whose official page is not being read.
 	Unread []unreadSource
 	// Models are the watched models some source reports on.
@@ -185,7 +188,7 @@ func (m *model) index() indexPage {
 		layout: m.layout("aistatus: are AI services up?",
 			"Live status, 30-day uptime and incidents of "+plural(len(m.services), "AI service", "AI services")+", from their official status pages and aistatus's own probes.",
 			"./", m.base+"/"),
-		Overall: m.overall(), Affected: m.affected(), Ongoing: m.ongoing(),
+		Overall: m.overall(), Affected: m.affected(), AffectedSurfaces: m.affectedSurfaces(), Ongoing: m.ongoing(),
 		Categories: m.categories(), Incidents: m.recentIncidents(), Unread: m.unread(), Models: m.models(),
 		Services: len(m.services), RecentDays: int(RecentIncidentsWindow / (24 * time.Hour)),
 	}
@@ -299,10 +302,15 @@ func (m *model) servicePage(svc *service) servicePage {
 	}
 	p.MoreIncidents = len(svc.Incidents) - len(p.Incidents)
 	page := m.base + "/services/" + svc.Slug
-	for _, b := range []struct {
+	type badgeRow struct {
 		title, kind string
 		badge       badge
-	}{{"Status", "", statusBadge(svc)}, {"30-day uptime", "-uptime", uptimeBadge(svc)}} {
+	}
+	badges := []badgeRow{{"Status", "", statusBadge(svc)}, {"30-day uptime", "-uptime", uptimeBadge(svc)}}
+	for _, sf := range svc.others() {
+		badges = append(badges, badgeRow{sf.Name + " status", surfaceKind(sf.ID), surfaceBadge(svc, sf)})
+	}
+	for _, b := range badges {
 		img := m.base + "/" + BadgeFile(svc.Slug, b.kind, "svg")
 		endpoint := m.base + "/" + BadgeFile(svc.Slug, b.kind, "json")
 		alt := svc.Name + " " + strings.ToLower(b.title)

@@ -58,7 +58,8 @@ func ServicePage(slug string) string { return snapshot.DirServices + "/" + slug 
 func ServiceFeed(slug string) string { return snapshot.DirServices + "/" + slug + ".atom" }
 
 // BadgeFile is the path of a badge in the snapshot; kind is "" for the status
-// badge or "-uptime" for the 30-day uptime badge, ext "svg" or "json".
+// badge (the API's), "-uptime" for the 30-day uptime badge, or "-app",
+// "-agent" or "-console" for a surface's status badge; ext "svg" or "json".
 func BadgeFile(slug, kind, ext string) string { return "badges/" + slug + kind + "." + ext }
 
 var (
@@ -115,7 +116,11 @@ func Render(docs snapshot.Documents, h *snapshot.History) (map[string][]byte, er
 		if files[ServiceFeed(svc.Slug)], err = m.serviceFeed(svc); err != nil {
 			return nil, fmt.Errorf("%s: %w", svc.Slug, err)
 		}
-		for kind, b := range map[string]badge{"": statusBadge(svc), "-uptime": uptimeBadge(svc)} {
+		badges := map[string]badge{"": statusBadge(svc), "-uptime": uptimeBadge(svc)}
+		for _, sf := range svc.others() {
+			badges[surfaceKind(sf.ID)] = surfaceBadge(svc, sf)
+		}
+		for kind, b := range badges {
 			files[BadgeFile(svc.Slug, kind, "svg")] = b.svg()
 			if files[BadgeFile(svc.Slug, kind, "json")], err = b.endpointJSON(); err != nil {
 				return nil, fmt.Errorf("%s: %w", svc.Slug, err)

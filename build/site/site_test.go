@@ -66,6 +66,11 @@ func TestRenderWritesEveryFile(t *testing.T) {
 			BadgeFile(svc.Slug, "", "svg"), BadgeFile(svc.Slug, "", "json"),
 			BadgeFile(svc.Slug, "-uptime", "svg"), BadgeFile(svc.Slug, "-uptime", "json"),
 			ServiceJSONFeed(svc.Slug), ServiceCalendar(svc.Slug))
+		for _, sf := range svc.Surfaces {
+			if sf.ID != snapshot.SurfaceAPI { // the API's badge is the service's
+				want = append(want, BadgeFile(svc.Slug, "-"+string(sf.ID), "svg"), BadgeFile(svc.Slug, "-"+string(sf.ID), "json"))
+			}
+		}
 		for _, name := range StatuspageFiles {
 			want = append(want, StatuspageDir(svc.Slug)+"/"+name)
 		}
@@ -601,7 +606,10 @@ func TestAtomFeeds(t *testing.T) {
 
 	var all testFeed
 	xml.Unmarshal(files[FileFeed], &all)
-	if len(all.Entries) != 5 || all.Entries[0].ID != fixtureBase+"/services/anthropic#incident-anthropic-01JANTH" {
+	// The five incidents of the history, and claude.ai's (newest), which is
+	// a surface's, not the API's.
+	if len(all.Entries) != 6 || all.Entries[0].ID != fixtureBase+"/services/anthropic#incident-anthropic-01JAPP" ||
+		all.Entries[1].ID != fixtureBase+"/services/anthropic#incident-anthropic-01JANTH" {
 		t.Fatalf("incidents.atom: %d entries, first %+v", len(all.Entries), all.Entries[0])
 	}
 	// Another instance, another base URL: the same incident has another id.
@@ -613,7 +621,7 @@ func TestAtomFeeds(t *testing.T) {
 	}
 	var elsewhere testFeed
 	xml.Unmarshal(otherFiles[FileFeed], &elsewhere)
-	if len(elsewhere.Entries) == 0 || elsewhere.Entries[0].ID != "https://status.other.example/services/anthropic#incident-anthropic-01JANTH" ||
+	if len(elsewhere.Entries) < 2 || elsewhere.Entries[1].ID != "https://status.other.example/services/anthropic#incident-anthropic-01JANTH" ||
 		elsewhere.ID != "https://status.other.example/"+FileFeed {
 		t.Errorf("another instance's ids: feed %q, first entry %+v", elsewhere.ID, elsewhere.Entries)
 	}
@@ -783,6 +791,12 @@ func TestLLMSTxt(t *testing.T) {
 		disagree := ""
 		if svc.Sources.Disagreement != nil {
 			disagree = " — our probes disagree with its status page (operational)"
+		}
+		// Then each surface other than the API, with its own status.
+		for _, sf := range svc.Surfaces {
+			if sf.ID != snapshot.SurfaceAPI {
+				disagree += fmt.Sprintf("; %s (%s): %s", sf.Name, sf.ID, sf.Status)
+			}
 		}
 		line := fmt.Sprintf("- %s (%s): %s — 30d uptime %s%s\n", svc.Name, svc.Slug, svc.Status, monthText(svc), disagree)
 		if !strings.Contains(current, line) {

@@ -178,6 +178,9 @@ func printVerdict(w io.Writer, doc snapshot.CheckDoc) {
 	if doc.LatencyMs != nil {
 		fmt.Fprintf(w, "   API answered in %.0f ms\n", *doc.LatencyMs)
 	}
+	for _, o := range doc.OtherSurfaces {
+		fmt.Fprintf(w, "   Also: %s (%s) is %s\n", o.Name, o.ID, o.Status)
+	}
 	if len(doc.Verdict.Suggestions) > 0 {
 		fmt.Fprintf(w, "   Did you mean %s?\n", snapshot.JoinList(doc.Verdict.Suggestions, " or "))
 	}

@@ -469,8 +469,8 @@ func TestCheckAndVersionCommands(t *testing.T) {
 	if code, out := aistatus(context.Background(), "build", "--out", dir, "--catalog", catalog); code != 0 {
 		t.Fatalf("build: %s", out)
 	}
-	code, out := aistatus(context.Background(), "check", "--dir", dir, "--catalog", catalog, "claude.ai")
-	if code != 0 || !strings.Contains(out, "Anthropic is up") {
+	code, out := aistatus(context.Background(), "check", "--dir", dir, "--catalog", catalog, "https://api.anthropic.com/v1/messages")
+	if code != 0 || !strings.Contains(out, "Anthropic API is up") {
 		t.Fatalf("check: exit %d: %s", code, out)
 	}
 	// Untracked is UNKNOWN (3) in the monitoring-plugin convention; the suggestion is still printed.

@@ -62,7 +62,7 @@ func TestMCPStdio(t *testing.T) {
 	if strings.Join(names, ",") != "check_service,get_service,get_status,list_incidents" {
 		t.Errorf("tools: %v", names)
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "check_service", Arguments: map[string]any{"query": "claude.ai"}})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "check_service", Arguments: map[string]any{"query": "api.anthropic.com"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +72,7 @@ func TestMCPStdio(t *testing.T) {
 		t.Fatalf("check_service: %v, isError %v: %s", err, res.IsError, data)
 	}
 	if !check.Tracked || check.Service.Slug != "anthropic" || check.Verdict.Level != "up" || check.LatencyMs == nil || check.License != snapshot.License {
-		t.Errorf("check_service claude.ai: %s", data)
+		t.Errorf("check_service api.anthropic.com: %s", data)
 	}
 	// The credit line names the instance: for --dir, the base URL the snapshot was built with.
 	if want := snapshot.Attribution("https://aistatus.example"); check.Attribution != want {

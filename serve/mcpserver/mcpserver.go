@@ -190,7 +190,9 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 			"that window has no data; maintenance and unknown time are left out; a partial outage counts " + percent(snapshot.PartialOutageDowntime) + " as downtime), " +
 			"its incidents newest first (endedAt null means ongoing; source official = the provider's status page, probe = " +
 			"aistatus's own failed probes), and sources: where the status came from in the latest check (the official " +
-			"feed and aistatus's probe). An unknown slug is an error; get_status lists the slugs. " + statusLegend + licenceNote,
+			"feed and aistatus's probe). status is the developer API's; surfaces lists the API and, where the official page shows them, " +
+			"the consumer app (claude.ai, ChatGPT), coding agent (Claude Code, Codex) and console, each with its own status, basis, " +
+			"components and incidents (an incident may belong to several). An unknown slug is an error; get_status lists the slugs. " + statusLegend + licenceNote,
 		InputSchema: inputSchema[serviceInput](func(p map[string]*jsonschema.Schema) {
 			p["slug"].Description = "the service's slug" + suchAs(ex.slugs, " or ") +
 				" (get_status lists them all; check_service finds one by name or domain)"
@@ -249,7 +251,10 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 		Description: "Answers \"is X down?\" for a service name, alias, domain or URL (" + snapshot.JoinList(ex.queries, ", ") + "). Returns the matched service, its status and a plain-language verdict: " +
 			"verdict.level is up, degraded, down, maintenance, unknown (no data — not an outage), stale (the data is too old " +
 			"to trust; verdict.dataAgeSeconds says how old) or untracked (aistatus does not follow it; verdict.suggestions " +
-			"lists close names). latencyMs is a live probe of the service's API host, at most " + strconv.Itoa(int(check.LiveTTL.Seconds())) + " s old. " +
+			"lists close names). The query names a surface of the service too: surface.id is app for claude.ai or chatgpt.com, agent " +
+			"for claude code or codex, console for the developer console, api for a bare name or the API host; the status and " +
+			"verdict are that surface's, and otherSurfaces lists the service's other surfaces in trouble. " +
+			"latencyMs is a live probe of the service's API host (null for another surface), at most " + strconv.Itoa(int(check.LiveTTL.Seconds())) + " s old. " +
 			"Pass error (what your call to the service just got: an HTTP status such as 401, 429 or 529, or timeout or connection) " +
 			"to learn whether it is you or them: verdict.action is proceed, retry (after verdict.retryAfterSeconds), wait, " +
 			"failover (to one of verdict.alternatives: services serving the same models, not down, best first) or fix_client; " +
@@ -438,6 +443,22 @@ func serviceSummary(doc snapshot.ServiceDoc) string {
 	if len(doc.Incidents) > 0 {
 		inc := doc.Incidents[0]
 		fmt.Fprintf(&b, " Latest: %q (%s, started %s).", inc.Headline, inc.Severity, inc.StartedAt.UTC().Format(time.RFC3339))
+	}
+	var others []string
+	for _, sf := range doc.Surfaces {
+		if sf.ID == snapshot.SurfaceAPI {
+			continue
+		}
+		open := 0
+		for _, inc := range sf.Incidents {
+			if inc.Open() {
+				open++
+			}
+		}
+		others = append(others, fmt.Sprintf("%s (%s) is %s, %s open", sf.Name, sf.ID, sf.Status, count(open, "incident")))
+	}
+	if len(others) > 0 {
+		fmt.Fprintf(&b, " The above is its API; other surfaces: %s.", strings.Join(others, "; "))
 	}
 	return b.String()
 }

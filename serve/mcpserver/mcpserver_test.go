@@ -85,7 +85,7 @@ func publish(t *testing.T, dir string, cat snapshot.Catalog, genAt time.Time) {
 		states[svc.Slug] = build.ServiceState{Status: st, Sources: snapshot.Sources{
 			Feed:  snapshot.FeedSource{Format: svc.Feed.Format, State: snapshot.FeedOK, Status: st},
 			Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &latency, HTTPStatus: 401},
-		}}
+		}, CheckedAt: genTime}
 	}
 	// Claude Sonnet 4.5 fails at Anthropic and is fine on Bedrock, by the gateway.
 	uptime := func(v float64) map[string]*float64 { return map[string]*float64{"5m": &v, "30m": &v, "1d": &v} }
@@ -93,6 +93,14 @@ func publish(t *testing.T, dir string, cat snapshot.Catalog, genAt time.Time) {
 		"anthropic/claude-sonnet-4.5": {Endpoints: []feed.GatewayEndpoint{
 			{Provider: "Anthropic", Tag: "anthropic", Uptime: uptime(60)}, {Provider: "Amazon Bedrock", Tag: "amazon-bedrock", Uptime: uptime(99.9)}}},
 	}}, genTime, zerolog.Nop())
+	// claude.ai is down while Anthropic's API is up, with an incident of
+	// its own in the history.
+	anthropic := states["anthropic"]
+	anthropic.Surfaces = []feed.SurfaceResult{{ID: snapshot.SurfaceApp, Status: snapshot.MajorOutage}}
+	states["anthropic"] = anthropic
+	h.Track("anthropic").Surface(snapshot.SurfaceApp).Incidents = []snapshot.Incident{{ID: "anthropic-05", Service: "anthropic",
+		Headline: "claude.ai unavailable", Severity: snapshot.Major, StartedAt: genTime.Add(-10 * time.Minute), Status: "investigating",
+		Source: snapshot.SourceOfficial, UpdatedAt: genTime}}
 	files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, genTime)
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +240,9 @@ func TestTools(t *testing.T) {
 		t.Errorf("get_service summary: %s", text)
 	}
 	// One incident is one, not "1 incidents".
-	if text = call(t, cs, "get_service", map[string]any{"slug": "anthropic"}, &svc); !strings.Contains(text, " 1 incident retained") {
+	if text = call(t, cs, "get_service", map[string]any{"slug": "anthropic"}, &svc); !strings.Contains(text, " 1 incident retained") ||
+		!strings.Contains(text, "other surfaces: claude.ai (app) is major_outage, 1 incident open; Claude Code (agent) is unknown, 0 incidents open") ||
+		len(svc.Surfaces) != 4 || svc.Surfaces[1].ID != snapshot.SurfaceApp || svc.Surfaces[1].Status != snapshot.MajorOutage {
 		t.Errorf("get_service anthropic summary: %s", text)
 	}
 
@@ -252,13 +262,21 @@ func TestTools(t *testing.T) {
 	}
 
 	var check mcpserver.CheckResult
-	text = call(t, cs, "check_service", map[string]any{"query": "claude.ai"}, &check)
+	text = call(t, cs, "check_service", map[string]any{"query": "api.anthropic.com"}, &check)
 	if !check.Tracked || check.Service == nil || check.Service.Slug != "anthropic" || check.Status == nil ||
-		*check.Status != snapshot.Operational || check.Verdict.Level != "up" || check.LatencyMs == nil {
-		t.Errorf("check_service claude.ai: %+v", check)
+		*check.Status != snapshot.Operational || check.Verdict.Level != "up" || check.LatencyMs == nil ||
+		check.Surface == nil || check.Surface.ID != snapshot.SurfaceAPI {
+		t.Errorf("check_service api.anthropic.com: %+v", check)
 	}
-	if !strings.Contains(text, "Anthropic is up") {
+	if !strings.Contains(text, "Anthropic API is up") || !strings.Contains(text, "Also: claude.ai is down (major outage) per the official status page.") ||
+		len(check.OtherSurfaces) != 1 || check.OtherSurfaces[0].ID != snapshot.SurfaceApp {
 		t.Errorf("check_service summary: %s", text)
+	}
+	// claude.ai is the app surface: its status, no probe of the API host.
+	text = call(t, cs, "check_service", map[string]any{"query": "claude.ai"}, &check)
+	if check.Surface == nil || check.Surface.ID != snapshot.SurfaceApp || check.Verdict.Level != "down" || check.LatencyMs != nil ||
+		!strings.Contains(text, "claude.ai is down (major outage)") || len(check.Verdict.Alternatives) != 0 {
+		t.Errorf("check_service claude.ai: %s %+v", text, check)
 	}
 	// error: the advice for what the caller just got. openai has an open
 	// official incident and Azure OpenAI is up: fail over.

@@ -1,0 +1,126 @@
+package site
+
+import (
+	"maps"
+	"slices"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// Surfaces on the pages: a service's surfaces other than its API (claude.ai,
+// Claude Code, the console), each with its status, a badge of its own and
+// its incidents, which the service's page and Atom feeds list beside the
+// API's.
+
+// surfaceKind is the BadgeFile kind of a surface's status badge
+// (badges/anthropic-app.svg); the API's is the service's own status badge.
+func surfaceKind(id snapshot.SurfaceID) string { return "-" + string(id) }
+
+// surfaceView is a surface as the pages show it.
+type surfaceView struct {
+	snapshot.SurfaceDoc
+	State StatusInfo
+	// Open are its open incidents.
+	Open []snapshot.Incident
+}
+
+// Month is the surface's 30-day uptime as people are shown it ("not
+// enough data" while its history is short).
+func (sf surfaceView) Month() string {
+	return snapshot.UptimeText(sf.Uptime.D30, sf.UptimeCoverage.D30)
+}
+
+// others are the service's surfaces other than the API, for the pages.
+func (svc *service) others() []surfaceView {
+	var out []surfaceView
+	for _, sf := range svc.Surfaces {
+		if sf.ID == snapshot.SurfaceAPI {
+			continue
+		}
+		v := surfaceView{SurfaceDoc: sf, State: Status(sf.Status)}
+		for _, inc := range sf.Incidents {
+			if inc.Open() {
+				v.Open = append(v.Open, inc)
+			}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// OtherSurfaces are the service's surfaces other than the API (templates).
+func (svc *service) OtherSurfaces() []surfaceView { return svc.others() }
+
+// TroubledSurfaces are the surfaces other than the API with issues
+// (degraded or worse), for "what is wrong now" (templates).
+func (svc *service) TroubledSurfaces() []surfaceView {
+	var out []surfaceView
+	for _, sf := range svc.others() {
+		if sf.State.Issue {
+			out = append(out, sf)
+		}
+	}
+	return out
+}
+
+func surfaceBadge(svc *service, sf surfaceView) badge {
+	return badge{Label: svc.Name + " " + sf.Name, Message: sf.State.Badge, Color: sf.State.BadgeColor, Hex: sf.State.BadgeHex}
+}
+
+// surfaceIncidents are the incidents of the service's surfaces other than
+// the API that the API's own list (incidents) does not have, and for every
+// incident that belongs to a surface other than the API, all the surfaces
+// it belongs to, the API first when it is the API's too: an Atom entry
+// says which.
+func surfaceIncidents(svc *service, incidents []snapshot.Incident) (extra []snapshot.Incident, on map[string][]surfaceView) {
+	on = map[string][]surfaceView{}
+	api := map[string]bool{}
+	for _, inc := range incidents {
+		if inc.Service == svc.Slug {
+			api[inc.ID] = true
+		}
+	}
+	seen := maps.Clone(api)
+	for _, sf := range svc.others() {
+		for _, inc := range sf.Incidents {
+			if len(on[inc.ID]) == 0 && api[inc.ID] {
+				on[inc.ID] = []surfaceView{{SurfaceDoc: snapshot.SurfaceDoc{ID: snapshot.SurfaceAPI, Name: "API"}}}
+			}
+			on[inc.ID] = append(on[inc.ID], sf)
+			if !seen[inc.ID] {
+				seen[inc.ID] = true
+				extra = append(extra, inc)
+			}
+		}
+	}
+	return extra, on
+}
+
+// withSurfaceIncidents is incidents and every service's surface incidents
+// they do not have, newest first, with the surfaces of each.
+func (m *model) withSurfaceIncidents(services []*service, incidents []snapshot.Incident) ([]snapshot.Incident, map[string][]surfaceView) {
+	all := slices.Clone(incidents)
+	on := map[string][]surfaceView{}
+	for _, svc := range services {
+		extra, of := surfaceIncidents(svc, incidents)
+		all = append(all, extra...)
+		for id, sfs := range of {
+			on[id] = append(on[id], sfs...)
+		}
+	}
+	snapshot.SortIncidents(all)
+	return all, on
+}
+
+// affectedSurfaces are the services with a surface other than the API in
+// trouble, in catalog order: the index names those surfaces beside the
+// services whose API is affected.
+func (m *model) affectedSurfaces() []*service {
+	var out []*service
+	for _, svc := range m.services {
+		if len(svc.TroubledSurfaces()) > 0 {
+			out = append(out, svc)
+		}
+	}
+	return out
+}

@@ -1,0 +1,85 @@
+package site
+
+import (
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// TestSurfacePages: a service's surfaces other than its API get a status
+// badge each (SVG and shields.io JSON), a section on the service's page,
+// a line in "what is wrong now" when in trouble, and their incidents in
+// the Atom feeds, tagged with the surfaces they belong to.
+func TestSurfacePages(t *testing.T) {
+	docs, h := fixture(t)
+	files, err := Render(docs, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []struct{ file, label, message, color string }{
+		{"badges/anthropic-app.json", "Anthropic claude.ai", "partial outage", "orange"},
+		{"badges/anthropic-agent.json", "Anthropic Claude Code", "operational", "brightgreen"},
+		{"badges/anthropic-console.json", "Anthropic Claude Console", "unknown", "lightgrey"},
+	} {
+		var got struct{ Label, Message, Color string }
+		if err := json.Unmarshal(files[b.file], &got); err != nil {
+			t.Fatalf("%s: %v", b.file, err)
+		}
+		if got.Label != b.label || got.Message != b.message || got.Color != b.color {
+			t.Errorf("%s: %+v, want %+v", b.file, got, b)
+		}
+		svg := strings.TrimSuffix(b.file, ".json") + ".svg"
+		if !strings.Contains(string(files[svg]), b.message) {
+			t.Errorf("%s does not say %q", svg, b.message)
+		}
+	}
+	// A service without surfaces has no surface badge.
+	for name := range files {
+		if strings.HasPrefix(name, "badges/openai-") && !strings.HasPrefix(name, "badges/openai-uptime.") {
+			t.Errorf("a badge for a surface the fixture does not give OpenAI: %s", name)
+		}
+	}
+	page := string(files[ServicePage("anthropic")])
+	for _, want := range []string{`<h2 id="surfaces">Surfaces</h2>`, `data-surface="app" data-status="partial_outage"`,
+		`claude.ai and Claude Code unavailable</a>`, `data-surface="console" data-status="unknown"`, "no word from the page",
+		`src="../badges/anthropic-app.svg"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("anthropic.html lacks %q", want)
+		}
+	}
+	if strings.Contains(string(files[ServicePage("openai")]), `id="surfaces"`) {
+		t.Error("openai.html has a surfaces section, with no surface in the fixture")
+	}
+	index := string(files[FileIndex])
+	if !strings.Contains(index, `data-surface="app"><a href="services/anthropic#surfaces">Anthropic · claude.ai</a>`) ||
+		strings.Contains(index, `data-surface="agent"`) {
+		t.Error("the index does not list claude.ai, and only it, among the surfaces in trouble")
+	}
+	// An incident of the API's that the page also links to claude.ai is
+	// titled with both.
+	// (The fixture is shared: the documents changed are copies.)
+	docs.Services = slices.Clone(docs.Services)
+	i := slices.IndexFunc(docs.Services, func(d snapshot.ServiceDoc) bool { return d.Slug == "anthropic" })
+	anthropic := &docs.Services[i]
+	anthropic.Surfaces = slices.Clone(anthropic.Surfaces)
+	app := &anthropic.Surfaces[1]
+	app.Incidents = append(slices.Clone(app.Incidents), anthropic.Incidents[0])
+	both, err := Render(docs, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if atom := string(both[ServiceFeed("anthropic")]); !strings.Contains(atom, "<title>[Anthropic · API, claude.ai] Elevated errors on Claude API</title>") ||
+		!strings.Contains(atom, `<category term="surface:api"></category>`) || strings.Count(atom, "#incident-anthropic-01JANTH<") != 1 {
+		t.Errorf("an incident of the API and claude.ai:\n%s", atom)
+	}
+	for _, feed := range []string{FileFeed, ServiceFeed("anthropic")} {
+		atom := string(files[feed])
+		if !strings.Contains(atom, "<title>[Anthropic · claude.ai, Claude Code] claude.ai and Claude Code unavailable</title>") ||
+			!strings.Contains(atom, `<category term="surface:app"></category>`) || strings.Count(atom, "#incident-anthropic-01JAPP<") != 1 {
+			t.Errorf("%s: the surface incident is missing, untagged or twice", feed)
+		}
+	}
+}

@@ -1,0 +1,154 @@
+package build
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// recordSurfaces records this cycle's status of each surface the page was
+// read for, for its uptime: unknown (left out of uptime) when the read
+// failed. A surface with no result (the service has no page we read)
+// records nothing, and so has no data rather than unknown time.
+//
+// It keeps each surface's incidents as mergeOfficial keeps the service's:
+// those the page lists replace what was kept of them, and an open one the
+// page no longer lists, when it was read for the surface, has ended; when
+// it could not be read, they stay as they were.
+func recordSurfaces(sh *snapshot.ServiceHistory, results []feed.SurfaceResult, now time.Time) {
+	for _, r := range results {
+		sf := sh.Surface(r.ID)
+		status := r.Status
+		if r.Err != nil || !status.Valid() {
+			status = snapshot.Unknown
+		}
+		sf.Record(now, status, nil)
+		if r.Err != nil {
+			continue
+		}
+		listed := make(map[string]snapshot.Incident, len(r.Incidents))
+		for _, inc := range r.Incidents {
+			listed[inc.ID] = inc
+		}
+		for i := range sf.Incidents {
+			inc := &sf.Incidents[i]
+			if l, ok := listed[inc.ID]; ok {
+				*inc = l
+				delete(listed, inc.ID)
+			} else if inc.Open() {
+				ended := now
+				inc.EndedAt, inc.Status, inc.UpdatedAt = &ended, "resolved", now
+			}
+		}
+		for _, inc := range r.Incidents {
+			if _, isNew := listed[inc.ID]; isNew {
+				sf.Incidents = append(sf.Incidents, inc)
+			}
+		}
+		snapshot.SortIncidents(sf.Incidents)
+	}
+}
+
+// surfaceDocs are a service's surfaces for its detail document: the API
+// first, which is the service itself (its status, basis, incidents and
+// uptime), then each surface of the catalog as the page declared it this
+// cycle.
+//
+// A surface other than the API rests on the page's word alone: our probe
+// tests the API host, which says nothing of claude.ai or Claude Code, and
+// a surface's last word is not held when the page fails (the API's is, for
+// snapshot.MaxHold), so a surface the page did not declare this cycle is
+// unknown, with basis none. Its incidents and its uptime are kept in the
+// history (sh.Surfaces), by the service's rules, from its first read; the
+// long windows (90 days, a year), which rest on the services' daily
+// rollups, are the API's alone. uptime and coverage are the service's.
+func surfaceDocs(svc snapshot.Service, st ServiceState, sh *snapshot.ServiceHistory, uptime snapshot.Uptime, coverage snapshot.Coverage,
+	incidents []snapshot.Incident, now time.Time) []snapshot.SurfaceDoc {
+	var api []snapshot.SurfaceComponent
+	for _, c := range st.Components {
+		if c.InScope {
+			api = append(api, snapshot.SurfaceComponent{ID: c.ID, Name: c.Name, Group: c.Group, Status: c.Status})
+		}
+	}
+	checked := timePtr(st.CheckedAt)
+	if st.Sources.Feed.State != snapshot.FeedOK {
+		checked = nil
+	}
+	docs := []snapshot.SurfaceDoc{{
+		ID: snapshot.SurfaceAPI, Name: svc.APISurfaceName(), Status: st.Status, Basis: st.Basis,
+		Source:     "The service's status: the official page's components and incidents in the API's scope, with our probe of the API host (basis says which decided).",
+		Components: nonNil(api), Incidents: incidents, CheckedAt: checked,
+		Uptime: uptime, UptimeCoverage: coverage, DataSince: timePtr(sh.DataSince()),
+	}}
+	for _, sf := range svc.Surfaces {
+		r := surfaceResult(st.Surfaces, sf.ID)
+		hist := sh.LookupSurface(sf.ID)
+		d := snapshot.SurfaceDoc{ID: sf.ID, Name: sf.Name, Status: snapshot.Unknown, Basis: snapshot.BasisNone,
+			Components: []snapshot.SurfaceComponent{}, Incidents: []snapshot.Incident{},
+			Uptime: hist.Uptime(now), UptimeCoverage: hist.Coverage(now), DataSince: timePtr(hist.DataSince())}
+		switch {
+		case r == nil:
+			d.Source = "The official page gave no word on this surface this cycle (" + describeFeed(st.Sources.Feed) + "): nothing to go on."
+		case r.Err != nil:
+			d.Source = fmt.Sprintf("The official page could not be read for %s this cycle (%s: %v): nothing to go on.", sf.Name, feed.Kind(r.Err), r.Err)
+		default:
+			d.Status, d.Basis, d.CheckedAt = r.Status, snapshot.BasisOfficial, timePtr(st.CheckedAt)
+			d.Source = fmt.Sprintf("The official page's components and incidents in the scope of %s, as read at %s.",
+				sf.Name, st.CheckedAt.UTC().Format(time.RFC3339))
+			for _, c := range r.Components {
+				d.Components = append(d.Components, snapshot.SurfaceComponent{ID: c.ID, Name: c.Name, Group: c.Group, Status: c.Status})
+			}
+		}
+		d.Incidents = nonNil(slices.Clone(hist.Incidents))
+		docs = append(docs, d)
+	}
+	return docs
+}
+
+// surfaceSummaries are the surfaces of status.json, from the detail
+// documents' surfaces: each with its open incidents.
+func surfaceSummaries(docs []snapshot.SurfaceDoc) []snapshot.SurfaceSummary {
+	out := make([]snapshot.SurfaceSummary, len(docs))
+	for i, d := range docs {
+		open := []snapshot.Incident{}
+		for _, inc := range d.Incidents {
+			if inc.Open() {
+				open = append(open, inc)
+			}
+		}
+		out[i] = snapshot.SurfaceSummary{ID: d.ID, Name: d.Name, Status: d.Status, Basis: d.Basis, OpenIncidents: open}
+	}
+	return out
+}
+
+// surfaceResult is the result for surface id, or nil when there is none.
+func surfaceResult(results []feed.SurfaceResult, id snapshot.SurfaceID) *feed.SurfaceResult {
+	for i := range results {
+		if results[i].ID == id {
+			return &results[i]
+		}
+	}
+	return nil
+}
+
+// describeFeed says why a feed gave no surfaces: its state and error.
+func describeFeed(f snapshot.FeedSource) string {
+	switch {
+	case f.State == "":
+		return "no data yet"
+	case f.Error != "":
+		return "feed " + f.State + ": " + f.Error
+	}
+	return "feed " + f.State
+}
+
+// nonNil is s, or an empty slice for nil: a list is published as [], not null.
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}

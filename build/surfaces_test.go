@@ -1,0 +1,137 @@
+package build
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// TestSurfaceDocs: the API surface is the service itself; another surface
+// has the page's word when the page was read for it, and is unknown with
+// basis none (and a source saying why) when it was not: never the API's
+// status borrowed, never a word held from an earlier cycle.
+func TestSurfaceDocs(t *testing.T) {
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := cat.Lookup("anthropic")
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	// A history of an hour: the API operational, claude.ai down for the
+	// last half hour; the agent's reads failed (unknown, left out).
+	sh := &snapshot.ServiceHistory{}
+	for at := now.Add(-time.Hour); !at.After(now); at = at.Add(10 * time.Minute) {
+		sh.Record(at, snapshot.Operational, nil)
+		app := snapshot.Operational
+		if at.After(now.Add(-30 * time.Minute)) {
+			app = snapshot.MajorOutage
+		}
+		recordSurfaces(sh, []feed.SurfaceResult{{ID: snapshot.SurfaceApp, Status: app},
+			{ID: snapshot.SurfaceAgent, Status: snapshot.Operational, Err: errTest("failed")}}, at)
+	}
+	open := snapshot.Incident{ID: "anthropic-a", Service: "anthropic", Headline: "claude.ai down", StartedAt: now.Add(-time.Hour)}
+	ended := now.Add(-time.Minute)
+	closed := snapshot.Incident{ID: "anthropic-b", Service: "anthropic", Headline: "Claude Code slow", StartedAt: now.Add(-2 * time.Hour), EndedAt: &ended}
+	st := ServiceState{
+		Status: snapshot.Operational, Basis: snapshot.BasisOfficial, CheckedAt: now,
+		Sources: snapshot.Sources{Feed: snapshot.FeedSource{State: snapshot.FeedOK}},
+		Components: []snapshot.Component{
+			{ID: "rwppv331jlwc", Name: "claude.ai", Status: snapshot.MajorOutage},
+			{ID: "k8w3r06qmzrp", Name: "Claude API (api.anthropic.com)", Status: snapshot.Operational, InScope: true},
+		},
+		Surfaces: []feed.SurfaceResult{
+			{ID: snapshot.SurfaceApp, Status: snapshot.MajorOutage, Incidents: []snapshot.Incident{open},
+				Components: []snapshot.Component{{ID: "rwppv331jlwc", Name: "claude.ai", Status: snapshot.MajorOutage, InScope: true}}},
+			{ID: snapshot.SurfaceAgent, Status: snapshot.Unknown, Err: &feed.Error{Kind: snapshot.FailureScope, Err: errTest("nothing in scope")}},
+			// The console has no result: unknown too.
+		},
+	}
+	recordSurfaces(sh, st.Surfaces, now) // this cycle's incidents, as Assemble records them
+	docs := surfaceDocs(svc, st, sh, sh.Uptime(now), sh.Coverage(now), []snapshot.Incident{closed}, now)
+	type row struct {
+		id     snapshot.SurfaceID
+		status snapshot.Status
+		basis  snapshot.Basis
+		comps  int
+		incs   int
+		uptime string // 24 h
+		source string
+	}
+	want := []row{
+		{"api", snapshot.Operational, snapshot.BasisOfficial, 1, 1, "100%", "API's scope"},
+		// Down for 20 of the 60 minutes credited (the last check's
+		// status is credited by the next).
+		{"app", snapshot.MajorOutage, snapshot.BasisOfficial, 1, 1, "66.666%", "as read at 2026-11-01T12:00:00Z"},
+		// Unknown time is left out: no data, not 0 %.
+		{"agent", snapshot.Unknown, snapshot.BasisNone, 0, 0, "no data", "scope_matched_nothing: nothing in scope"},
+		{"console", snapshot.Unknown, snapshot.BasisNone, 0, 0, "no data", "no word on this surface"},
+	}
+	if len(docs) != len(want) {
+		t.Fatalf("%d surfaces, want %d", len(docs), len(want))
+	}
+	for i, d := range docs {
+		w := want[i]
+		if d.ID != w.id || d.Status != w.status || d.Basis != w.basis || len(d.Components) != w.comps || len(d.Incidents) != w.incs ||
+			snapshot.FormatPercent(d.Uptime.H24) != w.uptime || !strings.Contains(d.Source, w.source) || d.Components == nil || d.Incidents == nil {
+			t.Errorf("surface %d: %+v, want %+v", i, d, w)
+		}
+	}
+	if docs[1].DataSince == nil || !docs[1].DataSince.Equal(now.Add(-time.Hour)) || docs[3].DataSince != nil {
+		t.Errorf("dataSince: app %v, console %v", docs[1].DataSince, docs[3].DataSince)
+	}
+	sums := surfaceSummaries(docs)
+	if len(sums[0].OpenIncidents) != 0 || len(sums[1].OpenIncidents) != 1 || sums[1].OpenIncidents[0].ID != "anthropic-a" || sums[2].OpenIncidents == nil {
+		t.Errorf("open incidents: %+v", sums)
+	}
+}
+
+type errTest string
+
+func (e errTest) Error() string { return string(e) }
+
+// TestSurfaceIncidentsKept: a surface's incidents are kept in the history
+// across cycles: updated while the page lists them, ended when a read of
+// the page for the surface no longer does, kept as they were while it
+// cannot be read, and pruned like the service's.
+func TestSurfaceIncidentsKept(t *testing.T) {
+	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	inc := snapshot.Incident{ID: "anthropic-x", Service: "anthropic", Headline: "claude.ai down", Severity: snapshot.Major,
+		StartedAt: start.Add(-time.Hour), Status: "investigating", Source: snapshot.SourceOfficial, UpdatedAt: start}
+	updated := inc
+	updated.Status, updated.UpdatedAt = "identified", start.Add(time.Minute)
+	h := snapshot.NewHistory()
+	sh := h.Track("anthropic")
+	app := func(err error, incs ...snapshot.Incident) []feed.SurfaceResult {
+		return []feed.SurfaceResult{{ID: snapshot.SurfaceApp, Status: snapshot.MajorOutage, Incidents: incs, Err: err}}
+	}
+	steps := []struct {
+		name    string
+		results []feed.SurfaceResult
+		status  string
+		ended   bool
+	}{
+		{"listed", app(nil, inc), "investigating", false},
+		{"updated", app(nil, updated), "identified", false},
+		{"the page could not be read", app(errTest("HTTP 503")), "identified", false},
+		{"no longer listed", app(nil), "resolved", true},
+		{"still not listed", app(nil), "resolved", true},
+	}
+	for i, step := range steps {
+		now := start.Add(time.Duration(i+1) * time.Minute)
+		recordSurfaces(sh, step.results, now)
+		got := sh.LookupSurface(snapshot.SurfaceApp).Incidents
+		if len(got) != 1 || got[0].Status != step.status || (got[0].EndedAt != nil) != step.ended {
+			t.Fatalf("%s: %+v", step.name, got)
+		}
+		if step.ended && !got[0].EndedAt.Equal(start.Add(4*time.Minute)) {
+			t.Errorf("%s: ended %v, want the first read without it", step.name, got[0].EndedAt)
+		}
+	}
+	h.Prune(start.Add(snapshot.KeepIncidents + time.Hour))
+	if n := len(sh.LookupSurface(snapshot.SurfaceApp).Incidents); n != 0 {
+		t.Errorf("%d incidents kept past KeepIncidents", n)
+	}
+}

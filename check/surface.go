@@ -1,0 +1,113 @@
+package check
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// Surfaces: a query names a service and one of its surfaces (claude.ai is
+// Anthropic's app, "claude code" its agent, a bare name or the API host its
+// api). The verdict covers that surface, and names the service's other
+// surfaces in trouble, so that "is Claude up?" is not answered "yes" while
+// claude.ai is down, nor "claude.ai" answered with the API's status.
+
+// surfaceSubject is the surface a verdict covers, as the snapshot has it.
+type surfaceSubject struct {
+	id   snapshot.SurfaceID
+	name string
+	// sum is what the verdict reads: the service's summary for the API;
+	// for another surface, the summary with the surface's status and basis
+	// and without what belongs to the API alone (our probes' disagreement).
+	sum snapshot.ServiceSummary
+	// open are the surface's open incidents (for the API, nil: the view's
+	// are read, as before surfaces).
+	open []*snapshot.Incident
+	// missing: the snapshot has no word on this surface (written before
+	// surfaces, or the catalog changed since).
+	missing bool
+}
+
+// subject finds the surface id of svc in its summary.
+func subject(svc snapshot.Service, sum snapshot.ServiceSummary, id snapshot.SurfaceID) surfaceSubject {
+	s := surfaceSubject{id: id, name: svc.SurfaceName(id), sum: sum}
+	if id == snapshot.SurfaceAPI {
+		if len(svc.Surfaces) == 0 {
+			s.name = svc.Name // the API is all the service has: its name says it
+		}
+		return s
+	}
+	s.sum.Disagreement = nil
+	s.sum.LatencyMs = nil
+	for _, sf := range sum.Surfaces {
+		if sf.ID != id {
+			continue
+		}
+		s.sum.Status, s.sum.Basis = sf.Status, sf.Basis
+		for i := range sf.OpenIncidents {
+			s.open = append(s.open, &sf.OpenIncidents[i])
+		}
+		return s
+	}
+	s.sum.Status, s.sum.Basis, s.missing = snapshot.Unknown, snapshot.BasisNone, true
+	return s
+}
+
+// otherSurfaces are the surfaces of sum other than id that are in trouble.
+func otherSurfaces(sum snapshot.ServiceSummary, id snapshot.SurfaceID) []snapshot.CheckOtherSurface {
+	out := []snapshot.CheckOtherSurface{}
+	for _, sf := range sum.Surfaces {
+		if sf.ID != id && snapshot.Troubled(sf.Status) {
+			out = append(out, snapshot.CheckOtherSurface{ID: sf.ID, Name: sf.Name, Status: sf.Status, Basis: sf.Basis})
+		}
+	}
+	return out
+}
+
+// othersSentence names the other surfaces in trouble, for the verdict's
+// detail: "Also: claude.ai is down (major outage) per the official status
+// page." "" when none is.
+func othersSentence(others []snapshot.CheckOtherSurface) string {
+	if len(others) == 0 {
+		return ""
+	}
+	parts := make([]string, len(others))
+	for i, o := range others {
+		parts[i] = o.Name + " is " + phrase(o.Status)
+		switch o.Basis {
+		case snapshot.BasisOfficial:
+			parts[i] += " per the official status page"
+		case snapshot.BasisProbe:
+			parts[i] += " per our probes"
+		}
+	}
+	return "Also: " + snapshot.JoinList(parts, "; and ") + "."
+}
+
+// detail says where the verdict's status came from when that matters:
+// for the API, verdictDetail's word on the page and our probes; for
+// another surface, that the page gave no word on it (the API's page
+// being read or not says nothing of a surface whose own read succeeded).
+func (s surfaceSubject) detail(service string) string {
+	switch {
+	case s.id == snapshot.SurfaceAPI:
+		return verdictDetail(service, s.sum)
+	case s.missing:
+		return fmt.Sprintf("This snapshot has no status for %s: it was written before surfaces, or the catalog changed since.", s.name)
+	case s.sum.Basis == snapshot.BasisNone:
+		return fmt.Sprintf("The official status page gave no word on %s in the latest check; our probe tests the API host only, which says nothing of it.", s.name)
+	}
+	return ""
+}
+
+// joinSentences joins non-empty sentences with a space.
+func joinSentences(parts ...string) string {
+	var kept []string
+	for _, p := range parts {
+		if p != "" {
+			kept = append(kept, p)
+		}
+	}
+	return strings.Join(kept, " ")
+}

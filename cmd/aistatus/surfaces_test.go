@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// anthropicAppDown is a Statuspage summary.json in which claude.ai and
+// Claude Code are in major_outage, Claude API operational, and the incident
+// "claude.ai and Claude Code unavailable" is open, linked to those two. It
+// is derived from a summary status.claude.com really served (the capture
+// and its provenance are in build/feed/testdata/real), changing only the
+// members named: the components' statuses and the incident's name,
+// components and times.
+func anthropicAppDown(t *testing.T, now time.Time) []byte {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "..", "build", "feed", "testdata", "real", "statuspage-anthropic-20260729.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	down := map[string]string{"claude.ai": "major_outage", "Claude Code": "major_outage"}
+	var linked []any
+	for _, c := range doc["components"].([]any) {
+		c := c.(map[string]any)
+		name := c["name"].(string)
+		c["status"] = "operational"
+		if st, ok := down[name]; ok {
+			c["status"] = st
+			linked = append(linked, c)
+		}
+	}
+	inc := doc["incidents"].([]any)[0].(map[string]any)
+	at := now.Add(-10 * time.Minute).UTC().Format(time.RFC3339)
+	inc["name"] = "claude.ai and Claude Code unavailable"
+	inc["components"] = linked
+	inc["incident_updates"] = []any{}
+	inc["created_at"], inc["started_at"], inc["updated_at"] = at, at, at
+	doc["incidents"] = []any{inc}
+	out, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestSurfacesEndToEnd is issue 21's repro, end to end: a loopback
+// Statuspage where claude.ai and Claude Code are down and the API is up, a
+// build with the real catalog entry of Anthropic (its real scopes), then
+// the check, by the CLI and over HTTP. claude.ai answers down for the app
+// surface (exit 2), "claude code" for the agent surface, and "claude" says
+// the API is up and that claude.ai is down.
+func TestSurfacesEndToEnd(t *testing.T) {
+	now := time.Now()
+	summary := anthropicAppDown(t, now)
+	var sum struct {
+		Incidents json.RawMessage `json:"incidents"`
+	}
+	if err := json.Unmarshal(summary, &sum); err != nil {
+		t.Fatal(err)
+	}
+	page := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Path {
+		case "/api/v2/summary.json":
+			w.Write(summary)
+		case "/api/v2/incidents.json":
+			w.Write([]byte(`{"page":{"id":"tymt9n04zgry"},"incidents":` + string(sum.Incidents) + `}`))
+		case "/v1/models":
+			w.WriteHeader(http.StatusUnauthorized) // the API host answers, without a key
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	t.Cleanup(page.Close)
+
+	def, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := def.Lookup("anthropic")
+	svc.Alternatives = nil // the other services are not in this catalog
+	svc.Feed.URL = page.URL + "/api/v2/summary.json"
+	svc.Feed.IncidentsURL = page.URL + "/api/v2/incidents.json"
+	svc.ProbeURL = page.URL + "/v1/models"
+	catalog := writeCatalog(t, snapshot.Catalog{Services: []snapshot.Service{svc}, ErrorCodes: def.ErrorCodes})
+	dir := filepath.Join(t.TempDir(), "public")
+	addr := freeAddr(t)
+	// Two cycles, so that each surface has status time for its uptime.
+	for range 2 {
+		if code, out := aistatus(context.Background(), "build", "--out", dir, "--catalog", catalog, "--base-url", "http://"+addr, "--timeout", "5s"); code != 0 {
+			t.Fatalf("build exited %d: %s", code, out)
+		}
+	}
+
+	type answer struct {
+		level, surface string
+		others         []string // id:status of otherSurfaces
+		code           int
+	}
+	want := map[string]answer{
+		"claude.ai":   {"down", "app", []string{"agent:major_outage"}, 2},
+		"claude code": {"down", "agent", []string{"app:major_outage"}, 2},
+		"claude":      {"up", "api", []string{"app:major_outage", "agent:major_outage"}, 0},
+	}
+	read := func(t *testing.T, doc snapshot.CheckDoc) answer {
+		t.Helper()
+		if doc.Surface == nil {
+			t.Fatalf("no surface: %+v", doc)
+		}
+		a := answer{level: doc.Verdict.Level, surface: string(doc.Surface.ID)}
+		for _, o := range doc.OtherSurfaces {
+			a.others = append(a.others, string(o.ID)+":"+string(o.Status))
+		}
+		return a
+	}
+	for q, w := range want {
+		t.Run("cli "+q, func(t *testing.T) {
+			code, out := aistatus(context.Background(), "check", q, "--dir", dir, "--catalog", catalog, "--json")
+			var doc snapshot.CheckDoc
+			if err := json.Unmarshal([]byte(out), &doc); err != nil {
+				t.Fatalf("%v: %s", err, out)
+			}
+			got := read(t, doc)
+			got.code = code
+			if got.level != w.level || got.surface != w.surface || got.code != w.code || !slices.Equal(got.others, w.others) {
+				t.Errorf("check %q: %+v, want %+v\n%s", q, got, w, out)
+			}
+		})
+	}
+	// The text answer names the surface and what else is down.
+	code, out := aistatus(context.Background(), "check", "claude", "--dir", dir, "--catalog", catalog)
+	if code != 0 || !strings.Contains(out, "Anthropic API is up") || !strings.Contains(out, "Also: claude.ai (app) is major_outage") {
+		t.Errorf("check claude: exit %d\n%s", code, out)
+	}
+	code, out = aistatus(context.Background(), "check", "claude.ai", "--dir", dir, "--catalog", catalog)
+	if code != 2 || !strings.Contains(out, "claude.ai is down (major outage)") {
+		t.Errorf("check claude.ai: exit %d\n%s", code, out)
+	}
+
+	startCommand(t, "serve", "--dir", dir, "--addr", addr, "--catalog", catalog, "--rate-limit", "0")
+	api := "http://" + addr + "/api/v1"
+	waitFor(t, api+"/status")
+	for q, w := range want {
+		var doc snapshot.CheckDoc
+		get(t, api+"/check?q="+strings.ReplaceAll(q, " ", "+")).decode(t, &doc)
+		w.code = 0
+		if got := read(t, doc); got.level != w.level || got.surface != w.surface || !slices.Equal(got.others, w.others) {
+			t.Errorf("GET /check?q=%s: %+v, want %+v", q, got, w)
+		}
+	}
+
+	// The service document: each surface with its status, components and
+	// incidents; the incident belongs to the app and the agent, not the API.
+	var detail snapshot.ServiceDoc
+	get(t, api+"/services/anthropic").decode(t, &detail)
+	type surface struct {
+		status     snapshot.Status
+		basis      snapshot.Basis
+		components []string
+		incidents  []string
+		uptime     string // 24 h, from the two cycles
+	}
+	got := map[snapshot.SurfaceID]surface{}
+	var ids []snapshot.SurfaceID
+	for _, sf := range detail.Surfaces {
+		ids = append(ids, sf.ID)
+		s := surface{status: sf.Status, basis: sf.Basis, uptime: snapshot.FormatPercent(sf.Uptime.H24)}
+		for _, c := range sf.Components {
+			s.components = append(s.components, c.Name)
+		}
+		for _, inc := range sf.Incidents {
+			s.incidents = append(s.incidents, inc.Headline)
+		}
+		got[sf.ID] = s
+	}
+	if !slices.Equal(ids, []snapshot.SurfaceID{"api", "app", "agent", "console"}) {
+		t.Fatalf("surfaces %v", ids)
+	}
+	const headline = "claude.ai and Claude Code unavailable"
+	for id, w := range map[snapshot.SurfaceID]surface{
+		"api":     {snapshot.Operational, snapshot.BasisOfficial, []string{"Claude API (api.anthropic.com)"}, nil, "100%"},
+		"app":     {snapshot.MajorOutage, snapshot.BasisOfficial, []string{"claude.ai"}, []string{headline}, "0%"},
+		"agent":   {snapshot.MajorOutage, snapshot.BasisOfficial, []string{"Claude Code"}, []string{headline}, "0%"},
+		"console": {snapshot.Operational, snapshot.BasisOfficial, []string{"Claude Console (platform.claude.com)"}, nil, "100%"},
+	} {
+		g := got[id]
+		if g.status != w.status || g.basis != w.basis || !slices.Equal(g.components, w.components) || !slices.Equal(g.incidents, w.incidents) || g.uptime != w.uptime {
+			t.Errorf("surface %s: %+v, want %+v", id, g, w)
+		}
+	}
+	if detail.Status != snapshot.Operational || len(detail.Incidents) != 0 {
+		t.Errorf("the service's own status and incidents are the API's: %s, %d incidents", detail.Status, len(detail.Incidents))
+	}
+}
