@@ -19,12 +19,14 @@ import (
 
 // FuzzCheckQuery feeds arbitrary q values to the whole /check handler:
 // never a 5xx, always valid JSON, 400 for an empty, invalid UTF-8 or
-// over-long q, and otherwise a 200 that echoes q and names only a tracked
-// service. (check.FuzzMatch fuzzes the matcher alone.)
+// over-long q or a stack (a q with commas) that check.SplitStack refuses,
+// and otherwise a 200 that echoes q and names only a tracked service.
+// (check.FuzzMatch fuzzes the matcher alone.)
 func FuzzCheckQuery(f *testing.F) {
 	for _, q := range []string{
 		"openai", "https://api.openai.com/v1/chat/completions", "opneai.com", "http://127.0.0.1:9/",
 		"\xff\xfe", strings.Repeat("a", 256), strings.Repeat("a", 257), "",
+		",", "openai,,groq", "openai, groq", strings.Repeat("a,", 11) + "a",
 	} {
 		f.Add(q)
 	}
@@ -43,7 +45,8 @@ func FuzzCheckQuery(f *testing.F) {
 		if !json.Valid(data) {
 			t.Fatalf("q=%q: status %d, body is not JSON: %q", q, rec.Code, data)
 		}
-		valid := q != "" && len(q) <= check.MaxQuery && utf8.ValidString(q)
+		_, _, stackErr := check.SplitStack(q)
+		valid := q != "" && len(q) <= check.MaxQuery && utf8.ValidString(q) && stackErr == nil
 		if !valid {
 			if rec.Code != http.StatusBadRequest || rec.Header().Get("Content-Type") != snapshot.ContentProblem {
 				t.Fatalf("q=%q (%d bytes): status %d %s, want a 400 problem", q, len(q), rec.Code, rec.Header().Get("Content-Type"))
@@ -53,15 +56,28 @@ func FuzzCheckQuery(f *testing.F) {
 		if rec.Code != http.StatusOK {
 			t.Fatalf("q=%q: status %d, want 200: %s", q, rec.Code, data)
 		}
-		var doc snapshot.CheckDoc
+		var doc snapshot.StackCheckDoc
 		if err := json.Unmarshal(data, &doc); err != nil {
 			t.Fatalf("q=%q: %v", q, err)
 		}
-		if doc.Query != q || (doc.Tracked && (doc.Service == nil || !tracked[doc.Service.Slug])) {
-			t.Fatalf("q=%q: query %q, tracked %v as %+v", q, doc.Query, doc.Tracked, doc.Service)
+		if doc.Query != q {
+			t.Fatalf("q=%q: query %q", q, doc.Query)
 		}
-		if !doc.Tracked && (doc.Service != nil || doc.Status != nil || doc.LatencyMs != nil) {
-			t.Fatalf("q=%q: untracked answer carries service data: %s", q, data)
+		checks := []snapshot.CheckDoc{doc.CheckDoc}
+		if names, stack, _ := check.SplitStack(q); stack {
+			// A stack answers for no one service: each of its checks does.
+			if doc.Service != nil || doc.Status != nil || len(doc.Checks) != len(names) {
+				t.Fatalf("q=%q: a stack of %d answered with service %+v and %d checks", q, len(names), doc.Service, len(doc.Checks))
+			}
+			checks = doc.Checks
+		}
+		for _, c := range checks {
+			if c.Tracked && (c.Service == nil || !tracked[c.Service.Slug]) {
+				t.Fatalf("q=%q: tracked %v as %+v", q, c.Tracked, c.Service)
+			}
+			if !c.Tracked && (c.Service != nil || c.Status != nil || c.LatencyMs != nil) {
+				t.Fatalf("q=%q: untracked answer carries service data: %s", q, data)
+			}
 		}
 	})
 }
