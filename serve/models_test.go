@@ -76,12 +76,7 @@ func TestModels(t *testing.T) {
 		{"/models/Anthropic/claude-sonnet-4.5", "model"},
 		{"/models/anthropic/claude..x", "model"},
 	} {
-		resp := ts.do(t, http.MethodGet, snapshot.APIBase+tc.path, nil)
-		if resp.StatusCode != http.StatusNotFound {
-			t.Errorf("%s: %d, want 404", tc.path, resp.StatusCode)
-			continue
-		}
-		if p := decodeProblem(t, resp); p.Param != tc.param {
+		if p, ok := problemAt(t, ts, snapshot.APIBase+tc.path, http.StatusNotFound); ok && p.Param != tc.param {
 			t.Errorf("%s: param %q, want %q", tc.path, p.Param, tc.param)
 		}
 	}
@@ -112,12 +107,7 @@ func TestCheckModel(t *testing.T) {
 		{"?q=anthropic&model=", "model"},
 		{"?q=anthropic&model=claude-sonnet-9", "model"},
 	} {
-		resp := ts.do(t, http.MethodGet, snapshot.PathCheck+tc.query, nil)
-		if resp.StatusCode != http.StatusBadRequest {
-			t.Errorf("%s: %d, want 400", tc.query, resp.StatusCode)
-			continue
-		}
-		if p := decodeProblem(t, resp); p.Param != tc.param {
+		if p, ok := problemAt(t, ts, snapshot.PathCheck+tc.query, http.StatusBadRequest); ok && p.Param != tc.param {
 			t.Errorf("%s: param %q, want %q", tc.query, p.Param, tc.param)
 		}
 	}

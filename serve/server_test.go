@@ -183,6 +183,18 @@ func body(t testing.TB, resp *http.Response) []byte {
 	return data
 }
 
+// problemAt GETs target and returns its problem, failing the test (but not
+// stopping it) with ok false when the status is not want.
+func problemAt(t *testing.T, ts *testServer, target string, want int) (p snapshot.Problem, ok bool) {
+	t.Helper()
+	resp := ts.do(t, http.MethodGet, target, nil)
+	if resp.StatusCode != want {
+		t.Errorf("%s: %d, want %d", target, resp.StatusCode, want)
+		return snapshot.Problem{}, false
+	}
+	return decodeProblem(t, resp), true
+}
+
 func decodeProblem(t testing.TB, resp *http.Response) snapshot.Problem {
 	t.Helper()
 	if ct := resp.Header.Get("Content-Type"); ct != snapshot.ContentProblem {

@@ -39,12 +39,7 @@ func TestStatusline(t *testing.T) {
 		{"?q=openai,example.com", `"example.com" is not a service`},
 		{"?q=" + strings.Repeat("groq,", 10) + "groq", "at most 10"},
 	} {
-		resp := ts.do(t, http.MethodGet, snapshot.PathStatusline+tc.query, nil)
-		if resp.StatusCode != http.StatusBadRequest {
-			t.Errorf("%s: %d, want 400", tc.query, resp.StatusCode)
-			continue
-		}
-		if p := decodeProblem(t, resp); p.Param != "q" || !strings.Contains(p.Detail, tc.detail) {
+		if p, ok := problemAt(t, ts, snapshot.PathStatusline+tc.query, http.StatusBadRequest); ok && (p.Param != "q" || !strings.Contains(p.Detail, tc.detail)) {
 			t.Errorf("%s: problem %+v, want param q and %q", tc.query, p, tc.detail)
 		}
 	}
@@ -97,12 +92,7 @@ func TestCheckStack(t *testing.T) {
 		{"?q=openai,groq&code=overloaded_error", "code"},
 		{"?q=openai,groq&retryAfter=5", "retryAfter"},
 	} {
-		resp := ts.do(t, http.MethodGet, snapshot.PathCheck+tc.query, nil)
-		if resp.StatusCode != http.StatusBadRequest {
-			t.Errorf("%s: %d, want 400", tc.query, resp.StatusCode)
-			continue
-		}
-		if p := decodeProblem(t, resp); p.Param != tc.param {
+		if p, ok := problemAt(t, ts, snapshot.PathCheck+tc.query, http.StatusBadRequest); ok && p.Param != tc.param {
 			t.Errorf("%s: problem %+v, want param %s", tc.query, p, tc.param)
 		}
 	}
