@@ -432,9 +432,9 @@ func readCapped(r io.Reader, limit int64) ([]byte, error) {
 // does from a folder.
 func snapshotFromFiles(m snapshot.Manifest, manifestData []byte, files map[string][]byte) (*Snapshot, error) {
 	s := &Snapshot{Manifest: m, files: map[string]*representation{}, status: map[string]snapshot.ServiceSummary{}}
-	s.files[snapshot.FileManifest] = newRepresentation(manifestData, snapshot.ContentTypeOf(snapshot.FileManifest)).compress()
+	s.files[snapshot.FileManifest] = newRepresentation(manifestData, snapshot.ContentTypeOf(snapshot.FileManifest))
 	for name, data := range files {
-		s.files[name] = newRepresentation(data, snapshot.ContentTypeOf(name)).compress()
+		s.files[name] = newRepresentation(data, snapshot.ContentTypeOf(name))
 	}
 	if err := s.parse(); err != nil {
 		return nil, err

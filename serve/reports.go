@@ -94,7 +94,7 @@ func (s *Server) serviceWithReports(slug string, rep *representation, now time.T
 	out = append(out, `,"reports":`...)
 	out = append(out, member...)
 	out = append(out, "}\n"...)
-	with := newRepresentation(out, rep.contentType).compress()
+	with := newRepresentation(out, rep.contentType)
 	if c.last == nil {
 		c.last = map[string]reportsRep{}
 	}

@@ -19,12 +19,20 @@ import (
 // (nil when compression does not pay) and a strong ETag for each: the only
 // validator sent (no Last-Modified, see snapshot.CommonHeaders).
 type representation struct {
-	body, gz     []byte
+	body         []byte
 	etag, gzEtag string
 	contentType  string
 	// hdr holds a snapshot file's header values, built once when the
 	// snapshot is loaded; nil for a response computed per request.
 	hdr *repHeaders
+	// gz is the gzip variant. A snapshot file's is made by the first
+	// request that accepts gzip (gzipped), not at load: compressing every
+	// file of a full-retention snapshot took most of a second and held
+	// tens of MB for files most clients never fetch compressed
+	// (BenchmarkLoadFullRetention). gzOnce guards it: read it through
+	// gzipped only.
+	gz     []byte
+	gzOnce sync.Once
 }
 
 // repHeaders are header values as net/http stores them. Assigning them to
@@ -67,8 +75,16 @@ func newRepresentation(body []byte, contentType string) *representation {
 // saves hashing the body twice.
 func gzipETag(etag string) string { return etag[:len(etag)-1] + `-gzip"` }
 
-// compress adds the gzip variant when it pays.
-func (rep *representation) compress() *representation {
+// gzipped returns the gzip variant, made on the first call (nil when
+// compression does not pay). Safe for concurrent use: the requests that
+// arrive while it is being made wait for it rather than compress too.
+func (rep *representation) gzipped() []byte {
+	rep.gzOnce.Do(rep.makeGzip)
+	return rep.gz
+}
+
+// makeGzip sets the gzip variant when it pays; gzOnce runs it.
+func (rep *representation) makeGzip() {
 	if body := rep.body; len(body) >= gzipMinSize && compressible(rep.contentType) {
 		var buf bytes.Buffer
 		zw := gzipWriters.Get().(*gzip.Writer)
@@ -83,7 +99,6 @@ func (rep *representation) compress() *representation {
 			}
 		}
 	}
-	return rep
 }
 
 func compressible(contentType string) bool {
@@ -136,8 +151,10 @@ func setCommonHeaders(h http.Header) {
 // Accept-Encoding: gzip.
 func (rep *representation) serve(w http.ResponseWriter, r *http.Request) {
 	body, etag, gzipped := rep.body, rep.etag, false
-	if rep.gz != nil && acceptsGzip(r) {
-		body, etag, gzipped = rep.gz, rep.gzEtag, true
+	if acceptsGzip(r) {
+		if gz := rep.gzipped(); gz != nil {
+			body, etag, gzipped = gz, rep.gzEtag, true
+		}
 	}
 	if notModified(w, r, etag) {
 		return
@@ -329,9 +346,6 @@ func serveComputed(w http.ResponseWriter, r *http.Request, etag string, compute 
 		return
 	}
 	rep.body = body
-	if gzip {
-		rep.compress()
-	}
 	rep.serve(w, r)
 }
 

@@ -2,11 +2,15 @@ package serve
 
 import (
 	"bytes"
+	"compress/gzip"
 	"fmt"
+	"io"
 	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
+	"sync"
 	"testing"
 
 	"github.com/aistatus/aistatus/snapshot"
@@ -128,6 +132,74 @@ func TestStaticHeaderSet(t *testing.T) {
 		got := slices.Sorted(maps.Keys(resp.Header))
 		if !slices.Equal(got, c.want) {
 			t.Errorf("GET %s (%s): header lines %v\nwant %v", c.target, c.encoding, got, c.want)
+		}
+	}
+}
+
+// TestLazyGzipConcurrent: a snapshot file's gzip variant is made by the
+// first request that accepts gzip. Requests racing for it (run with -race)
+// must all get the same variant, whole and with its own length and ETag,
+// and the identity variant must be unaffected, before and after.
+func TestLazyGzipConcurrent(t *testing.T) {
+	ts := newTestServer(t, 0)
+	h := ts.Handler()
+	get := func(target, encoding string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, target, nil)
+		req.Header.Set("Accept-Encoding", encoding)
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		return rec
+	}
+	for _, target := range []string{"/status.json", snapshot.PathStatus, "/api/v1/services/openai", "/incidents.json"} {
+		plain := get(target, "identity")
+		if plain.Code != http.StatusOK || plain.Header().Get("Content-Encoding") != "" {
+			t.Fatalf("%s: status %d, Content-Encoding %q", target, plain.Code, plain.Header().Get("Content-Encoding"))
+		}
+		const n = 16
+		got := make([]*httptest.ResponseRecorder, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			encoding := "gzip"
+			if i%4 == 3 {
+				encoding = "identity"
+			}
+			wg.Go(func() { got[i] = get(target, encoding) })
+		}
+		wg.Wait()
+		var first *httptest.ResponseRecorder
+		for i, rec := range got {
+			if i%4 == 3 {
+				if !bytes.Equal(rec.Body.Bytes(), plain.Body.Bytes()) || rec.Header().Get("ETag") != plain.Header().Get("ETag") {
+					t.Errorf("%s: identity answer %d changed while the gzip variant was made", target, i)
+				}
+				continue
+			}
+			if rec.Code != http.StatusOK || rec.Header().Get("Content-Encoding") != "gzip" {
+				t.Fatalf("%s #%d: status %d, Content-Encoding %q", target, i, rec.Code, rec.Header().Get("Content-Encoding"))
+			}
+			if rec.Header().Get("Content-Length") != strconv.Itoa(rec.Body.Len()) {
+				t.Errorf("%s #%d: Content-Length %s for %d bytes", target, i, rec.Header().Get("Content-Length"), rec.Body.Len())
+			}
+			if first == nil {
+				first = rec
+				zr, err := gzip.NewReader(bytes.NewReader(rec.Body.Bytes()))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if unzipped, err := io.ReadAll(zr); err != nil || !bytes.Equal(unzipped, plain.Body.Bytes()) {
+					t.Errorf("%s: the gzip variant does not decompress to the file (%v)", target, err)
+				}
+				if want := gzipETag(plain.Header().Get("ETag")); rec.Header().Get("ETag") != want {
+					t.Errorf("%s: gzip ETag %q, want %q", target, rec.Header().Get("ETag"), want)
+				}
+				continue
+			}
+			if !bytes.Equal(rec.Body.Bytes(), first.Body.Bytes()) || rec.Header().Get("ETag") != first.Header().Get("ETag") {
+				t.Errorf("%s #%d: a different gzip variant", target, i)
+			}
+		}
+		if again := get(target, "identity"); !bytes.Equal(again.Body.Bytes(), plain.Body.Bytes()) {
+			t.Errorf("%s: identity answer changed after the gzip variant was made", target)
 		}
 	}
 }

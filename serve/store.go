@@ -124,7 +124,7 @@ func Load(dir string) (*Snapshot, error) {
 		if err != nil {
 			return err
 		}
-		s.files[name] = newRepresentation(data, snapshot.ContentTypeOf(name)).compress()
+		s.files[name] = newRepresentation(data, snapshot.ContentTypeOf(name))
 		return nil
 	})
 	if err != nil {
@@ -434,12 +434,12 @@ func (st *Store) set(next *Snapshot) {
 // about 166 MiB.
 const freeAfterSwapBytes = 32 << 20
 
-// heldBytes is what the snapshot's files take in memory: their bodies and
-// gzip variants.
+// heldBytes is what the snapshot's files take in memory when it is swapped
+// in: their bodies (the gzip variants are made later, by the requests).
 func (s *Snapshot) heldBytes() int64 {
 	var n int64
 	for _, rep := range s.files {
-		n += int64(len(rep.body) + len(rep.gz))
+		n += int64(len(rep.body))
 	}
 	return n
 }
