@@ -1,11 +1,13 @@
 package serve
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path"
@@ -17,6 +19,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/snapshot"
@@ -254,24 +257,115 @@ func (s *Snapshot) parse() error {
 			s.reliability[r.Slug] = r.Reliability
 		}
 	}
-	var list snapshot.IncidentList
-	if err := decodeFile(s.files, snapshot.FileIncidents, &list); err != nil {
-		return err
+	rep := s.files[snapshot.FileIncidents]
+	if rep == nil {
+		return fmt.Errorf("snapshot incomplete: %s is missing", snapshot.FileIncidents)
 	}
-	snapshot.SortIncidents(list.Incidents)
-	s.incidents = list.Incidents
-	s.incidentsJSON = make([][]byte, len(list.Incidents))
-	for i, inc := range list.Incidents {
-		data, err := json.Marshal(inc)
-		if err != nil {
-			return err
-		}
-		s.incidentsJSON[i] = data
+	var err error
+	if s.incidents, s.incidentsJSON, err = decodeIncidents(rep.body); err != nil {
+		return fmt.Errorf("%s: %w", snapshot.FileIncidents, err)
 	}
 	s.indexIncidents()
 	s.markImmutable()
 	s.loadHistories()
 	return nil
+}
+
+// decodeIncidents decodes incidents.json's list, newest first, with each
+// incident's JSON: the file's own bytes, which the build writes with
+// json.Marshal (compact, as /incidents sends them), so the list is neither
+// encoded again nor held twice; only an incident that is not valid UTF-8
+// is encoded again, and an indented one compacted. Encoding 100 000
+// incidents again took a third of a second at load and held another 37 MB
+// (BenchmarkLoadFullRetention). Anything after the list is only checked to
+// be JSON.
+func decodeIncidents(body []byte) ([]snapshot.Incident, [][]byte, error) {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil, nil, errors.New("not a JSON object")
+	}
+	var (
+		list []snapshot.Incident
+		raws [][]byte
+	)
+	for dec.More() {
+		key, err := dec.Token()
+		if err != nil {
+			return nil, nil, err
+		}
+		if key != "incidents" {
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return nil, nil, err
+			}
+			continue
+		}
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, nil, err
+		}
+		if tok == nil { // "incidents": null, an empty list
+			continue
+		}
+		if tok != json.Delim('[') {
+			return nil, nil, errors.New("incidents is not a list")
+		}
+		for dec.More() {
+			start := dec.InputOffset()
+			var inc snapshot.Incident
+			if err := dec.Decode(&inc); err != nil {
+				return nil, nil, err
+			}
+			// The offset before an element is at the comma that precedes it.
+			raw := bytes.TrimLeft(body[start:dec.InputOffset()], ", \t\r\n")
+			switch {
+			case !utf8.Valid(raw):
+				// Unmarshal replaced what was not UTF-8; send what it read.
+				if raw, err = json.Marshal(inc); err != nil {
+					return nil, nil, err
+				}
+			case bytes.IndexByte(raw, '\n') >= 0:
+				// Indented (compact JSON has no raw newline, not even in
+				// its strings): compacted, as /incidents sends its list.
+				var buf bytes.Buffer
+				if err := json.Compact(&buf, raw); err != nil {
+					return nil, nil, err
+				}
+				raw = buf.Bytes()
+			}
+			list, raws = append(list, inc), append(raws, raw)
+		}
+		if _, err := dec.Token(); err != nil { // the closing ]
+			return nil, nil, err
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing }
+		return nil, nil, err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return nil, nil, errors.New("data after the object")
+	}
+	sortIncidents(list, raws)
+	return list, raws, nil
+}
+
+// sortIncidents orders list newest first (snapshot.SortIncidents) and raws,
+// each incident's JSON, with it. Our builds write them in that order.
+func sortIncidents(list []snapshot.Incident, raws [][]byte) {
+	if slices.IsSortedFunc(list, snapshot.CompareIncidents) {
+		return
+	}
+	order := make([]int, len(list))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return snapshot.CompareIncidents(list[a], list[b]) })
+	sortedList, sortedRaws := make([]snapshot.Incident, len(list)), make([][]byte, len(list))
+	for k, i := range order {
+		sortedList[k], sortedRaws[k] = list[i], raws[i]
+	}
+	copy(list, sortedList)
+	copy(raws, sortedRaws)
 }
 
 // indexIncidents builds the per-service indexes of s.incidents (newest

@@ -44,13 +44,15 @@ func (i Incident) Open() bool { return i.EndedAt == nil }
 
 // SortIncidents orders incidents newest startedAt first, then by id so that
 // the order is stable across builds.
-func SortIncidents(list []Incident) {
-	slices.SortFunc(list, func(a, b Incident) int {
-		if c := b.StartedAt.Compare(a.StartedAt); c != 0 {
-			return c
-		}
-		return cmp.Compare(a.ID, b.ID)
-	})
+func SortIncidents(list []Incident) { slices.SortFunc(list, CompareIncidents) }
+
+// CompareIncidents is the order of SortIncidents, for whoever sorts
+// something that carries incidents.
+func CompareIncidents(a, b Incident) int {
+	if c := b.StartedAt.Compare(a.StartedAt); c != 0 {
+		return c
+	}
+	return cmp.Compare(a.ID, b.ID)
 }
 
 // OfficialIncidentID is the id of an official incident: the service's slug
