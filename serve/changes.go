@@ -49,7 +49,8 @@ func (s *Server) handleChanges(w http.ResponseWriter, r *http.Request) {
 		problem(w, http.StatusBadRequest, param, msg)
 		return
 	}
-	entries := snap.changes
+	log := s.changeLog(snap)
+	entries := log.changes
 	if q.Has("since") {
 		v := q.Get("since")
 		id, t, isID, err := parseChangeSince(v)
@@ -73,8 +74,8 @@ func (s *Server) handleChanges(w http.ResponseWriter, r *http.Request) {
 		entries = entries[:limit]
 	}
 	serveJSON(w, r, snapshot.ChangeList{
-		Changes: append([]snapshot.Change{}, entries...), LogStart: snap.changesSince.UTC(),
-		LastID: snapshot.LastChangeID(snap.changes), Truncated: truncated,
+		Changes: append([]snapshot.Change{}, entries...), LogStart: log.since.UTC(),
+		LastID: snapshot.LastChangeID(log.changes), Truncated: truncated,
 		Timestamp: snap.Manifest.GeneratedAt, License: snapshot.License,
 	})
 }

@@ -159,7 +159,7 @@ type eventFrames struct {
 	frames [][]byte
 }
 
-// eventFrames returns the frames of s.changes[from:to], encoding those that
+// eventFrames returns the frames of the change log's [from:to], encoding those that
 // no stream has sent yet. Streams woken together by a build wait for the
 // first of them to encode the build's changes instead of each encoding
 // them; a frame once set never changes, so the slice returned is read
@@ -168,11 +168,12 @@ func (s *Snapshot) eventFrames(from, to int) [][]byte {
 	if from >= to {
 		return nil
 	}
+	changes := s.changeLog().changes
 	f := &s.frames
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.frames == nil || from < f.base {
-		grown := make([][]byte, len(s.changes)-from)
+		grown := make([][]byte, len(changes)-from)
 		if f.frames != nil {
 			copy(grown[f.base-from:], f.frames)
 		}
@@ -181,7 +182,7 @@ func (s *Snapshot) eventFrames(from, to int) [][]byte {
 	out := f.frames[from-f.base : to-f.base : to-f.base]
 	for i := range out {
 		if out[i] == nil {
-			out[i] = eventFrame(s.changes[from+i], s.Manifest.BaseURL)
+			out[i] = eventFrame(changes[from+i], s.Manifest.BaseURL)
 		}
 	}
 	return out
@@ -242,7 +243,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	if snap == nil {
 		return
 	}
-	last := snapshot.LastChangeID(snap.changes)
+	last := snapshot.LastChangeID(s.changeLog(snap).changes)
 	// resumed: the client named the last change it has (0 asks for the
 	// whole log), which the first send checks the log still reaches.
 	resumed := false
@@ -299,7 +300,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	send := func(snap *Snapshot) bool {
-		log := snap.changes
+		log := s.changeLog(snap).changes
 		from := len(log) - len(snapshot.ChangesAfter(log, last))
 		// Ids are consecutive within a log: a client whose last change is
 		// older than the one before the first retained missed changes

@@ -41,7 +41,7 @@ func syntheticChanges(n int) []snapshot.Change {
 // logSnapshot is a snapshot holding only what the event stream reads: the
 // manifest and the change log.
 func logSnapshot(changes []snapshot.Change) *Snapshot {
-	return &Snapshot{Manifest: snapshot.Manifest{GeneratedAt: genTime, BaseURL: "https://aistatus.example"}, changes: changes}
+	return &Snapshot{Manifest: snapshot.Manifest{GeneratedAt: genTime, BaseURL: "https://aistatus.example"}, log: changeLog{changes: changes}}
 }
 
 // streamSink is the ResponseWriter of one stream run in process: it counts

@@ -251,8 +251,8 @@ func BenchmarkStatusAtRequest(b *testing.B) {
 	ts := newSynthServer(b, 100_000, 0)
 	snap := ts.Store().Current()
 	at := snap.Manifest.GeneratedAt.Add(-24 * time.Hour)
-	if at.Before(snap.changesSince) {
-		at = snap.changesSince.Add(time.Minute)
+	if since := snap.changeLog().since; at.Before(since) {
+		at = since.Add(time.Minute)
 	}
 	b.ReportAllocs()
 	benchGet(b, ts.Handler(), snapshot.PathStatus+"?at="+at.Format(time.RFC3339), nil, http.StatusOK)

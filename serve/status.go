@@ -41,7 +41,7 @@ func (s *Server) serveStatusAt(w http.ResponseWriter, r *http.Request, snap *Sna
 	if !ok {
 		return
 	}
-	doc := snapshot.StatusAtDoc{At: at, Services: []snapshot.ServiceAt{}, LogStart: snap.changesSince.UTC(),
+	doc := snapshot.StatusAtDoc{At: at, Services: []snapshot.ServiceAt{}, LogStart: s.changeLog(snap).since.UTC(),
 		Timestamp: snap.Manifest.GeneratedAt, License: snapshot.License}
 	for _, slug := range snap.order {
 		doc.Services = append(doc.Services, snap.serviceAt(slug, at))
@@ -102,7 +102,7 @@ func (s *Server) serveServiceAt(w http.ResponseWriter, r *http.Request, snap *Sn
 		return
 	}
 	slug := r.PathValue("slug")
-	serveJSON(w, r, snapshot.ServiceAtDoc{At: at, Service: snap.serviceAt(slug, at), LogStart: snap.changesSince.UTC(),
+	serveJSON(w, r, snapshot.ServiceAtDoc{At: at, Service: snap.serviceAt(slug, at), LogStart: s.changeLog(snap).since.UTC(),
 		Timestamp: snap.Manifest.GeneratedAt, License: snapshot.License})
 }
 
@@ -121,10 +121,10 @@ func (s *Server) parseAt(w http.ResponseWriter, snap *Snapshot, v, param string)
 		problem(w, http.StatusBadRequest, param, fmt.Sprintf("%s %s is in the future (now %s)", param, at.Format(time.RFC3339), now.UTC().Format(time.RFC3339)))
 		return time.Time{}, false
 	}
-	if snap.changesSince.IsZero() || at.Before(snap.changesSince) {
+	if since := s.changeLog(snap).since; since.IsZero() || at.Before(since) {
 		detail := "no change log is retained yet"
-		if !snap.changesSince.IsZero() {
-			detail = "the retained change log begins " + snap.changesSince.UTC().Format(time.RFC3339Nano)
+		if !since.IsZero() {
+			detail = "the retained change log begins " + since.UTC().Format(time.RFC3339Nano)
 		}
 		problem(w, http.StatusNotFound, param, fmt.Sprintf("no record of %s: %s", at.Format(time.RFC3339), detail))
 		return time.Time{}, false
@@ -140,8 +140,8 @@ func (s *Server) parseAt(w http.ResponseWriter, snap *Snapshot, v, param string)
 // snapshot.MaxIncidentsAt are listed, the newest, and IncidentsTruncated
 // says when there were more.
 func (snap *Snapshot) serviceAt(slug string, at time.Time) snapshot.ServiceAt {
-	sum := snap.status[slug]
-	st, since, ok := snapshot.StatusAt(snap.statusChanges[slug], slug, at, sum.Status)
+	sum, log := snap.status[slug], snap.changeLog()
+	st, since, ok := snapshot.StatusAt(log.statusChanges[slug], slug, at, sum.Status)
 	if !ok {
 		st = snapshot.Unknown // not checked yet then
 	}
@@ -175,7 +175,7 @@ func (snap *Snapshot) serviceAt(slug string, at time.Time) snapshot.ServiceAt {
 		if inc.EndedAt != nil && !inc.EndedAt.After(at) {
 			continue // ended by then
 		}
-		if opened, logged := snap.openedAt[inc.ID]; logged && opened.After(at) {
+		if opened, logged := log.openedAt[inc.ID]; logged && opened.After(at) {
 			continue // started earlier by its own account, but we learned of it later
 		}
 		if len(out.Incidents) == snapshot.MaxIncidentsAt {

@@ -20,7 +20,7 @@ func referenceIncidentsAt(snap *Snapshot, slug string, at time.Time) []string {
 		if inc.Service != slug || inc.StartedAt.After(at) || (inc.EndedAt != nil && !inc.EndedAt.After(at)) {
 			continue
 		}
-		if opened, logged := snap.openedAt[inc.ID]; logged && opened.After(at) {
+		if opened, logged := snap.log.openedAt[inc.ID]; logged && opened.After(at) {
 			continue
 		}
 		ids = append(ids, inc.ID)
@@ -33,7 +33,7 @@ func referenceIncidentsAt(snap *Snapshot, slug string, at time.Time) []string {
 // old), some learned of after they started.
 func randomIncidentSnapshot(rng *rand.Rand, n int) *Snapshot {
 	slugs := []string{"openai", "anthropic", "groq"}
-	snap := &Snapshot{status: map[string]snapshot.ServiceSummary{}, openedAt: map[string]time.Time{}}
+	snap := &Snapshot{status: map[string]snapshot.ServiceSummary{}, log: changeLog{openedAt: map[string]time.Time{}}}
 	for _, slug := range slugs {
 		snap.status[slug] = snapshot.ServiceSummary{Slug: slug, Name: slug, Status: snapshot.Operational}
 	}
@@ -49,7 +49,7 @@ func randomIncidentSnapshot(rng *rand.Rand, n int) *Snapshot {
 			inc.EndedAt = &end
 		}
 		if rng.IntN(5) == 0 {
-			snap.openedAt[inc.ID] = start.Add(time.Duration(rng.Int64N(int64(2 * time.Hour))))
+			snap.log.openedAt[inc.ID] = start.Add(time.Duration(rng.Int64N(int64(2 * time.Hour))))
 		}
 		snap.incidents = append(snap.incidents, inc)
 	}
@@ -133,8 +133,8 @@ func TestOrderedLog(t *testing.T) {
 		// As a snapshot reads it from a history.
 		history, _ := json.Marshal(map[string]any{"changes": tt.log, "changesSince": genTime})
 		snap := &Snapshot{files: map[string]*representation{}}
-		if err := snap.loadChanges(history); err != nil || !slices.Equal(ids(snap.changes), tt.want) {
-			t.Errorf("%s, loaded: %v (%v), want %v", tt.name, ids(snap.changes), err, tt.want)
+		if err := snap.loadChanges(history); err != nil || !slices.Equal(ids(snap.log.changes), tt.want) {
+			t.Errorf("%s, loaded: %v (%v), want %v", tt.name, ids(snap.log.changes), err, tt.want)
 		}
 	}
 }

@@ -64,14 +64,20 @@ type Snapshot struct {
 	// models are models.json's models by id, for /check; none in a
 	// snapshot written before there were models.
 	models map[string]snapshot.ModelDoc
-	// changes is the retained change log, ids ascending, complete after
-	// changesSince; statusChanges is each service's status changes of it,
-	// for ?at= (up to 50 000 changes, 26 services); openedAt is when the log
-	// first reported each incident.
-	changes       []snapshot.Change
-	changesSince  time.Time
-	statusChanges map[string][]snapshot.Change
-	openedAt      map[string]time.Time
+	// log is the retained change log: read it through changeLog, which
+	// reads a local folder's history.json on first use (see loadLog).
+	log     changeLog
+	logOnce sync.Once
+	// readHistory, when set, reads the history.json of the folder the
+	// snapshot was loaded from, through a descriptor opened at Load: it
+	// keeps the file of this snapshot even after a build swapped the
+	// folder out and removed it. An unread one is closed by the
+	// os.File's cleanup when the snapshot is collected.
+	readHistory func() ([]byte, error)
+	// logErr is why history.json could not be read, if it could not;
+	// logErrReported makes the server log it once.
+	logErr         error
+	logErrReported atomic.Bool
 	// histories are each service's daily rows, for /history.
 	histories map[string]serviceDays
 	// frames are changes as the event stream sends them, each encoded once
@@ -136,14 +142,86 @@ func Load(dir string) (*Snapshot, error) {
 	if err := s.parse(); err != nil {
 		return nil, err
 	}
-	history, err := fs.ReadFile(fsys, snapshot.FileHistory)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	history, err := root.Open(snapshot.FileHistory)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		// No history (a folder written before it existed): the recent log
+		// of changes.json, small, read now as a replica's is.
+		if err := s.loadChanges(nil); err != nil {
+			return nil, err
+		}
+	case err != nil:
 		return nil, err
-	}
-	if err := s.loadChanges(history); err != nil {
-		return nil, err
+	default:
+		s.readHistory = func() ([]byte, error) {
+			defer history.Close()
+			info, err := history.Stat()
+			if err != nil {
+				return nil, err
+			}
+			data := make([]byte, info.Size())
+			if _, err := history.ReadAt(data, 0); err != nil && err != io.EOF {
+				return nil, err
+			}
+			return data, nil
+		}
 	}
 	return s, nil
+}
+
+// changeLog is a snapshot's retained change log.
+type changeLog struct {
+	// changes are the entries, ids ascending, complete after since.
+	changes []snapshot.Change
+	since   time.Time
+	// statusChanges are each service's status changes, for ?at= (up to
+	// 50 000 changes, 26 services); openedAt is when the log first
+	// reported each incident.
+	statusChanges map[string][]snapshot.Change
+	openedAt      map[string]time.Time
+}
+
+// changeLog returns the snapshot's change log, reading it on first use:
+// decoding history.json's log (50 000 changes in 51 MB at the retention
+// cap, most of it the incidents) took 0.4 s of the 1.2 s a full-retention
+// snapshot took to be ready, for the routes that need all of it — /changes
+// with since or limit, the event stream and ?at= — not for /status or a
+// service (BenchmarkLoadFullRetention). Safe for concurrent use.
+func (s *Snapshot) changeLog() *changeLog {
+	s.logOnce.Do(s.loadLog)
+	return &s.log
+}
+
+// changeLog is snap's change log, logging once why history.json's could
+// not be read when it could not.
+func (s *Server) changeLog(snap *Snapshot) *changeLog {
+	log := snap.changeLog()
+	if snap.logErr != nil && snap.logErrReported.CompareAndSwap(false, true) {
+		s.opts.Log.Error().Err(snap.logErr).Time("generatedAt", snap.Manifest.GeneratedAt).
+			Msg("change log not read; answering from changes.json's recent log")
+	}
+	return log
+}
+
+// loadLog reads history.json's log. One that cannot be read or decoded
+// leaves the snapshot with changes.json's recent log, as a replica has,
+// which says where it begins; the server logs why (Server.changeLog).
+func (s *Snapshot) loadLog() {
+	if s.readHistory == nil {
+		return // read at load (a replica, a folder without history.json)
+	}
+	history, err := s.readHistory()
+	s.readHistory = nil
+	if err == nil {
+		err = s.loadChanges(history)
+	}
+	if err == nil {
+		return
+	}
+	s.logErr = fmt.Errorf("%s: %w", snapshot.FileHistory, err)
+	if err := s.loadChanges(nil); err != nil {
+		s.log = changeLog{statusChanges: map[string][]snapshot.Change{}, openedAt: map[string]time.Time{}}
+	}
 }
 
 // loadChanges reads the change log: the whole retained one from history
@@ -159,7 +237,7 @@ func (s *Snapshot) loadChanges(history []byte) error {
 	switch {
 	case history != nil:
 		if err := json.Unmarshal(history, &log); err != nil {
-			return fmt.Errorf("%s: %w", snapshot.FileHistory, err)
+			return err
 		}
 	case s.files[snapshot.FileChanges] != nil:
 		var list snapshot.ChangeList
@@ -168,16 +246,17 @@ func (s *Snapshot) loadChanges(history []byte) error {
 		}
 		log.Changes, log.ChangesSince = list.Changes, list.LogStart
 	}
-	s.changes, s.changesSince = orderedLog(log.Changes), log.ChangesSince
-	s.openedAt, s.statusChanges = map[string]time.Time{}, map[string][]snapshot.Change{}
-	for _, c := range s.changes {
+	l := changeLog{changes: orderedLog(log.Changes), since: log.ChangesSince,
+		openedAt: map[string]time.Time{}, statusChanges: map[string][]snapshot.Change{}}
+	for _, c := range l.changes {
 		switch {
 		case c.Type == snapshot.ChangeStatus:
-			s.statusChanges[c.Service] = append(s.statusChanges[c.Service], c)
+			l.statusChanges[c.Service] = append(l.statusChanges[c.Service], c)
 		case c.Type == snapshot.ChangeIncidentOpened && c.Incident != nil:
-			s.openedAt[c.Incident.ID] = c.Time
+			l.openedAt[c.Incident.ID] = c.Time
 		}
 	}
+	s.log = l
 	return nil
 }
 

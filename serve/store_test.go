@@ -3,9 +3,18 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"weak"
+
+	"github.com/rs/zerolog"
+
+	"github.com/aistatus/aistatus/snapshot"
 )
 
 // TestLargeSwapReturnsTheReplacedSnapshot: swapping in a large snapshot
@@ -84,4 +93,82 @@ func indent(s string) string {
 		panic(err)
 	}
 	return buf.String()
+}
+
+// TestChangeLogOfASwappedOutFolder: the change log is read on first use,
+// from the history.json of the folder the snapshot was loaded from, even
+// when a build has since swapped that folder out and removed it: never the
+// newer folder's, which would mix two generations.
+func TestChangeLogOfASwappedOutFolder(t *testing.T) {
+	w := newChangeWorld(t)
+	w.publish(nil)
+	first := w.publish(map[string]snapshot.Status{"openai": snapshot.MajorOutage})
+	snap, err := Load(w.dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if snap.readHistory == nil {
+		t.Fatal("the change log was read at load, not on first use")
+	}
+	second := w.publish(map[string]snapshot.Status{"openai": snapshot.Operational, "groq": snapshot.Degraded})
+	if len(second) == 0 {
+		t.Fatal("the second build logged no change")
+	}
+	// Requests racing for the first read (run with -race) share it.
+	logs := make([]*changeLog, 8)
+	var wg sync.WaitGroup
+	for i := range logs {
+		wg.Go(func() { logs[i] = snap.changeLog() })
+	}
+	wg.Wait()
+	log := logs[0]
+	for _, l := range logs {
+		if len(l.changes) != len(log.changes) {
+			t.Fatal("concurrent first reads saw different logs")
+		}
+	}
+	if snap.logErr != nil {
+		t.Fatalf("change log not read: %v", snap.logErr)
+	}
+	if got, want := snapshot.LastChangeID(log.changes), first[len(first)-1].ID; got != want {
+		t.Errorf("last change %d, want %d: the log of another folder", got, want)
+	}
+	if len(log.statusChanges["openai"]) == 0 {
+		t.Error("no status change of openai indexed for ?at=")
+	}
+}
+
+// TestCorruptHistoryDegrades: a history.json that cannot be decoded no
+// longer fails the load (the log is read after the snapshot is served): the
+// snapshot is served, its change log is changes.json's recent one, which
+// says where it begins, and the server logs why, once.
+func TestCorruptHistoryDegrades(t *testing.T) {
+	w := newChangeWorld(t)
+	logged := w.publish(map[string]snapshot.Status{"openai": snapshot.MajorOutage})
+	if err := os.WriteFile(filepath.Join(w.dir, snapshot.FileHistory), []byte(`{"changes":[{"id":`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var logs bytes.Buffer
+	clock := newTestClock(w.at)
+	srv := New(Options{Dir: w.dir, Catalog: w.cat, Log: zerolog.New(&logs), Now: clock.Now})
+	if ok, err := srv.Store().Reload(); !ok || err != nil {
+		t.Fatalf("reload: %v %v", ok, err)
+	}
+	ts := &testServer{Server: srv, clock: clock, cat: w.cat}
+	if resp := ts.do(t, http.MethodGet, snapshot.PathStatus, nil); resp.StatusCode != http.StatusOK {
+		t.Errorf("/status: %d", resp.StatusCode)
+	}
+	for range 2 {
+		resp := ts.do(t, http.MethodGet, snapshot.PathChanges+"?since=0", nil)
+		var list snapshot.ChangeList
+		if err := json.Unmarshal(body(t, resp), &list); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("/changes?since=0: %d %v", resp.StatusCode, err)
+		}
+		if list.LastID != logged[len(logged)-1].ID || list.LogStart.IsZero() {
+			t.Errorf("/changes?since=0 from changes.json: last id %d, log start %v; want %d and a start", list.LastID, list.LogStart, logged[len(logged)-1].ID)
+		}
+	}
+	if n := strings.Count(logs.String(), "change log not read"); n != 1 {
+		t.Errorf("logged %d times, want once:\n%s", n, logs.String())
+	}
 }
