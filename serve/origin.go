@@ -329,7 +329,7 @@ func (o *Origin) fetchSet(ctx context.Context, m snapshot.Manifest, cur *Snapsho
 			return nil, fmt.Errorf("the set is over the cap of %d bytes", o.opts.MaxTotalBytes)
 		}
 		if served[f.Path] == f.SHA256 {
-			if rep := cur.files[f.Path]; rep != nil {
+			if rep := cur.files[f.Path]; rep != nil && rep.body != nil {
 				files[f.Path] = rep.body
 				continue
 			}

@@ -6,7 +6,9 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"io"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -19,7 +21,16 @@ import (
 // (nil when compression does not pay) and a strong ETag for each: the only
 // validator sent (no Last-Modified, see snapshot.CommonHeaders).
 type representation struct {
-	body         []byte
+	// body is the content; nil when it is read from file instead.
+	body []byte
+	// file, when set, holds the content, size bytes, read with ReadAt (safe
+	// for concurrent requests): a large file of a snapshot folder that the
+	// server only sends (see heldOnDisk). The open descriptor keeps the
+	// file of this snapshot even after a build swapped the folder out and
+	// removed it; the os.File's cleanup closes it once the snapshot is
+	// collected.
+	file         *os.File
+	size         int64
 	etag, gzEtag string
 	contentType  string
 	// hdr holds a snapshot file's header values, built once when the
@@ -59,15 +70,38 @@ var gzipWriters = sync.Pool{New: func() any {
 }}
 
 func newRepresentation(body []byte, contentType string) *representation {
-	etag := etagOf(body)
-	rep := &representation{body: body, etag: etag, gzEtag: gzipETag(etag), contentType: contentType}
+	return withHeaders(&representation{body: body, size: int64(len(body)), etag: etagOf(body), contentType: contentType})
+}
+
+// newFileRepresentation is a representation whose content stays in f,
+// size bytes, read once here for its ETag.
+func newFileRepresentation(f *os.File, size int64, contentType string) (*representation, error) {
+	h := sha256.New()
+	if _, err := io.Copy(h, io.NewSectionReader(f, 0, size)); err != nil {
+		return nil, err
+	}
+	return withHeaders(&representation{file: f, size: size, etag: etagOfSum(h.Sum(nil)), contentType: contentType}), nil
+}
+
+// withHeaders completes a snapshot file's representation: the gzip ETag
+// and the header values.
+func withHeaders(rep *representation) *representation {
+	rep.gzEtag = gzipETag(rep.etag)
 	rep.hdr = &repHeaders{
-		contentType: []string{contentType},
+		contentType: []string{rep.contentType},
 		etag:        []string{rep.etag},
 		gzEtag:      []string{rep.gzEtag},
-		length:      []string{strconv.Itoa(len(body))},
+		length:      []string{strconv.FormatInt(rep.size, 10)},
 	}
 	return rep
+}
+
+// content reads the identity variant from its start.
+func (rep *representation) content() io.ReadSeeker {
+	if rep.file != nil {
+		return io.NewSectionReader(rep.file, 0, rep.size)
+	}
+	return bytes.NewReader(rep.body)
 }
 
 // gzipETag is the ETag of the gzip variant of the representation with etag:
@@ -85,14 +119,18 @@ func (rep *representation) gzipped() []byte {
 
 // makeGzip sets the gzip variant when it pays; gzOnce runs it.
 func (rep *representation) makeGzip() {
-	if body := rep.body; len(body) >= gzipMinSize && compressible(rep.contentType) {
+	size := rep.size
+	if rep.file == nil {
+		size = int64(len(rep.body)) // a computed response sets only the body
+	}
+	if size >= gzipMinSize && compressible(rep.contentType) {
 		var buf bytes.Buffer
 		zw := gzipWriters.Get().(*gzip.Writer)
 		zw.Reset(&buf)
-		zw.Write(body)
+		_, err := io.Copy(zw, rep.content())
 		zw.Close()
 		gzipWriters.Put(zw)
-		if buf.Len() < len(body) {
+		if err == nil && int64(buf.Len()) < size {
 			rep.gz = buf.Bytes()
 			if rep.hdr != nil {
 				rep.hdr.gzLength = []string{strconv.Itoa(len(rep.gz))}
@@ -112,6 +150,11 @@ func compressible(contentType string) bool {
 // the FNV-128a used before (see bench/README.md).
 func etagOf(body []byte) string {
 	sum := sha256.Sum256(body)
+	return etagOfSum(sum[:])
+}
+
+// etagOfSum is etagOf of the content whose SHA-256 is sum.
+func etagOfSum(sum []byte) string {
 	return `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`
 }
 
@@ -151,9 +194,13 @@ func setCommonHeaders(h http.Header) {
 // Accept-Encoding: gzip.
 func (rep *representation) serve(w http.ResponseWriter, r *http.Request) {
 	body, etag, gzipped := rep.body, rep.etag, false
+	var content io.ReadSeeker // the body, when it is not in memory
+	if rep.file != nil {
+		content = rep.content()
+	}
 	if acceptsGzip(r) {
 		if gz := rep.gzipped(); gz != nil {
-			body, etag, gzipped = gz, rep.gzEtag, true
+			body, etag, gzipped, content = gz, rep.gzEtag, true, nil
 		}
 	}
 	if notModified(w, r, etag) {
@@ -188,7 +235,10 @@ func (rep *representation) serve(w http.ResponseWriter, r *http.Request) {
 	// If-Modified-Since and If-Unmodified-Since are ignored: there is no
 	// modification date to compare with (RFC 9110 §13.1.3, §13.1.4).
 	if first(r.Header, "Range") != "" || first(r.Header, "If-Match") != "" {
-		http.ServeContent(w, r, "", time.Time{}, bytes.NewReader(body))
+		if content == nil {
+			content = bytes.NewReader(body)
+		}
+		http.ServeContent(w, r, "", time.Time{}, content)
 		return
 	}
 	// Every other request is a plain 200 with the headers ServeContent would
@@ -208,7 +258,11 @@ func (rep *representation) serve(w http.ResponseWriter, r *http.Request) {
 		h.Set("Content-Length", strconv.Itoa(len(body)))
 	}
 	w.WriteHeader(http.StatusOK)
-	if r.Method != http.MethodHead {
+	switch {
+	case r.Method == http.MethodHead:
+	case content != nil:
+		io.Copy(w, content)
+	default:
 		w.Write(body)
 	}
 }

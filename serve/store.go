@@ -98,7 +98,31 @@ func notServed(name string) bool {
 // that handle, so a snapshot swapped in by a concurrent build is never mixed
 // with the one being read; a read that races the old folder's removal fails
 // and is retried by the caller.
-func Load(dir string) (*Snapshot, error) {
+func Load(dir string) (*Snapshot, error) { return load(dir, largeFileBytes) }
+
+// largeFileBytes: a file of this size or more that the server only sends
+// stays on disk (heldOnDisk). At the retention cap those are the dataset's
+// monthly incident files, about 10 MB each, fetched rarely and in full.
+const largeFileBytes = 4 << 20
+
+// heldOnDisk tells whether the snapshot's file name, size bytes, is served
+// from its open descriptor rather than from memory: a large file the
+// server never reads itself. The documents it decodes or edits stay in
+// memory, and so do the service documents, the hot path.
+func heldOnDisk(name string, size, large int64) bool {
+	if size < large || strings.HasPrefix(name, snapshot.DirServices+"/") {
+		return false
+	}
+	switch name {
+	case snapshot.FileManifest, snapshot.FileStatus, snapshot.FileSources, snapshot.FileModels,
+		snapshot.FileReliability, snapshot.FileIncidents, snapshot.FileDatasets, snapshot.FileChanges:
+		return false
+	}
+	return true
+}
+
+// load is Load keeping the files of large bytes or more on disk.
+func load(dir string, large int64) (*Snapshot, error) {
 	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
@@ -127,6 +151,14 @@ func Load(dir string) (*Snapshot, error) {
 			return nil
 		}
 		if !d.Type().IsRegular() || notServed(name) {
+			return nil
+		}
+		if info, err := d.Info(); err == nil && heldOnDisk(name, info.Size(), large) {
+			rep, err := openRepresentation(root, name)
+			if err != nil {
+				return err
+			}
+			s.files[name] = rep
 			return nil
 		}
 		data, err := fs.ReadFile(fsys, name)
@@ -222,6 +254,29 @@ func (s *Snapshot) loadLog() {
 	if err := s.loadChanges(nil); err != nil {
 		s.log = changeLog{statusChanges: map[string][]snapshot.Change{}, openedAt: map[string]time.Time{}}
 	}
+}
+
+// openRepresentation opens the folder's file name as a representation
+// served from its descriptor.
+func openRepresentation(root *os.Root, name string) (*representation, error) {
+	f, err := root.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	info, err := f.Stat()
+	if err == nil && !info.Mode().IsRegular() {
+		err = fmt.Errorf("%s: not a regular file", name)
+	}
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	rep, err := newFileRepresentation(f, info.Size(), snapshot.ContentTypeOf(name))
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	return rep, nil
 }
 
 // loadChanges reads the change log: the whole retained one from history

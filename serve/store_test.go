@@ -3,7 +3,9 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -170,5 +172,76 @@ func TestCorruptHistoryDegrades(t *testing.T) {
 	}
 	if n := strings.Count(logs.String(), "change log not read"); n != 1 {
 		t.Errorf("logged %d times, want once:\n%s", n, logs.String())
+	}
+}
+
+// TestFilesHeldOnDisk: a large file the server only sends is served from
+// its open descriptor, and must be answered exactly as from memory —
+// identity and gzip, HEAD, ranges, revalidation — and still from the folder
+// it was loaded from after a build swapped that folder out and removed it.
+func TestFilesHeldOnDisk(t *testing.T) {
+	w := newChangeWorld(t)
+	w.publish(map[string]snapshot.Status{"openai": snapshot.MajorOutage})
+	inMemory, err := load(w.dir, 1<<62)
+	if err != nil {
+		t.Fatal(err)
+	}
+	onDisk, err := load(w.dir, 1) // every file it may
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for name, rep := range onDisk.files {
+		if rep.file != nil {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	for name, want := range map[string]bool{
+		"openapi.json": true, "index.html": true, "export.csv": true,
+		snapshot.FileStatus: false, snapshot.FileIncidents: false, snapshot.ServiceFile("openai"): false, snapshot.FileChanges: false,
+	} {
+		if slices.Contains(names, name) != want {
+			t.Errorf("%s held on disk: %v, want %v", name, !want, want)
+		}
+	}
+	// A build replaces the folder; the snapshots loaded before keep theirs.
+	w.publish(map[string]snapshot.Status{"openai": snapshot.Operational, "groq": snapshot.Degraded})
+	servers := map[*Snapshot]*Server{}
+	for _, snap := range []*Snapshot{inMemory, onDisk} {
+		servers[snap] = New(Options{Catalog: w.cat, Log: zerolog.Nop(), Now: newTestClock(w.at).Now})
+		servers[snap].store.set(snap)
+	}
+	answer := func(snap *Snapshot, method, target string, header http.Header) *httptest.ResponseRecorder {
+		srv := servers[snap]
+		req := httptest.NewRequest(method, target, nil)
+		for k, v := range header {
+			req.Header[k] = v
+		}
+		rec := httptest.NewRecorder()
+		srv.Handler().ServeHTTP(rec, req)
+		return rec
+	}
+	for _, name := range names {
+		target := "/" + name
+		etag := answer(inMemory, http.MethodGet, target, nil).Header().Get("ETag")
+		for _, c := range []struct {
+			name, method string
+			header       http.Header
+		}{
+			{"identity", http.MethodGet, http.Header{"Accept-Encoding": {"identity"}}},
+			{"gzip", http.MethodGet, http.Header{"Accept-Encoding": {"gzip"}}},
+			{"HEAD", http.MethodHead, nil},
+			{"range", http.MethodGet, http.Header{"Range": {"bytes=10-99"}}},
+			{"range, gzip", http.MethodGet, http.Header{"Range": {"bytes=-20"}, "Accept-Encoding": {"gzip"}}},
+			{"revalidation", http.MethodGet, http.Header{"If-None-Match": {etag}}},
+			{"If-Match", http.MethodGet, http.Header{"If-Match": {etag}}},
+		} {
+			want, got := answer(inMemory, c.method, target, c.header), answer(onDisk, c.method, target, c.header)
+			if got.Code != want.Code || fmt.Sprint(got.Header()) != fmt.Sprint(want.Header()) || !bytes.Equal(got.Body.Bytes(), want.Body.Bytes()) {
+				t.Errorf("%s %s: from disk %d %v (%d bytes), from memory %d %v (%d bytes)", name, c.name,
+					got.Code, got.Header(), got.Body.Len(), want.Code, want.Header(), want.Body.Len())
+			}
+		}
 	}
 }
