@@ -142,8 +142,9 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 			immutable = append(immutable, strings.TrimPrefix(f.Path, "/"))
 		}
 	}
+	headlineWords := map[string]string{}
 	for _, m := range docs.Models.Models {
-		if err := put(snapshot.ModelFile(m.ID), modelDocument(cat, m, docs.Incidents.Incidents, docs.Status.Timestamp)); err != nil {
+		if err := put(snapshot.ModelFile(m.ID), modelDocument(cat, m, docs.Incidents.Incidents, headlineWords, docs.Status.Timestamp)); err != nil {
 			return nil, err
 		}
 	}
