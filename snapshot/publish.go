@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -69,49 +71,122 @@ func Publish(dir string, files map[string][]byte) error {
 }
 
 // Publish makes files (slash-separated relative path → content) the new
-// content of the locked folder, all at once. Everything is written and
-// synced into a staging folder beside it, which then takes its place in one
-// atomic rename (renameat2 RENAME_EXCHANGE on Linux). A reader, or a crash at
-// any point, sees either the complete previous snapshot or the complete new
-// one, never a mix or a torn file; leftovers of an interrupted build are
-// removed by the next one.
-//
-// Top-level entries of the previous folder that the new snapshot does not
-// write (a README, a CNAME file for a static host, …) are carried over, so
-// nothing already published is lost — except that only the newest
-// MaxCorruptHistories history.corrupt-* files are kept.
-func (l *Lock) Publish(files map[string][]byte) (err error) {
-	if l.unlock == nil {
-		return errors.New("publish: folder lock not held")
-	}
-	dir := l.dir
-	parent, base := filepath.Split(dir)
-	if err := recoverPrevious(dir); err != nil {
-		return err
-	}
-	removeLeftovers(parent, base)
-
-	staging, err := os.MkdirTemp(parent, "."+base+".staging-")
+// content of the locked folder, all at once (see Stage).
+func (l *Lock) Publish(files map[string][]byte) error {
+	st, err := l.Stage()
 	if err != nil {
 		return err
 	}
-	defer func() {
-		// After a successful swap staging holds the previous snapshot.
-		os.RemoveAll(staging)
-	}()
-	if err := os.Chmod(staging, 0o755); err != nil {
-		return err
+	defer st.Abort()
+	names := slices.Sorted(maps.Keys(files))
+	for _, name := range names {
+		if err := st.Put(name, files[name]); err != nil {
+			return err
+		}
 	}
-	if err := writeTree(staging, files); err != nil {
+	return st.Commit()
+}
+
+// Staging is a new snapshot being written into a staging folder beside the
+// locked one, file by file as it is rendered, so that a build never holds
+// the whole snapshot in memory. Commit makes it the folder's content in one
+// atomic rename (renameat2 RENAME_EXCHANGE on Linux); Abort, or a crash at
+// any point before, leaves the previous snapshot as it was. A reader sees
+// either the complete previous snapshot or the complete new one, never a
+// mix or a torn file; leftovers of an interrupted build are removed by the
+// next one.
+//
+// Top-level entries of the previous folder that the new snapshot does not
+// write (a README, a CNAME file for a static host, …) are carried over at
+// Commit, so nothing already published is lost — except that only the
+// newest MaxCorruptHistories history.corrupt-* files are kept.
+type Staging struct {
+	lock *Lock
+	dir  string
+	// dirs are the folders made so far (slash-separated, "." the root),
+	// each synced at Commit; written are the names put.
+	dirs    map[string]bool
+	written map[string]bool
+	done    bool
+}
+
+// Stage starts a new snapshot of the locked folder. The caller must Commit
+// or Abort it (Abort after Commit does nothing).
+func (l *Lock) Stage() (*Staging, error) {
+	if l.unlock == nil {
+		return nil, errors.New("publish: folder lock not held")
+	}
+	parent, base := filepath.Split(l.dir)
+	if err := recoverPrevious(l.dir); err != nil {
+		return nil, err
+	}
+	removeLeftovers(parent, base)
+	dir, err := os.MkdirTemp(parent, "."+base+".staging-")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return &Staging{lock: l, dir: dir, dirs: map[string]bool{".": true}, written: map[string]bool{}}, nil
+}
+
+// Put writes one file (a slash-separated path relative to the snapshot)
+// and syncs it. A name may be written once.
+func (s *Staging) Put(name string, data []byte) error {
+	if s.done {
+		return errors.New("publish: staging already committed or aborted")
+	}
+	if !fs.ValidPath(name) || name == "." {
+		return fmt.Errorf("publish: invalid file name %q", name)
+	}
+	if s.written[name] {
+		return fmt.Errorf("publish: %s is written twice", name)
+	}
+	if d := path.Dir(name); !s.dirs[d] {
+		if err := os.MkdirAll(filepath.Join(s.dir, filepath.FromSlash(d)), 0o755); err != nil {
+			return fmt.Errorf("publish: %w", err)
+		}
+		for ; !s.dirs[d]; d = path.Dir(d) {
+			s.dirs[d] = true
+		}
+	}
+	if err := writeFileSync(filepath.Join(s.dir, filepath.FromSlash(name)), data); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
-	if err := carryOver(dir, staging, files); err != nil {
-		return fmt.Errorf("publish: carrying over %s: %w", dir, err)
+	s.written[name] = true
+	return nil
+}
+
+// Commit carries over what the previous snapshot had beside the files put,
+// then swaps the staging folder in.
+func (s *Staging) Commit() error {
+	if s.done {
+		return errors.New("publish: staging already committed or aborted")
 	}
-	if err := swapDirs(staging, dir); err != nil {
+	defer s.Abort() // after a successful swap the staging folder holds the previous snapshot
+	for d := range s.dirs {
+		if err := syncDir(filepath.Join(s.dir, filepath.FromSlash(d))); err != nil {
+			return fmt.Errorf("publish: %w", err)
+		}
+	}
+	if err := carryOver(s.lock.dir, s.dir, s.written); err != nil {
+		return fmt.Errorf("publish: carrying over %s: %w", s.lock.dir, err)
+	}
+	if err := swapDirs(s.dir, s.lock.dir); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
+	parent, _ := filepath.Split(s.lock.dir)
 	return syncDir(parent)
+}
+
+// Abort removes the staging folder; the previous snapshot stays.
+func (s *Staging) Abort() {
+	if !s.done {
+		s.done = true
+		os.RemoveAll(s.dir)
+	}
 }
 
 // removeLeftovers deletes staging folders of builds that were interrupted.
@@ -121,36 +196,6 @@ func removeLeftovers(parent, base string) {
 	for _, l := range leftovers {
 		os.RemoveAll(l)
 	}
-}
-
-func writeTree(root string, files map[string][]byte) error {
-	names := make([]string, 0, len(files))
-	for name := range files {
-		if !fs.ValidPath(name) || name == "." {
-			return fmt.Errorf("invalid file name %q", name)
-		}
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	dirs := map[string]bool{".": true}
-	for _, name := range names {
-		d := path.Dir(name)
-		if !dirs[d] {
-			if err := os.MkdirAll(filepath.Join(root, filepath.FromSlash(d)), 0o755); err != nil {
-				return err
-			}
-			dirs[d] = true
-		}
-		if err := writeFileSync(filepath.Join(root, filepath.FromSlash(name)), files[name]); err != nil {
-			return err
-		}
-	}
-	for d := range dirs {
-		if err := syncDir(filepath.Join(root, filepath.FromSlash(d))); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 func writeFileSync(name string, data []byte) error {
@@ -184,7 +229,7 @@ func syncDir(name string) error {
 
 // carryOver copies the top-level entries of prev that the new snapshot does
 // not write into next.
-func carryOver(prev, next string, files map[string][]byte) error {
+func carryOver(prev, next string, files map[string]bool) error {
 	entries, err := os.ReadDir(prev)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
