@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
 	"slices"
 	"strings"
@@ -137,9 +138,11 @@ func RenderTo(out snapshot.Sink, site Site, cat snapshot.Catalog, h *snapshot.Hi
 		}
 		return sealed.Put(name, append(data, '\n'))
 	}
+	// The three documents that hold every incident are streamed by the
+	// snapshot package's fast encoders (byte for byte encoding/json's).
 	for _, doc := range docs.Services {
-		if err := put(snapshot.ServiceFile(doc.Slug), doc); err != nil {
-			return err
+		if err := sealed.Stream(snapshot.ServiceFile(doc.Slug), func(w io.Writer) error { return snapshot.WriteServiceDoc(w, doc) }); err != nil {
+			return fmt.Errorf("render %s: %w", snapshot.ServiceFile(doc.Slug), err)
 		}
 		if err := put(snapshot.ServiceHistoryFile(doc.Slug), snapshot.NewHistoryDoc(h, doc.Slug, site.BaseURL, now)); err != nil {
 			return err
@@ -167,15 +170,19 @@ func RenderTo(out snapshot.Sink, site Site, cat snapshot.Catalog, h *snapshot.Hi
 	}{
 		{snapshot.FileModels, docs.Models},
 		{snapshot.FileStatus, docs.Status},
-		{snapshot.FileIncidents, docs.Incidents},
 		{snapshot.FileSources, docs.Sources},
-		{snapshot.FileHistory, h},
 		{snapshot.FileChanges, snapshot.RecentChangeList(h, now)},
 		{snapshot.FileReliability, docs.Reliability},
 	} {
 		if err := put(f.name, f.v); err != nil {
 			return err
 		}
+	}
+	if err := sealed.Stream(snapshot.FileIncidents, func(w io.Writer) error { return snapshot.WriteIncidentList(w, docs.Incidents) }); err != nil {
+		return fmt.Errorf("render %s: %w", snapshot.FileIncidents, err)
+	}
+	if err := sealed.Stream(snapshot.FileHistory, func(w io.Writer) error { return snapshot.WriteHistory(w, h) }); err != nil {
+		return fmt.Errorf("render %s: %w", snapshot.FileHistory, err)
 	}
 	export, err := exportCSV(docs.Status)
 	if err != nil {

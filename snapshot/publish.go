@@ -1,10 +1,12 @@
 package snapshot
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -135,6 +137,15 @@ func (l *Lock) Stage() (*Staging, error) {
 // Put writes one file (a slash-separated path relative to the snapshot)
 // and syncs it. A name may be written once.
 func (s *Staging) Put(name string, data []byte) error {
+	return s.Stream(name, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// Stream writes one file as write produces it, and syncs it, so that a
+// large file is never held whole. A name may be written once.
+func (s *Staging) Stream(name string, write func(io.Writer) error) error {
 	if s.done {
 		return errors.New("publish: staging already committed or aborted")
 	}
@@ -152,8 +163,8 @@ func (s *Staging) Put(name string, data []byte) error {
 			s.dirs[d] = true
 		}
 	}
-	if err := writeFileSync(filepath.Join(s.dir, filepath.FromSlash(name)), data); err != nil {
-		return fmt.Errorf("publish: %w", err)
+	if err := writeFileSync(filepath.Join(s.dir, filepath.FromSlash(name)), write); err != nil {
+		return fmt.Errorf("publish: %s: %w", name, err)
 	}
 	s.written[name] = true
 	return nil
@@ -198,16 +209,21 @@ func removeLeftovers(parent, base string) {
 	}
 }
 
-func writeFileSync(name string, data []byte) error {
+// writeFileSync creates the file name with what write writes, and syncs it.
+func writeFileSync(name string, write func(io.Writer) error) error {
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
+	bw := bufio.NewWriterSize(f, 64<<10)
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
 	}
-	if err := f.Sync(); err != nil {
+	if err == nil {
+		err = f.Sync()
+	}
+	if err != nil {
 		f.Close()
 		return err
 	}
@@ -256,10 +272,15 @@ func carryOver(prev, next string, files map[string]bool) error {
 		case e.IsDir():
 			err = os.CopyFS(dst, os.DirFS(src))
 		case e.Type().IsRegular():
-			var data []byte
-			if data, err = os.ReadFile(src); err == nil {
-				err = writeFileSync(dst, data)
-			}
+			err = writeFileSync(dst, func(w io.Writer) error {
+				f, err := os.Open(src)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				_, err = io.Copy(w, f)
+				return err
+			})
 		}
 		if err != nil {
 			return err
