@@ -3,7 +3,6 @@ package snapshot
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -331,7 +330,7 @@ func ReadHistory(dir string) (*History, []byte, error) {
 		return nil, nil, err
 	}
 	h := &History{}
-	if err := json.Unmarshal(data, h); err != nil {
+	if err := decodeHistory(data, h); err != nil {
 		return nil, data, fmt.Errorf("%w: %v", ErrCorruptHistory, err)
 	}
 	if h.Version != HistoryVersion {

@@ -1,0 +1,116 @@
+package snapshot
+
+import (
+	"bytes"
+	"encoding/json"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+	"time"
+)
+
+// TestDecodeHistory: history.json read by the fast path is what
+// json.Unmarshal reads, for the documents a build writes (every tricky
+// string, nil and empty lists) and for the ones it does not, which fall
+// back to json.Unmarshal.
+func TestDecodeHistory(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	var many []Incident
+	for i := range 500 {
+		many = append(many, randomIncident(r, i))
+	}
+	var changes []Change
+	for i, inc := range many[:200] {
+		c := Change{ID: int64(i + 1), Type: ChangeIncidentOpened, Service: inc.Service, Time: inc.StartedAt, Incident: &many[i]}
+		if i%2 == 0 {
+			c = Change{ID: int64(i + 1), Type: ChangeStatus, Service: "a", Time: now, OldStatus: Operational, NewStatus: Degraded}
+		}
+		if i%7 == 0 {
+			c.Changed = []string{"headline", trickyStrings[i%len(trickyStrings)]}
+		}
+		changes = append(changes, c)
+	}
+	written := func(h *History) []byte {
+		var buf bytes.Buffer
+		if err := WriteHistory(&buf, h); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	full := written(&History{Version: HistoryVersion, UpdatedAt: now, Incidents: many, Changes: changes,
+		ChangesSince: now.Add(-time.Hour), NextChangeID: 201,
+		Services: map[string]*ServiceHistory{"a": {LastChecked: now, Surfaces: map[SurfaceID]*ServiceHistory{"app": {Incidents: many[:2]}}}}})
+	inputs := map[string]string{
+		"written":         string(full),
+		"empty lists":     string(written(&History{Version: HistoryVersion, Incidents: []Incident{}, Services: map[string]*ServiceHistory{}})),
+		"nil lists":       string(written(&History{Version: HistoryVersion})),
+		"spaced":          `{ "version" : 1 , "incidents" : [ { "id" : "a" , "endedAt" : null } ] , "changes" : [ ] }`,
+		"null values":     `{"incidents":[{"id":null,"startedAt":null,"endedAt":null}],"changes":[{"incident":null,"changed":null,"id":null}]}`,
+		"key in a case":   `{"Incidents":[{"id":"a"}]}`,
+		"field in a case": `{"incidents":[{"ID":"a"}]}`,
+		"unknown field":   `{"incidents":[{"id":"a","extra":[1,{"x":"]"}]}],"later":{"a":"}"}}`,
+		"key twice":       `{"incidents":[{"id":"a","id":"b"}]}`,
+		"list twice":      `{"incidents":[{"id":"a"}],"incidents":[]}`,
+		"fraction id":     `{"changes":[{"id":1.5}]}`,
+		"exponent id":     `{"changes":[{"id":1e3}]}`,
+		"big id":          `{"changes":[{"id":99999999999999999999}]}`,
+		"leading zero":    `{"changes":[{"id":012}]}`,
+		"escaped":         `{"incidents":[{"id":"a\"b\u00e9\ud83d\ude00","headline":"\u003cb\u003e"}]}`,
+		"bad escape":      `{"incidents":[{"id":"a\qb"}]}`,
+		"bad utf-8":       "{\"incidents\":[{\"id\":\"a\xffb\"}]}",
+		"control char":    "{\"incidents\":[{\"id\":\"a\x01b\"}]}",
+		"bad time":        `{"incidents":[{"startedAt":"yesterday"}]}`,
+		"time as number":  `{"incidents":[{"startedAt":5}]}`,
+		"string as num":   `{"incidents":[{"id":5}]}`,
+		"trailing":        `{"incidents":[]} x`,
+		"trailing comma":  `{"incidents":[{"id":"a"},]}`,
+		"unclosed":        `{"incidents":[{"id":"a"}`,
+		"not an object":   `[1,2]`,
+		"bad rest":        `{"version":"one","incidents":[]}`,
+		"rest invalid":    `{"version":1 2,"incidents":[]}`,
+		"nullx":           `{"incidents":nullx}`,
+		"empty":           ``,
+	}
+	for name, in := range inputs {
+		var fast, std History
+		errFast, errStd := decodeHistory([]byte(in), &fast), json.Unmarshal([]byte(in), &std)
+		if (errFast == nil) != (errStd == nil) {
+			t.Errorf("%s: error %v, encoding/json's %v", name, errFast, errStd)
+			continue
+		}
+		if errStd == nil && !reflect.DeepEqual(fast, std) {
+			t.Errorf("%s: decoded %+v, encoding/json %+v", name, fast, std)
+		}
+	}
+	// The fast path itself took the documents a build writes.
+	for _, name := range []string{"written", "empty lists", "nil lists", "spaced", "null values", "escaped"} {
+		if err := fastHistory([]byte(inputs[name]), &History{}); err != nil {
+			t.Errorf("%s: the fast path gave up: %v", name, err)
+		}
+	}
+}
+
+// FuzzDecodeHistory: whatever the bytes, the fast path decodes what
+// json.Unmarshal decodes, and fails where it fails.
+func FuzzDecodeHistory(f *testing.F) {
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	inc := Incident{ID: "a", Service: "s", Headline: "h <b>", Severity: Minor, StartedAt: now, Status: "resolved", Source: SourceOfficial, UpdatedAt: now}
+	var seed bytes.Buffer
+	if err := WriteHistory(&seed, &History{Version: HistoryVersion, UpdatedAt: now, Incidents: []Incident{inc},
+		Changes: []Change{{ID: 1, Type: ChangeIncidentOpened, Service: "s", Time: now, Incident: &inc, Changed: []string{"x"}}}}); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(seed.Bytes())
+	f.Add([]byte(`{"incidents":[{"id":"a\u00e9","endedAt":null}],"changes":[{"id":-0}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var fast, std History
+		errFast, errStd := decodeHistory(data, &fast), json.Unmarshal(data, &std)
+		if (errFast == nil) != (errStd == nil) {
+			t.Fatalf("error %v, encoding/json's %v", errFast, errStd)
+		}
+		if errStd == nil && !reflect.DeepEqual(fast, std) {
+			t.Fatalf("decoded %+v, encoding/json %+v", fast, std)
+		}
+	})
+}
