@@ -1,9 +1,9 @@
 package snapshot
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
+	"io"
 	"slices"
 	"strconv"
 	"strings"
@@ -26,18 +26,15 @@ import (
 // errNotFast stops the fast path: the input is left to json.Unmarshal.
 var errNotFast = errors.New("history: not the shape the fast path reads")
 
-// decodeHistory decodes history.json into h, which must be zero, as
-// json.Unmarshal does.
-func decodeHistory(data []byte, h *History) error {
-	if fastHistory(data, h) == nil {
-		return nil
-	}
-	*h = History{}
-	return json.Unmarshal(data, h)
-}
+// readWindow is how much of history.json is read at a time.
+const readWindow = 256 << 10
 
-func fastHistory(data []byte, h *History) error {
-	p := &parser{data: data}
+// fastHistory decodes history.json from r, size bytes, reading it window
+// bytes at a time: the file is never held whole beside what it decodes
+// to. Any error, errNotFast or r's, leaves h to be decoded again by
+// json.Unmarshal.
+func fastHistory(r io.Reader, size, window int, h *History) error {
+	p := &parser{r: r, data: make([]byte, 0, window), size: size, mark: -1}
 	// Every other member is gathered into an object of its own, in order,
 	// for json.Unmarshal.
 	rest := []byte{'{'}
@@ -50,33 +47,36 @@ func fastHistory(data []byte, h *History) error {
 			}
 			// A written incident takes about 350 bytes, and the log
 			// follows: a hint that is seldom short.
-			return parseList(p, &h.Incidents, (len(data)-p.i)/300, p.incident)
+			return parseList(p, &h.Incidents, p.left()/300, p.incident)
 		case "changes":
 			if err := once(&seen, 2); err != nil {
 				return err
 			}
-			return parseList(p, &h.Changes, (len(data)-p.i)/150, p.change)
+			return parseList(p, &h.Changes, p.left()/150, p.change)
 		}
-		if k := string(key); strings.EqualFold(k, "incidents") || strings.EqualFold(k, "changes") {
+		k := string(key) // key is in the window, which the value may move
+		if strings.EqualFold(k, "incidents") || strings.EqualFold(k, "changes") {
 			return errNotFast
 		}
-		p.space()
-		start := p.i
-		if err := p.skip(); err != nil {
+		value, err := p.skip()
+		if err != nil {
 			return err
 		}
 		if len(rest) > 1 {
 			rest = append(rest, ',')
 		}
-		rest = append(append(append(rest, '"'), key...), `":`...)
-		rest = append(rest, data[start:p.i]...)
+		rest = append(append(append(rest, '"'), k...), `":`...)
+		rest = append(rest, value...)
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	if p.space(); p.i != len(data) {
-		return errNotFast
+	if p.space(); p.at(0) {
+		return errNotFast // more than one value
+	}
+	if p.err != nil {
+		return p.err
 	}
 	if err := json.Unmarshal(append(rest, '}'), h); err != nil {
 		return errNotFast
@@ -94,16 +94,68 @@ func once[T uint8 | uint16](seen *T, bit T) error {
 	return nil
 }
 
-// parser reads JSON from data at i.
+// parser reads JSON from r through a window, data, at i.
 type parser struct {
+	r    io.Reader
 	data []byte
 	i    int
+	// mark, when not -1, is the start of the token being read: a refill
+	// of the window keeps it and what follows.
+	mark int
+	// size is the input's length, off where the window starts in it.
+	size, off int
+	err       error // r's, other than io.EOF
 	// words are the recurring strings read so far, each held once.
 	words map[string]string
 }
 
+// at reports whether there is a byte at i+k, reading more input if need
+// be.
+func (p *parser) at(k int) bool {
+	for p.i+k >= len(p.data) {
+		if !p.more() {
+			return false
+		}
+	}
+	return true
+}
+
+// more reads more input into the window, dropping what is before i (or
+// mark): false at the end of the input.
+func (p *parser) more() bool {
+	if p.r == nil {
+		return false
+	}
+	keep := p.i
+	if p.mark >= 0 {
+		keep = min(keep, p.mark)
+	}
+	if keep > 0 {
+		n := copy(p.data, p.data[keep:])
+		p.data, p.off, p.i = p.data[:n], p.off+keep, p.i-keep
+		if p.mark >= 0 {
+			p.mark -= keep
+		}
+	}
+	if len(p.data) == cap(p.data) { // a token larger than the window
+		p.data = slices.Grow(p.data, cap(p.data))
+	}
+	n, err := p.r.Read(p.data[len(p.data):cap(p.data)])
+	p.data = p.data[:len(p.data)+n]
+	if err != nil {
+		if err != io.EOF {
+			p.err = err
+		}
+		p.r = nil
+	}
+	return n > 0 || p.r != nil && p.more()
+}
+
+// left is how much of the input is not read yet.
+func (p *parser) left() int { return max(p.size-p.off-p.i, 0) }
+
 func (p *parser) space() {
-	for p.i < len(p.data) {
+	for p.at(0) {
 		switch p.data[p.i] {
 		case ' ', '\t', '\n', '\r':
 			p.i++
@@ -116,7 +168,7 @@ func (p *parser) space() {
 // take consumes c, the next byte but for spaces, if it is there.
 func (p *parser) take(c byte) bool {
 	p.space()
-	if p.i < len(p.data) && p.data[p.i] == c {
+	if p.at(0) && p.data[p.i] == c {
 		p.i++
 		return true
 	}
@@ -126,7 +178,7 @@ func (p *parser) take(c byte) bool {
 // null consumes a null, if it is next.
 func (p *parser) null() bool {
 	p.space()
-	if bytes.HasPrefix(p.data[p.i:], []byte("null")) {
+	if p.at(3) && string(p.data[p.i:p.i+4]) == "null" {
 		p.i += 4
 		return true
 	}
@@ -134,45 +186,29 @@ func (p *parser) null() bool {
 }
 
 // token reads a string token, quotes included; plain says it holds no
-// escape and is valid UTF-8, so that its bytes are its value.
+// escape and is valid UTF-8, so that its bytes are its value. The token is
+// in the window: it is good until the parser reads on.
 func (p *parser) token() (tok []byte, plain bool, err error) {
 	p.space()
-	if p.i >= len(p.data) || p.data[p.i] != '"' {
+	if !p.at(0) || p.data[p.i] != '"' {
 		return nil, false, errNotFast
 	}
-	start := p.i
-	ascii := true
-	for p.i++; p.i < len(p.data); p.i++ {
+	p.mark = p.i
+	defer func() { p.mark = -1 }()
+	ascii, escaped := true, false
+	for p.i++; p.at(0); p.i++ {
 		switch c := p.data[p.i]; {
 		case c == '"':
 			p.i++
-			tok = p.data[start:p.i]
-			return tok, ascii || utf8.Valid(tok), nil
+			tok = p.data[p.mark:p.i]
+			return tok, !escaped && (ascii || utf8.Valid(tok)), nil
 		case c == '\\':
-			return p.escapedToken(start)
+			escaped = true
+			p.i++ // the escaped byte: at(0) is checked again next turn
 		case c < 0x20:
 			return nil, false, errNotFast
 		case c >= utf8.RuneSelf:
 			ascii = false
-		}
-	}
-	return nil, false, errNotFast
-}
-
-// escapedToken reads a string token with escapes from start, its opening
-// quote.
-func (p *parser) escapedToken(start int) ([]byte, bool, error) {
-	for p.i = start + 1; p.i < len(p.data); {
-		switch c := p.data[p.i]; {
-		case c == '"':
-			p.i++
-			return p.data[start:p.i], false, nil
-		case c == '\\':
-			p.i += 2
-		case c < 0x20:
-			return nil, false, errNotFast
-		default:
-			p.i++
 		}
 	}
 	return nil, false, errNotFast
@@ -255,18 +291,20 @@ func (p *parser) int(dst *int64) error {
 	if p.null() {
 		return nil
 	}
-	start := p.i
-	if p.i < len(p.data) && p.data[p.i] == '-' {
+	p.mark = p.i
+	defer func() { p.mark = -1 }()
+	if p.at(0) && p.data[p.i] == '-' {
 		p.i++
 	}
-	digits := p.i
-	for p.i < len(p.data) && p.data[p.i] >= '0' && p.data[p.i] <= '9' {
+	digits := p.i - p.mark
+	for p.at(0) && p.data[p.i] >= '0' && p.data[p.i] <= '9' {
 		p.i++
 	}
-	if p.i == digits || p.data[digits] == '0' && p.i-digits > 1 {
+	number := p.data[p.mark:p.i]
+	if len(number) == digits || number[digits] == '0' && len(number)-digits > 1 {
 		return errNotFast
 	}
-	n, err := strconv.ParseInt(string(p.data[start:p.i]), 10, 64)
+	n, err := strconv.ParseInt(string(number), 10, 64)
 	if err != nil {
 		return errNotFast
 	}
@@ -285,10 +323,19 @@ func (p *parser) object(member func(key []byte) error) error {
 	}
 	for {
 		tok, plain, err := p.token()
-		if err != nil || !plain || !p.take(':') {
+		if err != nil || !plain {
 			return errNotFast
 		}
-		if err := member(tok[1 : len(tok)-1]); err != nil {
+		// The key is kept in the window past the colon; member reads it
+		// before anything else.
+		p.mark = p.i - len(tok)
+		colon := p.take(':')
+		key := p.data[p.mark+1 : p.mark+len(tok)-1]
+		p.mark = -1
+		if !colon {
+			return errNotFast
+		}
+		if err := member(key); err != nil {
 			return err
 		}
 		if p.take(',') {
@@ -402,40 +449,52 @@ func (p *parser) change(c *Change) error {
 	})
 }
 
-// skip passes over one value of any kind; its bytes are then checked by
-// json.Unmarshal.
-func (p *parser) skip() error {
+// skip passes over one value of any kind and returns its bytes, for
+// json.Unmarshal to check; they are good until the parser reads on.
+func (p *parser) skip() ([]byte, error) {
 	p.space()
-	if p.i >= len(p.data) {
-		return errNotFast
+	if !p.at(0) {
+		return nil, errNotFast
 	}
+	p.mark = p.i
+	defer func() { p.mark = -1 }()
 	switch p.data[p.i] {
 	case '"':
-		_, _, err := p.token()
-		return err
-	case '{', '[':
-		depth := 0
-		for p.i < len(p.data) {
-			switch p.data[p.i] {
-			case '"':
-				if _, _, err := p.token(); err != nil {
-					return err
-				}
-				continue
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					p.i++
-					return nil
-				}
+		p.i++
+		for p.at(0) && p.data[p.i] != '"' {
+			if p.data[p.i] == '\\' {
+				p.i++
 			}
 			p.i++
 		}
-		return errNotFast
+	case '{', '[':
+		depth, inString := 0, false
+		for ; p.at(0); p.i++ {
+			switch c := p.data[p.i]; {
+			case inString && c == '\\':
+				p.i++
+			case c == '"':
+				inString = !inString
+			case inString:
+			case c == '{' || c == '[':
+				depth++
+			case c == '}' || c == ']':
+				if depth--; depth == 0 {
+					p.i++
+					return p.data[p.mark:p.i], nil
+				}
+			}
+		}
+		return nil, errNotFast
+	default:
+		for p.at(0) && !strings.ContainsRune(",}] \t\n\r", rune(p.data[p.i])) {
+			p.i++ // a number or a literal
+		}
+		return p.data[p.mark:p.i], nil
 	}
-	for p.i < len(p.data) && !strings.ContainsRune(",}] \t\n\r", rune(p.data[p.i])) {
-		p.i++ // a number or a literal
+	if !p.at(0) {
+		return nil, errNotFast
 	}
-	return nil
+	p.i++ // the closing quote
+	return p.data[p.mark:p.i], nil
 }

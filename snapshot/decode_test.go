@@ -3,9 +3,12 @@ package snapshot
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 )
 
@@ -73,20 +76,17 @@ func TestDecodeHistory(t *testing.T) {
 		"empty":           ``,
 	}
 	for name, in := range inputs {
-		var fast, std History
-		errFast, errStd := decodeHistory([]byte(in), &fast), json.Unmarshal([]byte(in), &std)
-		if (errFast == nil) != (errStd == nil) {
-			t.Errorf("%s: error %v, encoding/json's %v", name, errFast, errStd)
-			continue
-		}
-		if errStd == nil && !reflect.DeepEqual(fast, std) {
-			t.Errorf("%s: decoded %+v, encoding/json %+v", name, fast, std)
+		if err := sameAsEncodingJSON([]byte(in)); err != nil {
+			t.Errorf("%s: %v", name, err)
 		}
 	}
 	// The fast path itself took the documents a build writes.
 	for _, name := range []string{"written", "empty lists", "nil lists", "spaced", "null values", "escaped"} {
-		if err := fastHistory([]byte(inputs[name]), &History{}); err != nil {
-			t.Errorf("%s: the fast path gave up: %v", name, err)
+		for _, window := range []int{readWindow, 1} {
+			r := iotest.OneByteReader(strings.NewReader(inputs[name]))
+			if err := fastHistory(r, len(inputs[name]), window, &History{}); err != nil {
+				t.Errorf("%s, window %d: the fast path gave up: %v", name, window, err)
+			}
 		}
 	}
 }
@@ -104,13 +104,43 @@ func FuzzDecodeHistory(f *testing.F) {
 	f.Add(seed.Bytes())
 	f.Add([]byte(`{"incidents":[{"id":"a\u00e9","endedAt":null}],"changes":[{"id":-0}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		var fast, std History
-		errFast, errStd := decodeHistory(data, &fast), json.Unmarshal(data, &std)
-		if (errFast == nil) != (errStd == nil) {
-			t.Fatalf("error %v, encoding/json's %v", errFast, errStd)
-		}
-		if errStd == nil && !reflect.DeepEqual(fast, std) {
-			t.Fatalf("decoded %+v, encoding/json %+v", fast, std)
+		if err := sameAsEncodingJSON(data); err != nil {
+			t.Fatal(err)
 		}
 	})
+}
+
+// decodeHistory decodes history.json into h, which must be zero, as
+// ReadHistory does: the fast path, then json.Unmarshal.
+func decodeHistory(data []byte, h *History) error {
+	if fastHistory(bytes.NewReader(data), len(data), readWindow, h) == nil {
+		return nil
+	}
+	*h = History{}
+	return json.Unmarshal(data, h)
+}
+
+// sameAsEncodingJSON decodes data as history.json with decodeHistory, and
+// with the fast path reading one byte at a time through a window of a few
+// bytes (every token then spans refills), and says how either differs from
+// json.Unmarshal.
+func sameAsEncodingJSON(data []byte) error {
+	var std History
+	errStd := json.Unmarshal(data, &std)
+	for _, window := range []int{0, 1, 7} {
+		var got History
+		var err error
+		if window == 0 {
+			err = decodeHistory(data, &got)
+		} else if err = fastHistory(iotest.OneByteReader(bytes.NewReader(data)), len(data), window, &got); err != nil {
+			continue // left to json.Unmarshal, as decodeHistory does
+		}
+		if (err == nil) != (errStd == nil) {
+			return fmt.Errorf("window %d: error %v, encoding/json's %v", window, err, errStd)
+		}
+		if errStd == nil && !reflect.DeepEqual(got, std) {
+			return fmt.Errorf("window %d: decoded %+v, encoding/json %+v", window, got, std)
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package snapshot
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -109,6 +110,8 @@ type Staging struct {
 	dirs    map[string]bool
 	written map[string]bool
 	done    bool
+	// buf is the write buffer, one for every file in turn.
+	buf *bufio.Writer
 }
 
 // Stage starts a new snapshot of the locked folder. The caller must Commit
@@ -162,7 +165,10 @@ func (s *Staging) Stream(name string, write func(io.Writer) error) error {
 			s.dirs[d] = true
 		}
 	}
-	if err := writeFileSync(filepath.Join(s.dir, filepath.FromSlash(name)), write); err != nil {
+	if s.buf == nil {
+		s.buf = bufio.NewWriterSize(nil, 64<<10)
+	}
+	if err := writeFileSync(filepath.Join(s.dir, filepath.FromSlash(name)), s.buf, write); err != nil {
 		return fmt.Errorf("publish: %s: %w", name, err)
 	}
 	s.written[name] = true
@@ -208,13 +214,15 @@ func removeLeftovers(parent, base string) {
 	}
 }
 
-// writeFileSync creates the file name with what write writes, and syncs it.
-func writeFileSync(name string, write func(io.Writer) error) error {
+// writeFileSync creates the file name with what write writes through bw
+// (reset to the file), and syncs it.
+func writeFileSync(name string, bw *bufio.Writer, write func(io.Writer) error) error {
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
-	bw := bufio.NewWriterSize(f, 64<<10)
+	bw.Reset(f)
+	defer bw.Reset(nil) // hold no file
 	err = write(bw)
 	if err == nil {
 		err = bw.Flush()
@@ -271,7 +279,7 @@ func carryOver(prev, next string, files map[string]bool) error {
 		case e.IsDir():
 			err = os.CopyFS(dst, os.DirFS(src))
 		case e.Type().IsRegular():
-			err = writeFileSync(dst, func(w io.Writer) error {
+			err = writeFileSync(dst, bufio.NewWriter(nil), func(w io.Writer) error {
 				f, err := os.Open(src)
 				if err != nil {
 					return err
@@ -320,9 +328,12 @@ func oldCorruptHistories(prev []fs.DirEntry, written map[string]bool) map[string
 // folder or file is an empty history. A file that cannot be decoded, or that
 // holds values no build writes (negative, overflowing, out of order), is an
 // error wrapping ErrCorruptHistory; its bytes are returned so the caller can
-// keep them. Times are checked against a clock by History.CheckClock.
+// keep them (a usable history's are not: the file is decoded as it is
+// read, never held whole). Times are checked against a clock by
+// History.CheckClock.
 func ReadHistory(dir string) (*History, []byte, error) {
-	data, err := os.ReadFile(filepath.Join(dir, FileHistory))
+	name := filepath.Join(dir, FileHistory)
+	f, err := os.Open(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewHistory(), nil, nil
 	}
@@ -330,11 +341,42 @@ func ReadHistory(dir string) (*History, []byte, error) {
 		return nil, nil, err
 	}
 	h := &History{}
-	if err := decodeHistory(data, h); err != nil {
-		return nil, data, fmt.Errorf("%w: %v", ErrCorruptHistory, err)
+	info, err := f.Stat()
+	if err == nil {
+		err = fastHistory(f, int(info.Size()), readWindow, h)
 	}
+	f.Close()
+	if err != nil {
+		// Not the shape a build writes: json.Unmarshal decides, and says
+		// what is wrong.
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		h = &History{}
+		if err := json.Unmarshal(data, h); err != nil {
+			return nil, data, fmt.Errorf("%w: %v", ErrCorruptHistory, err)
+		}
+		if err := h.usable(); err != nil {
+			return nil, data, err
+		}
+		return h, nil, nil
+	}
+	if err := h.usable(); err != nil {
+		data, readErr := os.ReadFile(name)
+		if readErr != nil {
+			return nil, nil, readErr
+		}
+		return nil, data, err
+	}
+	return h, nil, nil
+}
+
+// usable checks a decoded history's version and values, and tidies what
+// a build would not have written (a missing or null service).
+func (h *History) usable() error {
 	if h.Version != HistoryVersion {
-		return nil, data, fmt.Errorf("%w: version %d, want %d", ErrCorruptHistory, h.Version, HistoryVersion)
+		return fmt.Errorf("%w: version %d, want %d", ErrCorruptHistory, h.Version, HistoryVersion)
 	}
 	if h.Services == nil {
 		h.Services = map[string]*ServiceHistory{}
@@ -344,10 +386,7 @@ func ReadHistory(dir string) (*History, []byte, error) {
 			delete(h.Services, slug)
 		}
 	}
-	if err := h.checkValues(); err != nil {
-		return nil, data, err
-	}
-	return h, data, nil
+	return h.checkValues()
 }
 
 // ErrCorruptHistory reports a history file that cannot be used.

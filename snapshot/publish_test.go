@@ -719,8 +719,8 @@ func TestReadHistory(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if string(raw) != string(data) {
-			t.Error("returned bytes differ from the file")
+		if raw != nil {
+			t.Error("the bytes of a usable history were returned")
 		}
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
