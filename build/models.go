@@ -353,9 +353,9 @@ func modelsDoc(cat snapshot.Catalog, h *snapshot.History, now time.Time) snapsho
 
 // modelDocument is one model's own document: its entry of models.json and
 // the retained incidents, of the services it is watched at, whose headline
-// names it. words memoises wordsOf over headlines: every model's document
-// reads the same incidents.
-func modelDocument(cat snapshot.Catalog, m snapshot.ModelDoc, incidents []snapshot.Incident, words map[string]string, now time.Time) snapshot.ModelDoc {
+// names it. words[i] memoises the words of incidents[i]'s headline: every
+// model's document reads the same incidents.
+func modelDocument(cat snapshot.Catalog, m snapshot.ModelDoc, incidents []snapshot.Incident, words []string, now time.Time) snapshot.ModelDoc {
 	md, _ := cat.Models.Lookup(m.ID)
 	services := map[string]bool{md.Service: md.Service != ""}
 	for _, c := range md.Components {
@@ -366,19 +366,17 @@ func modelDocument(cat snapshot.Catalog, m snapshot.ModelDoc, incidents []snapsh
 	}
 	names := modelWords(md)
 	m.Incidents = []snapshot.Incident{}
-	for _, inc := range incidents {
+	for i, inc := range incidents {
 		if len(m.Incidents) == maxModelIncidents {
 			break
 		}
 		if !services[inc.Service] {
 			continue
 		}
-		h, ok := words[inc.Headline]
-		if !ok {
-			h = " " + wordsOf(inc.Headline) + " "
-			words[inc.Headline] = h
+		if words[i] == "" {
+			words[i] = " " + wordsOf(inc.Headline) + " "
 		}
-		if namedIn(h, names) {
+		if namedIn(words[i], names) {
 			m.Incidents = append(m.Incidents, inc)
 		}
 	}

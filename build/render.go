@@ -158,7 +158,7 @@ func RenderTo(out snapshot.Sink, site Site, cat snapshot.Catalog, h *snapshot.Hi
 			immutable = append(immutable, strings.TrimPrefix(f.Path, "/"))
 		}
 	}
-	headlineWords := map[string]string{}
+	headlineWords := make([]string, len(docs.Incidents.Incidents))
 	for _, m := range docs.Models.Models {
 		if err := put(snapshot.ModelFile(m.ID), modelDocument(cat, m, docs.Incidents.Incidents, headlineWords, docs.Status.Timestamp)); err != nil {
 			return err
