@@ -307,14 +307,24 @@ func WriteDataset(out Sink, h *History, now time.Time, base string) (DatasetInde
 		}
 	}
 	// Incidents by the month they ended in; the open ones in the current month.
+	// A month whose file is archived is not gathered at all: at the
+	// retention caps that is most of 100 000 incidents.
 	current := now.UTC().Format("2006-01")
 	incidents := map[string][]Incident{current: nil}
+	kept := map[string]bool{}
 	for _, inc := range h.Incidents {
 		month := current
 		if inc.EndedAt != nil {
 			month = inc.EndedAt.UTC().Format("2006-01")
 		}
-		incidents[month] = append(incidents[month], inc)
+		archivedMonth, seen := kept[month]
+		if !seen {
+			archivedMonth = archived(DatasetFile(DatasetIncidents, month))
+			kept[month] = archivedMonth
+		}
+		if !archivedMonth {
+			incidents[month] = append(incidents[month], inc)
+		}
 	}
 	for month, list := range incidents {
 		name := DatasetFile(DatasetIncidents, month)
