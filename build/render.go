@@ -33,8 +33,17 @@ type Site struct {
 // Documents assembles the API documents of a cycle.
 func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[string]ServiceState, now time.Time) snapshot.Documents {
 	now = now.UTC()
-	byService := map[string][]snapshot.Incident{}
+	// Each service's list is made at its size: at the caps they copy
+	// 100 000 incidents, and growing them would copy each several times.
+	count := map[string]int{}
 	for _, inc := range h.Incidents {
+		count[inc.Service]++
+	}
+	byService := make(map[string][]snapshot.Incident, len(count))
+	for _, inc := range h.Incidents {
+		if byService[inc.Service] == nil {
+			byService[inc.Service] = make([]snapshot.Incident, 0, count[inc.Service])
+		}
 		byService[inc.Service] = append(byService[inc.Service], inc)
 	}
 	all := h.Incidents
