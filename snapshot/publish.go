@@ -136,8 +136,8 @@ func (l *Lock) Stage() (*Staging, error) {
 	return &Staging{lock: l, dir: dir, dirs: map[string]bool{".": true}, written: map[string]bool{}}, nil
 }
 
-// Put writes one file (a slash-separated path relative to the snapshot)
-// and syncs it. A name may be written once.
+// Put writes one file (a slash-separated path relative to the snapshot).
+// A name may be written once. Every file is on disk before Commit swaps.
 func (s *Staging) Put(name string, data []byte) error {
 	return s.Stream(name, func(w io.Writer) error {
 		_, err := w.Write(data)
@@ -145,8 +145,8 @@ func (s *Staging) Put(name string, data []byte) error {
 	})
 }
 
-// Stream writes one file as write produces it, and syncs it, so that a
-// large file is never held whole. A name may be written once.
+// Stream writes one file as write produces it, so that a large file is
+// never held whole. A name may be written once.
 func (s *Staging) Stream(name string, write func(io.Writer) error) error {
 	if s.done {
 		return errors.New("publish: staging already committed or aborted")
@@ -182,13 +182,17 @@ func (s *Staging) Commit() error {
 		return errors.New("publish: staging already committed or aborted")
 	}
 	defer s.Abort() // after a successful swap the staging folder holds the previous snapshot
+	if err := carryOver(s.lock.dir, s.dir, s.written); err != nil {
+		return fmt.Errorf("publish: carrying over %s: %w", s.lock.dir, err)
+	}
+	// Everything is on disk before the swap makes it the snapshot.
+	if err := syncStaged(s.dir); err != nil {
+		return fmt.Errorf("publish: %w", err)
+	}
 	for d := range s.dirs {
 		if err := syncDir(filepath.Join(s.dir, filepath.FromSlash(d))); err != nil {
 			return fmt.Errorf("publish: %w", err)
 		}
-	}
-	if err := carryOver(s.lock.dir, s.dir, s.written); err != nil {
-		return fmt.Errorf("publish: carrying over %s: %w", s.lock.dir, err)
 	}
 	if err := swapDirs(s.dir, s.lock.dir); err != nil {
 		return fmt.Errorf("publish: %w", err)
@@ -215,7 +219,8 @@ func removeLeftovers(parent, base string) {
 }
 
 // writeFileSync creates the file name with what write writes through bw
-// (reset to the file), and syncs it.
+// (reset to the file), and syncs it where each file is synced
+// (syncEachFile; elsewhere Commit syncs them all).
 func writeFileSync(name string, bw *bufio.Writer, write func(io.Writer) error) error {
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
@@ -227,7 +232,7 @@ func writeFileSync(name string, bw *bufio.Writer, write func(io.Writer) error) e
 	if err == nil {
 		err = bw.Flush()
 	}
-	if err == nil {
+	if err == nil && syncEachFile {
 		err = f.Sync()
 	}
 	if err != nil {
