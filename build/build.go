@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -82,7 +84,14 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 	defer lock.Unlock()
 	hist, previous, err := snapshot.ReadHistory(opts.Out)
 	if err == nil {
-		err = hist.CheckClock(opts.Now())
+		if clockErr := hist.CheckClock(opts.Now()); clockErr != nil {
+			// ReadHistory returns the bytes of a file it cannot decode
+			// only; this one decodes, but the clock cannot use it.
+			previous, err = os.ReadFile(filepath.Join(opts.Out, snapshot.FileHistory))
+			if err == nil {
+				err = clockErr
+			}
+		}
 	}
 	var corrupt []byte
 	switch {
