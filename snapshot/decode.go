@@ -3,7 +3,9 @@ package snapshot
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
+	"io/fs"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,11 +31,53 @@ var errNotFast = errors.New("history: not the shape the fast path reads")
 // readWindow is how much of history.json is read at a time.
 const readWindow = 256 << 10
 
+// ReadChangeLog reads only the change log of the history in fsys (a
+// snapshot folder) — the changes and when the log begins, what the server
+// answers /changes, the event stream and ?at= from — as fast as ReadHistory
+// and without holding the rest: the incidents and the services are passed
+// over, not decoded (nor checked). A missing file is an empty log.
+func ReadChangeLog(fsys fs.FS) (changes []Change, since time.Time, err error) {
+	f, err := fsys.Open(FileHistory)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, time.Time{}, nil
+	}
+	if err != nil {
+		return nil, time.Time{}, err
+	}
+	defer f.Close()
+	var h History
+	info, err := f.Stat()
+	if err == nil {
+		err = readHistory(f, int(info.Size()), readWindow, &h, true)
+	}
+	if err != nil {
+		data, err := fs.ReadFile(fsys, FileHistory)
+		if err != nil {
+			return nil, time.Time{}, err
+		}
+		var log struct {
+			Changes      []Change  `json:"changes"`
+			ChangesSince time.Time `json:"changesSince"`
+		}
+		if err := json.Unmarshal(data, &log); err != nil {
+			return nil, time.Time{}, fmt.Errorf("%s: %w", FileHistory, err)
+		}
+		return log.Changes, log.ChangesSince, nil
+	}
+	return h.Changes, h.ChangesSince, nil
+}
+
 // fastHistory decodes history.json from r, size bytes, reading it window
 // bytes at a time: the file is never held whole beside what it decodes
 // to. Any error, errNotFast or r's, leaves h to be decoded again by
 // json.Unmarshal.
 func fastHistory(r io.Reader, size, window int, h *History) error {
+	return readHistory(r, size, window, h, false)
+}
+
+// readHistory is fastHistory; with logOnly, it decodes the change log and
+// its start only and passes over the rest.
+func readHistory(r io.Reader, size, window int, h *History, logOnly bool) error {
 	p := &parser{r: r, data: make([]byte, 0, window), size: size, mark: -1}
 	// Every other member is gathered into an object of its own, in order,
 	// for json.Unmarshal.
@@ -43,6 +87,10 @@ func fastHistory(r io.Reader, size, window int, h *History) error {
 		switch string(key) {
 		case "incidents":
 			if err := once(&seen, 1); err != nil {
+				return err
+			}
+			if logOnly {
+				_, err := p.skip()
 				return err
 			}
 			// A written incident takes about 350 bytes, and the log
@@ -59,7 +107,7 @@ func fastHistory(r io.Reader, size, window int, h *History) error {
 			return errNotFast
 		}
 		value, err := p.skip()
-		if err != nil {
+		if err != nil || logOnly && !strings.EqualFold(k, "changesSince") {
 			return err
 		}
 		if len(rest) > 1 {

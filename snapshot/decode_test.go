@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -143,4 +145,57 @@ func sameAsEncodingJSON(data []byte) error {
 		}
 	}
 	return nil
+}
+
+// TestReadChangeLog: the change log read alone is the log json.Unmarshal
+// reads from the whole file; a file the fast path does not take is read
+// by json.Unmarshal; no file is an empty log.
+func TestReadChangeLog(t *testing.T) {
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	inc := Incident{ID: "a", Service: "s", Headline: "h", Severity: Minor, StartedAt: now, Status: "resolved", Source: SourceOfficial, UpdatedAt: now}
+	var written bytes.Buffer
+	if err := WriteHistory(&written, &History{Version: HistoryVersion, UpdatedAt: now, Incidents: []Incident{inc, inc},
+		Services: map[string]*ServiceHistory{"s": {LastChecked: now}}, ChangesSince: now.Add(-time.Hour), NextChangeID: 3,
+		Changes: []Change{{ID: 1, Type: ChangeStatus, Service: "s", Time: now, NewStatus: Degraded},
+			{ID: 2, Type: ChangeIncidentOpened, Service: "s", Time: now, Incident: &inc}}}); err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range map[string]string{
+		"written":        written.String(),
+		"another case":   `{"Changes":[{"id":1,"type":"status.changed","service":"s","time":"2026-11-01T12:00:00Z"}],"changessince":"2026-11-01T11:00:00Z"}`,
+		"no log":         `{"version":1,"incidents":[]}`,
+		"since only":     `{"changesSince":"2026-11-01T11:00:00Z"}`,
+		"log before all": `{"changes":[{"id":7,"type":"status.changed","service":"s","time":"2026-11-01T12:00:00Z"}],"incidents":[{"id":"x"}]}`,
+	} {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, FileHistory), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var want struct {
+			Changes      []Change  `json:"changes"`
+			ChangesSince time.Time `json:"changesSince"`
+		}
+		if err := json.Unmarshal([]byte(content), &want); err != nil {
+			t.Fatal(err)
+		}
+		changes, since, err := ReadChangeLog(os.DirFS(dir))
+		if err != nil || !reflect.DeepEqual(changes, want.Changes) || !since.Equal(want.ChangesSince) {
+			t.Errorf("%s: %+v, %v, %v; want %+v, %v", name, changes, since, err, want.Changes, want.ChangesSince)
+		}
+	}
+	// What a build writes is read by the fast path, not the fallback.
+	var h History
+	if err := readHistory(&written, written.Len(), readWindow, &h, true); err != nil || len(h.Changes) != 2 || h.Incidents != nil {
+		t.Errorf("the fast path did not read the log alone: %v, %d changes, %d incidents", err, len(h.Changes), len(h.Incidents))
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, FileHistory), []byte(`{"changes":[{"id":"x"}]}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := ReadChangeLog(os.DirFS(dir)); err == nil {
+		t.Error("a log of the wrong shape was read")
+	}
+	if changes, since, err := ReadChangeLog(os.DirFS(t.TempDir())); changes != nil || !since.IsZero() || err != nil {
+		t.Errorf("no history: %v %v %v", changes, since, err)
+	}
 }
