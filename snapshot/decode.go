@@ -244,22 +244,30 @@ func (p *parser) token() (tok []byte, plain bool, err error) {
 	p.mark = p.i
 	defer func() { p.mark = -1 }()
 	ascii, escaped := true, false
-	for p.i++; p.at(0); p.i++ {
-		switch c := p.data[p.i]; {
-		case c == '"':
-			p.i++
-			tok = p.data[p.mark:p.i]
-			return tok, !escaped && (ascii || utf8.Valid(tok)), nil
-		case c == '\\':
-			escaped = true
-			p.i++ // the escaped byte: at(0) is checked again next turn
-		case c < 0x20:
+	p.i++
+	for {
+		// The window is scanned byte by byte, refilled only at its end.
+		i, data := p.i, p.data
+		for ; i < len(data); i++ {
+			switch c := data[i]; {
+			case c == '"':
+				p.i = i + 1
+				tok = data[p.mark:p.i]
+				return tok, !escaped && (ascii || utf8.Valid(tok)), nil
+			case c == '\\':
+				escaped = true
+				i++ // the escaped byte, perhaps past the window
+			case c < 0x20:
+				return nil, false, errNotFast
+			case c >= utf8.RuneSelf:
+				ascii = false
+			}
+		}
+		p.i = i
+		if !p.at(0) {
 			return nil, false, errNotFast
-		case c >= utf8.RuneSelf:
-			ascii = false
 		}
 	}
-	return nil, false, errNotFast
 }
 
 // str decodes a string into dst; null leaves it as it is, as encoding/json
