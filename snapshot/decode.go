@@ -15,15 +15,16 @@ import (
 
 // Reading history.json fast. At the retention caps json.Unmarshal spent
 // 0.7 s of a build on it, nearly all in the 100 000 incidents and 50 000
-// changes. decodeHistory reads those two lists with a small parser made for
-// the shape a build writes them in, and leaves everything else to
-// encoding/json. On anything that parser does not expect — a key in another
-// case or unknown, a key twice, a number with a fraction, a syntax error —
-// it starts over with json.Unmarshal, so the result, or the error, is
-// always encoding/json's (FuzzDecodeHistory checks it). The strings it
-// cannot copy as they are (escapes, invalid UTF-8) and the times are
-// handed to encoding/json's and time.Time's own decoders, one value at a
-// time.
+// changes, and held the whole 51 MB file beside what it decoded to.
+// ReadHistory (and ReadChangeLog) read the file through a window and those
+// two lists with a small parser made for the shape a build writes them in,
+// and leave everything else to encoding/json. On anything that parser does
+// not expect — a key in another case or unknown, a key twice, a number with
+// a fraction, a syntax error — they start over with json.Unmarshal, so the
+// result, or the error, is always encoding/json's (FuzzDecodeHistory checks
+// it). The strings the parser cannot copy as they are (escapes, invalid
+// UTF-8) and the times are handed to encoding/json's and time.Time's own
+// decoders, one value at a time.
 
 // errNotFast stops the fast path: the input is left to json.Unmarshal.
 var errNotFast = errors.New("history: not the shape the fast path reads")
