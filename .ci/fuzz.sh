@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzes every Fuzz target of the module for a short, fixed time each
-# (FUZZTIME, default 5s: 17 targets must stay within two minutes or so on
+# (FUZZTIME, default 5s: 18 targets must stay within two minutes or so on
 # two cores). Their seed corpora already run with every `go test`; this
 # looks for new crashers. Exits 1 if any target fails, naming the input that
 # failed: it is written under the package's testdata/fuzz/<Target>/, where it

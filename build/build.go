@@ -8,6 +8,8 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -82,7 +84,14 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 	defer lock.Unlock()
 	hist, previous, err := snapshot.ReadHistory(opts.Out)
 	if err == nil {
-		err = hist.CheckClock(opts.Now())
+		if clockErr := hist.CheckClock(opts.Now()); clockErr != nil {
+			// ReadHistory returns the bytes of a file it cannot decode
+			// only; this one decodes, but the clock cannot use it.
+			previous, err = os.ReadFile(filepath.Join(opts.Out, snapshot.FileHistory))
+			if err == nil {
+				err = clockErr
+			}
+		}
 	}
 	var corrupt []byte
 	switch {
@@ -126,17 +135,25 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 	lastID := snapshot.LastChangeID(hist.Changes)
 	states := Assemble(hist, opts.Catalog, obs, now, opts.Log)
 	AssembleModels(hist, opts.Catalog, obs, gatewayReads, now, opts.Log)
-	files, err := Render(opts.Site, opts.Catalog, hist, states, now)
+	// Each file goes to the staging folder as it is rendered; the
+	// snapshot is swapped in whole once all are written.
+	staging, err := lock.Stage()
 	if err != nil {
 		return Result{}, err
 	}
+	defer staging.Abort()
+	if err := RenderTo(staging, opts.Site, opts.Catalog, hist, states, now); err != nil {
+		return Result{}, err
+	}
 	if corrupt != nil {
-		files[snapshot.CorruptHistoryName(now)] = corrupt
+		if err := staging.Put(snapshot.CorruptHistoryName(now), corrupt); err != nil {
+			return Result{}, err
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("build interrupted, previous snapshot kept: %w", err)
 	}
-	if err := lock.Publish(files); err != nil {
+	if err := staging.Commit(); err != nil {
 		return Result{}, err
 	}
 	res := Result{GeneratedAt: now, Statuses: map[string]snapshot.Status{},

@@ -147,11 +147,15 @@ func buildOnce(b *testing.B, dir string, cat snapshot.Catalog, obs map[string]bu
 		b.Fatal(err)
 	}
 	states := build.Assemble(hist, cat, obs, now, zerolog.Nop())
-	files, err := build.Render(benchSite, cat, hist, states, now)
+	staging, err := lock.Stage()
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := lock.Publish(files); err != nil {
+	defer staging.Abort()
+	if err := build.RenderTo(staging, benchSite, cat, hist, states, now); err != nil {
+		b.Fatal(err)
+	}
+	if err := staging.Commit(); err != nil {
 		b.Fatal(err)
 	}
 }

@@ -353,8 +353,9 @@ func modelsDoc(cat snapshot.Catalog, h *snapshot.History, now time.Time) snapsho
 
 // modelDocument is one model's own document: its entry of models.json and
 // the retained incidents, of the services it is watched at, whose headline
-// names it.
-func modelDocument(cat snapshot.Catalog, m snapshot.ModelDoc, incidents []snapshot.Incident, now time.Time) snapshot.ModelDoc {
+// names it. words[i] memoises the words of incidents[i]'s headline: every
+// model's document reads the same incidents.
+func modelDocument(cat snapshot.Catalog, m snapshot.ModelDoc, incidents []snapshot.Incident, words []string, now time.Time) snapshot.ModelDoc {
 	md, _ := cat.Models.Lookup(m.ID)
 	services := map[string]bool{md.Service: md.Service != ""}
 	for _, c := range md.Components {
@@ -363,12 +364,19 @@ func modelDocument(cat snapshot.Catalog, m snapshot.ModelDoc, incidents []snapsh
 	for _, p := range m.Providers {
 		services[p.Service] = true
 	}
+	names := modelWords(md)
 	m.Incidents = []snapshot.Incident{}
-	for _, inc := range incidents {
+	for i, inc := range incidents {
 		if len(m.Incidents) == maxModelIncidents {
 			break
 		}
-		if services[inc.Service] && NamesModel(inc.Headline, md) {
+		if !services[inc.Service] {
+			continue
+		}
+		if words[i] == "" {
+			words[i] = " " + wordsOf(inc.Headline) + " "
+		}
+		if namedIn(words[i], names) {
 			m.Incidents = append(m.Incidents, inc)
 		}
 	}
@@ -380,10 +388,26 @@ func modelDocument(cat snapshot.Catalog, m snapshot.ModelDoc, incidents []snapsh
 // name ("Claude Sonnet 4.5"), the model part of its id
 // ("claude-sonnet-4.5") or an alias, as whole words, case-insensitively.
 func NamesModel(headline string, md snapshot.Model) bool {
-	h := " " + wordsOf(headline) + " "
+	return namedIn(" "+wordsOf(headline)+" ", modelWords(md))
+}
+
+// modelWords are the words of the names a headline may call the model by.
+func modelWords(md snapshot.Model) []string {
 	_, slug, _ := strings.Cut(md.ID, "/")
+	var out []string
 	for _, name := range append([]string{md.Name, slug}, md.Aliases...) {
-		if w := wordsOf(name); w != "" && strings.Contains(h, " "+w+" ") {
+		if w := wordsOf(name); w != "" {
+			out = append(out, " "+w+" ")
+		}
+	}
+	return out
+}
+
+// namedIn reports whether headline (its words, space-framed) contains one
+// of names as whole words.
+func namedIn(headline string, names []string) bool {
+	for _, w := range names {
+		if strings.Contains(headline, w) {
 			return true
 		}
 	}

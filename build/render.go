@@ -6,7 +6,9 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -31,8 +33,17 @@ type Site struct {
 // Documents assembles the API documents of a cycle.
 func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[string]ServiceState, now time.Time) snapshot.Documents {
 	now = now.UTC()
-	byService := map[string][]snapshot.Incident{}
+	// Each service's list is made at its size: at the caps they copy
+	// 100 000 incidents, and growing them would copy each several times.
+	count := map[string]int{}
 	for _, inc := range h.Incidents {
+		count[inc.Service]++
+	}
+	byService := make(map[string][]snapshot.Incident, len(count))
+	for _, inc := range h.Incidents {
+		if byService[inc.Service] == nil {
+			byService[inc.Service] = make([]snapshot.Incident, 0, count[inc.Service])
+		}
 		byService[inc.Service] = append(byService[inc.Service], inc)
 	}
 	all := h.Incidents
@@ -110,86 +121,109 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 	return docs
 }
 
-// Render produces every file of a snapshot from the assembled cycle: path
-// (slash-separated, relative to the snapshot folder) → content.
-func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[string]ServiceState, now time.Time) (map[string][]byte, error) {
+// Render produces every file of a snapshot from the assembled cycle, in
+// memory: path (slash-separated, relative to the snapshot folder) → content.
+func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[string]ServiceState, now time.Time) (snapshot.Files, error) {
+	files := snapshot.Files{}
+	if err := RenderTo(files, site, cat, h, states, now); err != nil {
+		return nil, err
+	}
+	return files, nil
+}
+
+// RenderTo renders every file of a snapshot into out, one at a time, so
+// that a build writing into a staging folder never holds the whole
+// snapshot (about 240 MB at the retention caps).
+func RenderTo(out snapshot.Sink, site Site, cat snapshot.Catalog, h *snapshot.History, states map[string]ServiceState, now time.Time) error {
 	docs := Documents(site, cat, h, states, now)
-	files := map[string][]byte{}
+	// The manifest is rendered last, listing every other file with its size
+	// and hash: a replica reading the site over HTTP verifies the whole set
+	// against it (see snapshot.Manifest.Files).
+	sealed := snapshot.NewSealer(out)
 	put := func(name string, v any) error {
 		data, err := json.Marshal(v)
 		if err != nil {
 			return fmt.Errorf("render %s: %w", name, err)
 		}
-		files[name] = append(data, '\n')
-		return nil
+		return sealed.Put(name, append(data, '\n'))
 	}
+	// The three documents that hold every incident are streamed by the
+	// snapshot package's fast encoders (byte for byte encoding/json's).
 	for _, doc := range docs.Services {
-		if err := put(snapshot.ServiceFile(doc.Slug), doc); err != nil {
-			return nil, err
+		if err := sealed.Stream(snapshot.ServiceFile(doc.Slug), func(w io.Writer) error { return snapshot.WriteServiceDoc(w, doc) }); err != nil {
+			return fmt.Errorf("render %s: %w", snapshot.ServiceFile(doc.Slug), err)
 		}
 		if err := put(snapshot.ServiceHistoryFile(doc.Slug), snapshot.NewHistoryDoc(h, doc.Slug, site.BaseURL, now)); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	datasets, index, err := snapshot.DatasetFiles(h, now, site.BaseURL)
+	index, err := snapshot.WriteDataset(sealed, h, now, site.BaseURL)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	maps.Copy(files, datasets)
 	var immutable []string
 	for _, f := range index.Files {
 		if f.Closed {
 			immutable = append(immutable, strings.TrimPrefix(f.Path, "/"))
 		}
 	}
+	headlineWords := make([]string, len(docs.Incidents.Incidents))
 	for _, m := range docs.Models.Models {
-		if err := put(snapshot.ModelFile(m.ID), modelDocument(cat, m, docs.Incidents.Incidents, docs.Status.Timestamp)); err != nil {
-			return nil, err
+		if err := put(snapshot.ModelFile(m.ID), modelDocument(cat, m, docs.Incidents.Incidents, headlineWords, docs.Status.Timestamp)); err != nil {
+			return err
 		}
 	}
-	for name, v := range map[string]any{
-		snapshot.FileModels:    docs.Models,
-		snapshot.FileStatus:    docs.Status,
-		snapshot.FileIncidents: docs.Incidents,
-		snapshot.FileSources:   docs.Sources,
-		snapshot.FileHistory:   h,
-		snapshot.FileChanges:   snapshot.RecentChangeList(h, now),
-
-		snapshot.FileReliability: docs.Reliability,
+	for _, f := range []struct {
+		name string
+		v    any
+	}{
+		{snapshot.FileModels, docs.Models},
+		{snapshot.FileStatus, docs.Status},
+		{snapshot.FileSources, docs.Sources},
+		{snapshot.FileChanges, snapshot.RecentChangeList(h, now)},
+		{snapshot.FileReliability, docs.Reliability},
 	} {
-		if err := put(name, v); err != nil {
-			return nil, err
+		if err := put(f.name, f.v); err != nil {
+			return err
 		}
 	}
-	if files[snapshot.FileExport], err = exportCSV(docs.Status); err != nil {
-		return nil, fmt.Errorf("render %s: %w", snapshot.FileExport, err)
+	if err := sealed.Stream(snapshot.FileIncidents, func(w io.Writer) error { return snapshot.WriteIncidentList(w, docs.Incidents) }); err != nil {
+		return fmt.Errorf("render %s: %w", snapshot.FileIncidents, err)
 	}
-	files[FileHeaders], files[FileRedirects] = hostingRules(site.APIOrigin, immutable)
-	if files[snapshot.FileOpenAPI], err = OpenAPI(site.BaseURL); err != nil {
-		return nil, fmt.Errorf("render %s: %w", snapshot.FileOpenAPI, err)
+	if err := sealed.Stream(snapshot.FileHistory, func(w io.Writer) error { return snapshot.WriteHistory(w, h) }); err != nil {
+		return fmt.Errorf("render %s: %w", snapshot.FileHistory, err)
 	}
-	if files[snapshot.FileAPIIndex], err = apiIndex(site.BaseURL); err != nil {
-		return nil, err
+	export, err := exportCSV(docs.Status)
+	if err != nil {
+		return fmt.Errorf("render %s: %w", snapshot.FileExport, err)
+	}
+	headers, redirects := hostingRules(site.APIOrigin, immutable)
+	openAPI, err := OpenAPI(site.BaseURL)
+	if err != nil {
+		return fmt.Errorf("render %s: %w", snapshot.FileOpenAPI, err)
+	}
+	catalog, err := apiIndex(site.BaseURL)
+	if err != nil {
+		return err
+	}
+	for name, data := range map[string][]byte{snapshot.FileExport: export, FileHeaders: headers,
+		FileRedirects: redirects, snapshot.FileOpenAPI: openAPI, snapshot.FileAPIIndex: catalog} {
+		if err := sealed.Put(name, data); err != nil {
+			return err
+		}
 	}
 	// The status page, badges, feeds and discovery files, from the same documents.
 	pages, err := sitepages.Render(docs, h)
 	if err != nil {
-		return nil, err
+		return err
 	}
-	for name, data := range pages {
-		if _, taken := files[name]; taken {
-			return nil, fmt.Errorf("render: %s is written twice", name)
+	for _, name := range slices.Sorted(maps.Keys(pages)) {
+		if err := sealed.Put(name, pages[name]); err != nil {
+			return err
 		}
-		files[name] = data
 	}
-	// The manifest is rendered last, listing every other file with its size
-	// and hash: a replica reading the site over HTTP verifies the whole set
-	// against it (see snapshot.Manifest.Files).
-	docs.Manifest.Seal(files)
-	if err := put(snapshot.FileManifest, docs.Manifest); err != nil {
-		return nil, err
-	}
-	return files, nil
+	sealed.Seal(&docs.Manifest)
+	return put(snapshot.FileManifest, docs.Manifest)
 }
 
 // exportCSV renders the services as the contract's CSV export.

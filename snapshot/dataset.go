@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -227,7 +228,7 @@ func ReadArchive(dir string, h *History) (problems []string, err error) {
 	if h.Days == nil {
 		h.Days = DaySeries{}
 	}
-	h.Archive = map[string][]byte{}
+	h.Archive = map[string]string{}
 	entries, err := os.ReadDir(filepath.Join(dir, DirDatasets))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -242,13 +243,14 @@ func ReadArchive(dir string, h *History) (problems []string, err error) {
 		if name == FileDatasets || !e.Type().IsRegular() {
 			continue
 		}
-		data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name)))
-		if err != nil {
-			return nil, err
-		}
-		h.Archive[name] = data
+		file := filepath.Join(dir, filepath.FromSlash(name))
+		h.Archive[name] = file
 		if kind, _, _ := parseDatasetFile(name); kind != DatasetUptime {
 			continue
+		}
+		data, err := os.ReadFile(file)
+		if err != nil {
+			return nil, err
 		}
 		rows, err := DecodeUptimeCSV(data)
 		if err != nil {
@@ -262,96 +264,95 @@ func ReadArchive(dir string, h *History) (problems []string, err error) {
 	return problems, nil
 }
 
-// DatasetFiles renders the dataset: each month's files and the index. A
-// closed month whose file the previous snapshot had is published as it
-// was; an open month is rendered from h.Days and the retained incidents.
-// base is the site's address, for the index's URLs.
-func DatasetFiles(h *History, now time.Time, base string) (map[string][]byte, DatasetIndex, error) {
-	files := map[string][]byte{}
-	// Uptime rows by month, in date then subject order.
-	byMonth := map[string][]DayRow{}
-	keys := make([]string, 0, len(h.Days))
-	for k := range h.Days {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	for _, k := range keys {
-		for _, r := range h.Days[k] {
-			byMonth[r.Date[:7]] = append(byMonth[r.Date[:7]], r)
-		}
-	}
-	for month, rows := range byMonth {
-		name := DatasetFile(DatasetUptime, month)
-		if prev, ok := h.Archive[name]; ok && MonthClosed(month, now) {
-			files[name] = prev
-			continue
-		}
-		slices.SortStableFunc(rows, func(a, b DayRow) int { return strings.Compare(a.Date, b.Date) })
-		data, err := EncodeUptimeCSV(rows)
-		if err != nil {
-			return nil, DatasetIndex{}, fmt.Errorf("render %s: %w", name, err)
-		}
-		files[name] = data
-	}
-	// Incidents by the month they ended in; the open ones in the current month.
-	current := now.UTC().Format("2006-01")
-	incidents := map[string][]Incident{current: nil}
-	for _, inc := range h.Incidents {
-		month := current
-		if inc.EndedAt != nil {
-			month = inc.EndedAt.UTC().Format("2006-01")
-		}
-		incidents[month] = append(incidents[month], inc)
-	}
-	for month, list := range incidents {
-		name := DatasetFile(DatasetIncidents, month)
-		if prev, ok := h.Archive[name]; ok && MonthClosed(month, now) {
-			files[name] = prev
-			continue
-		}
-		if MonthClosed(month, now) && len(list) == 0 {
-			continue
-		}
-		// Oldest first, as a log reads.
-		slices.SortFunc(list, func(a, b Incident) int {
-			if c := a.StartedAt.Compare(b.StartedAt); c != 0 {
-				return c
-			}
-			return strings.Compare(a.ID, b.ID)
-		})
-		var buf bytes.Buffer
-		enc := json.NewEncoder(&buf)
-		for _, inc := range list {
-			if err := enc.Encode(inc); err != nil {
-				return nil, DatasetIndex{}, fmt.Errorf("render %s: %w", name, err)
-			}
-		}
-		files[name] = buf.Bytes()
-	}
-	// Whatever else the previous snapshot's dataset held is kept.
-	for name, data := range h.Archive {
-		if _, ok := files[name]; !ok {
-			files[name] = data
-		}
-	}
+// DatasetFiles renders the dataset in memory (see WriteDataset).
+func DatasetFiles(h *History, now time.Time, base string) (Files, DatasetIndex, error) {
+	files := Files{}
+	idx, err := WriteDataset(files, h, now, base)
+	return files, idx, err
+}
 
+// WriteDataset writes the dataset into out: each month's files and the
+// index. A closed month whose file the previous snapshot had is published
+// as it was, read from h.Archive when its turn comes; an open month is
+// rendered from h.Days and the retained incidents. base is the site's
+// address, for the index's URLs.
+func WriteDataset(out Sink, h *History, now time.Time, base string) (DatasetIndex, error) {
 	idx := DatasetIndex{
 		Description: "Monthly files of aistatus's data: daily uptime per service (CSV, RFC 4180) and incidents " +
 			"(NDJSON, one incident per line in the API's shape, in the month they ended; the current month also " +
 			"holds the open ones). A month closes a day after it ends (MonthCloseGrace): its files never change again.",
 		Columns: uptimeColumns, Attribution: Attribution(base), Timestamp: now.UTC(), License: License,
 	}
-	names := make([]string, 0, len(files))
-	for name := range files {
-		names = append(names, name)
+	// Each file is rendered (or read back) when its turn comes, in name
+	// order, and dropped once written.
+	render := map[string]func() ([]byte, error){}
+	archived := func(name string) bool {
+		_, ok := h.Archive[name]
+		_, month, _ := parseDatasetFile(name)
+		return ok && MonthClosed(month, now)
 	}
-	slices.Sort(names)
-	for _, name := range names {
+	// Uptime rows by month, in date then subject order.
+	byMonth := map[string][]DayRow{}
+	for _, k := range slices.Sorted(maps.Keys(h.Days)) {
+		for _, r := range h.Days[k] {
+			byMonth[r.Date[:7]] = append(byMonth[r.Date[:7]], r)
+		}
+	}
+	for month, rows := range byMonth {
+		if name := DatasetFile(DatasetUptime, month); !archived(name) {
+			render[name] = func() ([]byte, error) {
+				slices.SortStableFunc(rows, func(a, b DayRow) int { return strings.Compare(a.Date, b.Date) })
+				return EncodeUptimeCSV(rows)
+			}
+		}
+	}
+	// Incidents by the month they ended in; the open ones in the current month.
+	// A month whose file is archived is not gathered at all: at the
+	// retention caps that is most of 100 000 incidents.
+	current := now.UTC().Format("2006-01")
+	incidents := map[string][]Incident{current: nil}
+	kept := map[string]bool{}
+	for _, inc := range h.Incidents {
+		month := current
+		if inc.EndedAt != nil {
+			month = inc.EndedAt.UTC().Format("2006-01")
+		}
+		archivedMonth, seen := kept[month]
+		if !seen {
+			archivedMonth = archived(DatasetFile(DatasetIncidents, month))
+			kept[month] = archivedMonth
+		}
+		if !archivedMonth {
+			incidents[month] = append(incidents[month], inc)
+		}
+	}
+	for month, list := range incidents {
+		name := DatasetFile(DatasetIncidents, month)
+		if archived(name) || MonthClosed(month, now) && len(list) == 0 {
+			continue
+		}
+		render[name] = func() ([]byte, error) { return encodeNDJSON(list) }
+	}
+	// Whatever else the previous snapshot's dataset held is kept, byte for
+	// byte: closed months, and files the build does not write.
+	for name, file := range h.Archive {
+		if _, ok := render[name]; !ok {
+			render[name] = func() ([]byte, error) { return os.ReadFile(file) }
+		}
+	}
+
+	for _, name := range slices.Sorted(maps.Keys(render)) {
+		data, err := render[name]()
+		if err != nil {
+			return DatasetIndex{}, fmt.Errorf("render %s: %w", name, err)
+		}
+		if err := out.Put(name, data); err != nil {
+			return DatasetIndex{}, err
+		}
 		kind, month, ok := parseDatasetFile(name)
 		if !ok {
 			continue // kept, not one of the dataset's files
 		}
-		data := files[name]
 		sum := sha256.Sum256(data)
 		rows := bytes.Count(data, []byte("\n"))
 		media := ContentNDJSON
@@ -365,8 +366,21 @@ func DatasetFiles(h *History, now time.Time, base string) (map[string][]byte, Da
 	}
 	data, err := json.Marshal(idx)
 	if err != nil {
-		return nil, DatasetIndex{}, err
+		return DatasetIndex{}, err
 	}
-	files[FileDatasets] = append(data, '\n')
-	return files, idx, nil
+	return idx, out.Put(FileDatasets, append(data, '\n'))
+}
+
+// encodeNDJSON is incidents as NDJSON, oldest first, as a log reads.
+func encodeNDJSON(list []Incident) ([]byte, error) {
+	slices.SortFunc(list, func(a, b Incident) int {
+		if c := a.StartedAt.Compare(b.StartedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	var buf bytes.Buffer
+	buf.Grow(400 * len(list)) // an incident is about 350 bytes
+	err := WriteNDJSON(&buf, list)
+	return buf.Bytes(), err
 }

@@ -1,9 +1,11 @@
 package snapshot
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"io/fs"
 	"slices"
 	"strings"
@@ -70,18 +72,83 @@ type ManifestFile struct {
 	SHA256 string `json:"sha256"`
 }
 
-// Seal lists files (path → content, the manifest itself excluded) in m and
-// sets its generation. It is called once every file is rendered: any file
-// written after it would not be listed.
-func (m *Manifest) Seal(files map[string][]byte) {
-	m.Files = make([]ManifestFile, 0, len(files))
-	for name, data := range files {
-		if name == FileManifest {
-			continue
-		}
-		sum := sha256.Sum256(data)
-		m.Files = append(m.Files, ManifestFile{Path: name, Size: int64(len(data)), SHA256: hex.EncodeToString(sum[:])})
+// Sink receives a snapshot's files as they are rendered: a Staging folder
+// (a build), or Files in memory.
+type Sink interface {
+	// Put takes one file, a slash-separated path relative to the snapshot;
+	// a name may be put once.
+	Put(name string, data []byte) error
+	// Stream takes one file as write produces it, so that a large one is
+	// never held whole.
+	Stream(name string, write func(io.Writer) error) error
+}
+
+// Files is a snapshot in memory, path → content.
+type Files map[string][]byte
+
+// Put adds a file.
+func (f Files) Put(name string, data []byte) error {
+	if _, taken := f[name]; taken {
+		return fmt.Errorf("render: %s is written twice", name)
 	}
+	f[name] = data
+	return nil
+}
+
+// Stream adds a file as write produces it.
+func (f Files) Stream(name string, write func(io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return err
+	}
+	return f.Put(name, buf.Bytes())
+}
+
+// Sealer passes files on to a Sink and lists each with its size and hash,
+// for the manifest, so that no file need be held to be listed.
+type Sealer struct {
+	out   Sink
+	files []ManifestFile
+}
+
+// NewSealer lists the files put through it into out.
+func NewSealer(out Sink) *Sealer { return &Sealer{out: out} }
+
+// Put lists the file and passes it on.
+func (s *Sealer) Put(name string, data []byte) error {
+	return s.Stream(name, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// Stream lists the file, hashed as it is written, and passes it on.
+func (s *Sealer) Stream(name string, write func(io.Writer) error) error {
+	sum := sha256.New()
+	var size countWriter
+	err := s.out.Stream(name, func(w io.Writer) error { return write(io.MultiWriter(w, sum, &size)) })
+	if err != nil {
+		return err
+	}
+	if name != FileManifest {
+		s.files = append(s.files, ManifestFile{Path: name, Size: int64(size), SHA256: hex.EncodeToString(sum.Sum(nil))})
+	}
+	return nil
+}
+
+// countWriter counts the bytes written to it.
+type countWriter int64
+
+func (c *countWriter) Write(p []byte) (int, error) {
+	*c += countWriter(len(p))
+	return len(p), nil
+}
+
+// Seal lists the files put so far (the manifest itself excluded) in m and
+// sets its generation. It is called once every file is rendered: any file
+// put after it is not listed.
+func (s *Sealer) Seal(m *Manifest) {
+	m.Files = slices.Clone(s.files)
 	slices.SortFunc(m.Files, func(a, b ManifestFile) int { return strings.Compare(a.Path, b.Path) })
 	m.Generation = GenerationOf(m.Files)
 }

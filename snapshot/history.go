@@ -63,9 +63,10 @@ type History struct {
 	// history.json: ReadArchive reads them from the snapshot's monthly
 	// dataset files, and DatasetFiles writes them there.
 	Days DaySeries `json:"-"`
-	// Archive is the previous snapshot's dataset files by name, so that a
-	// closed month's file is published again byte for byte, never rewritten.
-	Archive map[string][]byte `json:"-"`
+	// Archive is the previous snapshot's dataset files: name → path on
+	// disk, so that a closed month is published again byte for byte. They
+	// are read one at a time as the dataset is written, never held.
+	Archive map[string]string `json:"-"`
 }
 
 // ServiceHistory is what is remembered of one service between builds.

@@ -10,7 +10,13 @@ import (
 func TestManifestCheckFiles(t *testing.T) {
 	sealed := func() Manifest {
 		var m Manifest
-		m.Seal(map[string][]byte{FileStatus: []byte("{}\n"), ServiceFile("openai"): []byte("{\"a\":1}\n"), FileManifest: []byte("ignored")})
+		s := NewSealer(Files{})
+		for _, f := range []struct{ name, data string }{{FileStatus, "{}\n"}, {ServiceFile("openai"), `{"a":1}` + "\n"}, {FileManifest, "ignored"}} {
+			if err := s.Put(f.name, []byte(f.data)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		s.Seal(&m)
 		return m
 	}
 	if m := sealed(); m.CheckFiles() != nil || len(m.Files) != 2 || m.Files[1].Path != FileStatus {

@@ -1,14 +1,18 @@
 package snapshot
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"syscall"
@@ -69,49 +73,140 @@ func Publish(dir string, files map[string][]byte) error {
 }
 
 // Publish makes files (slash-separated relative path → content) the new
-// content of the locked folder, all at once. Everything is written and
-// synced into a staging folder beside it, which then takes its place in one
-// atomic rename (renameat2 RENAME_EXCHANGE on Linux). A reader, or a crash at
-// any point, sees either the complete previous snapshot or the complete new
-// one, never a mix or a torn file; leftovers of an interrupted build are
-// removed by the next one.
-//
-// Top-level entries of the previous folder that the new snapshot does not
-// write (a README, a CNAME file for a static host, …) are carried over, so
-// nothing already published is lost — except that only the newest
-// MaxCorruptHistories history.corrupt-* files are kept.
-func (l *Lock) Publish(files map[string][]byte) (err error) {
-	if l.unlock == nil {
-		return errors.New("publish: folder lock not held")
-	}
-	dir := l.dir
-	parent, base := filepath.Split(dir)
-	if err := recoverPrevious(dir); err != nil {
-		return err
-	}
-	removeLeftovers(parent, base)
-
-	staging, err := os.MkdirTemp(parent, "."+base+".staging-")
+// content of the locked folder, all at once (see Stage).
+func (l *Lock) Publish(files map[string][]byte) error {
+	st, err := l.Stage()
 	if err != nil {
 		return err
 	}
-	defer func() {
-		// After a successful swap staging holds the previous snapshot.
-		os.RemoveAll(staging)
-	}()
-	if err := os.Chmod(staging, 0o755); err != nil {
+	defer st.Abort()
+	names := slices.Sorted(maps.Keys(files))
+	for _, name := range names {
+		if err := st.Put(name, files[name]); err != nil {
+			return err
+		}
+	}
+	return st.Commit()
+}
+
+// Staging is a new snapshot being written into a staging folder beside the
+// locked one, file by file as it is rendered, so that a build never holds
+// the whole snapshot in memory. Commit makes it the folder's content in one
+// atomic rename (renameat2 RENAME_EXCHANGE on Linux); Abort, or a crash at
+// any point before, leaves the previous snapshot as it was. A reader sees
+// either the complete previous snapshot or the complete new one, never a
+// mix or a torn file; leftovers of an interrupted build are removed by the
+// next one.
+//
+// Top-level entries of the previous folder that the new snapshot does not
+// write (a README, a CNAME file for a static host, …) are carried over at
+// Commit, so nothing already published is lost — except that only the
+// newest MaxCorruptHistories history.corrupt-* files are kept.
+type Staging struct {
+	lock *Lock
+	dir  string
+	// dirs are the folders made so far (slash-separated, "." the root),
+	// each synced at Commit; written are the names put.
+	dirs    map[string]bool
+	written map[string]bool
+	done    bool
+	// buf is the write buffer, one for every file in turn.
+	buf *bufio.Writer
+}
+
+// Stage starts a new snapshot of the locked folder. The caller must Commit
+// or Abort it (Abort after Commit does nothing).
+func (l *Lock) Stage() (*Staging, error) {
+	if l.unlock == nil {
+		return nil, errors.New("publish: folder lock not held")
+	}
+	parent, base := filepath.Split(l.dir)
+	if err := recoverPrevious(l.dir); err != nil {
+		return nil, err
+	}
+	removeLeftovers(parent, base)
+	dir, err := os.MkdirTemp(parent, "."+base+".staging-")
+	if err != nil {
+		return nil, err
+	}
+	if err := os.Chmod(dir, 0o755); err != nil {
+		os.RemoveAll(dir)
+		return nil, err
+	}
+	return &Staging{lock: l, dir: dir, dirs: map[string]bool{".": true}, written: map[string]bool{}}, nil
+}
+
+// Put writes one file (a slash-separated path relative to the snapshot).
+// A name may be written once. Every file is on disk before Commit swaps.
+func (s *Staging) Put(name string, data []byte) error {
+	return s.Stream(name, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
+	})
+}
+
+// Stream writes one file as write produces it, so that a large file is
+// never held whole. A name may be written once.
+func (s *Staging) Stream(name string, write func(io.Writer) error) error {
+	if s.done {
+		return errors.New("publish: staging already committed or aborted")
 	}
-	if err := writeTree(staging, files); err != nil {
+	if !fs.ValidPath(name) || name == "." {
+		return fmt.Errorf("publish: invalid file name %q", name)
+	}
+	if s.written[name] {
+		return fmt.Errorf("publish: %s is written twice", name)
+	}
+	if d := path.Dir(name); !s.dirs[d] {
+		if err := os.MkdirAll(filepath.Join(s.dir, filepath.FromSlash(d)), 0o755); err != nil {
+			return fmt.Errorf("publish: %w", err)
+		}
+		for ; !s.dirs[d]; d = path.Dir(d) {
+			s.dirs[d] = true
+		}
+	}
+	if s.buf == nil {
+		s.buf = bufio.NewWriterSize(nil, 64<<10)
+	}
+	if err := writeFileSync(filepath.Join(s.dir, filepath.FromSlash(name)), s.buf, write); err != nil {
+		return fmt.Errorf("publish: %s: %w", name, err)
+	}
+	s.written[name] = true
+	return nil
+}
+
+// Commit carries over what the previous snapshot had beside the files put,
+// then swaps the staging folder in.
+func (s *Staging) Commit() error {
+	if s.done {
+		return errors.New("publish: staging already committed or aborted")
+	}
+	defer s.Abort() // after a successful swap the staging folder holds the previous snapshot
+	if err := carryOver(s.lock.dir, s.dir, s.written); err != nil {
+		return fmt.Errorf("publish: carrying over %s: %w", s.lock.dir, err)
+	}
+	// Everything is on disk before the swap makes it the snapshot.
+	if err := syncStaged(s.dir); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
-	if err := carryOver(dir, staging, files); err != nil {
-		return fmt.Errorf("publish: carrying over %s: %w", dir, err)
+	for d := range s.dirs {
+		if err := syncDir(filepath.Join(s.dir, filepath.FromSlash(d))); err != nil {
+			return fmt.Errorf("publish: %w", err)
+		}
 	}
-	if err := swapDirs(staging, dir); err != nil {
+	if err := swapDirs(s.dir, s.lock.dir); err != nil {
 		return fmt.Errorf("publish: %w", err)
 	}
+	parent, _ := filepath.Split(s.lock.dir)
 	return syncDir(parent)
+}
+
+// Abort removes the staging folder; the previous snapshot stays.
+func (s *Staging) Abort() {
+	if !s.done {
+		s.done = true
+		os.RemoveAll(s.dir)
+	}
 }
 
 // removeLeftovers deletes staging folders of builds that were interrupted.
@@ -123,46 +218,24 @@ func removeLeftovers(parent, base string) {
 	}
 }
 
-func writeTree(root string, files map[string][]byte) error {
-	names := make([]string, 0, len(files))
-	for name := range files {
-		if !fs.ValidPath(name) || name == "." {
-			return fmt.Errorf("invalid file name %q", name)
-		}
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	dirs := map[string]bool{".": true}
-	for _, name := range names {
-		d := path.Dir(name)
-		if !dirs[d] {
-			if err := os.MkdirAll(filepath.Join(root, filepath.FromSlash(d)), 0o755); err != nil {
-				return err
-			}
-			dirs[d] = true
-		}
-		if err := writeFileSync(filepath.Join(root, filepath.FromSlash(name)), files[name]); err != nil {
-			return err
-		}
-	}
-	for d := range dirs {
-		if err := syncDir(filepath.Join(root, filepath.FromSlash(d))); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func writeFileSync(name string, data []byte) error {
+// writeFileSync creates the file name with what write writes through bw
+// (reset to the file), and syncs it where each file is synced
+// (syncEachFile; elsewhere Commit syncs them all).
+func writeFileSync(name string, bw *bufio.Writer, write func(io.Writer) error) error {
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
+	bw.Reset(f)
+	defer bw.Reset(nil) // hold no file
+	err = write(bw)
+	if err == nil {
+		err = bw.Flush()
 	}
-	if err := f.Sync(); err != nil {
+	if err == nil && syncEachFile {
+		err = f.Sync()
+	}
+	if err != nil {
 		f.Close()
 		return err
 	}
@@ -184,7 +257,7 @@ func syncDir(name string) error {
 
 // carryOver copies the top-level entries of prev that the new snapshot does
 // not write into next.
-func carryOver(prev, next string, files map[string][]byte) error {
+func carryOver(prev, next string, files map[string]bool) error {
 	entries, err := os.ReadDir(prev)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
@@ -211,10 +284,15 @@ func carryOver(prev, next string, files map[string][]byte) error {
 		case e.IsDir():
 			err = os.CopyFS(dst, os.DirFS(src))
 		case e.Type().IsRegular():
-			var data []byte
-			if data, err = os.ReadFile(src); err == nil {
-				err = writeFileSync(dst, data)
-			}
+			err = writeFileSync(dst, bufio.NewWriter(nil), func(w io.Writer) error {
+				f, err := os.Open(src)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				_, err = io.Copy(w, f)
+				return err
+			})
 		}
 		if err != nil {
 			return err
@@ -255,9 +333,12 @@ func oldCorruptHistories(prev []fs.DirEntry, written map[string]bool) map[string
 // folder or file is an empty history. A file that cannot be decoded, or that
 // holds values no build writes (negative, overflowing, out of order), is an
 // error wrapping ErrCorruptHistory; its bytes are returned so the caller can
-// keep them. Times are checked against a clock by History.CheckClock.
+// keep them (a usable history's are not: the file is decoded as it is
+// read, never held whole). Times are checked against a clock by
+// History.CheckClock.
 func ReadHistory(dir string) (*History, []byte, error) {
-	data, err := os.ReadFile(filepath.Join(dir, FileHistory))
+	name := filepath.Join(dir, FileHistory)
+	f, err := os.Open(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return NewHistory(), nil, nil
 	}
@@ -265,11 +346,42 @@ func ReadHistory(dir string) (*History, []byte, error) {
 		return nil, nil, err
 	}
 	h := &History{}
-	if err := json.Unmarshal(data, h); err != nil {
-		return nil, data, fmt.Errorf("%w: %v", ErrCorruptHistory, err)
+	info, err := f.Stat()
+	if err == nil {
+		err = fastHistory(f, int(info.Size()), readWindow, h)
 	}
+	f.Close()
+	if err != nil {
+		// Not the shape a build writes: json.Unmarshal decides, and says
+		// what is wrong.
+		data, err := os.ReadFile(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		h = &History{}
+		if err := json.Unmarshal(data, h); err != nil {
+			return nil, data, fmt.Errorf("%w: %v", ErrCorruptHistory, err)
+		}
+		if err := h.usable(); err != nil {
+			return nil, data, err
+		}
+		return h, nil, nil
+	}
+	if err := h.usable(); err != nil {
+		data, readErr := os.ReadFile(name)
+		if readErr != nil {
+			return nil, nil, readErr
+		}
+		return nil, data, err
+	}
+	return h, nil, nil
+}
+
+// usable checks a decoded history's version and values, and tidies what
+// a build would not have written (a missing or null service).
+func (h *History) usable() error {
 	if h.Version != HistoryVersion {
-		return nil, data, fmt.Errorf("%w: version %d, want %d", ErrCorruptHistory, h.Version, HistoryVersion)
+		return fmt.Errorf("%w: version %d, want %d", ErrCorruptHistory, h.Version, HistoryVersion)
 	}
 	if h.Services == nil {
 		h.Services = map[string]*ServiceHistory{}
@@ -279,10 +391,7 @@ func ReadHistory(dir string) (*History, []byte, error) {
 			delete(h.Services, slug)
 		}
 	}
-	if err := h.checkValues(); err != nil {
-		return nil, data, err
-	}
-	return h, data, nil
+	return h.checkValues()
 }
 
 // ErrCorruptHistory reports a history file that cannot be used.

@@ -56,17 +56,16 @@ type atomText struct {
 // incidentsFeed is the Atom feed of every service's incidents, the newest
 // FeedEntriesMax.
 func (m *model) incidentsFeed() ([]byte, error) {
-	all, on := m.withSurfaceIncidents(m.services, m.docs.Incidents.Incidents)
-	return m.feed(FileFeed, m.base+"/"+FileFeed, "aistatus: incidents of AI services", m.base+"/",
-		all[:min(len(all), FeedEntriesMax)], on)
+	newest, on := m.withSurfaceIncidents(m.services, m.docs.Incidents.Incidents, FeedEntriesMax)
+	return m.feed(FileFeed, m.base+"/"+FileFeed, "aistatus: incidents of AI services", m.base+"/", newest, on)
 }
 
 // serviceFeed is the Atom feed of one service's incidents, the newest
 // FeedEntriesMax (a service document lists them newest first).
 func (m *model) serviceFeed(svc *service) ([]byte, error) {
-	all, on := m.withSurfaceIncidents([]*service{svc}, svc.Incidents)
+	newest, on := m.withSurfaceIncidents([]*service{svc}, svc.Incidents, FeedEntriesMax)
 	return m.feed(ServiceFeed(svc.Slug), m.base+"/"+ServiceFeed(svc.Slug), "aistatus: "+svc.Name+" incidents",
-		m.base+"/services/"+svc.Slug, all[:min(len(all), FeedEntriesMax)], on)
+		m.base+"/services/"+svc.Slug, newest, on)
 }
 
 // incidentID is an incident's Atom id: an address under the site's base

@@ -49,14 +49,15 @@ type jsonFeedItem struct {
 // incidentsJSONFeed is the JSON Feed of every service's incidents, the
 // newest FeedEntriesMax, as incidents.atom.
 func (m *model) incidentsJSONFeed() ([]byte, error) {
-	all, on := m.withSurfaceIncidents(m.services, m.docs.Incidents.Incidents)
-	return m.jsonFeed(FileJSONFeed, "aistatus: incidents of AI services", m.base+"/", all[:min(len(all), FeedEntriesMax)], on)
+	newest, on := m.withSurfaceIncidents(m.services, m.docs.Incidents.Incidents, FeedEntriesMax)
+	return m.jsonFeed(FileJSONFeed, "aistatus: incidents of AI services", m.base+"/", newest, on)
 }
 
-// serviceJSONFeed is the JSON Feed of one service's incidents.
+// serviceJSONFeed is the JSON Feed of one service's incidents, the newest
+// FeedEntriesMax, as its Atom twin.
 func (m *model) serviceJSONFeed(svc *service) ([]byte, error) {
-	all, on := m.withSurfaceIncidents([]*service{svc}, svc.Incidents)
-	return m.jsonFeed(ServiceJSONFeed(svc.Slug), "aistatus: "+svc.Name+" incidents", m.base+"/services/"+svc.Slug, all, on)
+	newest, on := m.withSurfaceIncidents([]*service{svc}, svc.Incidents, FeedEntriesMax)
+	return m.jsonFeed(ServiceJSONFeed(svc.Slug), "aistatus: "+svc.Name+" incidents", m.base+"/services/"+svc.Slug, newest, on)
 }
 
 // jsonFeed renders incidents as a JSON Feed; on are the surfaces other than

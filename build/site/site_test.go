@@ -1042,7 +1042,8 @@ func TestIndexModels(t *testing.T) {
 
 // TestServiceIncidentsBounded: a service holding more incidents than its
 // page and feed list shows the newest ServiceIncidentsMax on its page, says
-// how many more the API has, and puts the newest FeedEntriesMax in its feed.
+// how many more the API has, and puts the newest FeedEntriesMax in its feed
+// and in the feed's JSON Feed twin, the same entries.
 func TestServiceIncidentsBounded(t *testing.T) {
 	docs, h := fixture(t)
 	docs.Services = slices.Clone(docs.Services) // the fixture is shared
@@ -1072,5 +1073,20 @@ func TestServiceIncidentsBounded(t *testing.T) {
 	}
 	if n := strings.Count(string(files[ServiceFeed(svc.Slug)]), "<entry>"); n != FeedEntriesMax {
 		t.Errorf("the feed has %d entries, want %d", n, FeedEntriesMax)
+	}
+	var twin struct {
+		Items []struct {
+			Title string `json:"title"`
+		} `json:"items"`
+	}
+	if err := json.Unmarshal(files[ServiceJSONFeed(svc.Slug)], &twin); err != nil {
+		t.Fatal(err)
+	}
+	if len(twin.Items) != FeedEntriesMax {
+		t.Fatalf("the JSON Feed has %d items, want %d", len(twin.Items), FeedEntriesMax)
+	}
+	if first, last := twin.Items[0].Title, twin.Items[FeedEntriesMax-1].Title; !strings.Contains(first, "Incident number 0") ||
+		!strings.Contains(last, fmt.Sprintf("Incident number %d", FeedEntriesMax-1)) {
+		t.Errorf("the JSON Feed's items run %q … %q, want the newest %d", first, last, FeedEntriesMax)
 	}
 }

@@ -179,7 +179,12 @@ func (m *model) statuspage(svc *service, windows []maintenanceWindow) (map[strin
 	components := m.spComponents(svc)
 
 	var all, unresolved []spIncident
-	for _, inc := range svc.Incidents {
+	for i, inc := range svc.Incidents {
+		// Only the newest are listed, and the open ones: the rest, most
+		// of up to thousands, are not made.
+		if i >= statuspageIncidentsMax && !inc.Open() {
+			continue
+		}
 		v := m.spIncident(svc, inc)
 		if len(all) < statuspageIncidentsMax {
 			all = append(all, v)

@@ -73,6 +73,10 @@ func surfaceBadge(svc *service, sf surfaceView) badge {
 // it belongs to, the API first when it is the API's too: an Atom entry
 // says which.
 func surfaceIncidents(svc *service, incidents []snapshot.Incident) (extra []snapshot.Incident, on map[string][]surfaceView) {
+	others := svc.others()
+	if len(others) == 0 {
+		return nil, nil // most services: their API is all they have
+	}
 	on = map[string][]surfaceView{}
 	api := map[string]bool{}
 	for _, inc := range incidents {
@@ -81,7 +85,7 @@ func surfaceIncidents(svc *service, incidents []snapshot.Incident) (extra []snap
 		}
 	}
 	seen := maps.Clone(api)
-	for _, sf := range svc.others() {
+	for _, sf := range others {
 		for _, inc := range sf.Incidents {
 			if len(on[inc.ID]) == 0 && api[inc.ID] {
 				on[inc.ID] = []surfaceView{{SurfaceDoc: snapshot.SurfaceDoc{ID: snapshot.SurfaceAPI, Name: "API"}}}
@@ -96,20 +100,27 @@ func surfaceIncidents(svc *service, incidents []snapshot.Incident) (extra []snap
 	return extra, on
 }
 
-// withSurfaceIncidents is incidents and every service's surface incidents
-// they do not have, newest first, with the surfaces of each.
-func (m *model) withSurfaceIncidents(services []*service, incidents []snapshot.Incident) ([]snapshot.Incident, map[string][]surfaceView) {
-	all := slices.Clone(incidents)
+// withSurfaceIncidents is the newest limit of incidents (newest first) and
+// every service's surface incidents they do not have, with the surfaces of
+// each. The newest limit of the union are among incidents' first limit and
+// the extras, so only those are sorted.
+func (m *model) withSurfaceIncidents(services []*service, incidents []snapshot.Incident, limit int) ([]snapshot.Incident, map[string][]surfaceView) {
+	newest := incidents[:min(len(incidents), limit)]
+	var extras []snapshot.Incident
 	on := map[string][]surfaceView{}
 	for _, svc := range services {
 		extra, of := surfaceIncidents(svc, incidents)
-		all = append(all, extra...)
+		extras = append(extras, extra...)
 		for id, sfs := range of {
 			on[id] = append(on[id], sfs...)
 		}
 	}
+	if len(extras) == 0 {
+		return newest, on
+	}
+	all := slices.Concat(newest, extras)
 	snapshot.SortIncidents(all)
-	return all, on
+	return all[:min(len(all), limit)], on
 }
 
 // affectedSurfaces are the services with a surface other than the API in
