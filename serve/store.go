@@ -68,12 +68,12 @@ type Snapshot struct {
 	// reads a local folder's history.json on first use (see loadLog).
 	log     changeLog
 	logOnce sync.Once
-	// readHistory, when set, reads the history.json of the folder the
-	// snapshot was loaded from, through a descriptor opened at Load: it
-	// keeps the file of this snapshot even after a build swapped the
-	// folder out and removed it. An unread one is closed by the
+	// history, when set, is the history.json of the folder the snapshot
+	// was loaded from, opened at Load and read on first use: the
+	// descriptor keeps the file of this snapshot even after a build
+	// swapped the folder out and removed it. An unread one is closed by the
 	// os.File's cleanup when the snapshot is collected.
-	readHistory func() ([]byte, error)
+	history *os.File
 	// logErr is why history.json could not be read, if it could not;
 	// logErrReported makes the server log it once.
 	logErr         error
@@ -185,18 +185,7 @@ func load(dir string, large int64) (*Snapshot, error) {
 	case err != nil:
 		return nil, err
 	default:
-		s.readHistory = func() ([]byte, error) {
-			defer history.Close()
-			info, err := history.Stat()
-			if err != nil {
-				return nil, err
-			}
-			data := make([]byte, info.Size())
-			if _, err := history.ReadAt(data, 0); err != nil && err != io.EOF {
-				return nil, err
-			}
-			return data, nil
-		}
+		s.history = history
 	}
 	return s, nil
 }
@@ -239,18 +228,17 @@ func (s *Server) changeLog(snap *Snapshot) *changeLog {
 // leaves the snapshot with changes.json's recent log, as a replica has,
 // which says where it begins; the server logs why (Server.changeLog).
 func (s *Snapshot) loadLog() {
-	if s.readHistory == nil {
+	if s.history == nil {
 		return // read at load (a replica, a folder without history.json)
 	}
-	history, err := s.readHistory()
-	s.readHistory = nil
+	changes, since, err := snapshot.ReadChangeLog(heldHistory{s.history})
+	s.history.Close()
+	s.history = nil
 	if err == nil {
-		err = s.loadChanges(history)
-	}
-	if err == nil {
+		s.setLog(changes, since)
 		return
 	}
-	s.logErr = fmt.Errorf("%s: %w", snapshot.FileHistory, err)
+	s.logErr = err
 	if err := s.loadChanges(nil); err != nil {
 		s.log = changeLog{statusChanges: map[string][]snapshot.Change{}, openedAt: map[string]time.Time{}}
 	}
@@ -301,7 +289,39 @@ func (s *Snapshot) loadChanges(history []byte) error {
 		}
 		log.Changes, log.ChangesSince = list.Changes, list.LogStart
 	}
-	l := changeLog{changes: orderedLog(log.Changes), since: log.ChangesSince,
+	s.setLog(log.Changes, log.ChangesSince)
+	return nil
+}
+
+// heldHistory is the fs.FS of one file, the history.json a snapshot holds
+// open, for snapshot.ReadChangeLog: each Open reads it from its start.
+type heldHistory struct{ f *os.File }
+
+func (h heldHistory) Open(name string) (fs.File, error) {
+	if name != snapshot.FileHistory {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	}
+	info, err := h.f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	return heldFile{io.NewSectionReader(h.f, 0, info.Size()), info}, nil
+}
+
+// heldFile reads a held file from its start; closing it leaves the
+// descriptor open.
+type heldFile struct {
+	*io.SectionReader
+	info fs.FileInfo
+}
+
+func (f heldFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+func (f heldFile) Close() error               { return nil }
+
+// setLog makes changes, complete after since, the snapshot's change log,
+// with the indexes ?at= reads.
+func (s *Snapshot) setLog(changes []snapshot.Change, since time.Time) {
+	l := changeLog{changes: orderedLog(changes), since: since,
 		openedAt: map[string]time.Time{}, statusChanges: map[string][]snapshot.Change{}}
 	for _, c := range l.changes {
 		switch {
@@ -312,7 +332,6 @@ func (s *Snapshot) loadChanges(history []byte) error {
 		}
 	}
 	s.log = l
-	return nil
 }
 
 // orderedLog returns the change log as every reader of it assumes it is:

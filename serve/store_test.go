@@ -109,7 +109,7 @@ func TestChangeLogOfASwappedOutFolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if snap.readHistory == nil {
+	if snap.history == nil {
 		t.Fatal("the change log was read at load, not on first use")
 	}
 	second := w.publish(map[string]snapshot.Status{"openai": snapshot.Operational, "groq": snapshot.Degraded})
