@@ -440,7 +440,7 @@ func snapshotFromFiles(m snapshot.Manifest, manifestData []byte, files map[strin
 		return nil, err
 	}
 	// A replica fetches no history: its change log is changes.json's.
-	if err := s.loadChanges(nil); err != nil {
+	if err := s.loadChanges(); err != nil {
 		return nil, err
 	}
 	return s, nil

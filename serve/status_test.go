@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -132,9 +134,17 @@ func TestOrderedLog(t *testing.T) {
 		}
 		// As a snapshot reads it from a history.
 		history, _ := json.Marshal(map[string]any{"changes": tt.log, "changesSince": genTime})
-		snap := &Snapshot{files: map[string]*representation{}}
-		if err := snap.loadChanges(history); err != nil || !slices.Equal(ids(snap.log.changes), tt.want) {
-			t.Errorf("%s, loaded: %v (%v), want %v", tt.name, ids(snap.log.changes), err, tt.want)
+		name := filepath.Join(t.TempDir(), snapshot.FileHistory)
+		if err := os.WriteFile(name, history, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		f, err := os.Open(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		snap := &Snapshot{files: map[string]*representation{}, history: f}
+		if got := ids(snap.changeLog().changes); snap.logErr != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("%s, loaded: %v (%v), want %v", tt.name, got, snap.logErr, tt.want)
 		}
 	}
 }

@@ -179,7 +179,7 @@ func load(dir string, large int64) (*Snapshot, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		// No history (a folder written before it existed): the recent log
 		// of changes.json, small, read now as a replica's is.
-		if err := s.loadChanges(nil); err != nil {
+		if err := s.loadChanges(); err != nil {
 			return nil, err
 		}
 	case err != nil:
@@ -239,7 +239,7 @@ func (s *Snapshot) loadLog() {
 		return
 	}
 	s.logErr = err
-	if err := s.loadChanges(nil); err != nil {
+	if err := s.loadChanges(); err != nil {
 		s.log = changeLog{statusChanges: map[string][]snapshot.Change{}, openedAt: map[string]time.Time{}}
 	}
 }
@@ -267,29 +267,17 @@ func openRepresentation(root *os.Root, name string) (*representation, error) {
 	return rep, nil
 }
 
-// loadChanges reads the change log: the whole retained one from history
-// (history.json, which the server does not serve but holds the log that
-// /changes?since, the event stream and ?at answer from), or, where there is
-// none (a replica of a published site fetches no history), the recent log
-// of changes.json.
-func (s *Snapshot) loadChanges(history []byte) error {
-	var log struct {
-		Changes      []snapshot.Change `json:"changes"`
-		ChangesSince time.Time         `json:"changesSince"`
-	}
-	switch {
-	case history != nil:
-		if err := json.Unmarshal(history, &log); err != nil {
-			return err
-		}
-	case s.files[snapshot.FileChanges] != nil:
-		var list snapshot.ChangeList
+// loadChanges reads the recent change log of changes.json: the log of a
+// snapshot without a history (a replica of a published site fetches none),
+// or whose history could not be read. Without changes.json it is empty.
+func (s *Snapshot) loadChanges() error {
+	var list snapshot.ChangeList
+	if s.files[snapshot.FileChanges] != nil {
 		if err := decodeFile(s.files, snapshot.FileChanges, &list); err != nil {
 			return err
 		}
-		log.Changes, log.ChangesSince = list.Changes, list.LogStart
 	}
-	s.setLog(log.Changes, log.ChangesSince)
+	s.setLog(list.Changes, list.LogStart)
 	return nil
 }
 
