@@ -11,6 +11,7 @@ import (
 // the server's clock (a generator with its clock ahead) must not read as a
 // negative age that never turns stale.
 func TestCheckSnapshotFromTheFuture(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		now       time.Time // the server's clock; the snapshot is from genTime

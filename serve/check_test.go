@@ -15,6 +15,7 @@ import (
 // An untracked query's answer leaves the advice fields out and has empty
 // lists, not nulls.
 func TestCheckUntrackedShape(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	resp := ts.do(t, http.MethodGet, "/api/v1/check?q=example.com&error=500", nil)
 	raw := body(t, resp)
@@ -35,6 +36,7 @@ func TestCheckUntrackedShape(t *testing.T) {
 }
 
 func TestCheckRejectsBadError(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	for _, e := range []string{"", "abc", "600", "99", "4290", "%2B429", "TIMEOUT", "429%20"} {
 		resp := ts.do(t, http.MethodGet, "/api/v1/check?q=openai&error="+e, nil)
@@ -53,6 +55,7 @@ func TestCheckRejectsBadError(t *testing.T) {
 // service of a synthetic snapshot with incidents spread over 85 days and
 // some still open.
 func TestViewMatchesAPass(t *testing.T) {
+	t.Parallel()
 	ts := newSynthServer(t, 5000, 0)
 	snap := ts.Store().Current()
 	horizon := snap.Manifest.GeneratedAt.Add(-7 * 24 * time.Hour)
@@ -98,6 +101,7 @@ func TestViewMatchesAPass(t *testing.T) {
 }
 
 func TestCheck(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	tests := []struct {
 		q       string
@@ -156,6 +160,7 @@ func TestCheck(t *testing.T) {
 // The verdict says where the status came from when it matters: our probes
 // overruling a calm official page, or a service with no readable page.
 func TestCheckSaysWhereTheStatusCameFrom(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	for _, tt := range []struct {
 		q, level, detail string
@@ -172,6 +177,7 @@ func TestCheckSaysWhereTheStatusCameFrom(t *testing.T) {
 }
 
 func TestCheckRejectsBadQuery(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	for _, q := range []string{"", "?q=", "?q=" + strings.Repeat("a", 257), "?q=%ff%fe"} {
 		resp := ts.do(t, http.MethodGet, "/api/v1/check"+q, nil)
@@ -199,6 +205,7 @@ func urlQuery(s string) string {
 }
 
 func TestCheckLiveProbeIsCoalescedAndCached(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	var wg sync.WaitGroup
 	for i := 0; i < 50; i++ {
@@ -230,6 +237,7 @@ func TestCheckLiveProbeIsCoalescedAndCached(t *testing.T) {
 }
 
 func TestCheckSaysWhenDataIsStale(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	ts.clock.Set(genTime.Add(16 * time.Minute))
 	doc := checkDoc(t, ts, "anthropic")
@@ -242,6 +250,7 @@ func TestCheckSaysWhenDataIsStale(t *testing.T) {
 // /check understands the vendor words people type, and offers the closest
 // tracked names for a near miss.
 func TestCheckVendorWordsAndNearMisses(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	for q, slug := range map[string]string{
 		"azure": "azure-openai", "aws": "aws-bedrock", "bedrock": "aws-bedrock", "Amazon Bedrock": "aws-bedrock",
@@ -263,6 +272,7 @@ func TestCheckVendorWordsAndNearMisses(t *testing.T) {
 // /check's code and retryAfter: accepted as the OpenAPI says (every answer
 // is validated against it by ts.do), refused with a problem naming them.
 func TestCheckCodeParameters(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	for _, tt := range []struct {
 		query string
@@ -295,6 +305,7 @@ func TestCheckCodeParameters(t *testing.T) {
 // The snapshot gives /check each service's probe of the latest build, from
 // sources.json, dated by its check (check.View's BuildProbe).
 func TestViewBuildProbe(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	snap := ts.Store().Current()
 	for slug, state := range map[string]string{"anthropic": snapshot.ProbeOK, "cohere": snapshot.ProbeFailed} {

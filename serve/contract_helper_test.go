@@ -280,6 +280,7 @@ func contractStatusBody(t *testing.T, edit func(map[string]any)) []byte {
 }
 
 func TestContractHelperAcceptsAndRejects(t *testing.T) {
+	t.Parallel()
 	valid := contractStatusBody(t, nil)
 	var gz bytes.Buffer
 	zw := gzip.NewWriter(&gz)
@@ -348,6 +349,7 @@ func TestContractHelperAcceptsAndRejects(t *testing.T) {
 // TestContractHelperLeavesRequestAlone checks that the caller's request is not
 // rewritten or given defaults.
 func TestContractHelperLeavesRequestAlone(t *testing.T) {
+	t.Parallel()
 	req := httptest.NewRequest("GET", "/api/v1/status", nil)
 	assertContract(t, req, 200, contractHeaders(snapshot.ContentJSON), contractStatusBody(t, nil))
 	if req.URL.Host != "" || req.Host != "example.com" || req.URL.RawQuery != "" {

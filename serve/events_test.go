@@ -102,6 +102,7 @@ func (w *changeWorld) serverWith(clock *testClock, opts Options) *testServer {
 }
 
 func TestChangesEndpoint(t *testing.T) {
+	t.Parallel()
 	w := newChangeWorld(t)
 	first := w.publish(nil)
 	second := w.publish(map[string]snapshot.Status{"openai": snapshot.MajorOutage, "anthropic": snapshot.Degraded})
@@ -174,6 +175,7 @@ func TestChangesEndpoint(t *testing.T) {
 // TestPointInTime asks "was OpenAI down when my job failed?" before, during
 // and after an outage, and at the edges of what the log can answer.
 func TestPointInTime(t *testing.T) {
+	t.Parallel()
 	w := newChangeWorld(t)
 	w.publish(nil) // genTime: all operational
 	inc := snapshot.Incident{ID: "openai-x1", Service: "openai", Headline: "API errors", Severity: snapshot.Major,
@@ -416,6 +418,7 @@ func (s *sseStream) quiet(t *testing.T, d time.Duration) {
 // exactly once; the stream outlives the server's write timeout, sends
 // heartbeats, is capped, and ends at shutdown.
 func TestEventsResumeAcrossBuilds(t *testing.T) {
+	t.Parallel()
 	w := newChangeWorld(t)
 	w.publish(nil) // A
 	ts := w.server(newTestClock(w.at.Add(time.Hour)))
@@ -539,6 +542,7 @@ func (h *eventHub) clientStreams(client netip.Addr) int {
 // past that it gets a 429 problem, while other clients still get theirs,
 // and it gets one again once it closes one.
 func TestEventStreamsPerClient(t *testing.T) {
+	t.Parallel()
 	w := newChangeWorld(t)
 	w.publish(nil)
 	trusted, err := limits.ParseTrustedProxies([]string{"127.0.0.1"})
@@ -603,6 +607,7 @@ func TestEventStreamsPerClient(t *testing.T) {
 // comment saying why and a short retry, so that EventSource comes back at
 // once and resumes from Last-Event-ID without a loss.
 func TestEventStreamLifetime(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		name     string
 		lifetime time.Duration // Options.EventStreamLifetime
@@ -729,6 +734,7 @@ func TestEventsEncodedOnce(t *testing.T) {
 // call each, so that a catch-up of n events cost n writes to the socket
 // per stream. A build's events (or a replay) now go out in one flush.
 func TestEventsFlushedPerBuild(t *testing.T) {
+	t.Parallel()
 	log := syntheticChanges(1000)
 	srv := New(Options{Catalog: snapshot.Catalog{}, Log: zerolog.Nop(), Now: newTestClock(genTime).Now})
 	srv.store.set(logSnapshot(log))
@@ -746,6 +752,7 @@ func TestEventsFlushedPerBuild(t *testing.T) {
 // /changes?since=, from where the client pages through exactly the
 // changes it did not get.
 func TestEventsReplayBounded(t *testing.T) {
+	t.Parallel()
 	log := syntheticChanges(2*maxEventReplay + 500)
 	newest := snapshot.LastChangeID(log)
 	for _, c := range []struct {
@@ -846,6 +853,7 @@ func TestEventsReplayBounded(t *testing.T) {
 // first gets a gap event that says the changes in between are no longer
 // retained (and has no address to page them from), then the log.
 func TestEventsResumeBeforeTheLog(t *testing.T) {
+	t.Parallel()
 	log := syntheticChanges(maxEventReplay + 5)
 	first, newest := log[0].ID, snapshot.LastChangeID(log)
 	for _, c := range []struct {
@@ -907,6 +915,7 @@ func TestEventsResumeBeforeTheLog(t *testing.T) {
 // TestChangesWithoutLog: a snapshot from before the change log (no
 // changes.json, no log in the history) answers an empty list, and ?at= a 404.
 func TestChangesWithoutLog(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	if err := os.Remove(filepath.Join(ts.dir, snapshot.FileChanges)); err != nil {
 		t.Fatal(err)
@@ -931,6 +940,7 @@ func TestChangesWithoutLog(t *testing.T) {
 // history, answers /changes?since from changes.json and wakes its event
 // streams when it swaps in a new generation.
 func TestReplicaChangeLog(t *testing.T) {
+	t.Parallel()
 	w := newChangeWorld(t)
 	first := w.publish(nil)
 	files := http.FileServer(http.Dir(w.dir))
@@ -976,6 +986,7 @@ func TestReplicaChangeLog(t *testing.T) {
 // TestEventRulesDocumented: docs/api.md, docs/security.md and the OpenAPI
 // description of /events state the stream's bounds as the defaults set them.
 func TestEventRulesDocumented(t *testing.T) {
+	t.Parallel()
 	spec, err := build.OpenAPI("")
 	if err != nil {
 		t.Fatal(err)
@@ -1023,6 +1034,7 @@ func TestEventRulesDocumented(t *testing.T) {
 // answer exactly what ?at= answers (the older spelling, kept), an offset
 // included; their problems name the path parameter time.
 func TestPointInTimePaths(t *testing.T) {
+	t.Parallel()
 	w := newChangeWorld(t)
 	w.publish(nil)
 	w.publish(map[string]snapshot.Status{"openai": snapshot.MajorOutage})

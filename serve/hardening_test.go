@@ -51,6 +51,7 @@ func send(t *testing.T, hs *httptest.Server, method, target string, body io.Read
 // nothing else: the status page, badges, feeds, llms.txt, discovery and the
 // snapshot's files are static content, served without the API's budget.
 func TestRateLimitScope(t *testing.T) {
+	t.Parallel()
 	const limit = 2
 	ts := newTestServer(t, limit)
 	hs := loopback(t, ts)
@@ -114,6 +115,7 @@ type onlyReader struct{ io.Reader }
 // are problem details, as are the SDK's own errors. A single message, even
 // a large one under the cap, is answered.
 func TestMCPRefusesBatchesAndLargeBodies(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	hs := loopback(t, ts)
 	call := func(id int) string {
@@ -171,6 +173,7 @@ func TestMCPRefusesBatchesAndLargeBodies(t *testing.T) {
 // TestMCPRateLimitPerMessage: with a budget of 2, the third MCP message is
 // refused, and a batch cannot carry more messages for the price of one.
 func TestMCPRateLimitPerMessage(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 2)
 	hs := loopback(t, ts)
 	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_status","arguments":{}}}`
@@ -191,6 +194,7 @@ func TestMCPRateLimitPerMessage(t *testing.T) {
 // two requests of the budget; a tool call without initialize is answered,
 // for one.
 func TestMCPStatelessCost(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 3)
 	hs := loopback(t, ts)
 	initialize := `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`
@@ -243,6 +247,7 @@ func rawClient(t *testing.T) *http.Client {
 // TestAcceptEncodingQValues: gzip is sent only when the client accepts it,
 // with q-values parsed as RFC 9110 §12.5.3 says, in any case.
 func TestAcceptEncodingQValues(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	hs := loopback(t, ts)
 	client := rawClient(t)
@@ -306,6 +311,7 @@ func TestAcceptEncodingQValues(t *testing.T) {
 // is closed (RFC 9112 §6.1), so a request pipelined behind it — possibly
 // smuggled — is never read. Go's server alone answers it and keeps going.
 func TestContentLengthWithTransferEncodingClosesConnection(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	hs := loopback(t, ts)
 	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get_status","arguments":{}}}`
@@ -366,6 +372,7 @@ func TestContentLengthWithTransferEncodingClosesConnection(t *testing.T) {
 // for several is answered 200 with the whole body instead of a multipart
 // answer many times larger than the document.
 func TestMultipleRangesAreIgnored(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	hs := loopback(t, ts)
 	client := rawClient(t)

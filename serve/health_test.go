@@ -27,6 +27,7 @@ func (sharedStub) SharedStateHealth(context.Context) SharedStateHealth {
 // not rate limited, not cached, ready with a fresh snapshot, a 503 problem
 // saying why without one or with a stale one, and the shared-state hook.
 func TestHealthEndpoints(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 1)
 	ts.opts.SharedState = sharedStub{}
 	ts.Watch(canceled(), time.Hour) // one look at the folder, for the source's health
@@ -74,6 +75,7 @@ func canceled() context.Context {
 // as SIGTERM does: for the drain period it still serves but reports
 // not-ready; then it shuts down, letting a request in flight finish.
 func TestDrainOnShutdown(t *testing.T) {
+	t.Parallel()
 	const drain = 600 * time.Millisecond
 	ts := newTestServer(t, 0)
 	ts.opts.Drain = drain

@@ -56,6 +56,7 @@ func newHistoryTestServer(t *testing.T) *testServer {
 }
 
 func TestServiceHistory(t *testing.T) {
+	t.Parallel()
 	ts := newHistoryTestServer(t)
 	tests := []struct {
 		name, query       string
@@ -125,6 +126,7 @@ func TestServiceHistory(t *testing.T) {
 // TestServiceUptimeLongWindows: the service document's 90-day and 1-year
 // windows come from the daily rows.
 func TestServiceUptimeLongWindows(t *testing.T) {
+	t.Parallel()
 	ts := newHistoryTestServer(t)
 	var doc snapshot.ServiceDoc
 	if err := json.Unmarshal(body(t, ts.do(t, http.MethodGet, "/api/v1/services/openai", nil)), &doc); err != nil {
@@ -146,6 +148,7 @@ func TestServiceUptimeLongWindows(t *testing.T) {
 // TestDatasetCacheHeaders: a closed month's file is served as immutable,
 // an open month's and the index with the usual short caching.
 func TestDatasetCacheHeaders(t *testing.T) {
+	t.Parallel()
 	ts := newHistoryTestServer(t)
 	for path, want := range map[string]string{
 		"/datasets/uptime-2026-09.csv": snapshot.CacheImmutable,
@@ -166,6 +169,7 @@ func TestDatasetCacheHeaders(t *testing.T) {
 // read degrades that one thing — short caching, an empty history — and
 // never fails the snapshot or panics.
 func TestDatasetBrokenFiles(t *testing.T) {
+	t.Parallel()
 	tests := []struct{ name, file, content string }{
 		{"index with empty paths", snapshot.FileDatasets, `{"files":[{"path":"","closed":true},{"path":"x","closed":true}]}`},
 		{"index not JSON", snapshot.FileDatasets, `{`},

@@ -59,6 +59,7 @@ func staticHeaders(rules []headerBlock, p string) http.Header {
 // the generated _headers sends the same headers as the thin server on every
 // path it can serve.
 func TestStaticHostingHeadersAgreeWithServer(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	data, err := os.ReadFile(filepath.Join(ts.dir, build.FileHeaders))
 	if err != nil {
@@ -92,6 +93,7 @@ func TestStaticHostingHeadersAgreeWithServer(t *testing.T) {
 // TestStaticHostingRedirectsPointAtFiles checks every rewrite of _redirects
 // targets a file of the snapshot, for a concrete slug.
 func TestStaticHostingRedirectsPointAtFiles(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	data, err := os.ReadFile(filepath.Join(ts.dir, build.FileRedirects))
 	if err != nil {

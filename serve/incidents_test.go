@@ -14,6 +14,7 @@ import (
 // incidents; the bytes must be exactly what json.Marshal writes for the
 // same list, so that the shortcut changes nothing a client can see.
 func TestIncidentsEncoding(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	for _, query := range []string{"", "?service=openai", "?service=groq", "?since=2026-09-01&limit=2", "?severity=critical&since=2026-10-31T13:00:00%2B01:00"} {
 		resp := ts.do(t, http.MethodGet, "/api/v1/incidents"+query, nil)
@@ -36,6 +37,7 @@ func TestIncidentsEncoding(t *testing.T) {
 // the query, not from the body, so it must tell apart every pair of queries
 // whose bodies differ — the filters are echoed as sent — and every snapshot.
 func TestIncidentsETag(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	queries := []string{"", "?limit=2", "?limit=3", "?since=2026-09-01", "?since=2026-09-01T00:00:00Z",
 		"?service=openai", "?severity=major", "?service=openai&severity=major"}

@@ -60,6 +60,7 @@ func cappedServer(t *testing.T, perClient, total int) string {
 // idle keep-alive connections has the next one closed unanswered, while
 // another client is still served; closing one frees a slot.
 func TestConnectionCaps(t *testing.T) {
+	t.Parallel()
 	addr := cappedServer(t, 3, 100)
 	dial := func(local string) net.Conn {
 		conn, err := dialFrom(t, addr, local)
@@ -101,6 +102,7 @@ func TestConnectionCaps(t *testing.T) {
 // served: one of the idle connections is closed to admit it, and the
 // others go on serving.
 func TestConnectionCapClosesIdle(t *testing.T) {
+	t.Parallel()
 	addr := cappedServer(t, 3, 3)
 	var held []net.Conn
 	for i := range 3 {
@@ -172,6 +174,7 @@ func (l *failOnce) Accept() (net.Conn, error) {
 // TestHTTPErrorLogIsJSON: net/http's own messages (here an accept error)
 // arrive in the JSON log as a structured line, not as plain text.
 func TestHTTPErrorLogIsJSON(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	var logs syncBuffer
 	opts := ts.opts

@@ -153,6 +153,7 @@ func serveLoopback(t testing.TB, srv *Server) (base string, stop func() error) {
 // (from status.json, services/*.json or incidents.json) agreeing — and no
 // client may ever see an older generation after a newer one.
 func TestLoadDuringSwaps(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("load test")
 	}
@@ -396,6 +397,7 @@ func closedByPeer(err error) bool {
 // with short timeouts: each connection is closed by the server within its
 // timeout (plus a margin), and normal requests keep succeeding meanwhile.
 func TestSlowClientsAreCutOff(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("fault test")
 	}
@@ -549,6 +551,7 @@ func TestSlowClientsAreCutOff(t *testing.T) {
 // TestOversizedRequests: an oversized path, header block or parameter is
 // refused with 414, 431 or 400 — never a 500 — over real HTTP.
 func TestOversizedRequests(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("fault test")
 	}
@@ -604,6 +607,7 @@ func TestOversizedRequests(t *testing.T) {
 // takes 500 ms — when Serve's context ends still gets its complete 200, and
 // Serve returns nil.
 func TestGracefulShutdown(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("fault test")
 	}

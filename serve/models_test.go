@@ -33,6 +33,7 @@ type textError string
 func (e textError) Error() string { return string(e) }
 
 func TestModels(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	resp := ts.do(t, http.MethodGet, snapshot.PathModels, nil)
 	if resp.StatusCode != http.StatusOK {
@@ -89,6 +90,7 @@ func TestModels(t *testing.T) {
 // an error 529 while Claude Sonnet 4.5 sits at 60 % on Anthropic and
 // 99.9 % on Bedrock, validated against the contract.
 func TestCheckModel(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	resp := ts.do(t, http.MethodGet, snapshot.PathCheck+"?q=claude-sonnet-4.5&error=529", nil)
 	if resp.StatusCode != http.StatusOK {

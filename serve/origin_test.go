@@ -223,6 +223,7 @@ func waitSource(t *testing.T, replicas []*replica, what string, ok func(SourceHe
 // health), never for a guessed time: how long convergence took is logged,
 // not asserted, since on a loaded machine it says more about the machine.
 func TestReplicasFollowOrigin(t *testing.T) {
+	t.Parallel()
 	const poll = 250 * time.Millisecond
 	origin := newStaticOrigin(t)
 	clock := newTestClock(genTime.Add(time.Minute))
@@ -338,6 +339,7 @@ func TestReplicasFollowOrigin(t *testing.T) {
 // TestOriginRefusesBadSets checks each way a set can be wrong: the sync
 // fails, says why, and the snapshot served stays the last good one.
 func TestOriginRefusesBadSets(t *testing.T) {
+	t.Parallel()
 	origin := newStaticOrigin(t)
 	clock := newTestClock(genTime.Add(time.Minute))
 	good := origin.publish(t, genTime)
@@ -437,6 +439,7 @@ func TestOriginRefusesBadSets(t *testing.T) {
 // a bad new set leaves it in place, and an older generation (a CDN edge
 // behind the others) is not taken.
 func TestOriginKeepsSnapshotOnFailure(t *testing.T) {
+	t.Parallel()
 	origin := newStaticOrigin(t)
 	clock := newTestClock(genTime.Add(time.Minute))
 	origin.publish(t, genTime.Add(-5*time.Minute))
@@ -498,6 +501,7 @@ func TestOriginKeepsSnapshotOnFailure(t *testing.T) {
 // current set, never takes the replica back; and /readyz tells the truth
 // about what is served all along.
 func TestOriginFollowsWhatTheOriginPublishes(t *testing.T) {
+	t.Parallel()
 	origin := newStaticOrigin(t)
 	at := func(d time.Duration) time.Time { return genTime.Add(d) }
 	y2030 := time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -594,6 +598,7 @@ func TestOriginFollowsWhatTheOriginPublishes(t *testing.T) {
 // TestFetchFileReadsTheListedBytes: a file is read into a buffer of its
 // listed size, and a body of any other length is refused.
 func TestFetchFileReadsTheListedBytes(t *testing.T) {
+	t.Parallel()
 	var body atomic.Pointer[[]byte]
 	// Sent without a length, so that only the read can tell.
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -635,6 +640,7 @@ func TestFetchFileReadsTheListedBytes(t *testing.T) {
 }
 
 func TestNewOriginRejectsBadURLs(t *testing.T) {
+	t.Parallel()
 	for _, u := range []string{"", "ftp://example.com/", "example.com", "https://example.com/?x=1", "http://"} {
 		if _, err := NewOrigin(OriginOptions{URL: u}); err == nil {
 			t.Errorf("NewOrigin(%q) accepted", u)
@@ -652,6 +658,7 @@ func TestNewOriginRejectsBadURLs(t *testing.T) {
 // TestReplicaOfReplica: another instance's files are an origin too (a
 // regional tier reading from a central one), conditional requests included.
 func TestReplicaOfReplica(t *testing.T) {
+	t.Parallel()
 	const poll = 200 * time.Millisecond
 	origin := newStaticOrigin(t)
 	clock := newTestClock(genTime.Add(time.Minute))

@@ -15,6 +15,7 @@ import (
 // their media types and the headers every response carries (ts.do checks
 // those).
 func TestSitePages(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	const html = "text/html; charset=utf-8"
 	tests := []struct {
@@ -74,6 +75,7 @@ func TestSitePages(t *testing.T) {
 // TestLoadServesOnlyWellKnownDotFolder: .well-known is published, other
 // dot-folders of the snapshot folder stay private.
 func TestLoadServesOnlyWellKnownDotFolder(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	if err := os.MkdirAll(filepath.Join(ts.dir, ".private"), 0o755); err != nil {
 		t.Fatal(err)

@@ -17,6 +17,7 @@ import (
 // /check and /reliability: the figures reach /check through
 // reliability.json from snapshot.MinBasis incidents on, and not below.
 func TestCheckExpectedResolution(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{snapshot.MinBasis - 1, snapshot.MinBasis} {
 		t.Run(fmt.Sprint(n, " incidents"), func(t *testing.T) {
 			ts := newTestServer(t, 0)

@@ -66,6 +66,7 @@ func serviceReports(t *testing.T, ts *testServer, slug string) *snapshot.Reports
 // count restarts with the next window; the service file a static host serves
 // has no reports.
 func TestCrowdReports(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	if r := serviceReports(t, ts, "anthropic"); r == nil || r.Count != 0 || r.State != check.ReportsNormal || r.Baseline != nil {
 		t.Fatalf("before any report: %+v", r)
@@ -131,6 +132,7 @@ func hasReports(doc snapshot.CheckDoc) bool {
 // each replica 200 times is one. Redis holds counts only: no key or value
 // holds an address, and the window's voices and salt expire with it.
 func TestCrowdAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	rdb := startRedis(t).client()
 	rs := replicas(t, 3, 0, rdb, zerolog.Nop())
 	for i := range 200 {
@@ -194,6 +196,7 @@ func TestCrowdAcrossReplicas(t *testing.T) {
 // TestNoCrowd: a server for one caller on its own machine (aistatus mcp
 // --dir) counts nothing and says nothing of a crowd.
 func TestNoCrowd(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	ts.opts.NoCrowd = true
 	ts.Server = New(ts.opts)
@@ -214,6 +217,7 @@ func TestNoCrowd(t *testing.T) {
 // tool's in-process request has no client address of its own). One
 // client calling three times is one voice.
 func TestCrowdFromMCP(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	ts.opts.TrustedProxies = []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32"), netip.MustParsePrefix("::1/128")}
 	ts.Server = New(ts.opts)
@@ -242,6 +246,7 @@ func TestCrowdFromMCP(t *testing.T) {
 // ran: yesterday 24 callers in one of the hour's twelve windows make a
 // baseline of 2, over which 12 callers today are a surge and 5 are not.
 func TestCrowdBaselineInRedis(t *testing.T) {
+	t.Parallel()
 	rdb := startRedis(t).client()
 	rs := replicas(t, 2, 0, rdb, zerolog.Nop())
 	now := genTime.Add(time.Minute)

@@ -20,6 +20,7 @@ import (
 // those http.ServeContent gives, for static files and computed responses,
 // identity and gzip.
 func TestRevalidation(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	gzip := http.Header{"Accept-Encoding": {"gzip"}}
 	// Straight through the handler: a 412 is ServeContent's answer, which the
@@ -80,6 +81,7 @@ func TestRevalidation(t *testing.T) {
 // gives (reached here through an If-Modified-Since that does not apply), but
 // for Content-Length, which ServeContent leaves out of gzip responses.
 func TestPlainResponseMatchesServeContent(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	for _, target := range []string{"/api/v1/status", "/api/v1/services/openai", "/api/v1/incidents?since=2026-09-01", "/api/v1/check?q=openai"} {
 		for _, enc := range []string{"", "gzip"} {
@@ -113,6 +115,7 @@ func TestPlainResponseMatchesServeContent(t *testing.T) {
 // line about 7 400 (snapshot.CommonHeaders, bench/README.md): adding one is a
 // decision, made here. The gzip variant adds Content-Encoding, the eighth.
 func TestStaticHeaderSet(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	hs := loopback(t, ts)
 	identity := []string{
@@ -141,6 +144,7 @@ func TestStaticHeaderSet(t *testing.T) {
 // must all get the same variant, whole and with its own length and ETag,
 // and the identity variant must be unaffected, before and after.
 func TestLazyGzipConcurrent(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	h := ts.Handler()
 	get := func(target, encoding string) *httptest.ResponseRecorder {

@@ -10,7 +10,9 @@ import (
 	"net/http/httptest"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -41,12 +43,11 @@ func testIncidents() []snapshot.Incident {
 	}
 }
 
-// publishTestSnapshot renders and publishes a snapshot of cat generated at
-// at, with openai degraded, cohere down by our probes while its page says
-// operational, the services without a feed read by our probe alone, and
-// every other service operational.
-func publishTestSnapshot(t testing.TB, dir string, cat snapshot.Catalog, at time.Time) {
-	t.Helper()
+// renderTestSnapshot renders a snapshot of cat generated at at, with openai
+// degraded, cohere down by our probes while its page says operational, the
+// services without a feed read by our probe alone, and every other service
+// operational.
+func renderTestSnapshot(cat snapshot.Catalog, at time.Time) (map[string][]byte, error) {
 	h := snapshot.NewHistory()
 	h.Incidents = testIncidents()
 	states := map[string]build.ServiceState{}
@@ -74,7 +75,50 @@ func publishTestSnapshot(t testing.TB, dir string, cat snapshot.Catalog, at time
 		states[svc.Slug] = build.ServiceState{Status: st, Sources: sources}
 	}
 	build.AssembleModels(h, cat, nil, testGatewayReads(), at, zerolog.Nop())
-	files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, at)
+	return build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, at)
+}
+
+// renderedKey names one rendering of the test snapshot: its time and its
+// catalog less the probe URLs, which no rendered file carries (each test
+// points them at its own fake API host).
+type renderedKey struct {
+	at      time.Time
+	catalog string
+}
+
+// rendered memoizes the test snapshot's files: rendering all the services
+// takes most of a second, and some fifty tests serve the same snapshot.
+// The files are shared between tests, which only read them.
+var (
+	renderedMu sync.Mutex
+	rendered   = map[renderedKey]func() (map[string][]byte, error){}
+)
+
+func testSnapshotFiles(cat snapshot.Catalog, at time.Time) (map[string][]byte, error) {
+	services := slices.Clone(cat.Services)
+	for i := range services {
+		services[i].ProbeURL = ""
+	}
+	fingerprint, err := json.Marshal(services)
+	if err != nil {
+		return nil, err
+	}
+	key := renderedKey{at: at.UTC(), catalog: string(fingerprint)}
+	renderedMu.Lock()
+	render, ok := rendered[key]
+	if !ok {
+		render = sync.OnceValues(func() (map[string][]byte, error) { return renderTestSnapshot(cat, at) })
+		rendered[key] = render
+	}
+	renderedMu.Unlock()
+	return render()
+}
+
+// publishTestSnapshot publishes the test snapshot of cat generated at at
+// (renderTestSnapshot) into dir.
+func publishTestSnapshot(t testing.TB, dir string, cat snapshot.Catalog, at time.Time) {
+	t.Helper()
+	files, err := testSnapshotFiles(cat, at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,6 +255,7 @@ func decodeProblem(t testing.TB, resp *http.Response) snapshot.Problem {
 }
 
 func TestRoutes(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	tests := []struct {
 		path        string
@@ -265,6 +310,7 @@ func TestRoutes(t *testing.T) {
 }
 
 func TestConditionalAndCompressed(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	first := ts.do(t, http.MethodGet, "/api/v1/status", nil)
 	plain := body(t, first)
@@ -316,6 +362,7 @@ func TestConditionalAndCompressed(t *testing.T) {
 }
 
 func TestMethods(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	for _, method := range []string{http.MethodPost, http.MethodPut, http.MethodDelete, http.MethodPatch} {
 		resp := ts.do(t, method, "/api/v1/status", nil)
@@ -333,6 +380,7 @@ func TestMethods(t *testing.T) {
 }
 
 func TestNoSnapshotYet(t *testing.T) {
+	t.Parallel()
 	srv := New(Options{Dir: filepath.Join(t.TempDir(), "none"), Log: zerolog.Nop()})
 	if ok, err := srv.Store().Reload(); ok || err != nil {
 		t.Fatalf("reload of an empty folder: %v %v", ok, err)
@@ -351,6 +399,7 @@ func TestNoSnapshotYet(t *testing.T) {
 // is none — being built only where this process builds — and costs no
 // request of the rate limit; the budget is whole when the snapshot comes.
 func TestNoSnapshotYetSays(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name       string
 		buildsHere bool
@@ -399,6 +448,7 @@ func TestNoSnapshotYetSays(t *testing.T) {
 }
 
 func TestSnapshotSwap(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	before := body(t, ts.do(t, http.MethodGet, "/api/v1/status", nil))
 	publishTestSnapshot(t, ts.dir, ts.cat, genTime.Add(time.Minute))
@@ -415,6 +465,7 @@ func TestSnapshotSwap(t *testing.T) {
 }
 
 func TestIncidentFilters(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	tests := []struct {
 		query     string
@@ -461,6 +512,7 @@ func TestIncidentFilters(t *testing.T) {
 }
 
 func TestIncidentFiltersRejectBadInput(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	tests := map[string]string{
 		"?since=yesterday":                   "since",
@@ -501,6 +553,7 @@ func fmtFilters(f snapshot.Filters) string {
 func ptr[T any](v T) *T { return &v }
 
 func TestRateLimitResponses(t *testing.T) {
+	t.Parallel()
 	for _, backend := range []string{"local", "redis"} {
 		t.Run(backend, func(t *testing.T) { testRateLimitResponses(t, backend == "redis") })
 	}
@@ -556,6 +609,7 @@ func testRateLimitResponses(t *testing.T, withRedis bool) {
 }
 
 func TestRateLimitBehindTrustedProxy(t *testing.T) {
+	t.Parallel()
 	for _, backend := range []string{"local", "redis"} {
 		t.Run(backend, func(t *testing.T) { testRateLimitBehindTrustedProxy(t, backend == "redis") })
 	}
@@ -592,6 +646,7 @@ func testRateLimitBehindTrustedProxy(t *testing.T, withRedis bool) {
 
 // TestAccessLog: one compact line per request when on, nothing when off.
 func TestAccessLog(t *testing.T) {
+	t.Parallel()
 	for _, on := range []bool{true, false} {
 		ts := newTestServer(t, 0)
 		var buf bytes.Buffer
@@ -639,6 +694,7 @@ func TestAccessLog(t *testing.T) {
 // /sources: every service's sources in one document, validated against the
 // contract like every API response.
 func TestSources(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	var doc snapshot.SourcesDoc
 	if err := json.Unmarshal(body(t, ts.do(t, http.MethodGet, snapshot.PathSources, nil)), &doc); err != nil {
@@ -663,6 +719,7 @@ func TestSources(t *testing.T) {
 // budget is logged rejectedLogBurst lines a second, and the rest of that
 // second's are counted in one line.
 func TestAccessLogSamplesRejections(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 1)
 	var buf bytes.Buffer
 	ts.opts.AccessLog, ts.opts.Log = true, zerolog.New(&buf)
@@ -686,6 +743,7 @@ func TestAccessLogSamplesRejections(t *testing.T) {
 // endpoint answers (its templates filled in), while a path under /api/v1/
 // that is no endpoint is still a 404.
 func TestAPIIndex(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	slashed := ts.do(t, http.MethodGet, snapshot.PathAPIIndex, nil)
 	data := body(t, slashed)

@@ -159,6 +159,7 @@ func near(got, want time.Duration) bool {
 // TestLimiterBackends: both limiters make the same decisions with the same
 // figures — burst, denial, Retry-After, reset, independent keys, refill.
 func TestLimiterBackends(t *testing.T) {
+	t.Parallel()
 	for _, b := range limiterBackends(t) {
 		t.Run(b.name, func(t *testing.T) {
 			ctx := context.Background()
@@ -196,6 +197,7 @@ func TestLimiterBackends(t *testing.T) {
 // three replicas, not 90; the 31st, whichever replica gets it, is a 429 with
 // the same headers as a single server's.
 func TestSharedBudgetAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	rdb := startRedis(t).client()
 	rs := replicas(t, 3, 30, rdb, zerolog.Nop())
 	for i := range 30 {
@@ -230,6 +232,7 @@ func TestSharedBudgetAcrossReplicas(t *testing.T) {
 // replicas makes one outbound probe per service, and a replica started later
 // reuses it too.
 func TestSharedProbeAcrossReplicas(t *testing.T) {
+	t.Parallel()
 	rdb := startRedis(t).client()
 	rs := replicas(t, 3, 0, rdb, zerolog.Nop())
 	queries := []string{"anthropic", "openai", "claude", "api.openai.com"} // two services
@@ -267,6 +270,7 @@ func TestSharedProbeAcrossReplicas(t *testing.T) {
 // from their local limiter and cache, report "fallback local" and log the
 // change once; when Redis is back they share again.
 func TestRedisOutage(t *testing.T) {
+	t.Parallel()
 	srv := startRedis(t)
 	rdb := srv.client()
 	var logs syncBuffer
@@ -367,6 +371,7 @@ func useRedis(t *testing.T, ts *testServer) {
 // but never sees a result (its holder died) probes itself after a little
 // longer than a probe can take, instead of failing /check.
 func TestSharedProbeLockHolderGone(t *testing.T) {
+	t.Parallel()
 	rdb := startRedis(t).client()
 	ts := replicas(t, 1, 0, rdb, zerolog.Nop())[0]
 	ts.opts.ProbeTimeout = 200 * time.Millisecond
@@ -401,6 +406,7 @@ func TestSharedProbeLockHolderGone(t *testing.T) {
 // logs that once and limits with its own limiter, so a client gets its 30
 // and then 429s, as from a single server.
 func TestLyingRedis(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, reply string }{
 		{"status", "+OK\r\n"},
 		{"negative figures", "*4\r\n:1\r\n:-5\r\n$2\r\n-1\r\n$2\r\n-9\r\n"},

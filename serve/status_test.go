@@ -64,6 +64,7 @@ func randomIncidentSnapshot(rng *rand.Rand, n int) *Snapshot {
 // the reference pass's, capped at MaxIncidentsAt with IncidentsTruncated
 // set exactly when more were open, at random times over random histories.
 func TestServiceAtMatchesAPass(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 4))
 	listed := 0
 	for round := range 20 {
@@ -109,6 +110,7 @@ func TestServiceAtMatchesAPass(t *testing.T) {
 // changes.json) is read sorted by id, without repeated ids or times that
 // go back; one in order is used as it is.
 func TestOrderedLog(t *testing.T) {
+	t.Parallel()
 	at := func(id int64, minutes int) snapshot.Change {
 		return snapshot.Change{ID: id, Time: genTime.Add(time.Duration(minutes) * time.Minute)}
 	}

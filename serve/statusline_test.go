@@ -14,6 +14,7 @@ import (
 // TestStatusline: one line of text for the services asked, or every
 // service with the ones not up named; bad input is a 400 naming q.
 func TestStatusline(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	for _, tc := range []struct {
 		query, want string
@@ -49,6 +50,7 @@ func TestStatusline(t *testing.T) {
 // them up in the single answer's shape; a single service has no checks; more than ten
 // services, an empty name or a caller's error with a stack is a 400.
 func TestCheckStack(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	resp := ts.do(t, http.MethodGet, snapshot.PathCheck+"?q=openai,cohere,anthropic", nil)
 	if resp.StatusCode != http.StatusOK {
@@ -101,6 +103,7 @@ func TestCheckStack(t *testing.T) {
 // TestOtherLanguagesServed: the façade, JSON Feeds, calendars and metrics
 // are served at their paths with their types, /metrics included.
 func TestOtherLanguagesServed(t *testing.T) {
+	t.Parallel()
 	ts := newTestServer(t, 0)
 	for _, tc := range []struct{ path, file, contentType string }{
 		{"/p/openai/api/v2/summary.json", "p/openai/api/v2/summary.json", snapshot.ContentJSON},

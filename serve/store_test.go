@@ -23,6 +23,7 @@ import (
 // frees the one it replaced at once, rather than whenever the collector's
 // pace gets to it, which left a replica at its swap's peak (see Store.set).
 func TestLargeSwapReturnsTheReplacedSnapshot(t *testing.T) {
+	t.Parallel()
 	large := func() *Snapshot {
 		return &Snapshot{files: map[string]*representation{"incidents.json": {body: make([]byte, freeAfterSwapBytes)}}}
 	}
@@ -44,6 +45,7 @@ func TestLargeSwapReturnsTheReplacedSnapshot(t *testing.T) {
 // first) whatever the file's, and a file that is not the document fails as
 // json.Unmarshal would have.
 func TestDecodeIncidents(t *testing.T) {
+	t.Parallel()
 	older := `{"id":"a-1","service":"a","headline":"Old","severity":"minor","startedAt":"2026-10-01T00:00:00Z","endedAt":"2026-10-01T01:00:00Z","status":"resolved","source":"official","updatedAt":"2026-10-01T01:00:00Z"}`
 	newer := `{"id":"b-2","service":"b","headline":"New \u003cb\u003e","severity":"major","startedAt":"2026-10-02T00:00:00Z","endedAt":null,"status":"investigating","source":"probe","updatedAt":"2026-10-02T00:00:00Z"}`
 	tests := []struct {
@@ -102,6 +104,7 @@ func indent(s string) string {
 // when a build has since swapped that folder out and removed it: never the
 // newer folder's, which would mix two generations.
 func TestChangeLogOfASwappedOutFolder(t *testing.T) {
+	t.Parallel()
 	w := newChangeWorld(t)
 	w.publish(nil)
 	first := w.publish(map[string]snapshot.Status{"openai": snapshot.MajorOutage})
@@ -145,6 +148,7 @@ func TestChangeLogOfASwappedOutFolder(t *testing.T) {
 // snapshot is served, its change log is changes.json's recent one, which
 // says where it begins, and the server logs why, once.
 func TestCorruptHistoryDegrades(t *testing.T) {
+	t.Parallel()
 	w := newChangeWorld(t)
 	logged := w.publish(map[string]snapshot.Status{"openai": snapshot.MajorOutage})
 	if err := os.WriteFile(filepath.Join(w.dir, snapshot.FileHistory), []byte(`{"changes":[{"id":`), 0o644); err != nil {
@@ -180,6 +184,7 @@ func TestCorruptHistoryDegrades(t *testing.T) {
 // identity and gzip, HEAD, ranges, revalidation — and still from the folder
 // it was loaded from after a build swapped that folder out and removed it.
 func TestFilesHeldOnDisk(t *testing.T) {
+	t.Parallel()
 	w := newChangeWorld(t)
 	w.publish(map[string]snapshot.Status{"openai": snapshot.MajorOutage})
 	inMemory, err := load(w.dir, 1<<62)
