@@ -3,6 +3,7 @@ package build
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -75,6 +76,42 @@ func measureCompletions(ctx context.Context, opts Options, svc snapshot.Service)
 			Int("httpStatus", s.HTTPStatus).Str("code", s.Code).Msg("measured completion")
 	}
 	return samples
+}
+
+// cleanStoredCodes holds the samples already in the history to the rule
+// new ones follow: a code stays only while the service's error table lists
+// it and it holds no piece of a configured key, else it becomes
+// snapshot.OtherErrorCode. A history written before the rule may hold a
+// key a provider echoed as its code, which every build would publish again
+// for as long as samples are kept. It returns how many codes it replaced
+// and the variables (by name) whose key one of them held.
+func cleanStoredCodes(h *snapshot.History, cat snapshot.Catalog, keys map[string]string) (int, []string) {
+	replaced, leaked := 0, map[string]bool{}
+	for slug, sh := range h.Services {
+		if sh == nil {
+			continue
+		}
+		svc, _ := cat.Lookup(slug) // a service no longer tracked has no table
+		for _, samples := range sh.Completions {
+			for i, s := range samples {
+				if s.Code == "" || s.Code == snapshot.OtherErrorCode {
+					continue
+				}
+				ok := cat.ListsErrorCode(svc, s.Code)
+				for env, key := range keys {
+					if completion.LeaksKey(s.Code, key) {
+						ok, leaked[env] = false, true
+					}
+				}
+				if !ok {
+					samples[i].Code = snapshot.OtherErrorCode
+					replaced++
+				}
+			}
+		}
+	}
+	envs := slices.Sorted(maps.Keys(leaked))
+	return replaced, envs
 }
 
 // recordCompletions adds this cycle's samples to the history. When most

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -333,4 +334,87 @@ func TestCompletionsOffline(t *testing.T) {
 	if doc.Status != snapshot.Unknown || doc.Measured[0].LastOutcome != snapshot.OutcomeDiscarded || doc.Measured[0].Windows.Hour.Samples != 1 {
 		t.Fatalf("offline: %s, %+v", doc.Status, doc.Measured[0])
 	}
+}
+
+// TestCleanStoredCodes: the codes a history already holds follow the rule
+// of new samples, whatever build wrote them: kept while the service's
+// table lists them and they hold no piece of a configured key.
+func TestCleanStoredCodes(t *testing.T) {
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sample := func(code string) []snapshot.CompletionSample {
+		return []snapshot.CompletionSample{{At: t0, Outcome: snapshot.OutcomeServerError, HTTPStatus: 500, Code: code}}
+	}
+	h := snapshot.NewHistory()
+	h.Services["openai"] = &snapshot.ServiceHistory{Completions: map[string][]snapshot.CompletionSample{
+		"a/listed": sample("rate_limit_exceeded"), "a/unlisted": sample("overloaded_error"),
+		"a/key": sample(openAIKey), "a/none": sample(""), "a/other": sample(snapshot.OtherErrorCode),
+	}}
+	h.Services["deepseek"] = &snapshot.ServiceHistory{Completions: map[string][]snapshot.CompletionSample{"a/no-table": sample("rate_limit_exceeded")}}
+	h.Services["untracked"] = &snapshot.ServiceHistory{Completions: map[string][]snapshot.CompletionSample{"a/gone": sample("rate_limit_exceeded")}}
+	want := map[string]string{
+		"a/listed": "rate_limit_exceeded", "a/unlisted": "other", "a/key": "other", "a/none": "", "a/other": "other",
+		"a/no-table": "other", "a/gone": "other",
+	}
+	replaced, leaked := cleanStoredCodes(h, cat, map[string]string{"OPENAI_API_KEY": openAIKey, "XAI_API_KEY": "xai-unrelated-key-0000"})
+	if replaced != 4 || !slices.Equal(leaked, []string{"OPENAI_API_KEY"}) {
+		t.Errorf("replaced %d, leaked %v; want 4 and OPENAI_API_KEY", replaced, leaked)
+	}
+	for _, sh := range h.Services {
+		for id, s := range sh.Completions {
+			if s[0].Code != want[id] {
+				t.Errorf("%s: code %q, want %q", id, s[0].Code, want[id])
+			}
+		}
+	}
+	// Even a listed code goes when it holds a piece of a key.
+	h.Services["openai"].Completions["a/listed"] = sample("rate_limit_exceeded")
+	if _, leaked := cleanStoredCodes(h, cat, map[string]string{"OPENAI_API_KEY": "sk-9fQ2t_exceedXw3Lm0Tn5"}); h.Services["openai"].Completions["a/listed"][0].Code != "other" || len(leaked) != 1 {
+		t.Errorf("a listed code holding a piece of the key: %+v, leaked %v", h.Services["openai"].Completions["a/listed"], leaked)
+	}
+}
+
+// TestKeyInStoredHistory: a history written before the rule, holding a key
+// a provider echoed as its code, publishes none of it from the next build
+// on, even when that key is no longer configured (rotated); a listed code
+// is kept.
+func TestKeyInStoredHistory(t *testing.T) {
+	h := newHarness(t)
+	var log bytes.Buffer
+	keys := Completions{Keys: map[string]string{"OPENAI_API_KEY": openAIKey}}
+	h.world.Set("openai", func(p *buildtest.Page) { p.CompletionStatus = 429 })
+	h.measuredCycle(keys, &log)
+	h.world.Set("openai", func(p *buildtest.Page) { p.CompletionStatus = 529 })
+	h.measuredCycle(keys, &log)
+	// What a build before the rule wrote: the 529's code is the key.
+	name := filepath.Join(h.out, snapshot.FileHistory)
+	data, err := os.ReadFile(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Count(data, []byte(`"code":"other"`)) != 1 {
+		t.Fatalf("history holds %d codes \"other\", want the 529's alone", bytes.Count(data, []byte(`"code":"other"`)))
+	}
+	if err := os.WriteFile(name, bytes.Replace(data, []byte(`"code":"other"`), []byte(`"code":"`+openAIKey+`"`), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	log.Reset()
+	h.world.Set("openai", func(p *buildtest.Page) { p.CompletionStatus = 0 })
+	h.measuredCycle(Completions{Keys: map[string]string{"OPENAI_API_KEY": "sk-proj-Rotated4Kx9Mv2Qr7Tz1Bn6Hj3Lf8"}}, &log)
+	var hist snapshot.History
+	h.read(snapshot.FileHistory, &hist)
+	var codes []string
+	for _, s := range hist.Services["openai"].Completions["openai/gpt-4o-mini"] {
+		codes = append(codes, s.Code)
+	}
+	if !slices.Equal(codes, []string{"rate_limit_exceeded", "other", ""}) {
+		t.Errorf("codes %q, want the listed one kept and the key replaced", codes)
+	}
+	if !strings.Contains(log.String(), `"codes":1`) {
+		t.Errorf("the replaced code is not logged: %s", log.String())
+	}
+	assertNoKey(t, h.out, log.String(), openAIKey)
 }
