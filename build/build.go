@@ -106,6 +106,13 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 		for _, why := range hist.CleanIncidents(opts.Now()) {
 			opts.Log.Warn().Str("dropped", why).Msg("history: an incident that cannot be published was dropped")
 		}
+		replaced, leaked := cleanStoredCodes(hist, opts.Catalog, opts.Completions.Keys)
+		if len(leaked) > 0 {
+			opts.Log.Error().Strs("keyEnvs", leaked).Msg("history: a stored completion code held part of a key, which an earlier build published: rotate the key")
+		}
+		if replaced > 0 {
+			opts.Log.Warn().Int("codes", replaced).Msg("history: stored completion codes the error tables do not list are published as other")
+		}
 	}
 
 	// The daily rows and the dataset's closed months live in the previous

@@ -3,6 +3,7 @@ package build
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -52,8 +53,17 @@ func measureCompletions(ctx context.Context, opts Options, svc snapshot.Service)
 		Codes: func(code string, status int) (snapshot.ErrorCode, bool) {
 			return opts.Catalog.ErrorCode(svc, code, status)
 		},
+		Listed: func(code string) bool { return opts.Catalog.ListsErrorCode(svc, code) },
 	})
 	for id, s := range samples {
+		// The code is the only text of the provider's answer a sample
+		// holds, and completion keeps only the table's codes. This is the
+		// last door before the log and the history, so the key is checked
+		// here too, whatever produced the sample.
+		if completion.LeaksKey(s.Code, key) {
+			s.Code = snapshot.OtherErrorCode
+			samples[id] = s
+		}
 		// Outcome, status and code only: a sample never holds the key.
 		ev := opts.Log.Debug()
 		if s.Outcome != snapshot.OutcomeOK {
@@ -66,6 +76,42 @@ func measureCompletions(ctx context.Context, opts Options, svc snapshot.Service)
 			Int("httpStatus", s.HTTPStatus).Str("code", s.Code).Msg("measured completion")
 	}
 	return samples
+}
+
+// cleanStoredCodes holds the samples already in the history to the rule
+// new ones follow: a code stays only while the service's error table lists
+// it and it holds no piece of a configured key, else it becomes
+// snapshot.OtherErrorCode. A history written before the rule may hold a
+// key a provider echoed as its code, which every build would publish again
+// for as long as samples are kept. It returns how many codes it replaced
+// and the variables (by name) whose key one of them held.
+func cleanStoredCodes(h *snapshot.History, cat snapshot.Catalog, keys map[string]string) (int, []string) {
+	replaced, leaked := 0, map[string]bool{}
+	for slug, sh := range h.Services {
+		if sh == nil {
+			continue
+		}
+		svc, _ := cat.Lookup(slug) // a service no longer tracked has no table
+		for _, samples := range sh.Completions {
+			for i, s := range samples {
+				if s.Code == "" || s.Code == snapshot.OtherErrorCode {
+					continue
+				}
+				ok := cat.ListsErrorCode(svc, s.Code)
+				for env, key := range keys {
+					if completion.LeaksKey(s.Code, key) {
+						ok, leaked[env] = false, true
+					}
+				}
+				if !ok {
+					samples[i].Code = snapshot.OtherErrorCode
+					replaced++
+				}
+			}
+		}
+	}
+	envs := slices.Sorted(maps.Keys(leaked))
+	return replaced, envs
 }
 
 // recordCompletions adds this cycle's samples to the history. When most

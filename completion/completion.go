@@ -5,7 +5,8 @@
 // (snapshot.CompletionProbe); the key goes to that service's API alone, in
 // the header that API expects, and is never logged, stored or put in an
 // error: a sample carries an outcome, an HTTP status and the provider's
-// error code, never a message or a body.
+// error code when the service's error table lists it (else "other"), never
+// a message or a body, and nothing that holds a piece of the key (LeaksKey).
 package completion
 
 import (
@@ -16,6 +17,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -49,6 +51,10 @@ type Request struct {
 	// Codes says what a provider's error code means (the catalog's table
 	// for the service, Catalog.ErrorCode); nil: the HTTP status decides.
 	Codes func(code string, status int) (snapshot.ErrorCode, bool)
+	// Listed reports whether the service's error table lists a code
+	// (Catalog.ListsErrorCode); nil: it has no table. Only a listed code
+	// is kept in the sample (publicCode).
+	Listed func(code string) bool
 	// Now dates the sample; the times measured are on the monotonic clock.
 	Now func() time.Time
 }
@@ -101,8 +107,9 @@ func Measure(ctx context.Context, req Request) snapshot.CompletionSample {
 	body := io.LimitReader(resp.Body, maxBody)
 	if resp.StatusCode != http.StatusOK {
 		data, _ := io.ReadAll(body)
-		sample.Code = errorCode(data)
-		sample.Outcome = statusOutcome(resp.StatusCode, sample.Code, req.Codes)
+		code := errorCode(data)
+		sample.Outcome = statusOutcome(resp.StatusCode, code, req.Codes)
+		sample.Code = publicCode(code, req.Key, req.Listed)
 		return sample
 	}
 	res := readStream(req.Probe.Style, body, start)
@@ -111,8 +118,8 @@ func Measure(ctx context.Context, req Request) snapshot.CompletionSample {
 	case res.err != nil && ctx.Err() != nil:
 		sample.Outcome = snapshot.OutcomeTimeout
 	case res.errorCode != "" || res.errorEvent:
-		sample.Code = res.errorCode
 		sample.Outcome = streamErrorOutcome(res.errorCode, req.Codes)
+		sample.Code = publicCode(res.errorCode, req.Key, req.Listed)
 	case res.err != nil || !res.done:
 		sample.Outcome = snapshot.OutcomeStreamCut
 	case res.firstToken < 0:
@@ -250,7 +257,8 @@ type errorBody struct {
 // errorCode reads the provider's code out of an error body the way /check
 // tells callers to: error.code, else error.status, else error.type, a
 // numeric code skipped. Only a value shaped like a code is kept: the
-// message never is, since it may quote part of the key.
+// message never is, since it may quote part of the key. The shape is no
+// safety: a key has it too, so what is kept of the code is publicCode's.
 func errorCode(data []byte) string {
 	var body errorBody
 	if json.Unmarshal(data, &body) != nil || body.Error == nil {
@@ -269,4 +277,45 @@ func errorCode(data []byte) string {
 		}
 	}
 	return ""
+}
+
+// publicCode is what a sample keeps of the provider's code: the code when
+// the service's error table lists it and it holds no piece of the key,
+// else snapshot.OtherErrorCode ("" when there was none). A provider may put
+// anything shaped like a code where its code goes, the key included (a 401
+// answering an unknown key with it as the code): only the table's values
+// are known to be codes, and even one of them is checked for the key.
+func publicCode(code, key string, listed func(string) bool) string {
+	switch {
+	case code == "":
+		return ""
+	case listed == nil || !listed(code) || LeaksKey(code, key):
+		return snapshot.OtherErrorCode
+	}
+	return code
+}
+
+// keyPiece is the length of the shortest piece of a key that gives part of
+// it away: a value holding any of the key's pieces this long is neither
+// logged nor published.
+const keyPiece = 8
+
+// LeaksKey reports whether s holds key or any 8-character piece of it, in
+// any case (a provider may quote a key in part, or change its case). Every
+// text derived from a provider's answer passes it before it is logged or
+// stored; an empty key leaks nothing.
+func LeaksKey(s, key string) bool {
+	if key == "" || s == "" {
+		return false
+	}
+	s, key = strings.ToLower(s), strings.ToLower(key)
+	if len(key) <= keyPiece {
+		return strings.Contains(s, key)
+	}
+	for i := 0; i+keyPiece <= len(key); i++ {
+		if strings.Contains(s, key[i:i+keyPiece]) {
+			return true
+		}
+	}
+	return false
 }

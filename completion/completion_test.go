@@ -81,7 +81,9 @@ func newFakeAPI(t *testing.T, status int, body string) *fakeAPI {
 	return f
 }
 
-func codesOf(t *testing.T, slug string) func(string, int) (snapshot.ErrorCode, bool) {
+// withTable sets req's error table to the default catalog's for slug, as
+// the build does.
+func withTable(t *testing.T, slug string, req Request) Request {
 	t.Helper()
 	cat, err := snapshot.DefaultCatalog()
 	if err != nil {
@@ -91,7 +93,9 @@ func codesOf(t *testing.T, slug string) func(string, int) (snapshot.ErrorCode, b
 	if !ok {
 		t.Fatalf("no service %s", slug)
 	}
-	return func(code string, status int) (snapshot.ErrorCode, bool) { return cat.ErrorCode(svc, code, status) }
+	req.Codes = func(code string, status int) (snapshot.ErrorCode, bool) { return cat.ErrorCode(svc, code, status) }
+	req.Listed = func(code string) bool { return cat.ListsErrorCode(svc, code) }
+	return req
 }
 
 func TestMeasure(t *testing.T) {
@@ -141,7 +145,7 @@ func TestMeasure(t *testing.T) {
 			p := tt.probe
 			p.URL = api.URL + "/v1/chat"
 			p.Models = []snapshot.MeasuredModelRef{{ID: "x/model-a", Model: "model-a"}}
-			got := Measure(t.Context(), Request{Client: client(api.URL), Probe: p, Model: p.Models[0], Key: testKey, Codes: codesOf(t, tt.codes)})
+			got := Measure(t.Context(), withTable(t, tt.codes, Request{Client: client(api.URL), Probe: p, Model: p.Models[0], Key: testKey}))
 			if got.Outcome != tt.want || got.Code != tt.wantCode {
 				t.Fatalf("outcome %q code %q, want %q %q", got.Outcome, got.Code, tt.want, tt.wantCode)
 			}
@@ -160,6 +164,106 @@ func TestMeasure(t *testing.T) {
 				t.Fatalf("sample carries the key or a quote of it: %s", s)
 			}
 		})
+	}
+}
+
+// TestKeyEchoedAsCode: a provider may put anything shaped like a code where
+// its error code goes, the key included. Each way it can reach a sample (a
+// 401's or a 500's error.code, the type of an Anthropic error event, an
+// error chunk inside a 200 stream, Gemini's error.status) publishes
+// "other", never the key; a code the service's table lists is kept, any
+// other is "other"; the outcome is classified as before.
+func TestKeyEchoedAsCode(t *testing.T) {
+	openai := snapshot.CompletionProbe{Style: snapshot.StyleOpenAI, KeyEnv: "OPENAI_API_KEY"}
+	anthropic := snapshot.CompletionProbe{Style: snapshot.StyleAnthropic, KeyEnv: "ANTHROPIC_API_KEY"}
+	gemini := snapshot.CompletionProbe{Style: snapshot.StyleGemini, KeyEnv: "GEMINI_API_KEY"}
+	echo := `{"error":{"message":"Incorrect API key provided: ` + testKey + `","type":"invalid_request_error","param":null,"code":"` + testKey + `"}}`
+	// A key holding "t_exceed", an 8-character piece of a listed code.
+	pieceKey := "sk-live-9fQ2t_exceedXw3Lm0Tn5Ky7Rb2Hc"
+	tests := []struct {
+		name     string
+		probe    snapshot.CompletionProbe
+		table    string // the catalog service whose error table is used
+		key      string
+		status   int
+		body     string
+		want     snapshot.CompletionOutcome
+		wantCode string
+	}{
+		{"401 whose code is the key", openai, "openai", testKey, 401, echo, snapshot.OutcomeKeyRefused, "other"},
+		{"500 whose code is the key", openai, "openai", testKey, 500, echo, snapshot.OutcomeServerError, "other"},
+		{"anthropic error event whose type is the key", anthropic, "anthropic", testKey, 200,
+			cut(t, "anthropic-stream.txt", "event: content_block_delta") +
+				"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"" + testKey + "\",\"message\":\"" + testKey + "\"}}\n\n",
+			snapshot.OutcomeStreamCut, "other"},
+		{"error chunk in a 200 stream whose code is the key", openai, "openai", testKey, 200,
+			cut(t, "openai-stream.txt", "data: [DONE]") + "data: " + echo + "\n\n",
+			snapshot.OutcomeStreamCut, "other"},
+		{"gemini error event whose status is the key", gemini, "google-gemini", testKey, 200,
+			`data: {"error":{"code":500,"message":"` + testKey + `","status":"` + testKey + `"}}` + "\r\n\r\n",
+			snapshot.OutcomeStreamCut, "other"},
+
+		{"a listed code is kept", openai, "openai", testKey, 429, fixture(t, "errors/openai-rate_limit_exceeded.json"), snapshot.OutcomeRateLimited, "rate_limit_exceeded"},
+		{"a listed code in a stream is kept", openai, "openai", testKey, 200,
+			"data: " + strings.TrimSpace(fixture(t, "errors/openai-server_is_overloaded-stream_event.json")) + "\n\n",
+			snapshot.OutcomeOverloaded, "server_is_overloaded"},
+		{"a code the table does not list", openai, "openai", testKey, 500, `{"error":{"message":"x","type":"brand_new_failure","code":"brand_new_failure"}}`,
+			snapshot.OutcomeServerError, "other"},
+		{"a service without a table", openai, "deepseek", testKey, 429, fixture(t, "errors/openai-rate_limit_exceeded.json"), snapshot.OutcomeRateLimited, "other"},
+		{"a listed code holding a piece of the key", openai, "openai", pieceKey, 429, fixture(t, "errors/openai-rate_limit_exceeded.json"),
+			snapshot.OutcomeRateLimited, "other"},
+		{"no code: none published", openai, "openai", testKey, 502, "<html>Bad gateway " + testKey + "</html>", snapshot.OutcomeServerError, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			api := newFakeAPI(t, tt.status, tt.body)
+			p := tt.probe
+			p.URL = api.URL + "/v1/chat"
+			p.Models = []snapshot.MeasuredModelRef{{ID: "x/model-a", Model: "model-a"}}
+			got := Measure(t.Context(), withTable(t, tt.table, Request{Client: client(api.URL), Probe: p, Model: p.Models[0], Key: tt.key}))
+			if got.Outcome != tt.want || got.Code != tt.wantCode {
+				t.Errorf("outcome %q code %q, want %q %q", got.Outcome, got.Code, tt.want, tt.wantCode)
+			}
+			if piece := heldPiece(mustJSON(t, got), tt.key); piece != "" {
+				t.Errorf("the sample holds %q of the key", piece)
+			}
+		})
+	}
+}
+
+// heldPiece returns the first 8-character piece of key that s holds; "" if
+// none does.
+func heldPiece(s, key string) string {
+	for i := 0; i+8 <= len(key); i++ {
+		if strings.Contains(s, key[i:i+8]) {
+			return key[i : i+8]
+		}
+	}
+	return ""
+}
+
+func TestLeaksKey(t *testing.T) {
+	key := "sk-proj-Zq81xWv3Lm0Tn5Ky7Rb2Hc9Jd4Fg6Pa1"
+	tests := []struct {
+		s, key string
+		want   bool
+	}{
+		{key, key, true},
+		{"code-" + key[:8], key, true},           // its first 8 characters
+		{key[len(key)-8:] + "_error", key, true}, // its last 8
+		{"x" + key[13:21] + "y", key, true},      // 8 from the middle
+		{strings.ToUpper(key[13:21]), key, true}, // in another case
+		{key[13:20], key, false},                 // 7 are not enough
+		{"rate_limit_exceeded", key, false},      // a code that is not the key
+		{"", key, false},                         // nothing
+		{"rate_limit_exceeded", "", false},       // no key
+		{"an-abc123-code", "abc123", true},       // a key shorter than 8: whole
+		{"an-abc12-code", "abc123", false},
+	}
+	for _, tt := range tests {
+		if got := LeaksKey(tt.s, tt.key); got != tt.want {
+			t.Errorf("LeaksKey(%q, %q) = %v, want %v", tt.s, tt.key, got, tt.want)
+		}
 	}
 }
 

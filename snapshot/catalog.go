@@ -218,6 +218,19 @@ func (c Catalog) ErrorCode(svc Service, code string, status int) (ErrorCode, boo
 	return ErrorCode{}, false
 }
 
+// ListsErrorCode reports whether svc's error table lists code, for any
+// status. Such a code is one of the provider's documented values; any other
+// value where a code goes may be anything the provider echoed, so measured
+// completions publish it as OtherErrorCode.
+func (c Catalog) ListsErrorCode(svc Service, code string) bool {
+	for _, row := range c.ErrorCodes[svc.ErrorCodes] {
+		if row.Code == code {
+			return true
+		}
+	}
+	return false
+}
+
 //go:embed catalog.json
 var embeddedCatalog []byte
 

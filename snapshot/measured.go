@@ -189,7 +189,8 @@ type CompletionSample struct {
 	// HTTPStatus is the answer's status; 0 when there was none.
 	HTTPStatus int `json:"httpStatus,omitempty"`
 	// Code is the provider's error code or type from its error body or
-	// error event ("overloaded_error", "rate_limit_exceeded"); never its
+	// error event ("overloaded_error", "rate_limit_exceeded") when the
+	// service's error table lists it, else OtherErrorCode; never its
 	// message, which may quote part of the key.
 	Code string `json:"code,omitempty"`
 	// TTFTMs is the time from sending the request to the first token of
@@ -197,6 +198,12 @@ type CompletionSample struct {
 	TTFTMs  *float64 `json:"ttftMs,omitempty"`
 	TotalMs *float64 `json:"totalMs,omitempty"`
 }
+
+// OtherErrorCode is a sample's code when the provider sent one that the
+// service's error table does not list (or that holds a piece of the key):
+// a value where a code goes can be anything the provider echoes, the key
+// included, so only the table's values are published as they came.
+const OtherErrorCode = "other"
 
 // The measured-completion rules (also in docs/api.md and the OpenAPI).
 const (

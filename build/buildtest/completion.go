@@ -59,7 +59,17 @@ var errorBodies = map[int]string{
 	401: `{"error":{"message":"Incorrect API key provided: sk-VKMIs***************************************wjh3.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`,
 }
 
-func serveCompletion(rw http.ResponseWriter, style snapshot.CompletionStyle, status int) {
+func serveCompletion(rw http.ResponseWriter, style snapshot.CompletionStyle, status int, body string) {
+	if body != "" {
+		if status == 0 || status == http.StatusOK {
+			rw.Header().Set("Content-Type", "text/event-stream")
+		} else {
+			rw.Header().Set("Content-Type", "application/json")
+			rw.WriteHeader(status)
+		}
+		fmt.Fprint(rw, body)
+		return
+	}
 	if status != 0 && status != http.StatusOK {
 		rw.Header().Set("Content-Type", "application/json")
 		rw.WriteHeader(status)

@@ -37,6 +37,10 @@ type Page struct {
 	// a short answer in the service's style; another status sends a real
 	// error body of the provider's with it (529: overloaded).
 	CompletionStatus int
+	// CompletionBody, when set, is answered instead, with CompletionStatus
+	// (0: 200, as a stream): what a provider's answer may carry that no
+	// real capture does (a key echoed back as a code).
+	CompletionBody string
 }
 
 // Incident is one incident as a Statuspage feed lists it.
@@ -181,7 +185,7 @@ func (w *World) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 	case strings.HasPrefix(rest, completePath) && p.APIDown:
 		dropConnection(rw)
 	case strings.HasPrefix(rest, completePath):
-		serveCompletion(rw, style, p.CompletionStatus)
+		serveCompletion(rw, style, p.CompletionStatus, p.CompletionBody)
 	case rest == "probe" && p.APIDown:
 		dropConnection(rw)
 	case rest == "probe":
