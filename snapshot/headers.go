@@ -20,7 +20,7 @@ const CacheControl = "public, s-maxage=30, stale-while-revalidate=30"
 // Content-Type, Content-Length, ETag and, when gzipped, Content-Encoding:
 // eight lines, the most net/http writes without its header map outgrowing
 // Go's small map: the ninth line alone costs about 7 400 instructions per
-// response, four times another (bench/README.md, "fourth round"). So these
+// response, four times another (bench/HISTORY.md, "fourth round"). So these
 // are not sent, each with its reason:
 //   - Last-Modified: the strong ETag is the validator (RFC 9110 §13.2.2
 //     has If-None-Match win), and the status documents say when their data

@@ -59,7 +59,7 @@ func main() {
 	others := [][2]string{
 		{"Etag", `"` + base64.RawURLEncoding.EncodeToString(sum[:16]) + `"`}, // aistatus's form
 		{"Vary", common["Vary"]},
-		// Sent by aistatus until the fourth round of bench/README.md.
+		// Sent by aistatus until the fourth round of bench/HISTORY.md.
 		{"X-Content-Type-Options", "nosniff"},
 		{"Last-Modified", fi.ModTime().UTC().Format(http.TimeFormat)},
 		{"Link", "<" + snapshot.LicenseURL + `>; rel="license"`},
