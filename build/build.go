@@ -122,7 +122,7 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 		return Result{}, fmt.Errorf("reading the dataset: %w", err)
 	}
 	for _, p := range problems {
-		opts.Log.Error().Str("file", p).Msg("dataset file unreadable: kept as it was, its days left out of the long windows")
+		opts.Log.Error().Str("file", p).Msg("dataset file unreadable or not as published: kept as it was, its days left out of the long windows")
 	}
 
 	opts.due = completionsDue(hist, opts.Completions, opts.Now())

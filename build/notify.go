@@ -31,8 +31,8 @@ const (
 	DefaultNotifyAttempts = 5
 	DefaultNotifyBackoff  = 2 * time.Second
 	// DefaultNotifyReportEvery is how often the changes dropped from a full
-	// queue are logged: one line per receiver that dropped any, with their
-	// count, however many there were.
+	// queue, and those a receiver rejected, are logged: one line of each per
+	// receiver that had any, with their count, however many there were.
 	DefaultNotifyReportEvery = 10 * time.Second
 	// notifyAttemptTimeout bounds one POST, so that a receiver that never
 	// answers costs a retry, not the queue.
@@ -58,13 +58,13 @@ type NotifierOptions struct {
 	Now    func() time.Time
 	// QueueSize bounds the changes waiting per URL; past it new ones are
 	// dropped, counted, and logged at each ReportTick and when the notifier
-	// closes. Attempts and Backoff (doubled after each failed attempt)
-	// govern retries.
+	// closes, as are the changes a receiver rejected. Attempts and Backoff
+	// (doubled after each failed attempt) govern retries.
 	QueueSize int
 	Attempts  int
 	Backoff   time.Duration
-	// ReportTick paces the log of dropped changes; nil means a ticker of
-	// DefaultNotifyReportEvery, stopped when the notifier closes.
+	// ReportTick paces the log of dropped and rejected changes; nil means a
+	// ticker of DefaultNotifyReportEvery, stopped when the notifier closes.
 	ReportTick <-chan time.Time
 }
 
@@ -99,6 +99,16 @@ type receiver struct {
 	// flood of changes is one log line per interval, not one per change.
 	dropped             int
 	firstDrop, lastDrop int64
+	// rejected counts the changes given up on at the receiver's word (a
+	// 3xx, most 4xx) since the last report, firstReject and lastReject
+	// their ids, rejectStatus and rejectErr the last answer; guarded by
+	// Notifier.mu. A rejection costs no retry, so a receiver that rejects
+	// everything would otherwise log a line per change as fast as it
+	// answers (hundreds in one build).
+	rejected                int
+	firstReject, lastReject int64
+	rejectStatus            int
+	rejectErr               error
 }
 
 // NewNotifier validates opts and starts one delivery worker per URL. Its
@@ -141,7 +151,7 @@ func NewNotifier(ctx context.Context, opts NotifierOptions) (*Notifier, error) {
 		n.receivers = append(n.receivers, r)
 		n.wg.Go(func() { n.work(r) })
 	}
-	n.wg.Go(n.reportDrops)
+	n.wg.Go(n.reportCounts)
 	return n, nil
 }
 
@@ -219,12 +229,12 @@ func (n *Notifier) Close(ctx context.Context) {
 		<-done
 	}
 	n.cancel()
-	n.logDrops() // those of the last interval
+	n.logCounts() // those of the last interval
 }
 
-// reportDrops logs the dropped changes at each tick until the notifier
-// closes.
-func (n *Notifier) reportDrops() {
+// reportCounts logs the dropped and rejected changes at each tick until the
+// notifier closes.
+func (n *Notifier) reportCounts() {
 	defer n.stopTick()
 	for {
 		select {
@@ -233,26 +243,44 @@ func (n *Notifier) reportDrops() {
 		case <-n.ctx.Done():
 			return
 		case <-n.opts.ReportTick:
-			n.logDrops()
+			n.logCounts()
 		}
 	}
 }
 
-// logDrops logs, for each receiver that dropped changes since the last
-// time, how many and the first and last of their ids (a receiver can fetch
-// what it missed from /changes), and starts counting again.
-func (n *Notifier) logDrops() {
+// logCounts logs, for each receiver that dropped or rejected changes since
+// the last time, how many and the first and last of their ids (a receiver
+// can fetch what it missed from /changes), with the last rejection's
+// answer, and starts counting again.
+func (n *Notifier) logCounts() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, r := range n.receivers {
-		if r.dropped == 0 {
-			continue
+		if r.dropped > 0 {
+			n.opts.Log.Error().Str("url", r.name).Int("dropped", r.dropped).
+				Int64("firstChange", r.firstDrop).Int64("lastChange", r.lastDrop).
+				Msg("webhook queue full: changes dropped for this receiver")
+			r.dropped = 0
 		}
-		n.opts.Log.Error().Str("url", r.name).Int("dropped", r.dropped).
-			Int64("firstChange", r.firstDrop).Int64("lastChange", r.lastDrop).
-			Msg("webhook queue full: changes dropped for this receiver")
-		r.dropped = 0
+		if r.rejected > 0 {
+			n.opts.Log.Error().Err(r.rejectErr).Str("url", r.name).Int("status", r.rejectStatus).Int("rejected", r.rejected).
+				Int64("firstChange", r.firstReject).Int64("lastChange", r.lastReject).
+				Msg("webhook rejected: giving up on these changes without retrying")
+			r.rejected = 0
+		}
 	}
+}
+
+// countRejected counts c as given up on at the receiver's word, for the next
+// report.
+func (n *Notifier) countRejected(r *receiver, c snapshot.Change, status int, err error) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if r.rejected == 0 {
+		r.firstReject = c.ID
+	}
+	r.rejected++
+	r.lastReject, r.rejectStatus, r.rejectErr = c.ID, status, err
 }
 
 // work delivers one receiver's queue in order.
@@ -292,8 +320,7 @@ func (n *Notifier) deliver(r *receiver, c snapshot.Change) {
 			return
 		}
 		if status != 0 && !retryable(status) {
-			n.opts.Log.Error().Err(err).Str("url", u).Int64("change", c.ID).Int("status", status).Int("attempts", attempt).
-				Msg("webhook rejected: giving up on this change without retrying")
+			n.countRejected(r, c, status, err)
 			return
 		}
 		if attempt >= n.opts.Attempts {
@@ -376,15 +403,16 @@ func redactURL(raw string) string {
 }
 
 // location is where a redirect points, resolved against the request and
-// without a password, or quoted as sent when it does not parse; "none"
-// when there is no Location.
+// named as a receiver is (redactURL): a Location may carry a token in its
+// userinfo, path or query as a webhook URL does, and the receiver chose it.
+// "none" when there is no Location.
 func location(resp *http.Response) string {
-	u, err := resp.Location()
-	switch {
-	case err == nil:
-		return u.Redacted()
-	case resp.Header.Get("Location") != "":
-		return strconv.Quote(resp.Header.Get("Location"))
+	if resp.Header.Get("Location") == "" {
+		return "none"
 	}
-	return "none"
+	u, err := resp.Location()
+	if err != nil {
+		return "an unparsable URL"
+	}
+	return redactURL(u.String())
 }

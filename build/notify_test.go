@@ -210,9 +210,9 @@ func TestWebhookClient(t *testing.T) {
 	}{
 		{"a receiver on loopback", 0, "", ""},
 		{"a 302 to the receiver's host", http.StatusFound, "/elsewhere", "302 Found (Location: http://127.0.0.1:"},
-		{"a 307 to the receiver's host", http.StatusTemporaryRedirect, "/elsewhere", "/elsewhere): webhooks follow no redirect"},
-		{"a 308 to an unconfigured loopback host", http.StatusPermanentRedirect, unlisted.URL + "/hook", "(Location: " + unlisted.URL + "/hook)"},
-		{"a 301 to cloud metadata", http.StatusMovedPermanently, "http://169.254.169.254/latest/meta-data/", "(Location: http://169.254.169.254/latest/meta-data/)"},
+		{"a 307 to the receiver's host", http.StatusTemporaryRedirect, "/elsewhere", "/…): webhooks follow no redirect"},
+		{"a 308 to an unconfigured loopback host", http.StatusPermanentRedirect, unlisted.URL + "/hook", "(Location: " + unlisted.URL + "/…)"},
+		{"a 301 to cloud metadata", http.StatusMovedPermanently, "http://169.254.169.254/latest/meta-data/", "(Location: http://169.254.169.254/…)"},
 		{"a 302 without Location", http.StatusFound, "", "302 Found (Location: none)"},
 	}
 	for _, tt := range tests {
@@ -418,6 +418,90 @@ func TestWebhookDropsReported(t *testing.T) {
 	close(logs)
 	for line := range logs {
 		t.Errorf("logged after the reports: %s", line)
+	}
+}
+
+// TestWebhookRejectionsReported: a receiver that rejects every change (here
+// a 302) is one log line per report tick, with how many changes and which,
+// not one line per change; and the Location it answers is named by its
+// scheme and host only, as the receiver's own URL is: it may carry a token
+// in its userinfo, path or query.
+func TestWebhookRejectionsReported(t *testing.T) {
+	var posts atomic.Int32
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		posts.Add(1)
+		w.Header().Set("Location", "https://user:pass@evil.example/path?token=SECRET")
+		w.WriteHeader(http.StatusFound)
+	}))
+	defer rcv.Close()
+	logs, tick := make(logLines, 2000), make(chan time.Time)
+	ctx := context.Background()
+	n, err := NewNotifier(ctx, NotifierOptions{
+		URLs: []string{rcv.URL + "/hook?token=OWNSECRET"}, Secret: testWebhookSecret, BaseURL: "https://aistatus.example",
+		Log: zerolog.New(logs), ReportTick: tick,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes := func(from, to int64) []snapshot.Change {
+		var cs []snapshot.Change
+		for id := from; id <= to; id++ {
+			cs = append(cs, snapshot.Change{ID: id, Type: snapshot.ChangeStatus, Service: "openai", Time: t0, NewStatus: snapshot.MajorOutage})
+		}
+		return cs
+	}
+	posted := func(want int32) {
+		t.Helper()
+		for deadline := time.Now().Add(10 * time.Second); posts.Load() < want; time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("%d posts, want %d", posts.Load(), want)
+			}
+		}
+	}
+	// Two intervals: 282 changes (as many as one build once sent) and a
+	// tick, 3 more and Close. The last post of an interval may be counted
+	// in the next one, so only the sums are exact.
+	n.Notify(changes(1, 282))
+	posted(282)
+	tick <- time.Time{}
+	var lines []string
+	select {
+	case line := <-logs:
+		lines = append(lines, line)
+	case <-time.After(10 * time.Second):
+		t.Fatal("nothing logged at the tick")
+	}
+	n.Notify(changes(283, 285))
+	posted(285)
+	n.Close(ctx)
+	close(logs)
+	for line := range logs {
+		lines = append(lines, line)
+	}
+
+	rejected, first, last := 0, int64(0), int64(0)
+	for i, line := range lines {
+		var report struct {
+			Status, Rejected        int
+			FirstChange, LastChange int64
+			Error, Message          string
+		}
+		if err := json.Unmarshal([]byte(line), &report); err != nil || report.Message != "webhook rejected: giving up on these changes without retrying" ||
+			report.Status != http.StatusFound || !strings.Contains(report.Error, "(Location: https://evil.example/…)") {
+			t.Errorf("line %d: %s", i+1, line)
+		}
+		if i == 0 {
+			first = report.FirstChange
+		}
+		rejected, last = rejected+report.Rejected, report.LastChange
+		for _, secret := range []string{"SECRET", "pass", "user", "/path", "/hook"} {
+			if strings.Contains(line, secret) {
+				t.Errorf("line %d has %q: %s", i+1, secret, line)
+			}
+		}
+	}
+	if len(lines) != 2 || rejected != 285 || first != 1 || last != 285 {
+		t.Errorf("%d lines reporting %d rejected changes, %d to %d; want 2 lines, 285 changes, 1 to 285", len(lines), rejected, first, last)
 	}
 }
 

@@ -28,7 +28,8 @@ import (
 // over for MonthCloseGrace; from then on they are closed: published again
 // byte for byte by every later build (from the previous snapshot), never
 // rewritten, and served as immutable. They are also the store of the daily
-// rows: the next build reads them back (ReadArchive).
+// rows: the next build reads them back (ReadArchive), each file checked
+// against the SHA-256 the previous index lists for it.
 const (
 	DirDatasets  = "datasets"
 	FileDatasets = DirDatasets + "/index.json"
@@ -116,6 +117,13 @@ type DatasetEntry struct {
 	Bytes  int    `json:"bytes"`
 	Rows   int    `json:"rows"`
 	SHA256 string `json:"sha256"`
+	// Unverified marks a file carried over whose bytes the previous index
+	// did not list: changed or put in datasets/ by hand since, or no index
+	// to check against. There is no other copy to restore (a build keeps no
+	// older snapshot), nor a whole one to render again (the hourly buckets
+	// last 32 days, incidents 90), so it is published as found and said
+	// so: never closed, its rows not read back, and unverified for good.
+	Unverified bool `json:"unverified,omitempty"`
 }
 
 // uptimeColumns are the uptime CSV's header and what each column holds.
@@ -223,18 +231,25 @@ func DecodeUptimeCSV(data []byte) ([]DayRow, error) {
 // every file's bytes (Archive), and the uptime files' rows (Days). A file
 // that cannot be read back is still kept, byte for byte, so nothing
 // published is lost; its rows are missing from the long windows and the
-// history, and the returned problems say which.
+// history, and the returned problems say which. So is a file whose bytes
+// are not those the previous index lists (ArchiveUnverified): the index is
+// what the builds vouch for, the folder only what is there now.
 func ReadArchive(dir string, h *History) (problems []string, err error) {
 	if h.Days == nil {
 		h.Days = DaySeries{}
 	}
 	h.Archive = map[string]string{}
+	h.ArchiveUnverified = map[string]bool{}
 	entries, err := os.ReadDir(filepath.Join(dir, DirDatasets))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
+	}
+	listed, err := listedSums(dir)
+	if err != nil {
+		problems = append(problems, fmt.Sprintf("%s: %v: no dataset file can be verified", FileDatasets, err))
 	}
 	for _, e := range entries {
 		name := DirDatasets + "/" + e.Name()
@@ -245,12 +260,22 @@ func ReadArchive(dir string, h *History) (problems []string, err error) {
 		}
 		file := filepath.Join(dir, filepath.FromSlash(name))
 		h.Archive[name] = file
-		if kind, _, _ := parseDatasetFile(name); kind != DatasetUptime {
-			continue
+		kind, _, ok := parseDatasetFile(name)
+		if !ok {
+			continue // carried over, never listed
 		}
 		data, err := os.ReadFile(file)
 		if err != nil {
 			return nil, err
+		}
+		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != listed[name] {
+			h.ArchiveUnverified[name] = true
+			problems = append(problems, fmt.Sprintf("%s: not the bytes the previous index lists (changed or put there by hand): "+
+				"not read; kept as found and listed unverified unless the build writes the month anew", name))
+			continue
+		}
+		if kind != DatasetUptime {
+			continue
 		}
 		rows, err := DecodeUptimeCSV(data)
 		if err != nil {
@@ -264,6 +289,27 @@ func ReadArchive(dir string, h *History) (problems []string, err error) {
 	return problems, nil
 }
 
+// listedSums is the SHA-256 the dataset index in dir lists for each file
+// it vouches for (not those it marks unverified), by file name; empty, and
+// an error, when there is no index to read.
+func listedSums(dir string) (map[string]string, error) {
+	data, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(FileDatasets)))
+	if err != nil {
+		return nil, err
+	}
+	var idx DatasetIndex
+	if err := json.Unmarshal(data, &idx); err != nil {
+		return nil, err
+	}
+	sums := map[string]string{}
+	for _, f := range idx.Files {
+		if !f.Unverified {
+			sums[strings.TrimPrefix(f.Path, "/")] = f.SHA256
+		}
+	}
+	return sums, nil
+}
+
 // DatasetFiles renders the dataset in memory (see WriteDataset).
 func DatasetFiles(h *History, now time.Time, base string) (Files, DatasetIndex, error) {
 	files := Files{}
@@ -273,14 +319,16 @@ func DatasetFiles(h *History, now time.Time, base string) (Files, DatasetIndex, 
 
 // WriteDataset writes the dataset into out: each month's files and the
 // index. A closed month whose file the previous snapshot had is published
-// as it was, read from h.Archive when its turn comes; an open month is
-// rendered from h.Days and the retained incidents. base is the site's
-// address, for the index's URLs.
+// as it was, read from h.Archive when its turn comes, and listed as
+// unverified when ReadArchive found it so; an open month is rendered from
+// h.Days and the retained incidents. base is the site's address, for the
+// index's URLs.
 func WriteDataset(out Sink, h *History, now time.Time, base string) (DatasetIndex, error) {
 	idx := DatasetIndex{
 		Description: "Monthly files of aistatus's data: daily uptime per service (CSV, RFC 4180) and incidents " +
 			"(NDJSON, one incident per line in the API's shape, in the month they ended; the current month also " +
-			"holds the open ones). A month closes a day after it ends (MonthCloseGrace): its files never change again.",
+			"holds the open ones). A month closes a day after it ends (MonthCloseGrace): its files never change again. " +
+			"A file marked unverified is not as aistatus published it (changed or added by hand): kept as found, never closed.",
 		Columns: uptimeColumns, Attribution: Attribution(base), Timestamp: now.UTC(), License: License,
 	}
 	// Each file is rendered (or read back) when its turn comes, in name
@@ -335,9 +383,11 @@ func WriteDataset(out Sink, h *History, now time.Time, base string) (DatasetInde
 	}
 	// Whatever else the previous snapshot's dataset held is kept, byte for
 	// byte: closed months, and files the build does not write.
+	carried := map[string]bool{}
 	for name, file := range h.Archive {
 		if _, ok := render[name]; !ok {
 			render[name] = func() ([]byte, error) { return os.ReadFile(file) }
+			carried[name] = true
 		}
 	}
 
@@ -360,9 +410,12 @@ func WriteDataset(out Sink, h *History, now time.Time, base string) (DatasetInde
 			rows-- // the header
 			media = ContentCSV
 		}
+		// The SHA-256 is that of the bytes published, verified or not: a
+		// download is checked against it all the same.
+		unverified := carried[name] && h.ArchiveUnverified[name]
 		idx.Files = append(idx.Files, DatasetEntry{Kind: kind, Month: month, Path: "/" + name,
-			URL: strings.TrimSuffix(base, "/") + "/" + name, MediaType: media, Closed: MonthClosed(month, now),
-			Bytes: len(data), Rows: max(rows, 0), SHA256: hex.EncodeToString(sum[:])})
+			URL: strings.TrimSuffix(base, "/") + "/" + name, MediaType: media, Closed: MonthClosed(month, now) && !unverified,
+			Bytes: len(data), Rows: max(rows, 0), SHA256: hex.EncodeToString(sum[:]), Unverified: unverified})
 	}
 	data, err := json.Marshal(idx)
 	if err != nil {

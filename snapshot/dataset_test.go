@@ -2,11 +2,14 @@ package snapshot
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -146,6 +149,121 @@ func TestDatasetClosedMonthsNeverChange(t *testing.T) {
 	}
 	if string(out["datasets/README.md"]) != "by hand" {
 		t.Error("a file put in datasets/ by hand was not kept")
+	}
+}
+
+// TestDatasetUnverifiedFiles: a file of datasets/ whose bytes the previous
+// index does not list — a closed month changed by hand, or a month planted —
+// is published as found, but listed unverified and not closed, and its rows
+// are not read back; this holds in every later build. An untouched month
+// keeps its bytes, hash and closing, and with no index nothing is verified.
+func TestDatasetUnverifiedFiles(t *testing.T) {
+	const base = "https://aistatus.example"
+	// 2026-11-01 12:00: September is closed, October in its grace day.
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	files, idx, err := DatasetFiles(datasetHistory(), now, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	if err := Publish(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	write := func(dir, name string, data []byte) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(dir, filepath.FromSlash(name)), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Closed September's incidents gain one; October's uptime, closing in
+	// the next build, loses a day of outage; July is planted.
+	septInc, octUp, julyUp := DatasetFile(DatasetIncidents, "2026-09"), DatasetFile(DatasetUptime, "2026-10"), DatasetFile(DatasetUptime, "2026-07")
+	tampered := map[string][]byte{
+		septInc: append(slices.Clone(files[septInc]), `{"id":"made-up","service":"openai"}`+"\n"...),
+		octUp:   bytes.Replace(files[octUp], []byte(",30,0,0,5,9,"), []byte(",0,0,0,5,0,"), 1),
+	}
+	planted, err := EncodeUptimeCSV([]DayRow{{Date: "2026-07-01", Kind: KindService, Subject: "openai", Time: Bucket{Major: 3600}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tampered[julyUp] = planted
+	if bytes.Equal(tampered[octUp], files[octUp]) {
+		t.Fatal("October's file was not changed: the test proves nothing")
+	}
+	for name, data := range tampered {
+		write(dir, name, data)
+	}
+	untouched := []string{DatasetFile(DatasetUptime, "2026-09"), DatasetFile(DatasetIncidents, "2026-10")}
+
+	// Two builds after: the second reads the first's index, which must not
+	// have laundered the files it found unverified.
+	later := time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC) // October closed
+	for build := 1; build <= 2; build++ {
+		next := NewHistory()
+		problems, err := ReadArchive(dir, next)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(problems) != len(tampered) {
+			t.Errorf("build %d: problems %q, want one per changed or planted file", build, problems)
+		}
+		for name := range tampered {
+			if !slices.ContainsFunc(problems, func(p string) bool { return strings.HasPrefix(p, name+": ") }) {
+				t.Errorf("build %d: %s not reported", build, name)
+			}
+		}
+		// The rows of the changed and planted uptime files are not read.
+		if got := next.Days.Rows(KindService, "openai", "", ""); len(got) != 30 || got[0].Date != "2026-09-01" || got[29].Date != "2026-09-30" {
+			t.Errorf("build %d: %d rows of openai read back, want September's 30", build, len(got))
+		}
+		next.Incidents = datasetHistory().Incidents
+		again, idx2, err := DatasetFiles(next, later, base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		entries := map[string]DatasetEntry{}
+		for _, f := range idx2.Files {
+			entries[f.Path[1:]] = f
+		}
+		for name, data := range tampered {
+			f := entries[name]
+			sum := sha256.Sum256(data)
+			if !f.Unverified || f.Closed || !bytes.Equal(again[name], data) || f.SHA256 != hex.EncodeToString(sum[:]) {
+				t.Errorf("build %d: %s listed %+v; want it kept as found, unverified, not closed", build, name, f)
+			}
+		}
+		for _, name := range untouched {
+			f, before := entries[name], idx.Files[slices.IndexFunc(idx.Files, func(f DatasetEntry) bool { return f.Path == "/"+name })]
+			if f.Unverified || !f.Closed || f.SHA256 != before.SHA256 || !bytes.Equal(again[name], files[name]) {
+				t.Errorf("build %d: untouched %s listed %+v, was %+v", build, name, f, before)
+			}
+		}
+		if !strings.Contains(string(again[FileDatasets]), `"unverified":true`) {
+			t.Errorf("build %d: the index says nothing of it: %s", build, again[FileDatasets])
+		}
+		dir = t.TempDir()
+		if err := Publish(dir, again); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	// Without an index, nothing can be verified.
+	if err := os.Remove(filepath.Join(dir, filepath.FromSlash(FileDatasets))); err != nil {
+		t.Fatal(err)
+	}
+	next := NewHistory()
+	problems, err := ReadArchive(dir, next)
+	if err != nil || len(problems) == 0 || !strings.HasPrefix(problems[0], FileDatasets+": ") || len(next.Days) != 0 {
+		t.Errorf("without an index: problems %q, %d days read, err %v", problems, len(next.Days), err)
+	}
+	_, idx3, err := DatasetFiles(next, later, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range idx3.Files {
+		if f.Month != "2026-11" && (!f.Unverified || f.Closed) { // November, open, is rendered anew
+			t.Errorf("without an index: %+v", f)
+		}
 	}
 }
 

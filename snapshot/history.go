@@ -67,6 +67,9 @@ type History struct {
 	// disk, so that a closed month is published again byte for byte. They
 	// are read one at a time as the dataset is written, never held.
 	Archive map[string]string `json:"-"`
+	// ArchiveUnverified are the files of Archive whose bytes the previous
+	// snapshot's dataset index did not list (ReadArchive).
+	ArchiveUnverified map[string]bool `json:"-"`
 }
 
 // ServiceHistory is what is remembered of one service between builds.

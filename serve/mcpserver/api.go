@@ -81,6 +81,14 @@ func (a API) Status(ctx context.Context) (snapshot.StatusDoc, error) {
 // Service is GET /services/{slug}: one service's detail.
 func (a API) Service(ctx context.Context, slug string) (snapshot.ServiceDoc, error) {
 	var doc snapshot.ServiceDoc
+	if slug == "." || slug == ".." {
+		// PathEscape leaves dots alone, and the server cleans a dot segment
+		// away: /services/.. would answer the API index as if it were a
+		// service. No slug is one, so it is the API's 404 without asking.
+		return doc, &ProblemError{StatusCode: http.StatusNotFound, Problem: snapshot.Problem{
+			Type: "about:blank", Title: http.StatusText(http.StatusNotFound), Status: http.StatusNotFound, Param: "slug",
+			Detail: fmt.Sprintf("%q is not a tracked service: see %s for the list", slug, snapshot.PathStatus)}}
+	}
 	err := a.get(ctx, "/services/"+url.PathEscape(slug), nil, &doc)
 	return doc, err
 }

@@ -152,7 +152,7 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "aistatus", Title: "aistatus: are AI services up?", Version: version}, serverOpts)
 	s.AddReceivingMiddleware(numericErrorAsString)
-	addResources(s, api)
+	addResources(s, api, c.catalog)
 	// Every tool only reads, and calling one twice changes nothing. The
 	// world of most is closed — aistatus's own snapshot — but check_service
 	// probes the service's API host live.

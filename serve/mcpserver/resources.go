@@ -32,8 +32,9 @@ func ServiceURI(slug string) string { return servicePrefix + url.PathEscape(slug
 // about every minute, so a read is never much older than one build.
 const resourceTTLMs = 30_000
 
-// addResources registers the status resource and the per-service template.
-func addResources(s *mcp.Server, api API) {
+// addResources registers the status resource and the per-service template,
+// which reads only cat's services.
+func addResources(s *mcp.Server, api API, cat snapshot.Catalog) {
 	s.AddResource(&mcp.Resource{
 		URI:   StatusURI,
 		Name:  "status",
@@ -52,7 +53,7 @@ func addResources(s *mcp.Server, api API) {
 			"The slugs are those of aistatus://status. " + statusLegend + licenceNote,
 		MIMEType: "application/json",
 	}, func(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
-		slug, ok := serviceSlug(req.Params.URI)
+		slug, ok := trackedSlug(cat, req.Params.URI)
 		if !ok {
 			return nil, mcp.ResourceNotFoundError(req.Params.URI)
 		}
@@ -69,6 +70,19 @@ func serviceSlug(uri string) (string, bool) {
 	}
 	slug, err := url.PathUnescape(rest)
 	return slug, err == nil && slug != ""
+}
+
+// trackedSlug is the slug of a service resource URI naming one of cat's
+// services; false for any other. Only a tracked slug is put in the API path:
+// anything else may not stay one path segment there (%2e%2e is "..", and
+// /services/.. is the API index once the path is cleaned).
+func trackedSlug(cat snapshot.Catalog, uri string) (string, bool) {
+	slug, ok := serviceSlug(uri)
+	if !ok {
+		return "", false
+	}
+	_, tracked := cat.Lookup(slug)
+	return slug, tracked
 }
 
 // readDocument reads an API document as the resource uri. The document is
@@ -102,10 +116,8 @@ func subscriptionHandlers(cat snapshot.Catalog) (func(context.Context, *mcp.Subs
 		if uri == StatusURI {
 			return nil
 		}
-		if slug, ok := serviceSlug(uri); ok {
-			if _, tracked := cat.Lookup(slug); tracked {
-				return nil
-			}
+		if _, ok := trackedSlug(cat, uri); ok {
+			return nil
 		}
 		return mcp.ResourceNotFoundError(uri)
 	}

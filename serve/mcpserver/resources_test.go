@@ -3,11 +3,14 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/aistatus/aistatus/serve/mcpserver"
 	"github.com/aistatus/aistatus/snapshot"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -48,6 +51,46 @@ func TestResourcesListAndRead(t *testing.T) {
 		if err == nil {
 			t.Errorf("read %s: no error", uri)
 		}
+	}
+}
+
+// A service resource reads only a tracked slug: one that would not stay a
+// path segment of the API (dots, encoded or not, slashes, nothing) or is not
+// in the catalog is the SDK's "resource not found", and never reads another
+// document (aistatus://services/%2e%2e once answered the API index). Nor
+// does get_service's slug.
+func TestResourceReadsOnlyTrackedSlugs(t *testing.T) {
+	srv := newServer(t, 0)
+	ctx := context.Background()
+	cs := connect(t, mcpserver.New(mcpserver.InProcess(srv.APIHandler()), "test"))
+	for _, rest := range []string{"%2e%2e", "..", "%2E%2E", ".", "%2e", "", "%2F", "%2e%2e%2Fstatus", "%2e%2e%2F%2e%2e%2Fopenapi.json",
+		"openai%2F..", "openai%2F%2e%2e", "%252e%252e", "%20", "OPENAI", "openai%00", "nope", "status"} {
+		uri := "aistatus://services/" + rest
+		res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: uri})
+		if err == nil {
+			t.Errorf("read %s: no error, read %.80q", uri, res.Contents[0].Text)
+			continue
+		}
+		assertNotFound(t, "read "+uri, err, uri)
+	}
+
+	// The tool asks the API for the slug it is given, so that a remote
+	// instance's catalog is its own; a dot segment is not asked for.
+	for _, slug := range []string{"..", ".", "%2e%2e", "../status", "openai/.."} {
+		assertToolError(t, cs, "get_service", map[string]any{"slug": slug}, "is not a tracked service")
+	}
+}
+
+// assertNotFound asserts that err is the SDK's "resource not found" for uri.
+func assertNotFound(t *testing.T, what string, err error, uri string) {
+	t.Helper()
+	var got, want *jsonrpc.Error
+	if !errors.As(err, &got) || !errors.As(mcp.ResourceNotFoundError(uri), &want) {
+		t.Errorf("%s: error %v, not a JSON-RPC error", what, err)
+		return
+	}
+	if got.Code != want.Code || got.Message != want.Message || !strings.Contains(string(got.Data), uri) {
+		t.Errorf("%s: error %d %q %s, want %d %q for the URI", what, got.Code, got.Message, got.Data, want.Code, want.Message)
 	}
 }
 
