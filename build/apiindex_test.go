@@ -12,6 +12,7 @@ import (
 // its operation from openapi.json, at absolute addresses under the base
 // URL, templated exactly where the path holds a placeholder.
 func TestAPIIndex(t *testing.T) {
+	t.Parallel()
 	data, err := apiIndex(openapiTestBase + "/")
 	if err != nil {
 		t.Fatal(err)

@@ -48,6 +48,7 @@ func withHistory(sh snapshot.ServiceHistory) *snapshot.History {
 }
 
 func TestAssembleStatus(t *testing.T) {
+	t.Parallel()
 	failingSince := asmNow.Add(-2 * time.Minute)
 	tests := []struct {
 		name     string
@@ -120,6 +121,7 @@ func TestAssembleStatus(t *testing.T) {
 // last word stands in for up to MaxHold, inclusive; our own open incident
 // turns an operational word to degraded. Each row is one observation.
 func TestAssembleWithoutThePagesWord(t *testing.T) {
+	t.Parallel()
 	scopeLost := snapshot.FeedSource{Format: snapshot.FormatStatuspage, State: snapshot.FeedError, Failure: snapshot.FailureScope,
 		Error: "none of the page's 6 components is in the scope of Svc: the page changed, or the scope needs updating"}
 	said := func(st snapshot.Status, ago time.Duration) snapshot.ServiceHistory {
@@ -184,6 +186,7 @@ func TestAssembleWithoutThePagesWord(t *testing.T) {
 // With no internet, every service reads unknown, never an outage: the
 // failed probes are discarded, and no page's last word is held.
 func TestAssembleOffline(t *testing.T) {
+	t.Parallel()
 	cat := snapshot.Catalog{}
 	obs := map[string]Observation{}
 	h := snapshot.NewHistory()
@@ -210,6 +213,7 @@ func TestAssembleOffline(t *testing.T) {
 // our own open incident, or unknown; nothing to go on is unknown; and a
 // disagreement is our probes'.
 func TestAssembleBasisInvariants(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(21, 7))
 	feeds := []snapshot.FeedSource{feedFailed, feedNone}
 	for _, st := range snapshot.Statuses {
@@ -270,6 +274,7 @@ func withOurOutage(start time.Time) *snapshot.History {
 // the first answer after an outage reads degraded (with the calm page's
 // disagreement), the second closes the incident.
 func TestAssembleRecovery(t *testing.T) {
+	t.Parallel()
 	start := asmNow.Add(-10 * time.Minute)
 	h := withOurOutage(start)
 
@@ -294,6 +299,7 @@ func TestAssembleRecovery(t *testing.T) {
 // closes after ProbeRecoveryAfter answers in a row): a calm page still reads
 // degraded, never operational beside it.
 func TestAssembleRelapse(t *testing.T) {
+	t.Parallel()
 	start := asmNow.Add(-10 * time.Minute)
 	h := withOurOutage(start)
 	at := asmNow
@@ -320,6 +326,7 @@ func TestAssembleRelapse(t *testing.T) {
 }
 
 func TestAssembleSourceHealth(t *testing.T) {
+	t.Parallel()
 	h := snapshot.NewHistory()
 	at := asmNow
 	cycle := func(o Observation) snapshot.FeedSource {
@@ -372,6 +379,7 @@ func TestAssembleSourceHealth(t *testing.T) {
 // A source failing for over an hour is logged at error level (a person must
 // look: it may have moved); a shorter run of failures is not.
 func TestAssembleAlarmsOnALongFailingSource(t *testing.T) {
+	t.Parallel()
 	var logged bytes.Buffer
 	log := zerolog.New(&logged)
 	h := snapshot.NewHistory()

@@ -151,6 +151,7 @@ func calm(svc snapshot.Service) snapshot.Status {
 }
 
 func TestBuildCalmWorld(t *testing.T) {
+	t.Parallel()
 	h := newHarnessWith(t, everyFormat(t))
 	res := h.cycle()
 	for _, svc := range h.world.Catalog.Services {
@@ -201,6 +202,7 @@ func TestBuildCalmWorld(t *testing.T) {
 // TestBuildEveryFormatDeclaresStatus scripts a non-operational state on one
 // service of each feed format and checks the status read back.
 func TestBuildEveryFormatDeclaresStatus(t *testing.T) {
+	t.Parallel()
 	h := newHarnessWith(t, everyFormat(t))
 	// The first service of each format declares one of the states the
 	// format can declare other than operational, in turn; every other
@@ -229,6 +231,7 @@ func TestBuildEveryFormatDeclaresStatus(t *testing.T) {
 }
 
 func TestBuildOfficialIncidentLifecycle(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	started := t0.Add(-10 * time.Minute)
 	h.world.Set("anthropic", func(p *buildtest.Page) {
@@ -272,6 +275,7 @@ func TestBuildOfficialIncidentLifecycle(t *testing.T) {
 // page's disagreement published; it recovers after ProbeRecoveryAfter
 // answers, never reading operational beside an open incident of ours.
 func TestBuildProbeIncident(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.cycle() // calm: operational where a page says so, unknown without one
 	// perplexity's page still says operational; mistral has no page.
@@ -341,6 +345,7 @@ func TestBuildProbeIncident(t *testing.T) {
 // TestBuildFlakyFeedKeepsOfficialStatus: a feed that fails every other cycle
 // while the API host still answers must not flap an official outage.
 func TestBuildFlakyFeedKeepsOfficialStatus(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.world.Set("groq", func(p *buildtest.Page) { p.Status = snapshot.MajorOutage })
 	for i := 0; i < 6; i++ {
@@ -359,6 +364,7 @@ func TestBuildFlakyFeedKeepsOfficialStatus(t *testing.T) {
 }
 
 func TestBuildOurNetworkDown(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.cycle()
 	h.world.SetAll(func(p *buildtest.Page) { p.APIDown, p.FeedBroken = true, true })
@@ -381,6 +387,7 @@ func TestBuildOurNetworkDown(t *testing.T) {
 }
 
 func TestBuildInterruptedKeepsPreviousSnapshot(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.cycle()
 	before := readTree(t, h.out)
@@ -405,6 +412,7 @@ func TestBuildInterruptedKeepsPreviousSnapshot(t *testing.T) {
 }
 
 func TestBuildCorruptHistoryIsKept(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.cycle()
 	garbage := []byte(`{"version":1,"services":{"openai":`)
@@ -423,6 +431,7 @@ func TestBuildCorruptHistoryIsKept(t *testing.T) {
 }
 
 func TestBuildHistoryCarriesOver(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	for i := 0; i < 3; i++ {
 		h.cycle()
@@ -466,6 +475,7 @@ func deref(p *float64) any {
 // One absurd time in one feed used to stop every build (year 10000 in UTC
 // cannot be encoded as JSON): now the item is dropped and the cycle goes on.
 func TestBuildSurvivesAbsurdFeedTimes(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	absurd := time.Date(9999, 12, 31, 23, 59, 59, 0, time.FixedZone("", -3600))
 	h.world.Set("anthropic", func(p *buildtest.Page) {

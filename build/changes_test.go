@@ -13,6 +13,7 @@ import (
 // TestAssembleChangeLog runs cycles of one service through a status change
 // and an official incident's life, and checks the log Assemble keeps.
 func TestAssembleChangeLog(t *testing.T) {
+	t.Parallel()
 	h := snapshot.NewHistory()
 	inc := snapshot.Incident{ID: "svc-1", Service: "svc", Headline: "Errors", Severity: snapshot.Minor,
 		StartedAt: asmNow, Status: "investigating", Source: snapshot.SourceOfficial}
@@ -89,6 +90,7 @@ func TestAssembleChangeLog(t *testing.T) {
 // never reused, even after the log was pruned empty, and that changes.json
 // is published.
 func TestChangeLogIDsSurviveBuilds(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	first := h.cycle()
 	if len(first.Changes) < len(h.world.Catalog.Services) {

@@ -39,6 +39,7 @@ func (h *harness) confirmCycle(c Confirm) {
 // re-probes confirm the failure; a single lost probe is answered by the
 // first re-probe and changes nothing.
 func TestConfirmedOutage(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	sleep := &recordingSleep{}
 	c := Confirm{Reprobes: 2, Spacing: 3 * time.Second, Sleep: sleep.Sleep}
@@ -77,6 +78,7 @@ func TestConfirmedOutage(t *testing.T) {
 // TestConfirmBoundedByTimeout: re-probes stop when the service's time is
 // up; the failures so far still count.
 func TestConfirmBoundedByTimeout(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.world.Set("cohere", func(p *buildtest.Page) { p.APIDown = true })
 	c := Confirm{Reprobes: 5, Spacing: time.Hour} // the real timer: the timeout cuts it

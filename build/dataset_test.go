@@ -16,6 +16,7 @@ import (
 // last, but its day stays in the service's history, read back from the
 // monthly file of the previous snapshot.
 func TestBuildKeepsDailyHistory(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("35 builds")
 	}

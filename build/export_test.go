@@ -13,6 +13,7 @@ import (
 // has text/csv, and reads back with a standard CSV reader, a comma in a
 // name quoted.
 func TestExportCSVLineEnds(t *testing.T) {
+	t.Parallel()
 	checked := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	data, err := exportCSV(snapshot.StatusDoc{Services: []snapshot.ServiceSummary{
 		{Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", Status: snapshot.Operational, LastChecked: &checked},

@@ -170,6 +170,7 @@ func untrustedTLSServer(t *testing.T) string {
 const fetchCalmSummary = `{"status":{"indicator":"none"},"components":[{"name":"API","status":"operational"}],"incidents":[]}`
 
 func TestFaultyServiceIsIsolated(t *testing.T) {
+	t.Parallel()
 	faults := []struct {
 		name      string
 		start     func(t *testing.T) string

@@ -23,6 +23,7 @@ import (
 // their incidents and changes is still there, and the flood grew by at most
 // MaxNewIncidentsPerFeed a cycle, saying so once a cycle.
 func TestFloodKeepsOtherServicesHistory(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a dozen cycles over 100 000 incidents")
 	}

@@ -43,6 +43,7 @@ func (h *harness) measuredCycle(c Completions, log *bytes.Buffer) Result {
 // down, with the disagreement shown, within one cycle; the key appears in
 // no file or log line; without keys nothing is sent.
 func TestMeasuredCompletions(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	var log bytes.Buffer
 
@@ -198,6 +199,7 @@ func heldPiece(data []byte, key string) string {
 // table lists is kept; one it does not list, or of a service without a
 // table, is "other".
 func TestKeyEchoedByProvider(t *testing.T) {
+	t.Parallel()
 	keys := map[string]string{
 		"OPENAI_API_KEY":    openAIKey,
 		"ANTHROPIC_API_KEY": "sk-ant-api03-Vb7Qw2Lx9Rk4Tn8Jm1Hd6Pz3Fc5Gy0Ks",
@@ -291,6 +293,7 @@ func TestKeyEchoedByProvider(t *testing.T) {
 // TestKeyRefused: a refused key is our configuration, not an outage: the
 // page's word stands and the model says why it has no status.
 func TestKeyRefused(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.world.Set("openai", func(p *buildtest.Page) { p.CompletionStatus = 401 })
 	var log bytes.Buffer
@@ -310,6 +313,7 @@ func TestKeyRefused(t *testing.T) {
 // TestCompletionEvery: --completion-every spaces the measurements out over
 // cycles that build more often.
 func TestCompletionEvery(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	keys := Completions{Keys: map[string]string{"OPENAI_API_KEY": openAIKey}, Every: 5 * time.Minute}
 	for range 11 { // minutes 0 to 10
@@ -323,6 +327,7 @@ func TestCompletionEvery(t *testing.T) {
 // TestCompletionsOffline: when most probes fail at once (our network), a
 // completion that got no answer is discarded, not an outage.
 func TestCompletionsOffline(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	keys := Completions{Keys: map[string]string{"OPENAI_API_KEY": openAIKey}}
 	h.measuredCycle(keys, nil)
@@ -340,6 +345,7 @@ func TestCompletionsOffline(t *testing.T) {
 // of new samples, whatever build wrote them: kept while the service's
 // table lists them and they hold no piece of a configured key.
 func TestCleanStoredCodes(t *testing.T) {
+	t.Parallel()
 	cat, err := snapshot.DefaultCatalog()
 	if err != nil {
 		t.Fatal(err)
@@ -381,6 +387,7 @@ func TestCleanStoredCodes(t *testing.T) {
 // on, even when that key is no longer configured (rotated); a listed code
 // is kept.
 func TestKeyInStoredHistory(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	var log bytes.Buffer
 	keys := Completions{Keys: map[string]string{"OPENAI_API_KEY": openAIKey}}

@@ -77,6 +77,7 @@ func modelOf(t *testing.T, h *snapshot.History, id string) snapshot.ModelDoc {
 }
 
 func TestModelStatusThresholds(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		uptime *float64
 		want   snapshot.Status
@@ -106,6 +107,7 @@ func figure(f *float64) any {
 }
 
 func TestAssembleModelsPerProvider(t *testing.T) {
+	t.Parallel()
 	cat := modelCatalog("https://openrouter.example", true)
 	h := snapshot.NewHistory()
 	reads := map[string]map[string]GatewayRead{snapshot.GatewayOpenRouter: {
@@ -180,6 +182,7 @@ func TestAssembleModelsPerProvider(t *testing.T) {
 }
 
 func TestAssembleModelsUnknown(t *testing.T) {
+	t.Parallel()
 	cat := modelCatalog("https://openrouter.example", true)
 	calm := map[string]Observation{"anthropic": {Feed: feedOK(snapshot.Operational)}, "cohere": {Feed: feedOK(snapshot.Operational)}}
 
@@ -266,6 +269,7 @@ func gateway(t *testing.T, code int) (*httptest.Server, func() map[string]int) {
 }
 
 func TestObserveModelsBounded(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name    string
 		enabled bool
@@ -299,6 +303,7 @@ func TestObserveModelsBounded(t *testing.T) {
 }
 
 func TestObserveModelsTimeout(t *testing.T) {
+	t.Parallel()
 	// A gateway that never answers holds the reads no longer than the
 	// per-request bound.
 	release := make(chan struct{})
@@ -319,6 +324,7 @@ func TestObserveModelsTimeout(t *testing.T) {
 }
 
 func TestNamesModel(t *testing.T) {
+	t.Parallel()
 	md := snapshot.Model{ID: sonnet, Name: "Claude Sonnet 4.5", Aliases: []string{"sonnet 4.5"}}
 	for headline, want := range map[string]bool{
 		"Elevated errors on Claude Sonnet 4.5":         true,
@@ -341,6 +347,7 @@ func TestNamesModel(t *testing.T) {
 // list in catalog order, each model's own document with the incidents
 // that name it.
 func TestModelDocuments(t *testing.T) {
+	t.Parallel()
 	cat := modelCatalog("https://openrouter.example", true)
 	h := snapshot.NewHistory()
 	AssembleModels(h, cat, map[string]Observation{}, map[string]map[string]GatewayRead{snapshot.GatewayOpenRouter: {
@@ -376,6 +383,7 @@ func TestModelDocuments(t *testing.T) {
 // the figures survive into the next cycle's history, and a gateway that
 // stops answering leaves its models unknown with the failure recorded.
 func TestBuildModels(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	split, err := os.ReadFile(filepath.Join("feed", "testdata", "openrouter-split.json"))
 	if err != nil {
@@ -424,6 +432,7 @@ func TestBuildModels(t *testing.T) {
 // TestGatewaySendsNoCredentials: the gateway is read without a key, so no
 // key can leak to it (or, from it, into a published figure).
 func TestGatewaySendsNoCredentials(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var seen []string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -449,6 +458,7 @@ func TestGatewaySendsNoCredentials(t *testing.T) {
 // watched Cohere model by its component: the models read operational, not
 // the page's partial outage.
 func TestModelComponentsRealCapture(t *testing.T) {
+	t.Parallel()
 	body, err := os.ReadFile(filepath.Join("feed", "testdata", "real", "incidentio-cohere-20260723.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -498,6 +508,7 @@ func TestModelComponentsRealCapture(t *testing.T) {
 // with our own completions, the entry gives the measured status and the
 // share that succeeded over the hour, named as ours and our key's.
 func TestAssembleModelsMeasured(t *testing.T) {
+	t.Parallel()
 	cat := modelCatalog("https://openrouter.example", false)
 	cat.Services[0].Completion = &snapshot.CompletionProbe{Style: snapshot.CompletionStyles[0], URL: "https://api.anthropic.example/v1/messages",
 		KeyEnv: "ANTHROPIC_API_KEY", Models: []snapshot.MeasuredModelRef{{ID: sonnet, Model: "claude-sonnet-4-5"}}}

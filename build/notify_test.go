@@ -82,6 +82,7 @@ func statusServer(t *testing.T, status int) (*httptest.Server, *atomic.Int32) {
 // one that never answers: the builds are not slowed or failed, the good
 // receiver gets every change once and in order, the failing one is retried.
 func TestWebhooks(t *testing.T) {
+	t.Parallel()
 	good := newWebhookReceiver(t)
 	failing, failures := statusServer(t, http.StatusInternalServerError)
 	released := make(chan struct{})
@@ -177,6 +178,7 @@ func TestWebhooks(t *testing.T) {
 }
 
 func TestWebhookSecret(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{"", "secret", "whsec_!!!", "whsec_" + base64.StdEncoding.EncodeToString([]byte("short"))} {
 		if _, err := ParseWebhookSecret(bad); err == nil {
 			t.Errorf("secret %q accepted", bad)
@@ -201,6 +203,7 @@ func TestWebhookSecret(t *testing.T) {
 // receiver's own host (a 302 would have turned the signed POST into a GET
 // that counted as delivered, a 307 re-posted it).
 func TestWebhookClient(t *testing.T) {
+	t.Parallel()
 	unlisted, unlistedHits := statusServer(t, http.StatusNoContent)
 	tests := []struct {
 		name     string
@@ -269,6 +272,7 @@ func TestWebhookClient(t *testing.T) {
 // attempt may succeed (408, 429, 5xx); any other answer that is not a 2xx
 // gives it up at once, logged with the status.
 func TestWebhookRetryPolicy(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		status    int
 		wantPosts int // of Attempts, 3
@@ -318,6 +322,7 @@ func TestWebhookRetryPolicy(t *testing.T) {
 // neither what was queued for it nor later changes, and this is logged
 // once; the other receivers are served as before.
 func TestWebhookGone(t *testing.T) {
+	t.Parallel()
 	gone, gonePosts := statusServer(t, http.StatusGone)
 	good := newWebhookReceiver(t)
 	var logs strings.Builder // read once Close has waited for the workers
@@ -365,6 +370,7 @@ func (l logLines) Write(p []byte) (int, error) { l <- string(p); return len(p), 
 // counted, not logged one by one: one line per report tick with how many
 // and which, and one for the rest when the notifier closes.
 func TestWebhookDropsReported(t *testing.T) {
+	t.Parallel()
 	posted, release := make(chan struct{}, 100), make(chan struct{})
 	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		posted <- struct{}{}
@@ -427,6 +433,7 @@ func TestWebhookDropsReported(t *testing.T) {
 // scheme and host only, as the receiver's own URL is: it may carry a token
 // in its userinfo, path or query.
 func TestWebhookRejectionsReported(t *testing.T) {
+	t.Parallel()
 	var posts atomic.Int32
 	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		posts.Add(1)
@@ -510,6 +517,7 @@ func TestWebhookRejectionsReported(t *testing.T) {
 // notifier writes either, whether the receiver fails, refuses, is gone or
 // never answers, or the URL is refused at start.
 func TestWebhookURLStaysSecret(t *testing.T) {
+	t.Parallel()
 	const secret = "T0SECRET/B0SECRET"
 	closed := httptest.NewServer(http.NotFoundHandler())
 	closed.Close()

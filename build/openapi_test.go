@@ -40,6 +40,7 @@ func openapiLoad(t *testing.T) *openapi3.T {
 }
 
 func TestOpenAPIDocument(t *testing.T) {
+	t.Parallel()
 	doc := openapiLoad(t)
 
 	if doc.OpenAPI != "3.0.3" {
@@ -214,6 +215,7 @@ func TestOpenAPIDocument(t *testing.T) {
 // package's lists, in the same order. FeedFormat is checked with the rest
 // of the table of formats, by feed's TestFormats.
 func TestOpenAPIEnums(t *testing.T) {
+	t.Parallel()
 	doc := openapiLoad(t)
 	schemas := doc.Components.Schemas
 	// The point-in-time read's cap, the one bound of a list the code states.
@@ -277,6 +279,7 @@ func TestOpenAPIEnums(t *testing.T) {
 // proxies and linters of OpenAPI 3.0 rely on, beyond what kin-openapi
 // validates (.ci/openapi.sh runs the tools themselves).
 func TestOpenAPIToolFriendly(t *testing.T) {
+	t.Parallel()
 	var doc map[string]any
 	if err := json.Unmarshal(openapiDocument, &doc); err != nil {
 		t.Fatal(err)
@@ -340,6 +343,7 @@ func TestOpenAPIToolFriendly(t *testing.T) {
 }
 
 func TestOpenAPIServerURL(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ base, want string }{
 		{"https://aistatus.example", "https://aistatus.example/api/v1"},
 		{"https://aistatus.example/", "https://aistatus.example/api/v1"},
@@ -372,6 +376,7 @@ func TestOpenAPIServerURL(t *testing.T) {
 // TestOpenAPIKeepsText checks that the text of the description comes out
 // as written: json.Marshal would write <, > and & as \u003c, \u003e, \u0026.
 func TestOpenAPIKeepsText(t *testing.T) {
+	t.Parallel()
 	saved := openapiDocument
 	t.Cleanup(func() { openapiDocument = saved })
 	openapiDocument = []byte(`{"openapi": "3.0.3", "info": {"description": "<a> & <b>"}, "servers": [{"url": "x", "description": "R&D <1>"}]}`)
@@ -387,6 +392,7 @@ func TestOpenAPIKeepsText(t *testing.T) {
 }
 
 func TestOpenAPIOutputIsStable(t *testing.T) {
+	t.Parallel()
 	a, err := OpenAPI(openapiTestBase)
 	if err != nil {
 		t.Fatal(err)
@@ -433,6 +439,7 @@ var openapiStackProperties = map[string][]string{"CheckResult": {"checks"}}
 // TestOpenAPIStackCheck: a stack's answer is CheckDoc's fields, all in
 // CheckResult, and checks, an optional array of CheckResults.
 func TestOpenAPIStackCheck(t *testing.T) {
+	t.Parallel()
 	doc := openapiLoad(t)
 	schema := doc.Components.Schemas["CheckResult"].Value
 	typ := reflect.TypeFor[snapshot.StackCheckDoc]()
@@ -539,6 +546,7 @@ var openapiNullableSchemas = map[string]string{
 // is always emitted, nullable exactly when it can be null, the same JSON type,
 // and a $ref to the right component for nested types.
 func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
+	t.Parallel()
 	doc := openapiLoad(t)
 	for _, name := range []string{"StatusResponse", "ServiceSummary", "ServiceDetail", "Uptime", "Incident",
 		"IncidentList", "Filters", "Window", "CheckResult", "CheckService", "CheckStatus", "CheckBasis", "Verdict", "Evidence", "CheckAlternative", "Sources", "FeedSource",
@@ -691,6 +699,7 @@ var sampleModel = func() snapshot.ModelDoc {
 // TestOpenAPISchemasAcceptGoValues marshals sample values of every document
 // the API serves and validates each against its component schema.
 func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
+	t.Parallel()
 	doc := openapiLoad(t)
 	now := time.Date(2025, 1, 31, 12, 0, 0, 123456789, time.UTC)
 	earlier := now.Add(-3 * time.Hour)

@@ -93,6 +93,7 @@ func goldenInput(t *testing.T) (Site, snapshot.Catalog, *snapshot.History, map[s
 // TestRenderGolden compares the API files of a fixed cycle with the golden
 // files in testdata/golden (go test ./build -run Golden -update rewrites them).
 func TestRenderGolden(t *testing.T) {
+	t.Parallel()
 	files, err := Render(goldenInput(t))
 	if err != nil {
 		t.Fatal(err)
@@ -126,6 +127,7 @@ func TestRenderGolden(t *testing.T) {
 // operational for 90 minutes and in partial outage for the last 30, of which
 // 30% counts as downtime: 100 × (120 − 9) / 120 = 92.5.
 func TestRenderUptime(t *testing.T) {
+	t.Parallel()
 	docs := Documents(goldenInput(t))
 	byslug := map[string]snapshot.ServiceDoc{}
 	for _, d := range docs.Services {
@@ -148,6 +150,7 @@ func TestRenderUptime(t *testing.T) {
 // Rendering reads the history and never changes it: a service without
 // history renders as never checked, and gains no entry.
 func TestRenderLeavesHistoryAlone(t *testing.T) {
+	t.Parallel()
 	cat, err := snapshot.DefaultCatalog()
 	if err != nil {
 		t.Fatal(err)
@@ -165,6 +168,7 @@ func TestRenderLeavesHistoryAlone(t *testing.T) {
 // rendered file with its exact size and hash, under a generation that its
 // list proves, and that the generation follows the content.
 func TestRenderManifestFiles(t *testing.T) {
+	t.Parallel()
 	site, cat, h, states, now := goldenInput(t)
 	files, err := Render(site, cat, h, states, now)
 	if err != nil {

@@ -71,6 +71,7 @@ func probesRecorded(t *testing.T, out, slug string) int {
 // `aistatus run` plus a manual `aistatus build` do: each must read the
 // history the previous one published, so every cycle is recorded.
 func TestConcurrentBuildsLoseNoCycle(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("the folder lock is flock(2), Linux only")
 	}
@@ -116,6 +117,7 @@ func TestConcurrentBuildsLoseNoCycle(t *testing.T) {
 // history.corrupt-*, and the build starts afresh instead of freezing the
 // data or failing every cycle.
 func TestBuildSetsAsideUnusableHistory(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		mutate  func(h *snapshot.History, now time.Time)
@@ -209,6 +211,7 @@ func TestBuildSetsAsideUnusableHistory(t *testing.T) {
 // catalog does not name reads as a feed error, and the probe still decides:
 // the host answers, which alone is unknown.
 func TestBuildRefusesFeedRedirectOffCatalog(t *testing.T) {
+	t.Parallel()
 	var unlistedHits atomic.Int32
 	unlisted := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		unlistedHits.Add(1)

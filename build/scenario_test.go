@@ -24,6 +24,7 @@ import (
 //	11      ·                                  ·                            our network is gone
 //	12      ·                                  ·                            back
 func TestScenario(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	at := func(minute int) time.Time { return t0.Add(time.Duration(minute) * time.Minute) }
 	incident := func(sev snapshot.Severity, resolved *time.Time) []buildtest.Incident {

@@ -156,6 +156,7 @@ func scheduleCatalog(tb testing.TB, slugs ...string) snapshot.Catalog {
 // timeline; the unreadable page gets no timeline credit; and the incident
 // that the sparse builds mostly saw on the timeline counts as downtime.
 func TestGitHubSchedule(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("a day of builds")
 	}

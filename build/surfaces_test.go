@@ -14,6 +14,7 @@ import (
 // basis none (and a source saying why) when it was not: never the API's
 // status borrowed, never a word held from an earlier cycle.
 func TestSurfaceDocs(t *testing.T) {
+	t.Parallel()
 	cat, err := snapshot.DefaultCatalog()
 	if err != nil {
 		t.Fatal(err)
@@ -97,6 +98,7 @@ func (e errTest) Error() string { return string(e) }
 // the page for the surface no longer does, kept as they were while it
 // cannot be read, and pruned like the service's.
 func TestSurfaceIncidentsKept(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	inc := snapshot.Incident{ID: "anthropic-x", Service: "anthropic", Headline: "claude.ai down", Severity: snapshot.Major,
 		StartedAt: start.Add(-time.Hour), Status: "investigating", Source: snapshot.SourceOfficial, UpdatedAt: start}

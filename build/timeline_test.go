@@ -37,6 +37,7 @@ func assembleOpenAI(t *testing.T, h *snapshot.History, at time.Time, o Observati
 // TestTimelineBridges checks each condition of the rule under which the
 // page's timeline credits the gap between two checks (snapshot.CreditTimeline).
 func TestTimelineBridges(t *testing.T) {
+	t.Parallel()
 	op, deg, partial, maint := snapshot.Operational, snapshot.Degraded, snapshot.PartialOutage, snapshot.Maintenance
 	complete := &feed.Timeline{}
 	open := snapshot.Incident{ID: "openai-i1", Service: "openai", Headline: "Elevated errors", Severity: snapshot.Major,
@@ -83,6 +84,7 @@ func TestTimelineBridges(t *testing.T) {
 // TestTimelineNotAfterOurIncident: while our own incident is open the page's
 // word is not credited for time nobody checked, even once it is read again.
 func TestTimelineNotAfterOurIncident(t *testing.T) {
+	t.Parallel()
 	op, complete := snapshot.Operational, &feed.Timeline{}
 	h := snapshot.NewHistory()
 	at := t0
@@ -105,6 +107,7 @@ func TestTimelineNotAfterOurIncident(t *testing.T) {
 // the acknowledgement lag and green minutes recorded, and what is not an
 // outage forgotten.
 func TestWatchOutage(t *testing.T) {
+	t.Parallel()
 	op, major := snapshot.Operational, snapshot.MajorOutage
 	postedIncident := snapshot.Incident{ID: "openai-x1", Service: "openai", Headline: "Elevated errors", Severity: snapshot.Major,
 		StartedAt: t0, Status: "investigating", Source: snapshot.SourceOfficial, UpdatedAt: t0}
