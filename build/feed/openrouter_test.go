@@ -2,7 +2,9 @@ package feed
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
@@ -94,6 +96,81 @@ func TestOpenRouter(t *testing.T) {
 				if _, ok := got.Uptime["1d"]; !ok {
 					t.Errorf("endpoint %d has no 1d window", i)
 				}
+			}
+		})
+	}
+}
+
+// realEndpoints is OpenRouter's own example document with its endpoints
+// replaced by n copies of its one endpoint, each passed through edit (nil
+// keeps it whole).
+func realEndpoints(t testing.TB, n int, edit func(i int, ep map[string]any)) []byte {
+	t.Helper()
+	var doc struct {
+		Data map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal(fixture(t, "real/openrouter-openapi-example-20260822.json"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	one, _ := json.Marshal(doc.Data["endpoints"].([]any)[0])
+	eps := make([]map[string]any, n)
+	for i := range eps {
+		if err := json.Unmarshal(one, &eps[i]); err != nil {
+			t.Fatal(err)
+		}
+		if edit != nil {
+			edit(i, eps[i])
+		}
+	}
+	doc.Data["endpoints"] = eps
+	out, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestOpenRouterEndpointCap: a document may list at most
+// MaxGatewayEndpoints endpoints. One that lists more, however many of
+// them repeat one provider, fails as a document of the wrong shape instead
+// of being kept whole (the issue's 5 MiB document of some 58 000 endpoints
+// became 34 MB of models.json) or cut without a word.
+func TestOpenRouterEndpointCap(t *testing.T) {
+	// bare keeps only the members the reader needs, so that a body under
+	// MaxBody holds as many endpoints as it can.
+	bare := func(_ int, ep map[string]any) {
+		for k := range ep {
+			switch k {
+			case "provider_name", "tag", "uptime_last_5m", "uptime_last_30m", "uptime_last_1d":
+			default:
+				delete(ep, k)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		body []byte
+		fail bool
+	}{
+		{"one endpoint", realEndpoints(t, 1, nil), false},
+		{"as many as the cap", realEndpoints(t, MaxGatewayEndpoints, nil), false},
+		{"one more than the cap", realEndpoints(t, MaxGatewayEndpoints+1, nil), true},
+		{"5000 copies of one provider", realEndpoints(t, 5000, nil), true},
+		{"48 000 endpoints, just under the 5 MiB body cap", realEndpoints(t, 48_000, bare), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if len(tc.body) > MaxBody {
+				t.Fatalf("the document is %d bytes: the body cap, not the endpoint cap, would refuse it", len(tc.body))
+			}
+			eps, err := readOpenRouter(t, reply{body: tc.body}, "openai/gpt-4")
+			if tc.fail {
+				if Kind(err) != snapshot.FailureSchema || !strings.Contains(fmt.Sprint(err), fmt.Sprintf("more than the %d", MaxGatewayEndpoints)) {
+					t.Fatalf("%d endpoints read, err = %v (kind %q), want a schema failure naming the cap", len(eps), err, Kind(err))
+				}
+				return
+			}
+			if err != nil || len(eps) == 0 {
+				t.Fatalf("%d endpoints, err = %v", len(eps), err)
 			}
 		})
 	}
