@@ -5,10 +5,12 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -290,9 +292,214 @@ func TestObserveModelsBounded(t *testing.T) {
 					t.Errorf("%s read from a disabled gateway", md.ID)
 				case tc.enabled && tc.code != 0 && (r.Err == nil || feed.Kind(r.Err) != snapshot.FailureHTTP):
 					t.Errorf("%s: err = %v, want an http_status failure", md.ID, r.Err)
-				case tc.enabled && tc.code == 0 && (r.Err != nil || len(r.Endpoints) != 5):
-					t.Errorf("%s: %+v, want the 5 endpoints", md.ID, r)
+				case tc.enabled && tc.code == 0 && (r.Err != nil || len(r.Endpoints) != 4):
+					t.Errorf("%s: %+v, want the 4 endpoints of tracked providers", md.ID, r)
 				}
+			}
+		})
+	}
+}
+
+// splitWith is the split fixture's document with its endpoints replaced
+// by n: the i-th is the fixture's (i mod 5)-th (Anthropic, Bedrock, Google
+// in us-east5, Google in europe, an untracked host) passed through edit.
+func splitWith(t *testing.T, n int, edit func(i int, ep map[string]any)) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("feed", "testdata", "openrouter-split.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Data map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	base := doc.Data["endpoints"].([]any)
+	eps := make([]map[string]any, n)
+	for i := range eps {
+		one, _ := json.Marshal(base[i%len(base)])
+		if err := json.Unmarshal(one, &eps[i]); err != nil {
+			t.Fatal(err)
+		}
+		if edit != nil {
+			edit(i, eps[i])
+		}
+	}
+	doc.Data["endpoints"] = eps
+	out, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// TestTrackedEndpoints: of a gateway's document, only tracked providers
+// count, one per provider and region, the first listed unless a later one
+// has the figure it lacks; more pairs than maxGatewayEntries fail the read
+// as a schema failure instead of being cut.
+func TestTrackedEndpoints(t *testing.T) {
+	g := modelCatalog("https://openrouter.example", true).Models.Gateways[0]
+	ep := func(provider, tag string, up5 *float64) feed.GatewayEndpoint {
+		return feed.GatewayEndpoint{Provider: provider, Tag: tag, Uptime: map[string]*float64{"5m": up5, "30m": up5, "1d": up5}}
+	}
+	repeat := func(n int, e func(i int) feed.GatewayEndpoint) []feed.GatewayEndpoint {
+		out := make([]feed.GatewayEndpoint, n)
+		for i := range out {
+			out[i] = e(i)
+		}
+		return out
+	}
+	type kept struct {
+		provider, tag string
+		up5           *float64
+	}
+	for _, tc := range []struct {
+		name string
+		eps  []feed.GatewayEndpoint
+		want []kept
+		fail bool
+	}{
+		{name: "untracked providers are left out",
+			eps:  []feed.GatewayEndpoint{ep("Untracked Host", "untracked-host", new(99.0)), ep("Anthropic", "anthropic", new(60.0)), ep("anthropic", "anthropic", new(1.0))},
+			want: []kept{{"Anthropic", "anthropic", new(60.0)}}},
+		{name: "one provider 300 times is one entry, the first",
+			eps:  repeat(300, func(i int) feed.GatewayEndpoint { return ep("Amazon Bedrock", "amazon-bedrock", new(float64(i%100))) }),
+			want: []kept{{"Amazon Bedrock", "amazon-bedrock", new(0.0)}}},
+		{name: "a provider's quantizations are one entry",
+			eps:  []feed.GatewayEndpoint{ep("Anthropic", "anthropic/fp8", new(90.0)), ep("Anthropic", "anthropic/bf16", new(99.0)), ep("Anthropic", "anthropic", new(10.0))},
+			want: []kept{{"Anthropic", "anthropic/fp8", new(90.0)}}},
+		{name: "a later one with the figure the first lacks wins",
+			eps:  []feed.GatewayEndpoint{ep("Anthropic", "anthropic", nil), ep("Anthropic", "anthropic/fp8", new(97.0)), ep("Anthropic", "anthropic/int8", new(12.0))},
+			want: []kept{{"Anthropic", "anthropic/fp8", new(97.0)}}},
+		{name: "regions apart stay apart, in the document's order",
+			eps: []feed.GatewayEndpoint{ep("Google", "google-vertex/us-east5", new(95.0)), ep("Google", "google-vertex/europe", new(94.0)),
+				ep("Google", "google-vertex/us-east5", new(1.0)), ep("Google", "google-vertex", new(93.0))},
+			want: []kept{{"Google", "google-vertex/us-east5", new(95.0)}, {"Google", "google-vertex/europe", new(94.0)}, {"Google", "google-vertex", new(93.0)}}},
+		{name: "as many pairs as the cap, among duplicates and untracked hosts",
+			eps: repeat(feed.MaxGatewayEndpoints, func(i int) feed.GatewayEndpoint {
+				if i%2 == 1 {
+					return ep(fmt.Sprintf("Host %d", i), "host", new(50.0))
+				}
+				return ep("Google", fmt.Sprintf("google-vertex/r%d", i/2%maxGatewayEntries), new(99.0))
+			}),
+			want: func() []kept {
+				var out []kept
+				for i := range maxGatewayEntries {
+					out = append(out, kept{"Google", fmt.Sprintf("google-vertex/r%d", i), new(99.0)})
+				}
+				return out
+			}()},
+		{name: "one pair more than the cap fails the read",
+			eps:  repeat(maxGatewayEntries+1, func(i int) feed.GatewayEndpoint { return ep("Google", fmt.Sprintf("google-vertex/r%d", i), new(99.0)) }),
+			fail: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := trackedEndpoints(g, sonnet, tc.eps)
+			if tc.fail {
+				if feed.Kind(err) != snapshot.FailureSchema || got != nil {
+					t.Fatalf("%d kept, err = %v (kind %q), want a schema failure", len(got), err, feed.Kind(err))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("kept %+v, want %d", got, len(tc.want))
+			}
+			for i, w := range tc.want {
+				if got[i].Provider != w.provider || got[i].Tag != w.tag || !sameFigure(got[i].Uptime["5m"], w.up5) {
+					t.Errorf("kept %d = %s %s %v, want %s %s %v", i, got[i].Provider, got[i].Tag, figure(got[i].Uptime["5m"]), w.provider, w.tag, figure(w.up5))
+				}
+			}
+		})
+	}
+}
+
+func sameFigure(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// TestBuildModelsHostileGateway runs whole cycles against a gateway whose
+// document of a model floods: the published model holds one entry per
+// tracked provider and region, never more than maxGatewayEntries; a
+// document past a cap fails that model's read as a schema failure, and the
+// model's entries from the gateway read unknown, as after any broken feed.
+func TestBuildModelsHostileGateway(t *testing.T) {
+	// flood is as many endpoints as a document may list: the fixture's
+	// five over and over, its untracked host under a new name each time
+	// and Anthropic under quantization tags every other time.
+	flood := splitWith(t, feed.MaxGatewayEndpoints, func(i int, ep map[string]any) {
+		switch i % 5 {
+		case 0:
+			if i%2 == 1 {
+				ep["tag"] = "anthropic/fp8"
+			}
+		case 4:
+			ep["provider_name"] = fmt.Sprintf("Untracked Host %d", i)
+		}
+	})
+	for _, tc := range []struct {
+		name, doc string
+		fail      bool
+	}{
+		{"as many endpoints as the cap, all but four repeated or untracked", flood, false},
+		{"5000 endpoints of the same five", splitWith(t, 5000, nil), true},
+		{"a tracked provider in more regions than the cap", splitWith(t, maxGatewayEntries+1, func(i int, ep map[string]any) {
+			ep["provider_name"], ep["tag"] = "Google", fmt.Sprintf("google-vertex/region-%d", i)
+		}), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			split, err := os.ReadFile(filepath.Join("feed", "testdata", "openrouter-split.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.world.SetModel(sonnet, string(split))
+			h.cycle()
+			h.world.SetModel(sonnet, tc.doc)
+			h.clock.Advance(5 * time.Minute)
+			h.cycle()
+
+			var list snapshot.ModelsDoc
+			h.read(snapshot.FileModels, &list)
+			var one snapshot.ModelDoc
+			h.read(snapshot.ModelFile(sonnet), &one)
+			for _, doc := range []snapshot.ModelDoc{one, func() snapshot.ModelDoc {
+				for _, m := range list.Models {
+					if m.ID == sonnet {
+						return m
+					}
+				}
+				t.Fatalf("no %s in models.json", sonnet)
+				return snapshot.ModelDoc{}
+			}()} {
+				pairs := map[string]bool{}
+				for _, p := range doc.Providers {
+					region := ""
+					if p.Region != nil {
+						region = *p.Region
+					}
+					if pairs[p.Provider+"/"+region] {
+						t.Fatalf("%s at %q twice: %d providers", p.Provider, region, len(doc.Providers))
+					}
+					pairs[p.Provider+"/"+region] = true
+				}
+				// The fixture's four tracked pairs, this cycle's figures
+				// or, after a failed read, last cycle's as unknown.
+				if len(doc.Providers) != 4 || len(doc.Providers) > maxGatewayEntries {
+					t.Fatalf("%d providers, want the 4 tracked pairs: %+v", len(doc.Providers), doc.Providers)
+				}
+				for _, p := range doc.Providers {
+					if tc.fail != (p.Status == snapshot.Unknown && strings.Contains(p.Source.Error, "more than")) {
+						t.Errorf("%s: %s (%q), want unknown with the cap named: %v", p.Provider, p.Status, p.Source.Error, tc.fail)
+					}
+				}
+			}
+			// The world answers 404 for every other model, so the health's
+			// first failure is theirs: the kind is TestTrackedEndpoints' and
+			// TestOpenRouterEndpointCap's to check.
+			if src := list.Sources[0]; slices.Contains(src.FailedModels, sonnet) != tc.fail {
+				t.Errorf("gateway health = %+v, want %s among the failed models: %v", src, sonnet, tc.fail)
 			}
 		})
 	}
