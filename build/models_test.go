@@ -15,8 +15,11 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -503,6 +506,161 @@ func TestBuildModelsHostileGateway(t *testing.T) {
 			}
 		})
 	}
+}
+
+// builtView is what /check reads of a built folder for a model's
+// evidence: status.json's services and models.json's models.
+type builtView struct {
+	status snapshot.StatusDoc
+	models snapshot.ModelsDoc
+}
+
+func (v builtView) GeneratedAt() time.Time { return v.status.Timestamp }
+func (v builtView) Age(now time.Time) (time.Duration, bool) {
+	return now.Sub(v.status.Timestamp), false
+}
+func (v builtView) Summary(slug string) (snapshot.ServiceSummary, bool) {
+	for _, s := range v.status.Services {
+		if s.Slug == slug {
+			return s, true
+		}
+	}
+	return snapshot.ServiceSummary{}, false
+}
+func (v builtView) OpenIncidents(string) []*snapshot.Incident { return nil }
+func (v builtView) IncidentsSince(string, time.Time) (int, *snapshot.Incident) {
+	return 0, nil
+}
+func (v builtView) BuildProbe(string) (check.Live, bool)     { return check.Live{}, false }
+func (v builtView) Measured(string) []snapshot.MeasuredModel { return nil }
+func (v builtView) Reliability(string) (snapshot.Reliability, bool) {
+	return snapshot.Reliability{}, false
+}
+func (v builtView) Model(id string) (snapshot.ModelDoc, bool) {
+	for _, m := range v.models.Models {
+		if m.ID == id {
+			return m, true
+		}
+	}
+	return snapshot.ModelDoc{}, false
+}
+
+// TestBuildModelsHostileText runs a cycle against a gateway whose tags and
+// provider names carry what was seen reaching models.json, index.html and
+// /check's evidence: a terminal title (OSC … BEL), a screen clear, CR LF,
+// and a region cut at 100 bytes inside a character. No published file and
+// no evidence may hold any of it, while the entries themselves stay.
+func TestBuildModelsHostileText(t *testing.T) {
+	h := newHarness(t)
+	h.world.SetModel(sonnet, splitWith(t, 5, func(i int, ep map[string]any) {
+		switch i {
+		case 0:
+			ep["tag"] = "anthropic/\x1b]0;pwned\x07"
+		case 1:
+			ep["tag"] = "amazon-bedrock/us-east-1\r\nX-Injected: 1"
+		case 2:
+			ep["tag"] = "google-vertex/\x1b[2J\x1b[H"
+		case 3:
+			ep["tag"] = "google-vertex/x" + strings.Repeat("é", 60) // byte 100 inside an é
+		case 4:
+			ep["provider_name"] = "Untracked\x1b]0;pwned\x07\r\n"
+		}
+	}))
+	h.cycle()
+
+	err := filepath.WalkDir(h.out, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		name, _ := filepath.Rel(h.out, path)
+		bad := "\x1b\x07\r"
+		if ext := filepath.Ext(name); ext == ".csv" || ext == ".ics" {
+			bad = "\x1b\x07" // CSV and iCalendar end their lines with CR LF
+		}
+		if i := bytes.IndexAny(data, bad); i >= 0 {
+			t.Errorf("%s holds byte %#x: %q", name, data[i], data[max(i-40, 0):min(i+40, len(data))])
+		}
+		if !utf8.Valid(data) {
+			t.Errorf("%s is not UTF-8", name)
+		}
+		if filepath.Ext(name) == ".json" {
+			var doc any
+			if err := json.Unmarshal(data, &doc); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			for _, s := range jsonStrings(doc) {
+				if strings.ContainsAny(s, bad+"\uFFFD") {
+					t.Errorf("%s holds %q", name, s)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var v builtView
+	h.read(snapshot.FileStatus, &v.status)
+	h.read(snapshot.FileModels, &v.models)
+	m, _ := v.Model(sonnet)
+	var regions []string
+	for _, p := range m.Providers {
+		if p.Region != nil {
+			regions = append(regions, *p.Region)
+		}
+	}
+	// The four tracked entries are published, their regions cleaned.
+	if want := []string{" ]0;pwned", "us-east-1 X-Injected: 1", " [2J [H", "x" + strings.Repeat("é", 60)}; !slices.Equal(regions, want) {
+		t.Errorf("regions %q, want %q", regions, want)
+	}
+	doc, err := check.New(h.world.Catalog, nil, h.clock.Now, check.FromServer).Check(v, check.Request{Query: "anthropic", Model: "claude-sonnet-4.5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	says := ""
+	for _, ev := range doc.Verdict.Evidence {
+		says += ev.Says + "\n"
+	}
+	if !strings.Contains(says, "]0;pwned") || !strings.Contains(says, "[2J") {
+		t.Errorf("the evidence lacks the hostile endpoints' entries:\n%s", says)
+	}
+	out, _ := json.Marshal(doc)
+	if i := strings.IndexFunc(says+string(out), func(r rune) bool {
+		return r != '\n' && (unicode.IsControl(r) || r == utf8.RuneError)
+	}); i >= 0 {
+		t.Errorf("the check's answer holds a control character or a cut one: %q", (says + string(out))[max(i-40, 0):])
+	}
+	for _, esc := range []string{`\u001b`, `\u0007`, `\r`, `\n`} {
+		if strings.Contains(string(out), esc) {
+			t.Errorf("the check's answer holds %s", esc)
+		}
+	}
+}
+
+// jsonStrings are every string of a decoded JSON document, keys included.
+func jsonStrings(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, e := range v {
+			out = append(out, jsonStrings(e)...)
+		}
+		return out
+	case map[string]any:
+		var out []string
+		for k, e := range v {
+			out = append(append(out, k), jsonStrings(e)...)
+		}
+		return out
+	}
+	return nil
 }
 
 func TestObserveModelsTimeout(t *testing.T) {

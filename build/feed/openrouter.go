@@ -38,6 +38,10 @@ var openRouterWindows = []struct{ member, window string }{
 // out would vanish without a word.
 const MaxGatewayEndpoints = 256
 
+// maxGatewayName caps a provider's name and an endpoint's tag, in
+// characters.
+const maxGatewayName = 100
+
 // ReadOpenRouter reads OpenRouter's public endpoints document of one model
 // (GET /api/v1/models/{author}/{slug}/endpoints, no key). Its failures are
 // classified like a feed's (Kind): a 429 is an http_status failure, and
@@ -92,12 +96,16 @@ func ParseOpenRouter(data []byte, modelID string) ([]GatewayEndpoint, error) {
 		if err := json.Unmarshal(item, &raw); err != nil {
 			return nil, failure(snapshot.FailureSchema, "data.endpoints[%d] is not an object", i)
 		}
+		// Both are published (the provider's name, the tag's region) and
+		// printed in /check's evidence: cleaned as a status page's text is,
+		// so that no escape sequence, line break or cut character passes.
 		var provider, tag string
-		if json.Unmarshal(raw["provider_name"], &provider) != nil || strings.TrimSpace(provider) == "" {
+		_ = json.Unmarshal(raw["provider_name"], &provider)
+		if provider = snapshot.CleanText(provider, maxGatewayName); provider == "" {
 			return nil, failure(snapshot.FailureSchema, "data.endpoints[%d] has no provider_name", i)
 		}
 		_ = json.Unmarshal(raw["tag"], &tag) // optional: the region, when there is one
-		ep := GatewayEndpoint{Provider: snapshot.Truncate(provider, 100), Tag: snapshot.Truncate(tag, 100), Uptime: map[string]*float64{}}
+		ep := GatewayEndpoint{Provider: provider, Tag: snapshot.CleanText(tag, maxGatewayName), Uptime: map[string]*float64{}}
 		usable := true
 		for _, w := range openRouterWindows {
 			v, present := raw[w.member]

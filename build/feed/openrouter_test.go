@@ -1,6 +1,7 @@
 package feed
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -176,6 +179,86 @@ func TestOpenRouterEndpointCap(t *testing.T) {
 	}
 }
 
+// TestOpenRouterCleansText: a provider's name and an endpoint's tag are
+// published (the name, the tag's region) and printed in /check's evidence,
+// so they are cleaned as a status page's text is. Each case was seen on
+// loopback reaching models.json and the evidence: a terminal title (OSC)
+// and a screen clear, a header injected with CR LF, bidi overrides, and a
+// name cut at 100 bytes inside a character.
+func TestOpenRouterCleansText(t *testing.T) {
+	long := "A" + strings.Repeat("é", 150) // byte 100 falls inside an é
+	for _, tc := range []struct {
+		name, provider, tag   string
+		wantProvider, wantTag string
+	}{
+		{"a terminal title", "OpenAI\x1b]0;pwned\x07", "openai/\x1b]0;pwned\x07", "OpenAI ]0;pwned", "openai/ ]0;pwned"},
+		{"a screen clear", "\x1b[2J\x1b[HOpenAI", "openai/us\x1b[2J", "[2J [HOpenAI", "openai/us [2J"},
+		{"CR LF", "OpenAI\r\nX-Injected: 1", "openai/eu\r\n\r\nbody", "OpenAI X-Injected: 1", "openai/eu body"},
+		{"bidi and zero-width characters", "Open\u202eIA\u200b", "openai/\u2066eu\u2069", "OpenIA", "openai/eu"},
+		{"a character cut at the cap", long, long, "A" + strings.Repeat("é", 98) + "…", "A" + strings.Repeat("é", 98) + "…"},
+		{"bytes that are no UTF-8", "Open\xffAI", "openai/\xfe\xffeu", "OpenAI", "openai/eu"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The raw bytes go in after encoding: json.Marshal would escape
+			// them or replace what is no UTF-8.
+			body := realEndpoints(t, 1, func(_ int, ep map[string]any) { ep["provider_name"], ep["tag"] = "@PROVIDER@", "@TAG@" })
+			body = bytes.Replace(body, []byte("@PROVIDER@"), jsonText(tc.provider), 1)
+			body = bytes.Replace(body, []byte("@TAG@"), jsonText(tc.tag), 1)
+			eps, err := readOpenRouter(t, reply{body: body}, "openai/gpt-4")
+			if err != nil || len(eps) != 1 {
+				t.Fatalf("%d endpoints, err = %v", len(eps), err)
+			}
+			if got := eps[0]; got.Provider != tc.wantProvider || got.Tag != tc.wantTag {
+				t.Errorf("provider %q tag %q, want %q %q", got.Provider, got.Tag, tc.wantProvider, tc.wantTag)
+			}
+			for _, s := range []string{eps[0].Provider, eps[0].Tag} {
+				if !cleanGatewayText(s) {
+					t.Errorf("%q is not clean", s)
+				}
+			}
+		})
+	}
+	t.Run("a name of only control characters is no name", func(t *testing.T) {
+		body := realEndpoints(t, 1, func(_ int, ep map[string]any) { ep["provider_name"] = "\x1b\x07\r\n\u202e" })
+		if _, err := readOpenRouter(t, reply{body: body}, "openai/gpt-4"); Kind(err) != snapshot.FailureSchema {
+			t.Errorf("err = %v, want a schema failure", err)
+		}
+	})
+}
+
+// jsonText is s as the inside of a JSON string: escaped where JSON needs
+// it, its other bytes (controls aside) left raw, valid UTF-8 or not.
+func jsonText(s string) []byte {
+	var b bytes.Buffer
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20:
+			fmt.Fprintf(&b, `\u%04x`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.Bytes()
+}
+
+// cleanGatewayText reports whether s is as the reader may return it:
+// valid UTF-8 of at most 100 characters, without control or invisible
+// format characters.
+func cleanGatewayText(s string) bool {
+	if !utf8.ValidString(s) || utf8.RuneCountInString(s) > 100 {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError {
+			return false
+		}
+	}
+	return true
+}
+
 func sameFigure(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
 func TestOpenRouterCancelled(t *testing.T) {
@@ -198,9 +281,12 @@ func FuzzOpenRouter(f *testing.F) {
 			if err != nil {
 				continue
 			}
+			if len(eps) > MaxGatewayEndpoints {
+				t.Fatalf("%d endpoints", len(eps))
+			}
 			for _, ep := range eps {
-				if strings.TrimSpace(ep.Provider) == "" || len(ep.Provider) > 100 {
-					t.Fatalf("provider %q", ep.Provider)
+				if ep.Provider == "" || !cleanGatewayText(ep.Provider) || !cleanGatewayText(ep.Tag) {
+					t.Fatalf("provider %q tag %q", ep.Provider, ep.Tag)
 				}
 				for w, v := range ep.Uptime {
 					if v != nil && (*v < 0 || *v > 100 || *v != *v) {
