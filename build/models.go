@@ -227,11 +227,33 @@ func gatewayProviders(g snapshot.Gateway, md snapshot.Model, r GatewayRead, prev
 		// unknown, so that the model keeps its list of providers and says
 		// why it cannot tell.
 		src.Error = snapshot.Truncate(r.Err.Error(), 300)
+		seen := map[string]bool{}
 		for _, p := range prev.Providers {
-			if p.Source.ID == g.ID {
-				p.Status, p.Uptime, p.Uptimes, p.Source = snapshot.Unknown, nil, nil, src
-				out = append(out, p)
+			if p.Source.ID != g.ID {
+				continue
 			}
+			// A history written before reads were bounded and cleaned
+			// may hold thousands of entries, with escape sequences in
+			// their regions, and a failed read would carry them forward
+			// every cycle: they are bounded as a good read's are.
+			if _, tracked := g.Providers[p.Provider]; !tracked {
+				continue
+			}
+			region := ""
+			if p.Region != nil {
+				region = snapshot.CleanText(*p.Region, feed.MaxGatewayName)
+			}
+			p.Region = nil
+			if region != "" {
+				p.Region = &region
+			}
+			key := p.Provider + "\x00" + region
+			if seen[key] || len(out) == maxGatewayEntries {
+				continue
+			}
+			seen[key] = true
+			p.Status, p.Uptime, p.Uptimes, p.Source = snapshot.Unknown, nil, nil, src
+			out = append(out, p)
 		}
 		return out
 	}

@@ -240,6 +240,49 @@ func TestAssembleModelsUnknown(t *testing.T) {
 	})
 }
 
+// TestAssembleModelsPoisonedHistory: a history written before the
+// gateway's reads were bounded and cleaned may hold thousands of a model's
+// entries, raw escape sequences in their regions. While the gateway's
+// reads of the model fail (a hostile gateway still sending its flood
+// does), what is carried forward as unknown is bounded as a good read is:
+// tracked providers, one entry per provider and region, at most
+// maxGatewayEntries, regions cleaned.
+func TestAssembleModelsPoisonedHistory(t *testing.T) {
+	cat := modelCatalog("https://openrouter.example", true)
+	src := snapshot.ModelSource{ID: snapshot.GatewayOpenRouter, Kind: snapshot.ModelSourceGateway, Name: "OpenRouter"}
+	var poisoned []snapshot.ModelProvider
+	for i := range 3000 {
+		entry := snapshot.ModelProvider{Service: "anthropic", Provider: "Anthropic", Status: snapshot.Operational, Uptime: new(99.0), Source: src}
+		switch i % 3 {
+		case 1:
+			entry.Service, entry.Provider, entry.Region = "google-gemini", "Google", new(fmt.Sprintf("\x1b]0;r%d\x07", i%100))
+		case 2:
+			entry.Provider = "Untracked\x1b[2J"
+		}
+		poisoned = append(poisoned, entry)
+	}
+	h := snapshot.NewHistory()
+	h.Models = &snapshot.ModelHistory{At: asmNow.Add(-5 * time.Minute), Models: []snapshot.ModelDoc{{ID: sonnet, Providers: poisoned}}}
+	failed := map[string]map[string]GatewayRead{snapshot.GatewayOpenRouter: {sonnet: {Err: errors.New("GET …: data.endpoints lists 58000 endpoints")}}}
+	AssembleModels(h, cat, nil, failed, asmNow, zerolog.Nop())
+	m := modelOf(t, h, sonnet)
+	if len(m.Providers) != maxGatewayEntries {
+		t.Fatalf("%d providers carried forward, want %d", len(m.Providers), maxGatewayEntries)
+	}
+	pairs := map[string]bool{}
+	for _, p := range m.Providers {
+		region := ""
+		if p.Region != nil {
+			region = *p.Region
+		}
+		if _, tracked := cat.Models.Gateways[0].Providers[p.Provider]; !tracked || pairs[p.Provider+"/"+region] ||
+			strings.ContainsAny(region, "\x1b\x07") || p.Status != snapshot.Unknown || p.Uptime != nil {
+			t.Fatalf("carried forward %s %q %s %v", p.Provider, region, p.Status, figure(p.Uptime))
+		}
+		pairs[p.Provider+"/"+region] = true
+	}
+}
+
 // gateway is a loopback gateway that counts its requests per path and
 // answers every model with the split fixture's shape, rewritten to its id.
 func gateway(t *testing.T, code int) (*httptest.Server, func() map[string]int) {

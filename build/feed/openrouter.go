@@ -38,9 +38,9 @@ var openRouterWindows = []struct{ member, window string }{
 // out would vanish without a word.
 const MaxGatewayEndpoints = 256
 
-// maxGatewayName caps a provider's name and an endpoint's tag, in
+// MaxGatewayName caps a provider's name and an endpoint's tag, in
 // characters.
-const maxGatewayName = 100
+const MaxGatewayName = 100
 
 // ReadOpenRouter reads OpenRouter's public endpoints document of one model
 // (GET /api/v1/models/{author}/{slug}/endpoints, no key). Its failures are
@@ -101,11 +101,11 @@ func ParseOpenRouter(data []byte, modelID string) ([]GatewayEndpoint, error) {
 		// so that no escape sequence, line break or cut character passes.
 		var provider, tag string
 		_ = json.Unmarshal(raw["provider_name"], &provider)
-		if provider = snapshot.CleanText(provider, maxGatewayName); provider == "" {
+		if provider = snapshot.CleanText(provider, MaxGatewayName); provider == "" {
 			return nil, failure(snapshot.FailureSchema, "data.endpoints[%d] has no provider_name", i)
 		}
 		_ = json.Unmarshal(raw["tag"], &tag) // optional: the region, when there is one
-		ep := GatewayEndpoint{Provider: provider, Tag: snapshot.CleanText(tag, maxGatewayName), Uptime: map[string]*float64{}}
+		ep := GatewayEndpoint{Provider: provider, Tag: snapshot.CleanText(tag, MaxGatewayName), Uptime: map[string]*float64{}}
 		usable := true
 		for _, w := range openRouterWindows {
 			v, present := raw[w.member]
