@@ -21,6 +21,8 @@ const maxGatewayReads = 8
 
 // GatewayRead is one gateway's answer about one model this cycle.
 type GatewayRead struct {
+	// Endpoints are those of tracked providers, one per provider and
+	// region (trackedEndpoints).
 	Endpoints []feed.GatewayEndpoint
 	// Err is the failed read (feed.Kind classifies it); nil when the
 	// document proved itself.
@@ -36,7 +38,9 @@ var gatewayReaders = map[string]func(ctx context.Context, client *http.Client, u
 // model: one request per model per gateway per cycle, concurrent (at most
 // maxGatewayReads at once per gateway), each bounded by opts.Timeout, so
 // that the reads finish within the cycle's own bound and a slow or failing
-// gateway never holds the cycle up. Failures are recorded, never returned.
+// gateway never holds the cycle up. Failures are recorded, never returned;
+// a document naming more than maxGatewayEntries tracked provider and region
+// pairs is one.
 // The result is by gateway id, then model id.
 func ObserveModels(ctx context.Context, opts Options) map[string]map[string]GatewayRead {
 	out := map[string]map[string]GatewayRead{}
@@ -63,6 +67,9 @@ func ObserveModels(ctx context.Context, opts Options) map[string]map[string]Gate
 				rctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 				defer cancel()
 				eps, err := read(rctx, opts.Client, strings.ReplaceAll(g.URL, snapshot.ModelParam, md.ID), md.ID)
+				if err == nil {
+					eps, err = trackedEndpoints(g, md.ID, eps)
+				}
 				mu.Lock()
 				out[g.ID][md.ID] = GatewayRead{Endpoints: eps, Err: err}
 				mu.Unlock()
@@ -71,6 +78,51 @@ func ObserveModels(ctx context.Context, opts Options) map[string]map[string]Gate
 	}
 	wg.Wait()
 	return out
+}
+
+// maxGatewayEntries bounds a model's entries from one gateway: tracked
+// providers, one entry per provider and region. The catalog maps 16 of a
+// gateway's provider names, and a provider serves a model from a handful
+// of regions at most. A document naming more pairs than this is broken or
+// hostile (a tracked provider in thousands of invented regions) and fails
+// as a schema failure, like one listing too many endpoints
+// (feed.MaxGatewayEndpoints): not cut, for the same reasons.
+const maxGatewayEntries = 32
+
+// trackedEndpoints keeps of a gateway's endpoints of a model those whose
+// provider the catalog maps to a tracked service, one per provider and
+// region: the document is the gateway's to write, and only what is
+// published from it (an entry per provider and region) may count. Two
+// endpoints of one pair (a provider's quantizations, "deepinfra/fp8" and
+// "deepinfra/bf16", or a document repeating itself) would be two entries no
+// reader could tell apart. Of those, the first the document lists wins,
+// unless it has no figure over snapshot.ModelWindow and a later one has:
+// the one with a figure says more. Both depend on the document alone, so
+// the same document always gives the same entries.
+func trackedEndpoints(g snapshot.Gateway, modelID string, eps []feed.GatewayEndpoint) ([]feed.GatewayEndpoint, error) {
+	var out []feed.GatewayEndpoint
+	at := map[string]int{} // provider and region → index in out
+	for _, ep := range eps {
+		if _, tracked := g.Providers[ep.Provider]; !tracked {
+			continue
+		}
+		key := ep.Provider
+		if r := regionOf(ep.Tag); r != nil {
+			key += "\x00" + *r
+		}
+		i, seen := at[key]
+		switch {
+		case !seen && len(out) == maxGatewayEntries:
+			return nil, &feed.Error{Kind: snapshot.FailureSchema, Err: fmt.Errorf(
+				"%s's document of %s names more than the %d tracked provider and region pairs a model may have", g.Name, modelID, maxGatewayEntries)}
+		case !seen:
+			at[key] = len(out)
+			out = append(out, ep)
+		case out[i].Uptime[snapshot.ModelWindow] == nil && ep.Uptime[snapshot.ModelWindow] != nil:
+			out[i] = ep
+		}
+	}
+	return out, nil
 }
 
 // AssembleModels turns the cycle's reads into each watched model's
@@ -175,11 +227,33 @@ func gatewayProviders(g snapshot.Gateway, md snapshot.Model, r GatewayRead, prev
 		// unknown, so that the model keeps its list of providers and says
 		// why it cannot tell.
 		src.Error = snapshot.Truncate(r.Err.Error(), 300)
+		seen := map[string]bool{}
 		for _, p := range prev.Providers {
-			if p.Source.ID == g.ID {
-				p.Status, p.Uptime, p.Uptimes, p.Source = snapshot.Unknown, nil, nil, src
-				out = append(out, p)
+			if p.Source.ID != g.ID {
+				continue
 			}
+			// A history written before reads were bounded and cleaned
+			// may hold thousands of entries, with escape sequences in
+			// their regions, and a failed read would carry them forward
+			// every cycle: they are bounded as a good read's are.
+			if _, tracked := g.Providers[p.Provider]; !tracked {
+				continue
+			}
+			region := ""
+			if p.Region != nil {
+				region = snapshot.CleanText(*p.Region, feed.MaxGatewayName)
+			}
+			p.Region = nil
+			if region != "" {
+				p.Region = &region
+			}
+			key := p.Provider + "\x00" + region
+			if seen[key] || len(out) == maxGatewayEntries {
+				continue
+			}
+			seen[key] = true
+			p.Status, p.Uptime, p.Uptimes, p.Source = snapshot.Unknown, nil, nil, src
+			out = append(out, p)
 		}
 		return out
 	}

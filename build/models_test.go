@@ -5,16 +5,21 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -238,6 +243,49 @@ func TestAssembleModelsUnknown(t *testing.T) {
 	})
 }
 
+// TestAssembleModelsPoisonedHistory: a history written before the
+// gateway's reads were bounded and cleaned may hold thousands of a model's
+// entries, raw escape sequences in their regions. While the gateway's
+// reads of the model fail (a hostile gateway still sending its flood
+// does), what is carried forward as unknown is bounded as a good read is:
+// tracked providers, one entry per provider and region, at most
+// maxGatewayEntries, regions cleaned.
+func TestAssembleModelsPoisonedHistory(t *testing.T) {
+	cat := modelCatalog("https://openrouter.example", true)
+	src := snapshot.ModelSource{ID: snapshot.GatewayOpenRouter, Kind: snapshot.ModelSourceGateway, Name: "OpenRouter"}
+	var poisoned []snapshot.ModelProvider
+	for i := range 3000 {
+		entry := snapshot.ModelProvider{Service: "anthropic", Provider: "Anthropic", Status: snapshot.Operational, Uptime: new(99.0), Source: src}
+		switch i % 3 {
+		case 1:
+			entry.Service, entry.Provider, entry.Region = "google-gemini", "Google", new(fmt.Sprintf("\x1b]0;r%d\x07", i%100))
+		case 2:
+			entry.Provider = "Untracked\x1b[2J"
+		}
+		poisoned = append(poisoned, entry)
+	}
+	h := snapshot.NewHistory()
+	h.Models = &snapshot.ModelHistory{At: asmNow.Add(-5 * time.Minute), Models: []snapshot.ModelDoc{{ID: sonnet, Providers: poisoned}}}
+	failed := map[string]map[string]GatewayRead{snapshot.GatewayOpenRouter: {sonnet: {Err: errors.New("GET …: data.endpoints lists 58000 endpoints")}}}
+	AssembleModels(h, cat, nil, failed, asmNow, zerolog.Nop())
+	m := modelOf(t, h, sonnet)
+	if len(m.Providers) != maxGatewayEntries {
+		t.Fatalf("%d providers carried forward, want %d", len(m.Providers), maxGatewayEntries)
+	}
+	pairs := map[string]bool{}
+	for _, p := range m.Providers {
+		region := ""
+		if p.Region != nil {
+			region = *p.Region
+		}
+		if _, tracked := cat.Models.Gateways[0].Providers[p.Provider]; !tracked || pairs[p.Provider+"/"+region] ||
+			strings.ContainsAny(region, "\x1b\x07") || p.Status != snapshot.Unknown || p.Uptime != nil {
+			t.Fatalf("carried forward %s %q %s %v", p.Provider, region, p.Status, figure(p.Uptime))
+		}
+		pairs[p.Provider+"/"+region] = true
+	}
+}
+
 // gateway is a loopback gateway that counts its requests per path and
 // answers every model with the split fixture's shape, rewritten to its id.
 func gateway(t *testing.T, code int) (*httptest.Server, func() map[string]int) {
@@ -294,12 +342,372 @@ func TestObserveModelsBounded(t *testing.T) {
 					t.Errorf("%s read from a disabled gateway", md.ID)
 				case tc.enabled && tc.code != 0 && (r.Err == nil || feed.Kind(r.Err) != snapshot.FailureHTTP):
 					t.Errorf("%s: err = %v, want an http_status failure", md.ID, r.Err)
-				case tc.enabled && tc.code == 0 && (r.Err != nil || len(r.Endpoints) != 5):
-					t.Errorf("%s: %+v, want the 5 endpoints", md.ID, r)
+				case tc.enabled && tc.code == 0 && (r.Err != nil || len(r.Endpoints) != 4):
+					t.Errorf("%s: %+v, want the 4 endpoints of tracked providers", md.ID, r)
 				}
 			}
 		})
 	}
+}
+
+// splitWith is the split fixture's document with its endpoints replaced
+// by n: the i-th is the fixture's (i mod 5)-th (Anthropic, Bedrock, Google
+// in us-east5, Google in europe, an untracked host) passed through edit.
+func splitWith(t *testing.T, n int, edit func(i int, ep map[string]any)) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("feed", "testdata", "openrouter-split.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Data map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	base := doc.Data["endpoints"].([]any)
+	eps := make([]map[string]any, n)
+	for i := range eps {
+		one, _ := json.Marshal(base[i%len(base)])
+		if err := json.Unmarshal(one, &eps[i]); err != nil {
+			t.Fatal(err)
+		}
+		if edit != nil {
+			edit(i, eps[i])
+		}
+	}
+	doc.Data["endpoints"] = eps
+	out, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// TestTrackedEndpoints: of a gateway's document, only tracked providers
+// count, one per provider and region, the first listed unless a later one
+// has the figure it lacks; more pairs than maxGatewayEntries fail the read
+// as a schema failure instead of being cut.
+func TestTrackedEndpoints(t *testing.T) {
+	g := modelCatalog("https://openrouter.example", true).Models.Gateways[0]
+	ep := func(provider, tag string, up5 *float64) feed.GatewayEndpoint {
+		return feed.GatewayEndpoint{Provider: provider, Tag: tag, Uptime: map[string]*float64{"5m": up5, "30m": up5, "1d": up5}}
+	}
+	repeat := func(n int, e func(i int) feed.GatewayEndpoint) []feed.GatewayEndpoint {
+		out := make([]feed.GatewayEndpoint, n)
+		for i := range out {
+			out[i] = e(i)
+		}
+		return out
+	}
+	type kept struct {
+		provider, tag string
+		up5           *float64
+	}
+	for _, tc := range []struct {
+		name string
+		eps  []feed.GatewayEndpoint
+		want []kept
+		fail bool
+	}{
+		{name: "untracked providers are left out",
+			eps:  []feed.GatewayEndpoint{ep("Untracked Host", "untracked-host", new(99.0)), ep("Anthropic", "anthropic", new(60.0)), ep("anthropic", "anthropic", new(1.0))},
+			want: []kept{{"Anthropic", "anthropic", new(60.0)}}},
+		{name: "one provider 300 times is one entry, the first",
+			eps:  repeat(300, func(i int) feed.GatewayEndpoint { return ep("Amazon Bedrock", "amazon-bedrock", new(float64(i%100))) }),
+			want: []kept{{"Amazon Bedrock", "amazon-bedrock", new(0.0)}}},
+		{name: "a provider's quantizations are one entry",
+			eps:  []feed.GatewayEndpoint{ep("Anthropic", "anthropic/fp8", new(90.0)), ep("Anthropic", "anthropic/bf16", new(99.0)), ep("Anthropic", "anthropic", new(10.0))},
+			want: []kept{{"Anthropic", "anthropic/fp8", new(90.0)}}},
+		{name: "a later one with the figure the first lacks wins",
+			eps:  []feed.GatewayEndpoint{ep("Anthropic", "anthropic", nil), ep("Anthropic", "anthropic/fp8", new(97.0)), ep("Anthropic", "anthropic/int8", new(12.0))},
+			want: []kept{{"Anthropic", "anthropic/fp8", new(97.0)}}},
+		{name: "regions apart stay apart, in the document's order",
+			eps: []feed.GatewayEndpoint{ep("Google", "google-vertex/us-east5", new(95.0)), ep("Google", "google-vertex/europe", new(94.0)),
+				ep("Google", "google-vertex/us-east5", new(1.0)), ep("Google", "google-vertex", new(93.0))},
+			want: []kept{{"Google", "google-vertex/us-east5", new(95.0)}, {"Google", "google-vertex/europe", new(94.0)}, {"Google", "google-vertex", new(93.0)}}},
+		{name: "as many pairs as the cap, among duplicates and untracked hosts",
+			eps: repeat(feed.MaxGatewayEndpoints, func(i int) feed.GatewayEndpoint {
+				if i%2 == 1 {
+					return ep(fmt.Sprintf("Host %d", i), "host", new(50.0))
+				}
+				return ep("Google", fmt.Sprintf("google-vertex/r%d", i/2%maxGatewayEntries), new(99.0))
+			}),
+			want: func() []kept {
+				var out []kept
+				for i := range maxGatewayEntries {
+					out = append(out, kept{"Google", fmt.Sprintf("google-vertex/r%d", i), new(99.0)})
+				}
+				return out
+			}()},
+		{name: "one pair more than the cap fails the read",
+			eps:  repeat(maxGatewayEntries+1, func(i int) feed.GatewayEndpoint { return ep("Google", fmt.Sprintf("google-vertex/r%d", i), new(99.0)) }),
+			fail: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := trackedEndpoints(g, sonnet, tc.eps)
+			if tc.fail {
+				if feed.Kind(err) != snapshot.FailureSchema || got != nil {
+					t.Fatalf("%d kept, err = %v (kind %q), want a schema failure", len(got), err, feed.Kind(err))
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(got) != len(tc.want) {
+				t.Fatalf("kept %+v, want %d", got, len(tc.want))
+			}
+			for i, w := range tc.want {
+				if got[i].Provider != w.provider || got[i].Tag != w.tag || !sameFigure(got[i].Uptime["5m"], w.up5) {
+					t.Errorf("kept %d = %s %s %v, want %s %s %v", i, got[i].Provider, got[i].Tag, figure(got[i].Uptime["5m"]), w.provider, w.tag, figure(w.up5))
+				}
+			}
+		})
+	}
+}
+
+func sameFigure(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+
+// TestBuildModelsHostileGateway runs whole cycles against a gateway whose
+// document of a model floods: the published model holds one entry per
+// tracked provider and region, never more than maxGatewayEntries; a
+// document past a cap fails that model's read as a schema failure, and the
+// model's entries from the gateway read unknown, as after any broken feed.
+func TestBuildModelsHostileGateway(t *testing.T) {
+	// flood is as many endpoints as a document may list: the fixture's
+	// five over and over, its untracked host under a new name each time
+	// and Anthropic under quantization tags every other time.
+	flood := splitWith(t, feed.MaxGatewayEndpoints, func(i int, ep map[string]any) {
+		switch i % 5 {
+		case 0:
+			if i%2 == 1 {
+				ep["tag"] = "anthropic/fp8"
+			}
+		case 4:
+			ep["provider_name"] = fmt.Sprintf("Untracked Host %d", i)
+		}
+	})
+	for _, tc := range []struct {
+		name, doc string
+		fail      bool
+	}{
+		{"as many endpoints as the cap, all but four repeated or untracked", flood, false},
+		{"5000 endpoints of the same five", splitWith(t, 5000, nil), true},
+		{"a tracked provider in more regions than the cap", splitWith(t, maxGatewayEntries+1, func(i int, ep map[string]any) {
+			ep["provider_name"], ep["tag"] = "Google", fmt.Sprintf("google-vertex/region-%d", i)
+		}), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			split, err := os.ReadFile(filepath.Join("feed", "testdata", "openrouter-split.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			h.world.SetModel(sonnet, string(split))
+			h.cycle()
+			h.world.SetModel(sonnet, tc.doc)
+			h.clock.Advance(5 * time.Minute)
+			h.cycle()
+
+			var list snapshot.ModelsDoc
+			h.read(snapshot.FileModels, &list)
+			var one snapshot.ModelDoc
+			h.read(snapshot.ModelFile(sonnet), &one)
+			for _, doc := range []snapshot.ModelDoc{one, func() snapshot.ModelDoc {
+				for _, m := range list.Models {
+					if m.ID == sonnet {
+						return m
+					}
+				}
+				t.Fatalf("no %s in models.json", sonnet)
+				return snapshot.ModelDoc{}
+			}()} {
+				pairs := map[string]bool{}
+				for _, p := range doc.Providers {
+					region := ""
+					if p.Region != nil {
+						region = *p.Region
+					}
+					if pairs[p.Provider+"/"+region] {
+						t.Fatalf("%s at %q twice: %d providers", p.Provider, region, len(doc.Providers))
+					}
+					pairs[p.Provider+"/"+region] = true
+				}
+				// The fixture's four tracked pairs, this cycle's figures
+				// or, after a failed read, last cycle's as unknown.
+				if len(doc.Providers) != 4 || len(doc.Providers) > maxGatewayEntries {
+					t.Fatalf("%d providers, want the 4 tracked pairs: %+v", len(doc.Providers), doc.Providers)
+				}
+				for _, p := range doc.Providers {
+					if tc.fail != (p.Status == snapshot.Unknown && strings.Contains(p.Source.Error, "more than")) {
+						t.Errorf("%s: %s (%q), want unknown with the cap named: %v", p.Provider, p.Status, p.Source.Error, tc.fail)
+					}
+				}
+			}
+			// The world answers 404 for every other model, so the health's
+			// first failure is theirs: the kind is TestTrackedEndpoints' and
+			// TestOpenRouterEndpointCap's to check.
+			if src := list.Sources[0]; slices.Contains(src.FailedModels, sonnet) != tc.fail {
+				t.Errorf("gateway health = %+v, want %s among the failed models: %v", src, sonnet, tc.fail)
+			}
+		})
+	}
+}
+
+// builtView is what /check reads of a built folder for a model's
+// evidence: status.json's services and models.json's models.
+type builtView struct {
+	status snapshot.StatusDoc
+	models snapshot.ModelsDoc
+}
+
+func (v builtView) GeneratedAt() time.Time { return v.status.Timestamp }
+func (v builtView) Age(now time.Time) (time.Duration, bool) {
+	return now.Sub(v.status.Timestamp), false
+}
+func (v builtView) Summary(slug string) (snapshot.ServiceSummary, bool) {
+	for _, s := range v.status.Services {
+		if s.Slug == slug {
+			return s, true
+		}
+	}
+	return snapshot.ServiceSummary{}, false
+}
+func (v builtView) OpenIncidents(string) []*snapshot.Incident { return nil }
+func (v builtView) IncidentsSince(string, time.Time) (int, *snapshot.Incident) {
+	return 0, nil
+}
+func (v builtView) BuildProbe(string) (check.Live, bool)     { return check.Live{}, false }
+func (v builtView) Measured(string) []snapshot.MeasuredModel { return nil }
+func (v builtView) Reliability(string) (snapshot.Reliability, bool) {
+	return snapshot.Reliability{}, false
+}
+func (v builtView) Model(id string) (snapshot.ModelDoc, bool) {
+	for _, m := range v.models.Models {
+		if m.ID == id {
+			return m, true
+		}
+	}
+	return snapshot.ModelDoc{}, false
+}
+
+// TestBuildModelsHostileText runs a cycle against a gateway whose tags and
+// provider names carry what was seen reaching models.json, index.html and
+// /check's evidence: a terminal title (OSC … BEL), a screen clear, CR LF,
+// and a region cut at 100 bytes inside a character. No published file and
+// no evidence may hold any of it, while the entries themselves stay.
+func TestBuildModelsHostileText(t *testing.T) {
+	h := newHarness(t)
+	h.world.SetModel(sonnet, splitWith(t, 5, func(i int, ep map[string]any) {
+		switch i {
+		case 0:
+			ep["tag"] = "anthropic/\x1b]0;pwned\x07"
+		case 1:
+			ep["tag"] = "amazon-bedrock/us-east-1\r\nX-Injected: 1"
+		case 2:
+			ep["tag"] = "google-vertex/\x1b[2J\x1b[H"
+		case 3:
+			ep["tag"] = "google-vertex/x" + strings.Repeat("é", 60) // byte 100 inside an é
+		case 4:
+			ep["provider_name"] = "Untracked\x1b]0;pwned\x07\r\n"
+		}
+	}))
+	h.cycle()
+
+	err := filepath.WalkDir(h.out, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		name, _ := filepath.Rel(h.out, path)
+		bad := "\x1b\x07\r"
+		if ext := filepath.Ext(name); ext == ".csv" || ext == ".ics" {
+			bad = "\x1b\x07" // CSV and iCalendar end their lines with CR LF
+		}
+		if i := bytes.IndexAny(data, bad); i >= 0 {
+			t.Errorf("%s holds byte %#x: %q", name, data[i], data[max(i-40, 0):min(i+40, len(data))])
+		}
+		if !utf8.Valid(data) {
+			t.Errorf("%s is not UTF-8", name)
+		}
+		if filepath.Ext(name) == ".json" {
+			var doc any
+			if err := json.Unmarshal(data, &doc); err != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			for _, s := range jsonStrings(doc) {
+				if strings.ContainsAny(s, bad+"\uFFFD") {
+					t.Errorf("%s holds %q", name, s)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	var v builtView
+	h.read(snapshot.FileStatus, &v.status)
+	h.read(snapshot.FileModels, &v.models)
+	m, _ := v.Model(sonnet)
+	var regions []string
+	for _, p := range m.Providers {
+		if p.Region != nil {
+			regions = append(regions, *p.Region)
+		}
+	}
+	// The four tracked entries are published, their regions cleaned.
+	if want := []string{" ]0;pwned", "us-east-1 X-Injected: 1", " [2J [H", "x" + strings.Repeat("é", 60)}; !slices.Equal(regions, want) {
+		t.Errorf("regions %q, want %q", regions, want)
+	}
+	doc, err := check.New(h.world.Catalog, nil, h.clock.Now, check.FromServer).Check(v, check.Request{Query: "anthropic", Model: "claude-sonnet-4.5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	says := ""
+	for _, ev := range doc.Verdict.Evidence {
+		says += ev.Says + "\n"
+	}
+	if !strings.Contains(says, "]0;pwned") || !strings.Contains(says, "[2J") {
+		t.Errorf("the evidence lacks the hostile endpoints' entries:\n%s", says)
+	}
+	out, _ := json.Marshal(doc)
+	if i := strings.IndexFunc(says+string(out), func(r rune) bool {
+		return r != '\n' && (unicode.IsControl(r) || r == utf8.RuneError)
+	}); i >= 0 {
+		t.Errorf("the check's answer holds a control character or a cut one: %q", (says + string(out))[max(i-40, 0):])
+	}
+	for _, esc := range []string{`\u001b`, `\u0007`, `\r`, `\n`} {
+		if strings.Contains(string(out), esc) {
+			t.Errorf("the check's answer holds %s", esc)
+		}
+	}
+}
+
+// jsonStrings are every string of a decoded JSON document, keys included.
+func jsonStrings(v any) []string {
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, e := range v {
+			out = append(out, jsonStrings(e)...)
+		}
+		return out
+	case map[string]any:
+		var out []string
+		for k, e := range v {
+			out = append(append(out, k), jsonStrings(e)...)
+		}
+		return out
+	}
+	return nil
 }
 
 func TestObserveModelsTimeout(t *testing.T) {

@@ -17,7 +17,8 @@ import (
 // It keeps each surface's incidents as mergeOfficial keeps the service's:
 // those the page lists replace what was kept of them, and an open one the
 // page no longer lists, when it was read for the surface, has ended; when
-// it could not be read, they stay as they were.
+// it could not be read, they stay as they were. At most
+// snapshot.MaxNewIncidentsPerFeed are added a cycle, the newest first.
 func recordSurfaces(sh *snapshot.ServiceHistory, results []feed.SurfaceResult, now time.Time) {
 	for _, r := range results {
 		sf := sh.Surface(r.ID)
@@ -43,11 +44,20 @@ func recordSurfaces(sh *snapshot.ServiceHistory, results []feed.SurfaceResult, n
 				inc.EndedAt, inc.Status, inc.UpdatedAt = &ended, "resolved", now
 			}
 		}
+		var fresh []snapshot.Incident
 		for _, inc := range r.Incidents {
 			if _, isNew := listed[inc.ID]; isNew {
-				sf.Incidents = append(sf.Incidents, inc)
+				fresh = append(fresh, inc)
+				delete(listed, inc.ID) // listed twice, added once
 			}
 		}
+		if len(fresh) > snapshot.MaxNewIncidentsPerFeed {
+			// As for the service's (capNew): the newest now, the others on
+			// later cycles if the page still lists them.
+			snapshot.SortIncidents(fresh)
+			fresh = fresh[:snapshot.MaxNewIncidentsPerFeed]
+		}
+		sf.Incidents = append(sf.Incidents, fresh...)
 		snapshot.SortIncidents(sf.Incidents)
 	}
 }

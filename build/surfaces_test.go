@@ -1,6 +1,8 @@
 package build
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -135,5 +137,40 @@ func TestSurfaceIncidentsKept(t *testing.T) {
 	h.Prune(start.Add(snapshot.KeepIncidents + time.Hour))
 	if n := len(sh.LookupSurface(snapshot.SurfaceApp).Incidents); n != 0 {
 		t.Errorf("%d incidents kept past KeepIncidents", n)
+	}
+}
+
+// TestSurfaceIncidentsCapped: a page that suddenly lists thousands of
+// fresh incidents adds at most snapshot.MaxNewIncidentsPerFeed a cycle to
+// a surface, the newest first, as to its service: every one of them is
+// published in the service's document and kept in the history. An
+// incident listed twice is added once.
+func TestSurfaceIncidentsCapped(t *testing.T) {
+	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	const listed = snapshot.MaxNewIncidentsPerFeed + 300
+	var incs []snapshot.Incident
+	for i := range listed {
+		incs = append(incs, snapshot.Incident{ID: fmt.Sprintf("anthropic-flood-%d", i), Service: "anthropic", Headline: "claude.ai down",
+			Severity: snapshot.Major, StartedAt: start.Add(time.Duration(i-listed) * time.Minute), Status: "investigating",
+			Source: snapshot.SourceOfficial, UpdatedAt: start})
+	}
+	twice := append(slices.Clone(incs), incs[listed-1])
+	sh := snapshot.NewHistory().Track("anthropic")
+	for cycle, want := range []int{snapshot.MaxNewIncidentsPerFeed, listed, listed} {
+		recordSurfaces(sh, []feed.SurfaceResult{{ID: snapshot.SurfaceApp, Status: snapshot.MajorOutage, Incidents: twice}}, start.Add(time.Duration(cycle)*time.Minute))
+		got := sh.LookupSurface(snapshot.SurfaceApp).Incidents
+		ids := map[string]bool{}
+		for _, inc := range got {
+			if ids[inc.ID] {
+				t.Fatalf("cycle %d: %s kept twice", cycle, inc.ID)
+			}
+			ids[inc.ID] = true
+		}
+		if len(got) != want {
+			t.Fatalf("cycle %d: %d incidents kept, want %d", cycle, len(got), want)
+		}
+		if cycle == 0 && (!ids[incs[listed-1].ID] || ids[incs[0].ID]) {
+			t.Errorf("cycle 0 kept the oldest before the newest")
+		}
 	}
 }

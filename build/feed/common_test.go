@@ -3,6 +3,7 @@ package feed
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -106,6 +107,60 @@ func TestReadCleansHostileFeeds(t *testing.T) {
 			}
 			if _, err := json.Marshal(res); err != nil {
 				t.Errorf("the result does not render: %v", err)
+			}
+		})
+	}
+}
+
+// TestReadCapsComponents: every component of a page is published in its
+// service's document and kept in the history's roster, so a page may list
+// at most MaxComponents. One that lists more (a 5 MiB page holds some
+// 100 000) fails at the door as a schema failure, neither kept whole nor
+// cut. The page is Anthropic's real one with its components repeated.
+func TestReadCapsComponents(t *testing.T) {
+	var doc map[string]any
+	if err := json.Unmarshal(fixture(t, "real/statuspage-anthropic-20260729.json"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	comps := doc["components"].([]any)
+	page := func(n int) []byte {
+		list := make([]map[string]any, n)
+		for i := range list {
+			c := comps[i%len(comps)].(map[string]any)
+			list[i] = map[string]any{"id": fmt.Sprintf("c%d", i), "name": c["name"], "status": c["status"]}
+		}
+		doc["components"] = list
+		out, err := json.Marshal(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name string
+		n    int
+		fail bool
+	}{
+		{"the page as captured", len(comps), false},
+		{"as many as the cap", MaxComponents, false},
+		{"one more than the cap", MaxComponents + 1, true},
+		{"70 000, just under the 5 MiB body cap", 70_000, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			body := page(tc.n)
+			if len(body) > MaxBody {
+				t.Fatalf("the page is %d bytes: the body cap, not the component cap, would refuse it", len(body))
+			}
+			srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: {body: body}})
+			res, err := read(t, Adapters()[snapshot.FormatStatuspage], anthropic(srv, false))
+			if tc.fail {
+				if Kind(err) != snapshot.FailureSchema || !strings.Contains(fmt.Sprint(err), fmt.Sprintf("more than the %d", MaxComponents)) || res.Components != nil {
+					t.Fatalf("%d components, err = %v (kind %q), want a schema failure naming the cap", len(res.Components), err, Kind(err))
+				}
+				return
+			}
+			if err != nil || len(res.Components) != tc.n {
+				t.Fatalf("%d components, err = %v, want %d", len(res.Components), err, tc.n)
 			}
 		})
 	}

@@ -29,6 +29,14 @@ import (
 // rather than something to buffer without bound.
 const MaxBody = 5 << 20
 
+// MaxComponents bounds the components of one read. The largest page read
+// (Cloudflare's, for Replicate) lists a few hundred. Every component is
+// published in the service's document and kept in the history's roster,
+// so a page listing more is not kept whole (a 5 MiB page holds some
+// 100 000) nor cut, which would drop components unseen: the read fails
+// as a document of the wrong shape, like any broken feed.
+const MaxComponents = 2000
+
 // Request is one read of one service's feed. New inputs go here, so that
 // adding one does not touch every adapter's signature.
 type Request struct {
@@ -77,11 +85,16 @@ type Adapter interface {
 // characters, links that are not http(s) are replaced by the status page,
 // and incidents with times outside a sane range are dropped (and named, for
 // the log) instead of failing the cycle. This is the one door every
-// adapter's output goes through.
+// adapter's output goes through; a page of more than MaxComponents
+// components fails there.
 func Read(ctx context.Context, a Adapter, req Request) (Result, []string, error) {
 	res, err := a.Read(ctx, req)
 	if err != nil {
 		return Result{}, nil, err
+	}
+	if len(res.Components) > MaxComponents {
+		return Result{}, nil, failure(snapshot.FailureSchema, "GET %s: the page lists %d components, more than the %d a page may have",
+			req.Service.Feed.URL, len(res.Components), MaxComponents)
 	}
 	res, dropped := clean(req.Service, res, req.Now)
 	if len(dropped) > 0 {

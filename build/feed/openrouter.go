@@ -29,6 +29,19 @@ var openRouterWindows = []struct{ member, window string }{
 	{"uptime_last_5m", "5m"}, {"uptime_last_30m", "30m"}, {"uptime_last_1d", "1d"},
 }
 
+// MaxGatewayEndpoints bounds the endpoints of one gateway document. A real
+// document lists a few dozen (one per provider, quantization and region);
+// one listing more is broken or hostile (a 5 MiB body holds some 58 000
+// endpoints, which became 34 MB of models.json) and fails as a document of
+// the wrong shape, like any broken feed. It is not cut to the cap: which
+// endpoints survived would be the document's choice, and a provider left
+// out would vanish without a word.
+const MaxGatewayEndpoints = 256
+
+// MaxGatewayName caps a provider's name and an endpoint's tag, in
+// characters.
+const MaxGatewayName = 100
+
 // ReadOpenRouter reads OpenRouter's public endpoints document of one model
 // (GET /api/v1/models/{author}/{slug}/endpoints, no key). Its failures are
 // classified like a feed's (Kind): a 429 is an http_status failure, and
@@ -49,13 +62,16 @@ func ReadOpenRouter(ctx context.Context, client *http.Client, url, modelID strin
 // document of modelID before any figure in it counts: data.id is the
 // model's id, data.endpoints a list, and every endpoint names its provider
 // and carries the uptime members (null is a value: too little traffic).
-// A document without endpoints proves nothing (FailureEmpty). An endpoint
+// A document without endpoints proves nothing (FailureEmpty), one with
+// more than MaxGatewayEndpoints is refused (FailureSchema). An endpoint
 // whose figure is not a percentage is skipped; the others stand.
 func ParseOpenRouter(data []byte, modelID string) ([]GatewayEndpoint, error) {
 	var doc struct {
 		Data *struct {
-			ID        *string                       `json:"id"`
-			Endpoints *[]map[string]json.RawMessage `json:"endpoints"`
+			ID *string `json:"id"`
+			// Raw, so that the count is checked before any endpoint is
+			// decoded.
+			Endpoints *[]json.RawMessage `json:"endpoints"`
 		} `json:"data"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
@@ -70,15 +86,26 @@ func ParseOpenRouter(data []byte, modelID string) ([]GatewayEndpoint, error) {
 		return nil, failure(snapshot.FailureSchema, "no data.endpoints list")
 	case len(*doc.Data.Endpoints) == 0:
 		return nil, failure(snapshot.FailureEmpty, "data.endpoints is empty: no provider serves %q, or the document is cut", modelID)
+	case len(*doc.Data.Endpoints) > MaxGatewayEndpoints:
+		return nil, failure(snapshot.FailureSchema, "data.endpoints lists %d endpoints, more than the %d a model's document may hold",
+			len(*doc.Data.Endpoints), MaxGatewayEndpoints)
 	}
 	var out []GatewayEndpoint
-	for i, raw := range *doc.Data.Endpoints {
+	for i, item := range *doc.Data.Endpoints {
+		var raw map[string]json.RawMessage
+		if err := json.Unmarshal(item, &raw); err != nil {
+			return nil, failure(snapshot.FailureSchema, "data.endpoints[%d] is not an object", i)
+		}
+		// Both are published (the provider's name, the tag's region) and
+		// printed in /check's evidence: cleaned as a status page's text is,
+		// so that no escape sequence, line break or cut character passes.
 		var provider, tag string
-		if json.Unmarshal(raw["provider_name"], &provider) != nil || strings.TrimSpace(provider) == "" {
+		_ = json.Unmarshal(raw["provider_name"], &provider)
+		if provider = snapshot.CleanText(provider, MaxGatewayName); provider == "" {
 			return nil, failure(snapshot.FailureSchema, "data.endpoints[%d] has no provider_name", i)
 		}
 		_ = json.Unmarshal(raw["tag"], &tag) // optional: the region, when there is one
-		ep := GatewayEndpoint{Provider: snapshot.Truncate(provider, 100), Tag: snapshot.Truncate(tag, 100), Uptime: map[string]*float64{}}
+		ep := GatewayEndpoint{Provider: provider, Tag: snapshot.CleanText(tag, MaxGatewayName), Uptime: map[string]*float64{}}
 		usable := true
 		for _, w := range openRouterWindows {
 			v, present := raw[w.member]

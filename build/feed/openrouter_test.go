@@ -1,12 +1,17 @@
 package feed
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"strings"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -99,6 +104,161 @@ func TestOpenRouter(t *testing.T) {
 	}
 }
 
+// realEndpoints is OpenRouter's own example document with its endpoints
+// replaced by n copies of its one endpoint, each passed through edit (nil
+// keeps it whole).
+func realEndpoints(t testing.TB, n int, edit func(i int, ep map[string]any)) []byte {
+	t.Helper()
+	var doc struct {
+		Data map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal(fixture(t, "real/openrouter-openapi-example-20260822.json"), &doc); err != nil {
+		t.Fatal(err)
+	}
+	one, _ := json.Marshal(doc.Data["endpoints"].([]any)[0])
+	eps := make([]map[string]any, n)
+	for i := range eps {
+		if err := json.Unmarshal(one, &eps[i]); err != nil {
+			t.Fatal(err)
+		}
+		if edit != nil {
+			edit(i, eps[i])
+		}
+	}
+	doc.Data["endpoints"] = eps
+	out, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestOpenRouterEndpointCap: a document may list at most
+// MaxGatewayEndpoints endpoints. One that lists more, however many of
+// them repeat one provider, fails as a document of the wrong shape instead
+// of being kept whole (the issue's 5 MiB document of some 58 000 endpoints
+// became 34 MB of models.json) or cut without a word.
+func TestOpenRouterEndpointCap(t *testing.T) {
+	// bare keeps only the members the reader needs, so that a body under
+	// MaxBody holds as many endpoints as it can.
+	bare := func(_ int, ep map[string]any) {
+		for k := range ep {
+			switch k {
+			case "provider_name", "tag", "uptime_last_5m", "uptime_last_30m", "uptime_last_1d":
+			default:
+				delete(ep, k)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		name string
+		body []byte
+		fail bool
+	}{
+		{"one endpoint", realEndpoints(t, 1, nil), false},
+		{"as many as the cap", realEndpoints(t, MaxGatewayEndpoints, nil), false},
+		{"one more than the cap", realEndpoints(t, MaxGatewayEndpoints+1, nil), true},
+		{"5000 copies of one provider", realEndpoints(t, 5000, nil), true},
+		{"48 000 endpoints, just under the 5 MiB body cap", realEndpoints(t, 48_000, bare), true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if len(tc.body) > MaxBody {
+				t.Fatalf("the document is %d bytes: the body cap, not the endpoint cap, would refuse it", len(tc.body))
+			}
+			eps, err := readOpenRouter(t, reply{body: tc.body}, "openai/gpt-4")
+			if tc.fail {
+				if Kind(err) != snapshot.FailureSchema || !strings.Contains(fmt.Sprint(err), fmt.Sprintf("more than the %d", MaxGatewayEndpoints)) {
+					t.Fatalf("%d endpoints read, err = %v (kind %q), want a schema failure naming the cap", len(eps), err, Kind(err))
+				}
+				return
+			}
+			if err != nil || len(eps) == 0 {
+				t.Fatalf("%d endpoints, err = %v", len(eps), err)
+			}
+		})
+	}
+}
+
+// TestOpenRouterCleansText: a provider's name and an endpoint's tag are
+// published (the name, the tag's region) and printed in /check's evidence,
+// so they are cleaned as a status page's text is. Each case was seen on
+// loopback reaching models.json and the evidence: a terminal title (OSC)
+// and a screen clear, a header injected with CR LF, bidi overrides, and a
+// name cut at 100 bytes inside a character.
+func TestOpenRouterCleansText(t *testing.T) {
+	long := "A" + strings.Repeat("é", 150) // byte 100 falls inside an é
+	for _, tc := range []struct {
+		name, provider, tag   string
+		wantProvider, wantTag string
+	}{
+		{"a terminal title", "OpenAI\x1b]0;pwned\x07", "openai/\x1b]0;pwned\x07", "OpenAI ]0;pwned", "openai/ ]0;pwned"},
+		{"a screen clear", "\x1b[2J\x1b[HOpenAI", "openai/us\x1b[2J", "[2J [HOpenAI", "openai/us [2J"},
+		{"CR LF", "OpenAI\r\nX-Injected: 1", "openai/eu\r\n\r\nbody", "OpenAI X-Injected: 1", "openai/eu body"},
+		{"bidi and zero-width characters", "Open\u202eIA\u200b", "openai/\u2066eu\u2069", "OpenIA", "openai/eu"},
+		{"a character cut at the cap", long, long, "A" + strings.Repeat("é", 98) + "…", "A" + strings.Repeat("é", 98) + "…"},
+		{"bytes that are no UTF-8", "Open\xffAI", "openai/\xfe\xffeu", "OpenAI", "openai/eu"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			// The raw bytes go in after encoding: json.Marshal would escape
+			// them or replace what is no UTF-8.
+			body := realEndpoints(t, 1, func(_ int, ep map[string]any) { ep["provider_name"], ep["tag"] = "@PROVIDER@", "@TAG@" })
+			body = bytes.Replace(body, []byte("@PROVIDER@"), jsonText(tc.provider), 1)
+			body = bytes.Replace(body, []byte("@TAG@"), jsonText(tc.tag), 1)
+			eps, err := readOpenRouter(t, reply{body: body}, "openai/gpt-4")
+			if err != nil || len(eps) != 1 {
+				t.Fatalf("%d endpoints, err = %v", len(eps), err)
+			}
+			if got := eps[0]; got.Provider != tc.wantProvider || got.Tag != tc.wantTag {
+				t.Errorf("provider %q tag %q, want %q %q", got.Provider, got.Tag, tc.wantProvider, tc.wantTag)
+			}
+			for _, s := range []string{eps[0].Provider, eps[0].Tag} {
+				if !cleanGatewayText(s) {
+					t.Errorf("%q is not clean", s)
+				}
+			}
+		})
+	}
+	t.Run("a name of only control characters is no name", func(t *testing.T) {
+		body := realEndpoints(t, 1, func(_ int, ep map[string]any) { ep["provider_name"] = "\x1b\x07\r\n\u202e" })
+		if _, err := readOpenRouter(t, reply{body: body}, "openai/gpt-4"); Kind(err) != snapshot.FailureSchema {
+			t.Errorf("err = %v, want a schema failure", err)
+		}
+	})
+}
+
+// jsonText is s as the inside of a JSON string: escaped where JSON needs
+// it, its other bytes (controls aside) left raw, valid UTF-8 or not.
+func jsonText(s string) []byte {
+	var b bytes.Buffer
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c == '"' || c == '\\':
+			b.WriteByte('\\')
+			b.WriteByte(c)
+		case c < 0x20:
+			fmt.Fprintf(&b, `\u%04x`, c)
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.Bytes()
+}
+
+// cleanGatewayText reports whether s is as the reader may return it:
+// valid UTF-8 of at most 100 characters, without control or invisible
+// format characters.
+func cleanGatewayText(s string) bool {
+	if !utf8.ValidString(s) || utf8.RuneCountInString(s) > 100 {
+		return false
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError {
+			return false
+		}
+	}
+	return true
+}
+
 func sameFigure(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
 func TestOpenRouterCancelled(t *testing.T) {
@@ -121,9 +281,12 @@ func FuzzOpenRouter(f *testing.F) {
 			if err != nil {
 				continue
 			}
+			if len(eps) > MaxGatewayEndpoints {
+				t.Fatalf("%d endpoints", len(eps))
+			}
 			for _, ep := range eps {
-				if strings.TrimSpace(ep.Provider) == "" || len(ep.Provider) > 100 {
-					t.Fatalf("provider %q", ep.Provider)
+				if ep.Provider == "" || !cleanGatewayText(ep.Provider) || !cleanGatewayText(ep.Tag) {
+					t.Fatalf("provider %q tag %q", ep.Provider, ep.Tag)
 				}
 				for w, v := range ep.Uptime {
 					if v != nil && (*v < 0 || *v > 100 || *v != *v) {
