@@ -7,6 +7,7 @@ import (
 )
 
 func TestBaseURLFromAddr(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ addr, want string }{
 		{":9090", "http://localhost:9090"},
 		{":8080", "http://localhost:8080"},

@@ -227,6 +227,7 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 // status.json, nothing is reported broken in the console, and the page does
 // not overflow a phone's width. It takes screenshots for a human to look at.
 func TestBrowser(t *testing.T) {
+	t.Parallel()
 	chrome := findChromium()
 	if chrome == "" {
 		t.Skip("no Chromium: install Debian's chromium package (.ci/run does), or set AISTATUS_CHROME")

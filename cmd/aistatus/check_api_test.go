@@ -55,6 +55,7 @@ func serveSnapshot(t *testing.T, dir, catalog string) (url string, agents func()
 // data, the detail line (an unread feed, our probes overruling the page),
 // the exit code of the status; the request carries our User-Agent.
 func TestCheckAPI(t *testing.T) {
+	t.Parallel()
 	latency := 250.0
 	dir, catalog := publishStates(t, time.Now(), map[string]build.ServiceState{
 		"groq": {Status: snapshot.Unknown, Sources: snapshot.Sources{
@@ -121,6 +122,7 @@ func TestCheckAPI(t *testing.T) {
 // TestCheckAPIErrors: each way --api can fail says what went wrong, on
 // stderr, with exit 3.
 func TestCheckAPIErrors(t *testing.T) {
+	t.Parallel()
 	dir, catalog := publishStatuses(t, time.Now(), nil)
 	api, _ := serveSnapshot(t, dir, catalog)
 	empty, _ := serveSnapshot(t, filepath.Join(t.TempDir(), "none"), catalog)

@@ -84,6 +84,7 @@ func publishStatesInto(t *testing.T, dir string, genTime time.Time, given map[st
 // 1 degraded or maintenance, 2 down, 3 unknown, stale, untracked or failed —
 // and --json changes the output, never the code.
 func TestCheckExitCodes(t *testing.T) {
+	t.Parallel()
 	fresh, catalog := publishStatuses(t, time.Now(), map[string]snapshot.Status{
 		"anthropic":     snapshot.Degraded,
 		"google-gemini": snapshot.PartialOutage,
@@ -161,6 +162,7 @@ func TestCheckExitCodes(t *testing.T) {
 // TestCheckError: --error prints the advice — action, blame, alternatives
 // — and --json the same document /check serves.
 func TestCheckError(t *testing.T) {
+	t.Parallel()
 	dir, catalog := publishStatuses(t, time.Now(), map[string]snapshot.Status{
 		"anthropic":  snapshot.MajorOutage,
 		"openrouter": snapshot.PartialOutage,
@@ -226,6 +228,7 @@ func TestCheckError(t *testing.T) {
 // TestCheckExitCodeTable: every level /check can answer has a code, and
 // only "up" is OK.
 func TestCheckExitCodeTable(t *testing.T) {
+	t.Parallel()
 	for level, want := range map[string]int{
 		"up": 0, "degraded": 1, "maintenance": 1, "down": 2,
 		"unknown": 3, "stale": 3, "untracked": 3, "a-level-added-later": 3,
@@ -241,6 +244,7 @@ func TestCheckExitCodeTable(t *testing.T) {
 // the provider; where only the provider's host fails, it still blames the
 // provider.
 func TestCheckOffline(t *testing.T) {
+	t.Parallel()
 	statuses := map[string]snapshot.Status{}
 	cat, err := snapshot.DefaultCatalog()
 	if err != nil {
@@ -291,6 +295,7 @@ func TestCheckOffline(t *testing.T) {
 
 // An untracked query's suggestions read as a question, not a Go slice.
 func TestCheckSuggestions(t *testing.T) {
+	t.Parallel()
 	dir, catalog := publishStatuses(t, time.Now(), nil)
 	var stdout, stderr strings.Builder
 	execute(context.Background(), []string{"check", "--dir", dir, "--catalog", catalog, "opneai"}, &stdout, &stderr)

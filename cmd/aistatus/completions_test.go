@@ -12,6 +12,7 @@ import (
 // TestCompletionKeys reads each catalog key variable that is set and not
 // empty, and logs the services measured, never a key.
 func TestCompletionKeys(t *testing.T) {
+	t.Parallel()
 	cat, err := snapshot.DefaultCatalog()
 	if err != nil {
 		t.Fatal(err)

@@ -121,6 +121,7 @@ func (r response) decode(t *testing.T, v any) {
 // TestEndToEnd builds against a fake of every status page and API host,
 // serves the result and walks every endpoint over real HTTP.
 func TestEndToEnd(t *testing.T) {
+	t.Parallel()
 	cat, err := snapshot.DefaultCatalog()
 	if err != nil {
 		t.Fatal(err)
@@ -261,6 +262,7 @@ func TestEndToEnd(t *testing.T) {
 // outage in the API, on the page and in /check, each saying that the
 // official page disagrees; uptime shows the downtime; and it all recovers.
 func TestEndToEndProbesOverruleCalmPage(t *testing.T) {
+	t.Parallel()
 	cat, err := snapshot.DefaultCatalog()
 	if err != nil {
 		t.Fatal(err)
@@ -345,6 +347,7 @@ func TestEndToEndProbesOverruleCalmPage(t *testing.T) {
 // (a typo) keeps answering 503 with Retry-After, as a folder a builder has
 // yet to fill must, but says so in its log, with the absolute path.
 func TestServeWithoutSnapshot(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "pubilc")
 	addr := freeAddr(t)
 	out := startCommand(t, "serve", "--dir", dir, "--addr", addr, "--reload", "100ms")
@@ -375,6 +378,7 @@ func TestServeWithoutSnapshot(t *testing.T) {
 // run still starts, serves every endpoint and reports every service as
 // unknown, never as an outage.
 func TestRunWithoutNetwork(t *testing.T) {
+	t.Parallel()
 	cat, err := snapshot.DefaultCatalog()
 	if err != nil {
 		t.Fatal(err)
@@ -438,6 +442,7 @@ func TestRunWithoutNetwork(t *testing.T) {
 }
 
 func TestCatalogCommand(t *testing.T) {
+	t.Parallel()
 	code, out := aistatus(context.Background(), "catalog")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, out)
@@ -462,6 +467,7 @@ func TestEnvironmentFlags(t *testing.T) {
 }
 
 func TestCheckAndVersionCommands(t *testing.T) {
+	t.Parallel()
 	cat, _ := snapshot.DefaultCatalog()
 	world := buildtest.NewWorld(t, cat)
 	catalog := writeCatalog(t, world.Catalog)

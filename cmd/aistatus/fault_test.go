@@ -21,6 +21,7 @@ import (
 // previous one untouched or the next one whole — whose history lost nothing,
 // and a build that then completes must leave no staging folder behind.
 func TestBuildKilledAtRandomPoints(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("fault test")
 	}

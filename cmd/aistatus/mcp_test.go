@@ -31,6 +31,7 @@ const childEnv = "GO_WANT_AISTATUS_CHILD"
 // TestMCPStdio runs `aistatus mcp --dir` as a child process and talks to it
 // over stdin/stdout with the SDK's own client.
 func TestMCPStdio(t *testing.T) {
+	t.Parallel()
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(execute(context.Background(), flag.Args(), os.Stdout, os.Stderr))
 	}
@@ -115,6 +116,7 @@ func TestMCPStdio(t *testing.T) {
 // TestMCPNoSnapshot: started before the first build, aistatus mcp warns on
 // stderr and its tools answer "not ready" as a tool error, not a failure.
 func TestMCPNoSnapshot(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	cs, stderr := startMCP(ctx, t, "--dir", filepath.Join(t.TempDir(), "public"))
@@ -161,6 +163,7 @@ func startMCPWith(ctx context.Context, t *testing.T, opts *mcp.ClientOptions, ar
 // a service's resource is told when a build publishes a newer snapshot
 // into the folder, and then reads the new document.
 func TestMCPStdioResourceUpdated(t *testing.T) {
+	t.Parallel()
 	first := time.Now().Add(-2 * time.Minute).Truncate(time.Second)
 	dir, catalog := publishStatuses(t, first, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

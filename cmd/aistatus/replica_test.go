@@ -18,6 +18,7 @@ import (
 // snapshot, as a replica behind a load balancer does: it loads the site,
 // serves the API from it, reports itself ready, and follows a new publish.
 func TestServeOrigin(t *testing.T) {
+	t.Parallel()
 	cat, err := snapshot.DefaultCatalog()
 	if err != nil {
 		t.Fatal(err)
@@ -76,6 +77,7 @@ func publishSite(t *testing.T, cat snapshot.Catalog, site string, at time.Time) 
 // TestServeOriginMaxSetBytes: --max-set-bytes caps the files of a snapshot
 // a replica takes, and is a positive number of bytes.
 func TestServeOriginMaxSetBytes(t *testing.T) {
+	t.Parallel()
 	cat, err := snapshot.DefaultCatalog()
 	if err != nil {
 		t.Fatal(err)
@@ -113,6 +115,7 @@ func TestServeOriginMaxSetBytes(t *testing.T) {
 
 // TestServeDirAndOriginExclusive: a replica reads one source.
 func TestServeDirAndOriginExclusive(t *testing.T) {
+	t.Parallel()
 	code, out := aistatus(context.Background(), "serve", "--dir", t.TempDir(), "--origin", "https://example.com", "--addr", freeAddr(t))
 	if code == 0 || !strings.Contains(out, "origin") {
 		t.Errorf("serve --dir --origin: exit %d: %s", code, out)

@@ -14,6 +14,7 @@ import (
 // and taking it for a terminal gave `serve 2>/dev/null` the console writer,
 // which formats and writes each access-log line on its own.
 func TestLogFormatAuto(t *testing.T) {
+	t.Parallel()
 	devNull, err := os.OpenFile(os.DevNull, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -64,6 +64,7 @@ func anthropicAppDown(t *testing.T, now time.Time) []byte {
 // surface (exit 2), "claude code" for the agent surface, and "claude" says
 // the API is up and that claude.ai is down.
 func TestSurfacesEndToEnd(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	summary := anthropicAppDown(t, now)
 	var sum struct {

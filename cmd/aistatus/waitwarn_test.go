@@ -55,6 +55,7 @@ func warnings(t *testing.T, out string) []logLine {
 }
 
 func TestWhyNoSnapshot(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	file := filepath.Join(root, "file")
 	empty := filepath.Join(root, "empty")
@@ -147,6 +148,7 @@ func TestWarnWhileNoSnapshot(t *testing.T) {
 // TestWarnWhileNoSnapshotStopsWithContext: a server that shuts down before
 // any snapshot arrives takes its warner with it.
 func TestWarnWhileNoSnapshotStopsWithContext(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		ctx, cancel := context.WithCancel(t.Context())
 		done := make(chan struct{})

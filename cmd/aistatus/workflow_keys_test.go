@@ -14,6 +14,7 @@ import (
 // same name (empty when the secret does not exist: nothing is sent), and
 // no other step gets any of them.
 func TestSnapshotWorkflowPassesCompletionKeys(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("..", "..", ".github", "workflows", "snapshot.yml"))
 	if err != nil {
 		t.Fatal(err)

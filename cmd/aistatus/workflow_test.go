@@ -92,6 +92,7 @@ func runStep(t *testing.T, script, dir string, env ...string) (string, error) {
 // address of a site with a custom domain) — and checks the history carries
 // over, uncached, and that anything but a 404 stops the run.
 func TestSnapshotWorkflowCarriesHistory(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl not found: install it (apt-get install curl) to run the workflow's restore step")
 	}
@@ -275,6 +276,7 @@ func TestSnapshotWorkflowCarriesHistory(t *testing.T) {
 // with the job's token, fail when the API refuses, and be the only job that
 // may write to Actions.
 func TestSnapshotWorkflowKeepalive(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("curl"); err != nil {
 		t.Skip("curl not found: install it (apt-get install curl) to run the keepalive step")
 	}
@@ -356,6 +358,7 @@ func readJSON(t *testing.T, path string, v any) {
 // turns sources.json into annotations: a source failing for over an hour is
 // a warning on the run, a changed scope roster a notice, the rest silent.
 func TestSnapshotWorkflowWarnsAboutUnreadSources(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("jq"); err != nil {
 		t.Skip("jq not found: install it (apt-get install jq; GitHub's runners have it) to run the sources step")
 	}
