@@ -1,8 +1,10 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -50,6 +52,59 @@ func TestMemoryCrowd(t *testing.T) {
 	}
 	if rc, _ := c.Count("anthropic", day.Add(-time.Hour)); rc.Baseline != nil {
 		t.Fatalf("11:00 on day 2: baseline %v, want none (counting began at 12:00 on day 1)", *rc.Baseline)
+	}
+}
+
+// TestCrowdForgetsClosedWindows: no client's hash outlives its window by
+// more than a call or a tick. A call about any service closes every
+// service's ended window, keeping only its count for the baseline; in a
+// process nobody asks, ForgetEvery closes it on the clock — and never
+// before the window ends.
+func TestCrowdForgetsClosedWindows(t *testing.T) {
+	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	c := NewMemoryCrowd(start)
+	c.Report("anthropic", "192.0.2.1", start.Add(time.Minute))
+	c.Report("openai", "192.0.2.2", start.Add(4*time.Minute))
+	if n := c.Holding(); n != 2 {
+		t.Fatalf("two clients in the open window: holding %d hashes", n)
+	}
+	c.Count("groq", start.Add(3*time.Hour))
+	if n := c.Holding(); n != 0 {
+		t.Fatalf("3 hours later, after a call about groq: holding %d hashes of the 12:00 window", n)
+	}
+	for _, slug := range []string{"anthropic", "openai"} {
+		if rc, _ := c.Count(slug, start); rc.Count != 1 {
+			t.Errorf("%s's closed window counts %d, want its count of 1 kept", slug, rc.Count)
+		}
+	}
+
+	var now atomic.Int64
+	now.Store(start.Add(time.Minute).UnixNano())
+	clock := func() time.Time { return time.Unix(0, now.Load()).UTC() }
+	c = NewMemoryCrowd(start)
+	c.Report("anthropic", "192.0.2.1", clock())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.ForgetEvery(ctx, time.Millisecond, clock)
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	time.Sleep(20 * time.Millisecond)
+	if n := c.Holding(); n != 1 {
+		t.Fatalf("the window is still open, yet the crowd holds %d hashes", n)
+	}
+	now.Store(start.Add(ReportWindow).UnixNano())
+	for deadline := time.Now().Add(10 * time.Second); c.Holding() != 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("nobody asks: the closed window's %d hashes are still held", c.Holding())
+		}
+	}
+	if rc, _ := c.Count("anthropic", start); rc.Count != 1 {
+		t.Errorf("the window closed by the clock counts %d, want 1", rc.Count)
 	}
 }
 

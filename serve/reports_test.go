@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -115,6 +116,36 @@ func TestCrowdReports(t *testing.T) {
 	ts.clock.Set(ts.clock.Now().Add(check.ReportWindow))
 	if ev := reportFrom(t, ts, "192.0.2.7:4000", "anthropic", "timeout"); *ev.Count != 1 || ev.State != check.ReportsNormal {
 		t.Fatalf("next window: %+v", ev)
+	}
+}
+
+// TestCrowdForgottenWhileIdle: a serving process that nobody asks still
+// drops the crowd's closed windows: a client's hash is gone soon after its
+// window ends, not at the next call.
+func TestCrowdForgottenWhileIdle(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, 0)
+	ts.forgetEvery = time.Millisecond
+	reportFrom(t, ts, "192.0.2.7:4000", "anthropic", "529")
+	if n := ts.local.Holding(); n != 1 {
+		t.Fatalf("one client's report: holding %d hashes", n)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- ts.Serve(ctx, ln) }()
+	defer func() {
+		cancel()
+		<-served
+	}()
+	ts.clock.Set(ts.clock.Now().Add(check.ReportWindow))
+	for deadline := time.Now().Add(10 * time.Second); ts.local.Holding() != 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the window has ended and nobody asks: its client's hash is still held")
+		}
 	}
 }
 
