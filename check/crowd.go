@@ -37,6 +37,9 @@ const (
 const (
 	ReportsNormal = "normal"
 	ReportsSurge  = "surge"
+	// ReportsUnknown is a window without a baseline: whether its count is
+	// usual cannot be told, so it is never called a surge.
+	ReportsUnknown = "unknown"
 )
 
 // ReportCount is a service's count of reports in one window.
@@ -49,14 +52,21 @@ type ReportCount struct {
 	Count int
 	// Baseline is the mean count per window in the same hour of day over
 	// the previous days (at most BaselineDays) the counter has run; nil
-	// until it has run a whole day.
+	// until it has counted that hour on a previous day (BaselineWindows).
 	Baseline *float64
 }
 
-// State is ReportsSurge when the window holds at least SurgeMinReports
-// voices and at least SurgeFactor times the baseline, else ReportsNormal.
+// State is ReportsUnknown without a baseline; ReportsSurge when the window
+// holds at least SurgeMinReports voices and at least SurgeFactor times the
+// baseline; else ReportsNormal. A surge needs a baseline: a handful of
+// addresses is easy to hold, and only the usual count at that hour says
+// whether ten voices are unusual — without one, any dozen addresses could
+// move every verdict on a service for the day after each start.
 func (c ReportCount) State() string {
-	if c.Count >= SurgeMinReports && (c.Baseline == nil || float64(c.Count) >= SurgeFactor**c.Baseline) {
+	switch {
+	case c.Baseline == nil:
+		return ReportsUnknown
+	case c.Count >= SurgeMinReports && float64(c.Count) >= SurgeFactor**c.Baseline:
 		return ReportsSurge
 	}
 	return ReportsNormal
@@ -71,7 +81,7 @@ func (c ReportCount) Says() string {
 	says := fmt.Sprintf("%s errors through /check in the 5 minutes from %s", callers, c.Window.UTC().Format("15:04 UTC"))
 	switch {
 	case c.Baseline == nil:
-		says += "; no baseline yet"
+		says += "; no baseline yet to tell whether that is usual"
 	default:
 		says += fmt.Sprintf("; %.1f is usual at this hour", *c.Baseline)
 	}

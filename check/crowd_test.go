@@ -108,6 +108,45 @@ func TestCrowdForgetsClosedWindows(t *testing.T) {
 	}
 }
 
+// TestCrowdNoSurgeWithoutBaseline: no window is a surge until the crowd has
+// counted the same clock hour on a previous day: just after a start, 12
+// addresses were one, and any dozen addresses could raise the confidence
+// of every verdict on a service for a day. The edge is the hour's start a
+// day earlier: counting since then gives a baseline (0 here, so 10 voices
+// are a surge and 9 are not); since a second later, none, and no count
+// is a surge, not even the cap.
+func TestCrowdNoSurgeWithoutBaseline(t *testing.T) {
+	hour := time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC)
+	now := hour.Add(31 * time.Minute)
+	for _, tc := range []struct {
+		name   string
+		since  time.Time
+		voices int
+		want   string
+	}{
+		{"just started, 12 voices", now.Add(-time.Minute), 12, ReportsUnknown},
+		{"counting since a second after the hour's start yesterday, the cap", hour.Add(-24*time.Hour + time.Second), MaxReportsPerWindow, ReportsUnknown},
+		{"counting since a second after the hour's start yesterday, no voice", hour.Add(-24*time.Hour + time.Second), 0, ReportsUnknown},
+		{"counting since the hour's start yesterday, 10 voices", hour.Add(-24 * time.Hour), SurgeMinReports, ReportsSurge},
+		{"counting since the hour's start yesterday, 9 voices", hour.Add(-24 * time.Hour), SurgeMinReports - 1, ReportsNormal},
+		{"counting for a week, 10 voices", hour.Add(-7 * 24 * time.Hour), SurgeMinReports, ReportsSurge},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewMemoryCrowd(tc.since)
+			rc, _ := c.Count("anthropic", now)
+			for i := range tc.voices {
+				rc, _ = c.Report("anthropic", fmt.Sprint("client-", i), now)
+			}
+			if rc.Count != tc.voices || rc.State() != tc.want {
+				t.Fatalf("%d voices, baseline %v: state %s, want %s", rc.Count, rc.Baseline, rc.State(), tc.want)
+			}
+			if says := rc.Says(); (tc.want == ReportsSurge) != strings.HasSuffix(says, ": a surge.") {
+				t.Errorf("state %s, yet it says %q", rc.State(), says)
+			}
+		})
+	}
+}
+
 func TestReportState(t *testing.T) {
 	b := func(v float64) *float64 { return &v }
 	for _, tc := range []struct {
@@ -115,8 +154,10 @@ func TestReportState(t *testing.T) {
 		baseline *float64
 		want     string
 	}{
-		{SurgeMinReports - 1, nil, ReportsNormal},
-		{SurgeMinReports, nil, ReportsSurge},
+		{0, nil, ReportsUnknown},
+		{SurgeMinReports, nil, ReportsUnknown},
+		{MaxReportsPerWindow, nil, ReportsUnknown},
+		{SurgeMinReports - 1, b(0), ReportsNormal},
 		{SurgeMinReports, b(0), ReportsSurge},
 		{30, b(10), ReportsSurge},
 		{29, b(10), ReportsNormal},
@@ -132,21 +173,26 @@ func TestReportState(t *testing.T) {
 // agreeing with the page or our probes raises the confidence of blaming the
 // provider; a surge neither sees is said as such, and lowers the confidence
 // of blaming anyone else; a refused key stays the caller's; under the surge
-// threshold, the count is evidence and nothing more. Without a client, or
-// without an error, nothing is counted.
+// threshold, or without a baseline to call it a surge, the count is
+// evidence and nothing more. Without a client, or without an error,
+// nothing is counted.
 func TestCheckCrowd(t *testing.T) {
 	for _, tc := range []struct {
 		name, q, observed string
 		others            int // other clients that reported in the window
 		confidence        func(string) string
 		reason            string
+		// fresh is a crowd that began counting just now: no baseline.
+		fresh bool
 	}{
-		{"surge, page sees an incident", "openai", "503", 19, raise, "Many other callers report errors for it right now too."},
-		{"surge, our probe fails", "groq", "500", 19, raise, "Many other callers report errors for it right now too."},
-		{"surge nobody else sees, provider blamed", "anthropic", "500", 19, same, "neither the page nor our probes see it yet."},
-		{"surge, timeouts nobody else sees", "anthropic", "timeout", 19, lower, "neither the page nor our probes see it yet."},
-		{"surge, a refused key", "anthropic", "401", 19, same, ""},
-		{"under the threshold", "anthropic", "500", SurgeMinReports - 2, same, ""},
+		{"surge, page sees an incident", "openai", "503", 19, raise, "Many other callers report errors for it right now too.", false},
+		{"surge, our probe fails", "groq", "500", 19, raise, "Many other callers report errors for it right now too.", false},
+		{"surge nobody else sees, provider blamed", "anthropic", "500", 19, same, "neither the page nor our probes see it yet.", false},
+		{"surge, timeouts nobody else sees", "anthropic", "timeout", 19, lower, "neither the page nor our probes see it yet.", false},
+		{"surge, a refused key", "anthropic", "401", 19, same, "", false},
+		{"under the threshold", "anthropic", "500", SurgeMinReports - 2, same, "", false},
+		{"many voices, no baseline yet, page sees an incident", "openai", "503", 19, same, "", true},
+		{"many voices, no baseline yet, nobody else sees it", "anthropic", "timeout", 19, same, "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			plain, view, _ := newTestEngine(t, "groq")
@@ -155,7 +201,10 @@ func TestCheckCrowd(t *testing.T) {
 				t.Fatal(err)
 			}
 			engine, _, _ := newTestEngine(t, "groq")
-			crowd := NewMemoryCrowd(genTime)
+			crowd := NewMemoryCrowd(genTime.Add(-24 * time.Hour))
+			if tc.fresh {
+				crowd = NewMemoryCrowd(genTime)
+			}
 			for i := range tc.others {
 				crowd.Report(tc.q, fmt.Sprint("198.51.100.", i), genTime.Add(time.Minute))
 			}

@@ -62,14 +62,15 @@ func serviceReports(t *testing.T, ts *testServer, slug string) *snapshot.Reports
 
 // TestCrowdReports: twenty distinct clients reporting error=529 within five
 // minutes show as reports evidence with their count, in the verdict and the
-// service document; one client reporting 200 times (or from every address of
-// its IPv6 /64) counts once; a check without error= is not a report; the
-// count restarts with the next window; the service file a static host serves
-// has no reports.
+// service document — not as a surge: a server that started a minute ago has
+// no baseline; one client reporting 200 times (or from every address of its
+// IPv6 /64) counts once; a check without error= is not a report; the count
+// restarts with the next window; the service file a static host serves has
+// no reports.
 func TestCrowdReports(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, 0)
-	if r := serviceReports(t, ts, "anthropic"); r == nil || r.Count != 0 || r.State != check.ReportsNormal || r.Baseline != nil {
+	if r := serviceReports(t, ts, "anthropic"); r == nil || r.Count != 0 || r.State != check.ReportsUnknown || r.Baseline != nil {
 		t.Fatalf("before any report: %+v", r)
 	}
 	for i := range 200 {
@@ -91,14 +92,14 @@ func TestCrowdReports(t *testing.T) {
 			t.Fatalf("client %d: count %d", i, *last.Count)
 		}
 	}
-	if last.State != check.ReportsSurge || last.ObservedAt == nil || last.Baseline != nil ||
+	if last.State != check.ReportsUnknown || last.ObservedAt == nil || last.Baseline != nil ||
 		!strings.Contains(last.Says, "20 callers (distinct addresses) reported errors") {
 		t.Fatalf("20 clients: evidence %+v", last)
 	}
 	if doc := checkDoc(t, ts, "anthropic"); hasReports(doc) {
 		t.Fatal("a check without error= cites the crowd")
 	}
-	if r := serviceReports(t, ts, "anthropic"); r == nil || r.Count != 20 || r.State != check.ReportsSurge ||
+	if r := serviceReports(t, ts, "anthropic"); r == nil || r.Count != 20 || r.State != check.ReportsUnknown ||
 		r.WindowEnd.Sub(r.WindowStart) != check.ReportWindow {
 		t.Fatalf("service document: reports %+v", r)
 	}
@@ -114,7 +115,7 @@ func TestCrowdReports(t *testing.T) {
 	}
 
 	ts.clock.Set(ts.clock.Now().Add(check.ReportWindow))
-	if ev := reportFrom(t, ts, "192.0.2.7:4000", "anthropic", "timeout"); *ev.Count != 1 || ev.State != check.ReportsNormal {
+	if ev := reportFrom(t, ts, "192.0.2.7:4000", "anthropic", "timeout"); *ev.Count != 1 || ev.State != check.ReportsUnknown {
 		t.Fatalf("next window: %+v", ev)
 	}
 }
@@ -175,8 +176,8 @@ func TestCrowdAcrossReplicas(t *testing.T) {
 	for i := 2; i <= 20; i++ {
 		last = reportFrom(t, rs[i%3], fmt.Sprintf("198.51.100.%d:1000", i), "groq", "529")
 	}
-	if *last.Count != 20 || last.State != check.ReportsSurge {
-		t.Fatalf("20 clients on 3 replicas: %+v", last)
+	if *last.Count != 20 || last.State != check.ReportsUnknown {
+		t.Fatalf("20 clients on 3 replicas, counting for a minute: %+v", last)
 	}
 	for i, ts := range rs {
 		if r := serviceReports(t, ts, "groq"); r.Count != 20 {
@@ -276,6 +277,8 @@ func TestCrowdFromMCP(t *testing.T) {
 // the mean count per window of the same hour on the previous days counting
 // ran: yesterday 24 callers in one of the hour's twelve windows make a
 // baseline of 2, over which 12 callers today are a surge and 5 are not.
+// Before there is one, 12 callers are no surge. Redis keeps when counting
+// began and the counts, so replicas started since keep the baseline.
 func TestCrowdBaselineInRedis(t *testing.T) {
 	t.Parallel()
 	rdb := startRedis(t).client()
@@ -287,13 +290,21 @@ func TestCrowdBaselineInRedis(t *testing.T) {
 		}
 	}
 	at(now.Add(-24*time.Hour - 2*time.Minute)) // counting begins before yesterday's hour
-	if r := serviceReports(t, rs[0], "groq"); r == nil || r.Baseline != nil {
+	if r := serviceReports(t, rs[0], "groq"); r == nil || r.Baseline != nil || r.State != check.ReportsUnknown {
 		t.Fatalf("first read: %+v, want no baseline", r)
+	}
+	for i := range 12 {
+		reportFrom(t, rs[i%2], fmt.Sprintf("192.0.2.%d:1000", i), "groq", "529")
+	}
+	if r := serviceReports(t, rs[1], "groq"); r == nil || r.Count != 12 || r.State != check.ReportsUnknown {
+		t.Fatalf("12 callers without a baseline: %+v, want no surge", r)
 	}
 	at(now.Add(-24 * time.Hour))
 	for i := range 24 {
 		reportFrom(t, rs[i%2], fmt.Sprintf("198.51.100.%d:1000", i), "groq", "529")
 	}
+	// Today's replicas are new processes: their own counting began now.
+	rs = replicas(t, 2, 0, rdb, zerolog.Nop())
 	at(now)
 	for i := range 5 {
 		reportFrom(t, rs[i%2], fmt.Sprintf("203.0.113.%d:1000", i), "groq", "529")
