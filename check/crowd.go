@@ -47,8 +47,7 @@ type ReportCount struct {
 	// Window is the start of the window counted; it ends ReportWindow later.
 	Window time.Time
 	// Count is the distinct clients that reported an error in the window,
-	// at most MaxReportsPerWindow (an estimate when shared through Redis:
-	// HyperLogLog's standard error is 0.81 %).
+	// at most MaxReportsPerWindow: exact, in memory as through Redis.
 	Count int
 	// Baseline is the mean count per window in the same hour of day over
 	// the previous days (at most BaselineDays) the counter has run; nil
