@@ -1,6 +1,7 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"hash/maphash"
 	"sync"
@@ -36,6 +37,9 @@ const (
 const (
 	ReportsNormal = "normal"
 	ReportsSurge  = "surge"
+	// ReportsUnknown is a window without a baseline: whether its count is
+	// usual cannot be told, so it is never called a surge.
+	ReportsUnknown = "unknown"
 )
 
 // ReportCount is a service's count of reports in one window.
@@ -43,19 +47,25 @@ type ReportCount struct {
 	// Window is the start of the window counted; it ends ReportWindow later.
 	Window time.Time
 	// Count is the distinct clients that reported an error in the window,
-	// at most MaxReportsPerWindow (an estimate when shared through Redis:
-	// HyperLogLog's standard error is 0.81 %).
+	// at most MaxReportsPerWindow: exact, in memory as through Redis.
 	Count int
 	// Baseline is the mean count per window in the same hour of day over
 	// the previous days (at most BaselineDays) the counter has run; nil
-	// until it has run a whole day.
+	// until it has counted that hour on a previous day (BaselineWindows).
 	Baseline *float64
 }
 
-// State is ReportsSurge when the window holds at least SurgeMinReports
-// voices and at least SurgeFactor times the baseline, else ReportsNormal.
+// State is ReportsUnknown without a baseline; ReportsSurge when the window
+// holds at least SurgeMinReports voices and at least SurgeFactor times the
+// baseline; else ReportsNormal. A surge needs a baseline: a handful of
+// addresses is easy to hold, and only the usual count at that hour says
+// whether ten voices are unusual — without one, any dozen addresses could
+// move every verdict on a service for the day after each start.
 func (c ReportCount) State() string {
-	if c.Count >= SurgeMinReports && (c.Baseline == nil || float64(c.Count) >= SurgeFactor**c.Baseline) {
+	switch {
+	case c.Baseline == nil:
+		return ReportsUnknown
+	case c.Count >= SurgeMinReports && float64(c.Count) >= SurgeFactor**c.Baseline:
 		return ReportsSurge
 	}
 	return ReportsNormal
@@ -70,7 +80,7 @@ func (c ReportCount) Says() string {
 	says := fmt.Sprintf("%s errors through /check in the 5 minutes from %s", callers, c.Window.UTC().Format("15:04 UTC"))
 	switch {
 	case c.Baseline == nil:
-		says += "; no baseline yet"
+		says += "; no baseline yet to tell whether that is usual"
 	default:
 		says += fmt.Sprintf("; %.1f is usual at this hour", *c.Baseline)
 	}
@@ -134,41 +144,45 @@ func Baseline(days [][]time.Time, count func(time.Time) int) *float64 {
 }
 
 // MemoryCrowd counts reports in this process: the server's crowd without
-// Redis, and the fallback while Redis fails. A window keeps only hashes of
-// its clients, salted per window, and drops them when the next one starts;
-// past windows keep only their counts, for BaselineDays.
+// Redis, and the fallback while Redis fails. The open window keeps only
+// hashes of its clients, salted per window. Any call closes it once it has
+// ended, for every service at once, and ForgetEvery does in a process
+// nobody asks, so that no client's hash outlives its window by more than
+// ForgetEvery's interval. Past windows keep only their counts, for
+// BaselineDays.
 type MemoryCrowd struct {
 	mu    sync.Mutex
 	since time.Time
-	// current is each service's open window.
-	current map[string]*crowdWindow
+	// open is the start of the open window: the latest any call has
+	// reached. seed salts its hashes; voices are each service's in it.
+	open   time.Time
+	seed   maphash.Seed
+	voices map[string]map[uint64]struct{}
 	// counts are closed windows' counts, per service, by window start.
 	counts map[string]map[time.Time]int
 }
 
-type crowdWindow struct {
-	start  time.Time
-	seed   maphash.Seed
-	voices map[uint64]struct{}
-}
-
 // NewMemoryCrowd returns a crowd whose counting began at since.
 func NewMemoryCrowd(since time.Time) *MemoryCrowd {
-	return &MemoryCrowd{since: since, current: map[string]*crowdWindow{}, counts: map[string]map[time.Time]int{}}
+	return &MemoryCrowd{since: since, voices: map[string]map[uint64]struct{}{}, counts: map[string]map[time.Time]int{}}
 }
 
 // Report implements Crowd.
 func (m *MemoryCrowd) Report(slug, client string, t time.Time) (ReportCount, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	w := m.window(slug, t)
-	if w == nil {
-		// A report for a window already closed (a clock step back) is not
-		// counted: that window's clients are gone.
-		return m.count(slug, t), true
-	}
-	if len(w.voices) < MaxReportsPerWindow {
-		w.voices[maphash.String(w.seed, client)] = struct{}{}
+	m.forget(t)
+	// A report for a window already closed (a clock step back) is not
+	// counted: that window's clients are gone.
+	if WindowOf(t).Equal(m.open) {
+		v := m.voices[slug]
+		if v == nil {
+			v = map[uint64]struct{}{}
+			m.voices[slug] = v
+		}
+		if len(v) < MaxReportsPerWindow {
+			v[maphash.String(m.seed, client)] = struct{}{}
+		}
 	}
 	return m.count(slug, t), true
 }
@@ -177,42 +191,84 @@ func (m *MemoryCrowd) Report(slug, client string, t time.Time) (ReportCount, boo
 func (m *MemoryCrowd) Count(slug string, t time.Time) (ReportCount, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	m.window(slug, t)
+	m.forget(t)
 	return m.count(slug, t), true
 }
 
-// window is slug's window holding t, opening it (and closing the previous
-// one into counts) when t is past it; nil when t is before the open window.
-func (m *MemoryCrowd) window(slug string, t time.Time) *crowdWindow {
-	start := WindowOf(t)
-	w := m.current[slug]
-	switch {
-	case w != nil && w.start.Equal(start):
-		return w
-	case w != nil && start.Before(w.start):
-		return nil
+// Forget closes the open window when t is in a later one: every service's
+// hashes are dropped and their counts kept for the baseline.
+func (m *MemoryCrowd) Forget(t time.Time) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.forget(t)
+}
+
+// ForgetEvery calls Forget with now() every interval until ctx ends: the
+// calls that count reports close a window only when one comes, and a
+// process nobody asks must not keep the last window's clients for hours.
+func (m *MemoryCrowd) ForgetEvery(ctx context.Context, interval time.Duration, now func() time.Time) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			m.Forget(now())
+		}
 	}
-	if w != nil && len(w.voices) > 0 {
+}
+
+// Holding is how many clients' hashes the crowd holds: those of the open
+// window, all services together.
+func (m *MemoryCrowd) Holding() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	n := 0
+	for _, v := range m.voices {
+		n += len(v)
+	}
+	return n
+}
+
+// forget is Forget with m.mu held. It does its work once per window, so
+// that every call can afford it.
+func (m *MemoryCrowd) forget(t time.Time) {
+	start := WindowOf(t)
+	if !start.After(m.open) {
+		return
+	}
+	for slug, v := range m.voices {
+		if len(v) == 0 {
+			continue
+		}
 		if m.counts[slug] == nil {
 			m.counts[slug] = map[time.Time]int{}
 		}
-		m.counts[slug][w.start] = len(w.voices)
+		m.counts[slug][m.open] = len(v)
+		// Zeroed, not only dropped: freed memory keeps its bytes until
+		// it is reused.
+		clear(v)
 	}
+	clear(m.voices)
+	m.open, m.seed = start, maphash.MakeSeed()
 	oldest := start.Add(-(BaselineDays + 1) * 24 * time.Hour)
-	for at := range m.counts[slug] {
-		if at.Before(oldest) {
-			delete(m.counts[slug], at)
+	for slug, counts := range m.counts {
+		for at := range counts {
+			if at.Before(oldest) {
+				delete(counts, at)
+			}
+		}
+		if len(counts) == 0 {
+			delete(m.counts, slug)
 		}
 	}
-	w = &crowdWindow{start: start, seed: maphash.MakeSeed(), voices: map[uint64]struct{}{}}
-	m.current[slug] = w
-	return w
 }
 
 func (m *MemoryCrowd) count(slug string, t time.Time) ReportCount {
 	at := func(start time.Time) int {
-		if w := m.current[slug]; w != nil && w.start.Equal(start) {
-			return len(w.voices)
+		if start.Equal(m.open) {
+			return len(m.voices[slug])
 		}
 		return m.counts[slug][start]
 	}

@@ -1,8 +1,10 @@
 package check
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -53,6 +55,98 @@ func TestMemoryCrowd(t *testing.T) {
 	}
 }
 
+// TestCrowdForgetsClosedWindows: no client's hash outlives its window by
+// more than a call or a tick. A call about any service closes every
+// service's ended window, keeping only its count for the baseline; in a
+// process nobody asks, ForgetEvery closes it on the clock — and never
+// before the window ends.
+func TestCrowdForgetsClosedWindows(t *testing.T) {
+	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	c := NewMemoryCrowd(start)
+	c.Report("anthropic", "192.0.2.1", start.Add(time.Minute))
+	c.Report("openai", "192.0.2.2", start.Add(4*time.Minute))
+	if n := c.Holding(); n != 2 {
+		t.Fatalf("two clients in the open window: holding %d hashes", n)
+	}
+	c.Count("groq", start.Add(3*time.Hour))
+	if n := c.Holding(); n != 0 {
+		t.Fatalf("3 hours later, after a call about groq: holding %d hashes of the 12:00 window", n)
+	}
+	for _, slug := range []string{"anthropic", "openai"} {
+		if rc, _ := c.Count(slug, start); rc.Count != 1 {
+			t.Errorf("%s's closed window counts %d, want its count of 1 kept", slug, rc.Count)
+		}
+	}
+
+	var now atomic.Int64
+	now.Store(start.Add(time.Minute).UnixNano())
+	clock := func() time.Time { return time.Unix(0, now.Load()).UTC() }
+	c = NewMemoryCrowd(start)
+	c.Report("anthropic", "192.0.2.1", clock())
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c.ForgetEvery(ctx, time.Millisecond, clock)
+	}()
+	defer func() {
+		cancel()
+		<-done
+	}()
+	time.Sleep(20 * time.Millisecond)
+	if n := c.Holding(); n != 1 {
+		t.Fatalf("the window is still open, yet the crowd holds %d hashes", n)
+	}
+	now.Store(start.Add(ReportWindow).UnixNano())
+	for deadline := time.Now().Add(10 * time.Second); c.Holding() != 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("nobody asks: the closed window's %d hashes are still held", c.Holding())
+		}
+	}
+	if rc, _ := c.Count("anthropic", start); rc.Count != 1 {
+		t.Errorf("the window closed by the clock counts %d, want 1", rc.Count)
+	}
+}
+
+// TestCrowdNoSurgeWithoutBaseline: no window is a surge until the crowd has
+// counted the same clock hour on a previous day: just after a start, 12
+// addresses were one, and any dozen addresses could raise the confidence
+// of every verdict on a service for a day. The edge is the hour's start a
+// day earlier: counting since then gives a baseline (0 here, so 10 voices
+// are a surge and 9 are not); since a second later, none, and no count
+// is a surge, not even the cap.
+func TestCrowdNoSurgeWithoutBaseline(t *testing.T) {
+	hour := time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC)
+	now := hour.Add(31 * time.Minute)
+	for _, tc := range []struct {
+		name   string
+		since  time.Time
+		voices int
+		want   string
+	}{
+		{"just started, 12 voices", now.Add(-time.Minute), 12, ReportsUnknown},
+		{"counting since a second after the hour's start yesterday, the cap", hour.Add(-24*time.Hour + time.Second), MaxReportsPerWindow, ReportsUnknown},
+		{"counting since a second after the hour's start yesterday, no voice", hour.Add(-24*time.Hour + time.Second), 0, ReportsUnknown},
+		{"counting since the hour's start yesterday, 10 voices", hour.Add(-24 * time.Hour), SurgeMinReports, ReportsSurge},
+		{"counting since the hour's start yesterday, 9 voices", hour.Add(-24 * time.Hour), SurgeMinReports - 1, ReportsNormal},
+		{"counting for a week, 10 voices", hour.Add(-7 * 24 * time.Hour), SurgeMinReports, ReportsSurge},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := NewMemoryCrowd(tc.since)
+			rc, _ := c.Count("anthropic", now)
+			for i := range tc.voices {
+				rc, _ = c.Report("anthropic", fmt.Sprint("client-", i), now)
+			}
+			if rc.Count != tc.voices || rc.State() != tc.want {
+				t.Fatalf("%d voices, baseline %v: state %s, want %s", rc.Count, rc.Baseline, rc.State(), tc.want)
+			}
+			if says := rc.Says(); (tc.want == ReportsSurge) != strings.HasSuffix(says, ": a surge.") {
+				t.Errorf("state %s, yet it says %q", rc.State(), says)
+			}
+		})
+	}
+}
+
 func TestReportState(t *testing.T) {
 	b := func(v float64) *float64 { return &v }
 	for _, tc := range []struct {
@@ -60,8 +154,10 @@ func TestReportState(t *testing.T) {
 		baseline *float64
 		want     string
 	}{
-		{SurgeMinReports - 1, nil, ReportsNormal},
-		{SurgeMinReports, nil, ReportsSurge},
+		{0, nil, ReportsUnknown},
+		{SurgeMinReports, nil, ReportsUnknown},
+		{MaxReportsPerWindow, nil, ReportsUnknown},
+		{SurgeMinReports - 1, b(0), ReportsNormal},
 		{SurgeMinReports, b(0), ReportsSurge},
 		{30, b(10), ReportsSurge},
 		{29, b(10), ReportsNormal},
@@ -77,21 +173,26 @@ func TestReportState(t *testing.T) {
 // agreeing with the page or our probes raises the confidence of blaming the
 // provider; a surge neither sees is said as such, and lowers the confidence
 // of blaming anyone else; a refused key stays the caller's; under the surge
-// threshold, the count is evidence and nothing more. Without a client, or
-// without an error, nothing is counted.
+// threshold, or without a baseline to call it a surge, the count is
+// evidence and nothing more. Without a client, or without an error,
+// nothing is counted.
 func TestCheckCrowd(t *testing.T) {
 	for _, tc := range []struct {
 		name, q, observed string
 		others            int // other clients that reported in the window
 		confidence        func(string) string
 		reason            string
+		// fresh is a crowd that began counting just now: no baseline.
+		fresh bool
 	}{
-		{"surge, page sees an incident", "openai", "503", 19, raise, "Many other callers report errors for it right now too."},
-		{"surge, our probe fails", "groq", "500", 19, raise, "Many other callers report errors for it right now too."},
-		{"surge nobody else sees, provider blamed", "anthropic", "500", 19, same, "neither the page nor our probes see it yet."},
-		{"surge, timeouts nobody else sees", "anthropic", "timeout", 19, lower, "neither the page nor our probes see it yet."},
-		{"surge, a refused key", "anthropic", "401", 19, same, ""},
-		{"under the threshold", "anthropic", "500", SurgeMinReports - 2, same, ""},
+		{"surge, page sees an incident", "openai", "503", 19, raise, "Many other callers report errors for it right now too.", false},
+		{"surge, our probe fails", "groq", "500", 19, raise, "Many other callers report errors for it right now too.", false},
+		{"surge nobody else sees, provider blamed", "anthropic", "500", 19, same, "neither the page nor our probes see it yet.", false},
+		{"surge, timeouts nobody else sees", "anthropic", "timeout", 19, lower, "neither the page nor our probes see it yet.", false},
+		{"surge, a refused key", "anthropic", "401", 19, same, "", false},
+		{"under the threshold", "anthropic", "500", SurgeMinReports - 2, same, "", false},
+		{"many voices, no baseline yet, page sees an incident", "openai", "503", 19, same, "", true},
+		{"many voices, no baseline yet, nobody else sees it", "anthropic", "timeout", 19, same, "", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			plain, view, _ := newTestEngine(t, "groq")
@@ -100,7 +201,10 @@ func TestCheckCrowd(t *testing.T) {
 				t.Fatal(err)
 			}
 			engine, _, _ := newTestEngine(t, "groq")
-			crowd := NewMemoryCrowd(genTime)
+			crowd := NewMemoryCrowd(genTime.Add(-24 * time.Hour))
+			if tc.fresh {
+				crowd = NewMemoryCrowd(genTime)
+			}
 			for i := range tc.others {
 				crowd.Report(tc.q, fmt.Sprint("198.51.100.", i), genTime.Add(time.Minute))
 			}

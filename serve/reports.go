@@ -13,6 +13,11 @@ import (
 	"github.com/aistatus/aistatus/snapshot"
 )
 
+// crowdForgetEvery is how often a serving process closes the crowd's ended
+// windows when no call does (check.MemoryCrowd.ForgetEvery): a client's
+// hash outlives its window by at most this much.
+const crowdForgetEvery = 15 * time.Second
+
 // clientVoice is the caller's voice in /check's crowd of reports: the rate
 // limit's key (an IPv4 address or an IPv6 /64), "" when it is unknown. A
 // check_service call through /mcp is a /check call too: its in-process

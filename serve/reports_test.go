@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
@@ -61,14 +62,15 @@ func serviceReports(t *testing.T, ts *testServer, slug string) *snapshot.Reports
 
 // TestCrowdReports: twenty distinct clients reporting error=529 within five
 // minutes show as reports evidence with their count, in the verdict and the
-// service document; one client reporting 200 times (or from every address of
-// its IPv6 /64) counts once; a check without error= is not a report; the
-// count restarts with the next window; the service file a static host serves
-// has no reports.
+// service document — not as a surge: a server that started a minute ago has
+// no baseline; one client reporting 200 times (or from every address of its
+// IPv6 /64) counts once; a check without error= is not a report; the count
+// restarts with the next window; the service file a static host serves has
+// no reports.
 func TestCrowdReports(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, 0)
-	if r := serviceReports(t, ts, "anthropic"); r == nil || r.Count != 0 || r.State != check.ReportsNormal || r.Baseline != nil {
+	if r := serviceReports(t, ts, "anthropic"); r == nil || r.Count != 0 || r.State != check.ReportsUnknown || r.Baseline != nil {
 		t.Fatalf("before any report: %+v", r)
 	}
 	for i := range 200 {
@@ -90,14 +92,14 @@ func TestCrowdReports(t *testing.T) {
 			t.Fatalf("client %d: count %d", i, *last.Count)
 		}
 	}
-	if last.State != check.ReportsSurge || last.ObservedAt == nil || last.Baseline != nil ||
+	if last.State != check.ReportsUnknown || last.ObservedAt == nil || last.Baseline != nil ||
 		!strings.Contains(last.Says, "20 callers (distinct addresses) reported errors") {
 		t.Fatalf("20 clients: evidence %+v", last)
 	}
 	if doc := checkDoc(t, ts, "anthropic"); hasReports(doc) {
 		t.Fatal("a check without error= cites the crowd")
 	}
-	if r := serviceReports(t, ts, "anthropic"); r == nil || r.Count != 20 || r.State != check.ReportsSurge ||
+	if r := serviceReports(t, ts, "anthropic"); r == nil || r.Count != 20 || r.State != check.ReportsUnknown ||
 		r.WindowEnd.Sub(r.WindowStart) != check.ReportWindow {
 		t.Fatalf("service document: reports %+v", r)
 	}
@@ -113,8 +115,38 @@ func TestCrowdReports(t *testing.T) {
 	}
 
 	ts.clock.Set(ts.clock.Now().Add(check.ReportWindow))
-	if ev := reportFrom(t, ts, "192.0.2.7:4000", "anthropic", "timeout"); *ev.Count != 1 || ev.State != check.ReportsNormal {
+	if ev := reportFrom(t, ts, "192.0.2.7:4000", "anthropic", "timeout"); *ev.Count != 1 || ev.State != check.ReportsUnknown {
 		t.Fatalf("next window: %+v", ev)
+	}
+}
+
+// TestCrowdForgottenWhileIdle: a serving process that nobody asks still
+// drops the crowd's closed windows: a client's hash is gone soon after its
+// window ends, not at the next call.
+func TestCrowdForgottenWhileIdle(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, 0)
+	ts.forgetEvery = time.Millisecond
+	reportFrom(t, ts, "192.0.2.7:4000", "anthropic", "529")
+	if n := ts.local.Holding(); n != 1 {
+		t.Fatalf("one client's report: holding %d hashes", n)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() { served <- ts.Serve(ctx, ln) }()
+	defer func() {
+		cancel()
+		<-served
+	}()
+	ts.clock.Set(ts.clock.Now().Add(check.ReportWindow))
+	for deadline := time.Now().Add(10 * time.Second); ts.local.Holding() != 0; time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the window has ended and nobody asks: its client's hash is still held")
+		}
 	}
 }
 
@@ -144,8 +176,8 @@ func TestCrowdAcrossReplicas(t *testing.T) {
 	for i := 2; i <= 20; i++ {
 		last = reportFrom(t, rs[i%3], fmt.Sprintf("198.51.100.%d:1000", i), "groq", "529")
 	}
-	if *last.Count != 20 || last.State != check.ReportsSurge {
-		t.Fatalf("20 clients on 3 replicas: %+v", last)
+	if *last.Count != 20 || last.State != check.ReportsUnknown {
+		t.Fatalf("20 clients on 3 replicas, counting for a minute: %+v", last)
 	}
 	for i, ts := range rs {
 		if r := serviceReports(t, ts, "groq"); r.Count != 20 {
@@ -158,12 +190,11 @@ func TestCrowdAcrossReplicas(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	crowdKeys := 0
+	kinds := map[string]int{}
 	for _, key := range keys {
 		if !strings.Contains(key, "crowd:") {
 			continue
 		}
-		crowdKeys++
 		dump, err := rdb.Dump(ctx, key).Result()
 		if err != nil {
 			t.Fatal(err)
@@ -178,18 +209,66 @@ func TestCrowdAcrossReplicas(t *testing.T) {
 			t.Fatal(err)
 		}
 		switch {
-		case strings.Contains(key, "crowd:v:"), strings.Contains(key, "crowd:salt:"):
+		case strings.Contains(key, "crowd:voices:"), strings.Contains(key, "crowd:salt:"):
+			kinds["window"]++
 			if ttl <= 0 || ttl > 2*check.ReportWindow {
 				t.Errorf("%s is kept %v, want the window's voices gone within %v", key, ttl, 2*check.ReportWindow)
 			}
 		case strings.Contains(key, "crowd:n:"):
+			kinds["counts"]++
 			if ttl <= 0 || ttl > 10*24*time.Hour {
 				t.Errorf("%s is kept %v", key, ttl)
 			}
 		}
 	}
-	if crowdKeys < 3 {
-		t.Fatalf("the crowd wrote %d keys to Redis: %v", crowdKeys, keys)
+	if kinds["window"] != 2 || kinds["counts"] != 1 {
+		t.Fatalf("the crowd wrote %v to Redis, want a window's voices and salt and a day's counts: %v", kinds, keys)
+	}
+}
+
+// TestCrowdExactInRedis: replicas sharing Redis count every voice exactly,
+// one by one up to the cap and not past it: a count near the surge
+// threshold that is one off changes the state (a HyperLogLog miscounted 20
+// voices about once in 80 windows). What Redis holds stays bounded by the
+// cap, and the replicas' own fallback counts nothing while Redis answers.
+func TestCrowdExactInRedis(t *testing.T) {
+	t.Parallel()
+	rdb := startRedis(t).client()
+	clock := newTestClock(genTime.Add(time.Minute))
+	var crowds []check.Crowd
+	var fallbacks []*check.MemoryCrowd
+	for range 2 {
+		fallback := check.NewMemoryCrowd(clock.Now())
+		crowds = append(crowds, limits.NewRedis(rdb, zerolog.Nop(), clock.Now).Crowd(fallback))
+		fallbacks = append(fallbacks, fallback)
+	}
+	for i := range check.MaxReportsPerWindow + 20 {
+		client := fmt.Sprintf("198.51.%d.%d", i/256, i%256)
+		rc, ok := crowds[i%2].Report("groq", client, clock.Now())
+		if want := min(i+1, check.MaxReportsPerWindow); !ok || rc.Count != want {
+			t.Fatalf("voice %d: count %d (ok %v), want %d", i+1, rc.Count, ok, want)
+		}
+		if rc, _ := crowds[(i+1)%2].Report("groq", client, clock.Now()); rc.Count != min(i+1, check.MaxReportsPerWindow) {
+			t.Fatalf("voice %d again on the other replica: count %d", i+1, rc.Count)
+		}
+	}
+	for i, c := range crowds {
+		if rc, ok := c.Count("groq", clock.Now()); !ok || rc.Count != check.MaxReportsPerWindow {
+			t.Errorf("replica %d reads %d, want the cap %d", i, rc.Count, check.MaxReportsPerWindow)
+		}
+		if n := fallbacks[i].Holding(); n != 0 {
+			t.Errorf("replica %d's fallback holds %d voices while Redis answers", i, n)
+		}
+	}
+	ctx := context.Background()
+	keys, err := rdb.Keys(ctx, limits.RedisKeyPrefix+"crowd:*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, key := range keys {
+		if n, err := rdb.MemoryUsage(ctx, key).Result(); err != nil || n > 100<<10 {
+			t.Errorf("%s takes %d bytes in Redis (%v), want the cap to bound it", key, n, err)
+		}
 	}
 }
 
@@ -245,6 +324,8 @@ func TestCrowdFromMCP(t *testing.T) {
 // the mean count per window of the same hour on the previous days counting
 // ran: yesterday 24 callers in one of the hour's twelve windows make a
 // baseline of 2, over which 12 callers today are a surge and 5 are not.
+// Before there is one, 12 callers are no surge. Redis keeps when counting
+// began and the counts, so replicas started since keep the baseline.
 func TestCrowdBaselineInRedis(t *testing.T) {
 	t.Parallel()
 	rdb := startRedis(t).client()
@@ -256,13 +337,21 @@ func TestCrowdBaselineInRedis(t *testing.T) {
 		}
 	}
 	at(now.Add(-24*time.Hour - 2*time.Minute)) // counting begins before yesterday's hour
-	if r := serviceReports(t, rs[0], "groq"); r == nil || r.Baseline != nil {
+	if r := serviceReports(t, rs[0], "groq"); r == nil || r.Baseline != nil || r.State != check.ReportsUnknown {
 		t.Fatalf("first read: %+v, want no baseline", r)
+	}
+	for i := range 12 {
+		reportFrom(t, rs[i%2], fmt.Sprintf("192.0.2.%d:1000", i), "groq", "529")
+	}
+	if r := serviceReports(t, rs[1], "groq"); r == nil || r.Count != 12 || r.State != check.ReportsUnknown {
+		t.Fatalf("12 callers without a baseline: %+v, want no surge", r)
 	}
 	at(now.Add(-24 * time.Hour))
 	for i := range 24 {
 		reportFrom(t, rs[i%2], fmt.Sprintf("198.51.100.%d:1000", i), "groq", "529")
 	}
+	// Today's replicas are new processes: their own counting began now.
+	rs = replicas(t, 2, 0, rdb, zerolog.Nop())
 	at(now)
 	for i := range 5 {
 		reportFrom(t, rs[i%2], fmt.Sprintf("203.0.113.%d:1000", i), "groq", "529")

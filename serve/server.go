@@ -96,6 +96,10 @@ type Server struct {
 	crowd   check.Crowd
 	reports withReports
 	handler http.Handler
+	// local is the crowd in memory (the fallback with Redis); Serve closes
+	// its ended windows every forgetEvery (tests shorten it).
+	local       *check.MemoryCrowd
+	forgetEvery time.Duration
 	// api is the router without rate limiting or access log, for the MCP
 	// tools' in-process requests (see APIHandler).
 	api http.Handler
@@ -162,6 +166,8 @@ func New(opts Options) *Server {
 		timeouts:  defaultTimeouts,
 		events:    newEventHub(opts.MaxEventStreams, opts.MaxEventStreamsPerClient),
 		heartbeat: defaultHeartbeat,
+
+		forgetEvery: crowdForgetEvery,
 	}
 	s.store.swapped = s.events.wake
 	s.dirSource = newSourceTracker("dir", opts.Dir)
@@ -178,7 +184,7 @@ func New(opts Options) *Server {
 	s.checker = check.New(opts.Catalog, check.NewCache(opts.Client, opts.ProbeTimeout, opts.Now, shared), opts.Now, check.FromServer)
 	if !opts.NoCrowd {
 		local := check.NewMemoryCrowd(opts.Now())
-		s.crowd = local
+		s.crowd, s.local = local, local
 		if s.shared != nil {
 			s.crowd = s.shared.Crowd(local)
 		}
@@ -331,6 +337,12 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	srv.RegisterOnShutdown(s.events.shutdown)
 	s.opts.Log.Info().Str("addr", ln.Addr().String()).Int("maxConnsPerClient", s.opts.MaxConnsPerClient).
 		Int("maxConns", s.opts.MaxConns).Msg("serving")
+	if s.local != nil {
+		// Ends with Serve, even when the listener fails.
+		forget, stop := context.WithCancel(ctx)
+		defer stop()
+		go s.local.ForgetEvery(forget, s.forgetEvery, s.opts.Now)
+	}
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

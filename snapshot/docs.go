@@ -444,8 +444,8 @@ type Reports struct {
 	// Baseline is the mean count per window at this hour on the previous
 	// days (at most 7) the counter has run; null until it has run a day.
 	Baseline *float64 `json:"baseline"`
-	// State is "surge" (at least 10 voices and 3 times the baseline) or
-	// "normal".
+	// State is "surge" (at least 10 voices and 3 times the baseline),
+	// "normal", or "unknown" while there is no baseline (no surge then).
 	State string `json:"state"`
 }
 
@@ -586,9 +586,9 @@ type Evidence struct {
 	// AgeSeconds is how long ago the fact was observed.
 	AgeSeconds int `json:"ageSeconds"`
 	// The crowd's figures, on EvidenceReports only: the window's State
-	// ("normal" or "surge"), when it was counted (ObservedAt), its Count of
-	// distinct clients and the usual count at that hour (Baseline, absent
-	// until counting has run a whole day).
+	// ("normal", "surge" or "unknown"), when it was counted (ObservedAt),
+	// its Count of distinct clients and the usual count at that hour
+	// (Baseline, absent until counting has run a whole day).
 	State      string     `json:"state,omitempty"`
 	ObservedAt *time.Time `json:"observedAt,omitempty"`
 	Count      *int       `json:"count,omitempty"`
