@@ -251,6 +251,7 @@ func TestAssembleModelsUnknown(t *testing.T) {
 // tracked providers, one entry per provider and region, at most
 // maxGatewayEntries, regions cleaned.
 func TestAssembleModelsPoisonedHistory(t *testing.T) {
+	t.Parallel()
 	cat := modelCatalog("https://openrouter.example", true)
 	src := snapshot.ModelSource{ID: snapshot.GatewayOpenRouter, Kind: snapshot.ModelSourceGateway, Name: "OpenRouter"}
 	var poisoned []snapshot.ModelProvider
@@ -389,6 +390,7 @@ func splitWith(t *testing.T, n int, edit func(i int, ep map[string]any)) string 
 // has the figure it lacks; more pairs than maxGatewayEntries fail the read
 // as a schema failure instead of being cut.
 func TestTrackedEndpoints(t *testing.T) {
+	t.Parallel()
 	g := modelCatalog("https://openrouter.example", true).Models.Gateways[0]
 	ep := func(provider, tag string, up5 *float64) feed.GatewayEndpoint {
 		return feed.GatewayEndpoint{Provider: provider, Tag: tag, Uptime: map[string]*float64{"5m": up5, "30m": up5, "1d": up5}}
@@ -475,6 +477,7 @@ func sameFigure(a, b *float64) bool { return (a == nil) == (b == nil) && (a == n
 // document past a cap fails that model's read as a schema failure, and the
 // model's entries from the gateway read unknown, as after any broken feed.
 func TestBuildModelsHostileGateway(t *testing.T) {
+	t.Parallel()
 	// flood is as many endpoints as a document may list: the fixture's
 	// five over and over, its untracked host under a new name each time
 	// and Anthropic under quantization tags every other time.
@@ -598,6 +601,7 @@ func (v builtView) Model(id string) (snapshot.ModelDoc, bool) {
 // and a region cut at 100 bytes inside a character. No published file and
 // no evidence may hold any of it, while the entries themselves stay.
 func TestBuildModelsHostileText(t *testing.T) {
+	t.Parallel()
 	h := newHarness(t)
 	h.world.SetModel(sonnet, splitWith(t, 5, func(i int, ep map[string]any) {
 		switch i {

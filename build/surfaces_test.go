@@ -146,6 +146,7 @@ func TestSurfaceIncidentsKept(t *testing.T) {
 // published in the service's document and kept in the history. An
 // incident listed twice is added once.
 func TestSurfaceIncidentsCapped(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	const listed = snapshot.MaxNewIncidentsPerFeed + 300
 	var incs []snapshot.Incident
