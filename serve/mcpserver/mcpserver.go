@@ -175,12 +175,10 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 		Annotations: annotations("Status of every AI service", false),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, StatusResult, error) {
 		doc, err := api.Status(ctx)
-		if err != nil {
-			return nil, StatusResult{}, err
-		}
 		doc.License = snapshot.License
-		attribution := credit(ctx)
-		return text(statusSummary(doc), attribution), StatusResult{StatusDoc: doc, Attribution: attribution}, nil
+		return reply(ctx, credit, doc, err, statusSummary, func(doc snapshot.StatusDoc, credit string) StatusResult {
+			return StatusResult{StatusDoc: doc, Attribution: credit}
+		})
 	})
 
 	mcp.AddTool(s, &mcp.Tool{
@@ -205,12 +203,10 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 			// The API's detail points at /api/v1/status; a model needs the tools instead.
 			err = fmt.Errorf("%w; get_status lists the slugs, check_service finds a service by name or domain", err)
 		}
-		if err != nil {
-			return nil, ServiceResult{}, err
-		}
 		doc.License = snapshot.License
-		attribution := credit(ctx)
-		return text(serviceSummary(doc), attribution), ServiceResult{ServiceDoc: doc, Attribution: attribution}, nil
+		return reply(ctx, credit, doc, err, serviceSummary, func(doc snapshot.ServiceDoc, credit string) ServiceResult {
+			return ServiceResult{ServiceDoc: doc, Attribution: credit}
+		})
 	})
 
 	mcp.AddTool(s, &mcp.Tool{
@@ -237,12 +233,10 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 		Annotations: annotations("Incidents of AI services", false),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in IncidentQuery) (*mcp.CallToolResult, IncidentsResult, error) {
 		doc, err := api.Incidents(ctx, in)
-		if err != nil {
-			return nil, IncidentsResult{}, err
-		}
 		doc.License = snapshot.License
-		attribution := credit(ctx)
-		return text(incidentsSummary(doc), attribution), IncidentsResult{IncidentList: doc, Attribution: attribution}, nil
+		return reply(ctx, credit, doc, err, incidentsSummary, func(doc snapshot.IncidentList, credit string) IncidentsResult {
+			return IncidentsResult{IncidentList: doc, Attribution: credit}
+		})
 	})
 
 	mcp.AddTool(s, &mcp.Tool{
@@ -287,14 +281,25 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 		Annotations: annotations("Is this AI service up?", true),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in checkInput) (*mcp.CallToolResult, CheckResult, error) {
 		doc, err := api.Check(ctx, CheckQuery(in))
-		if err != nil {
-			return nil, CheckResult{}, err
-		}
 		doc.License = snapshot.License
-		attribution := credit(ctx)
-		return text(checkSummary(doc), attribution), CheckResult{CheckDoc: doc, Attribution: attribution}, nil
+		return reply(ctx, credit, doc, err, checkSummary, func(doc snapshot.CheckDoc, credit string) CheckResult {
+			return CheckResult{CheckDoc: doc, Attribution: credit}
+		})
 	})
 	return s
+}
+
+// reply is every tool's answer to the API's document and error: the error
+// as it is, else the document as structured content (result pairs it with
+// this instance's credit line) and as text (summary).
+func reply[Doc, Result any](ctx context.Context, credit func(context.Context) string, doc Doc, err error,
+	summary func(Doc) string, result func(Doc, string) Result) (*mcp.CallToolResult, Result, error) {
+	if err != nil {
+		var none Result
+		return nil, none, err
+	}
+	attribution := credit(ctx)
+	return text(summary(doc), attribution), result(doc, attribution), nil
 }
 
 // maxSlug bounds a slug argument; the catalog's are far shorter.
