@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -73,4 +74,14 @@ func (s *Server) checkStack(w http.ResponseWriter, r *http.Request, snap *Snapsh
 		return
 	}
 	serveJSON(w, r, doc)
+}
+
+// inputProblem answers an error of the check engine: a 400 naming the
+// parameter for the caller's mistake, a 500 for anything else.
+func inputProblem(w http.ResponseWriter, err error) {
+	if bad := (*check.InputError)(nil); errors.As(err, &bad) {
+		problem(w, http.StatusBadRequest, bad.Param, bad.Detail)
+		return
+	}
+	problem(w, http.StatusInternalServerError, "", "internal error")
 }

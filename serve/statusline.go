@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"errors"
 	"net/http"
 
 	"github.com/aistatus/aistatus/check"
@@ -37,14 +36,4 @@ func (s *Server) handleStatusline(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	newRepresentation([]byte(line+"\n"), snapshot.ContentText).serve(w, r)
-}
-
-// inputProblem answers an error of the check engine: a 400 naming the
-// parameter for the caller's mistake, a 500 for anything else.
-func inputProblem(w http.ResponseWriter, err error) {
-	if bad := (*check.InputError)(nil); errors.As(err, &bad) {
-		problem(w, http.StatusBadRequest, bad.Param, bad.Detail)
-		return
-	}
-	problem(w, http.StatusInternalServerError, "", "internal error")
 }
