@@ -458,13 +458,6 @@ func modelDocument(cat snapshot.Catalog, m snapshot.ModelDoc, incidents []snapsh
 	return m
 }
 
-// NamesModel reports whether an incident's headline names the model: its
-// name ("Claude Sonnet 4.5"), the model part of its id
-// ("claude-sonnet-4.5") or an alias, as whole words, case-insensitively.
-func NamesModel(headline string, md snapshot.Model) bool {
-	return namedIn(" "+wordsOf(headline)+" ", modelWords(md))
-}
-
 // modelWords are the words of the names a headline may call the model by.
 func modelWords(md snapshot.Model) []string {
 	_, slug, _ := strings.Cut(md.ID, "/")

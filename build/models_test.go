@@ -749,8 +749,8 @@ func TestNamesModel(t *testing.T) {
 		"Errors on Claude Sonnet 4.5, Opus 4.1":        true,
 		"Elevated errors on claude-sonnet-4.5-preview": false,
 	} {
-		if got := NamesModel(headline, md); got != want {
-			t.Errorf("NamesModel(%q) = %v, want %v", headline, got, want)
+		if got := namesModel(headline, md); got != want {
+			t.Errorf("namesModel(%q) = %v, want %v", headline, got, want)
 		}
 	}
 }
@@ -943,4 +943,11 @@ func TestAssembleModelsMeasured(t *testing.T) {
 		!strings.Contains(p.Source.Basis, "not yours") || p.Status == snapshot.Unknown || p.Status == snapshot.Operational {
 		t.Errorf("measured entry = %+v (uptime %v), want half of our completions failing at Anthropic", p, figure(p.Uptime))
 	}
+}
+
+// namesModel reports whether an incident's headline names the model: its
+// name ("Claude Sonnet 4.5"), the model part of its id
+// ("claude-sonnet-4.5") or an alias, as whole words, case-insensitively.
+func namesModel(headline string, md snapshot.Model) bool {
+	return namedIn(" "+wordsOf(headline)+" ", modelWords(md))
 }

@@ -198,12 +198,3 @@ func (r redisHealth) SharedStateHealth(context.Context) SharedStateHealth {
 	}
 	return h
 }
-
-// SharedStatus reports whether the rate limit and probe cache are currently
-// shared through Redis or kept locally.
-func (s *Server) SharedStatus() limits.SharedStatus {
-	if s.shared == nil {
-		return limits.SharedStatus{}
-	}
-	return s.shared.Status()
-}

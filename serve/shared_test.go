@@ -452,3 +452,12 @@ func TestLyingRedis(t *testing.T) {
 		})
 	}
 }
+
+// SharedStatus reports whether the rate limit and probe cache are currently
+// shared through Redis or kept locally.
+func (s *Server) SharedStatus() limits.SharedStatus {
+	if s.shared == nil {
+		return limits.SharedStatus{}
+	}
+	return s.shared.Status()
+}

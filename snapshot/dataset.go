@@ -310,13 +310,6 @@ func listedSums(dir string) (map[string]string, error) {
 	return sums, nil
 }
 
-// DatasetFiles renders the dataset in memory (see WriteDataset).
-func DatasetFiles(h *History, now time.Time, base string) (Files, DatasetIndex, error) {
-	files := Files{}
-	idx, err := WriteDataset(files, h, now, base)
-	return files, idx, err
-}
-
 // WriteDataset writes the dataset into out: each month's files and the
 // index. A closed month whose file the previous snapshot had is published
 // as it was, read from h.Archive when its turn comes, and listed as

@@ -79,7 +79,7 @@ func TestDatasetClosedMonthsNeverChange(t *testing.T) {
 	h := datasetHistory()
 	// 2026-11-01 12:00: September is closed, October in its grace day.
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	files, idx, err := DatasetFiles(h, now, "https://aistatus.example")
+	files, idx, err := datasetFiles(h, now, "https://aistatus.example")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestDatasetClosedMonthsNeverChange(t *testing.T) {
 	}
 	next.Incidents = h.Incidents
 	later := now.Add(6 * time.Hour)
-	again, _, err := DatasetFiles(next, later, "https://aistatus.example")
+	again, _, err := datasetFiles(next, later, "https://aistatus.example")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestDatasetClosedMonthsNeverChange(t *testing.T) {
 	if err != nil || len(problems) != 1 || !strings.Contains(problems[0], "uptime-2026-08.csv") {
 		t.Fatalf("problems %v, err %v", problems, err)
 	}
-	out, _, err := DatasetFiles(kept, later, "https://aistatus.example")
+	out, _, err := datasetFiles(kept, later, "https://aistatus.example")
 	if err != nil || string(out["datasets/uptime-2026-08.csv"]) != "not,a,dataset\r\n" {
 		t.Errorf("the unreadable file was not kept: %q %v", out["datasets/uptime-2026-08.csv"], err)
 	}
@@ -161,7 +161,7 @@ func TestDatasetUnverifiedFiles(t *testing.T) {
 	const base = "https://aistatus.example"
 	// 2026-11-01 12:00: September is closed, October in its grace day.
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	files, idx, err := DatasetFiles(datasetHistory(), now, base)
+	files, idx, err := datasetFiles(datasetHistory(), now, base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,7 +217,7 @@ func TestDatasetUnverifiedFiles(t *testing.T) {
 			t.Errorf("build %d: %d rows of openai read back, want September's 30", build, len(got))
 		}
 		next.Incidents = datasetHistory().Incidents
-		again, idx2, err := DatasetFiles(next, later, base)
+		again, idx2, err := datasetFiles(next, later, base)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -256,7 +256,7 @@ func TestDatasetUnverifiedFiles(t *testing.T) {
 	if err != nil || len(problems) == 0 || !strings.HasPrefix(problems[0], FileDatasets+": ") || len(next.Days) != 0 {
 		t.Errorf("without an index: problems %q, %d days read, err %v", problems, len(next.Days), err)
 	}
-	_, idx3, err := DatasetFiles(next, later, base)
+	_, idx3, err := datasetFiles(next, later, base)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -280,7 +280,7 @@ func TestDatasetThirdPartyReaders(t *testing.T) {
 	if err != nil {
 		t.Skip("jq not installed (Debian: apt-get install jq; .ci/run installs it)")
 	}
-	files, idx, err := DatasetFiles(datasetHistory(), time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC), "https://aistatus.example")
+	files, idx, err := datasetFiles(datasetHistory(), time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC), "https://aistatus.example")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,4 +346,11 @@ print(sum(f["rows"] for f in idx["files"]))
 			t.Errorf("%s: first line %q is not an incident: %v", f.Path, line, err)
 		}
 	}
+}
+
+// datasetFiles renders the dataset in memory (see WriteDataset).
+func datasetFiles(h *History, now time.Time, base string) (Files, DatasetIndex, error) {
+	files := Files{}
+	idx, err := WriteDataset(files, h, now, base)
+	return files, idx, err
 }

@@ -61,7 +61,7 @@ type History struct {
 	Models *ModelHistory `json:"models,omitempty"`
 	// Days are the daily rollups, kept for years. They are not part of
 	// history.json: ReadArchive reads them from the snapshot's monthly
-	// dataset files, and DatasetFiles writes them there.
+	// dataset files, and WriteDataset writes them there.
 	Days DaySeries `json:"-"`
 	// Archive is the previous snapshot's dataset files: name → path on
 	// disk, so that a closed month is published again byte for byte. They
