@@ -16,7 +16,7 @@ import (
 // TestFloodKeepsOtherServicesHistory: one feed lists 20 000 fresh
 // incidents every cycle (each cycle's resolved ones, so every one of them
 // is new and makes two changes). Before the per-feed cap and the per-service
-// pruning, the global caps erased the other 25 services' change log after 2
+// pruning, the global caps erased every other service's change log after 2
 // builds and all their incidents after 5. Here the other services start
 // with about 95 000 incidents and 45 000 changes, near the caps, and after 12
 // flooded cycles — enough for the flood to reach both caps — every one of

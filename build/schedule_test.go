@@ -160,10 +160,10 @@ func TestGitHubSchedule(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a day of builds")
 	}
-	// Five services, one of each kind, for speed (the benchmark runs all
-	// 26): the incident's page and another timeline page (incident.io and
-	// Statuspage), the unreadable one, a readable page without a timeline
-	// (Google Cloud's) and a service without a page.
+	// Five services, one of each kind, for speed (the benchmark runs the
+	// whole catalog): the incident's page and another timeline page
+	// (incident.io and Statuspage), the unreadable one, a readable page
+	// without a timeline (Google Cloud's) and a service without a page.
 	cat := scheduleCatalog(t, scheduleIncident, scheduleUnreadable, "cursor", "google-gemini", "mistral")
 	if len(cat.Services) != 5 {
 		t.Fatalf("%d services in the simulated catalog", len(cat.Services))

@@ -375,7 +375,7 @@ func TestIndexShowsEveryService(t *testing.T) {
 	}
 
 	// What is wrong now leads the page: the services with issues or under
-	// maintenance, worst first, and the ongoing incidents, before the 26 service cards.
+	// maintenance, worst first, and the ongoing incidents, before a card per service.
 	now := findAll(doc, func(n *html.Node) bool { return hasClass(n, "now") })
 	if len(now) != 1 {
 		t.Fatal("no \"What is wrong now\" section")

@@ -37,7 +37,7 @@ func TestResourcesListAndRead(t *testing.T) {
 
 	var status snapshot.StatusDoc
 	read(t, cs, mcpserver.StatusURI, &status)
-	if len(status.Services) != 26 || status.License != snapshot.License || !status.Timestamp.Equal(genTime) {
+	if len(status.Services) != catalogSize(t) || status.License != snapshot.License || !status.Timestamp.Equal(genTime) {
 		t.Errorf("status resource: %d services, license %q, timestamp %s", len(status.Services), status.License, status.Timestamp)
 	}
 	var svc snapshot.ServiceDoc
