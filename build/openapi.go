@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 
 	"github.com/aistatus/aistatus/snapshot"
@@ -22,19 +23,32 @@ var openapiDocument []byte
 // openapiAPIPath is where the API lives under the site's base URL.
 const openapiAPIPath = snapshot.APIBase
 
+// openapiServices stands for the number of services in the text of
+// openapi.json: the catalog is an input of each build (--catalog), so the
+// hand-kept file cannot state it, and a number written there would go
+// stale with the next service added.
+const openapiServices = "{services}"
+
+// openapiText is the hand-kept description with the number of services
+// written in.
+func openapiText(services int) []byte {
+	return bytes.ReplaceAll(openapiDocument, []byte(openapiServices), []byte(strconv.Itoa(services)))
+}
+
 // OpenAPI returns the OpenAPI description with servers[0].url set to baseURL +
-// "/api/v1" (baseURL without trailing slash, e.g. "https://aistatus.example").
+// "/api/v1" (baseURL without trailing slash, e.g. "https://aistatus.example")
+// and the number of services (the catalog's) written into its text.
 // Output is indented JSON ending in a newline, deterministic.
 //
 // A trailing slash on baseURL is tolerated; an empty baseURL keeps the
 // relative server URL "/api/v1". The key order of the hand-kept document is
 // preserved.
-func OpenAPI(baseURL string) ([]byte, error) {
+func OpenAPI(baseURL string, services int) ([]byte, error) {
 	serverURL, err := openapiServerURL(baseURL)
 	if err != nil {
 		return nil, err
 	}
-	doc, err := openapiSetMember(openapiDocument, "servers", func(servers json.RawMessage) (json.RawMessage, error) {
+	doc, err := openapiSetMember(openapiText(services), "servers", func(servers json.RawMessage) (json.RawMessage, error) {
 		var list []json.RawMessage
 		if err := json.Unmarshal(servers, &list); err != nil {
 			return nil, err

@@ -21,11 +21,16 @@ import (
 
 const openapiTestBase = "https://aistatus.example"
 
+// openapiTestServices is the number of services the tests' description
+// states: any number will do, the text only carries it (Render writes the
+// catalog's in).
+const openapiTestServices = 7
+
 // openapiLoad renders the description for openapiTestBase, parses and
 // validates it.
 func openapiLoad(t *testing.T) *openapi3.T {
 	t.Helper()
-	data, err := OpenAPI(openapiTestBase)
+	data, err := OpenAPI(openapiTestBase, openapiTestServices)
 	if err != nil {
 		t.Fatalf("OpenAPI: %v", err)
 	}
@@ -52,7 +57,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	if l := doc.Info.License; l == nil || l.Name != snapshot.License || l.URL != snapshot.LicenseURL {
 		t.Errorf("info.license = %+v, want %s %s", l, snapshot.License, snapshot.LicenseURL)
 	}
-	for _, want := range []string{"unknown", "15 minutes", "30%", "30 requests per minute", "/64", "never fetches", "ignore unknown fields", "RFC 9457"} {
+	for _, want := range []string{fmt.Sprintf("%d AI services", openapiTestServices), "unknown", "15 minutes", "30%", "30 requests per minute", "/64", "never fetches", "ignore unknown fields", "RFC 9457"} {
 		if !strings.Contains(doc.Info.Description, want) {
 			t.Errorf("info.description does not state %q", want)
 		}
@@ -351,7 +356,7 @@ func TestOpenAPIServerURL(t *testing.T) {
 		{"https://example.org/mirror", "https://example.org/mirror/api/v1"},
 		{"", "/api/v1"},
 	} {
-		data, err := OpenAPI(c.base)
+		data, err := OpenAPI(c.base, openapiTestServices)
 		if err != nil {
 			t.Errorf("OpenAPI(%q): %v", c.base, err)
 			continue
@@ -367,7 +372,7 @@ func TestOpenAPIServerURL(t *testing.T) {
 		}
 	}
 	for _, base := range []string{"aistatus.example", "ftp://aistatus.example", "https://", "https://a.example/?x=1", "https://a.example/#f", "https://u:p@a.example"} {
-		if _, err := OpenAPI(base); err == nil {
+		if _, err := OpenAPI(base, openapiTestServices); err == nil {
 			t.Errorf("OpenAPI(%q) did not fail", base)
 		}
 	}
@@ -380,7 +385,7 @@ func TestOpenAPIKeepsText(t *testing.T) {
 	saved := openapiDocument
 	t.Cleanup(func() { openapiDocument = saved })
 	openapiDocument = []byte(`{"openapi": "3.0.3", "info": {"description": "<a> & <b>"}, "servers": [{"url": "x", "description": "R&D <1>"}]}`)
-	out, err := OpenAPI(openapiTestBase)
+	out, err := OpenAPI(openapiTestBase, openapiTestServices)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -393,11 +398,11 @@ func TestOpenAPIKeepsText(t *testing.T) {
 
 func TestOpenAPIOutputIsStable(t *testing.T) {
 	t.Parallel()
-	a, err := OpenAPI(openapiTestBase)
+	a, err := OpenAPI(openapiTestBase, openapiTestServices)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, _ := OpenAPI(openapiTestBase)
+	b, _ := OpenAPI(openapiTestBase, openapiTestServices)
 	if !bytes.Equal(a, b) {
 		t.Error("two renderings differ")
 	}
@@ -411,17 +416,21 @@ func TestOpenAPIOutputIsStable(t *testing.T) {
 	if err := json.Indent(&indented, a, "", "  "); err != nil || !bytes.Equal(bytes.TrimSpace(indented.Bytes()), bytes.TrimSpace(a)) {
 		t.Error("output is not indented with two spaces")
 	}
-	// Only servers[0].url differs from the hand-kept file.
+	// Only servers[0].url and the number of services differ from the
+	// hand-kept file.
 	var got, want any
 	if err := json.Unmarshal(a, &got); err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(openapiDocument, &want); err != nil {
+	if err := json.Unmarshal(openapiText(openapiTestServices), &want); err != nil {
 		t.Fatal(err)
 	}
 	want.(map[string]any)["servers"].([]any)[0].(map[string]any)["url"] = openapiTestBase + "/api/v1"
 	if !reflect.DeepEqual(got, want) {
-		t.Error("OpenAPI changed more than servers[0].url")
+		t.Error("OpenAPI changed more than servers[0].url and the number of services")
+	}
+	if bytes.Contains(a, []byte(openapiServices)) {
+		t.Errorf("%s left in the description", openapiServices)
 	}
 	// The served description is itself valid for the openapi operation.
 	doc := openapiLoad(t)

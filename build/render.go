@@ -198,11 +198,11 @@ func RenderTo(out snapshot.Sink, site Site, cat snapshot.Catalog, h *snapshot.Hi
 		return fmt.Errorf("render %s: %w", snapshot.FileExport, err)
 	}
 	headers, redirects := hostingRules(site.APIOrigin, immutable)
-	openAPI, err := OpenAPI(site.BaseURL)
+	openAPI, err := OpenAPI(site.BaseURL, len(cat.Services))
 	if err != nil {
 		return fmt.Errorf("render %s: %w", snapshot.FileOpenAPI, err)
 	}
-	catalog, err := apiIndex(site.BaseURL)
+	catalog, err := apiIndex(site.BaseURL, len(cat.Services))
 	if err != nil {
 		return err
 	}

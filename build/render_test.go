@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -161,6 +162,24 @@ func TestRenderLeavesHistoryAlone(t *testing.T) {
 	}
 	if len(h.Services) != 0 {
 		t.Errorf("rendering added %d services to the history", len(h.Services))
+	}
+}
+
+// TestRenderStatesTheNumberOfServices: the OpenAPI description and the
+// API index say how many services the build's catalog has, whichever
+// catalog that is (--catalog), not a number kept by hand.
+func TestRenderStatesTheNumberOfServices(t *testing.T) {
+	t.Parallel()
+	site, cat, h, states, now := goldenInput(t)
+	files, err := Render(site, cat, h, states, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("telling whether %d AI services are up", len(cat.Services))
+	for _, name := range []string{snapshot.FileOpenAPI, snapshot.FileAPIIndex} {
+		if !bytes.Contains(files[name], []byte(want)) {
+			t.Errorf("%s does not say %q", name, want)
+		}
 	}
 }
 

@@ -22,12 +22,14 @@ func TestDefaultCatalog(t *testing.T) {
 	// it comes from, and a service added or removed shows here.
 	t.Run("the README, the docs and the OpenAPI description state the number of services", func(t *testing.T) {
 		stated := regexp.MustCompile(`\b(\d+) (?:AI )?(?:services|status pages)\b`)
-		front := []string{filepath.Join("..", "README.md"), filepath.Join("..", "build", "openapi.json")}
+		front := []string{filepath.Join("..", "README.md")}
 		docs, err := filepath.Glob(filepath.Join("..", "docs", "*.md"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, path := range append(front, docs...) {
+		// openapi.json has the build write the number in (build.OpenAPI):
+		// it must state none of its own.
+		for _, path := range append(append(front, filepath.Join("..", "build", "openapi.json")), docs...) {
 			data, err := os.ReadFile(path)
 			if err != nil {
 				t.Fatal(err)
