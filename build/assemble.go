@@ -72,9 +72,9 @@ type ServiceState struct {
 // Assemble applies one cycle's observations to the history and returns each
 // service's state. The rule:
 //
-//  1. If most probes failed at once (our vantage point is offline, not 26
-//     services), every failed probe is discarded: recorded as no data, no
-//     incident opened or advanced. This is logged as an error.
+//  1. If most probes failed at once (our vantage point is offline, not
+//     that many services), every failed probe is discarded: recorded as no
+//     data, no incident opened or advanced. This is logged as an error.
 //  2. The official feed's declared status wins when the feed was read and
 //     declared one — unless our own measurement contradicts it: when
 //     snapshot.ProbeIncidentAfter probes in a row have failed while the page says

@@ -196,7 +196,7 @@ type changeLog struct {
 	changes []snapshot.Change
 	since   time.Time
 	// statusChanges are each service's status changes, for ?at= (up to
-	// 50 000 changes, 26 services); openedAt is when the log first
+	// 50 000 changes, across all services); openedAt is when the log first
 	// reported each incident.
 	statusChanges map[string][]snapshot.Change
 	openedAt      map[string]time.Time

@@ -10,7 +10,7 @@ import (
 // The daily rollups: what is kept of a service for years, after its hourly
 // buckets (KeepBuckets) and incidents (KeepIncidents) are pruned. Each is
 // one row per subject and UTC day — about 200 bytes in a CSV, so ten years
-// of 26 services is under 20 MB — kept in the monthly dataset files
+// of a service are under 1 MB — kept in the monthly dataset files
 // (dataset.go), which are the store: a closed month's file is never
 // rewritten, and the next build reads the rows back from the previous
 // snapshot.
