@@ -67,6 +67,29 @@ func TestFeedTableDocumented(t *testing.T) {
 	}
 }
 
+// TestRealCapturesNameEveryService: every service with a feed is named,
+// by its catalog name, in testdata/real/README.md: a capture of its page
+// (with its provenance, read by a test with the service's scope) or,
+// where none could be found, the record of where we looked. A service
+// added without either fails here; the fake world needs nothing of it,
+// as it writes every page from its format's row.
+func TestRealCapturesNameEveryService(t *testing.T) {
+	readme, err := os.ReadFile(filepath.Join("testdata", "real", "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat, err := snapshot.DefaultCatalog()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, svc := range cat.Services {
+		if svc.Feed.Format != snapshot.FormatNone && !strings.Contains(string(readme), svc.Name) {
+			t.Errorf("%s (%s) is named nowhere in testdata/real/README.md: add a capture of its page with its provenance "+
+				"and a test in real_test.go, or say under \"Looked for, not found\" where you looked", svc.Name, svc.Slug)
+		}
+	}
+}
+
 // formatID is a format's id as the docs quote it: `statuspage`.
 var formatID = regexp.MustCompile("`([a-z]+)`")
 
