@@ -1,25 +1,19 @@
 package serve
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"runtime/debug"
-	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
-	"unicode/utf8"
 
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/snapshot"
@@ -190,164 +184,6 @@ func load(dir string, large int64) (*Snapshot, error) {
 	return s, nil
 }
 
-// changeLog is a snapshot's retained change log.
-type changeLog struct {
-	// changes are the entries, ids ascending, complete after since.
-	changes []snapshot.Change
-	since   time.Time
-	// statusChanges are each service's status changes, for ?at= (up to
-	// 50 000 changes, across all services); openedAt is when the log first
-	// reported each incident.
-	statusChanges map[string][]snapshot.Change
-	openedAt      map[string]time.Time
-}
-
-// changeLog returns the snapshot's change log, reading it on first use:
-// decoding history.json's log (50 000 changes in 51 MB at the retention
-// cap, most of it the incidents) took 0.4 s of the 1.2 s a full-retention
-// snapshot took to be ready, for the routes that need all of it — /changes
-// with since or limit, the event stream and ?at= — not for /status or a
-// service (BenchmarkLoadFullRetention). Safe for concurrent use.
-func (s *Snapshot) changeLog() *changeLog {
-	s.logOnce.Do(s.loadLog)
-	return &s.log
-}
-
-// changeLog is snap's change log, logging once why history.json's could
-// not be read when it could not.
-func (s *Server) changeLog(snap *Snapshot) *changeLog {
-	log := snap.changeLog()
-	if snap.logErr != nil && snap.logErrReported.CompareAndSwap(false, true) {
-		s.opts.Log.Error().Err(snap.logErr).Time("generatedAt", snap.Manifest.GeneratedAt).
-			Msg("change log not read; answering from changes.json's recent log")
-	}
-	return log
-}
-
-// loadLog reads history.json's log. One that cannot be read or decoded
-// leaves the snapshot with changes.json's recent log, as a replica has,
-// which says where it begins; the server logs why (Server.changeLog).
-func (s *Snapshot) loadLog() {
-	if s.history == nil {
-		return // read at load (a replica, a folder without history.json)
-	}
-	changes, since, err := snapshot.ReadChangeLog(heldHistory{s.history})
-	s.history.Close()
-	s.history = nil
-	if err == nil {
-		s.setLog(changes, since)
-		return
-	}
-	s.logErr = err
-	if err := s.loadChanges(); err != nil {
-		s.log = changeLog{statusChanges: map[string][]snapshot.Change{}, openedAt: map[string]time.Time{}}
-	}
-}
-
-// openRepresentation opens the folder's file name as a representation
-// served from its descriptor.
-func openRepresentation(root *os.Root, name string) (*representation, error) {
-	f, err := root.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	info, err := f.Stat()
-	if err == nil && !info.Mode().IsRegular() {
-		err = fmt.Errorf("%s: not a regular file", name)
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	rep, err := newFileRepresentation(f, info.Size(), snapshot.ContentTypeOf(name))
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return rep, nil
-}
-
-// loadChanges reads the recent change log of changes.json: the log of a
-// snapshot without a history (a replica of a published site fetches none),
-// or whose history could not be read. Without changes.json it is empty.
-func (s *Snapshot) loadChanges() error {
-	var list snapshot.ChangeList
-	if s.files[snapshot.FileChanges] != nil {
-		if err := decodeFile(s.files, snapshot.FileChanges, &list); err != nil {
-			return err
-		}
-	}
-	s.setLog(list.Changes, list.LogStart)
-	return nil
-}
-
-// heldHistory is the fs.FS of one file, the history.json a snapshot holds
-// open, for snapshot.ReadChangeLog: each Open reads it from its start.
-type heldHistory struct{ f *os.File }
-
-func (h heldHistory) Open(name string) (fs.File, error) {
-	if name != snapshot.FileHistory {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
-	}
-	info, err := h.f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	return heldFile{io.NewSectionReader(h.f, 0, info.Size()), info}, nil
-}
-
-// heldFile reads a held file from its start; closing it leaves the
-// descriptor open.
-type heldFile struct {
-	*io.SectionReader
-	info fs.FileInfo
-}
-
-func (f heldFile) Stat() (fs.FileInfo, error) { return f.info, nil }
-func (f heldFile) Close() error               { return nil }
-
-// setLog makes changes, complete after since, the snapshot's change log,
-// with the indexes ?at= reads.
-func (s *Snapshot) setLog(changes []snapshot.Change, since time.Time) {
-	l := changeLog{changes: orderedLog(changes), since: since,
-		openedAt: map[string]time.Time{}, statusChanges: map[string][]snapshot.Change{}}
-	for _, c := range l.changes {
-		switch {
-		case c.Type == snapshot.ChangeStatus:
-			l.statusChanges[c.Service] = append(l.statusChanges[c.Service], c)
-		case c.Type == snapshot.ChangeIncidentOpened && c.Incident != nil:
-			l.openedAt[c.Incident.ID] = c.Time
-		}
-	}
-	s.log = l
-}
-
-// orderedLog returns the change log as every reader of it assumes it is:
-// ids ascending and unique, times never going back, which the binary
-// searches of /changes?since, the event stream's resume and ?at= rely on.
-// Our own builds write it so; a log that is not (a hostile or broken origin's
-// changes.json, a hand-edited history) is sorted by id, and an entry that
-// repeats an id or goes back in time is dropped rather than believed.
-func orderedLog(log []snapshot.Change) []snapshot.Change {
-	follows := func(prev, c snapshot.Change) bool { return c.ID > prev.ID && !c.Time.Before(prev.Time) }
-	inOrder := true
-	for i := 1; i < len(log) && inOrder; i++ {
-		inOrder = follows(log[i-1], log[i])
-	}
-	if inOrder {
-		return log // the usual case: no copy
-	}
-	sorted := slices.Clone(log)
-	slices.SortStableFunc(sorted, func(a, b snapshot.Change) int { return cmp.Compare(a.ID, b.ID) })
-	out := sorted[:0]
-	for _, c := range sorted {
-		if len(out) == 0 || follows(out[len(out)-1], c) {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // parse decodes the documents the dynamic routes compute from.
 func (s *Snapshot) parse() error {
 	var status snapshot.StatusDoc
@@ -412,127 +248,6 @@ func (s *Snapshot) parse() error {
 	return nil
 }
 
-// decodeIncidents decodes incidents.json's list, newest first, with each
-// incident's JSON: the file's own bytes, which the build writes with
-// json.Marshal (compact, as /incidents sends them), so the list is neither
-// encoded again nor held twice; only an incident that is not valid UTF-8
-// is encoded again, and an indented one compacted. Encoding 100 000
-// incidents again took a third of a second at load and held another 37 MB
-// (BenchmarkLoadFullRetention). Anything after the list is only checked to
-// be JSON.
-func decodeIncidents(body []byte) ([]snapshot.Incident, [][]byte, error) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
-		return nil, nil, errors.New("not a JSON object")
-	}
-	var (
-		list []snapshot.Incident
-		raws [][]byte
-	)
-	for dec.More() {
-		key, err := dec.Token()
-		if err != nil {
-			return nil, nil, err
-		}
-		if key != "incidents" {
-			var skip json.RawMessage
-			if err := dec.Decode(&skip); err != nil {
-				return nil, nil, err
-			}
-			continue
-		}
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, nil, err
-		}
-		if tok == nil { // "incidents": null, an empty list
-			continue
-		}
-		if tok != json.Delim('[') {
-			return nil, nil, errors.New("incidents is not a list")
-		}
-		for dec.More() {
-			start := dec.InputOffset()
-			var inc snapshot.Incident
-			if err := dec.Decode(&inc); err != nil {
-				return nil, nil, err
-			}
-			// The offset before an element is at the comma that precedes it.
-			raw := bytes.TrimLeft(body[start:dec.InputOffset()], ", \t\r\n")
-			switch {
-			case !utf8.Valid(raw):
-				// Unmarshal replaced what was not UTF-8; send what it read.
-				if raw, err = json.Marshal(inc); err != nil {
-					return nil, nil, err
-				}
-			case bytes.IndexByte(raw, '\n') >= 0:
-				// Indented (compact JSON has no raw newline, not even in
-				// its strings): compacted, as /incidents sends its list.
-				var buf bytes.Buffer
-				if err := json.Compact(&buf, raw); err != nil {
-					return nil, nil, err
-				}
-				raw = buf.Bytes()
-			}
-			list, raws = append(list, inc), append(raws, raw)
-		}
-		if _, err := dec.Token(); err != nil { // the closing ]
-			return nil, nil, err
-		}
-	}
-	if _, err := dec.Token(); err != nil { // the closing }
-		return nil, nil, err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, nil, errors.New("data after the object")
-	}
-	sortIncidents(list, raws)
-	return list, raws, nil
-}
-
-// sortIncidents orders list newest first (snapshot.SortIncidents) and raws,
-// each incident's JSON, with it. Our builds write them in that order.
-func sortIncidents(list []snapshot.Incident, raws [][]byte) {
-	if slices.IsSortedFunc(list, snapshot.CompareIncidents) {
-		return
-	}
-	order := make([]int, len(list))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortFunc(order, func(a, b int) int { return snapshot.CompareIncidents(list[a], list[b]) })
-	sortedList, sortedRaws := make([]snapshot.Incident, len(list)), make([][]byte, len(list))
-	for k, i := range order {
-		sortedList[k], sortedRaws[k] = list[i], raws[i]
-	}
-	copy(list, sortedList)
-	copy(raws, sortedRaws)
-}
-
-// indexIncidents builds the per-service indexes of s.incidents (newest
-// first) that the computed routes read.
-func (s *Snapshot) indexIncidents() {
-	s.byService, s.openByService = map[string][]int{}, map[string][]int{}
-	for i, inc := range s.incidents {
-		s.byService[inc.Service] = append(s.byService[inc.Service], i)
-		if inc.Open() {
-			s.openByService[inc.Service] = append(s.openByService[inc.Service], i)
-		}
-	}
-	s.latestEnd = map[string][]time.Time{}
-	for slug, idx := range s.byService {
-		ends := make([]time.Time, len(idx))
-		var latest time.Time
-		for k := len(idx) - 1; k >= 0; k-- {
-			if e := s.incidents[idx[k]].EndedAt; e != nil && e.After(latest) {
-				latest = *e
-			}
-			ends[k] = latest
-		}
-		s.latestEnd[slug] = ends
-	}
-}
-
 func decodeFile(files map[string]*representation, name string, v any) error {
 	rep := files[name]
 	if rep == nil {
@@ -545,80 +260,6 @@ func decodeFile(files map[string]*representation, name string, v any) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
-}
-
-// Age is how old the snapshot is at now, never negative, and whether its
-// data must be called stale. A snapshot generated more than
-// snapshot.MaxClockSkew in the future was written by a generator whose clock
-// was ahead: taken at face value its age would be negative and it would never
-// turn stale however old it really is, so it is reported stale, with age 0.
-func (s *Snapshot) Age(now time.Time) (age time.Duration, stale bool) {
-	age = now.Sub(s.Manifest.GeneratedAt)
-	if age < 0 {
-		return 0, futureBeyondSkew(s.Manifest.GeneratedAt, now)
-	}
-	return age, s.Manifest.Stale(now)
-}
-
-// futureBeyondSkew tells a generation time that cannot be right at now: more
-// than snapshot.MaxClockSkew ahead of it.
-func futureBeyondSkew(generatedAt, now time.Time) bool {
-	return generatedAt.Sub(now) > snapshot.MaxClockSkew
-}
-
-// BuildProbe is the service's probe in the latest build (check.View).
-func (s *Snapshot) BuildProbe(slug string) (check.Live, bool) {
-	p, ok := s.probes[slug]
-	return p, ok
-}
-
-// Model is a watched model's entry of models.json (check.ModelView).
-func (s *Snapshot) Model(id string) (snapshot.ModelDoc, bool) {
-	m, ok := s.models[id]
-	return m, ok
-}
-
-// Measured is the service's measured completions in the latest build
-// (check.View).
-func (s *Snapshot) Measured(slug string) []snapshot.MeasuredModel { return s.measured[slug] }
-
-// Reliability is the service's row of reliability.json (check.View).
-func (s *Snapshot) Reliability(slug string) (snapshot.Reliability, bool) {
-	r, ok := s.reliability[slug]
-	return r, ok
-}
-
-// GeneratedAt is when the snapshot was built (check.View).
-func (s *Snapshot) GeneratedAt() time.Time { return s.Manifest.GeneratedAt }
-
-// Summary is a service's entry of status.json (check.View).
-func (s *Snapshot) Summary(slug string) (snapshot.ServiceSummary, bool) {
-	sum, ok := s.status[slug]
-	return sum, ok
-}
-
-// OpenIncidents are a service's open incidents, newest first (check.View),
-// from the index kept at load: /check cites them on every request.
-func (s *Snapshot) OpenIncidents(slug string) []*snapshot.Incident {
-	var open []*snapshot.Incident
-	for _, i := range s.openByService[slug] {
-		open = append(open, &s.incidents[i])
-	}
-	return open
-}
-
-// IncidentsSince counts a service's incidents that started at or after
-// since and returns the newest (check.View). A service's incidents are
-// newest first, so those are a prefix, found by binary search: with 100 000
-// retained incidents a pass over a service's share, copying each, took 95 %
-// of a /check (190 µs, 200 KB allocated; BenchmarkCheck).
-func (s *Snapshot) IncidentsSince(slug string, since time.Time) (int, *snapshot.Incident) {
-	idx := s.byService[slug]
-	n := sort.Search(len(idx), func(k int) bool { return s.incidents[idx[k]].StartedAt.Before(since) })
-	if n == 0 {
-		return 0, nil
-	}
-	return n, &s.incidents[idx[0]]
 }
 
 // wellKnown is the one dot-folder of a snapshot that is served.
@@ -762,6 +403,3 @@ func (s *Server) reload() {
 		s.opts.Log.Info().Time("generatedAt", m.GeneratedAt).Msg("snapshot loaded")
 	}
 }
-
-// The snapshot answers /check for models too.
-var _ check.ModelView = (*Snapshot)(nil)
