@@ -166,6 +166,7 @@ func newTestEngine(t testing.TB, failing ...string) (*Engine, *fakeView, *fakePr
 // TestCheckAdvice asks the engine with an error against the test view: the
 // advice, the alternatives and the evidence, one row per situation.
 func TestCheckAdvice(t *testing.T) {
+	t.Parallel()
 	engine, view, _ := newTestEngine(t, "groq")
 	type want struct {
 		action, blame, confidence string
@@ -246,6 +247,7 @@ func TestCheckAdvice(t *testing.T) {
 // TestCheckVerdict: the status in words, where it came from, the live
 // latency, and how stale or future-dated data is said.
 func TestCheckVerdict(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name, q string
 		now     time.Duration // after genTime
@@ -304,6 +306,7 @@ func TestCheckVerdict(t *testing.T) {
 
 // Stale data lowers every row's confidence but the rows about stale data.
 func TestCheckStaleLowersConfidence(t *testing.T) {
+	t.Parallel()
 	cat := testCatalog(t)
 	now := genTime.Add(16 * time.Minute)
 	engine := New(cat, &fakeProber{at: now}, func() time.Time { return now }, FromServer)
@@ -322,6 +325,7 @@ func TestCheckStaleLowersConfidence(t *testing.T) {
 // Without a live prober (or for a service with no probe URL), our probes'
 // word is the snapshot's: failing while they overrule the page.
 func TestCheckWithoutLiveProbe(t *testing.T) {
+	t.Parallel()
 	cat := testCatalog(t)
 	engine := New(cat, nil, func() time.Time { return genTime.Add(time.Minute) }, FromServer)
 	for q, action := range map[string]string{"cohere": "failover", "anthropic": "proceed"} {
@@ -341,6 +345,7 @@ func TestCheckWithoutLiveProbe(t *testing.T) {
 // An untracked query gets no advice and no service data, only suggestions;
 // nothing is probed for it.
 func TestCheckUntracked(t *testing.T) {
+	t.Parallel()
 	engine, view, prober := newTestEngine(t)
 	for q, suggestion := range map[string]string{"opneai": "OpenAI", "example.com": "", "http://127.0.0.1:9/": "", "anthropc": "Anthropic"} {
 		doc, err := engine.Check(view, Request{Query: q, Error: "500"})
@@ -369,6 +374,7 @@ func TestCheckUntracked(t *testing.T) {
 // A snapshot written before statuses had a basis gives none: the check says
 // null rather than guess one.
 func TestCheckBasisOfAnOlderSnapshot(t *testing.T) {
+	t.Parallel()
 	engine, view, _ := newTestEngine(t)
 	sum := view.summaries["anthropic"]
 	sum.Basis = ""
@@ -383,6 +389,7 @@ func TestCheckBasisOfAnOlderSnapshot(t *testing.T) {
 }
 
 func TestCheckRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	engine, view, _ := newTestEngine(t)
 	for _, tt := range []struct{ q, error, param string }{
 		{"", "", "q"},
@@ -407,6 +414,7 @@ func TestCheckRefusesBadInput(t *testing.T) {
 // of our probes of other providers' hosts, the checker's network is down:
 // the verdict never blames the provider on our probe's word, and says so.
 func TestCheckOwnNetworkDown(t *testing.T) {
+	t.Parallel()
 	cat := testCatalog(t)
 	everyURL := []string{}
 	for _, svc := range cat.Services {
@@ -473,6 +481,7 @@ func codeOf(t *testing.T, body []byte) string {
 // retried; an overload is the provider's; a model that does not exist is
 // the caller's.
 func TestErrorBodies(t *testing.T) {
+	t.Parallel()
 	engine, view, _ := newTestEngine(t)
 	for _, tt := range []struct {
 		file, q, error string
@@ -529,6 +538,7 @@ func TestErrorBodies(t *testing.T) {
 // provider's; an unknown code is said to be unknown; a minor incident does
 // not make a 429 the provider's.
 func TestCheckCodes(t *testing.T) {
+	t.Parallel()
 	engine, view, _ := newTestEngine(t)
 	twenty := 20
 	for _, tt := range []struct {
@@ -591,6 +601,7 @@ func TestCheckCodes(t *testing.T) {
 // say "our probe failed" for the cache's lifetime; an older or discarded
 // build probe does not.
 func TestCheckUsesTheFresherProbe(t *testing.T) {
+	t.Parallel()
 	cat := testCatalog(t)
 	for _, tt := range []struct {
 		name    string
@@ -630,6 +641,7 @@ func TestCheckUsesTheFresherProbe(t *testing.T) {
 // TestCheckCitesMeasured: the verdict cites our completions as evidence,
 // source "measured", with the age of the latest one.
 func TestCheckCitesMeasured(t *testing.T) {
+	t.Parallel()
 	engine, view, _ := newTestEngine(t)
 	doc, err := engine.Check(view, Request{Query: "deepseek", Error: "503"})
 	if err != nil {

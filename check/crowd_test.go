@@ -16,6 +16,7 @@ import (
 // joins the baseline, which exists only once counting has run a whole day
 // and averages the same clock hour of each previous day.
 func TestMemoryCrowd(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	c := NewMemoryCrowd(start)
 	for range 200 {
@@ -61,6 +62,7 @@ func TestMemoryCrowd(t *testing.T) {
 // process nobody asks, ForgetEvery closes it on the clock — and never
 // before the window ends.
 func TestCrowdForgetsClosedWindows(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	c := NewMemoryCrowd(start)
 	c.Report("anthropic", "192.0.2.1", start.Add(time.Minute))
@@ -116,6 +118,7 @@ func TestCrowdForgetsClosedWindows(t *testing.T) {
 // are a surge and 9 are not); since a second later, none, and no count
 // is a surge, not even the cap.
 func TestCrowdNoSurgeWithoutBaseline(t *testing.T) {
+	t.Parallel()
 	hour := time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC)
 	now := hour.Add(31 * time.Minute)
 	for _, tc := range []struct {
@@ -148,6 +151,7 @@ func TestCrowdNoSurgeWithoutBaseline(t *testing.T) {
 }
 
 func TestReportState(t *testing.T) {
+	t.Parallel()
 	b := func(v float64) *float64 { return &v }
 	for _, tc := range []struct {
 		count    int
@@ -177,6 +181,7 @@ func TestReportState(t *testing.T) {
 // evidence and nothing more. Without a client, or without an error,
 // nothing is counted.
 func TestCheckCrowd(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, q, observed string
 		others            int // other clients that reported in the window

@@ -33,6 +33,7 @@ func countingAPI(t *testing.T) (*httptest.Server, *atomic.Int64) {
 // TestCacheCoalescesAndExpires: any number of concurrent callers cause one
 // probe, the result is reused for LiveTTL and no longer.
 func TestCacheCoalescesAndExpires(t *testing.T) {
+	t.Parallel()
 	api, hits := countingAPI(t)
 	clock := &testClock{}
 	clock.Set(genTime)
@@ -82,6 +83,7 @@ func (f *fakeShared) Fetch(url string, probe func() Live) (Live, time.Time, bool
 // as long as the shared cache says, without a probe of our own; a shared
 // cache that is down leaves the probing to us.
 func TestCacheAsksTheSharedCache(t *testing.T) {
+	t.Parallel()
 	api, hits := countingAPI(t)
 	clock := &testClock{}
 	clock.Set(genTime)

@@ -13,6 +13,7 @@ import (
 // words, domains, subdomains, URLs — to the service they mean, and nothing
 // else to anything.
 func TestMatch(t *testing.T) {
+	t.Parallel()
 	m := NewMatcher(testCatalog(t))
 	for q, slug := range map[string]string{
 		"openai": "openai", "OpenAI": "openai", "ChatGPT": "openai", "https://api.openai.com/v1/chat/completions": "openai",
@@ -48,6 +49,7 @@ func TestMatch(t *testing.T) {
 // query means: a surface's names and hosts to that surface, the service's
 // own names, the API host and its other subdomains to the API.
 func TestMatchSurface(t *testing.T) {
+	t.Parallel()
 	m := NewMatcher(testCatalog(t))
 	for q, want := range map[string]string{
 		"claude": "anthropic/api", "anthropic": "anthropic/api", "api.anthropic.com": "anthropic/api",
@@ -203,6 +205,7 @@ func TestSuggestBounded(t *testing.T) {
 
 // TestNameKeyASCIIFastPath: the byte-wise fold agrees with the Unicode one.
 func TestNameKeyASCIIFastPath(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"", "OpenAI", "Google Gemini", "x.ai", "api.groq.com.", "A-Z_0-9 !~\x7f\x00", "ÓpenAI", "ｏｐｅｎａｉ", untrackedLongQuery} {
 		if got, want := nameKey(s), nameKeyUnicode(s); got != want {
 			t.Errorf("nameKey(%q) = %q, want %q", s, got, want)

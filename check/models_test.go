@@ -45,6 +45,7 @@ func withSonnet(v *fakeView, anthropic, bedrock *float64) modelView {
 // model sits at 60 % on Anthropic and 99.9 % on Bedrock is advice to fail
 // over to Bedrock, with that evidence.
 func TestCheckModelFailover(t *testing.T) {
+	t.Parallel()
 	e, v, _ := newTestEngine(t)
 	view := withSonnet(v, pct(60), pct(99.9))
 	for _, req := range []Request{
@@ -88,6 +89,7 @@ func TestCheckModelFailover(t *testing.T) {
 }
 
 func TestCheckModelEdges(t *testing.T) {
+	t.Parallel()
 	e, v, _ := newTestEngine(t)
 	t.Run("the model fine everywhere: go ahead", func(t *testing.T) {
 		doc, err := e.Check(withSonnet(v, pct(99.5), pct(99.9)), Request{Query: "claude-sonnet-4.5"})

@@ -25,6 +25,7 @@ func endedIncidents(slug string, sev snapshot.Severity, n int) []snapshot.Incide
 // snapshot.MinBasis, and when it must be absent. openai's open official
 // incident in the test view is major, opened an hour before.
 func TestExpectedResolution(t *testing.T) {
+	t.Parallel()
 	openProbe := snapshot.Incident{ID: "groq-probe-1", Service: "groq", Headline: "API not reachable", Severity: snapshot.Major,
 		StartedAt: genTime.Add(-time.Hour), Status: "ongoing", Source: snapshot.SourceProbe}
 	for _, tt := range []struct {

@@ -16,6 +16,7 @@ import (
 )
 
 func TestClassifyObserved(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		in   string
 		want errorClass
@@ -67,6 +68,7 @@ func TestClassifyObserved(t *testing.T) {
 // the two adjustments (failover when an alternative is up, stale data
 // lowering confidence).
 func TestDecide(t *testing.T) {
+	t.Parallel()
 	const (
 		proceed, retry, wait, failover, fix = snapshot.ActionProceed, snapshot.ActionRetry, snapshot.ActionWait, snapshot.ActionFailover, snapshot.ActionFixClient
 		provider, client, unknown           = snapshot.BlameProvider, snapshot.BlameClient, snapshot.BlameUnknown
@@ -159,6 +161,7 @@ func TestDecide(t *testing.T) {
 // values, and retryAfterSeconds is set exactly when the advice is to retry
 // or wait.
 func TestRuleTable(t *testing.T) {
+	t.Parallel()
 	rules := checkRules()
 	hit := make([]bool, len(rules))
 	for _, e := range []errorClass{errNone, errAuth, errRequest, errRateLimit, errServer, errTimeout, errConnection, errQuota, errConcurrency, errOverloaded, errModel, errKeyRateLimit} {
@@ -230,6 +233,7 @@ func rulesMarkdown() string {
 // TestRulesDocumented: docs/api.md and the OpenAPI description state the
 // rule table exactly as the code has it.
 func TestRulesDocumented(t *testing.T) {
+	t.Parallel()
 	table := rulesMarkdown()
 	readme, err := os.ReadFile("../docs/api.md")
 	if err != nil {
@@ -279,6 +283,7 @@ func FuzzClassifyObserved(f *testing.F) {
 // The rules read the verdict's level as the service's health: every level a
 // tracked service can have must be a health the rules know.
 func TestVerdictLevelsAreHealths(t *testing.T) {
+	t.Parallel()
 	known := []health{healthUp, healthDegraded, healthDown, healthMaintenance, healthUnknown, healthStale}
 	for _, st := range snapshot.Statuses {
 		for _, stale := range []bool{false, true} {

@@ -10,6 +10,7 @@ import (
 )
 
 func TestSplitStack(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		q     string
 		names []string
@@ -41,6 +42,7 @@ func TestSplitStack(t *testing.T) {
 }
 
 func TestStackVerdict(t *testing.T) {
+	t.Parallel()
 	doc := func(name, level string) snapshot.CheckDoc {
 		return snapshot.CheckDoc{Verdict: snapshot.Verdict{Level: level, Emoji: level + "!", Headline: name + " " + level}}
 	}

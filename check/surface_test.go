@@ -14,6 +14,7 @@ import (
 // other surfaces in trouble; our probe (of the API host) and the API's
 // alternatives are not used for another surface.
 func TestCheckSurfaces(t *testing.T) {
+	t.Parallel()
 	engine, view, prober := newTestEngine(t)
 	down := snapshot.Incident{ID: "anthropic-x1", Service: "anthropic", Headline: "claude.ai and Claude Code unavailable",
 		Severity: snapshot.Critical, StartedAt: genTime.Add(-10 * time.Minute), Status: "investigating", Source: snapshot.SourceOfficial}

@@ -99,6 +99,7 @@ func withTable(t *testing.T, slug string, req Request) Request {
 }
 
 func TestMeasure(t *testing.T) {
+	t.Parallel()
 	openai := snapshot.CompletionProbe{Style: snapshot.StyleOpenAI, KeyEnv: "OPENAI_API_KEY"}
 	anthropic := snapshot.CompletionProbe{Style: snapshot.StyleAnthropic, KeyEnv: "ANTHROPIC_API_KEY"}
 	gemini := snapshot.CompletionProbe{Style: snapshot.StyleGemini, KeyEnv: "GEMINI_API_KEY"}
@@ -174,6 +175,7 @@ func TestMeasure(t *testing.T) {
 // "other", never the key; a code the service's table lists is kept, any
 // other is "other"; the outcome is classified as before.
 func TestKeyEchoedAsCode(t *testing.T) {
+	t.Parallel()
 	openai := snapshot.CompletionProbe{Style: snapshot.StyleOpenAI, KeyEnv: "OPENAI_API_KEY"}
 	anthropic := snapshot.CompletionProbe{Style: snapshot.StyleAnthropic, KeyEnv: "ANTHROPIC_API_KEY"}
 	gemini := snapshot.CompletionProbe{Style: snapshot.StyleGemini, KeyEnv: "GEMINI_API_KEY"}
@@ -243,6 +245,7 @@ func heldPiece(s, key string) string {
 }
 
 func TestLeaksKey(t *testing.T) {
+	t.Parallel()
 	key := "sk-proj-Zq81xWv3Lm0Tn5Ky7Rb2Hc9Jd4Fg6Pa1"
 	tests := []struct {
 		s, key string
@@ -283,6 +286,7 @@ func mustJSON(t *testing.T, v any) string {
 // TestKeyPlacement checks each style sends the key in the header its API
 // reads, and nowhere else: not in the URL, not in the body.
 func TestKeyPlacement(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		style        snapshot.CompletionStyle
 		header, want string
@@ -330,6 +334,7 @@ func TestKeyPlacement(t *testing.T) {
 // TestKeyDestination: a key is never sent over plain http to a host that is
 // not loopback, nor when the URL carries a query.
 func TestKeyDestination(t *testing.T) {
+	t.Parallel()
 	for _, raw := range []string{"http://api.example.com/v1/chat/completions", "ftp://api.example.com/x", "https://user:pw@api.example.com/x", "/relative"} {
 		if snapshot.KeyDestinationOK(raw) == nil {
 			t.Errorf("%s accepted", raw)
@@ -354,6 +359,7 @@ func TestKeyDestination(t *testing.T) {
 // TestTimeout: a completion that does not answer within the cycle's bound
 // is a timeout, measured once and not retried.
 func TestTimeout(t *testing.T) {
+	t.Parallel()
 	api := newFakeAPI(t, 200, fixture(t, "openai-stream.txt"))
 	api.delay = 5 * time.Second
 	p := snapshot.CompletionProbe{Style: snapshot.StyleOpenAI, URL: api.URL + "/v1/chat/completions", KeyEnv: "K",
@@ -371,6 +377,7 @@ func TestTimeout(t *testing.T) {
 
 // TestNetwork: no answer at all is the network's failure.
 func TestNetwork(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()

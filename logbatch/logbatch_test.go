@@ -35,6 +35,7 @@ func (c *countingWriter) snapshot() []string {
 // reach the output in one write, in order; a warning is written at once with
 // the lines before it; Flush writes the rest.
 func TestWriter(t *testing.T) {
+	t.Parallel()
 	var out countingWriter
 	b := New(&out, time.Hour)
 	log := zerolog.New(b)
@@ -67,6 +68,7 @@ func TestWriter(t *testing.T) {
 }
 
 func TestWriterInterval(t *testing.T) {
+	t.Parallel()
 	var out countingWriter
 	log := zerolog.New(New(&out, 20*time.Millisecond))
 	var wg sync.WaitGroup

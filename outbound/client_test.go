@@ -18,6 +18,7 @@ import (
 // User-Agent naming aistatus (unless the caller set one), gzip accepted and
 // decoded, and at most three redirects.
 func TestNewClient(t *testing.T) {
+	t.Parallel()
 	var (
 		mu     sync.Mutex
 		agents []string
@@ -92,6 +93,7 @@ func TestNewClient(t *testing.T) {
 }
 
 func TestCatalogURLs(t *testing.T) {
+	t.Parallel()
 	cat := snapshot.Catalog{Services: []snapshot.Service{
 		{Slug: "a", ProbeURL: "https://api.a.example/v1", Feed: snapshot.Feed{URL: "https://status.a.example/summary.json"}},
 		{Slug: "b", Feed: snapshot.Feed{URL: "https://status.b.example/rss", IncidentsURL: "https://status.b.example/incidents", ComponentsURL: "https://status.b.example/components"}},

@@ -91,6 +91,7 @@ func do(client *http.Client, req *http.Request) (string, error) {
 // program to an internal address that is not allowed (the catalog's hosts,
 // for the generator), nor from https down to http.
 func TestRedirectPolicy(t *testing.T) {
+	t.Parallel()
 	origin := newCountingServer(t, false)   // an allowed host, a catalog's feed say
 	tlsOrigin := newCountingServer(t, true) // an allowed host, over https
 	listed := newCountingServer(t, false)   // another allowed host
@@ -148,6 +149,7 @@ func TestRedirectPolicy(t *testing.T) {
 // redirect points, whatever the status, method or target, and hands the
 // redirect back as it came; its dial guard still refuses internal hosts.
 func TestNoRedirects(t *testing.T) {
+	t.Parallel()
 	origin := newCountingServer(t, false) // an allowed host, a webhook receiver say
 	listed := newCountingServer(t, false) // another allowed host
 	unlisted := newCountingServer(t, false)
@@ -203,6 +205,7 @@ func TestNoRedirects(t *testing.T) {
 }
 
 func TestInternalAddresses(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		ip   string
 		want string

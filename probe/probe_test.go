@@ -17,6 +17,7 @@ import (
 // host (the probe sends no credentials, so 401 is the healthy answer); a 5xx,
 // a closed port or no answer in time is a failed probe, as data.
 func TestProbe(t *testing.T) {
+	t.Parallel()
 	answer := func(code int) string {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			if r.URL.Path == "/moved" {

@@ -13,6 +13,7 @@ import (
 )
 
 func TestDefaultCatalog(t *testing.T) {
+	t.Parallel()
 	c, err := DefaultCatalog()
 	if err != nil {
 		t.Fatalf("DefaultCatalog: %v", err)
@@ -200,6 +201,7 @@ func TestDefaultCatalog(t *testing.T) {
 }
 
 func TestCatalogJSONRoundTrip(t *testing.T) {
+	t.Parallel()
 	c, err := DefaultCatalog()
 	if err != nil {
 		t.Fatal(err)
@@ -222,6 +224,7 @@ func TestCatalogJSONRoundTrip(t *testing.T) {
 }
 
 func TestLoadCatalog(t *testing.T) {
+	t.Parallel()
 	def, err := DefaultCatalog()
 	if err != nil {
 		t.Fatal(err)
@@ -297,6 +300,7 @@ func validService(slug string) Service {
 }
 
 func TestCatalogValidation(t *testing.T) {
+	t.Parallel()
 	// Each case edits the second of two otherwise valid services, so that the
 	// error must name the service at fault (services[1] and its slug).
 	tests := []struct {
@@ -418,6 +422,7 @@ func TestCatalogValidation(t *testing.T) {
 }
 
 func TestParseCatalogDocumentErrors(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		doc  string
@@ -468,6 +473,7 @@ func TestParseCatalogDocumentErrors(t *testing.T) {
 }
 
 func TestParseCatalogTrailingData(t *testing.T) {
+	t.Parallel()
 	good := Catalog{Services: []Service{validService("alpha")}}.JSON()
 	for _, tail := range []string{"}", `{"services":[]}`, "garbage"} {
 		if _, err := ParseCatalog(append(slices.Clone(good), tail...)); err == nil {
@@ -477,6 +483,7 @@ func TestParseCatalogTrailingData(t *testing.T) {
 }
 
 func TestCatalogValidationReportsAllProblems(t *testing.T) {
+	t.Parallel()
 	bad := validService("beta")
 	bad.Slug = "Bad Slug"
 	bad.Category = "nope"

@@ -11,6 +11,7 @@ import (
 // than KeepChanges go, then the oldest beyond the cap; the log's start moves
 // to the newest dropped entry and ids are never reused.
 func TestPruneChanges(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	h := NewHistory()
 	start := now.Add(-100 * 24 * time.Hour)
@@ -61,6 +62,7 @@ func TestPruneChanges(t *testing.T) {
 }
 
 func TestStatusAtBeforeAndAfter(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 11, 1, 14, 0, 0, 0, time.UTC)
 	log := []Change{
 		{ID: 1, Type: ChangeStatus, Service: "openai", Time: t0, OldStatus: Operational, NewStatus: MajorOutage},
@@ -147,6 +149,7 @@ func BenchmarkStatusAt(b *testing.B) {
 // whole log answers, on logs that mix services and change types, with
 // changes sharing a time, and for times before, between, on and after them.
 func TestStatusAtMatchesAPass(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	t0 := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	statuses := []Status{"", Operational, Degraded, MajorOutage}

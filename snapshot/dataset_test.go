@@ -42,6 +42,7 @@ func datasetHistory() *History {
 }
 
 func TestUptimeCSVRoundTrip(t *testing.T) {
+	t.Parallel()
 	rows := datasetHistory().Days.Rows(KindService, "openai", "2026-09-01", "2026-09-03")
 	data, err := EncodeUptimeCSV(rows)
 	if err != nil {
@@ -76,6 +77,7 @@ func TestUptimeCSVRoundTrip(t *testing.T) {
 // it is open; once closed, the file of the previous snapshot is published
 // byte for byte, even when the rows would now render differently.
 func TestDatasetClosedMonthsNeverChange(t *testing.T) {
+	t.Parallel()
 	h := datasetHistory()
 	// 2026-11-01 12:00: September is closed, October in its grace day.
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
@@ -158,6 +160,7 @@ func TestDatasetClosedMonthsNeverChange(t *testing.T) {
 // are not read back; this holds in every later build. An untouched month
 // keeps its bytes, hash and closing, and with no index nothing is verified.
 func TestDatasetUnverifiedFiles(t *testing.T) {
+	t.Parallel()
 	const base = "https://aistatus.example"
 	// 2026-11-01 12:00: September is closed, October in its grace day.
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
@@ -272,6 +275,7 @@ func TestDatasetUnverifiedFiles(t *testing.T) {
 // count, SHA-256), the CSV's header, CRLF line ends and values, and jq
 // parses every NDJSON line as one JSON object in the API's incident shape.
 func TestDatasetThirdPartyReaders(t *testing.T) {
+	t.Parallel()
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 not installed (Debian: apt-get install python3; .ci/run installs it)")

@@ -19,6 +19,7 @@ import (
 // string, nil and empty lists) and for the ones it does not, which fall
 // back to json.Unmarshal.
 func TestDecodeHistory(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 6))
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	var many []Incident
@@ -151,6 +152,7 @@ func sameAsEncodingJSON(data []byte) error {
 // reads from the whole file; a file the fast path does not take is read
 // by json.Unmarshal; no file is an empty log.
 func TestReadChangeLog(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	inc := Incident{ID: "a", Service: "s", Headline: "h", Severity: Minor, StartedAt: now, Status: "resolved", Source: SourceOfficial, UpdatedAt: now}
 	var written bytes.Buffer

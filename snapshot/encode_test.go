@@ -45,6 +45,7 @@ func marshalLine(t *testing.T, v any) []byte {
 // TestAppendIncident: the hand-written encodings are byte for byte
 // encoding/json's, over every field's edges.
 func TestAppendIncident(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for i := range 2000 {
 		inc := randomIncident(r, i)
@@ -93,6 +94,7 @@ func must(data []byte, err error) []byte {
 // set encodes to as many keys as encoding/json writes, so a field added to
 // either type without its appender fails here.
 func TestAppendersCoverEveryField(t *testing.T) {
+	t.Parallel()
 	end := time.Date(2026, 5, 1, 13, 0, 0, 0, time.UTC)
 	inc := Incident{}
 	fill(reflect.ValueOf(&inc).Elem(), end)
@@ -144,6 +146,7 @@ func fill(v reflect.Value, at time.Time) {
 // the NDJSON are written byte for byte as encoding/json writes them, with
 // lists empty, nil and long enough to be streamed in several chunks.
 func TestWriteDocuments(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	var many []Incident
 	for i := range 3000 { // about 1 MB: several chunks

@@ -86,6 +86,7 @@ func allSeconds(b Bucket) float64 {
 }
 
 func TestUptimePercent(t *testing.T) {
+	t.Parallel()
 	const h = time.Hour
 	tests := []struct {
 		name string
@@ -137,6 +138,7 @@ func TestUptimePercent(t *testing.T) {
 }
 
 func TestRecordMaxHold(t *testing.T) {
+	t.Parallel()
 	// A major outage is seen at 00:00; the next check comes only at 01:00 and
 	// sees the service up. The outage is credited for MaxHold (15 min) only:
 	// the other 45 min are no data.
@@ -160,6 +162,7 @@ func TestRecordMaxHold(t *testing.T) {
 }
 
 func TestUptimeOpenInterval(t *testing.T) {
+	t.Parallel()
 	// Operational checks every 5 min in [00:00, 01:00), then a major check at
 	// 01:00 and nothing after: 3600 s operational are credited; the major
 	// status holds from 01:00 until "to", at most 15 min.
@@ -215,6 +218,7 @@ func TestUptimeOpenInterval(t *testing.T) {
 }
 
 func TestUptimeWindows(t *testing.T) {
+	t.Parallel()
 	// 30 days of checks every 5 min, all operational except a one-hour major
 	// outage that started exactly 3 days before now.
 	now := at(30 * day)
@@ -262,6 +266,7 @@ func TestUptimeWindows(t *testing.T) {
 }
 
 func TestUptimeProratesStraddlingBucket(t *testing.T) {
+	t.Parallel()
 	// Major outage 00:00–01:00, then operational until 24:30; now is 24:30.
 	// The 24h window starts at 00:30, half-way through the first bucket,
 	// which therefore counts half: 1800 s observed, all down.
@@ -284,6 +289,7 @@ func TestUptimeProratesStraddlingBucket(t *testing.T) {
 }
 
 func TestUptimeRoundsDown(t *testing.T) {
+	t.Parallel()
 	// Operational checks every 5 min for 7 days; 12 h before the end, one
 	// check sees a major outage and a check one second later sees the
 	// service up again: exactly 1 s of downtime.
@@ -313,6 +319,7 @@ func TestUptimeRoundsDown(t *testing.T) {
 }
 
 func TestUptimeRoundsDownExactValues(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name        string
 		hours, down int     // whole hourly buckets, of which the first down are major
@@ -341,6 +348,7 @@ func TestUptimeRoundsDownExactValues(t *testing.T) {
 }
 
 func TestCreditSplitsAcrossBuckets(t *testing.T) {
+	t.Parallel()
 	h := base.Unix()
 	tests := []struct {
 		name   string
@@ -461,6 +469,7 @@ func TestCreditSplitsAcrossBuckets(t *testing.T) {
 }
 
 func TestRecordOutOfOrderAndDuplicates(t *testing.T) {
+	t.Parallel()
 	t.Run("same hour", func(t *testing.T) {
 		sh := &ServiceHistory{}
 		sh.Record(base, Operational, new(100.0))
@@ -508,6 +517,7 @@ func TestRecordOutOfOrderAndDuplicates(t *testing.T) {
 }
 
 func TestRecordLatency(t *testing.T) {
+	t.Parallel()
 	sh := &ServiceHistory{}
 	sh.Record(base, Operational, new(0.0))                  // a 0 ms probe is a probe
 	sh.Record(at(5*time.Minute), Operational, new(250.5))   // counted
@@ -527,6 +537,7 @@ func TestRecordLatency(t *testing.T) {
 }
 
 func TestHistoryService(t *testing.T) {
+	t.Parallel()
 	h := NewHistory()
 	if h.Version != HistoryVersion || h.Services == nil || len(h.Services) != 0 || h.Incidents != nil {
 		t.Errorf("NewHistory() = %+v", h)
@@ -561,6 +572,7 @@ func ids(list []Incident) []string {
 }
 
 func TestPruneBuckets(t *testing.T) {
+	t.Parallel()
 	now := at(40*day + 30*time.Minute)
 	h := NewHistory()
 	long := h.Track("long")
@@ -596,6 +608,7 @@ func TestPruneBuckets(t *testing.T) {
 }
 
 func TestPruneIncidents(t *testing.T) {
+	t.Parallel()
 	now := at(200 * day)
 	ago := func(d time.Duration) time.Time { return now.Add(-d) }
 	h := NewHistory()
@@ -625,6 +638,7 @@ func TestPruneIncidents(t *testing.T) {
 }
 
 func TestPruneMaxIncidents(t *testing.T) {
+	t.Parallel()
 	// MaxIncidents + 3 incidents one minute apart, newest first, all ended a
 	// minute after they started (so none is past KeepIncidents: 100 003 min
 	// ≈ 69.4 days), except the oldest and the third oldest, which are open.
@@ -667,6 +681,7 @@ func TestPruneMaxIncidents(t *testing.T) {
 }
 
 func TestSortIncidents(t *testing.T) {
+	t.Parallel()
 	t1, t2, t3 := at(time.Hour), at(2*time.Hour), at(3*time.Hour)
 	tests := []struct {
 		name string
@@ -702,6 +717,7 @@ func TestSortIncidents(t *testing.T) {
 }
 
 func TestIncidentOpen(t *testing.T) {
+	t.Parallel()
 	if !incident("a", base, nil).Open() {
 		t.Error("incident without endedAt is not open")
 	}
@@ -715,6 +731,7 @@ func TestIncidentOpen(t *testing.T) {
 // time is the outage, across a bucket boundary, while maintenance and the
 // time before the first failure keep what they were credited.
 func TestRestate(t *testing.T) {
+	t.Parallel()
 	m := func(n int) time.Time { return base.Add(50*time.Minute + time.Duration(n)*5*time.Minute) }
 	tests := []struct {
 		name  string
@@ -762,6 +779,7 @@ func TestRestate(t *testing.T) {
 // TestRecentSpansBounded: only the latest spans are kept for Restate, and
 // what is older than them is not restated.
 func TestRecentSpansBounded(t *testing.T) {
+	t.Parallel()
 	sh := &ServiceHistory{}
 	const checks = recentSpans + 6
 	for i := range checks {
@@ -782,6 +800,7 @@ func TestRecentSpansBounded(t *testing.T) {
 // surface's history that is corrupt or from the future makes the history
 // corrupt, naming it.
 func TestSurfaceHistories(t *testing.T) {
+	t.Parallel()
 	now := at(40*day + 30*time.Minute)
 	h := NewHistory()
 	sh := h.Track("anthropic")

@@ -6,6 +6,7 @@ import (
 )
 
 func TestOfficialIncidentID(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("x", 201)
 	for in, want := range map[string]string{
 		"7NW2-R8K": "7NW2-R8K",

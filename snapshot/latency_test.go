@@ -6,6 +6,7 @@ import (
 )
 
 func TestLatBins(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		ms   float64
 		bin  int
@@ -23,6 +24,7 @@ func TestLatBins(t *testing.T) {
 // TestProbeLatency: p50 and p95 over the probes recorded in the window,
 // each the upper bound of its bin; older hours count in 7 d only.
 func TestProbeLatency(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 23, 12, 30, 0, 0, time.UTC)
 	sh := &ServiceHistory{}
 	lat := func(v float64) *float64 { return &v }

@@ -13,6 +13,7 @@ import (
 )
 
 func TestLockFolder(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS != "linux" {
 		t.Skip("the folder lock is flock(2), Linux only")
 	}
@@ -70,6 +71,7 @@ func TestLockFolder(t *testing.T) {
 // TestPublishKeepsNewestCorruptHistories: history.corrupt-* files were
 // carried over for good; only the newest MaxCorruptHistories stay.
 func TestPublishKeepsNewestCorruptHistories(t *testing.T) {
+	t.Parallel()
 	corrupt := func(hour int) string {
 		return CorruptHistoryName(time.Date(2026, 11, 1, hour, 0, 0, 0, time.UTC))
 	}

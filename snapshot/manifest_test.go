@@ -8,6 +8,7 @@ import (
 // TestManifestCheckFiles checks that a sealed manifest passes and that each
 // way of tampering with its list is caught before a reader fetches anything.
 func TestManifestCheckFiles(t *testing.T) {
+	t.Parallel()
 	sealed := func() Manifest {
 		var m Manifest
 		s := NewSealer(Files{})

@@ -19,6 +19,7 @@ var probeA = &CompletionProbe{Style: StyleOpenAI, URL: "https://api.example.com/
 
 // TestMeasuredStatus states the measured rule one history at a time.
 func TestMeasuredStatus(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	min := func(n int) time.Time { return now.Add(-time.Duration(n) * time.Minute) }
 	tests := []struct {
@@ -76,6 +77,7 @@ func TestMeasuredStatus(t *testing.T) {
 }
 
 func TestMeasuredWindows(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
 	sh := &ServiceHistory{}
 	// 20 successes in the hour, TTFT 101..120 ms, total TTFT+100; one 529
@@ -116,6 +118,7 @@ func TestMeasuredWindows(t *testing.T) {
 }
 
 func TestServiceMeasured(t *testing.T) {
+	t.Parallel()
 	m := func(s ...Status) []MeasuredModel {
 		var out []MeasuredModel
 		for _, st := range s {
@@ -141,6 +144,7 @@ func TestServiceMeasured(t *testing.T) {
 }
 
 func TestCompletionProbeProblems(t *testing.T) {
+	t.Parallel()
 	good := *probeA
 	if p := good.problems(); len(p) != 0 {
 		t.Fatalf("good probe: %v", p)
@@ -168,6 +172,7 @@ func TestCompletionProbeProblems(t *testing.T) {
 
 // TestCompletionsCorrupt: a history with samples no build writes is corrupt.
 func TestCompletionsCorrupt(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	neg := -1.0
 	for name, list := range map[string][]CompletionSample{

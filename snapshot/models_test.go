@@ -16,6 +16,7 @@ func validModels() ModelCatalog {
 }
 
 func TestCatalogModelsValidation(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		edit func(m *ModelCatalog)
@@ -58,6 +59,7 @@ func TestCatalogModelsValidation(t *testing.T) {
 // about 40 of the most used models, every one reachable by /check, and the
 // gateway switched on with its attribution.
 func TestDefaultCatalogModels(t *testing.T) {
+	t.Parallel()
 	c, err := DefaultCatalog()
 	if err != nil {
 		t.Fatal(err)
@@ -86,6 +88,7 @@ func TestDefaultCatalogModels(t *testing.T) {
 }
 
 func TestBestModelStatus(t *testing.T) {
+	t.Parallel()
 	at := func(service string, st Status) ModelProvider { return ModelProvider{Service: service, Status: st} }
 	entries := []ModelProvider{at("a", PartialOutage), at("a", Unknown), at("b", Operational), at("c", Unknown)}
 	for _, tc := range []struct {

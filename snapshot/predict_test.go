@@ -14,6 +14,7 @@ func equalIntp(a, b *int) bool { return (a == nil) == (b == nil) && (a == nil ||
 // nearest-rank percentiles, published from MinBasis on, counting only the
 // service's ended official incidents.
 func TestComputeReliability(t *testing.T) {
+	t.Parallel()
 	base := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 	ended := func(slug string, sev Severity, src string, minutes ...int) []Incident {
 		var out []Incident
@@ -79,6 +80,7 @@ func TestComputeReliability(t *testing.T) {
 // TestPruneDetections drops detections that ended beyond KeepIncidents,
 // and those no build writes.
 func TestPruneDetections(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	early := now.Add(-2 * time.Hour)
 	sh := &ServiceHistory{Detections: []Detection{

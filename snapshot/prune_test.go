@@ -55,6 +55,7 @@ func naivePrune(list []Incident, now time.Time, limit int) []Incident {
 }
 
 func TestPruneIncidentsMatchesReference(t *testing.T) {
+	t.Parallel()
 	now := at(200 * day)
 	rng := rand.New(rand.NewPCG(1, 2))
 	tests := []struct {
@@ -99,6 +100,7 @@ func TestPruneIncidentsMatchesReference(t *testing.T) {
 // minute: every open incident stays, the cap drops exactly the oldest ended
 // ones, and the order is kept.
 func TestPruneLargeInput(t *testing.T) {
+	t.Parallel()
 	now := at(100 * day)
 	h := NewHistory()
 	h.Incidents = pruneLoad(now)

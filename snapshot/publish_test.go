@@ -129,6 +129,7 @@ func mustPublish(t *testing.T, dir string, files map[string][]byte) {
 }
 
 func TestPublishFirst(t *testing.T) {
+	t.Parallel()
 	parent := filepath.Join(t.TempDir(), "not", "yet")
 	dir := filepath.Join(parent, "public")
 	files := gen(1)
@@ -146,6 +147,7 @@ func TestPublishRelativeDir(t *testing.T) {
 }
 
 func TestPublishReplaces(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "public")
 	first := gen(1)
@@ -166,6 +168,7 @@ func TestPublishReplaces(t *testing.T) {
 }
 
 func TestPublishCarriesOver(t *testing.T) {
+	t.Parallel()
 	// Intended behaviour (Publish doc comment): top-level entries that the
 	// new snapshot does not write — a hand-placed README, a CNAME for a static
 	// host, a folder of assets — survive every publish unchanged. Carry-over
@@ -224,6 +227,7 @@ func TestPublishCarriesOver(t *testing.T) {
 }
 
 func TestPublishCarriesOverSymlinks(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "site")
 	mustPublish(t, dir, gen(1))
@@ -238,6 +242,7 @@ func TestPublishCarriesOverSymlinks(t *testing.T) {
 }
 
 func TestPublishStaleStagingLeftovers(t *testing.T) {
+	t.Parallel()
 	// A build that crashed leaves its staging folder (and, with the
 	// two-rename fallback, a ".prev" one) beside the snapshot.
 	parent := t.TempDir()
@@ -271,6 +276,7 @@ func TestPublishStaleStagingLeftovers(t *testing.T) {
 }
 
 func TestPublishFailureKeepsPrevious(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name  string
 		files map[string][]byte
@@ -337,6 +343,7 @@ func TestPublishFailureKeepsPrevious(t *testing.T) {
 // previous snapshot as it was and no staging folder behind; a file put twice
 // and a staging used after its commit are errors.
 func TestStagingAbandoned(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "public")
 	mustPublish(t, dir, gen(1))
@@ -388,6 +395,7 @@ func TestStagingAbandoned(t *testing.T) {
 }
 
 func TestPublishInterruptedFallbackSwapKeepsPrevious(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "public")
 	aside := previousName(dir) // where swapByRename keeps it between its renames
@@ -412,6 +420,7 @@ func TestPublishInterruptedFallbackSwapKeepsPrevious(t *testing.T) {
 }
 
 func TestPublishConcurrentReader(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	dir := filepath.Join(parent, "public")
 	mustPublish(t, dir, gen(0))
@@ -537,6 +546,7 @@ func umask(t *testing.T) fs.FileMode {
 }
 
 func TestPublishModes(t *testing.T) {
+	t.Parallel()
 	if runtime.GOOS == "windows" {
 		t.Skip("Unix permissions")
 	}
@@ -581,6 +591,7 @@ func TestPublishModes(t *testing.T) {
 }
 
 func TestSwapByRename(t *testing.T) {
+	t.Parallel()
 	setup := func(t *testing.T, withNext, withDir bool) (next, dir string) {
 		parent := t.TempDir()
 		next, dir = filepath.Join(parent, ".public.staging-1"), filepath.Join(parent, "public")
@@ -639,6 +650,7 @@ func TestSwapByRename(t *testing.T) {
 }
 
 func TestSwapDirs(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	next, dir := filepath.Join(parent, "next"), filepath.Join(parent, "dir")
 	write := func(folder, content string) {
@@ -673,6 +685,7 @@ func TestSwapDirs(t *testing.T) {
 }
 
 func TestReadHistory(t *testing.T) {
+	t.Parallel()
 	t.Run("missing folder", func(t *testing.T) {
 		h, raw, err := ReadHistory(filepath.Join(t.TempDir(), "never-built"))
 		if err != nil || raw != nil {
@@ -804,6 +817,7 @@ func writeHistory(t *testing.T, dir, content string) {
 }
 
 func TestCorruptHistoryName(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		now  time.Time

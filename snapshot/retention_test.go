@@ -8,6 +8,7 @@ import (
 )
 
 func TestFairShares(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		counts map[string]int
@@ -35,6 +36,7 @@ func TestFairShares(t *testing.T) {
 // its oldest ended incidents and the others keep all of theirs, though
 // theirs are older; open incidents stay.
 func TestPruneIncidentsPerService(t *testing.T) {
+	t.Parallel()
 	now := at(100 * day)
 	var list []Incident
 	add := func(svc string, n int, age time.Duration, open bool) {
@@ -79,6 +81,7 @@ func TestPruneIncidentsPerService(t *testing.T) {
 // TestPruneChangesPerService: a flood of changes from one service, newer
 // than everyone else's, leaves the others' entries whole.
 func TestPruneChangesPerService(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	h := NewHistory()
 	for i := range 40 {

@@ -18,6 +18,7 @@ func recordDays(sh *ServiceHistory, start time.Time, n int, status func(time.Tim
 }
 
 func TestRollUp(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	h := NewHistory()
 	sh := h.Track("svc")
@@ -70,6 +71,7 @@ func TestRollUp(t *testing.T) {
 // TestLongWindow: the 90-day window adds the rows before the split to the
 // buckets after it, and equals the uptime of the same time held in buckets.
 func TestLongWindow(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	status := func(t time.Time) Status {
 		if t.Hour() == 3 && t.Day()%7 == 0 {

@@ -9,6 +9,7 @@ import (
 // rate-limited route inside the API or the MCP endpoint, every file a
 // snapshot path, and every route served either from a file or by the server.
 func TestRoutes(t *testing.T) {
+	t.Parallel()
 	seen := map[string]bool{}
 	for _, r := range Routes() {
 		if seen[r.Path] {

@@ -6,6 +6,7 @@ import (
 )
 
 func TestWorse(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		a, b, want Status
 	}{
@@ -70,6 +71,7 @@ func TestWorse(t *testing.T) {
 }
 
 func TestStatusValid(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		s    Status
 		want bool
@@ -117,6 +119,7 @@ func TestStatusValid(t *testing.T) {
 // Basis.Valid accepts exactly Bases: a status's basis is official,
 // measured, probe or none, never empty (a document written before the field) or anything else.
 func TestBasisValid(t *testing.T) {
+	t.Parallel()
 	for _, b := range Bases {
 		if !b.Valid() {
 			t.Errorf("Bases holds invalid %q", b)
@@ -133,6 +136,7 @@ func TestBasisValid(t *testing.T) {
 }
 
 func TestSeverityValid(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		s    Severity
 		want bool
@@ -158,6 +162,7 @@ func TestSeverityValid(t *testing.T) {
 }
 
 func TestManifestStale(t *testing.T) {
+	t.Parallel()
 	gen := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	m := Manifest{GeneratedAt: gen, StaleAfterSeconds: 600}
 	tests := []struct {
@@ -192,12 +197,14 @@ func TestManifestStale(t *testing.T) {
 }
 
 func TestServiceFile(t *testing.T) {
+	t.Parallel()
 	if got, want := ServiceFile("openai"), "services/openai.json"; got != want {
 		t.Errorf("ServiceFile(openai) = %q, want %q", got, want)
 	}
 }
 
 func TestHumanDuration(t *testing.T) {
+	t.Parallel()
 	for d, want := range map[time.Duration]string{
 		20 * time.Second: "1 min", 45 * time.Minute: "45 min", time.Hour: "1 h",
 		80 * time.Minute: "1 h 20 min", 26 * time.Hour: "1 d 2 h", 48 * time.Hour: "2 d",
@@ -209,6 +216,7 @@ func TestHumanDuration(t *testing.T) {
 }
 
 func TestJoinListAndTruncate(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		items []string
 		want  string

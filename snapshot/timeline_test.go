@@ -10,6 +10,7 @@ import (
 // the worst status of the official incidents of the service open then,
 // operational elsewhere, all of it counted as the timeline's.
 func TestCreditTimeline(t *testing.T) {
+	t.Parallel()
 	base := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	at := func(min int) time.Time { return base.Add(time.Duration(min) * time.Minute) }
 	end := func(min int) *time.Time { e := at(min); return &e }
@@ -45,6 +46,7 @@ func TestCreditTimeline(t *testing.T) {
 // TestCoverageBreakdown splits coverage between our checks and the
 // timeline, and the two add up to the coverage.
 func TestCoverageBreakdown(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC)
 	var sh ServiceHistory
 	// Checks every 30 minutes for the last 24 hours; the timeline bridges

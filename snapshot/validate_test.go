@@ -12,6 +12,7 @@ import (
 )
 
 func TestHistoryCheckClock(t *testing.T) {
+	t.Parallel()
 	now := at(10 * day)
 	tests := []struct {
 		name   string
@@ -61,6 +62,7 @@ func TestHistoryCheckClock(t *testing.T) {
 }
 
 func TestReadHistoryRejectsImpossibleValues(t *testing.T) {
+	t.Parallel()
 	hour := at(0).Unix()
 	tests := []struct {
 		name    string
@@ -101,6 +103,7 @@ func TestReadHistoryRejectsImpossibleValues(t *testing.T) {
 }
 
 func TestReadHistoryRejectsNegativeCounts(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		mutate func(sh *ServiceHistory)
@@ -131,6 +134,7 @@ func TestReadHistoryRejectsNegativeCounts(t *testing.T) {
 // capped, incidents with impossible times or ids dropped and named, the
 // rest kept as they were.
 func TestCleanIncidents(t *testing.T) {
+	t.Parallel()
 	now := at(10 * day)
 	ok := Incident{ID: "openai-1", Service: "openai", Headline: "Elevated errors", Severity: Major, Status: "resolved",
 		StartedAt: now.Add(-time.Hour), UpdatedAt: now.Add(-time.Hour), Source: SourceOfficial, URL: "https://status.openai.com/x"}

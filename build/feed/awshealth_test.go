@@ -63,6 +63,7 @@ func readAWSHealth(t *testing.T, rep reply, filter ...string) (Result, error) {
 }
 
 func TestAWSHealthStatus(t *testing.T) {
+	t.Parallel()
 	br := []string{"bedrock"}
 	tests := []struct {
 		name          string
@@ -96,6 +97,7 @@ func TestAWSHealthStatus(t *testing.T) {
 }
 
 func TestAWSHealthIncidents(t *testing.T) {
+	t.Parallel()
 	const official, page = snapshot.SourceOfficial, "https://health.aws.amazon.com/health/status"
 	want := []snapshot.Incident{
 		// Updated at the latest event_log timestamp (numbers and strings);
@@ -134,6 +136,7 @@ func TestAWSHealthIncidents(t *testing.T) {
 }
 
 func TestAWSHealthErrors(t *testing.T) {
+	t.Parallel()
 	be := func(s string) []byte { return awsEncode(t, "UTF-16BE+BOM", []byte(s)) }
 	full := be(`[]`)
 	cases := []errorCase{
@@ -158,6 +161,7 @@ func TestAWSHealthErrors(t *testing.T) {
 
 // JSON null is not the list; events that cannot be read declare nothing bad.
 func TestAWSHealthEmptyDocuments(t *testing.T) {
+	t.Parallel()
 	checkProvesNothing(t, []string{"null"}, func(t *testing.T, rep reply) (Result, error) {
 		return readAWSHealth(t, reply{body: awsEncode(t, "UTF-16BE+BOM", rep.body)})
 	})
@@ -181,6 +185,7 @@ func TestAWSHealthEmptyDocuments(t *testing.T) {
 }
 
 func TestAWSEpoch(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"1731996000":        "2024-11-19T06:00:00Z",
 		" 1731996000 ":      "2024-11-19T06:00:00Z",
@@ -232,6 +237,7 @@ func FuzzAWSHealth(f *testing.F) {
 // service_name, and the list of codes form), served as the dashboard serves
 // it, UTF-16 with a byte order mark.
 func TestAWSHealthMultipleServices(t *testing.T) {
+	t.Parallel()
 	c, err := snapshot.DefaultCatalog()
 	if err != nil {
 		t.Fatal(err)

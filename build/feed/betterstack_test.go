@@ -24,6 +24,7 @@ func readBetterStack(t *testing.T, rep reply, filter ...string) (Result, error) 
 }
 
 func TestBetterStackStatus(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name   string
 		rep    reply
@@ -62,6 +63,7 @@ func TestBetterStackStatus(t *testing.T) {
 }
 
 func TestBetterStackIncidents(t *testing.T) {
+	t.Parallel()
 	const (
 		official = snapshot.SourceOfficial
 		page     = "https://status.together.ai"
@@ -129,6 +131,7 @@ func TestBetterStackIncidents(t *testing.T) {
 // With a filter, a report is kept when it affects a kept resource or its
 // title names a filter word.
 func TestBetterStackFilteredIncidents(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		filter []string
 		want   []string
@@ -156,6 +159,7 @@ func TestBetterStackFilteredIncidents(t *testing.T) {
 }
 
 func TestBetterStackErrors(t *testing.T) {
+	t.Parallel()
 	cases := append(jsonDocErrors(t, "betterstack-incidents.json"),
 		errorCase{"included is a string", reply{file: "betterstack-wrong-type.json"}, "cannot unmarshal string"},
 		errorCase{"data is an array", reply{body: []byte(`{"data":[],"included":[]}`)}, "cannot unmarshal array"},
@@ -173,6 +177,7 @@ func TestBetterStackErrors(t *testing.T) {
 // Objects of types not used here, and ids of odd types, are no reason to fail
 // a document that has resources.
 func TestBetterStackEmptyDocuments(t *testing.T) {
+	t.Parallel()
 	checkProvesNothing(t, []string{
 		`null`,
 		`{}`,
@@ -187,6 +192,7 @@ func TestBetterStackEmptyDocuments(t *testing.T) {
 }
 
 func TestBetterStackNilClient(t *testing.T) {
+	t.Parallel()
 	srv, _ := serve(t, jsonAccept, map[string]reply{betterStackPath: {file: "betterstack-calm.json"}})
 	res, err := betterStack{}.Read(context.Background(), Request{Client: nil, Service: together(srv)})
 	if err != nil || res.Status != snapshot.Operational {

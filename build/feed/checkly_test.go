@@ -22,6 +22,7 @@ func readCheckly(t *testing.T, rep reply, filter ...string) (Result, error) {
 }
 
 func TestChecklyStatus(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name      string
 		rep       reply
@@ -60,6 +61,7 @@ func TestChecklyStatus(t *testing.T) {
 }
 
 func TestChecklyIncidents(t *testing.T) {
+	t.Parallel()
 	const (
 		official = snapshot.SourceOfficial
 		page     = "https://status.mistral.ai"
@@ -127,6 +129,7 @@ func TestChecklyIncidents(t *testing.T) {
 }
 
 func TestChecklyErrors(t *testing.T) {
+	t.Parallel()
 	cases := append(jsonDocErrors(t, "checkly-incidents.json"),
 		errorCase{"incidents is a string", reply{file: "checkly-wrong-type.json"}, "cannot unmarshal string"},
 		errorCase{"incidents is an object", reply{body: []byte(`{"incidents":{"id":"a"}}`)}, "cannot unmarshal object"},
@@ -141,6 +144,7 @@ func TestChecklyErrors(t *testing.T) {
 
 // A document without an incident list proves nothing: an error.
 func TestChecklyEmptyDocuments(t *testing.T) {
+	t.Parallel()
 	checkProvesNothing(t, []string{`null`, `{}`, `{"incidents":null}`, ` {"other":[]} `},
 		func(t *testing.T, rep reply) (Result, error) { return readCheckly(t, rep) })
 	// Incidents missing everything are skipped, but each still is an open
@@ -152,6 +156,7 @@ func TestChecklyEmptyDocuments(t *testing.T) {
 }
 
 func TestChecklyNilClient(t *testing.T) {
+	t.Parallel()
 	srv, _ := serve(t, jsonAccept, map[string]reply{checklyPath: {file: "checkly-calm.json"}})
 	res, err := checkly{}.Read(context.Background(), Request{Client: nil, Service: mistral(srv)})
 	if err != nil || res.Status != snapshot.Operational {

@@ -16,6 +16,7 @@ import (
 // on loopback against the first version, sent through the door every read
 // goes through (Read): what comes out must be bounded, inert and renderable.
 func TestReadCleansHostileFeeds(t *testing.T) {
+	t.Parallel()
 	incident := func(fields string) string {
 		return `{"id":"ok1","name":"Elevated errors","status":"investigating","impact":"minor","created_at":"2026-11-01T10:00:00Z"` + fields + `}`
 	}
@@ -118,6 +119,7 @@ func TestReadCleansHostileFeeds(t *testing.T) {
 // 100 000) fails at the door as a schema failure, neither kept whole nor
 // cut. The page is Anthropic's real one with its components repeated.
 func TestReadCapsComponents(t *testing.T) {
+	t.Parallel()
 	var doc map[string]any
 	if err := json.Unmarshal(fixture(t, "real/statuspage-anthropic-20260729.json"), &doc); err != nil {
 		t.Fatal(err)

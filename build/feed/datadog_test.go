@@ -19,6 +19,7 @@ func ddRead(t *testing.T, rep reply) (Result, snapshot.Service, error) {
 // Every one was edited on 2026-09-11 (lastModifiedAt), a week after it was
 // resolved: that edit is its last update.
 func TestDatadogRealIncidents(t *testing.T) {
+	t.Parallel()
 	res, svc, err := ddRead(t, reply{file: "real/datadog-openrouter-20260915.json"})
 	if err != nil {
 		t.Fatal(err)
@@ -40,6 +41,7 @@ func TestDatadogRealIncidents(t *testing.T) {
 // timeline gave a component; the incident-level componentsAffected hold the
 // status now (operational once resolved) and must not lower it.
 func TestDatadogSeverity(t *testing.T) {
+	t.Parallel()
 	const capture = "datadog-openrouter-20260915.json"
 	tests := []struct {
 		status string // the first (investigating) step's status for Video
@@ -74,6 +76,7 @@ func TestDatadogSeverity(t *testing.T) {
 // page with scheduled maintenances (same shape as an incident, on an API
 // component) must not turn them into incidents.
 func TestDatadogMaintenances(t *testing.T) {
+	t.Parallel()
 	body := edited(t, "datadog-openrouter-20260915.json", func(doc jdoc) {
 		m := jdoc{}
 		for k, v := range list(t, doc, "incidents")[0] {
@@ -97,6 +100,7 @@ func TestDatadogMaintenances(t *testing.T) {
 }
 
 func TestDatadogNotAConfig(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		body string
 		want snapshot.FailureKind

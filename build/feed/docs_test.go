@@ -20,6 +20,7 @@ import (
 // the catalog, or moved to another format, fails here until its row says
 // so.
 func TestFeedTableDocumented(t *testing.T) {
+	t.Parallel()
 	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "api.md"))
 	if err != nil {
 		t.Fatal(err)
@@ -74,6 +75,7 @@ func TestFeedTableDocumented(t *testing.T) {
 // added without either fails here; the fake world needs nothing of it,
 // as it writes every page from its format's row.
 func TestRealCapturesNameEveryService(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile(filepath.Join("testdata", "real", "README.md"))
 	if err != nil {
 		t.Fatal(err)

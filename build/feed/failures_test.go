@@ -18,6 +18,7 @@ import (
 )
 
 func TestFailureKinds(t *testing.T) {
+	t.Parallel()
 	// onServer reads the catalog's service slug with its feed on srv.
 	type setup func(t *testing.T) (snapshot.Service, *http.Client)
 	onServer := func(slug string, routes map[string]reply) setup {
@@ -150,6 +151,7 @@ func movedSetup(t *testing.T) (snapshot.Service, *http.Client) {
 // be resolved before they were created. Read publishes one that began no
 // later than it ended, with its own last update kept.
 func TestIncidentIOResolvedBeforeCreated(t *testing.T) {
+	t.Parallel()
 	const capture = "incidentio-cohere-20260723.json"
 	summary := decodeDoc(t, realDoc(t, capture))
 	imported := spVariant(t, summary, "01TESTIMPORTED000000000000", "Increased latency on embed-v4.0", "2026-07-23T20:00:00Z", []any{})

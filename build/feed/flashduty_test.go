@@ -27,6 +27,7 @@ func fdRead(t *testing.T, rep reply, path string) (Result, error) {
 }
 
 func TestFlashdutyStatus(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file      string
 		want      snapshot.Status
@@ -57,6 +58,7 @@ func TestFlashdutyStatus(t *testing.T) {
 }
 
 func TestFlashdutyIncidents(t *testing.T) {
+	t.Parallel()
 	at := func(s string) time.Time {
 		v, err := time.Parse(time.RFC3339, s)
 		if err != nil {
@@ -113,6 +115,7 @@ func TestFlashdutyIncidents(t *testing.T) {
 }
 
 func TestFlashdutyErrors(t *testing.T) {
+	t.Parallel()
 	const refused = "feed refused non-browser client"
 	challenge := "flashduty-challenge.html"
 	cases := []errorCase{
@@ -148,6 +151,7 @@ func TestFlashdutyErrors(t *testing.T) {
 }
 
 func TestFlashdutyTime(t *testing.T) {
+	t.Parallel()
 	want := time.Date(2026, 6, 1, 7, 50, 0, 0, time.UTC)
 	tests := []struct {
 		raw    string
@@ -236,6 +240,7 @@ func reopen(t *testing.T, ch jdoc, status string) jdoc {
 }
 
 func TestFlashdutyRealSummary(t *testing.T) {
+	t.Parallel()
 	srv := func(t *testing.T, body []byte) snapshot.Service {
 		s, _ := serve(t, jsonAccept, map[string]reply{fdSummaryPath: {body: body}})
 		svc := deepseek(s.URL + fdSummaryPath)

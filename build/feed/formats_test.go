@@ -22,6 +22,7 @@ import (
 // on a server error, an empty body, a body over MaxBody and a cancelled
 // read. None has no adapter and no fake page.
 func TestFormats(t *testing.T) {
+	t.Parallel()
 	formats := Formats()
 	var ids []snapshot.FeedFormat
 	names := map[string]snapshot.FeedFormat{}

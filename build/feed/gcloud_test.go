@@ -19,6 +19,7 @@ func readGoogleCloud(t *testing.T, rep reply, filter ...string) (Result, error) 
 }
 
 func TestGoogleCloudStatus(t *testing.T) {
+	t.Parallel()
 	gem := []string{"Gemini"}
 	tests := []struct {
 		name          string
@@ -60,6 +61,7 @@ func TestGoogleCloudStatus(t *testing.T) {
 }
 
 func TestGoogleCloudIncidents(t *testing.T) {
+	t.Parallel()
 	const official = snapshot.SourceOfficial
 	res, err := readGoogleCloud(t, reply{file: "gcloud-incidents.json"}, "Gemini")
 	if err != nil {
@@ -91,6 +93,7 @@ func TestGoogleCloudIncidents(t *testing.T) {
 }
 
 func TestGoogleCloudErrors(t *testing.T) {
+	t.Parallel()
 	cases := []errorCase{
 		{"malformed JSON", reply{file: "gcloud-malformed.json"}, "invalid character"},
 		{"truncated JSON", reply{file: "gcloud-truncated.json"}, "unexpected end of JSON"},

@@ -19,6 +19,7 @@ func htmlRead(t *testing.T, rep reply) (Result, error) {
 }
 
 func TestHTMLStatus(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		file string
 		want snapshot.Status
@@ -51,6 +52,7 @@ func TestHTMLStatus(t *testing.T) {
 }
 
 func TestHTMLErrors(t *testing.T) {
+	t.Parallel()
 	deep := strings.Repeat("<div>", 600) + "<h2>All systems operational</h2>"
 	cases := []errorCase{
 		{"redesigned page without a banner", reply{file: "html-openrouter-redesign.html"}, "no recognised status banner"},
@@ -69,6 +71,7 @@ func TestHTMLErrors(t *testing.T) {
 // The exact-match rule on small documents: a phrase must be an element's
 // whole visible text, anywhere but links, forms, scripts and hidden parts.
 func TestParseHTMLStatus(t *testing.T) {
+	t.Parallel()
 	const none = snapshot.Status("") // an error
 	tests := []struct {
 		doc  string

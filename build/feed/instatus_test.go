@@ -23,6 +23,7 @@ func readInstatus(t *testing.T, rep reply) (Result, error) {
 }
 
 func TestInstatusStatus(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		rep  reply
@@ -58,6 +59,7 @@ func TestInstatusStatus(t *testing.T) {
 }
 
 func TestInstatusIncidents(t *testing.T) {
+	t.Parallel()
 	const (
 		official = snapshot.SourceOfficial
 		page     = "https://status.perplexity.com"
@@ -114,6 +116,7 @@ func TestInstatusIncidents(t *testing.T) {
 }
 
 func TestInstatusTime(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want string // RFC 3339; "" for the zero time
@@ -148,6 +151,7 @@ func TestInstatusTime(t *testing.T) {
 }
 
 func TestInstatusErrors(t *testing.T) {
+	t.Parallel()
 	cases := append(jsonDocErrors(t, "instatus-incidents.json"),
 		errorCase{"activeIncidents is a string", reply{file: "instatus-wrong-type.json"}, "cannot unmarshal string"},
 		errorCase{"page is an array", reply{body: []byte(`{"page":[],"activeIncidents":[]}`)}, "cannot unmarshal array"},
@@ -161,6 +165,7 @@ func TestInstatusErrors(t *testing.T) {
 // A document without a page status proves nothing: an error. Incidents
 // missing everything are skipped.
 func TestInstatusEmptyDocuments(t *testing.T) {
+	t.Parallel()
 	checkProvesNothing(t, []string{
 		`null`,
 		`{}`,
@@ -177,6 +182,7 @@ func TestInstatusEmptyDocuments(t *testing.T) {
 }
 
 func TestInstatusNilClient(t *testing.T) {
+	t.Parallel()
 	srv, _ := serve(t, jsonAccept, map[string]reply{instatusPath: {file: "instatus-calm.json"}})
 	res, err := instatus{}.Read(context.Background(), Request{Client: nil, Service: perplexity(srv)})
 	if err != nil || res.Status != snapshot.Operational {

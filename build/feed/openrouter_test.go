@@ -28,6 +28,7 @@ func readOpenRouter(t *testing.T, rep reply, modelID string) ([]GatewayEndpoint,
 func f64(v float64) *float64 { return &v }
 
 func TestOpenRouter(t *testing.T) {
+	t.Parallel()
 	type want struct {
 		provider, tag string
 		up5, up30     *float64
@@ -109,21 +110,39 @@ func TestOpenRouter(t *testing.T) {
 // keeps it whole).
 func realEndpoints(t testing.TB, n int, edit func(i int, ep map[string]any)) []byte {
 	t.Helper()
+	return realEndpointsLike(t, n, nil, edit)
+}
+
+// realEndpointsLike is realEndpoints with same applied once, to the
+// endpoint every copy starts from.
+func realEndpointsLike(t testing.TB, n int, same func(ep map[string]any), edit func(i int, ep map[string]any)) []byte {
+	t.Helper()
 	var doc struct {
 		Data map[string]any `json:"data"`
 	}
 	if err := json.Unmarshal(fixture(t, "real/openrouter-openapi-example-20260822.json"), &doc); err != nil {
 		t.Fatal(err)
 	}
-	one, _ := json.Marshal(doc.Data["endpoints"].([]any)[0])
-	eps := make([]map[string]any, n)
+	first := doc.Data["endpoints"].([]any)[0].(map[string]any)
+	if same != nil {
+		same(first)
+	}
+	one, _ := json.Marshal(first)
+	// The list is written as bytes, each endpoint decoded and encoded only
+	// when edit changes it: tens of thousands of maps took most of a
+	// minute under the race detector.
+	eps := make([]json.RawMessage, n)
 	for i := range eps {
-		if err := json.Unmarshal(one, &eps[i]); err != nil {
+		eps[i] = one
+		if edit == nil {
+			continue
+		}
+		var ep map[string]any
+		if err := json.Unmarshal(one, &ep); err != nil {
 			t.Fatal(err)
 		}
-		if edit != nil {
-			edit(i, eps[i])
-		}
+		edit(i, ep)
+		eps[i], _ = json.Marshal(ep)
 	}
 	doc.Data["endpoints"] = eps
 	out, err := json.Marshal(doc)
@@ -139,9 +158,10 @@ func realEndpoints(t testing.TB, n int, edit func(i int, ep map[string]any)) []b
 // of being kept whole (the issue's 5 MiB document of some 58 000 endpoints
 // became 34 MB of models.json) or cut without a word.
 func TestOpenRouterEndpointCap(t *testing.T) {
+	t.Parallel()
 	// bare keeps only the members the reader needs, so that a body under
 	// MaxBody holds as many endpoints as it can.
-	bare := func(_ int, ep map[string]any) {
+	bare := func(ep map[string]any) {
 		for k := range ep {
 			switch k {
 			case "provider_name", "tag", "uptime_last_5m", "uptime_last_30m", "uptime_last_1d":
@@ -159,7 +179,7 @@ func TestOpenRouterEndpointCap(t *testing.T) {
 		{"as many as the cap", realEndpoints(t, MaxGatewayEndpoints, nil), false},
 		{"one more than the cap", realEndpoints(t, MaxGatewayEndpoints+1, nil), true},
 		{"5000 copies of one provider", realEndpoints(t, 5000, nil), true},
-		{"48 000 endpoints, just under the 5 MiB body cap", realEndpoints(t, 48_000, bare), true},
+		{"48 000 endpoints, just under the 5 MiB body cap", realEndpointsLike(t, 48_000, bare, nil), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if len(tc.body) > MaxBody {
@@ -186,6 +206,7 @@ func TestOpenRouterEndpointCap(t *testing.T) {
 // and a screen clear, a header injected with CR LF, bidi overrides, and a
 // name cut at 100 bytes inside a character.
 func TestOpenRouterCleansText(t *testing.T) {
+	t.Parallel()
 	long := "A" + strings.Repeat("é", 150) // byte 100 falls inside an é
 	for _, tc := range []struct {
 		name, provider, tag   string
@@ -262,6 +283,7 @@ func cleanGatewayText(s string) bool {
 func sameFigure(a, b *float64) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
 
 func TestOpenRouterCancelled(t *testing.T) {
+	t.Parallel()
 	srv, _ := serve(t, jsonAccept, map[string]reply{"/endpoints": {file: "openrouter-split.json"}})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()

@@ -233,6 +233,7 @@ const (
 )
 
 func TestRealScopeOpenAI(t *testing.T) {
+	t.Parallel()
 	const capture = "incidentio-openai-20260722.json"
 	summary := decodeDoc(t, realDoc(t, capture))
 	real := list(t, summary, "incidents")[0] // "Elevated errors for Workspace Agent"
@@ -272,6 +273,7 @@ func TestRealScopeOpenAI(t *testing.T) {
 }
 
 func TestRealScopeAnthropic(t *testing.T) {
+	t.Parallel()
 	const capture = "statuspage-anthropic-20260729.json"
 	summary := decodeDoc(t, realDoc(t, capture))
 	real := list(t, summary, "incidents")[0] // "Elevated errors across all models", lists the API
@@ -363,6 +365,7 @@ func spUnlinked(t *testing.T, summary jdoc, id, name, at string, keep ...string)
 }
 
 func TestRealScopeCohere(t *testing.T) {
+	t.Parallel()
 	const capture = "incidentio-cohere-20260723.json"
 	summary := decodeDoc(t, realDoc(t, capture))
 	real := list(t, summary, "incidents")[0] // "Dashboard Login Service Disruption"
@@ -378,6 +381,7 @@ func TestRealScopeCohere(t *testing.T) {
 }
 
 func TestRealScopeGitHubCopilot(t *testing.T) {
+	t.Parallel()
 	const capture = "statuspage-github-20260724.json"
 	summary := decodeDoc(t, realDoc(t, capture))
 	real := list(t, summary, "incidents")[0] // "Incident with Pull Requests"
@@ -406,6 +410,7 @@ func TestRealScopeGitHubCopilot(t *testing.T) {
 }
 
 func TestRealScopeReplicate(t *testing.T) {
+	t.Parallel()
 	const capture = "statuspage-cloudflare-20260729.json"
 	summary := decodeDoc(t, realDoc(t, capture))
 	real := list(t, summary, "incidents")[0] // Workers, lists Workers only
@@ -437,6 +442,7 @@ func TestRealScopeReplicate(t *testing.T) {
 }
 
 func TestRealScopeHuggingFace(t *testing.T) {
+	t.Parallel()
 	const capture = "betterstack-huggingface-20260719.json"
 	hubDown := edited(t, capture, func(doc jdoc) {
 		for _, it := range list(t, doc, "included") {
@@ -467,6 +473,7 @@ func TestRealScopeHuggingFace(t *testing.T) {
 // their updates are linked from the report (relationships), not by a
 // status_report_id, and a manual report is "resolved" with ends_at null.
 func TestRealBetterStackReports(t *testing.T) {
+	t.Parallel()
 	srv, _ := serve(t, jsonAccept, map[string]reply{"/index.json": {file: "real/betterstack-huggingface-20260719.json"}})
 	svc := catalogService(t, "huggingface", srv)
 	res, err := read(t, betterStack{}, svc)
@@ -487,6 +494,7 @@ func TestRealBetterStackReports(t *testing.T) {
 }
 
 func TestRealScopeOpenRouter(t *testing.T) {
+	t.Parallel()
 	const capture = "datadog-openrouter-20260915.json"
 	group := func(doc jdoc) []jdoc { return list(t, list(t, doc, "components")[0], "components") }
 	webDown := edited(t, capture, func(doc jdoc) {
@@ -514,6 +522,7 @@ func TestRealScopeOpenRouter(t *testing.T) {
 }
 
 func TestRealScopeXAI(t *testing.T) {
+	t.Parallel()
 	const capture = "rss-xai-20261007.xml"
 	routes := map[string]reply{"/feed.xml": {file: "real/" + capture}}
 	runReal(t, []realCase{
@@ -543,6 +552,7 @@ func TestRealScopeXAI(t *testing.T) {
 }
 
 func TestRealScopeAzureOpenAI(t *testing.T) {
+	t.Parallel()
 	const capture = "rss-azure-20260723.xml"
 	path := "/en-us/status/feed/"
 	// The services an Azure item affects are only in its <category>

@@ -34,6 +34,7 @@ func rssItem(title, description string, date time.Time) []byte {
 }
 
 func TestRSSStatus(t *testing.T) {
+	t.Parallel()
 	openai := []string{"OpenAI"}
 	tests := []struct {
 		name          string
@@ -89,6 +90,7 @@ func TestRSSStatus(t *testing.T) {
 }
 
 func TestRSSIncidents(t *testing.T) {
+	t.Parallel()
 	const official = snapshot.SourceOfficial
 	tests := []struct {
 		name   string
@@ -186,6 +188,7 @@ func TestRSSIncidents(t *testing.T) {
 }
 
 func TestRSSErrors(t *testing.T) {
+	t.Parallel()
 	empty := `<rss version="2.0"><channel></channel></rss>`
 	cases := []errorCase{
 		{"mismatched tags", reply{file: "rss-malformed.xml"}, "XML syntax error"},
@@ -212,6 +215,7 @@ func TestRSSErrors(t *testing.T) {
 
 // The request's clock, not the wall clock, decides what is recent.
 func TestRSSClock(t *testing.T) {
+	t.Parallel()
 	item := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	srv, _ := serve(t, feedAccept, map[string]reply{"/feed": {body: rssItem("Grok API is down", "", item)}})
 	for _, tt := range []struct {
@@ -231,6 +235,7 @@ func TestRSSClock(t *testing.T) {
 }
 
 func TestRSSTime(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"Tue, 03 Jun 2025 16:40:00 +0000":     "2025-06-03T16:40:00Z",
 		"Tue, 3 Jun 2025 16:40:00 +0200":      "2025-06-03T14:40:00Z",
@@ -278,6 +283,7 @@ func FuzzRSS(f *testing.F) {
 // Scope reads an item's title and categories, not its description: a Grok
 // item that says the API is unaffected is not the API's incident.
 func TestRSSScopeIgnoresDescriptions(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 10, 7, 12, 0, 0, 0, time.UTC)
 	for _, tt := range []struct {
 		title, description string

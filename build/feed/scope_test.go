@@ -7,6 +7,7 @@ import (
 )
 
 func TestHasWord(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		text, word string
 		want       bool
@@ -30,6 +31,7 @@ func TestHasWord(t *testing.T) {
 }
 
 func TestScopeIncident(t *testing.T) {
+	t.Parallel()
 	openai := snapshot.Scope{
 		Components:       []string{"apis-group"},
 		IncidentKeywords: []string{"API", "GPT"},
@@ -70,6 +72,7 @@ func TestScopeIncident(t *testing.T) {
 // Ids win over names once one of them is on the page: OpenAI has two
 // components called "Login".
 func TestScopeComponentsByIDThenName(t *testing.T) {
+	t.Parallel()
 	scope := snapshot.Scope{Components: []string{"api-login"}, ComponentNames: []string{"Login"}, ExcludeComponents: []string{"Docs"}}
 	page := []ref{{ID: "api-login", Name: "Login"}, {ID: "chatgpt-login", Name: "Login"}, {ID: "docs", Name: "Docs"}}
 	s := newScoper(scope, page, true)
@@ -84,6 +87,7 @@ func TestScopeComponentsByIDThenName(t *testing.T) {
 }
 
 func TestRollup(t *testing.T) {
+	t.Parallel()
 	const (
 		op    = snapshot.Operational
 		deg   = snapshot.Degraded

@@ -49,6 +49,7 @@ func readCatalog(t *testing.T, svc snapshot.Service) (Result, error) {
 // The status is the rollup of the in-scope components (scope.go); the
 // page-wide indicator is not used.
 func TestStatus(t *testing.T) {
+	t.Parallel()
 	claudeAPI := []string{"Claude API"}
 	tests := []struct {
 		name    string
@@ -90,6 +91,7 @@ func TestStatus(t *testing.T) {
 }
 
 func TestIncidents(t *testing.T) {
+	t.Parallel()
 	const official = snapshot.SourceOfficial
 	tests := []struct {
 		name      string
@@ -227,6 +229,7 @@ func TestIncidents(t *testing.T) {
 }
 
 func TestErrors(t *testing.T) {
+	t.Parallel()
 	// bad serves rep at path, and good documents at the other one.
 	bad := func(format snapshot.FeedFormat, path string) func(*testing.T, reply) (Result, error) {
 		return func(t *testing.T, rep reply) (Result, error) {
@@ -265,6 +268,7 @@ func TestErrors(t *testing.T) {
 
 // A body of exactly MaxBody bytes is still read: the cap is not off by one.
 func TestBodyAtCap(t *testing.T) {
+	t.Parallel()
 	calm := fixture(t, "statuspage_calm_summary.json")
 	body := append([]byte(strings.Repeat(" ", MaxBody-len(calm))), calm...)
 	srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: {body: body}})
@@ -280,6 +284,7 @@ func TestBodyAtCap(t *testing.T) {
 // Valid JSON that is not a summary proves nothing: an error, for both
 // formats. Incidents missing everything are skipped.
 func TestEmptyDocuments(t *testing.T) {
+	t.Parallel()
 	for _, f := range []snapshot.FeedFormat{snapshot.FormatStatuspage, snapshot.FormatIncidentIO} {
 		t.Run(string(f), func(t *testing.T) {
 			checkProvesNothing(t, []string{
@@ -303,6 +308,7 @@ func TestEmptyDocuments(t *testing.T) {
 }
 
 func TestNilClient(t *testing.T) {
+	t.Parallel()
 	srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: {file: "incidentio_calm_summary.json"}})
 	res, err := Adapters()[snapshot.FormatIncidentIO].Read(context.Background(), Request{Client: nil, Service: openai(srv, false)})
 	if err != nil || res.Status != snapshot.Operational {
@@ -314,6 +320,7 @@ func TestNilClient(t *testing.T) {
 // when that is empty, every component its updates name; an update of
 // another shape names nothing, and never fails the document.
 func TestIncidentComponentsFromUpdates(t *testing.T) {
+	t.Parallel()
 	onPage := map[string]ref{"api": {ID: "api", Name: "Claude API", GroupID: "dev", Group: "Developer"}}
 	api := onPage["api"]
 	web := ref{ID: "web", Name: "claude.ai"}
@@ -377,6 +384,7 @@ func FuzzStatuspage(f *testing.F) {
 // incident.io's summary.json carries a rotating subset of a large page's
 // components: with a components URL, the statuses come from the full list.
 func TestComponentsFromTheFullList(t *testing.T) {
+	t.Parallel()
 	summary := `{"page":{"id":"p"},"status":{"indicator":"none"},"components":[{"id":"a","name":"Embeddings","status":"operational"}],"incidents":[]}`
 	full := `{"page":{"id":"p"},"components":[{"id":"a","name":"Embeddings","status":"operational"},{"id":"b","name":"Chat Completions","status":"major_outage"}]}`
 	srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: {body: []byte(summary)}, "/api/v2/components.json": {body: []byte(full)}})
@@ -397,6 +405,7 @@ func TestComponentsFromTheFullList(t *testing.T) {
 // where older ones may have been cut; nowhere when an incident's times
 // cannot be read (it is left out, and its span would read operational).
 func TestSpTimeline(t *testing.T) {
+	t.Parallel()
 	base := time.Date(2025, 6, 3, 12, 0, 0, 0, time.UTC)
 	list := func(n int) []spIncident {
 		var out []spIncident

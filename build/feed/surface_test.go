@@ -27,6 +27,7 @@ type surfaceWant struct {
 // rules as the API's scope, and every document fetched once for the API
 // and all the surfaces together.
 func TestRealSurfaces(t *testing.T) {
+	t.Parallel()
 	anthropic := decodeDoc(t, realDoc(t, "statuspage-anthropic-20260729.json"))
 	// The repro of issue 21: claude.ai and Claude Code down, the API up, an
 	// incident linked to the two products only.
@@ -155,6 +156,7 @@ func TestRealSurfaces(t *testing.T) {
 // repeats (the failure too) from memory with the same status, headers and
 // body, and passes other methods through.
 func TestMemo(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)

@@ -11,6 +11,7 @@ import (
 // that opened it to the one that closed it, and its sequence goes from 0
 // to 1 as it gains its end; windows come from the change log alone.
 func TestMaintenanceWindowAcrossBuilds(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
 	h := snapshot.NewHistory()
 	h.AddChange(snapshot.Change{Type: snapshot.ChangeStatus, Service: "groq", Time: start.Add(-time.Hour), NewStatus: snapshot.Operational})
@@ -34,6 +35,7 @@ func TestMaintenanceWindowAcrossBuilds(t *testing.T) {
 // TestMaintenanceWindowWithoutLog: a service under maintenance before the
 // log began gets a window from the log's start, stable across builds.
 func TestMaintenanceWindowWithoutLog(t *testing.T) {
+	t.Parallel()
 	begun := time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
 	h := snapshot.NewHistory()
 	h.StartChangeLog(begun)

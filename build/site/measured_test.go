@@ -13,6 +13,7 @@ import (
 // failures only, grey for an hour without samples; and the service page
 // draws it with the figures beside it.
 func TestTTFTChart(t *testing.T) {
+	t.Parallel()
 	docs, h, err := buildFixture() // its own: this test adds samples
 	if err != nil {
 		t.Fatal(err)

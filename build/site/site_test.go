@@ -47,6 +47,7 @@ var goldenFiles = []string{
 // TestGolden compares rendered files with the reviewed ones; after an
 // intended change, run `go test ./build/site -update` and review the diff.
 func TestGolden(t *testing.T) {
+	t.Parallel()
 	_, files := render(t)
 	for _, name := range goldenFiles {
 		got, ok := files[name]
@@ -59,6 +60,7 @@ func TestGolden(t *testing.T) {
 }
 
 func TestRenderWritesEveryFile(t *testing.T) {
+	t.Parallel()
 	docs, files := render(t)
 	want := []string{FileIndex, FileLLMs, FileFeed, FileAPICatalog, FileJSONFeed, FileCalendar, FileMetrics}
 	for _, svc := range docs.Services {
@@ -92,6 +94,7 @@ func TestRenderWritesEveryFile(t *testing.T) {
 // TestRenderWithoutHistory: a first build has no history; every day is
 // drawn as "no data" and nothing fails.
 func TestRenderWithoutHistory(t *testing.T) {
+	t.Parallel()
 	docs, _ := fixture(t)
 	files, err := Render(docs, nil)
 	if err != nil {
@@ -184,6 +187,7 @@ func htmlPages(files map[string][]byte) []string {
 // language, landmarks, one h1 and headings in order, text for every
 // graphic, a viewport, the feed link, and nothing fetched from elsewhere.
 func TestPagesAreAccessible(t *testing.T) {
+	t.Parallel()
 	_, files := render(t)
 	for _, name := range htmlPages(files) {
 		t.Run(name, func(t *testing.T) {
@@ -317,6 +321,7 @@ func TestPagesAreAccessible(t *testing.T) {
 
 // TestIndexShowsEveryService checks the status page against the documents.
 func TestIndexShowsEveryService(t *testing.T) {
+	t.Parallel()
 	docs, files := render(t)
 	doc := parseHTML(t, files[FileIndex])
 	entries := findAll(doc, func(n *html.Node) bool { return n.Data == "li" && hasClass(n, "svc") })
@@ -418,6 +423,7 @@ func TestIndexShowsEveryService(t *testing.T) {
 }
 
 func TestServicePage(t *testing.T) {
+	t.Parallel()
 	_, files := render(t)
 	doc := parseHTML(t, files[ServicePage("anthropic")])
 	if h1 := text(byTag(doc, "h1")[0]); h1 != "Anthropic status" {
@@ -469,6 +475,7 @@ var apiRoute = regexp.MustCompile(`^/api/v1/(status|services/[a-z0-9-]+|models|m
 // every page that stays inside the site: each must be a rendered file, a
 // page served under its pretty URL, an API route, or an id on the page.
 func TestInternalLinksResolve(t *testing.T) {
+	t.Parallel()
 	_, files := render(t)
 	base, _ := url.Parse(fixtureBase + "/")
 	// Files of the snapshot that build.Render writes beside these.
@@ -555,6 +562,7 @@ type testFeed struct {
 
 // TestAtomFeeds checks every feed against the elements Atom 1.0 requires.
 func TestAtomFeeds(t *testing.T) {
+	t.Parallel()
 	docs, files := render(t)
 	rfc3339 := func(what, v string) {
 		if _, err := time.Parse(time.RFC3339, v); err != nil {
@@ -647,6 +655,7 @@ type testSVG struct {
 }
 
 func TestBadges(t *testing.T) {
+	t.Parallel()
 	docs, files := render(t)
 	for _, svc := range docs.Services {
 		for _, b := range []struct {
@@ -695,6 +704,7 @@ func TestBadges(t *testing.T) {
 }
 
 func TestTextWidth(t *testing.T) {
+	t.Parallel()
 	if w := textWidth("OpenAI"); math.Abs(w-41.3) > 0.01 { // 8.7+6.9+6.6+7+7.5+4.6
 		t.Errorf("textWidth(OpenAI) = %v", w)
 	}
@@ -709,6 +719,7 @@ func TestTextWidth(t *testing.T) {
 // --- discovery files ---
 
 func TestAPICatalog(t *testing.T) {
+	t.Parallel()
 	_, files := render(t)
 	var doc struct {
 		Linkset []map[string]json.RawMessage `json:"linkset"`
@@ -751,6 +762,7 @@ func TestAPICatalog(t *testing.T) {
 }
 
 func TestLLMSTxt(t *testing.T) {
+	t.Parallel()
 	docs, files := render(t)
 	txt := string(files[FileLLMs])
 	if !strings.HasPrefix(txt, "# aistatus\n\n> ") {
@@ -814,6 +826,7 @@ func TestLLMSTxt(t *testing.T) {
 // every background it is drawn on, in both themes (AA: 4.5:1), and of the
 // chart colours against the cards (non-text, 3:1).
 func TestContrast(t *testing.T) {
+	t.Parallel()
 	for name, p := range map[string]palette{"light": lightTheme, "dark": darkTheme} {
 		for _, bg := range []string{p.Bg, p.Surface} {
 			for fgName, fg := range p.texts() {
@@ -844,6 +857,7 @@ func TestContrast(t *testing.T) {
 // two of them at least 30 apart in CIELAB (ΔE*76; 2.3 is a just noticeable
 // difference). The first palette had degraded and partial 25 apart.
 func TestLegendColoursDistinct(t *testing.T) {
+	t.Parallel()
 	for name, p := range map[string]palette{"light": lightTheme, "dark": darkTheme} {
 		legend := map[string]string{"operational": p.Operational, "degraded": p.Degraded, "partial": p.Partial, "major": p.Major, "no data": p.NoData}
 		for a, ca := range legend {
@@ -918,6 +932,7 @@ func luminance(hex string) float64 {
 }
 
 func TestStatusPresentation(t *testing.T) {
+	t.Parallel()
 	labels := map[string]bool{}
 	for _, s := range snapshot.Statuses {
 		info := Status(s)
@@ -936,6 +951,7 @@ func TestStatusPresentation(t *testing.T) {
 }
 
 func TestOverallHeadline(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		statuses []snapshot.Status
 		want     string
@@ -961,6 +977,7 @@ func TestOverallHeadline(t *testing.T) {
 // TestDailyChart: each bar is UptimePercent over its UTC day, today up to
 // the generation time; days without checks are "no data".
 func TestDailyChart(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 1, 6, 0, 0, 0, time.UTC)
 	sh := &snapshot.ServiceHistory{}
 	check := func(from, to time.Time, s snapshot.Status) {
@@ -1018,6 +1035,7 @@ func monthText(svc snapshot.ServiceDoc) string {
 // at one provider and fine at another, each figure with its source, and
 // leaves out what nobody reports on.
 func TestIndexModels(t *testing.T) {
+	t.Parallel()
 	_, files := render(t)
 	doc := parseHTML(t, files[FileIndex])
 	rows := findAll(doc, func(n *html.Node) bool { return hasAttr(n, "data-model") })
@@ -1045,6 +1063,7 @@ func TestIndexModels(t *testing.T) {
 // how many more the API has, and puts the newest FeedEntriesMax in its feed
 // and in the feed's JSON Feed twin, the same entries.
 func TestServiceIncidentsBounded(t *testing.T) {
+	t.Parallel()
 	docs, h := fixture(t)
 	docs.Services = slices.Clone(docs.Services) // the fixture is shared
 	svc := &docs.Services[0]

@@ -20,6 +20,7 @@ import (
 // "operational" nor "none": v2 has no unknown, and saying all is well when
 // we cannot tell is the one wrong answer.
 func TestStatuspageMapping(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		status               snapshot.Status
 		indicator, component string
@@ -74,6 +75,7 @@ func keysOf(t *testing.T, v any) []string {
 // summaries have (the captures in build/feed/testdata/real) is in the
 // façade's page, status, components, incidents and their updates.
 func TestStatuspageFieldsMatchRealPages(t *testing.T) {
+	t.Parallel()
 	_, files := render(t)
 	var facade map[string]any
 	if err := json.Unmarshal(files[StatuspageDir("anthropic")+"/summary.json"], &facade); err != nil {
@@ -112,6 +114,7 @@ func TestStatuspageFieldsMatchRealPages(t *testing.T) {
 // statuspage.io npm package) reads the façade of every service, over HTTP,
 // and understands each as the snapshot says.
 func TestStatuspageClient(t *testing.T) {
+	t.Parallel()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("no node: the Statuspage client test needs Node.js and npm (.ci/run installs the client)")

@@ -14,6 +14,7 @@ import (
 // a line in "what is wrong now" when in trouble, and their incidents in
 // the Atom feeds, tagged with the surfaces they belong to.
 func TestSurfacePages(t *testing.T) {
+	t.Parallel()
 	docs, h := fixture(t)
 	files, err := Render(docs, h)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 // TestJSONFeedsParse: gofeed reads every JSON Feed as JSON Feed 1.1, with
 // the same items, in the same order, as its Atom twin.
 func TestJSONFeedsParse(t *testing.T) {
+	t.Parallel()
 	docs, files := render(t)
 	names := []string{FileJSONFeed}
 	for _, svc := range docs.Services {
@@ -74,6 +75,7 @@ func pythonWith(t *testing.T, module, debianPackage string) string {
 // event as meant: a stable UID, SEQUENCE 1 for an ended window and 0 for
 // an ongoing one, UTC times, no end while it goes on.
 func TestCalendarsParse(t *testing.T) {
+	t.Parallel()
 	py := pythonWith(t, "icalendar", "python3-icalendar")
 	docs, files := render(t)
 	dir := t.TempDir()
@@ -118,6 +120,7 @@ func TestCalendarsParse(t *testing.T) {
 // TestMetricsPromtool: promtool's linter passes the exposition, and a
 // broken one fails it (the check can fail).
 func TestMetricsPromtool(t *testing.T) {
+	t.Parallel()
 	promtool, err := exec.LookPath("promtool")
 	if err != nil {
 		t.Skip("no promtool: install Debian's prometheus package (.ci/run does)")

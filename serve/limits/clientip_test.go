@@ -9,6 +9,7 @@ import (
 )
 
 func TestClientAddr(t *testing.T) {
+	t.Parallel()
 	proxies, err := ParseTrustedProxies([]string{"10.0.0.0/8", "2001:db8:ffff::/48", "127.0.0.1"})
 	if err != nil {
 		t.Fatal(err)
@@ -276,6 +277,7 @@ type peerConn struct {
 func (c peerConn) RemoteAddr() net.Addr { return c.remote }
 
 func TestParseTrustedProxies(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name    string
 		in      []string

@@ -43,6 +43,7 @@ func (l *fakeListener) Addr() net.Addr { return &net.TCPAddr{} }
 // when a connection closes, and at the total cap an idle connection of the
 // heaviest client closed to admit a lighter one.
 func TestConnLimitListener(t *testing.T) {
+	t.Parallel()
 	type step struct {
 		// addr: a new connection from addr; "close N" closes the N-th
 		// admitted, "idle N" and "active N" report it so (ConnState).
@@ -171,6 +172,7 @@ func (l logLines) Write(p []byte) (int, error) { l <- string(p); return len(p), 
 // listener closes; nothing is logged between ticks, nor for a quiet
 // interval.
 func TestConnLimitReports(t *testing.T) {
+	t.Parallel()
 	type report struct {
 		after []string // connections from these addresses, then a tick
 		want  []string // the lines the tick logs, each by a part of it

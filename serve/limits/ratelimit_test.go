@@ -36,6 +36,7 @@ func rlAddr4(i int) netip.Addr {
 }
 
 func TestRateLimiterBurstThenDeny(t *testing.T) {
+	t.Parallel()
 	clock := newRLFakeClock()
 	l := NewRateLimiter(30, time.Minute, 1000, clock.Now)
 	key := netip.MustParseAddr("192.0.2.1")
@@ -70,6 +71,7 @@ func TestRateLimiterBurstThenDeny(t *testing.T) {
 }
 
 func TestRateLimiterRestoresGradually(t *testing.T) {
+	t.Parallel()
 	clock := newRLFakeClock()
 	l := NewRateLimiter(30, time.Minute, 1000, clock.Now)
 	key := netip.MustParseAddr("192.0.2.1")
@@ -109,6 +111,7 @@ func TestRateLimiterRestoresGradually(t *testing.T) {
 }
 
 func TestRateLimiterPartialRestore(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name          string
 		wait          time.Duration
@@ -138,6 +141,7 @@ func TestRateLimiterPartialRestore(t *testing.T) {
 }
 
 func TestRateLimiterInexactInterval(t *testing.T) {
+	t.Parallel()
 	// 60s/7 is not a whole number of nanoseconds: exactly 7 must still fit.
 	clock := newRLFakeClock()
 	l := NewRateLimiter(7, time.Minute, 10, clock.Now)
@@ -153,6 +157,7 @@ func TestRateLimiterInexactInterval(t *testing.T) {
 }
 
 func TestRateLimiterKeysIndependent(t *testing.T) {
+	t.Parallel()
 	clock := newRLFakeClock()
 	l := NewRateLimiter(30, time.Minute, 1000, clock.Now)
 	a := netip.MustParseAddr("192.0.2.1")
@@ -169,6 +174,7 @@ func TestRateLimiterKeysIndependent(t *testing.T) {
 }
 
 func TestRateLimitIPv6Prefix(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		first      string // exhausts its allowance
@@ -198,6 +204,7 @@ func TestRateLimitIPv6Prefix(t *testing.T) {
 }
 
 func TestLimitKey(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   netip.Addr
 		want netip.Addr
@@ -217,6 +224,7 @@ func TestLimitKey(t *testing.T) {
 }
 
 func TestRateLimiterMaxClients(t *testing.T) {
+	t.Parallel()
 	for _, maxClients := range []int{1, 7, 64, 100, 1000, 5000} {
 		clock := newRLFakeClock()
 		l := NewRateLimiter(30, time.Minute, maxClients, clock.Now)
@@ -242,6 +250,7 @@ func TestRateLimiterMaxClients(t *testing.T) {
 }
 
 func TestRateLimiterDropsIdleBeforeActive(t *testing.T) {
+	t.Parallel()
 	clock := newRLFakeClock()
 	// 64 shards of 16 keys. The 8 active keys can never fill a shard on
 	// their own, so as long as idle keys are swept first none of them is
@@ -273,6 +282,7 @@ func TestRateLimiterDropsIdleBeforeActive(t *testing.T) {
 }
 
 func TestRateLimiterConcurrent(t *testing.T) {
+	t.Parallel()
 	clock := newRLFakeClock()
 	const limit = 30
 	l := NewRateLimiter(limit, time.Minute, 500, clock.Now)
@@ -313,6 +323,7 @@ func TestRateLimiterConcurrent(t *testing.T) {
 }
 
 func TestRateLimiterConcurrentExact(t *testing.T) {
+	t.Parallel()
 	clock := newRLFakeClock()
 	l := NewRateLimiter(100, time.Minute, 1000, clock.Now)
 	key := netip.MustParseAddr("192.0.2.1")
@@ -341,6 +352,7 @@ func TestRateLimiterConcurrentExact(t *testing.T) {
 }
 
 func TestNewRateLimiterPanicsOnBadConfig(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name       string
 		limit      int

@@ -55,6 +55,7 @@ func bulk(s string) string { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\
 // limiter treats it as Redis failing, logs that once, and decides with the
 // local limiter until Redis is tried again.
 func TestRedisLimiterBadReplies(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ name, reply string }{
 		{"status instead of the figures", "+OK\r\n"},
 		{"integer", ":1\r\n"},
@@ -100,6 +101,7 @@ func TestRedisLimiterBadReplies(t *testing.T) {
 // TestRedisLimiterGoodReplies: replies in range, including the rounding of
 // Redis's clock at the edges, are the decision.
 func TestRedisLimiterGoodReplies(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		reply string

@@ -20,6 +20,7 @@ import (
 // end however the stream is cut into reads, and a reply over the bounds, or
 // one whose framing cannot be followed, fails at its header.
 func TestRESPFrames(t *testing.T) {
+	t.Parallel()
 	big := strings.Repeat("x", maxRedisReply-16)
 	for _, tc := range []struct {
 		name   string
@@ -102,6 +103,7 @@ func endless(head string) redistest.Answer {
 // to end the process with "fatal error: runtime: out of memory"), and
 // Redis counts as down. So does a reply that stops halfway.
 func TestRedisReplyAllocation(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		answer redistest.Answer
@@ -140,6 +142,7 @@ func TestRedisReplyAllocation(t *testing.T) {
 // checks for syscall.Conn); one without a socket of its own (TLS) does not
 // pretend to have one, which go-redis would take for a dead connection.
 func TestBoundRepliesHealthCheck(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

@@ -11,6 +11,7 @@ import (
 // TestIncidentDurations phrases only the severities with percentiles (at
 // snapshot.MinBasis incidents), and nothing without any.
 func TestIncidentDurations(t *testing.T) {
+	t.Parallel()
 	base := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
 	var incidents []snapshot.Incident
 	for i := range snapshot.MinBasis {

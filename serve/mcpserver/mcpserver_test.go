@@ -194,6 +194,7 @@ func assertToolError(t *testing.T, cs *mcp.ClientSession, name string, args map[
 }
 
 func TestTools(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, 0)
 	cs := connect(t, mcpserver.New(mcpserver.InProcess(srv.APIHandler()), "test"))
 
@@ -360,6 +361,7 @@ func TestTools(t *testing.T) {
 // TestUnreachableAPI: a dead remote instance is a tool error the model can
 // read, not a protocol failure.
 func TestUnreachableAPI(t *testing.T) {
+	t.Parallel()
 	dead := httptest.NewServer(http.NotFoundHandler())
 	dead.Close()
 	cs := connect(t, mcpserver.New(mcpserver.API{BaseURL: dead.URL, Client: dead.Client()}, "test"))
@@ -369,6 +371,7 @@ func TestUnreachableAPI(t *testing.T) {
 // TestStreamableHTTP drives /mcp of the thin server's public handler over
 // real loopback HTTP with the SDK's streamable client.
 func TestStreamableHTTP(t *testing.T) {
+	t.Parallel()
 	ts := httptest.NewServer(newServer(t, 0).Handler())
 	t.Cleanup(ts.Close)
 	ctx := context.Background()
@@ -419,6 +422,7 @@ func TestStreamableHTTP(t *testing.T) {
 // as the API, one token per message that reads data (initialize, ping and
 // notifications are free: serve's TestMCPStatelessCost).
 func TestStreamableHTTPRateLimited(t *testing.T) {
+	t.Parallel()
 	ts := httptest.NewServer(newServer(t, 2).Handler())
 	t.Cleanup(ts.Close)
 	const list = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`

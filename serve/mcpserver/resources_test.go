@@ -16,6 +16,7 @@ import (
 
 // The resources list and read the API's own documents, with the cache hint.
 func TestResourcesListAndRead(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, 0)
 	cs := connect(t, mcpserver.New(mcpserver.InProcess(srv.APIHandler()), "test"))
 	ctx := context.Background()
@@ -60,6 +61,7 @@ func TestResourcesListAndRead(t *testing.T) {
 // document (aistatus://services/%2e%2e once answered the API index). Nor
 // does get_service's slug.
 func TestResourceReadsOnlyTrackedSlugs(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, 0)
 	ctx := context.Background()
 	cs := connect(t, mcpserver.New(mcpserver.InProcess(srv.APIHandler()), "test"))
@@ -115,6 +117,7 @@ func read(t *testing.T, cs *mcp.ClientSession, uri string, out any) {
 // A subscribed client is told when a newer snapshot is swapped in, for each
 // resource it subscribed to and no other. Without WithSubscriptions the capability is not offered.
 func TestSubscriptionNotifiedOnSwap(t *testing.T) {
+	t.Parallel()
 	srv, dir, cat := newServerDir(t, 0)
 	server := mcpserver.New(mcpserver.InProcess(srv.APIHandler()), "test", mcpserver.WithCatalog(cat), mcpserver.WithSubscriptions())
 	ctx, cancel := context.WithCancel(context.Background())

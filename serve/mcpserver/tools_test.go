@@ -32,6 +32,7 @@ func listTools(t *testing.T, server *mcp.Server) []*mcp.Tool {
 // destroys nothing; only check_service, which probes the service's API host
 // live, reaches outside aistatus's own data.
 func TestToolAnnotations(t *testing.T) {
+	t.Parallel()
 	for _, tool := range listTools(t, mcpserver.New(mcpserver.API{BaseURL: "http://unused.invalid"}, "test")) {
 		a := tool.Annotations
 		if a == nil {
@@ -53,6 +54,7 @@ func TestToolAnnotations(t *testing.T) {
 // one plain type (no ["null", "integer"]) with a description, bounds where
 // they apply.
 func TestInputSchemasPortable(t *testing.T) {
+	t.Parallel()
 	for _, tool := range listTools(t, mcpserver.New(mcpserver.API{BaseURL: "http://unused.invalid"}, "test")) {
 		data, err := json.Marshal(tool.InputSchema)
 		if err != nil {
@@ -126,6 +128,7 @@ func descriptions(t *testing.T, tool *mcp.Tool) []string {
 // example is one the API accepts, with the embedded catalog and with
 // another — the examples come from the catalog, so they follow it.
 func TestDescriptionsNameRealSlugs(t *testing.T) {
+	t.Parallel()
 	def, err := snapshot.DefaultCatalog()
 	if err != nil {
 		t.Fatal(err)
@@ -168,6 +171,7 @@ func TestDescriptionsNameRealSlugs(t *testing.T) {
 // TestDescriptionsQueriesAreTracked: each example query check_service's
 // description offers matches a tracked service.
 func TestDescriptionsQueriesAreTracked(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, 0)
 	cs := connect(t, mcpserver.New(mcpserver.InProcess(srv.APIHandler()), "test"))
 	tools, err := cs.ListTools(context.Background(), nil)
@@ -202,6 +206,7 @@ func TestDescriptionsQueriesAreTracked(t *testing.T) {
 // aistatus mcp --dir and a server's own /mcp use), the API's address for a
 // remote instance, and an explicit Address over either.
 func TestAttributionNamesInstance(t *testing.T) {
+	t.Parallel()
 	srv := newServer(t, 0) // built with base URL https://aistatus.example
 	remote := httptest.NewServer(srv.Handler())
 	t.Cleanup(remote.Close)
@@ -243,6 +248,7 @@ func TestAttributionNamesInstance(t *testing.T) {
 // API's own (check.MaxQuery, the incident paging rules, the probe rule), so
 // a change to one of them changes what the tools say.
 func TestDescriptionsStateTheLimits(t *testing.T) {
+	t.Parallel()
 	tools := map[string]*mcp.Tool{}
 	for _, tool := range listTools(t, mcpserver.New(mcpserver.API{BaseURL: "http://unused.invalid"}, "test")) {
 		tools[tool.Name] = tool
