@@ -104,10 +104,13 @@ func (o *staticOrigin) setTamper(f func(w http.ResponseWriter, r *http.Request) 
 	o.tamper.Store(&f)
 }
 
+// newTestOrigin follows url. Its timeouts are generous: no test waits for
+// them, and a sync of some 560 files under the race detector, beside other
+// tests, took more than 5 s.
 func newTestOrigin(t testing.TB, url string, clock *testClock, poll time.Duration) *Origin {
 	t.Helper()
-	o, err := NewOrigin(OriginOptions{URL: url, Client: &http.Client{Timeout: 5 * time.Second}, Poll: poll,
-		Log: zerolog.Nop(), Now: clock.Now, Timeout: 5 * time.Second})
+	o, err := NewOrigin(OriginOptions{URL: url, Client: &http.Client{Timeout: 30 * time.Second}, Poll: poll,
+		Log: zerolog.Nop(), Now: clock.Now, Timeout: 30 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
