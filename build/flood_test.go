@@ -9,6 +9,7 @@ import (
 
 	"github.com/aistatus/aistatus/bench/synth"
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -24,8 +25,8 @@ import (
 // MaxNewIncidentsPerFeed a cycle, saying so once a cycle.
 func TestFloodKeepsOtherServicesHistory(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("a dozen cycles over 100 000 incidents")
+	if !buildtest.Long {
+		t.Skip("a dozen cycles over 100 000 incidents: a soak run, with -tags long")
 	}
 	cat, err := snapshot.DefaultCatalog()
 	if err != nil {
