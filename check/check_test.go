@@ -545,6 +545,13 @@ func TestCheckCodes(t *testing.T) {
 		{"overloaded", Request{Query: "anthropic", Error: "529", Code: "overloaded_error"}, "failover", "provider", 0, "overloaded"},
 		{"unknown code: the status decides", Request{Query: "anthropic", Error: "429", Code: "teapot_error"}, "retry", "client", 30, "not in our table"},
 		{"a code of a service without a table", Request{Query: "pinecone", Error: "503", Code: "whatever"}, "retry", "provider", 10, "not in our table"},
+		// A code without error= (an SDK's or a gRPC error carries no HTTP
+		// status) is read on its own: the most severe of its rows.
+		{"code alone, two rows: the most severe", Request{Query: "gemini", Code: "RESOURCE_EXHAUSTED"}, "fix_client", "client", 0, "with a 429 it is a transient rate limit"},
+		{"code alone, one row", Request{Query: "anthropic", Code: "rate_limit_error"}, "retry", "client", 30, "transient rate limit"},
+		{"code alone, overloaded", Request{Query: "anthropic", Code: "overloaded_error"}, "failover", "provider", 0, "the provider being overloaded"},
+		{"timeout with a code: no status either", Request{Query: "gemini", Error: "timeout", Code: "RESOURCE_EXHAUSTED"}, "fix_client", "client", 0, "most severe of its meanings"},
+		{"the status picks the row", Request{Query: "gemini", Error: "429", Code: "RESOURCE_EXHAUSTED"}, "retry", "client", 30, "transient rate limit"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, err := engine.Check(view, tt.req)
