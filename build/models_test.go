@@ -186,6 +186,37 @@ func TestAssembleModelsPerProvider(t *testing.T) {
 	}
 }
 
+// TestRegionOf: the region is what a tag says after the provider, less its
+// variants and quantizations (the known ones and the endpoint's own).
+func TestRegionOf(t *testing.T) {
+	for _, tc := range []struct {
+		tag, quantization, want string // want "" for none
+	}{
+		{"google-vertex/us-east5", "", "us-east5"},
+		{"google-vertex/europe", "unknown", "europe"},
+		{"amazon-bedrock", "", ""},
+		{"fireworks/fast", "unknown", ""},
+		{"morph/fast", "fp4", ""},
+		{"groq/turbo", "", ""},
+		{"google-vertex/global/flex", "", "global"},
+		{"deepinfra/fp8", "fp8", ""},
+		{"deepinfra/FP8", "", ""},
+		{"moonshotai/mxfp4", "mxfp4", ""},
+		{"sail-research/nvfp4", "", "nvfp4"}, // a quantization the list lacks and the endpoint does not name
+		{"google-vertex/", "", ""},
+		{"a/b/c", "", "b/c"},
+	} {
+		r := regionOf(tc.tag, tc.quantization)
+		got := ""
+		if r != nil {
+			got = *r
+		}
+		if got != tc.want {
+			t.Errorf("regionOf(%q, %q) = %q, want %q", tc.tag, tc.quantization, got, tc.want)
+		}
+	}
+}
+
 func TestAssembleModelsUnknown(t *testing.T) {
 	t.Parallel()
 	cat := modelCatalog("https://openrouter.example", true)
@@ -424,6 +455,9 @@ func TestTrackedEndpoints(t *testing.T) {
 		{name: "a later one with the figure the first lacks wins",
 			eps:  []feed.GatewayEndpoint{ep("Anthropic", "anthropic", nil), ep("Anthropic", "anthropic/fp8", new(97.0)), ep("Anthropic", "anthropic/int8", new(12.0))},
 			want: []kept{{"Anthropic", "anthropic/fp8", new(97.0)}}},
+		{name: "a provider's variant is the provider, not a region",
+			eps:  []feed.GatewayEndpoint{ep("Google", "google-vertex", new(99.0)), ep("Google", "google-vertex/fast", new(10.0)), ep("Google", "google-vertex/turbo", new(20.0))},
+			want: []kept{{"Google", "google-vertex", new(99.0)}}},
 		{name: "regions apart stay apart, in the document's order",
 			eps: []feed.GatewayEndpoint{ep("Google", "google-vertex/us-east5", new(95.0)), ep("Google", "google-vertex/europe", new(94.0)),
 				ep("Google", "google-vertex/us-east5", new(1.0)), ep("Google", "google-vertex", new(93.0))},

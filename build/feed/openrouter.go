@@ -16,8 +16,13 @@ import (
 type GatewayEndpoint struct {
 	// Provider is the gateway's name of the provider ("Amazon Bedrock").
 	Provider string
-	// Tag is the gateway's id of the endpoint ("amazon-bedrock/us-east-1").
+	// Tag is the gateway's id of the endpoint ("amazon-bedrock/us-east-1",
+	// "fireworks/fast", "deepinfra/fp8"): the provider, then maybe its
+	// region, a variant or a quantization.
 	Tag string
+	// Quantization is the endpoint's own ("fp8", "unknown"); "" when the
+	// document gives none. A tag part naming it is not a region.
+	Quantization string
 	// Uptime is the share of the gateway's requests that succeeded, in
 	// percent, per window ("5m", "30m", "1d"); nil for a window with too
 	// little traffic to tell.
@@ -105,7 +110,10 @@ func ParseOpenRouter(data []byte, modelID string) ([]GatewayEndpoint, error) {
 			return nil, failure(snapshot.FailureSchema, "data.endpoints[%d] has no provider_name", i)
 		}
 		_ = json.Unmarshal(raw["tag"], &tag) // optional: the region, when there is one
-		ep := GatewayEndpoint{Provider: provider, Tag: snapshot.CleanText(tag, MaxGatewayName), Uptime: map[string]*float64{}}
+		var quantization string
+		_ = json.Unmarshal(raw["quantization"], &quantization) // optional
+		ep := GatewayEndpoint{Provider: provider, Tag: snapshot.CleanText(tag, MaxGatewayName),
+			Quantization: snapshot.CleanText(quantization, MaxGatewayName), Uptime: map[string]*float64{}}
 		usable := true
 		for _, w := range openRouterWindows {
 			v, present := raw[w.member]

@@ -297,3 +297,30 @@ func FuzzOpenRouter(f *testing.F) {
 		}
 	})
 }
+
+// TestOpenRouterQuantization: each endpoint's quantization is read from
+// OpenRouter's own example answer, also when made to say what live answers
+// say ("fireworks/fast" with fp4); absent, or no string, it is "".
+func TestOpenRouterQuantization(t *testing.T) {
+	edits := []func(ep map[string]any){
+		func(map[string]any) {}, // the example as it is: fp16
+		func(ep map[string]any) { ep["tag"], ep["quantization"] = "fireworks/fast", "fp4" },
+		func(ep map[string]any) { delete(ep, "quantization") },
+		func(ep map[string]any) { ep["quantization"] = 8 },
+	}
+	body := realEndpoints(t, len(edits), func(i int, ep map[string]any) { edits[i](ep) })
+	eps, err := readOpenRouter(t, reply{body: body}, "openai/gpt-4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct{ tag, quantization string }
+	want := []got{{"openai", "fp16"}, {"fireworks/fast", "fp4"}, {"openai", ""}, {"openai", ""}}
+	if len(eps) != len(want) {
+		t.Fatalf("%d endpoints, want %d", len(eps), len(want))
+	}
+	for i, w := range want {
+		if g := (got{eps[i].Tag, eps[i].Quantization}); g != w {
+			t.Errorf("endpoint %d = %+v, want %+v", i, g, w)
+		}
+	}
+}
