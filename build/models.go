@@ -263,8 +263,17 @@ func gatewayProviders(g snapshot.Gateway, md snapshot.Model, r GatewayRead, prev
 			continue
 		}
 		up := ep.Uptime[snapshot.ModelWindow]
+		status := snapshot.ModelStatusOf(up)
+		// A non-zero status is OpenRouter marking the endpoint as not in its
+		// normal state (the values' meanings are not documented: see
+		// feed.GatewayEndpoint.Status). Its uptime may still be high, being
+		// of past minutes: the endpoint reads at most degraded, and worse
+		// when its figure says so.
+		if ep.Status != 0 && status == snapshot.Operational {
+			status = snapshot.Degraded
+		}
 		out = append(out, snapshot.ModelProvider{Service: slug, Provider: ep.Provider, Region: regionOf(ep.Tag, ep.Quantization),
-			Status: snapshot.ModelStatusOf(up), Uptime: up, Source: src,
+			Status: status, Uptime: up, Source: src,
 			Uptimes: &snapshot.ModelUptimes{Last30m: ep.Uptime["30m"], Last1d: ep.Uptime["1d"]}})
 	}
 	return out

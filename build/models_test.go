@@ -186,6 +186,60 @@ func TestAssembleModelsPerProvider(t *testing.T) {
 	}
 }
 
+// TestAssembleModelsEndpointStatus: OpenRouter's status of an endpoint
+// that is not 0 caps it at degraded, whatever its uptime; a worse figure
+// stays worse, and no figure stays unknown. A tag's variant is not a
+// region: Google's "us-east5/flex" endpoint is its us-east5 one.
+func TestAssembleModelsEndpointStatus(t *testing.T) {
+	t.Parallel()
+	doc := splitWith(t, 5, func(i int, ep map[string]any) {
+		switch i {
+		case 0: // Anthropic, 60 %
+			ep["status"] = -1
+		case 1: // Amazon Bedrock, 99.9 %
+			ep["status"] = -2
+		case 2: // Google us-east5, 95 %
+			ep["tag"] = "google-vertex/us-east5/flex"
+		case 3: // Google europe, 94.99 %: no figure
+			ep["status"], ep["uptime_last_5m"] = -3, nil
+		}
+	})
+	eps, err := feed.ParseOpenRouter([]byte(doc), sonnet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := snapshot.NewHistory()
+	AssembleModels(h, modelCatalog("https://openrouter.example", true), map[string]Observation{},
+		map[string]map[string]GatewayRead{snapshot.GatewayOpenRouter: {sonnet: {Endpoints: eps}}}, asmNow, zerolog.Nop())
+	m := modelOf(t, h, sonnet)
+	type row struct {
+		service, region string
+		status          snapshot.Status
+	}
+	want := []row{
+		{"anthropic", "", snapshot.PartialOutage},
+		{"aws-bedrock", "", snapshot.Degraded},
+		{"google-gemini", "us-east5", snapshot.Operational},
+		{"google-gemini", "europe", snapshot.Unknown},
+	}
+	if len(m.Providers) != len(want) {
+		t.Fatalf("providers = %+v, want %d", m.Providers, len(want))
+	}
+	for i, w := range want {
+		p := m.Providers[i]
+		region := ""
+		if p.Region != nil {
+			region = *p.Region
+		}
+		if (row{p.Service, region, p.Status}) != w {
+			t.Errorf("provider %d = %s %q %s (uptime %v), want %+v", i, p.Service, region, p.Status, figure(p.Uptime), w)
+		}
+	}
+	if m.Status != snapshot.Operational || m.StatusFrom == nil || m.StatusFrom.Service != "google-gemini" {
+		t.Errorf("status = %s from %+v, want operational from Google us-east5, the one endpoint OpenRouter does not flag", m.Status, m.StatusFrom)
+	}
+}
+
 // TestRegionOf: the region is what a tag says after the provider, less its
 // variants and quantizations (the known ones and the endpoint's own).
 func TestRegionOf(t *testing.T) {
