@@ -107,7 +107,7 @@ func trackedEndpoints(g snapshot.Gateway, modelID string, eps []feed.GatewayEndp
 			continue
 		}
 		key := ep.Provider
-		if r := regionOf(ep.Tag); r != nil {
+		if r := regionOf(ep.Tag, ep.Quantization); r != nil {
 			key += "\x00" + *r
 		}
 		i, seen := at[key]
@@ -263,8 +263,17 @@ func gatewayProviders(g snapshot.Gateway, md snapshot.Model, r GatewayRead, prev
 			continue
 		}
 		up := ep.Uptime[snapshot.ModelWindow]
-		out = append(out, snapshot.ModelProvider{Service: slug, Provider: ep.Provider, Region: regionOf(ep.Tag),
-			Status: snapshot.ModelStatusOf(up), Uptime: up, Source: src,
+		status := snapshot.ModelStatusOf(up)
+		// A non-zero status is OpenRouter marking the endpoint as not in its
+		// normal state (the values' meanings are not documented: see
+		// feed.GatewayEndpoint.Status). Its uptime may still be high, being
+		// of past minutes: the endpoint reads at most degraded, and worse
+		// when its figure says so.
+		if ep.Status != 0 && status == snapshot.Operational {
+			status = snapshot.Degraded
+		}
+		out = append(out, snapshot.ModelProvider{Service: slug, Provider: ep.Provider, Region: regionOf(ep.Tag, ep.Quantization),
+			Status: status, Uptime: up, Source: src,
 			Uptimes: &snapshot.ModelUptimes{Last30m: ep.Uptime["30m"], Last1d: ep.Uptime["1d"]}})
 	}
 	return out
@@ -274,15 +283,30 @@ func gatewayProviders(g snapshot.Gateway, md snapshot.Model, r GatewayRead, prev
 // quantization ("deepinfra/fp8"), not a region.
 var quantizations = []string{"int4", "int8", "fp4", "fp6", "fp8", "fp16", "bf16", "fp32", "unknown"}
 
-// regionOf reads the region from a gateway endpoint's tag: the part after
-// the slash ("google-vertex/us-east5" → "us-east5"), unless it names a
-// quantization; nil when there is none.
-func regionOf(tag string) *string {
-	_, region, ok := strings.Cut(tag, "/")
-	if !ok || region == "" || slices.Contains(quantizations, strings.ToLower(region)) {
+// variants are the suffixes of OpenRouter tags that name a variant of a
+// provider's endpoint, not where it runs: a faster or cheaper tier of the
+// same provider ("fireworks/fast", "google-vertex/global/flex").
+var variants = []string{"fast", "turbo", "flex"}
+
+// regionOf reads the region from a gateway endpoint's tag: the parts after
+// the provider ("google-vertex/us-east5" → "us-east5") but those naming a
+// quantization (the known ones, or the endpoint's own) or a variant
+// ("google-vertex/global/flex" → "global"); nil when none is left.
+func regionOf(tag, quantization string) *string {
+	parts := strings.Split(tag, "/")[1:]
+	var region []string
+	for _, p := range parts {
+		l := strings.ToLower(p)
+		if p == "" || slices.Contains(quantizations, l) || slices.Contains(variants, l) || (quantization != "" && strings.EqualFold(p, quantization)) {
+			continue
+		}
+		region = append(region, p)
+	}
+	if len(region) == 0 {
 		return nil
 	}
-	return &region
+	r := strings.Join(region, "/")
+	return &r
 }
 
 // componentProvider is a model's entry from its service's status page.

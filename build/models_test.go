@@ -186,6 +186,91 @@ func TestAssembleModelsPerProvider(t *testing.T) {
 	}
 }
 
+// TestAssembleModelsEndpointStatus: OpenRouter's status of an endpoint
+// that is not 0 caps it at degraded, whatever its uptime; a worse figure
+// stays worse, and no figure stays unknown. A tag's variant is not a
+// region: Google's "us-east5/flex" endpoint is its us-east5 one.
+func TestAssembleModelsEndpointStatus(t *testing.T) {
+	t.Parallel()
+	doc := splitWith(t, 5, func(i int, ep map[string]any) {
+		switch i {
+		case 0: // Anthropic, 60 %
+			ep["status"] = -1
+		case 1: // Amazon Bedrock, 99.9 %
+			ep["status"] = -2
+		case 2: // Google us-east5, 95 %
+			ep["tag"] = "google-vertex/us-east5/flex"
+		case 3: // Google europe, 94.99 %: no figure
+			ep["status"], ep["uptime_last_5m"] = -3, nil
+		}
+	})
+	eps, err := feed.ParseOpenRouter([]byte(doc), sonnet)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := snapshot.NewHistory()
+	AssembleModels(h, modelCatalog("https://openrouter.example", true), map[string]Observation{},
+		map[string]map[string]GatewayRead{snapshot.GatewayOpenRouter: {sonnet: {Endpoints: eps}}}, asmNow, zerolog.Nop())
+	m := modelOf(t, h, sonnet)
+	type row struct {
+		service, region string
+		status          snapshot.Status
+	}
+	want := []row{
+		{"anthropic", "", snapshot.PartialOutage},
+		{"aws-bedrock", "", snapshot.Degraded},
+		{"google-gemini", "us-east5", snapshot.Operational},
+		{"google-gemini", "europe", snapshot.Unknown},
+	}
+	if len(m.Providers) != len(want) {
+		t.Fatalf("providers = %+v, want %d", m.Providers, len(want))
+	}
+	for i, w := range want {
+		p := m.Providers[i]
+		region := ""
+		if p.Region != nil {
+			region = *p.Region
+		}
+		if (row{p.Service, region, p.Status}) != w {
+			t.Errorf("provider %d = %s %q %s (uptime %v), want %+v", i, p.Service, region, p.Status, figure(p.Uptime), w)
+		}
+	}
+	if m.Status != snapshot.Operational || m.StatusFrom == nil || m.StatusFrom.Service != "google-gemini" {
+		t.Errorf("status = %s from %+v, want operational from Google us-east5, the one endpoint OpenRouter does not flag", m.Status, m.StatusFrom)
+	}
+}
+
+// TestRegionOf: the region is what a tag says after the provider, less its
+// variants and quantizations (the known ones and the endpoint's own).
+func TestRegionOf(t *testing.T) {
+	for _, tc := range []struct {
+		tag, quantization, want string // want "" for none
+	}{
+		{"google-vertex/us-east5", "", "us-east5"},
+		{"google-vertex/europe", "unknown", "europe"},
+		{"amazon-bedrock", "", ""},
+		{"fireworks/fast", "unknown", ""},
+		{"morph/fast", "fp4", ""},
+		{"groq/turbo", "", ""},
+		{"google-vertex/global/flex", "", "global"},
+		{"deepinfra/fp8", "fp8", ""},
+		{"deepinfra/FP8", "", ""},
+		{"moonshotai/mxfp4", "mxfp4", ""},
+		{"sail-research/nvfp4", "", "nvfp4"}, // a quantization the list lacks and the endpoint does not name
+		{"google-vertex/", "", ""},
+		{"a/b/c", "", "b/c"},
+	} {
+		r := regionOf(tc.tag, tc.quantization)
+		got := ""
+		if r != nil {
+			got = *r
+		}
+		if got != tc.want {
+			t.Errorf("regionOf(%q, %q) = %q, want %q", tc.tag, tc.quantization, got, tc.want)
+		}
+	}
+}
+
 func TestAssembleModelsUnknown(t *testing.T) {
 	t.Parallel()
 	cat := modelCatalog("https://openrouter.example", true)
@@ -424,6 +509,9 @@ func TestTrackedEndpoints(t *testing.T) {
 		{name: "a later one with the figure the first lacks wins",
 			eps:  []feed.GatewayEndpoint{ep("Anthropic", "anthropic", nil), ep("Anthropic", "anthropic/fp8", new(97.0)), ep("Anthropic", "anthropic/int8", new(12.0))},
 			want: []kept{{"Anthropic", "anthropic/fp8", new(97.0)}}},
+		{name: "a provider's variant is the provider, not a region",
+			eps:  []feed.GatewayEndpoint{ep("Google", "google-vertex", new(99.0)), ep("Google", "google-vertex/fast", new(10.0)), ep("Google", "google-vertex/turbo", new(20.0))},
+			want: []kept{{"Google", "google-vertex", new(99.0)}}},
 		{name: "regions apart stay apart, in the document's order",
 			eps: []feed.GatewayEndpoint{ep("Google", "google-vertex/us-east5", new(95.0)), ep("Google", "google-vertex/europe", new(94.0)),
 				ep("Google", "google-vertex/us-east5", new(1.0)), ep("Google", "google-vertex", new(93.0))},

@@ -320,6 +320,13 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 		if known {
 			class = codeClasses[row.Class]
 		}
+		if known && status == 0 {
+			for _, other := range e.cat.ErrorCodes[svc.ErrorCodes] {
+				if other.Code == req.Code && other.Class != row.Class {
+					f.code.others = append(f.code.others, other)
+				}
+			}
+		}
 	}
 	if oursDown {
 		f.ownNetwork = e.vantage

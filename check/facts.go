@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/aistatus/aistatus/snapshot"
@@ -55,6 +56,10 @@ type codeFact struct {
 	code  string
 	row   snapshot.ErrorCode
 	known bool
+	// others are the code's rows of another class, when it came without
+	// an HTTP status and row is the most severe of them: the caller is
+	// told what the status would have changed.
+	others []snapshot.ErrorCode
 }
 
 // gather collects what the verdict rests on.
@@ -186,7 +191,20 @@ func (f facts) evidence() []snapshot.Evidence {
 
 	if c := f.code; c != nil {
 		if c.known {
-			add(snapshot.EvidenceCaller, fmt.Sprintf("Your error code %s is, for %s's API, %s (%s).", c.code, f.name, codeMeaning[c.row.Class], c.row.Doc), 0)
+			says := fmt.Sprintf("Your error code %s is, for %s's API, %s (%s).", c.code, f.name, codeMeaning[c.row.Class], c.row.Doc)
+			if len(c.others) > 0 {
+				var with []string
+				for _, o := range c.others {
+					if o.Status != 0 {
+						with = append(with, fmt.Sprintf("with a %d it is %s", o.Status, codeMeaning[o.Class]))
+					} else {
+						with = append(with, "with another status it is "+codeMeaning[o.Class])
+					}
+				}
+				says += " Without the HTTP status it is read as the most severe of its meanings; " + strings.Join(with, ", ") +
+					": send error= with the status you got."
+			}
+			add(snapshot.EvidenceCaller, says, 0)
 		} else {
 			add(snapshot.EvidenceCaller, fmt.Sprintf("Your error code %s is not in our table for %s's API: the HTTP status decides.", c.code, f.name), 0)
 		}

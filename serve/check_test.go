@@ -302,6 +302,42 @@ func TestCheckCodeParameters(t *testing.T) {
 	}
 }
 
+// /check?code= without error=: an SDK's or a gRPC error carries a code and
+// no HTTP status. The code is accepted alone and read on its own, the most
+// severe of its rows; it is no crowd report (no error was sent).
+func TestCheckCodeAlone(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, 0)
+	for _, tt := range []struct {
+		query, action, says string
+	}{
+		{"q=gemini&code=RESOURCE_EXHAUSTED", "fix_client", "a quota or billing limit (https://ai.google.dev/gemini-api/docs/generate-content/api-errors). Without the HTTP status"},
+		{"q=gemini&error=429&code=RESOURCE_EXHAUSTED", "retry", "a transient rate limit"},
+		{"q=anthropic&code=rate_limit_error", "retry", "a transient rate limit"},
+	} {
+		resp := ts.do(t, http.MethodGet, "/api/v1/check?"+tt.query, nil)
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("%s: %d, want 200", tt.query, resp.StatusCode)
+			continue
+		}
+		var doc snapshot.CheckDoc
+		if err := json.Unmarshal(body(t, resp), &doc); err != nil {
+			t.Fatal(err)
+		}
+		if doc.Verdict.Action != tt.action || doc.Code == nil {
+			t.Errorf("%s: action %q, code echoed %v; want %s", tt.query, doc.Verdict.Action, doc.Code, tt.action)
+		}
+		if !slices.ContainsFunc(doc.Verdict.Evidence, func(e snapshot.Evidence) bool {
+			return e.Source == snapshot.EvidenceCaller && strings.Contains(e.Says, tt.says)
+		}) {
+			t.Errorf("%s: no caller evidence saying %q: %+v", tt.query, tt.says, doc.Verdict.Evidence)
+		}
+		if !strings.Contains(tt.query, "error=") && slices.ContainsFunc(doc.Verdict.Evidence, func(e snapshot.Evidence) bool { return e.Source == snapshot.EvidenceReports }) {
+			t.Errorf("%s: a code without error= counted as a crowd report", tt.query)
+		}
+	}
+}
+
 // The snapshot gives /check each service's probe of the latest build, from
 // sources.json, dated by its check (check.View's BuildProbe).
 func TestViewBuildProbe(t *testing.T) {

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -165,7 +166,7 @@ type ErrorCode struct {
 	Status int            `json:"status,omitempty"`
 	Class  ErrorCodeClass `json:"class"`
 	// Doc is where the provider documents the code (or, for a code it does
-	// not document, a public capture of it).
+	// not document, a public capture of it): an https URL, required.
 	Doc  string `json:"doc"`
 	Note string `json:"note,omitempty"`
 }
@@ -196,8 +197,15 @@ const (
 	CodeModel ErrorCodeClass = "model"
 )
 
-// ErrorCodeClasses lists every class, in the order the docs give them.
-var ErrorCodeClasses = []ErrorCodeClass{CodeQuota, CodeConcurrency, CodeRateLimit, CodeOverloaded, CodeServer, CodeTimeout, CodeRequest, CodeAuth, CodeModel}
+// ErrorCodeClasses lists every class, the most severe first: that is the
+// order in which a code that came without an HTTP status picks among its
+// rows (Catalog.ErrorCode). First what no retry mends, by what it takes
+// to mend it (credit, then credentials, then the model or the request),
+// then the caller's own limits that pass (concurrency, rate limit), then
+// the provider's passing trouble (overloaded, server, timeout). Reading a
+// code as more severe than it was costs the caller a look at its account;
+// reading it as milder costs retries that cannot succeed.
+var ErrorCodeClasses = []ErrorCodeClass{CodeQuota, CodeAuth, CodeModel, CodeRequest, CodeConcurrency, CodeRateLimit, CodeOverloaded, CodeServer, CodeTimeout}
 
 // errorCodePattern is what a code may be (also /check's code parameter).
 var errorCodePattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,64}$`)
@@ -206,16 +214,30 @@ var errorCodePattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,64}$`)
 func ValidErrorCode(s string) bool { return errorCodePattern.MatchString(s) }
 
 // ErrorCode returns what code means for svc's API when the caller got the
-// HTTP status (0 when unknown): the first row of its table for that code
-// and status, or for that code and any status. False when the table does
-// not list it (or svc has none).
+// HTTP status. With a status, the code's row for that status, else its row
+// for any status. Without one (0: an SDK or gRPC error that carries no HTTP
+// status, a timeout, a stream's error event), every row of the code
+// matches whatever its status, and the most severe class wins (the order
+// of ErrorCodeClasses): RESOURCE_EXHAUSTED alone reads as Gemini's spent
+// prepaid credit rather than its rate limit. False when the table does not
+// list the code (or svc has none).
 func (c Catalog) ErrorCode(svc Service, code string, status int) (ErrorCode, bool) {
+	var best ErrorCode
+	found := false
 	for _, row := range c.ErrorCodes[svc.ErrorCodes] {
-		if row.Code == code && (row.Status == 0 || row.Status == status) {
+		switch {
+		case row.Code != code:
+		case status != 0 && row.Status == status:
 			return row, true
+		case status != 0:
+			if row.Status == 0 && !found {
+				best, found = row, true
+			}
+		case !found || slices.Index(ErrorCodeClasses, row.Class) < slices.Index(ErrorCodeClasses, best.Class):
+			best, found = row, true
 		}
 	}
-	return ErrorCode{}, false
+	return best, found
 }
 
 // ListsErrorCode reports whether svc's error table lists code, for any
@@ -362,8 +384,10 @@ func (c Catalog) Validate() error {
 			case !contains(ErrorCodeClasses, r.Class):
 				errs = append(errs, fmt.Errorf("%s: unknown class %q", where, r.Class))
 			}
-			if err := checkAbsoluteURL(r.Doc); err != nil {
-				errs = append(errs, fmt.Errorf("%s: doc: %v", where, err))
+			// Every row cites where the meaning comes from, over TLS: the
+			// citation is published with the advice it justifies.
+			if u, err := url.Parse(r.Doc); err != nil || u.Scheme != "https" || u.Host == "" {
+				errs = append(errs, fmt.Errorf("%s: doc %q is not an https URL of the provider's documentation or a public capture", where, r.Doc))
 			}
 			codes[fmt.Sprint(r.Code, r.Status)] = true
 		}

@@ -16,8 +16,19 @@ import (
 type GatewayEndpoint struct {
 	// Provider is the gateway's name of the provider ("Amazon Bedrock").
 	Provider string
-	// Tag is the gateway's id of the endpoint ("amazon-bedrock/us-east-1").
+	// Tag is the gateway's id of the endpoint ("amazon-bedrock/us-east-1",
+	// "fireworks/fast", "deepinfra/fp8"): the provider, then maybe its
+	// region, a variant or a quantization.
 	Tag string
+	// Quantization is the endpoint's own ("fp8", "unknown"); "" when the
+	// document gives none. A tag part naming it is not a region.
+	Quantization string
+	// Status is OpenRouter's status of the endpoint: 0 in every example of
+	// an endpoint serving normally; OpenRouter's API description lists 0,
+	// -1, -2, -3, -5 and -10 without saying what they mean (EndpointStatus,
+	// https://openrouter.ai/docs/client-sdks/typescript/models/endpointstatus.md).
+	// 0 also when the document gives none, or no integer.
+	Status int
 	// Uptime is the share of the gateway's requests that succeeded, in
 	// percent, per window ("5m", "30m", "1d"); nil for a window with too
 	// little traffic to tell.
@@ -105,7 +116,15 @@ func ParseOpenRouter(data []byte, modelID string) ([]GatewayEndpoint, error) {
 			return nil, failure(snapshot.FailureSchema, "data.endpoints[%d] has no provider_name", i)
 		}
 		_ = json.Unmarshal(raw["tag"], &tag) // optional: the region, when there is one
-		ep := GatewayEndpoint{Provider: provider, Tag: snapshot.CleanText(tag, MaxGatewayName), Uptime: map[string]*float64{}}
+		var quantization string
+		_ = json.Unmarshal(raw["quantization"], &quantization) // optional
+		// Optional, and read only as an integer: a value of another kind
+		// would be a change of the document's shape, whose meaning is not
+		// known, and is left unread as the member was before.
+		var status int
+		_ = json.Unmarshal(raw["status"], &status)
+		ep := GatewayEndpoint{Provider: provider, Tag: snapshot.CleanText(tag, MaxGatewayName),
+			Quantization: snapshot.CleanText(quantization, MaxGatewayName), Status: status, Uptime: map[string]*float64{}}
 		usable := true
 		for _, w := range openRouterWindows {
 			v, present := raw[w.member]

@@ -319,3 +319,36 @@ func FuzzOpenRouter(f *testing.F) {
 		}
 	})
 }
+
+// TestOpenRouterStatusAndQuantization: each endpoint's status and
+// quantization are read from OpenRouter's own example answer, made to say
+// what live answers say (a "fast" variant, a status of -2); a status that
+// is absent or no integer is 0, left unread.
+func TestOpenRouterStatusAndQuantization(t *testing.T) {
+	edits := []func(ep map[string]any){
+		func(map[string]any) {}, // the example as it is: status 0, fp16
+		func(ep map[string]any) { ep["tag"], ep["status"], ep["quantization"] = "fireworks/fast", -2, "fp4" },
+		func(ep map[string]any) { ep["status"] = -10 },
+		func(ep map[string]any) { delete(ep, "status"); delete(ep, "quantization") },
+		func(ep map[string]any) { ep["status"], ep["quantization"] = "active", 8 },
+		func(ep map[string]any) { ep["status"] = -2.5 },
+	}
+	body := realEndpoints(t, len(edits), func(i int, ep map[string]any) { edits[i](ep) })
+	eps, err := readOpenRouter(t, reply{body: body}, "openai/gpt-4")
+	if err != nil {
+		t.Fatal(err)
+	}
+	type got struct {
+		tag, quantization string
+		status            int
+	}
+	want := []got{{"openai", "fp16", 0}, {"fireworks/fast", "fp4", -2}, {"openai", "fp16", -10}, {"openai", "", 0}, {"openai", "", 0}, {"openai", "fp16", 0}}
+	if len(eps) != len(want) {
+		t.Fatalf("%d endpoints, want %d: the status never drops an endpoint", len(eps), len(want))
+	}
+	for i, w := range want {
+		if g := (got{eps[i].Tag, eps[i].Quantization, eps[i].Status}); g != w {
+			t.Errorf("endpoint %d = %+v, want %+v", i, g, w)
+		}
+	}
+}

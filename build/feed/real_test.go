@@ -529,12 +529,12 @@ func TestRealScopeXAI(t *testing.T) {
 		{
 			// The grok.com and Voice items of October are out; of the
 			// events of September, posted once per surface under one guid,
-			// the api.x.ai item is kept.
+			// the api.x.ai items are kept, one incident naming both regions.
 			name: "as of the capture", slug: "xai", accept: rssAcceptTypes, routes: routes,
 			now: time.Date(2026, 10, 7, 1, 0, 0, 0, time.UTC), status: snapshot.Operational,
 			incidents: []string{
-				"[Global (api.x.ai)] Outages across API, Grok.com, and Grok Build",
-				"[Global (api.x.ai)] Enterprise Voice Degraded",
+				"[Global (api.x.ai), US (us.api.x.ai)] Outages across API, Grok.com, and Grok Build",
+				"[Global (api.x.ai), US (us.api.x.ai)] Enterprise Voice Degraded",
 			},
 		},
 		{
@@ -544,8 +544,8 @@ func TestRealScopeXAI(t *testing.T) {
 			name: "early September", slug: "xai", accept: rssAcceptTypes, routes: routes,
 			now: time.Date(2026, 9, 4, 0, 0, 0, 0, time.UTC), status: snapshot.Operational,
 			incidents: []string{
-				"[Global (api.x.ai)] Models outage",
-				"[Global (api.x.ai)] grok-4.6 and grok-4.5 high error rate",
+				"[Global (api.x.ai), US (us.api.x.ai)] Models outage",
+				"[Global (api.x.ai), US (us.api.x.ai)] grok-4.6 and grok-4.5 high error rate",
 			},
 		},
 	})

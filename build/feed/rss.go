@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -52,18 +53,24 @@ type rssEntry struct {
 	tags               string
 	rawDate            string
 	published, updated time.Time // updated is never before published
+	// regions are the tags of the items that share its guid, its own
+	// included, in the feed's order (rssDedupe).
+	regions []string
 }
 
 // parseRSS turns a feed into a Result as of the request's clock. Items in
 // the service's scope (by their title and categories: a description saying
-// "api.x.ai is unaffected" must not put a Grok item in the API's scope) are kept; an
-// item without a title or a readable date is skipped, and so is one dated
-// more than an hour ahead. Among the kept items of the last 24 hours that
-// are not resolved, maintenance gives Maintenance, outage words a partial
-// outage, anything else Degraded. Every kept item of the last 30 days that
-// is not maintenance is an incident. Kept items sharing a guid are one item:
-// the one updated last. Scope comes first: xAI posts one event once per
-// product with one guid, and the API's item must not lose to a Grok one.
+// "api.x.ai is unaffected" must not put a Grok item in the API's scope) are
+// kept, test posts aside; an item without a title or a readable date is
+// skipped, and so is one dated more than an hour ahead. Kept items sharing
+// a guid are one item: the one updated last. Scope comes first: xAI posts
+// one event once per product with one guid, and the API's item must not
+// lose to a Grok one. Items that are one event posted per region (rssEvents)
+// are then one incident. Among the events of the last 24 hours that are
+// not resolved, maintenance gives Maintenance, outage words a partial
+// outage, anything else Degraded. Every event of the last 30 days that is
+// not maintenance is an incident; a resolved one ends at its "Resolved:"
+// line when it has one, else when it was last updated.
 func parseRSS(data []byte, req Request) (Result, error) {
 	svc, now := req.Service, req.Now
 	entries, err := rssParse(data)
@@ -73,40 +80,36 @@ func parseRSS(data []byte, req Request) (Result, error) {
 	s := newScoper(svc.Feed.Scope, nil, false)
 	usable := entries[:0]
 	for _, e := range entries {
-		if e.title != "" && !e.published.IsZero() && s.incident(e.title+"\n"+e.tags, nil) {
+		if e.title != "" && !e.published.IsZero() && !rssTestPost(e.title) && s.incident(e.title+"\n"+e.tags, nil) {
 			usable = append(usable, e)
 		}
 	}
-	entries = rssDedupe(usable)
+	events := rssEvents(rssDedupe(usable), now)
 	// A link names an item only when no other item without a guid shares it
 	// (some feeds link every item to the same status page).
 	links := map[string]int{}
-	for _, e := range entries {
+	for _, e := range events {
 		if e.guid == "" && e.link != "" {
 			links[e.link]++
 		}
 	}
 	res := Result{Status: snapshot.Operational}
 	seen := map[string]bool{}
-	for _, e := range entries {
-		words := e.title + "\n" + e.text
+	for _, e := range events {
 		if e.published.After(now.Add(snapshot.IncidentFutureSlack)) {
 			continue
 		}
-		resolved := rssResolvedWords.MatchString(words)
-		maintenance := rssMaintenanceWords.MatchString(words)
-		outage := rssOutageWords.MatchString(words)
-		if !resolved && !e.updated.Before(now.Add(-rssStatusWindow)) {
+		if !e.resolved && !e.updated.Before(now.Add(-rssStatusWindow)) {
 			switch {
-			case maintenance:
+			case e.maintenance:
 				res.Status = snapshot.Worse(res.Status, snapshot.Maintenance)
-			case outage:
+			case e.outage:
 				res.Status = snapshot.Worse(res.Status, snapshot.PartialOutage)
 			default:
 				res.Status = snapshot.Worse(res.Status, snapshot.Degraded)
 			}
 		}
-		if maintenance || e.updated.Before(now.Add(-rssIncidentWindow)) {
+		if e.maintenance || e.updated.Before(now.Add(-rssIncidentWindow)) {
 			continue
 		}
 		upstream := e.guid
@@ -124,7 +127,7 @@ func parseRSS(data []byte, req Request) (Result, error) {
 		inc := snapshot.Incident{
 			ID:        id,
 			Service:   svc.Slug,
-			Headline:  strings.Join(strings.Fields(e.title), " "),
+			Headline:  e.headline(),
 			Severity:  snapshot.Minor,
 			StartedAt: e.published,
 			Status:    "investigating",
@@ -135,11 +138,11 @@ func parseRSS(data []byte, req Request) (Result, error) {
 		if inc.URL == "" {
 			inc.URL = svc.StatusPage
 		}
-		if outage {
+		if e.outage {
 			inc.Severity = snapshot.Major
 		}
-		if resolved {
-			ended := e.updated
+		if e.resolved {
+			ended := e.end
 			inc.EndedAt = &ended
 			inc.Status = "resolved"
 		}
@@ -151,6 +154,8 @@ func parseRSS(data []byte, req Request) (Result, error) {
 
 // rssDedupe keeps one entry per guid, the one updated last (the first of
 // equals); entries without a guid are all kept. The order is otherwise kept.
+// The regions of the entries merged are kept: xAI posts one event under one
+// guid for each region it affects.
 func rssDedupe(entries []rssEntry) []rssEntry {
 	at := map[string]int{}
 	var out []rssEntry
@@ -163,9 +168,137 @@ func rssDedupe(entries []rssEntry) []rssEntry {
 		switch {
 		case !seen:
 			at[e.guid] = len(out)
+			e.regions = rssAddRegion(nil, rssRegion(e.title))
 			out = append(out, e)
+			continue
 		case e.updated.After(out[i].updated):
+			regions := out[i].regions
 			out[i] = e
+			out[i].regions = regions
+		}
+		out[i].regions = rssAddRegion(out[i].regions, rssRegion(e.title))
+	}
+	return out
+}
+
+// rssRegionTag is the "[region]" an xAI title starts with ("[US
+// (us.api.x.ai)] Outages across API"): the surface or region the item is
+// posted for.
+var rssRegionTag = regexp.MustCompile(`^\[([^\]]{1,80})\]\s*(\S.*)$`)
+
+// rssRegion is a title's leading tag, "" for none.
+func rssRegion(title string) string {
+	if m := rssRegionTag.FindStringSubmatch(title); m != nil {
+		return strings.TrimSpace(m[1])
+	}
+	return ""
+}
+
+// rssAddRegion adds region to regions unless it is empty or there already.
+func rssAddRegion(regions []string, region string) []string {
+	if region == "" || slices.Contains(regions, region) {
+		return regions
+	}
+	return append(regions, region)
+}
+
+// rssTestWords is what a test post's title says once its region tag is
+// taken off and "+" read as a space: xAI has posted "Test+Incident".
+var rssTestWords = regexp.MustCompile(`(?i)^test(ing)?( incident)?$`)
+
+// rssTestPost reports whether an item is a test of the status page, not an
+// event: it would otherwise count as an incident and turn the status.
+func rssTestPost(title string) bool {
+	if m := rssRegionTag.FindStringSubmatch(title); m != nil {
+		title = m[2]
+	}
+	return rssTestWords.MatchString(strings.Join(strings.Fields(strings.ReplaceAll(title, "+", " ")), " "))
+}
+
+// rssResolvedAt reads the time of a "Resolved: <date>" line, as xAI puts
+// one in each resolved item ("<p>Resolved: Thu, 03 Sep 2026 17:07:20
+// GMT</p>"): the item's own end, which its dates do not carry (pubDate is
+// the start, and there is no <updated>).
+var rssResolvedAt = regexp.MustCompile(`(?i)\bResolved:\s*([^<\n]{1,64})`)
+
+// rssEvent is one event: a kept item, or the items that are one event
+// posted once per region, with the heuristics' reading of its words.
+type rssEvent struct {
+	rssEntry
+	resolved, maintenance, outage bool
+	// end is when a resolved event ended.
+	end time.Time
+}
+
+// headline is the event's title, its regions listed in its tag when it was
+// posted for more than one ("[Global (api.x.ai), US (us.api.x.ai)] …").
+func (e rssEvent) headline() string {
+	title := strings.Join(strings.Fields(e.title), " ")
+	if m := rssRegionTag.FindStringSubmatch(title); m != nil && len(e.regions) > 1 {
+		title = "[" + strings.Join(e.regions, ", ") + "] " + m[2]
+	}
+	return title
+}
+
+// rssEvents reads each entry's words and merges the entries that are one
+// event posted per region: the same title once the region tag is taken
+// off, and the same start. The event is resolved when every region's item
+// is, and ends with the last of them; an outage or maintenance in any
+// region is the event's. Its id is the smallest of the items' guids, which
+// does not depend on the feed's order. An entry without a region tag is an
+// event of its own.
+func rssEvents(entries []rssEntry, now time.Time) []rssEvent {
+	var out []rssEvent
+	at := map[string]int{}
+	for _, e := range entries {
+		words := e.title + "\n" + e.text
+		ev := rssEvent{
+			rssEntry:    e,
+			resolved:    rssResolvedWords.MatchString(words),
+			maintenance: rssMaintenanceWords.MatchString(words),
+			outage:      rssOutageWords.MatchString(words),
+		}
+		ev.regions = rssAddRegion(slices.Clone(e.regions), rssRegion(e.title)) // an entry without a guid has none yet
+		if ev.resolved {
+			ev.end = ev.updated
+			// The item's own end, unless it is out of the sane range or
+			// ahead of now: a broken line must not drop the incident.
+			if m := rssResolvedAt.FindStringSubmatch(e.text); m != nil {
+				if end, ok := rssTime(m[1]); ok && snapshot.SaneTime(end) && !end.After(now.Add(snapshot.IncidentFutureSlack)) {
+					ev.end = end
+					if end.After(ev.updated) {
+						ev.updated = end
+					}
+				}
+			}
+		}
+		m := rssRegionTag.FindStringSubmatch(strings.Join(strings.Fields(e.title), " "))
+		if m == nil {
+			out = append(out, ev)
+			continue
+		}
+		key := m[2] + "\x00" + e.published.Format(time.RFC3339Nano)
+		i, seen := at[key]
+		if !seen {
+			at[key] = len(out)
+			out = append(out, ev)
+			continue
+		}
+		first := &out[i]
+		for _, r := range ev.regions {
+			first.regions = rssAddRegion(first.regions, r)
+		}
+		first.maintenance = first.maintenance || ev.maintenance
+		first.outage = first.outage || ev.outage
+		if first.resolved && ev.resolved && ev.end.After(first.end) {
+			first.end = ev.end
+		}
+		first.resolved = first.resolved && ev.resolved
+		if ev.updated.After(first.updated) {
+			first.updated = ev.updated
+		}
+		if ev.guid != "" && (first.guid == "" || ev.guid < first.guid) {
+			first.guid, first.link = ev.guid, ev.link
 		}
 	}
 	return out

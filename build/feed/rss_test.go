@@ -1,9 +1,12 @@
 package feed
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -296,5 +299,162 @@ func TestRSSScopeIgnoresDescriptions(t *testing.T) {
 		if err != nil || (len(res.Incidents) == 1) != tt.kept {
 			t.Errorf("%q: %+v, %v; kept %v", tt.title, res, err, tt.kept)
 		}
+	}
+}
+
+// readXAI reads doc as status.x.ai's feed, with xAI's catalog scope (the
+// API: items tagged with an api.x.ai host).
+func readXAI(t *testing.T, doc []byte, now time.Time) Result {
+	t.Helper()
+	srv, _ := serve(t, rssAcceptTypes, map[string]reply{"/feed.xml": {body: doc}})
+	res, err := readAt(t, rss{}, catalogService(t, "xai", srv), now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// replaceOnce is doc with old replaced once; the variant must differ.
+func replaceOnce(t *testing.T, doc []byte, old, new string) []byte {
+	t.Helper()
+	out := bytes.Replace(doc, []byte(old), []byte(new), 1)
+	if bytes.Equal(out, doc) {
+		t.Fatalf("the variant did not change the capture: %q not found", old)
+	}
+	return out
+}
+
+// TestRSSRealXAIEvents reads status.x.ai's feed as captured: a resolved
+// item ends at its "Resolved:" line (its pubDate is the start, and it has
+// no <updated>, so it read as zero minutes long), one event posted per
+// region is one incident naming the regions, and a test post is no
+// incident.
+func TestRSSRealXAIEvents(t *testing.T) {
+	type want struct {
+		id, headline, start, end string
+	}
+	sep := realDoc(t, "rss-xai-20260903.xml")
+	const usEast = `      <title>[API (us-east-1.api.x.ai)] Models outage</title>`
+	// The same event posted for a second region under a guid of its own,
+	// back two minutes later: the item of September's capture, copied.
+	start := bytes.Index(sep, []byte("    <item>\n"+usEast))
+	end := start + bytes.Index(sep[start:], []byte("</item>\n")) + len("</item>\n")
+	west := string(sep[start:end])
+	west = strings.ReplaceAll(west, "us-east-1", "us-west-2")
+	west = strings.ReplaceAll(west, "INC410324ed", "INCf1e2d3c4")
+	west = strings.ReplaceAll(west, "17:07:20", "17:09:14")
+	twoRegions := slices.Concat(sep[:end], []byte(west), sep[end:])
+	sepNow := time.Date(2026, 9, 3, 17, 10, 57, 0, time.UTC) // the capture's lastBuildDate
+	oct := realDoc(t, "rss-xai-20261007.xml")
+	octNow := time.Date(2026, 10, 7, 1, 0, 0, 0, time.UTC)
+	for _, tt := range []struct {
+		name string
+		doc  []byte
+		now  time.Time
+		want []want
+	}{
+		{"September: the item's own end", sep, sepNow, []want{
+			{"xai-INC410324ed", "[API (us-east-1.api.x.ai)] Models outage", "2026-09-03T13:30:00Z", "2026-09-03T17:07:20Z"},
+		}},
+		{"September, a region under its own guid: one incident, ended by the last region", twoRegions, sepNow, []want{
+			{"xai-INC410324ed", "[API (us-east-1.api.x.ai), API (us-west-2.api.x.ai)] Models outage", "2026-09-03T13:30:00Z", "2026-09-03T17:09:14Z"},
+		}},
+		{"September, a test post", replaceOnce(t, sep, usEast, `      <title>[API (us-east-1.api.x.ai)] Test+Incident</title>`), sepNow, nil},
+		{"October: regions under one guid", oct, octNow, []want{
+			{"xai-INC578e0bc8", "[Global (api.x.ai), US (us.api.x.ai)] Outages across API, Grok.com, and Grok Build", "2026-09-22T01:02:42Z", "2026-09-22T01:28:30Z"},
+			{"xai-INC698e276c", "[Global (api.x.ai), US (us.api.x.ai)] Enterprise Voice Degraded", "2026-09-10T07:03:52Z", "2026-09-10T07:15:52Z"},
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := readXAI(t, tt.doc, tt.now)
+			var got []want
+			for _, inc := range res.Incidents {
+				w := want{inc.ID, inc.Headline, inc.StartedAt.Format(time.RFC3339), ""}
+				if inc.EndedAt != nil {
+					w.end = inc.EndedAt.Format(time.RFC3339)
+				}
+				got = append(got, w)
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("incidents:\n got %+v\nwant %+v", got, tt.want)
+			}
+			if res.Status != snapshot.Operational {
+				t.Errorf("status %s, want operational: every event is resolved", res.Status)
+			}
+		})
+	}
+}
+
+// TestRSSEvents: the readings of one event posted per region, on small
+// feeds: it is resolved only when every region's item is, an outage in one
+// region is the event's, the regions are listed once each; a title that
+// only starts like a test is an event; a "Resolved:" line out of range
+// falls back to the item's dates.
+func TestRSSEvents(t *testing.T) {
+	at := time.Date(2026, 9, 3, 13, 30, 0, 0, time.UTC)
+	date := at.Format(time.RFC1123Z)
+	item := func(guid, title, description string) string {
+		return fmt.Sprintf(`<item><guid>%s</guid><title>%s</title><description><![CDATA[%s]]></description><pubDate>%s</pubDate></item>`, guid, title, description, date)
+	}
+	feed := func(items ...string) []byte {
+		return []byte(`<rss version="2.0"><channel><title>x</title>` + strings.Join(items, "") + `</channel></rss>`)
+	}
+	resolved := func(when string) string { return "<p>Resolved: " + when + "</p>" }
+	now := at.Add(4 * time.Hour)
+	for _, tt := range []struct {
+		name     string
+		doc      []byte
+		status   snapshot.Status
+		headline string
+		severity snapshot.Severity
+		end      string // "" while open
+		count    int
+	}{
+		{"one region still open: the event is open", feed(
+			item("A", "[API (us-east-1.api.x.ai)] Errors", resolved("Thu, 03 Sep 2026 14:00:00 GMT")),
+			item("B", "[API (eu-west-1.api.x.ai)] Errors", "We are investigating.")),
+			snapshot.Degraded, "[API (us-east-1.api.x.ai), API (eu-west-1.api.x.ai)] Errors", snapshot.Minor, "", 1},
+		{"an outage in one region is the event's", feed(
+			item("A", "[API (us-east-1.api.x.ai)] Errors", "Requests fail."),
+			item("B", "[API (eu-west-1.api.x.ai)] Errors", "A full outage.")),
+			snapshot.PartialOutage, "[API (us-east-1.api.x.ai), API (eu-west-1.api.x.ai)] Errors", snapshot.Major, "", 1},
+		{"a region posted twice under one guid is listed once", feed(
+			item("A", "[API (us-east-1.api.x.ai)] Errors", "We are investigating."),
+			item("A", "[API (us-east-1.api.x.ai)] Errors", "We are investigating.")),
+			snapshot.Degraded, "[API (us-east-1.api.x.ai)] Errors", snapshot.Minor, "", 1},
+		{"other titles are other events", feed(
+			item("A", "[API (us-east-1.api.x.ai)] Errors", "We are investigating."),
+			item("B", "[API (eu-west-1.api.x.ai)] Latency", "We are investigating.")),
+			snapshot.Degraded, "", snapshot.Minor, "", 2},
+		{"a title that starts like a test is an event", feed(
+			item("A", "[API (us-east-1.api.x.ai)] Testing endpoint errors", "We are investigating.")),
+			snapshot.Degraded, "[API (us-east-1.api.x.ai)] Testing endpoint errors", snapshot.Minor, "", 1},
+		{"a test post in words", feed(item("A", "[API (us-east-1.api.x.ai)] Test Incident", "We are investigating.")),
+			snapshot.Operational, "", "", "", 0},
+		{"a resolved line ahead of now: the item's dates", feed(
+			item("A", "[API (us-east-1.api.x.ai)] Errors", resolved("Fri, 04 Sep 2026 13:30:00 GMT"))),
+			snapshot.Operational, "[API (us-east-1.api.x.ai)] Errors", snapshot.Minor, "2026-09-03T13:30:00Z", 1},
+		{"an unreadable resolved line: the item's dates", feed(
+			item("A", "[API (us-east-1.api.x.ai)] Errors", resolved("soon"))),
+			snapshot.Operational, "[API (us-east-1.api.x.ai)] Errors", snapshot.Minor, "2026-09-03T13:30:00Z", 1},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := readRSS(t, reply{body: tt.doc}, "xai", now, "api.x.ai")
+			checkStatus(t, res, err, tt.status)
+			if len(res.Incidents) != tt.count {
+				t.Fatalf("%d incidents, want %d: %+v", len(res.Incidents), tt.count, res.Incidents)
+			}
+			if tt.count != 1 {
+				return
+			}
+			inc := res.Incidents[0]
+			end := ""
+			if inc.EndedAt != nil {
+				end = inc.EndedAt.Format(time.RFC3339)
+			}
+			if inc.Headline != tt.headline || inc.Severity != tt.severity || end != tt.end {
+				t.Errorf("got %q %s ended %q, want %q %s ended %q", inc.Headline, inc.Severity, end, tt.headline, tt.severity, tt.end)
+			}
+		})
 	}
 }

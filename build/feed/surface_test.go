@@ -92,17 +92,21 @@ func TestRealSurfaces(t *testing.T) {
 				"console": {snapshot.PartialOutage, "", []string{"Playground"}, []string{"Dashboard Login Service Disruption"}},
 			}, "", time.Time{}},
 		// xAI posts one event once per product under one guid: each surface
-		// keeps its own item of it, by the product tag in the title.
+		// keeps its own items of it, by the product tag in the title, as one
+		// incident naming the products it was posted for.
 		{"xai: September, one event on every product", "xai", xai,
 			map[snapshot.SurfaceID]surfaceWant{
-				"app":     {snapshot.Operational, "", nil, []string{"[Grok (Android)] Models outage"}},
+				"app":     {snapshot.Operational, "", nil, []string{"[Grok (Android), grok.com, Grok in X, Grok (iOS), Grok (Office/Workspace Plugins)] Models outage"}},
 				"agent":   {snapshot.Operational, "", nil, []string{"[Grok (Build)] Models outage"}},
 				"console": {snapshot.Operational, "", nil, nil},
 			}, rssAcceptTypes, time.Date(2026, 9, 4, 0, 0, 0, 0, time.UTC)},
+		// The event's title names grok.com and Grok Build: every product's
+		// item of it is in the app's and the agent's scope.
 		{"xai: October, grok.com's own item and an API item naming it", "xai", xai,
 			map[snapshot.SurfaceID]surfaceWant{
-				"app":     {snapshot.Operational, "", nil, []string{"[grok.com] grok.com", "[Global (api.x.ai)] Outages across API, Grok.com, and Grok Build"}},
-				"agent":   {snapshot.Operational, "", nil, []string{"[Global (api.x.ai)] Outages across API, Grok.com, and Grok Build"}},
+				"app": {snapshot.Operational, "", nil, []string{"[grok.com] grok.com",
+					"[Global (api.x.ai), US (us.api.x.ai), Grok (Build), grok.com] Outages across API, Grok.com, and Grok Build"}},
+				"agent":   {snapshot.Operational, "", nil, []string{"[Global (api.x.ai), US (us.api.x.ai), Grok (Build), grok.com] Outages across API, Grok.com, and Grok Build"}},
 				"console": {snapshot.Operational, "", nil, nil},
 			}, rssAcceptTypes, time.Date(2026, 10, 7, 1, 0, 0, 0, time.UTC)},
 		{"a page that fails fails every surface, at the cost of one request", "anthropic",

@@ -55,14 +55,17 @@ With --error, say what your call just got (an HTTP status such as 401,
 proceed, retry, wait, failover or fix_client, whose side the trouble is
 on, and the alternatives that are up. With --code, give the error code or
 type from the provider's error body (insufficient_quota, overloaded_error,
-RESOURCE_EXHAUSTED): a quota is not a rate limit, and an overload is not
-your fault. With --retry-after, the Retry-After you got. The exit code
+RESOURCE_EXHAUSTED), or the exception an SDK raised (ThrottlingException):
+a quota is not a rate limit, and an overload is not your fault. --code
+works without --error too: a code that came without an HTTP status is
+read by itself, as the most severe of its meanings. With --retry-after, the Retry-After you got. The exit code
 still says the service's status, not the advice.`,
 		Example: `  aistatus check openai
   aistatus check https://api.anthropic.com/v1/messages
   aistatus check claude.ai --json || echo "not up (exit $?)"
   aistatus check anthropic --error 529
   aistatus check openai --error 429 --code insufficient_quota
+  aistatus check gemini --code RESOURCE_EXHAUSTED
   aistatus check claude-sonnet-4.5 --error 529
   aistatus check bedrock --model claude-sonnet-4.5
   aistatus check groq --api https://status.example.com`,

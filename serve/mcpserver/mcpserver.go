@@ -254,7 +254,8 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 			"failover (to one of verdict.alternatives: services serving the same models, not down, best first) or fix_client; " +
 			"verdict.blame is provider, client or unknown; verdict.confidence high, medium or low; verdict.evidence lists the " +
 			"facts behind it (the status page's word, aistatus's probes, recent incidents, what your error code means). " +
-			"Pass code too (the error code or type in the provider's error body) to tell a quota from a rate limit from an overload. " +
+			"Pass code (the error code or type in the provider's error body, or an SDK's exception name such as ThrottlingException) to tell a quota " +
+			"from a rate limit from an overload, with error or alone: a code without an HTTP status is read by itself, as the most severe of its meanings. " +
 			"For one model (e.g. query claude-sonnet-4.5, or query bedrock with model claude-sonnet-4.5), the verdict is the model's at that " +
 			"service from the model's own sources (model.providers: the vendor's status-page component, or a model gateway's uptime of its own " +
 			"traffic over 5 minutes — the gateway's traffic, not your key's), never the service's status; the alternatives are the other " +
@@ -268,8 +269,9 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 				"omit it to ask about the status alone"
 			p["error"].MinLength, p["error"].MaxLength = jsonschema.Ptr(1), jsonschema.Ptr(maxObserved)
 			p["error"].Examples = []any{"401", "429", "529", "timeout", "connection"}
-			p["code"].Description = "optional: the error code or type in the provider's error body — error.code, else error.status, else " +
-				"error.type, skipping numbers (insufficient_quota, rate_limit_error, overloaded_error, RESOURCE_EXHAUSTED)"
+			p["code"].Description = "optional, with or without error: the error code or type in the provider's error body — error.code, else " +
+				"error.status, else error.type, skipping numbers (insufficient_quota, rate_limit_error, overloaded_error, RESOURCE_EXHAUSTED) — " +
+				"or the exception name an SDK raised (ThrottlingException)"
 			p["code"].MaxLength = jsonschema.Ptr(64)
 			p["code"].Examples = []any{"insufficient_quota", "overloaded_error", "RESOURCE_EXHAUSTED"}
 			p["retryAfter"].Description = "optional: the Retry-After your call got, in seconds (a positive number); it becomes the delay to wait"
