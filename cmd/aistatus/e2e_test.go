@@ -275,7 +275,10 @@ func TestEndToEndProbesOverruleCalmPage(t *testing.T) {
 	api := base + "/api/v1"
 	build := func() {
 		t.Helper()
-		if code, out := aistatus(context.Background(), "build", "--out", dir, "--catalog", catalog, "--base-url", base, "--timeout", "5s"); code != 0 {
+		// The confirming re-probes run as in production, only closer
+		// together: at the default 3 s they made most of the test's time.
+		if code, out := aistatus(context.Background(), "build", "--out", dir, "--catalog", catalog, "--base-url", base, "--timeout", "5s",
+			"--confirm-spacing", "50ms"); code != 0 {
 			t.Fatalf("build exited %d: %s", code, out)
 		}
 	}
@@ -397,7 +400,8 @@ func TestRunWithoutNetwork(t *testing.T) {
 	catalog := writeCatalog(t, cat)
 	addr := freeAddr(t)
 	api := "http://" + addr + "/api/v1"
-	out := startCommand(t, "run", "--out", filepath.Join(t.TempDir(), "public"), "--catalog", catalog, "--addr", addr, "--every", "200ms", "--timeout", "2s", "--reload", "100ms", "--rate-limit", "0")
+	out := startCommand(t, "run", "--out", filepath.Join(t.TempDir(), "public"), "--catalog", catalog, "--addr", addr, "--every", "200ms", "--timeout", "2s", "--reload", "100ms", "--rate-limit", "0",
+		"--confirm-spacing", "50ms")
 	waitFor(t, api+"/status")
 	// The folder was empty until the first build: run must not call that a problem.
 	if w := warnings(t, out.String()); len(w) != 0 {
