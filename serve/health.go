@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aistatus/aistatus/serve/limits"
+	"github.com/aistatus/aistatus/serve/shared"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -186,7 +186,7 @@ func writeHealth(w http.ResponseWriter, status int, v any) {
 }
 
 // redisHealth is the Redis state as a SharedState.
-type redisHealth struct{ *limits.Redis }
+type redisHealth struct{ *shared.Redis }
 
 // SharedStateHealth reports the Redis connection to /healthz and /readyz.
 // A replica in fallback is still ready: it answers from its own state.

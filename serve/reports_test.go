@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/check"
-	"github.com/aistatus/aistatus/serve/limits"
+	"github.com/aistatus/aistatus/serve/shared"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -186,7 +186,7 @@ func TestCrowdAcrossReplicas(t *testing.T) {
 	}
 
 	ctx := context.Background()
-	keys, err := rdb.Keys(ctx, limits.RedisKeyPrefix+"*").Result()
+	keys, err := rdb.Keys(ctx, shared.RedisKeyPrefix+"*").Result()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestCrowdExactInRedis(t *testing.T) {
 	var fallbacks []*check.MemoryCrowd
 	for range 2 {
 		fallback := check.NewMemoryCrowd(clock.Now())
-		crowds = append(crowds, limits.NewRedis(rdb, zerolog.Nop(), clock.Now).Crowd(fallback))
+		crowds = append(crowds, shared.NewRedis(rdb, zerolog.Nop(), clock.Now).Crowd(fallback))
 		fallbacks = append(fallbacks, fallback)
 	}
 	for i := range check.MaxReportsPerWindow + 20 {
@@ -261,7 +261,7 @@ func TestCrowdExactInRedis(t *testing.T) {
 		}
 	}
 	ctx := context.Background()
-	keys, err := rdb.Keys(ctx, limits.RedisKeyPrefix+"crowd:*").Result()
+	keys, err := rdb.Keys(ctx, shared.RedisKeyPrefix+"crowd:*").Result()
 	if err != nil {
 		t.Fatal(err)
 	}

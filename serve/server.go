@@ -18,6 +18,7 @@ import (
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/serve/limits"
+	"github.com/aistatus/aistatus/serve/shared"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
@@ -88,7 +89,7 @@ type Server struct {
 	opts    Options
 	store   *Store
 	limiter limits.Limiter
-	shared  *limits.Redis // nil without Options.Redis
+	shared  *shared.Redis // nil without Options.Redis
 	// checker answers /check.
 	checker *check.Engine
 	// crowd counts /check's reports (the checker's too); reports caches
@@ -172,16 +173,16 @@ func New(opts Options) *Server {
 	s.store.swapped = s.events.wake
 	s.dirSource = newSourceTracker("dir", opts.Dir)
 	if opts.Redis != nil {
-		s.shared = limits.NewRedis(opts.Redis, opts.Log, opts.Now)
+		s.shared = shared.NewRedis(opts.Redis, opts.Log, opts.Now)
 		if s.opts.SharedState == nil {
 			s.opts.SharedState = redisHealth{s.shared}
 		}
 	}
-	var shared check.Shared
+	var probes check.Shared
 	if s.shared != nil {
-		shared = s.shared.ProbeCache(opts.ProbeTimeout)
+		probes = s.shared.ProbeCache(opts.ProbeTimeout)
 	}
-	s.checker = check.New(opts.Catalog, check.NewCache(opts.Client, opts.ProbeTimeout, opts.Now, shared), opts.Now, check.FromServer)
+	s.checker = check.New(opts.Catalog, check.NewCache(opts.Client, opts.ProbeTimeout, opts.Now, probes), opts.Now, check.FromServer)
 	if !opts.NoCrowd {
 		local := check.NewMemoryCrowd(opts.Now())
 		s.crowd, s.local = local, local

@@ -15,7 +15,8 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/serve/limits"
-	"github.com/aistatus/aistatus/serve/limits/redistest"
+	"github.com/aistatus/aistatus/serve/shared"
+	"github.com/aistatus/aistatus/serve/shared/redistest"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
@@ -87,7 +88,7 @@ func (r *testRedis) stop() {
 // client returns a client as `serve --redis` makes it, closed at test end.
 func (r *testRedis) client() *redis.Client {
 	r.t.Helper()
-	c, err := limits.NewRedisClient(r.url())
+	c, err := shared.NewRedisClient(r.url())
 	if err != nil {
 		r.t.Fatal(err)
 	}
@@ -139,11 +140,11 @@ func limiterBackends(t *testing.T) []limiterBackend {
 			name: "redis",
 			limiter: func(t *testing.T, limit int) limits.Limiter {
 				rdb := startRedis(t).client()
-				shared := limits.NewRedis(rdb, zerolog.Nop(), time.Now)
-				if !shared.Status().OK {
+				conn := shared.NewRedis(rdb, zerolog.Nop(), time.Now)
+				if !conn.Status().OK {
 					t.Fatal("redis not reachable")
 				}
-				return limits.NewRedisLimiter(shared, limits.NewRateLimiter(limit, time.Minute, 1000, time.Now), limit, time.Minute)
+				return limits.NewRedisLimiter(conn, limits.NewRateLimiter(limit, time.Minute, 1000, time.Now), limit, time.Minute)
 			},
 			advance: time.Sleep,
 		},
@@ -383,7 +384,7 @@ func TestSharedProbeLockHolderGone(t *testing.T) {
 			url = svc.ProbeURL
 		}
 	}
-	if err := rdb.Set(context.Background(), limits.RedisKeyPrefix+"probe:"+url+":lock", "1", time.Minute).Err(); err != nil {
+	if err := rdb.Set(context.Background(), shared.RedisKeyPrefix+"probe:"+url+":lock", "1", time.Minute).Err(); err != nil {
 		t.Fatal(err)
 	}
 	start := time.Now()
@@ -413,7 +414,7 @@ func TestLyingRedis(t *testing.T) {
 		{"a 100 GB string", "$107374182400\r\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rdb, err := limits.NewRedisClient(redistest.Start(t, redistest.Replying(tc.reply)).URL())
+			rdb, err := shared.NewRedisClient(redistest.Start(t, redistest.Replying(tc.reply)).URL())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -455,9 +456,9 @@ func TestLyingRedis(t *testing.T) {
 
 // SharedStatus reports whether the rate limit and probe cache are currently
 // shared through Redis or kept locally.
-func (s *Server) SharedStatus() limits.SharedStatus {
+func (s *Server) SharedStatus() shared.Status {
 	if s.shared == nil {
-		return limits.SharedStatus{}
+		return shared.Status{}
 	}
 	return s.shared.Status()
 }

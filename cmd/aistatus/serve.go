@@ -10,6 +10,7 @@ import (
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/serve/limits"
+	"github.com/aistatus/aistatus/serve/shared"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
@@ -99,7 +100,7 @@ func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.
 	if o.redis != "" {
 		// The client lives as long as the process: there is one per server
 		// and the server runs until the process ends.
-		rdb, err := limits.NewRedisClient(o.redis)
+		rdb, err := shared.NewRedisClient(o.redis)
 		if err != nil {
 			return nil, fmt.Errorf("--redis: %w", err)
 		}

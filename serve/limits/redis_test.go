@@ -4,32 +4,34 @@ import (
 	"context"
 	"io"
 	"net/netip"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/aistatus/aistatus/serve/limits/redistest"
+	"github.com/aistatus/aistatus/serve/shared"
+	"github.com/aistatus/aistatus/serve/shared/redistest"
 	"github.com/rs/zerolog"
 )
 
 // lyingRedis is a Redis that answers every command but the handshake with
 // answer, and the shared state of a replica using it, on a clock that only
 // moves when told.
-func lyingRedis(t *testing.T, answer redistest.Answer) (*Redis, *rlFakeClock, *logCount) {
+func lyingRedis(t *testing.T, answer redistest.Answer) (*shared.Redis, *rlFakeClock, *logCount) {
 	t.Helper()
-	rdb, err := NewRedisClient(redistest.Start(t, answer).URL())
+	rdb, err := shared.NewRedisClient(redistest.Start(t, answer).URL())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rdb.Close() })
 	clock, logs := newRLFakeClock(), &logCount{}
-	shared := NewRedis(rdb, zerolog.New(io.Discard).Hook(logs), clock.Now)
-	if !shared.Status().OK {
+	conn := shared.NewRedis(rdb, zerolog.New(io.Discard).Hook(logs), clock.Now)
+	if !conn.Status().OK {
 		t.Fatal("the fake Redis does not answer PING")
 	}
-	return shared, clock, logs
+	return conn, clock, logs
 }
 
 // logCount counts the log lines that say Redis failed.
@@ -79,8 +81,8 @@ func TestRedisLimiterBadReplies(t *testing.T) {
 		{"garbage", "hello\r\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			shared, clock, logs := lyingRedis(t, redistest.Replying(tc.reply))
-			l := NewRedisLimiter(shared, NewRateLimiter(30, time.Minute, 100, clock.Now), 30, time.Minute)
+			conn, clock, logs := lyingRedis(t, redistest.Replying(tc.reply))
+			l := NewRedisLimiter(conn, NewRateLimiter(30, time.Minute, 100, clock.Now), 30, time.Minute)
 			key := netip.MustParseAddr("192.0.2.1")
 			for i := range 3 {
 				want := Decision{Allowed: true, Limit: 30, Window: time.Minute, Remaining: 29 - i, Reset: time.Duration(i+1) * 2 * time.Second}
@@ -88,7 +90,7 @@ func TestRedisLimiterBadReplies(t *testing.T) {
 					t.Fatalf("request %d: %+v, want the local limiter's %+v", i+1, d, want)
 				}
 			}
-			if st := shared.Status(); st.OK {
+			if st := conn.Status(); st.OK {
 				t.Errorf("status %v after a bad reply, want the fallback", st)
 			}
 			if n := logs.failed.Load(); n != 1 {
@@ -117,13 +119,74 @@ func TestRedisLimiterGoodReplies(t *testing.T) {
 			Decision{Limit: 30, Window: time.Minute, Reset: 59500 * time.Millisecond, RetryAfter: 1500 * time.Millisecond}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			shared, clock, _ := lyingRedis(t, redistest.Replying(tc.reply))
-			l := NewRedisLimiter(shared, NewRateLimiter(30, time.Minute, 100, clock.Now), 30, time.Minute)
+			conn, clock, _ := lyingRedis(t, redistest.Replying(tc.reply))
+			l := NewRedisLimiter(conn, NewRateLimiter(30, time.Minute, 100, clock.Now), 30, time.Minute)
 			if d := l.Decide(context.Background(), netip.MustParseAddr("192.0.2.1")); d != tc.want {
 				t.Fatalf("%+v, want %+v", d, tc.want)
 			}
-			if st := shared.Status(); !st.OK {
+			if st := conn.Status(); !st.OK {
 				t.Fatalf("status %v", st)
+			}
+		})
+	}
+}
+
+// endless writes head, then a never-ending line, until the client hangs
+// up.
+func endless(head string) redistest.Answer {
+	return func(cmd []string, w io.Writer) {
+		if redistest.Handshake(cmd, w) {
+			return
+		}
+		chunk := []byte(strings.Repeat("a", 64<<10))
+		if _, err := io.WriteString(w, head); err != nil {
+			return
+		}
+		for {
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}
+}
+
+// TestRedisReplyAllocation: a reply announcing more than the bound of a
+// connection shared.NewRedisClient makes — a 100 GB string, a billion
+// elements, a line that never ends — fails the connection before go-redis
+// allocates it: the rate limit falls back, the
+// process allocates nothing near what was announced (a 100 GB string used
+// to end the process with "fatal error: runtime: out of memory"), and
+// Redis counts as down. So does a reply that stops halfway.
+func TestRedisReplyAllocation(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		answer redistest.Answer
+	}{
+		{"a 1 GiB string", redistest.Replying("$1073741824\r\n")},
+		{"an array of 100 million elements", redistest.Replying("*100000000\r\n")},
+		{"a map of 50 million entries", redistest.Replying("%50000000\r\n")},
+		{"arrays of a million elements nested", redistest.Replying(strings.Repeat("*1000000\r\n", 200))},
+		{"a line that never ends", endless("+")},
+		{"a string that never ends", endless("$100000000000\r\n")},
+		{"a reply that stops halfway", redistest.Replying("*4\r\n:1\r\n:29\r\n$2\r\n-")},
+		{"a 100 GB string", redistest.Replying("$107374182400\r\n")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			conn, clock, logs := lyingRedis(t, tc.answer)
+			l := NewRedisLimiter(conn, NewRateLimiter(30, time.Minute, 100, clock.Now), 30, time.Minute)
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			d := l.Decide(context.Background(), netip.MustParseAddr("192.0.2.1"))
+			runtime.ReadMemStats(&after)
+			if want := (Decision{Allowed: true, Limit: 30, Window: time.Minute, Remaining: 29, Reset: 2 * time.Second}); d != want {
+				t.Errorf("%+v, want the local limiter's %+v", d, want)
+			}
+			if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+				t.Errorf("the request allocated %d MiB", n>>20)
+			}
+			if conn.Status().OK || logs.failed.Load() != 1 {
+				t.Errorf("status %v, failure logged %d times; want the fallback, logged once", conn.Status(), logs.failed.Load())
 			}
 		})
 	}

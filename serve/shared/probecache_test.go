@@ -1,4 +1,4 @@
-package limits
+package shared
 
 import (
 	"encoding/json"
@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/check"
-	"github.com/aistatus/aistatus/serve/limits/redistest"
+	"github.com/aistatus/aistatus/serve/shared/redistest"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -43,7 +43,7 @@ func storedProbes(value, pttl string) redistest.Answer {
 // and counts as Redis failing.
 func TestProbeCacheStoredValues(t *testing.T) {
 	t.Parallel()
-	clock := newRLFakeClock()
+	clock := newFakeClock()
 	at := clock.Now().Add(-10 * time.Second)
 	ms := func(v float64) *float64 { return &v }
 	result := func(p snapshot.ProbeSource, at time.Time) string {

@@ -1,30 +1,26 @@
-package limits
+package shared
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"net"
-	"net/netip"
-	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/snapshot"
-	"github.com/go-redis/redis_rate/v10"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 )
 
-// State shared across replicas (Options.Redis): the per-client rate limit
-// and /check's live-probe cache. Redis is an optimisation of correctness
-// across replicas, never a dependency of an answer: while it is unreachable
-// every replica uses its own limiter and cache, and it goes back to Redis
-// once Redis answers again.
+// State shared across replicas (serve's Options.Redis): the per-client rate
+// limit (limits.RedisLimiter), /check's live-probe cache and the crowd's
+// counts. Redis is an optimisation of correctness across replicas, never a
+// dependency of an answer: while it is unreachable every replica uses its
+// own limiter and cache, and it goes back to Redis once Redis answers again.
 
 // RedisKeyPrefix namespaces every key this server writes, so a Redis shared
 // with other applications is safe.
@@ -70,9 +66,9 @@ func NewRedisClient(url string) (*redis.Client, error) {
 	return redis.NewClient(opt), nil
 }
 
-// SharedStatus reports where a server keeps the state replicas share: the
+// Status reports where a server keeps the state replicas share: the
 // health hook for readiness endpoints and operators.
-type SharedStatus struct {
+type Status struct {
 	// Redis is true when the server was configured with Redis.
 	Redis bool `json:"redis"`
 	// OK is true while Redis answers; false means each replica is using its
@@ -84,7 +80,7 @@ type SharedStatus struct {
 
 // String is the state in words: "redis ok", "fallback local" or "local"
 // (no Redis configured).
-func (s SharedStatus) String() string {
+func (s Status) String() string {
 	switch {
 	case !s.Redis:
 		return "local"
@@ -126,16 +122,22 @@ func NewRedis(rdb redis.UniversalClient, log zerolog.Logger, now func() time.Tim
 }
 
 // Status is where the shared state is kept now.
-func (r *Redis) Status() SharedStatus {
+func (r *Redis) Status() Status {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return SharedStatus{Redis: true, OK: r.ok.Load(), Since: r.since}
+	return Status{Redis: true, OK: r.ok.Load(), Since: r.since}
 }
 
-// usable reports whether to use Redis for this request. In fallback it
+// Client is the Redis client, for commands run through Call (the rate
+// limiter's script, in limits).
+func (r *Redis) Client() redis.UniversalClient { return r.rdb }
+
+// Usable reports whether to use Redis for this request. In fallback it
 // starts, at most once per redisRecheckEvery, a background ping that brings
-// the replica back to Redis; the request itself never waits for it.
-func (r *Redis) usable() bool {
+// the replica back to Redis; the request itself never waits for it. A
+// caller that gets false uses its own state instead (limits.RedisLimiter
+// its local limiter, the crowd and the probe cache the replica's own).
+func (r *Redis) Usable() bool {
 	if r.ok.Load() {
 		return true
 	}
@@ -163,10 +165,12 @@ func (r *Redis) usable() bool {
 	return false
 }
 
-// errBadReply is a reply this server did not ask for: of another type or
+// ErrBadReply is a reply this server did not ask for: of another type or
 // shape than the command's, or with figures out of range. Redis does not
 // send those; a Redis that does is failing, like one that does not answer.
-var errBadReply = errors.New("redis: unexpected reply")
+// Callers of Call return it (wrapped) for a reply they find out of range,
+// so that Call records Redis as failing.
+var ErrBadReply = errors.New("redis: unexpected reply")
 
 // safely runs fn, turning a panic into an error: a client library that
 // chokes on a reply it did not expect (redis_rate asserts the script's
@@ -174,15 +178,18 @@ var errBadReply = errors.New("redis: unexpected reply")
 func safely(fn func() error) (err error) {
 	defer func() {
 		if v := recover(); v != nil {
-			err = fmt.Errorf("%w: %v", errBadReply, v)
+			err = fmt.Errorf("%w: %v", ErrBadReply, v)
 		}
 	}()
 	return fn()
 }
 
-// call runs op, bounded by redisTimeout and safely, for a request whose
-// context is ctx, and records its outcome (result).
-func (r *Redis) call(ctx context.Context, op func(ctx context.Context) error) error {
+// Call runs op, bounded by redisTimeout and safely (a panic in op is an
+// ErrBadReply), for a request whose context is ctx, and records its outcome:
+// an error other than redis.Nil, or than the request going away, puts the
+// replica in fallback until Redis answers again. Every command this server
+// sends to Redis goes through Call, on Client.
+func (r *Redis) Call(ctx context.Context, op func(ctx context.Context) error) error {
 	cctx, cancel := context.WithTimeout(ctx, redisTimeout)
 	defer cancel()
 	err := safely(func() error { return op(cctx) })
@@ -229,146 +236,6 @@ func (r *Redis) failed(err error) {
 	r.since, r.lastTry = r.now(), r.now()
 }
 
-// Limiter decides whether a client's request is within its budget. The
-// local GCRA (RateLimiter) and the Redis one (RedisLimiter) are
-// interchangeable behind it.
-type Limiter interface {
-	Decide(ctx context.Context, key netip.Addr) Decision
-}
-
-// Decide is Allow; ctx is unused (the state is in memory).
-func (l *RateLimiter) Decide(_ context.Context, key netip.Addr) Decision { return l.Allow(key) }
-
-// RedisLimiter is the same GCRA, with each client's theoretical arrival time
-// kept in Redis and updated atomically there (go-redis/redis_rate's Lua
-// script), so that one client has one budget across every replica. While
-// Redis fails it decides with the local limiter; a client then has one
-// budget per replica, with the allowance it had locally rather than in Redis.
-//
-// A reply that is not the script's (gcraScripts) or whose figures are out of
-// range (decision) is Redis failing too: what reaches a client's RateLimit
-// headers is always within the policy.
-type RedisLimiter struct {
-	rl       *redis_rate.Limiter
-	limit    redis_rate.Limit
-	window   time.Duration
-	shared   *Redis
-	fallback *RateLimiter
-}
-
-func NewRedisLimiter(shared *Redis, fallback *RateLimiter, limit int, window time.Duration) *RedisLimiter {
-	return &RedisLimiter{
-		rl:       redis_rate.NewLimiter(gcraScripts{shared.rdb}),
-		limit:    redis_rate.Limit{Rate: limit, Burst: limit, Period: window},
-		window:   window,
-		shared:   shared,
-		fallback: fallback,
-	}
-}
-
-// Decide implements Limiter.
-func (l *RedisLimiter) Decide(ctx context.Context, key netip.Addr) Decision {
-	if !l.shared.usable() {
-		return l.fallback.Allow(key)
-	}
-	var d Decision
-	err := l.shared.call(ctx, func(ctx context.Context) error {
-		res, err := l.rl.Allow(ctx, RedisKeyPrefix+"rl:"+key.String(), l.limit)
-		if errors.Is(err, redis.Nil) {
-			// Nil is an answer to a GET, not to the script.
-			return fmt.Errorf("%w: nil", errBadReply)
-		}
-		if err != nil {
-			return err
-		}
-		d, err = l.decision(res)
-		return err
-	})
-	if err != nil {
-		return l.fallback.Allow(key)
-	}
-	return d
-}
-
-// roundingSlack is how far past the window the script's reset and
-// retry-after may be and still be in range: they are differences of
-// floating-point seconds since 2017 (a few hundred million, so with about
-// 60 ns of precision), printed with 14 significant digits.
-const roundingSlack = time.Millisecond
-
-// decision is the script's result as a Decision, or errBadReply when a
-// figure is out of range: allowed 0 or 1, remaining within [0, limit],
-// reset within [0, window], and retry-after within (0, window] when denied
-// (redis_rate reports -1, "not applicable", when allowed).
-func (l *RedisLimiter) decision(res *redis_rate.Result) (Decision, error) {
-	longest := l.window + roundingSlack
-	allowed := res.Allowed == 1
-	if (!allowed && res.Allowed != 0) ||
-		res.Remaining < 0 || res.Remaining > l.limit.Rate ||
-		res.ResetAfter < 0 || res.ResetAfter > longest ||
-		(allowed && res.RetryAfter > 0) ||
-		(!allowed && (res.RetryAfter <= 0 || res.RetryAfter > longest)) {
-		return Decision{}, fmt.Errorf("%w: allowed %d, remaining %d, reset %v, retry after %v",
-			errBadReply, res.Allowed, res.Remaining, res.ResetAfter, res.RetryAfter)
-	}
-	d := Decision{
-		Allowed:   allowed,
-		Limit:     l.limit.Rate,
-		Window:    l.window,
-		Remaining: res.Remaining,
-		Reset:     min(res.ResetAfter, l.window),
-	}
-	if !allowed {
-		d.RetryAfter = min(res.RetryAfter, l.window)
-		d.Remaining = 0
-	}
-	return d, nil
-}
-
-// gcraScripts is the client redis_rate runs its script through. It checks
-// that a reply has the script's shape — two integers, then two finite
-// numbers as strings — before redis_rate reads it, which it does with type
-// assertions that panic on anything else.
-type gcraScripts struct{ redis.UniversalClient }
-
-func (s gcraScripts) EvalSha(ctx context.Context, sha1 string, keys []string, args ...any) *redis.Cmd {
-	return checkGCRAReply(s.UniversalClient.EvalSha(ctx, sha1, keys, args...))
-}
-
-func (s gcraScripts) Eval(ctx context.Context, script string, keys []string, args ...any) *redis.Cmd {
-	return checkGCRAReply(s.UniversalClient.Eval(ctx, script, keys, args...))
-}
-
-func checkGCRAReply(cmd *redis.Cmd) *redis.Cmd {
-	if cmd.Err() != nil {
-		return cmd
-	}
-	v, ok := cmd.Val().([]any)
-	if ok && len(v) == 4 {
-		_, allowed := v[0].(int64)
-		_, remaining := v[1].(int64)
-		if allowed && remaining && finiteNumber(v[2]) && finiteNumber(v[3]) {
-			return cmd
-		}
-	}
-	if ok {
-		cmd.SetErr(fmt.Errorf("%w: %d values, want 2 integers and 2 numbers", errBadReply, len(v)))
-	} else {
-		cmd.SetErr(fmt.Errorf("%w: %T, want 2 integers and 2 numbers", errBadReply, cmd.Val()))
-	}
-	return cmd
-}
-
-// finiteNumber reports whether v is a string holding a finite number.
-func finiteNumber(v any) bool {
-	s, ok := v.(string)
-	if !ok {
-		return false
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	return err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
-}
-
 // sharedProbePoll is how often a replica that lost the race to probe looks
 // for the winner's result in Redis.
 const sharedProbePoll = 20 * time.Millisecond
@@ -397,7 +264,7 @@ type redisProbes struct {
 // holds a value this server did not store (stored): the caller then probes
 // locally.
 func (p redisProbes) Fetch(url string, probe func() check.Live) (check.Live, time.Time, bool) {
-	if !p.shared.usable() {
+	if !p.shared.Usable() {
 		return check.Live{}, time.Time{}, false
 	}
 	// Detached from the request, like the probe itself.
@@ -412,7 +279,7 @@ func (p redisProbes) Fetch(url string, probe func() check.Live) (check.Live, tim
 			return r, until, true
 		}
 		var won bool
-		err := p.shared.call(ctx, func(ctx context.Context) (err error) {
+		err := p.shared.Call(ctx, func(ctx context.Context) (err error) {
 			// The lock outlives the longest probe, so a dead holder frees it.
 			won, err = p.shared.rdb.SetNX(ctx, lock, "1", p.timeout+time.Second).Result()
 			return err
@@ -434,7 +301,7 @@ func (p redisProbes) Fetch(url string, probe func() check.Live) (check.Live, tim
 			b, _ := json.Marshal(r)
 			// The result is good whether or not Redis takes it; the other
 			// replicas probe themselves once the lock expires.
-			p.shared.call(ctx, func(ctx context.Context) error {
+			p.shared.Call(ctx, func(ctx context.Context) error {
 				_, err := p.shared.rdb.Pipelined(ctx, func(pipe redis.Pipeliner) error {
 					pipe.Set(ctx, key, b, check.LiveTTL)
 					pipe.Del(ctx, lock)
@@ -451,7 +318,7 @@ func (p redisProbes) Fetch(url string, probe func() check.Live) (check.Live, tim
 
 // release deletes the probe lock we hold, early: it would expire anyway.
 func (p redisProbes) release(ctx context.Context, lock string) {
-	p.shared.call(ctx, func(ctx context.Context) error { return p.shared.rdb.Del(ctx, lock).Err() })
+	p.shared.Call(ctx, func(ctx context.Context) error { return p.shared.rdb.Del(ctx, lock).Err() })
 }
 
 // read reads a stored result and until when this replica may reuse it: for
@@ -459,7 +326,7 @@ func (p redisProbes) release(ctx context.Context, lock string) {
 func (p redisProbes) read(ctx context.Context, key string) (r check.Live, until time.Time, found bool, err error) {
 	var get *redis.StringCmd
 	var ttl *redis.DurationCmd
-	err = p.shared.call(ctx, func(ctx context.Context) error {
+	err = p.shared.Call(ctx, func(ctx context.Context) error {
 		_, err := p.shared.rdb.Pipelined(ctx, func(pipe redis.Pipeliner) error {
 			get = pipe.Get(ctx, key)
 			ttl = pipe.PTTL(ctx, key)

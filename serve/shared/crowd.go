@@ -1,4 +1,4 @@
-package limits
+package shared
 
 import (
 	"context"
@@ -63,7 +63,7 @@ func (r *Redis) Crowd(fallback *check.MemoryCrowd) *RedisCrowd {
 
 // Report implements check.Crowd.
 func (c *RedisCrowd) Report(slug, client string, t time.Time) (check.ReportCount, bool) {
-	if !c.shared.usable() {
+	if !c.shared.Usable() {
 		return c.fallback.Report(slug, client, t)
 	}
 	ctx := context.Background()
@@ -74,7 +74,7 @@ func (c *RedisCrowd) Report(slug, client string, t time.Time) (check.ReportCount
 	}
 	voice := sha256.Sum256([]byte(salt + "\x00" + client))
 	var count int64
-	err = c.shared.call(ctx, func(ctx context.Context) (err error) {
+	err = c.shared.Call(ctx, func(ctx context.Context) (err error) {
 		count, err = addVoice.Run(ctx, c.shared.rdb, []string{c.voicesKey(slug, window)},
 			hex.EncodeToString(voice[:16]), check.MaxReportsPerWindow, crowdVoicesTTL.Milliseconds()).Int64()
 		return err
@@ -86,7 +86,7 @@ func (c *RedisCrowd) Report(slug, client string, t time.Time) (check.ReportCount
 	// The count is kept for the baseline; a failure here loses one
 	// window's figure, not the answer.
 	day := c.countsKey(slug, window)
-	c.shared.call(ctx, func(ctx context.Context) error {
+	c.shared.Call(ctx, func(ctx context.Context) error {
 		_, err := c.shared.rdb.Pipelined(ctx, func(pipe redis.Pipeliner) error {
 			pipe.HSet(ctx, day, strconv.FormatInt(window.Unix(), 10), n)
 			pipe.Expire(ctx, day, crowdCountsTTL)
@@ -99,13 +99,13 @@ func (c *RedisCrowd) Report(slug, client string, t time.Time) (check.ReportCount
 
 // Count implements check.Crowd.
 func (c *RedisCrowd) Count(slug string, t time.Time) (check.ReportCount, bool) {
-	if !c.shared.usable() {
+	if !c.shared.Usable() {
 		return c.fallback.Count(slug, t)
 	}
 	ctx := context.Background()
 	window := check.WindowOf(t)
 	var n int64
-	err := c.shared.call(ctx, func(ctx context.Context) (err error) {
+	err := c.shared.Call(ctx, func(ctx context.Context) (err error) {
 		n, err = c.shared.rdb.SCard(ctx, c.voicesKey(slug, window)).Result()
 		return err
 	})
@@ -145,7 +145,7 @@ func (c *RedisCrowd) salt(ctx context.Context, window time.Time) (string, error)
 		return salt, nil
 	}
 	key := RedisKeyPrefix + "crowd:salt:" + strconv.FormatInt(window.Unix(), 10)
-	err := c.shared.call(ctx, func(ctx context.Context) error {
+	err := c.shared.Call(ctx, func(ctx context.Context) error {
 		salt = rand.Text()
 		if err := c.shared.rdb.SetNX(ctx, key, salt, crowdVoicesTTL).Err(); err != nil {
 			return err
@@ -185,7 +185,7 @@ func (c *RedisCrowd) baseline(ctx context.Context, slug string, t time.Time) *fl
 	}
 	days := check.BaselineWindows(t, since)
 	counts := map[time.Time]int{}
-	err := c.shared.call(ctx, func(ctx context.Context) error {
+	err := c.shared.Call(ctx, func(ctx context.Context) error {
 		cmds := make([]*redis.SliceCmd, len(days))
 		_, err := c.shared.rdb.Pipelined(ctx, func(pipe redis.Pipeliner) error {
 			for i, day := range days {
@@ -231,7 +231,7 @@ func (c *RedisCrowd) countingSince(ctx context.Context, t time.Time) (time.Time,
 	}
 	key := RedisKeyPrefix + "crowd:since"
 	var raw string
-	err := c.shared.call(ctx, func(ctx context.Context) error {
+	err := c.shared.Call(ctx, func(ctx context.Context) error {
 		if err := c.shared.rdb.SetNX(ctx, key, t.UTC().Unix(), 0).Err(); err != nil {
 			return err
 		}
