@@ -243,6 +243,7 @@ func TestAssembleModelsEndpointStatus(t *testing.T) {
 // TestRegionOf: the region is what a tag says after the provider, less its
 // variants and quantizations (the known ones and the endpoint's own).
 func TestRegionOf(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		tag, quantization, want string // want "" for none
 	}{

@@ -13,6 +13,7 @@ import (
 // a gRPC error) matches its rows whatever their status, the most severe
 // class first.
 func TestErrorCodeLookup(t *testing.T) {
+	t.Parallel()
 	cat := Catalog{
 		Services: []Service{{Slug: "p", ErrorCodes: "p"}, {Slug: "none"}},
 		ErrorCodes: map[string][]ErrorCode{"p": {
@@ -62,6 +63,7 @@ func TestErrorCodeLookup(t *testing.T) {
 // classes, with what no retry mends first and the provider's passing
 // trouble last.
 func TestErrorCodeSeverity(t *testing.T) {
+	t.Parallel()
 	seen := map[ErrorCodeClass]bool{}
 	for _, c := range ErrorCodeClasses {
 		if seen[c] {
@@ -93,6 +95,7 @@ func TestErrorCodeSeverity(t *testing.T) {
 // page, has a known class, a code of the allowed shape and a unique code
 // and status; every table is used by a service.
 func TestDefaultErrorCodes(t *testing.T) {
+	t.Parallel()
 	cat, err := DefaultCatalog()
 	if err != nil {
 		t.Fatal(err)
@@ -135,6 +138,7 @@ func TestDefaultErrorCodes(t *testing.T) {
 // TestCatalogRefusesUncitedRows: a row without an https citation is a
 // catalog error, named.
 func TestCatalogRefusesUncitedRows(t *testing.T) {
+	t.Parallel()
 	for _, doc := range []string{"", "http://example.com/errors", "ftp://example.com/x", "https://", "errors page"} {
 		cat := Catalog{
 			Services:   []Service{{Slug: "p", ErrorCodes: "p"}},

@@ -325,6 +325,7 @@ func FuzzOpenRouter(f *testing.F) {
 // what live answers say (a "fast" variant, a status of -2); a status that
 // is absent or no integer is 0, left unread.
 func TestOpenRouterStatusAndQuantization(t *testing.T) {
+	t.Parallel()
 	edits := []func(ep map[string]any){
 		func(map[string]any) {}, // the example as it is: status 0, fp16
 		func(ep map[string]any) { ep["tag"], ep["status"], ep["quantization"] = "fireworks/fast", -2, "fp4" },

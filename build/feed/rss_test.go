@@ -330,6 +330,7 @@ func replaceOnce(t *testing.T, doc []byte, old, new string) []byte {
 // region is one incident naming the regions, and a test post is no
 // incident.
 func TestRSSRealXAIEvents(t *testing.T) {
+	t.Parallel()
 	type want struct {
 		id, headline, start, end string
 	}
@@ -391,6 +392,7 @@ func TestRSSRealXAIEvents(t *testing.T) {
 // only starts like a test is an event; a "Resolved:" line out of range
 // falls back to the item's dates.
 func TestRSSEvents(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 9, 3, 13, 30, 0, 0, time.UTC)
 	date := at.Format(time.RFC1123Z)
 	item := func(guid, title, description string) string {
