@@ -7,10 +7,11 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
-// apiIndex renders the API's index document (snapshot.APIIndex): every API
+// apiIndex renders the API's index document (api.APIIndex): every API
 // route of the table with its operation's id and summary, taken from the
 // hand-kept OpenAPI description, so that the index can neither name an
 // endpoint the server lacks nor leave one out. A route without an operation
@@ -34,15 +35,15 @@ func apiIndex(baseURL string, services int) ([]byte, error) {
 		return nil, fmt.Errorf("render %s: %w", snapshot.FileAPIIndex, err)
 	}
 	base := strings.TrimRight(baseURL, "/")
-	index := snapshot.APIIndex{
+	index := api.APIIndex{
 		Name: doc.Info.Title,
 		// The description's first paragraph; the rest is in openapi.json.
 		Description: strings.TrimSpace(strings.SplitN(doc.Info.Description, "\n\n", 2)[0]),
 		Version:     doc.Info.Version,
 		OpenAPI:     base + snapshot.PathOpenAPI,
-		Endpoints:   []snapshot.APIEndpoint{},
+		Endpoints:   []api.APIEndpoint{},
 		MCP:         base + snapshot.PathMCP,
-		License:     snapshot.License,
+		License:     api.License,
 	}
 	for _, rt := range snapshot.Routes() {
 		rel, ok := strings.CutPrefix(rt.Path, snapshot.APIBase)
@@ -53,7 +54,7 @@ func apiIndex(baseURL string, services int) ([]byte, error) {
 		if op == nil {
 			return nil, fmt.Errorf("render %s: route %s has no GET operation in openapi.json", snapshot.FileAPIIndex, rt.Path)
 		}
-		index.Endpoints = append(index.Endpoints, snapshot.APIEndpoint{
+		index.Endpoints = append(index.Endpoints, api.APIEndpoint{
 			OperationID: op.OperationID, Method: http.MethodGet, Href: base + rt.Path,
 			Templated: strings.Contains(rt.Path, "{"), Summary: op.Summary,
 		})

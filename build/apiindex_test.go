@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -18,17 +19,17 @@ func TestAPIIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var index snapshot.APIIndex
+	var index api.APIIndex
 	if err := json.Unmarshal(data, &index); err != nil {
 		t.Fatal(err)
 	}
-	if index.Name != "aistatus" || index.Version != "1.0.0" || index.License != snapshot.License ||
+	if index.Name != "aistatus" || index.Version != "1.0.0" || index.License != api.License ||
 		index.OpenAPI != openapiTestBase+snapshot.PathOpenAPI || index.MCP != openapiTestBase+snapshot.PathMCP ||
 		index.Description != fmt.Sprintf("A free, public, read-only JSON API telling whether %d AI services are up.", openapiTestServices) {
 		t.Errorf("index %+v", index)
 	}
 	doc := openapiLoad(t)
-	byHref := map[string]snapshot.APIEndpoint{}
+	byHref := map[string]api.APIEndpoint{}
 	for _, e := range index.Endpoints {
 		byHref[e.Href] = e
 	}

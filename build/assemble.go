@@ -5,8 +5,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/feed"
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/rs/zerolog"
 )
 
@@ -28,18 +30,18 @@ const SourceAlarmAfter = time.Hour
 type Observation struct {
 	// Feed is the outcome of reading the official feed; Feed.Status is what
 	// it declared when Feed.State is ok.
-	Feed snapshot.FeedSource
+	Feed api.FeedSource
 	// Incidents are the official incidents the feed listed.
-	Incidents []snapshot.Incident
+	Incidents []api.Incident
 	// Components are the page's components, marked in or out of scope.
-	Components []snapshot.Component
-	Probe      snapshot.ProbeSource
+	Components []api.Component
+	Probe      api.ProbeSource
 	// Surfaces are the service's other surfaces as the page declared them
 	// this cycle, in catalog order; nil without a page to read.
 	Surfaces []feed.SurfaceResult
 	// Completions are this cycle's measured completions, by model id; nil
 	// when none was sent (no key, or not due).
-	Completions map[string]snapshot.CompletionSample
+	Completions map[string]api.CompletionSample
 	// Timeline is set when Incidents are the page's incident timeline
 	// (feed.Result.Timeline), which may bridge the gap since the last check.
 	Timeline *feed.Timeline
@@ -47,8 +49,8 @@ type Observation struct {
 
 // declared is the status the official feed declared this cycle, if it was
 // read and declared one ("" and false otherwise).
-func (o Observation) declared() (snapshot.Status, bool) {
-	if o.Feed.State == snapshot.FeedOK && o.Feed.Status.Valid() && o.Feed.Status != snapshot.Unknown {
+func (o Observation) declared() (api.Status, bool) {
+	if o.Feed.State == api.FeedOK && o.Feed.Status.Valid() && o.Feed.Status != api.Unknown {
 		return o.Feed.Status, true
 	}
 	return "", false
@@ -56,12 +58,12 @@ func (o Observation) declared() (snapshot.Status, bool) {
 
 // ServiceState is a service's assembled state at the end of a cycle. Basis
 // is what Status rests on; a state made without one (not by Assemble) is
-// rendered with snapshot.BasisNone.
+// rendered with api.BasisNone.
 type ServiceState struct {
-	Status     snapshot.Status
-	Basis      snapshot.Basis
-	Sources    snapshot.Sources
-	Components []snapshot.Component
+	Status     api.Status
+	Basis      api.Basis
+	Sources    api.Sources
+	Components []api.Component
 	// Surfaces are the service's other surfaces this cycle (see
 	// Observation.Surfaces): the page's word alone, never held.
 	Surfaces []feed.SurfaceResult
@@ -77,25 +79,25 @@ type ServiceState struct {
 //     data, no incident opened or advanced. This is logged as an error.
 //  2. The official feed's declared status wins when the feed was read and
 //     declared one — unless our own measurement contradicts it: when
-//     snapshot.ProbeIncidentAfter probes in a row have failed while the page says
+//     api.ProbeIncidentAfter probes in a row have failed while the page says
 //     operational or degraded, the status is a major outage and the
 //     disagreement is published; while our own incident is still open
 //     (until the probe has answered ProbeRecoveryAfter times in a row,
 //     even if it fails again in between), an "operational" page reads
 //     degraded. We never publish "operational" beside an open incident of
 //     ours.
-//  3. Otherwise, snapshot.ProbeIncidentAfter failed probes in a row are a major
+//  3. Otherwise, api.ProbeIncidentAfter failed probes in a row are a major
 //     outage (and our own incident). The re-probes that confirm a failure
 //     within the cycle (Confirm) count each: a host that stays down gets
 //     there in one cycle.
 //  4. A feed that fails after declaring a status keeps that status for up to
-//     snapshot.MaxHold (the page's last word stands in), so a feed that
+//     history.MaxHold (the page's last word stands in), so a feed that
 //     refuses every other request does not flap an official outage to
 //     unknown; while our own incident is open, an "operational" last word
 //     reads degraded, as in rule 2.
 //  5. Otherwise our probes alone decide, and they can only show an outage
 //     (rule 3): a host that answers reads unknown, and so does a probe that
-//     failed fewer than snapshot.ProbeIncidentAfter times.
+//     failed fewer than api.ProbeIncidentAfter times.
 //  6. With neither feed nor probe, the status is unknown, never an outage.
 //
 // Reachability alone never reads operational. Our probe sends no key: an
@@ -110,10 +112,10 @@ type ServiceState struct {
 // 4), is still the page's word. This keeps the rule for our own network:
 // with no internet, the probes are discarded and no page is read, and
 // every service reads unknown, never an outage and never operational.
-func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observation, now time.Time, log zerolog.Logger) map[string]ServiceState {
+func Assemble(h *history.History, cat catalog.Catalog, obs map[string]Observation, now time.Time, log zerolog.Logger) map[string]ServiceState {
 	offline := discardFailedProbes(obs, log)
 	h.StartChangeLog(now)
-	before := make(map[string]snapshot.Incident, len(h.Incidents))
+	before := make(map[string]api.Incident, len(h.Incidents))
 	for _, inc := range h.Incidents {
 		before[inc.ID] = inc
 	}
@@ -136,30 +138,30 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 		if bridge {
 			creditTimeline(h, sh, svc.Slug, before, o, now)
 		}
-		if o.Feed.State == snapshot.FeedOK && o.Timeline != nil {
+		if o.Feed.State == api.FeedOK && o.Timeline != nil {
 			sh.TimelineAt = now
 		}
 
 		if prev := sh.LastStatus; prev != status && (prev == "" || now.After(sh.LastChecked)) {
-			h.AddChange(snapshot.Change{Type: snapshot.ChangeStatus, Service: svc.Slug, Time: now, OldStatus: prev, NewStatus: status})
+			h.AddChange(api.Change{Type: api.ChangeStatus, Service: svc.Slug, Time: now, OldStatus: prev, NewStatus: status})
 		}
 		sh.Record(now, status, o.Probe.LatencyMs)
 		recordSurfaces(sh, o.Surfaces, now)
-		if opened && status == snapshot.MajorOutage {
+		if opened && status == api.MajorOutage {
 			// Our incident starts at the first failed probe; so does the
 			// downtime, though the first two left the status as it was.
-			sh.Restate(sh.FailingSince, snapshot.MajorOutage)
+			sh.Restate(sh.FailingSince, api.MajorOutage)
 		}
 		states[svc.Slug] = ServiceState{
 			Status:     status,
 			Basis:      basis,
-			Sources:    snapshot.Sources{Feed: o.Feed, Probe: o.Probe, Disagreement: disagreement},
+			Sources:    api.Sources{Feed: o.Feed, Probe: o.Probe, Disagreement: disagreement},
 			Components: o.Components,
 			Surfaces:   o.Surfaces,
 			CheckedAt:  now,
 		}
 	}
-	snapshot.SortIncidents(h.Incidents)
+	api.SortIncidents(h.Incidents)
 	logIncidentChanges(h, before, now)
 	// The daily rows are taken before the buckets they come from are pruned.
 	h.RollUp(now)
@@ -172,18 +174,18 @@ func Assemble(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observat
 // incidents: opened (an incident already over when first seen is opened and
 // resolved at once), updated (severity, status or headline) and resolved.
 // Oldest incidents first, so that the log reads in the order things began.
-func logIncidentChanges(h *snapshot.History, before map[string]snapshot.Incident, now time.Time) {
+func logIncidentChanges(h *history.History, before map[string]api.Incident, now time.Time) {
 	for i := len(h.Incidents) - 1; i >= 0; i-- {
 		inc := h.Incidents[i]
 		old, known := before[inc.ID]
-		add := func(t snapshot.ChangeType, changed []string) {
+		add := func(t api.ChangeType, changed []string) {
 			c := inc
-			h.AddChange(snapshot.Change{Type: t, Service: inc.Service, Time: now, Incident: &c, Changed: changed})
+			h.AddChange(api.Change{Type: t, Service: inc.Service, Time: now, Incident: &c, Changed: changed})
 		}
 		if !known {
-			add(snapshot.ChangeIncidentOpened, nil)
+			add(api.ChangeIncidentOpened, nil)
 			if !inc.Open() {
-				add(snapshot.ChangeIncidentResolved, nil)
+				add(api.ChangeIncidentResolved, nil)
 			}
 			continue
 		}
@@ -199,12 +201,12 @@ func logIncidentChanges(h *snapshot.History, before map[string]snapshot.Incident
 		}
 		switch {
 		case old.Open() && !inc.Open():
-			add(snapshot.ChangeIncidentResolved, changed)
+			add(api.ChangeIncidentResolved, changed)
 		case !old.Open() && inc.Open():
 			// Reopened upstream: an update that makes it open again.
-			add(snapshot.ChangeIncidentUpdated, append(changed, "endedAt"))
+			add(api.ChangeIncidentUpdated, append(changed, "endedAt"))
 		case len(changed) > 0:
-			add(snapshot.ChangeIncidentUpdated, changed)
+			add(api.ChangeIncidentUpdated, changed)
 		}
 	}
 }
@@ -214,9 +216,9 @@ func discardFailedProbes(obs map[string]Observation, log zerolog.Logger) bool {
 	probed, failed := 0, 0
 	for _, o := range obs {
 		switch o.Probe.State {
-		case snapshot.ProbeOK:
+		case api.ProbeOK:
 			probed++
-		case snapshot.ProbeFailed:
+		case api.ProbeFailed:
 			probed++
 			failed++
 		}
@@ -227,8 +229,8 @@ func discardFailedProbes(obs map[string]Observation, log zerolog.Logger) bool {
 	log.Error().Int("failed", failed).Int("probed", probed).
 		Msg("most probes failed at once: blaming our own network, recording them as unknown")
 	for slug, o := range obs {
-		if o.Probe.State == snapshot.ProbeFailed {
-			o.Probe.State = snapshot.ProbeDiscarded
+		if o.Probe.State == api.ProbeFailed {
+			o.Probe.State = api.ProbeDiscarded
 			obs[slug] = o
 		}
 	}
@@ -236,70 +238,70 @@ func discardFailedProbes(obs map[string]Observation, log zerolog.Logger) bool {
 }
 
 // decideStatus implements rules 2 to 6, after trackProbe has counted this
-// cycle's probe: the status, what it rests on (snapshot.Basis), and the
+// cycle's probe: the status, what it rests on (api.Basis), and the
 // disagreement with the official page, if our measurement overrules it.
 // offline is rule 1's verdict: then no earlier word is held either, since
 // nothing was checked.
-func decideStatus(o Observation, sh *snapshot.ServiceHistory, incidents incidentSet, now time.Time, offline bool) (snapshot.Status, snapshot.Basis, *snapshot.Disagreement) {
-	failing := o.Probe.State == snapshot.ProbeFailed && sh.FailedProbes >= snapshot.ProbeIncidentAfter
+func decideStatus(o Observation, sh *history.ServiceHistory, incidents incidentSet, now time.Time, offline bool) (api.Status, api.Basis, *api.Disagreement) {
+	failing := o.Probe.State == api.ProbeFailed && sh.FailedProbes >= api.ProbeIncidentAfter
 	// Our incident stays open until ProbeRecoveryAfter answers in a row,
 	// through a probe that fails again in between.
 	ourIncident := sh.ProbeIncident != ""
 	official, _ := o.declared()
 	switch {
-	case official != "" && failing && (official == snapshot.Operational || official == snapshot.Degraded):
-		return snapshot.MajorOutage, snapshot.BasisProbe, &snapshot.Disagreement{By: snapshot.EvidenceProbe,
-			Since: sh.FailingSince, Official: official, Measured: snapshot.MajorOutage,
+	case official != "" && failing && (official == api.Operational || official == api.Degraded):
+		return api.MajorOutage, api.BasisProbe, &api.Disagreement{By: api.EvidenceProbe,
+			Since: sh.FailingSince, Official: official, Measured: api.MajorOutage,
 			Detail: fmt.Sprintf("Our probes of the API have failed %d times in a row since %s, while the official status page says %s.",
 				sh.FailedProbes, sh.FailingSince.UTC().Format(time.RFC3339), official),
 		}
-	case official == snapshot.Operational && ourIncident:
+	case official == api.Operational && ourIncident:
 		since := now
 		if inc := incidents.get(sh.ProbeIncident); inc != nil {
 			since = inc.StartedAt
 		}
 		detail := fmt.Sprintf("Our probes of the API answer again, but after an outage that began %s we wait for %d answers in a row before calling it recovered; the official status page says operational.",
 			since.UTC().Format(time.RFC3339), ProbeRecoveryAfter)
-		if o.Probe.State != snapshot.ProbeOK {
+		if o.Probe.State != api.ProbeOK {
 			detail = fmt.Sprintf("Our own incident, for an outage that began %s, stays open until our probes of the API answer %d times in a row, which they have not; the official status page says operational.",
 				since.UTC().Format(time.RFC3339), ProbeRecoveryAfter)
 		}
-		return snapshot.Degraded, snapshot.BasisProbe, &snapshot.Disagreement{By: snapshot.EvidenceProbe,
-			Since: since, Official: official, Measured: snapshot.Degraded, Detail: detail,
+		return api.Degraded, api.BasisProbe, &api.Disagreement{By: api.EvidenceProbe,
+			Since: since, Official: official, Measured: api.Degraded, Detail: detail,
 		}
 	case official != "":
-		return official, snapshot.BasisOfficial, nil
+		return official, api.BasisOfficial, nil
 	case failing:
-		return snapshot.MajorOutage, snapshot.BasisProbe, nil
+		return api.MajorOutage, api.BasisProbe, nil
 	}
 	// The page has no word this cycle: its last one stands in while it may
 	// (rule 4); without it, reachability alone (rule 5), which is never
 	// operational.
-	if held := sh.LastFeedStatus; !offline && held != "" && now.Sub(sh.LastFeedAt) <= snapshot.MaxHold {
-		if held == snapshot.Operational && ourIncident {
-			return snapshot.Degraded, snapshot.BasisProbe, nil
+	if held := sh.LastFeedStatus; !offline && held != "" && now.Sub(sh.LastFeedAt) <= history.MaxHold {
+		if held == api.Operational && ourIncident {
+			return api.Degraded, api.BasisProbe, nil
 		}
-		return held, snapshot.BasisOfficial, nil
+		return held, api.BasisOfficial, nil
 	}
 	switch o.Probe.State {
-	case snapshot.ProbeOK, snapshot.ProbeFailed:
+	case api.ProbeOK, api.ProbeFailed:
 		// The host answered, or failed too few times to show an outage.
-		return snapshot.Unknown, snapshot.BasisProbe, nil
+		return api.Unknown, api.BasisProbe, nil
 	}
 	// No probe, or one discarded with most others (our network): nothing.
-	return snapshot.Unknown, snapshot.BasisNone, nil
+	return api.Unknown, api.BasisNone, nil
 }
 
 // trackFeed keeps the health of the official source: the last good read,
 // the run of failures, and changes in the roster of in-scope components. It
 // fills the health fields of o.Feed from the history.
-func trackFeed(sh *snapshot.ServiceHistory, svc snapshot.Service, o *Observation, now time.Time, log zerolog.Logger) {
+func trackFeed(sh *history.ServiceHistory, svc catalog.Service, o *Observation, now time.Time, log zerolog.Logger) {
 	fh := &sh.Feed
 	switch o.Feed.State {
-	case snapshot.FeedOK:
+	case api.FeedOK:
 		fh.LastOKAt, fh.Failures, fh.FailingSince, fh.LastFailure = now, 0, time.Time{}, ""
 		trackRoster(fh, svc, o.Components, now, log)
-	case snapshot.FeedError:
+	case api.FeedError:
 		if fh.Failures == 0 {
 			fh.FailingSince = now
 		}
@@ -323,7 +325,7 @@ func trackFeed(sh *snapshot.ServiceHistory, svc snapshot.Service, o *Observation
 // trackRoster notices a change in the set of in-scope components: a
 // component added to or removed from the API on the page, or ids that
 // rotated, which may call for a change of scope.
-func trackRoster(fh *snapshot.FeedHealth, svc snapshot.Service, comps []snapshot.Component, now time.Time, log zerolog.Logger) {
+func trackRoster(fh *history.FeedHealth, svc catalog.Service, comps []api.Component, now time.Time, log zerolog.Logger) {
 	if comps == nil {
 		return // a format without components
 	}
@@ -365,11 +367,11 @@ func timePtr(t time.Time) *time.Time {
 // feedDeclaresOutage reports whether the official feed already explains a
 // failing probe, in which case the official incident covers it.
 func feedDeclaresOutage(o Observation) bool {
-	if o.Feed.State != snapshot.FeedOK {
+	if o.Feed.State != api.FeedOK {
 		return false
 	}
 	switch o.Feed.Status {
-	case snapshot.PartialOutage, snapshot.MajorOutage, snapshot.Maintenance:
+	case api.PartialOutage, api.MajorOutage, api.Maintenance:
 		return true
 	}
 	return false
@@ -377,9 +379,9 @@ func feedDeclaresOutage(o Observation) bool {
 
 // trackProbe counts failed and successful probes and opens or closes our own
 // incident. It reports whether it opened one.
-func trackProbe(incidents incidentSet, svc snapshot.Service, sh *snapshot.ServiceHistory, o Observation, now time.Time) (opened bool) {
+func trackProbe(incidents incidentSet, svc catalog.Service, sh *history.ServiceHistory, o Observation, now time.Time) (opened bool) {
 	switch o.Probe.State {
-	case snapshot.ProbeFailed:
+	case api.ProbeFailed:
 		sh.OKProbes, sh.OKSince = 0, time.Time{}
 		if feedDeclaresOutage(o) && sh.ProbeIncident == "" {
 			sh.FailedProbes, sh.FailingSince = 0, time.Time{}
@@ -391,15 +393,15 @@ func trackProbe(incidents incidentSet, svc snapshot.Service, sh *snapshot.Servic
 		// Each failed probe of the cycle counts: the first and the
 		// re-probes that confirmed it (Confirm).
 		sh.FailedProbes += max(1, o.Probe.Attempts)
-		if sh.FailedProbes >= snapshot.ProbeIncidentAfter && sh.ProbeIncident == "" {
-			inc := snapshot.Incident{
-				ID:        snapshot.ProbeIncidentID(svc.Slug, sh.FailingSince),
+		if sh.FailedProbes >= api.ProbeIncidentAfter && sh.ProbeIncident == "" {
+			inc := api.Incident{
+				ID:        api.ProbeIncidentID(svc.Slug, sh.FailingSince),
 				Service:   svc.Slug,
 				Headline:  fmt.Sprintf("%s API not reachable from aistatus probes", svc.Name),
-				Severity:  snapshot.Major,
+				Severity:  api.Major,
 				StartedAt: sh.FailingSince,
 				Status:    "ongoing",
-				Source:    snapshot.SourceProbe,
+				Source:    api.SourceProbe,
 				URL:       svc.StatusPage,
 				UpdatedAt: now,
 			}
@@ -407,7 +409,7 @@ func trackProbe(incidents incidentSet, svc snapshot.Service, sh *snapshot.Servic
 			sh.ProbeIncident = inc.ID
 			return true
 		}
-	case snapshot.ProbeOK:
+	case api.ProbeOK:
 		sh.FailedProbes, sh.FailingSince = 0, time.Time{}
 		if sh.OKProbes == 0 {
 			sh.OKSince = now
@@ -427,10 +429,10 @@ func trackProbe(incidents incidentSet, svc snapshot.Service, sh *snapshot.Servic
 
 // mergeOfficial folds the feed's incidents into the retained ones. An open
 // official incident that a successfully read feed no longer lists has ended.
-// At most snapshot.MaxNewIncidentsPerFeed incidents not yet retained are
+// At most history.MaxNewIncidentsPerFeed incidents not yet retained are
 // added per cycle, the newest first (capNew).
 func mergeOfficial(incidents incidentSet, slug string, o Observation, now time.Time, log zerolog.Logger) {
-	if o.Feed.State != snapshot.FeedOK {
+	if o.Feed.State != api.FeedOK {
 		return
 	}
 	listed := make(map[string]bool, len(o.Incidents))
@@ -442,7 +444,7 @@ func mergeOfficial(incidents incidentSet, slug string, o Observation, now time.T
 	}
 	for i := range incidents.h.Incidents {
 		inc := &incidents.h.Incidents[i]
-		if inc.Service == slug && inc.Source == snapshot.SourceOfficial && inc.Open() && !listed[inc.ID] {
+		if inc.Service == slug && inc.Source == api.SourceOfficial && inc.Open() && !listed[inc.ID] {
 			ended := now
 			inc.EndedAt, inc.Status, inc.UpdatedAt = &ended, "resolved", now
 		}
@@ -450,26 +452,26 @@ func mergeOfficial(incidents incidentSet, slug string, o Observation, now time.T
 }
 
 // capNew returns the feed's incidents with those not yet retained cut to
-// the newest snapshot.MaxNewIncidentsPerFeed, saying so in one log line: a
+// the newest history.MaxNewIncidentsPerFeed, saying so in one log line: a
 // feed that lists thousands of fresh incidents a cycle must not fill the
 // retention caps in a few cycles (the pruning is also fair between
 // services, so the others' history stays whole either way).
-func capNew(incidents incidentSet, slug string, listed []snapshot.Incident, log zerolog.Logger) []snapshot.Incident {
-	var fresh []snapshot.Incident
+func capNew(incidents incidentSet, slug string, listed []api.Incident, log zerolog.Logger) []api.Incident {
+	var fresh []api.Incident
 	for _, inc := range listed {
 		if incidents.get(inc.ID) == nil {
 			fresh = append(fresh, inc)
 		}
 	}
-	if len(fresh) <= snapshot.MaxNewIncidentsPerFeed {
+	if len(fresh) <= history.MaxNewIncidentsPerFeed {
 		return listed
 	}
-	snapshot.SortIncidents(fresh)
-	taken := make(map[string]bool, snapshot.MaxNewIncidentsPerFeed)
-	for _, inc := range fresh[:snapshot.MaxNewIncidentsPerFeed] {
+	api.SortIncidents(fresh)
+	taken := make(map[string]bool, history.MaxNewIncidentsPerFeed)
+	for _, inc := range fresh[:history.MaxNewIncidentsPerFeed] {
 		taken[inc.ID] = true
 	}
-	kept := make([]snapshot.Incident, 0, len(listed)-len(fresh)+len(taken))
+	kept := make([]api.Incident, 0, len(listed)-len(fresh)+len(taken))
 	for _, inc := range listed {
 		if taken[inc.ID] || incidents.get(inc.ID) != nil {
 			kept = append(kept, inc)
@@ -482,11 +484,11 @@ func capNew(incidents incidentSet, slug string, listed []snapshot.Incident, log 
 
 // incidentSet indexes the retained incidents by id for one cycle.
 type incidentSet struct {
-	h     *snapshot.History
+	h     *history.History
 	index map[string]int
 }
 
-func newIncidentSet(h *snapshot.History) incidentSet {
+func newIncidentSet(h *history.History) incidentSet {
 	s := incidentSet{h: h, index: make(map[string]int, len(h.Incidents))}
 	for i, inc := range h.Incidents {
 		s.index[inc.ID] = i
@@ -495,7 +497,7 @@ func newIncidentSet(h *snapshot.History) incidentSet {
 }
 
 // get returns the incident with the given id, or nil.
-func (s incidentSet) get(id string) *snapshot.Incident {
+func (s incidentSet) get(id string) *api.Incident {
 	if i, ok := s.index[id]; ok {
 		return &s.h.Incidents[i]
 	}
@@ -503,7 +505,7 @@ func (s incidentSet) get(id string) *snapshot.Incident {
 }
 
 // put adds inc, or replaces the incident with the same id.
-func (s incidentSet) put(inc snapshot.Incident) {
+func (s incidentSet) put(inc api.Incident) {
 	if i, ok := s.index[inc.ID]; ok {
 		s.h.Incidents[i] = inc
 		return

@@ -8,7 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/rs/zerolog"
 )
 
@@ -17,29 +19,29 @@ import (
 
 var asmNow = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 
-var asmCatalog = snapshot.Catalog{Services: []snapshot.Service{{Slug: "svc", Name: "Svc", StatusPage: "https://status.svc.example"}}}
+var asmCatalog = catalog.Catalog{Services: []catalog.Service{{Slug: "svc", Name: "Svc", StatusPage: "https://status.svc.example"}}}
 
-func feedOK(st snapshot.Status) snapshot.FeedSource {
-	return snapshot.FeedSource{Format: snapshot.FormatStatuspage, State: snapshot.FeedOK, Status: st}
+func feedOK(st api.Status) api.FeedSource {
+	return api.FeedSource{Format: catalog.FormatStatuspage, State: api.FeedOK, Status: st}
 }
 
 var (
-	feedFailed = snapshot.FeedSource{Format: snapshot.FormatStatuspage, State: snapshot.FeedError, Error: "HTTP 403", Failure: snapshot.FailureHTTP}
-	feedNone   = snapshot.FeedSource{Format: snapshot.FormatNone, State: snapshot.FeedNone}
-	probeOK    = snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: new(12.5), HTTPStatus: 401}
-	probeDown  = snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "connection refused"}
-	probeNone  = snapshot.ProbeSource{State: snapshot.ProbeNone}
+	feedFailed = api.FeedSource{Format: catalog.FormatStatuspage, State: api.FeedError, Error: "HTTP 403", Failure: api.FailureHTTP}
+	feedNone   = api.FeedSource{Format: catalog.FormatNone, State: api.FeedNone}
+	probeOK    = api.ProbeSource{State: api.ProbeOK, LatencyMs: new(12.5), HTTPStatus: 401}
+	probeDown  = api.ProbeSource{State: api.ProbeFailed, Error: "connection refused"}
+	probeNone  = api.ProbeSource{State: api.ProbeNone}
 )
 
 // assembleOne runs one cycle of one service on history h at asmNow.
-func assembleOne(h *snapshot.History, o Observation) ServiceState {
+func assembleOne(h *history.History, o Observation) ServiceState {
 	return Assemble(h, asmCatalog, map[string]Observation{"svc": o}, asmNow, zerolog.Nop())["svc"]
 }
 
 // withHistory returns a history whose one service is sh, checked a minute
 // before asmNow with status last.
-func withHistory(sh snapshot.ServiceHistory) *snapshot.History {
-	h := snapshot.NewHistory()
+func withHistory(sh history.ServiceHistory) *history.History {
+	h := history.New()
 	if sh.LastStatus != "" {
 		sh.LastChecked = asmNow.Add(-time.Minute)
 	}
@@ -52,41 +54,41 @@ func TestAssembleStatus(t *testing.T) {
 	failingSince := asmNow.Add(-2 * time.Minute)
 	tests := []struct {
 		name     string
-		history  snapshot.ServiceHistory
+		history  history.ServiceHistory
 		obs      Observation
-		want     snapshot.Status
-		basis    snapshot.Basis
+		want     api.Status
+		basis    api.Basis
 		disagree bool // a disagreement with the official page is published
 		failed   int  // the consecutive failed probes counted afterwards
 	}{
-		{"page and probe agree", snapshot.ServiceHistory{}, Observation{Feed: feedOK(snapshot.Operational), Probe: probeOK},
-			snapshot.Operational, snapshot.BasisOfficial, false, 0},
-		{"the page's degraded wins over an answering probe", snapshot.ServiceHistory{}, Observation{Feed: feedOK(snapshot.Degraded), Probe: probeOK},
-			snapshot.Degraded, snapshot.BasisOfficial, false, 0},
-		{"second failed probe: the page's word holds", snapshot.ServiceHistory{LastStatus: snapshot.Operational, FailedProbes: 1, FailingSince: failingSince},
-			Observation{Feed: feedOK(snapshot.Operational), Probe: probeDown}, snapshot.Operational, snapshot.BasisOfficial, false, 2},
-		{"third failed probe overrules a calm page", snapshot.ServiceHistory{LastStatus: snapshot.Operational, FailedProbes: 2, FailingSince: failingSince},
-			Observation{Feed: feedOK(snapshot.Operational), Probe: probeDown}, snapshot.MajorOutage, snapshot.BasisProbe, true, 3},
-		{"third failed probe overrules a degraded page", snapshot.ServiceHistory{LastStatus: snapshot.Degraded, FailedProbes: 2, FailingSince: failingSince},
-			Observation{Feed: feedOK(snapshot.Degraded), Probe: probeDown}, snapshot.MajorOutage, snapshot.BasisProbe, true, 3},
-		{"a page declaring an outage explains the failures", snapshot.ServiceHistory{LastStatus: snapshot.PartialOutage, FailedProbes: 5, FailingSince: failingSince},
-			Observation{Feed: feedOK(snapshot.PartialOutage), Probe: probeDown}, snapshot.PartialOutage, snapshot.BasisOfficial, false, 0},
-		{"maintenance explains the failures", snapshot.ServiceHistory{LastStatus: snapshot.Maintenance, FailedProbes: 2, FailingSince: failingSince},
-			Observation{Feed: feedOK(snapshot.Maintenance), Probe: probeDown}, snapshot.Maintenance, snapshot.BasisOfficial, false, 0},
-		{"page silent, third failed probe", snapshot.ServiceHistory{LastStatus: snapshot.Operational, FailedProbes: 2, FailingSince: failingSince},
-			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.MajorOutage, snapshot.BasisProbe, false, 3},
-		{"no page, third failed probe", snapshot.ServiceHistory{LastStatus: snapshot.Operational, FailedProbes: 2, FailingSince: failingSince},
-			Observation{Feed: feedNone, Probe: probeDown}, snapshot.MajorOutage, snapshot.BasisProbe, false, 3},
-		{"page silent, a first failed probe is no outage, and keeps no earlier status", snapshot.ServiceHistory{LastStatus: snapshot.Degraded},
-			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.Unknown, snapshot.BasisProbe, false, 1},
-		{"a failing page keeps its word for a while", snapshot.ServiceHistory{LastStatus: snapshot.MajorOutage,
-			LastFeedStatus: snapshot.MajorOutage, LastFeedAt: asmNow.Add(-5 * time.Minute)},
-			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.MajorOutage, snapshot.BasisOfficial, false, 0},
-		{"…but not longer than MaxHold", snapshot.ServiceHistory{LastStatus: snapshot.MajorOutage,
-			LastFeedStatus: snapshot.MajorOutage, LastFeedAt: asmNow.Add(-snapshot.MaxHold - time.Minute)},
-			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.Unknown, snapshot.BasisProbe, false, 0},
-		{"no page, the probe answers", snapshot.ServiceHistory{}, Observation{Feed: feedNone, Probe: probeOK}, snapshot.Unknown, snapshot.BasisProbe, false, 0},
-		{"neither page nor probe", snapshot.ServiceHistory{}, Observation{Feed: feedFailed, Probe: probeNone}, snapshot.Unknown, snapshot.BasisNone, false, 0},
+		{"page and probe agree", history.ServiceHistory{}, Observation{Feed: feedOK(api.Operational), Probe: probeOK},
+			api.Operational, api.BasisOfficial, false, 0},
+		{"the page's degraded wins over an answering probe", history.ServiceHistory{}, Observation{Feed: feedOK(api.Degraded), Probe: probeOK},
+			api.Degraded, api.BasisOfficial, false, 0},
+		{"second failed probe: the page's word holds", history.ServiceHistory{LastStatus: api.Operational, FailedProbes: 1, FailingSince: failingSince},
+			Observation{Feed: feedOK(api.Operational), Probe: probeDown}, api.Operational, api.BasisOfficial, false, 2},
+		{"third failed probe overrules a calm page", history.ServiceHistory{LastStatus: api.Operational, FailedProbes: 2, FailingSince: failingSince},
+			Observation{Feed: feedOK(api.Operational), Probe: probeDown}, api.MajorOutage, api.BasisProbe, true, 3},
+		{"third failed probe overrules a degraded page", history.ServiceHistory{LastStatus: api.Degraded, FailedProbes: 2, FailingSince: failingSince},
+			Observation{Feed: feedOK(api.Degraded), Probe: probeDown}, api.MajorOutage, api.BasisProbe, true, 3},
+		{"a page declaring an outage explains the failures", history.ServiceHistory{LastStatus: api.PartialOutage, FailedProbes: 5, FailingSince: failingSince},
+			Observation{Feed: feedOK(api.PartialOutage), Probe: probeDown}, api.PartialOutage, api.BasisOfficial, false, 0},
+		{"maintenance explains the failures", history.ServiceHistory{LastStatus: api.Maintenance, FailedProbes: 2, FailingSince: failingSince},
+			Observation{Feed: feedOK(api.Maintenance), Probe: probeDown}, api.Maintenance, api.BasisOfficial, false, 0},
+		{"page silent, third failed probe", history.ServiceHistory{LastStatus: api.Operational, FailedProbes: 2, FailingSince: failingSince},
+			Observation{Feed: feedFailed, Probe: probeDown}, api.MajorOutage, api.BasisProbe, false, 3},
+		{"no page, third failed probe", history.ServiceHistory{LastStatus: api.Operational, FailedProbes: 2, FailingSince: failingSince},
+			Observation{Feed: feedNone, Probe: probeDown}, api.MajorOutage, api.BasisProbe, false, 3},
+		{"page silent, a first failed probe is no outage, and keeps no earlier status", history.ServiceHistory{LastStatus: api.Degraded},
+			Observation{Feed: feedFailed, Probe: probeDown}, api.Unknown, api.BasisProbe, false, 1},
+		{"a failing page keeps its word for a while", history.ServiceHistory{LastStatus: api.MajorOutage,
+			LastFeedStatus: api.MajorOutage, LastFeedAt: asmNow.Add(-5 * time.Minute)},
+			Observation{Feed: feedFailed, Probe: probeOK}, api.MajorOutage, api.BasisOfficial, false, 0},
+		{"…but not longer than MaxHold", history.ServiceHistory{LastStatus: api.MajorOutage,
+			LastFeedStatus: api.MajorOutage, LastFeedAt: asmNow.Add(-history.MaxHold - time.Minute)},
+			Observation{Feed: feedFailed, Probe: probeOK}, api.Unknown, api.BasisProbe, false, 0},
+		{"no page, the probe answers", history.ServiceHistory{}, Observation{Feed: feedNone, Probe: probeOK}, api.Unknown, api.BasisProbe, false, 0},
+		{"neither page nor probe", history.ServiceHistory{}, Observation{Feed: feedFailed, Probe: probeNone}, api.Unknown, api.BasisNone, false, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -108,7 +110,7 @@ func TestAssembleStatus(t *testing.T) {
 			if sh.LastStatus != st.Status || !sh.LastChecked.Equal(asmNow) {
 				t.Errorf("history not recorded: %s at %s", sh.LastStatus, sh.LastChecked)
 			}
-			if probeIncident := sh.ProbeIncident != ""; probeIncident != (tt.failed >= snapshot.ProbeIncidentAfter) {
+			if probeIncident := sh.ProbeIncident != ""; probeIncident != (tt.failed >= api.ProbeIncidentAfter) {
 				t.Errorf("probe incident %q after %d failures", sh.ProbeIncident, tt.failed)
 			}
 		})
@@ -122,55 +124,55 @@ func TestAssembleStatus(t *testing.T) {
 // turns an operational word to degraded. Each row is one observation.
 func TestAssembleWithoutThePagesWord(t *testing.T) {
 	t.Parallel()
-	scopeLost := snapshot.FeedSource{Format: snapshot.FormatStatuspage, State: snapshot.FeedError, Failure: snapshot.FailureScope,
+	scopeLost := api.FeedSource{Format: catalog.FormatStatuspage, State: api.FeedError, Failure: api.FailureScope,
 		Error: "none of the page's 6 components is in the scope of Svc: the page changed, or the scope needs updating"}
-	said := func(st snapshot.Status, ago time.Duration) snapshot.ServiceHistory {
-		return snapshot.ServiceHistory{LastStatus: st, LastFeedStatus: st, LastFeedAt: asmNow.Add(-ago)}
+	said := func(st api.Status, ago time.Duration) history.ServiceHistory {
+		return history.ServiceHistory{LastStatus: st, LastFeedStatus: st, LastFeedAt: asmNow.Add(-ago)}
 	}
 	outage := asmNow.Add(-10 * time.Minute) // our incident, opened then, still open
-	open := func(sh snapshot.ServiceHistory) snapshot.ServiceHistory {
-		sh.ProbeIncident = snapshot.ProbeIncidentID("svc", outage)
+	open := func(sh history.ServiceHistory) history.ServiceHistory {
+		sh.ProbeIncident = api.ProbeIncidentID("svc", outage)
 		return sh
 	}
 	tests := []struct {
 		name    string
-		history snapshot.ServiceHistory
+		history history.ServiceHistory
 		obs     Observation
-		want    snapshot.Status
-		basis   snapshot.Basis
+		want    api.Status
+		basis   api.Basis
 	}{
-		{"the page's word, the host answers", snapshot.ServiceHistory{}, Observation{Feed: feedOK(snapshot.Operational), Probe: probeOK},
-			snapshot.Operational, snapshot.BasisOfficial},
-		{"scope matches nothing, the host answers 401", snapshot.ServiceHistory{}, Observation{Feed: scopeLost, Probe: probeOK},
-			snapshot.Unknown, snapshot.BasisProbe},
-		{"scope matches nothing, the page's last word is MaxHold old", said(snapshot.Operational, snapshot.MaxHold),
-			Observation{Feed: scopeLost, Probe: probeOK}, snapshot.Operational, snapshot.BasisOfficial},
-		{"scope matches nothing, the page's last word is older", said(snapshot.Operational, snapshot.MaxHold+time.Second),
-			Observation{Feed: scopeLost, Probe: probeOK}, snapshot.Unknown, snapshot.BasisProbe},
-		{"the page unreadable, its last word an outage", said(snapshot.MajorOutage, 5*time.Minute),
-			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.MajorOutage, snapshot.BasisOfficial},
-		{"the page unreadable, its last word holds through a failed probe", said(snapshot.Operational, 5*time.Minute),
-			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.Operational, snapshot.BasisOfficial},
-		{"the page unreadable, the host answers, no earlier word", snapshot.ServiceHistory{LastStatus: snapshot.Operational},
-			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.Unknown, snapshot.BasisProbe},
-		{"the page unreadable, no probe, its last word", said(snapshot.Degraded, 5*time.Minute),
-			Observation{Feed: feedFailed, Probe: probeNone}, snapshot.Degraded, snapshot.BasisOfficial},
-		{"the page unreadable, no probe, its last word too old", said(snapshot.Degraded, snapshot.MaxHold+time.Second),
-			Observation{Feed: feedFailed, Probe: probeNone}, snapshot.Unknown, snapshot.BasisNone},
-		{"no page, the host answers", snapshot.ServiceHistory{}, Observation{Feed: feedNone, Probe: probeOK}, snapshot.Unknown, snapshot.BasisProbe},
-		{"no page, no probe", snapshot.ServiceHistory{}, Observation{Feed: feedNone, Probe: probeNone}, snapshot.Unknown, snapshot.BasisNone},
-		{"no page, the host answers after our outage", open(snapshot.ServiceHistory{LastStatus: snapshot.MajorOutage}),
-			Observation{Feed: feedNone, Probe: probeOK}, snapshot.Unknown, snapshot.BasisProbe},
-		{"the page's last word operational, the host answers after our outage", open(said(snapshot.Operational, 5*time.Minute)),
-			Observation{Feed: feedFailed, Probe: probeOK}, snapshot.Degraded, snapshot.BasisProbe},
-		{"the page's last word operational, our incident open, a failed probe", open(said(snapshot.Operational, 5*time.Minute)),
-			Observation{Feed: feedFailed, Probe: probeDown}, snapshot.Degraded, snapshot.BasisProbe},
+		{"the page's word, the host answers", history.ServiceHistory{}, Observation{Feed: feedOK(api.Operational), Probe: probeOK},
+			api.Operational, api.BasisOfficial},
+		{"scope matches nothing, the host answers 401", history.ServiceHistory{}, Observation{Feed: scopeLost, Probe: probeOK},
+			api.Unknown, api.BasisProbe},
+		{"scope matches nothing, the page's last word is MaxHold old", said(api.Operational, history.MaxHold),
+			Observation{Feed: scopeLost, Probe: probeOK}, api.Operational, api.BasisOfficial},
+		{"scope matches nothing, the page's last word is older", said(api.Operational, history.MaxHold+time.Second),
+			Observation{Feed: scopeLost, Probe: probeOK}, api.Unknown, api.BasisProbe},
+		{"the page unreadable, its last word an outage", said(api.MajorOutage, 5*time.Minute),
+			Observation{Feed: feedFailed, Probe: probeOK}, api.MajorOutage, api.BasisOfficial},
+		{"the page unreadable, its last word holds through a failed probe", said(api.Operational, 5*time.Minute),
+			Observation{Feed: feedFailed, Probe: probeDown}, api.Operational, api.BasisOfficial},
+		{"the page unreadable, the host answers, no earlier word", history.ServiceHistory{LastStatus: api.Operational},
+			Observation{Feed: feedFailed, Probe: probeOK}, api.Unknown, api.BasisProbe},
+		{"the page unreadable, no probe, its last word", said(api.Degraded, 5*time.Minute),
+			Observation{Feed: feedFailed, Probe: probeNone}, api.Degraded, api.BasisOfficial},
+		{"the page unreadable, no probe, its last word too old", said(api.Degraded, history.MaxHold+time.Second),
+			Observation{Feed: feedFailed, Probe: probeNone}, api.Unknown, api.BasisNone},
+		{"no page, the host answers", history.ServiceHistory{}, Observation{Feed: feedNone, Probe: probeOK}, api.Unknown, api.BasisProbe},
+		{"no page, no probe", history.ServiceHistory{}, Observation{Feed: feedNone, Probe: probeNone}, api.Unknown, api.BasisNone},
+		{"no page, the host answers after our outage", open(history.ServiceHistory{LastStatus: api.MajorOutage}),
+			Observation{Feed: feedNone, Probe: probeOK}, api.Unknown, api.BasisProbe},
+		{"the page's last word operational, the host answers after our outage", open(said(api.Operational, 5*time.Minute)),
+			Observation{Feed: feedFailed, Probe: probeOK}, api.Degraded, api.BasisProbe},
+		{"the page's last word operational, our incident open, a failed probe", open(said(api.Operational, 5*time.Minute)),
+			Observation{Feed: feedFailed, Probe: probeDown}, api.Degraded, api.BasisProbe},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			h := withHistory(tt.history)
 			if tt.history.ProbeIncident != "" {
-				h.Incidents = []snapshot.Incident{ourIncident(outage)}
+				h.Incidents = []api.Incident{ourIncident(outage)}
 			}
 			st := assembleOne(h, tt.obs)
 			if st.Status != tt.want || st.Basis != tt.basis {
@@ -187,18 +189,18 @@ func TestAssembleWithoutThePagesWord(t *testing.T) {
 // failed probes are discarded, and no page's last word is held.
 func TestAssembleOffline(t *testing.T) {
 	t.Parallel()
-	cat := snapshot.Catalog{}
+	cat := catalog.Catalog{}
 	obs := map[string]Observation{}
-	h := snapshot.NewHistory()
-	offline := snapshot.FeedSource{Format: snapshot.FormatStatuspage, State: snapshot.FeedError, Error: "dial tcp: network is unreachable", Failure: snapshot.FailureNetwork}
+	h := history.New()
+	offline := api.FeedSource{Format: catalog.FormatStatuspage, State: api.FeedError, Error: "dial tcp: network is unreachable", Failure: api.FailureNetwork}
 	for _, slug := range []string{"a", "b", "c", "d"} {
-		cat.Services = append(cat.Services, snapshot.Service{Slug: slug, Name: slug})
+		cat.Services = append(cat.Services, catalog.Service{Slug: slug, Name: slug})
 		obs[slug] = Observation{Feed: offline, Probe: probeDown}
-		h.Services[slug] = &snapshot.ServiceHistory{LastStatus: snapshot.Operational, LastChecked: asmNow.Add(-time.Minute),
-			LastFeedStatus: snapshot.Operational, LastFeedAt: asmNow.Add(-time.Minute), FailedProbes: 2, FailingSince: asmNow.Add(-2 * time.Minute)}
+		h.Services[slug] = &history.ServiceHistory{LastStatus: api.Operational, LastChecked: asmNow.Add(-time.Minute),
+			LastFeedStatus: api.Operational, LastFeedAt: asmNow.Add(-time.Minute), FailedProbes: 2, FailingSince: asmNow.Add(-2 * time.Minute)}
 	}
 	for slug, st := range Assemble(h, cat, obs, asmNow, zerolog.Nop()) {
-		if st.Status != snapshot.Unknown || st.Basis != snapshot.BasisNone || st.Sources.Probe.State != snapshot.ProbeDiscarded {
+		if st.Status != api.Unknown || st.Basis != api.BasisNone || st.Sources.Probe.State != api.ProbeDiscarded {
 			t.Errorf("%s: %s (basis %s), probe %s; want unknown with nothing to go on, discarded", slug, st.Status, st.Basis, st.Sources.Probe.State)
 		}
 		if sh := h.Services[slug]; sh.FailedProbes != 2 || sh.ProbeIncident != "" {
@@ -215,38 +217,38 @@ func TestAssembleOffline(t *testing.T) {
 func TestAssembleBasisInvariants(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(21, 7))
-	feeds := []snapshot.FeedSource{feedFailed, feedNone}
-	for _, st := range snapshot.Statuses {
-		if st != snapshot.Unknown {
+	feeds := []api.FeedSource{feedFailed, feedNone}
+	for _, st := range api.Statuses {
+		if st != api.Unknown {
 			feeds = append(feeds, feedOK(st))
 		}
 	}
 	for run := range 50 {
 		// A service has a probe URL or not, for the whole run.
-		probes := []snapshot.ProbeSource{probeOK, probeDown, probeDown}
+		probes := []api.ProbeSource{probeOK, probeDown, probeDown}
 		if run%5 == 0 {
-			probes = []snapshot.ProbeSource{probeNone}
+			probes = []api.ProbeSource{probeNone}
 		}
-		h := snapshot.NewHistory()
+		h := history.New()
 		at := asmNow
 		for cycle := range 200 {
 			o := Observation{Feed: feeds[rng.IntN(len(feeds))], Probe: probes[rng.IntN(len(probes))]}
 			st := Assemble(h, asmCatalog, map[string]Observation{"svc": o}, at, zerolog.Nop())["svc"]
 			var ok bool
 			switch st.Basis {
-			case snapshot.BasisOfficial:
-				ok = st.Status != snapshot.Unknown && st.Sources.Disagreement == nil
-			case snapshot.BasisProbe:
-				ok = st.Status == snapshot.MajorOutage || st.Status == snapshot.Unknown ||
-					st.Status == snapshot.Degraded && h.Services["svc"].ProbeIncident != ""
-			case snapshot.BasisNone:
-				ok = st.Status == snapshot.Unknown && st.Sources.Disagreement == nil
+			case api.BasisOfficial:
+				ok = st.Status != api.Unknown && st.Sources.Disagreement == nil
+			case api.BasisProbe:
+				ok = st.Status == api.MajorOutage || st.Status == api.Unknown ||
+					st.Status == api.Degraded && h.Services["svc"].ProbeIncident != ""
+			case api.BasisNone:
+				ok = st.Status == api.Unknown && st.Sources.Disagreement == nil
 			}
 			if !ok {
 				t.Fatalf("run %d, cycle %d: %s with basis %q (disagreement %+v) after feed %s/%s, probe %s",
 					run, cycle, st.Status, st.Basis, st.Sources.Disagreement, o.Feed.State, o.Feed.Status, o.Probe.State)
 			}
-			if st.Status == snapshot.Operational && h.Services["svc"].ProbeIncident != "" {
+			if st.Status == api.Operational && h.Services["svc"].ProbeIncident != "" {
 				t.Fatalf("run %d, cycle %d: operational beside our open incident, after feed %s/%s, probe %s",
 					run, cycle, o.Feed.State, o.Feed.Status, o.Probe.State)
 			}
@@ -256,17 +258,17 @@ func TestAssembleBasisInvariants(t *testing.T) {
 }
 
 // ourIncident is an open incident of our probes on svc, started at start.
-func ourIncident(start time.Time) snapshot.Incident {
-	return snapshot.Incident{ID: snapshot.ProbeIncidentID("svc", start), Service: "svc", Headline: "Svc API not reachable",
-		Severity: snapshot.Major, StartedAt: start, Status: "ongoing", Source: snapshot.SourceProbe, UpdatedAt: start}
+func ourIncident(start time.Time) api.Incident {
+	return api.Incident{ID: api.ProbeIncidentID("svc", start), Service: "svc", Headline: "Svc API not reachable",
+		Severity: api.Major, StartedAt: start, Status: "ongoing", Source: api.SourceProbe, UpdatedAt: start}
 }
 
 // withOurOutage is a history whose one service is in an outage our probes
 // found, our incident open since start.
-func withOurOutage(start time.Time) *snapshot.History {
+func withOurOutage(start time.Time) *history.History {
 	inc := ourIncident(start)
-	h := withHistory(snapshot.ServiceHistory{LastStatus: snapshot.MajorOutage, ProbeIncident: inc.ID})
-	h.Incidents = []snapshot.Incident{inc}
+	h := withHistory(history.ServiceHistory{LastStatus: api.MajorOutage, ProbeIncident: inc.ID})
+	h.Incidents = []api.Incident{inc}
 	return h
 }
 
@@ -278,16 +280,16 @@ func TestAssembleRecovery(t *testing.T) {
 	start := asmNow.Add(-10 * time.Minute)
 	h := withOurOutage(start)
 
-	st := assembleOne(h, Observation{Feed: feedOK(snapshot.Operational), Probe: probeOK})
-	if st.Status != snapshot.Degraded || st.Basis != snapshot.BasisProbe || st.Sources.Disagreement == nil || !st.Sources.Disagreement.Since.Equal(start) {
+	st := assembleOne(h, Observation{Feed: feedOK(api.Operational), Probe: probeOK})
+	if st.Status != api.Degraded || st.Basis != api.BasisProbe || st.Sources.Disagreement == nil || !st.Sources.Disagreement.Since.Equal(start) {
 		t.Fatalf("first answer: %s (basis %s), disagreement %+v; want degraded by our probes since %s", st.Status, st.Basis, st.Sources.Disagreement, start)
 	}
 	if h.Incidents[0].EndedAt != nil {
 		t.Fatal("incident closed after one answer")
 	}
 
-	st = Assemble(h, asmCatalog, map[string]Observation{"svc": {Feed: feedOK(snapshot.Operational), Probe: probeOK}}, asmNow.Add(time.Minute), zerolog.Nop())["svc"]
-	if st.Status != snapshot.Operational || st.Basis != snapshot.BasisOfficial || st.Sources.Disagreement != nil {
+	st = Assemble(h, asmCatalog, map[string]Observation{"svc": {Feed: feedOK(api.Operational), Probe: probeOK}}, asmNow.Add(time.Minute), zerolog.Nop())["svc"]
+	if st.Status != api.Operational || st.Basis != api.BasisOfficial || st.Sources.Disagreement != nil {
 		t.Fatalf("second answer: %s (basis %s), disagreement %+v", st.Status, st.Basis, st.Sources.Disagreement)
 	}
 	if inc := h.Incidents[0]; inc.EndedAt == nil || !inc.EndedAt.Equal(asmNow) || inc.Status != "resolved" {
@@ -304,16 +306,16 @@ func TestAssembleRelapse(t *testing.T) {
 	h := withOurOutage(start)
 	at := asmNow
 	for i, tt := range []struct {
-		probe snapshot.ProbeSource
-		want  snapshot.Status
+		probe api.ProbeSource
+		want  api.Status
 		says  string // in the disagreement's detail; "" for none
 	}{
-		{probeOK, snapshot.Degraded, "answer again"},
-		{probeDown, snapshot.Degraded, "stays open until our probes of the API answer 2 times in a row"},
-		{probeOK, snapshot.Degraded, "answer again"},
-		{probeOK, snapshot.Operational, ""},
+		{probeOK, api.Degraded, "answer again"},
+		{probeDown, api.Degraded, "stays open until our probes of the API answer 2 times in a row"},
+		{probeOK, api.Degraded, "answer again"},
+		{probeOK, api.Operational, ""},
 	} {
-		st := Assemble(h, asmCatalog, map[string]Observation{"svc": {Feed: feedOK(snapshot.Operational), Probe: tt.probe}}, at, zerolog.Nop())["svc"]
+		st := Assemble(h, asmCatalog, map[string]Observation{"svc": {Feed: feedOK(api.Operational), Probe: tt.probe}}, at, zerolog.Nop())["svc"]
 		d := st.Sources.Disagreement
 		if st.Status != tt.want || (d == nil) != (tt.says == "") || d != nil && (!strings.Contains(d.Detail, tt.says) || !d.Since.Equal(start)) {
 			t.Fatalf("cycle %d (probe %s): %s, disagreement %+v; want %s saying %q", i, tt.probe.State, st.Status, d, tt.want, tt.says)
@@ -327,23 +329,23 @@ func TestAssembleRelapse(t *testing.T) {
 
 func TestAssembleSourceHealth(t *testing.T) {
 	t.Parallel()
-	h := snapshot.NewHistory()
+	h := history.New()
 	at := asmNow
-	cycle := func(o Observation) snapshot.FeedSource {
+	cycle := func(o Observation) api.FeedSource {
 		t.Helper()
 		st := Assemble(h, asmCatalog, map[string]Observation{"svc": o}, at, zerolog.Nop())["svc"]
 		at = at.Add(time.Minute)
 		return st.Sources.Feed
 	}
-	comps := func(names ...string) []snapshot.Component {
-		var out []snapshot.Component
+	comps := func(names ...string) []api.Component {
+		var out []api.Component
 		for _, n := range names {
-			out = append(out, snapshot.Component{ID: "id-" + n, Name: n, Status: snapshot.Operational, InScope: n != "Website"})
+			out = append(out, api.Component{ID: "id-" + n, Name: n, Status: api.Operational, InScope: n != "Website"})
 		}
 		return out
 	}
 
-	f := cycle(Observation{Feed: feedOK(snapshot.Operational), Components: comps("Chat", "Embeddings", "Website"), Probe: probeOK})
+	f := cycle(Observation{Feed: feedOK(api.Operational), Components: comps("Chat", "Embeddings", "Website"), Probe: probeOK})
 	if f.LastOKAt == nil || !f.LastOKAt.Equal(asmNow) || f.ConsecutiveFailures != 0 || f.FailingSince != nil || f.RosterChangedAt != nil {
 		t.Fatalf("first good read: %+v", f)
 	}
@@ -357,12 +359,12 @@ func TestAssembleSourceHealth(t *testing.T) {
 			t.Fatalf("failure %d: %+v", i, f)
 		}
 	}
-	if h.Services["svc"].Feed.LastFailure != snapshot.FailureHTTP {
+	if h.Services["svc"].Feed.LastFailure != api.FailureHTTP {
 		t.Errorf("last failure %q, want http_status", h.Services["svc"].Feed.LastFailure)
 	}
 
 	// A good read ends the run; the roster changed while nobody looked.
-	f = cycle(Observation{Feed: feedOK(snapshot.Operational), Components: comps("Chat", "Agents", "Website"), Probe: probeOK})
+	f = cycle(Observation{Feed: feedOK(api.Operational), Components: comps("Chat", "Agents", "Website"), Probe: probeOK})
 	if f.ConsecutiveFailures != 0 || f.FailingSince != nil || !f.LastOKAt.Equal(asmNow.Add(4*time.Minute)) {
 		t.Fatalf("recovered source: %+v", f)
 	}
@@ -382,7 +384,7 @@ func TestAssembleAlarmsOnALongFailingSource(t *testing.T) {
 	t.Parallel()
 	var logged bytes.Buffer
 	log := zerolog.New(&logged)
-	h := snapshot.NewHistory()
+	h := history.New()
 	for _, at := range []time.Time{asmNow, asmNow.Add(30 * time.Minute), asmNow.Add(SourceAlarmAfter)} {
 		logged.Reset()
 		Assemble(h, asmCatalog, map[string]Observation{"svc": {Feed: feedFailed, Probe: probeOK}}, at, log)

@@ -14,7 +14,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/probe"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
@@ -29,7 +32,7 @@ type Options struct {
 	// replaced by the new snapshot.
 	Out     string
 	Site    Site
-	Catalog snapshot.Catalog
+	Catalog catalog.Catalog
 	// Timeout bounds the work on one service (feed and probe together).
 	Timeout time.Duration
 	// Client makes every feed read and probe: outbound.NewClient, allowing
@@ -39,7 +42,7 @@ type Options struct {
 	Log    zerolog.Logger
 	// Adapters read the official feeds by format; formats without one are
 	// probe-only ("unsupported" in the data).
-	Adapters map[snapshot.FeedFormat]feed.Adapter
+	Adapters map[catalog.FeedFormat]feed.Adapter
 	// Notifier, when set, is handed each cycle's new changes once the
 	// snapshot is published (webhooks).
 	Notifier *Notifier
@@ -58,9 +61,9 @@ type Options struct {
 // Result summarises a published cycle.
 type Result struct {
 	GeneratedAt time.Time
-	Statuses    map[string]snapshot.Status
+	Statuses    map[string]api.Status
 	// Changes are the change log entries this cycle added.
-	Changes []snapshot.Change
+	Changes []api.Change
 }
 
 // Build runs one cycle and publishes its snapshot. If ctx is cancelled before
@@ -82,7 +85,7 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	defer lock.Unlock()
-	hist, previous, err := snapshot.ReadHistory(opts.Out)
+	hist, previous, err := history.ReadHistory(opts.Out)
 	if err == nil {
 		if clockErr := hist.CheckClock(opts.Now()); clockErr != nil {
 			// ReadHistory returns the bytes of a file it cannot decode
@@ -95,11 +98,11 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 	}
 	var corrupt []byte
 	switch {
-	case errors.Is(err, snapshot.ErrCorruptHistory):
+	case errors.Is(err, history.ErrCorruptHistory):
 		// Start afresh, but keep the unreadable file in the new snapshot: it
 		// may be repaired by hand, and nothing recorded is silently dropped.
 		opts.Log.Error().Err(err).Msg("history unreadable: starting a new one and keeping the old file beside it")
-		hist, corrupt = snapshot.NewHistory(), previous
+		hist, corrupt = history.New(), previous
 	case err != nil:
 		return Result{}, fmt.Errorf("reading history: %w", err)
 	default:
@@ -117,7 +120,7 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 
 	// The daily rows and the dataset's closed months live in the previous
 	// snapshot's monthly files, not in history.json.
-	problems, err := snapshot.ReadArchive(opts.Out, hist)
+	problems, err := history.ReadArchive(opts.Out, hist)
 	if err != nil {
 		return Result{}, fmt.Errorf("reading the dataset: %w", err)
 	}
@@ -139,7 +142,7 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 		return Result{}, fmt.Errorf("build interrupted, previous snapshot kept: %w", err)
 	}
 	now := opts.Now()
-	lastID := snapshot.LastChangeID(hist.Changes)
+	lastID := history.LastChangeID(hist.Changes)
 	states := Assemble(hist, opts.Catalog, obs, now, opts.Log)
 	AssembleModels(hist, opts.Catalog, obs, gatewayReads, now, opts.Log)
 	// Each file goes to the staging folder as it is rendered; the
@@ -163,8 +166,8 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 	if err := staging.Commit(); err != nil {
 		return Result{}, err
 	}
-	res := Result{GeneratedAt: now, Statuses: map[string]snapshot.Status{},
-		Changes: slices.Clone(snapshot.ChangesAfter(hist.Changes, lastID))}
+	res := Result{GeneratedAt: now, Statuses: map[string]api.Status{},
+		Changes: slices.Clone(history.ChangesAfter(hist.Changes, lastID))}
 	if opts.Notifier != nil {
 		// Queued, never awaited: a slow or failing receiver cannot hold up
 		// or fail the cycle.
@@ -200,7 +203,7 @@ func Observe(ctx context.Context, opts Options) map[string]Observation {
 }
 
 // observe reads one service's feed and probes its API in parallel.
-func observe(ctx context.Context, opts Options, svc snapshot.Service) Observation {
+func observe(ctx context.Context, opts Options, svc catalog.Service) Observation {
 	var o Observation
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -216,15 +219,15 @@ func observe(ctx context.Context, opts Options, svc snapshot.Service) Observatio
 
 // readFeed reads the service's official feed: the source's state, what it
 // declared for the API (zero when it failed) and for each other surface.
-func readFeed(ctx context.Context, opts Options, svc snapshot.Service) (snapshot.FeedSource, feed.Result, []feed.SurfaceResult) {
-	src := snapshot.FeedSource{Format: svc.Feed.Format, URL: svc.Feed.URL, Note: svc.Feed.Note}
-	if svc.Feed.Format == snapshot.FormatNone {
-		src.State = snapshot.FeedNone
+func readFeed(ctx context.Context, opts Options, svc catalog.Service) (api.FeedSource, feed.Result, []feed.SurfaceResult) {
+	src := api.FeedSource{Format: svc.Feed.Format, URL: svc.Feed.URL, Note: svc.Feed.Note}
+	if svc.Feed.Format == catalog.FormatNone {
+		src.State = api.FeedNone
 		return src, feed.Result{}, nil
 	}
 	adapter, ok := opts.Adapters[svc.Feed.Format]
 	if !ok {
-		src.State = snapshot.FeedUnsupported
+		src.State = api.FeedUnsupported
 		return src, feed.Result{}, nil
 	}
 	// The API and every surface are read from the same documents, fetched once.
@@ -232,26 +235,26 @@ func readFeed(ctx context.Context, opts Options, svc snapshot.Service) (snapshot
 	res, dropped, err := feed.Read(ctx, adapter, req)
 	surfaces := feed.ReadSurfaces(ctx, adapter, req)
 	if err != nil {
-		src.State, src.Error, src.Failure = snapshot.FeedError, err.Error(), feed.Kind(err)
+		src.State, src.Error, src.Failure = api.FeedError, err.Error(), feed.Kind(err)
 		opts.Log.Warn().Str("service", svc.Slug).Str("failure", string(src.Failure)).Err(err).Msg("feed failed")
 		return src, feed.Result{}, surfaces
 	}
 	for _, why := range dropped {
 		opts.Log.Warn().Str("service", svc.Slug).Str("reason", why).Msg("feed item dropped: it cannot be published")
 	}
-	src.State, src.Status = snapshot.FeedOK, res.Status
+	src.State, src.Status = api.FeedOK, res.Status
 	return src, res, surfaces
 }
 
-func probeAPI(ctx context.Context, opts Options, svc snapshot.Service) snapshot.ProbeSource {
+func probeAPI(ctx context.Context, opts Options, svc catalog.Service) api.ProbeSource {
 	if svc.ProbeURL == "" {
-		return snapshot.ProbeSource{State: snapshot.ProbeNone}
+		return api.ProbeSource{State: api.ProbeNone}
 	}
 	r := probe.Probe(ctx, opts.Client, svc.ProbeURL)
-	if r.State == snapshot.ProbeFailed && opts.Confirm.Reprobes > 0 {
+	if r.State == api.ProbeFailed && opts.Confirm.Reprobes > 0 {
 		r = confirmFailure(ctx, opts, svc, r)
 	}
-	if r.State != snapshot.ProbeOK {
+	if r.State != api.ProbeOK {
 		opts.Log.Debug().Str("service", svc.Slug).Str("error", r.Error).Msg("probe failed")
 	}
 	return r

@@ -12,6 +12,8 @@ import (
 	"github.com/aistatus/aistatus/bench/procmem"
 	"github.com/aistatus/aistatus/bench/synth"
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -21,9 +23,9 @@ import (
 
 var benchSite = build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "bench"}
 
-func benchCycle(b *testing.B) (snapshot.Catalog, synth.Cycle) {
+func benchCycle(b *testing.B) (catalog.Catalog, synth.Cycle) {
 	b.Helper()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -76,12 +78,12 @@ func BenchmarkRender(b *testing.B) {
 //
 //	go test -run '^$' -bench FullRetentionBuild -benchtime 3x ./build
 func BenchmarkFullRetentionBuild(b *testing.B) {
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		b.Fatal(err)
 	}
-	c := synth.New(cat, time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC), 32, snapshot.MaxIncidents)
-	c.AddChanges(cat, snapshot.MaxChanges)
+	c := synth.New(cat, time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC), 32, history.MaxIncidents)
+	c.AddChanges(cat, history.MaxChanges)
 	dir := filepath.Join(b.TempDir(), "site")
 	historyMB := publishCycle(b, c, cat, dir)
 	// Only the observations are used from here on: the history is read
@@ -119,7 +121,7 @@ func BenchmarkFullRetentionBuild(b *testing.B) {
 
 // publishCycle publishes the snapshot of c into dir and returns the size of
 // its history.json in MiB.
-func publishCycle(b *testing.B, c synth.Cycle, cat snapshot.Catalog, dir string) float64 {
+func publishCycle(b *testing.B, c synth.Cycle, cat catalog.Catalog, dir string) float64 {
 	b.Helper()
 	files, err := c.Snapshot(benchSite, cat)
 	if err != nil {
@@ -132,18 +134,18 @@ func publishCycle(b *testing.B, c synth.Cycle, cat snapshot.Catalog, dir string)
 }
 
 // buildOnce is Build without the network: the observations are given.
-func buildOnce(b *testing.B, dir string, cat snapshot.Catalog, obs map[string]build.Observation, now time.Time) {
+func buildOnce(b *testing.B, dir string, cat catalog.Catalog, obs map[string]build.Observation, now time.Time) {
 	b.Helper()
 	lock, err := snapshot.LockFolder(context.Background(), dir)
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer lock.Unlock()
-	hist, _, err := snapshot.ReadHistory(dir)
+	hist, _, err := history.ReadHistory(dir)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if _, err := snapshot.ReadArchive(dir, hist); err != nil {
+	if _, err := history.ReadArchive(dir, hist); err != nil {
 		b.Fatal(err)
 	}
 	states := build.Assemble(hist, cat, obs, now, zerolog.Nop())

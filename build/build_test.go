@@ -11,8 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
@@ -49,7 +52,7 @@ type harness struct {
 
 func newHarness(t testing.TB) *harness {
 	t.Helper()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -57,7 +60,7 @@ func newHarness(t testing.TB) *harness {
 }
 
 // newHarnessWith runs builds of cat against a fake world on a fake clock.
-func newHarnessWith(t testing.TB, cat snapshot.Catalog) *harness {
+func newHarnessWith(t testing.TB, cat catalog.Catalog) *harness {
 	t.Helper()
 	h := &harness{t: t, world: buildtest.NewWorld(t, cat), clock: &fakeClock{t: t0}, out: filepath.Join(t.TempDir(), "public")}
 	h.world.Clock = h.clock.Now
@@ -67,13 +70,13 @@ func newHarnessWith(t testing.TB, cat snapshot.Catalog) *harness {
 // everyFormat is the default catalog with one more service for each format
 // that no tracked service speaks, so that a world built from it speaks
 // every format of feed.Formats. The tracked services keep their own.
-func everyFormat(t *testing.T) snapshot.Catalog {
+func everyFormat(t *testing.T) catalog.Catalog {
 	t.Helper()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	spoken := map[snapshot.FeedFormat]bool{}
+	spoken := map[catalog.FeedFormat]bool{}
 	for _, svc := range cat.Services {
 		spoken[svc.Feed.Format] = true
 	}
@@ -82,12 +85,12 @@ func everyFormat(t *testing.T) snapshot.Catalog {
 			continue
 		}
 		host := "spare-" + string(f.ID) + ".example"
-		svc := snapshot.Service{
-			Slug: "spare-" + string(f.ID), Name: "Spare " + f.Name, Category: snapshot.Categories[0], Domain: host,
+		svc := catalog.Service{
+			Slug: "spare-" + string(f.ID), Name: "Spare " + f.Name, Category: catalog.Categories[0], Domain: host,
 			URL: "https://" + host, StatusPage: "https://status." + host, ProbeURL: "https://api." + host + "/v1",
-			Feed: snapshot.Feed{Format: f.ID, Note: "A format no tracked service speaks, for the tests."},
+			Feed: catalog.Feed{Format: f.ID, Note: "A format no tracked service speaks, for the tests."},
 		}
-		if f.ID != snapshot.FormatNone {
+		if f.ID != catalog.FormatNone {
 			svc.Feed.URL = svc.StatusPage + "/feed"
 		}
 		cat.Services = append(cat.Services, svc)
@@ -122,9 +125,9 @@ func (h *harness) cycle() Result {
 	return res
 }
 
-func (h *harness) service(slug string) snapshot.ServiceDoc {
+func (h *harness) service(slug string) api.ServiceDoc {
 	h.t.Helper()
-	var doc snapshot.ServiceDoc
+	var doc api.ServiceDoc
 	h.read(snapshot.ServiceFile(slug), &doc)
 	return doc
 }
@@ -143,11 +146,11 @@ func (h *harness) read(name string, v any) {
 // calm is a service's status in a calm world: operational where a page
 // says so; unknown where there is no page, since the host answering our
 // keyless probe cannot show that the service works.
-func calm(svc snapshot.Service) snapshot.Status {
-	if svc.Feed.Format == snapshot.FormatNone {
-		return snapshot.Unknown
+func calm(svc catalog.Service) api.Status {
+	if svc.Feed.Format == catalog.FormatNone {
+		return api.Unknown
 	}
-	return snapshot.Operational
+	return api.Operational
 }
 
 func TestBuildCalmWorld(t *testing.T) {
@@ -160,27 +163,27 @@ func TestBuildCalmWorld(t *testing.T) {
 		}
 		// Every service's official feed is read, whatever its format.
 		doc := h.service(svc.Slug)
-		if svc.Feed.Format == snapshot.FormatNone {
-			if doc.Sources.Feed.State != snapshot.FeedNone || doc.Sources.Feed.Note == "" {
+		if svc.Feed.Format == catalog.FormatNone {
+			if doc.Sources.Feed.State != api.FeedNone || doc.Sources.Feed.Note == "" {
 				t.Errorf("%s: a service without a feed must say why: %+v", svc.Slug, doc.Sources.Feed)
 			}
-			want := snapshot.BasisNone // nothing to go on
+			want := api.BasisNone // nothing to go on
 			if svc.ProbeURL != "" {
-				want = snapshot.BasisProbe // the host answers, which alone is unknown
+				want = api.BasisProbe // the host answers, which alone is unknown
 			}
 			if doc.Basis != want {
 				t.Errorf("%s: basis %s, want %s", svc.Slug, doc.Basis, want)
 			}
 			continue
 		}
-		if doc.Basis != snapshot.BasisOfficial {
+		if doc.Basis != api.BasisOfficial {
 			t.Errorf("%s (%s): basis %s, want official", svc.Slug, svc.Feed.Format, doc.Basis)
 		}
-		if doc.Sources.Feed.State != snapshot.FeedOK || doc.Sources.Feed.Status != snapshot.Operational {
+		if doc.Sources.Feed.State != api.FeedOK || doc.Sources.Feed.Status != api.Operational {
 			t.Errorf("%s (%s): feed %+v", svc.Slug, svc.Feed.Format, doc.Sources.Feed)
 		}
 	}
-	var status snapshot.StatusDoc
+	var status api.StatusDoc
 	h.read(snapshot.FileStatus, &status)
 	if len(status.Services) != len(h.world.Catalog.Services) || status.License != "CC-BY-4.0" || status.Status != "ok" {
 		t.Fatalf("status.json: %d services, license %q, status %q", len(status.Services), status.License, status.Status)
@@ -191,10 +194,10 @@ func TestBuildCalmWorld(t *testing.T) {
 		}
 	}
 	doc := h.service("anthropic")
-	if doc.Sources.Probe.State != snapshot.ProbeOK || doc.Sources.Probe.HTTPStatus != 401 {
+	if doc.Sources.Probe.State != api.ProbeOK || doc.Sources.Probe.HTTPStatus != 401 {
 		t.Errorf("anthropic probe = %+v", doc.Sources.Probe)
 	}
-	if doc := h.service("azure-openai"); doc.Sources.Probe.State != snapshot.ProbeNone {
+	if doc := h.service("azure-openai"); doc.Sources.Probe.State != api.ProbeNone {
 		t.Errorf("azure-openai has no probe URL, probe = %+v", doc.Sources.Probe)
 	}
 }
@@ -207,13 +210,13 @@ func TestBuildEveryFormatDeclaresStatus(t *testing.T) {
 	// The first service of each format declares one of the states the
 	// format can declare other than operational, in turn; every other
 	// service stays calm.
-	want := map[string]snapshot.Status{}
+	want := map[string]api.Status{}
 	for n, f := range feed.Formats() {
 		if f.Adapter == nil {
 			continue
 		}
-		states := slices.DeleteFunc(slices.Clone(f.Declares), func(s snapshot.Status) bool { return s == snapshot.Operational })
-		at := slices.IndexFunc(h.world.Catalog.Services, func(svc snapshot.Service) bool { return svc.Feed.Format == f.ID })
+		states := slices.DeleteFunc(slices.Clone(f.Declares), func(s api.Status) bool { return s == api.Operational })
+		at := slices.IndexFunc(h.world.Catalog.Services, func(svc catalog.Service) bool { return svc.Feed.Format == f.ID })
 		if len(states) == 0 || at < 0 {
 			t.Fatalf("%s: no state but operational, or no service", f.ID)
 		}
@@ -235,10 +238,10 @@ func TestBuildOfficialIncidentLifecycle(t *testing.T) {
 	h := newHarness(t)
 	started := t0.Add(-10 * time.Minute)
 	h.world.Set("anthropic", func(p *buildtest.Page) {
-		p.Status = snapshot.MajorOutage
-		p.Incidents = []buildtest.Incident{{ID: "abc123", Name: "Elevated errors on Claude API", Severity: snapshot.Critical, StartedAt: started}}
+		p.Status = api.MajorOutage
+		p.Incidents = []buildtest.Incident{{ID: "abc123", Name: "Elevated errors on Claude API", Severity: api.Critical, StartedAt: started}}
 	})
-	if got := h.cycle().Statuses["anthropic"]; got != snapshot.MajorOutage {
+	if got := h.cycle().Statuses["anthropic"]; got != api.MajorOutage {
 		t.Fatalf("status during outage = %s, want major_outage", got)
 	}
 	doc := h.service("anthropic")
@@ -246,23 +249,23 @@ func TestBuildOfficialIncidentLifecycle(t *testing.T) {
 		t.Fatalf("incidents = %+v", doc.Incidents)
 	}
 	inc := doc.Incidents[0]
-	if inc.ID != "anthropic-abc123" || inc.Severity != snapshot.Critical || !inc.StartedAt.Equal(started) || inc.EndedAt != nil || inc.Source != snapshot.SourceOfficial {
+	if inc.ID != "anthropic-abc123" || inc.Severity != api.Critical || !inc.StartedAt.Equal(started) || inc.EndedAt != nil || inc.Source != api.SourceOfficial {
 		t.Fatalf("open incident = %+v", inc)
 	}
 
 	resolved := h.clock.Now().Add(-30 * time.Second)
 	h.world.Set("anthropic", func(p *buildtest.Page) {
-		p.Status = snapshot.Operational
+		p.Status = api.Operational
 		p.Incidents[0].ResolvedAt = &resolved
 	})
-	if got := h.cycle().Statuses["anthropic"]; got != snapshot.Operational {
+	if got := h.cycle().Statuses["anthropic"]; got != api.Operational {
 		t.Fatalf("status after recovery = %s", got)
 	}
 	doc = h.service("anthropic")
 	if len(doc.Incidents) != 1 || doc.Incidents[0].EndedAt == nil || !doc.Incidents[0].EndedAt.Equal(resolved) {
 		t.Fatalf("resolved incident = %+v", doc.Incidents)
 	}
-	var list snapshot.IncidentList
+	var list api.IncidentList
 	h.read(snapshot.FileIncidents, &list)
 	if len(list.Incidents) != 1 || list.Incidents[0].ID != "anthropic-abc123" {
 		t.Fatalf("incidents.json = %+v", list.Incidents)
@@ -270,7 +273,7 @@ func TestBuildOfficialIncidentLifecycle(t *testing.T) {
 }
 
 // TestBuildProbeIncident: our probes fail while one page stays calm and
-// another service has no page. After snapshot.ProbeIncidentAfter failures our own
+// another service has no page. After api.ProbeIncidentAfter failures our own
 // incident opens, and our measurement shows in the status, with the calm
 // page's disagreement published; it recovers after ProbeRecoveryAfter
 // answers, never reading operational beside an open incident of ours.
@@ -282,11 +285,11 @@ func TestBuildProbeIncident(t *testing.T) {
 	h.world.Set("perplexity", func(p *buildtest.Page) { p.APIDown = true })
 	h.world.Set("mistral", func(p *buildtest.Page) { p.APIDown = true })
 	firstFailure := h.clock.Now()
-	for i := 1; i < snapshot.ProbeIncidentAfter; i++ {
+	for i := 1; i < api.ProbeIncidentAfter; i++ {
 		res := h.cycle()
 		// The page's word stands; without one, too few failures are no
 		// outage.
-		for slug, want := range map[string]snapshot.Status{"perplexity": snapshot.Operational, "mistral": snapshot.Unknown} {
+		for slug, want := range map[string]api.Status{"perplexity": api.Operational, "mistral": api.Unknown} {
 			if got := res.Statuses[slug]; got != want {
 				t.Fatalf("failure %d: %s status %s, want %s", i, slug, got, want)
 			}
@@ -297,16 +300,16 @@ func TestBuildProbeIncident(t *testing.T) {
 	}
 	res := h.cycle()
 	for _, slug := range []string{"perplexity", "mistral"} {
-		if got := res.Statuses[slug]; got != snapshot.MajorOutage {
-			t.Errorf("%s: status %s, want major_outage (our probes have failed %d times)", slug, got, snapshot.ProbeIncidentAfter)
+		if got := res.Statuses[slug]; got != api.MajorOutage {
+			t.Errorf("%s: status %s, want major_outage (our probes have failed %d times)", slug, got, api.ProbeIncidentAfter)
 		}
 		incs := h.service(slug).Incidents
-		if len(incs) != 1 || incs[0].Source != snapshot.SourceProbe || !incs[0].StartedAt.Equal(firstFailure) || incs[0].EndedAt != nil {
+		if len(incs) != 1 || incs[0].Source != api.SourceProbe || !incs[0].StartedAt.Equal(firstFailure) || incs[0].EndedAt != nil {
 			t.Fatalf("%s: probe incident = %+v", slug, incs)
 		}
 	}
 	dis := h.service("perplexity").Sources.Disagreement
-	if dis == nil || dis.Official != snapshot.Operational || dis.Measured != snapshot.MajorOutage || !dis.Since.Equal(firstFailure) || dis.Detail == "" {
+	if dis == nil || dis.Official != api.Operational || dis.Measured != api.MajorOutage || !dis.Since.Equal(firstFailure) || dis.Detail == "" {
 		t.Fatalf("perplexity: disagreement = %+v, want the page's operational overruled since %s", dis, firstFailure)
 	}
 	if dis := h.service("mistral").Sources.Disagreement; dis != nil {
@@ -315,14 +318,14 @@ func TestBuildProbeIncident(t *testing.T) {
 
 	h.world.Set("perplexity", func(p *buildtest.Page) { p.APIDown = false })
 	firstSuccess := h.clock.Now()
-	if got := h.cycle().Statuses["perplexity"]; got != snapshot.Degraded {
+	if got := h.cycle().Statuses["perplexity"]; got != api.Degraded {
 		t.Errorf("after one success: %s, want degraded while our incident is open", got)
 	}
 	doc := h.service("perplexity")
-	if doc.Incidents[0].EndedAt != nil || doc.Sources.Disagreement == nil || doc.Sources.Disagreement.Measured != snapshot.Degraded {
+	if doc.Incidents[0].EndedAt != nil || doc.Sources.Disagreement == nil || doc.Sources.Disagreement.Measured != api.Degraded {
 		t.Fatalf("after one success: incident %+v, disagreement %+v", doc.Incidents[0], doc.Sources.Disagreement)
 	}
-	if got := h.cycle().Statuses["perplexity"]; got != snapshot.Operational {
+	if got := h.cycle().Statuses["perplexity"]; got != api.Operational {
 		t.Errorf("after two successes: %s, want operational", got)
 	}
 	doc = h.service("perplexity")
@@ -347,18 +350,18 @@ func TestBuildProbeIncident(t *testing.T) {
 func TestBuildFlakyFeedKeepsOfficialStatus(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.world.Set("groq", func(p *buildtest.Page) { p.Status = snapshot.MajorOutage })
+	h.world.Set("groq", func(p *buildtest.Page) { p.Status = api.MajorOutage })
 	for i := 0; i < 6; i++ {
 		h.world.Set("groq", func(p *buildtest.Page) { p.FeedBroken = i%2 == 1 })
-		if got := h.cycle().Statuses["groq"]; got != snapshot.MajorOutage {
+		if got := h.cycle().Statuses["groq"]; got != api.MajorOutage {
 			t.Fatalf("cycle %d (feed broken: %v): %s, want major_outage", i, i%2 == 1, got)
 		}
 	}
-	// A feed silent for longer than snapshot.MaxHold no longer speaks, and
+	// A feed silent for longer than history.MaxHold no longer speaks, and
 	// the host answering our probe cannot show the service works.
 	h.world.Set("groq", func(p *buildtest.Page) { p.FeedBroken = true })
-	h.clock.Advance(snapshot.MaxHold)
-	if got := h.cycle().Statuses["groq"]; got != snapshot.Unknown {
+	h.clock.Advance(history.MaxHold)
+	if got := h.cycle().Statuses["groq"]; got != api.Unknown {
 		t.Fatalf("after the hold: %s, want unknown (the probe answers, nothing official says more)", got)
 	}
 }
@@ -368,20 +371,20 @@ func TestBuildOurNetworkDown(t *testing.T) {
 	h := newHarness(t)
 	h.cycle()
 	h.world.SetAll(func(p *buildtest.Page) { p.APIDown, p.FeedBroken = true, true })
-	for i := 0; i < snapshot.ProbeIncidentAfter+2; i++ {
+	for i := 0; i < api.ProbeIncidentAfter+2; i++ {
 		res := h.cycle()
 		for slug, st := range res.Statuses {
-			if st != snapshot.Unknown {
+			if st != api.Unknown {
 				t.Fatalf("cycle %d: %s is %s, want unknown when our own network is down", i, slug, st)
 			}
 		}
 	}
-	var list snapshot.IncidentList
+	var list api.IncidentList
 	h.read(snapshot.FileIncidents, &list)
 	if len(list.Incidents) != 0 {
 		t.Fatalf("incidents opened for our own outage: %+v", list.Incidents)
 	}
-	if doc := h.service("openai"); doc.Sources.Probe.State != snapshot.ProbeDiscarded {
+	if doc := h.service("openai"); doc.Sources.Probe.State != api.ProbeDiscarded {
 		t.Errorf("openai probe state = %q, want discarded", doc.Sources.Probe.State)
 	}
 }
@@ -425,7 +428,7 @@ func TestBuildCorruptHistoryIsKept(t *testing.T) {
 	if err != nil || string(kept) != string(garbage) {
 		t.Fatalf("corrupt history not kept: %q, %v", kept, err)
 	}
-	if _, _, err := snapshot.ReadHistory(h.out); err != nil {
+	if _, _, err := history.ReadHistory(h.out); err != nil {
 		t.Fatalf("new history unreadable: %v", err)
 	}
 }
@@ -436,9 +439,9 @@ func TestBuildHistoryCarriesOver(t *testing.T) {
 	for i := 0; i < 3; i++ {
 		h.cycle()
 	}
-	h.world.Set("openai", func(p *buildtest.Page) { p.Status = snapshot.MajorOutage })
+	h.world.Set("openai", func(p *buildtest.Page) { p.Status = api.MajorOutage })
 	h.cycle()
-	h.world.Set("openai", func(p *buildtest.Page) { p.Status = snapshot.Operational })
+	h.world.Set("openai", func(p *buildtest.Page) { p.Status = api.Operational })
 	h.cycle()
 	// Checks at minutes 0..4, rendered at minute 4: operational from 0 to 3,
 	// major outage from 3 to 4: 3 of 4 observed minutes up.
@@ -479,14 +482,14 @@ func TestBuildSurvivesAbsurdFeedTimes(t *testing.T) {
 	h := newHarness(t)
 	absurd := time.Date(9999, 12, 31, 23, 59, 59, 0, time.FixedZone("", -3600))
 	h.world.Set("anthropic", func(p *buildtest.Page) {
-		p.Status = snapshot.Degraded
+		p.Status = api.Degraded
 		p.Incidents = []buildtest.Incident{
-			{ID: "absurd", Name: "From the far future", Severity: snapshot.Major, StartedAt: absurd},
-			{ID: "real", Name: "Elevated errors on Claude API", Severity: snapshot.Minor, StartedAt: t0.Add(-time.Hour)},
+			{ID: "absurd", Name: "From the far future", Severity: api.Major, StartedAt: absurd},
+			{ID: "real", Name: "Elevated errors on Claude API", Severity: api.Minor, StartedAt: t0.Add(-time.Hour)},
 		}
 	})
 	res := h.cycle()
-	if res.Statuses["anthropic"] != snapshot.Degraded || res.Statuses["openai"] != snapshot.Operational {
+	if res.Statuses["anthropic"] != api.Degraded || res.Statuses["openai"] != api.Operational {
 		t.Fatalf("statuses %v", res.Statuses)
 	}
 	if incs := h.service("anthropic").Incidents; len(incs) != 1 || incs[0].ID != "anthropic-real" {

@@ -4,13 +4,14 @@ import (
 	"context"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/probe"
-	"github.com/aistatus/aistatus/snapshot"
 )
 
 // Confirm configures the quick re-probes that confirm a failed probe
 // within the cycle: a hard outage then needs one cycle plus
-// Reprobes×Spacing to reach snapshot.ProbeIncidentAfter failures, not
+// Reprobes×Spacing to reach api.ProbeIncidentAfter failures, not
 // ProbeIncidentAfter cycles, while a single lost packet is answered by the
 // first re-probe and changes nothing. The zero value re-probes nothing.
 type Confirm struct {
@@ -27,7 +28,7 @@ type Confirm struct {
 // one answers or Reprobes have failed, within ctx (the service's timeout).
 // The result is the answer, or the last failure, with Attempts counting
 // every probe of this cycle.
-func confirmFailure(ctx context.Context, opts Options, svc snapshot.Service, first snapshot.ProbeSource) snapshot.ProbeSource {
+func confirmFailure(ctx context.Context, opts Options, svc catalog.Service, first api.ProbeSource) api.ProbeSource {
 	c := opts.Confirm
 	sleep := c.Sleep
 	if sleep == nil {
@@ -40,7 +41,7 @@ func confirmFailure(ctx context.Context, opts Options, svc snapshot.Service, fir
 		}
 		again := probe.Probe(ctx, opts.Client, svc.ProbeURL)
 		again.Attempts = i + 2
-		if again.State != snapshot.ProbeFailed {
+		if again.State != api.ProbeFailed {
 			opts.Log.Debug().Str("service", svc.Slug).Int("attempts", again.Attempts).Msg("probe failed once, answered again")
 			return again
 		}

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/buildtest"
-	"github.com/aistatus/aistatus/snapshot"
 )
 
 // recordingSleep is an injected Sleep that returns at once and records
@@ -52,7 +52,7 @@ func TestConfirmedOutage(t *testing.T) {
 	before := h.world.Probes("cohere")
 	h.confirmCycle(c)
 	doc := h.service("cohere")
-	if doc.Status != snapshot.Operational || doc.Sources.Probe.State != snapshot.ProbeOK || doc.Sources.Probe.Attempts != 2 {
+	if doc.Status != api.Operational || doc.Sources.Probe.State != api.ProbeOK || doc.Sources.Probe.Attempts != 2 {
 		t.Fatalf("one lost probe: %s, probe %+v", doc.Status, doc.Sources.Probe)
 	}
 	if n := h.world.Probes("cohere") - before; n != 2 || len(sleep.waits) != 1 {
@@ -64,10 +64,10 @@ func TestConfirmedOutage(t *testing.T) {
 	h.confirmCycle(c)
 	doc = h.service("cohere")
 	d := doc.Sources.Disagreement
-	if doc.Status != snapshot.MajorOutage || doc.Sources.Probe.Attempts != 3 || d == nil || d.By != snapshot.EvidenceProbe {
+	if doc.Status != api.MajorOutage || doc.Sources.Probe.Attempts != 3 || d == nil || d.By != api.EvidenceProbe {
 		t.Fatalf("hard outage after one cycle: %s, probe %+v, disagreement %+v", doc.Status, doc.Sources.Probe, d)
 	}
-	if len(doc.Incidents) == 0 || doc.Incidents[0].Source != snapshot.SourceProbe || doc.Incidents[0].EndedAt != nil {
+	if len(doc.Incidents) == 0 || doc.Incidents[0].Source != api.SourceProbe || doc.Incidents[0].EndedAt != nil {
 		t.Fatalf("our incident is not open: %+v", doc.Incidents)
 	}
 	if len(sleep.waits) != 2 || sleep.waits[0] != 3*time.Second {
@@ -87,7 +87,7 @@ func TestConfirmBoundedByTimeout(t *testing.T) {
 	if _, err := Build(context.Background(), opts); err != nil {
 		t.Fatal(err)
 	}
-	if doc := h.service("cohere"); doc.Sources.Probe.State != snapshot.ProbeFailed || doc.Sources.Probe.Attempts != 0 {
+	if doc := h.service("cohere"); doc.Sources.Probe.State != api.ProbeFailed || doc.Sources.Probe.Attempts != 0 {
 		t.Fatalf("probe %+v: no re-probe fits in the timeout", doc.Sources.Probe)
 	}
 }

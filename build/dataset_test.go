@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -27,16 +29,16 @@ func TestBuildKeepsDailyHistory(t *testing.T) {
 		h.cycle()
 		h.clock.Advance(24*time.Hour - time.Minute)
 	}
-	novFile := filepath.Join(h.out, filepath.FromSlash(snapshot.DatasetFile(snapshot.DatasetUptime, "2026-11")))
+	novFile := filepath.Join(h.out, filepath.FromSlash(history.DatasetFile(history.DatasetUptime, "2026-11")))
 	closed, err := os.ReadFile(novFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var idx snapshot.DatasetIndex
+	var idx history.DatasetIndex
 	h.read(snapshot.FileDatasets, &idx)
 	found := false
 	for _, f := range idx.Files {
-		if f.Month == "2026-11" && f.Kind == snapshot.DatasetUptime {
+		if f.Month == "2026-11" && f.Kind == history.DatasetUptime {
 			found = f.Closed
 		}
 	}
@@ -48,14 +50,14 @@ func TestBuildKeepsDailyHistory(t *testing.T) {
 	if again, err := os.ReadFile(novFile); err != nil || !bytes.Equal(again, closed) {
 		t.Errorf("the closed November file changed (%v)", err)
 	}
-	var doc snapshot.HistoryDoc
+	var doc api.HistoryDoc
 	h.read(snapshot.ServiceHistoryFile("openai"), &doc)
 	if len(doc.Days) < 31 || doc.Days[0].Date != "2026-11-01" {
 		t.Fatalf("openai's history: %d days from %q, want November 1 on", len(doc.Days), doc.From)
 	}
 	// November 1 and 2 are outside the buckets since the build before:
 	// their rows came from the file.
-	var hist snapshot.History
+	var hist history.History
 	h.read(snapshot.FileHistory, &hist)
 	if oldest := time.Unix(hist.Services["openai"].Buckets[0].T, 0).UTC(); !oldest.After(time.Date(2026, 11, 3, 0, 0, 0, 0, time.UTC)) {
 		t.Fatalf("the buckets still hold %s: the test proves nothing", oldest)

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/build/site"
 	"github.com/aistatus/aistatus/snapshot"
@@ -33,16 +34,16 @@ func BenchmarkTimeToDetect(b *testing.B) {
 		slug    string
 		confirm bool
 		fail    func(p *buildtest.Page)
-		shows   snapshot.Status
+		shows   api.Status
 	}{
-		{"hard_outage", "cohere", true, func(p *buildtest.Page) { p.APIDown = true }, snapshot.MajorOutage},
-		{"hard_outage_without_reprobes", "cohere", false, func(p *buildtest.Page) { p.APIDown = true }, snapshot.MajorOutage},
+		{"hard_outage", "cohere", true, func(p *buildtest.Page) { p.APIDown = true }, api.MajorOutage},
+		{"hard_outage_without_reprobes", "cohere", false, func(p *buildtest.Page) { p.APIDown = true }, api.MajorOutage},
 		// The host keeps answering our keyless probe with 401.
-		{"completion_only_529", "openai", true, func(p *buildtest.Page) { p.CompletionStatus = 529 }, snapshot.Degraded},
+		{"completion_only_529", "openai", true, func(p *buildtest.Page) { p.CompletionStatus = 529 }, api.Degraded},
 		{"page_declared_incident", "anthropic", true, func(p *buildtest.Page) {
-			p.Status = snapshot.MajorOutage
-			p.Incidents = []buildtest.Incident{{ID: "inc1", Name: "Elevated errors on the Messages API", Severity: snapshot.Critical, StartedAt: t0}}
-		}, snapshot.MajorOutage},
+			p.Status = api.MajorOutage
+			p.Incidents = []buildtest.Incident{{ID: "inc1", Name: "Elevated errors on the Messages API", Severity: api.Critical, StartedAt: t0}}
+		}, api.MajorOutage},
 	} {
 		b.Run(sc.name, func(b *testing.B) {
 			var cycles int
@@ -58,7 +59,7 @@ func BenchmarkTimeToDetect(b *testing.B) {
 
 // detect runs a calm cycle, starts the failure, and runs cycles until the
 // status, the change log and the page show it.
-func detect(b *testing.B, slug string, confirm bool, fail func(*buildtest.Page), shows snapshot.Status) (int, time.Duration) {
+func detect(b *testing.B, slug string, confirm bool, fail func(*buildtest.Page), shows api.Status) (int, time.Duration) {
 	b.StopTimer()
 	h := newHarness(b)
 	sleep := &recordingSleep{}
@@ -98,9 +99,9 @@ func detect(b *testing.B, slug string, confirm bool, fail func(*buildtest.Page),
 
 // published reports whether the snapshot shows slug at status in its
 // service document, its change log and its page.
-func published(b *testing.B, out, slug string, status snapshot.Status) bool {
-	var doc snapshot.ServiceDoc
-	var changes snapshot.ChangeList
+func published(b *testing.B, out, slug string, status api.Status) bool {
+	var doc api.ServiceDoc
+	var changes api.ChangeList
 	for name, v := range map[string]any{snapshot.ServiceFile(slug): &doc, snapshot.FileChanges: &changes} {
 		data, err := os.ReadFile(filepath.Join(out, name))
 		if err != nil {
@@ -112,7 +113,7 @@ func published(b *testing.B, out, slug string, status snapshot.Status) bool {
 	}
 	logged := false
 	for _, c := range changes.Changes {
-		logged = logged || (c.Type == snapshot.ChangeStatus && c.Service == slug && c.NewStatus == status)
+		logged = logged || (c.Type == api.ChangeStatus && c.Service == slug && c.NewStatus == status)
 	}
 	page, err := os.ReadFile(filepath.Join(out, site.ServicePage(slug)))
 	if err != nil {

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
 )
 
 // TestExportCSVLineEnds: export.csv ends every record with CRLF, as RFC 4180
@@ -15,9 +15,9 @@ import (
 func TestExportCSVLineEnds(t *testing.T) {
 	t.Parallel()
 	checked := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	data, err := exportCSV(snapshot.StatusDoc{Services: []snapshot.ServiceSummary{
-		{Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", Status: snapshot.Operational, LastChecked: &checked},
-		{Slug: "acme", Name: "Acme, Inc.", Category: "llm-api", Domain: "acme.example", Status: snapshot.Unknown},
+	data, err := exportCSV(api.StatusDoc{Services: []api.ServiceSummary{
+		{Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", Status: api.Operational, LastChecked: &checked},
+		{Slug: "acme", Name: "Acme, Inc.", Category: "llm-api", Domain: "acme.example", Status: api.Unknown},
 	}})
 	if err != nil {
 		t.Fatal(err)

@@ -17,8 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
@@ -43,16 +46,16 @@ const (
 
 // fetchCatalog returns the first five services read by a registered
 // Statuspage-style adapter and probed.
-func fetchCatalog(t *testing.T) snapshot.Catalog {
+func fetchCatalog(t *testing.T) catalog.Catalog {
 	t.Helper()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var out snapshot.Catalog
+	var out catalog.Catalog
 	for _, svc := range cat.Services {
 		f := svc.Feed.Format
-		if (f == snapshot.FormatStatuspage || f == snapshot.FormatIncidentIO) && svc.ProbeURL != "" && len(out.Services) < 5 {
+		if (f == catalog.FormatStatuspage || f == catalog.FormatIncidentIO) && svc.ProbeURL != "" && len(out.Services) < 5 {
 			out.Services = append(out.Services, svc)
 		}
 	}
@@ -180,17 +183,17 @@ func TestFaultyServiceIsIsolated(t *testing.T) {
 		// in parallel, the others one by one, sparing the CPU they need.
 		waits bool
 	}{
-		{"hangs without headers", hangingServer, "context deadline exceeded", snapshot.ProbeFailed, true},
+		{"hangs without headers", hangingServer, "context deadline exceeded", api.ProbeFailed, true},
 		// The probe times the headers, which arrive: the host is up.
-		{"trickles a byte per 100 ms", tricklingServer, "context deadline exceeded", snapshot.ProbeOK, true},
+		{"trickles a byte per 100 ms", tricklingServer, "context deadline exceeded", api.ProbeOK, true},
 		// A 5xx from the API host is a failed probe: the host answers, but not as a working API.
-		{"answers 500", failingServer, "HTTP 500", snapshot.ProbeFailed, false},
-		{"answers HTML", htmlServer, "a bot challenge or HTML page", snapshot.ProbeOK, false},
-		{"answers 50 MB", hugeServer, "larger than", snapshot.ProbeOK, false},
+		{"answers 500", failingServer, "HTTP 500", api.ProbeFailed, false},
+		{"answers HTML", htmlServer, "a bot challenge or HTML page", api.ProbeOK, false},
+		{"answers 50 MB", hugeServer, "larger than", api.ProbeOK, false},
 		// A redirect is an answer: the probe does not follow it.
-		{"redirects in a loop", redirectLoopServer, "stopped after 3 redirects", snapshot.ProbeOK, false},
-		{"closed port", closedPort, "connection refused", snapshot.ProbeFailed, false},
-		{"untrusted TLS certificate", untrustedTLSServer, "certificate", snapshot.ProbeFailed, false},
+		{"redirects in a loop", redirectLoopServer, "stopped after 3 redirects", api.ProbeOK, false},
+		{"closed port", closedPort, "connection refused", api.ProbeFailed, false},
+		{"untrusted TLS certificate", untrustedTLSServer, "certificate", api.ProbeFailed, false},
 	}
 	for _, tt := range faults {
 		t.Run(tt.name, func(t *testing.T) {
@@ -212,7 +215,7 @@ func TestFaultyServiceIsIsolated(t *testing.T) {
 			if _, err := Build(context.Background(), opts); err != nil {
 				t.Fatalf("good cycle: %v", err)
 			}
-			before, _, err := snapshot.ReadHistory(opts.Out)
+			before, _, err := history.ReadHistory(opts.Out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -220,7 +223,7 @@ func TestFaultyServiceIsIsolated(t *testing.T) {
 			clock.Advance(time.Minute)
 			opts.Timeout = fetchTimeout
 			base := tt.start(t)
-			opts.Catalog = snapshot.Catalog{Services: slices.Clone(world.Catalog.Services), ErrorCodes: world.Catalog.ErrorCodes}
+			opts.Catalog = catalog.Catalog{Services: slices.Clone(world.Catalog.Services), ErrorCodes: world.Catalog.ErrorCodes}
 			for i, svc := range opts.Catalog.Services {
 				if svc.Slug == fetchVictim {
 					svc.Feed.URL = base + "/api/v2/summary.json"
@@ -240,27 +243,27 @@ func TestFaultyServiceIsIsolated(t *testing.T) {
 			}
 
 			for _, svc := range opts.Catalog.Services {
-				var doc snapshot.ServiceDoc
+				var doc api.ServiceDoc
 				fetchReadJSON(t, opts.Out, snapshot.ServiceFile(svc.Slug), &doc)
 				src := doc.Sources
 				// One failed probe keeps the previous status: everyone stays operational.
-				if res.Statuses[svc.Slug] != snapshot.Operational || doc.Status != snapshot.Operational {
+				if res.Statuses[svc.Slug] != api.Operational || doc.Status != api.Operational {
 					t.Errorf("%s: status %s (document %s), want operational", svc.Slug, res.Statuses[svc.Slug], doc.Status)
 				}
 				if svc.Slug != fetchVictim {
-					if src.Feed.State != snapshot.FeedOK || src.Probe.State != snapshot.ProbeOK {
+					if src.Feed.State != api.FeedOK || src.Probe.State != api.ProbeOK {
 						t.Errorf("%s, a healthy service, has sources %+v", svc.Slug, src)
 					}
 					continue
 				}
-				if src.Feed.State != snapshot.FeedError || !strings.Contains(src.Feed.Error, tt.feedError) {
+				if src.Feed.State != api.FeedError || !strings.Contains(src.Feed.Error, tt.feedError) {
 					t.Errorf("victim feed = %+v, want state error mentioning %q", src.Feed, tt.feedError)
 				}
 				if src.Probe.State != tt.probe {
 					t.Errorf("victim probe = %+v, want state %s", src.Probe, tt.probe)
 				}
 			}
-			checkHistoryKept(t, opts.Out, before, opts.Catalog, clock.Now(), tt.probe == snapshot.ProbeFailed)
+			checkHistoryKept(t, opts.Out, before, opts.Catalog, clock.Now(), tt.probe == api.ProbeFailed)
 		})
 	}
 }
@@ -268,13 +271,13 @@ func TestFaultyServiceIsIsolated(t *testing.T) {
 // checkHistoryKept checks that history.json is valid and still holds the
 // good cycle's bucket of every service, now credited with the minute up to
 // the faulty cycle at now.
-func checkHistoryKept(t *testing.T, out string, before *snapshot.History, cat snapshot.Catalog, now time.Time, victimProbeFailed bool) {
+func checkHistoryKept(t *testing.T, out string, before *history.History, cat catalog.Catalog, now time.Time, victimProbeFailed bool) {
 	t.Helper()
-	after, _, err := snapshot.ReadHistory(out)
+	after, _, err := history.ReadHistory(out)
 	if err != nil {
 		t.Fatalf("history after the faulty cycle: %v", err)
 	}
-	if after.Version != snapshot.HistoryVersion || !after.UpdatedAt.Equal(now) || len(after.Incidents) != 0 {
+	if after.Version != history.HistoryVersion || !after.UpdatedAt.Equal(now) || len(after.Incidents) != 0 {
 		t.Errorf("history version %d, updated %s, %d incidents", after.Version, after.UpdatedAt, len(after.Incidents))
 	}
 	for _, svc := range cat.Services {
@@ -283,7 +286,7 @@ func checkHistoryKept(t *testing.T, out string, before *snapshot.History, cat sn
 			t.Errorf("%s: history before %+v, after %+v", svc.Slug, b, a)
 			continue
 		}
-		if !b.LastChecked.Equal(t0) || !a.LastChecked.Equal(now) || a.LastStatus != snapshot.Operational {
+		if !b.LastChecked.Equal(t0) || !a.LastChecked.Equal(now) || a.LastStatus != api.Operational {
 			t.Errorf("%s: last checked %s then %s (%s)", svc.Slug, b.LastChecked, a.LastChecked, a.LastStatus)
 		}
 		if len(a.Buckets) != 1 || a.Buckets[0].T != b.Buckets[0].T || a.Buckets[0].Operational != 60 ||

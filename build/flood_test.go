@@ -7,10 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/bench/synth"
 	"github.com/aistatus/aistatus/build"
 	"github.com/aistatus/aistatus/build/buildtest"
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/rs/zerolog"
 )
 
@@ -28,13 +30,13 @@ func TestFloodKeepsOtherServicesHistory(t *testing.T) {
 	if !buildtest.Long {
 		t.Skip("a dozen cycles over 100 000 incidents: a soak run, with -tags long")
 	}
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var flood snapshot.Service
+	var flood catalog.Service
 	for _, svc := range cat.Services {
-		if svc.Feed.Format != snapshot.FormatNone {
+		if svc.Feed.Format != catalog.FormatNone {
 			flood = svc
 			break
 		}
@@ -60,7 +62,7 @@ func TestFloodKeepsOtherServicesHistory(t *testing.T) {
 	for cycle := range cycles {
 		now = now.Add(5 * time.Minute)
 		o := c.Observations[flood.Slug]
-		o.Feed.State, o.Feed.Status = snapshot.FeedOK, snapshot.Operational
+		o.Feed.State, o.Feed.Status = api.FeedOK, api.Operational
 		o.Incidents = floodIncidents(flood, now, cycle, listed)
 		c.Observations[flood.Slug] = o
 		build.Assemble(c.History, cat, c.Observations, now, log)
@@ -75,18 +77,18 @@ func TestFloodKeepsOtherServicesHistory(t *testing.T) {
 			}
 		}
 		// This cycle's are the flood's newest: pruning takes its oldest.
-		if added != snapshot.MaxNewIncidentsPerFeed {
-			t.Errorf("cycle %d: the flood added %d incidents, want %d", cycle, added, snapshot.MaxNewIncidentsPerFeed)
+		if added != history.MaxNewIncidentsPerFeed {
+			t.Errorf("cycle %d: the flood added %d incidents, want %d", cycle, added, history.MaxNewIncidentsPerFeed)
 		}
 		maxFlood = max(maxFlood, floodTotal)
 	}
-	if got := len(c.History.Incidents); got > snapshot.MaxIncidents+4 { // the synthetic cycle's 4 open ones may exceed it
-		t.Errorf("%d incidents retained, over the cap of %d", got, snapshot.MaxIncidents)
+	if got := len(c.History.Incidents); got > history.MaxIncidents+4 { // the synthetic cycle's 4 open ones may exceed it
+		t.Errorf("%d incidents retained, over the cap of %d", got, history.MaxIncidents)
 	}
-	if got := len(c.History.Changes); got > snapshot.MaxChanges {
-		t.Errorf("%d changes retained, over the cap of %d", got, snapshot.MaxChanges)
+	if got := len(c.History.Changes); got > history.MaxChanges {
+		t.Errorf("%d changes retained, over the cap of %d", got, history.MaxChanges)
 	}
-	if maxFlood+len(incidentsBefore) < snapshot.MaxIncidents {
+	if maxFlood+len(incidentsBefore) < history.MaxIncidents {
 		t.Fatalf("the flood (%d) never reached the incident cap: the test proves nothing", maxFlood)
 	}
 
@@ -108,7 +110,7 @@ func TestFloodKeepsOtherServicesHistory(t *testing.T) {
 
 // othersHistory is the ids of the incidents and changes of every service
 // but flood.
-func othersHistory(h *snapshot.History, flood string) (map[string]bool, map[int64]bool) {
+func othersHistory(h *history.History, flood string) (map[string]bool, map[int64]bool) {
 	incidents, changes := map[string]bool{}, map[int64]bool{}
 	for _, inc := range h.Incidents {
 		if inc.Service != flood {
@@ -124,15 +126,15 @@ func othersHistory(h *snapshot.History, flood string) (map[string]bool, map[int6
 }
 
 // floodIncidents is n resolved incidents never listed before.
-func floodIncidents(svc snapshot.Service, now time.Time, cycle, n int) []snapshot.Incident {
-	list := make([]snapshot.Incident, n)
+func floodIncidents(svc catalog.Service, now time.Time, cycle, n int) []api.Incident {
+	list := make([]api.Incident, n)
 	for i := range list {
 		start := now.Add(-time.Hour - time.Duration(i)*time.Second)
 		end := start.Add(time.Minute)
-		list[i] = snapshot.Incident{
+		list[i] = api.Incident{
 			ID: fmt.Sprintf("%s-flood-%d-%d", svc.Slug, cycle, i), Service: svc.Slug, Headline: "Flood",
-			Severity: snapshot.Minor, StartedAt: start, EndedAt: &end, Status: "resolved",
-			Source: snapshot.SourceOfficial, URL: svc.StatusPage, UpdatedAt: end,
+			Severity: api.Minor, StartedAt: start, EndedAt: &end, Status: "resolved",
+			Source: api.SourceOfficial, URL: svc.StatusPage, UpdatedAt: end,
 		}
 	}
 	return list

@@ -8,14 +8,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/completion"
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/history"
 )
 
 // Completions configure the measured completions of a build.
 type Completions struct {
 	// Keys are the operator's keys by environment variable name
-	// (snapshot.CompletionProbe.KeyEnv); a service whose variable is
+	// (catalog.CompletionProbe.KeyEnv); a service whose variable is
 	// absent or empty is not measured. The keys go to the service's API
 	// alone: never to a log, a file or an error.
 	Keys map[string]string
@@ -27,7 +29,7 @@ type Completions struct {
 
 // completionsDue decides, from the history, which services' completions
 // are due this cycle.
-func completionsDue(h *snapshot.History, c Completions, now time.Time) func(string) bool {
+func completionsDue(h *history.History, c Completions, now time.Time) func(string) bool {
 	return func(slug string) bool {
 		if c.Every <= 0 {
 			return true
@@ -39,7 +41,7 @@ func completionsDue(h *snapshot.History, c Completions, now time.Time) func(stri
 
 // measureCompletions sends the service's completions when its key is set
 // and they are due; nil otherwise (nothing sent).
-func measureCompletions(ctx context.Context, opts Options, svc snapshot.Service) map[string]snapshot.CompletionSample {
+func measureCompletions(ctx context.Context, opts Options, svc catalog.Service) map[string]api.CompletionSample {
 	p := svc.Completion
 	if p == nil {
 		return nil
@@ -50,7 +52,7 @@ func measureCompletions(ctx context.Context, opts Options, svc snapshot.Service)
 	}
 	samples := completion.MeasureAll(ctx, completion.Request{
 		Client: opts.Client, Probe: *p, Key: key, Now: opts.Now,
-		Codes: func(code string, status int) (snapshot.ErrorCode, bool) {
+		Codes: func(code string, status int) (catalog.ErrorCode, bool) {
 			return opts.Catalog.ErrorCode(svc, code, status)
 		},
 		Listed: func(code string) bool { return opts.Catalog.ListsErrorCode(svc, code) },
@@ -61,15 +63,15 @@ func measureCompletions(ctx context.Context, opts Options, svc snapshot.Service)
 		// last door before the log and the history, so the key is checked
 		// here too, whatever produced the sample.
 		if completion.LeaksKey(s.Code, key) {
-			s.Code = snapshot.OtherErrorCode
+			s.Code = api.OtherErrorCode
 			samples[id] = s
 		}
 		// Outcome, status and code only: a sample never holds the key.
 		ev := opts.Log.Debug()
-		if s.Outcome != snapshot.OutcomeOK {
+		if s.Outcome != api.OutcomeOK {
 			ev = opts.Log.Info()
 		}
-		if s.Outcome == snapshot.OutcomeKeyRefused || s.Outcome == snapshot.OutcomeQuota || s.Outcome == snapshot.OutcomeRequestRefused {
+		if s.Outcome == api.OutcomeKeyRefused || s.Outcome == api.OutcomeQuota || s.Outcome == api.OutcomeRequestRefused {
 			ev = opts.Log.Warn()
 		}
 		ev.Str("service", svc.Slug).Str("model", id).Str("outcome", string(s.Outcome)).
@@ -81,11 +83,11 @@ func measureCompletions(ctx context.Context, opts Options, svc snapshot.Service)
 // cleanStoredCodes holds the samples already in the history to the rule
 // new ones follow: a code stays only while the service's error table lists
 // it and it holds no piece of a configured key, else it becomes
-// snapshot.OtherErrorCode. A history written before the rule may hold a
+// api.OtherErrorCode. A history written before the rule may hold a
 // key a provider echoed as its code, which every build would publish again
 // for as long as samples are kept. It returns how many codes it replaced
 // and the variables (by name) whose key one of them held.
-func cleanStoredCodes(h *snapshot.History, cat snapshot.Catalog, keys map[string]string) (int, []string) {
+func cleanStoredCodes(h *history.History, cat catalog.Catalog, keys map[string]string) (int, []string) {
 	replaced, leaked := 0, map[string]bool{}
 	for slug, sh := range h.Services {
 		if sh == nil {
@@ -94,7 +96,7 @@ func cleanStoredCodes(h *snapshot.History, cat snapshot.Catalog, keys map[string
 		svc, _ := cat.Lookup(slug) // a service no longer tracked has no table
 		for _, samples := range sh.Completions {
 			for i, s := range samples {
-				if s.Code == "" || s.Code == snapshot.OtherErrorCode {
+				if s.Code == "" || s.Code == api.OtherErrorCode {
 					continue
 				}
 				ok := cat.ListsErrorCode(svc, s.Code)
@@ -104,7 +106,7 @@ func cleanStoredCodes(h *snapshot.History, cat snapshot.Catalog, keys map[string
 					}
 				}
 				if !ok {
-					samples[i].Code = snapshot.OtherErrorCode
+					samples[i].Code = api.OtherErrorCode
 					replaced++
 				}
 			}
@@ -117,7 +119,7 @@ func cleanStoredCodes(h *snapshot.History, cat snapshot.Catalog, keys map[string
 // recordCompletions adds this cycle's samples to the history. When most
 // probes failed at once (offline: our own network), a completion that got
 // no answer is recorded as discarded: no evidence about the provider.
-func recordCompletions(sh *snapshot.ServiceHistory, o Observation, offline bool) {
+func recordCompletions(sh *history.ServiceHistory, o Observation, offline bool) {
 	ids := make([]string, 0, len(o.Completions))
 	for id := range o.Completions {
 		ids = append(ids, id)
@@ -125,8 +127,8 @@ func recordCompletions(sh *snapshot.ServiceHistory, o Observation, offline bool)
 	slices.Sort(ids)
 	for _, id := range ids {
 		s := o.Completions[id]
-		if offline && (s.Outcome == snapshot.OutcomeNetwork || s.Outcome == snapshot.OutcomeTimeout) {
-			s.Outcome = snapshot.OutcomeDiscarded
+		if offline && (s.Outcome == api.OutcomeNetwork || s.Outcome == api.OutcomeTimeout) {
+			s.Outcome = api.OutcomeDiscarded
 		}
 		sh.RecordCompletion(id, s)
 	}
@@ -135,7 +137,7 @@ func recordCompletions(sh *snapshot.ServiceHistory, o Observation, offline bool)
 // applyMeasured folds our completions into the status decided from the
 // page and the probe (the measured rule, docs/api.md):
 //
-//   - The models' measured statuses fold into one (snapshot.ServiceMeasured);
+//   - The models' measured statuses fold into one (history.ServiceMeasured);
 //     unknown leaves the status as it was.
 //   - Where the page and our probe had no word (unknown), the measured
 //     status stands, operational included: a completion that succeeds is
@@ -145,28 +147,28 @@ func recordCompletions(sh *snapshot.ServiceHistory, o Observation, offline bool)
 //     our probe. A page's maintenance stands: failures are expected then.
 //   - It never makes a status better: a host probe's outage stands even if
 //     a completion got through.
-func applyMeasured(svc snapshot.Service, sh *snapshot.ServiceHistory, o Observation, now time.Time,
-	status snapshot.Status, basis snapshot.Basis, dis *snapshot.Disagreement) (snapshot.Status, snapshot.Basis, *snapshot.Disagreement) {
+func applyMeasured(svc catalog.Service, sh *history.ServiceHistory, o Observation, now time.Time,
+	status api.Status, basis api.Basis, dis *api.Disagreement) (api.Status, api.Basis, *api.Disagreement) {
 	models := sh.Measured(svc.Completion, now)
-	measured := snapshot.ServiceMeasured(models)
+	measured := history.ServiceMeasured(models)
 	switch {
-	case measured == snapshot.Unknown || status == snapshot.Maintenance:
+	case measured == api.Unknown || status == api.Maintenance:
 		return status, basis, dis
-	case status == snapshot.Unknown:
-		return measured, snapshot.BasisMeasured, nil
-	case snapshot.Worse(status, measured) == status:
+	case status == api.Unknown:
+		return measured, api.BasisMeasured, nil
+	case api.Worse(status, measured) == status:
 		return status, basis, dis
 	}
 	official, ok := o.declared()
 	if !ok {
-		return measured, snapshot.BasisMeasured, dis
+		return measured, api.BasisMeasured, dis
 	}
 	since := sh.FailingCompletionsSince()
 	if since.IsZero() {
 		since = now // failing by the hour's error rate, not a run
 	}
-	return measured, snapshot.BasisMeasured, &snapshot.Disagreement{
-		By: snapshot.EvidenceMeasured, Since: since, Official: official, Measured: measured,
+	return measured, api.BasisMeasured, &api.Disagreement{
+		By: api.EvidenceMeasured, Since: since, Official: official, Measured: measured,
 		Detail: fmt.Sprintf("Our completions fail while the official status page says %s: %s.", official, describeFailing(models)),
 	}
 }
@@ -174,10 +176,10 @@ func applyMeasured(svc snapshot.Service, sh *snapshot.ServiceHistory, o Observat
 // describeFailing says which models fail and how, for a disagreement's
 // detail: "openai/gpt-4o-mini: overloaded (HTTP 529, overloaded_error) at
 // 2026-11-23T20:00:00Z, 1 h error rate 50% over 4".
-func describeFailing(models []snapshot.MeasuredModel) string {
+func describeFailing(models []api.MeasuredModel) string {
 	var parts []string
 	for _, m := range models {
-		if m.Status != snapshot.Degraded && m.Status != snapshot.MajorOutage {
+		if m.Status != api.Degraded && m.Status != api.MajorOutage {
 			continue
 		}
 		part := fmt.Sprintf("%s reads %s", m.Model, m.Status)
@@ -194,7 +196,7 @@ func describeFailing(models []snapshot.MeasuredModel) string {
 
 // describeError says one failed completion in words:
 // "overloaded (HTTP 529, overloaded_error) at 2026-11-23T20:00:00Z".
-func describeError(e snapshot.MeasuredError) string {
+func describeError(e api.MeasuredError) string {
 	s := string(e.Outcome)
 	if d := e.Detail(); d != "" {
 		s += " (" + d + ")"

@@ -11,8 +11,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/build/site"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -77,14 +80,14 @@ func TestMeasuredCompletions(t *testing.T) {
 		t.Fatalf("measured %+v", doc.Measured)
 	}
 	m := doc.Measured[0]
-	if m.Model != "openai/gpt-4o-mini" || m.APIModel != "gpt-4o-mini" || m.Status != snapshot.Operational || m.LastOutcome != snapshot.OutcomeOK {
+	if m.Model != "openai/gpt-4o-mini" || m.APIModel != "gpt-4o-mini" || m.Status != api.Operational || m.LastOutcome != api.OutcomeOK {
 		t.Fatalf("model %+v", m)
 	}
 	w := m.Windows.Hour
 	if w.Samples != 1 || w.TTFTMs.P50 == nil || w.TotalMs.P50 == nil || *w.TTFTMs.P50 <= 0 || *w.TotalMs.P50 < *w.TTFTMs.P50 || *w.ErrorRate != 0 {
 		t.Fatalf("1h window %+v", w)
 	}
-	if doc.Status != snapshot.Operational || doc.Basis != snapshot.BasisOfficial || doc.Sources.Disagreement != nil {
+	if doc.Status != api.Operational || doc.Basis != api.BasisOfficial || doc.Sources.Disagreement != nil {
 		t.Fatalf("a page saying operational and a completion that works: %s (%s) %+v", doc.Status, doc.Basis, doc.Sources.Disagreement)
 	}
 
@@ -92,25 +95,25 @@ func TestMeasuredCompletions(t *testing.T) {
 	h.world.Set("openai", func(p *buildtest.Page) { p.CompletionStatus = 529 })
 	h.measuredCycle(keys, &log)
 	doc = h.service("openai")
-	if doc.Sources.Probe.State != snapshot.ProbeOK || doc.Sources.Probe.HTTPStatus != 401 {
+	if doc.Sources.Probe.State != api.ProbeOK || doc.Sources.Probe.HTTPStatus != 401 {
 		t.Fatalf("probe %+v: the host must still answer", doc.Sources.Probe)
 	}
 	m = doc.Measured[0]
 	// The world's 529 is Anthropic's body: OpenAI's table does not list
 	// its overloaded_error, so the code published is "other".
-	if m.Status != snapshot.Degraded || m.Windows.Hour.LastError == nil || m.Windows.Hour.LastError.HTTPStatus != 529 ||
-		m.Windows.Hour.LastError.Code != snapshot.OtherErrorCode || m.Windows.Hour.LastError.Outcome != snapshot.OutcomeOverloaded {
+	if m.Status != api.Degraded || m.Windows.Hour.LastError == nil || m.Windows.Hour.LastError.HTTPStatus != 529 ||
+		m.Windows.Hour.LastError.Code != api.OtherErrorCode || m.Windows.Hour.LastError.Outcome != api.OutcomeOverloaded {
 		t.Fatalf("after one 529: model %+v, last error %+v", m, m.Windows.Hour.LastError)
 	}
 	d := doc.Sources.Disagreement
-	if doc.Status != snapshot.Degraded || doc.Basis != snapshot.BasisMeasured || d == nil || d.By != snapshot.EvidenceMeasured ||
-		d.Official != snapshot.Operational || d.Measured != snapshot.Degraded || !strings.Contains(d.Detail, "HTTP 529") {
+	if doc.Status != api.Degraded || doc.Basis != api.BasisMeasured || d == nil || d.By != api.EvidenceMeasured ||
+		d.Official != api.Operational || d.Measured != api.Degraded || !strings.Contains(d.Detail, "HTTP 529") {
 		t.Fatalf("after one 529: %s (%s), disagreement %+v", doc.Status, doc.Basis, d)
 	}
-	var status snapshot.StatusDoc
+	var status api.StatusDoc
 	h.read(snapshot.FileStatus, &status)
 	for _, s := range status.Services {
-		if s.Slug == "openai" && (s.Status != snapshot.Degraded || s.Disagreement == nil) {
+		if s.Slug == "openai" && (s.Status != api.Degraded || s.Disagreement == nil) {
 			t.Fatalf("status.json: %+v", s)
 		}
 	}
@@ -118,7 +121,7 @@ func TestMeasuredCompletions(t *testing.T) {
 	h.measuredCycle(keys, &log)
 	h.measuredCycle(keys, &log)
 	doc = h.service("openai")
-	if doc.Measured[0].Status != snapshot.MajorOutage || doc.Status != snapshot.MajorOutage || doc.Sources.Disagreement == nil {
+	if doc.Measured[0].Status != api.MajorOutage || doc.Status != api.MajorOutage || doc.Sources.Disagreement == nil {
 		t.Fatalf("after three 529s: model %s, service %s, %+v", doc.Measured[0].Status, doc.Status, doc.Sources.Disagreement)
 	}
 	if since := doc.Sources.Disagreement.Since; !since.Equal(t0.Add(2 * time.Minute)) {
@@ -130,7 +133,7 @@ func TestMeasuredCompletions(t *testing.T) {
 	h.world.Set("openai", func(p *buildtest.Page) { p.CompletionStatus = 0 })
 	h.measuredCycle(keys, &log)
 	doc = h.service("openai")
-	if doc.Status != snapshot.Degraded || doc.Basis != snapshot.BasisMeasured || doc.Measured[0].Windows.Hour.Samples != 5 ||
+	if doc.Status != api.Degraded || doc.Basis != api.BasisMeasured || doc.Measured[0].Windows.Hour.Samples != 5 ||
 		*doc.Measured[0].Windows.Hour.ErrorRate != 0.6 {
 		t.Fatalf("answering again: %s (%s) %+v", doc.Status, doc.Basis, doc.Measured[0].Windows.Hour)
 	}
@@ -243,7 +246,7 @@ func TestKeyEchoedByProvider(t *testing.T) {
 	}
 	h.measuredCycle(Completions{Keys: keys}, &log)
 	assertNoKey(t, h.out, log.String(), all...)
-	var hist snapshot.History
+	var hist history.History
 	h.read(snapshot.FileHistory, &hist)
 	for slug := range echo {
 		if n := len(h.world.Completions(slug)); n != 1 {
@@ -254,8 +257,8 @@ func TestKeyEchoedByProvider(t *testing.T) {
 			t.Fatalf("%s: history %+v", slug, sh)
 		}
 		for id, samples := range sh.Completions {
-			if len(samples) != 1 || samples[0].Code != snapshot.OtherErrorCode {
-				t.Errorf("%s %s: samples %+v, want one with code %q", slug, id, samples, snapshot.OtherErrorCode)
+			if len(samples) != 1 || samples[0].Code != api.OtherErrorCode {
+				t.Errorf("%s %s: samples %+v, want one with code %q", slug, id, samples, api.OtherErrorCode)
 			}
 		}
 	}
@@ -269,7 +272,7 @@ func TestKeyEchoedByProvider(t *testing.T) {
 	})
 	h.world.Set("xai", func(p *buildtest.Page) { p.CompletionStatus, p.CompletionBody = 0, "" })
 	h.measuredCycle(Completions{Keys: keys}, &log)
-	for slug, want := range map[string]string{"openai": "rate_limit_exceeded", "deepseek": snapshot.OtherErrorCode, "anthropic": snapshot.OtherErrorCode} {
+	for slug, want := range map[string]string{"openai": "rate_limit_exceeded", "deepseek": api.OtherErrorCode, "anthropic": api.OtherErrorCode} {
 		doc := h.service(slug)
 		if len(doc.Measured) != 1 || doc.Measured[0].Windows.Hour.LastError == nil || doc.Measured[0].Windows.Hour.LastError.Code != want {
 			t.Errorf("%s: measured %+v, want the last error's code %q", slug, doc.Measured, want)
@@ -300,8 +303,8 @@ func TestKeyRefused(t *testing.T) {
 	h.measuredCycle(Completions{Keys: map[string]string{"OPENAI_API_KEY": openAIKey}}, &log)
 	doc := h.service("openai")
 	m := doc.Measured[0]
-	if doc.Status != snapshot.Operational || doc.Basis != snapshot.BasisOfficial || m.Status != snapshot.Unknown ||
-		m.LastOutcome != snapshot.OutcomeKeyRefused || !strings.Contains(m.Note, "our configuration") {
+	if doc.Status != api.Operational || doc.Basis != api.BasisOfficial || m.Status != api.Unknown ||
+		m.LastOutcome != api.OutcomeKeyRefused || !strings.Contains(m.Note, "our configuration") {
 		t.Fatalf("refused key: %s (%s), %+v", doc.Status, doc.Basis, m)
 	}
 	if !strings.Contains(log.String(), `"level":"warn"`) {
@@ -336,7 +339,7 @@ func TestCompletionsOffline(t *testing.T) {
 		h.measuredCycle(keys, nil)
 	}
 	doc := h.service("openai")
-	if doc.Status != snapshot.Unknown || doc.Measured[0].LastOutcome != snapshot.OutcomeDiscarded || doc.Measured[0].Windows.Hour.Samples != 1 {
+	if doc.Status != api.Unknown || doc.Measured[0].LastOutcome != api.OutcomeDiscarded || doc.Measured[0].Windows.Hour.Samples != 1 {
 		t.Fatalf("offline: %s, %+v", doc.Status, doc.Measured[0])
 	}
 }
@@ -346,20 +349,20 @@ func TestCompletionsOffline(t *testing.T) {
 // table lists them and they hold no piece of a configured key.
 func TestCleanStoredCodes(t *testing.T) {
 	t.Parallel()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	sample := func(code string) []snapshot.CompletionSample {
-		return []snapshot.CompletionSample{{At: t0, Outcome: snapshot.OutcomeServerError, HTTPStatus: 500, Code: code}}
+	sample := func(code string) []api.CompletionSample {
+		return []api.CompletionSample{{At: t0, Outcome: api.OutcomeServerError, HTTPStatus: 500, Code: code}}
 	}
-	h := snapshot.NewHistory()
-	h.Services["openai"] = &snapshot.ServiceHistory{Completions: map[string][]snapshot.CompletionSample{
+	h := history.New()
+	h.Services["openai"] = &history.ServiceHistory{Completions: map[string][]api.CompletionSample{
 		"a/listed": sample("rate_limit_exceeded"), "a/unlisted": sample("overloaded_error"),
-		"a/key": sample(openAIKey), "a/none": sample(""), "a/other": sample(snapshot.OtherErrorCode),
+		"a/key": sample(openAIKey), "a/none": sample(""), "a/other": sample(api.OtherErrorCode),
 	}}
-	h.Services["deepseek"] = &snapshot.ServiceHistory{Completions: map[string][]snapshot.CompletionSample{"a/no-table": sample("rate_limit_exceeded")}}
-	h.Services["untracked"] = &snapshot.ServiceHistory{Completions: map[string][]snapshot.CompletionSample{"a/gone": sample("rate_limit_exceeded")}}
+	h.Services["deepseek"] = &history.ServiceHistory{Completions: map[string][]api.CompletionSample{"a/no-table": sample("rate_limit_exceeded")}}
+	h.Services["untracked"] = &history.ServiceHistory{Completions: map[string][]api.CompletionSample{"a/gone": sample("rate_limit_exceeded")}}
 	want := map[string]string{
 		"a/listed": "rate_limit_exceeded", "a/unlisted": "other", "a/key": "other", "a/none": "", "a/other": "other",
 		"a/no-table": "other", "a/gone": "other",
@@ -411,7 +414,7 @@ func TestKeyInStoredHistory(t *testing.T) {
 	log.Reset()
 	h.world.Set("openai", func(p *buildtest.Page) { p.CompletionStatus = 0 })
 	h.measuredCycle(Completions{Keys: map[string]string{"OPENAI_API_KEY": "sk-proj-Rotated4Kx9Mv2Qr7Tz1Bn6Hj3Lf8"}}, &log)
-	var hist snapshot.History
+	var hist history.History
 	h.read(snapshot.FileHistory, &hist)
 	var codes []string
 	for _, s := range hist.Services["openai"].Completions["openai/gpt-4o-mini"] {

@@ -9,8 +9,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/feed"
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/rs/zerolog"
 )
 
@@ -31,7 +33,7 @@ type GatewayRead struct {
 
 // gatewayReaders read a gateway's per-model document, by gateway id.
 var gatewayReaders = map[string]func(ctx context.Context, client *http.Client, url, modelID string) ([]feed.GatewayEndpoint, error){
-	snapshot.GatewayOpenRouter: feed.ReadOpenRouter,
+	catalog.GatewayOpenRouter: feed.ReadOpenRouter,
 }
 
 // ObserveModels reads every enabled gateway's document of every watched
@@ -66,7 +68,7 @@ func ObserveModels(ctx context.Context, opts Options) map[string]map[string]Gate
 				defer func() { <-slots }()
 				rctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 				defer cancel()
-				eps, err := read(rctx, opts.Client, strings.ReplaceAll(g.URL, snapshot.ModelParam, md.ID), md.ID)
+				eps, err := read(rctx, opts.Client, strings.ReplaceAll(g.URL, catalog.ModelParam, md.ID), md.ID)
 				if err == nil {
 					eps, err = trackedEndpoints(g, md.ID, eps)
 				}
@@ -96,10 +98,10 @@ const maxGatewayEntries = 32
 // endpoints of one pair (a provider's quantizations, "deepinfra/fp8" and
 // "deepinfra/bf16", or a document repeating itself) would be two entries no
 // reader could tell apart. Of those, the first the document lists wins,
-// unless it has no figure over snapshot.ModelWindow and a later one has:
+// unless it has no figure over history.ModelWindow and a later one has:
 // the one with a figure says more. Both depend on the document alone, so
 // the same document always gives the same entries.
-func trackedEndpoints(g snapshot.Gateway, modelID string, eps []feed.GatewayEndpoint) ([]feed.GatewayEndpoint, error) {
+func trackedEndpoints(g catalog.Gateway, modelID string, eps []feed.GatewayEndpoint) ([]feed.GatewayEndpoint, error) {
 	var out []feed.GatewayEndpoint
 	at := map[string]int{} // provider and region → index in out
 	for _, ep := range eps {
@@ -113,12 +115,12 @@ func trackedEndpoints(g snapshot.Gateway, modelID string, eps []feed.GatewayEndp
 		i, seen := at[key]
 		switch {
 		case !seen && len(out) == maxGatewayEntries:
-			return nil, &feed.Error{Kind: snapshot.FailureSchema, Err: fmt.Errorf(
+			return nil, &feed.Error{Kind: api.FailureSchema, Err: fmt.Errorf(
 				"%s's document of %s names more than the %d tracked provider and region pairs a model may have", g.Name, modelID, maxGatewayEntries)}
 		case !seen:
 			at[key] = len(out)
 			out = append(out, ep)
-		case out[i].Uptime[snapshot.ModelWindow] == nil && ep.Uptime[snapshot.ModelWindow] != nil:
+		case out[i].Uptime[history.ModelWindow] == nil && ep.Uptime[history.ModelWindow] != nil:
 			out[i] = ep
 		}
 	}
@@ -131,7 +133,7 @@ func trackedEndpoints(g snapshot.Gateway, modelID string, eps []feed.GatewayEndp
 // "Models"):
 //
 //   - a gateway endpoint's status comes from its uptime over
-//     snapshot.ModelWindow (snapshot.ModelStatusOf); a provider the
+//     history.ModelWindow (history.ModelStatusOf); a provider the
 //     gateway names that is not a tracked service is left out;
 //   - a status-page component that stands for the model gives the page's
 //     status of it, and unknown when the page could not be read or no
@@ -141,24 +143,24 @@ func trackedEndpoints(g snapshot.Gateway, modelID string, eps []feed.GatewayEndp
 //     with the error, and the source's health records the failure;
 //   - the model's status is the best known status of its providers, and
 //     unknown when none is known: never its service's status.
-func AssembleModels(h *snapshot.History, cat snapshot.Catalog, obs map[string]Observation, reads map[string]map[string]GatewayRead, now time.Time, log zerolog.Logger) {
+func AssembleModels(h *history.History, cat catalog.Catalog, obs map[string]Observation, reads map[string]map[string]GatewayRead, now time.Time, log zerolog.Logger) {
 	if len(cat.Models.Watched) == 0 {
 		h.Models = nil
 		return
 	}
-	prev := map[string]snapshot.ModelDoc{}
+	prev := map[string]api.ModelDoc{}
 	if h.Models != nil {
 		for _, md := range h.Models.Models {
 			prev[md.ID] = md
 		}
 	}
-	mh := &snapshot.ModelHistory{At: now, Models: []snapshot.ModelDoc{}, Sources: []snapshot.ModelSourceHealth{}}
+	mh := &history.ModelHistory{At: now, Models: []api.ModelDoc{}, Sources: []api.ModelSourceHealth{}}
 	for _, g := range cat.Models.Gateways {
 		mh.Sources = append(mh.Sources, gatewayHealth(h.Models, g, reads[g.ID], now, log))
 	}
 	measured := measuredProviders(h, cat, now)
 	for _, md := range cat.Models.Watched {
-		providers := []snapshot.ModelProvider{}
+		providers := []api.ModelProvider{}
 		for _, c := range md.Components {
 			providers = append(providers, componentProvider(cat, c, obs[c.Service], md, log))
 		}
@@ -173,9 +175,9 @@ func AssembleModels(h *snapshot.History, cat snapshot.Catalog, obs map[string]Ob
 			}
 			providers = append(providers, gatewayProviders(g, md, r, prev[md.ID])...)
 		}
-		mh.Models = append(mh.Models, snapshot.ModelDoc{
+		mh.Models = append(mh.Models, api.ModelDoc{
 			ID: md.ID, Name: md.Name, Author: md.Author,
-			Status: snapshot.BestModelStatus(providers, ""), StatusFrom: snapshot.ModelStatusSource(providers, ""),
+			Status: history.BestModelStatus(providers, ""), StatusFrom: history.ModelStatusSource(providers, ""),
 			Summary: modelSummary(providers), Providers: providers,
 		})
 	}
@@ -185,16 +187,16 @@ func AssembleModels(h *snapshot.History, cat snapshot.Catalog, obs map[string]Ob
 // measuredProviders are the entries our own completions give, by model id:
 // per service with completions configured, each measured model's status
 // by the measured rule and its success share over the last hour.
-func measuredProviders(h *snapshot.History, cat snapshot.Catalog, now time.Time) map[string][]snapshot.ModelProvider {
-	out := map[string][]snapshot.ModelProvider{}
+func measuredProviders(h *history.History, cat catalog.Catalog, now time.Time) map[string][]api.ModelProvider {
+	out := map[string][]api.ModelProvider{}
 	for _, svc := range cat.Services {
 		if svc.Completion == nil {
 			continue
 		}
 		for _, m := range h.Lookup(svc.Slug).Measured(svc.Completion, now) {
-			p := snapshot.ModelProvider{Service: svc.Slug, Provider: svc.Name, Status: m.Status,
-				Source: snapshot.ModelSource{ID: "aistatus", Kind: snapshot.ModelSourceMeasured, Name: "aistatus's own completions",
-					Window: m.Windows.Hour.Window, Attribution: snapshot.Attribution(""), Error: m.Note,
+			p := api.ModelProvider{Service: svc.Slug, Provider: svc.Name, Status: m.Status,
+				Source: api.ModelSource{ID: "aistatus", Kind: api.ModelSourceMeasured, Name: "aistatus's own completions",
+					Window: m.Windows.Hour.Window, Attribution: api.Attribution(""), Error: m.Note,
 					Basis: "the share of aistatus's own streamed completions of this model at this service that succeeded over the last hour, " +
 						"sent with the operator's key: its account's, not yours"}}
 			if w := m.Windows.Hour; w.Samples > 0 && w.ErrorRate != nil {
@@ -208,25 +210,25 @@ func measuredProviders(h *snapshot.History, cat snapshot.Catalog, now time.Time)
 }
 
 // gatewaySource describes a gateway as the source of a figure.
-func gatewaySource(g snapshot.Gateway, md snapshot.Model) snapshot.ModelSource {
-	src := snapshot.ModelSource{ID: g.ID, Kind: snapshot.ModelSourceGateway, Name: g.Name, Window: snapshot.ModelWindow,
-		Basis:       fmt.Sprintf("%s's uptime of its own requests to this model at this provider over the last %s, not your key's", g.Name, snapshot.ModelWindow),
+func gatewaySource(g catalog.Gateway, md catalog.Model) api.ModelSource {
+	src := api.ModelSource{ID: g.ID, Kind: api.ModelSourceGateway, Name: g.Name, Window: history.ModelWindow,
+		Basis:       fmt.Sprintf("%s's uptime of its own requests to this model at this provider over the last %s, not your key's", g.Name, history.ModelWindow),
 		Attribution: g.Attribution}
 	if g.ModelPage != "" {
-		src.URL = strings.ReplaceAll(g.ModelPage, snapshot.ModelParam, md.ID)
+		src.URL = strings.ReplaceAll(g.ModelPage, catalog.ModelParam, md.ID)
 	}
 	return src
 }
 
 // gatewayProviders are a model's entries from one gateway's read.
-func gatewayProviders(g snapshot.Gateway, md snapshot.Model, r GatewayRead, prev snapshot.ModelDoc) []snapshot.ModelProvider {
+func gatewayProviders(g catalog.Gateway, md catalog.Model, r GatewayRead, prev api.ModelDoc) []api.ModelProvider {
 	src := gatewaySource(g, md)
-	var out []snapshot.ModelProvider
+	var out []api.ModelProvider
 	if r.Err != nil {
 		// The gateway said nothing this cycle: what it reported last reads
 		// unknown, so that the model keeps its list of providers and says
 		// why it cannot tell.
-		src.Error = snapshot.Truncate(r.Err.Error(), 300)
+		src.Error = api.Truncate(r.Err.Error(), 300)
 		seen := map[string]bool{}
 		for _, p := range prev.Providers {
 			if p.Source.ID != g.ID {
@@ -241,7 +243,7 @@ func gatewayProviders(g snapshot.Gateway, md snapshot.Model, r GatewayRead, prev
 			}
 			region := ""
 			if p.Region != nil {
-				region = snapshot.CleanText(*p.Region, feed.MaxGatewayName)
+				region = api.CleanText(*p.Region, feed.MaxGatewayName)
 			}
 			p.Region = nil
 			if region != "" {
@@ -252,7 +254,7 @@ func gatewayProviders(g snapshot.Gateway, md snapshot.Model, r GatewayRead, prev
 				continue
 			}
 			seen[key] = true
-			p.Status, p.Uptime, p.Uptimes, p.Source = snapshot.Unknown, nil, nil, src
+			p.Status, p.Uptime, p.Uptimes, p.Source = api.Unknown, nil, nil, src
 			out = append(out, p)
 		}
 		return out
@@ -262,19 +264,19 @@ func gatewayProviders(g snapshot.Gateway, md snapshot.Model, r GatewayRead, prev
 		if !tracked {
 			continue
 		}
-		up := ep.Uptime[snapshot.ModelWindow]
-		status := snapshot.ModelStatusOf(up)
+		up := ep.Uptime[history.ModelWindow]
+		status := history.ModelStatusOf(up)
 		// A non-zero status is OpenRouter marking the endpoint as not in its
 		// normal state (the values' meanings are not documented: see
 		// feed.GatewayEndpoint.Status). Its uptime may still be high, being
 		// of past minutes: the endpoint reads at most degraded, and worse
 		// when its figure says so.
-		if ep.Status != 0 && status == snapshot.Operational {
-			status = snapshot.Degraded
+		if ep.Status != 0 && status == api.Operational {
+			status = api.Degraded
 		}
-		out = append(out, snapshot.ModelProvider{Service: slug, Provider: ep.Provider, Region: regionOf(ep.Tag, ep.Quantization),
+		out = append(out, api.ModelProvider{Service: slug, Provider: ep.Provider, Region: regionOf(ep.Tag, ep.Quantization),
 			Status: status, Uptime: up, Source: src,
-			Uptimes: &snapshot.ModelUptimes{Last30m: ep.Uptime["30m"], Last1d: ep.Uptime["1d"]}})
+			Uptimes: &api.ModelUptimes{Last30m: ep.Uptime["30m"], Last1d: ep.Uptime["1d"]}})
 	}
 	return out
 }
@@ -310,17 +312,17 @@ func regionOf(tag, quantization string) *string {
 }
 
 // componentProvider is a model's entry from its service's status page.
-func componentProvider(cat snapshot.Catalog, c snapshot.ModelComponent, o Observation, md snapshot.Model, log zerolog.Logger) snapshot.ModelProvider {
+func componentProvider(cat catalog.Catalog, c catalog.ModelComponent, o Observation, md catalog.Model, log zerolog.Logger) api.ModelProvider {
 	svc, _ := cat.Lookup(c.Service)
 	var region *string
 	if c.Region != "" {
 		region = &c.Region
 	}
-	p := snapshot.ModelProvider{Service: c.Service, Provider: svc.Name, Region: region, Status: snapshot.Unknown,
-		Source: snapshot.ModelSource{ID: c.Service, Kind: snapshot.ModelSourceComponent, Name: svc.Name + "'s status page",
+	p := api.ModelProvider{Service: c.Service, Provider: svc.Name, Region: region, Status: api.Unknown,
+		Source: api.ModelSource{ID: c.Service, Kind: api.ModelSourceComponent, Name: svc.Name + "'s status page",
 			Window: "current", Basis: "the status the vendor's own page gives its component for this model",
 			Attribution: svc.Name + "'s official status page", URL: svc.StatusPage, Component: c.Name}}
-	if o.Feed.State != snapshot.FeedOK {
+	if o.Feed.State != api.FeedOK {
 		p.Source.Error = "the status page could not be read this cycle"
 		return p
 	}
@@ -339,9 +341,9 @@ func componentProvider(cat snapshot.Catalog, c snapshot.ModelComponent, o Observ
 // gatewayHealth keeps a gateway's health across cycles, as trackFeed does
 // for a feed: the last good cycle, the run of failing ones, and an alarm in
 // the log once it has failed for SourceAlarmAfter.
-func gatewayHealth(mh *snapshot.ModelHistory, g snapshot.Gateway, reads map[string]GatewayRead, now time.Time, log zerolog.Logger) snapshot.ModelSourceHealth {
+func gatewayHealth(mh *history.ModelHistory, g catalog.Gateway, reads map[string]GatewayRead, now time.Time, log zerolog.Logger) api.ModelSourceHealth {
 	prev, _ := mh.Source(g.ID)
-	out := snapshot.ModelSourceHealth{ID: g.ID, Kind: snapshot.ModelSourceGateway, Name: g.Name, Enabled: g.Enabled,
+	out := api.ModelSourceHealth{ID: g.ID, Kind: api.ModelSourceGateway, Name: g.Name, Enabled: g.Enabled,
 		URL: g.URL, Attribution: g.Attribution, LastOKAt: prev.LastOKAt,
 		ConsecutiveFailures: prev.ConsecutiveFailures, FailingSince: prev.FailingSince}
 	if prev.LastOKAt != nil && prev.LastOKAt.After(now) {
@@ -350,7 +352,7 @@ func gatewayHealth(mh *snapshot.ModelHistory, g snapshot.Gateway, reads map[stri
 		out.LastOKAt, out.ConsecutiveFailures, out.FailingSince = nil, 0, nil
 	}
 	if !g.Enabled {
-		out.State, out.ConsecutiveFailures, out.FailingSince = snapshot.ModelSourceDisabled, 0, nil
+		out.State, out.ConsecutiveFailures, out.FailingSince = api.ModelSourceDisabled, 0, nil
 		return out
 	}
 	var first error
@@ -366,19 +368,19 @@ func gatewayHealth(mh *snapshot.ModelHistory, g snapshot.Gateway, reads map[stri
 			if first == nil {
 				first = err
 			}
-			if len(out.FailedModels) < snapshot.MaxFailedModels {
+			if len(out.FailedModels) < api.MaxFailedModels {
 				out.FailedModels = append(out.FailedModels, id)
 			}
 		}
 	}
 	if first == nil && out.Reads > 0 {
 		t := now
-		out.State, out.LastOKAt, out.ConsecutiveFailures, out.FailingSince = snapshot.FeedOK, &t, 0, nil
+		out.State, out.LastOKAt, out.ConsecutiveFailures, out.FailingSince = api.FeedOK, &t, 0, nil
 		return out
 	}
-	out.State = snapshot.FeedError
+	out.State = api.FeedError
 	if first != nil {
-		out.Error, out.Failure = snapshot.Truncate(first.Error(), 300), feed.Kind(first)
+		out.Error, out.Failure = api.Truncate(first.Error(), 300), feed.Kind(first)
 	} else {
 		out.Error = "no model was read"
 	}
@@ -399,7 +401,7 @@ func gatewayHealth(mh *snapshot.ModelHistory, g snapshot.Gateway, reads map[stri
 }
 
 // modelSummary says in a sentence how a model fares at each provider.
-func modelSummary(providers []snapshot.ModelProvider) string {
+func modelSummary(providers []api.ModelProvider) string {
 	if len(providers) == 0 {
 		return "No source reports on this model: its status is unknown."
 	}
@@ -427,10 +429,10 @@ const maxModelIncidents = 20
 // modelsDoc renders models.json from the catalog and the latest cycle's
 // word on each model (h.Models); a watched model the history has nothing
 // on (a first cycle, a model just added) reads unknown.
-func modelsDoc(cat snapshot.Catalog, h *snapshot.History, now time.Time) snapshot.ModelsDoc {
-	doc := snapshot.ModelsDoc{Models: []snapshot.ModelDoc{}, Sources: []snapshot.ModelSourceHealth{},
-		Rules: snapshot.CurrentModelRules(), Timestamp: now, License: snapshot.License}
-	known := map[string]snapshot.ModelDoc{}
+func modelsDoc(cat catalog.Catalog, h *history.History, now time.Time) api.ModelsDoc {
+	doc := api.ModelsDoc{Models: []api.ModelDoc{}, Sources: []api.ModelSourceHealth{},
+		Rules: history.CurrentModelRules(), Timestamp: now, License: api.License}
+	known := map[string]api.ModelDoc{}
 	if h.Models != nil {
 		for _, md := range h.Models.Models {
 			known[md.ID] = md
@@ -440,8 +442,8 @@ func modelsDoc(cat snapshot.Catalog, h *snapshot.History, now time.Time) snapsho
 	for _, md := range cat.Models.Watched {
 		m, ok := known[md.ID]
 		if !ok {
-			m = snapshot.ModelDoc{ID: md.ID, Name: md.Name, Author: md.Author, Status: snapshot.Unknown,
-				Summary: modelSummary(nil), Providers: []snapshot.ModelProvider{}}
+			m = api.ModelDoc{ID: md.ID, Name: md.Name, Author: md.Author, Status: api.Unknown,
+				Summary: modelSummary(nil), Providers: []api.ModelProvider{}}
 		}
 		m.Name, m.Author, m.Incidents, m.Timestamp, m.License = md.Name, md.Author, nil, nil, ""
 		doc.Models = append(doc.Models, m)
@@ -453,7 +455,7 @@ func modelsDoc(cat snapshot.Catalog, h *snapshot.History, now time.Time) snapsho
 // the retained incidents, of the services it is watched at, whose headline
 // names it. words[i] memoises the words of incidents[i]'s headline: every
 // model's document reads the same incidents.
-func modelDocument(cat snapshot.Catalog, m snapshot.ModelDoc, incidents []snapshot.Incident, words []string, now time.Time) snapshot.ModelDoc {
+func modelDocument(cat catalog.Catalog, m api.ModelDoc, incidents []api.Incident, words []string, now time.Time) api.ModelDoc {
 	md, _ := cat.Models.Lookup(m.ID)
 	services := map[string]bool{md.Service: md.Service != ""}
 	for _, c := range md.Components {
@@ -463,7 +465,7 @@ func modelDocument(cat snapshot.Catalog, m snapshot.ModelDoc, incidents []snapsh
 		services[p.Service] = true
 	}
 	names := modelWords(md)
-	m.Incidents = []snapshot.Incident{}
+	m.Incidents = []api.Incident{}
 	for i, inc := range incidents {
 		if len(m.Incidents) == maxModelIncidents {
 			break
@@ -478,12 +480,12 @@ func modelDocument(cat snapshot.Catalog, m snapshot.ModelDoc, incidents []snapsh
 			m.Incidents = append(m.Incidents, inc)
 		}
 	}
-	m.Timestamp, m.License = &now, snapshot.License
+	m.Timestamp, m.License = &now, api.License
 	return m
 }
 
 // modelWords are the words of the names a headline may call the model by.
-func modelWords(md snapshot.Model) []string {
+func modelWords(md catalog.Model) []string {
 	_, slug, _ := strings.Cut(md.ID, "/")
 	var out []string
 	for _, name := range append([]string{md.Name, slug}, md.Aliases...) {

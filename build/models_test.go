@@ -18,8 +18,11 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/check"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -31,23 +34,23 @@ const sonnet = "anthropic/claude-sonnet-4.5"
 
 // modelCatalog watches two models: Sonnet, at two services and through the
 // gateway, and a Cohere model that only Cohere's page reports on.
-func modelCatalog(gatewayURL string, enabled bool) snapshot.Catalog {
-	return snapshot.Catalog{
-		Services: []snapshot.Service{
+func modelCatalog(gatewayURL string, enabled bool) catalog.Catalog {
+	return catalog.Catalog{
+		Services: []catalog.Service{
 			{Slug: "anthropic", Name: "Anthropic", StatusPage: "https://status.claude.com"},
 			{Slug: "aws-bedrock", Name: "Amazon Bedrock", StatusPage: "https://health.aws.amazon.com"},
 			{Slug: "google-gemini", Name: "Google Gemini API", StatusPage: "https://status.cloud.google.com"},
 			{Slug: "cohere", Name: "Cohere", StatusPage: "https://status.cohere.com"},
 		},
-		Models: snapshot.ModelCatalog{
-			Gateways: []snapshot.Gateway{{ID: snapshot.GatewayOpenRouter, Name: "OpenRouter", Enabled: enabled,
+		Models: catalog.ModelCatalog{
+			Gateways: []catalog.Gateway{{ID: catalog.GatewayOpenRouter, Name: "OpenRouter", Enabled: enabled,
 				URL: gatewayURL + "/api/v1/models/{model}/endpoints", Attribution: "OpenRouter (openrouter.ai)",
 				ModelPage: "https://openrouter.ai/{model}",
 				Providers: map[string]string{"Anthropic": "anthropic", "Amazon Bedrock": "aws-bedrock", "Google": "google-gemini"}}},
-			Watched: []snapshot.Model{
+			Watched: []catalog.Model{
 				{ID: sonnet, Name: "Claude Sonnet 4.5", Author: "anthropic", Service: "anthropic", Aliases: []string{"sonnet 4.5"}},
 				{ID: "cohere/command-a", Name: "Command A", Author: "cohere", Service: "cohere",
-					Components: []snapshot.ModelComponent{{Service: "cohere", Name: "command-a-03-2025"}, {Service: "cohere", Name: "command-a EU", Region: "eu"}}},
+					Components: []catalog.ModelComponent{{Service: "cohere", Name: "command-a-03-2025"}, {Service: "cohere", Name: "command-a EU", Region: "eu"}}},
 			},
 		},
 	}
@@ -67,7 +70,7 @@ func endpoints(t *testing.T, name, model string) []feed.GatewayEndpoint {
 	return eps
 }
 
-func modelOf(t *testing.T, h *snapshot.History, id string) snapshot.ModelDoc {
+func modelOf(t *testing.T, h *history.History, id string) api.ModelDoc {
 	t.Helper()
 	if h.Models == nil {
 		t.Fatal("no models in the history")
@@ -78,27 +81,27 @@ func modelOf(t *testing.T, h *snapshot.History, id string) snapshot.ModelDoc {
 		}
 	}
 	t.Fatalf("no model %s", id)
-	return snapshot.ModelDoc{}
+	return api.ModelDoc{}
 }
 
 func TestModelStatusThresholds(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		uptime *float64
-		want   snapshot.Status
+		want   api.Status
 	}{
-		{new(100.0), snapshot.Operational},
-		{new(95.0), snapshot.Operational},
-		{new(94.99), snapshot.Degraded},
-		{new(80.0), snapshot.Degraded},
-		{new(79.99), snapshot.PartialOutage},
-		{new(60.0), snapshot.PartialOutage},
-		{new(50.0), snapshot.PartialOutage},
-		{new(49.99), snapshot.MajorOutage},
-		{new(0.0), snapshot.MajorOutage},
-		{nil, snapshot.Unknown},
+		{new(100.0), api.Operational},
+		{new(95.0), api.Operational},
+		{new(94.99), api.Degraded},
+		{new(80.0), api.Degraded},
+		{new(79.99), api.PartialOutage},
+		{new(60.0), api.PartialOutage},
+		{new(50.0), api.PartialOutage},
+		{new(49.99), api.MajorOutage},
+		{new(0.0), api.MajorOutage},
+		{nil, api.Unknown},
 	} {
-		if got := snapshot.ModelStatusOf(tc.uptime); got != tc.want {
+		if got := history.ModelStatusOf(tc.uptime); got != tc.want {
 			t.Errorf("ModelStatusOf(%v) = %s, want %s", figure(tc.uptime), got, tc.want)
 		}
 	}
@@ -114,31 +117,31 @@ func figure(f *float64) any {
 func TestAssembleModelsPerProvider(t *testing.T) {
 	t.Parallel()
 	cat := modelCatalog("https://openrouter.example", true)
-	h := snapshot.NewHistory()
-	reads := map[string]map[string]GatewayRead{snapshot.GatewayOpenRouter: {
+	h := history.New()
+	reads := map[string]map[string]GatewayRead{catalog.GatewayOpenRouter: {
 		sonnet:             {Endpoints: endpoints(t, "openrouter-split.json", sonnet)},
 		"cohere/command-a": {Err: errors.New("GET …: HTTP 404 Not Found")},
 	}}
 	obs := map[string]Observation{
 		// Anthropic's page is calm: the model's own figures must not borrow it.
-		"anthropic": {Feed: feedOK(snapshot.Operational)},
-		"cohere": {Feed: feedOK(snapshot.PartialOutage), Components: []snapshot.Component{
-			{Name: "Playground", Status: snapshot.PartialOutage}, {Name: "Command-A-03-2025", Status: snapshot.Degraded},
-			{Name: "command-a EU", Status: snapshot.MajorOutage}}},
+		"anthropic": {Feed: feedOK(api.Operational)},
+		"cohere": {Feed: feedOK(api.PartialOutage), Components: []api.Component{
+			{Name: "Playground", Status: api.PartialOutage}, {Name: "Command-A-03-2025", Status: api.Degraded},
+			{Name: "command-a EU", Status: api.MajorOutage}}},
 	}
 	AssembleModels(h, cat, obs, reads, asmNow, zerolog.Nop())
 
 	m := modelOf(t, h, sonnet)
 	type row struct {
 		service, region string
-		status          snapshot.Status
+		status          api.Status
 		uptime          float64
 	}
 	want := []row{
-		{"anthropic", "", snapshot.PartialOutage, 60},
-		{"aws-bedrock", "", snapshot.Operational, 99.9},
-		{"google-gemini", "us-east5", snapshot.Operational, 95},
-		{"google-gemini", "europe", snapshot.Degraded, 94.99},
+		{"anthropic", "", api.PartialOutage, 60},
+		{"aws-bedrock", "", api.Operational, 99.9},
+		{"google-gemini", "us-east5", api.Operational, 95},
+		{"google-gemini", "europe", api.Degraded, 94.99},
 	}
 	if len(m.Providers) != len(want) {
 		t.Fatalf("providers = %+v, want %d (the untracked host left out)", m.Providers, len(want))
@@ -160,7 +163,7 @@ func TestAssembleModelsPerProvider(t *testing.T) {
 			t.Errorf("provider %d lacks the other windows: %v", i, p.Uptimes)
 		}
 	}
-	if m.Status != snapshot.Operational || m.StatusFrom == nil || m.StatusFrom.Service != "aws-bedrock" || m.StatusFrom.Source.ID != "openrouter" {
+	if m.Status != api.Operational || m.StatusFrom == nil || m.StatusFrom.Service != "aws-bedrock" || m.StatusFrom.Source.ID != "openrouter" {
 		t.Errorf("status = %s from %+v, want operational, from Bedrock per OpenRouter", m.Status, m.StatusFrom)
 	}
 	for _, part := range []string{"partial_outage at Anthropic: 60.0 % over 5m per OpenRouter", "operational at Amazon Bedrock: 99.9 %"} {
@@ -170,18 +173,18 @@ func TestAssembleModelsPerProvider(t *testing.T) {
 	}
 
 	c := modelOf(t, h, "cohere/command-a")
-	if len(c.Providers) != 2 || c.Providers[0].Status != snapshot.Degraded || c.Providers[0].Source.Kind != snapshot.ModelSourceComponent ||
-		c.Providers[0].Source.Component != "command-a-03-2025" || c.Providers[0].Region != nil || c.Status != snapshot.Degraded {
+	if len(c.Providers) != 2 || c.Providers[0].Status != api.Degraded || c.Providers[0].Source.Kind != api.ModelSourceComponent ||
+		c.Providers[0].Source.Component != "command-a-03-2025" || c.Providers[0].Region != nil || c.Status != api.Degraded {
 		t.Errorf("cohere model = %+v, want the page's degraded component (matched case-insensitively), not the page's partial outage", c)
 	}
-	if eu := c.Providers[1]; eu.Region == nil || *eu.Region != "eu" || eu.Status != snapshot.MajorOutage {
+	if eu := c.Providers[1]; eu.Region == nil || *eu.Region != "eu" || eu.Status != api.MajorOutage {
 		t.Errorf("cohere EU = %+v, want the regional component's major outage, region eu", eu)
 	}
 
-	src, _ := h.Models.Source(snapshot.GatewayOpenRouter)
-	if src.State != snapshot.FeedError || src.Reads != 2 || src.Failed != 1 || src.ConsecutiveFailures != 1 ||
+	src, _ := h.Models.Source(catalog.GatewayOpenRouter)
+	if src.State != api.FeedError || src.Reads != 2 || src.Failed != 1 || src.ConsecutiveFailures != 1 ||
 		len(src.FailedModels) != 1 || src.FailedModels[0] != "cohere/command-a" ||
-		src.FailingSince == nil || !strings.Contains(src.Error, "404") || src.Failure != snapshot.FailureNetwork && src.Failure == "" {
+		src.FailingSince == nil || !strings.Contains(src.Error, "404") || src.Failure != api.FailureNetwork && src.Failure == "" {
 		t.Errorf("source health = %+v, want one failed read of two", src)
 	}
 }
@@ -208,19 +211,19 @@ func TestAssembleModelsEndpointStatus(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := snapshot.NewHistory()
+	h := history.New()
 	AssembleModels(h, modelCatalog("https://openrouter.example", true), map[string]Observation{},
-		map[string]map[string]GatewayRead{snapshot.GatewayOpenRouter: {sonnet: {Endpoints: eps}}}, asmNow, zerolog.Nop())
+		map[string]map[string]GatewayRead{catalog.GatewayOpenRouter: {sonnet: {Endpoints: eps}}}, asmNow, zerolog.Nop())
 	m := modelOf(t, h, sonnet)
 	type row struct {
 		service, region string
-		status          snapshot.Status
+		status          api.Status
 	}
 	want := []row{
-		{"anthropic", "", snapshot.PartialOutage},
-		{"aws-bedrock", "", snapshot.Degraded},
-		{"google-gemini", "us-east5", snapshot.Operational},
-		{"google-gemini", "europe", snapshot.Unknown},
+		{"anthropic", "", api.PartialOutage},
+		{"aws-bedrock", "", api.Degraded},
+		{"google-gemini", "us-east5", api.Operational},
+		{"google-gemini", "europe", api.Unknown},
 	}
 	if len(m.Providers) != len(want) {
 		t.Fatalf("providers = %+v, want %d", m.Providers, len(want))
@@ -235,7 +238,7 @@ func TestAssembleModelsEndpointStatus(t *testing.T) {
 			t.Errorf("provider %d = %s %q %s (uptime %v), want %+v", i, p.Service, region, p.Status, figure(p.Uptime), w)
 		}
 	}
-	if m.Status != snapshot.Operational || m.StatusFrom == nil || m.StatusFrom.Service != "google-gemini" {
+	if m.Status != api.Operational || m.StatusFrom == nil || m.StatusFrom.Service != "google-gemini" {
 		t.Errorf("status = %s from %+v, want operational from Google us-east5, the one endpoint OpenRouter does not flag", m.Status, m.StatusFrom)
 	}
 }
@@ -275,39 +278,39 @@ func TestRegionOf(t *testing.T) {
 func TestAssembleModelsUnknown(t *testing.T) {
 	t.Parallel()
 	cat := modelCatalog("https://openrouter.example", true)
-	calm := map[string]Observation{"anthropic": {Feed: feedOK(snapshot.Operational)}, "cohere": {Feed: feedOK(snapshot.Operational)}}
+	calm := map[string]Observation{"anthropic": {Feed: feedOK(api.Operational)}, "cohere": {Feed: feedOK(api.Operational)}}
 
 	t.Run("nobody reports: unknown, not the service's status", func(t *testing.T) {
-		h := snapshot.NewHistory()
+		h := history.New()
 		AssembleModels(h, cat, calm, map[string]map[string]GatewayRead{}, asmNow, zerolog.Nop())
-		if m := modelOf(t, h, sonnet); m.Status != snapshot.Unknown || len(m.Providers) != 0 || m.StatusFrom != nil {
+		if m := modelOf(t, h, sonnet); m.Status != api.Unknown || len(m.Providers) != 0 || m.StatusFrom != nil {
 			t.Errorf("sonnet = %+v, want unknown with no providers while Anthropic's page is operational", m)
 		}
 		c := modelOf(t, h, "cohere/command-a")
-		if c.Status != snapshot.Unknown || c.Providers[0].Source.Error == "" {
+		if c.Status != api.Unknown || c.Providers[0].Source.Error == "" {
 			t.Errorf("cohere = %+v, want unknown: the page no longer lists the component", c)
 		}
 	})
 
 	t.Run("a gateway that stops answering keeps its providers as unknown", func(t *testing.T) {
-		h := snapshot.NewHistory()
-		ok := map[string]map[string]GatewayRead{snapshot.GatewayOpenRouter: {sonnet: {Endpoints: endpoints(t, "openrouter-split.json", sonnet)}}}
+		h := history.New()
+		ok := map[string]map[string]GatewayRead{catalog.GatewayOpenRouter: {sonnet: {Endpoints: endpoints(t, "openrouter-split.json", sonnet)}}}
 		AssembleModels(h, cat, calm, ok, asmNow, zerolog.Nop())
-		limited := map[string]map[string]GatewayRead{snapshot.GatewayOpenRouter: {sonnet: {Err: errors.New("GET …: HTTP 429 Too Many Requests")}}}
+		limited := map[string]map[string]GatewayRead{catalog.GatewayOpenRouter: {sonnet: {Err: errors.New("GET …: HTTP 429 Too Many Requests")}}}
 		var logs bytes.Buffer
 		for i := range 13 {
 			AssembleModels(h, cat, calm, limited, asmNow.Add(time.Duration(i+1)*5*time.Minute), zerolog.New(&logs))
 		}
 		m := modelOf(t, h, sonnet)
-		if m.Status != snapshot.Unknown || len(m.Providers) != 4 {
+		if m.Status != api.Unknown || len(m.Providers) != 4 {
 			t.Fatalf("sonnet = %+v, want its 4 providers, unknown", m)
 		}
 		for _, p := range m.Providers {
-			if p.Status != snapshot.Unknown || p.Uptime != nil || !strings.Contains(p.Source.Error, "429") {
+			if p.Status != api.Unknown || p.Uptime != nil || !strings.Contains(p.Source.Error, "429") {
 				t.Errorf("provider %+v, want unknown, no figure, the error named", p)
 			}
 		}
-		src, _ := h.Models.Source(snapshot.GatewayOpenRouter)
+		src, _ := h.Models.Source(catalog.GatewayOpenRouter)
 		if src.ConsecutiveFailures != 13 || src.LastOKAt == nil || !src.LastOKAt.Equal(asmNow) || !src.FailingSince.Equal(asmNow.Add(5*time.Minute)) {
 			t.Errorf("health = %+v, want 13 failures since the first and the last good read kept", src)
 		}
@@ -317,13 +320,13 @@ func TestAssembleModelsUnknown(t *testing.T) {
 	})
 
 	t.Run("a disabled gateway is not a failure and reports nothing", func(t *testing.T) {
-		h := snapshot.NewHistory()
+		h := history.New()
 		AssembleModels(h, modelCatalog("https://openrouter.example", false), calm, nil, asmNow, zerolog.Nop())
-		src, _ := h.Models.Source(snapshot.GatewayOpenRouter)
-		if src.State != snapshot.ModelSourceDisabled || src.Enabled {
+		src, _ := h.Models.Source(catalog.GatewayOpenRouter)
+		if src.State != api.ModelSourceDisabled || src.Enabled {
 			t.Errorf("health = %+v, want disabled", src)
 		}
-		if m := modelOf(t, h, sonnet); m.Status != snapshot.Unknown {
+		if m := modelOf(t, h, sonnet); m.Status != api.Unknown {
 			t.Errorf("sonnet = %s, want unknown", m.Status)
 		}
 	})
@@ -339,10 +342,10 @@ func TestAssembleModelsUnknown(t *testing.T) {
 func TestAssembleModelsPoisonedHistory(t *testing.T) {
 	t.Parallel()
 	cat := modelCatalog("https://openrouter.example", true)
-	src := snapshot.ModelSource{ID: snapshot.GatewayOpenRouter, Kind: snapshot.ModelSourceGateway, Name: "OpenRouter"}
-	var poisoned []snapshot.ModelProvider
+	src := api.ModelSource{ID: catalog.GatewayOpenRouter, Kind: api.ModelSourceGateway, Name: "OpenRouter"}
+	var poisoned []api.ModelProvider
 	for i := range 3000 {
-		entry := snapshot.ModelProvider{Service: "anthropic", Provider: "Anthropic", Status: snapshot.Operational, Uptime: new(99.0), Source: src}
+		entry := api.ModelProvider{Service: "anthropic", Provider: "Anthropic", Status: api.Operational, Uptime: new(99.0), Source: src}
 		switch i % 3 {
 		case 1:
 			entry.Service, entry.Provider, entry.Region = "google-gemini", "Google", new(fmt.Sprintf("\x1b]0;r%d\x07", i%100))
@@ -351,9 +354,9 @@ func TestAssembleModelsPoisonedHistory(t *testing.T) {
 		}
 		poisoned = append(poisoned, entry)
 	}
-	h := snapshot.NewHistory()
-	h.Models = &snapshot.ModelHistory{At: asmNow.Add(-5 * time.Minute), Models: []snapshot.ModelDoc{{ID: sonnet, Providers: poisoned}}}
-	failed := map[string]map[string]GatewayRead{snapshot.GatewayOpenRouter: {sonnet: {Err: errors.New("GET …: data.endpoints lists 58000 endpoints")}}}
+	h := history.New()
+	h.Models = &history.ModelHistory{At: asmNow.Add(-5 * time.Minute), Models: []api.ModelDoc{{ID: sonnet, Providers: poisoned}}}
+	failed := map[string]map[string]GatewayRead{catalog.GatewayOpenRouter: {sonnet: {Err: errors.New("GET …: data.endpoints lists 58000 endpoints")}}}
 	AssembleModels(h, cat, nil, failed, asmNow, zerolog.Nop())
 	m := modelOf(t, h, sonnet)
 	if len(m.Providers) != maxGatewayEntries {
@@ -366,7 +369,7 @@ func TestAssembleModelsPoisonedHistory(t *testing.T) {
 			region = *p.Region
 		}
 		if _, tracked := cat.Models.Gateways[0].Providers[p.Provider]; !tracked || pairs[p.Provider+"/"+region] ||
-			strings.ContainsAny(region, "\x1b\x07") || p.Status != snapshot.Unknown || p.Uptime != nil {
+			strings.ContainsAny(region, "\x1b\x07") || p.Status != api.Unknown || p.Uptime != nil {
 			t.Fatalf("carried forward %s %q %s %v", p.Provider, region, p.Status, figure(p.Uptime))
 		}
 		pairs[p.Provider+"/"+region] = true
@@ -423,11 +426,11 @@ func TestObserveModelsBounded(t *testing.T) {
 				if n := hits()["/api/v1/models/"+md.ID+"/endpoints"]; n != tc.want {
 					t.Errorf("%s: %d requests, want %d", md.ID, n, tc.want)
 				}
-				r, read := reads[snapshot.GatewayOpenRouter][md.ID]
+				r, read := reads[catalog.GatewayOpenRouter][md.ID]
 				switch {
 				case !tc.enabled && read:
 					t.Errorf("%s read from a disabled gateway", md.ID)
-				case tc.enabled && tc.code != 0 && (r.Err == nil || feed.Kind(r.Err) != snapshot.FailureHTTP):
+				case tc.enabled && tc.code != 0 && (r.Err == nil || feed.Kind(r.Err) != api.FailureHTTP):
 					t.Errorf("%s: err = %v, want an http_status failure", md.ID, r.Err)
 				case tc.enabled && tc.code == 0 && (r.Err != nil || len(r.Endpoints) != 4):
 					t.Errorf("%s: %+v, want the 4 endpoints of tracked providers", md.ID, r)
@@ -538,7 +541,7 @@ func TestTrackedEndpoints(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := trackedEndpoints(g, sonnet, tc.eps)
 			if tc.fail {
-				if feed.Kind(err) != snapshot.FailureSchema || got != nil {
+				if feed.Kind(err) != api.FailureSchema || got != nil {
 					t.Fatalf("%d kept, err = %v (kind %q), want a schema failure", len(got), err, feed.Kind(err))
 				}
 				return
@@ -602,18 +605,18 @@ func TestBuildModelsHostileGateway(t *testing.T) {
 			h.clock.Advance(5 * time.Minute)
 			h.cycle()
 
-			var list snapshot.ModelsDoc
+			var list api.ModelsDoc
 			h.read(snapshot.FileModels, &list)
-			var one snapshot.ModelDoc
+			var one api.ModelDoc
 			h.read(snapshot.ModelFile(sonnet), &one)
-			for _, doc := range []snapshot.ModelDoc{one, func() snapshot.ModelDoc {
+			for _, doc := range []api.ModelDoc{one, func() api.ModelDoc {
 				for _, m := range list.Models {
 					if m.ID == sonnet {
 						return m
 					}
 				}
 				t.Fatalf("no %s in models.json", sonnet)
-				return snapshot.ModelDoc{}
+				return api.ModelDoc{}
 			}()} {
 				pairs := map[string]bool{}
 				for _, p := range doc.Providers {
@@ -632,7 +635,7 @@ func TestBuildModelsHostileGateway(t *testing.T) {
 					t.Fatalf("%d providers, want the 4 tracked pairs: %+v", len(doc.Providers), doc.Providers)
 				}
 				for _, p := range doc.Providers {
-					if tc.fail != (p.Status == snapshot.Unknown && strings.Contains(p.Source.Error, "more than")) {
+					if tc.fail != (p.Status == api.Unknown && strings.Contains(p.Source.Error, "more than")) {
 						t.Errorf("%s: %s (%q), want unknown with the cap named: %v", p.Provider, p.Status, p.Source.Error, tc.fail)
 					}
 				}
@@ -650,38 +653,38 @@ func TestBuildModelsHostileGateway(t *testing.T) {
 // builtView is what /check reads of a built folder for a model's
 // evidence: status.json's services and models.json's models.
 type builtView struct {
-	status snapshot.StatusDoc
-	models snapshot.ModelsDoc
+	status api.StatusDoc
+	models api.ModelsDoc
 }
 
 func (v builtView) GeneratedAt() time.Time { return v.status.Timestamp }
 func (v builtView) Age(now time.Time) (time.Duration, bool) {
 	return now.Sub(v.status.Timestamp), false
 }
-func (v builtView) Summary(slug string) (snapshot.ServiceSummary, bool) {
+func (v builtView) Summary(slug string) (api.ServiceSummary, bool) {
 	for _, s := range v.status.Services {
 		if s.Slug == slug {
 			return s, true
 		}
 	}
-	return snapshot.ServiceSummary{}, false
+	return api.ServiceSummary{}, false
 }
-func (v builtView) OpenIncidents(string) []*snapshot.Incident { return nil }
-func (v builtView) IncidentsSince(string, time.Time) (int, *snapshot.Incident) {
+func (v builtView) OpenIncidents(string) []*api.Incident { return nil }
+func (v builtView) IncidentsSince(string, time.Time) (int, *api.Incident) {
 	return 0, nil
 }
-func (v builtView) BuildProbe(string) (check.Live, bool)     { return check.Live{}, false }
-func (v builtView) Measured(string) []snapshot.MeasuredModel { return nil }
-func (v builtView) Reliability(string) (snapshot.Reliability, bool) {
-	return snapshot.Reliability{}, false
+func (v builtView) BuildProbe(string) (check.Live, bool) { return check.Live{}, false }
+func (v builtView) Measured(string) []api.MeasuredModel  { return nil }
+func (v builtView) Reliability(string) (api.Reliability, bool) {
+	return api.Reliability{}, false
 }
-func (v builtView) Model(id string) (snapshot.ModelDoc, bool) {
+func (v builtView) Model(id string) (api.ModelDoc, bool) {
 	for _, m := range v.models.Models {
 		if m.ID == id {
 			return m, true
 		}
 	}
-	return snapshot.ModelDoc{}, false
+	return api.ModelDoc{}, false
 }
 
 // TestBuildModelsHostileText runs a cycle against a gateway whose tags and
@@ -818,7 +821,7 @@ func TestObserveModelsTimeout(t *testing.T) {
 	cat := modelCatalog(srv.URL, true)
 	reads := ObserveModels(context.Background(), Options{Catalog: cat, Client: srv.Client(), Timeout: 50 * time.Millisecond})
 	for _, md := range cat.Models.Watched {
-		if r := reads[snapshot.GatewayOpenRouter][md.ID]; feed.Kind(r.Err) != snapshot.FailureTimeout {
+		if r := reads[catalog.GatewayOpenRouter][md.ID]; feed.Kind(r.Err) != api.FailureTimeout {
 			t.Errorf("%s: err = %v, want a timeout", md.ID, r.Err)
 		}
 	}
@@ -826,7 +829,7 @@ func TestObserveModelsTimeout(t *testing.T) {
 
 func TestNamesModel(t *testing.T) {
 	t.Parallel()
-	md := snapshot.Model{ID: sonnet, Name: "Claude Sonnet 4.5", Aliases: []string{"sonnet 4.5"}}
+	md := catalog.Model{ID: sonnet, Name: "Claude Sonnet 4.5", Aliases: []string{"sonnet 4.5"}}
 	for headline, want := range map[string]bool{
 		"Elevated errors on Claude Sonnet 4.5":         true,
 		"claude-sonnet-4.5 unavailable":                true,
@@ -850,31 +853,31 @@ func TestNamesModel(t *testing.T) {
 func TestModelDocuments(t *testing.T) {
 	t.Parallel()
 	cat := modelCatalog("https://openrouter.example", true)
-	h := snapshot.NewHistory()
-	AssembleModels(h, cat, map[string]Observation{}, map[string]map[string]GatewayRead{snapshot.GatewayOpenRouter: {
+	h := history.New()
+	AssembleModels(h, cat, map[string]Observation{}, map[string]map[string]GatewayRead{catalog.GatewayOpenRouter: {
 		sonnet: {Endpoints: endpoints(t, "openrouter-split.json", sonnet)}}}, asmNow, zerolog.Nop())
 	end := asmNow.Add(-time.Hour)
-	h.Incidents = []snapshot.Incident{
-		{ID: "anthropic-a", Service: "anthropic", Headline: "Elevated errors on Claude Sonnet 4.5", Severity: snapshot.Major, StartedAt: asmNow.Add(-time.Hour)},
-		{ID: "anthropic-b", Service: "anthropic", Headline: "Elevated errors for multiple models", Severity: snapshot.Major, StartedAt: asmNow.Add(-2 * time.Hour), EndedAt: &end},
-		{ID: "cohere-c", Service: "cohere", Headline: "Claude Sonnet 4.5 mentioned on another service", Severity: snapshot.Minor, StartedAt: asmNow.Add(-3 * time.Hour)},
+	h.Incidents = []api.Incident{
+		{ID: "anthropic-a", Service: "anthropic", Headline: "Elevated errors on Claude Sonnet 4.5", Severity: api.Major, StartedAt: asmNow.Add(-time.Hour)},
+		{ID: "anthropic-b", Service: "anthropic", Headline: "Elevated errors for multiple models", Severity: api.Major, StartedAt: asmNow.Add(-2 * time.Hour), EndedAt: &end},
+		{ID: "cohere-c", Service: "cohere", Headline: "Claude Sonnet 4.5 mentioned on another service", Severity: api.Minor, StartedAt: asmNow.Add(-3 * time.Hour)},
 	}
 	files, err := Render(Site{BaseURL: "https://aistatus.example", StaleAfter: time.Minute}, cat, h, nil, asmNow)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var list snapshot.ModelsDoc
+	var list api.ModelsDoc
 	if err := json.Unmarshal(files[snapshot.FileModels], &list); err != nil {
 		t.Fatal(err)
 	}
 	if len(list.Models) != 2 || list.Models[0].ID != sonnet || list.Models[0].Incidents != nil || list.Rules.DegradedBelow != 95 || list.Rules.MajorBelow != 50 {
 		t.Errorf("models.json = %+v", list)
 	}
-	var one snapshot.ModelDoc
+	var one api.ModelDoc
 	if err := json.Unmarshal(files[snapshot.ModelFile(sonnet)], &one); err != nil {
 		t.Fatal(err)
 	}
-	if len(one.Incidents) != 1 || one.Incidents[0].ID != "anthropic-a" || len(one.Providers) != 4 || one.License != snapshot.License {
+	if len(one.Incidents) != 1 || one.Incidents[0].ID != "anthropic-a" || len(one.Providers) != 4 || one.License != api.License {
 		t.Errorf("%s = %+v, want the one incident that names it", snapshot.ModelFile(sonnet), one)
 	}
 }
@@ -893,26 +896,26 @@ func TestBuildModels(t *testing.T) {
 	h.world.SetModel(sonnet, string(split))
 	h.cycle()
 
-	var list snapshot.ModelsDoc
+	var list api.ModelsDoc
 	h.read(snapshot.FileModels, &list)
-	var one snapshot.ModelDoc
+	var one api.ModelDoc
 	h.read(snapshot.ModelFile(sonnet), &one)
-	statuses := map[string]snapshot.Status{}
+	statuses := map[string]api.Status{}
 	for _, p := range one.Providers {
 		statuses[p.Provider+" "+p.Service] = p.Status
 	}
-	if statuses["Anthropic anthropic"] != snapshot.PartialOutage || statuses["Amazon Bedrock aws-bedrock"] != snapshot.Operational ||
-		one.Status != snapshot.Operational || one.License != snapshot.License || one.Timestamp == nil {
+	if statuses["Anthropic anthropic"] != api.PartialOutage || statuses["Amazon Bedrock aws-bedrock"] != api.Operational ||
+		one.Status != api.Operational || one.License != api.License || one.Timestamp == nil {
 		t.Errorf("%s = %+v", snapshot.ModelFile(sonnet), one)
 	}
 	src := list.Sources[0]
 	// Every other watched model got a 404 from the world: one failing read
 	// each, every model read once.
-	if src.Reads != len(h.world.Catalog.Models.Watched) || src.Failed != src.Reads-1 || src.State != snapshot.FeedError || src.Failure != snapshot.FailureHTTP {
+	if src.Reads != len(h.world.Catalog.Models.Watched) || src.Failed != src.Reads-1 || src.State != api.FeedError || src.Failure != api.FailureHTTP {
 		t.Errorf("gateway health = %+v", src)
 	}
 	for _, m := range list.Models {
-		if m.ID != sonnet && m.Status != snapshot.Unknown {
+		if m.ID != sonnet && m.Status != api.Unknown {
 			t.Errorf("%s = %s: nobody reported on it", m.ID, m.Status)
 		}
 	}
@@ -921,7 +924,7 @@ func TestBuildModels(t *testing.T) {
 	h.clock.Advance(5 * time.Minute)
 	h.cycle()
 	h.read(snapshot.ModelFile(sonnet), &one)
-	if one.Status != snapshot.Unknown || len(one.Providers) != 4 || !strings.Contains(one.Providers[0].Source.Error, "404") {
+	if one.Status != api.Unknown || len(one.Providers) != 4 || !strings.Contains(one.Providers[0].Source.Error, "404") {
 		t.Errorf("after the gateway lost it: %+v", one)
 	}
 	h.read(snapshot.FileModels, &list)
@@ -973,7 +976,7 @@ func TestModelComponentsRealCapture(t *testing.T) {
 		w.Write(body)
 	}))
 	t.Cleanup(srv.Close)
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -984,7 +987,7 @@ func TestModelComponentsRealCapture(t *testing.T) {
 		t.Fatal(err)
 	}
 	obs := map[string]Observation{"cohere": {Feed: feedOK(res.Status), Components: res.Components}}
-	h := snapshot.NewHistory()
+	h := history.New()
 	cat.Models.Gateways = nil // the page alone
 	AssembleModels(h, cat, obs, nil, asmNow, zerolog.Nop())
 	checked := 0
@@ -995,7 +998,7 @@ func TestModelComponentsRealCapture(t *testing.T) {
 			}
 			checked++
 			m := modelOf(t, h, md.ID)
-			if m.Status != snapshot.Operational || m.Providers[0].Source.Component != c.Name || m.Providers[0].Source.Error != "" {
+			if m.Status != api.Operational || m.Providers[0].Source.Component != c.Name || m.Providers[0].Source.Error != "" {
 				t.Errorf("%s = %+v, want operational by its component %q", md.ID, m, c.Name)
 			}
 		}
@@ -1011,16 +1014,16 @@ func TestModelComponentsRealCapture(t *testing.T) {
 func TestAssembleModelsMeasured(t *testing.T) {
 	t.Parallel()
 	cat := modelCatalog("https://openrouter.example", false)
-	cat.Services[0].Completion = &snapshot.CompletionProbe{Style: snapshot.CompletionStyles[0], URL: "https://api.anthropic.example/v1/messages",
-		KeyEnv: "ANTHROPIC_API_KEY", Models: []snapshot.MeasuredModelRef{{ID: sonnet, Model: "claude-sonnet-4-5"}}}
-	h := snapshot.NewHistory()
+	cat.Services[0].Completion = &catalog.CompletionProbe{Style: catalog.CompletionStyles[0], URL: "https://api.anthropic.example/v1/messages",
+		KeyEnv: "ANTHROPIC_API_KEY", Models: []catalog.MeasuredModelRef{{ID: sonnet, Model: "claude-sonnet-4-5"}}}
+	h := history.New()
 	sh := h.Track("anthropic")
 	for i := range 10 {
-		outcome := snapshot.OutcomeOK
+		outcome := api.OutcomeOK
 		if i%2 == 1 {
-			outcome = snapshot.OutcomeOverloaded
+			outcome = api.OutcomeOverloaded
 		}
-		sh.RecordCompletion(sonnet, snapshot.CompletionSample{At: asmNow.Add(time.Duration(i-10) * time.Minute), Outcome: outcome, TTFTMs: new(300.0), TotalMs: new(900.0)})
+		sh.RecordCompletion(sonnet, api.CompletionSample{At: asmNow.Add(time.Duration(i-10) * time.Minute), Outcome: outcome, TTFTMs: new(300.0), TotalMs: new(900.0)})
 	}
 	AssembleModels(h, cat, nil, nil, asmNow, zerolog.Nop())
 	m := modelOf(t, h, sonnet)
@@ -1028,8 +1031,8 @@ func TestAssembleModelsMeasured(t *testing.T) {
 		t.Fatalf("providers = %+v, want our measurement", m.Providers)
 	}
 	p := m.Providers[0]
-	if p.Service != "anthropic" || p.Source.Kind != snapshot.ModelSourceMeasured || p.Source.Window != "1h" || p.Uptime == nil || *p.Uptime != 50 ||
-		!strings.Contains(p.Source.Basis, "not yours") || p.Status == snapshot.Unknown || p.Status == snapshot.Operational {
+	if p.Service != "anthropic" || p.Source.Kind != api.ModelSourceMeasured || p.Source.Window != "1h" || p.Uptime == nil || *p.Uptime != 50 ||
+		!strings.Contains(p.Source.Basis, "not yours") || p.Status == api.Unknown || p.Status == api.Operational {
 		t.Errorf("measured entry = %+v (uptime %v), want half of our completions failing at Anthropic", p, figure(p.Uptime))
 	}
 }
@@ -1037,6 +1040,6 @@ func TestAssembleModelsMeasured(t *testing.T) {
 // namesModel reports whether an incident's headline names the model: its
 // name ("Claude Sonnet 4.5"), the model part of its id
 // ("claude-sonnet-4.5") or an alias, as whole words, case-insensitively.
-func namesModel(headline string, md snapshot.Model) bool {
+func namesModel(headline string, md catalog.Model) bool {
 	return namedIn(" "+wordsOf(headline)+" ", modelWords(md))
 }

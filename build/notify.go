@@ -18,6 +18,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
@@ -90,7 +91,7 @@ type receiver struct {
 	url string
 	// name is what logs and errors say of url (redactURL).
 	name  string
-	queue chan snapshot.Change
+	queue chan api.Change
 	// gone is set, for the life of the process, once the receiver has
 	// answered 410 Gone: it is posted nothing more.
 	gone atomic.Bool
@@ -147,7 +148,7 @@ func NewNotifier(ctx context.Context, opts NotifierOptions) (*Notifier, error) {
 	}
 	n.ctx, n.cancel = context.WithCancel(ctx)
 	for _, u := range opts.URLs {
-		r := &receiver{url: u, name: redactURL(u), queue: make(chan snapshot.Change, opts.QueueSize)}
+		r := &receiver{url: u, name: redactURL(u), queue: make(chan api.Change, opts.QueueSize)}
 		n.receivers = append(n.receivers, r)
 		n.wg.Go(func() { n.work(r) })
 	}
@@ -184,7 +185,7 @@ func SignWebhook(key []byte, id string, timestamp int64, body []byte) string {
 // Notify queues changes for every receiver without waiting, except those
 // that answered 410 Gone; a change that finds a queue full is dropped for
 // that receiver and counted for the next report.
-func (n *Notifier) Notify(changes []snapshot.Change) {
+func (n *Notifier) Notify(changes []api.Change) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed {
@@ -273,7 +274,7 @@ func (n *Notifier) logCounts() {
 
 // countRejected counts c as given up on at the receiver's word, for the next
 // report.
-func (n *Notifier) countRejected(r *receiver, c snapshot.Change, status int, err error) {
+func (n *Notifier) countRejected(r *receiver, c api.Change, status int, err error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if r.rejected == 0 {
@@ -294,7 +295,7 @@ func (n *Notifier) work(r *receiver) {
 }
 
 // deliver posts one change, retrying with exponential backoff.
-func (n *Notifier) deliver(r *receiver, c snapshot.Change) {
+func (n *Notifier) deliver(r *receiver, c api.Change) {
 	u := r.name // what the log may say of r.url
 	body, err := json.Marshal(snapshot.NewCloudEvent(c, n.opts.BaseURL))
 	if err != nil {
@@ -303,7 +304,7 @@ func (n *Notifier) deliver(r *receiver, c snapshot.Change) {
 	}
 	// webhook-id stays the same across retries, so receivers can drop
 	// duplicates; it is the change id, also the CloudEvent's id.
-	id := snapshot.ChangeIDString(c.ID)
+	id := api.ChangeIDString(c.ID)
 	wait := n.opts.Backoff
 	for attempt := 1; ; attempt++ {
 		status, err := n.post(r, id, body)

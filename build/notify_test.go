@@ -17,9 +17,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/outbound"
-	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
 
@@ -30,7 +30,7 @@ const testWebhookSecret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 type webhookReceiver struct {
 	*httptest.Server
 	mu     sync.Mutex
-	events []snapshot.CloudEvent
+	events []api.CloudEvent
 	bad    []string
 }
 
@@ -52,7 +52,7 @@ func newWebhookReceiver(t *testing.T) *webhookReceiver {
 		for sig := range strings.FieldsSeq(sigs) {
 			signed = signed || hmac.Equal([]byte(sig), []byte(want))
 		}
-		var ev snapshot.CloudEvent
+		var ev api.CloudEvent
 		rcv.mu.Lock()
 		defer rcv.mu.Unlock()
 		if !ok || !signed || json.Unmarshal(body, &ev) != nil || ev.ID != id || r.Header.Get("Content-Type") != "application/cloudevents+json" {
@@ -113,10 +113,10 @@ func TestWebhooks(t *testing.T) {
 	}
 	opts := h.options()
 	opts.Notifier = n
-	var changes []snapshot.Change
+	var changes []api.Change
 	for i := range 2 {
 		if i == 1 {
-			h.world.Set("openai", func(p *buildtest.Page) { p.Status = snapshot.MajorOutage })
+			h.world.Set("openai", func(p *buildtest.Page) { p.Status = api.MajorOutage })
 		}
 		start := time.Now()
 		res, err := Build(ctx, opts)
@@ -169,7 +169,7 @@ func TestWebhooks(t *testing.T) {
 			t.Errorf("event %d = %+v, want change %+v", i, ev, c)
 		}
 	}
-	if last := good.events[len(good.events)-1]; last.Subject != "openai" || last.Data.NewStatus != snapshot.MajorOutage {
+	if last := good.events[len(good.events)-1]; last.Subject != "openai" || last.Data.NewStatus != api.MajorOutage {
 		t.Errorf("last event %+v, want openai's outage", last)
 	}
 	if got := failures.Load(); got != want {
@@ -242,7 +242,7 @@ func TestWebhookClient(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n.Notify([]snapshot.Change{{ID: 1, Type: snapshot.ChangeStatus, Service: "openai", Time: t0, NewStatus: snapshot.MajorOutage}})
+			n.Notify([]api.Change{{ID: 1, Type: api.ChangeStatus, Service: "openai", Time: t0, NewStatus: api.MajorOutage}})
 			drain, cancel := context.WithTimeout(ctx, 5*time.Second)
 			defer cancel()
 			n.Close(drain)
@@ -304,7 +304,7 @@ func TestWebhookRetryPolicy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n.Notify([]snapshot.Change{{ID: 1, Type: snapshot.ChangeStatus, Service: "openai", Time: t0, NewStatus: snapshot.MajorOutage}})
+			n.Notify([]api.Change{{ID: 1, Type: api.ChangeStatus, Service: "openai", Time: t0, NewStatus: api.MajorOutage}})
 			drain, cancel := context.WithTimeout(ctx, time.Minute)
 			defer cancel()
 			n.Close(drain)
@@ -334,16 +334,16 @@ func TestWebhookGone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	change := func(id int64) snapshot.Change {
-		return snapshot.Change{ID: id, Type: snapshot.ChangeStatus, Service: "openai", Time: t0, NewStatus: snapshot.MajorOutage}
+	change := func(id int64) api.Change {
+		return api.Change{ID: id, Type: api.ChangeStatus, Service: "openai", Time: t0, NewStatus: api.MajorOutage}
 	}
-	n.Notify([]snapshot.Change{change(1), change(2), change(3)})
+	n.Notify([]api.Change{change(1), change(2), change(3)})
 	for deadline := time.Now().Add(10 * time.Second); !n.receivers[0].gone.Load(); time.Sleep(5 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the receiver's 410 was never taken as gone")
 		}
 	}
-	n.Notify([]snapshot.Change{change(4), change(5)})
+	n.Notify([]api.Change{change(4), change(5)})
 	drain, cancel := context.WithTimeout(ctx, time.Minute)
 	defer cancel()
 	n.Close(drain)
@@ -389,10 +389,10 @@ func TestWebhookDropsReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changes := func(from, to int64) []snapshot.Change {
-		var cs []snapshot.Change
+	changes := func(from, to int64) []api.Change {
+		var cs []api.Change
 		for id := from; id <= to; id++ {
-			cs = append(cs, snapshot.Change{ID: id, Type: snapshot.ChangeStatus, Service: "openai", Time: t0, NewStatus: snapshot.MajorOutage})
+			cs = append(cs, api.Change{ID: id, Type: api.ChangeStatus, Service: "openai", Time: t0, NewStatus: api.MajorOutage})
 		}
 		return cs
 	}
@@ -450,10 +450,10 @@ func TestWebhookRejectionsReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changes := func(from, to int64) []snapshot.Change {
-		var cs []snapshot.Change
+	changes := func(from, to int64) []api.Change {
+		var cs []api.Change
 		for id := from; id <= to; id++ {
-			cs = append(cs, snapshot.Change{ID: id, Type: snapshot.ChangeStatus, Service: "openai", Time: t0, NewStatus: snapshot.MajorOutage})
+			cs = append(cs, api.Change{ID: id, Type: api.ChangeStatus, Service: "openai", Time: t0, NewStatus: api.MajorOutage})
 		}
 		return cs
 	}
@@ -536,7 +536,7 @@ func TestWebhookURLStaysSecret(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n.Notify([]snapshot.Change{{ID: 1, Type: snapshot.ChangeStatus, Service: "openai", Time: t0, NewStatus: snapshot.MajorOutage}})
+			n.Notify([]api.Change{{ID: 1, Type: api.ChangeStatus, Service: "openai", Time: t0, NewStatus: api.MajorOutage}})
 			drain, cancel := context.WithTimeout(context.Background(), time.Minute)
 			defer cancel()
 			n.Close(drain)

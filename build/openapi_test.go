@@ -15,7 +15,10 @@ import (
 
 	"github.com/getkin/kin-openapi/openapi3"
 
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/check"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -54,8 +57,8 @@ func TestOpenAPIDocument(t *testing.T) {
 	if doc.Info.Title != "aistatus" || doc.Info.Version != "1.0.0" {
 		t.Errorf("info = %q %q, want aistatus 1.0.0", doc.Info.Title, doc.Info.Version)
 	}
-	if l := doc.Info.License; l == nil || l.Name != snapshot.License || l.URL != snapshot.LicenseURL {
-		t.Errorf("info.license = %+v, want %s %s", l, snapshot.License, snapshot.LicenseURL)
+	if l := doc.Info.License; l == nil || l.Name != api.License || l.URL != api.LicenseURL {
+		t.Errorf("info.license = %+v, want %s %s", l, api.License, api.LicenseURL)
 	}
 	for _, want := range []string{fmt.Sprintf("%d AI services", openapiTestServices), "unknown", "15 minutes", "30%", "30 requests per minute", "/64", "never fetches", "ignore unknown fields", "RFC 9457"} {
 		if !strings.Contains(doc.Info.Description, want) {
@@ -172,8 +175,8 @@ func TestOpenAPIDocument(t *testing.T) {
 		t.Errorf("since does not document both forms: %q", since.Description)
 	}
 	severity := incidents.Parameters.GetByInAndName("query", "severity")
-	if severity == nil || !reflect.DeepEqual(severity.Schema.Value.Enum, openapiAny(snapshot.Severities)) {
-		t.Errorf("severity enum = %v, want %v", severity.Schema.Value.Enum, snapshot.Severities)
+	if severity == nil || !reflect.DeepEqual(severity.Schema.Value.Enum, openapiAny(api.Severities)) {
+		t.Errorf("severity enum = %v, want %v", severity.Schema.Value.Enum, api.Severities)
 	}
 	if service := incidents.Parameters.GetByInAndName("query", "service"); service == nil ||
 		service.Schema.Value.Pattern == "" || service.Schema.Value.MaxLength == nil {
@@ -203,7 +206,7 @@ func TestOpenAPIDocument(t *testing.T) {
 	}
 	header := strings.Join(openapiCSVHeader(), ",")
 	if header != "slug,name,category,domain,status,lastChecked" {
-		t.Errorf("snapshot.ExportRow header = %s", header)
+		t.Errorf("api.ExportRow header = %s", header)
 	}
 	if !strings.Contains(csvType.Schema.Value.Pattern, header) || !strings.Contains(export.Description, "`"+header+"`") {
 		t.Errorf("export does not name the header %s", header)
@@ -225,8 +228,8 @@ func TestOpenAPIEnums(t *testing.T) {
 	schemas := doc.Components.Schemas
 	// The point-in-time read's cap, the one bound of a list the code states.
 	if at := schemas["ServiceAt"]; at == nil || at.Value.Properties["incidents"].Value.MaxItems == nil ||
-		*at.Value.Properties["incidents"].Value.MaxItems != uint64(snapshot.MaxIncidentsAt) {
-		t.Errorf("ServiceAt.incidents.maxItems is not snapshot.MaxIncidentsAt (%d)", snapshot.MaxIncidentsAt)
+		*at.Value.Properties["incidents"].Value.MaxItems != uint64(api.MaxIncidentsAt) {
+		t.Errorf("ServiceAt.incidents.maxItems is not api.MaxIncidentsAt (%d)", api.MaxIncidentsAt)
 	}
 	enum := func(name string) []any {
 		t.Helper()
@@ -237,15 +240,15 @@ func TestOpenAPIEnums(t *testing.T) {
 		return ref.Value.Enum
 	}
 	for name, want := range map[string][]any{
-		"Status":      openapiAny(snapshot.Statuses),
-		"CheckStatus": openapiAny(snapshot.Statuses),
-		"Basis":       openapiAny(snapshot.Bases),
-		"CheckBasis":  openapiAny(snapshot.Bases),
-		"Severity":    openapiAny(snapshot.Severities),
-		"Category":    openapiAny(snapshot.Categories),
-		"FailureKind": openapiAny(snapshot.FailureKinds),
-		"ChangeType":  openapiAny(snapshot.ChangeTypes),
-		"License":     {snapshot.License},
+		"Status":      openapiAny(api.Statuses),
+		"CheckStatus": openapiAny(api.Statuses),
+		"Basis":       openapiAny(api.Bases),
+		"CheckBasis":  openapiAny(api.Bases),
+		"Severity":    openapiAny(api.Severities),
+		"Category":    openapiAny(catalog.Categories),
+		"FailureKind": openapiAny(api.FailureKinds),
+		"ChangeType":  openapiAny(api.ChangeTypes),
+		"License":     {api.License},
 	} {
 		if got := enum(name); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s enum = %v, want %v", name, got, want)
@@ -255,14 +258,14 @@ func TestOpenAPIEnums(t *testing.T) {
 		schema, prop string
 		want         []any
 	}{
-		{"Verdict", "level", openapiAny(snapshot.VerdictLevels)},
-		{"Verdict", "action", openapiAny(snapshot.VerdictActions)},
-		{"Verdict", "blame", openapiAny(snapshot.VerdictBlames)},
-		{"Verdict", "confidence", openapiAny(snapshot.VerdictConfidences)},
-		{"Evidence", "source", openapiAny(snapshot.EvidenceSources)},
-		{"FeedSource", "state", []any{snapshot.FeedOK, snapshot.FeedError, snapshot.FeedUnsupported, snapshot.FeedNone}},
-		{"ProbeSource", "state", []any{snapshot.ProbeOK, snapshot.ProbeFailed, snapshot.ProbeNone, snapshot.ProbeDiscarded}},
-		{"Incident", "source", []any{snapshot.SourceOfficial, snapshot.SourceProbe}},
+		{"Verdict", "level", openapiAny(api.VerdictLevels)},
+		{"Verdict", "action", openapiAny(api.VerdictActions)},
+		{"Verdict", "blame", openapiAny(api.VerdictBlames)},
+		{"Verdict", "confidence", openapiAny(api.VerdictConfidences)},
+		{"Evidence", "source", openapiAny(api.EvidenceSources)},
+		{"FeedSource", "state", []any{api.FeedOK, api.FeedError, api.FeedUnsupported, api.FeedNone}},
+		{"ProbeSource", "state", []any{api.ProbeOK, api.ProbeFailed, api.ProbeNone, api.ProbeDiscarded}},
+		{"Incident", "source", []any{api.SourceOfficial, api.SourceProbe}},
 	} {
 		if got := schemas[c.schema].Value.Properties[c.prop].Value.Enum; !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s.%s enum = %v, want %v", c.schema, c.prop, got, c.want)
@@ -442,7 +445,7 @@ func TestOpenAPIOutputIsStable(t *testing.T) {
 
 // openapiStackProperties are the optional properties a schema has for
 // another Go type that embeds its own: CheckResult's checks come from
-// snapshot.StackCheckDoc (a stack's answer), checked in
+// api.StackCheckDoc (a stack's answer), checked in
 // TestOpenAPIStackCheck.
 var openapiStackProperties = map[string][]string{"CheckResult": {"checks"}}
 
@@ -452,7 +455,7 @@ func TestOpenAPIStackCheck(t *testing.T) {
 	t.Parallel()
 	doc := openapiLoad(t)
 	schema := doc.Components.Schemas["CheckResult"].Value
-	typ := reflect.TypeFor[snapshot.StackCheckDoc]()
+	typ := reflect.TypeFor[api.StackCheckDoc]()
 	if f, ok := typ.FieldByName("CheckDoc"); !ok || !f.Anonymous {
 		t.Fatal("StackCheckDoc does not embed CheckDoc")
 	}
@@ -469,76 +472,76 @@ func TestOpenAPIStackCheck(t *testing.T) {
 
 // openapiGoSchemas maps each Go type the API serves to its component schema.
 var openapiGoSchemas = map[reflect.Type]string{
-	reflect.TypeFor[snapshot.APIIndex]():           "ApiIndex",
-	reflect.TypeFor[snapshot.APIEndpoint]():        "ApiEndpoint",
-	reflect.TypeFor[snapshot.StatusDoc]():          "StatusResponse",
-	reflect.TypeFor[snapshot.ServiceSummary]():     "ServiceSummary",
-	reflect.TypeFor[snapshot.ServiceDoc]():         "ServiceDetail",
-	reflect.TypeFor[snapshot.Uptime]():             "Uptime",
-	reflect.TypeFor[snapshot.Incident]():           "Incident",
-	reflect.TypeFor[snapshot.IncidentList]():       "IncidentList",
-	reflect.TypeFor[snapshot.Filters]():            "Filters",
-	reflect.TypeFor[snapshot.Window]():             "Window",
-	reflect.TypeFor[snapshot.CheckDoc]():           "CheckResult",
-	reflect.TypeFor[snapshot.CheckService]():       "CheckService",
-	reflect.TypeFor[snapshot.Verdict]():            "Verdict",
-	reflect.TypeFor[snapshot.Evidence]():           "Evidence",
-	reflect.TypeFor[snapshot.CheckAlternative]():   "CheckAlternative",
-	reflect.TypeFor[snapshot.Sources]():            "Sources",
-	reflect.TypeFor[snapshot.FeedSource]():         "FeedSource",
-	reflect.TypeFor[snapshot.ProbeSource]():        "ProbeSource",
-	reflect.TypeFor[snapshot.Problem]():            "Problem",
-	reflect.TypeFor[snapshot.Status]():             "Status",
-	reflect.TypeFor[snapshot.Basis]():              "Basis",
-	reflect.TypeFor[snapshot.Severity]():           "Severity",
-	reflect.TypeFor[snapshot.FeedFormat]():         "FeedFormat",
-	reflect.TypeFor[snapshot.Disagreement]():       "Disagreement",
-	reflect.TypeFor[snapshot.MeasuredModel]():      "MeasuredModel",
-	reflect.TypeFor[snapshot.ProbeLatency]():       "ProbeLatency",
-	reflect.TypeFor[snapshot.LatencyWindow]():      "LatencyWindow",
-	reflect.TypeFor[snapshot.MeasuredWindows]():    "MeasuredWindows",
-	reflect.TypeFor[snapshot.MeasuredWindow]():     "MeasuredWindow",
-	reflect.TypeFor[snapshot.Percentiles]():        "Percentiles",
-	reflect.TypeFor[snapshot.MeasuredError]():      "MeasuredError",
-	reflect.TypeFor[snapshot.CompletionOutcome]():  "CompletionOutcome",
-	reflect.TypeFor[snapshot.SourcesDoc]():         "SourcesResponse",
-	reflect.TypeFor[snapshot.ServiceSources]():     "ServiceSources",
-	reflect.TypeFor[snapshot.Component]():          "Component",
-	reflect.TypeFor[snapshot.SurfaceID]():          "SurfaceId",
-	reflect.TypeFor[snapshot.SurfaceSummary]():     "SurfaceSummary",
-	reflect.TypeFor[snapshot.SurfaceDoc]():         "SurfaceDetail",
-	reflect.TypeFor[snapshot.SurfaceComponent]():   "SurfaceComponent",
-	reflect.TypeFor[snapshot.CheckSurface]():       "CheckSurface",
-	reflect.TypeFor[snapshot.CheckOtherSurface]():  "CheckOtherSurface",
-	reflect.TypeFor[snapshot.Coverage]():           "Coverage",
-	reflect.TypeFor[snapshot.FailureKind]():        "FailureKind",
-	reflect.TypeFor[snapshot.ChangeType]():         "ChangeType",
-	reflect.TypeFor[snapshot.Change]():             "Change",
-	reflect.TypeFor[snapshot.ChangeList]():         "ChangeList",
-	reflect.TypeFor[snapshot.CloudEvent]():         "CloudEvent",
-	reflect.TypeFor[snapshot.EventData]():          "EventData",
-	reflect.TypeFor[snapshot.ServiceAt]():          "ServiceAt",
-	reflect.TypeFor[snapshot.StatusAtDoc]():        "StatusAtResponse",
-	reflect.TypeFor[snapshot.ServiceAtDoc]():       "ServiceAtResponse",
-	reflect.TypeFor[snapshot.CoverageBreakdown]():  "CoverageBreakdown",
-	reflect.TypeFor[snapshot.CoverageSources]():    "CoverageSources",
-	reflect.TypeFor[snapshot.Reliability]():        "Reliability",
-	reflect.TypeFor[snapshot.DurationBySeverity](): "DurationBySeverity",
-	reflect.TypeFor[snapshot.DurationStats]():      "DurationStats",
-	reflect.TypeFor[snapshot.Acknowledgement]():    "Acknowledgement",
-	reflect.TypeFor[snapshot.ReliabilityDoc]():     "ReliabilityResponse",
-	reflect.TypeFor[snapshot.ServiceReliability](): "ServiceReliability",
-	reflect.TypeFor[snapshot.ExpectedResolution](): "ExpectedResolution",
-	reflect.TypeFor[snapshot.Reports]():            "Reports",
-	reflect.TypeFor[snapshot.ModelsDoc]():          "ModelsResponse",
-	reflect.TypeFor[snapshot.ModelRules]():         "ModelRules",
-	reflect.TypeFor[snapshot.ModelDoc]():           "Model",
-	reflect.TypeFor[snapshot.ModelProvider]():      "ModelProvider",
-	reflect.TypeFor[snapshot.ModelUptimes]():       "ModelUptimes",
-	reflect.TypeFor[snapshot.ModelSource]():        "ModelSource",
-	reflect.TypeFor[snapshot.ModelSourceHealth]():  "ModelSourceHealth",
-	reflect.TypeFor[snapshot.CheckModel]():         "CheckModel",
-	reflect.TypeFor[snapshot.ModelStatusFrom]():    "ModelStatusFrom",
+	reflect.TypeFor[api.APIIndex]():           "ApiIndex",
+	reflect.TypeFor[api.APIEndpoint]():        "ApiEndpoint",
+	reflect.TypeFor[api.StatusDoc]():          "StatusResponse",
+	reflect.TypeFor[api.ServiceSummary]():     "ServiceSummary",
+	reflect.TypeFor[api.ServiceDoc]():         "ServiceDetail",
+	reflect.TypeFor[api.Uptime]():             "Uptime",
+	reflect.TypeFor[api.Incident]():           "Incident",
+	reflect.TypeFor[api.IncidentList]():       "IncidentList",
+	reflect.TypeFor[api.Filters]():            "Filters",
+	reflect.TypeFor[api.Window]():             "Window",
+	reflect.TypeFor[api.CheckDoc]():           "CheckResult",
+	reflect.TypeFor[api.CheckService]():       "CheckService",
+	reflect.TypeFor[api.Verdict]():            "Verdict",
+	reflect.TypeFor[api.Evidence]():           "Evidence",
+	reflect.TypeFor[api.CheckAlternative]():   "CheckAlternative",
+	reflect.TypeFor[api.Sources]():            "Sources",
+	reflect.TypeFor[api.FeedSource]():         "FeedSource",
+	reflect.TypeFor[api.ProbeSource]():        "ProbeSource",
+	reflect.TypeFor[api.Problem]():            "Problem",
+	reflect.TypeFor[api.Status]():             "Status",
+	reflect.TypeFor[api.Basis]():              "Basis",
+	reflect.TypeFor[api.Severity]():           "Severity",
+	reflect.TypeFor[catalog.FeedFormat]():     "FeedFormat",
+	reflect.TypeFor[api.Disagreement]():       "Disagreement",
+	reflect.TypeFor[api.MeasuredModel]():      "MeasuredModel",
+	reflect.TypeFor[api.ProbeLatency]():       "ProbeLatency",
+	reflect.TypeFor[api.LatencyWindow]():      "LatencyWindow",
+	reflect.TypeFor[api.MeasuredWindows]():    "MeasuredWindows",
+	reflect.TypeFor[api.MeasuredWindow]():     "MeasuredWindow",
+	reflect.TypeFor[api.Percentiles]():        "Percentiles",
+	reflect.TypeFor[api.MeasuredError]():      "MeasuredError",
+	reflect.TypeFor[api.CompletionOutcome]():  "CompletionOutcome",
+	reflect.TypeFor[api.SourcesDoc]():         "SourcesResponse",
+	reflect.TypeFor[api.ServiceSources]():     "ServiceSources",
+	reflect.TypeFor[api.Component]():          "Component",
+	reflect.TypeFor[catalog.SurfaceID]():      "SurfaceId",
+	reflect.TypeFor[api.SurfaceSummary]():     "SurfaceSummary",
+	reflect.TypeFor[api.SurfaceDoc]():         "SurfaceDetail",
+	reflect.TypeFor[api.SurfaceComponent]():   "SurfaceComponent",
+	reflect.TypeFor[api.CheckSurface]():       "CheckSurface",
+	reflect.TypeFor[api.CheckOtherSurface]():  "CheckOtherSurface",
+	reflect.TypeFor[api.Coverage]():           "Coverage",
+	reflect.TypeFor[api.FailureKind]():        "FailureKind",
+	reflect.TypeFor[api.ChangeType]():         "ChangeType",
+	reflect.TypeFor[api.Change]():             "Change",
+	reflect.TypeFor[api.ChangeList]():         "ChangeList",
+	reflect.TypeFor[api.CloudEvent]():         "CloudEvent",
+	reflect.TypeFor[api.EventData]():          "EventData",
+	reflect.TypeFor[api.ServiceAt]():          "ServiceAt",
+	reflect.TypeFor[api.StatusAtDoc]():        "StatusAtResponse",
+	reflect.TypeFor[api.ServiceAtDoc]():       "ServiceAtResponse",
+	reflect.TypeFor[api.CoverageBreakdown]():  "CoverageBreakdown",
+	reflect.TypeFor[api.CoverageSources]():    "CoverageSources",
+	reflect.TypeFor[api.Reliability]():        "Reliability",
+	reflect.TypeFor[api.DurationBySeverity](): "DurationBySeverity",
+	reflect.TypeFor[api.DurationStats]():      "DurationStats",
+	reflect.TypeFor[api.Acknowledgement]():    "Acknowledgement",
+	reflect.TypeFor[api.ReliabilityDoc]():     "ReliabilityResponse",
+	reflect.TypeFor[api.ServiceReliability](): "ServiceReliability",
+	reflect.TypeFor[api.ExpectedResolution](): "ExpectedResolution",
+	reflect.TypeFor[api.Reports]():            "Reports",
+	reflect.TypeFor[api.ModelsDoc]():          "ModelsResponse",
+	reflect.TypeFor[api.ModelRules]():         "ModelRules",
+	reflect.TypeFor[api.ModelDoc]():           "Model",
+	reflect.TypeFor[api.ModelProvider]():      "ModelProvider",
+	reflect.TypeFor[api.ModelUptimes]():       "ModelUptimes",
+	reflect.TypeFor[api.ModelSource]():        "ModelSource",
+	reflect.TypeFor[api.ModelSourceHealth]():  "ModelSourceHealth",
+	reflect.TypeFor[api.CheckModel]():         "CheckModel",
+	reflect.TypeFor[api.ModelStatusFrom]():    "ModelStatusFrom",
 }
 
 // openapiNullableSchemas maps a field that can be null to the nullable
@@ -690,17 +693,17 @@ func openapiCheckValue(t *testing.T, at string, ft reflect.Type, ref *openapi3.S
 }
 
 // sampleModel is a model degraded at one provider and fine at another.
-var sampleModel = func() snapshot.ModelDoc {
+var sampleModel = func() api.ModelDoc {
 	up60, up999, region := 60.0, 99.9, "us-east5"
-	gw := snapshot.ModelSource{ID: "openrouter", Kind: snapshot.ModelSourceGateway, Name: "OpenRouter", Window: "5m",
+	gw := api.ModelSource{ID: "openrouter", Kind: api.ModelSourceGateway, Name: "OpenRouter", Window: "5m",
 		Basis: "OpenRouter's uptime of its own requests", Attribution: "OpenRouter (openrouter.ai)", URL: "https://openrouter.ai/anthropic/claude-sonnet-4.5"}
-	return snapshot.ModelDoc{ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5", Author: "anthropic", Status: snapshot.Operational,
-		StatusFrom: &snapshot.ModelStatusFrom{Service: "google-gemini", Provider: "Google", Source: gw},
+	return api.ModelDoc{ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5", Author: "anthropic", Status: api.Operational,
+		StatusFrom: &api.ModelStatusFrom{Service: "google-gemini", Provider: "Google", Source: gw},
 		Summary:    "partial_outage at Anthropic: 60.0 % over 5m per OpenRouter; operational at Amazon Bedrock: 99.9 % over 5m per OpenRouter.",
-		Providers: []snapshot.ModelProvider{
-			{Service: "anthropic", Provider: "Anthropic", Status: snapshot.PartialOutage, Uptime: &up60, Uptimes: &snapshot.ModelUptimes{Last30m: &up999}, Source: gw},
-			{Service: "google-gemini", Provider: "Google", Region: &region, Status: snapshot.Operational, Uptime: &up999, Uptimes: &snapshot.ModelUptimes{}, Source: gw},
-			{Service: "cohere", Provider: "Cohere", Status: snapshot.Unknown, Source: snapshot.ModelSource{ID: "cohere", Kind: snapshot.ModelSourceComponent,
+		Providers: []api.ModelProvider{
+			{Service: "anthropic", Provider: "Anthropic", Status: api.PartialOutage, Uptime: &up60, Uptimes: &api.ModelUptimes{Last30m: &up999}, Source: gw},
+			{Service: "google-gemini", Provider: "Google", Region: &region, Status: api.Operational, Uptime: &up999, Uptimes: &api.ModelUptimes{}, Source: gw},
+			{Service: "cohere", Provider: "Cohere", Status: api.Unknown, Source: api.ModelSource{ID: "cohere", Kind: api.ModelSourceComponent,
 				Name: "Cohere's status page", Window: "current", Basis: "the page's component", Attribution: "Cohere's official status page",
 				URL: "https://status.cohere.com", Component: "command-a-03-2025", Error: "the status page could not be read this cycle"}},
 		}}
@@ -716,187 +719,187 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 	local := now.In(time.FixedZone("CET", 3600))
 	lat, up, age := 123.4, 99.862, 42
 	sev, since, svc := "major", "2025-01-01", "openai"
-	degraded, official := snapshot.Degraded, snapshot.BasisOfficial
+	degraded, official := api.Degraded, api.BasisOfficial
 	observed := "529"
 
-	openIncident := snapshot.Incident{
-		ID: "openai-abc123", Service: "openai", Headline: "Elevated error rates", Severity: snapshot.Major,
-		StartedAt: earlier, EndedAt: nil, Status: "investigating", Source: snapshot.SourceOfficial,
+	openIncident := api.Incident{
+		ID: "openai-abc123", Service: "openai", Headline: "Elevated error rates", Severity: api.Major,
+		StartedAt: earlier, EndedAt: nil, Status: "investigating", Source: api.SourceOfficial,
 		URL: "https://status.openai.com/incidents/abc123", UpdatedAt: now,
 	}
-	endedIncident := snapshot.Incident{
-		ID: "probe-openai-1", Service: "openai", Headline: "API not answering", Severity: snapshot.Critical,
-		StartedAt: earlier.Add(-time.Hour), EndedAt: &earlier, Status: "resolved", Source: snapshot.SourceProbe,
+	endedIncident := api.Incident{
+		ID: "probe-openai-1", Service: "openai", Headline: "API not answering", Severity: api.Critical,
+		StartedAt: earlier.Add(-time.Hour), EndedAt: &earlier, Status: "resolved", Source: api.SourceProbe,
 		UpdatedAt: earlier,
 	}
 
 	// Measured figures as a history computes them: successes, a 529 and
 	// our refused key.
-	measuredHist := &snapshot.ServiceHistory{}
-	for i, o := range []snapshot.CompletionOutcome{snapshot.OutcomeOK, snapshot.OutcomeOverloaded, snapshot.OutcomeOK, snapshot.OutcomeKeyRefused} {
-		s := snapshot.CompletionSample{At: now.Add(time.Duration(i-4) * time.Minute), Outcome: o, HTTPStatus: 529, Code: "overloaded_error"}
-		if o == snapshot.OutcomeOK {
+	measuredHist := &history.ServiceHistory{}
+	for i, o := range []api.CompletionOutcome{api.OutcomeOK, api.OutcomeOverloaded, api.OutcomeOK, api.OutcomeKeyRefused} {
+		s := api.CompletionSample{At: now.Add(time.Duration(i-4) * time.Minute), Outcome: o, HTTPStatus: 529, Code: "overloaded_error"}
+		if o == api.OutcomeOK {
 			ttft, total := 310.5, 402.25
-			s = snapshot.CompletionSample{At: s.At, Outcome: o, HTTPStatus: 200, TTFTMs: &ttft, TotalMs: &total}
+			s = api.CompletionSample{At: s.At, Outcome: o, HTTPStatus: 200, TTFTMs: &ttft, TotalMs: &total}
 		}
 		measuredHist.RecordCompletion("openai/gpt-4o-mini", s)
 	}
-	measured := measuredHist.Measured(&snapshot.CompletionProbe{Models: []snapshot.MeasuredModelRef{
+	measured := measuredHist.Measured(&catalog.CompletionProbe{Models: []catalog.MeasuredModelRef{
 		{ID: "openai/gpt-4o-mini", Model: "gpt-4o-mini"}, {ID: "openai/gpt-4.1-nano", Model: "gpt-4.1-nano"}}}, now)
 	if len(measured) != 1 {
 		t.Fatalf("measured %+v", measured)
 	}
 	// A history with enough ended incidents and probe-seen outages for
 	// every percentile, and none for the empty reliability.
-	var history []snapshot.Incident
-	var detections []snapshot.Detection
+	var ended []api.Incident
+	var detections []history.Detection
 	for i := range 6 {
 		start := earlier.Add(-time.Duration(i+2) * 24 * time.Hour)
 		end := start.Add(time.Duration(10*(i+1)) * time.Minute)
-		history = append(history, snapshot.Incident{ID: fmt.Sprintf("openai-old%d", i), Service: "openai", Severity: snapshot.Major,
-			StartedAt: start, EndedAt: &end, Source: snapshot.SourceOfficial})
-		detections = append(detections, snapshot.Detection{Start: start, AckAt: &end, End: end, GreenSeconds: 300})
+		ended = append(ended, api.Incident{ID: fmt.Sprintf("openai-old%d", i), Service: "openai", Severity: api.Major,
+			StartedAt: start, EndedAt: &end, Source: api.SourceOfficial})
+		detections = append(detections, history.Detection{Start: start, AckAt: &end, End: end, GreenSeconds: 300})
 	}
-	reliability := snapshot.ComputeReliability("openai", history, detections)
-	noReliability := snapshot.ComputeReliability("x-ai", nil, nil)
+	reliability := history.ComputeReliability("openai", ended, detections)
+	noReliability := history.ComputeReliability("x-ai", nil, nil)
 
 	samples := []struct {
 		name, schema string
 		value        any
 	}{
-		{"status", "StatusResponse", snapshot.StatusDoc{
-			Status: "ok", Timestamp: now, Source: "aistatus (https://aistatus.example)", License: snapshot.License,
-			Services: []snapshot.ServiceSummary{
-				{Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", Status: snapshot.Operational, Basis: snapshot.BasisOfficial,
-					LastChecked: &now, URL: "https://openai.com", StatusPage: "https://status.openai.com", LatencyMs: &lat, Feed: snapshot.FeedOK,
-					Surfaces: []snapshot.SurfaceSummary{
-						{ID: snapshot.SurfaceAPI, Name: "OpenAI API", Status: snapshot.Operational, Basis: snapshot.BasisOfficial, OpenIncidents: []snapshot.Incident{}},
-						{ID: snapshot.SurfaceApp, Name: "ChatGPT", Status: snapshot.MajorOutage, Basis: snapshot.BasisOfficial, OpenIncidents: []snapshot.Incident{openIncident}},
+		{"status", "StatusResponse", api.StatusDoc{
+			Status: "ok", Timestamp: now, Source: "aistatus (https://aistatus.example)", License: api.License,
+			Services: []api.ServiceSummary{
+				{Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", Status: api.Operational, Basis: api.BasisOfficial,
+					LastChecked: &now, URL: "https://openai.com", StatusPage: "https://status.openai.com", LatencyMs: &lat, Feed: api.FeedOK,
+					Surfaces: []api.SurfaceSummary{
+						{ID: catalog.SurfaceAPI, Name: "OpenAI API", Status: api.Operational, Basis: api.BasisOfficial, OpenIncidents: []api.Incident{}},
+						{ID: catalog.SurfaceApp, Name: "ChatGPT", Status: api.MajorOutage, Basis: api.BasisOfficial, OpenIncidents: []api.Incident{openIncident}},
 					}},
-				{Slug: "hugging-face", Name: "Hugging Face", Category: "inference", Domain: "huggingface.co", Status: snapshot.Unknown, Basis: snapshot.BasisProbe,
-					LastChecked: nil, URL: "https://huggingface.co", StatusPage: "https://status.huggingface.co", LatencyMs: nil, Feed: snapshot.FeedError,
-					Disagreement: &snapshot.Disagreement{Since: earlier, By: snapshot.EvidenceProbe, Official: snapshot.Operational, Measured: snapshot.MajorOutage, Detail: "Our probes failed."},
-					Surfaces:     []snapshot.SurfaceSummary{{ID: snapshot.SurfaceAPI, Name: "Hugging Face API", Status: snapshot.Unknown, Basis: snapshot.BasisProbe, OpenIncidents: []snapshot.Incident{}}}},
+				{Slug: "hugging-face", Name: "Hugging Face", Category: "inference", Domain: "huggingface.co", Status: api.Unknown, Basis: api.BasisProbe,
+					LastChecked: nil, URL: "https://huggingface.co", StatusPage: "https://status.huggingface.co", LatencyMs: nil, Feed: api.FeedError,
+					Disagreement: &api.Disagreement{Since: earlier, By: api.EvidenceProbe, Official: api.Operational, Measured: api.MajorOutage, Detail: "Our probes failed."},
+					Surfaces:     []api.SurfaceSummary{{ID: catalog.SurfaceAPI, Name: "Hugging Face API", Status: api.Unknown, Basis: api.BasisProbe, OpenIncidents: []api.Incident{}}}},
 			},
 		}},
-		{"status with no services", "StatusResponse", snapshot.StatusDoc{
-			Status: "ok", Timestamp: local, Services: []snapshot.ServiceSummary{}, Source: "aistatus", License: snapshot.License,
+		{"status with no services", "StatusResponse", api.StatusDoc{
+			Status: "ok", Timestamp: local, Services: []api.ServiceSummary{}, Source: "aistatus", License: api.License,
 		}},
-		{"service", "ServiceDetail", snapshot.ServiceDoc{
+		{"service", "ServiceDetail", api.ServiceDoc{
 			Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", URL: "https://openai.com",
-			StatusPage: "https://status.openai.com", Status: snapshot.PartialOutage, Basis: snapshot.BasisProbe, LastChecked: &now, LatencyMs: &lat,
-			Uptime:         snapshot.Uptime{H24: &up, D7: &up, D30: nil},
-			UptimeCoverage: snapshot.Coverage{H24: 1, D7: 0.5, D30: 0.116},
-			UptimeCoverageSources: snapshot.CoverageBreakdown{H24: snapshot.CoverageSources{Checks: 0.612, Timeline: 0.387},
-				D7: snapshot.CoverageSources{Checks: 0.5}, D30: snapshot.CoverageSources{Checks: 0.1, Timeline: 0.016}},
+			StatusPage: "https://status.openai.com", Status: api.PartialOutage, Basis: api.BasisProbe, LastChecked: &now, LatencyMs: &lat,
+			Uptime:         api.Uptime{H24: &up, D7: &up, D30: nil},
+			UptimeCoverage: api.Coverage{H24: 1, D7: 0.5, D30: 0.116},
+			UptimeCoverageSources: api.CoverageBreakdown{H24: api.CoverageSources{Checks: 0.612, Timeline: 0.387},
+				D7: api.CoverageSources{Checks: 0.5}, D30: api.CoverageSources{Checks: 0.1, Timeline: 0.016}},
 			Reliability: reliability,
 			DataSince:   &earlier,
-			Incidents:   []snapshot.Incident{openIncident, endedIncident},
-			Components: []snapshot.Component{
-				{ID: "01JMXBRMFE6N2NNT7DG6XZQ6PW", Name: "Chat Completions", Group: "APIs", Status: snapshot.PartialOutage, InScope: true},
-				{ID: "01JMXBNJXGV1T5GT2M9XA83XNG", Name: "Conversations", Status: snapshot.Operational},
+			Incidents:   []api.Incident{openIncident, endedIncident},
+			Components: []api.Component{
+				{ID: "01JMXBRMFE6N2NNT7DG6XZQ6PW", Name: "Chat Completions", Group: "APIs", Status: api.PartialOutage, InScope: true},
+				{ID: "01JMXBNJXGV1T5GT2M9XA83XNG", Name: "Conversations", Status: api.Operational},
 			},
-			Surfaces: []snapshot.SurfaceDoc{
-				{ID: snapshot.SurfaceAPI, Name: "OpenAI API", Status: snapshot.PartialOutage, Basis: snapshot.BasisProbe, Source: "The service's status.",
-					Components: []snapshot.SurfaceComponent{{ID: "01JMXBRMFE6N2NNT7DG6XZQ6PW", Name: "Chat Completions", Group: "APIs", Status: snapshot.PartialOutage}},
-					Incidents:  []snapshot.Incident{openIncident, endedIncident}, Uptime: snapshot.Uptime{H24: &up, D7: &up, D30: nil},
-					UptimeCoverage: snapshot.Coverage{H24: 1, D7: 0.5, D30: 0.116}, DataSince: &earlier, CheckedAt: &now},
-				{ID: snapshot.SurfaceApp, Name: "ChatGPT", Status: snapshot.Operational, Basis: snapshot.BasisOfficial, Source: "The official page.",
-					Components: []snapshot.SurfaceComponent{{ID: "01JMXBNJXGV1T5GT2M9XA83XNG", Name: "Conversations", Status: snapshot.Operational}},
-					Incidents:  []snapshot.Incident{}, CheckedAt: &now},
-				{ID: snapshot.SurfaceAgent, Name: "Codex", Status: snapshot.Unknown, Basis: snapshot.BasisNone, Source: "Nothing to go on.",
-					Components: []snapshot.SurfaceComponent{}, Incidents: []snapshot.Incident{}},
+			Surfaces: []api.SurfaceDoc{
+				{ID: catalog.SurfaceAPI, Name: "OpenAI API", Status: api.PartialOutage, Basis: api.BasisProbe, Source: "The service's status.",
+					Components: []api.SurfaceComponent{{ID: "01JMXBRMFE6N2NNT7DG6XZQ6PW", Name: "Chat Completions", Group: "APIs", Status: api.PartialOutage}},
+					Incidents:  []api.Incident{openIncident, endedIncident}, Uptime: api.Uptime{H24: &up, D7: &up, D30: nil},
+					UptimeCoverage: api.Coverage{H24: 1, D7: 0.5, D30: 0.116}, DataSince: &earlier, CheckedAt: &now},
+				{ID: catalog.SurfaceApp, Name: "ChatGPT", Status: api.Operational, Basis: api.BasisOfficial, Source: "The official page.",
+					Components: []api.SurfaceComponent{{ID: "01JMXBNJXGV1T5GT2M9XA83XNG", Name: "Conversations", Status: api.Operational}},
+					Incidents:  []api.Incident{}, CheckedAt: &now},
+				{ID: catalog.SurfaceAgent, Name: "Codex", Status: api.Unknown, Basis: api.BasisNone, Source: "Nothing to go on.",
+					Components: []api.SurfaceComponent{}, Incidents: []api.Incident{}},
 			},
-			Sources: snapshot.Sources{
-				Feed: snapshot.FeedSource{Format: snapshot.FormatStatuspage, URL: "https://status.openai.com/api/v2/summary.json",
-					State: snapshot.FeedOK, Status: snapshot.Operational, LastOKAt: &now, RosterChangedAt: &earlier,
+			Sources: api.Sources{
+				Feed: api.FeedSource{Format: catalog.FormatStatuspage, URL: "https://status.openai.com/api/v2/summary.json",
+					State: api.FeedOK, Status: api.Operational, LastOKAt: &now, RosterChangedAt: &earlier,
 					RosterAdded: []string{"Agents (01M3Q6W0264T1RJS1YEM47CAQJ)"}},
-				Probe: snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "timeout", Attempts: 3},
-				Disagreement: &snapshot.Disagreement{Since: earlier, By: snapshot.EvidenceProbe, Official: snapshot.Operational, Measured: snapshot.MajorOutage,
+				Probe: api.ProbeSource{State: api.ProbeFailed, Error: "timeout", Attempts: 3},
+				Disagreement: &api.Disagreement{Since: earlier, By: api.EvidenceProbe, Official: api.Operational, Measured: api.MajorOutage,
 					Detail: "Our probes have failed 3 times in a row."},
 			},
 			Measured:     measured,
-			ProbeLatency: snapshot.ProbeLatency{H24: snapshot.LatencyWindow{Samples: 3, P50: &lat, P95: &lat}},
-			Timestamp:    now, License: snapshot.License,
+			ProbeLatency: api.ProbeLatency{H24: api.LatencyWindow{Samples: 3, P50: &lat, P95: &lat}},
+			Timestamp:    now, License: api.License,
 		}},
-		{"service never checked", "ServiceDetail", snapshot.ServiceDoc{
+		{"service never checked", "ServiceDetail", api.ServiceDoc{
 			Slug: "x-ai", Name: "xAI", Category: "llm-api", Domain: "x.ai", URL: "https://x.ai",
-			StatusPage: "https://status.x.ai", Status: snapshot.Unknown, Basis: snapshot.BasisNone,
-			Incidents:  []snapshot.Incident{},
-			Components: []snapshot.Component{},
-			Surfaces: []snapshot.SurfaceDoc{{ID: snapshot.SurfaceAPI, Name: "xAI API", Status: snapshot.Unknown, Basis: snapshot.BasisNone,
-				Source: "Nothing.", Components: []snapshot.SurfaceComponent{}, Incidents: []snapshot.Incident{}}},
-			Sources: snapshot.Sources{
-				Feed: snapshot.FeedSource{Format: snapshot.FormatRSS, State: snapshot.FeedError, Error: "status 503",
-					Failure: snapshot.FailureHTTP, ConsecutiveFailures: 4, FailingSince: &earlier},
-				Probe: snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "timeout"},
+			StatusPage: "https://status.x.ai", Status: api.Unknown, Basis: api.BasisNone,
+			Incidents:  []api.Incident{},
+			Components: []api.Component{},
+			Surfaces: []api.SurfaceDoc{{ID: catalog.SurfaceAPI, Name: "xAI API", Status: api.Unknown, Basis: api.BasisNone,
+				Source: "Nothing.", Components: []api.SurfaceComponent{}, Incidents: []api.Incident{}}},
+			Sources: api.Sources{
+				Feed: api.FeedSource{Format: catalog.FormatRSS, State: api.FeedError, Error: "status 503",
+					Failure: api.FailureHTTP, ConsecutiveFailures: 4, FailingSince: &earlier},
+				Probe: api.ProbeSource{State: api.ProbeFailed, Error: "timeout"},
 			},
-			Measured:  []snapshot.MeasuredModel{},
-			Timestamp: now, License: snapshot.License,
+			Measured:  []api.MeasuredModel{},
+			Timestamp: now, License: api.License,
 			Reliability: noReliability,
 		}},
-		{"incidents from the server", "IncidentList", snapshot.IncidentList{
-			Incidents: []snapshot.Incident{openIncident, endedIncident}, Timestamp: now,
-			Filters: snapshot.Filters{Since: &since, Severity: &sev, Service: &svc},
-			Window:  &snapshot.Window{Since: now.AddDate(0, 0, -30), Limit: 100, Truncated: true},
-			License: snapshot.License,
+		{"incidents from the server", "IncidentList", api.IncidentList{
+			Incidents: []api.Incident{openIncident, endedIncident}, Timestamp: now,
+			Filters: api.Filters{Since: &since, Severity: &sev, Service: &svc},
+			Window:  &api.Window{Since: now.AddDate(0, 0, -30), Limit: 100, Truncated: true},
+			License: api.License,
 		}},
-		{"incidents.json", "IncidentList", snapshot.IncidentList{
-			Incidents: []snapshot.Incident{}, Timestamp: now, License: snapshot.License,
+		{"incidents.json", "IncidentList", api.IncidentList{
+			Incidents: []api.Incident{}, Timestamp: now, License: api.License,
 		}},
-		{"check tracked", "CheckResult", snapshot.CheckDoc{
+		{"check tracked", "CheckResult", api.CheckDoc{
 			Query: "api.openai.com", Tracked: true,
-			Service:       &snapshot.CheckService{Slug: "openai", Name: "OpenAI", Domain: "openai.com"},
-			Surface:       &snapshot.CheckSurface{ID: snapshot.SurfaceAPI, Name: "OpenAI API"},
-			OtherSurfaces: []snapshot.CheckOtherSurface{{ID: snapshot.SurfaceApp, Name: "ChatGPT", Status: snapshot.MajorOutage, Basis: snapshot.BasisOfficial}},
+			Service:       &api.CheckService{Slug: "openai", Name: "OpenAI", Domain: "openai.com"},
+			Surface:       &api.CheckSurface{ID: catalog.SurfaceAPI, Name: "OpenAI API"},
+			OtherSurfaces: []api.CheckOtherSurface{{ID: catalog.SurfaceApp, Name: "ChatGPT", Status: api.MajorOutage, Basis: api.BasisOfficial}},
 			Status:        &degraded, Basis: &official, LatencyMs: &lat, LatencyCheckedAt: &now,
 			Error: &observed,
-			Verdict: snapshot.Verdict{Headline: "OpenAI is slow.", Emoji: "🟡", Level: "degraded", Stale: false, DataAgeSeconds: &age,
-				Action: snapshot.ActionFailover, Blame: snapshot.BlameProvider, Confidence: snapshot.ConfidenceHigh, Reason: "A server error.",
-				ExpectedResolution: &snapshot.ExpectedResolution{Incident: openIncident.ID, Severity: openIncident.Severity,
+			Verdict: api.Verdict{Headline: "OpenAI is slow.", Emoji: "🟡", Level: "degraded", Stale: false, DataAgeSeconds: &age,
+				Action: api.ActionFailover, Blame: api.BlameProvider, Confidence: api.ConfidenceHigh, Reason: "A server error.",
+				ExpectedResolution: &api.ExpectedResolution{Incident: openIncident.ID, Severity: openIncident.Severity,
 					StartedAt: openIncident.StartedAt, P50Minutes: 30, P90Minutes: 60, Basis: 6},
-				Evidence:     []snapshot.Evidence{{Source: snapshot.EvidenceOfficial, Says: "The status page says degraded.", AgeSeconds: 42}},
-				Alternatives: []snapshot.CheckAlternative{{Slug: "azure-openai", Name: "Azure OpenAI", Status: snapshot.Operational, Why: "serves GPT"}}},
-			Timestamp: now, License: snapshot.License,
+				Evidence:     []api.Evidence{{Source: api.EvidenceOfficial, Says: "The status page says degraded.", AgeSeconds: 42}},
+				Alternatives: []api.CheckAlternative{{Slug: "azure-openai", Name: "Azure OpenAI", Status: api.Operational, Why: "serves GPT"}}},
+			Timestamp: now, License: api.License,
 		}},
-		{"check untracked", "CheckResult", snapshot.CheckDoc{
-			Query: "example.com", Tracked: false, OtherSurfaces: []snapshot.CheckOtherSurface{},
-			Verdict: snapshot.Verdict{Headline: "example.com is not tracked.", Emoji: "❔", Level: "untracked",
-				Suggestions: []string{"OpenAI", "Anthropic"}, Evidence: []snapshot.Evidence{}, Alternatives: []snapshot.CheckAlternative{}},
-			Timestamp: now, License: snapshot.License,
+		{"check untracked", "CheckResult", api.CheckDoc{
+			Query: "example.com", Tracked: false, OtherSurfaces: []api.CheckOtherSurface{},
+			Verdict: api.Verdict{Headline: "example.com is not tracked.", Emoji: "❔", Level: "untracked",
+				Suggestions: []string{"OpenAI", "Anthropic"}, Evidence: []api.Evidence{}, Alternatives: []api.CheckAlternative{}},
+			Timestamp: now, License: api.License,
 		}},
-		{"problem", "Problem", snapshot.Problem{Type: "about:blank", Title: "Bad Request", Status: 400,
+		{"problem", "Problem", api.Problem{Type: "about:blank", Title: "Bad Request", Status: 400,
 			Detail: "limit must be an integer from 1 to 1000", Param: "limit"}},
-		{"changes", "ChangeList", snapshot.ChangeList{
-			Changes: []snapshot.Change{
-				{ID: 1, Type: snapshot.ChangeStatus, Service: "openai", Time: now, NewStatus: snapshot.Operational},
-				{ID: 2, Type: snapshot.ChangeStatus, Service: "openai", Time: now, OldStatus: snapshot.Operational, NewStatus: snapshot.MajorOutage},
-				{ID: 3, Type: snapshot.ChangeIncidentUpdated, Service: "openai", Time: now, Incident: &openIncident, Changed: []string{"severity"}},
+		{"changes", "ChangeList", api.ChangeList{
+			Changes: []api.Change{
+				{ID: 1, Type: api.ChangeStatus, Service: "openai", Time: now, NewStatus: api.Operational},
+				{ID: 2, Type: api.ChangeStatus, Service: "openai", Time: now, OldStatus: api.Operational, NewStatus: api.MajorOutage},
+				{ID: 3, Type: api.ChangeIncidentUpdated, Service: "openai", Time: now, Incident: &openIncident, Changed: []string{"severity"}},
 			},
-			LogStart: earlier, LastID: 3, Truncated: true, Timestamp: now, License: snapshot.License,
+			LogStart: earlier, LastID: 3, Truncated: true, Timestamp: now, License: api.License,
 		}},
-		{"empty changes", "ChangeList", snapshot.ChangeList{Changes: []snapshot.Change{}, Timestamp: now, License: snapshot.License}},
-		{"cloud event", "CloudEvent", snapshot.NewCloudEvent(snapshot.Change{ID: 7, Type: snapshot.ChangeIncidentResolved, Service: "openai",
+		{"empty changes", "ChangeList", api.ChangeList{Changes: []api.Change{}, Timestamp: now, License: api.License}},
+		{"cloud event", "CloudEvent", snapshot.NewCloudEvent(api.Change{ID: 7, Type: api.ChangeIncidentResolved, Service: "openai",
 			Time: now, Incident: &endedIncident}, "https://aistatus.example/")},
-		{"status at", "StatusAtResponse", snapshot.StatusAtDoc{At: earlier, LogStart: earlier, Timestamp: now, License: snapshot.License,
-			Services: []snapshot.ServiceAt{{Slug: "openai", Name: "OpenAI", Status: snapshot.MajorOutage, Since: &earlier, Incidents: []snapshot.Incident{openIncident}},
-				{Slug: "groq", Name: "Groq", Status: snapshot.Operational, Incidents: []snapshot.Incident{}}}}},
-		{"service at", "ServiceAtResponse", snapshot.ServiceAtDoc{At: earlier, LogStart: earlier, Timestamp: now, License: snapshot.License,
-			Service: snapshot.ServiceAt{Slug: "openai", Name: "OpenAI", Status: snapshot.Unknown, Incidents: []snapshot.Incident{}}}},
-		{"problem without param", "Problem", snapshot.Problem{Type: "about:blank", Title: "Too Many Requests", Status: 429,
+		{"status at", "StatusAtResponse", api.StatusAtDoc{At: earlier, LogStart: earlier, Timestamp: now, License: api.License,
+			Services: []api.ServiceAt{{Slug: "openai", Name: "OpenAI", Status: api.MajorOutage, Since: &earlier, Incidents: []api.Incident{openIncident}},
+				{Slug: "groq", Name: "Groq", Status: api.Operational, Incidents: []api.Incident{}}}}},
+		{"service at", "ServiceAtResponse", api.ServiceAtDoc{At: earlier, LogStart: earlier, Timestamp: now, License: api.License,
+			Service: api.ServiceAt{Slug: "openai", Name: "OpenAI", Status: api.Unknown, Incidents: []api.Incident{}}}},
+		{"problem without param", "Problem", api.Problem{Type: "about:blank", Title: "Too Many Requests", Status: 429,
 			Detail: "30 requests per minute"}},
-		{"reliability", "ReliabilityResponse", snapshot.ReliabilityDoc{Timestamp: now, License: snapshot.License,
-			Services: []snapshot.ServiceReliability{{Slug: "openai", Name: "OpenAI", Reliability: reliability},
+		{"reliability", "ReliabilityResponse", api.ReliabilityDoc{Timestamp: now, License: api.License,
+			Services: []api.ServiceReliability{{Slug: "openai", Name: "OpenAI", Reliability: reliability},
 				{Slug: "x-ai", Name: "xAI", Reliability: noReliability}}}},
-		{"models", "ModelsResponse", snapshot.ModelsDoc{Timestamp: now, License: snapshot.License, Rules: snapshot.CurrentModelRules(),
-			Models: []snapshot.ModelDoc{sampleModel, {ID: "cohere/command-a", Name: "Command A", Author: "cohere", Status: snapshot.Unknown,
-				Summary: "No source reports on this model: its status is unknown.", Providers: []snapshot.ModelProvider{}}},
-			Sources: []snapshot.ModelSourceHealth{{ID: "openrouter", Kind: "gateway", Name: "OpenRouter", Enabled: true,
-				URL: "https://openrouter.ai/api/v1/models/{model}/endpoints", Attribution: "OpenRouter", State: snapshot.FeedError,
-				Reads: 40, Failed: 1, Error: "HTTP 429", Failure: snapshot.FailureHTTP, LastOKAt: &earlier, ConsecutiveFailures: 2, FailingSince: &now}}}},
-		{"model", "Model", func() snapshot.ModelDoc {
+		{"models", "ModelsResponse", api.ModelsDoc{Timestamp: now, License: api.License, Rules: history.CurrentModelRules(),
+			Models: []api.ModelDoc{sampleModel, {ID: "cohere/command-a", Name: "Command A", Author: "cohere", Status: api.Unknown,
+				Summary: "No source reports on this model: its status is unknown.", Providers: []api.ModelProvider{}}},
+			Sources: []api.ModelSourceHealth{{ID: "openrouter", Kind: "gateway", Name: "OpenRouter", Enabled: true,
+				URL: "https://openrouter.ai/api/v1/models/{model}/endpoints", Attribution: "OpenRouter", State: api.FeedError,
+				Reads: 40, Failed: 1, Error: "HTTP 429", Failure: api.FailureHTTP, LastOKAt: &earlier, ConsecutiveFailures: 2, FailingSince: &now}}}},
+		{"model", "Model", func() api.ModelDoc {
 			m := sampleModel
-			m.Incidents, m.Timestamp, m.License = []snapshot.Incident{openIncident}, &now, snapshot.License
+			m.Incidents, m.Timestamp, m.License = []api.Incident{openIncident}, &now, api.License
 			return m
 		}()},
 	}
@@ -981,10 +984,10 @@ func openapiMust(data []byte, err error) string {
 	return string(data)
 }
 
-// openapiCSVHeader is the header row of export.csv, from snapshot.ExportRow's tags.
+// openapiCSVHeader is the header row of export.csv, from api.ExportRow's tags.
 func openapiCSVHeader() []string {
 	var cols []string
-	for f := range reflect.TypeFor[snapshot.ExportRow]().Fields() {
+	for f := range reflect.TypeFor[api.ExportRow]().Fields() {
 		cols = append(cols, f.Tag.Get("csv"))
 	}
 	return cols

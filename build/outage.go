@@ -3,12 +3,13 @@ package build
 import (
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/history"
 )
 
 // watchOutage follows the outages our probes see while the official page
-// declares none (snapshot.OutageWatch), after trackProbe has counted this
-// cycle's probe, and records each that ends as a snapshot.Detection: the
+// declares none (history.OutageWatch), after trackProbe has counted this
+// cycle's probe, and records each that ends as a history.Detection: the
 // acknowledgement lag and green minutes of the service's reliability.
 //
 // A watch starts at the first failed probe of a run, in a check that read
@@ -17,13 +18,13 @@ import (
 // opened our incident nor was acknowledged was a lost packet, not an
 // outage, and is forgotten. Discarded probes (our own network) change
 // nothing.
-func watchOutage(sh *snapshot.ServiceHistory, o Observation, now time.Time) {
-	read := o.Feed.State == snapshot.FeedOK
+func watchOutage(sh *history.ServiceHistory, o Observation, now time.Time) {
+	read := o.Feed.State == api.FeedOK
 	acknowledged := read && pageAcknowledges(o)
 	w := sh.Outage
 	if w == nil {
-		if o.Probe.State == snapshot.ProbeFailed && sh.FailedProbes == 1 && read && !acknowledged {
-			sh.Outage = &snapshot.OutageWatch{Since: now, GreenAt: now}
+		if o.Probe.State == api.ProbeFailed && sh.FailedProbes == 1 && read && !acknowledged {
+			sh.Outage = &history.OutageWatch{Since: now, GreenAt: now}
 		}
 		return
 	}
@@ -33,7 +34,7 @@ func watchOutage(sh *snapshot.ServiceHistory, o Observation, now time.Time) {
 	switch {
 	case acknowledged:
 		at := now
-		sh.Detections = append(sh.Detections, snapshot.Detection{Start: w.Since, AckAt: &at, End: now, GreenSeconds: w.GreenSeconds})
+		sh.Detections = append(sh.Detections, history.Detection{Start: w.Since, AckAt: &at, End: now, GreenSeconds: w.GreenSeconds})
 		sh.Outage = nil
 		return
 	case read:
@@ -44,9 +45,9 @@ func watchOutage(sh *snapshot.ServiceHistory, o Observation, now time.Time) {
 	default:
 		w.GreenAt = time.Time{} // unreadable: the page's color in between is unknown
 	}
-	if o.Probe.State == snapshot.ProbeOK && sh.FailedProbes == 0 && sh.ProbeIncident == "" {
+	if o.Probe.State == api.ProbeOK && sh.FailedProbes == 0 && sh.ProbeIncident == "" {
 		if w.Confirmed {
-			sh.Detections = append(sh.Detections, snapshot.Detection{Start: w.Since, End: now, GreenSeconds: w.GreenSeconds})
+			sh.Detections = append(sh.Detections, history.Detection{Start: w.Since, End: now, GreenSeconds: w.GreenSeconds})
 		}
 		sh.Outage = nil
 	}

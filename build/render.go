@@ -12,7 +12,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	sitepages "github.com/aistatus/aistatus/build/site"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/gocarina/gocsv"
 )
@@ -31,7 +34,7 @@ type Site struct {
 }
 
 // Documents assembles the API documents of a cycle.
-func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[string]ServiceState, now time.Time) snapshot.Documents {
+func Documents(site Site, cat catalog.Catalog, h *history.History, states map[string]ServiceState, now time.Time) snapshot.Documents {
 	now = now.UTC()
 	// Each service's list is made at its size: at the caps they copy
 	// 100 000 incidents, and growing them would copy each several times.
@@ -39,38 +42,38 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 	for _, inc := range h.Incidents {
 		count[inc.Service]++
 	}
-	byService := make(map[string][]snapshot.Incident, len(count))
+	byService := make(map[string][]api.Incident, len(count))
 	for _, inc := range h.Incidents {
 		if byService[inc.Service] == nil {
-			byService[inc.Service] = make([]snapshot.Incident, 0, count[inc.Service])
+			byService[inc.Service] = make([]api.Incident, 0, count[inc.Service])
 		}
 		byService[inc.Service] = append(byService[inc.Service], inc)
 	}
 	all := h.Incidents
 	if all == nil {
-		all = []snapshot.Incident{}
+		all = []api.Incident{}
 	}
 	docs := snapshot.Documents{
 		Manifest: snapshot.Manifest{
 			GeneratedAt: now, StaleAfterSeconds: int(site.StaleAfter.Seconds()),
 			BaseURL: site.BaseURL, Generator: site.Generator, Services: len(cat.Services),
 		},
-		Status: snapshot.StatusDoc{
-			Status: "ok", Timestamp: now, Source: snapshot.Attribution(site.BaseURL), License: snapshot.License,
+		Status: api.StatusDoc{
+			Status: "ok", Timestamp: now, Source: api.Attribution(site.BaseURL), License: api.License,
 		},
-		Incidents: snapshot.IncidentList{Incidents: all, Timestamp: now, License: snapshot.License},
-		Sources:   snapshot.SourcesDoc{Services: []snapshot.ServiceSources{}, Timestamp: now, License: snapshot.License},
+		Incidents: api.IncidentList{Incidents: all, Timestamp: now, License: api.License},
+		Sources:   api.SourcesDoc{Services: []api.ServiceSources{}, Timestamp: now, License: api.License},
 		Models:    modelsDoc(cat, h, now),
 
-		Reliability: snapshot.ReliabilityDoc{Services: []snapshot.ServiceReliability{}, Timestamp: now, License: snapshot.License},
+		Reliability: api.ReliabilityDoc{Services: []api.ServiceReliability{}, Timestamp: now, License: api.License},
 	}
 	for _, svc := range cat.Services {
 		st := states[svc.Slug]
 		if st.Status == "" {
-			st.Status = snapshot.Unknown
+			st.Status = api.Unknown
 		}
 		if st.Basis == "" {
-			st.Basis = snapshot.BasisNone
+			st.Basis = api.BasisNone
 		}
 		sh := h.Lookup(svc.Slug)
 		var checked *time.Time
@@ -79,42 +82,42 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 			checked = &t
 		}
 		measured := sh.Measured(svc.Completion, now)
-		docs.Sources.Services = append(docs.Sources.Services, snapshot.ServiceSources{
+		docs.Sources.Services = append(docs.Sources.Services, api.ServiceSources{
 			Slug: svc.Slug, Name: svc.Name, StatusPage: svc.StatusPage, Status: st.Status, Basis: st.Basis,
 			Feed: st.Sources.Feed, Probe: st.Sources.Probe, Disagreement: st.Sources.Disagreement, Measured: measured,
 		})
 		incidents := byService[svc.Slug]
 		if incidents == nil {
-			incidents = []snapshot.Incident{}
+			incidents = []api.Incident{}
 		}
 		components := st.Components
 		if components == nil {
-			components = []snapshot.Component{}
+			components = []api.Component{}
 		}
 		uptime, coverage := h.Windows(svc.Slug, now)
 		surfaces := surfaceDocs(svc, st, sh, uptime, coverage, incidents, now)
-		docs.Status.Services = append(docs.Status.Services, snapshot.ServiceSummary{
+		docs.Status.Services = append(docs.Status.Services, api.ServiceSummary{
 			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
 			Status: st.Status, Basis: st.Basis, LastChecked: checked, URL: svc.URL, StatusPage: svc.StatusPage,
-			LatencyMs: st.Sources.Probe.LatencyMs, Feed: cmp.Or(st.Sources.Feed.State, snapshot.FeedNone),
+			LatencyMs: st.Sources.Probe.LatencyMs, Feed: cmp.Or(st.Sources.Feed.State, api.FeedNone),
 			Disagreement: st.Sources.Disagreement, Surfaces: surfaceSummaries(surfaces),
 		})
-		reliability := snapshot.ComputeReliability(svc.Slug, incidents, sh.Detections)
+		reliability := history.ComputeReliability(svc.Slug, incidents, sh.Detections)
 		var dataSince *time.Time
 		if t := sh.DataSince(); !t.IsZero() {
 			dataSince = &t
 		}
-		docs.Services = append(docs.Services, snapshot.ServiceDoc{
+		docs.Services = append(docs.Services, api.ServiceDoc{
 			Slug: svc.Slug, Name: svc.Name, Category: svc.Category, Domain: svc.Domain,
 			URL: svc.URL, StatusPage: svc.StatusPage, Status: st.Status, Basis: st.Basis, LastChecked: checked,
 			LatencyMs: st.Sources.Probe.LatencyMs, Uptime: uptime, UptimeCoverage: coverage,
 			DataSince: dataSince, Incidents: incidents, Components: components, Surfaces: surfaces,
 			Measured: measured, ProbeLatency: sh.ProbeLatency(now),
-			Sources: st.Sources, Timestamp: now, License: snapshot.License,
+			Sources: st.Sources, Timestamp: now, License: api.License,
 
 			UptimeCoverageSources: sh.CoverageBreakdown(now), Reliability: reliability,
 		})
-		docs.Reliability.Services = append(docs.Reliability.Services, snapshot.ServiceReliability{
+		docs.Reliability.Services = append(docs.Reliability.Services, api.ServiceReliability{
 			Slug: svc.Slug, Name: svc.Name, Reliability: reliability,
 		})
 	}
@@ -123,7 +126,7 @@ func Documents(site Site, cat snapshot.Catalog, h *snapshot.History, states map[
 
 // Render produces every file of a snapshot from the assembled cycle, in
 // memory: path (slash-separated, relative to the snapshot folder) → content.
-func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[string]ServiceState, now time.Time) (snapshot.Files, error) {
+func Render(site Site, cat catalog.Catalog, h *history.History, states map[string]ServiceState, now time.Time) (snapshot.Files, error) {
 	files := snapshot.Files{}
 	if err := RenderTo(files, site, cat, h, states, now); err != nil {
 		return nil, err
@@ -134,7 +137,7 @@ func Render(site Site, cat snapshot.Catalog, h *snapshot.History, states map[str
 // RenderTo renders every file of a snapshot into out, one at a time, so
 // that a build writing into a staging folder never holds the whole
 // snapshot (about 240 MB at the retention caps).
-func RenderTo(out snapshot.Sink, site Site, cat snapshot.Catalog, h *snapshot.History, states map[string]ServiceState, now time.Time) error {
+func RenderTo(out snapshot.Sink, site Site, cat catalog.Catalog, h *history.History, states map[string]ServiceState, now time.Time) error {
 	docs := Documents(site, cat, h, states, now)
 	// The manifest is rendered last, listing every other file with its size
 	// and hash: a replica reading the site over HTTP verifies the whole set
@@ -150,14 +153,14 @@ func RenderTo(out snapshot.Sink, site Site, cat snapshot.Catalog, h *snapshot.Hi
 	// The three documents that hold every incident are streamed by the
 	// snapshot package's fast encoders (byte for byte encoding/json's).
 	for _, doc := range docs.Services {
-		if err := sealed.Stream(snapshot.ServiceFile(doc.Slug), func(w io.Writer) error { return snapshot.WriteServiceDoc(w, doc) }); err != nil {
+		if err := sealed.Stream(snapshot.ServiceFile(doc.Slug), func(w io.Writer) error { return history.WriteServiceDoc(w, doc) }); err != nil {
 			return fmt.Errorf("render %s: %w", snapshot.ServiceFile(doc.Slug), err)
 		}
-		if err := put(snapshot.ServiceHistoryFile(doc.Slug), snapshot.NewHistoryDoc(h, doc.Slug, site.BaseURL, now)); err != nil {
+		if err := put(snapshot.ServiceHistoryFile(doc.Slug), history.NewHistoryDoc(h, doc.Slug, site.BaseURL, now)); err != nil {
 			return err
 		}
 	}
-	index, err := snapshot.WriteDataset(sealed, h, now, site.BaseURL)
+	index, err := history.WriteDataset(sealed, h, now, site.BaseURL)
 	if err != nil {
 		return err
 	}
@@ -180,17 +183,17 @@ func RenderTo(out snapshot.Sink, site Site, cat snapshot.Catalog, h *snapshot.Hi
 		{snapshot.FileModels, docs.Models},
 		{snapshot.FileStatus, docs.Status},
 		{snapshot.FileSources, docs.Sources},
-		{snapshot.FileChanges, snapshot.RecentChangeList(h, now)},
+		{snapshot.FileChanges, history.RecentChangeList(h, now)},
 		{snapshot.FileReliability, docs.Reliability},
 	} {
 		if err := put(f.name, f.v); err != nil {
 			return err
 		}
 	}
-	if err := sealed.Stream(snapshot.FileIncidents, func(w io.Writer) error { return snapshot.WriteIncidentList(w, docs.Incidents) }); err != nil {
+	if err := sealed.Stream(snapshot.FileIncidents, func(w io.Writer) error { return history.WriteIncidentList(w, docs.Incidents) }); err != nil {
 		return fmt.Errorf("render %s: %w", snapshot.FileIncidents, err)
 	}
-	if err := sealed.Stream(snapshot.FileHistory, func(w io.Writer) error { return snapshot.WriteHistory(w, h) }); err != nil {
+	if err := sealed.Stream(snapshot.FileHistory, func(w io.Writer) error { return history.WriteHistory(w, h) }); err != nil {
 		return fmt.Errorf("render %s: %w", snapshot.FileHistory, err)
 	}
 	export, err := exportCSV(docs.Status)
@@ -227,10 +230,10 @@ func RenderTo(out snapshot.Sink, site Site, cat snapshot.Catalog, h *snapshot.Hi
 }
 
 // exportCSV renders the services as the contract's CSV export.
-func exportCSV(status snapshot.StatusDoc) ([]byte, error) {
-	rows := make([]snapshot.ExportRow, 0, len(status.Services))
+func exportCSV(status api.StatusDoc) ([]byte, error) {
+	rows := make([]api.ExportRow, 0, len(status.Services))
 	for _, s := range status.Services {
-		row := snapshot.ExportRow{Slug: s.Slug, Name: s.Name, Category: s.Category, Domain: s.Domain, Status: s.Status}
+		row := api.ExportRow{Slug: s.Slug, Name: s.Name, Category: s.Category, Domain: s.Domain, Status: s.Status}
 		if s.LastChecked != nil {
 			row.LastChecked = s.LastChecked.Format(time.RFC3339)
 		}

@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/buildtest"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -23,62 +26,62 @@ import (
 // while its host answers our keyless probe with 401, which alone is
 // unknown, never operational; it also has an ended incident of ours.
 // Azure's feed fails and it has no probe: nothing to go on.
-func goldenInput(t *testing.T) (Site, snapshot.Catalog, *snapshot.History, map[string]ServiceState, time.Time) {
+func goldenInput(t *testing.T) (Site, catalog.Catalog, *history.History, map[string]ServiceState, time.Time) {
 	t.Helper()
-	full, err := snapshot.DefaultCatalog()
+	full, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cat snapshot.Catalog
+	var cat catalog.Catalog
 	for _, slug := range []string{"openai", "anthropic", "azure-openai"} {
 		svc, _ := full.Lookup(slug)
 		cat.Services = append(cat.Services, svc)
 	}
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	h := snapshot.NewHistory()
+	h := history.New()
 	for i := 120; i > 0; i -= 10 {
 		at := now.Add(-time.Duration(i) * time.Minute)
-		openai := snapshot.Operational
+		openai := api.Operational
 		if i <= 30 {
-			openai = snapshot.PartialOutage
+			openai = api.PartialOutage
 		}
 		h.Track("openai").Record(at, openai, new(180.0))
-		anthropic := snapshot.Operational // read, then held for MaxHold
+		anthropic := api.Operational // read, then held for MaxHold
 		if i <= 20 {
-			anthropic = snapshot.Unknown
+			anthropic = api.Unknown
 		}
 		h.Track("anthropic").Record(at, anthropic, new(95.5))
-		h.Track("azure-openai").Record(at, snapshot.Unknown, nil)
+		h.Track("azure-openai").Record(at, api.Unknown, nil)
 	}
 	lastRead := now.Add(-40 * time.Minute)
 	sh := h.Track("anthropic")
-	sh.LastFeedStatus, sh.LastFeedAt = snapshot.Operational, lastRead
-	sh.Feed = snapshot.FeedHealth{LastOKAt: lastRead, Failures: 3, FailingSince: now.Add(-30 * time.Minute), LastFailure: snapshot.FailureScope}
+	sh.LastFeedStatus, sh.LastFeedAt = api.Operational, lastRead
+	sh.Feed = history.FeedHealth{LastOKAt: lastRead, Failures: 3, FailingSince: now.Add(-30 * time.Minute), LastFailure: api.FailureScope}
 	ended := now.Add(-20 * time.Hour)
-	open := snapshot.Incident{ID: "openai-01JX", Service: "openai", Headline: "Elevated error rates on Chat Completions", Severity: snapshot.Major,
-		StartedAt: now.Add(-30 * time.Minute), Status: "identified", Source: snapshot.SourceOfficial,
+	open := api.Incident{ID: "openai-01JX", Service: "openai", Headline: "Elevated error rates on Chat Completions", Severity: api.Major,
+		StartedAt: now.Add(-30 * time.Minute), Status: "identified", Source: api.SourceOfficial,
 		URL: "https://status.openai.com/incidents/01JX", UpdatedAt: now.Add(-5 * time.Minute)}
-	h.Incidents = []snapshot.Incident{open,
+	h.Incidents = []api.Incident{open,
 		{ID: "anthropic-probe-1761994800", Service: "anthropic", Headline: "Anthropic API not reachable from aistatus probes",
-			Severity: snapshot.Major, StartedAt: now.Add(-21 * time.Hour), EndedAt: &ended, Status: "resolved",
-			Source: snapshot.SourceProbe, URL: "https://status.claude.com", UpdatedAt: ended},
+			Severity: api.Major, StartedAt: now.Add(-21 * time.Hour), EndedAt: &ended, Status: "resolved",
+			Source: api.SourceProbe, URL: "https://status.claude.com", UpdatedAt: ended},
 	}
 	lat := func(v float64) *float64 { return &v }
 	obs := map[string]Observation{
 		"openai": {
-			Feed:      snapshot.FeedSource{Format: snapshot.FormatIncidentIO, State: snapshot.FeedOK, Status: snapshot.PartialOutage},
-			Incidents: []snapshot.Incident{open},
-			Probe:     snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: lat(180), HTTPStatus: 401},
+			Feed:      api.FeedSource{Format: catalog.FormatIncidentIO, State: api.FeedOK, Status: api.PartialOutage},
+			Incidents: []api.Incident{open},
+			Probe:     api.ProbeSource{State: api.ProbeOK, LatencyMs: lat(180), HTTPStatus: 401},
 		},
 		"anthropic": {
-			Feed: snapshot.FeedSource{Format: snapshot.FormatStatuspage, State: snapshot.FeedError, Failure: snapshot.FailureScope,
+			Feed: api.FeedSource{Format: catalog.FormatStatuspage, State: api.FeedError, Failure: api.FailureScope,
 				Error: "none of the page's 6 components is in the scope of Anthropic: the page changed, or the scope needs updating"},
-			Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: lat(95.5), HTTPStatus: 401},
+			Probe: api.ProbeSource{State: api.ProbeOK, LatencyMs: lat(95.5), HTTPStatus: 401},
 		},
 		"azure-openai": {
-			Feed: snapshot.FeedSource{Format: snapshot.FormatRSS, State: snapshot.FeedError, Failure: snapshot.FailureHTTP,
+			Feed: api.FeedSource{Format: catalog.FormatRSS, State: api.FeedError, Failure: api.FailureHTTP,
 				Error: "GET https://rssfeed.azure.status.microsoft/en-us/status/feed/: HTTP 503 Service Unavailable"},
-			Probe: snapshot.ProbeSource{State: snapshot.ProbeNone},
+			Probe: api.ProbeSource{State: api.ProbeNone},
 		},
 	}
 	for slug, o := range obs {
@@ -130,7 +133,7 @@ func TestRenderGolden(t *testing.T) {
 func TestRenderUptime(t *testing.T) {
 	t.Parallel()
 	docs := Documents(goldenInput(t))
-	byslug := map[string]snapshot.ServiceDoc{}
+	byslug := map[string]api.ServiceDoc{}
 	for _, d := range docs.Services {
 		byslug[d.Slug] = d
 	}
@@ -152,11 +155,11 @@ func TestRenderUptime(t *testing.T) {
 // history renders as never checked, and gains no entry.
 func TestRenderLeavesHistoryAlone(t *testing.T) {
 	t.Parallel()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := snapshot.NewHistory()
+	h := history.New()
 	if _, err := Render(Site{BaseURL: "https://aistatus.example", StaleAfter: time.Minute}, cat, h, nil, time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)); err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
@@ -25,20 +28,20 @@ import (
 
 // probeOnlyCatalog is a one-service catalog whose probe answers from a
 // loopback server and which has no feed: the smallest real build.
-func probeOnlyCatalog(t *testing.T) snapshot.Catalog {
+func probeOnlyCatalog(t *testing.T) catalog.Catalog {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.WriteHeader(http.StatusUnauthorized)
 	}))
 	t.Cleanup(srv.Close)
-	return snapshot.Catalog{Services: []snapshot.Service{{
+	return catalog.Catalog{Services: []catalog.Service{{
 		Slug: "solo", Name: "Solo", Category: "llm", Domain: "solo.example", URL: "https://solo.example",
 		ProbeURL: srv.URL + "/v1/models",
-		Feed:     snapshot.Feed{Format: snapshot.FormatNone},
+		Feed:     catalog.Feed{Format: catalog.FormatNone},
 	}}}
 }
 
-func probeOnlyOptions(t *testing.T, out string, cat snapshot.Catalog, now func() time.Time) Options {
+func probeOnlyOptions(t *testing.T, out string, cat catalog.Catalog, now func() time.Time) Options {
 	return Options{
 		Out:     out,
 		Site:    Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "aistatus test"},
@@ -54,7 +57,7 @@ func probeOnlyOptions(t *testing.T, out string, cat snapshot.Catalog, now func()
 // every build adds exactly one, so a lost cycle shows as a missing count.
 func probesRecorded(t *testing.T, out, slug string) int {
 	t.Helper()
-	h, _, err := snapshot.ReadHistory(out)
+	h, _, err := history.ReadHistory(out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,41 +123,41 @@ func TestBuildSetsAsideUnusableHistory(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name    string
-		mutate  func(h *snapshot.History, now time.Time)
+		mutate  func(h *history.History, now time.Time)
 		corrupt bool
 	}{
-		{"updatedAt a day ahead", func(h *snapshot.History, now time.Time) {
+		{"updatedAt a day ahead", func(h *history.History, now time.Time) {
 			h.UpdatedAt = now.Add(24 * time.Hour)
 		}, true},
-		{"lastChecked a day ahead", func(h *snapshot.History, now time.Time) {
+		{"lastChecked a day ahead", func(h *history.History, now time.Time) {
 			h.Services["solo"].LastChecked = now.Add(24 * time.Hour)
 		}, true},
-		{"a bucket a day ahead", func(h *snapshot.History, now time.Time) {
+		{"a bucket a day ahead", func(h *history.History, now time.Time) {
 			sh := h.Services["solo"]
-			sh.Buckets = append(sh.Buckets, snapshot.Bucket{T: now.Add(24 * time.Hour).Truncate(time.Hour).Unix(), Operational: 60})
+			sh.Buckets = append(sh.Buckets, history.Bucket{T: now.Add(24 * time.Hour).Truncate(time.Hour).Unix(), Operational: 60})
 		}, true},
-		{"a whole build a day ahead", func(h *snapshot.History, now time.Time) {
+		{"a whole build a day ahead", func(h *history.History, now time.Time) {
 			sh := h.Services["solo"]
 			h.UpdatedAt, sh.LastChecked = now.Add(24*time.Hour), now.Add(24*time.Hour)
-			sh.Buckets = append(sh.Buckets, snapshot.Bucket{T: now.Add(24 * time.Hour).Truncate(time.Hour).Unix(), Operational: 60, Probes: 1, LatencyMs: 5})
+			sh.Buckets = append(sh.Buckets, history.Bucket{T: now.Add(24 * time.Hour).Truncate(time.Hour).Unix(), Operational: 60, Probes: 1, LatencyMs: 5})
 		}, true},
-		{"status time that overflows", func(h *snapshot.History, _ time.Time) {
+		{"status time that overflows", func(h *history.History, _ time.Time) {
 			b := &h.Services["solo"].Buckets[0]
 			b.Operational, b.Major = math.MaxFloat64, math.MaxFloat64
 		}, true},
-		{"latency that overflows", func(h *snapshot.History, _ time.Time) {
+		{"latency that overflows", func(h *history.History, _ time.Time) {
 			h.Services["solo"].Buckets[0].LatencyMs = math.MaxFloat64
 		}, true},
-		{"negative status time", func(h *snapshot.History, _ time.Time) {
+		{"negative status time", func(h *history.History, _ time.Time) {
 			h.Services["solo"].Buckets[0].Major = -3600
 		}, true},
-		{"negative probe count", func(h *snapshot.History, _ time.Time) {
+		{"negative probe count", func(h *history.History, _ time.Time) {
 			h.Services["solo"].Buckets[0].Probes = -5
 		}, true},
-		{"negative failed probes", func(h *snapshot.History, _ time.Time) {
+		{"negative failed probes", func(h *history.History, _ time.Time) {
 			h.Services["solo"].FailedProbes = -1
 		}, true},
-		{"a minute ahead is clock skew, not corruption", func(h *snapshot.History, now time.Time) {
+		{"a minute ahead is clock skew, not corruption", func(h *history.History, now time.Time) {
 			h.UpdatedAt = now.Add(time.Minute)
 		}, false},
 	}
@@ -168,7 +171,7 @@ func TestBuildSetsAsideUnusableHistory(t *testing.T) {
 				t.Fatal(err)
 			}
 			clock.Advance(time.Minute)
-			h, _, err := snapshot.ReadHistory(out)
+			h, _, err := history.ReadHistory(out)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -191,7 +194,7 @@ func TestBuildSetsAsideUnusableHistory(t *testing.T) {
 			if !tt.corrupt && err == nil {
 				t.Fatal("a usable history was set aside")
 			}
-			after, _, err := snapshot.ReadHistory(out)
+			after, _, err := history.ReadHistory(out)
 			if err != nil {
 				t.Fatalf("new history unreadable: %v", err)
 			}
@@ -221,7 +224,7 @@ func TestBuildRefusesFeedRedirectOffCatalog(t *testing.T) {
 	origin := httptest.NewServer(http.RedirectHandler(unlisted.URL+"/api/v2/summary.json", http.StatusFound))
 	t.Cleanup(origin.Close)
 	cat := probeOnlyCatalog(t)
-	cat.Services[0].Feed = snapshot.Feed{Format: snapshot.FormatStatuspage, URL: origin.URL + "/api/v2/summary.json"}
+	cat.Services[0].Feed = catalog.Feed{Format: catalog.FormatStatuspage, URL: origin.URL + "/api/v2/summary.json"}
 	out := filepath.Join(t.TempDir(), "public")
 	opts := probeOnlyOptions(t, out, cat, (&fakeClock{t: t0}).Now)
 	opts.Adapters = feed.Adapters()
@@ -231,10 +234,10 @@ func TestBuildRefusesFeedRedirectOffCatalog(t *testing.T) {
 	}
 	h := &harness{t: t, out: out}
 	doc := h.service("solo")
-	if doc.Sources.Feed.State != snapshot.FeedError || !strings.Contains(doc.Sources.Feed.Error, "loopback address not allowed") {
+	if doc.Sources.Feed.State != api.FeedError || !strings.Contains(doc.Sources.Feed.Error, "loopback address not allowed") {
 		t.Errorf("feed = %+v; want an error refusing the redirect", doc.Sources.Feed)
 	}
-	if res.Statuses["solo"] != snapshot.Unknown || unlistedHits.Load() != 0 {
+	if res.Statuses["solo"] != api.Unknown || unlistedHits.Load() != 0 {
 		t.Errorf("status %s, %d requests to the unlisted host", res.Statuses["solo"], unlistedHits.Load())
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -27,29 +28,29 @@ func TestScenario(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
 	at := func(minute int) time.Time { return t0.Add(time.Duration(minute) * time.Minute) }
-	incident := func(sev snapshot.Severity, resolved *time.Time) []buildtest.Incident {
+	incident := func(sev api.Severity, resolved *time.Time) []buildtest.Incident {
 		return []buildtest.Incident{{ID: "inc1", Name: "Elevated errors on the Messages API", Severity: sev, StartedAt: at(1), ResolvedAt: resolved}}
 	}
-	want := map[int]map[string]snapshot.Status{}
-	expect := func(minute int, slug string, st snapshot.Status) {
+	want := map[int]map[string]api.Status{}
+	expect := func(minute int, slug string, st api.Status) {
 		if want[minute] == nil {
-			want[minute] = map[string]snapshot.Status{}
+			want[minute] = map[string]api.Status{}
 		}
 		want[minute][slug] = st
 	}
 	script := map[int]func(){
 		1: func() {
-			h.world.Set("anthropic", func(p *buildtest.Page) { p.Status, p.Incidents = snapshot.Degraded, incident(snapshot.Minor, nil) })
+			h.world.Set("anthropic", func(p *buildtest.Page) { p.Status, p.Incidents = api.Degraded, incident(api.Minor, nil) })
 		},
 		3: func() {
 			h.world.Set("anthropic", func(p *buildtest.Page) {
-				p.Status, p.Incidents = snapshot.MajorOutage, incident(snapshot.Critical, nil)
+				p.Status, p.Incidents = api.MajorOutage, incident(api.Critical, nil)
 			})
 		},
 		4: func() {
 			resolved := at(4)
 			h.world.Set("anthropic", func(p *buildtest.Page) {
-				p.Status, p.Incidents = snapshot.Operational, incident(snapshot.Critical, &resolved)
+				p.Status, p.Incidents = api.Operational, incident(api.Critical, &resolved)
 			})
 		},
 		5: func() { h.world.Set("cohere", func(p *buildtest.Page) { p.FeedBroken = true }) },
@@ -62,19 +63,19 @@ func TestScenario(t *testing.T) {
 			h.world.SetAll(func(p *buildtest.Page) { p.FeedBroken, p.APIDown = false, false })
 		},
 	}
-	for m, st := range []snapshot.Status{snapshot.Operational, snapshot.Degraded, snapshot.Degraded, snapshot.MajorOutage} {
+	for m, st := range []api.Status{api.Operational, api.Degraded, api.Degraded, api.MajorOutage} {
 		expect(m, "anthropic", st)
 	}
-	expect(4, "anthropic", snapshot.Operational)
+	expect(4, "anthropic", api.Operational)
 	for m := 5; m <= 7; m++ {
-		expect(m, "cohere", snapshot.Operational) // the feed's last word holds, through two lost probes
+		expect(m, "cohere", api.Operational) // the feed's last word holds, through two lost probes
 	}
-	expect(8, "cohere", snapshot.MajorOutage) // third failed probe with the feed silent
-	expect(9, "cohere", snapshot.Degraded)    // the page says operational, but our incident is open until a second answer
-	expect(10, "cohere", snapshot.Operational)
-	expect(11, "anthropic", snapshot.Unknown)
-	expect(11, "cohere", snapshot.Unknown)
-	expect(12, "cohere", snapshot.Operational)
+	expect(8, "cohere", api.MajorOutage) // third failed probe with the feed silent
+	expect(9, "cohere", api.Degraded)    // the page says operational, but our incident is open until a second answer
+	expect(10, "cohere", api.Operational)
+	expect(11, "anthropic", api.Unknown)
+	expect(11, "cohere", api.Unknown)
+	expect(12, "cohere", api.Operational)
 
 	for minute := 0; minute <= 12; minute++ {
 		if step := script[minute]; step != nil {
@@ -91,30 +92,30 @@ func TestScenario(t *testing.T) {
 		}
 		if minute == 11 {
 			for slug, st := range res.Statuses {
-				if st != snapshot.Unknown {
+				if st != api.Unknown {
 					t.Errorf("minute 11 (our network gone): %s is %s, want unknown", slug, st)
 				}
 			}
 		}
 		if minute == 3 {
 			incs := h.service("anthropic").Incidents
-			if len(incs) != 1 || incs[0].Severity != snapshot.Critical || incs[0].EndedAt != nil {
+			if len(incs) != 1 || incs[0].Severity != api.Critical || incs[0].EndedAt != nil {
 				t.Errorf("minute 3: anthropic incident not updated to critical: %+v", incs)
 			}
 		}
 	}
 
-	var list snapshot.IncidentList
+	var list api.IncidentList
 	h.read(snapshot.FileIncidents, &list)
 	if len(list.Incidents) != 2 {
 		t.Fatalf("incidents at the end: %+v", list.Incidents)
 	}
 	probe, official := list.Incidents[0], list.Incidents[1] // newest startedAt first
-	if official.ID != "anthropic-inc1" || official.Source != snapshot.SourceOfficial || official.Severity != snapshot.Critical ||
+	if official.ID != "anthropic-inc1" || official.Source != api.SourceOfficial || official.Severity != api.Critical ||
 		!official.StartedAt.Equal(at(1)) || official.EndedAt == nil || !official.EndedAt.Equal(at(4)) {
 		t.Errorf("official incident: %+v", official)
 	}
-	if probe.Service != "cohere" || probe.Source != snapshot.SourceProbe || !probe.StartedAt.Equal(at(6)) ||
+	if probe.Service != "cohere" || probe.Source != api.SourceProbe || !probe.StartedAt.Equal(at(6)) ||
 		probe.EndedAt == nil || !probe.EndedAt.Equal(at(9)) || probe.Status != "resolved" {
 		t.Errorf("probe incident: %+v", probe)
 	}

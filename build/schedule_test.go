@@ -10,8 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
@@ -54,7 +57,7 @@ func (s githubSchedule) next() time.Duration {
 type scheduleResult struct {
 	builds   int
 	coverage map[string]float64
-	sources  map[string]snapshot.CoverageSources
+	sources  map[string]api.CoverageSources
 	uptime   map[string]*float64
 	// dataSince is each service's dataSince: the first build, unless its
 	// history was lost on the way.
@@ -75,7 +78,7 @@ const (
 // at the gaps githubSchedule draws from seed, for 25 hours (so the last
 // 24-hour window holds no time before the first build), and reads the
 // coverage each service document publishes at the end.
-func simulateSchedule(tb testing.TB, seed uint64, cat snapshot.Catalog) scheduleResult {
+func simulateSchedule(tb testing.TB, seed uint64, cat catalog.Catalog) scheduleResult {
 	tb.Helper()
 	world := buildtest.NewWorld(tb, cat)
 	clock := &fakeClock{t: t0}
@@ -90,20 +93,20 @@ func simulateSchedule(tb testing.TB, seed uint64, cat snapshot.Catalog) schedule
 	world.Set(scheduleUnreadable, func(p *buildtest.Page) { p.FeedBroken = true })
 	start, end := t0.Add(10*time.Hour), t0.Add(13*time.Hour)
 	sched := githubSchedule{rand.New(rand.NewPCG(seed, seed))}
-	res := scheduleResult{coverage: map[string]float64{}, sources: map[string]snapshot.CoverageSources{},
+	res := scheduleResult{coverage: map[string]float64{}, sources: map[string]api.CoverageSources{},
 		uptime: map[string]*float64{}, dataSince: map[string]*time.Time{}}
 	stop := t0.Add(25 * time.Hour)
 	for {
 		now := clock.Now()
 		world.Set(scheduleIncident, func(p *buildtest.Page) {
-			p.Status, p.Incidents = snapshot.Operational, nil
+			p.Status, p.Incidents = api.Operational, nil
 			switch {
 			case !now.Before(end):
 				resolved := end
-				p.Incidents = []buildtest.Incident{{ID: "sim1", Name: "Elevated errors on the API", Severity: snapshot.Major, StartedAt: start, ResolvedAt: &resolved}}
+				p.Incidents = []buildtest.Incident{{ID: "sim1", Name: "Elevated errors on the API", Severity: api.Major, StartedAt: start, ResolvedAt: &resolved}}
 			case !now.Before(start):
-				p.Status = snapshot.PartialOutage
-				p.Incidents = []buildtest.Incident{{ID: "sim1", Name: "Elevated errors on the API", Severity: snapshot.Major, StartedAt: start}}
+				p.Status = api.PartialOutage
+				p.Incidents = []buildtest.Incident{{ID: "sim1", Name: "Elevated errors on the API", Severity: api.Major, StartedAt: start}}
 			}
 		})
 		if _, err := Build(context.Background(), opts); err != nil {
@@ -121,7 +124,7 @@ func simulateSchedule(tb testing.TB, seed uint64, cat snapshot.Catalog) schedule
 		if err != nil {
 			tb.Fatal(err)
 		}
-		var doc snapshot.ServiceDoc
+		var doc api.ServiceDoc
 		if err := json.Unmarshal(data, &doc); err != nil {
 			tb.Fatal(err)
 		}
@@ -133,19 +136,19 @@ func simulateSchedule(tb testing.TB, seed uint64, cat snapshot.Catalog) schedule
 
 // publishesTimeline reports whether a service's page lists its incident
 // timeline (a Statuspage or incident.io page with an incidents list).
-func publishesTimeline(svc snapshot.Service) bool {
-	return (svc.Feed.Format == snapshot.FormatStatuspage || svc.Feed.Format == snapshot.FormatIncidentIO) && svc.Feed.IncidentsURL != ""
+func publishesTimeline(svc catalog.Service) bool {
+	return (svc.Feed.Format == catalog.FormatStatuspage || svc.Feed.Format == catalog.FormatIncidentIO) && svc.Feed.IncidentsURL != ""
 }
 
 // scheduleCatalog is the default catalog, or only the services named.
-func scheduleCatalog(tb testing.TB, slugs ...string) snapshot.Catalog {
+func scheduleCatalog(tb testing.TB, slugs ...string) catalog.Catalog {
 	tb.Helper()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		tb.Fatal(err)
 	}
 	if len(slugs) > 0 {
-		cat.Services = slices.DeleteFunc(cat.Services, func(svc snapshot.Service) bool { return !slices.Contains(slugs, svc.Slug) })
+		cat.Services = slices.DeleteFunc(cat.Services, func(svc catalog.Service) bool { return !slices.Contains(slugs, svc.Slug) })
 	}
 	return cat
 }
@@ -205,7 +208,7 @@ func TestGitHubSchedule(t *testing.T) {
 		// (0.3 × 15 min of 24 h = 0.3125 points). Without the timeline, the
 		// builds alone would have seen a fraction of it.
 		if up := res.uptime[scheduleIncident]; up == nil || *up < 96.25-0.3125 || *up > 96.25+0.3125 {
-			t.Errorf("%s uptime %s, want 96.25 ± 0.3125 (the incident's three hours of partial outage)", scheduleIncident, snapshot.FormatPercent(up))
+			t.Errorf("%s uptime %s, want 96.25 ± 0.3125 (the incident's three hours of partial outage)", scheduleIncident, history.FormatPercent(up))
 		}
 	}
 }
@@ -230,7 +233,7 @@ func BenchmarkGitHubSchedule(b *testing.B) {
 			case publishesTimeline(svc):
 				timeline = append(timeline, res.coverage[svc.Slug])
 				checks = append(checks, res.sources[svc.Slug].Checks)
-			case svc.Feed.Format != snapshot.FormatNone:
+			case svc.Feed.Format != catalog.FormatNone:
 				others = append(others, res.coverage[svc.Slug])
 			}
 		}

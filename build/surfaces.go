@@ -5,8 +5,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/feed"
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 )
 
 // recordSurfaces records this cycle's status of each surface the page was
@@ -18,19 +20,19 @@ import (
 // those the page lists replace what was kept of them, and an open one the
 // page no longer lists, when it was read for the surface, has ended; when
 // it could not be read, they stay as they were. At most
-// snapshot.MaxNewIncidentsPerFeed are added a cycle, the newest first.
-func recordSurfaces(sh *snapshot.ServiceHistory, results []feed.SurfaceResult, now time.Time) {
+// history.MaxNewIncidentsPerFeed are added a cycle, the newest first.
+func recordSurfaces(sh *history.ServiceHistory, results []feed.SurfaceResult, now time.Time) {
 	for _, r := range results {
 		sf := sh.Surface(r.ID)
 		status := r.Status
 		if r.Err != nil || !status.Valid() {
-			status = snapshot.Unknown
+			status = api.Unknown
 		}
 		sf.Record(now, status, nil)
 		if r.Err != nil {
 			continue
 		}
-		listed := make(map[string]snapshot.Incident, len(r.Incidents))
+		listed := make(map[string]api.Incident, len(r.Incidents))
 		for _, inc := range r.Incidents {
 			listed[inc.ID] = inc
 		}
@@ -44,21 +46,21 @@ func recordSurfaces(sh *snapshot.ServiceHistory, results []feed.SurfaceResult, n
 				inc.EndedAt, inc.Status, inc.UpdatedAt = &ended, "resolved", now
 			}
 		}
-		var fresh []snapshot.Incident
+		var fresh []api.Incident
 		for _, inc := range r.Incidents {
 			if _, isNew := listed[inc.ID]; isNew {
 				fresh = append(fresh, inc)
 				delete(listed, inc.ID) // listed twice, added once
 			}
 		}
-		if len(fresh) > snapshot.MaxNewIncidentsPerFeed {
+		if len(fresh) > history.MaxNewIncidentsPerFeed {
 			// As for the service's (capNew): the newest now, the others on
 			// later cycles if the page still lists them.
-			snapshot.SortIncidents(fresh)
-			fresh = fresh[:snapshot.MaxNewIncidentsPerFeed]
+			api.SortIncidents(fresh)
+			fresh = fresh[:history.MaxNewIncidentsPerFeed]
 		}
 		sf.Incidents = append(sf.Incidents, fresh...)
-		snapshot.SortIncidents(sf.Incidents)
+		api.SortIncidents(sf.Incidents)
 	}
 }
 
@@ -70,34 +72,34 @@ func recordSurfaces(sh *snapshot.ServiceHistory, results []feed.SurfaceResult, n
 // A surface other than the API rests on the page's word alone: our probe
 // tests the API host, which says nothing of claude.ai or Claude Code, and
 // a surface's last word is not held when the page fails (the API's is, for
-// snapshot.MaxHold), so a surface the page did not declare this cycle is
+// history.MaxHold), so a surface the page did not declare this cycle is
 // unknown, with basis none. Its incidents and its uptime are kept in the
 // history (sh.Surfaces), by the service's rules, from its first read; the
 // long windows (90 days, a year), which rest on the services' daily
 // rollups, are the API's alone. uptime and coverage are the service's.
-func surfaceDocs(svc snapshot.Service, st ServiceState, sh *snapshot.ServiceHistory, uptime snapshot.Uptime, coverage snapshot.Coverage,
-	incidents []snapshot.Incident, now time.Time) []snapshot.SurfaceDoc {
-	var api []snapshot.SurfaceComponent
+func surfaceDocs(svc catalog.Service, st ServiceState, sh *history.ServiceHistory, uptime api.Uptime, coverage api.Coverage,
+	incidents []api.Incident, now time.Time) []api.SurfaceDoc {
+	var apiComponents []api.SurfaceComponent
 	for _, c := range st.Components {
 		if c.InScope {
-			api = append(api, snapshot.SurfaceComponent{ID: c.ID, Name: c.Name, Group: c.Group, Status: c.Status})
+			apiComponents = append(apiComponents, api.SurfaceComponent{ID: c.ID, Name: c.Name, Group: c.Group, Status: c.Status})
 		}
 	}
 	checked := timePtr(st.CheckedAt)
-	if st.Sources.Feed.State != snapshot.FeedOK {
+	if st.Sources.Feed.State != api.FeedOK {
 		checked = nil
 	}
-	docs := []snapshot.SurfaceDoc{{
-		ID: snapshot.SurfaceAPI, Name: svc.APISurfaceName(), Status: st.Status, Basis: st.Basis,
+	docs := []api.SurfaceDoc{{
+		ID: catalog.SurfaceAPI, Name: svc.APISurfaceName(), Status: st.Status, Basis: st.Basis,
 		Source:     "The service's status: the official page's components and incidents in the API's scope, with our probe of the API host (basis says which decided).",
-		Components: nonNil(api), Incidents: incidents, CheckedAt: checked,
+		Components: nonNil(apiComponents), Incidents: incidents, CheckedAt: checked,
 		Uptime: uptime, UptimeCoverage: coverage, DataSince: timePtr(sh.DataSince()),
 	}}
 	for _, sf := range svc.Surfaces {
 		r := surfaceResult(st.Surfaces, sf.ID)
 		hist := sh.LookupSurface(sf.ID)
-		d := snapshot.SurfaceDoc{ID: sf.ID, Name: sf.Name, Status: snapshot.Unknown, Basis: snapshot.BasisNone,
-			Components: []snapshot.SurfaceComponent{}, Incidents: []snapshot.Incident{},
+		d := api.SurfaceDoc{ID: sf.ID, Name: sf.Name, Status: api.Unknown, Basis: api.BasisNone,
+			Components: []api.SurfaceComponent{}, Incidents: []api.Incident{},
 			Uptime: hist.Uptime(now), UptimeCoverage: hist.Coverage(now), DataSince: timePtr(hist.DataSince())}
 		switch {
 		case r == nil:
@@ -105,11 +107,11 @@ func surfaceDocs(svc snapshot.Service, st ServiceState, sh *snapshot.ServiceHist
 		case r.Err != nil:
 			d.Source = fmt.Sprintf("The official page could not be read for %s this cycle (%s: %v): nothing to go on.", sf.Name, feed.Kind(r.Err), r.Err)
 		default:
-			d.Status, d.Basis, d.CheckedAt = r.Status, snapshot.BasisOfficial, timePtr(st.CheckedAt)
+			d.Status, d.Basis, d.CheckedAt = r.Status, api.BasisOfficial, timePtr(st.CheckedAt)
 			d.Source = fmt.Sprintf("The official page's components and incidents in the scope of %s, as read at %s.",
 				sf.Name, st.CheckedAt.UTC().Format(time.RFC3339))
 			for _, c := range r.Components {
-				d.Components = append(d.Components, snapshot.SurfaceComponent{ID: c.ID, Name: c.Name, Group: c.Group, Status: c.Status})
+				d.Components = append(d.Components, api.SurfaceComponent{ID: c.ID, Name: c.Name, Group: c.Group, Status: c.Status})
 			}
 		}
 		d.Incidents = nonNil(slices.Clone(hist.Incidents))
@@ -120,22 +122,22 @@ func surfaceDocs(svc snapshot.Service, st ServiceState, sh *snapshot.ServiceHist
 
 // surfaceSummaries are the surfaces of status.json, from the detail
 // documents' surfaces: each with its open incidents.
-func surfaceSummaries(docs []snapshot.SurfaceDoc) []snapshot.SurfaceSummary {
-	out := make([]snapshot.SurfaceSummary, len(docs))
+func surfaceSummaries(docs []api.SurfaceDoc) []api.SurfaceSummary {
+	out := make([]api.SurfaceSummary, len(docs))
 	for i, d := range docs {
-		open := []snapshot.Incident{}
+		open := []api.Incident{}
 		for _, inc := range d.Incidents {
 			if inc.Open() {
 				open = append(open, inc)
 			}
 		}
-		out[i] = snapshot.SurfaceSummary{ID: d.ID, Name: d.Name, Status: d.Status, Basis: d.Basis, OpenIncidents: open}
+		out[i] = api.SurfaceSummary{ID: d.ID, Name: d.Name, Status: d.Status, Basis: d.Basis, OpenIncidents: open}
 	}
 	return out
 }
 
 // surfaceResult is the result for surface id, or nil when there is none.
-func surfaceResult(results []feed.SurfaceResult, id snapshot.SurfaceID) *feed.SurfaceResult {
+func surfaceResult(results []feed.SurfaceResult, id catalog.SurfaceID) *feed.SurfaceResult {
 	for i := range results {
 		if results[i].ID == id {
 			return &results[i]
@@ -145,7 +147,7 @@ func surfaceResult(results []feed.SurfaceResult, id snapshot.SurfaceID) *feed.Su
 }
 
 // describeFeed says why a feed gave no surfaces: its state and error.
-func describeFeed(f snapshot.FeedSource) string {
+func describeFeed(f api.FeedSource) string {
 	switch {
 	case f.State == "":
 		return "no data yet"

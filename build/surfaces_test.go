@@ -7,8 +7,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/feed"
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 )
 
 // TestSurfaceDocs: the API surface is the service itself; another surface
@@ -17,7 +19,7 @@ import (
 // status borrowed, never a word held from an earlier cycle.
 func TestSurfaceDocs(t *testing.T) {
 	t.Parallel()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,52 +27,52 @@ func TestSurfaceDocs(t *testing.T) {
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	// A history of an hour: the API operational, claude.ai down for the
 	// last half hour; the agent's reads failed (unknown, left out).
-	sh := &snapshot.ServiceHistory{}
+	sh := &history.ServiceHistory{}
 	for at := now.Add(-time.Hour); !at.After(now); at = at.Add(10 * time.Minute) {
-		sh.Record(at, snapshot.Operational, nil)
-		app := snapshot.Operational
+		sh.Record(at, api.Operational, nil)
+		app := api.Operational
 		if at.After(now.Add(-30 * time.Minute)) {
-			app = snapshot.MajorOutage
+			app = api.MajorOutage
 		}
-		recordSurfaces(sh, []feed.SurfaceResult{{ID: snapshot.SurfaceApp, Status: app},
-			{ID: snapshot.SurfaceAgent, Status: snapshot.Operational, Err: errTest("failed")}}, at)
+		recordSurfaces(sh, []feed.SurfaceResult{{ID: catalog.SurfaceApp, Status: app},
+			{ID: catalog.SurfaceAgent, Status: api.Operational, Err: errTest("failed")}}, at)
 	}
-	open := snapshot.Incident{ID: "anthropic-a", Service: "anthropic", Headline: "claude.ai down", StartedAt: now.Add(-time.Hour)}
+	open := api.Incident{ID: "anthropic-a", Service: "anthropic", Headline: "claude.ai down", StartedAt: now.Add(-time.Hour)}
 	ended := now.Add(-time.Minute)
-	closed := snapshot.Incident{ID: "anthropic-b", Service: "anthropic", Headline: "Claude Code slow", StartedAt: now.Add(-2 * time.Hour), EndedAt: &ended}
+	closed := api.Incident{ID: "anthropic-b", Service: "anthropic", Headline: "Claude Code slow", StartedAt: now.Add(-2 * time.Hour), EndedAt: &ended}
 	st := ServiceState{
-		Status: snapshot.Operational, Basis: snapshot.BasisOfficial, CheckedAt: now,
-		Sources: snapshot.Sources{Feed: snapshot.FeedSource{State: snapshot.FeedOK}},
-		Components: []snapshot.Component{
-			{ID: "rwppv331jlwc", Name: "claude.ai", Status: snapshot.MajorOutage},
-			{ID: "k8w3r06qmzrp", Name: "Claude API (api.anthropic.com)", Status: snapshot.Operational, InScope: true},
+		Status: api.Operational, Basis: api.BasisOfficial, CheckedAt: now,
+		Sources: api.Sources{Feed: api.FeedSource{State: api.FeedOK}},
+		Components: []api.Component{
+			{ID: "rwppv331jlwc", Name: "claude.ai", Status: api.MajorOutage},
+			{ID: "k8w3r06qmzrp", Name: "Claude API (api.anthropic.com)", Status: api.Operational, InScope: true},
 		},
 		Surfaces: []feed.SurfaceResult{
-			{ID: snapshot.SurfaceApp, Status: snapshot.MajorOutage, Incidents: []snapshot.Incident{open},
-				Components: []snapshot.Component{{ID: "rwppv331jlwc", Name: "claude.ai", Status: snapshot.MajorOutage, InScope: true}}},
-			{ID: snapshot.SurfaceAgent, Status: snapshot.Unknown, Err: &feed.Error{Kind: snapshot.FailureScope, Err: errTest("nothing in scope")}},
+			{ID: catalog.SurfaceApp, Status: api.MajorOutage, Incidents: []api.Incident{open},
+				Components: []api.Component{{ID: "rwppv331jlwc", Name: "claude.ai", Status: api.MajorOutage, InScope: true}}},
+			{ID: catalog.SurfaceAgent, Status: api.Unknown, Err: &feed.Error{Kind: api.FailureScope, Err: errTest("nothing in scope")}},
 			// The console has no result: unknown too.
 		},
 	}
 	recordSurfaces(sh, st.Surfaces, now) // this cycle's incidents, as Assemble records them
-	docs := surfaceDocs(svc, st, sh, sh.Uptime(now), sh.Coverage(now), []snapshot.Incident{closed}, now)
+	docs := surfaceDocs(svc, st, sh, sh.Uptime(now), sh.Coverage(now), []api.Incident{closed}, now)
 	type row struct {
-		id     snapshot.SurfaceID
-		status snapshot.Status
-		basis  snapshot.Basis
+		id     catalog.SurfaceID
+		status api.Status
+		basis  api.Basis
 		comps  int
 		incs   int
 		uptime string // 24 h
 		source string
 	}
 	want := []row{
-		{"api", snapshot.Operational, snapshot.BasisOfficial, 1, 1, "100%", "API's scope"},
+		{"api", api.Operational, api.BasisOfficial, 1, 1, "100%", "API's scope"},
 		// Down for 20 of the 60 minutes credited (the last check's
 		// status is credited by the next).
-		{"app", snapshot.MajorOutage, snapshot.BasisOfficial, 1, 1, "66.666%", "as read at 2026-11-01T12:00:00Z"},
+		{"app", api.MajorOutage, api.BasisOfficial, 1, 1, "66.666%", "as read at 2026-11-01T12:00:00Z"},
 		// Unknown time is left out: no data, not 0 %.
-		{"agent", snapshot.Unknown, snapshot.BasisNone, 0, 0, "no data", "scope_matched_nothing: nothing in scope"},
-		{"console", snapshot.Unknown, snapshot.BasisNone, 0, 0, "no data", "no word on this surface"},
+		{"agent", api.Unknown, api.BasisNone, 0, 0, "no data", "scope_matched_nothing: nothing in scope"},
+		{"console", api.Unknown, api.BasisNone, 0, 0, "no data", "no word on this surface"},
 	}
 	if len(docs) != len(want) {
 		t.Fatalf("%d surfaces, want %d", len(docs), len(want))
@@ -78,7 +80,7 @@ func TestSurfaceDocs(t *testing.T) {
 	for i, d := range docs {
 		w := want[i]
 		if d.ID != w.id || d.Status != w.status || d.Basis != w.basis || len(d.Components) != w.comps || len(d.Incidents) != w.incs ||
-			snapshot.FormatPercent(d.Uptime.H24) != w.uptime || !strings.Contains(d.Source, w.source) || d.Components == nil || d.Incidents == nil {
+			history.FormatPercent(d.Uptime.H24) != w.uptime || !strings.Contains(d.Source, w.source) || d.Components == nil || d.Incidents == nil {
 			t.Errorf("surface %d: %+v, want %+v", i, d, w)
 		}
 	}
@@ -102,14 +104,14 @@ func (e errTest) Error() string { return string(e) }
 func TestSurfaceIncidentsKept(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	inc := snapshot.Incident{ID: "anthropic-x", Service: "anthropic", Headline: "claude.ai down", Severity: snapshot.Major,
-		StartedAt: start.Add(-time.Hour), Status: "investigating", Source: snapshot.SourceOfficial, UpdatedAt: start}
+	inc := api.Incident{ID: "anthropic-x", Service: "anthropic", Headline: "claude.ai down", Severity: api.Major,
+		StartedAt: start.Add(-time.Hour), Status: "investigating", Source: api.SourceOfficial, UpdatedAt: start}
 	updated := inc
 	updated.Status, updated.UpdatedAt = "identified", start.Add(time.Minute)
-	h := snapshot.NewHistory()
+	h := history.New()
 	sh := h.Track("anthropic")
-	app := func(err error, incs ...snapshot.Incident) []feed.SurfaceResult {
-		return []feed.SurfaceResult{{ID: snapshot.SurfaceApp, Status: snapshot.MajorOutage, Incidents: incs, Err: err}}
+	app := func(err error, incs ...api.Incident) []feed.SurfaceResult {
+		return []feed.SurfaceResult{{ID: catalog.SurfaceApp, Status: api.MajorOutage, Incidents: incs, Err: err}}
 	}
 	steps := []struct {
 		name    string
@@ -126,7 +128,7 @@ func TestSurfaceIncidentsKept(t *testing.T) {
 	for i, step := range steps {
 		now := start.Add(time.Duration(i+1) * time.Minute)
 		recordSurfaces(sh, step.results, now)
-		got := sh.LookupSurface(snapshot.SurfaceApp).Incidents
+		got := sh.LookupSurface(catalog.SurfaceApp).Incidents
 		if len(got) != 1 || got[0].Status != step.status || (got[0].EndedAt != nil) != step.ended {
 			t.Fatalf("%s: %+v", step.name, got)
 		}
@@ -134,32 +136,32 @@ func TestSurfaceIncidentsKept(t *testing.T) {
 			t.Errorf("%s: ended %v, want the first read without it", step.name, got[0].EndedAt)
 		}
 	}
-	h.Prune(start.Add(snapshot.KeepIncidents + time.Hour))
-	if n := len(sh.LookupSurface(snapshot.SurfaceApp).Incidents); n != 0 {
+	h.Prune(start.Add(history.KeepIncidents + time.Hour))
+	if n := len(sh.LookupSurface(catalog.SurfaceApp).Incidents); n != 0 {
 		t.Errorf("%d incidents kept past KeepIncidents", n)
 	}
 }
 
 // TestSurfaceIncidentsCapped: a page that suddenly lists thousands of
-// fresh incidents adds at most snapshot.MaxNewIncidentsPerFeed a cycle to
+// fresh incidents adds at most history.MaxNewIncidentsPerFeed a cycle to
 // a surface, the newest first, as to its service: every one of them is
 // published in the service's document and kept in the history. An
 // incident listed twice is added once.
 func TestSurfaceIncidentsCapped(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	const listed = snapshot.MaxNewIncidentsPerFeed + 300
-	var incs []snapshot.Incident
+	const listed = history.MaxNewIncidentsPerFeed + 300
+	var incs []api.Incident
 	for i := range listed {
-		incs = append(incs, snapshot.Incident{ID: fmt.Sprintf("anthropic-flood-%d", i), Service: "anthropic", Headline: "claude.ai down",
-			Severity: snapshot.Major, StartedAt: start.Add(time.Duration(i-listed) * time.Minute), Status: "investigating",
-			Source: snapshot.SourceOfficial, UpdatedAt: start})
+		incs = append(incs, api.Incident{ID: fmt.Sprintf("anthropic-flood-%d", i), Service: "anthropic", Headline: "claude.ai down",
+			Severity: api.Major, StartedAt: start.Add(time.Duration(i-listed) * time.Minute), Status: "investigating",
+			Source: api.SourceOfficial, UpdatedAt: start})
 	}
 	twice := append(slices.Clone(incs), incs[listed-1])
-	sh := snapshot.NewHistory().Track("anthropic")
-	for cycle, want := range []int{snapshot.MaxNewIncidentsPerFeed, listed, listed} {
-		recordSurfaces(sh, []feed.SurfaceResult{{ID: snapshot.SurfaceApp, Status: snapshot.MajorOutage, Incidents: twice}}, start.Add(time.Duration(cycle)*time.Minute))
-		got := sh.LookupSurface(snapshot.SurfaceApp).Incidents
+	sh := history.New().Track("anthropic")
+	for cycle, want := range []int{history.MaxNewIncidentsPerFeed, listed, listed} {
+		recordSurfaces(sh, []feed.SurfaceResult{{ID: catalog.SurfaceApp, Status: api.MajorOutage, Incidents: twice}}, start.Add(time.Duration(cycle)*time.Minute))
+		got := sh.LookupSurface(catalog.SurfaceApp).Incidents
 		ids := map[string]bool{}
 		for _, inc := range got {
 			if ids[inc.ID] {

@@ -4,30 +4,32 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/feed"
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/rs/zerolog"
 )
 
 // observed is one cycle's observation of a service whose page is read (or
 // not) and whose probe answers (or not).
-func observed(page snapshot.Status, timeline *feed.Timeline, probeOK bool, incidents ...snapshot.Incident) Observation {
-	o := Observation{Feed: snapshot.FeedSource{Format: snapshot.FormatStatuspage, State: snapshot.FeedOK, Status: page},
-		Timeline: timeline, Incidents: incidents, Probe: snapshot.ProbeSource{State: snapshot.ProbeOK}}
+func observed(page api.Status, timeline *feed.Timeline, probeOK bool, incidents ...api.Incident) Observation {
+	o := Observation{Feed: api.FeedSource{Format: catalog.FormatStatuspage, State: api.FeedOK, Status: page},
+		Timeline: timeline, Incidents: incidents, Probe: api.ProbeSource{State: api.ProbeOK}}
 	if page == "" {
-		o.Feed.State, o.Feed.Status, o.Timeline, o.Incidents = snapshot.FeedError, "", nil, nil
+		o.Feed.State, o.Feed.Status, o.Timeline, o.Incidents = api.FeedError, "", nil, nil
 	}
 	if !probeOK {
-		o.Probe = snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "timeout"}
+		o.Probe = api.ProbeSource{State: api.ProbeFailed, Error: "timeout"}
 	}
 	return o
 }
 
 // assembleOpenAI runs Assemble over the default catalog with an observation
 // of openai alone (the other services observe nothing).
-func assembleOpenAI(t *testing.T, h *snapshot.History, at time.Time, o Observation) {
+func assembleOpenAI(t *testing.T, h *history.History, at time.Time, o Observation) {
 	t.Helper()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,10 +40,10 @@ func assembleOpenAI(t *testing.T, h *snapshot.History, at time.Time, o Observati
 // page's timeline credits the gap between two checks (snapshot.CreditTimeline).
 func TestTimelineBridges(t *testing.T) {
 	t.Parallel()
-	op, deg, partial, maint := snapshot.Operational, snapshot.Degraded, snapshot.PartialOutage, snapshot.Maintenance
+	op, deg, partial, maint := api.Operational, api.Degraded, api.PartialOutage, api.Maintenance
 	complete := &feed.Timeline{}
-	open := snapshot.Incident{ID: "openai-i1", Service: "openai", Headline: "Elevated errors", Severity: snapshot.Major,
-		StartedAt: t0.Add(-time.Hour), Status: "investigating", Source: snapshot.SourceOfficial, UpdatedAt: t0}
+	open := api.Incident{ID: "openai-i1", Service: "openai", Headline: "Elevated errors", Severity: api.Major,
+		StartedAt: t0.Add(-time.Hour), Status: "investigating", Source: api.SourceOfficial, UpdatedAt: t0}
 	for _, tt := range []struct {
 		name         string
 		first, later Observation
@@ -50,8 +52,8 @@ func TestTimelineBridges(t *testing.T) {
 	}{
 		{"read with its timeline on both sides", observed(op, complete, true), observed(op, complete, true), 40 * time.Minute, 25 * time.Minute},
 		{"a gap within the hold", observed(op, complete, true), observed(op, complete, true), 10 * time.Minute, 0},
-		{"the longest gap", observed(op, complete, true), observed(op, complete, true), snapshot.MaxTimelineGap, snapshot.MaxTimelineGap - snapshot.MaxHold},
-		{"longer than MaxTimelineGap", observed(op, complete, true), observed(op, complete, true), snapshot.MaxTimelineGap + time.Minute, 0},
+		{"the longest gap", observed(op, complete, true), observed(op, complete, true), history.MaxTimelineGap, history.MaxTimelineGap - history.MaxHold},
+		{"longer than MaxTimelineGap", observed(op, complete, true), observed(op, complete, true), history.MaxTimelineGap + time.Minute, 0},
 		{"no timeline before", observed(op, nil, true), observed(op, complete, true), 40 * time.Minute, 0},
 		{"no timeline after", observed(op, complete, true), observed(op, nil, true), 40 * time.Minute, 0},
 		{"page unreadable before", observed("", nil, true), observed(op, complete, true), 40 * time.Minute, 0},
@@ -67,7 +69,7 @@ func TestTimelineBridges(t *testing.T) {
 		{"maintenance after", observed(op, complete, true), observed(maint, complete, true), 40 * time.Minute, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			h := snapshot.NewHistory()
+			h := history.New()
 			assembleOpenAI(t, h, t0, tt.first)
 			assembleOpenAI(t, h, t0.Add(tt.gap), tt.later)
 			var timeline float64
@@ -85,10 +87,10 @@ func TestTimelineBridges(t *testing.T) {
 // word is not credited for time nobody checked, even once it is read again.
 func TestTimelineNotAfterOurIncident(t *testing.T) {
 	t.Parallel()
-	op, complete := snapshot.Operational, &feed.Timeline{}
-	h := snapshot.NewHistory()
+	op, complete := api.Operational, &feed.Timeline{}
+	h := history.New()
 	at := t0
-	for range snapshot.ProbeIncidentAfter {
+	for range api.ProbeIncidentAfter {
 		assembleOpenAI(t, h, at, observed(op, complete, false))
 		at = at.Add(time.Minute)
 	}
@@ -108,37 +110,37 @@ func TestTimelineNotAfterOurIncident(t *testing.T) {
 // outage forgotten.
 func TestWatchOutage(t *testing.T) {
 	t.Parallel()
-	op, major := snapshot.Operational, snapshot.MajorOutage
-	postedIncident := snapshot.Incident{ID: "openai-x1", Service: "openai", Headline: "Elevated errors", Severity: snapshot.Major,
-		StartedAt: t0, Status: "investigating", Source: snapshot.SourceOfficial, UpdatedAt: t0}
+	op, major := api.Operational, api.MajorOutage
+	postedIncident := api.Incident{ID: "openai-x1", Service: "openai", Headline: "Elevated errors", Severity: api.Major,
+		StartedAt: t0, Status: "investigating", Source: api.SourceOfficial, UpdatedAt: t0}
 	ack := func(min int) *time.Time { t := t0.Add(time.Duration(min) * 5 * time.Minute); return &t }
 	for _, tt := range []struct {
 		name  string
 		steps []Observation // one every 5 minutes from t0
-		want  []snapshot.Detection
+		want  []history.Detection
 	}{
 		{
 			name:  "acknowledged by an outage declared after our incident opened",
 			steps: []Observation{observed(op, nil, true), observed(op, nil, false), observed(op, nil, false), observed(op, nil, false), observed(major, nil, false)},
-			want:  []snapshot.Detection{{Start: t0.Add(5 * time.Minute), AckAt: ack(4), End: *ack(4), GreenSeconds: 600}},
+			want:  []history.Detection{{Start: t0.Add(5 * time.Minute), AckAt: ack(4), End: *ack(4), GreenSeconds: 600}},
 		},
 		{
 			name: "acknowledged by an incident posted while the components stay green",
 			steps: []Observation{observed(op, nil, true), observed(op, nil, false), observed(op, nil, false),
 				observed(op, nil, false, postedIncident)},
-			want: []snapshot.Detection{{Start: t0.Add(5 * time.Minute), AckAt: ack(3), End: *ack(3), GreenSeconds: 300}},
+			want: []history.Detection{{Start: t0.Add(5 * time.Minute), AckAt: ack(3), End: *ack(3), GreenSeconds: 300}},
 		},
 		{
 			name: "never acknowledged: our probes recovered first",
 			steps: []Observation{observed(op, nil, true), observed(op, nil, false), observed(op, nil, false), observed(op, nil, false),
 				observed(op, nil, true), observed(op, nil, true)},
-			want: []snapshot.Detection{{Start: t0.Add(5 * time.Minute), End: t0.Add(25 * time.Minute), GreenSeconds: 1200}},
+			want: []history.Detection{{Start: t0.Add(5 * time.Minute), End: t0.Add(25 * time.Minute), GreenSeconds: 1200}},
 		},
 		{
 			name: "the page unreadable for a while: no green time across it",
 			steps: []Observation{observed(op, nil, true), observed(op, nil, false), observed("", nil, false), observed("", nil, false),
 				observed(op, nil, false), observed(major, nil, false)},
-			want: []snapshot.Detection{{Start: t0.Add(5 * time.Minute), AckAt: ack(5), End: *ack(5), GreenSeconds: 0}},
+			want: []history.Detection{{Start: t0.Add(5 * time.Minute), AckAt: ack(5), End: *ack(5), GreenSeconds: 0}},
 		},
 		{
 			name:  "a lost packet is no outage",
@@ -155,7 +157,7 @@ func TestWatchOutage(t *testing.T) {
 		},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			h := snapshot.NewHistory()
+			h := history.New()
 			for i, o := range tt.steps {
 				assembleOpenAI(t, h, t0.Add(time.Duration(i)*5*time.Minute), o)
 			}

@@ -25,7 +25,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 )
 
 // MaxQuery caps /check's q, in bytes.
@@ -43,22 +45,22 @@ type View interface {
 	Age(now time.Time) (age time.Duration, stale bool)
 	// Summary is a service's entry of status.json; false when the snapshot
 	// has none.
-	Summary(slug string) (snapshot.ServiceSummary, bool)
+	Summary(slug string) (api.ServiceSummary, bool)
 	// OpenIncidents are the service's open incidents, newest first. They
 	// belong to the view: never modified.
-	OpenIncidents(slug string) []*snapshot.Incident
+	OpenIncidents(slug string) []*api.Incident
 	// IncidentsSince counts the service's incidents that started at or
 	// after since, and returns the newest of them (nil when none).
-	IncidentsSince(slug string, since time.Time) (count int, latest *snapshot.Incident)
+	IncidentsSince(slug string, since time.Time) (count int, latest *api.Incident)
 	// BuildProbe is our probe of the service in the latest build, and when
 	// it was made; false when the snapshot has none.
 	BuildProbe(slug string) (Live, bool)
 	// Measured is what our completions measured of the service's models
 	// in the latest build; empty when none was measured.
-	Measured(slug string) []snapshot.MeasuredModel
+	Measured(slug string) []api.MeasuredModel
 	// Reliability is what the service's retained history predicts
-	// (snapshot.Reliability); false when the snapshot has none.
-	Reliability(slug string) (snapshot.Reliability, bool)
+	// (api.Reliability); false when the snapshot has none.
+	Reliability(slug string) (api.Reliability, bool)
 }
 
 // Request is one question to the engine: what the caller asks about, and
@@ -113,7 +115,7 @@ func (req Request) validate() (errorClass, error) {
 	if !ok {
 		return "", &InputError{"error", ObservedHelp}
 	}
-	if req.Code != "" && !snapshot.ValidErrorCode(req.Code) {
+	if req.Code != "" && !catalog.ValidErrorCode(req.Code) {
 		return "", &InputError{"code", "code must be the error code or type from the provider's error body: 1 to 64 letters, digits or _.:- (e.g. insufficient_quota, overloaded_error, RESOURCE_EXHAUSTED)"}
 	}
 	if r := req.RetryAfter; r != nil && (*r < 0 || *r > MaxRetryAfter) {
@@ -141,7 +143,7 @@ const egressHosts = 3
 
 // Engine answers /check questions. It is safe for concurrent use.
 type Engine struct {
-	cat     snapshot.Catalog
+	cat     catalog.Catalog
 	matcher *Matcher
 	// prober is our live probe of a service's API; nil means none, and the
 	// snapshot's word on our probes stands alone.
@@ -152,7 +154,7 @@ type Engine struct {
 	// the egress check picks other providers' hosts.
 	probeURLs []string
 	// models are the watched models by normalised name (models.go).
-	models map[string]snapshot.Model
+	models map[string]catalog.Model
 	// crowd counts callers' reports (crowd.go); nil counts none.
 	crowd Crowd
 }
@@ -166,7 +168,7 @@ func (e *Engine) CountReports(crowd Crowd) *Engine {
 
 // New returns an engine for a catalog. The catalog is the only source of
 // URLs it ever probes, never the query.
-func New(cat snapshot.Catalog, prober Prober, now func() time.Time, vantage Vantage) *Engine {
+func New(cat catalog.Catalog, prober Prober, now func() time.Time, vantage Vantage) *Engine {
 	e := &Engine{cat: cat, matcher: NewMatcher(cat), prober: prober, now: now, vantage: vantage, models: modelIndex(cat)}
 	for _, svc := range cat.Services {
 		if svc.ProbeURL != "" {
@@ -183,7 +185,7 @@ func New(cat snapshot.Catalog, prober Prober, now func() time.Time, vantage Vant
 // network failed for most services) or not made says nothing.
 func fresher(live Live, view View, slug string) Live {
 	built, ok := view.BuildProbe(slug)
-	if ok && built.At.After(live.At) && (built.Probe.State == snapshot.ProbeOK || built.Probe.State == snapshot.ProbeFailed) {
+	if ok && built.At.After(live.At) && (built.Probe.State == api.ProbeOK || built.Probe.State == api.ProbeFailed) {
 		return built
 	}
 	return live
@@ -209,7 +211,7 @@ func (e *Engine) egressDown(subject string) bool {
 	failed := make([]bool, len(others))
 	var wg sync.WaitGroup
 	for i, u := range others {
-		wg.Go(func() { failed[i] = e.prober.Probe(u).Probe.State != snapshot.ProbeOK })
+		wg.Go(func() { failed[i] = e.prober.Probe(u).Probe.State != api.ProbeOK })
 	}
 	wg.Wait()
 	n := 0
@@ -234,13 +236,13 @@ func urlHost(raw string) string {
 // and, with the advice of the first matching rule (see rules.go), what to
 // do about the error the caller saw. A request it refuses is an
 // *InputError.
-func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
+func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 	class, err := req.validate()
 	if err != nil {
-		return snapshot.CheckDoc{}, err
+		return api.CheckDoc{}, err
 	}
 	now := e.now()
-	doc := snapshot.CheckDoc{Query: req.Query, Timestamp: now.UTC(), License: snapshot.License}
+	doc := api.CheckDoc{Query: req.Query, Timestamp: now.UTC(), License: api.License}
 	if req.Error != "" {
 		doc.Error = &req.Error
 	}
@@ -250,27 +252,27 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 	doc.RetryAfter = req.RetryAfter
 	svc, surfaceID, ok, md, err := e.subject(req)
 	if err != nil {
-		return snapshot.CheckDoc{}, err
+		return api.CheckDoc{}, err
 	}
 	sum, inSnapshot := view.Summary(svc.Slug)
 	if !ok || !inSnapshot {
 		// No advice for a service we know nothing of: the action fields are
 		// left out, and the lists are empty rather than null.
-		doc.Verdict = snapshot.Verdict{
-			Headline:     fmt.Sprintf("%q is not a service aistatus tracks", snapshot.Truncate(req.Query, 64)),
+		doc.Verdict = api.Verdict{
+			Headline:     fmt.Sprintf("%q is not a service aistatus tracks", api.Truncate(req.Query, 64)),
 			Emoji:        "❓",
 			Level:        "untracked",
 			Suggestions:  e.matcher.Suggest(req.Query),
-			Evidence:     []snapshot.Evidence{},
-			Alternatives: []snapshot.CheckAlternative{},
+			Evidence:     []api.Evidence{},
+			Alternatives: []api.CheckAlternative{},
 		}
-		doc.OtherSurfaces = []snapshot.CheckOtherSurface{}
+		doc.OtherSurfaces = []api.CheckOtherSurface{}
 		return doc, nil
 	}
 	doc.Tracked = true
-	doc.Service = &snapshot.CheckService{Slug: svc.Slug, Name: svc.Name, Domain: svc.Domain}
+	doc.Service = &api.CheckService{Slug: svc.Slug, Name: svc.Name, Domain: svc.Domain}
 	subj := subject(svc, sum, surfaceID)
-	doc.Surface = &snapshot.CheckSurface{ID: subj.id, Name: svc.SurfaceName(subj.id)}
+	doc.Surface = &api.CheckSurface{ID: subj.id, Name: svc.SurfaceName(subj.id)}
 	doc.OtherSurfaces = otherSurfaces(sum, subj.id)
 	sum = subj.sum
 	status := sum.Status
@@ -291,10 +293,10 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 	var live *Live
 	oursDown := false
 	// Our probe is of the API host: it says nothing of another surface.
-	if svc.ProbeURL != "" && e.prober != nil && subj.id == snapshot.SurfaceAPI {
+	if svc.ProbeURL != "" && e.prober != nil && subj.id == catalog.SurfaceAPI {
 		r := fresher(e.prober.Probe(svc.ProbeURL), view, svc.Slug)
 		live = &r
-		if r.Probe.State == snapshot.ProbeOK {
+		if r.Probe.State == api.ProbeOK {
 			at := r.At.UTC()
 			doc.LatencyMs, doc.LatencyCheckedAt = r.Probe.LatencyMs, &at
 		} else {
@@ -334,7 +336,7 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 	}
 	// The crowd counts reports of the service's API: a caller's error on
 	// claude.ai is not one, and is neither counted nor read.
-	if e.crowd != nil && req.Error != "" && req.Client != "" && subj.id == snapshot.SurfaceAPI {
+	if e.crowd != nil && req.Error != "" && req.Client != "" && subj.id == catalog.SurfaceAPI {
 		if rc, ok := e.crowd.Report(svc.Slug, req.Client, now); ok {
 			f.reports = &rc
 		}
@@ -342,11 +344,11 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 	// The catalog's alternatives stand in for the API (Claude on Bedrock):
 	// none stands in for claude.ai or Claude Code. A model's are the other
 	// services where that model is up.
-	alts := []snapshot.CheckAlternative{}
+	alts := []api.CheckAlternative{}
 	switch {
 	case mf != nil:
 		alts = mf.alternatives(e.cat, svc)
-	case subj.id == snapshot.SurfaceAPI:
+	case subj.id == catalog.SurfaceAPI:
 		alts = alternatives(view, svc)
 	}
 	a := decide(situation{Error: class, Health: health(doc.Verdict.Level), Probe: f.probe(),
@@ -358,7 +360,7 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 		v.RetryAfterSeconds = &a.RetryAfter
 	}
 	v.Evidence, v.Alternatives = f.evidence(), alts
-	if subj.id == snapshot.SurfaceAPI {
+	if subj.id == catalog.SurfaceAPI {
 		// The durations it rests on are those of the API's incidents: they
 		// say nothing of how long a claude.ai incident lasts.
 		v.ExpectedResolution = expectedResolution(view, svc.Slug, f.open)
@@ -373,29 +375,29 @@ func (e *Engine) Check(view View, req Request) (snapshot.CheckDoc, error) {
 // whoever acts on it: our probes overruling the official page, or a page
 // that could not be read or does not exist, and then what the status rests
 // on instead (its basis).
-func verdictDetail(name string, sum snapshot.ServiceSummary) string {
+func verdictDetail(name string, sum api.ServiceSummary) string {
 	if sum.Disagreement != nil {
 		return sum.Disagreement.Detail
 	}
 	var page string
 	switch sum.Feed {
-	case snapshot.FeedError:
+	case api.FeedError:
 		page = name + "'s status page could not be read this time"
-	case snapshot.FeedNone:
+	case api.FeedNone:
 		page = name + " has no status page that a program can read"
 	default:
 		return ""
 	}
 	switch {
-	case sum.Basis == snapshot.BasisOfficial:
-		return page + fmt.Sprintf("; the status is the page's last word, at most %d minutes old.", int(snapshot.MaxHold.Minutes()))
-	case sum.Basis == snapshot.BasisProbe && sum.Status == snapshot.Unknown:
+	case sum.Basis == api.BasisOfficial:
+		return page + fmt.Sprintf("; the status is the page's last word, at most %d minutes old.", int(history.MaxHold.Minutes()))
+	case sum.Basis == api.BasisProbe && sum.Status == api.Unknown:
 		return page + "; our probe only shows whether its API host answers, which cannot show that the API works."
-	case sum.Basis == snapshot.BasisProbe:
+	case sum.Basis == api.BasisProbe:
 		return page + "; the status is our own probes'."
-	case sum.Basis == snapshot.BasisMeasured:
+	case sum.Basis == api.BasisMeasured:
 		return page + "; the status is our own streamed completions of its models'."
-	case sum.Basis == snapshot.BasisNone:
+	case sum.Basis == api.BasisNone:
 		return page + ", and our probe gave nothing to go on either."
 	}
 	return page + "."
@@ -403,24 +405,24 @@ func verdictDetail(name string, sum snapshot.ServiceSummary) string {
 
 // verdict phrases a status for people. Stale data is said to be stale
 // instead of being presented as current.
-func verdict(name string, status snapshot.Status, stale bool, age time.Duration) snapshot.Verdict {
+func verdict(name string, status api.Status, stale bool, age time.Duration) api.Verdict {
 	if stale {
-		return snapshot.Verdict{
-			Headline: fmt.Sprintf("Data is stale: %s was last checked %s ago (it was %s then)", name, snapshot.HumanDuration(age), phrase(status)),
+		return api.Verdict{
+			Headline: fmt.Sprintf("Data is stale: %s was last checked %s ago (it was %s then)", name, api.HumanDuration(age), phrase(status)),
 			Emoji:    "⏳", Level: "stale", Stale: true,
 		}
 	}
-	v := snapshot.Verdict{Headline: name + " is " + phrase(status)}
+	v := api.Verdict{Headline: name + " is " + phrase(status)}
 	switch status {
-	case snapshot.Operational:
+	case api.Operational:
 		v.Emoji, v.Level = "✅", "up"
-	case snapshot.Degraded:
+	case api.Degraded:
 		v.Emoji, v.Level = "⚠️", "degraded"
-	case snapshot.PartialOutage:
+	case api.PartialOutage:
 		v.Emoji, v.Level = "🟠", "down"
-	case snapshot.MajorOutage:
+	case api.MajorOutage:
 		v.Emoji, v.Level = "🔴", "down"
-	case snapshot.Maintenance:
+	case api.Maintenance:
 		v.Emoji, v.Level = "🛠️", "maintenance"
 	default:
 		v.Headline = "We can't tell whether " + name + " is up right now"
@@ -429,17 +431,17 @@ func verdict(name string, status snapshot.Status, stale bool, age time.Duration)
 	return v
 }
 
-func phrase(s snapshot.Status) string {
+func phrase(s api.Status) string {
 	switch s {
-	case snapshot.Operational:
+	case api.Operational:
 		return "up"
-	case snapshot.Degraded:
+	case api.Degraded:
 		return "up but degraded"
-	case snapshot.PartialOutage:
+	case api.PartialOutage:
 		return "partly down (partial outage)"
-	case snapshot.MajorOutage:
+	case api.MajorOutage:
 		return "down (major outage)"
-	case snapshot.Maintenance:
+	case api.Maintenance:
 		return "under maintenance"
 	default:
 		return "of unknown status"

@@ -11,7 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 )
 
 var genTime = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
@@ -20,19 +22,19 @@ var genTime = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 type fakeView struct {
 	generatedAt time.Time
 	staleAfter  time.Duration
-	summaries   map[string]snapshot.ServiceSummary
-	incidents   []snapshot.Incident // newest first
-	probes      map[string]Live     // the latest build's
-	measured    map[string][]snapshot.MeasuredModel
-	reliability map[string]snapshot.Reliability
+	summaries   map[string]api.ServiceSummary
+	incidents   []api.Incident  // newest first
+	probes      map[string]Live // the latest build's
+	measured    map[string][]api.MeasuredModel
+	reliability map[string]api.Reliability
 }
 
-func (v *fakeView) Reliability(slug string) (snapshot.Reliability, bool) {
+func (v *fakeView) Reliability(slug string) (api.Reliability, bool) {
 	r, ok := v.reliability[slug]
 	return r, ok
 }
 
-func (v *fakeView) Measured(slug string) []snapshot.MeasuredModel { return v.measured[slug] }
+func (v *fakeView) Measured(slug string) []api.MeasuredModel { return v.measured[slug] }
 
 func (v *fakeView) GeneratedAt() time.Time { return v.generatedAt }
 
@@ -44,18 +46,18 @@ func (v *fakeView) BuildProbe(slug string) (Live, bool) {
 func (v *fakeView) Age(now time.Time) (time.Duration, bool) {
 	age := now.Sub(v.generatedAt)
 	if age < 0 {
-		return 0, -age > snapshot.MaxClockSkew
+		return 0, -age > history.MaxClockSkew
 	}
 	return age, age > v.staleAfter
 }
 
-func (v *fakeView) Summary(slug string) (snapshot.ServiceSummary, bool) {
+func (v *fakeView) Summary(slug string) (api.ServiceSummary, bool) {
 	s, ok := v.summaries[slug]
 	return s, ok
 }
 
-func (v *fakeView) OpenIncidents(slug string) []*snapshot.Incident {
-	var open []*snapshot.Incident
+func (v *fakeView) OpenIncidents(slug string) []*api.Incident {
+	var open []*api.Incident
 	for i := range v.incidents {
 		if v.incidents[i].Service == slug && v.incidents[i].Open() {
 			open = append(open, &v.incidents[i])
@@ -64,8 +66,8 @@ func (v *fakeView) OpenIncidents(slug string) []*snapshot.Incident {
 	return open
 }
 
-func (v *fakeView) IncidentsSince(slug string, since time.Time) (int, *snapshot.Incident) {
-	n, latest := 0, (*snapshot.Incident)(nil)
+func (v *fakeView) IncidentsSince(slug string, since time.Time) (int, *api.Incident) {
+	n, latest := 0, (*api.Incident)(nil)
 	for i := range v.incidents {
 		if inc := &v.incidents[i]; inc.Service == slug && !inc.StartedAt.Before(since) {
 			if n == 0 {
@@ -88,14 +90,14 @@ type fakeProber struct {
 func (p *fakeProber) Probe(url string) Live {
 	p.probes.Add(1)
 	if slices.Contains(p.failing, url) {
-		return Live{Probe: snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "connection refused"}, At: p.at}
+		return Live{Probe: api.ProbeSource{State: api.ProbeFailed, Error: "connection refused"}, At: p.at}
 	}
-	return Live{Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: new(120.0), HTTPStatus: 401}, At: p.at}
+	return Live{Probe: api.ProbeSource{State: api.ProbeOK, LatencyMs: new(120.0), HTTPStatus: 401}, At: p.at}
 }
 
-func testCatalog(t testing.TB) snapshot.Catalog {
+func testCatalog(t testing.TB) catalog.Catalog {
 	t.Helper()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,43 +111,43 @@ func testCatalog(t testing.TB) snapshot.Catalog {
 // host answering, assemblyai's page unreadable with its last word standing
 // in, and every other service operational by its page, with a little
 // history.
-func testView(cat snapshot.Catalog) *fakeView {
-	v := &fakeView{generatedAt: genTime, staleAfter: 15 * time.Minute, summaries: map[string]snapshot.ServiceSummary{}}
+func testView(cat catalog.Catalog) *fakeView {
+	v := &fakeView{generatedAt: genTime, staleAfter: 15 * time.Minute, summaries: map[string]api.ServiceSummary{}}
 	for _, svc := range cat.Services {
-		sum := snapshot.ServiceSummary{Slug: svc.Slug, Name: svc.Name, Status: snapshot.Operational, Basis: snapshot.BasisOfficial, Feed: snapshot.FeedOK}
+		sum := api.ServiceSummary{Slug: svc.Slug, Name: svc.Name, Status: api.Operational, Basis: api.BasisOfficial, Feed: api.FeedOK}
 		switch {
 		case svc.Slug == "openai":
-			sum.Status = snapshot.Degraded
+			sum.Status = api.Degraded
 		case svc.Slug == "cohere":
-			sum.Status, sum.Basis = snapshot.MajorOutage, snapshot.BasisProbe
-			sum.Disagreement = &snapshot.Disagreement{By: snapshot.EvidenceProbe, Since: genTime.Add(-3 * time.Minute), Official: snapshot.Operational,
-				Measured: snapshot.MajorOutage, Detail: "Our probes of the API have failed 3 times in a row, while the official status page says operational."}
+			sum.Status, sum.Basis = api.MajorOutage, api.BasisProbe
+			sum.Disagreement = &api.Disagreement{By: api.EvidenceProbe, Since: genTime.Add(-3 * time.Minute), Official: api.Operational,
+				Measured: api.MajorOutage, Detail: "Our probes of the API have failed 3 times in a row, while the official status page says operational."}
 		case svc.Slug == "deepgram":
-			sum.Status, sum.Basis, sum.Feed = snapshot.Unknown, snapshot.BasisProbe, snapshot.FeedError
+			sum.Status, sum.Basis, sum.Feed = api.Unknown, api.BasisProbe, api.FeedError
 		case svc.Slug == "assemblyai":
-			sum.Feed = snapshot.FeedError
+			sum.Feed = api.FeedError
 		case svc.Slug == "groq":
-			sum.Status, sum.Basis, sum.Feed = snapshot.Operational, snapshot.BasisMeasured, snapshot.FeedNone
+			sum.Status, sum.Basis, sum.Feed = api.Operational, api.BasisMeasured, api.FeedNone
 		case svc.Slug == "deepseek":
-			sum.Status, sum.Basis = snapshot.Degraded, snapshot.BasisMeasured
-			sum.Disagreement = &snapshot.Disagreement{By: snapshot.EvidenceMeasured, Since: genTime.Add(-time.Minute), Official: snapshot.Operational,
-				Measured: snapshot.Degraded, Detail: "Our completions fail while the official status page says operational: deepseek/deepseek-chat reads degraded."}
-		case svc.Feed.Format == snapshot.FormatNone:
-			sum.Status, sum.Basis, sum.Feed = snapshot.Unknown, snapshot.BasisProbe, snapshot.FeedNone
+			sum.Status, sum.Basis = api.Degraded, api.BasisMeasured
+			sum.Disagreement = &api.Disagreement{By: api.EvidenceMeasured, Since: genTime.Add(-time.Minute), Official: api.Operational,
+				Measured: api.Degraded, Detail: "Our completions fail while the official status page says operational: deepseek/deepseek-chat reads degraded."}
+		case svc.Feed.Format == catalog.FormatNone:
+			sum.Status, sum.Basis, sum.Feed = api.Unknown, api.BasisProbe, api.FeedNone
 		}
 		v.summaries[svc.Slug] = sum
 	}
 	ttft, rate, last := 412.4, 0.6, genTime.Add(-time.Minute)
-	v.measured = map[string][]snapshot.MeasuredModel{"deepseek": {{
-		Model: "deepseek/deepseek-chat", APIModel: "deepseek-chat", Status: snapshot.Degraded, LastSampleAt: &last, LastOutcome: snapshot.OutcomeOverloaded,
-		Windows: snapshot.MeasuredWindows{Hour: snapshot.MeasuredWindow{Window: "1h", Samples: 5, ErrorRate: &rate, TTFTMs: snapshot.Percentiles{P50: &ttft, P95: &ttft},
-			LastError: &snapshot.MeasuredError{At: last, Outcome: snapshot.OutcomeOverloaded, HTTPStatus: 503, Code: "server_is_overloaded"}}},
+	v.measured = map[string][]api.MeasuredModel{"deepseek": {{
+		Model: "deepseek/deepseek-chat", APIModel: "deepseek-chat", Status: api.Degraded, LastSampleAt: &last, LastOutcome: api.OutcomeOverloaded,
+		Windows: api.MeasuredWindows{Hour: api.MeasuredWindow{Window: "1h", Samples: 5, ErrorRate: &rate, TTFTMs: api.Percentiles{P50: &ttft, P95: &ttft},
+			LastError: &api.MeasuredError{At: last, Outcome: api.OutcomeOverloaded, HTTPStatus: 503, Code: "server_is_overloaded"}}},
 	}}}
 	ended := genTime.Add(-47 * time.Hour)
-	v.incidents = []snapshot.Incident{
-		{ID: "openai-01", Service: "openai", Headline: "Elevated errors", Severity: snapshot.Major, StartedAt: genTime.Add(-1 * time.Hour), Status: "investigating", Source: snapshot.SourceOfficial},
-		{ID: "anthropic-02", Service: "anthropic", Headline: "Slow responses", Severity: snapshot.Minor, StartedAt: genTime.Add(-30 * time.Hour), EndedAt: &ended, Status: "resolved", Source: snapshot.SourceOfficial},
-		{ID: "openai-03", Service: "openai", Headline: "Outage", Severity: snapshot.Critical, StartedAt: genTime.Add(-10 * 24 * time.Hour), EndedAt: &ended, Status: "resolved", Source: snapshot.SourceOfficial},
+	v.incidents = []api.Incident{
+		{ID: "openai-01", Service: "openai", Headline: "Elevated errors", Severity: api.Major, StartedAt: genTime.Add(-1 * time.Hour), Status: "investigating", Source: api.SourceOfficial},
+		{ID: "anthropic-02", Service: "anthropic", Headline: "Slow responses", Severity: api.Minor, StartedAt: genTime.Add(-30 * time.Hour), EndedAt: &ended, Status: "resolved", Source: api.SourceOfficial},
+		{ID: "openai-03", Service: "openai", Headline: "Outage", Severity: api.Critical, StartedAt: genTime.Add(-10 * 24 * time.Hour), EndedAt: &ended, Status: "resolved", Source: api.SourceOfficial},
 	}
 	return v
 }
@@ -221,7 +223,7 @@ func TestCheckAdvice(t *testing.T) {
 			var alts []string
 			for _, a := range v.Alternatives {
 				alts = append(alts, a.Slug)
-				if a.Name == "" || a.Why == "" || a.Status == snapshot.MajorOutage || a.Status == snapshot.PartialOutage {
+				if a.Name == "" || a.Why == "" || a.Status == api.MajorOutage || a.Status == api.PartialOutage {
 					t.Errorf("alternative %+v", a)
 				}
 			}
@@ -252,26 +254,26 @@ func TestCheckVerdict(t *testing.T) {
 		name, q string
 		now     time.Duration // after genTime
 		level   string
-		basis   snapshot.Basis
+		basis   api.Basis
 		detail  string // in the verdict's detail; "" for none
 		latency bool
 		dataAge int
 	}{
-		{"up, with our latency", "anthropic", time.Minute, "up", snapshot.BasisOfficial, "", true, 60},
-		{"degraded", "openai", time.Minute, "degraded", snapshot.BasisOfficial, "", true, 60},
-		{"our probes overrule the page", "cohere", time.Minute, "down", snapshot.BasisProbe, "while the official status page says operational", true, 60},
-		{"no status page, the host answers", "mistral", time.Minute, "unknown", snapshot.BasisProbe,
+		{"up, with our latency", "anthropic", time.Minute, "up", api.BasisOfficial, "", true, 60},
+		{"degraded", "openai", time.Minute, "degraded", api.BasisOfficial, "", true, 60},
+		{"our probes overrule the page", "cohere", time.Minute, "down", api.BasisProbe, "while the official status page says operational", true, 60},
+		{"no status page, the host answers", "mistral", time.Minute, "unknown", api.BasisProbe,
 			"has no status page that a program can read; our probe only shows whether its API host answers, which cannot show that the API works", true, 60},
-		{"the page unreadable, the host answers", "deepgram", time.Minute, "unknown", snapshot.BasisProbe,
+		{"the page unreadable, the host answers", "deepgram", time.Minute, "unknown", api.BasisProbe,
 			"could not be read this time; our probe only shows whether its API host answers", true, 60},
-		{"the page unreadable, its last word stands in", "assemblyai", time.Minute, "up", snapshot.BasisOfficial,
+		{"the page unreadable, its last word stands in", "assemblyai", time.Minute, "up", api.BasisOfficial,
 			"could not be read this time; the status is the page's last word, at most 15 minutes old", true, 60},
-		{"no status page, our completions answer", "groq", time.Minute, "up", snapshot.BasisMeasured,
+		{"no status page, our completions answer", "groq", time.Minute, "up", api.BasisMeasured,
 			"has no status page that a program can read; the status is our own streamed completions of its models'", true, 60},
-		{"our completions overrule the page", "deepseek", time.Minute, "degraded", snapshot.BasisMeasured, "Our completions fail while the official status page says operational", true, 60},
-		{"stale", "anthropic", 16 * time.Minute, "stale", snapshot.BasisOfficial, "", true, 960},
-		{"from the future, within the skew allowance", "anthropic", -time.Minute, "up", snapshot.BasisOfficial, "", true, 0},
-		{"from the future, beyond it", "anthropic", -time.Hour, "stale", snapshot.BasisOfficial, "", true, 0},
+		{"our completions overrule the page", "deepseek", time.Minute, "degraded", api.BasisMeasured, "Our completions fail while the official status page says operational", true, 60},
+		{"stale", "anthropic", 16 * time.Minute, "stale", api.BasisOfficial, "", true, 960},
+		{"from the future, within the skew allowance", "anthropic", -time.Minute, "up", api.BasisOfficial, "", true, 0},
+		{"from the future, beyond it", "anthropic", -time.Hour, "stale", api.BasisOfficial, "", true, 0},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cat := testCatalog(t)
@@ -294,8 +296,8 @@ func TestCheckVerdict(t *testing.T) {
 			if (doc.LatencyMs != nil) != tt.latency || (doc.LatencyCheckedAt != nil && !doc.LatencyCheckedAt.Equal(now)) {
 				t.Errorf("latency %v at %v", doc.LatencyMs, doc.LatencyCheckedAt)
 			}
-			if v.Stale && tt.now > 0 && !strings.Contains(v.Headline, snapshot.HumanDuration(tt.now)+" ago") {
-				t.Errorf("stale headline %q does not say %s ago", v.Headline, snapshot.HumanDuration(tt.now))
+			if v.Stale && tt.now > 0 && !strings.Contains(v.Headline, api.HumanDuration(tt.now)+" ago") {
+				t.Errorf("stale headline %q does not say %s ago", v.Headline, api.HumanDuration(tt.now))
 			}
 			if v.DataAgeSeconds == nil || *v.DataAgeSeconds != tt.dataAge {
 				t.Errorf("data age %v, want %d", v.DataAgeSeconds, tt.dataAge)
@@ -333,7 +335,7 @@ func TestCheckWithoutLiveProbe(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if doc.LatencyMs != nil || !slices.ContainsFunc(doc.Verdict.Evidence, func(e snapshot.Evidence) bool { return strings.Contains(e.Says, "probe") }) {
+		if doc.LatencyMs != nil || !slices.ContainsFunc(doc.Verdict.Evidence, func(e api.Evidence) bool { return strings.Contains(e.Says, "probe") }) {
 			t.Errorf("%s: latency %v, evidence %+v", q, doc.LatencyMs, doc.Verdict.Evidence)
 		}
 		if q == "cohere" && doc.Verdict.Action != action {
@@ -383,7 +385,7 @@ func TestCheckBasisOfAnOlderSnapshot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if doc.Status == nil || *doc.Status != snapshot.Operational || doc.Basis != nil {
+	if doc.Status == nil || *doc.Status != api.Operational || doc.Basis != nil {
 		t.Errorf("status %v, basis %v; want operational with a null basis", doc.Status, doc.Basis)
 	}
 }
@@ -426,11 +428,11 @@ func TestCheckOwnNetworkDown(t *testing.T) {
 		action   string
 		blame    string
 	}{
-		{"together", "connection", FromServer, "retry", snapshot.BlameUnknown},
-		{"together", "timeout", FromCaller, "retry", snapshot.BlameClient},
-		{"anthropic", "", FromServer, "proceed", snapshot.BlameUnknown}, // the page's word stands
-		{"anthropic", "529", FromServer, "retry", snapshot.BlameProvider},
-		{"openai", "529", FromServer, "failover", snapshot.BlameProvider}, // the page's open incident stands
+		{"together", "connection", FromServer, "retry", api.BlameUnknown},
+		{"together", "timeout", FromCaller, "retry", api.BlameClient},
+		{"anthropic", "", FromServer, "proceed", api.BlameUnknown}, // the page's word stands
+		{"anthropic", "529", FromServer, "retry", api.BlameProvider},
+		{"openai", "529", FromServer, "failover", api.BlameProvider}, // the page's open incident stands
 	} {
 		t.Run(tt.q+"/"+tt.error, func(t *testing.T) {
 			p := &fakeProber{at: genTime.Add(time.Minute), failing: everyURL}
@@ -440,10 +442,10 @@ func TestCheckOwnNetworkDown(t *testing.T) {
 				t.Fatal(err)
 			}
 			v := doc.Verdict
-			if v.Action != tt.action || v.Blame != tt.blame || (v.Blame == snapshot.BlameProvider && v.Confidence == snapshot.ConfidenceHigh && tt.q != "openai") {
+			if v.Action != tt.action || v.Blame != tt.blame || (v.Blame == api.BlameProvider && v.Confidence == api.ConfidenceHigh && tt.q != "openai") {
 				t.Errorf("verdict %s/%s/%s (%q), want %s/%s", v.Action, v.Blame, v.Confidence, v.Reason, tt.action, tt.blame)
 			}
-			if !slices.ContainsFunc(v.Evidence, func(e snapshot.Evidence) bool { return strings.Contains(e.Says, "own network looks down") }) {
+			if !slices.ContainsFunc(v.Evidence, func(e api.Evidence) bool { return strings.Contains(e.Says, "own network looks down") }) {
 				t.Errorf("evidence does not say our network is down: %+v", v.Evidence)
 			}
 			if n := p.probes.Load(); n != 1+egressHosts {
@@ -532,8 +534,8 @@ func TestErrorBodies(t *testing.T) {
 			if v := doc.Verdict; v.Action != tt.action || v.Blame != tt.blame {
 				t.Errorf("verdict %s/%s (%q), want %s/%s", v.Action, v.Blame, v.Reason, tt.action, tt.blame)
 			}
-			if code != "" && !slices.ContainsFunc(doc.Verdict.Evidence, func(e snapshot.Evidence) bool {
-				return e.Source == snapshot.EvidenceCaller && strings.Contains(e.Says, code) && !strings.Contains(e.Says, "not in our table")
+			if code != "" && !slices.ContainsFunc(doc.Verdict.Evidence, func(e api.Evidence) bool {
+				return e.Source == api.EvidenceCaller && strings.Contains(e.Says, code) && !strings.Contains(e.Says, "not in our table")
 			}) {
 				t.Errorf("no caller evidence naming %s as a code of the table: %+v", code, doc.Verdict.Evidence)
 			}
@@ -587,7 +589,7 @@ func TestCheckCodes(t *testing.T) {
 			if v.Action != tt.action || v.Blame != tt.blame || retry != tt.retry {
 				t.Errorf("verdict %s/%s retry %d (%q), want %s/%s retry %d", v.Action, v.Blame, retry, v.Reason, tt.action, tt.blame, tt.retry)
 			}
-			if tt.evidence != "" && !slices.ContainsFunc(v.Evidence, func(e snapshot.Evidence) bool { return strings.Contains(e.Says, tt.evidence) }) {
+			if tt.evidence != "" && !slices.ContainsFunc(v.Evidence, func(e api.Evidence) bool { return strings.Contains(e.Says, tt.evidence) }) {
 				t.Errorf("no evidence saying %q: %+v", tt.evidence, v.Evidence)
 			}
 			if (tt.req.Code != "") != (doc.Code != nil) || (tt.req.RetryAfter != nil) != (doc.RetryAfter != nil) {
@@ -599,9 +601,9 @@ func TestCheckCodes(t *testing.T) {
 	// A minor incident is cited, but a 429 stays the caller's rate limit.
 	cat := testCatalog(t)
 	minor := testView(cat)
-	minor.incidents = append(minor.incidents, snapshot.Incident{ID: "anthropic-9", Service: "anthropic", Headline: "Slightly elevated latency",
-		Severity: snapshot.Minor, StartedAt: genTime.Add(-time.Hour), Status: "investigating", Source: snapshot.SourceOfficial})
-	snapshot.SortIncidents(minor.incidents)
+	minor.incidents = append(minor.incidents, api.Incident{ID: "anthropic-9", Service: "anthropic", Headline: "Slightly elevated latency",
+		Severity: api.Minor, StartedAt: genTime.Add(-time.Hour), Status: "investigating", Source: api.SourceOfficial})
+	api.SortIncidents(minor.incidents)
 	doc, err := engine.Check(minor, Request{Query: "anthropic", Error: "429"})
 	if err != nil || doc.Verdict.Action != "retry" || doc.Verdict.Blame != "client" {
 		t.Errorf("429 during a minor incident: %s/%s %v, want retry/client", doc.Verdict.Action, doc.Verdict.Blame, err)
@@ -627,9 +629,9 @@ func TestCheckUsesTheFresherProbe(t *testing.T) {
 		built   Live
 		latency bool // the answer carries a latency: an ok probe was used
 	}{
-		{"a newer ok build probe wins", Live{Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: new(90.0), HTTPStatus: 401}, At: genTime.Add(50 * time.Second)}, true},
-		{"an older build probe does not", Live{Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: new(90.0)}, At: genTime.Add(10 * time.Second)}, false},
-		{"a discarded build probe says nothing", Live{Probe: snapshot.ProbeSource{State: snapshot.ProbeDiscarded}, At: genTime.Add(50 * time.Second)}, false},
+		{"a newer ok build probe wins", Live{Probe: api.ProbeSource{State: api.ProbeOK, LatencyMs: new(90.0), HTTPStatus: 401}, At: genTime.Add(50 * time.Second)}, true},
+		{"an older build probe does not", Live{Probe: api.ProbeSource{State: api.ProbeOK, LatencyMs: new(90.0)}, At: genTime.Add(10 * time.Second)}, false},
+		{"a discarded build probe says nothing", Live{Probe: api.ProbeSource{State: api.ProbeDiscarded}, At: genTime.Add(50 * time.Second)}, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			// The live probe of groq failed 40 s after the snapshot and is cached.
@@ -650,7 +652,7 @@ func TestCheckUsesTheFresherProbe(t *testing.T) {
 			if (doc.LatencyMs != nil) != tt.latency {
 				t.Errorf("latency %v, want one: %v (verdict %s: %q)", doc.LatencyMs, tt.latency, doc.Verdict.Action, doc.Verdict.Reason)
 			}
-			if tt.latency && (doc.Verdict.Action != snapshot.ActionProceed || !doc.LatencyCheckedAt.Equal(tt.built.At)) {
+			if tt.latency && (doc.Verdict.Action != api.ActionProceed || !doc.LatencyCheckedAt.Equal(tt.built.At)) {
 				t.Errorf("verdict %s (%q) at %v, want proceed on the build's probe", doc.Verdict.Action, doc.Verdict.Reason, doc.LatencyCheckedAt)
 			}
 		})
@@ -666,9 +668,9 @@ func TestCheckCitesMeasured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var cited []snapshot.Evidence
+	var cited []api.Evidence
 	for _, e := range doc.Verdict.Evidence {
-		if e.Source == snapshot.EvidenceMeasured {
+		if e.Source == api.EvidenceMeasured {
 			cited = append(cited, e)
 		}
 	}
@@ -676,13 +678,13 @@ func TestCheckCitesMeasured(t *testing.T) {
 	if len(cited) != 1 || cited[0].Says != want || cited[0].AgeSeconds != 120 {
 		t.Fatalf("measured evidence %+v, want %q 120 s old", cited, want)
 	}
-	if doc.Basis == nil || *doc.Basis != snapshot.BasisMeasured {
+	if doc.Basis == nil || *doc.Basis != api.BasisMeasured {
 		t.Fatalf("basis %v", doc.Basis)
 	}
 	// A service measured by nobody cites no such evidence.
 	doc, _ = engine.Check(view, Request{Query: "anthropic"})
 	for _, e := range doc.Verdict.Evidence {
-		if e.Source == snapshot.EvidenceMeasured {
+		if e.Source == api.EvidenceMeasured {
 			t.Fatalf("anthropic cites %+v", e)
 		}
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
 )
 
 // TestMemoryCrowd: one voice per client per window, however often it
@@ -231,9 +231,9 @@ func TestCheckCrowd(t *testing.T) {
 			if tc.reason == "" && b.Reason != a.Reason {
 				t.Errorf("reason changed: %q → %q", a.Reason, b.Reason)
 			}
-			var ev *snapshot.Evidence
+			var ev *api.Evidence
 			for i := range b.Evidence {
-				if b.Evidence[i].Source == snapshot.EvidenceReports {
+				if b.Evidence[i].Source == api.EvidenceReports {
 					ev = &b.Evidence[i]
 				}
 			}
@@ -255,7 +255,7 @@ func TestCheckCrowd(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, ev := range doc.Verdict.Evidence {
-			if ev.Source == snapshot.EvidenceReports {
+			if ev.Source == api.EvidenceReports {
 				t.Fatalf("%+v was counted", req)
 			}
 		}

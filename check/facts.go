@@ -8,7 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 )
 
 // historyWindow is how far back the history evidence looks.
@@ -21,7 +23,7 @@ const maxIncidentEvidence = 3
 // gathered once for the situation and the evidence.
 type facts struct {
 	name    string
-	sum     snapshot.ServiceSummary
+	sum     api.ServiceSummary
 	dataAge int // seconds
 	// live is the live probe's result; nil when the service has no probe.
 	live *Live
@@ -29,9 +31,9 @@ type facts struct {
 	// open are the service's open incidents, newest first; recent is the
 	// number that started within historyWindow of the snapshot, and latest
 	// the newest of those. They belong to the view: never modified.
-	open   []*snapshot.Incident
+	open   []*api.Incident
 	recent int
-	latest *snapshot.Incident
+	latest *api.Incident
 	// ownNetworkDown: our live probe failed, and so did most of our probes
 	// of other providers' hosts (Engine.egressDown); ownNetwork says whose
 	// network that is.
@@ -44,7 +46,7 @@ type facts struct {
 	// and say nothing of it. "" for the API.
 	surface string
 	// measured are our completions of the service's models, latest build.
-	measured []snapshot.MeasuredModel
+	measured []api.MeasuredModel
 	// reports is the crowd's count for the service's current window; nil
 	// when not counted.
 	reports *ReportCount
@@ -54,18 +56,18 @@ type facts struct {
 // it.
 type codeFact struct {
 	code  string
-	row   snapshot.ErrorCode
+	row   catalog.ErrorCode
 	known bool
 	// others are the code's rows of another class, when it came without
 	// an HTTP status and row is the most severe of them: the caller is
 	// told what the status would have changed.
-	others []snapshot.ErrorCode
+	others []catalog.ErrorCode
 }
 
 // gather collects what the verdict rests on.
-func gather(view View, svc snapshot.Service, subj surfaceSubject, live *Live, now time.Time, dataAge int) facts {
+func gather(view View, svc catalog.Service, subj surfaceSubject, live *Live, now time.Time, dataAge int) facts {
 	f := facts{name: svc.Name, sum: subj.sum, dataAge: dataAge, live: live, now: now}
-	if subj.id != snapshot.SurfaceAPI {
+	if subj.id != catalog.SurfaceAPI {
 		f.surface, f.open = subj.name, subj.open
 		return f
 	}
@@ -85,16 +87,16 @@ func (f facts) probe() probeState {
 		return probeOursDown
 	}
 	if f.live != nil {
-		if f.live.Probe.State == snapshot.ProbeOK {
+		if f.live.Probe.State == api.ProbeOK {
 			return probeOK
 		}
 		return probeFailing
 	}
-	if f.sum.Disagreement != nil && f.sum.Disagreement.Measured != snapshot.Degraded {
+	if f.sum.Disagreement != nil && f.sum.Disagreement.Measured != api.Degraded {
 		return probeFailing
 	}
 	for _, inc := range f.open {
-		if inc.Source == snapshot.SourceProbe {
+		if inc.Source == api.SourceProbe {
 			return probeFailing
 		}
 	}
@@ -107,7 +109,7 @@ func (f facts) probe() probeState {
 // provider's fault or a failover.
 func (f facts) officialIncident() bool {
 	for _, inc := range f.open {
-		if inc.Source == snapshot.SourceOfficial && inc.Severity != snapshot.Minor {
+		if inc.Source == api.SourceOfficial && inc.Severity != api.Minor {
 			return true
 		}
 	}
@@ -116,67 +118,67 @@ func (f facts) officialIncident() bool {
 
 // evidence lists the facts behind the advice: the status page's word, our
 // probes', and the recent history, each with the age of its observation.
-func (f facts) evidence() []snapshot.Evidence {
-	ev := []snapshot.Evidence{}
+func (f facts) evidence() []api.Evidence {
+	ev := []api.Evidence{}
 	add := func(source, says string, age int) {
-		ev = append(ev, snapshot.Evidence{Source: source, Says: says, AgeSeconds: max(age, 0)})
+		ev = append(ev, api.Evidence{Source: source, Says: says, AgeSeconds: max(age, 0)})
 	}
 	official := f.sum.Status
 	if d := f.sum.Disagreement; d != nil {
 		official = d.Official
 	}
 	switch {
-	case f.surface != "" && f.sum.Basis == snapshot.BasisOfficial:
-		add(snapshot.EvidenceOfficial, fmt.Sprintf("The status page says %s for %s.", official, f.surface), f.dataAge)
+	case f.surface != "" && f.sum.Basis == api.BasisOfficial:
+		add(api.EvidenceOfficial, fmt.Sprintf("The status page says %s for %s.", official, f.surface), f.dataAge)
 	case f.surface != "":
-		add(snapshot.EvidenceOfficial, fmt.Sprintf("The status page gave no word on %s in the latest check.", f.surface), f.dataAge)
-	case f.sum.Feed == snapshot.FeedOK:
-		add(snapshot.EvidenceOfficial, fmt.Sprintf("The status page says %s.", official), f.dataAge)
-	case f.sum.Feed == snapshot.FeedError:
+		add(api.EvidenceOfficial, fmt.Sprintf("The status page gave no word on %s in the latest check.", f.surface), f.dataAge)
+	case f.sum.Feed == api.FeedOK:
+		add(api.EvidenceOfficial, fmt.Sprintf("The status page says %s.", official), f.dataAge)
+	case f.sum.Feed == api.FeedError:
 		says := "The status page could not be read in the latest check."
-		if f.sum.Basis == snapshot.BasisOfficial {
+		if f.sum.Basis == api.BasisOfficial {
 			says = fmt.Sprintf("The status page could not be read in the latest check; its last word, at most %d minutes old, says %s.",
-				int(snapshot.MaxHold.Minutes()), official)
+				int(history.MaxHold.Minutes()), official)
 		}
-		add(snapshot.EvidenceOfficial, says, f.dataAge)
+		add(api.EvidenceOfficial, says, f.dataAge)
 	default:
-		add(snapshot.EvidenceOfficial, "There is no status page a program can read.", f.dataAge)
+		add(api.EvidenceOfficial, "There is no status page a program can read.", f.dataAge)
 	}
 	cited := 0
 	for _, inc := range f.open {
-		if inc.Source != snapshot.SourceOfficial || cited == maxIncidentEvidence {
+		if inc.Source != api.SourceOfficial || cited == maxIncidentEvidence {
 			continue
 		}
 		cited++
-		add(snapshot.EvidenceOfficial, fmt.Sprintf("Open incident %q (%s, %s, since %s).", inc.Headline, inc.Severity, inc.Status,
+		add(api.EvidenceOfficial, fmt.Sprintf("Open incident %q (%s, %s, since %s).", inc.Headline, inc.Severity, inc.Status,
 			inc.StartedAt.UTC().Format(time.RFC3339)), f.dataAge)
 	}
 
 	if f.live != nil {
 		age := int(f.now.Sub(f.live.At).Seconds())
-		if p := f.live.Probe; p.State == snapshot.ProbeOK && p.LatencyMs != nil {
+		if p := f.live.Probe; p.State == api.ProbeOK && p.LatencyMs != nil {
 			says := fmt.Sprintf("Our probe of its API answered in %.0f ms", *p.LatencyMs)
 			if p.HTTPStatus != 0 {
 				says += fmt.Sprintf(" (HTTP %d; the probe sends no key)", p.HTTPStatus)
 			}
-			add(snapshot.EvidenceProbe, says+".", age)
+			add(api.EvidenceProbe, says+".", age)
 		} else {
-			add(snapshot.EvidenceProbe, "Our probe of its API failed: "+cmp.Or(p.Error, "no answer")+".", age)
+			add(api.EvidenceProbe, "Our probe of its API failed: "+cmp.Or(p.Error, "no answer")+".", age)
 		}
 		if f.ownNetworkDown {
-			add(snapshot.EvidenceProbe, "Our probes of other providers' hosts fail too: the checker's own network looks down, so our probe says nothing about this one.", age)
+			add(api.EvidenceProbe, "Our probes of other providers' hosts fail too: the checker's own network looks down, so our probe says nothing about this one.", age)
 		}
 	} else if f.surface != "" {
-		add(snapshot.EvidenceProbe, fmt.Sprintf("Our probe tests %s's API host only, which says nothing of %s.", f.name, f.surface), f.dataAge)
+		add(api.EvidenceProbe, fmt.Sprintf("Our probe tests %s's API host only, which says nothing of %s.", f.name, f.surface), f.dataAge)
 	} else {
-		add(snapshot.EvidenceProbe, fmt.Sprintf("%s has no generic API host that we probe.", f.name), f.dataAge)
+		add(api.EvidenceProbe, fmt.Sprintf("%s has no generic API host that we probe.", f.name), f.dataAge)
 	}
 	if d := f.sum.Disagreement; d != nil {
-		add(snapshot.EvidenceProbe, d.Detail, f.dataAge)
+		add(api.EvidenceProbe, d.Detail, f.dataAge)
 	}
 	for _, inc := range f.open {
-		if inc.Source == snapshot.SourceProbe {
-			add(snapshot.EvidenceProbe, fmt.Sprintf("Our own incident is open: our probes have failed since %s.", inc.StartedAt.UTC().Format(time.RFC3339)), f.dataAge)
+		if inc.Source == api.SourceProbe {
+			add(api.EvidenceProbe, fmt.Sprintf("Our own incident is open: our probes have failed since %s.", inc.StartedAt.UTC().Format(time.RFC3339)), f.dataAge)
 			break
 		}
 	}
@@ -186,7 +188,7 @@ func (f facts) evidence() []snapshot.Evidence {
 		if m.LastSampleAt != nil {
 			age = int(f.now.Sub(*m.LastSampleAt).Seconds())
 		}
-		add(snapshot.EvidenceMeasured, measuredSays(m), age)
+		add(api.EvidenceMeasured, measuredSays(m), age)
 	}
 
 	if c := f.code; c != nil {
@@ -204,23 +206,23 @@ func (f facts) evidence() []snapshot.Evidence {
 				says += " Without the HTTP status it is read as the most severe of its meanings; " + strings.Join(with, ", ") +
 					": send error= with the status you got."
 			}
-			add(snapshot.EvidenceCaller, says, 0)
+			add(api.EvidenceCaller, says, 0)
 		} else {
-			add(snapshot.EvidenceCaller, fmt.Sprintf("Your error code %s is not in our table for %s's API: the HTTP status decides.", c.code, f.name), 0)
+			add(api.EvidenceCaller, fmt.Sprintf("Your error code %s is not in our table for %s's API: the HTTP status decides.", c.code, f.name), 0)
 		}
 	}
 
 	if r := f.reports; r != nil {
 		observed, count := f.now.UTC(), r.Count
-		ev = append(ev, snapshot.Evidence{Source: snapshot.EvidenceReports, Says: r.Says(), State: r.State(),
+		ev = append(ev, api.Evidence{Source: api.EvidenceReports, Says: r.Says(), State: r.State(),
 			ObservedAt: &observed, Count: &count, Baseline: r.Baseline})
 	}
 
 	switch n := f.recent; {
 	case f.surface != "":
-		add(snapshot.EvidenceHistory, fmt.Sprintf("The 7-day incident count is the API's; %s's incidents are under surfaces in the service's document.", f.surface), f.dataAge)
+		add(api.EvidenceHistory, fmt.Sprintf("The 7-day incident count is the API's; %s's incidents are under surfaces in the service's document.", f.surface), f.dataAge)
 	case n == 0:
-		add(snapshot.EvidenceHistory, "No incidents in the last 7 days.", f.dataAge)
+		add(api.EvidenceHistory, "No incidents in the last 7 days.", f.dataAge)
 	default:
 		latest := f.latest
 		state := "still open"
@@ -231,53 +233,53 @@ func (f facts) evidence() []snapshot.Evidence {
 		if n > 1 {
 			count = fmt.Sprintf("%d incidents", n)
 		}
-		add(snapshot.EvidenceHistory, fmt.Sprintf("%s in the last 7 days; the latest, %q (%s), %s.", count, latest.Headline, latest.Severity, state), f.dataAge)
+		add(api.EvidenceHistory, fmt.Sprintf("%s in the last 7 days; the latest, %q (%s), %s.", count, latest.Headline, latest.Severity, state), f.dataAge)
 	}
 	return ev
 }
 
 // alternatives are the service's catalog alternatives that are not down,
 // best status first and, within a status, in the catalog's curated order.
-func alternatives(view View, svc snapshot.Service) []snapshot.CheckAlternative {
-	rank := map[snapshot.Status]int{snapshot.Operational: 0, snapshot.Degraded: 1, snapshot.Maintenance: 2, snapshot.Unknown: 3}
-	out := []snapshot.CheckAlternative{}
+func alternatives(view View, svc catalog.Service) []api.CheckAlternative {
+	rank := map[api.Status]int{api.Operational: 0, api.Degraded: 1, api.Maintenance: 2, api.Unknown: 3}
+	out := []api.CheckAlternative{}
 	for _, a := range svc.Alternatives {
 		sum, ok := view.Summary(a.Slug)
 		if _, usable := rank[sum.Status]; !ok || !usable {
 			continue
 		}
-		out = append(out, snapshot.CheckAlternative{Slug: a.Slug, Name: sum.Name, Status: sum.Status, Why: a.Why})
+		out = append(out, api.CheckAlternative{Slug: a.Slug, Name: sum.Name, Status: sum.Status, Why: a.Why})
 	}
-	slices.SortStableFunc(out, func(a, b snapshot.CheckAlternative) int { return rank[a.Status] - rank[b.Status] })
+	slices.SortStableFunc(out, func(a, b api.CheckAlternative) int { return rank[a.Status] - rank[b.Status] })
 	return out
 }
 
 // anyUp reports whether an alternative is operational or degraded: one a
 // caller can fail over to now.
-func anyUp(alts []snapshot.CheckAlternative) bool {
-	return slices.ContainsFunc(alts, func(a snapshot.CheckAlternative) bool {
-		return a.Status == snapshot.Operational || a.Status == snapshot.Degraded
+func anyUp(alts []api.CheckAlternative) bool {
+	return slices.ContainsFunc(alts, func(a api.CheckAlternative) bool {
+		return a.Status == api.Operational || a.Status == api.Degraded
 	})
 }
 
 // codeMeaning says each class of error code in words.
-var codeMeaning = map[snapshot.ErrorCodeClass]string{
-	snapshot.CodeQuota:       "a quota or billing limit",
-	snapshot.CodeConcurrency: "a cap on requests in flight per key",
-	snapshot.CodeRateLimit:   "a transient rate limit",
-	snapshot.CodeOverloaded:  "the provider being overloaded",
-	snapshot.CodeServer:      "a server error of the provider's",
-	snapshot.CodeTimeout:     "a timeout",
-	snapshot.CodeRequest:     "a request refused as it stands",
-	snapshot.CodeAuth:        "a credentials or permission error",
-	snapshot.CodeModel:       "a model that does not exist or is not available to the key",
+var codeMeaning = map[catalog.ErrorCodeClass]string{
+	catalog.CodeQuota:       "a quota or billing limit",
+	catalog.CodeConcurrency: "a cap on requests in flight per key",
+	catalog.CodeRateLimit:   "a transient rate limit",
+	catalog.CodeOverloaded:  "the provider being overloaded",
+	catalog.CodeServer:      "a server error of the provider's",
+	catalog.CodeTimeout:     "a timeout",
+	catalog.CodeRequest:     "a request refused as it stands",
+	catalog.CodeAuth:        "a credentials or permission error",
+	catalog.CodeModel:       "a model that does not exist or is not available to the key",
 }
 
 // measuredSays says what our completions measured of one model: "Our
 // streamed completions of openai/gpt-4o-mini read degraded: the latest
 // overloaded (HTTP 529, overloaded_error); in the last hour 3 of 5 failed,
 // time to first token p50 412 ms."
-func measuredSays(m snapshot.MeasuredModel) string {
+func measuredSays(m api.MeasuredModel) string {
 	says := fmt.Sprintf("Our streamed completions of %s read %s: the latest %s", m.Model, m.Status, m.LastOutcome)
 	if e := m.Windows.Hour.LastError; e != nil && e.Outcome == m.LastOutcome && e.Detail() != "" {
 		says += " (" + e.Detail() + ")"

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/probe"
-	"github.com/aistatus/aistatus/snapshot"
 	"golang.org/x/sync/singleflight"
 )
 
@@ -23,8 +23,8 @@ const DefaultProbeTimeout = 5 * time.Second
 
 // Live is one live probe of a service's API and when it was made.
 type Live struct {
-	Probe snapshot.ProbeSource `json:"probe"`
-	At    time.Time            `json:"at"`
+	Probe api.ProbeSource `json:"probe"`
+	At    time.Time       `json:"at"`
 }
 
 // Prober gives the engine our live probe of a catalog probe URL.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
 )
 
 // testClock is a clock the test moves.
@@ -34,14 +34,14 @@ func countingAPI(t *testing.T) (*httptest.Server, *atomic.Int64) {
 // probe, the result is reused for LiveTTL and no longer.
 func TestCacheCoalescesAndExpires(t *testing.T) {
 	t.Parallel()
-	api, hits := countingAPI(t)
+	apiServer, hits := countingAPI(t)
 	clock := &testClock{}
 	clock.Set(genTime)
-	c := NewCache(api.Client(), time.Second, clock.Now, nil)
+	c := NewCache(apiServer.Client(), time.Second, clock.Now, nil)
 	var wg sync.WaitGroup
 	for range 50 {
 		wg.Go(func() {
-			if r := c.Probe(api.URL); r.Probe.State != snapshot.ProbeOK || r.Probe.HTTPStatus != http.StatusUnauthorized {
+			if r := c.Probe(apiServer.URL); r.Probe.State != api.ProbeOK || r.Probe.HTTPStatus != http.StatusUnauthorized {
 				t.Errorf("probe %+v", r.Probe)
 			}
 		})
@@ -52,7 +52,7 @@ func TestCacheCoalescesAndExpires(t *testing.T) {
 		hits  int64
 	}{{0, 1}, {LiveTTL - time.Second, 1}, {2 * time.Second, 2}, {time.Second, 2}} {
 		clock.Add(step.after)
-		c.Probe(api.URL)
+		c.Probe(apiServer.URL)
 		if n := hits.Load(); n != step.hits {
 			t.Fatalf("%v later: %d probes, want %d", step.after, n, step.hits)
 		}
@@ -84,24 +84,24 @@ func (f *fakeShared) Fetch(url string, probe func() Live) (Live, time.Time, bool
 // cache that is down leaves the probing to us.
 func TestCacheAsksTheSharedCache(t *testing.T) {
 	t.Parallel()
-	api, hits := countingAPI(t)
+	apiServer, hits := countingAPI(t)
 	clock := &testClock{}
 	clock.Set(genTime)
 	latency := 42.0
-	theirs := Live{Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &latency}, At: genTime.Add(-10 * time.Second)}
+	theirs := Live{Probe: api.ProbeSource{State: api.ProbeOK, LatencyMs: &latency}, At: genTime.Add(-10 * time.Second)}
 	shared := &fakeShared{stored: theirs, until: genTime.Add(5 * time.Second)}
-	c := NewCache(api.Client(), time.Second, clock.Now, shared)
-	if r := c.Probe(api.URL); r.Probe.LatencyMs == nil || *r.Probe.LatencyMs != latency || hits.Load() != 0 {
+	c := NewCache(apiServer.Client(), time.Second, clock.Now, shared)
+	if r := c.Probe(apiServer.URL); r.Probe.LatencyMs == nil || *r.Probe.LatencyMs != latency || hits.Load() != 0 {
 		t.Fatalf("got %+v after %d probes, want the shared result and none", r, hits.Load())
 	}
 	clock.Add(4 * time.Second)
-	c.Probe(api.URL)
+	c.Probe(apiServer.URL)
 	if shared.asked != 1 {
 		t.Fatalf("asked the shared cache %d times within its time, want 1", shared.asked)
 	}
 	shared.down = true
 	clock.Add(2 * time.Second)
-	if r := c.Probe(api.URL); r.Probe.HTTPStatus != http.StatusUnauthorized || hits.Load() != 1 || shared.asked != 2 {
+	if r := c.Probe(apiServer.URL); r.Probe.HTTPStatus != http.StatusUnauthorized || hits.Load() != 1 || shared.asked != 2 {
 		t.Fatalf("shared cache down: got %+v, %d probes, asked %d times", r, hits.Load(), shared.asked)
 	}
 }

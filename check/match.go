@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/catalog"
 	"golang.org/x/net/idna"
 )
 
@@ -37,16 +37,16 @@ type hostRule struct {
 }
 
 // target is what a query names: a service, and which of its surfaces
-// (snapshot.SurfaceAPI for the service's own names and domains).
+// (catalog.SurfaceAPI for the service's own names and domains).
 type target struct {
-	service snapshot.Service
-	surface snapshot.SurfaceID
+	service catalog.Service
+	surface catalog.SurfaceID
 }
 
 // display is the target's name for a suggestion: the service's name for
 // its API, the surface's for another ("Claude Code").
 func (t target) display() string {
-	if t.surface == snapshot.SurfaceAPI {
+	if t.surface == catalog.SurfaceAPI {
 		return t.service.Name
 	}
 	return t.service.SurfaceName(t.surface)
@@ -56,7 +56,7 @@ func (t target) display() string {
 // domains name its API; each surface's name, aliases and domains name that
 // surface ("claude code" is Anthropic's agent surface, claude.ai its app).
 // A name taken by an earlier entry keeps it.
-func NewMatcher(cat snapshot.Catalog) *Matcher {
+func NewMatcher(cat catalog.Catalog) *Matcher {
 	m := &Matcher{names: map[string]target{}}
 	add := func(t target, names, domains []string) {
 		for _, name := range names {
@@ -71,7 +71,7 @@ func NewMatcher(cat snapshot.Catalog) *Matcher {
 		}
 	}
 	for _, svc := range cat.Services {
-		add(target{svc, snapshot.SurfaceAPI}, append([]string{svc.Slug, svc.Name}, svc.Aliases...), append([]string{svc.Domain}, svc.Domains...))
+		add(target{svc, catalog.SurfaceAPI}, append([]string{svc.Slug, svc.Name}, svc.Aliases...), append([]string{svc.Domain}, svc.Domains...))
 		for _, sf := range svc.Surfaces {
 			add(target{svc, sf.ID}, append([]string{sf.Name}, sf.Aliases...), sf.Domains)
 		}
@@ -87,7 +87,7 @@ func NewMatcher(cat snapshot.Catalog) *Matcher {
 }
 
 // Match returns the service q names, whichever of its surfaces.
-func (m *Matcher) Match(q string) (snapshot.Service, bool) {
+func (m *Matcher) Match(q string) (catalog.Service, bool) {
 	svc, _, ok := m.MatchSurface(q)
 	return svc, ok
 }
@@ -96,20 +96,20 @@ func (m *Matcher) Match(q string) (snapshot.Service, bool) {
 // for the service's own names and domains (and an API host such as
 // api.anthropic.com, a subdomain of its domain), another surface for that
 // surface's names and domains.
-func (m *Matcher) MatchSurface(q string) (snapshot.Service, snapshot.SurfaceID, bool) {
+func (m *Matcher) MatchSurface(q string) (catalog.Service, catalog.SurfaceID, bool) {
 	if t, ok := m.names[nameKey(q)]; ok {
 		return t.service, t.surface, true
 	}
 	host := hostOf(q)
 	if host == "" {
-		return snapshot.Service{}, "", false
+		return catalog.Service{}, "", false
 	}
 	for _, rule := range m.hosts {
 		if matchHost(rule.pattern, host) {
 			return rule.service, rule.surface, true
 		}
 	}
-	return snapshot.Service{}, "", false
+	return catalog.Service{}, "", false
 }
 
 // Suggest returns up to three tracked service names close to q: within an

@@ -5,6 +5,9 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -22,13 +25,13 @@ import (
 type ModelView interface {
 	// Model is the watched model's entry of models.json; false when the
 	// snapshot has none.
-	Model(id string) (snapshot.ModelDoc, bool)
+	Model(id string) (api.ModelDoc, bool)
 }
 
 // modelIndex maps the normalised names of the watched models (id, the
 // model part of the id, name, aliases) to the models.
-func modelIndex(cat snapshot.Catalog) map[string]snapshot.Model {
-	idx := map[string]snapshot.Model{}
+func modelIndex(cat catalog.Catalog) map[string]catalog.Model {
+	idx := map[string]catalog.Model{}
 	for _, md := range cat.Models.Watched {
 		_, rest, _ := strings.Cut(md.ID, "/")
 		for _, name := range append([]string{md.ID, rest, md.Name}, md.Aliases...) {
@@ -43,7 +46,7 @@ func modelIndex(cat snapshot.Catalog) map[string]snapshot.Model {
 }
 
 // matchModel returns the watched model q names.
-func (e *Engine) matchModel(q string) (snapshot.Model, bool) {
+func (e *Engine) matchModel(q string) (catalog.Model, bool) {
 	md, ok := e.models[nameKey(q)]
 	return md, ok
 }
@@ -51,7 +54,7 @@ func (e *Engine) matchModel(q string) (snapshot.Model, bool) {
 // modelHome is the service a model check is about when q names only the
 // model: its maker's service, or else the first service whose page has a
 // component for it.
-func (e *Engine) modelHome(md snapshot.Model) (snapshot.Service, bool) {
+func (e *Engine) modelHome(md catalog.Model) (catalog.Service, bool) {
 	slug := md.Service
 	if slug == "" && len(md.Components) > 0 {
 		slug = md.Components[0].Service
@@ -61,32 +64,32 @@ func (e *Engine) modelHome(md snapshot.Model) (snapshot.Service, bool) {
 
 // modelFacts is what the snapshot says of a model, for a check at svc.
 type modelFacts struct {
-	md   snapshot.Model
-	doc  snapshot.ModelDoc
-	here snapshot.Status // the model's status at the checked service
+	md   catalog.Model
+	doc  api.ModelDoc
+	here api.Status // the model's status at the checked service
 }
 
 // readModel gathers the model's entry of the snapshot for a check at svc.
-func readModel(view View, md snapshot.Model, svc snapshot.Service) modelFacts {
-	mf := modelFacts{md: md, here: snapshot.Unknown,
-		doc: snapshot.ModelDoc{ID: md.ID, Name: md.Name, Author: md.Author, Status: snapshot.Unknown, Providers: []snapshot.ModelProvider{}}}
+func readModel(view View, md catalog.Model, svc catalog.Service) modelFacts {
+	mf := modelFacts{md: md, here: api.Unknown,
+		doc: api.ModelDoc{ID: md.ID, Name: md.Name, Author: md.Author, Status: api.Unknown, Providers: []api.ModelProvider{}}}
 	if mv, ok := view.(ModelView); ok {
 		if doc, found := mv.Model(md.ID); found {
 			mf.doc = doc
 		}
 	}
-	mf.here = snapshot.BestModelStatus(mf.doc.Providers, svc.Slug)
+	mf.here = history.BestModelStatus(mf.doc.Providers, svc.Slug)
 	return mf
 }
 
 // checkModel is the model as the check document shows it.
-func (mf modelFacts) checkModel() *snapshot.CheckModel {
-	return &snapshot.CheckModel{ID: mf.md.ID, Name: mf.md.Name, Status: mf.here, Providers: mf.doc.Providers}
+func (mf modelFacts) checkModel() *api.CheckModel {
+	return &api.CheckModel{ID: mf.md.ID, Name: mf.md.Name, Status: mf.here, Providers: mf.doc.Providers}
 }
 
 // saying phrases one entry of a model as evidence: the figure, whose it is
 // and over which window.
-func saying(md snapshot.Model, p snapshot.ModelProvider, serviceName string) (source, says string) {
+func saying(md catalog.Model, p api.ModelProvider, serviceName string) (source, says string) {
 	where := serviceName
 	if p.Provider != "" && p.Provider != serviceName {
 		where += " (" + p.Provider + ")"
@@ -97,36 +100,36 @@ func saying(md snapshot.Model, p snapshot.ModelProvider, serviceName string) (so
 	switch {
 	case p.Source.Error != "":
 		return sourceOf(p), fmt.Sprintf("%s at %s: %s gave nothing this cycle (%s), so it reads unknown.", md.Name, where, p.Source.Name, p.Source.Error)
-	case p.Source.Kind == snapshot.ModelSourceGateway && p.Uptime != nil:
-		return snapshot.EvidenceGateway, fmt.Sprintf("%s at %s: %.1f %% of %s's requests succeeded over the last %s (%s); that is %s's traffic, not your key's.",
+	case p.Source.Kind == api.ModelSourceGateway && p.Uptime != nil:
+		return api.EvidenceGateway, fmt.Sprintf("%s at %s: %.1f %% of %s's requests succeeded over the last %s (%s); that is %s's traffic, not your key's.",
 			md.Name, where, *p.Uptime, p.Source.Name, p.Source.Window, p.Status, p.Source.Name)
-	case p.Source.Kind == snapshot.ModelSourceGateway:
-		return snapshot.EvidenceGateway, fmt.Sprintf("%s at %s: %s has too little traffic over the last %s to tell.", md.Name, where, p.Source.Name, p.Source.Window)
-	case p.Source.Kind == snapshot.ModelSourceMeasured && p.Uptime != nil:
-		return snapshot.EvidenceMeasured, fmt.Sprintf("%s at %s: %.1f %% of our own completions succeeded over the last %s (%s), with our key, not yours.",
+	case p.Source.Kind == api.ModelSourceGateway:
+		return api.EvidenceGateway, fmt.Sprintf("%s at %s: %s has too little traffic over the last %s to tell.", md.Name, where, p.Source.Name, p.Source.Window)
+	case p.Source.Kind == api.ModelSourceMeasured && p.Uptime != nil:
+		return api.EvidenceMeasured, fmt.Sprintf("%s at %s: %.1f %% of our own completions succeeded over the last %s (%s), with our key, not yours.",
 			md.Name, where, *p.Uptime, p.Source.Window, p.Status)
-	case p.Source.Kind == snapshot.ModelSourceMeasured:
-		return snapshot.EvidenceMeasured, fmt.Sprintf("%s at %s: our own completions say %s.", md.Name, where, p.Status)
+	case p.Source.Kind == api.ModelSourceMeasured:
+		return api.EvidenceMeasured, fmt.Sprintf("%s at %s: our own completions say %s.", md.Name, where, p.Status)
 	}
-	return snapshot.EvidenceOfficial, fmt.Sprintf("%s at %s: %s shows its component %q as %s.", md.Name, where, p.Source.Name, p.Source.Component, p.Status)
+	return api.EvidenceOfficial, fmt.Sprintf("%s at %s: %s shows its component %q as %s.", md.Name, where, p.Source.Name, p.Source.Component, p.Status)
 }
 
-func sourceOf(p snapshot.ModelProvider) string {
+func sourceOf(p api.ModelProvider) string {
 	switch p.Source.Kind {
-	case snapshot.ModelSourceGateway:
-		return snapshot.EvidenceGateway
-	case snapshot.ModelSourceMeasured:
-		return snapshot.EvidenceMeasured
+	case api.ModelSourceGateway:
+		return api.EvidenceGateway
+	case api.ModelSourceMeasured:
+		return api.EvidenceMeasured
 	}
-	return snapshot.EvidenceOfficial
+	return api.EvidenceOfficial
 }
 
 // evidence lists what every source says of the model, the checked
 // service's entries first.
-func (mf modelFacts) evidence(cat snapshot.Catalog, svc snapshot.Service, age int) []snapshot.Evidence {
-	ev := []snapshot.Evidence{}
+func (mf modelFacts) evidence(cat catalog.Catalog, svc catalog.Service, age int) []api.Evidence {
+	ev := []api.Evidence{}
 	entries := slices.Clone(mf.doc.Providers)
-	slices.SortStableFunc(entries, func(a, b snapshot.ModelProvider) int {
+	slices.SortStableFunc(entries, func(a, b api.ModelProvider) int {
 		return boolRank(a.Service != svc.Slug) - boolRank(b.Service != svc.Slug)
 	})
 	for _, p := range entries {
@@ -135,10 +138,10 @@ func (mf modelFacts) evidence(cat snapshot.Catalog, svc snapshot.Service, age in
 			name = s.Name
 		}
 		source, says := saying(mf.md, p, name)
-		ev = append(ev, snapshot.Evidence{Source: source, Says: says, AgeSeconds: max(age, 0)})
+		ev = append(ev, api.Evidence{Source: source, Says: says, AgeSeconds: max(age, 0)})
 	}
-	if !slices.ContainsFunc(mf.doc.Providers, func(p snapshot.ModelProvider) bool { return p.Service == svc.Slug }) {
-		ev = append(ev, snapshot.Evidence{Source: snapshot.EvidenceOfficial, AgeSeconds: max(age, 0),
+	if !slices.ContainsFunc(mf.doc.Providers, func(p api.ModelProvider) bool { return p.Service == svc.Slug }) {
+		ev = append(ev, api.Evidence{Source: api.EvidenceOfficial, AgeSeconds: max(age, 0),
 			Says: fmt.Sprintf("No source reports on %s at %s: its status there is unknown, whatever %s's own status.", mf.md.Name, svc.Name, svc.Name)})
 	}
 	return ev
@@ -155,19 +158,19 @@ func boolRank(b bool) int {
 // or degraded) by its sources, best first, each with the figure that says
 // so; the catalog's curated alternatives do not apply: they serve other
 // models too.
-func (mf modelFacts) alternatives(cat snapshot.Catalog, svc snapshot.Service) []snapshot.CheckAlternative {
-	out := []snapshot.CheckAlternative{}
+func (mf modelFacts) alternatives(cat catalog.Catalog, svc catalog.Service) []api.CheckAlternative {
+	out := []api.CheckAlternative{}
 	seen := map[string]bool{}
 	entries := slices.Clone(mf.doc.Providers)
 	// Best status first, then the higher figure.
-	slices.SortStableFunc(entries, func(a, b snapshot.ModelProvider) int {
-		if d := snapshot.CompareModelStatus(a.Status, b.Status); d != 0 {
+	slices.SortStableFunc(entries, func(a, b api.ModelProvider) int {
+		if d := history.CompareModelStatus(a.Status, b.Status); d != 0 {
 			return d
 		}
 		return cmpFigure(b.Uptime, a.Uptime)
 	})
 	for _, p := range entries {
-		if p.Service == svc.Slug || seen[p.Service] || (p.Status != snapshot.Operational && p.Status != snapshot.Degraded) {
+		if p.Service == svc.Slug || seen[p.Service] || (p.Status != api.Operational && p.Status != api.Degraded) {
 			continue
 		}
 		s, ok := cat.Lookup(p.Service)
@@ -176,7 +179,7 @@ func (mf modelFacts) alternatives(cat snapshot.Catalog, svc snapshot.Service) []
 		}
 		seen[p.Service] = true
 		_, why := saying(mf.md, p, s.Name)
-		out = append(out, snapshot.CheckAlternative{Slug: s.Slug, Name: s.Name, Status: p.Status, Why: "Serves " + mf.md.Name + ". " + why})
+		out = append(out, api.CheckAlternative{Slug: s.Slug, Name: s.Name, Status: p.Status, Why: "Serves " + mf.md.Name + ". " + why})
 	}
 	return out
 }
@@ -200,13 +203,13 @@ func cmpFigure(a, b *float64) int {
 // subject resolves what a check is about: the service q names and, when
 // the model parameter or q names a watched model, the model. q naming
 // only a model checks it at its maker's service (modelHome).
-func (e *Engine) subject(req Request) (svc snapshot.Service, surface snapshot.SurfaceID, tracked bool, md *snapshot.Model, err error) {
+func (e *Engine) subject(req Request) (svc catalog.Service, surface catalog.SurfaceID, tracked bool, md *catalog.Model, err error) {
 	svc, surface, tracked = e.matcher.MatchSurface(req.Query)
 	if req.Model != "" {
 		m, found := e.matchModel(req.Model)
 		if !found {
 			return svc, surface, tracked, nil, &InputError{"model", fmt.Sprintf("%q is not a watched model: see %s for the list",
-				snapshot.Truncate(req.Model, 64), snapshot.PathModels)}
+				api.Truncate(req.Model, 64), snapshot.PathModels)}
 		}
 		if !tracked {
 			if same, ok := e.matchModel(req.Query); ok && same.ID == m.ID {
@@ -215,19 +218,19 @@ func (e *Engine) subject(req Request) (svc snapshot.Service, surface snapshot.Su
 		}
 		// A model is served by the service's API, whatever surface the
 		// query named.
-		return svc, snapshot.SurfaceAPI, tracked, &m, nil
+		return svc, catalog.SurfaceAPI, tracked, &m, nil
 	}
 	if !tracked {
 		if m, found := e.matchModel(req.Query); found {
 			svc, tracked = e.modelHome(m)
-			return svc, snapshot.SurfaceAPI, tracked, &m, nil
+			return svc, catalog.SurfaceAPI, tracked, &m, nil
 		}
 	}
 	return svc, surface, tracked, nil, nil
 }
 
 // modelDetail says what a model's verdict rests on.
-func (mf modelFacts) detail(svc snapshot.Service, sum snapshot.ServiceSummary) string {
+func (mf modelFacts) detail(svc catalog.Service, sum api.ServiceSummary) string {
 	return fmt.Sprintf("The verdict is for %s at %s, from what its sources say of the model there (see model.providers), "+
 		"not %s's own status (%s).", mf.md.Name, svc.Name, svc.Name, sum.Status)
 }

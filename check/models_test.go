@@ -5,16 +5,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/history"
 )
 
 // modelView is the test view with models.json's models.
 type modelView struct {
 	*fakeView
-	models map[string]snapshot.ModelDoc
+	models map[string]api.ModelDoc
 }
 
-func (v modelView) Model(id string) (snapshot.ModelDoc, bool) {
+func (v modelView) Model(id string) (api.ModelDoc, bool) {
 	m, ok := v.models[id]
 	return m, ok
 }
@@ -22,18 +23,18 @@ func (v modelView) Model(id string) (snapshot.ModelDoc, bool) {
 func pct(v float64) *float64 { return &v }
 
 // gatewayEntry is OpenRouter's figure for a model at a service.
-func gatewayEntry(service, provider string, uptime *float64) snapshot.ModelProvider {
-	return snapshot.ModelProvider{Service: service, Provider: provider, Status: snapshot.ModelStatusOf(uptime), Uptime: uptime,
-		Source: snapshot.ModelSource{ID: "openrouter", Kind: snapshot.ModelSourceGateway, Name: "OpenRouter", Window: snapshot.ModelWindow,
+func gatewayEntry(service, provider string, uptime *float64) api.ModelProvider {
+	return api.ModelProvider{Service: service, Provider: provider, Status: history.ModelStatusOf(uptime), Uptime: uptime,
+		Source: api.ModelSource{ID: "openrouter", Kind: api.ModelSourceGateway, Name: "OpenRouter", Window: history.ModelWindow,
 			Basis: "OpenRouter's uptime of its own requests", Attribution: "OpenRouter (openrouter.ai)"}}
 }
 
 // withSonnet is the test view in which Claude Sonnet 4.5 sits at 60 % on
 // Anthropic and 99.9 % on Bedrock, while Anthropic's own page is calm.
 func withSonnet(v *fakeView, anthropic, bedrock *float64) modelView {
-	return modelView{fakeView: v, models: map[string]snapshot.ModelDoc{
+	return modelView{fakeView: v, models: map[string]api.ModelDoc{
 		"anthropic/claude-sonnet-4.5": {ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5", Author: "anthropic",
-			Providers: []snapshot.ModelProvider{
+			Providers: []api.ModelProvider{
 				gatewayEntry("anthropic", "Anthropic", anthropic),
 				gatewayEntry("aws-bedrock", "Amazon Bedrock", bedrock),
 				gatewayEntry("google-gemini", "Google", pct(97)),
@@ -64,10 +65,10 @@ func TestCheckModelFailover(t *testing.T) {
 			if doc.Model == nil || doc.Model.ID != "anthropic/claude-sonnet-4.5" || doc.Service.Slug != "anthropic" {
 				t.Fatalf("model %+v service %+v, want Sonnet at Anthropic", doc.Model, doc.Service)
 			}
-			if *doc.Status != snapshot.PartialOutage || doc.Model.Status != snapshot.PartialOutage || v.Level != "down" {
+			if *doc.Status != api.PartialOutage || doc.Model.Status != api.PartialOutage || v.Level != "down" {
 				t.Errorf("status %s level %s, want the model's partial outage at Anthropic, not Anthropic's operational", *doc.Status, v.Level)
 			}
-			if v.Action != snapshot.ActionFailover || v.Blame != snapshot.BlameProvider {
+			if v.Action != api.ActionFailover || v.Blame != api.BlameProvider {
 				t.Errorf("advice %s/%s (%s), want failover, the provider's", v.Action, v.Blame, v.Reason)
 			}
 			if len(v.Alternatives) == 0 || v.Alternatives[0].Slug != "aws-bedrock" || !strings.Contains(v.Alternatives[0].Why, "99.9 %") {
@@ -75,8 +76,8 @@ func TestCheckModelFailover(t *testing.T) {
 			}
 			var here, there bool
 			for _, ev := range v.Evidence {
-				here = here || ev.Source == snapshot.EvidenceGateway && strings.Contains(ev.Says, "60.0 %") && strings.Contains(ev.Says, "not your key's")
-				there = there || ev.Source == snapshot.EvidenceGateway && strings.Contains(ev.Says, "Amazon Bedrock") && strings.Contains(ev.Says, "99.9 %")
+				here = here || ev.Source == api.EvidenceGateway && strings.Contains(ev.Says, "60.0 %") && strings.Contains(ev.Says, "not your key's")
+				there = there || ev.Source == api.EvidenceGateway && strings.Contains(ev.Says, "Amazon Bedrock") && strings.Contains(ev.Says, "99.9 %")
 			}
 			if !here || !there {
 				t.Errorf("evidence %+v lacks the 60 %% at Anthropic or the 99.9 %% on Bedrock", v.Evidence)
@@ -96,7 +97,7 @@ func TestCheckModelEdges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if doc.Verdict.Action != snapshot.ActionProceed || *doc.Status != snapshot.Operational {
+		if doc.Verdict.Action != api.ActionProceed || *doc.Status != api.Operational {
 			t.Errorf("verdict %+v", doc.Verdict)
 		}
 	})
@@ -105,7 +106,7 @@ func TestCheckModelEdges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if doc.Service.Slug != "aws-bedrock" || *doc.Status != snapshot.Operational || doc.Verdict.Action != snapshot.ActionRetry {
+		if doc.Service.Slug != "aws-bedrock" || *doc.Status != api.Operational || doc.Verdict.Action != api.ActionRetry {
 			t.Errorf("service %s status %s action %s, want Bedrock operational: retry", doc.Service.Slug, *doc.Status, doc.Verdict.Action)
 		}
 	})
@@ -114,7 +115,7 @@ func TestCheckModelEdges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if *doc.Status != snapshot.Unknown || doc.Verdict.Level != "unknown" || doc.Model.Status != snapshot.Unknown {
+		if *doc.Status != api.Unknown || doc.Verdict.Level != "unknown" || doc.Model.Status != api.Unknown {
 			t.Errorf("status %s, want unknown", *doc.Status)
 		}
 		if !strings.Contains(doc.Verdict.Evidence[0].Says, "No source reports on Claude Opus 4.5 at Anthropic") {
@@ -126,7 +127,7 @@ func TestCheckModelEdges(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if *doc.Status != snapshot.Unknown || doc.Verdict.Action == snapshot.ActionFailover {
+		if *doc.Status != api.Unknown || doc.Verdict.Action == api.ActionFailover {
 			t.Errorf("status %s action %s, want unknown and no failover on no evidence", *doc.Status, doc.Verdict.Action)
 		}
 	})
@@ -145,19 +146,19 @@ func TestCheckModelEdges(t *testing.T) {
 	t.Run("our own completions are cited as measured", func(t *testing.T) {
 		view := withSonnet(v, nil, pct(99.9))
 		m := view.models["anthropic/claude-sonnet-4.5"]
-		m.Providers = append(m.Providers, snapshot.ModelProvider{Service: "anthropic", Provider: "Anthropic", Status: snapshot.MajorOutage, Uptime: pct(20),
-			Source: snapshot.ModelSource{ID: "aistatus", Kind: snapshot.ModelSourceMeasured, Name: "aistatus's own completions", Window: "1h"}})
+		m.Providers = append(m.Providers, api.ModelProvider{Service: "anthropic", Provider: "Anthropic", Status: api.MajorOutage, Uptime: pct(20),
+			Source: api.ModelSource{ID: "aistatus", Kind: api.ModelSourceMeasured, Name: "aistatus's own completions", Window: "1h"}})
 		view.models["anthropic/claude-sonnet-4.5"] = m
 		doc, err := e.Check(view, Request{Query: "claude-sonnet-4.5", Error: "529"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		if *doc.Status != snapshot.MajorOutage || doc.Verdict.Action != snapshot.ActionFailover {
+		if *doc.Status != api.MajorOutage || doc.Verdict.Action != api.ActionFailover {
 			t.Errorf("status %s action %s, want our measured major outage and a failover", *doc.Status, doc.Verdict.Action)
 		}
 		found := false
 		for _, ev := range doc.Verdict.Evidence {
-			found = found || ev.Source == snapshot.EvidenceMeasured && strings.Contains(ev.Says, "20.0 % of our own completions")
+			found = found || ev.Source == api.EvidenceMeasured && strings.Contains(ev.Says, "20.0 % of our own completions")
 		}
 		if !found {
 			t.Errorf("evidence %+v lacks our measurement", doc.Verdict.Evidence)
@@ -200,7 +201,7 @@ func FuzzCheckModel(f *testing.F) {
 		if !doc.Tracked || doc.Service == nil || doc.Status == nil || *doc.Status != doc.Model.Status {
 			t.Fatalf("Check(%q, %q): a model answer %+v not about a tracked service", q, model, doc)
 		}
-		if doc.Model.ID != "anthropic/claude-sonnet-4.5" && *doc.Status != snapshot.Unknown {
+		if doc.Model.ID != "anthropic/claude-sonnet-4.5" && *doc.Status != api.Unknown {
 			t.Fatalf("Check(%q, %q): %s reads %s with no source", q, model, doc.Model.ID, *doc.Status)
 		}
 	})

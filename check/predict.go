@@ -1,17 +1,20 @@
 package check
 
-import "github.com/aistatus/aistatus/snapshot"
+import (
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/history"
+)
 
 // expectedResolution is how long the service's ended official incidents of
 // the severity of its weightiest open one lasted (the worst severity, the
 // newest among equals; open is newest first), or nil: with no open official
-// incident, or fewer than snapshot.MinBasis ended ones of that severity
+// incident, or fewer than history.MinBasis ended ones of that severity
 // behind the figures. Our own probe incidents get none: the durations are
 // of official incidents, whose process is the provider's.
-func expectedResolution(view View, slug string, open []*snapshot.Incident) *snapshot.ExpectedResolution {
-	var inc *snapshot.Incident
+func expectedResolution(view View, slug string, open []*api.Incident) *api.ExpectedResolution {
+	var inc *api.Incident
 	for _, o := range open {
-		if o.Source == snapshot.SourceOfficial && (inc == nil || severityRank(o.Severity) > severityRank(inc.Severity)) {
+		if o.Source == api.SourceOfficial && (inc == nil || severityRank(o.Severity) > severityRank(inc.Severity)) {
 			inc = o
 		}
 	}
@@ -23,18 +26,18 @@ func expectedResolution(view View, slug string, open []*snapshot.Incident) *snap
 		return nil
 	}
 	stats := rel.IncidentDuration.Of(inc.Severity)
-	if stats.Incidents < snapshot.MinBasis || stats.P50Minutes == nil || stats.P90Minutes == nil {
+	if stats.Incidents < history.MinBasis || stats.P50Minutes == nil || stats.P90Minutes == nil {
 		return nil
 	}
-	return &snapshot.ExpectedResolution{
+	return &api.ExpectedResolution{
 		Incident: inc.ID, Severity: inc.Severity, StartedAt: inc.StartedAt.UTC(),
 		P50Minutes: *stats.P50Minutes, P90Minutes: *stats.P90Minutes, Basis: stats.Incidents,
 	}
 }
 
-// severityRank orders severities mildest first (snapshot.Severities).
-func severityRank(s snapshot.Severity) int {
-	for i, sev := range snapshot.Severities {
+// severityRank orders severities mildest first (api.Severities).
+func severityRank(s api.Severity) int {
+	for i, sev := range api.Severities {
 		if sev == s {
 			return i
 		}

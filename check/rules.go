@@ -6,7 +6,8 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // "Is it me or them?": /check's error parameter says what the caller just
@@ -56,10 +57,10 @@ const (
 )
 
 // codeClasses reads a table's class of code as the rules' class of error.
-var codeClasses = map[snapshot.ErrorCodeClass]errorClass{
-	snapshot.CodeQuota: errQuota, snapshot.CodeConcurrency: errConcurrency, snapshot.CodeRateLimit: errKeyRateLimit,
-	snapshot.CodeOverloaded: errOverloaded, snapshot.CodeServer: errServer, snapshot.CodeTimeout: errTimeout,
-	snapshot.CodeRequest: errRequest, snapshot.CodeAuth: errAuth, snapshot.CodeModel: errModel,
+var codeClasses = map[catalog.ErrorCodeClass]errorClass{
+	catalog.CodeQuota: errQuota, catalog.CodeConcurrency: errConcurrency, catalog.CodeRateLimit: errKeyRateLimit,
+	catalog.CodeOverloaded: errOverloaded, catalog.CodeServer: errServer, catalog.CodeTimeout: errTimeout,
+	catalog.CodeRequest: errRequest, catalog.CodeAuth: errAuth, catalog.CodeModel: errModel,
 }
 
 // ObservedHelp is the detail of a 400 for a bad error parameter: it says
@@ -197,9 +198,9 @@ func (r rule) matches(s situation) bool {
 // replaces the row's delay.
 func checkRules() []rule {
 	const (
-		proceed, retry, wait, fix = snapshot.ActionProceed, snapshot.ActionRetry, snapshot.ActionWait, snapshot.ActionFixClient
-		provider, client, unknown = snapshot.BlameProvider, snapshot.BlameClient, snapshot.BlameUnknown
-		high, medium, low         = snapshot.ConfidenceHigh, snapshot.ConfidenceMedium, snapshot.ConfidenceLow
+		proceed, retry, wait, fix = api.ActionProceed, api.ActionRetry, api.ActionWait, api.ActionFixClient
+		provider, client, unknown = api.BlameProvider, api.BlameClient, api.BlameUnknown
+		high, medium, low         = api.ConfidenceHigh, api.ConfidenceMedium, api.ConfidenceLow
 	)
 	var (
 		none       = []errorClass{errNone}
@@ -289,10 +290,10 @@ func decide(s situation) advice {
 	// situation that somehow matches nothing reads as "can't tell".
 	a := r.advice
 	if a.Action == "" {
-		a = advice{snapshot.ActionRetry, snapshot.BlameUnknown, snapshot.ConfidenceLow, 60, "We can't tell."}
+		a = advice{api.ActionRetry, api.BlameUnknown, api.ConfidenceLow, 60, "We can't tell."}
 	}
-	if a.Action == snapshot.ActionWait && s.AltUp {
-		a.Action, a.RetryAfter = snapshot.ActionFailover, 0
+	if a.Action == api.ActionWait && s.AltUp {
+		a.Action, a.RetryAfter = api.ActionFailover, 0
 		a.Reason += " An alternative is up: fail over to it."
 	}
 	if s.Health == healthStale && !slices.Contains(r.health, healthStale) {
@@ -320,11 +321,11 @@ func crowdAdjusted(a advice, s situation) advice {
 	theirs := slices.Contains([]errorClass{errAuth, errRequest, errQuota, errConcurrency, errKeyRateLimit, errModel}, s.Error)
 	switch {
 	case theirs:
-	case seen && a.Blame == snapshot.BlameProvider:
+	case seen && a.Blame == api.BlameProvider:
 		a.Confidence = raise(a.Confidence)
 		a.Reason += " Many other callers report errors for it right now too."
 	case !seen:
-		if a.Blame != snapshot.BlameProvider {
+		if a.Blame != api.BlameProvider {
 			a.Confidence = lower(a.Confidence)
 		}
 		a.Reason += " Many callers report errors for it right now; neither the page nor our probes see it yet."
@@ -333,15 +334,15 @@ func crowdAdjusted(a advice, s situation) advice {
 }
 
 func raise(confidence string) string {
-	if confidence == snapshot.ConfidenceLow {
-		return snapshot.ConfidenceMedium
+	if confidence == api.ConfidenceLow {
+		return api.ConfidenceMedium
 	}
-	return snapshot.ConfidenceHigh
+	return api.ConfidenceHigh
 }
 
 func lower(confidence string) string {
-	if confidence == snapshot.ConfidenceHigh {
-		return snapshot.ConfidenceMedium
+	if confidence == api.ConfidenceHigh {
+		return api.ConfidenceMedium
 	}
-	return snapshot.ConfidenceLow
+	return api.ConfidenceLow
 }

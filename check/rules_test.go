@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
 )
 
 func TestClassifyObserved(t *testing.T) {
@@ -70,9 +70,9 @@ func TestClassifyObserved(t *testing.T) {
 func TestDecide(t *testing.T) {
 	t.Parallel()
 	const (
-		proceed, retry, wait, failover, fix = snapshot.ActionProceed, snapshot.ActionRetry, snapshot.ActionWait, snapshot.ActionFailover, snapshot.ActionFixClient
-		provider, client, unknown           = snapshot.BlameProvider, snapshot.BlameClient, snapshot.BlameUnknown
-		high, medium, low                   = snapshot.ConfidenceHigh, snapshot.ConfidenceMedium, snapshot.ConfidenceLow
+		proceed, retry, wait, failover, fix = api.ActionProceed, api.ActionRetry, api.ActionWait, api.ActionFailover, api.ActionFixClient
+		provider, client, unknown           = api.BlameProvider, api.BlameClient, api.BlameUnknown
+		high, medium, low                   = api.ConfidenceHigh, api.ConfidenceMedium, api.ConfidenceLow
 	)
 	type want struct {
 		action, blame, confidence string
@@ -176,15 +176,15 @@ func TestRuleTable(t *testing.T) {
 						}
 						hit[i] = true
 						a := decide(s)
-						if !slices.Contains(snapshot.VerdictActions, a.Action) || !slices.Contains(snapshot.VerdictBlames, a.Blame) ||
-							!slices.Contains(snapshot.VerdictConfidences, a.Confidence) {
+						if !slices.Contains(api.VerdictActions, a.Action) || !slices.Contains(api.VerdictBlames, a.Blame) ||
+							!slices.Contains(api.VerdictConfidences, a.Confidence) {
 							t.Errorf("%+v: %+v uses an undocumented value", s, a)
 						}
-						waits := a.Action == snapshot.ActionRetry || a.Action == snapshot.ActionWait
+						waits := a.Action == api.ActionRetry || a.Action == api.ActionWait
 						if waits != (a.RetryAfter > 0) {
 							t.Errorf("%+v: action %s with retryAfter %d", s, a.Action, a.RetryAfter)
 						}
-						if a.Action == snapshot.ActionWait && alt {
+						if a.Action == api.ActionWait && alt {
 							t.Errorf("%+v: wait although an alternative is up", s)
 						}
 					}
@@ -285,7 +285,7 @@ func FuzzClassifyObserved(f *testing.F) {
 func TestVerdictLevelsAreHealths(t *testing.T) {
 	t.Parallel()
 	known := []health{healthUp, healthDegraded, healthDown, healthMaintenance, healthUnknown, healthStale}
-	for _, st := range snapshot.Statuses {
+	for _, st := range api.Statuses {
 		for _, stale := range []bool{false, true} {
 			if level := verdict("X", st, stale, time.Hour).Level; !slices.Contains(known, health(level)) {
 				t.Errorf("status %s (stale %v): level %q is no health of the rules", st, stale, level)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
 )
 
 // MaxStack bounds the services of one stack check (q=a,b,c).
@@ -39,12 +39,12 @@ func SplitStack(q string) (names []string, stack bool, err error) {
 
 // CheckStack checks each of names (from SplitStack) as Check does with no
 // error seen, at once, and answers in CheckDoc's own shape (see
-// snapshot.StackCheckDoc): Checks holds the checks in the order asked;
+// api.StackCheckDoc): Checks holds the checks in the order asked;
 // Service, Status, Basis and the latency are null, there being no one
 // service; Verdict sums the stack up and gives no advice of its own (each
 // check has its own). Tracked is true when every service is.
-func (e *Engine) CheckStack(view View, q string, names []string) (snapshot.StackCheckDoc, error) {
-	checks := make([]snapshot.CheckDoc, len(names))
+func (e *Engine) CheckStack(view View, q string, names []string) (api.StackCheckDoc, error) {
+	checks := make([]api.CheckDoc, len(names))
 	errs := make([]error, len(names))
 	var wg sync.WaitGroup
 	for i, name := range names {
@@ -53,14 +53,14 @@ func (e *Engine) CheckStack(view View, q string, names []string) (snapshot.Stack
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return snapshot.StackCheckDoc{}, err
+			return api.StackCheckDoc{}, err
 		}
 	}
 	// A stack names several services: it has no one surface, and each
 	// check names its own service's other surfaces in trouble.
-	doc := snapshot.StackCheckDoc{Checks: checks, CheckDoc: snapshot.CheckDoc{Query: q, Tracked: true,
-		OtherSurfaces: []snapshot.CheckOtherSurface{},
-		Verdict:       stackVerdict(checks), Timestamp: e.now().UTC(), License: snapshot.License}}
+	doc := api.StackCheckDoc{Checks: checks, CheckDoc: api.CheckDoc{Query: q, Tracked: true,
+		OtherSurfaces: []api.CheckOtherSurface{},
+		Verdict:       stackVerdict(checks), Timestamp: e.now().UTC(), License: api.License}}
 	for _, c := range checks {
 		doc.Tracked = doc.Tracked && c.Tracked
 	}
@@ -69,10 +69,10 @@ func (e *Engine) CheckStack(view View, q string, names []string) (snapshot.Stack
 
 // stackVerdict is the worst level of checks, its emoji, and a headline
 // naming every service that is not up, worst first.
-func stackVerdict(checks []snapshot.CheckDoc) snapshot.Verdict {
-	v := snapshot.Verdict{Level: "up", Emoji: "✅", Evidence: []snapshot.Evidence{}, Alternatives: []snapshot.CheckAlternative{}}
-	rank := func(level string) int { return slices.Index(snapshot.StackLevels, level) }
-	var trouble []snapshot.CheckDoc
+func stackVerdict(checks []api.CheckDoc) api.Verdict {
+	v := api.Verdict{Level: "up", Emoji: "✅", Evidence: []api.Evidence{}, Alternatives: []api.CheckAlternative{}}
+	rank := func(level string) int { return slices.Index(api.StackLevels, level) }
+	var trouble []api.CheckDoc
 	up := 0
 	for _, c := range checks {
 		v.Stale = v.Stale || c.Verdict.Stale
@@ -92,7 +92,7 @@ func stackVerdict(checks []snapshot.CheckDoc) snapshot.Verdict {
 		v.Headline = "All " + strconv.Itoa(len(checks)) + " services are up"
 		return v
 	}
-	slices.SortStableFunc(trouble, func(a, b snapshot.CheckDoc) int { return rank(a.Verdict.Level) - rank(b.Verdict.Level) })
+	slices.SortStableFunc(trouble, func(a, b api.CheckDoc) int { return rank(a.Verdict.Level) - rank(b.Verdict.Level) })
 	parts := make([]string, 0, len(trouble)+1)
 	for _, c := range trouble {
 		parts = append(parts, c.Verdict.Headline)

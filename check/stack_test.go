@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
 )
 
 func TestSplitStack(t *testing.T) {
@@ -43,16 +43,16 @@ func TestSplitStack(t *testing.T) {
 
 func TestStackVerdict(t *testing.T) {
 	t.Parallel()
-	doc := func(name, level string) snapshot.CheckDoc {
-		return snapshot.CheckDoc{Verdict: snapshot.Verdict{Level: level, Emoji: level + "!", Headline: name + " " + level}}
+	doc := func(name, level string) api.CheckDoc {
+		return api.CheckDoc{Verdict: api.Verdict{Level: level, Emoji: level + "!", Headline: name + " " + level}}
 	}
 	for _, tc := range []struct {
-		checks                 []snapshot.CheckDoc
+		checks                 []api.CheckDoc
 		level, emoji, headline string
 	}{
-		{[]snapshot.CheckDoc{doc("A", "up"), doc("B", "up")}, "up", "✅", "All 2 services are up"},
-		{[]snapshot.CheckDoc{doc("A", "unknown"), doc("B", "up"), doc("C", "degraded")}, "degraded", "degraded!", "C degraded; A unknown; 1 of 3 up"},
-		{[]snapshot.CheckDoc{doc("A", "untracked"), doc("B", "stale"), doc("C", "down"), doc("D", "maintenance")},
+		{[]api.CheckDoc{doc("A", "up"), doc("B", "up")}, "up", "✅", "All 2 services are up"},
+		{[]api.CheckDoc{doc("A", "unknown"), doc("B", "up"), doc("C", "degraded")}, "degraded", "degraded!", "C degraded; A unknown; 1 of 3 up"},
+		{[]api.CheckDoc{doc("A", "untracked"), doc("B", "stale"), doc("C", "down"), doc("D", "maintenance")},
 			"down", "down!", "C down; D maintenance; B stale; A untracked; 0 of 4 up"},
 	} {
 		got := stackVerdict(tc.checks)

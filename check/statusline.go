@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
 )
 
 // Statusline is the one-line answer of /statusline, for prompts, terminal
@@ -18,7 +18,7 @@ func (e *Engine) Statusline(view View, names []string) (string, error) {
 	var parts []string
 	age, stale := view.Age(e.now())
 	if stale {
-		parts = append(parts, "⏳ stale data ("+snapshot.HumanDuration(age)+" old)")
+		parts = append(parts, "⏳ stale data ("+api.HumanDuration(age)+" old)")
 	}
 	if len(names) == 0 {
 		up, total := 0, 0
@@ -29,7 +29,7 @@ func (e *Engine) Statusline(view View, names []string) (string, error) {
 				continue
 			}
 			total++
-			if sum.Status == snapshot.Operational {
+			if sum.Status == api.Operational {
 				up++
 				continue
 			}
@@ -46,9 +46,9 @@ func (e *Engine) Statusline(view View, names []string) (string, error) {
 		svc, ok := e.matcher.Match(name)
 		sum, inSnapshot := view.Summary(svc.Slug)
 		if !ok || !inSnapshot {
-			detail := fmt.Sprintf("%q is not a service aistatus tracks", snapshot.Truncate(name, 64))
+			detail := fmt.Sprintf("%q is not a service aistatus tracks", api.Truncate(name, 64))
 			if s := e.matcher.Suggest(name); len(s) > 0 {
-				detail += "; did you mean " + snapshot.JoinList(s, "or") + "?"
+				detail += "; did you mean " + api.JoinList(s, "or") + "?"
 			}
 			return "", &InputError{"q", detail}
 		}
@@ -59,10 +59,10 @@ func (e *Engine) Statusline(view View, names []string) (string, error) {
 
 // statuslineItem is one service in a statusline: its icon (the verdict's),
 // name and status in a word or two.
-func statuslineItem(name string, s snapshot.Status) string {
-	word := map[snapshot.Status]string{
-		snapshot.Operational: "up", snapshot.Degraded: "degraded", snapshot.PartialOutage: "partial outage",
-		snapshot.MajorOutage: "major outage", snapshot.Maintenance: "maintenance",
+func statuslineItem(name string, s api.Status) string {
+	word := map[api.Status]string{
+		api.Operational: "up", api.Degraded: "degraded", api.PartialOutage: "partial outage",
+		api.MajorOutage: "major outage", api.Maintenance: "maintenance",
 	}[s]
 	if word == "" {
 		word = "unknown"

@@ -4,7 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // Surfaces: a query names a service and one of its surfaces (claude.ai is
@@ -15,24 +16,24 @@ import (
 
 // surfaceSubject is the surface a verdict covers, as the snapshot has it.
 type surfaceSubject struct {
-	id   snapshot.SurfaceID
+	id   catalog.SurfaceID
 	name string
 	// sum is what the verdict reads: the service's summary for the API;
 	// for another surface, the summary with the surface's status and basis
 	// and without what belongs to the API alone (our probes' disagreement).
-	sum snapshot.ServiceSummary
+	sum api.ServiceSummary
 	// open are the surface's open incidents (for the API, nil: the view's
 	// are read, as before surfaces).
-	open []*snapshot.Incident
+	open []*api.Incident
 	// missing: the snapshot has no word on this surface (written before
 	// surfaces, or the catalog changed since).
 	missing bool
 }
 
 // subject finds the surface id of svc in its summary.
-func subject(svc snapshot.Service, sum snapshot.ServiceSummary, id snapshot.SurfaceID) surfaceSubject {
+func subject(svc catalog.Service, sum api.ServiceSummary, id catalog.SurfaceID) surfaceSubject {
 	s := surfaceSubject{id: id, name: svc.SurfaceName(id), sum: sum}
-	if id == snapshot.SurfaceAPI {
+	if id == catalog.SurfaceAPI {
 		if len(svc.Surfaces) == 0 {
 			s.name = svc.Name // the API is all the service has: its name says it
 		}
@@ -50,16 +51,16 @@ func subject(svc snapshot.Service, sum snapshot.ServiceSummary, id snapshot.Surf
 		}
 		return s
 	}
-	s.sum.Status, s.sum.Basis, s.missing = snapshot.Unknown, snapshot.BasisNone, true
+	s.sum.Status, s.sum.Basis, s.missing = api.Unknown, api.BasisNone, true
 	return s
 }
 
 // otherSurfaces are the surfaces of sum other than id that are in trouble.
-func otherSurfaces(sum snapshot.ServiceSummary, id snapshot.SurfaceID) []snapshot.CheckOtherSurface {
-	out := []snapshot.CheckOtherSurface{}
+func otherSurfaces(sum api.ServiceSummary, id catalog.SurfaceID) []api.CheckOtherSurface {
+	out := []api.CheckOtherSurface{}
 	for _, sf := range sum.Surfaces {
-		if sf.ID != id && snapshot.Troubled(sf.Status) {
-			out = append(out, snapshot.CheckOtherSurface{ID: sf.ID, Name: sf.Name, Status: sf.Status, Basis: sf.Basis})
+		if sf.ID != id && api.Troubled(sf.Status) {
+			out = append(out, api.CheckOtherSurface{ID: sf.ID, Name: sf.Name, Status: sf.Status, Basis: sf.Basis})
 		}
 	}
 	return out
@@ -68,7 +69,7 @@ func otherSurfaces(sum snapshot.ServiceSummary, id snapshot.SurfaceID) []snapsho
 // othersSentence names the other surfaces in trouble, for the verdict's
 // detail: "Also: claude.ai is down (major outage) per the official status
 // page." "" when none is.
-func othersSentence(others []snapshot.CheckOtherSurface) string {
+func othersSentence(others []api.CheckOtherSurface) string {
 	if len(others) == 0 {
 		return ""
 	}
@@ -76,13 +77,13 @@ func othersSentence(others []snapshot.CheckOtherSurface) string {
 	for i, o := range others {
 		parts[i] = o.Name + " is " + phrase(o.Status)
 		switch o.Basis {
-		case snapshot.BasisOfficial:
+		case api.BasisOfficial:
 			parts[i] += " per the official status page"
-		case snapshot.BasisProbe:
+		case api.BasisProbe:
 			parts[i] += " per our probes"
 		}
 	}
-	return "Also: " + snapshot.JoinList(parts, "; and ") + "."
+	return "Also: " + api.JoinList(parts, "; and ") + "."
 }
 
 // detail says where the verdict's status came from when that matters:
@@ -91,11 +92,11 @@ func othersSentence(others []snapshot.CheckOtherSurface) string {
 // being read or not says nothing of a surface whose own read succeeded).
 func (s surfaceSubject) detail(service string) string {
 	switch {
-	case s.id == snapshot.SurfaceAPI:
+	case s.id == catalog.SurfaceAPI:
 		return verdictDetail(service, s.sum)
 	case s.missing:
 		return fmt.Sprintf("This snapshot has no status for %s: it was written before surfaces, or the catalog changed since.", s.name)
-	case s.sum.Basis == snapshot.BasisNone:
+	case s.sum.Basis == api.BasisNone:
 		return fmt.Sprintf("The official status page gave no word on %s in the latest check; our probe tests the API host only, which says nothing of it.", s.name)
 	}
 	return ""

@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // TestCheckSurfaces: the verdict covers the surface the query names, with
@@ -16,13 +17,13 @@ import (
 func TestCheckSurfaces(t *testing.T) {
 	t.Parallel()
 	engine, view, prober := newTestEngine(t)
-	down := snapshot.Incident{ID: "anthropic-x1", Service: "anthropic", Headline: "claude.ai and Claude Code unavailable",
-		Severity: snapshot.Critical, StartedAt: genTime.Add(-10 * time.Minute), Status: "investigating", Source: snapshot.SourceOfficial}
+	down := api.Incident{ID: "anthropic-x1", Service: "anthropic", Headline: "claude.ai and Claude Code unavailable",
+		Severity: api.Critical, StartedAt: genTime.Add(-10 * time.Minute), Status: "investigating", Source: api.SourceOfficial}
 	sum := view.summaries["anthropic"]
-	sum.Surfaces = []snapshot.SurfaceSummary{
-		{ID: snapshot.SurfaceAPI, Name: "Anthropic API", Status: snapshot.Operational, Basis: snapshot.BasisOfficial, OpenIncidents: []snapshot.Incident{}},
-		{ID: snapshot.SurfaceApp, Name: "claude.ai", Status: snapshot.MajorOutage, Basis: snapshot.BasisOfficial, OpenIncidents: []snapshot.Incident{down}},
-		{ID: snapshot.SurfaceAgent, Name: "Claude Code", Status: snapshot.Degraded, Basis: snapshot.BasisOfficial, OpenIncidents: []snapshot.Incident{down}},
+	sum.Surfaces = []api.SurfaceSummary{
+		{ID: catalog.SurfaceAPI, Name: "Anthropic API", Status: api.Operational, Basis: api.BasisOfficial, OpenIncidents: []api.Incident{}},
+		{ID: catalog.SurfaceApp, Name: "claude.ai", Status: api.MajorOutage, Basis: api.BasisOfficial, OpenIncidents: []api.Incident{down}},
+		{ID: catalog.SurfaceAgent, Name: "Claude Code", Status: api.Degraded, Basis: api.BasisOfficial, OpenIncidents: []api.Incident{down}},
 		// The console is missing: a snapshot written before it was in the catalog.
 	}
 	view.summaries["anthropic"] = sum
@@ -49,9 +50,9 @@ func TestCheckSurfaces(t *testing.T) {
 		// the surface's did not: nothing in the verdict may say the page
 		// could not be read.
 		sum := view.summaries["anthropic"]
-		sum.Feed = snapshot.FeedOK
+		sum.Feed = api.FeedOK
 		if tt.surface != "api" {
-			sum.Feed = snapshot.FeedError
+			sum.Feed = api.FeedError
 		}
 		view.summaries["anthropic"] = sum
 		before := prober.probes.Load()
@@ -92,11 +93,11 @@ func TestCheckSurfaces(t *testing.T) {
 }
 
 // statusOf is the status of surface id in sum; unknown when it is missing.
-func statusOf(sum snapshot.ServiceSummary, id snapshot.SurfaceID) string {
+func statusOf(sum api.ServiceSummary, id catalog.SurfaceID) string {
 	for _, sf := range sum.Surfaces {
 		if sf.ID == id {
 			return string(sf.Status)
 		}
 	}
-	return string(snapshot.Unknown)
+	return string(api.Unknown)
 }

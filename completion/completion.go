@@ -2,7 +2,7 @@
 // completion per configured model, timed to the first token and to the
 // stream's end, its outcome classified as the provider says it. It runs
 // only for services whose operator set the key's environment variable
-// (snapshot.CompletionProbe); the key goes to that service's API alone, in
+// (catalog.CompletionProbe); the key goes to that service's API alone, in
 // the header that API expects, and is never logged, stored or put in an
 // error: a sample carries an outcome, an HTTP status and the provider's
 // error code when the service's error table lists it (else "other"), never
@@ -21,7 +21,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // Prompt is the fixed prompt of every measured completion, and MaxTokens
@@ -45,12 +46,12 @@ type Request struct {
 	// Client is the program's outbound client; its redirect policy is set
 	// aside: a redirect is not followed (the key would go with it).
 	Client *http.Client
-	Probe  snapshot.CompletionProbe
-	Model  snapshot.MeasuredModelRef
+	Probe  catalog.CompletionProbe
+	Model  catalog.MeasuredModelRef
 	Key    string
 	// Codes says what a provider's error code means (the catalog's table
 	// for the service, Catalog.ErrorCode); nil: the HTTP status decides.
-	Codes func(code string, status int) (snapshot.ErrorCode, bool)
+	Codes func(code string, status int) (catalog.ErrorCode, bool)
 	// Listed reports whether the service's error table lists a code
 	// (Catalog.ListsErrorCode); nil: it has no table. Only a listed code
 	// is kept in the sample (publicCode).
@@ -61,11 +62,11 @@ type Request struct {
 
 // MeasureAll measures every model of probe concurrently, each once: never
 // retried, bounded by ctx (the cycle's timeout). The samples are by model id.
-func MeasureAll(ctx context.Context, req Request) map[string]snapshot.CompletionSample {
+func MeasureAll(ctx context.Context, req Request) map[string]api.CompletionSample {
 	var (
 		mu  sync.Mutex
 		wg  sync.WaitGroup
-		out = make(map[string]snapshot.CompletionSample, len(req.Probe.Models))
+		out = make(map[string]api.CompletionSample, len(req.Probe.Models))
 	)
 	for _, m := range req.Probe.Models {
 		wg.Go(func() {
@@ -82,16 +83,16 @@ func MeasureAll(ctx context.Context, req Request) map[string]snapshot.Completion
 }
 
 // Measure sends one streamed completion and classifies its outcome.
-func Measure(ctx context.Context, req Request) snapshot.CompletionSample {
+func Measure(ctx context.Context, req Request) api.CompletionSample {
 	if req.Now == nil {
 		req.Now = time.Now
 	}
-	sample := snapshot.CompletionSample{At: req.Now().UTC()}
+	sample := api.CompletionSample{At: req.Now().UTC()}
 	httpReq, err := newRequest(ctx, req)
 	if err != nil {
 		// A configuration the catalog's validation should have refused;
 		// nothing was sent.
-		sample.Outcome = snapshot.OutcomeRequestRefused
+		sample.Outcome = api.OutcomeRequestRefused
 		return sample
 	}
 	noFollow := *req.Client
@@ -116,16 +117,16 @@ func Measure(ctx context.Context, req Request) snapshot.CompletionSample {
 	end := time.Since(start)
 	switch {
 	case res.err != nil && ctx.Err() != nil:
-		sample.Outcome = snapshot.OutcomeTimeout
+		sample.Outcome = api.OutcomeTimeout
 	case res.errorCode != "" || res.errorEvent:
 		sample.Outcome = streamErrorOutcome(res.errorCode, req.Codes)
 		sample.Code = publicCode(res.errorCode, req.Key, req.Listed)
 	case res.err != nil || !res.done:
-		sample.Outcome = snapshot.OutcomeStreamCut
+		sample.Outcome = api.OutcomeStreamCut
 	case res.firstToken < 0:
-		sample.Outcome = snapshot.OutcomeEmpty
+		sample.Outcome = api.OutcomeEmpty
 	default:
-		sample.Outcome = snapshot.OutcomeOK
+		sample.Outcome = api.OutcomeOK
 		ttft, total := ms(res.firstToken), ms(end)
 		sample.TTFTMs, sample.TotalMs = &ttft, &total
 	}
@@ -137,27 +138,27 @@ func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 // newRequest writes the request in the probe's style, the key in the
 // header that API expects.
 func newRequest(ctx context.Context, req Request) (*http.Request, error) {
-	if err := snapshot.KeyDestinationOK(req.Probe.URL); err != nil {
+	if err := catalog.KeyDestinationOK(req.Probe.URL); err != nil {
 		return nil, err
 	}
 	endpoint := req.Probe.URL
 	var payload any
 	header := http.Header{}
 	switch req.Probe.Style {
-	case snapshot.StyleOpenAI:
+	case catalog.StyleOpenAI:
 		payload = map[string]any{
 			"model": req.Model.Model, "stream": true, "max_tokens": MaxTokens, "temperature": 0,
 			"messages": []map[string]string{{"role": "user", "content": Prompt}},
 		}
 		header.Set("Authorization", "Bearer "+req.Key)
-	case snapshot.StyleAnthropic:
+	case catalog.StyleAnthropic:
 		payload = map[string]any{
 			"model": req.Model.Model, "stream": true, "max_tokens": MaxTokens,
 			"messages": []map[string]string{{"role": "user", "content": Prompt}},
 		}
 		header.Set("x-api-key", req.Key)
 		header.Set("anthropic-version", anthropicVersion)
-	case snapshot.StyleGemini:
+	case catalog.StyleGemini:
 		endpoint += "/" + url.PathEscape(req.Model.Model) + ":streamGenerateContent?alt=sse"
 		payload = map[string]any{
 			"contents":         []any{map[string]any{"role": "user", "parts": []any{map[string]string{"text": Prompt}}}},
@@ -184,19 +185,19 @@ func newRequest(ctx context.Context, req Request) (*http.Request, error) {
 }
 
 // transportOutcome classifies a request that got no answer.
-func transportOutcome(ctx context.Context, err error) snapshot.CompletionOutcome {
+func transportOutcome(ctx context.Context, err error) api.CompletionOutcome {
 	var timeout interface{ Timeout() bool }
 	if ctx.Err() != nil || errors.Is(err, context.DeadlineExceeded) || (errors.As(err, &timeout) && timeout.Timeout()) {
-		return snapshot.OutcomeTimeout
+		return api.OutcomeTimeout
 	}
-	return snapshot.OutcomeNetwork
+	return api.OutcomeNetwork
 }
 
 // statusOutcome classifies an HTTP error answer by its status and the
 // provider's code: a refused key, our quota and a request the API refuses
 // are our configuration's problems; the rest are the provider's.
-func statusOutcome(status int, code string, codes func(string, int) (snapshot.ErrorCode, bool)) snapshot.CompletionOutcome {
-	class := snapshot.ErrorCodeClass("")
+func statusOutcome(status int, code string, codes func(string, int) (catalog.ErrorCode, bool)) api.CompletionOutcome {
+	class := catalog.ErrorCodeClass("")
 	if code != "" && codes != nil {
 		if row, ok := codes(code, status); ok {
 			class = row.Class
@@ -204,43 +205,43 @@ func statusOutcome(status int, code string, codes func(string, int) (snapshot.Er
 	}
 	switch {
 	case status == http.StatusUnauthorized || status == http.StatusForbidden:
-		return snapshot.OutcomeKeyRefused
-	case status == http.StatusPaymentRequired || class == snapshot.CodeQuota:
-		return snapshot.OutcomeQuota
+		return api.OutcomeKeyRefused
+	case status == http.StatusPaymentRequired || class == catalog.CodeQuota:
+		return api.OutcomeQuota
 	case status == http.StatusTooManyRequests:
-		if class == snapshot.CodeOverloaded {
-			return snapshot.OutcomeOverloaded
+		if class == catalog.CodeOverloaded {
+			return api.OutcomeOverloaded
 		}
-		return snapshot.OutcomeRateLimited
-	case status == 529 || class == snapshot.CodeOverloaded:
-		return snapshot.OutcomeOverloaded
-	case status == http.StatusRequestTimeout || status == http.StatusGatewayTimeout || class == snapshot.CodeTimeout:
-		return snapshot.OutcomeTimeout
+		return api.OutcomeRateLimited
+	case status == 529 || class == catalog.CodeOverloaded:
+		return api.OutcomeOverloaded
+	case status == http.StatusRequestTimeout || status == http.StatusGatewayTimeout || class == catalog.CodeTimeout:
+		return api.OutcomeTimeout
 	case status >= 500:
-		return snapshot.OutcomeServerError
+		return api.OutcomeServerError
 	}
 	// Another 4xx, or a 1xx/2xx/3xx that is not the stream: the request as
 	// we send it is refused (a model gone, an endpoint moved).
-	return snapshot.OutcomeRequestRefused
+	return api.OutcomeRequestRefused
 }
 
 // streamErrorOutcome classifies an error event inside a 200 stream.
-func streamErrorOutcome(code string, codes func(string, int) (snapshot.ErrorCode, bool)) snapshot.CompletionOutcome {
+func streamErrorOutcome(code string, codes func(string, int) (catalog.ErrorCode, bool)) api.CompletionOutcome {
 	if code != "" && codes != nil {
 		if row, ok := codes(code, 0); ok {
 			switch row.Class {
-			case snapshot.CodeOverloaded:
-				return snapshot.OutcomeOverloaded
-			case snapshot.CodeRateLimit, snapshot.CodeConcurrency:
-				return snapshot.OutcomeRateLimited
-			case snapshot.CodeServer:
-				return snapshot.OutcomeServerError
-			case snapshot.CodeTimeout:
-				return snapshot.OutcomeTimeout
+			case catalog.CodeOverloaded:
+				return api.OutcomeOverloaded
+			case catalog.CodeRateLimit, catalog.CodeConcurrency:
+				return api.OutcomeRateLimited
+			case catalog.CodeServer:
+				return api.OutcomeServerError
+			case catalog.CodeTimeout:
+				return api.OutcomeTimeout
 			}
 		}
 	}
-	return snapshot.OutcomeStreamCut
+	return api.OutcomeStreamCut
 }
 
 // errorBody is the error shape the three styles share: OpenAI's
@@ -272,7 +273,7 @@ func errorCode(data []byte) string {
 	var code string
 	_ = json.Unmarshal(body.Error.Code, &code) // a number or null leaves it ""
 	for _, c := range []string{code, body.Error.Status, body.Error.Type} {
-		if c != "" && snapshot.ValidErrorCode(c) {
+		if c != "" && catalog.ValidErrorCode(c) {
 			return c
 		}
 	}
@@ -281,7 +282,7 @@ func errorCode(data []byte) string {
 
 // publicCode is what a sample keeps of the provider's code: the code when
 // the service's error table lists it and it holds no piece of the key,
-// else snapshot.OtherErrorCode ("" when there was none). A provider may put
+// else api.OtherErrorCode ("" when there was none). A provider may put
 // anything shaped like a code where its code goes, the key included (a 401
 // answering an unknown key with it as the code): only the table's values
 // are known to be codes, and even one of them is checked for the key.
@@ -290,7 +291,7 @@ func publicCode(code, key string, listed func(string) bool) string {
 	case code == "":
 		return ""
 	case listed == nil || !listed(code) || LeaksKey(code, key):
-		return snapshot.OtherErrorCode
+		return api.OtherErrorCode
 	}
 	return code
 }

@@ -11,8 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/outbound"
-	"github.com/aistatus/aistatus/snapshot"
 )
 
 const testKey = "sk-test-7Hq2VfX9pLmN4rT8wZ1cB6yD3kJ5sG0a"
@@ -85,7 +86,7 @@ func newFakeAPI(t *testing.T, status int, body string) *fakeAPI {
 // the build does.
 func withTable(t *testing.T, slug string, req Request) Request {
 	t.Helper()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -93,66 +94,66 @@ func withTable(t *testing.T, slug string, req Request) Request {
 	if !ok {
 		t.Fatalf("no service %s", slug)
 	}
-	req.Codes = func(code string, status int) (snapshot.ErrorCode, bool) { return cat.ErrorCode(svc, code, status) }
+	req.Codes = func(code string, status int) (catalog.ErrorCode, bool) { return cat.ErrorCode(svc, code, status) }
 	req.Listed = func(code string) bool { return cat.ListsErrorCode(svc, code) }
 	return req
 }
 
 func TestMeasure(t *testing.T) {
 	t.Parallel()
-	openai := snapshot.CompletionProbe{Style: snapshot.StyleOpenAI, KeyEnv: "OPENAI_API_KEY"}
-	anthropic := snapshot.CompletionProbe{Style: snapshot.StyleAnthropic, KeyEnv: "ANTHROPIC_API_KEY"}
-	gemini := snapshot.CompletionProbe{Style: snapshot.StyleGemini, KeyEnv: "GEMINI_API_KEY"}
+	openai := catalog.CompletionProbe{Style: catalog.StyleOpenAI, KeyEnv: "OPENAI_API_KEY"}
+	anthropic := catalog.CompletionProbe{Style: catalog.StyleAnthropic, KeyEnv: "ANTHROPIC_API_KEY"}
+	gemini := catalog.CompletionProbe{Style: catalog.StyleGemini, KeyEnv: "GEMINI_API_KEY"}
 	tests := []struct {
 		name     string
-		probe    snapshot.CompletionProbe
+		probe    catalog.CompletionProbe
 		codes    string // the catalog service whose error table reads codes
 		status   int
 		body     string
-		want     snapshot.CompletionOutcome
+		want     api.CompletionOutcome
 		wantCode string
 	}{
-		{"openai stream", openai, "openai", 200, fixture(t, "openai-stream.txt"), snapshot.OutcomeOK, ""},
-		{"anthropic stream", anthropic, "anthropic", 200, fixture(t, "anthropic-stream.txt"), snapshot.OutcomeOK, ""},
-		{"gemini sse stream", gemini, "google-gemini", 200, fixture(t, "gemini-stream.txt"), snapshot.OutcomeOK, ""},
+		{"openai stream", openai, "openai", 200, fixture(t, "openai-stream.txt"), api.OutcomeOK, ""},
+		{"anthropic stream", anthropic, "anthropic", 200, fixture(t, "anthropic-stream.txt"), api.OutcomeOK, ""},
+		{"gemini sse stream", gemini, "google-gemini", 200, fixture(t, "gemini-stream.txt"), api.OutcomeOK, ""},
 
-		{"openai cut before [DONE]", openai, "openai", 200, cut(t, "openai-stream.txt", "data: [DONE]"), snapshot.OutcomeStreamCut, ""},
-		{"anthropic cut before message_stop", anthropic, "anthropic", 200, cut(t, "anthropic-stream.txt", "event: message_stop"), snapshot.OutcomeStreamCut, ""},
-		{"gemini cut before its first event", gemini, "google-gemini", 200, "", snapshot.OutcomeStreamCut, ""},
+		{"openai cut before [DONE]", openai, "openai", 200, cut(t, "openai-stream.txt", "data: [DONE]"), api.OutcomeStreamCut, ""},
+		{"anthropic cut before message_stop", anthropic, "anthropic", 200, cut(t, "anthropic-stream.txt", "event: message_stop"), api.OutcomeStreamCut, ""},
+		{"gemini cut before its first event", gemini, "google-gemini", 200, "", api.OutcomeStreamCut, ""},
 		{"anthropic overloaded mid-stream", anthropic, "anthropic", 200,
 			cut(t, "anthropic-stream.txt", "event: content_block_delta") + "event: error\ndata: " + strings.TrimSpace(fixture(t, "errors/anthropic-overloaded_error.json")) + "\n\n",
-			snapshot.OutcomeOverloaded, "overloaded_error"},
+			api.OutcomeOverloaded, "overloaded_error"},
 		{"openai empty answer", openai, "openai", 200,
 			cut(t, "openai-stream.txt", `data: {"id":"chatcmpl-CedWYrywQV4mbHiiyebdY17UdXZRY","object":"chat.completion.chunk","created":1763801086,"model":"gpt-4o-mini-2024-07-18","service_tier":"default","system_fingerprint":"fp_560af6e559","choices":[{"index":0,"delta":{"content":"1"}`) + "data: [DONE]\n\n",
-			snapshot.OutcomeEmpty, ""},
-		{"not a stream", openai, "openai", 200, "<html>hello</html>", snapshot.OutcomeStreamCut, ""},
+			api.OutcomeEmpty, ""},
+		{"not a stream", openai, "openai", 200, "<html>hello</html>", api.OutcomeStreamCut, ""},
 
-		{"anthropic 529 overloaded", anthropic, "anthropic", 529, fixture(t, "errors/anthropic-overloaded_error.json"), snapshot.OutcomeOverloaded, "overloaded_error"},
-		{"anthropic 429 rate limit", anthropic, "anthropic", 429, fixture(t, "errors/anthropic-rate_limit_error.json"), snapshot.OutcomeRateLimited, "rate_limit_error"},
-		{"anthropic 500 api_error", anthropic, "anthropic", 500, fixture(t, "errors/anthropic-api_error.json"), snapshot.OutcomeServerError, "api_error"},
-		{"openai 429 rate limit", openai, "openai", 429, fixture(t, "errors/openai-rate_limit_exceeded.json"), snapshot.OutcomeRateLimited, "rate_limit_exceeded"},
-		{"openai 429 our quota", openai, "openai", 429, fixture(t, "errors/openai-insufficient_quota.json"), snapshot.OutcomeQuota, "insufficient_quota"},
-		{"openai 401 refused key", openai, "openai", 401, fixture(t, "errors/openai-invalid_api_key.json"), snapshot.OutcomeKeyRefused, "invalid_api_key"},
-		{"openai 404 model gone", openai, "openai", 404, fixture(t, "errors/openai-model_not_found.json"), snapshot.OutcomeRequestRefused, "model_not_found"},
-		{"openai 500", openai, "openai", 500, fixture(t, "errors/openai-server_error-direct.json"), snapshot.OutcomeServerError, "server_error"},
-		{"gemini 503 UNAVAILABLE", gemini, "google-gemini", 503, fixture(t, "errors/google-UNAVAILABLE.json"), snapshot.OutcomeOverloaded, "UNAVAILABLE"},
-		{"gemini 429 per-minute quota", gemini, "google-gemini", 429, fixture(t, "errors/google-RESOURCE_EXHAUSTED-429-per_minute_quota.json"), snapshot.OutcomeRateLimited, "RESOURCE_EXHAUSTED"},
-		{"gemini 402 prepay depleted", gemini, "google-gemini", 402, fixture(t, "errors/google-RESOURCE_EXHAUSTED-402-prepay_depleted.json"), snapshot.OutcomeQuota, "RESOURCE_EXHAUSTED"},
-		{"a redirect is not followed", openai, "openai", 307, "", snapshot.OutcomeRequestRefused, ""},
+		{"anthropic 529 overloaded", anthropic, "anthropic", 529, fixture(t, "errors/anthropic-overloaded_error.json"), api.OutcomeOverloaded, "overloaded_error"},
+		{"anthropic 429 rate limit", anthropic, "anthropic", 429, fixture(t, "errors/anthropic-rate_limit_error.json"), api.OutcomeRateLimited, "rate_limit_error"},
+		{"anthropic 500 api_error", anthropic, "anthropic", 500, fixture(t, "errors/anthropic-api_error.json"), api.OutcomeServerError, "api_error"},
+		{"openai 429 rate limit", openai, "openai", 429, fixture(t, "errors/openai-rate_limit_exceeded.json"), api.OutcomeRateLimited, "rate_limit_exceeded"},
+		{"openai 429 our quota", openai, "openai", 429, fixture(t, "errors/openai-insufficient_quota.json"), api.OutcomeQuota, "insufficient_quota"},
+		{"openai 401 refused key", openai, "openai", 401, fixture(t, "errors/openai-invalid_api_key.json"), api.OutcomeKeyRefused, "invalid_api_key"},
+		{"openai 404 model gone", openai, "openai", 404, fixture(t, "errors/openai-model_not_found.json"), api.OutcomeRequestRefused, "model_not_found"},
+		{"openai 500", openai, "openai", 500, fixture(t, "errors/openai-server_error-direct.json"), api.OutcomeServerError, "server_error"},
+		{"gemini 503 UNAVAILABLE", gemini, "google-gemini", 503, fixture(t, "errors/google-UNAVAILABLE.json"), api.OutcomeOverloaded, "UNAVAILABLE"},
+		{"gemini 429 per-minute quota", gemini, "google-gemini", 429, fixture(t, "errors/google-RESOURCE_EXHAUSTED-429-per_minute_quota.json"), api.OutcomeRateLimited, "RESOURCE_EXHAUSTED"},
+		{"gemini 402 prepay depleted", gemini, "google-gemini", 402, fixture(t, "errors/google-RESOURCE_EXHAUSTED-402-prepay_depleted.json"), api.OutcomeQuota, "RESOURCE_EXHAUSTED"},
+		{"a redirect is not followed", openai, "openai", 307, "", api.OutcomeRequestRefused, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			api := newFakeAPI(t, tt.status, tt.body)
+			fake := newFakeAPI(t, tt.status, tt.body)
 			p := tt.probe
-			p.URL = api.URL + "/v1/chat"
-			p.Models = []snapshot.MeasuredModelRef{{ID: "x/model-a", Model: "model-a"}}
-			got := Measure(t.Context(), withTable(t, tt.codes, Request{Client: client(api.URL), Probe: p, Model: p.Models[0], Key: testKey}))
+			p.URL = fake.URL + "/v1/chat"
+			p.Models = []catalog.MeasuredModelRef{{ID: "x/model-a", Model: "model-a"}}
+			got := Measure(t.Context(), withTable(t, tt.codes, Request{Client: client(fake.URL), Probe: p, Model: p.Models[0], Key: testKey}))
 			if got.Outcome != tt.want || got.Code != tt.wantCode {
 				t.Fatalf("outcome %q code %q, want %q %q", got.Outcome, got.Code, tt.want, tt.wantCode)
 			}
 			if tt.status == 200 || tt.status == 0 {
 				// The times are set exactly when the completion succeeded.
-				if (got.TTFTMs != nil) != (tt.want == snapshot.OutcomeOK) || (got.TotalMs != nil) != (tt.want == snapshot.OutcomeOK) {
+				if (got.TTFTMs != nil) != (tt.want == api.OutcomeOK) || (got.TotalMs != nil) != (tt.want == api.OutcomeOK) {
 					t.Fatalf("ttft %v total %v for outcome %s", got.TTFTMs, got.TotalMs, got.Outcome)
 				}
 				if got.TTFTMs != nil && (*got.TTFTMs <= 0 || *got.TTFTMs > *got.TotalMs) {
@@ -176,52 +177,52 @@ func TestMeasure(t *testing.T) {
 // other is "other"; the outcome is classified as before.
 func TestKeyEchoedAsCode(t *testing.T) {
 	t.Parallel()
-	openai := snapshot.CompletionProbe{Style: snapshot.StyleOpenAI, KeyEnv: "OPENAI_API_KEY"}
-	anthropic := snapshot.CompletionProbe{Style: snapshot.StyleAnthropic, KeyEnv: "ANTHROPIC_API_KEY"}
-	gemini := snapshot.CompletionProbe{Style: snapshot.StyleGemini, KeyEnv: "GEMINI_API_KEY"}
+	openai := catalog.CompletionProbe{Style: catalog.StyleOpenAI, KeyEnv: "OPENAI_API_KEY"}
+	anthropic := catalog.CompletionProbe{Style: catalog.StyleAnthropic, KeyEnv: "ANTHROPIC_API_KEY"}
+	gemini := catalog.CompletionProbe{Style: catalog.StyleGemini, KeyEnv: "GEMINI_API_KEY"}
 	echo := `{"error":{"message":"Incorrect API key provided: ` + testKey + `","type":"invalid_request_error","param":null,"code":"` + testKey + `"}}`
 	// A key holding "t_exceed", an 8-character piece of a listed code.
 	pieceKey := "sk-live-9fQ2t_exceedXw3Lm0Tn5Ky7Rb2Hc"
 	tests := []struct {
 		name     string
-		probe    snapshot.CompletionProbe
+		probe    catalog.CompletionProbe
 		table    string // the catalog service whose error table is used
 		key      string
 		status   int
 		body     string
-		want     snapshot.CompletionOutcome
+		want     api.CompletionOutcome
 		wantCode string
 	}{
-		{"401 whose code is the key", openai, "openai", testKey, 401, echo, snapshot.OutcomeKeyRefused, "other"},
-		{"500 whose code is the key", openai, "openai", testKey, 500, echo, snapshot.OutcomeServerError, "other"},
+		{"401 whose code is the key", openai, "openai", testKey, 401, echo, api.OutcomeKeyRefused, "other"},
+		{"500 whose code is the key", openai, "openai", testKey, 500, echo, api.OutcomeServerError, "other"},
 		{"anthropic error event whose type is the key", anthropic, "anthropic", testKey, 200,
 			cut(t, "anthropic-stream.txt", "event: content_block_delta") +
 				"event: error\ndata: {\"type\":\"error\",\"error\":{\"type\":\"" + testKey + "\",\"message\":\"" + testKey + "\"}}\n\n",
-			snapshot.OutcomeStreamCut, "other"},
+			api.OutcomeStreamCut, "other"},
 		{"error chunk in a 200 stream whose code is the key", openai, "openai", testKey, 200,
 			cut(t, "openai-stream.txt", "data: [DONE]") + "data: " + echo + "\n\n",
-			snapshot.OutcomeStreamCut, "other"},
+			api.OutcomeStreamCut, "other"},
 		{"gemini error event whose status is the key", gemini, "google-gemini", testKey, 200,
 			`data: {"error":{"code":500,"message":"` + testKey + `","status":"` + testKey + `"}}` + "\r\n\r\n",
-			snapshot.OutcomeStreamCut, "other"},
+			api.OutcomeStreamCut, "other"},
 
-		{"a listed code is kept", openai, "openai", testKey, 429, fixture(t, "errors/openai-rate_limit_exceeded.json"), snapshot.OutcomeRateLimited, "rate_limit_exceeded"},
+		{"a listed code is kept", openai, "openai", testKey, 429, fixture(t, "errors/openai-rate_limit_exceeded.json"), api.OutcomeRateLimited, "rate_limit_exceeded"},
 		{"a listed code in a stream is kept", openai, "openai", testKey, 200,
 			"data: " + strings.TrimSpace(fixture(t, "errors/openai-server_is_overloaded-stream_event.json")) + "\n\n",
-			snapshot.OutcomeOverloaded, "server_is_overloaded"},
+			api.OutcomeOverloaded, "server_is_overloaded"},
 		{"a code the table does not list", openai, "openai", testKey, 500, `{"error":{"message":"x","type":"brand_new_failure","code":"brand_new_failure"}}`,
-			snapshot.OutcomeServerError, "other"},
-		{"a service without a table", openai, "deepseek", testKey, 429, fixture(t, "errors/openai-rate_limit_exceeded.json"), snapshot.OutcomeRateLimited, "other"},
+			api.OutcomeServerError, "other"},
+		{"a service without a table", openai, "deepseek", testKey, 429, fixture(t, "errors/openai-rate_limit_exceeded.json"), api.OutcomeRateLimited, "other"},
 		{"a listed code holding a piece of the key", openai, "openai", pieceKey, 429, fixture(t, "errors/openai-rate_limit_exceeded.json"),
-			snapshot.OutcomeRateLimited, "other"},
-		{"no code: none published", openai, "openai", testKey, 502, "<html>Bad gateway " + testKey + "</html>", snapshot.OutcomeServerError, ""},
+			api.OutcomeRateLimited, "other"},
+		{"no code: none published", openai, "openai", testKey, 502, "<html>Bad gateway " + testKey + "</html>", api.OutcomeServerError, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			api := newFakeAPI(t, tt.status, tt.body)
 			p := tt.probe
 			p.URL = api.URL + "/v1/chat"
-			p.Models = []snapshot.MeasuredModelRef{{ID: "x/model-a", Model: "model-a"}}
+			p.Models = []catalog.MeasuredModelRef{{ID: "x/model-a", Model: "model-a"}}
 			got := Measure(t.Context(), withTable(t, tt.table, Request{Client: client(api.URL), Probe: p, Model: p.Models[0], Key: tt.key}))
 			if got.Outcome != tt.want || got.Code != tt.wantCode {
 				t.Errorf("outcome %q code %q, want %q %q", got.Outcome, got.Code, tt.want, tt.wantCode)
@@ -288,23 +289,23 @@ func mustJSON(t *testing.T, v any) string {
 func TestKeyPlacement(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		style        snapshot.CompletionStyle
+		style        catalog.CompletionStyle
 		header, want string
 		path         string
 	}{
-		{snapshot.StyleOpenAI, "Authorization", "Bearer " + testKey, "/v1/chat/completions"},
-		{snapshot.StyleAnthropic, "X-Api-Key", testKey, "/v1/messages"},
-		{snapshot.StyleGemini, "X-Goog-Api-Key", testKey, "/v1beta/models/gemini-2.5-flash-lite:streamGenerateContent"},
+		{catalog.StyleOpenAI, "Authorization", "Bearer " + testKey, "/v1/chat/completions"},
+		{catalog.StyleAnthropic, "X-Api-Key", testKey, "/v1/messages"},
+		{catalog.StyleGemini, "X-Goog-Api-Key", testKey, "/v1beta/models/gemini-2.5-flash-lite:streamGenerateContent"},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.style), func(t *testing.T) {
 			api := newFakeAPI(t, 401, `{"error":{"type":"authentication_error"}}`)
 			base := api.URL + tt.path
-			if tt.style == snapshot.StyleGemini {
+			if tt.style == catalog.StyleGemini {
 				base = api.URL + "/v1beta/models"
 			}
-			p := snapshot.CompletionProbe{Style: tt.style, URL: base, KeyEnv: "K",
-				Models: []snapshot.MeasuredModelRef{{ID: "x/gemini-2.5-flash-lite", Model: "gemini-2.5-flash-lite"}}}
+			p := catalog.CompletionProbe{Style: tt.style, URL: base, KeyEnv: "K",
+				Models: []catalog.MeasuredModelRef{{ID: "x/gemini-2.5-flash-lite", Model: "gemini-2.5-flash-lite"}}}
 			Measure(t.Context(), Request{Client: client(api.URL), Probe: p, Model: p.Models[0], Key: testKey})
 			r, body := <-api.got, <-api.bodies
 			if got := r.Header.Get(tt.header); got != tt.want {
@@ -324,7 +325,7 @@ func TestKeyPlacement(t *testing.T) {
 			if !strings.Contains(body, `"model-a"`) && !strings.Contains(body, Prompt) {
 				t.Fatalf("body %s does not carry the prompt", body)
 			}
-			if tt.style != snapshot.StyleGemini && !strings.Contains(body, `"stream":true`) {
+			if tt.style != catalog.StyleGemini && !strings.Contains(body, `"stream":true`) {
 				t.Fatalf("body %s does not ask for a stream", body)
 			}
 		})
@@ -336,12 +337,12 @@ func TestKeyPlacement(t *testing.T) {
 func TestKeyDestination(t *testing.T) {
 	t.Parallel()
 	for _, raw := range []string{"http://api.example.com/v1/chat/completions", "ftp://api.example.com/x", "https://user:pw@api.example.com/x", "/relative"} {
-		if snapshot.KeyDestinationOK(raw) == nil {
+		if catalog.KeyDestinationOK(raw) == nil {
 			t.Errorf("%s accepted", raw)
 		}
 	}
 	for _, raw := range []string{"https://api.openai.com/v1/chat/completions", "http://127.0.0.1:8080/v1", "http://[::1]:9/v1", "http://localhost:1/v1"} {
-		if err := snapshot.KeyDestinationOK(raw); err != nil {
+		if err := catalog.KeyDestinationOK(raw); err != nil {
 			t.Errorf("%s refused: %v", raw, err)
 		}
 	}
@@ -349,9 +350,9 @@ func TestKeyDestination(t *testing.T) {
 	sent := false
 	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { sent = true }))
 	defer srv.Close()
-	p := snapshot.CompletionProbe{Style: snapshot.StyleOpenAI, URL: strings.Replace(srv.URL, "127.0.0.1", "api.example.invalid", 1), KeyEnv: "K"}
-	got := Measure(t.Context(), Request{Client: client(srv.URL), Probe: p, Model: snapshot.MeasuredModelRef{ID: "a/b", Model: "b"}, Key: testKey})
-	if sent || got.Outcome != snapshot.OutcomeRequestRefused {
+	p := catalog.CompletionProbe{Style: catalog.StyleOpenAI, URL: strings.Replace(srv.URL, "127.0.0.1", "api.example.invalid", 1), KeyEnv: "K"}
+	got := Measure(t.Context(), Request{Client: client(srv.URL), Probe: p, Model: catalog.MeasuredModelRef{ID: "a/b", Model: "b"}, Key: testKey})
+	if sent || got.Outcome != api.OutcomeRequestRefused {
 		t.Fatalf("sent %v, outcome %s", sent, got.Outcome)
 	}
 }
@@ -360,17 +361,17 @@ func TestKeyDestination(t *testing.T) {
 // is a timeout, measured once and not retried.
 func TestTimeout(t *testing.T) {
 	t.Parallel()
-	api := newFakeAPI(t, 200, fixture(t, "openai-stream.txt"))
-	api.delay = 5 * time.Second
-	p := snapshot.CompletionProbe{Style: snapshot.StyleOpenAI, URL: api.URL + "/v1/chat/completions", KeyEnv: "K",
-		Models: []snapshot.MeasuredModelRef{{ID: "openai/a", Model: "a"}, {ID: "openai/b", Model: "b"}}}
+	fake := newFakeAPI(t, 200, fixture(t, "openai-stream.txt"))
+	fake.delay = 5 * time.Second
+	p := catalog.CompletionProbe{Style: catalog.StyleOpenAI, URL: fake.URL + "/v1/chat/completions", KeyEnv: "K",
+		Models: []catalog.MeasuredModelRef{{ID: "openai/a", Model: "a"}, {ID: "openai/b", Model: "b"}}}
 	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
 	defer cancel()
-	got := MeasureAll(ctx, Request{Client: client(api.URL), Probe: p, Key: testKey})
-	if len(got) != 2 || got["openai/a"].Outcome != snapshot.OutcomeTimeout || got["openai/b"].Outcome != snapshot.OutcomeTimeout {
+	got := MeasureAll(ctx, Request{Client: client(fake.URL), Probe: p, Key: testKey})
+	if len(got) != 2 || got["openai/a"].Outcome != api.OutcomeTimeout || got["openai/b"].Outcome != api.OutcomeTimeout {
 		t.Fatalf("got %+v", got)
 	}
-	if n := len(api.got); n != 2 {
+	if n := len(fake.got); n != 2 {
 		t.Fatalf("%d requests, want one per model", n)
 	}
 }
@@ -381,9 +382,9 @@ func TestNetwork(t *testing.T) {
 	srv := httptest.NewServer(http.NotFoundHandler())
 	url := srv.URL
 	srv.Close()
-	p := snapshot.CompletionProbe{Style: snapshot.StyleAnthropic, URL: url + "/v1/messages", KeyEnv: "K"}
-	got := Measure(t.Context(), Request{Client: client(url), Probe: p, Model: snapshot.MeasuredModelRef{ID: "a/b", Model: "b"}, Key: testKey})
-	if got.Outcome != snapshot.OutcomeNetwork {
+	p := catalog.CompletionProbe{Style: catalog.StyleAnthropic, URL: url + "/v1/messages", KeyEnv: "K"}
+	got := Measure(t.Context(), Request{Client: client(url), Probe: p, Model: catalog.MeasuredModelRef{ID: "a/b", Model: "b"}, Key: testKey})
+	if got.Outcome != api.OutcomeNetwork {
 		t.Fatalf("outcome %s", got.Outcome)
 	}
 }

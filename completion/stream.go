@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // maxLine bounds one line of a stream; a longer one is not an answer to a
@@ -38,12 +38,12 @@ type event struct {
 // readStream reads server-sent events in the given style until the
 // stream's end marker, an error event, or the body's end. since is when
 // the request was sent.
-func readStream(style snapshot.CompletionStyle, body io.Reader, since time.Time) streamResult {
+func readStream(style catalog.CompletionStyle, body io.Reader, since time.Time) streamResult {
 	res := streamResult{firstToken: -1}
-	handle := map[snapshot.CompletionStyle]func(event, *streamResult) error{
-		snapshot.StyleOpenAI:    openAIEvent,
-		snapshot.StyleAnthropic: anthropicEvent,
-		snapshot.StyleGemini:    geminiEvent,
+	handle := map[catalog.CompletionStyle]func(event, *streamResult) error{
+		catalog.StyleOpenAI:    openAIEvent,
+		catalog.StyleAnthropic: anthropicEvent,
+		catalog.StyleGemini:    geminiEvent,
 	}[style]
 	if handle == nil {
 		res.err = errors.New("unknown style")

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // UserAgent names the project to every server it sends a request to.
@@ -46,7 +46,7 @@ type Options struct {
 // cat: the hosts the program is told to read and probe, and so the ones it
 // may reach on an internal address (tests point them at loopback servers; a
 // private mirror may live on one).
-func CatalogURLs(cat snapshot.Catalog) []string {
+func CatalogURLs(cat catalog.Catalog) []string {
 	var urls []string
 	for _, svc := range cat.Services {
 		for _, u := range []string{svc.Feed.URL, svc.Feed.IncidentsURL, svc.Feed.ComponentsURL, svc.ProbeURL} {
@@ -60,7 +60,7 @@ func CatalogURLs(cat snapshot.Catalog) []string {
 	}
 	for _, g := range cat.Models.Gateways {
 		if g.Enabled {
-			urls = append(urls, strings.ReplaceAll(g.URL, snapshot.ModelParam, "author/model"))
+			urls = append(urls, strings.ReplaceAll(g.URL, catalog.ModelParam, "author/model"))
 		}
 	}
 	return urls

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // TestNewClient checks what every outbound request sends and takes: a
@@ -94,9 +94,9 @@ func TestNewClient(t *testing.T) {
 
 func TestCatalogURLs(t *testing.T) {
 	t.Parallel()
-	cat := snapshot.Catalog{Services: []snapshot.Service{
-		{Slug: "a", ProbeURL: "https://api.a.example/v1", Feed: snapshot.Feed{URL: "https://status.a.example/summary.json"}},
-		{Slug: "b", Feed: snapshot.Feed{URL: "https://status.b.example/rss", IncidentsURL: "https://status.b.example/incidents", ComponentsURL: "https://status.b.example/components"}},
+	cat := catalog.Catalog{Services: []catalog.Service{
+		{Slug: "a", ProbeURL: "https://api.a.example/v1", Feed: catalog.Feed{URL: "https://status.a.example/summary.json"}},
+		{Slug: "b", Feed: catalog.Feed{URL: "https://status.b.example/rss", IncidentsURL: "https://status.b.example/incidents", ComponentsURL: "https://status.b.example/components"}},
 		{Slug: "c"},
 	}}
 	want := []string{

@@ -10,7 +10,7 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
 )
 
 // drainBytes is how much of a probe's response body is read before the
@@ -30,7 +30,7 @@ const drainBytes = 64 << 10
 // client is the program's outbound client (outbound.NewClient), the
 // transport, User-Agent and dial guard of every other request; only its
 // redirect policy is set aside.
-func Probe(ctx context.Context, client *http.Client, url string) snapshot.ProbeSource {
+func Probe(ctx context.Context, client *http.Client, url string) api.ProbeSource {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return failed(err.Error())
@@ -48,12 +48,12 @@ func Probe(ctx context.Context, client *http.Client, url string) snapshot.ProbeS
 	io.Copy(io.Discard, io.LimitReader(resp.Body, drainBytes))
 	resp.Body.Close()
 	if resp.StatusCode >= 500 {
-		return snapshot.ProbeSource{State: snapshot.ProbeFailed, HTTPStatus: resp.StatusCode, Error: "HTTP " + http.StatusText(resp.StatusCode)}
+		return api.ProbeSource{State: api.ProbeFailed, HTTPStatus: resp.StatusCode, Error: "HTTP " + http.StatusText(resp.StatusCode)}
 	}
 	ms := float64(latency.Microseconds()) / 1000
-	return snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &ms, HTTPStatus: resp.StatusCode}
+	return api.ProbeSource{State: api.ProbeOK, LatencyMs: &ms, HTTPStatus: resp.StatusCode}
 }
 
-func failed(reason string) snapshot.ProbeSource {
-	return snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: reason}
+func failed(reason string) api.ProbeSource {
+	return api.ProbeSource{State: api.ProbeFailed, Error: reason}
 }

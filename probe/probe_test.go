@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/outbound"
-	"github.com/aistatus/aistatus/snapshot"
 )
 
 // What a probe makes of each kind of answer: any answer below 500 is a live
@@ -50,12 +50,12 @@ func TestProbe(t *testing.T) {
 		status int
 		reason string
 	}{
-		{"401 without credentials: alive", answer(401), snapshot.ProbeOK, 401, ""},
-		{"404: alive", answer(404), snapshot.ProbeOK, 404, ""},
-		{"a redirect is an answer, not followed", answer(200) + "/moved", snapshot.ProbeOK, 301, ""},
-		{"503: failed", answer(503), snapshot.ProbeFailed, 503, "Service Unavailable"},
-		{"closed port: failed", closed(), snapshot.ProbeFailed, 0, "refused"},
-		{"no answer in time: failed", hanging(), snapshot.ProbeFailed, 0, "deadline"},
+		{"401 without credentials: alive", answer(401), api.ProbeOK, 401, ""},
+		{"404: alive", answer(404), api.ProbeOK, 404, ""},
+		{"a redirect is an answer, not followed", answer(200) + "/moved", api.ProbeOK, 301, ""},
+		{"503: failed", answer(503), api.ProbeFailed, 503, "Service Unavailable"},
+		{"closed port: failed", closed(), api.ProbeFailed, 0, "refused"},
+		{"no answer in time: failed", hanging(), api.ProbeFailed, 0, "deadline"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
@@ -67,7 +67,7 @@ func TestProbe(t *testing.T) {
 			if got.State != tt.state || got.HTTPStatus != tt.status || !strings.Contains(got.Error, tt.reason) {
 				t.Fatalf("Probe = %+v, want state %s, status %d, error mentioning %q", got, tt.state, tt.status, tt.reason)
 			}
-			if (got.LatencyMs != nil) != (tt.state == snapshot.ProbeOK) {
+			if (got.LatencyMs != nil) != (tt.state == api.ProbeOK) {
 				t.Errorf("latency %v: only a live host has one", got.LatencyMs)
 			}
 		})

@@ -4,7 +4,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/history"
 )
 
 // TestCheckSnapshotFromTheFuture: a snapshot whose generatedAt is ahead of
@@ -21,7 +21,7 @@ func TestCheckSnapshotFromTheFuture(t *testing.T) {
 		{"a minute old", genTime.Add(time.Minute), 60, false},
 		{"16 minutes old", genTime.Add(16 * time.Minute), 960, true},
 		{"a minute ahead: clock skew", genTime.Add(-time.Minute), 0, false},
-		{"exactly the skew ahead", genTime.Add(-snapshot.MaxClockSkew), 0, false},
+		{"exactly the skew ahead", genTime.Add(-history.MaxClockSkew), 0, false},
 		{"an hour ahead", genTime.Add(-time.Hour), 0, true},
 		{"a year ahead", genTime.AddDate(-1, 0, 0), 0, true},
 	}

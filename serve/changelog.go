@@ -9,6 +9,8 @@ import (
 	"slices"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -18,12 +20,12 @@ import (
 // changeLog is a snapshot's retained change log.
 type changeLog struct {
 	// changes are the entries, ids ascending, complete after since.
-	changes []snapshot.Change
+	changes []api.Change
 	since   time.Time
 	// statusChanges are each service's status changes, for ?at= (up to
 	// 50 000 changes, across all services); openedAt is when the log first
 	// reported each incident.
-	statusChanges map[string][]snapshot.Change
+	statusChanges map[string][]api.Change
 	openedAt      map[string]time.Time
 }
 
@@ -56,7 +58,7 @@ func (s *Snapshot) loadLog() {
 	if s.history == nil {
 		return // read at load (a replica, a folder without history.json)
 	}
-	changes, since, err := snapshot.ReadChangeLog(heldHistory{s.history})
+	changes, since, err := history.ReadChangeLog(heldHistory{s.history})
 	s.history.Close()
 	s.history = nil
 	if err == nil {
@@ -65,7 +67,7 @@ func (s *Snapshot) loadLog() {
 	}
 	s.logErr = err
 	if err := s.loadChanges(); err != nil {
-		s.log = changeLog{statusChanges: map[string][]snapshot.Change{}, openedAt: map[string]time.Time{}}
+		s.log = changeLog{statusChanges: map[string][]api.Change{}, openedAt: map[string]time.Time{}}
 	}
 }
 
@@ -96,7 +98,7 @@ func openRepresentation(root *os.Root, name string) (*representation, error) {
 // snapshot without a history (a replica of a published site fetches none),
 // or whose history could not be read. Without changes.json it is empty.
 func (s *Snapshot) loadChanges() error {
-	var list snapshot.ChangeList
+	var list api.ChangeList
 	if s.files[snapshot.FileChanges] != nil {
 		if err := decodeFile(s.files, snapshot.FileChanges, &list); err != nil {
 			return err
@@ -107,7 +109,7 @@ func (s *Snapshot) loadChanges() error {
 }
 
 // heldHistory is the fs.FS of one file, the history.json a snapshot holds
-// open, for snapshot.ReadChangeLog: each Open reads it from its start.
+// open, for history.ReadChangeLog: each Open reads it from its start.
 type heldHistory struct{ f *os.File }
 
 func (h heldHistory) Open(name string) (fs.File, error) {
@@ -133,14 +135,14 @@ func (f heldFile) Close() error               { return nil }
 
 // setLog makes changes, complete after since, the snapshot's change log,
 // with the indexes ?at= reads.
-func (s *Snapshot) setLog(changes []snapshot.Change, since time.Time) {
+func (s *Snapshot) setLog(changes []api.Change, since time.Time) {
 	l := changeLog{changes: orderedLog(changes), since: since,
-		openedAt: map[string]time.Time{}, statusChanges: map[string][]snapshot.Change{}}
+		openedAt: map[string]time.Time{}, statusChanges: map[string][]api.Change{}}
 	for _, c := range l.changes {
 		switch {
-		case c.Type == snapshot.ChangeStatus:
+		case c.Type == api.ChangeStatus:
 			l.statusChanges[c.Service] = append(l.statusChanges[c.Service], c)
-		case c.Type == snapshot.ChangeIncidentOpened && c.Incident != nil:
+		case c.Type == api.ChangeIncidentOpened && c.Incident != nil:
 			l.openedAt[c.Incident.ID] = c.Time
 		}
 	}
@@ -153,8 +155,8 @@ func (s *Snapshot) setLog(changes []snapshot.Change, since time.Time) {
 // Our own builds write it so; a log that is not (a hostile or broken origin's
 // changes.json, a hand-edited history) is sorted by id, and an entry that
 // repeats an id or goes back in time is dropped rather than believed.
-func orderedLog(log []snapshot.Change) []snapshot.Change {
-	follows := func(prev, c snapshot.Change) bool { return c.ID > prev.ID && !c.Time.Before(prev.Time) }
+func orderedLog(log []api.Change) []api.Change {
+	follows := func(prev, c api.Change) bool { return c.ID > prev.ID && !c.Time.Before(prev.Time) }
 	inOrder := true
 	for i := 1; i < len(log) && inOrder; i++ {
 		inOrder = follows(log[i-1], log[i])
@@ -163,7 +165,7 @@ func orderedLog(log []snapshot.Change) []snapshot.Change {
 		return log // the usual case: no copy
 	}
 	sorted := slices.Clone(log)
-	slices.SortStableFunc(sorted, func(a, b snapshot.Change) int { return cmp.Compare(a.ID, b.ID) })
+	slices.SortStableFunc(sorted, func(a, b api.Change) int { return cmp.Compare(a.ID, b.ID) })
 	out := sorted[:0]
 	for _, c := range sorted {
 		if len(out) == 0 || follows(out[len(out)-1], c) {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -56,12 +58,12 @@ func (s *Server) handleChanges(w http.ResponseWriter, r *http.Request) {
 		id, t, isID, err := parseChangeSince(v)
 		switch {
 		case err != nil:
-			problem(w, http.StatusBadRequest, "since", fmt.Sprintf("since %q is neither a change id (a whole number) nor an RFC 3339 date-time (2026-11-01T14:03:00Z) or a date (2026-11-01)", snapshot.Truncate(v, 64)))
+			problem(w, http.StatusBadRequest, "since", fmt.Sprintf("since %q is neither a change id (a whole number) nor an RFC 3339 date-time (2026-11-01T14:03:00Z) or a date (2026-11-01)", api.Truncate(v, 64)))
 			return
 		case isID:
-			entries = snapshot.ChangesAfter(entries, id)
+			entries = history.ChangesAfter(entries, id)
 		default:
-			entries = snapshot.ChangesFrom(entries, t)
+			entries = history.ChangesFrom(entries, t)
 		}
 	}
 	limit, msg := parseLimit(q, DefaultChangeLimit, MaxChangeLimit)
@@ -73,9 +75,9 @@ func (s *Server) handleChanges(w http.ResponseWriter, r *http.Request) {
 	if truncated {
 		entries = entries[:limit]
 	}
-	serveJSON(w, r, snapshot.ChangeList{
-		Changes: append([]snapshot.Change{}, entries...), LogStart: log.since.UTC(),
-		LastID: snapshot.LastChangeID(log.changes), Truncated: truncated,
-		Timestamp: snap.Manifest.GeneratedAt, License: snapshot.License,
+	serveJSON(w, r, api.ChangeList{
+		Changes: append([]api.Change{}, entries...), LogStart: log.since.UTC(),
+		LastID: history.LastChangeID(log.changes), Truncated: truncated,
+		Timestamp: snap.Manifest.GeneratedAt, License: api.License,
 	})
 }

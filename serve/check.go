@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -40,7 +41,7 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		v := q.Get("retryAfter")
 		n, err := strconv.Atoi(v)
 		if err != nil || len(v) > 6 {
-			problem(w, http.StatusBadRequest, "retryAfter", fmt.Sprintf("retryAfter %q is not a whole number of seconds", snapshot.Truncate(v, 32)))
+			problem(w, http.StatusBadRequest, "retryAfter", fmt.Sprintf("retryAfter %q is not a whole number of seconds", api.Truncate(v, 32)))
 			return
 		}
 		req.RetryAfter = &n
@@ -55,7 +56,7 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 }
 
 // checkStack answers /check?q=a,b,c: a check of each service and a verdict
-// over the stack (snapshot.StackCheckDoc). error, code and retryAfter
+// over the stack (api.StackCheckDoc). error, code and retryAfter
 // describe one call to one service, so a stack refuses them.
 func (s *Server) checkStack(w http.ResponseWriter, r *http.Request, snap *Snapshot, q url.Values, names []string, err error) {
 	if err != nil {

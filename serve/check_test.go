@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
 )
 
 // An untracked query's answer leaves the advice fields out and has empty
@@ -136,7 +136,7 @@ func TestCheck(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.q, func(t *testing.T) {
 			resp := ts.do(t, http.MethodGet, "/api/v1/check?q="+urlQuery(tt.q), nil)
-			var doc snapshot.CheckDoc
+			var doc api.CheckDoc
 			if err := json.Unmarshal(body(t, resp), &doc); err != nil {
 				t.Fatal(err)
 			}
@@ -190,9 +190,9 @@ func TestCheckRejectsBadQuery(t *testing.T) {
 	}
 }
 
-func checkDoc(t testing.TB, ts *testServer, q string) snapshot.CheckDoc {
+func checkDoc(t testing.TB, ts *testServer, q string) api.CheckDoc {
 	t.Helper()
-	var doc snapshot.CheckDoc
+	var doc api.CheckDoc
 	if err := json.Unmarshal(body(t, ts.do(t, http.MethodGet, "/api/v1/check?q="+urlQuery(q), nil)), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -320,19 +320,19 @@ func TestCheckCodeAlone(t *testing.T) {
 			t.Errorf("%s: %d, want 200", tt.query, resp.StatusCode)
 			continue
 		}
-		var doc snapshot.CheckDoc
+		var doc api.CheckDoc
 		if err := json.Unmarshal(body(t, resp), &doc); err != nil {
 			t.Fatal(err)
 		}
 		if doc.Verdict.Action != tt.action || doc.Code == nil {
 			t.Errorf("%s: action %q, code echoed %v; want %s", tt.query, doc.Verdict.Action, doc.Code, tt.action)
 		}
-		if !slices.ContainsFunc(doc.Verdict.Evidence, func(e snapshot.Evidence) bool {
-			return e.Source == snapshot.EvidenceCaller && strings.Contains(e.Says, tt.says)
+		if !slices.ContainsFunc(doc.Verdict.Evidence, func(e api.Evidence) bool {
+			return e.Source == api.EvidenceCaller && strings.Contains(e.Says, tt.says)
 		}) {
 			t.Errorf("%s: no caller evidence saying %q: %+v", tt.query, tt.says, doc.Verdict.Evidence)
 		}
-		if !strings.Contains(tt.query, "error=") && slices.ContainsFunc(doc.Verdict.Evidence, func(e snapshot.Evidence) bool { return e.Source == snapshot.EvidenceReports }) {
+		if !strings.Contains(tt.query, "error=") && slices.ContainsFunc(doc.Verdict.Evidence, func(e api.Evidence) bool { return e.Source == api.EvidenceReports }) {
 			t.Errorf("%s: a code without error= counted as a crowd report", tt.query)
 		}
 	}
@@ -344,7 +344,7 @@ func TestViewBuildProbe(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, 0)
 	snap := ts.Store().Current()
-	for slug, state := range map[string]string{"anthropic": snapshot.ProbeOK, "cohere": snapshot.ProbeFailed} {
+	for slug, state := range map[string]string{"anthropic": api.ProbeOK, "cohere": api.ProbeFailed} {
 		p, ok := snap.BuildProbe(slug)
 		if !ok || p.Probe.State != state || !p.At.Equal(genTime) {
 			t.Errorf("%s: %+v %v, want state %s at %s", slug, p, ok, state, genTime)

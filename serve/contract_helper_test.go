@@ -20,7 +20,9 @@ import (
 	"github.com/getkin/kin-openapi/routers"
 	"github.com/getkin/kin-openapi/routers/legacy"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -249,7 +251,7 @@ func contractProblemHeaders(status int) http.Header {
 }
 
 func contractProblem(status int, param string) []byte {
-	data, _ := json.Marshal(snapshot.Problem{Type: "about:blank", Title: http.StatusText(status), Status: status,
+	data, _ := json.Marshal(api.Problem{Type: "about:blank", Title: http.StatusText(status), Status: status,
 		Detail: "something is wrong", Param: param})
 	return append(data, '\n')
 }
@@ -257,13 +259,13 @@ func contractProblem(status int, param string) []byte {
 func contractStatusBody(t *testing.T, edit func(map[string]any)) []byte {
 	now := time.Date(2025, 1, 31, 12, 0, 0, 0, time.UTC)
 	lat := 87.5
-	doc := snapshot.StatusDoc{
-		Status: "ok", Timestamp: now, Source: "aistatus (http://example.test)", License: snapshot.License,
-		Services: []snapshot.ServiceSummary{{
-			Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", Status: snapshot.Operational, Basis: snapshot.BasisOfficial,
-			LastChecked: &now, URL: "https://openai.com", StatusPage: "https://status.openai.com", LatencyMs: &lat, Feed: snapshot.FeedOK,
-			Surfaces: []snapshot.SurfaceSummary{{ID: snapshot.SurfaceAPI, Name: "OpenAI API", Status: snapshot.Operational,
-				Basis: snapshot.BasisOfficial, OpenIncidents: []snapshot.Incident{}}},
+	doc := api.StatusDoc{
+		Status: "ok", Timestamp: now, Source: "aistatus (http://example.test)", License: api.License,
+		Services: []api.ServiceSummary{{
+			Slug: "openai", Name: "OpenAI", Category: "llm-api", Domain: "openai.com", Status: api.Operational, Basis: api.BasisOfficial,
+			LastChecked: &now, URL: "https://openai.com", StatusPage: "https://status.openai.com", LatencyMs: &lat, Feed: api.FeedOK,
+			Surfaces: []api.SurfaceSummary{{ID: catalog.SurfaceAPI, Name: "OpenAI API", Status: api.Operational,
+				Basis: api.BasisOfficial, OpenIncidents: []api.Incident{}}},
 		}},
 	}
 	data, err := json.Marshal(doc)
@@ -292,11 +294,11 @@ func TestContractHelperAcceptsAndRejects(t *testing.T) {
 	noLicense.Del("License")
 	tooManyNoRetry := contractProblemHeaders(http.StatusTooManyRequests)
 	tooManyNoRetry.Del("Retry-After")
-	untracked, _ := json.Marshal(snapshot.CheckDoc{
-		OtherSurfaces: []snapshot.CheckOtherSurface{},
-		Query:         "example.com", Timestamp: time.Now().UTC(), License: snapshot.License,
-		Verdict: snapshot.Verdict{Headline: `"example.com" is not a service aistatus tracks`, Emoji: "❓",
-			Level: "untracked", Suggestions: []string{"OpenAI"}, Evidence: []snapshot.Evidence{}, Alternatives: []snapshot.CheckAlternative{}},
+	untracked, _ := json.Marshal(api.CheckDoc{
+		OtherSurfaces: []api.CheckOtherSurface{},
+		Query:         "example.com", Timestamp: time.Now().UTC(), License: api.License,
+		Verdict: api.Verdict{Headline: `"example.com" is not a service aistatus tracks`, Emoji: "❓",
+			Level: "untracked", Suggestions: []string{"OpenAI"}, Evidence: []api.Evidence{}, Alternatives: []api.CheckAlternative{}},
 	})
 	csvBody := []byte("slug,name,category,domain,status,lastChecked\nopenai,OpenAI,llm-api,openai.com,operational,2025-01-31T12:00:00Z\n")
 

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/serve/limits"
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -195,7 +197,7 @@ func (s *Snapshot) eventFrames(from, to int) [][]byte {
 // for incidents alone; EventSource hands it to addEventListener(type), not
 // to onmessage. A change that cannot be encoded (a time past year 9999) is
 // an empty frame, which a stream skips.
-func eventFrame(c snapshot.Change, baseURL string) []byte {
+func eventFrame(c api.Change, baseURL string) []byte {
 	ce := snapshot.NewCloudEvent(c, baseURL)
 	data, err := json.Marshal(ce)
 	if err != nil {
@@ -243,14 +245,14 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	if snap == nil {
 		return
 	}
-	last := snapshot.LastChangeID(s.changeLog(snap).changes)
+	last := history.LastChangeID(s.changeLog(snap).changes)
 	// resumed: the client named the last change it has (0 asks for the
 	// whole log), which the first send checks the log still reaches.
 	resumed := false
 	if v := r.Header.Get("Last-Event-ID"); v != "" {
 		id, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil || id < 0 {
-			problem(w, http.StatusBadRequest, "Last-Event-ID", fmt.Sprintf("Last-Event-ID %q is not a change id", snapshot.Truncate(v, 64)))
+			problem(w, http.StatusBadRequest, "Last-Event-ID", fmt.Sprintf("Last-Event-ID %q is not a change id", api.Truncate(v, 64)))
 			return
 		}
 		last, resumed = id, id > 0
@@ -301,7 +303,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 	}
 	send := func(snap *Snapshot) bool {
 		log := s.changeLog(snap).changes
-		from := len(log) - len(snapshot.ChangesAfter(log, last))
+		from := len(log) - len(history.ChangesAfter(log, last))
 		// Ids are consecutive within a log: a client whose last change is
 		// older than the one before the first retained missed changes
 		// that were pruned since, and is told so rather than handed the
@@ -323,7 +325,7 @@ func (s *Server) handleEvents(w http.ResponseWriter, r *http.Request) {
 		if to < len(log) {
 			// More than a stream sends in a row: the client pages
 			// through the rest of them from /changes.
-			until := snapshot.LastChangeID(log)
+			until := history.LastChangeID(log)
 			if !write(gapFrame(last, until, true)) {
 				return false
 			}

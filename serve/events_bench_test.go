@@ -9,6 +9,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -17,21 +20,21 @@ import (
 // status changes and half incident updates with a headline and a link, the
 // mix a busy log holds (about 480 bytes an event, as a 50 000-entry log
 // averages).
-func syntheticChanges(n int) []snapshot.Change {
+func syntheticChanges(n int) []api.Change {
 	const first = 1793534400000000
 	services := []string{"openai", "anthropic", "groq", "mistral", "cohere", "gemini"}
-	out := make([]snapshot.Change, n)
+	out := make([]api.Change, n)
 	for i := range out {
-		c := snapshot.Change{ID: first + int64(i), Service: services[i%len(services)], Time: genTime.Add(time.Duration(i) * time.Second)}
+		c := api.Change{ID: first + int64(i), Service: services[i%len(services)], Time: genTime.Add(time.Duration(i) * time.Second)}
 		if i%2 == 0 {
-			c.Type, c.OldStatus, c.NewStatus = snapshot.ChangeStatus, snapshot.Operational, snapshot.Degraded
+			c.Type, c.OldStatus, c.NewStatus = api.ChangeStatus, api.Operational, api.Degraded
 		} else {
 			ended := c.Time
-			c.Type, c.Changed = snapshot.ChangeIncidentUpdated, []string{"status", "headline"}
-			c.Incident = &snapshot.Incident{ID: fmt.Sprintf("%s-%08d", c.Service, i), Service: c.Service,
+			c.Type, c.Changed = api.ChangeIncidentUpdated, []string{"status", "headline"}
+			c.Incident = &api.Incident{ID: fmt.Sprintf("%s-%08d", c.Service, i), Service: c.Service,
 				Headline: "Elevated error rates on the chat completions API for some customers in the EU region",
-				Severity: snapshot.Major, StartedAt: c.Time.Add(-time.Hour), EndedAt: &ended, Status: "resolved",
-				Source: snapshot.SourceOfficial, URL: "https://status.example.com/incidents/" + fmt.Sprint(i), UpdatedAt: c.Time}
+				Severity: api.Major, StartedAt: c.Time.Add(-time.Hour), EndedAt: &ended, Status: "resolved",
+				Source: api.SourceOfficial, URL: "https://status.example.com/incidents/" + fmt.Sprint(i), UpdatedAt: c.Time}
 		}
 		out[i] = c
 	}
@@ -40,7 +43,7 @@ func syntheticChanges(n int) []snapshot.Change {
 
 // logSnapshot is a snapshot holding only what the event stream reads: the
 // manifest and the change log.
-func logSnapshot(changes []snapshot.Change) *Snapshot {
+func logSnapshot(changes []api.Change) *Snapshot {
 	return &Snapshot{Manifest: snapshot.Manifest{GeneratedAt: genTime, BaseURL: "https://aistatus.example"}, log: changeLog{changes: changes}}
 }
 
@@ -103,22 +106,22 @@ func catchUp(tb testing.TB, srv *Server, from, until string, keep bool) *streamS
 //
 //	go test -run '^$' -bench EventCatchUp -benchmem ./serve
 func BenchmarkEventCatchUp(b *testing.B) {
-	log := syntheticChanges(snapshot.MaxChanges)
-	for _, n := range []int{100, 10_000, snapshot.MaxChanges} {
+	log := syntheticChanges(history.MaxChanges)
+	for _, n := range []int{100, 10_000, history.MaxChanges} {
 		for _, shared := range []bool{true, false} {
 			name := fmt.Sprintf("changes=%d/fresh", n)
 			if shared {
 				name = fmt.Sprintf("changes=%d/shared", n)
 			}
 			b.Run(name, func(b *testing.B) {
-				srv := New(Options{Catalog: snapshot.Catalog{}, Log: zerolog.Nop(), Now: newTestClock(genTime).Now})
+				srv := New(Options{Catalog: catalog.Catalog{}, Log: zerolog.Nop(), Now: newTestClock(genTime).Now})
 				srv.store.set(logSnapshot(log))
 				// The id before the newest n: 0 (every change) for the whole log.
 				from := "0"
 				if n < len(log) {
 					from = fmt.Sprint(log[len(log)-n-1].ID)
 				}
-				lastID := fmt.Sprint(snapshot.LastChangeID(log))
+				lastID := fmt.Sprint(history.LastChangeID(log))
 				var sent int
 				b.ReportAllocs()
 				for b.Loop() {

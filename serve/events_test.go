@@ -19,7 +19,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/serve/limits"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
@@ -31,29 +34,29 @@ import (
 type changeWorld struct {
 	t        testing.TB
 	dir      string
-	cat      snapshot.Catalog
-	h        *snapshot.History
+	cat      catalog.Catalog
+	h        *history.History
 	at       time.Time
-	statuses map[string]snapshot.Status
+	statuses map[string]api.Status
 }
 
 func newChangeWorld(t testing.TB) *changeWorld {
 	t.Helper()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &changeWorld{t: t, dir: filepath.Join(t.TempDir(), "public"), cat: cat, h: snapshot.NewHistory(),
-		at: genTime, statuses: map[string]snapshot.Status{}}
+	w := &changeWorld{t: t, dir: filepath.Join(t.TempDir(), "public"), cat: cat, h: history.New(),
+		at: genTime, statuses: map[string]api.Status{}}
 	for _, svc := range cat.Services {
-		w.statuses[svc.Slug] = snapshot.Operational
+		w.statuses[svc.Slug] = api.Operational
 	}
 	return w
 }
 
 // publish runs one cycle with the given statuses changed and returns the
 // changes it logged.
-func (w *changeWorld) publish(set map[string]snapshot.Status, incidents ...snapshot.Incident) []snapshot.Change {
+func (w *changeWorld) publish(set map[string]api.Status, incidents ...api.Incident) []api.Change {
 	w.t.Helper()
 	for slug, st := range set {
 		w.statuses[slug] = st
@@ -61,8 +64,8 @@ func (w *changeWorld) publish(set map[string]snapshot.Status, incidents ...snaps
 	obs := map[string]build.Observation{}
 	for _, svc := range w.cat.Services {
 		o := build.Observation{
-			Feed:  snapshot.FeedSource{Format: snapshot.FormatStatuspage, State: snapshot.FeedOK, Status: w.statuses[svc.Slug]},
-			Probe: snapshot.ProbeSource{State: snapshot.ProbeNone},
+			Feed:  api.FeedSource{Format: catalog.FormatStatuspage, State: api.FeedOK, Status: w.statuses[svc.Slug]},
+			Probe: api.ProbeSource{State: api.ProbeNone},
 		}
 		for _, inc := range incidents {
 			if inc.Service == svc.Slug {
@@ -71,7 +74,7 @@ func (w *changeWorld) publish(set map[string]snapshot.Status, incidents ...snaps
 		}
 		obs[svc.Slug] = o
 	}
-	last := snapshot.LastChangeID(w.h.Changes)
+	last := history.LastChangeID(w.h.Changes)
 	states := build.Assemble(w.h, w.cat, obs, w.at, zerolog.Nop())
 	files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, w.cat, w.h, states, w.at)
 	if err != nil {
@@ -81,7 +84,7 @@ func (w *changeWorld) publish(set map[string]snapshot.Status, incidents ...snaps
 		w.t.Fatal(err)
 	}
 	w.at = w.at.Add(time.Minute)
-	return append([]snapshot.Change{}, snapshot.ChangesAfter(w.h.Changes, last)...)
+	return append([]api.Change{}, history.ChangesAfter(w.h.Changes, last)...)
 }
 
 func (w *changeWorld) server(clock *testClock) *testServer {
@@ -105,29 +108,29 @@ func TestChangesEndpoint(t *testing.T) {
 	t.Parallel()
 	w := newChangeWorld(t)
 	first := w.publish(nil)
-	second := w.publish(map[string]snapshot.Status{"openai": snapshot.MajorOutage, "anthropic": snapshot.Degraded})
-	third := w.publish(map[string]snapshot.Status{"openai": snapshot.Operational})
+	second := w.publish(map[string]api.Status{"openai": api.MajorOutage, "anthropic": api.Degraded})
+	third := w.publish(map[string]api.Status{"openai": api.Operational})
 	ts := w.server(newTestClock(w.at))
 
-	get := func(target string) snapshot.ChangeList {
+	get := func(target string) api.ChangeList {
 		t.Helper()
 		resp := ts.do(t, http.MethodGet, target, nil)
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("%s: %d %s", target, resp.StatusCode, body(t, resp))
 		}
-		var list snapshot.ChangeList
+		var list api.ChangeList
 		if err := json.Unmarshal(body(t, resp), &list); err != nil {
 			t.Fatal(err)
 		}
 		return list
 	}
-	ids := func(cs []snapshot.Change) (out []int64) {
+	ids := func(cs []api.Change) (out []int64) {
 		for _, c := range cs {
 			out = append(out, c.ID)
 		}
 		return out
 	}
-	all := append(append(append([]snapshot.Change{}, first...), second...), third...)
+	all := append(append(append([]api.Change{}, first...), second...), third...)
 
 	// Without since: changes.json, the recent log.
 	if got := get(snapshot.PathChanges); len(got.Changes) != len(all) || got.LastID != all[len(all)-1].ID {
@@ -136,10 +139,10 @@ func TestChangesEndpoint(t *testing.T) {
 	// After an id: exactly the later ones, oldest first.
 	lastFirst := first[len(first)-1].ID
 	got := get(fmt.Sprintf("%s?since=%d", snapshot.PathChanges, lastFirst))
-	if want := ids(append(append([]snapshot.Change{}, second...), third...)); fmt.Sprint(ids(got.Changes)) != fmt.Sprint(want) || got.Truncated {
+	if want := ids(append(append([]api.Change{}, second...), third...)); fmt.Sprint(ids(got.Changes)) != fmt.Sprint(want) || got.Truncated {
 		t.Errorf("since id: %v truncated %v, want %v", ids(got.Changes), got.Truncated, want)
 	}
-	if c := got.Changes[0]; c.Service != "openai" || c.OldStatus != snapshot.Operational || c.NewStatus != snapshot.MajorOutage {
+	if c := got.Changes[0]; c.Service != "openai" || c.OldStatus != api.Operational || c.NewStatus != api.MajorOutage {
 		t.Errorf("first change after the first build = %+v", c)
 	}
 	// At or after a time.
@@ -178,30 +181,30 @@ func TestPointInTime(t *testing.T) {
 	t.Parallel()
 	w := newChangeWorld(t)
 	w.publish(nil) // genTime: all operational
-	inc := snapshot.Incident{ID: "openai-x1", Service: "openai", Headline: "API errors", Severity: snapshot.Major,
-		StartedAt: genTime.Add(50 * time.Second), Status: "investigating", Source: snapshot.SourceOfficial}
-	down := w.publish(map[string]snapshot.Status{"openai": snapshot.MajorOutage}, inc) // genTime+1m
-	w.publish(map[string]snapshot.Status{"openai": snapshot.Operational})              // genTime+2m: resolved
+	inc := api.Incident{ID: "openai-x1", Service: "openai", Headline: "API errors", Severity: api.Major,
+		StartedAt: genTime.Add(50 * time.Second), Status: "investigating", Source: api.SourceOfficial}
+	down := w.publish(map[string]api.Status{"openai": api.MajorOutage}, inc) // genTime+1m
+	w.publish(map[string]api.Status{"openai": api.Operational})              // genTime+2m: resolved
 	ts := w.server(newTestClock(w.at.Add(time.Hour)))
 
-	service := func(at time.Time) snapshot.ServiceAtDoc {
+	service := func(at time.Time) api.ServiceAtDoc {
 		t.Helper()
 		resp := ts.do(t, http.MethodGet, snapshot.APIBase+"/services/openai?at="+at.Format(time.RFC3339Nano), nil)
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("at %s: %d %s", at, resp.StatusCode, body(t, resp))
 		}
-		var doc snapshot.ServiceAtDoc
+		var doc api.ServiceAtDoc
 		if err := json.Unmarshal(body(t, resp), &doc); err != nil {
 			t.Fatal(err)
 		}
 		return doc
 	}
 	before := service(genTime.Add(30 * time.Second))
-	if before.Service.Status != snapshot.Operational || len(before.Service.Incidents) != 0 || before.Service.Name != "OpenAI" {
+	if before.Service.Status != api.Operational || len(before.Service.Incidents) != 0 || before.Service.Name != "OpenAI" {
 		t.Errorf("before the outage: %+v", before.Service)
 	}
 	during := service(genTime.Add(90 * time.Second))
-	if during.Service.Status != snapshot.MajorOutage || during.Service.Since == nil || !during.Service.Since.Equal(down[0].Time) {
+	if during.Service.Status != api.MajorOutage || during.Service.Since == nil || !during.Service.Since.Equal(down[0].Time) {
 		t.Errorf("during the outage: %+v", during.Service)
 	}
 	if len(during.Service.Incidents) != 1 || during.Service.Incidents[0].ID != inc.ID {
@@ -209,16 +212,16 @@ func TestPointInTime(t *testing.T) {
 	}
 	// The incident started at +50 s by its own account, but we reported it
 	// only at +1 min: at +55 s we had not.
-	if early := service(genTime.Add(55 * time.Second)); len(early.Service.Incidents) != 0 || early.Service.Status != snapshot.Operational {
+	if early := service(genTime.Add(55 * time.Second)); len(early.Service.Incidents) != 0 || early.Service.Status != api.Operational {
 		t.Errorf("at +55s: %+v", early.Service)
 	}
 	after := service(genTime.Add(3 * time.Minute))
-	if after.Service.Status != snapshot.Operational || len(after.Service.Incidents) != 0 {
+	if after.Service.Status != api.Operational || len(after.Service.Incidents) != 0 {
 		t.Errorf("after the outage: %+v", after.Service)
 	}
 
 	resp := ts.do(t, http.MethodGet, snapshot.PathStatus+"?at="+genTime.Add(90*time.Second).Format(time.RFC3339), nil)
-	var all snapshot.StatusAtDoc
+	var all api.StatusAtDoc
 	if err := json.Unmarshal(body(t, resp), &all); err != nil || resp.StatusCode != http.StatusOK {
 		t.Fatalf("status at: %d %v", resp.StatusCode, err)
 	}
@@ -226,9 +229,9 @@ func TestPointInTime(t *testing.T) {
 		t.Errorf("%d services, want %d", len(all.Services), len(w.cat.Services))
 	}
 	for _, s := range all.Services {
-		want := snapshot.Operational
+		want := api.Operational
 		if s.Slug == "openai" {
-			want = snapshot.MajorOutage
+			want = api.MajorOutage
 		}
 		if s.Status != want {
 			t.Errorf("%s at +90s: %s, want %s", s.Slug, s.Status, want)
@@ -262,7 +265,7 @@ type sseEvent struct {
 	name, id string
 	// raw is its data line; data is it decoded, for a change.
 	raw  string
-	data snapshot.CloudEvent
+	data api.CloudEvent
 }
 
 // sseStream is an open /events response.
@@ -334,7 +337,7 @@ func readSSE(t *testing.T, r *bufio.Reader, event func(sseEvent), other func(str
 						t.Errorf("data %q: %v", ev.raw, err)
 					}
 					// A change is named by its CloudEvent type.
-					if !strings.HasPrefix(ev.name, snapshot.CloudEventTypePrefix) || ev.name != ev.data.Type {
+					if !strings.HasPrefix(ev.name, api.CloudEventTypePrefix) || ev.name != ev.data.Type {
 						t.Errorf("event %s named %q, its type %q", ev.id, ev.name, ev.data.Type)
 					}
 				}
@@ -440,7 +443,7 @@ func TestEventsResumeAcrossBuilds(t *testing.T) {
 	// A new client is not replayed the history.
 	s1.quiet(t, 100*time.Millisecond)
 
-	b := w.publish(map[string]snapshot.Status{"openai": snapshot.MajorOutage, "groq": snapshot.Degraded}) // B
+	b := w.publish(map[string]api.Status{"openai": api.MajorOutage, "groq": api.Degraded}) // B
 	if _, err := ts.Store().Reload(); err != nil {
 		t.Fatal(err)
 	}
@@ -467,7 +470,7 @@ func TestEventsResumeAcrossBuilds(t *testing.T) {
 	lastSeen := got[len(got)-1].id
 	s1.close()
 
-	c := w.publish(map[string]snapshot.Status{"openai": snapshot.Operational}) // C, while disconnected
+	c := w.publish(map[string]api.Status{"openai": api.Operational}) // C, while disconnected
 	if _, err := ts.Store().Reload(); err != nil {
 		t.Fatal(err)
 	}
@@ -630,13 +633,13 @@ func TestEventStreamLifetime(t *testing.T) {
 			base, _ := serveLoopback(t, ts.Server)
 			// Each build moves openai between up and down.
 			down := false
-			build := func() []snapshot.Change {
+			build := func() []api.Change {
 				t.Helper()
-				status := snapshot.Operational
+				status := api.Operational
 				if down = !down; down {
-					status = snapshot.MajorOutage
+					status = api.MajorOutage
 				}
-				changes := w.publish(map[string]snapshot.Status{"openai": status})
+				changes := w.publish(map[string]api.Status{"openai": status})
 				if _, err := ts.Store().Reload(); err != nil {
 					t.Fatal(err)
 				}
@@ -648,7 +651,7 @@ func TestEventStreamLifetime(t *testing.T) {
 				}
 				return out
 			}
-			changeIDs := func(cs []snapshot.Change) (out []string) {
+			changeIDs := func(cs []api.Change) (out []string) {
 				for _, c := range cs {
 					out = append(out, fmt.Sprint(c.ID))
 				}
@@ -702,8 +705,8 @@ func TestEventStreamLifetime(t *testing.T) {
 // others have read allocates less than one object per event it sends.
 func TestEventsEncodedOnce(t *testing.T) {
 	log := syntheticChanges(1000)
-	from, until := "0", fmt.Sprint(snapshot.LastChangeID(log))
-	srv := New(Options{Catalog: snapshot.Catalog{}, Log: zerolog.Nop(), Now: newTestClock(genTime).Now})
+	from, until := "0", fmt.Sprint(history.LastChangeID(log))
+	srv := New(Options{Catalog: catalog.Catalog{}, Log: zerolog.Nop(), Now: newTestClock(genTime).Now})
 	srv.store.set(logSnapshot(log))
 
 	// Streams woken together by one build.
@@ -736,10 +739,10 @@ func TestEventsEncodedOnce(t *testing.T) {
 func TestEventsFlushedPerBuild(t *testing.T) {
 	t.Parallel()
 	log := syntheticChanges(1000)
-	srv := New(Options{Catalog: snapshot.Catalog{}, Log: zerolog.Nop(), Now: newTestClock(genTime).Now})
+	srv := New(Options{Catalog: catalog.Catalog{}, Log: zerolog.Nop(), Now: newTestClock(genTime).Now})
 	srv.store.set(logSnapshot(log))
 	// One flush for the retry line, one for the events.
-	if w := catchUp(t, srv, "0", fmt.Sprint(snapshot.LastChangeID(log)), false); w.flushes > 2 {
+	if w := catchUp(t, srv, "0", fmt.Sprint(history.LastChangeID(log)), false); w.flushes > 2 {
 		t.Errorf("%d flushes for a catch-up of %d events, want 2", w.flushes, len(log))
 	}
 }
@@ -754,7 +757,7 @@ func TestEventsFlushedPerBuild(t *testing.T) {
 func TestEventsReplayBounded(t *testing.T) {
 	t.Parallel()
 	log := syntheticChanges(2*maxEventReplay + 500)
-	newest := snapshot.LastChangeID(log)
+	newest := history.LastChangeID(log)
 	for _, c := range []struct {
 		name string
 		// from is the index of the last change the client has, -1 for
@@ -774,7 +777,7 @@ func TestEventsReplayBounded(t *testing.T) {
 		{"a build past the bound", 10, true, 11 + maxEventReplay, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			srv := New(Options{Catalog: snapshot.Catalog{}, Log: zerolog.Nop(), Now: newTestClock(genTime).Now})
+			srv := New(Options{Catalog: catalog.Catalog{}, Log: zerolog.Nop(), Now: newTestClock(genTime).Now})
 			var sink *streamSink
 			if !c.live {
 				srv.store.set(logSnapshot(log))
@@ -827,11 +830,11 @@ func TestEventsReplayBounded(t *testing.T) {
 				t.Errorf("gap %+v, want after %d until %d", gap, after, newest)
 			}
 			// Paging from the gap's address gets exactly what was skipped.
-			var paged []snapshot.Change
+			var paged []api.Change
 			for next := gap.Changes; next != ""; {
 				rec := httptest.NewRecorder()
 				srv.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, next+"&limit=1000", nil))
-				var list snapshot.ChangeList
+				var list api.ChangeList
 				if err := json.Unmarshal(rec.Body.Bytes(), &list); err != nil || rec.Code != http.StatusOK {
 					t.Fatalf("%s: %d %v", next, rec.Code, err)
 				}
@@ -855,7 +858,7 @@ func TestEventsReplayBounded(t *testing.T) {
 func TestEventsResumeBeforeTheLog(t *testing.T) {
 	t.Parallel()
 	log := syntheticChanges(maxEventReplay + 5)
-	first, newest := log[0].ID, snapshot.LastChangeID(log)
+	first, newest := log[0].ID, history.LastChangeID(log)
 	for _, c := range []struct {
 		name   string
 		lastID int64
@@ -871,7 +874,7 @@ func TestEventsResumeBeforeTheLog(t *testing.T) {
 		{"within the log", log[9].ID, false, 10, len(log)},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			srv := New(Options{Catalog: snapshot.Catalog{}, Log: zerolog.Nop(), Now: newTestClock(genTime).Now})
+			srv := New(Options{Catalog: catalog.Catalog{}, Log: zerolog.Nop(), Now: newTestClock(genTime).Now})
 			srv.store.set(logSnapshot(log))
 			events, _ := parseSSE(t, catchUp(t, srv, fmt.Sprint(c.lastID), fmt.Sprint(newest), true).data)
 			var want []string
@@ -927,7 +930,7 @@ func TestChangesWithoutLog(t *testing.T) {
 		t.Fatal(err)
 	}
 	resp := ts.do(t, http.MethodGet, snapshot.PathChanges, nil)
-	var list snapshot.ChangeList
+	var list api.ChangeList
 	if err := json.Unmarshal(body(t, resp), &list); err != nil || resp.StatusCode != http.StatusOK || len(list.Changes) != 0 {
 		t.Errorf("/changes without a log: %d %v %+v", resp.StatusCode, err, list)
 	}
@@ -967,7 +970,7 @@ func TestReplicaChangeLog(t *testing.T) {
 	}
 	defer srv.events.unsubscribe(wake)
 
-	second := w.publish(map[string]snapshot.Status{"openai": snapshot.MajorOutage})
+	second := w.publish(map[string]api.Status{"openai": api.MajorOutage})
 	if ok, err := origin.Sync(ctx, srv.Store()); !ok || err != nil {
 		t.Fatalf("sync: %v %v", ok, err)
 	}
@@ -977,7 +980,7 @@ func TestReplicaChangeLog(t *testing.T) {
 		t.Error("the replica's swap did not wake the event streams")
 	}
 	resp := ts.do(t, http.MethodGet, fmt.Sprintf("%s?since=%d", snapshot.PathChanges, first[len(first)-1].ID), nil)
-	var list snapshot.ChangeList
+	var list api.ChangeList
 	if err := json.Unmarshal(body(t, resp), &list); err != nil || len(list.Changes) != len(second) || list.Changes[0].ID != second[0].ID {
 		t.Errorf("replica /changes?since: %d %v %+v, want %+v", resp.StatusCode, err, list.Changes, second)
 	}
@@ -1037,7 +1040,7 @@ func TestPointInTimePaths(t *testing.T) {
 	t.Parallel()
 	w := newChangeWorld(t)
 	w.publish(nil)
-	w.publish(map[string]snapshot.Status{"openai": snapshot.MajorOutage})
+	w.publish(map[string]api.Status{"openai": api.MajorOutage})
 	ts := w.server(newTestClock(w.at.Add(time.Hour)))
 	during := genTime.Add(90 * time.Second)
 	for _, instant := range []string{during.Format(time.RFC3339), during.In(time.FixedZone("", 3600)).Format(time.RFC3339)} {
@@ -1050,9 +1053,9 @@ func TestPointInTimePaths(t *testing.T) {
 			}
 		}
 	}
-	var doc snapshot.ServiceAtDoc
+	var doc api.ServiceAtDoc
 	resp := ts.do(t, http.MethodGet, snapshot.APIBase+"/services/openai/at/"+during.Format(time.RFC3339), nil)
-	if err := json.Unmarshal(body(t, resp), &doc); err != nil || doc.Service.Status != snapshot.MajorOutage || !doc.At.Equal(during) {
+	if err := json.Unmarshal(body(t, resp), &doc); err != nil || doc.Service.Status != api.MajorOutage || !doc.At.Equal(during) {
 		t.Errorf("openai at +90s: %v %+v", err, doc)
 	}
 	for _, c := range []struct {

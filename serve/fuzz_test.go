@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -56,14 +57,14 @@ func FuzzCheckQuery(f *testing.F) {
 		if rec.Code != http.StatusOK {
 			t.Fatalf("q=%q: status %d, want 200: %s", q, rec.Code, data)
 		}
-		var doc snapshot.StackCheckDoc
+		var doc api.StackCheckDoc
 		if err := json.Unmarshal(data, &doc); err != nil {
 			t.Fatalf("q=%q: %v", q, err)
 		}
 		if doc.Query != q {
 			t.Fatalf("q=%q: query %q", q, doc.Query)
 		}
-		checks := []snapshot.CheckDoc{doc.CheckDoc}
+		checks := []api.CheckDoc{doc.CheckDoc}
 		if names, stack, _ := check.SplitStack(q); stack {
 			// A stack answers for no one service: each of its checks does.
 			if doc.Service != nil || doc.Status != nil || len(doc.Checks) != len(names) {
@@ -104,7 +105,7 @@ func FuzzIncidentQuery(f *testing.F) {
 		data := rec.Body.Bytes()
 		switch rec.Code {
 		case http.StatusBadRequest:
-			var p snapshot.Problem
+			var p api.Problem
 			if ct := rec.Header().Get("Content-Type"); ct != snapshot.ContentProblem {
 				t.Fatalf("%q: 400 with Content-Type %q", raw, ct)
 			}
@@ -117,7 +118,7 @@ func FuzzIncidentQuery(f *testing.F) {
 				t.Fatalf("%q: problem names parameter %q", raw, p.Param)
 			}
 		case http.StatusOK:
-			var list snapshot.IncidentList
+			var list api.IncidentList
 			if err := json.Unmarshal(data, &list); err != nil {
 				t.Fatalf("%q: %v: %s", raw, err, data)
 			}

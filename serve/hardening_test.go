@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -151,14 +152,14 @@ func TestMCPRefusesBatchesAndLargeBodies(t *testing.T) {
 				}
 				return
 			}
-			var p snapshot.Problem
+			var p api.Problem
 			if ct := resp.Header.Get("Content-Type"); ct != snapshot.ContentProblem || json.Unmarshal(data, &p) != nil {
 				t.Fatalf("Content-Type %q, body %.200s: not a problem", ct, data)
 			}
 			if p.Status != tt.status || !strings.Contains(p.Detail, tt.detail) {
 				t.Errorf("problem %+v, want status %d and %q in the detail", p, tt.status, tt.detail)
 			}
-			if resp.Header.Get("License") != snapshot.License || resp.Header.Get("Cache-Control") != "no-store" {
+			if resp.Header.Get("License") != api.License || resp.Header.Get("Cache-Control") != "no-store" {
 				t.Errorf("headers %v", resp.Header)
 			}
 		})

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/serve/shared"
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -66,7 +67,7 @@ func (t *sourceTracker) polled(now time.Time, changed bool, err error) {
 	t.h.LastPoll = &now
 	if err != nil {
 		t.h.ConsecutiveFailures++
-		t.h.LastError = snapshot.Truncate(err.Error(), 512)
+		t.h.LastError = api.Truncate(err.Error(), 512)
 		return
 	}
 	t.h.ConsecutiveFailures, t.h.LastError = 0, ""
@@ -159,9 +160,9 @@ func (s *Server) handleReadyz(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeHealth(w, http.StatusServiceUnavailable, struct {
-		snapshot.Problem
+		api.Problem
 		Health
-	}{snapshot.Problem{Type: "about:blank", Title: http.StatusText(http.StatusServiceUnavailable),
+	}{api.Problem{Type: "about:blank", Title: http.StatusText(http.StatusServiceUnavailable),
 		Status: http.StatusServiceUnavailable, Detail: "not ready: " + strings.Join(h.Reasons, "; ")}, h})
 }
 

@@ -9,13 +9,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
 // serviceDays is a service's daily history as its static file holds it:
 // every retained day, oldest first; /history answers a range of it.
 type serviceDays struct {
-	doc  snapshot.HistoryDoc
+	doc  api.HistoryDoc
 	etag string
 }
 
@@ -31,7 +33,7 @@ func (s *Snapshot) loadHistories() {
 		if rep == nil {
 			continue
 		}
-		var doc snapshot.HistoryDoc
+		var doc api.HistoryDoc
 		if err := decodeFile(s.files, name, &doc); err != nil || !sort.SliceIsSorted(doc.Days, func(i, j int) bool { return doc.Days[i].Date < doc.Days[j].Date }) {
 			continue
 		}
@@ -43,7 +45,7 @@ func (s *Snapshot) loadHistories() {
 // the year-long immutable caching: they never change again. Without a
 // readable index every file keeps the usual short caching.
 func (s *Snapshot) markImmutable() {
-	var idx snapshot.DatasetIndex
+	var idx history.DatasetIndex
 	if s.files[snapshot.FileDatasets] == nil || decodeFile(s.files, snapshot.FileDatasets, &idx) != nil {
 		return
 	}
@@ -73,24 +75,24 @@ func parseHistoryRange(q url.Values, now time.Time) (hr historyRange, param, msg
 		v := q.Get(name)
 		t, err := time.Parse(time.DateOnly, v)
 		if err != nil {
-			return t, fmt.Sprintf("%s %q is not a date (YYYY-MM-DD, for example 2026-11-01)", name, snapshot.Truncate(v, 64))
+			return t, fmt.Sprintf("%s %q is not a date (YYYY-MM-DD, for example 2026-11-01)", name, api.Truncate(v, 64))
 		}
 		return t, ""
 	}
-	to, msg := date("to", now.UTC().Truncate(snapshot.Day))
+	to, msg := date("to", now.UTC().Truncate(history.Day))
 	if msg != "" {
 		return hr, "to", msg
 	}
-	from, msg := date("from", to.AddDate(0, 0, -(snapshot.DefaultHistoryDays-1)))
+	from, msg := date("from", to.AddDate(0, 0, -(api.DefaultHistoryDays-1)))
 	if msg != "" {
 		return hr, "from", msg
 	}
 	if from.After(to) {
 		return hr, "from", fmt.Sprintf("from %s is after to %s", from.Format(time.DateOnly), to.Format(time.DateOnly))
 	}
-	if days := int(to.Sub(from)/snapshot.Day) + 1; days > snapshot.MaxHistoryDays {
+	if days := int(to.Sub(from)/history.Day) + 1; days > api.MaxHistoryDays {
 		return hr, "to", fmt.Sprintf("from %s to %s is %d days; at most %d per request", from.Format(time.DateOnly),
-			to.Format(time.DateOnly), days, snapshot.MaxHistoryDays)
+			to.Format(time.DateOnly), days, api.MaxHistoryDays)
 	}
 	return historyRange{from: from.Format(time.DateOnly), to: to.Format(time.DateOnly)}, "", ""
 }
@@ -102,7 +104,7 @@ func (s *Server) handleServiceHistory(w http.ResponseWriter, r *http.Request) {
 	}
 	slug := r.PathValue("slug")
 	if _, tracked := snap.status[slug]; !tracked {
-		problem(w, http.StatusNotFound, "slug", fmt.Sprintf("%q is not a tracked service: see %s for the list", snapshot.Truncate(slug, 64), snapshot.PathStatus))
+		problem(w, http.StatusNotFound, "slug", fmt.Sprintf("%q is not a tracked service: see %s for the list", api.Truncate(slug, 64), snapshot.PathStatus))
 		return
 	}
 	hr, param, msg := parseHistoryRange(q, snap.Manifest.GeneratedAt)
@@ -120,11 +122,11 @@ func (s *Server) handleServiceHistory(w http.ResponseWriter, r *http.Request) {
 		hi := sort.Search(len(all), func(i int) bool { return all[i].Date > hr.to })
 		doc.From, doc.To, doc.Days = hr.from, hr.to, all[lo:max(lo, hi)]
 		if doc.Days == nil {
-			doc.Days = []snapshot.HistoryDay{}
+			doc.Days = []api.HistoryDay{}
 		}
 		if doc.Service == "" { // no file: an older snapshot
-			doc = snapshot.HistoryDoc{Service: slug, From: hr.from, To: hr.to, Basis: snapshot.HistoryBasis,
-				Days: []snapshot.HistoryDay{}, Timestamp: snap.Manifest.GeneratedAt, License: snapshot.License,
+			doc = api.HistoryDoc{Service: slug, From: hr.from, To: hr.to, Basis: history.HistoryBasis,
+				Days: []api.HistoryDay{}, Timestamp: snap.Manifest.GeneratedAt, License: api.License,
 				Dataset: snap.Manifest.BaseURL + "/" + snapshot.FileDatasets}
 		}
 		data, err := json.Marshal(doc)

@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -20,24 +23,24 @@ import (
 // closed month of the dataset, October still open (MonthCloseGrace).
 func newHistoryTestServer(t *testing.T) *testServer {
 	t.Helper()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := snapshot.NewHistory()
+	h := history.New()
 	states := map[string]build.ServiceState{}
 	for _, svc := range cat.Services {
-		h.Track(svc.Slug).Record(genTime.Add(-time.Hour), snapshot.Operational, nil)
-		h.Track(svc.Slug).Record(genTime, snapshot.Operational, nil)
-		states[svc.Slug] = build.ServiceState{Status: snapshot.Operational, Sources: snapshot.Sources{
-			Feed:  snapshot.FeedSource{Format: snapshot.FormatNone, State: snapshot.FeedNone},
-			Probe: snapshot.ProbeSource{State: snapshot.ProbeNone},
+		h.Track(svc.Slug).Record(genTime.Add(-time.Hour), api.Operational, nil)
+		h.Track(svc.Slug).Record(genTime, api.Operational, nil)
+		states[svc.Slug] = build.ServiceState{Status: api.Operational, Sources: api.Sources{
+			Feed:  api.FeedSource{Format: catalog.FormatNone, State: api.FeedNone},
+			Probe: api.ProbeSource{State: api.ProbeNone},
 		}}
 	}
-	h.Days = snapshot.DaySeries{}
-	for d := time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC); d.Before(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)); d = d.Add(snapshot.Day) {
-		h.Days.Put(snapshot.DayRow{Date: d.Format(time.DateOnly), Kind: snapshot.KindService, Subject: "openai",
-			Time: snapshot.Bucket{Operational: 1380 * 60, Major: 60 * 60, Probes: 10, LatencyMs: 1500}, Incidents: 1, Major: 1})
+	h.Days = history.DaySeries{}
+	for d := time.Date(2025, 10, 1, 0, 0, 0, 0, time.UTC); d.Before(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)); d = d.Add(history.Day) {
+		h.Days.Put(history.DayRow{Date: d.Format(time.DateOnly), Kind: history.KindService, Subject: "openai",
+			Time: history.Bucket{Operational: 1380 * 60, Major: 60 * 60, Probes: 10, LatencyMs: 1500}, Incidents: 1, Major: 1})
 	}
 	files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, genTime)
 	if err != nil {
@@ -85,7 +88,7 @@ func TestServiceHistory(t *testing.T) {
 				t.Fatalf("status %d, want %d: %s", resp.StatusCode, tt.status, data)
 			}
 			if tt.status != 200 {
-				var p snapshot.Problem
+				var p api.Problem
 				if err := json.Unmarshal(data, &p); err != nil || p.Param != tt.param {
 					t.Errorf("problem %s, want param %q (%v)", data, tt.param, err)
 				}
@@ -94,7 +97,7 @@ func TestServiceHistory(t *testing.T) {
 				}
 				return
 			}
-			var doc snapshot.HistoryDoc
+			var doc api.HistoryDoc
 			if err := json.Unmarshal(data, &doc); err != nil {
 				t.Fatal(err)
 			}
@@ -128,7 +131,7 @@ func TestServiceHistory(t *testing.T) {
 func TestServiceUptimeLongWindows(t *testing.T) {
 	t.Parallel()
 	ts := newHistoryTestServer(t)
-	var doc snapshot.ServiceDoc
+	var doc api.ServiceDoc
 	if err := json.Unmarshal(body(t, ts.do(t, http.MethodGet, "/api/v1/services/openai", nil)), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +195,7 @@ func TestDatasetBrokenFiles(t *testing.T) {
 				t.Errorf("Cache-Control %q with a broken index", got)
 			}
 			resp = ts.do(t, http.MethodGet, "/api/v1/services/openai/history", nil)
-			var doc snapshot.HistoryDoc
+			var doc api.HistoryDoc
 			if err := json.Unmarshal(body(t, resp), &doc); resp.StatusCode != 200 || err != nil {
 				t.Fatalf("history: %d %v", resp.StatusCode, err)
 			}

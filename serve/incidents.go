@@ -9,14 +9,15 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
 // incidentQuery is a validated /incidents request.
 type incidentQuery struct {
-	filters  snapshot.Filters
+	filters  api.Filters
 	since    time.Time
-	severity snapshot.Severity
+	severity api.Severity
 	service  string
 	limit    int
 }
@@ -32,21 +33,21 @@ func parseIncidentQuery(q url.Values, snap *Snapshot, now time.Time) (iq inciden
 		v := q.Get("since")
 		t, err := parseSince(v)
 		if err != nil {
-			return iq, "since", fmt.Sprintf("since %q is not an RFC 3339 date-time (2026-11-01T00:00:00Z) or a date (2026-11-01)", snapshot.Truncate(v, 64))
+			return iq, "since", fmt.Sprintf("since %q is not an RFC 3339 date-time (2026-11-01T00:00:00Z) or a date (2026-11-01)", api.Truncate(v, 64))
 		}
 		iq.since, iq.filters.Since = t, &v
 	}
 	if q.Has("severity") {
 		v := q.Get("severity")
-		if !snapshot.Severity(v).Valid() {
-			return iq, "severity", fmt.Sprintf("severity %q is not one of minor, major, critical", snapshot.Truncate(v, 64))
+		if !api.Severity(v).Valid() {
+			return iq, "severity", fmt.Sprintf("severity %q is not one of minor, major, critical", api.Truncate(v, 64))
 		}
-		iq.severity, iq.filters.Severity = snapshot.Severity(v), &v
+		iq.severity, iq.filters.Severity = api.Severity(v), &v
 	}
 	if q.Has("service") {
 		v := q.Get("service")
 		if _, ok := snap.status[v]; !ok {
-			return iq, "service", fmt.Sprintf("service %q is not a tracked slug: see %s for the list", snapshot.Truncate(v, 64), snapshot.PathStatus)
+			return iq, "service", fmt.Sprintf("service %q is not a tracked slug: see %s for the list", api.Truncate(v, 64), snapshot.PathStatus)
 		}
 		iq.service, iq.filters.Service = v, &v
 	}
@@ -95,12 +96,12 @@ func (snap *Snapshot) incidentsETag(iq incidentQuery, version string) string {
 }
 
 // incidentPageTail is the /incidents response after its incidents, in the
-// field order of snapshot.IncidentList.
+// field order of api.IncidentList.
 type incidentPageTail struct {
-	Timestamp time.Time        `json:"timestamp"`
-	Filters   snapshot.Filters `json:"filters"`
-	Window    snapshot.Window  `json:"window"`
-	License   string           `json:"license"`
+	Timestamp time.Time   `json:"timestamp"`
+	Filters   api.Filters `json:"filters"`
+	Window    api.Window  `json:"window"`
+	License   string      `json:"license"`
 }
 
 // filterIncidents applies a validated query and returns the encoded
@@ -122,8 +123,8 @@ func (snap *Snapshot) filterIncidents(iq incidentQuery) ([]byte, error) {
 	tail := incidentPageTail{
 		Timestamp: snap.Manifest.GeneratedAt,
 		Filters:   iq.filters,
-		Window:    snapshot.Window{Since: iq.since, Limit: iq.limit},
-		License:   snapshot.License,
+		Window:    api.Window{Since: iq.since, Limit: iq.limit},
+		License:   api.License,
 	}
 	var matched []int
 	size := 0

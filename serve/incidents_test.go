@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
 )
 
 // TestIncidentsEncoding: /incidents assembles its response from pre-encoded
@@ -19,7 +19,7 @@ func TestIncidentsEncoding(t *testing.T) {
 	for _, query := range []string{"", "?service=openai", "?service=groq", "?since=2026-09-01&limit=2", "?severity=critical&since=2026-10-31T13:00:00%2B01:00"} {
 		resp := ts.do(t, http.MethodGet, "/api/v1/incidents"+query, nil)
 		got := body(t, resp)
-		var list snapshot.IncidentList
+		var list api.IncidentList
 		if err := json.Unmarshal(got, &list); err != nil {
 			t.Fatal(err)
 		}

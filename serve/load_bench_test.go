@@ -11,6 +11,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/aistatus/aistatus/bench/procmem"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -35,11 +37,11 @@ func BenchmarkLoadFullRetention(b *testing.B) {
 	if !procmem.Available() {
 		b.Skip("needs Linux's /proc/self/status and clear_refs")
 	}
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		b.Fatal(err)
 	}
-	dir, _ := publishSynth(b, cat, genTime, snapshot.MaxChanges)
+	dir, _ := publishSynth(b, cat, genTime, history.MaxChanges)
 	ready := []string{snapshot.PathStatus, snapshot.APIBase + "/services/openai"}
 	var base, held, peak, full float64
 	var cpu, logRead float64

@@ -21,7 +21,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -35,7 +38,7 @@ import (
 // next. A response that mixed two snapshots would disagree with itself.
 func generationAt(g int) time.Time { return genTime.Add(time.Duration(g) * time.Second) }
 
-func generationStatus(g int) snapshot.Status { return snapshot.Statuses[g%len(snapshot.Statuses)] }
+func generationStatus(g int) api.Status { return api.Statuses[g%len(api.Statuses)] }
 
 // generationOf is the generation generated at t; false when t is not one.
 func generationOf(t time.Time) (int, bool) {
@@ -47,14 +50,14 @@ func generationOf(t time.Time) (int, bool) {
 // generationStatus(g), and one incident, "gen-<g>", that marks incidents.json.
 // Only the files the server reads are written (not the status page and
 // badges): publishing syncs every file, and the load test publishes 50 times.
-func renderGeneration(t testing.TB, cat snapshot.Catalog, g int) map[string][]byte {
+func renderGeneration(t testing.TB, cat catalog.Catalog, g int) map[string][]byte {
 	t.Helper()
 	at := generationAt(g)
-	h := snapshot.NewHistory()
-	h.Incidents = []snapshot.Incident{{
+	h := history.New()
+	h.Incidents = []api.Incident{{
 		ID: fmt.Sprintf("gen-%03d", g), Service: cat.Services[0].Slug, Headline: "generation marker",
-		Severity: snapshot.Minor, StartedAt: at.Add(-time.Minute), Status: "investigating",
-		Source: snapshot.SourceOfficial, UpdatedAt: at,
+		Severity: api.Minor, StartedAt: at.Add(-time.Minute), Status: "investigating",
+		Source: api.SourceOfficial, UpdatedAt: at,
 	}}
 	states := map[string]build.ServiceState{}
 	for _, svc := range cat.Services {
@@ -82,14 +85,14 @@ func renderGeneration(t testing.TB, cat snapshot.Catalog, g int) map[string][]by
 
 // loopbackCatalog is the embedded catalog with every probe URL pointed at a
 // loopback API host served by probe (nil: answer 401 at once).
-func loopbackCatalog(t testing.TB, probe http.HandlerFunc) (snapshot.Catalog, *httptest.Server) {
+func loopbackCatalog(t testing.TB, probe http.HandlerFunc) (catalog.Catalog, *httptest.Server) {
 	t.Helper()
 	if probe == nil {
 		probe = func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusUnauthorized) }
 	}
 	api := httptest.NewServer(probe)
 	t.Cleanup(api.Close)
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +106,7 @@ func loopbackCatalog(t testing.TB, probe http.HandlerFunc) (snapshot.Catalog, *h
 
 // newLoadServer publishes files into a fresh folder and returns a server
 // that has loaded them; its clock stands one hour after generation 0.
-func newLoadServer(t testing.TB, cat snapshot.Catalog, api *httptest.Server, files map[string][]byte) (*Server, string) {
+func newLoadServer(t testing.TB, cat catalog.Catalog, api *httptest.Server, files map[string][]byte) (*Server, string) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "public")
 	if err := snapshot.Publish(dir, files); err != nil {
@@ -312,12 +315,12 @@ func loadRequest(client *http.Client, url string, gz bool, services int) (int, s
 	}
 	var (
 		stamp    time.Time
-		statuses []snapshot.Status
+		statuses []api.Status
 		incident string // the incident that marks incidents.json
 	)
 	switch {
 	case strings.Contains(url, "/check"):
-		var doc snapshot.CheckDoc
+		var doc api.CheckDoc
 		if err := json.Unmarshal(data, &doc); err != nil {
 			return 0, "", sum, err
 		}
@@ -326,9 +329,9 @@ func loadRequest(client *http.Client, url string, gz bool, services int) (int, s
 		}
 		// The status comes from status.json, the data age from snapshot.json.
 		stamp = generationAt(0).Add(time.Hour - time.Duration(*doc.Verdict.DataAgeSeconds)*time.Second)
-		statuses = []snapshot.Status{*doc.Status}
+		statuses = []api.Status{*doc.Status}
 	case strings.Contains(url, "/incidents"):
-		var list snapshot.IncidentList
+		var list api.IncidentList
 		if err := json.Unmarshal(data, &list); err != nil {
 			return 0, "", sum, err
 		}
@@ -338,13 +341,13 @@ func loadRequest(client *http.Client, url string, gz bool, services int) (int, s
 		// The timestamp comes from snapshot.json, the incidents from incidents.json.
 		stamp, incident = list.Timestamp, list.Incidents[0].ID
 	case strings.Contains(url, "/services/"):
-		var doc snapshot.ServiceDoc
+		var doc api.ServiceDoc
 		if err := json.Unmarshal(data, &doc); err != nil {
 			return 0, "", sum, err
 		}
-		stamp, statuses = doc.Timestamp, []snapshot.Status{doc.Status}
+		stamp, statuses = doc.Timestamp, []api.Status{doc.Status}
 	default:
-		var doc snapshot.StatusDoc
+		var doc api.StatusDoc
 		if err := json.Unmarshal(data, &doc); err != nil {
 			return 0, "", sum, err
 		}
@@ -612,7 +615,7 @@ func TestGracefulShutdown(t *testing.T) {
 		t.Skip("fault test")
 	}
 	probing := make(chan struct{}, 1)
-	cat, api := loopbackCatalog(t, func(w http.ResponseWriter, _ *http.Request) {
+	cat, apiServer := loopbackCatalog(t, func(w http.ResponseWriter, _ *http.Request) {
 		select {
 		case probing <- struct{}{}:
 		default:
@@ -620,7 +623,7 @@ func TestGracefulShutdown(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 		w.WriteHeader(http.StatusUnauthorized)
 	})
-	srv, _ := newLoadServer(t, cat, api, renderGeneration(t, cat, 0))
+	srv, _ := newLoadServer(t, cat, apiServer, renderGeneration(t, cat, 0))
 	base, stop := serveLoopback(t, srv)
 
 	type result struct {
@@ -652,7 +655,7 @@ func TestGracefulShutdown(t *testing.T) {
 	if r.err != nil || r.status != http.StatusOK {
 		t.Fatalf("in-flight request: %d %v", r.status, r.err)
 	}
-	var doc snapshot.CheckDoc
+	var doc api.CheckDoc
 	if err := json.Unmarshal(r.body, &doc); err != nil || doc.LatencyMs == nil {
 		t.Fatalf("in-flight request: incomplete answer %s (%v)", r.body, err)
 	}

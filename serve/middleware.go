@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/serve/limits"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
@@ -69,7 +70,7 @@ func (s *Server) common(next http.Handler) http.Handler {
 				// timeout, and then the connection would be dropped without it.
 				w.Header().Set("Connection", "close")
 			}
-			problem(w, http.StatusMethodNotAllowed, "", fmt.Sprintf("method %s is not allowed: this API is read-only (%s)", snapshot.Truncate(r.Method, 16), methods))
+			problem(w, http.StatusMethodNotAllowed, "", fmt.Sprintf("method %s is not allowed: this API is read-only (%s)", api.Truncate(r.Method, 16), methods))
 		}
 	})
 }
@@ -170,7 +171,7 @@ func (s *Server) accessLog(next http.Handler) http.Handler {
 			return // counted, and said once that second is over
 		}
 		var addr [64]byte // the client's address, formatted without an allocation
-		s.opts.Log.Info().Str("method", r.Method).Str("path", snapshot.Truncate(r.URL.Path, 256)).
+		s.opts.Log.Info().Str("method", r.Method).Str("path", api.Truncate(r.URL.Path, 256)).
 			Int("status", rec.status).Int("bytes", rec.bytes).
 			Int64("us", time.Since(start).Microseconds()).Bytes("client", limits.ClientAddr(r, s.opts.TrustedProxies).AppendTo(addr[:0])).
 			Msg("request")

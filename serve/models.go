@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -16,8 +18,8 @@ func (s *Server) handleModel(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.PathValue("author") + "/" + r.PathValue("model")
 	var rep = snap.files[snapshot.ModelFile(id)]
-	if !snapshot.ValidModelID(id) || rep == nil {
-		problem(w, http.StatusNotFound, "model", fmt.Sprintf("%q is not a watched model: see %s for the list", snapshot.Truncate(id, 64), snapshot.PathModels))
+	if !catalog.ValidModelID(id) || rep == nil {
+		problem(w, http.StatusNotFound, "model", fmt.Sprintf("%q is not a watched model: see %s for the list", api.Truncate(id, 64), snapshot.PathModels))
 		return
 	}
 	if _, ok := parseQuery(w, r); !ok {

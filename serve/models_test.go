@@ -5,8 +5,11 @@ import (
 	"net/http"
 	"testing"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build"
 	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -17,12 +20,12 @@ func testGatewayReads() map[string]map[string]build.GatewayRead {
 	window := func(v5 float64) map[string]*float64 {
 		return map[string]*float64{"5m": pct(v5), "30m": pct(v5), "1d": pct(99)}
 	}
-	return map[string]map[string]build.GatewayRead{snapshot.GatewayOpenRouter: {
+	return map[string]map[string]build.GatewayRead{catalog.GatewayOpenRouter: {
 		"anthropic/claude-sonnet-4.5": {Endpoints: []feed.GatewayEndpoint{
 			{Provider: "Anthropic", Tag: "anthropic", Uptime: window(60)},
 			{Provider: "Amazon Bedrock", Tag: "amazon-bedrock", Uptime: window(99.9)},
 		}},
-		"openai/gpt-5": {Err: &feed.Error{Kind: snapshot.FailureHTTP, Err: errHTTP429}},
+		"openai/gpt-5": {Err: &feed.Error{Kind: api.FailureHTTP, Err: errHTTP429}},
 	}}
 }
 
@@ -39,32 +42,32 @@ func TestModels(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
-	var list snapshot.ModelsDoc
+	var list api.ModelsDoc
 	if err := json.Unmarshal(body(t, resp), &list); err != nil {
 		t.Fatal(err)
 	}
 	if len(list.Models) != len(ts.cat.Models.Watched) {
 		t.Fatalf("%d models, want every watched one (%d)", len(list.Models), len(ts.cat.Models.Watched))
 	}
-	byID := map[string]snapshot.ModelDoc{}
+	byID := map[string]api.ModelDoc{}
 	for _, m := range list.Models {
 		byID[m.ID] = m
 	}
 	sonnet := byID["anthropic/claude-sonnet-4.5"]
-	got := map[string]snapshot.Status{}
+	got := map[string]api.Status{}
 	for _, p := range sonnet.Providers {
 		got[p.Service] = p.Status
-		if p.Uptime == nil || p.Source.Attribution == "" || p.Source.Window != snapshot.ModelWindow {
+		if p.Uptime == nil || p.Source.Attribution == "" || p.Source.Window != history.ModelWindow {
 			t.Errorf("%s: %+v lacks its figure, window or attribution", p.Service, p)
 		}
 	}
-	if got["anthropic"] != snapshot.PartialOutage || got["aws-bedrock"] != snapshot.Operational || sonnet.Status != snapshot.Operational {
+	if got["anthropic"] != api.PartialOutage || got["aws-bedrock"] != api.Operational || sonnet.Status != api.Operational {
 		t.Errorf("sonnet = %+v, want a partial outage at Anthropic (60 %%) and operational on Bedrock", sonnet)
 	}
-	if m := byID["openai/gpt-5"]; m.Status != snapshot.Unknown {
+	if m := byID["openai/gpt-5"]; m.Status != api.Unknown {
 		t.Errorf("gpt-5 = %s, want unknown: the gateway refused, and OpenAI's own status is no model's", m.Status)
 	}
-	if len(list.Sources) != 1 || list.Sources[0].State != snapshot.FeedError || list.Sources[0].Failure != snapshot.FailureHTTP {
+	if len(list.Sources) != 1 || list.Sources[0].State != api.FeedError || list.Sources[0].Failure != api.FailureHTTP {
 		t.Errorf("sources = %+v, want the gateway's failure", list.Sources)
 	}
 
@@ -96,12 +99,12 @@ func TestCheckModel(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("status %d", resp.StatusCode)
 	}
-	var doc snapshot.CheckDoc
+	var doc api.CheckDoc
 	if err := json.Unmarshal(body(t, resp), &doc); err != nil {
 		t.Fatal(err)
 	}
 	v := doc.Verdict
-	if doc.Model == nil || doc.Model.Status != snapshot.PartialOutage || v.Action != snapshot.ActionFailover ||
+	if doc.Model == nil || doc.Model.Status != api.PartialOutage || v.Action != api.ActionFailover ||
 		len(v.Alternatives) == 0 || v.Alternatives[0].Slug != "aws-bedrock" {
 		t.Errorf("model %+v, advice %s, alternatives %+v: want a failover to Bedrock", doc.Model, v.Action, v.Alternatives)
 	}

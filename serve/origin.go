@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
@@ -184,7 +185,7 @@ func (o *Origin) Run(ctx context.Context, st *Store) {
 // freeze every replica: each genuine set after it looked older and was
 // refused until the real clock caught up, in 2030 for a set dated 2030. So:
 //
-//   - A set dated more than snapshot.MaxClockSkew ahead of the replica's
+//   - A set dated more than history.MaxClockSkew ahead of the replica's
 //     clock is refused: its time is impossible, and its data must not be
 //     presented as current. The set served stays, and turns stale by its
 //     own age if nothing better comes.
@@ -431,7 +432,7 @@ func readCapped(r io.Reader, limit int64) ([]byte, error) {
 // snapshotFromFiles builds a Snapshot from a verified set of files, as Load
 // does from a folder.
 func snapshotFromFiles(m snapshot.Manifest, manifestData []byte, files map[string][]byte) (*Snapshot, error) {
-	s := &Snapshot{Manifest: m, files: map[string]*representation{}, status: map[string]snapshot.ServiceSummary{}}
+	s := &Snapshot{Manifest: m, files: map[string]*representation{}, status: map[string]api.ServiceSummary{}}
 	s.files[snapshot.FileManifest] = newRepresentation(manifestData, snapshot.ContentTypeOf(snapshot.FileManifest))
 	for name, data := range files {
 		s.files[name] = newRepresentation(data, snapshot.ContentTypeOf(name))

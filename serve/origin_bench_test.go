@@ -14,6 +14,8 @@ import (
 	"github.com/aistatus/aistatus/bench/procmem"
 	"github.com/aistatus/aistatus/bench/synth"
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -30,7 +32,7 @@ func BenchmarkOriginSwapMemory(b *testing.B) {
 	if !procmem.Available() {
 		b.Skip("needs Linux's /proc/self/status and clear_refs")
 	}
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -97,9 +99,9 @@ func BenchmarkOriginSwapMemory(b *testing.B) {
 // publishSynth publishes bench/synth's snapshot at the retention cap of
 // incidents (26 services, 32 days), with changes entries in the change log,
 // into a new folder, and returns it and the files.
-func publishSynth(b *testing.B, cat snapshot.Catalog, at time.Time, changes int) (string, map[string][]byte) {
+func publishSynth(b *testing.B, cat catalog.Catalog, at time.Time, changes int) (string, map[string][]byte) {
 	b.Helper()
-	c := synth.New(cat, at, 32, snapshot.MaxIncidents)
+	c := synth.New(cat, at, 32, history.MaxIncidents)
 	c.AddChanges(cat, changes)
 	files, err := c.Snapshot(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "bench"}, cat)
 	if err != nil {

@@ -17,6 +17,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -28,7 +30,7 @@ import (
 type staticOrigin struct {
 	*httptest.Server
 	dir    string
-	cat    snapshot.Catalog
+	cat    catalog.Catalog
 	tamper atomic.Pointer[func(w http.ResponseWriter, r *http.Request) bool]
 	// requests counts the GETs of each path.
 	mu       sync.Mutex
@@ -37,7 +39,7 @@ type staticOrigin struct {
 
 func newStaticOrigin(t *testing.T) *staticOrigin {
 	t.Helper()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +78,7 @@ func (o *staticOrigin) publish(t *testing.T, at time.Time) snapshot.Manifest {
 
 // publishManifest renders a snapshot generated at at into dir and returns
 // its manifest.
-func publishManifest(t *testing.T, dir string, cat snapshot.Catalog, at time.Time) snapshot.Manifest {
+func publishManifest(t *testing.T, dir string, cat catalog.Catalog, at time.Time) snapshot.Manifest {
 	t.Helper()
 	publishTestSnapshot(t, dir, cat, at)
 	data, err := os.ReadFile(filepath.Join(dir, snapshot.FileManifest))
@@ -166,7 +168,7 @@ func (r *replica) statusTimestamp(t *testing.T) time.Time {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("GET %s: %d", snapshot.PathStatus, resp.StatusCode)
 	}
-	var doc snapshot.StatusDoc
+	var doc api.StatusDoc
 	if err := json.NewDecoder(resp.Body).Decode(&doc); err != nil {
 		t.Fatal(err)
 	}

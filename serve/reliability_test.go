@@ -8,31 +8,33 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
 // TestCheckExpectedResolution publishes snapshots whose history holds n
 // ended major incidents of openai beside its open major one, and asks
 // /check and /reliability: the figures reach /check through
-// reliability.json from snapshot.MinBasis incidents on, and not below.
+// reliability.json from history.MinBasis incidents on, and not below.
 func TestCheckExpectedResolution(t *testing.T) {
 	t.Parallel()
-	for _, n := range []int{snapshot.MinBasis - 1, snapshot.MinBasis} {
+	for _, n := range []int{history.MinBasis - 1, history.MinBasis} {
 		t.Run(fmt.Sprint(n, " incidents"), func(t *testing.T) {
 			ts := newTestServer(t, 0)
-			h := snapshot.NewHistory()
+			h := history.New()
 			h.Incidents = testIncidents()
 			for i := range n {
 				start := genTime.Add(-time.Duration(i+3) * 24 * time.Hour)
 				end := start.Add(time.Duration(10*(i+1)) * time.Minute)
-				h.Incidents = append(h.Incidents, snapshot.Incident{ID: fmt.Sprint("openai-old", i), Service: "openai", Headline: "Errors",
-					Severity: snapshot.Major, StartedAt: start, EndedAt: &end, Status: "resolved", Source: snapshot.SourceOfficial, UpdatedAt: end})
+				h.Incidents = append(h.Incidents, api.Incident{ID: fmt.Sprint("openai-old", i), Service: "openai", Headline: "Errors",
+					Severity: api.Major, StartedAt: start, EndedAt: &end, Status: "resolved", Source: api.SourceOfficial, UpdatedAt: end})
 			}
-			snapshot.SortIncidents(h.Incidents)
+			api.SortIncidents(h.Incidents)
 			states := map[string]build.ServiceState{}
 			for _, svc := range ts.cat.Services {
-				states[svc.Slug] = build.ServiceState{Status: snapshot.Operational, Basis: snapshot.BasisOfficial}
+				states[svc.Slug] = build.ServiceState{Status: api.Operational, Basis: api.BasisOfficial}
 			}
 			files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, ts.cat, h, states, genTime.Add(time.Second))
 			if err != nil {
@@ -46,22 +48,22 @@ func TestCheckExpectedResolution(t *testing.T) {
 				t.Fatalf("reload: %v %v", ok, err)
 			}
 
-			var check snapshot.CheckDoc
+			var check api.CheckDoc
 			decodeResponse(t, ts.do(t, http.MethodGet, snapshot.PathCheck+"?q=openai", nil), &check)
 			got := check.Verdict.ExpectedResolution
-			if n < snapshot.MinBasis {
+			if n < history.MinBasis {
 				if got != nil {
 					t.Errorf("expectedResolution %+v with %d incidents behind it", *got, n)
 				}
 			} else {
-				want := snapshot.ExpectedResolution{Incident: "openai-01", Severity: snapshot.Major, StartedAt: genTime.Add(-time.Hour),
+				want := api.ExpectedResolution{Incident: "openai-01", Severity: api.Major, StartedAt: genTime.Add(-time.Hour),
 					P50Minutes: 30, P90Minutes: 50, Basis: n}
 				if got == nil || *got != want {
 					t.Errorf("expectedResolution = %+v, want %+v", got, want)
 				}
 			}
 
-			var rel snapshot.ReliabilityDoc
+			var rel api.ReliabilityDoc
 			decodeResponse(t, ts.do(t, http.MethodGet, snapshot.PathReliability, nil), &rel)
 			if len(rel.Services) != len(ts.cat.Services) || rel.Services[0].Slug != "openai" ||
 				rel.Services[0].Reliability.IncidentDuration.Major.Incidents != n {

@@ -8,9 +8,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/serve/limits"
-	"github.com/aistatus/aistatus/snapshot"
 )
 
 // crowdForgetEvery is how often a serving process closes the crowd's ended
@@ -66,7 +66,7 @@ type withReports struct {
 
 type reportsRep struct {
 	file   *representation
-	counts snapshot.Reports
+	counts api.Reports
 	rep    *representation
 }
 
@@ -80,7 +80,7 @@ func (s *Server) serviceWithReports(slug string, rep *representation, now time.T
 	if !ok {
 		return rep
 	}
-	counts := snapshot.Reports{WindowStart: rc.Window, WindowEnd: rc.Window.Add(check.ReportWindow),
+	counts := api.Reports{WindowStart: rc.Window, WindowEnd: rc.Window.Add(check.ReportWindow),
 		Count: rc.Count, Baseline: rc.Baseline, State: rc.State()}
 	c := &s.reports
 	c.mu.Lock()
@@ -107,7 +107,7 @@ func (s *Server) serviceWithReports(slug string, rep *representation, now time.T
 	return with
 }
 
-func sameReports(a, b snapshot.Reports) bool {
+func sameReports(a, b api.Reports) bool {
 	return a.WindowStart.Equal(b.WindowStart) && a.Count == b.Count && a.State == b.State &&
 		(a.Baseline == nil) == (b.Baseline == nil) && (a.Baseline == nil || *a.Baseline == *b.Baseline)
 }

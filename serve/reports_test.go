@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/serve/shared"
 	"github.com/aistatus/aistatus/snapshot"
@@ -22,7 +23,7 @@ import (
 
 // reportFrom asks /check for q with error= from the client at addr, and
 // returns the verdict's crowd evidence (nil when none).
-func reportFrom(t *testing.T, ts *testServer, addr, q, observed string) *snapshot.Evidence {
+func reportFrom(t *testing.T, ts *testServer, addr, q, observed string) *api.Evidence {
 	t.Helper()
 	req := httptest.NewRequest(http.MethodGet, "/api/v1/check?q="+q+"&error="+observed, nil)
 	req.RemoteAddr = addr
@@ -32,12 +33,12 @@ func reportFrom(t *testing.T, ts *testServer, addr, q, observed string) *snapsho
 		t.Fatalf("check from %s: %d %s", addr, rec.Code, rec.Body)
 	}
 	assertContract(t, req, rec.Code, rec.Header(), rec.Body.Bytes())
-	var doc snapshot.CheckDoc
+	var doc api.CheckDoc
 	if err := json.Unmarshal(rec.Body.Bytes(), &doc); err != nil {
 		t.Fatal(err)
 	}
 	for _, ev := range doc.Verdict.Evidence {
-		if ev.Source == snapshot.EvidenceReports {
+		if ev.Source == api.EvidenceReports {
 			return &ev
 		}
 	}
@@ -45,11 +46,11 @@ func reportFrom(t *testing.T, ts *testServer, addr, q, observed string) *snapsho
 }
 
 // serviceReports is the "reports" member of GET /services/{slug}.
-func serviceReports(t *testing.T, ts *testServer, slug string) *snapshot.Reports {
+func serviceReports(t *testing.T, ts *testServer, slug string) *api.Reports {
 	t.Helper()
 	var doc struct {
-		Slug    string            `json:"slug"`
-		Reports *snapshot.Reports `json:"reports"`
+		Slug    string       `json:"slug"`
+		Reports *api.Reports `json:"reports"`
 	}
 	if err := json.Unmarshal(body(t, ts.do(t, http.MethodGet, "/api/v1/services/"+slug, nil)), &doc); err != nil {
 		t.Fatal(err)
@@ -85,7 +86,7 @@ func TestCrowdReports(t *testing.T) {
 			t.Fatalf("address %d of one /64: count %d, want 2", i+1, *ev.Count)
 		}
 	}
-	var last *snapshot.Evidence
+	var last *api.Evidence
 	for i := 3; i <= 20; i++ {
 		last = reportFrom(t, ts, fmt.Sprintf("198.51.100.%d:4000", i), "anthropic", "529")
 		if *last.Count != i {
@@ -150,9 +151,9 @@ func TestCrowdForgottenWhileIdle(t *testing.T) {
 	}
 }
 
-func hasReports(doc snapshot.CheckDoc) bool {
+func hasReports(doc api.CheckDoc) bool {
 	for _, ev := range doc.Verdict.Evidence {
-		if ev.Source == snapshot.EvidenceReports {
+		if ev.Source == api.EvidenceReports {
 			return true
 		}
 	}
@@ -172,7 +173,7 @@ func TestCrowdAcrossReplicas(t *testing.T) {
 			t.Fatalf("report %d of one client: count %d", i+1, *ev.Count)
 		}
 	}
-	var last *snapshot.Evidence
+	var last *api.Evidence
 	for i := 2; i <= 20; i++ {
 		last = reportFrom(t, rs[i%3], fmt.Sprintf("198.51.100.%d:1000", i), "groq", "529")
 	}

@@ -10,7 +10,7 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
 )
 
 // The request caps of the computed routes.
@@ -96,7 +96,7 @@ func parseLimit(q url.Values, def, maxLimit int) (limit int, msg string) {
 	v := q.Get("limit")
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 || n > maxLimit {
-		return 0, fmt.Sprintf("limit %q is not a whole number from 1 to %d", snapshot.Truncate(v, 64), maxLimit)
+		return 0, fmt.Sprintf("limit %q is not a whole number from 1 to %d", api.Truncate(v, 64), maxLimit)
 	}
 	return n, ""
 }

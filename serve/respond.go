@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -405,7 +406,7 @@ func serveComputed(w http.ResponseWriter, r *http.Request, etag string, compute 
 
 // problem sends an RFC 9457 problem details response.
 func problem(w http.ResponseWriter, status int, param, detail string) {
-	body, _ := json.Marshal(snapshot.Problem{
+	body, _ := json.Marshal(api.Problem{
 		Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail, Param: param,
 	})
 	h := w.Header()

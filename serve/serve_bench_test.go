@@ -12,6 +12,8 @@ import (
 
 	"github.com/aistatus/aistatus/bench/synth"
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/logbatch"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
@@ -29,7 +31,7 @@ import (
 // is fresh and the live-probe cache, once warm, stays warm.
 func newSynthServer(b testing.TB, incidents, rateLimit int) *testServer {
 	b.Helper()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -154,7 +156,7 @@ func BenchmarkService(b *testing.B) {
 
 // BenchmarkIncidents filters 100 000 retained incidents (the retention cap).
 func BenchmarkIncidents(b *testing.B) {
-	h := newSynthServer(b, snapshot.MaxIncidents, 0).Handler()
+	h := newSynthServer(b, history.MaxIncidents, 0).Handler()
 	filtered := "/api/v1/incidents?service=openai&severity=major&since=2026-10-01"
 	for _, c := range []struct{ name, target string }{
 		{"service+severity+since", filtered},

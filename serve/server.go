@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/serve/limits"
@@ -32,7 +33,7 @@ type Options struct {
 	// (aistatus run): before the first one, a 503 says it is being built,
 	// rather than that none has been published yet.
 	BuildsHere bool
-	Catalog    snapshot.Catalog
+	Catalog    catalog.Catalog
 	// RateLimit is the number of requests per minute per client; 0 disables
 	// limiting (behind a CDN that limits).
 	RateLimit int

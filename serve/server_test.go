@@ -17,7 +17,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/serve/limits"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
@@ -33,13 +36,13 @@ func (c *testClock) Now() time.Time       { return time.Unix(0, c.ns.Load()).UTC
 func (c *testClock) Set(t time.Time)      { c.ns.Store(t.UnixNano()) }
 
 // testIncidents are the incidents of the test snapshot, newest first.
-func testIncidents() []snapshot.Incident {
+func testIncidents() []api.Incident {
 	ended := genTime.Add(-47 * time.Hour)
-	return []snapshot.Incident{
-		{ID: "openai-01", Service: "openai", Headline: "Elevated errors", Severity: snapshot.Major, StartedAt: genTime.Add(-1 * time.Hour), Status: "investigating", Source: snapshot.SourceOfficial, UpdatedAt: genTime},
-		{ID: "anthropic-02", Service: "anthropic", Headline: "Slow responses", Severity: snapshot.Minor, StartedAt: genTime.Add(-30 * time.Hour), EndedAt: &ended, Status: "resolved", Source: snapshot.SourceOfficial, UpdatedAt: ended},
-		{ID: "openai-03", Service: "openai", Headline: "Outage", Severity: snapshot.Critical, StartedAt: genTime.Add(-10 * 24 * time.Hour), EndedAt: &ended, Status: "resolved", Source: snapshot.SourceOfficial, UpdatedAt: ended},
-		{ID: "groq-04", Service: "groq", Headline: "Old outage", Severity: snapshot.Major, StartedAt: genTime.Add(-40 * 24 * time.Hour), EndedAt: &ended, Status: "resolved", Source: snapshot.SourceProbe, UpdatedAt: ended},
+	return []api.Incident{
+		{ID: "openai-01", Service: "openai", Headline: "Elevated errors", Severity: api.Major, StartedAt: genTime.Add(-1 * time.Hour), Status: "investigating", Source: api.SourceOfficial, UpdatedAt: genTime},
+		{ID: "anthropic-02", Service: "anthropic", Headline: "Slow responses", Severity: api.Minor, StartedAt: genTime.Add(-30 * time.Hour), EndedAt: &ended, Status: "resolved", Source: api.SourceOfficial, UpdatedAt: ended},
+		{ID: "openai-03", Service: "openai", Headline: "Outage", Severity: api.Critical, StartedAt: genTime.Add(-10 * 24 * time.Hour), EndedAt: &ended, Status: "resolved", Source: api.SourceOfficial, UpdatedAt: ended},
+		{ID: "groq-04", Service: "groq", Headline: "Old outage", Severity: api.Major, StartedAt: genTime.Add(-40 * 24 * time.Hour), EndedAt: &ended, Status: "resolved", Source: api.SourceProbe, UpdatedAt: ended},
 	}
 }
 
@@ -47,28 +50,28 @@ func testIncidents() []snapshot.Incident {
 // degraded, cohere down by our probes while its page says operational, the
 // services without a feed read by our probe alone, and every other service
 // operational.
-func renderTestSnapshot(cat snapshot.Catalog, at time.Time) (map[string][]byte, error) {
-	h := snapshot.NewHistory()
+func renderTestSnapshot(cat catalog.Catalog, at time.Time) (map[string][]byte, error) {
+	h := history.New()
 	h.Incidents = testIncidents()
 	states := map[string]build.ServiceState{}
 	for _, svc := range cat.Services {
-		st := snapshot.Operational
+		st := api.Operational
 		latency := 120.0
-		sources := snapshot.Sources{
-			Feed:  snapshot.FeedSource{Format: svc.Feed.Format, State: snapshot.FeedOK, Status: st},
-			Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &latency, HTTPStatus: 401},
+		sources := api.Sources{
+			Feed:  api.FeedSource{Format: svc.Feed.Format, State: api.FeedOK, Status: st},
+			Probe: api.ProbeSource{State: api.ProbeOK, LatencyMs: &latency, HTTPStatus: 401},
 		}
 		switch {
 		case svc.Slug == "openai":
-			st = snapshot.Degraded
+			st = api.Degraded
 			sources.Feed.Status = st
 		case svc.Slug == "cohere":
-			st = snapshot.MajorOutage
-			sources.Probe = snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "connection refused"}
-			sources.Disagreement = &snapshot.Disagreement{By: snapshot.EvidenceProbe, Since: at.Add(-3 * time.Minute), Official: snapshot.Operational,
-				Measured: snapshot.MajorOutage, Detail: "Our probes of the API have failed 3 times in a row, while the official status page says operational."}
-		case svc.Feed.Format == snapshot.FormatNone:
-			sources.Feed = snapshot.FeedSource{Format: snapshot.FormatNone, State: snapshot.FeedNone, Note: svc.Feed.Note}
+			st = api.MajorOutage
+			sources.Probe = api.ProbeSource{State: api.ProbeFailed, Error: "connection refused"}
+			sources.Disagreement = &api.Disagreement{By: api.EvidenceProbe, Since: at.Add(-3 * time.Minute), Official: api.Operational,
+				Measured: api.MajorOutage, Detail: "Our probes of the API have failed 3 times in a row, while the official status page says operational."}
+		case svc.Feed.Format == catalog.FormatNone:
+			sources.Feed = api.FeedSource{Format: catalog.FormatNone, State: api.FeedNone, Note: svc.Feed.Note}
 		}
 		h.Track(svc.Slug).Record(at.Add(-time.Hour), st, new(100.0))
 		h.Track(svc.Slug).Record(at, st, new(120.0))
@@ -94,7 +97,7 @@ var (
 	rendered   = map[renderedKey]func() (map[string][]byte, error){}
 )
 
-func testSnapshotFiles(cat snapshot.Catalog, at time.Time) (map[string][]byte, error) {
+func testSnapshotFiles(cat catalog.Catalog, at time.Time) (map[string][]byte, error) {
 	services := slices.Clone(cat.Services)
 	for i := range services {
 		services[i].ProbeURL = ""
@@ -116,7 +119,7 @@ func testSnapshotFiles(cat snapshot.Catalog, at time.Time) (map[string][]byte, e
 
 // publishTestSnapshot publishes the test snapshot of cat generated at at
 // (renderTestSnapshot) into dir.
-func publishTestSnapshot(t testing.TB, dir string, cat snapshot.Catalog, at time.Time) {
+func publishTestSnapshot(t testing.TB, dir string, cat catalog.Catalog, at time.Time) {
 	t.Helper()
 	files, err := testSnapshotFiles(cat, at)
 	if err != nil {
@@ -148,14 +151,14 @@ type testServer struct {
 	dir   string
 	clock *testClock
 	api   *fakeAPI
-	cat   snapshot.Catalog
+	cat   catalog.Catalog
 }
 
 // newTestServer serves a fresh test snapshot; every probe URL of the catalog
 // points at a fake API host.
 func newTestServer(t testing.TB, rateLimit int) *testServer {
 	t.Helper()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,22 +232,22 @@ func body(t testing.TB, resp *http.Response) []byte {
 
 // problemAt GETs target and returns its problem, failing the test (but not
 // stopping it) with ok false when the status is not want.
-func problemAt(t *testing.T, ts *testServer, target string, want int) (p snapshot.Problem, ok bool) {
+func problemAt(t *testing.T, ts *testServer, target string, want int) (p api.Problem, ok bool) {
 	t.Helper()
 	resp := ts.do(t, http.MethodGet, target, nil)
 	if resp.StatusCode != want {
 		t.Errorf("%s: %d, want %d", target, resp.StatusCode, want)
-		return snapshot.Problem{}, false
+		return api.Problem{}, false
 	}
 	return decodeProblem(t, resp), true
 }
 
-func decodeProblem(t testing.TB, resp *http.Response) snapshot.Problem {
+func decodeProblem(t testing.TB, resp *http.Response) api.Problem {
 	t.Helper()
 	if ct := resp.Header.Get("Content-Type"); ct != snapshot.ContentProblem {
 		t.Fatalf("content type %q, want %s", ct, snapshot.ContentProblem)
 	}
-	var p snapshot.Problem
+	var p api.Problem
 	if err := json.Unmarshal(body(t, resp), &p); err != nil {
 		t.Fatal(err)
 	}
@@ -411,7 +414,7 @@ func TestNoSnapshotYetSays(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "public")
-			cat, err := snapshot.DefaultCatalog()
+			cat, err := catalog.Default()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -471,18 +474,18 @@ func TestIncidentFilters(t *testing.T) {
 		query     string
 		ids       []string
 		truncated bool
-		filters   snapshot.Filters
+		filters   api.Filters
 	}{
-		{"", []string{"openai-01", "anthropic-02", "openai-03"}, false, snapshot.Filters{}},
-		{"?service=openai", []string{"openai-01", "openai-03"}, false, snapshot.Filters{Service: ptr("openai")}},
-		{"?severity=critical", []string{"openai-03"}, false, snapshot.Filters{Severity: ptr("critical")}},
-		{"?since=2026-10-31T12:00:00Z", []string{"openai-01"}, false, snapshot.Filters{Since: ptr("2026-10-31T12:00:00Z")}},
-		{"?since=2026-10-31T13:00:00%2B01:00", []string{"openai-01"}, false, snapshot.Filters{Since: ptr("2026-10-31T13:00:00+01:00")}},
-		{"?since=2026-10-31", []string{"openai-01", "anthropic-02"}, false, snapshot.Filters{Since: ptr("2026-10-31")}},
-		{"?since=2026-09-01", []string{"openai-01", "anthropic-02", "openai-03", "groq-04"}, false, snapshot.Filters{Since: ptr("2026-09-01")}},
-		{"?since=2026-09-01&limit=2", []string{"openai-01", "anthropic-02"}, true, snapshot.Filters{Since: ptr("2026-09-01")}},
-		{"?service=groq", []string{}, false, snapshot.Filters{Service: ptr("groq")}},
-		{"?service=openai&severity=minor", []string{}, false, snapshot.Filters{Service: ptr("openai"), Severity: ptr("minor")}},
+		{"", []string{"openai-01", "anthropic-02", "openai-03"}, false, api.Filters{}},
+		{"?service=openai", []string{"openai-01", "openai-03"}, false, api.Filters{Service: ptr("openai")}},
+		{"?severity=critical", []string{"openai-03"}, false, api.Filters{Severity: ptr("critical")}},
+		{"?since=2026-10-31T12:00:00Z", []string{"openai-01"}, false, api.Filters{Since: ptr("2026-10-31T12:00:00Z")}},
+		{"?since=2026-10-31T13:00:00%2B01:00", []string{"openai-01"}, false, api.Filters{Since: ptr("2026-10-31T13:00:00+01:00")}},
+		{"?since=2026-10-31", []string{"openai-01", "anthropic-02"}, false, api.Filters{Since: ptr("2026-10-31")}},
+		{"?since=2026-09-01", []string{"openai-01", "anthropic-02", "openai-03", "groq-04"}, false, api.Filters{Since: ptr("2026-09-01")}},
+		{"?since=2026-09-01&limit=2", []string{"openai-01", "anthropic-02"}, true, api.Filters{Since: ptr("2026-09-01")}},
+		{"?service=groq", []string{}, false, api.Filters{Service: ptr("groq")}},
+		{"?service=openai&severity=minor", []string{}, false, api.Filters{Service: ptr("openai"), Severity: ptr("minor")}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
@@ -490,7 +493,7 @@ func TestIncidentFilters(t *testing.T) {
 			if resp.StatusCode != 200 {
 				t.Fatalf("status %d", resp.StatusCode)
 			}
-			var list snapshot.IncidentList
+			var list api.IncidentList
 			if err := json.Unmarshal(body(t, resp), &list); err != nil {
 				t.Fatal(err)
 			}
@@ -540,7 +543,7 @@ func TestIncidentFiltersRejectBadInput(t *testing.T) {
 	}
 }
 
-func fmtFilters(f snapshot.Filters) string {
+func fmtFilters(f api.Filters) string {
 	s := func(p *string) string {
 		if p == nil {
 			return "null"
@@ -696,21 +699,21 @@ func TestAccessLog(t *testing.T) {
 func TestSources(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, 0)
-	var doc snapshot.SourcesDoc
+	var doc api.SourcesDoc
 	if err := json.Unmarshal(body(t, ts.do(t, http.MethodGet, snapshot.PathSources, nil)), &doc); err != nil {
 		t.Fatal(err)
 	}
-	if len(doc.Services) != len(ts.cat.Services) || doc.License != snapshot.License {
+	if len(doc.Services) != len(ts.cat.Services) || doc.License != api.License {
 		t.Fatalf("%d services, licence %q", len(doc.Services), doc.License)
 	}
-	by := map[string]snapshot.ServiceSources{}
+	by := map[string]api.ServiceSources{}
 	for _, s := range doc.Services {
 		by[s.Slug] = s
 	}
-	if d := by["cohere"].Disagreement; d == nil || d.Official != snapshot.Operational || by["cohere"].Status != snapshot.MajorOutage {
+	if d := by["cohere"].Disagreement; d == nil || d.Official != api.Operational || by["cohere"].Status != api.MajorOutage {
 		t.Errorf("cohere: %+v", by["cohere"])
 	}
-	if f := by["mistral"].Feed; f.State != snapshot.FeedNone || f.Note == "" {
+	if f := by["mistral"].Feed; f.State != api.FeedNone || f.Note == "" {
 		t.Errorf("mistral feed: %+v", f)
 	}
 }
@@ -751,7 +754,7 @@ func TestAPIIndex(t *testing.T) {
 	if slashed.StatusCode != http.StatusOK || bare.StatusCode != http.StatusOK || !bytes.Equal(body(t, bare), data) {
 		t.Fatalf("/api/v1/: %d, /api/v1: %d", slashed.StatusCode, bare.StatusCode)
 	}
-	var index snapshot.APIIndex
+	var index api.APIIndex
 	if err := json.Unmarshal(data, &index); err != nil || len(index.Endpoints) == 0 {
 		t.Fatalf("index %v: %s", err, data)
 	}

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/serve/limits"
 	"github.com/aistatus/aistatus/serve/shared"
 	"github.com/aistatus/aistatus/serve/shared/redistest"
-	"github.com/aistatus/aistatus/snapshot"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 )
@@ -438,7 +438,7 @@ func TestLyingRedis(t *testing.T) {
 					t.Fatalf("request %d: RateLimit %q", i+1, got)
 				}
 				if i == 0 {
-					var doc snapshot.CheckDoc
+					var doc api.CheckDoc
 					if err := json.Unmarshal(body(t, resp), &doc); err != nil || doc.LatencyMs == nil {
 						t.Fatalf("/check without a live probe (%v): %+v", err, doc)
 					}

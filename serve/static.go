@@ -6,6 +6,7 @@ import (
 	"path"
 	"strings"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -48,7 +49,7 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if f := q.Get("format"); q.Has("format") && f != "csv" {
-		problem(w, http.StatusBadRequest, "format", fmt.Sprintf("unsupported format %q: only csv is supported", snapshot.Truncate(f, 32)))
+		problem(w, http.StatusBadRequest, "format", fmt.Sprintf("unsupported format %q: only csv is supported", api.Truncate(f, 32)))
 		return
 	}
 	s.file(snapshot.FileExport)(w, r)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -41,8 +43,8 @@ func (s *Server) serveStatusAt(w http.ResponseWriter, r *http.Request, snap *Sna
 	if !ok {
 		return
 	}
-	doc := snapshot.StatusAtDoc{At: at, Services: []snapshot.ServiceAt{}, LogStart: s.changeLog(snap).since.UTC(),
-		Timestamp: snap.Manifest.GeneratedAt, License: snapshot.License}
+	doc := api.StatusAtDoc{At: at, Services: []api.ServiceAt{}, LogStart: s.changeLog(snap).since.UTC(),
+		Timestamp: snap.Manifest.GeneratedAt, License: api.License}
 	for _, slug := range snap.order {
 		doc.Services = append(doc.Services, snap.serviceAt(slug, at))
 	}
@@ -89,7 +91,7 @@ func (s *Server) trackedService(w http.ResponseWriter, r *http.Request) (*Snapsh
 	slug := r.PathValue("slug")
 	rep := snap.files[snapshot.ServiceFile(slug)]
 	if _, tracked := snap.status[slug]; !tracked || rep == nil {
-		problem(w, http.StatusNotFound, "slug", fmt.Sprintf("%q is not a tracked service: see %s for the list", snapshot.Truncate(slug, 64), snapshot.PathStatus))
+		problem(w, http.StatusNotFound, "slug", fmt.Sprintf("%q is not a tracked service: see %s for the list", api.Truncate(slug, 64), snapshot.PathStatus))
 		return nil, nil, false
 	}
 	return snap, rep, true
@@ -102,8 +104,8 @@ func (s *Server) serveServiceAt(w http.ResponseWriter, r *http.Request, snap *Sn
 		return
 	}
 	slug := r.PathValue("slug")
-	serveJSON(w, r, snapshot.ServiceAtDoc{At: at, Service: snap.serviceAt(slug, at), LogStart: s.changeLog(snap).since.UTC(),
-		Timestamp: snap.Manifest.GeneratedAt, License: snapshot.License})
+	serveJSON(w, r, api.ServiceAtDoc{At: at, Service: snap.serviceAt(slug, at), LogStart: s.changeLog(snap).since.UTC(),
+		Timestamp: snap.Manifest.GeneratedAt, License: api.License})
 }
 
 // parseAt validates the instant of a point-in-time read, sent as param: an
@@ -113,7 +115,7 @@ func (s *Server) serveServiceAt(w http.ResponseWriter, r *http.Request, snap *Sn
 func (s *Server) parseAt(w http.ResponseWriter, snap *Snapshot, v, param string) (time.Time, bool) {
 	at, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(v))
 	if err != nil || len(v) > 64 {
-		problem(w, http.StatusBadRequest, param, fmt.Sprintf("%s %q is not an RFC 3339 date-time (2026-11-01T14:03:00Z)", param, snapshot.Truncate(v, 64)))
+		problem(w, http.StatusBadRequest, param, fmt.Sprintf("%s %q is not an RFC 3339 date-time (2026-11-01T14:03:00Z)", param, api.Truncate(v, 64)))
 		return time.Time{}, false
 	}
 	at = at.UTC()
@@ -137,15 +139,15 @@ func (s *Server) parseAt(w http.ResponseWriter, snap *Snapshot, v, param string)
 // those that started later are a prefix (newest first), the ended ones are
 // scanned only while an older one may still have been open (latestEnd),
 // and the ones still open come from their own index. At most
-// snapshot.MaxIncidentsAt are listed, the newest, and IncidentsTruncated
+// api.MaxIncidentsAt are listed, the newest, and IncidentsTruncated
 // says when there were more.
-func (snap *Snapshot) serviceAt(slug string, at time.Time) snapshot.ServiceAt {
+func (snap *Snapshot) serviceAt(slug string, at time.Time) api.ServiceAt {
 	sum, log := snap.status[slug], snap.changeLog()
-	st, since, ok := snapshot.StatusAt(log.statusChanges[slug], slug, at, sum.Status)
+	st, since, ok := history.StatusAt(log.statusChanges[slug], slug, at, sum.Status)
 	if !ok {
-		st = snapshot.Unknown // not checked yet then
+		st = api.Unknown // not checked yet then
 	}
-	out := snapshot.ServiceAt{Slug: slug, Name: sum.Name, Status: st, Incidents: []snapshot.Incident{}}
+	out := api.ServiceAt{Slug: slug, Name: sum.Name, Status: st, Incidents: []api.Incident{}}
 	if !since.IsZero() {
 		out.Since = &since
 	}
@@ -178,7 +180,7 @@ func (snap *Snapshot) serviceAt(slug string, at time.Time) snapshot.ServiceAt {
 		if opened, logged := log.openedAt[inc.ID]; logged && opened.After(at) {
 			continue // started earlier by its own account, but we learned of it later
 		}
-		if len(out.Incidents) == snapshot.MaxIncidentsAt {
+		if len(out.Incidents) == api.MaxIncidentsAt {
 			out.IncidentsTruncated = true
 			return out
 		}

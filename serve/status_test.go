@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -35,13 +36,13 @@ func referenceIncidentsAt(snap *Snapshot, slug string, at time.Time) []string {
 // old), some learned of after they started.
 func randomIncidentSnapshot(rng *rand.Rand, n int) *Snapshot {
 	slugs := []string{"openai", "anthropic", "groq"}
-	snap := &Snapshot{status: map[string]snapshot.ServiceSummary{}, log: changeLog{openedAt: map[string]time.Time{}}}
+	snap := &Snapshot{status: map[string]api.ServiceSummary{}, log: changeLog{openedAt: map[string]time.Time{}}}
 	for _, slug := range slugs {
-		snap.status[slug] = snapshot.ServiceSummary{Slug: slug, Name: slug, Status: snapshot.Operational}
+		snap.status[slug] = api.ServiceSummary{Slug: slug, Name: slug, Status: api.Operational}
 	}
 	for i := range n {
 		start := genTime.Add(-time.Duration(rng.Int64N(int64(90 * 24 * time.Hour))))
-		inc := snapshot.Incident{ID: fmt.Sprintf("inc-%d", i), Service: slugs[rng.IntN(len(slugs))], StartedAt: start}
+		inc := api.Incident{ID: fmt.Sprintf("inc-%d", i), Service: slugs[rng.IntN(len(slugs))], StartedAt: start}
 		if rng.IntN(10) > 0 {
 			d := time.Duration(rng.Int64N(int64(3 * time.Hour)))
 			if rng.IntN(20) == 0 {
@@ -55,7 +56,7 @@ func randomIncidentSnapshot(rng *rand.Rand, n int) *Snapshot {
 		}
 		snap.incidents = append(snap.incidents, inc)
 	}
-	snapshot.SortIncidents(snap.incidents)
+	api.SortIncidents(snap.incidents)
 	snap.indexIncidents()
 	return snap
 }
@@ -79,9 +80,9 @@ func TestServiceAtMatchesAPass(t *testing.T) {
 				for _, inc := range got.Incidents {
 					ids = append(ids, inc.ID)
 				}
-				more := len(want) > snapshot.MaxIncidentsAt
+				more := len(want) > api.MaxIncidentsAt
 				if more {
-					want = want[:snapshot.MaxIncidentsAt]
+					want = want[:api.MaxIncidentsAt]
 				}
 				if !slices.Equal(ids, want) || got.IncidentsTruncated != more {
 					t.Fatalf("%d incidents, %s at %s: got %v (truncated %v), want %v (truncated %v)",
@@ -96,12 +97,12 @@ func TestServiceAtMatchesAPass(t *testing.T) {
 	}
 
 	// A flood: thousands open at once are listed up to the cap.
-	snap := &Snapshot{status: map[string]snapshot.ServiceSummary{"openai": {Slug: "openai"}}}
+	snap := &Snapshot{status: map[string]api.ServiceSummary{"openai": {Slug: "openai"}}}
 	for i := range 5000 {
-		snap.incidents = append(snap.incidents, snapshot.Incident{ID: fmt.Sprint(i), Service: "openai", StartedAt: genTime.Add(-time.Duration(i) * time.Second)})
+		snap.incidents = append(snap.incidents, api.Incident{ID: fmt.Sprint(i), Service: "openai", StartedAt: genTime.Add(-time.Duration(i) * time.Second)})
 	}
 	snap.indexIncidents()
-	if got := snap.serviceAt("openai", genTime); len(got.Incidents) != snapshot.MaxIncidentsAt || !got.IncidentsTruncated || got.Incidents[0].ID != "0" {
+	if got := snap.serviceAt("openai", genTime); len(got.Incidents) != api.MaxIncidentsAt || !got.IncidentsTruncated || got.Incidents[0].ID != "0" {
 		t.Errorf("flood: %d incidents listed, truncated %v", len(got.Incidents), got.IncidentsTruncated)
 	}
 }
@@ -111,10 +112,10 @@ func TestServiceAtMatchesAPass(t *testing.T) {
 // go back; one in order is used as it is.
 func TestOrderedLog(t *testing.T) {
 	t.Parallel()
-	at := func(id int64, minutes int) snapshot.Change {
-		return snapshot.Change{ID: id, Time: genTime.Add(time.Duration(minutes) * time.Minute)}
+	at := func(id int64, minutes int) api.Change {
+		return api.Change{ID: id, Time: genTime.Add(time.Duration(minutes) * time.Minute)}
 	}
-	ids := func(log []snapshot.Change) (out []int64) {
+	ids := func(log []api.Change) (out []int64) {
 		for _, c := range log {
 			out = append(out, c.ID)
 		}
@@ -122,14 +123,14 @@ func TestOrderedLog(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name string
-		log  []snapshot.Change
+		log  []api.Change
 		want []int64
 	}{
 		{"empty", nil, nil},
-		{"in order, times tie", []snapshot.Change{at(1, 0), at(2, 0), at(3, 5)}, []int64{1, 2, 3}},
-		{"shuffled", []snapshot.Change{at(3, 3), at(1, 1), at(2, 2)}, []int64{1, 2, 3}},
-		{"repeated id", []snapshot.Change{at(1, 1), at(2, 2), at(2, 9), at(3, 3)}, []int64{1, 2, 3}},
-		{"time goes back", []snapshot.Change{at(1, 5), at(2, 1), at(3, 6)}, []int64{1, 3}},
+		{"in order, times tie", []api.Change{at(1, 0), at(2, 0), at(3, 5)}, []int64{1, 2, 3}},
+		{"shuffled", []api.Change{at(3, 3), at(1, 1), at(2, 2)}, []int64{1, 2, 3}},
+		{"repeated id", []api.Change{at(1, 1), at(2, 2), at(2, 9), at(3, 3)}, []int64{1, 2, 3}},
+		{"time goes back", []api.Change{at(1, 5), at(2, 1), at(3, 6)}, []int64{1, 3}},
 	} {
 		if got := ids(orderedLog(tt.log)); !slices.Equal(got, tt.want) {
 			t.Errorf("%s: %v, want %v", tt.name, got, tt.want)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -58,7 +59,7 @@ func TestCheckStack(t *testing.T) {
 	if resp.StatusCode != http.StatusOK {
 		t.Fatalf("stack: %d %s", resp.StatusCode, body(t, resp))
 	}
-	var doc snapshot.StackCheckDoc
+	var doc api.StackCheckDoc
 	if err := json.Unmarshal(body(t, resp), &doc); err != nil {
 		t.Fatal(err)
 	}
@@ -66,7 +67,7 @@ func TestCheckStack(t *testing.T) {
 	for _, c := range doc.Checks {
 		slugs = append(slugs, c.Service.Slug)
 	}
-	want := snapshot.Verdict{Level: "down", Emoji: "🔴", Headline: "Cohere API is down (major outage); OpenAI API is up but degraded; 1 of 3 up"}
+	want := api.Verdict{Level: "down", Emoji: "🔴", Headline: "Cohere API is down (major outage); OpenAI API is up but degraded; 1 of 3 up"}
 	if v := doc.Verdict; v.Level != want.Level || v.Emoji != want.Emoji || v.Headline != want.Headline || v.Action != "" ||
 		strings.Join(slugs, ",") != "openai,cohere,anthropic" || doc.Query != "openai,cohere,anthropic" ||
 		!doc.Tracked || doc.Service != nil || doc.Status != nil {

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -28,10 +29,10 @@ type Snapshot struct {
 	// out what is not served (notServed), so a name found here is served.
 	files map[string]*representation
 	// status is status.json parsed, for /check.
-	status map[string]snapshot.ServiceSummary
+	status map[string]api.ServiceSummary
 	// incidents are all retained incidents, newest startedAt first, with
 	// each one's JSON encoding at the same index.
-	incidents     []snapshot.Incident
+	incidents     []api.Incident
 	incidentsJSON [][]byte
 	// byService lists each service's incidents as indexes into incidents,
 	// in the same order: a service filter, the usual /incidents query,
@@ -49,15 +50,15 @@ type Snapshot struct {
 	// word.
 	probes map[string]check.Live
 	// measured are each service's measured completions, from sources.json.
-	measured map[string][]snapshot.MeasuredModel
+	measured map[string][]api.MeasuredModel
 	// reliability is each service's row of reliability.json, for /check's
 	// expectedResolution; empty for a snapshot written before it existed.
-	reliability map[string]snapshot.Reliability
+	reliability map[string]api.Reliability
 	// order is the services' slugs in the order of status.json.
 	order []string
 	// models are models.json's models by id, for /check; none in a
 	// snapshot written before there were models.
-	models map[string]snapshot.ModelDoc
+	models map[string]api.ModelDoc
 	// log is the retained change log: read it through changeLog, which
 	// reads a local folder's history.json on first use (see loadLog).
 	log     changeLog
@@ -128,7 +129,7 @@ func load(dir string, large int64) (*Snapshot, error) {
 	if err != nil {
 		return nil, fmt.Errorf("no snapshot in %s yet: %w", dir, err)
 	}
-	s := &Snapshot{files: map[string]*representation{}, status: map[string]snapshot.ServiceSummary{}}
+	s := &Snapshot{files: map[string]*representation{}, status: map[string]api.ServiceSummary{}}
 	if err := json.Unmarshal(manifestData, &s.Manifest); err != nil {
 		return nil, fmt.Errorf("%s: %w", snapshot.FileManifest, err)
 	}
@@ -186,7 +187,7 @@ func load(dir string, large int64) (*Snapshot, error) {
 
 // parse decodes the documents the dynamic routes compute from.
 func (s *Snapshot) parse() error {
-	var status snapshot.StatusDoc
+	var status api.StatusDoc
 	if err := decodeFile(s.files, snapshot.FileStatus, &status); err != nil {
 		return err
 	}
@@ -201,22 +202,22 @@ func (s *Snapshot) parse() error {
 	// documents carry every incident): optional, as an older snapshot may
 	// not have it.
 	s.probes = map[string]check.Live{}
-	var sources snapshot.SourcesDoc
+	var sources api.SourcesDoc
 	if s.files[snapshot.FileSources] != nil {
 		if err := decodeFile(s.files, snapshot.FileSources, &sources); err != nil {
 			return err
 		}
 	}
-	s.measured = map[string][]snapshot.MeasuredModel{}
+	s.measured = map[string][]api.MeasuredModel{}
 	for _, src := range sources.Services {
 		s.measured[src.Slug] = src.Measured
 		if at := s.status[src.Slug].LastChecked; at != nil {
 			s.probes[src.Slug] = check.Live{Probe: src.Probe, At: *at}
 		}
 	}
-	s.models = map[string]snapshot.ModelDoc{}
+	s.models = map[string]api.ModelDoc{}
 	if s.files[snapshot.FileModels] != nil {
-		var models snapshot.ModelsDoc
+		var models api.ModelsDoc
 		if err := decodeFile(s.files, snapshot.FileModels, &models); err != nil {
 			return err
 		}
@@ -224,9 +225,9 @@ func (s *Snapshot) parse() error {
 			s.models[m.ID] = m
 		}
 	}
-	s.reliability = map[string]snapshot.Reliability{}
+	s.reliability = map[string]api.Reliability{}
 	if s.files[snapshot.FileReliability] != nil {
-		var doc snapshot.ReliabilityDoc
+		var doc api.ReliabilityDoc
 		if err := decodeFile(s.files, snapshot.FileReliability, &doc); err != nil {
 			return err
 		}

@@ -16,6 +16,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -107,7 +109,7 @@ func TestChangeLogOfASwappedOutFolder(t *testing.T) {
 	t.Parallel()
 	w := newChangeWorld(t)
 	w.publish(nil)
-	first := w.publish(map[string]snapshot.Status{"openai": snapshot.MajorOutage})
+	first := w.publish(map[string]api.Status{"openai": api.MajorOutage})
 	snap, err := Load(w.dir)
 	if err != nil {
 		t.Fatal(err)
@@ -115,7 +117,7 @@ func TestChangeLogOfASwappedOutFolder(t *testing.T) {
 	if snap.history == nil {
 		t.Fatal("the change log was read at load, not on first use")
 	}
-	second := w.publish(map[string]snapshot.Status{"openai": snapshot.Operational, "groq": snapshot.Degraded})
+	second := w.publish(map[string]api.Status{"openai": api.Operational, "groq": api.Degraded})
 	if len(second) == 0 {
 		t.Fatal("the second build logged no change")
 	}
@@ -135,7 +137,7 @@ func TestChangeLogOfASwappedOutFolder(t *testing.T) {
 	if snap.logErr != nil {
 		t.Fatalf("change log not read: %v", snap.logErr)
 	}
-	if got, want := snapshot.LastChangeID(log.changes), first[len(first)-1].ID; got != want {
+	if got, want := history.LastChangeID(log.changes), first[len(first)-1].ID; got != want {
 		t.Errorf("last change %d, want %d: the log of another folder", got, want)
 	}
 	if len(log.statusChanges["openai"]) == 0 {
@@ -150,7 +152,7 @@ func TestChangeLogOfASwappedOutFolder(t *testing.T) {
 func TestCorruptHistoryDegrades(t *testing.T) {
 	t.Parallel()
 	w := newChangeWorld(t)
-	logged := w.publish(map[string]snapshot.Status{"openai": snapshot.MajorOutage})
+	logged := w.publish(map[string]api.Status{"openai": api.MajorOutage})
 	if err := os.WriteFile(filepath.Join(w.dir, snapshot.FileHistory), []byte(`{"changes":[{"id":`), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +168,7 @@ func TestCorruptHistoryDegrades(t *testing.T) {
 	}
 	for range 2 {
 		resp := ts.do(t, http.MethodGet, snapshot.PathChanges+"?since=0", nil)
-		var list snapshot.ChangeList
+		var list api.ChangeList
 		if err := json.Unmarshal(body(t, resp), &list); err != nil || resp.StatusCode != http.StatusOK {
 			t.Fatalf("/changes?since=0: %d %v", resp.StatusCode, err)
 		}
@@ -186,7 +188,7 @@ func TestCorruptHistoryDegrades(t *testing.T) {
 func TestFilesHeldOnDisk(t *testing.T) {
 	t.Parallel()
 	w := newChangeWorld(t)
-	w.publish(map[string]snapshot.Status{"openai": snapshot.MajorOutage})
+	w.publish(map[string]api.Status{"openai": api.MajorOutage})
 	inMemory, err := load(w.dir, 1<<62)
 	if err != nil {
 		t.Fatal(err)
@@ -211,7 +213,7 @@ func TestFilesHeldOnDisk(t *testing.T) {
 		}
 	}
 	// A build replaces the folder; the snapshots loaded before keep theirs.
-	w.publish(map[string]snapshot.Status{"openai": snapshot.Operational, "groq": snapshot.Degraded})
+	w.publish(map[string]api.Status{"openai": api.Operational, "groq": api.Degraded})
 	servers := map[*Snapshot]*Server{}
 	for _, snap := range []*Snapshot{inMemory, onDisk} {
 		servers[snap] = New(Options{Catalog: w.cat, Log: zerolog.Nop(), Now: newTestClock(w.at).Now})

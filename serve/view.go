@@ -10,8 +10,9 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/check"
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/history"
 )
 
 // What the check engine reads of a snapshot (check.View, check.ModelView),
@@ -19,7 +20,7 @@ import (
 
 // Age is how old the snapshot is at now, never negative, and whether its
 // data must be called stale. A snapshot generated more than
-// snapshot.MaxClockSkew in the future was written by a generator whose clock
+// history.MaxClockSkew in the future was written by a generator whose clock
 // was ahead: taken at face value its age would be negative and it would never
 // turn stale however old it really is, so it is reported stale, with age 0.
 func (s *Snapshot) Age(now time.Time) (age time.Duration, stale bool) {
@@ -31,9 +32,9 @@ func (s *Snapshot) Age(now time.Time) (age time.Duration, stale bool) {
 }
 
 // futureBeyondSkew tells a generation time that cannot be right at now: more
-// than snapshot.MaxClockSkew ahead of it.
+// than history.MaxClockSkew ahead of it.
 func futureBeyondSkew(generatedAt, now time.Time) bool {
-	return generatedAt.Sub(now) > snapshot.MaxClockSkew
+	return generatedAt.Sub(now) > history.MaxClockSkew
 }
 
 // BuildProbe is the service's probe in the latest build (check.View).
@@ -43,17 +44,17 @@ func (s *Snapshot) BuildProbe(slug string) (check.Live, bool) {
 }
 
 // Model is a watched model's entry of models.json (check.ModelView).
-func (s *Snapshot) Model(id string) (snapshot.ModelDoc, bool) {
+func (s *Snapshot) Model(id string) (api.ModelDoc, bool) {
 	m, ok := s.models[id]
 	return m, ok
 }
 
 // Measured is the service's measured completions in the latest build
 // (check.View).
-func (s *Snapshot) Measured(slug string) []snapshot.MeasuredModel { return s.measured[slug] }
+func (s *Snapshot) Measured(slug string) []api.MeasuredModel { return s.measured[slug] }
 
 // Reliability is the service's row of reliability.json (check.View).
-func (s *Snapshot) Reliability(slug string) (snapshot.Reliability, bool) {
+func (s *Snapshot) Reliability(slug string) (api.Reliability, bool) {
 	r, ok := s.reliability[slug]
 	return r, ok
 }
@@ -62,15 +63,15 @@ func (s *Snapshot) Reliability(slug string) (snapshot.Reliability, bool) {
 func (s *Snapshot) GeneratedAt() time.Time { return s.Manifest.GeneratedAt }
 
 // Summary is a service's entry of status.json (check.View).
-func (s *Snapshot) Summary(slug string) (snapshot.ServiceSummary, bool) {
+func (s *Snapshot) Summary(slug string) (api.ServiceSummary, bool) {
 	sum, ok := s.status[slug]
 	return sum, ok
 }
 
 // OpenIncidents are a service's open incidents, newest first (check.View),
 // from the index kept at load: /check cites them on every request.
-func (s *Snapshot) OpenIncidents(slug string) []*snapshot.Incident {
-	var open []*snapshot.Incident
+func (s *Snapshot) OpenIncidents(slug string) []*api.Incident {
+	var open []*api.Incident
 	for _, i := range s.openByService[slug] {
 		open = append(open, &s.incidents[i])
 	}
@@ -82,7 +83,7 @@ func (s *Snapshot) OpenIncidents(slug string) []*snapshot.Incident {
 // newest first, so those are a prefix, found by binary search: with 100 000
 // retained incidents a pass over a service's share, copying each, took 95 %
 // of a /check (190 µs, 200 KB allocated; BenchmarkCheck).
-func (s *Snapshot) IncidentsSince(slug string, since time.Time) (int, *snapshot.Incident) {
+func (s *Snapshot) IncidentsSince(slug string, since time.Time) (int, *api.Incident) {
 	idx := s.byService[slug]
 	n := sort.Search(len(idx), func(k int) bool { return s.incidents[idx[k]].StartedAt.Before(since) })
 	if n == 0 {
@@ -99,13 +100,13 @@ func (s *Snapshot) IncidentsSince(slug string, since time.Time) (int, *snapshot.
 // incidents again took a third of a second at load and held another 37 MB
 // (BenchmarkLoadFullRetention). Anything after the list is only checked to
 // be JSON.
-func decodeIncidents(body []byte) ([]snapshot.Incident, [][]byte, error) {
+func decodeIncidents(body []byte) ([]api.Incident, [][]byte, error) {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil, nil, errors.New("not a JSON object")
 	}
 	var (
-		list []snapshot.Incident
+		list []api.Incident
 		raws [][]byte
 	)
 	for dec.More() {
@@ -132,7 +133,7 @@ func decodeIncidents(body []byte) ([]snapshot.Incident, [][]byte, error) {
 		}
 		for dec.More() {
 			start := dec.InputOffset()
-			var inc snapshot.Incident
+			var inc api.Incident
 			if err := dec.Decode(&inc); err != nil {
 				return nil, nil, err
 			}
@@ -169,18 +170,18 @@ func decodeIncidents(body []byte) ([]snapshot.Incident, [][]byte, error) {
 	return list, raws, nil
 }
 
-// sortIncidents orders list newest first (snapshot.SortIncidents) and raws,
+// sortIncidents orders list newest first (api.SortIncidents) and raws,
 // each incident's JSON, with it. Our builds write them in that order.
-func sortIncidents(list []snapshot.Incident, raws [][]byte) {
-	if slices.IsSortedFunc(list, snapshot.CompareIncidents) {
+func sortIncidents(list []api.Incident, raws [][]byte) {
+	if slices.IsSortedFunc(list, api.CompareIncidents) {
 		return
 	}
 	order := make([]int, len(list))
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortFunc(order, func(a, b int) int { return snapshot.CompareIncidents(list[a], list[b]) })
-	sortedList, sortedRaws := make([]snapshot.Incident, len(list)), make([][]byte, len(list))
+	slices.SortFunc(order, func(a, b int) int { return api.CompareIncidents(list[a], list[b]) })
+	sortedList, sortedRaws := make([]api.Incident, len(list)), make([][]byte, len(list))
 	for k, i := range order {
 		sortedList[k], sortedRaws[k] = list[i], raws[i]
 	}

@@ -3,6 +3,8 @@ package snapshot
 import (
 	"path"
 	"strings"
+
+	"github.com/aistatus/aistatus/api"
 )
 
 // Header is one HTTP response header.
@@ -34,7 +36,7 @@ const CacheControl = "public, s-maxage=30, stale-while-revalidate=30"
 //     header a browser client must act on (ExposeHeaders).
 func CommonHeaders() []Header {
 	return []Header{
-		{"License", License},
+		{"License", api.License},
 		{"Cache-Control", CacheControl},
 		{"Access-Control-Allow-Origin", "*"},
 		{"Vary", "Accept-Encoding"},
@@ -112,3 +114,17 @@ func ContentTypeOf(name string) string {
 	}
 	return "application/octet-stream"
 }
+
+// ContentEventStream is the media type of Server-Sent Events.
+const ContentEventStream = "text/event-stream"
+
+// The open dataset's media type and caching.
+const (
+	// ContentNDJSON is the media type of the incident files.
+	ContentNDJSON = "application/x-ndjson"
+	// CacheImmutable is the caching of a closed month's file; CacheOpenMonth
+	// that of the index and of an open month's files, which change every
+	// build.
+	CacheImmutable = "public, max-age=31536000, immutable"
+	CacheOpenMonth = CacheControl
+)

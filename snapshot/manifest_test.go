@@ -3,6 +3,7 @@ package snapshot
 import (
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestManifestCheckFiles checks that a sealed manifest passes and that each
@@ -43,4 +44,39 @@ func TestManifestCheckFiles(t *testing.T) {
 			t.Errorf("%s: %v, want an error with %q", name, err, tc.want)
 		}
 	}
+}
+
+func TestManifestStale(t *testing.T) {
+	t.Parallel()
+	gen := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	m := Manifest{GeneratedAt: gen, StaleAfterSeconds: 600}
+	tests := []struct {
+		name string
+		now  time.Time
+		want bool
+	}{
+		{"just generated", gen, false},
+		{"clock behind generation", gen.Add(-time.Minute), false},
+		{"one second before the limit", gen.Add(599 * time.Second), false},
+		{"exactly at the limit", gen.Add(600 * time.Second), false},
+		{"one nanosecond past the limit", gen.Add(600*time.Second + 1), true},
+		{"an hour later", gen.Add(time.Hour), true},
+		{"other time zone, same instant past the limit", gen.Add(11 * time.Minute).In(time.FixedZone("X", 5*3600)), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := m.Stale(tt.now); got != tt.want {
+				t.Errorf("Stale(%v) = %v, want %v", tt.now, got, tt.want)
+			}
+		})
+	}
+	t.Run("zero StaleAfterSeconds", func(t *testing.T) {
+		z := Manifest{GeneratedAt: gen}
+		if z.Stale(gen) {
+			t.Error("stale at generation time")
+		}
+		if !z.Stale(gen.Add(time.Second)) {
+			t.Error("not stale one second after generation with StaleAfterSeconds 0")
+		}
+	})
 }

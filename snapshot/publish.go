@@ -3,7 +3,6 @@ package snapshot
 import (
 	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -328,74 +327,6 @@ func oldCorruptHistories(prev []fs.DirEntry, written map[string]bool) map[string
 	}
 	return drop
 }
-
-// ReadHistory reads the history a previous build left in dir. A missing
-// folder or file is an empty history. A file that cannot be decoded, or that
-// holds values no build writes (negative, overflowing, out of order), is an
-// error wrapping ErrCorruptHistory; its bytes are returned so the caller can
-// keep them (a usable history's are not: the file is decoded as it is
-// read, never held whole). Times are checked against a clock by
-// History.CheckClock.
-func ReadHistory(dir string) (*History, []byte, error) {
-	name := filepath.Join(dir, FileHistory)
-	f, err := os.Open(name)
-	if errors.Is(err, fs.ErrNotExist) {
-		return NewHistory(), nil, nil
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	h := &History{}
-	info, err := f.Stat()
-	if err == nil {
-		err = fastHistory(f, int(info.Size()), readWindow, h)
-	}
-	f.Close()
-	if err != nil {
-		// Not the shape a build writes: json.Unmarshal decides, and says
-		// what is wrong.
-		data, err := os.ReadFile(name)
-		if err != nil {
-			return nil, nil, err
-		}
-		h = &History{}
-		if err := json.Unmarshal(data, h); err != nil {
-			return nil, data, fmt.Errorf("%w: %v", ErrCorruptHistory, err)
-		}
-		if err := h.usable(); err != nil {
-			return nil, data, err
-		}
-		return h, nil, nil
-	}
-	if err := h.usable(); err != nil {
-		data, readErr := os.ReadFile(name)
-		if readErr != nil {
-			return nil, nil, readErr
-		}
-		return nil, data, err
-	}
-	return h, nil, nil
-}
-
-// usable checks a decoded history's version and values, and tidies what
-// a build would not have written (a missing or null service).
-func (h *History) usable() error {
-	if h.Version != HistoryVersion {
-		return fmt.Errorf("%w: version %d, want %d", ErrCorruptHistory, h.Version, HistoryVersion)
-	}
-	if h.Services == nil {
-		h.Services = map[string]*ServiceHistory{}
-	}
-	for slug, sh := range h.Services {
-		if sh == nil {
-			delete(h.Services, slug)
-		}
-	}
-	return h.checkValues()
-}
-
-// ErrCorruptHistory reports a history file that cannot be used.
-var ErrCorruptHistory = errors.New("history file is corrupt")
 
 // MaxCorruptHistories is how many history.corrupt-* files a snapshot keeps,
 // the newest: enough to repair the latest by hand, and a bound, because each

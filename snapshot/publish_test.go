@@ -1,13 +1,11 @@
 package snapshot
 
 import (
-	"encoding/json"
 	"errors"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
-	"reflect"
 	"runtime"
 	"slices"
 	"strconv"
@@ -682,138 +680,6 @@ func TestSwapDirs(t *testing.T) {
 		diffTree(t, "dir", tree(t, dir), map[string]string{"gen": "2"})
 		diffTree(t, "next", tree(t, next), map[string]string{"gen": "1"})
 	})
-}
-
-func TestReadHistory(t *testing.T) {
-	t.Parallel()
-	t.Run("missing folder", func(t *testing.T) {
-		h, raw, err := ReadHistory(filepath.Join(t.TempDir(), "never-built"))
-		if err != nil || raw != nil {
-			t.Fatalf("ReadHistory = _, %q, %v; want no bytes, no error", raw, err)
-		}
-		if !reflect.DeepEqual(h, NewHistory()) {
-			t.Errorf("history = %+v, want NewHistory()", h)
-		}
-	})
-
-	t.Run("folder without history", func(t *testing.T) {
-		dir := filepath.Join(t.TempDir(), "public")
-		mustPublish(t, dir, gen(1))
-		h, raw, err := ReadHistory(dir)
-		if err != nil || raw != nil || !reflect.DeepEqual(h, NewHistory()) {
-			t.Errorf("ReadHistory = %+v, %q, %v; want an empty history", h, raw, err)
-		}
-	})
-
-	t.Run("round trip", func(t *testing.T) {
-		want := NewHistory()
-		want.UpdatedAt = at(30 * day)
-		sh := want.Track("openai")
-		sh.Record(at(30*day-10*time.Minute), Operational, new(120.5))
-		sh.Record(at(30*day-5*time.Minute), PartialOutage, new(130.0))
-		sh.Record(at(30*day), MajorOutage, nil)
-		sh.FailedProbes, sh.FailingSince = 2, at(30*day-5*time.Minute)
-		sh.ProbeIncident = "probe-openai-1"
-		want.Track("cohere").Record(at(29*day), Maintenance, nil)
-		want.Incidents = []Incident{
-			incident("probe-openai-1", at(30*day-5*time.Minute), nil),
-			incident("official-1", at(20*day), ptr(at(21*day))),
-		}
-		data, err := json.Marshal(want)
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir := filepath.Join(t.TempDir(), "public")
-		files := gen(1)
-		files[FileHistory] = data
-		mustPublish(t, dir, files)
-
-		got, raw, err := ReadHistory(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if raw != nil {
-			t.Error("the bytes of a usable history were returned")
-		}
-		if !reflect.DeepEqual(got, want) {
-			t.Errorf("round trip:\n got %+v\nwant %+v", got, want)
-		}
-		// The decoded history still computes: 300 s operational and 300 s
-		// partial were credited; 100 × (600 − 0.3 × 300)/600 = 85.
-		checkPct(t, "24h uptime after the round trip", got.Services["openai"].Uptime(at(30*day)).H24, pct(85))
-	})
-
-	t.Run("null services", func(t *testing.T) {
-		dir := t.TempDir()
-		writeHistory(t, dir, `{"version":1,"services":null,"incidents":null}`)
-		h, _, err := ReadHistory(dir)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if h.Services == nil {
-			t.Error("Services is nil, want an empty map")
-		}
-		h.Track("x") // must not panic
-	})
-
-	corrupt := []struct {
-		name, content, want string
-	}{
-		{"malformed JSON", `{"version":1,"services":{`, "unexpected end of JSON input"},
-		{"not JSON", "<html>", "invalid character"},
-		{"empty file", "", "unexpected end of JSON input"},
-		{"wrong type", `{"version":"1"}`, "cannot unmarshal"},
-		{"newer version", `{"version":2,"services":{}}`, "version 2, want 1"},
-		{"array", `[]`, "cannot unmarshal"},
-	}
-	for _, tt := range corrupt {
-		t.Run(tt.name, func(t *testing.T) {
-			dir := t.TempDir()
-			writeHistory(t, dir, tt.content)
-			h, raw, err := ReadHistory(dir)
-			if !errors.Is(err, ErrCorruptHistory) {
-				t.Fatalf("err = %v, want one wrapping ErrCorruptHistory", err)
-			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("err = %q, want it to contain %q", err, tt.want)
-			}
-			if h != nil {
-				t.Errorf("history = %+v, want nil", h)
-			}
-			if raw == nil || string(raw) != tt.content {
-				t.Errorf("raw = %q, want the file's bytes %q", raw, tt.content)
-			}
-		})
-	}
-
-	t.Run("no version", func(t *testing.T) {
-		for _, content := range []string{`{"services":{}}`, `{}`, `null`, `{"format":"other"}`} {
-			dir := t.TempDir()
-			writeHistory(t, dir, content)
-			if _, raw, err := ReadHistory(dir); !errors.Is(err, ErrCorruptHistory) || string(raw) != content {
-				t.Errorf("%s: ReadHistory err = %v, raw %q; want ErrCorruptHistory and the bytes", content, err, raw)
-			}
-		}
-	})
-
-	t.Run("unreadable path is not corrupt", func(t *testing.T) {
-		// The "folder" is a regular file: an I/O error, not an empty history.
-		file := filepath.Join(t.TempDir(), "file")
-		if err := os.WriteFile(file, nil, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		h, _, err := ReadHistory(file)
-		if err == nil || errors.Is(err, ErrCorruptHistory) || h != nil {
-			t.Errorf("ReadHistory = %v, %v; want a plain error", h, err)
-		}
-	})
-}
-
-func writeHistory(t *testing.T, dir, content string) {
-	t.Helper()
-	if err := os.WriteFile(filepath.Join(dir, FileHistory), []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func TestCorruptHistoryName(t *testing.T) {

@@ -1,6 +1,8 @@
 package snapshot
 
-import "time"
+import (
+	"time"
+)
 
 // The public paths of the API and the MCP endpoint. Everything that spells a
 // path — the thin server's router and rate limit, the static-hosting rules,
@@ -30,7 +32,7 @@ const (
 	// ?at= on PathStatus and PathService answers the same and stays).
 	PathStatusAt  = PathStatus + "/at/" + TimeParam
 	PathServiceAt = PathService + "/at/" + TimeParam
-	// PathReliability is every service's Reliability (predict.go).
+	// PathReliability is every service's Reliability (history/predict.go).
 	PathReliability = APIBase + "/reliability"
 	PathChanges     = APIBase + "/changes"
 	PathEvents      = APIBase + "/events"

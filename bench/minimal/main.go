@@ -27,6 +27,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -62,7 +63,7 @@ func main() {
 		// Sent by aistatus until the fourth round of bench/HISTORY.md.
 		{"X-Content-Type-Options", "nosniff"},
 		{"Last-Modified", fi.ModTime().UTC().Format(http.TimeFormat)},
-		{"Link", "<" + snapshot.LicenseURL + `>; rel="license"`},
+		{"Link", "<" + api.LicenseURL + `>; rel="license"`},
 		{"Access-Control-Expose-Headers", "License, Link, ETag, RateLimit, RateLimit-Policy, Retry-After"},
 	}
 	const sent = 2 // of others, the ones aistatus sends

@@ -16,6 +16,7 @@ import (
 
 	"github.com/aistatus/aistatus/bench/synth"
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -37,7 +38,7 @@ func run(out string, incidents, days int, baseURL, probeBase, catalogOut string)
 	if out == "" {
 		return fmt.Errorf("-out is required")
 	}
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		return err
 	}

@@ -9,8 +9,10 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build"
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/rs/zerolog"
 )
 
@@ -18,7 +20,7 @@ import (
 // what this one observed. build.Assemble then build.Render turn it into a
 // snapshot.
 type Cycle struct {
-	History      *snapshot.History
+	History      *history.History
 	Observations map[string]build.Observation
 	Now          time.Time
 }
@@ -42,14 +44,14 @@ var headlines = []string{
 // the 85 days before now (inside the 90-day retention). Four services are
 // not operational — degraded, partial outage, major outage, maintenance —
 // each with an open official incident; every other incident has ended.
-func New(cat snapshot.Catalog, now time.Time, days, incidents int) Cycle {
+func New(cat catalog.Catalog, now time.Time, days, incidents int) Cycle {
 	rng := rand.New(rand.NewPCG(1, 2))
 	now = now.UTC()
-	h := snapshot.NewHistory()
+	h := history.New()
 
 	for _, svc := range cat.Services {
 		sh := h.Track(svc.Slug)
-		status := snapshot.Operational
+		status := api.Operational
 		for t := now.Add(-time.Duration(days) * 24 * time.Hour); t.Before(now); t = t.Add(every) {
 			if t.Minute() < 5 { // a new status each hour, mostly operational
 				status = hourStatus(rng)
@@ -66,7 +68,7 @@ func New(cat snapshot.Catalog, now time.Time, days, incidents int) Cycle {
 		if last := now.Add(-time.Minute); end.After(last) {
 			end = last
 		}
-		inc := snapshot.Incident{
+		inc := api.Incident{
 			ID:        fmt.Sprintf("%s-syn%07d", svc.Slug, i),
 			Service:   svc.Slug,
 			Headline:  headlines[rng.IntN(len(headlines))],
@@ -74,79 +76,79 @@ func New(cat snapshot.Catalog, now time.Time, days, incidents int) Cycle {
 			StartedAt: start,
 			EndedAt:   &end,
 			Status:    "resolved",
-			Source:    snapshot.SourceOfficial,
+			Source:    api.SourceOfficial,
 			URL:       fmt.Sprintf("%s/incidents/syn%07d", svc.StatusPage, i),
 			UpdatedAt: end,
 		}
-		if id := fmt.Sprintf("%s-probe-%d", svc.Slug, start.Unix()); (svc.Feed.Format == snapshot.FormatNone || rng.IntN(10) == 0) && !probeIDs[id] {
+		if id := fmt.Sprintf("%s-probe-%d", svc.Slug, start.Unix()); (svc.Feed.Format == catalog.FormatNone || rng.IntN(10) == 0) && !probeIDs[id] {
 			probeIDs[id] = true // ids must stay unique, as in a real history
-			inc.ID, inc.Source, inc.URL = id, snapshot.SourceProbe, svc.StatusPage
+			inc.ID, inc.Source, inc.URL = id, api.SourceProbe, svc.StatusPage
 		}
 		h.Incidents = append(h.Incidents, inc)
 	}
 
 	obs := make(map[string]build.Observation, len(cat.Services))
-	troubled := []snapshot.Status{snapshot.Degraded, snapshot.PartialOutage, snapshot.MajorOutage, snapshot.Maintenance}
+	troubled := []api.Status{api.Degraded, api.PartialOutage, api.MajorOutage, api.Maintenance}
 	for _, svc := range cat.Services {
 		var o build.Observation
-		if svc.Feed.Format == snapshot.FormatNone {
-			o.Feed = snapshot.FeedSource{Format: svc.Feed.Format, State: snapshot.FeedNone}
+		if svc.Feed.Format == catalog.FormatNone {
+			o.Feed = api.FeedSource{Format: svc.Feed.Format, State: api.FeedNone}
 		} else {
-			o.Feed = snapshot.FeedSource{Format: svc.Feed.Format, State: snapshot.FeedOK, Status: snapshot.Operational}
+			o.Feed = api.FeedSource{Format: svc.Feed.Format, State: api.FeedOK, Status: api.Operational}
 			if len(troubled) > 0 {
 				o.Feed.Status, troubled = troubled[0], troubled[1:]
 				// The feed lists its open incident, so Assemble keeps it open.
-				inc := snapshot.Incident{
-					ID: svc.Slug + "-live", Service: svc.Slug, Headline: headlines[0], Severity: snapshot.Major,
-					StartedAt: now.Add(-40 * time.Minute), Status: "investigating", Source: snapshot.SourceOfficial,
+				inc := api.Incident{
+					ID: svc.Slug + "-live", Service: svc.Slug, Headline: headlines[0], Severity: api.Major,
+					StartedAt: now.Add(-40 * time.Minute), Status: "investigating", Source: api.SourceOfficial,
 					URL: svc.StatusPage + "/incidents/live", UpdatedAt: now.Add(-10 * time.Minute),
 				}
-				o.Incidents = []snapshot.Incident{inc}
+				o.Incidents = []api.Incident{inc}
 				h.Incidents = append(h.Incidents, inc)
 			}
 		}
 		if svc.ProbeURL == "" {
-			o.Probe = snapshot.ProbeSource{State: snapshot.ProbeNone}
+			o.Probe = api.ProbeSource{State: api.ProbeNone}
 		} else {
 			ms := 80 + rng.Float64()*400
-			o.Probe = snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &ms, HTTPStatus: 401}
+			o.Probe = api.ProbeSource{State: api.ProbeOK, LatencyMs: &ms, HTTPStatus: 401}
 		}
 		obs[svc.Slug] = o
 	}
-	snapshot.SortIncidents(h.Incidents)
+	api.SortIncidents(h.Incidents)
 	h.UpdatedAt = now.Add(-every)
 	return Cycle{History: h, Observations: obs, Now: now}
 }
 
-func hourStatus(rng *rand.Rand) snapshot.Status {
+func hourStatus(rng *rand.Rand) api.Status {
 	switch n := rng.IntN(1000); {
 	case n < 960:
-		return snapshot.Operational
+		return api.Operational
 	case n < 980:
-		return snapshot.Degraded
+		return api.Degraded
 	case n < 990:
-		return snapshot.PartialOutage
+		return api.PartialOutage
 	case n < 995:
-		return snapshot.MajorOutage
+		return api.MajorOutage
 	default:
-		return snapshot.Maintenance
+		return api.Maintenance
 	}
 }
 
-func severity(rng *rand.Rand) snapshot.Severity {
+func severity(rng *rand.Rand) api.Severity {
 	switch n := rng.IntN(10); {
 	case n < 6:
-		return snapshot.Minor
+		return api.Minor
 	case n < 9:
-		return snapshot.Major
+		return api.Major
 	default:
-		return snapshot.Critical
+		return api.Critical
 	}
 }
 
 // Snapshot runs the cycle and renders its files: Assemble, then Render, as a
 // build does. Assemble records the cycle in c.History, so call it once.
-func (c Cycle) Snapshot(site build.Site, cat snapshot.Catalog) (map[string][]byte, error) {
+func (c Cycle) Snapshot(site build.Site, cat catalog.Catalog) (map[string][]byte, error) {
 	states := build.Assemble(c.History, cat, c.Observations, c.Now, zerolog.Nop())
 	return build.Render(site, cat, c.History, states, c.Now)
 }
@@ -155,20 +157,20 @@ func (c Cycle) Snapshot(site build.Site, cat snapshot.Catalog) (map[string][]byt
 // days before c.Now, oldest first: status changes and, for every other
 // entry, an incident.opened carrying one of the retained incidents (the
 // bulk of a real log's bytes), cycling over the services.
-func (c Cycle) AddChanges(cat snapshot.Catalog, n int) {
+func (c Cycle) AddChanges(cat catalog.Catalog, n int) {
 	if n <= 0 {
 		return
 	}
 	start := c.Now.Add(-85 * 24 * time.Hour)
 	step := 85 * 24 * time.Hour / time.Duration(n)
-	statuses := []snapshot.Status{snapshot.Operational, snapshot.Degraded, snapshot.Operational, snapshot.MajorOutage}
+	statuses := []api.Status{api.Operational, api.Degraded, api.Operational, api.MajorOutage}
 	for i := range n {
-		ch := snapshot.Change{Time: start.Add(time.Duration(i) * step), Service: cat.Services[i%len(cat.Services)].Slug}
+		ch := api.Change{Time: start.Add(time.Duration(i) * step), Service: cat.Services[i%len(cat.Services)].Slug}
 		if i%2 == 1 && len(c.History.Incidents) > 0 {
 			inc := c.History.Incidents[i%len(c.History.Incidents)]
-			ch.Type, ch.Service, ch.Incident = snapshot.ChangeIncidentOpened, inc.Service, &inc
+			ch.Type, ch.Service, ch.Incident = api.ChangeIncidentOpened, inc.Service, &inc
 		} else {
-			ch.Type, ch.OldStatus, ch.NewStatus = snapshot.ChangeStatus, statuses[i%4], statuses[(i+1)%4]
+			ch.Type, ch.OldStatus, ch.NewStatus = api.ChangeStatus, statuses[i%4], statuses[(i+1)%4]
 		}
 		c.History.AddChange(ch)
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"net/http"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // completePath is where a service's completion endpoint lives in the world.
@@ -20,8 +20,8 @@ func (w *World) Completions(slug string) []*http.Request {
 
 // streams are short answers in each style, in the shape of the real
 // captures in completion/testdata (see its README).
-var streams = map[snapshot.CompletionStyle]string{
-	snapshot.StyleOpenAI: `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1763801086,"model":"gpt-4o-mini-2024-07-18","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}]}
+var streams = map[catalog.CompletionStyle]string{
+	catalog.StyleOpenAI: `data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1763801086,"model":"gpt-4o-mini-2024-07-18","choices":[{"index":0,"delta":{"role":"assistant","content":"","refusal":null},"logprobs":null,"finish_reason":null}]}
 
 data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1763801086,"model":"gpt-4o-mini-2024-07-18","choices":[{"index":0,"delta":{"content":"OK"},"logprobs":null,"finish_reason":null}]}
 
@@ -30,7 +30,7 @@ data: {"id":"chatcmpl-1","object":"chat.completion.chunk","created":1763801086,"
 data: [DONE]
 
 `,
-	snapshot.StyleAnthropic: `event: message_start
+	catalog.StyleAnthropic: `event: message_start
 data: {"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","content":[],"model":"claude-haiku-4-5","stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":11,"output_tokens":1}}}
 
 event: content_block_start
@@ -49,7 +49,7 @@ event: message_stop
 data: {"type":"message_stop"}
 
 `,
-	snapshot.StyleGemini: "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"OK\"}],\"role\": \"model\"},\"finishReason\": \"STOP\",\"index\": 0}],\"modelVersion\": \"gemini-2.5-flash-lite\"}\r\n\r\n",
+	catalog.StyleGemini: "data: {\"candidates\": [{\"content\": {\"parts\": [{\"text\": \"OK\"}],\"role\": \"model\"},\"finishReason\": \"STOP\",\"index\": 0}],\"modelVersion\": \"gemini-2.5-flash-lite\"}\r\n\r\n",
 }
 
 // errorBodies are real error bodies of the providers (check/testdata/errors).
@@ -59,7 +59,7 @@ var errorBodies = map[int]string{
 	401: `{"error":{"message":"Incorrect API key provided: sk-VKMIs***************************************wjh3.","type":"invalid_request_error","param":null,"code":"invalid_api_key"}}`,
 }
 
-func serveCompletion(rw http.ResponseWriter, style snapshot.CompletionStyle, status int, body string) {
+func serveCompletion(rw http.ResponseWriter, style catalog.CompletionStyle, status int, body string) {
 	if body != "" {
 		if status == 0 || status == http.StatusOK {
 			rw.Header().Set("Content-Type", "text/event-stream")

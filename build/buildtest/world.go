@@ -15,14 +15,15 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/feed"
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // Page is the scripted state of one service's status page and API host.
 type Page struct {
 	// Status is what the official page declares.
-	Status snapshot.Status
+	Status api.Status
 	// Incidents are listed by the Statuspage-family formats (statuspage,
 	// incidentio); the other formats express Status only.
 	Incidents []Incident
@@ -51,7 +52,7 @@ type World struct {
 	Server *httptest.Server
 	// Catalog is the input catalog with every feed and probe URL pointed at
 	// Server.
-	Catalog snapshot.Catalog
+	Catalog catalog.Catalog
 	// Clock dates what the pages publish ("10 minutes ago"); it is the
 	// wall clock unless a test sets its own, as it must when its builds run
 	// on a fake clock.
@@ -61,18 +62,18 @@ type World struct {
 	pages map[string]*Page
 	// gateway holds the model gateway's scripted documents, by model id.
 	gateway map[string]string
-	formats map[string]snapshot.FeedFormat
+	formats map[string]catalog.FeedFormat
 	probes  map[string]int
 	// completions are the completion requests each service received.
 	completions map[string][]*http.Request
-	styles      map[string]snapshot.CompletionStyle
+	styles      map[string]catalog.CompletionStyle
 }
 
 // NewWorld starts a world in which every service of cat is calm. The server
 // is closed when the test ends.
-func NewWorld(t testing.TB, cat snapshot.Catalog) *World {
-	w := &World{pages: map[string]*Page{}, gateway: map[string]string{}, formats: map[string]snapshot.FeedFormat{}, probes: map[string]int{},
-		completions: map[string][]*http.Request{}, styles: map[string]snapshot.CompletionStyle{}, Clock: time.Now}
+func NewWorld(t testing.TB, cat catalog.Catalog) *World {
+	w := &World{pages: map[string]*Page{}, gateway: map[string]string{}, formats: map[string]catalog.FeedFormat{}, probes: map[string]int{},
+		completions: map[string][]*http.Request{}, styles: map[string]catalog.CompletionStyle{}, Clock: time.Now}
 	w.Server = httptest.NewServer(http.HandlerFunc(w.serveHTTP))
 	t.Cleanup(w.Server.Close)
 	w.Catalog.ErrorCodes = cat.ErrorCodes
@@ -80,20 +81,20 @@ func NewWorld(t testing.TB, cat snapshot.Catalog) *World {
 	// document (SetModel) is a 404, which reads unknown.
 	w.Catalog.Models.Watched = cat.Models.Watched
 	for _, g := range cat.Models.Gateways {
-		g.URL = w.Server.URL + "/" + gatewayPrefix + g.ID + "/" + snapshot.ModelParam
+		g.URL = w.Server.URL + "/" + gatewayPrefix + g.ID + "/" + catalog.ModelParam
 		w.Catalog.Models.Gateways = append(w.Catalog.Models.Gateways, g)
 	}
 	for _, svc := range cat.Services {
-		w.pages[svc.Slug] = &Page{Status: snapshot.Operational}
+		w.pages[svc.Slug] = &Page{Status: api.Operational}
 		w.formats[svc.Slug] = svc.Feed.Format
 		base := w.Server.URL + "/" + svc.Slug
-		if svc.Feed.Format != snapshot.FormatNone {
+		if svc.Feed.Format != catalog.FormatNone {
 			svc.Feed.URL = base + "/feed"
 		}
 		if svc.Feed.IncidentsURL != "" {
 			svc.Feed.IncidentsURL = base + "/incidents"
 		}
-		svc.Feed.Scope, svc.Feed.ComponentsURL = snapshot.Scope{}, ""
+		svc.Feed.Scope, svc.Feed.ComponentsURL = catalog.Scope{}, ""
 		if svc.ProbeURL != "" {
 			svc.ProbeURL = base + "/probe"
 		}

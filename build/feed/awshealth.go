@@ -16,7 +16,8 @@ import (
 	"golang.org/x/text/encoding/unicode"
 	"golang.org/x/text/transform"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // awsHealth reads the AWS Health Dashboard's public current events: a JSON
@@ -131,7 +132,7 @@ func parseAWSHealth(data []byte, req Request) (Result, error) {
 		return Result{}, err
 	}
 	if events == nil && bytes.Equal(bytes.TrimSpace(text), []byte("null")) {
-		return Result{}, failure(snapshot.FailureSchema, "null: not an AWS Health events list")
+		return Result{}, failure(api.FailureSchema, "null: not an AWS Health events list")
 	}
 	services := func(ev awsEvent) []ref {
 		return append([]ref{{ID: ev.Service, Name: cmp.Or(ev.ServiceName, ev.Service)}}, ev.ImpactedServices...)
@@ -141,7 +142,7 @@ func parseAWSHealth(data []byte, req Request) (Result, error) {
 		all = append(all, services(ev)...)
 	}
 	s := newScoper(svc.Feed.Scope, all, true)
-	res := Result{Status: snapshot.Operational}
+	res := Result{Status: api.Operational}
 	disrupted := map[string]bool{} // regions at status 3
 	seen := map[string]bool{}
 	for _, ev := range events {
@@ -158,9 +159,9 @@ func parseAWSHealth(data []byte, req Request) (Result, error) {
 		case "3":
 			region := strings.ToLower(awsFirst(ev.Region, ev.RegionName, ev.Service))
 			disrupted[region] = true
-			res.Status = snapshot.Worse(res.Status, snapshot.PartialOutage)
+			res.Status = api.Worse(res.Status, api.PartialOutage)
 		case "2":
-			res.Status = snapshot.Worse(res.Status, snapshot.Degraded)
+			res.Status = api.Worse(res.Status, api.Degraded)
 		}
 		if !seen[inc.ID] {
 			seen[inc.ID] = true
@@ -168,9 +169,9 @@ func parseAWSHealth(data []byte, req Request) (Result, error) {
 		}
 	}
 	if len(disrupted) >= 3 {
-		res.Status = snapshot.MajorOutage
+		res.Status = api.MajorOutage
 	}
-	snapshot.SortIncidents(res.Incidents)
+	api.SortIncidents(res.Incidents)
 	return res, nil
 }
 
@@ -196,30 +197,30 @@ func awsDecode(data []byte) ([]byte, error) {
 
 // awsConvert maps one event to an incident; false for a status-0
 // (resolved) or unknown status, or one without a readable date or an id.
-func awsConvert(svc snapshot.Service, ev awsEvent) (snapshot.Incident, bool) {
-	var sev snapshot.Severity
+func awsConvert(svc catalog.Service, ev awsEvent) (api.Incident, bool) {
+	var sev api.Severity
 	switch ev.Status {
 	case "3":
-		sev = snapshot.Major
+		sev = api.Major
 	case "2", "1":
-		sev = snapshot.Minor
+		sev = api.Minor
 	default:
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	started, err := awsEpoch(string(ev.Date))
 	if err != nil {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	upstream := ev.ARN
 	if strings.TrimSpace(upstream) == "" {
 		if strings.TrimSpace(ev.Service) == "" {
-			return snapshot.Incident{}, false
+			return api.Incident{}, false
 		}
 		upstream = ev.Service + "-" + string(ev.Date)
 	}
-	id := snapshot.OfficialIncidentID(svc.Slug, upstream)
+	id := api.OfficialIncidentID(svc.Slug, upstream)
 	if id == "" {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	updated := started
 	for _, e := range ev.EventLog {
@@ -235,14 +236,14 @@ func awsConvert(svc snapshot.Service, ev awsEvent) (snapshot.Incident, bool) {
 	case r != "":
 		headline += " (" + r + ")"
 	}
-	return snapshot.Incident{
+	return api.Incident{
 		ID:        id,
 		Service:   svc.Slug,
 		Headline:  headline,
 		Severity:  sev,
 		StartedAt: started,
 		Status:    "ongoing",
-		Source:    snapshot.SourceOfficial,
+		Source:    api.SourceOfficial,
 		URL:       awsStatusPage,
 		UpdatedAt: updated,
 	}, true

@@ -10,7 +10,8 @@ import (
 
 	"golang.org/x/text/encoding/unicode"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // awsEncodings are the ways the dashboard has been seen to encode its body;
@@ -51,9 +52,9 @@ func awsEncode(t testing.TB, enc string, utf8 []byte) []byte {
 	return out
 }
 
-func bedrock(srv *httptest.Server, filter ...string) snapshot.Service {
-	return snapshot.Service{Slug: "aws-bedrock", StatusPage: "https://health.aws.amazon.com/health/status",
-		Feed: snapshot.Feed{Format: snapshot.FormatAWSHealth, URL: srv.URL + "/feed", Scope: snapshot.Scope{ComponentNames: filter}}}
+func bedrock(srv *httptest.Server, filter ...string) catalog.Service {
+	return catalog.Service{Slug: "aws-bedrock", StatusPage: "https://health.aws.amazon.com/health/status",
+		Feed: catalog.Feed{Format: catalog.FormatAWSHealth, URL: srv.URL + "/feed", Scope: catalog.Scope{ComponentNames: filter}}}
 }
 
 func readAWSHealth(t *testing.T, rep reply, filter ...string) (Result, error) {
@@ -69,19 +70,19 @@ func TestAWSHealthStatus(t *testing.T) {
 		name          string
 		file          string
 		filter        []string
-		want          snapshot.Status
+		want          api.Status
 		wantIncidents int
 	}{
-		{"calm: empty array", "awshealth-empty.json", br, snapshot.Operational, 0},
-		{"informational; another service's disruption filtered out", "awshealth-informational.json", br, snapshot.Operational, 1},
-		{"unfiltered, the EC2 disruption counts", "awshealth-informational.json", nil, snapshot.PartialOutage, 2},
-		{"filter ignores case and matches service_name", "awshealth-informational.json", []string{"AMAZON BEDROCK"}, snapshot.Operational, 1},
-		{"filter matching nothing", "awshealth-partial.json", []string{"sagemaker"}, snapshot.Operational, 0},
-		{"resolved event only", "awshealth-resolved.json", br, snapshot.Operational, 0},
-		{"status 2", "awshealth-degraded.json", br, snapshot.Degraded, 2},
-		{"status 3 in two regions (one twice)", "awshealth-partial.json", br, snapshot.PartialOutage, 3},
-		{"status 3 in three regions", "awshealth-major.json", br, snapshot.MajorOutage, 3},
-		{"mixed", "awshealth-incidents.json", br, snapshot.PartialOutage, 4},
+		{"calm: empty array", "awshealth-empty.json", br, api.Operational, 0},
+		{"informational; another service's disruption filtered out", "awshealth-informational.json", br, api.Operational, 1},
+		{"unfiltered, the EC2 disruption counts", "awshealth-informational.json", nil, api.PartialOutage, 2},
+		{"filter ignores case and matches service_name", "awshealth-informational.json", []string{"AMAZON BEDROCK"}, api.Operational, 1},
+		{"filter matching nothing", "awshealth-partial.json", []string{"sagemaker"}, api.Operational, 0},
+		{"resolved event only", "awshealth-resolved.json", br, api.Operational, 0},
+		{"status 2", "awshealth-degraded.json", br, api.Degraded, 2},
+		{"status 3 in two regions (one twice)", "awshealth-partial.json", br, api.PartialOutage, 3},
+		{"status 3 in three regions", "awshealth-major.json", br, api.MajorOutage, 3},
+		{"mixed", "awshealth-incidents.json", br, api.PartialOutage, 4},
 	}
 	for _, tt := range tests {
 		for _, enc := range awsEncodings {
@@ -98,28 +99,28 @@ func TestAWSHealthStatus(t *testing.T) {
 
 func TestAWSHealthIncidents(t *testing.T) {
 	t.Parallel()
-	const official, page = snapshot.SourceOfficial, "https://health.aws.amazon.com/health/status"
-	want := []snapshot.Incident{
+	const official, page = api.SourceOfficial, "https://health.aws.amazon.com/health/status"
+	want := []api.Incident{
 		// Updated at the latest event_log timestamp (numbers and strings);
 		// the ARN's slashes become hyphens.
 		{ID: "aws-bedrock-arn:aws:health:us-east-1::event-BEDROCK-AWS_BEDROCK_OPERATIONAL_ISSUE-AWS_BEDROCK_OPERATIONAL_ISSUE_7D4B1_91C2E0A6F1B",
-			Service: "aws-bedrock", Headline: "Increased Error Rates and Latencies (N. Virginia)", Severity: snapshot.Major,
+			Service: "aws-bedrock", Headline: "Increased Error Rates and Latencies (N. Virginia)", Severity: api.Major,
 			StartedAt: *ts(t, "2024-11-19T06:00:00Z"), Status: "ongoing", Source: official, URL: page,
 			UpdatedAt: *ts(t, "2024-11-19T07:15:30Z")},
 		// No ARN: service and date; no event log: updated at the date.
 		{ID: "aws-bedrock-bedrock-us-west-2-1731993000",
-			Service: "aws-bedrock", Headline: "Degraded Model Invocation Performance (Oregon)", Severity: snapshot.Minor,
+			Service: "aws-bedrock", Headline: "Degraded Model Invocation Performance (Oregon)", Severity: api.Minor,
 			StartedAt: *ts(t, "2024-11-19T05:10:00Z"), Status: "ongoing", Source: official, URL: page,
 			UpdatedAt: *ts(t, "2024-11-19T05:10:00Z")},
 		// No summary: the service name, which already names the region; a
 		// log entry older than the date does not move UpdatedAt back.
 		{ID: "aws-bedrock-arn:aws:health:sa-east-1::event-BEDROCK-AWS_BEDROCK_API_ISSUE-AWS_BEDROCK_API_ISSUE_88E1A_5C6D7E8F9A0",
-			Service: "aws-bedrock", Headline: "Amazon Bedrock (São Paulo)", Severity: snapshot.Minor,
+			Service: "aws-bedrock", Headline: "Amazon Bedrock (São Paulo)", Severity: api.Minor,
 			StartedAt: *ts(t, "2024-11-19T03:00:00Z"), Status: "ongoing", Source: official, URL: page,
 			UpdatedAt: *ts(t, "2024-11-19T03:00:00Z")},
 		// Date and status as JSON numbers; an unreadable log timestamp is ignored.
 		{ID: "aws-bedrock-arn:aws:health:ap-northeast-1::event-BEDROCK-AWS_BEDROCK_OPERATIONAL_NOTIFICATION-AWS_BEDROCK_OPERATIONAL_NOTIFICATION_2F9C3_0A1B2C3D4E5",
-			Service: "aws-bedrock", Headline: "[Informational] Delayed CloudWatch metrics (Tokyo)", Severity: snapshot.Minor,
+			Service: "aws-bedrock", Headline: "[Informational] Delayed CloudWatch metrics (Tokyo)", Severity: api.Minor,
 			StartedAt: *ts(t, "2024-11-18T23:20:00Z"), Status: "ongoing", Source: official, URL: page,
 			UpdatedAt: *ts(t, "2024-11-19T01:05:00Z")},
 		// Left out: status 0, EC2 (filter), the event without a date, status 7.
@@ -165,12 +166,12 @@ func TestAWSHealthEmptyDocuments(t *testing.T) {
 	checkProvesNothing(t, []string{"null"}, func(t *testing.T, rep reply) (Result, error) {
 		return readAWSHealth(t, reply{body: awsEncode(t, "UTF-16BE+BOM", rep.body)})
 	})
-	for body, want := range map[string]snapshot.Status{
-		`[{}]`:                                 snapshot.Operational,
-		`[null]`:                               snapshot.Operational,
-		`[{"status":"3"}]`:                     snapshot.Operational, // no date, no service
-		`[{"status":"3","date":"0"}]`:          snapshot.Operational,
-		`[{"status":"3","date":"1731996000"}]`: snapshot.Operational, // neither ARN nor service: no id
+	for body, want := range map[string]api.Status{
+		`[{}]`:                                 api.Operational,
+		`[null]`:                               api.Operational,
+		`[{"status":"3"}]`:                     api.Operational, // no date, no service
+		`[{"status":"3","date":"0"}]`:          api.Operational,
+		`[{"status":"3","date":"1731996000"}]`: api.Operational, // neither ARN nor service: no id
 	} {
 		t.Run(body, func(t *testing.T) {
 			res, err := readAWSHealth(t, reply{body: awsEncode(t, "UTF-16BE+BOM", []byte(body))})
@@ -220,7 +221,7 @@ func FuzzAWSHealth(f *testing.F) {
 	f.Add([]byte{0xFE, 0xFF, 0, '[', 0xD8, 0x00, 0, ']'}) // lone surrogate
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, filter := range [][]string{{"bedrock"}, nil} {
-			svc := snapshot.Service{Slug: "aws-bedrock", Feed: snapshot.Feed{Format: snapshot.FormatAWSHealth, Scope: snapshot.Scope{ComponentNames: filter}}}
+			svc := catalog.Service{Slug: "aws-bedrock", Feed: catalog.Feed{Format: catalog.FormatAWSHealth, Scope: catalog.Scope{ComponentNames: filter}}}
 			res, err := parseAWSHealth(data, Request{Service: svc})
 			if checkParsed(t, svc, res, err) {
 				checkDistinctHeadlines(t, res)
@@ -238,7 +239,7 @@ func FuzzAWSHealth(f *testing.F) {
 // it, UTF-16 with a byte order mark.
 func TestAWSHealthMultipleServices(t *testing.T) {
 	t.Parallel()
-	c, err := snapshot.DefaultCatalog()
+	c, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +248,7 @@ func TestAWSHealthMultipleServices(t *testing.T) {
 	svc, _ := c.Lookup("aws-bedrock") // the catalog's own scope
 	svc.Feed.URL = srv.URL + "/feed"
 	res, err := read(t, awsHealth{}, svc)
-	checkStatus(t, res, err, snapshot.PartialOutage)
+	checkStatus(t, res, err, api.PartialOutage)
 	const arn = "arn:aws:health:%s::event/MULTIPLE_SERVICES/AWS_MULTIPLE_SERVICES_OPERATIONAL_ISSUE/AWS_MULTIPLE_SERVICES_OPERATIONAL_ISSUE_%s"
 	var got []string
 	for _, inc := range res.Incidents {
@@ -261,10 +262,10 @@ func TestAWSHealthMultipleServices(t *testing.T) {
 	}
 	if len(res.Incidents) == 3 {
 		first := res.Incidents[2]
-		if first.Severity != snapshot.Major || !first.UpdatedAt.Equal(time.Unix(1761011435, 0)) {
+		if first.Severity != api.Major || !first.UpdatedAt.Equal(time.Unix(1761011435, 0)) {
 			t.Errorf("N. Virginia event %+v, want major, updated at its last log entry", first)
 		}
-		if id := snapshot.OfficialIncidentID("aws-bedrock", fmt.Sprintf(arn, "us-east-1", "BA540_514A652BE1A")); first.ID != id {
+		if id := api.OfficialIncidentID("aws-bedrock", fmt.Sprintf(arn, "us-east-1", "BA540_514A652BE1A")); first.ID != id {
 			t.Errorf("id %q, want %q", first.ID, id)
 		}
 	}

@@ -8,7 +8,8 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // betterStack reads a Better Stack (Better Uptime) status page's public
@@ -108,13 +109,13 @@ func parseBetterStack(data []byte, req Request) (Result, error) {
 		return Result{}, fmt.Errorf("decoding Better Stack index: %w", err)
 	}
 	var (
-		comps   []snapshot.Component
+		comps   []api.Component
 		refs    []ref
 		byID    = map[bsID]ref{}
 		reports []bsItem
 		decoded []bsReport
 		updated = map[bsID]time.Time{} // latest status update per report
-		worst   = map[bsID]snapshot.Status{}
+		worst   = map[bsID]api.Status{}
 		updates = map[bsID]bsUpdate{} // by the update's own id
 	)
 	for _, it := range doc.Included {
@@ -125,7 +126,7 @@ func parseBetterStack(data []byte, req Request) (Result, error) {
 				return Result{}, err
 			}
 			c := ref{ID: string(it.ID), Name: r.PublicName}
-			comps = append(comps, snapshot.Component{ID: c.ID, Name: c.Name, Status: bsResourceStatus(r.Status)})
+			comps = append(comps, api.Component{ID: c.ID, Name: c.Name, Status: bsResourceStatus(r.Status)})
 			refs = append(refs, c)
 			if it.ID != "" {
 				byID[it.ID] = c
@@ -151,8 +152,8 @@ func parseBetterStack(data []byte, req Request) (Result, error) {
 			updated[report] = t
 		}
 		for _, a := range u.AffectedResources {
-			if st := bsResourceStatus(a.Status); st != snapshot.Unknown {
-				worst[report] = snapshot.Worse(cmp.Or(worst[report], snapshot.Operational), st)
+			if st := bsResourceStatus(a.Status); st != api.Unknown {
+				worst[report] = api.Worse(cmp.Or(worst[report], api.Operational), st)
 			}
 		}
 	}
@@ -180,7 +181,7 @@ func parseBetterStack(data []byte, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	var out []snapshot.Incident
+	var out []api.Incident
 	for i, it := range reports {
 		r := decoded[i]
 		affected := make([]ref, 0, len(r.AffectedResources))
@@ -194,7 +195,7 @@ func parseBetterStack(data []byte, req Request) (Result, error) {
 			out = append(out, inc)
 		}
 	}
-	snapshot.SortIncidents(out)
+	api.SortIncidents(out)
 	return Result{Status: status, Components: comps, Incidents: out}, nil
 }
 
@@ -212,18 +213,18 @@ func bsAttributes(it bsItem, into any) error {
 
 // bsResourceStatus maps a resource's state; not_monitored and anything
 // unknown are Unknown, which the rollup leaves out.
-func bsResourceStatus(state string) snapshot.Status {
+func bsResourceStatus(state string) api.Status {
 	switch state {
 	case "operational":
-		return snapshot.Operational
+		return api.Operational
 	case "degraded":
-		return snapshot.Degraded
+		return api.Degraded
 	case "downtime":
-		return snapshot.MajorOutage
+		return api.MajorOutage
 	case "maintenance":
-		return snapshot.Maintenance
+		return api.Maintenance
 	}
-	return snapshot.Unknown
+	return api.Unknown
 }
 
 // bsConvert maps one status report. It reports false for a report to leave
@@ -233,18 +234,18 @@ func bsResourceStatus(state string) snapshot.Status {
 // last update: it must not stay open for ever. Its severity is the worst of
 // its state and of what its updates said of the resources: a resolved
 // report's own state no longer tells that it was downtime.
-func bsConvert(svc snapshot.Service, id bsID, r bsReport, lastUpdate time.Time, worst snapshot.Status) (snapshot.Incident, bool) {
-	official := snapshot.OfficialIncidentID(svc.Slug, string(id))
+func bsConvert(svc catalog.Service, id bsID, r bsReport, lastUpdate time.Time, worst api.Status) (api.Incident, bool) {
+	official := api.OfficialIncidentID(svc.Slug, string(id))
 	if official == "" || r.ReportType == "maintenance" {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	started, ok := parseTime(r.StartsAt)
 	if !ok || started.IsZero() {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	ends, ok := parseTime(r.EndsAt)
 	if !ok {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	updated := started
 	var ended *time.Time
@@ -258,11 +259,11 @@ func bsConvert(svc snapshot.Service, id bsID, r bsReport, lastUpdate time.Time, 
 		end := updated
 		ended, status = &end, "resolved"
 	}
-	sev := snapshot.Minor
-	if r.AggregateState == "downtime" || worst == snapshot.MajorOutage {
-		sev = snapshot.Major
+	sev := api.Minor
+	if r.AggregateState == "downtime" || worst == api.MajorOutage {
+		sev = api.Major
 	}
-	return snapshot.Incident{
+	return api.Incident{
 		ID:        official,
 		Service:   svc.Slug,
 		Headline:  r.Title,
@@ -270,7 +271,7 @@ func bsConvert(svc snapshot.Service, id bsID, r bsReport, lastUpdate time.Time, 
 		StartedAt: started,
 		EndedAt:   ended,
 		Status:    status,
-		Source:    snapshot.SourceOfficial,
+		Source:    api.SourceOfficial,
 		URL:       svc.StatusPage,
 		UpdatedAt: updated,
 	}, true

@@ -7,14 +7,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 const betterStackPath = "/index.json"
 
-func together(srv *httptest.Server, filter ...string) snapshot.Service {
-	return snapshot.Service{Slug: "together", StatusPage: "https://status.together.ai",
-		Feed: snapshot.Feed{Format: snapshot.FormatBetterStack, URL: srv.URL + betterStackPath, Scope: filterScope(filter)}}
+func together(srv *httptest.Server, filter ...string) catalog.Service {
+	return catalog.Service{Slug: "together", StatusPage: "https://status.together.ai",
+		Feed: catalog.Feed{Format: catalog.FormatBetterStack, URL: srv.URL + betterStackPath, Scope: filterScope(filter)}}
 }
 
 func readBetterStack(t *testing.T, rep reply, filter ...string) (Result, error) {
@@ -29,30 +30,30 @@ func TestBetterStackStatus(t *testing.T) {
 		name   string
 		rep    reply
 		filter []string
-		want   snapshot.Status
-		fails  snapshot.FailureKind
+		want   api.Status
+		fails  api.FailureKind
 	}{
-		{"calm, not_monitored resource ignored", reply{file: "betterstack-calm.json"}, nil, snapshot.Operational, ""},
-		{"degraded", reply{file: "betterstack-degraded.json"}, nil, snapshot.Degraded, ""},
-		{"downtime with some resources down", reply{file: "betterstack-partial.json"}, nil, snapshot.PartialOutage, ""},
-		{"downtime with every monitored resource down", reply{file: "betterstack-major.json"}, nil, snapshot.MajorOutage, ""},
-		{"maintenance", reply{file: "betterstack-maintenance.json"}, nil, snapshot.Maintenance, ""},
-		{"aggregate operational lags a resource down", reply{file: "betterstack-lagging.json"}, nil, snapshot.PartialOutage, ""},
-		{"no resources, aggregate operational", reply{file: "betterstack-empty.json"}, nil, "", snapshot.FailureEmpty},
-		{"mixed, unfiltered", reply{file: "betterstack-filter.json"}, nil, snapshot.PartialOutage, ""},
-		{"filtered: aggregate downtime ignored", reply{file: "betterstack-filter.json"}, []string{"inference"}, snapshot.Degraded, ""},
-		{"filtered: all kept resources down", reply{file: "betterstack-filter.json"}, []string{"Fine-Tuning"}, snapshot.MajorOutage, ""},
-		{"filtered: two words", reply{file: "betterstack-filter.json"}, []string{"INFERENCE", "website"}, snapshot.Degraded, ""},
-		{"filtered: some kept resources down", reply{file: "betterstack-filter.json"}, []string{"website", "fine-tuning api"}, snapshot.PartialOutage, ""},
-		{"filtered: no resource kept", reply{file: "betterstack-filter.json"}, []string{"billing"}, "", snapshot.FailureScope},
-		{"filtered calm page", reply{file: "betterstack-calm.json"}, []string{"chat"}, snapshot.Operational, ""},
-		{"aggregate downtime, no resources", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"downtime"}},"included":[]}`)}, nil, "", snapshot.FailureEmpty},
-		{"aggregate downtime, only not_monitored resources", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"downtime"}},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"not_monitored"}}]}`)}, nil, "", snapshot.FailureSchema},
-		{"aggregate downtime ignored, resources all up", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"downtime"}},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"operational"}}]}`)}, nil, snapshot.Operational, ""},
-		{"aggregate maintenance loses to a degraded resource", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"maintenance"}},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"degraded"}}]}`)}, nil, snapshot.Degraded, ""},
-		{"one resource, down, no aggregate", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"downtime"}}]}`)}, nil, snapshot.MajorOutage, ""},
-		{"down and maintenance resources", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_page_resource","attributes":{"status":"downtime"}},{"id":"2","type":"status_page_resource","attributes":{"status":"maintenance"}}]}`)}, nil, snapshot.PartialOutage, ""},
-		{"unknown aggregate and resource states", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"on_fire"}},"included":[{"id":"1","type":"status_page_resource","attributes":{"status":"paused"}}]}`)}, nil, "", snapshot.FailureSchema},
+		{"calm, not_monitored resource ignored", reply{file: "betterstack-calm.json"}, nil, api.Operational, ""},
+		{"degraded", reply{file: "betterstack-degraded.json"}, nil, api.Degraded, ""},
+		{"downtime with some resources down", reply{file: "betterstack-partial.json"}, nil, api.PartialOutage, ""},
+		{"downtime with every monitored resource down", reply{file: "betterstack-major.json"}, nil, api.MajorOutage, ""},
+		{"maintenance", reply{file: "betterstack-maintenance.json"}, nil, api.Maintenance, ""},
+		{"aggregate operational lags a resource down", reply{file: "betterstack-lagging.json"}, nil, api.PartialOutage, ""},
+		{"no resources, aggregate operational", reply{file: "betterstack-empty.json"}, nil, "", api.FailureEmpty},
+		{"mixed, unfiltered", reply{file: "betterstack-filter.json"}, nil, api.PartialOutage, ""},
+		{"filtered: aggregate downtime ignored", reply{file: "betterstack-filter.json"}, []string{"inference"}, api.Degraded, ""},
+		{"filtered: all kept resources down", reply{file: "betterstack-filter.json"}, []string{"Fine-Tuning"}, api.MajorOutage, ""},
+		{"filtered: two words", reply{file: "betterstack-filter.json"}, []string{"INFERENCE", "website"}, api.Degraded, ""},
+		{"filtered: some kept resources down", reply{file: "betterstack-filter.json"}, []string{"website", "fine-tuning api"}, api.PartialOutage, ""},
+		{"filtered: no resource kept", reply{file: "betterstack-filter.json"}, []string{"billing"}, "", api.FailureScope},
+		{"filtered calm page", reply{file: "betterstack-calm.json"}, []string{"chat"}, api.Operational, ""},
+		{"aggregate downtime, no resources", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"downtime"}},"included":[]}`)}, nil, "", api.FailureEmpty},
+		{"aggregate downtime, only not_monitored resources", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"downtime"}},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"not_monitored"}}]}`)}, nil, "", api.FailureSchema},
+		{"aggregate downtime ignored, resources all up", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"downtime"}},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"operational"}}]}`)}, nil, api.Operational, ""},
+		{"aggregate maintenance loses to a degraded resource", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"maintenance"}},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"degraded"}}]}`)}, nil, api.Degraded, ""},
+		{"one resource, down, no aggregate", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"downtime"}}]}`)}, nil, api.MajorOutage, ""},
+		{"down and maintenance resources", reply{body: []byte(`{"data":{},"included":[{"id":"1","type":"status_page_resource","attributes":{"status":"downtime"}},{"id":"2","type":"status_page_resource","attributes":{"status":"maintenance"}}]}`)}, nil, api.PartialOutage, ""},
+		{"unknown aggregate and resource states", reply{body: []byte(`{"data":{"attributes":{"aggregate_state":"on_fire"}},"included":[{"id":"1","type":"status_page_resource","attributes":{"status":"paused"}}]}`)}, nil, "", api.FailureSchema},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -65,31 +66,31 @@ func TestBetterStackStatus(t *testing.T) {
 func TestBetterStackIncidents(t *testing.T) {
 	t.Parallel()
 	const (
-		official = snapshot.SourceOfficial
+		official = api.SourceOfficial
 		page     = "https://status.together.ai"
 	)
 	tests := []struct {
 		name string
 		file string
-		want []snapshot.Incident
+		want []api.Incident
 	}{
 		{
 			name: "ongoing and resolved reports, offsets to UTC, skipped reports",
 			file: "betterstack-incidents.json",
-			want: []snapshot.Incident{
+			want: []api.Incident{
 				// Open; updated by its latest status update (whose
 				// status_report_id is a number in one and a string in the other).
-				{ID: "together-9900601", Service: "together", Headline: "Elevated latency on chat completions", Severity: snapshot.Minor,
+				{ID: "together-9900601", Service: "together", Headline: "Elevated latency on chat completions", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-11-18T13:40:00Z"), Status: "ongoing", Source: official,
 					URL: page, UpdatedAt: *ts(t, "2025-11-18T14:05:33.12Z")},
 				// Numeric JSON:API id; downtime is major; updated at its end,
 				// which is later than its only update.
-				{ID: "together-9900590", Service: "together", Headline: "Fine-tuning API down", Severity: snapshot.Major,
+				{ID: "together-9900590", Service: "together", Headline: "Fine-tuning API down", Severity: api.Major,
 					StartedAt: *ts(t, "2025-11-17T21:04:00Z"), EndedAt: ts(t, "2025-11-17T22:31:27Z"), Status: "resolved", Source: official,
 					URL: page, UpdatedAt: *ts(t, "2025-11-17T22:31:27Z")},
 				// aggregate_state operational is minor; the update with an
 				// unreadable time is ignored.
-				{ID: "together-9900540", Service: "together", Headline: "Dashboard login notice", Severity: snapshot.Minor,
+				{ID: "together-9900540", Service: "together", Headline: "Dashboard login notice", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-11-16T08:00:00Z"), EndedAt: ts(t, "2025-11-16T08:30:00Z"), Status: "resolved", Source: official,
 					URL: page, UpdatedAt: *ts(t, "2025-11-16T08:30:00Z")},
 				// Left out: the maintenance, and the reports without an id,
@@ -99,8 +100,8 @@ func TestBetterStackIncidents(t *testing.T) {
 		{
 			name: "degraded",
 			file: "betterstack-degraded.json",
-			want: []snapshot.Incident{
-				{ID: "together-9900610", Service: "together", Headline: "Elevated latency on chat completions", Severity: snapshot.Minor,
+			want: []api.Incident{
+				{ID: "together-9900610", Service: "together", Headline: "Elevated latency on chat completions", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-11-18T13:40:00Z"), Status: "ongoing", Source: official,
 					URL: page, UpdatedAt: *ts(t, "2025-11-18T13:40:00Z")},
 			},
@@ -108,8 +109,8 @@ func TestBetterStackIncidents(t *testing.T) {
 		{
 			name: "downtime",
 			file: "betterstack-major.json",
-			want: []snapshot.Incident{
-				{ID: "together-9900630", Service: "together", Headline: "All APIs unavailable", Severity: snapshot.Major,
+			want: []api.Incident{
+				{ID: "together-9900630", Service: "together", Headline: "All APIs unavailable", Severity: api.Major,
 					StartedAt: *ts(t, "2025-11-18T14:01:00Z"), Status: "ongoing", Source: official,
 					URL: page, UpdatedAt: *ts(t, "2025-11-18T14:01:00Z")},
 			},
@@ -186,7 +187,7 @@ func TestBetterStackEmptyDocuments(t *testing.T) {
 		`{"data":{"attributes":{}},"included":[{"id":{"x":1},"type":"status_report","attributes":{"starts_at":"2025-11-18T10:00:00Z"}},{"id":true,"type":"status_report","attributes":{"starts_at":"2025-11-18T10:00:00Z"}}]}`,
 	}, func(t *testing.T, rep reply) (Result, error) { return readBetterStack(t, rep) })
 	res, err := readBetterStack(t, reply{body: []byte(`{"data":{"attributes":{}},"included":[{"id":"1","type":"status_page_resource","attributes":{"public_name":"API","status":"operational"}},{"id":{"x":1},"type":"status_report","attributes":{"starts_at":"2025-11-18T10:00:00Z"}},{"type":"status_page_section","attributes":{"name":7}}]}`)})
-	if err != nil || res.Status != snapshot.Operational || len(res.Incidents) != 0 {
+	if err != nil || res.Status != api.Operational || len(res.Incidents) != 0 {
 		t.Errorf("got %+v, %v; want operational without incidents", res, err)
 	}
 }
@@ -195,7 +196,7 @@ func TestBetterStackNilClient(t *testing.T) {
 	t.Parallel()
 	srv, _ := serve(t, jsonAccept, map[string]reply{betterStackPath: {file: "betterstack-calm.json"}})
 	res, err := betterStack{}.Read(context.Background(), Request{Client: nil, Service: together(srv)})
-	if err != nil || res.Status != snapshot.Operational {
+	if err != nil || res.Status != api.Operational {
 		t.Errorf("Read with a nil client = %+v, %v; want operational", res, err)
 	}
 }
@@ -205,11 +206,11 @@ func FuzzBetterStack(f *testing.F) {
 	f.Add([]byte(`{"data":{"attributes":{"aggregate_state":"downtime"}},"included":[{"id":1,"type":"status_report","attributes":{"starts_at":"2025-11-18T10:00:00Z","ends_at":null}}]}`))
 	f.Add([]byte(`null`))
 	f.Add([]byte(`{"data":{"attributes":{"aggregate_state":"downtime"}},"included":[{"id":"-/-","type":"status_report","attributes":{"starts_at":"2025-11-18T10:00:00Z"}}]}`))
-	plain := snapshot.Service{Slug: "together", StatusPage: "https://status.together.ai"}
+	plain := catalog.Service{Slug: "together", StatusPage: "https://status.together.ai"}
 	filtered := plain
 	filtered.Feed.Scope = filterScope([]string{"api"})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, svc := range []snapshot.Service{plain, filtered} {
+		for _, svc := range []catalog.Service{plain, filtered} {
 			res, err := parseBetterStack(data, Request{Service: svc})
 			checkParsed(t, svc, res, err)
 		}

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // checkly reads a Checkly status page's public list of unresolved incidents.
@@ -65,7 +66,7 @@ func parseCheckly(data []byte, req Request) (Result, error) {
 		list = doc.Incidents
 	}
 	if list == nil {
-		return Result{}, failure(snapshot.FailureSchema, "no incidents list: not a Checkly unresolved-incidents document")
+		return Result{}, failure(api.FailureSchema, "no incidents list: not a Checkly unresolved-incidents document")
 	}
 	listed := func(in checklyIncident) []ref {
 		refs := make([]ref, len(in.Services))
@@ -75,8 +76,8 @@ func parseCheckly(data []byte, req Request) (Result, error) {
 		return refs
 	}
 	s := newScoper(svc.Feed.Scope, nil, false)
-	st := snapshot.Operational
-	var out []snapshot.Incident
+	st := api.Operational
+	var out []api.Incident
 	for _, in := range *list {
 		if !s.incident(in.Name, listed(in)) {
 			continue
@@ -84,7 +85,7 @@ func parseCheckly(data []byte, req Request) (Result, error) {
 		sev := strings.ToUpper(strings.TrimSpace(in.Severity))
 		resolved := strings.EqualFold(in.LastUpdateStatus, "RESOLVED")
 		if !resolved {
-			st = snapshot.Worse(st, checklyStatus(sev))
+			st = api.Worse(st, checklyStatus(sev))
 		}
 		if sev == "MAINTENANCE" {
 			continue // not an incident
@@ -93,35 +94,35 @@ func parseCheckly(data []byte, req Request) (Result, error) {
 			out = append(out, inc)
 		}
 	}
-	snapshot.SortIncidents(out)
+	api.SortIncidents(out)
 	return Result{Status: st, Incidents: out}, nil
 }
 
 // checklyStatus maps an open incident's upper-cased severity. An open
 // incident of a severity not known here still means something is wrong, so
 // it counts as degraded.
-func checklyStatus(sev string) snapshot.Status {
+func checklyStatus(sev string) api.Status {
 	switch sev {
 	case "MEDIUM":
-		return snapshot.PartialOutage
+		return api.PartialOutage
 	case "MAJOR", "CRITICAL":
-		return snapshot.MajorOutage
+		return api.MajorOutage
 	case "MAINTENANCE":
-		return snapshot.Maintenance
+		return api.Maintenance
 	}
-	return snapshot.Degraded
+	return api.Degraded
 }
 
 // checklyConvert maps one incident, reporting false for one without an id or
 // with a creation time that is missing or unreadable.
-func checklyConvert(svc snapshot.Service, in checklyIncident, sev string, resolved bool) (snapshot.Incident, bool) {
-	id := snapshot.OfficialIncidentID(svc.Slug, in.ID)
+func checklyConvert(svc catalog.Service, in checklyIncident, sev string, resolved bool) (api.Incident, bool) {
+	id := api.OfficialIncidentID(svc.Slug, in.ID)
 	if id == "" {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	started, ok := parseTime(in.CreatedAt)
 	if !ok || started.IsZero() {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	// The latest update gives updatedAt (and the end of a resolved
 	// incident); an update with an unreadable time is ignored.
@@ -141,18 +142,18 @@ func checklyConvert(svc snapshot.Service, in checklyIncident, sev string, resolv
 	if resolved {
 		ended = &updated
 	}
-	severity := snapshot.Minor
+	severity := api.Minor
 	switch sev {
 	case "MEDIUM":
-		severity = snapshot.Major
+		severity = api.Major
 	case "MAJOR", "CRITICAL":
-		severity = snapshot.Critical
+		severity = api.Critical
 	}
 	status := in.LastUpdateStatus
 	if status == "" {
 		status = lastStatus
 	}
-	return snapshot.Incident{
+	return api.Incident{
 		ID:        id,
 		Service:   svc.Slug,
 		Headline:  in.Name,
@@ -160,7 +161,7 @@ func checklyConvert(svc snapshot.Service, in checklyIncident, sev string, resolv
 		StartedAt: started,
 		EndedAt:   ended,
 		Status:    strings.ToLower(status),
-		Source:    snapshot.SourceOfficial,
+		Source:    api.SourceOfficial,
 		URL:       svc.StatusPage,
 		UpdatedAt: updated,
 	}, true

@@ -10,7 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // The caps on component text, in characters (incident text: snapshot's).
@@ -39,7 +40,7 @@ func parseTime(s string) (t time.Time, ok bool) {
 // clean bounds everything in a result that came from the page, and drops
 // (naming them) the incidents that cannot be published: no usable id, or a
 // time outside the sane range.
-func clean(svc snapshot.Service, res Result, now time.Time) (Result, []string) {
+func clean(svc catalog.Service, res Result, now time.Time) (Result, []string) {
 	var dropped []string
 	kept := res.Incidents[:0]
 	for _, inc := range res.Incidents {
@@ -56,36 +57,36 @@ func clean(svc snapshot.Service, res Result, now time.Time) (Result, []string) {
 	}
 	res.Incidents = kept
 	for i, c := range res.Components {
-		res.Components[i].ID = snapshot.CleanText(c.ID, maxComponentID)
-		res.Components[i].Name = snapshot.CleanText(c.Name, maxComponentName)
-		res.Components[i].Group = snapshot.CleanText(c.Group, maxComponentName)
+		res.Components[i].ID = api.CleanText(c.ID, maxComponentID)
+		res.Components[i].Name = api.CleanText(c.Name, maxComponentName)
+		res.Components[i].Group = api.CleanText(c.Group, maxComponentName)
 		if !c.Status.Valid() {
-			res.Components[i].Status = snapshot.Unknown
+			res.Components[i].Status = api.Unknown
 		}
 	}
 	if !res.Status.Valid() {
-		res.Status = snapshot.Unknown
+		res.Status = api.Unknown
 	}
 	return res, dropped
 }
 
 // unsafeID says why an incident's id cannot be published, or "".
-func unsafeID(svc snapshot.Service, inc snapshot.Incident) string {
+func unsafeID(svc catalog.Service, inc api.Incident) string {
 	prefix := svc.Slug + "-"
-	if !strings.HasPrefix(inc.ID, prefix) || snapshot.OfficialIncidentID(svc.Slug, inc.ID[len(prefix):]) != inc.ID {
-		return fmt.Sprintf("incident id %q is not a safe id", snapshot.CleanText(inc.ID, 80))
+	if !strings.HasPrefix(inc.ID, prefix) || api.OfficialIncidentID(svc.Slug, inc.ID[len(prefix):]) != inc.ID {
+		return fmt.Sprintf("incident id %q is not a safe id", api.CleanText(inc.ID, 80))
 	}
 	return ""
 }
 
 // severityOf is an incident's severity from the worst status it gave a
 // component, for pages whose incidents carry no impact of their own.
-func severityOf(worst snapshot.Status) snapshot.Severity {
+func severityOf(worst api.Status) api.Severity {
 	switch worst {
-	case snapshot.MajorOutage:
-		return snapshot.Critical
-	case snapshot.PartialOutage:
-		return snapshot.Major
+	case api.MajorOutage:
+		return api.Critical
+	case api.PartialOutage:
+		return api.Major
 	}
-	return snapshot.Minor
+	return api.Minor
 }

@@ -9,7 +9,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // A status page is run by its owner, not by us. Each case is an attack seen
@@ -24,48 +25,48 @@ func TestReadCleansHostileFeeds(t *testing.T) {
 	tests := []struct {
 		name  string
 		inc   string
-		check func(t *testing.T, incs []snapshot.Incident)
+		check func(t *testing.T, incs []api.Incident)
 	}{
 		{"a time that is year 10000 in UTC is dropped, not fatal, and named",
 			incident(`,"id":"bad","started_at":"9999-12-31T23:59:59-01:00"`),
-			func(t *testing.T, incs []snapshot.Incident) {
+			func(t *testing.T, incs []api.Incident) {
 				if len(incs) != 1 || incs[0].ID != "svc-ok1" {
 					t.Errorf("incidents %+v, want only the sane one", incs)
 				}
 			}},
 		{"year 0 with a positive offset is dropped and named",
 			incident(`,"id":"bad","started_at":"0000-01-01T00:30:00+01:00"`),
-			func(t *testing.T, incs []snapshot.Incident) {
+			func(t *testing.T, incs []api.Incident) {
 				if len(incs) != 1 {
 					t.Errorf("incidents %+v, want only the sane one", incs)
 				}
 			}},
 		{"an incident starting years ahead of our clock is dropped and named",
 			incident(`,"id":"bad","started_at":"` + time.Now().AddDate(5, 0, 0).UTC().Format(time.RFC3339) + `"`),
-			func(t *testing.T, incs []snapshot.Incident) {
+			func(t *testing.T, incs []api.Incident) {
 				if len(incs) != 1 {
 					t.Errorf("incidents %+v, want only the sane one", incs)
 				}
 			}},
 		{"an update in 2150 is dropped and named, not ignored",
 			incident(`,"id":"bad","updated_at":"2150-01-01T00:00:00Z"`),
-			func(t *testing.T, incs []snapshot.Incident) {
+			func(t *testing.T, incs []api.Incident) {
 				if len(incs) != 1 {
 					t.Errorf("incidents %+v, want only the sane one", incs)
 				}
 			}},
 		{"a 1 MiB headline is capped",
 			incident(`,"id":"big","name":"` + strings.Repeat("A", 1<<20) + `"`),
-			func(t *testing.T, incs []snapshot.Incident) {
+			func(t *testing.T, incs []api.Incident) {
 				for _, inc := range incs {
-					if n := utf8.RuneCountInString(inc.Headline); n > snapshot.MaxHeadline {
+					if n := utf8.RuneCountInString(inc.Headline); n > api.MaxHeadline {
 						t.Errorf("headline of %d characters", n)
 					}
 				}
 			}},
 		{"javascript: and data: links become the status page",
 			incident(`,"id":"js","shortlink":"javascript:alert(1)"`) + `,` + incident(`,"id":"data","shortlink":"data:text/html,<script>alert(1)</script>"`),
-			func(t *testing.T, incs []snapshot.Incident) {
+			func(t *testing.T, incs []api.Incident) {
 				for _, inc := range incs {
 					if inc.URL != "https://status.example.com" {
 						t.Errorf("%s: link %q", inc.ID, inc.URL)
@@ -74,7 +75,7 @@ func TestReadCleansHostileFeeds(t *testing.T) {
 			}},
 		{"an id that is markup is made safe",
 			incident(`,"id":"x\"><img src=x onerror=alert(1)>"`),
-			func(t *testing.T, incs []snapshot.Incident) {
+			func(t *testing.T, incs []api.Incident) {
 				for _, inc := range incs {
 					if strings.ContainsAny(inc.ID, `"<> =()`) {
 						t.Errorf("id %q", inc.ID)
@@ -83,7 +84,7 @@ func TestReadCleansHostileFeeds(t *testing.T) {
 			}},
 		{"CR, LF and bidi controls are stripped from text",
 			incident(`,"id":"ctl","name":"Line one\r\nInjected: header\u202eevil\u2066","status":"inv\nestigating"`),
-			func(t *testing.T, incs []snapshot.Incident) {
+			func(t *testing.T, incs []api.Incident) {
 				for _, inc := range incs {
 					if inc.ID == "svc-ctl" && (inc.Headline != "Line one Injected: headerevil" || inc.Status != "inv estigating") {
 						t.Errorf("headline %q, status %q", inc.Headline, inc.Status)
@@ -95,8 +96,8 @@ func TestReadCleansHostileFeeds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			body := `{"page":{"id":"p"},` + calm + `,"incidents":[` + incident("") + `,` + tt.inc + `]}`
 			srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: {body: []byte(body)}})
-			svc := service(srv, "svc", "https://status.example.com", snapshot.FormatStatuspage, false)
-			res, dropped, err := Read(context.Background(), Adapters()[snapshot.FormatStatuspage], Request{Client: srv.Client(), Service: svc, Now: time.Now()})
+			svc := service(srv, "svc", "https://status.example.com", catalog.FormatStatuspage, false)
+			res, dropped, err := Read(context.Background(), Adapters()[catalog.FormatStatuspage], Request{Client: srv.Client(), Service: svc, Now: time.Now()})
 			if err != nil {
 				t.Fatalf("Read: %v", err)
 			}
@@ -154,9 +155,9 @@ func TestReadCapsComponents(t *testing.T) {
 				t.Fatalf("the page is %d bytes: the body cap, not the component cap, would refuse it", len(body))
 			}
 			srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: {body: body}})
-			res, err := read(t, Adapters()[snapshot.FormatStatuspage], anthropic(srv, false))
+			res, err := read(t, Adapters()[catalog.FormatStatuspage], anthropic(srv, false))
 			if tc.fail {
-				if Kind(err) != snapshot.FailureSchema || !strings.Contains(fmt.Sprint(err), fmt.Sprintf("more than the %d", MaxComponents)) || res.Components != nil {
+				if Kind(err) != api.FailureSchema || !strings.Contains(fmt.Sprint(err), fmt.Sprintf("more than the %d", MaxComponents)) || res.Components != nil {
 					t.Fatalf("%d components, err = %v (kind %q), want a schema failure naming the cap", len(res.Components), err, Kind(err))
 				}
 				return

@@ -6,7 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // datadog reads a Datadog Status Page's config.json (OpenRouter's,
@@ -74,9 +75,9 @@ func parseDatadog(data []byte, req Request) (Result, error) {
 		return Result{}, fmt.Errorf("decoding Datadog status page config: %w", err)
 	}
 	if doc.Components == nil {
-		return Result{}, failure(snapshot.FailureSchema, "no components: not a Datadog status page config")
+		return Result{}, failure(api.FailureSchema, "no components: not a Datadog status page config")
 	}
-	var comps []snapshot.Component
+	var comps []api.Component
 	var refs []ref
 	byID := map[string]ref{}
 	var walk func(list []ddComponent, group ddComponent)
@@ -87,7 +88,7 @@ func parseDatadog(data []byte, req Request) (Result, error) {
 				continue
 			}
 			r := ref{ID: c.ID, Name: c.Name, GroupID: group.ID, Group: group.Name}
-			comps = append(comps, snapshot.Component{ID: c.ID, Name: c.Name, Group: group.Name, Status: ddStatus(c.Status)})
+			comps = append(comps, api.Component{ID: c.ID, Name: c.Name, Group: group.Name, Status: ddStatus(c.Status)})
 			refs = append(refs, r)
 			byID[c.ID] = r
 		}
@@ -98,47 +99,47 @@ func parseDatadog(data []byte, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	var out []snapshot.Incident
+	var out []api.Incident
 	for _, in := range doc.Incidents {
 		if inc, ok := ddConvert(svc, s, in, byID); ok {
 			out = append(out, inc)
 		}
 	}
-	snapshot.SortIncidents(out)
+	api.SortIncidents(out)
 	return Result{Status: status, Components: comps, Incidents: out}, nil
 }
 
 // ddStatus maps a component status; anything else is Unknown.
-func ddStatus(s string) snapshot.Status {
+func ddStatus(s string) api.Status {
 	switch s {
 	case "operational":
-		return snapshot.Operational
+		return api.Operational
 	case "degraded", "degraded_performance":
-		return snapshot.Degraded
+		return api.Degraded
 	case "partial_outage":
-		return snapshot.PartialOutage
+		return api.PartialOutage
 	case "major_outage":
-		return snapshot.MajorOutage
+		return api.MajorOutage
 	case "maintenance", "under_maintenance":
-		return snapshot.Maintenance
+		return api.Maintenance
 	}
-	return snapshot.Unknown
+	return api.Unknown
 }
 
 // ddConvert maps one incident. It reports false for one outside the scope,
 // or without an id or a readable start. The start is the earliest timeline
 // entry (the incident may be published after it began), the severity the
 // worst status its timeline gave a component.
-func ddConvert(svc snapshot.Service, s scoper, in ddIncident, byID map[string]ref) (snapshot.Incident, bool) {
-	id := snapshot.OfficialIncidentID(svc.Slug, in.ID)
+func ddConvert(svc catalog.Service, s scoper, in ddIncident, byID map[string]ref) (api.Incident, bool) {
+	id := api.OfficialIncidentID(svc.Slug, in.ID)
 	if id == "" {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	var listed []ref
-	worst := snapshot.Operational
+	worst := api.Operational
 	published, ok := parseTime(in.PublishedDate)
 	if !ok {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	started := published
 	for _, step := range in.Timeline {
@@ -147,18 +148,18 @@ func ddConvert(svc snapshot.Service, s scoper, in ddIncident, byID map[string]re
 		}
 		for _, c := range step.ComponentsAffected {
 			listed = append(listed, cmp.Or(byID[c.ID], ref{ID: c.ID}))
-			worst = snapshot.Worse(worst, ddStatus(c.Status))
+			worst = api.Worse(worst, ddStatus(c.Status))
 		}
 	}
 	for _, c := range in.ComponentsAffected {
 		listed = append(listed, cmp.Or(byID[c.ID], ref{ID: c.ID}))
 	}
 	if started.IsZero() || !s.incident(in.Title, listed) {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
-	inc := snapshot.Incident{
+	inc := api.Incident{
 		ID: id, Service: svc.Slug, Headline: in.Title, Severity: severityOf(worst), StartedAt: started,
-		Status: "ongoing", Source: snapshot.SourceOfficial, URL: svc.StatusPage, UpdatedAt: cmp.Or(published, started),
+		Status: "ongoing", Source: api.SourceOfficial, URL: svc.StatusPage, UpdatedAt: cmp.Or(published, started),
 	}
 	if modified, ok := parseTime(in.LastModifiedAt); ok && modified.After(inc.UpdatedAt) {
 		inc.UpdatedAt = modified

@@ -3,11 +3,12 @@ package feed
 import (
 	"testing"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // ddRead reads body as OpenRouter's config.json, with its catalog scope.
-func ddRead(t *testing.T, rep reply) (Result, snapshot.Service, error) {
+func ddRead(t *testing.T, rep reply) (Result, catalog.Service, error) {
 	t.Helper()
 	srv, _ := serve(t, jsonAccept, map[string]reply{"/config.json": rep})
 	svc := catalogService(t, "openrouter", srv)
@@ -24,12 +25,12 @@ func TestDatadogRealIncidents(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inc := func(id, headline, started, ended, updated string) snapshot.Incident {
-		return snapshot.Incident{ID: "openrouter-" + id, Service: "openrouter", Headline: headline, Severity: snapshot.Minor,
-			StartedAt: *ts(t, started), EndedAt: ts(t, ended), Status: "resolved", Source: snapshot.SourceOfficial,
+	inc := func(id, headline, started, ended, updated string) api.Incident {
+		return api.Incident{ID: "openrouter-" + id, Service: "openrouter", Headline: headline, Severity: api.Minor,
+			StartedAt: *ts(t, started), EndedAt: ts(t, ended), Status: "resolved", Source: api.SourceOfficial,
 			URL: svc.StatusPage, UpdatedAt: *ts(t, updated)}
 	}
-	checkIncidents(t, res.Incidents, []snapshot.Incident{
+	checkIncidents(t, res.Incidents, []api.Incident{
 		inc("2a3d415a-1eed-417f-b269-6e308a7f7990", "Degraded video generation API",
 			"2026-09-04T18:27:00Z", "2026-09-04T21:12:00Z", "2026-09-11T02:34:01.430225Z"),
 		inc("a80f04f9-7b2a-4094-bd45-e42dd5c2ed8a", "Elevated 429s on Anthropic and OpenAI",
@@ -45,11 +46,11 @@ func TestDatadogSeverity(t *testing.T) {
 	const capture = "datadog-openrouter-20260915.json"
 	tests := []struct {
 		status string // the first (investigating) step's status for Video
-		want   snapshot.Severity
+		want   api.Severity
 	}{
-		{"degraded", snapshot.Minor}, // as served
-		{"partial_outage", snapshot.Major},
-		{"major_outage", snapshot.Critical},
+		{"degraded", api.Minor}, // as served
+		{"partial_outage", api.Major},
+		{"major_outage", api.Critical},
 	}
 	for _, tt := range tests {
 		t.Run(tt.status, func(t *testing.T) {
@@ -103,13 +104,13 @@ func TestDatadogNotAConfig(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		body string
-		want snapshot.FailureKind
+		want api.FailureKind
 	}{
-		{`{}`, snapshot.FailureSchema},
-		{`{"components":null,"incidents":[]}`, snapshot.FailureSchema},
-		{`{"components":[]}`, snapshot.FailureEmpty},
-		{`{"components":[{"type":"ComponentGroup","id":"g","name":"API - Gateway","components":[]}]}`, snapshot.FailureEmpty},
-		{`{"components":[{"type":"Component","id":"w","name":"Web & Application Services","status":"operational"}]}`, snapshot.FailureScope},
+		{`{}`, api.FailureSchema},
+		{`{"components":null,"incidents":[]}`, api.FailureSchema},
+		{`{"components":[]}`, api.FailureEmpty},
+		{`{"components":[{"type":"ComponentGroup","id":"g","name":"API - Gateway","components":[]}]}`, api.FailureEmpty},
+		{`{"components":[{"type":"Component","id":"w","name":"Web & Application Services","status":"operational"}]}`, api.FailureScope},
 	}
 	for _, tt := range tests {
 		t.Run(tt.body, func(t *testing.T) {
@@ -126,11 +127,11 @@ func FuzzDatadog(f *testing.F) {
 	f.Add([]byte(`{"components":[{"type":"ComponentGroup","id":"g","name":"API - Gateway","components":[{"type":"Component","id":"c","name":"Chat","status":"major_outage"}]}],"incidents":[{"id":"i","title":"t","publishedDate":"9999-12-31T23:59:59-01:00","resolved":true,"timeline":[{"startedAt":"2026-01-01T00:00:00Z","componentsAffected":[{"id":"c","status":"degraded"}]}]}]}`))
 	f.Add([]byte(`{"components":[]}`))
 	f.Add([]byte(`null`))
-	plain := snapshot.Service{Slug: "openrouter", StatusPage: "https://status.openrouter.ai"}
+	plain := catalog.Service{Slug: "openrouter", StatusPage: "https://status.openrouter.ai"}
 	scoped := plain
-	scoped.Feed.Scope = snapshot.Scope{ComponentNames: []string{"API - Gateway"}}
+	scoped.Feed.Scope = catalog.Scope{ComponentNames: []string{"API - Gateway"}}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, svc := range []snapshot.Service{plain, scoped} {
+		for _, svc := range []catalog.Service{plain, scoped} {
 			res, err := parseDatadog(data, Request{Service: svc})
 			checkParsed(t, svc, res, err)
 		}

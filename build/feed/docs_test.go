@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // TestFeedTableDocumented: the feed table of docs/api.md ("## Feeds") is
@@ -25,13 +25,13 @@ func TestFeedTableDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
 	rows, unused := feedTable(t, string(data))
 
-	want := map[snapshot.FeedFormat][]string{}
+	want := map[catalog.FeedFormat][]string{}
 	for _, svc := range cat.Services {
 		want[svc.Feed.Format] = append(want[svc.Feed.Format], svc.Name)
 	}
@@ -80,12 +80,12 @@ func TestRealCapturesNameEveryService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, svc := range cat.Services {
-		if svc.Feed.Format != snapshot.FormatNone && !strings.Contains(string(readme), svc.Name) {
+		if svc.Feed.Format != catalog.FormatNone && !strings.Contains(string(readme), svc.Name) {
 			t.Errorf("%s (%s) is named nowhere in testdata/real/README.md: add a capture of its page with its provenance "+
 				"and a test in real_test.go, or say under \"Looked for, not found\" where you looked", svc.Name, svc.Slug)
 		}
@@ -98,14 +98,14 @@ var formatID = regexp.MustCompile("`([a-z]+)`")
 // feedTable reads the table of the "## Feeds" section of docs/api.md: the
 // services of each row's format, by name, and the formats that the
 // sentence under the table names as used by no service.
-func feedTable(t *testing.T, doc string) (rows map[snapshot.FeedFormat][]string, unused []snapshot.FeedFormat) {
+func feedTable(t *testing.T, doc string) (rows map[catalog.FeedFormat][]string, unused []catalog.FeedFormat) {
 	t.Helper()
 	_, section, ok := strings.Cut(doc, "\n## Feeds\n")
 	if !ok {
 		t.Fatal(`docs/api.md has no "## Feeds" section`)
 	}
 	section, _, _ = strings.Cut(section, "\n## ")
-	rows = map[snapshot.FeedFormat][]string{}
+	rows = map[catalog.FeedFormat][]string{}
 	for line := range strings.SplitSeq(section, "\n") {
 		if !strings.HasPrefix(line, "| ") || strings.HasPrefix(line, "| format |") {
 			continue
@@ -116,7 +116,7 @@ func feedTable(t *testing.T, doc string) (rows map[snapshot.FeedFormat][]string,
 			t.Errorf("feed table row %q: want 3 cells, the first naming one format id in backticks", line)
 			continue
 		}
-		id := snapshot.FeedFormat(ids[0][1])
+		id := catalog.FeedFormat(ids[0][1])
 		if _, dup := rows[id]; dup {
 			t.Errorf("docs/api.md's feed table has two `%s` rows", id)
 		}
@@ -134,7 +134,7 @@ func feedTable(t *testing.T, doc string) (rows map[snapshot.FeedFormat][]string,
 		t.Fatal(`docs/api.md's Feeds section has no sentence "Readers for … stay for catalogs that use them"`)
 	}
 	for _, m := range formatID.FindAllStringSubmatch(readers, -1) {
-		unused = append(unused, snapshot.FeedFormat(m[1]))
+		unused = append(unused, catalog.FeedFormat(m[1]))
 	}
 	return rows, unused
 }

@@ -13,23 +13,24 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/outbound"
-	"github.com/aistatus/aistatus/snapshot"
 )
 
 func TestFailureKinds(t *testing.T) {
 	t.Parallel()
 	// onServer reads the catalog's service slug with its feed on srv.
-	type setup func(t *testing.T) (snapshot.Service, *http.Client)
+	type setup func(t *testing.T) (catalog.Service, *http.Client)
 	onServer := func(slug string, routes map[string]reply) setup {
-		return func(t *testing.T) (snapshot.Service, *http.Client) {
+		return func(t *testing.T) (catalog.Service, *http.Client) {
 			srv, _ := serve(t, jsonAccept, routes)
 			return catalogService(t, slug, srv), &http.Client{Timeout: 10 * time.Second}
 		}
 	}
 	// handler serves every path with h.
 	handler := func(slug string, h http.HandlerFunc, timeout time.Duration) setup {
-		return func(t *testing.T) (snapshot.Service, *http.Client) {
+		return func(t *testing.T) (catalog.Service, *http.Client) {
 			srv := httptest.NewServer(h)
 			t.Cleanup(srv.Close)
 			return catalogService(t, slug, srv), &http.Client{Timeout: timeout}
@@ -55,51 +56,51 @@ func TestFailureKinds(t *testing.T) {
 	tests := []struct {
 		name  string
 		setup setup
-		want  snapshot.FailureKind
+		want  api.FailureKind
 	}{
-		{"HTTP 403", onServer("anthropic", map[string]reply{spSummary: {code: http.StatusForbidden, body: []byte("Forbidden")}}), snapshot.FailureHTTP},
-		{"moved to another host", movedSetup, snapshot.FailureMoved},
-		{"redirected to a private address, refused", func(t *testing.T) (snapshot.Service, *http.Client) {
+		{"HTTP 403", onServer("anthropic", map[string]reply{spSummary: {code: http.StatusForbidden, body: []byte("Forbidden")}}), api.FailureHTTP},
+		{"moved to another host", movedSetup, api.FailureMoved},
+		{"redirected to a private address, refused", func(t *testing.T) (catalog.Service, *http.Client) {
 			origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				http.Redirect(w, r, "http://10.0.0.1"+r.URL.Path, http.StatusFound)
 			}))
 			t.Cleanup(origin.Close)
 			return catalogService(t, "anthropic", origin), outbound.NewClient(outbound.Options{AllowedURLs: []string{origin.URL}})
-		}, snapshot.FailureMoved},
-		{"redirected to a host that resolves inside, refused", func(t *testing.T) (snapshot.Service, *http.Client) {
+		}, api.FailureMoved},
+		{"redirected to a host that resolves inside, refused", func(t *testing.T) (catalog.Service, *http.Client) {
 			origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				_, port, _ := net.SplitHostPort(r.Host)
 				http.Redirect(w, r, "http://localhost:"+port+r.URL.Path, http.StatusFound)
 			}))
 			t.Cleanup(origin.Close)
 			return catalogService(t, "anthropic", origin), outbound.NewClient(outbound.Options{AllowedURLs: []string{origin.URL}})
-		}, snapshot.FailureMoved},
-		{"Cloudflare challenge, HTTP 403", handler("anthropic", challenge(http.StatusForbidden), 10*time.Second), snapshot.FailureChallenge},
-		{"Cloudflare challenge, HTTP 200", handler("anthropic", challenge(http.StatusOK), 10*time.Second), snapshot.FailureChallenge},
-		{"{}", onServer("anthropic", map[string]reply{spSummary: {body: []byte(`{}`)}}), snapshot.FailureSchema},
-		{"no components", onServer("anthropic", map[string]reply{spSummary: {body: []byte(`{"components":[]}`)}}), snapshot.FailureEmpty},
+		}, api.FailureMoved},
+		{"Cloudflare challenge, HTTP 403", handler("anthropic", challenge(http.StatusForbidden), 10*time.Second), api.FailureChallenge},
+		{"Cloudflare challenge, HTTP 200", handler("anthropic", challenge(http.StatusOK), 10*time.Second), api.FailureChallenge},
+		{"{}", onServer("anthropic", map[string]reply{spSummary: {body: []byte(`{}`)}}), api.FailureSchema},
+		{"no components", onServer("anthropic", map[string]reply{spSummary: {body: []byte(`{"components":[]}`)}}), api.FailureEmpty},
 		// Cloudflare's page without the Replicate component: the scope
 		// matches nothing, which must not read as operational.
-		{"scope matches nothing", onServer("replicate", map[string]reply{spSummary: {body: noReplicate}, spIncidentsP: {body: incidentsJSON(t)}}), snapshot.FailureScope},
-		{"body over MaxBody", onServer("anthropic", map[string]reply{spSummary: {body: oversized(realDoc(t, "statuspage-anthropic-20260729.json"))}}), snapshot.FailureTooLarge},
+		{"scope matches nothing", onServer("replicate", map[string]reply{spSummary: {body: noReplicate}, spIncidentsP: {body: incidentsJSON(t)}}), api.FailureScope},
+		{"body over MaxBody", onServer("anthropic", map[string]reply{spSummary: {body: oversized(realDoc(t, "statuspage-anthropic-20260729.json"))}}), api.FailureTooLarge},
 		{"timeout", handler("anthropic", func(w http.ResponseWriter, r *http.Request) {
 			select { // answer nothing until the client gives up
 			case <-r.Context().Done():
 			case <-time.After(10 * time.Second):
 			}
-		}, 100*time.Millisecond), snapshot.FailureTimeout},
-		{"connection refused", func(t *testing.T) (snapshot.Service, *http.Client) {
+		}, 100*time.Millisecond), api.FailureTimeout},
+		{"connection refused", func(t *testing.T) (catalog.Service, *http.Client) {
 			srv := httptest.NewServer(http.NotFoundHandler())
 			svc := catalogService(t, "anthropic", srv)
 			srv.Close() // nothing listens there any more
 			return svc, &http.Client{Timeout: 10 * time.Second}
-		}, snapshot.FailureNetwork},
+		}, api.FailureNetwork},
 	}
-	covered := map[snapshot.FailureKind]bool{}
+	covered := map[api.FailureKind]bool{}
 	for _, tt := range tests {
 		covered[tt.want] = true
 	}
-	for _, k := range snapshot.FailureKinds {
+	for _, k := range api.FailureKinds {
 		if !covered[k] {
 			t.Errorf("no case for the failure kind %q", k)
 		}
@@ -125,7 +126,7 @@ func TestFailureKinds(t *testing.T) {
 // movedSetup is a page that answers with a permanent redirect to another
 // host, which serves a valid summary: what it moved to is not the document
 // the catalog knows. The client resolves the other host to a second server.
-func movedSetup(t *testing.T) (snapshot.Service, *http.Client) {
+func movedSetup(t *testing.T) (catalog.Service, *http.Client) {
 	target, _ := serve(t, jsonAccept, map[string]reply{spSummary: {file: "real/statuspage-anthropic-20260729.json"}})
 	const otherHost = "status.moved.example"
 	_, port, err := net.SplitHostPort(target.Listener.Addr().String())
@@ -159,14 +160,14 @@ func TestIncidentIOResolvedBeforeCreated(t *testing.T) {
 	delete(imported, "started_at") // incident.io writes created_at only
 	srv, _ := serve(t, jsonAccept, map[string]reply{spSummary: {file: "real/" + capture}, spIncidentsP: {body: incidentsJSON(t, imported)}})
 	svc := catalogService(t, "cohere", srv)
-	res, err := read(t, statuspage{format: snapshot.FormatIncidentIO}, svc)
+	res, err := read(t, statuspage{format: catalog.FormatIncidentIO}, svc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ended := ts(t, "2026-07-20T10:00:00Z")
-	checkIncidents(t, res.Incidents, []snapshot.Incident{{
+	checkIncidents(t, res.Incidents, []api.Incident{{
 		ID: "cohere-01TESTIMPORTED000000000000", Service: "cohere", Headline: "Increased latency on embed-v4.0",
-		Severity: snapshot.Major, StartedAt: *ended, EndedAt: ended, Status: "resolved", Source: snapshot.SourceOfficial,
+		Severity: api.Major, StartedAt: *ended, EndedAt: ended, Status: "resolved", Source: api.SourceOfficial,
 		URL: svc.StatusPage, UpdatedAt: *ts(t, "2026-07-23T20:05:00Z"),
 	}})
 }

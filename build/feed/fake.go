@@ -13,14 +13,14 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
 	"golang.org/x/text/encoding/unicode"
 )
 
 // FakePage is what a fake status page declares.
 type FakePage struct {
 	Slug   string
-	Status snapshot.Status
+	Status api.Status
 	// Incidents are listed by the formats whose incidents the fake writes
 	// with ids (statuspage, incidentio); the others express Status alone.
 	Incidents []FakeIncident
@@ -34,7 +34,7 @@ type FakePage struct {
 // FakeIncident is one incident of a fake page.
 type FakeIncident struct {
 	ID, Name   string
-	Severity   snapshot.Severity
+	Severity   api.Severity
 	StartedAt  time.Time
 	ResolvedAt *time.Time
 }
@@ -44,8 +44,8 @@ func (p FakePage) scripted() time.Time { return p.Now.UTC().Add(-10 * time.Minut
 
 // pick returns the word for a status, in the order operational, degraded,
 // partial outage, major outage, maintenance.
-func pick(s snapshot.Status, words ...string) string {
-	i := map[snapshot.Status]int{snapshot.Operational: 0, snapshot.Degraded: 1, snapshot.PartialOutage: 2, snapshot.MajorOutage: 3, snapshot.Maintenance: 4}[s]
+func pick(s api.Status, words ...string) string {
+	i := map[api.Status]int{api.Operational: 0, api.Degraded: 1, api.PartialOutage: 2, api.MajorOutage: 3, api.Maintenance: 4}[s]
 	return words[i]
 }
 
@@ -99,7 +99,7 @@ func fakeInstatus(p FakePage) ([]byte, string) {
 func fakeBetterStack(p FakePage) ([]byte, string) {
 	state := pick(p.Status, "operational", "degraded", "downtime", "downtime", "maintenance")
 	other := state
-	if p.Status == snapshot.PartialOutage {
+	if p.Status == api.PartialOutage {
 		other = "operational"
 	}
 	resource := func(id, name, status string) map[string]any {
@@ -113,7 +113,7 @@ func fakeBetterStack(p FakePage) ([]byte, string) {
 
 func fakeCheckly(p FakePage) ([]byte, string) {
 	incidents := []any{}
-	if p.Status != snapshot.Operational {
+	if p.Status != api.Operational {
 		incidents = append(incidents, map[string]any{
 			"id": p.Slug + "-1", "name": "Scripted incident", "created_at": p.scripted().Format(time.RFC3339),
 			"severity": pick(p.Status, "", "MINOR", "MEDIUM", "MAJOR", "MAINTENANCE"), "lastUpdateStatus": "INVESTIGATING",
@@ -140,9 +140,9 @@ func fakeGoogleCloud(p FakePage) ([]byte, string) {
 // disruption in one region is a partial outage; in three, a major one.
 func fakeAWSHealth(p FakePage) ([]byte, string) {
 	events := []any{}
-	regions := map[snapshot.Status]int{snapshot.Degraded: 1, snapshot.PartialOutage: 1, snapshot.MajorOutage: 3}[p.Status]
+	regions := map[api.Status]int{api.Degraded: 1, api.PartialOutage: 1, api.MajorOutage: 3}[p.Status]
 	code := "3"
-	if p.Status == snapshot.Degraded {
+	if p.Status == api.Degraded {
 		code = "2"
 	}
 	for i, region := range []string{"us-east-1", "us-west-2", "eu-west-1"}[:regions] {

@@ -1,5 +1,5 @@
 // Package feed reads the official status feeds of the tracked services and
-// turns each into a snapshot.Status, the page's components and a list of
+// turns each into a api.Status, the page's components and a list of
 // official incidents, narrowed to the service's scope.
 //
 // One adapter per format (one file each) fetches and parses; the shared
@@ -21,7 +21,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // MaxBody is the largest feed document read. Real summaries are a few
@@ -41,7 +42,7 @@ const MaxComponents = 2000
 // adding one does not touch every adapter's signature.
 type Request struct {
 	Client  *http.Client
-	Service snapshot.Service
+	Service catalog.Service
 	// Now is the cycle's clock, against which "recent" is measured.
 	Now time.Time
 }
@@ -49,14 +50,14 @@ type Request struct {
 // Result is what one read of a service's official feed declared.
 type Result struct {
 	// Status is the state the feed declares for the service's scope;
-	// snapshot.Unknown if it declares nothing usable.
-	Status snapshot.Status
+	// api.Unknown if it declares nothing usable.
+	Status api.Status
 	// Incidents are the open and recently resolved official incidents of
 	// this service, in its scope.
-	Incidents []snapshot.Incident
+	Incidents []api.Incident
 	// Components are every component the page lists, each marked in or out
 	// of scope; nil for formats without components.
-	Components []snapshot.Component
+	Components []api.Component
 	// Timeline is set when Incidents are the page's incident timeline:
 	// every in-scope incident, resolved ones with their end, back to
 	// Timeline.Since. Nil for a feed that lists only what is open now (its
@@ -93,7 +94,7 @@ func Read(ctx context.Context, a Adapter, req Request) (Result, []string, error)
 		return Result{}, nil, err
 	}
 	if len(res.Components) > MaxComponents {
-		return Result{}, nil, failure(snapshot.FailureSchema, "GET %s: the page lists %d components, more than the %d a page may have",
+		return Result{}, nil, failure(api.FailureSchema, "GET %s: the page lists %d components, more than the %d a page may have",
 			req.Service.Feed.URL, len(res.Components), MaxComponents)
 	}
 	res, dropped := clean(req.Service, res, req.Now)
@@ -105,7 +106,7 @@ func Read(ctx context.Context, a Adapter, req Request) (Result, []string, error)
 
 // Error is a failed read, with its kind.
 type Error struct {
-	Kind snapshot.FailureKind
+	Kind api.FailureKind
 	// Err says what happened, naming the URL where there is one.
 	Err error
 }
@@ -114,23 +115,23 @@ func (e *Error) Error() string { return e.Err.Error() }
 func (e *Error) Unwrap() error { return e.Err }
 
 // failure wraps err as a failure of the given kind.
-func failure(kind snapshot.FailureKind, format string, args ...any) *Error {
+func failure(kind api.FailureKind, format string, args ...any) *Error {
 	return &Error{Kind: kind, Err: fmt.Errorf(format, args...)}
 }
 
 // Kind classifies any error a read returned.
-func Kind(err error) snapshot.FailureKind {
+func Kind(err error) api.FailureKind {
 	var fe *Error
 	var ne net.Error
 	switch {
 	case errors.As(err, &fe):
 		return fe.Kind
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return snapshot.FailureTimeout
+		return api.FailureTimeout
 	case errors.As(err, new(*httpError)):
-		return snapshot.FailureHTTP
+		return api.FailureHTTP
 	}
-	return snapshot.FailureNetwork
+	return api.FailureNetwork
 }
 
 // httpError is an HTTP status >= 400. It is a type so that an adapter can
@@ -184,9 +185,9 @@ func notDocument(url string, data []byte, header http.Header, err error) error {
 	}
 	ct, _, _ := mime.ParseMediaType(header.Get("Content-Type"))
 	if looksLikeHTML(data) {
-		return failure(snapshot.FailureChallenge, "GET %s: a bot challenge or HTML page (content type %q) where a document was expected", url, ct)
+		return failure(api.FailureChallenge, "GET %s: a bot challenge or HTML page (content type %q) where a document was expected", url, ct)
 	}
-	return failure(snapshot.FailureSchema, "GET %s: %v (content type %q)", url, err, ct)
+	return failure(api.FailureSchema, "GET %s: %v (content type %q)", url, err, ct)
 }
 
 // looksLikeHTML reports whether a body is an HTML page: a bot wall without
@@ -214,19 +215,19 @@ func fetch(ctx context.Context, client *http.Client, url, accept string) ([]byte
 		// The page sent us elsewhere, and going there failed or was refused
 		// (an internal address, https to http, too many hops): that is the
 		// page having moved, not our network.
-		return nil, nil, failure(snapshot.FailureMoved, "GET %s: redirected to another host, which failed: %v", url, ue.Err)
+		return nil, nil, failure(api.FailureMoved, "GET %s: redirected to another host, which failed: %v", url, ue.Err)
 	}
 	if err != nil {
 		return nil, nil, err // already names the method and URL
 	}
 	defer resp.Body.Close()
 	if final := resp.Request.URL; !sameHost(final.String(), req.URL) {
-		return nil, nil, failure(snapshot.FailureMoved, "GET %s: redirected to another host (%s): the source has moved", url, final.Redacted())
+		return nil, nil, failure(api.FailureMoved, "GET %s: redirected to another host (%s): the source has moved", url, final.Redacted())
 	}
 	if resp.Header.Get("Cf-Mitigated") == "challenge" {
 		// Cloudflare serves its challenge with 403 (or 503, or even 200):
 		// the page is walled, which says more than the status code.
-		return nil, nil, failure(snapshot.FailureChallenge, "GET %s: HTTP %d with a Cloudflare challenge: the page refuses non-browser clients", url, resp.StatusCode)
+		return nil, nil, failure(api.FailureChallenge, "GET %s: HTTP %d with a Cloudflare challenge: the page refuses non-browser clients", url, resp.StatusCode)
 	}
 	if resp.StatusCode >= 400 {
 		return nil, nil, &httpError{URL: url, Code: resp.StatusCode}
@@ -238,7 +239,7 @@ func fetch(ctx context.Context, client *http.Client, url, accept string) ([]byte
 		return nil, nil, fmt.Errorf("GET %s: reading body: %w", url, err)
 	}
 	if len(data) > MaxBody {
-		return nil, nil, failure(snapshot.FailureTooLarge, "GET %s: body larger than %d bytes", url, MaxBody)
+		return nil, nil, failure(api.FailureTooLarge, "GET %s: body larger than %d bytes", url, MaxBody)
 	}
 	return data, resp.Header, nil
 }

@@ -25,7 +25,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 const jsonAccept = "application/json"
@@ -98,13 +99,13 @@ func serve(t *testing.T, accept string, routes map[string]reply) (srv *httptest.
 
 // read reads svc with a, through the door every read goes through (Read),
 // and a client that cannot hang the test.
-func read(t *testing.T, a Adapter, svc snapshot.Service) (Result, error) {
+func read(t *testing.T, a Adapter, svc catalog.Service) (Result, error) {
 	t.Helper()
 	return readAt(t, a, svc, time.Now())
 }
 
 // readAt is read with the cycle's clock at now.
-func readAt(t *testing.T, a Adapter, svc snapshot.Service, now time.Time) (Result, error) {
+func readAt(t *testing.T, a Adapter, svc catalog.Service, now time.Time) (Result, error) {
 	t.Helper()
 	if a == nil {
 		t.Fatalf("no adapter for %q", svc.Feed.Format)
@@ -115,8 +116,8 @@ func readAt(t *testing.T, a Adapter, svc snapshot.Service, now time.Time) (Resul
 
 // filterScope is the scope the catalog's former "filter" expressed: the
 // components, and failing those the incident titles, that name one of words.
-func filterScope(words []string) snapshot.Scope {
-	return snapshot.Scope{ComponentNames: words, IncidentKeywords: words}
+func filterScope(words []string) catalog.Scope {
+	return catalog.Scope{ComponentNames: words, IncidentKeywords: words}
 }
 
 // fixture returns a file from testdata.
@@ -198,7 +199,7 @@ func checkProvesNothing(t *testing.T, bodies []string, read func(t *testing.T, r
 			if err == nil {
 				t.Fatalf("read %+v, want an error: this document proves nothing", res)
 			}
-			if k := Kind(err); k != snapshot.FailureSchema && k != snapshot.FailureEmpty {
+			if k := Kind(err); k != api.FailureSchema && k != api.FailureEmpty {
 				t.Errorf("kind %q (%v), want schema or empty", k, err)
 			}
 		})
@@ -230,7 +231,7 @@ func jsonDocErrors(t *testing.T, good string) []errorCase {
 // checkCancelled checks that a cancelled context fails a read by a, both
 // when it is cancelled before the request, which then is never sent, and
 // while the server is answering. service points a catalog entry at srv.
-func checkCancelled(t *testing.T, a Adapter, service func(srv *httptest.Server) snapshot.Service) {
+func checkCancelled(t *testing.T, a Adapter, service func(srv *httptest.Server) catalog.Service) {
 	t.Helper()
 	t.Run("cancelled before the read", func(t *testing.T) {
 		var requests atomic.Int32
@@ -279,7 +280,7 @@ func ts(t *testing.T, s string) *time.Time {
 
 // render prints every field of an incident, times as RFC 3339 in their own
 // location, so a comparison also checks that times are UTC ("Z").
-func render(inc snapshot.Incident) string {
+func render(inc api.Incident) string {
 	ended := "<open>"
 	if inc.EndedAt != nil {
 		ended = inc.EndedAt.Format(time.RFC3339Nano)
@@ -290,7 +291,7 @@ func render(inc snapshot.Incident) string {
 }
 
 // checkStatus wants a read that succeeded and declared the status want.
-func checkStatus(t *testing.T, res Result, err error, want snapshot.Status) {
+func checkStatus(t *testing.T, res Result, err error, want api.Status) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("Read: %v", err)
@@ -302,7 +303,7 @@ func checkStatus(t *testing.T, res Result, err error, want snapshot.Status) {
 
 // checkOutcome wants either the status want (fails empty) or an error of
 // kind fails.
-func checkOutcome(t *testing.T, res Result, err error, want snapshot.Status, fails snapshot.FailureKind) {
+func checkOutcome(t *testing.T, res Result, err error, want api.Status, fails api.FailureKind) {
 	t.Helper()
 	if fails == "" {
 		checkStatus(t, res, err, want)
@@ -318,7 +319,7 @@ func checkOutcome(t *testing.T, res Result, err error, want snapshot.Status, fai
 
 // checkIncidents compares the incidents a read returned with the expected
 // ones, field by field.
-func checkIncidents(t *testing.T, got, want []snapshot.Incident) {
+func checkIncidents(t *testing.T, got, want []api.Incident) {
 	t.Helper()
 	n := max(len(got), len(want))
 	for i := range n {
@@ -340,7 +341,7 @@ func checkIncidents(t *testing.T, got, want []snapshot.Incident) {
 // incidents, newest first, every one of which renders once cleaned (what
 // Read does). It reports whether the parse succeeded, so that a target can
 // go on to check what its own format promises.
-func checkParsed(t *testing.T, svc snapshot.Service, res Result, err error) bool {
+func checkParsed(t *testing.T, svc catalog.Service, res Result, err error) bool {
 	t.Helper()
 	if err != nil {
 		if res.Status != "" || res.Incidents != nil {
@@ -356,7 +357,7 @@ func checkParsed(t *testing.T, svc snapshot.Service, res Result, err error) bool
 		switch {
 		case !strings.HasPrefix(inc.ID, svc.Slug+"-") || inc.ID == svc.Slug+"-":
 			t.Fatalf("incident %d: id %q is not %q plus an upstream id", i, inc.ID, svc.Slug+"-")
-		case inc.Service != svc.Slug || inc.Source != snapshot.SourceOfficial:
+		case inc.Service != svc.Slug || inc.Source != api.SourceOfficial:
 			t.Fatalf("incident %d: service %q source %q", i, inc.Service, inc.Source)
 		case !inc.Severity.Valid():
 			t.Fatalf("incident %d: severity %q is not valid", i, inc.Severity)
@@ -374,7 +375,7 @@ func checkParsed(t *testing.T, svc snapshot.Service, res Result, err error) bool
 // checkCleaned checks that what Read publishes of a result is inert and
 // renders: JSON-encodable, no control characters in text, only http(s)
 // links, ids that are safe.
-func checkCleaned(t *testing.T, svc snapshot.Service, res Result) {
+func checkCleaned(t *testing.T, svc catalog.Service, res Result) {
 	t.Helper()
 	svc.StatusPage = cmp.Or(svc.StatusPage, "https://status.example")
 	cleaned, _ := clean(svc, Result{Status: res.Status, Incidents: slices.Clone(res.Incidents), Components: slices.Clone(res.Components)}, time.Time{})
@@ -383,7 +384,7 @@ func checkCleaned(t *testing.T, svc snapshot.Service, res Result) {
 	}
 	for _, inc := range cleaned.Incidents {
 		for _, text := range []string{inc.Headline, inc.Status} {
-			if strings.ContainsFunc(text, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) || utf8.RuneCountInString(text) > snapshot.MaxHeadline {
+			if strings.ContainsFunc(text, func(r rune) bool { return unicode.IsControl(r) || unicode.Is(unicode.Cf, r) }) || utf8.RuneCountInString(text) > api.MaxHeadline {
 				t.Fatalf("incident %s: text %q is not clean", inc.ID, text)
 			}
 		}

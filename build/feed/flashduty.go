@@ -11,7 +11,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // flashduty reads a Flashduty status page (DeepSeek's, status.deepseek.com).
@@ -103,7 +104,7 @@ func (flashduty) Read(ctx context.Context, req Request) (Result, error) {
 	res, err := readDocument(ctx, req, "application/json", parseFlashduty)
 	var he *httpError
 	if errors.As(err, &he) && (he.Code == 403 || he.Code == 429 || he.Code == 503) {
-		return Result{}, &Error{Kind: snapshot.FailureHTTP, Err: fmt.Errorf("feed refused non-browser client: %w", err)}
+		return Result{}, &Error{Kind: api.FailureHTTP, Err: fmt.Errorf("feed refused non-browser client: %w", err)}
 	}
 	return res, err
 }
@@ -116,7 +117,7 @@ func parseFlashduty(data []byte, req Request) (Result, error) {
 	svc := req.Service
 	data = bytes.TrimPrefix(bytes.TrimSpace(data), []byte("\xef\xbb\xbf"))
 	if len(data) > 0 && data[0] == '<' {
-		return Result{}, failure(snapshot.FailureChallenge, "feed refused non-browser client: got an HTML page (a browser challenge?) instead of JSON")
+		return Result{}, failure(api.FailureChallenge, "feed refused non-browser client: got an HTML page (a browser challenge?) instead of JSON")
 	}
 	var env struct{ Data json.RawMessage }
 	if err := json.Unmarshal(data, &env); err != nil {
@@ -138,13 +139,13 @@ func parseFlashduty(data []byte, req Request) (Result, error) {
 	}
 	overall := cmp.Or(doc.OverallStatus, doc.Status)
 	st := fdStatus(overall)
-	if overall != "" && st == snapshot.Unknown {
+	if overall != "" && st == api.Unknown {
 		return Result{}, fmt.Errorf("unrecognised document: unknown status %q", overall)
 	}
-	var comps []snapshot.Component
+	var comps []api.Component
 	var refs []ref
 	for _, c := range append(doc.Components, doc.Services...) {
-		comps = append(comps, snapshot.Component{ID: c.Name, Name: c.Name, Status: fdStatus(c.Status)})
+		comps = append(comps, api.Component{ID: c.Name, Name: c.Name, Status: fdStatus(c.Status)})
 		refs = append(refs, ref{ID: c.Name, Name: c.Name})
 	}
 	if len(comps) > 0 {
@@ -153,7 +154,7 @@ func parseFlashduty(data []byte, req Request) (Result, error) {
 			return Result{}, err
 		}
 	}
-	if st == snapshot.Unknown {
+	if st == api.Unknown {
 		return Result{}, errors.New("unrecognised document: no known status")
 	}
 	res := Result{Status: st, Components: comps}
@@ -164,31 +165,31 @@ func parseFlashduty(data []byte, req Request) (Result, error) {
 			res.Incidents = append(res.Incidents, inc)
 		}
 	}
-	snapshot.SortIncidents(res.Incidents)
+	api.SortIncidents(res.Incidents)
 	return res, nil
 }
 
 // fdStatuses maps status words, lower-cased, with "_" for spaces and "-".
-var fdStatuses = map[string]snapshot.Status{
-	"operational": snapshot.Operational, "normal": snapshot.Operational, "all_systems_operational": snapshot.Operational,
-	"degraded": snapshot.Degraded, "degraded_performance": snapshot.Degraded, "abnormal": snapshot.Degraded,
-	"partial_outage": snapshot.PartialOutage, "partial": snapshot.PartialOutage,
-	"major_outage": snapshot.MajorOutage, "full_outage": snapshot.MajorOutage, "outage": snapshot.MajorOutage,
-	"maintenance": snapshot.Maintenance, "under_maintenance": snapshot.Maintenance,
+var fdStatuses = map[string]api.Status{
+	"operational": api.Operational, "normal": api.Operational, "all_systems_operational": api.Operational,
+	"degraded": api.Degraded, "degraded_performance": api.Degraded, "abnormal": api.Degraded,
+	"partial_outage": api.PartialOutage, "partial": api.PartialOutage,
+	"major_outage": api.MajorOutage, "full_outage": api.MajorOutage, "outage": api.MajorOutage,
+	"maintenance": api.Maintenance, "under_maintenance": api.Maintenance,
 }
 
-func fdStatus(s string) snapshot.Status {
-	return cmp.Or(fdStatuses[strings.NewReplacer(" ", "_", "-", "_").Replace(strings.ToLower(strings.TrimSpace(s)))], snapshot.Unknown)
+func fdStatus(s string) api.Status {
+	return cmp.Or(fdStatuses[strings.NewReplacer(" ", "_", "-", "_").Replace(strings.ToLower(strings.TrimSpace(s)))], api.Unknown)
 }
 
 // fdSeverities maps impacts; any other one is minor.
-var fdSeverities = map[string]snapshot.Severity{"critical": snapshot.Critical, "major_outage": snapshot.Critical,
-	"major": snapshot.Major, "partial_outage": snapshot.Major, "warning": snapshot.Major}
+var fdSeverities = map[string]api.Severity{"critical": api.Critical, "major_outage": api.Critical,
+	"major": api.Major, "partial_outage": api.Major, "warning": api.Major}
 
 // fdConvert maps one incident. Like convert, it leaves out maintenance, an
 // incident without an id or with an unreadable time, and a resolved one that
 // says neither when it ended nor when it was last updated.
-func fdConvert(svc snapshot.Service, in fdIncident) (snapshot.Incident, bool) {
+func fdConvert(svc catalog.Service, in fdIncident) (api.Incident, bool) {
 	started, ok1 := fdTime(in.StartTime)
 	if started.IsZero() && ok1 {
 		started, ok1 = fdTime(in.CreatedAt)
@@ -198,16 +199,16 @@ func fdConvert(svc snapshot.Service, in fdIncident) (snapshot.Incident, bool) {
 	impact, status := strings.ToLower(cmp.Or(in.Impact, in.Severity)), strings.ToLower(in.Status)
 	official := fdID(svc.Slug, in.ID)
 	if official == "" || impact == "maintenance" || !ok1 || !ok2 || !ok3 || started.IsZero() {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	if ended.IsZero() && slices.Contains([]string{"resolved", "closed", "recovered", "completed", "postmortem"}, status) {
 		if ended = updated; ended.IsZero() {
-			return snapshot.Incident{}, false
+			return api.Incident{}, false
 		}
 	}
-	inc := snapshot.Incident{
+	inc := api.Incident{
 		ID: official, Service: svc.Slug, Headline: cmp.Or(in.Title, in.Name),
-		Severity: cmp.Or(fdSeverities[impact], snapshot.Minor), StartedAt: started, Status: status, Source: snapshot.SourceOfficial,
+		Severity: cmp.Or(fdSeverities[impact], api.Minor), StartedAt: started, Status: status, Source: api.SourceOfficial,
 		URL: svc.StatusPage, UpdatedAt: cmp.Or(updated, ended, started),
 	}
 	if !ended.IsZero() {
@@ -223,7 +224,7 @@ func fdID(slug string, raw json.RawMessage) string {
 	if json.Unmarshal(raw, &id) != nil && json.Unmarshal(raw, (*string)(&id)) != nil {
 		return ""
 	}
-	return snapshot.OfficialIncidentID(slug, id.String())
+	return api.OfficialIncidentID(slug, id.String())
 }
 
 // fdTime reads an RFC 3339 string or a Unix time in seconds or, from 1e11 up
@@ -251,7 +252,7 @@ func fdTime(raw json.RawMessage) (time.Time, bool) {
 // name as its group) with the worst status an open change gives it, the
 // rollup of those in scope, and the open changes in scope as incidents.
 // Maintenance puts its components under maintenance but is no incident.
-func fdPageResult(svc snapshot.Service, doc fdDoc) (Result, error) {
+func fdPageResult(svc catalog.Service, doc fdDoc) (Result, error) {
 	if doc.Page.Components == nil {
 		return Result{}, errors.New("unrecognised document: a page without components")
 	}
@@ -259,30 +260,30 @@ func fdPageResult(svc snapshot.Service, doc fdDoc) (Result, error) {
 	for _, sec := range doc.Page.Sections {
 		sections[sec.ID] = sec.Name
 	}
-	open := map[string]snapshot.Status{} // component id → worst status an open change gives it
+	open := map[string]api.Status{} // component id → worst status an open change gives it
 	for _, ch := range doc.ActiveChanges {
 		if fdClosed(ch) {
 			continue
 		}
 		for _, c := range ch.AffectedComponents {
 			st := fdStatus(c.Status)
-			if strings.EqualFold(ch.Type, "maintenance") && st == snapshot.Operational {
-				st = snapshot.Maintenance
+			if strings.EqualFold(ch.Type, "maintenance") && st == api.Operational {
+				st = api.Maintenance
 			}
-			if st != snapshot.Unknown {
-				open[c.ID] = snapshot.Worse(cmp.Or(open[c.ID], snapshot.Operational), st)
+			if st != api.Unknown {
+				open[c.ID] = api.Worse(cmp.Or(open[c.ID], api.Operational), st)
 			}
 		}
 	}
-	var comps []snapshot.Component
+	var comps []api.Component
 	var refs []ref
 	for _, c := range *doc.Page.Components {
-		st := cmp.Or(open[c.ID], snapshot.Operational)
+		st := cmp.Or(open[c.ID], api.Operational)
 		if c.Status != "" { // a page that does give statuses is believed
 			st = fdStatus(c.Status)
 		}
 		group := sections[c.SectionID]
-		comps = append(comps, snapshot.Component{ID: c.ID, Name: c.Name, Group: group, Status: st})
+		comps = append(comps, api.Component{ID: c.ID, Name: c.Name, Group: group, Status: st})
 		refs = append(refs, ref{ID: c.ID, Name: c.Name, GroupID: c.SectionID, Group: group})
 	}
 	s := newScoper(svc.Feed.Scope, refs, true)
@@ -300,7 +301,7 @@ func fdPageResult(svc snapshot.Service, doc fdDoc) (Result, error) {
 			res.Incidents = append(res.Incidents, inc)
 		}
 	}
-	snapshot.SortIncidents(res.Incidents)
+	api.SortIncidents(res.Incidents)
 	return res, nil
 }
 
@@ -315,19 +316,19 @@ func fdClosed(ch fdChange) bool {
 // it and its updates name), and one without an id or a readable start. The
 // severity is the worst status the change gave a component: the affected
 // components' status is the current one, operational once it is over.
-func fdChangeConvert(svc snapshot.Service, s scoper, ch fdChange, byID map[string]ref) (snapshot.Incident, bool) {
+func fdChangeConvert(svc catalog.Service, s scoper, ch fdChange, byID map[string]ref) (api.Incident, bool) {
 	started, ok1 := fdTime(ch.Start)
 	ended, ok2 := fdTime(ch.Close)
 	official := fdID(svc.Slug, ch.ID)
 	if official == "" || strings.EqualFold(ch.Type, "maintenance") || !ok1 || !ok2 || started.IsZero() {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	var listed []ref
-	worst := snapshot.Operational
+	worst := api.Operational
 	note := func(cid, name, status string) {
 		listed = append(listed, cmp.Or(byID[cid], ref{ID: cid, Name: name}))
-		if st := fdStatus(status); st != snapshot.Unknown {
-			worst = snapshot.Worse(worst, st)
+		if st := fdStatus(status); st != api.Unknown {
+			worst = api.Worse(worst, st)
 		}
 	}
 	updated := started
@@ -343,11 +344,11 @@ func fdChangeConvert(svc snapshot.Service, s scoper, ch fdChange, byID map[strin
 		}
 	}
 	if !s.incident(ch.Title, listed) {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
-	inc := snapshot.Incident{
+	inc := api.Incident{
 		ID: official, Service: svc.Slug, Headline: ch.Title,
-		Severity: severityOf(worst), StartedAt: started, Status: strings.ToLower(ch.Status), Source: snapshot.SourceOfficial,
+		Severity: severityOf(worst), StartedAt: started, Status: strings.ToLower(ch.Status), Source: api.SourceOfficial,
 		URL: svc.StatusPage, UpdatedAt: updated,
 	}
 	if !ended.IsZero() {

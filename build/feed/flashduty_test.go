@@ -6,12 +6,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
-func deepseek(url string) snapshot.Service {
-	return snapshot.Service{Slug: "deepseek", Name: "DeepSeek", StatusPage: "https://status.deepseek.com",
-		Feed: snapshot.Feed{Format: snapshot.FormatFlashduty, URL: url}}
+func deepseek(url string) catalog.Service {
+	return catalog.Service{Slug: "deepseek", Name: "DeepSeek", StatusPage: "https://status.deepseek.com",
+		Feed: catalog.Feed{Format: catalog.FormatFlashduty, URL: url}}
 }
 
 // fdRead serves rep at "/" and reads the feed at path: "/", or "/redirect",
@@ -30,17 +31,17 @@ func TestFlashdutyStatus(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		file      string
-		want      snapshot.Status
+		want      api.Status
 		incidents []string // ids, newest first
 	}{
-		{"flashduty-operational.json", snapshot.Operational, nil},
-		{"flashduty-degraded.json", snapshot.Degraded, []string{"deepseek-90817263"}},
-		{"flashduty-partial.json", snapshot.PartialOutage, []string{"deepseek-inc-20260601-01"}},
-		{"flashduty-major.json", snapshot.MajorOutage, []string{"deepseek-90817300"}},
-		{"flashduty-maintenance.json", snapshot.Maintenance, nil}, // a maintenance is not an incident
-		{"flashduty-abnormal.json", snapshot.Degraded, nil},
-		{"flashduty-component-worse.json", snapshot.PartialOutage, nil},
-		{"flashduty-incidents.json", snapshot.Operational, []string{"deepseek-1007", "deepseek-1002", "deepseek-1001"}},
+		{"flashduty-operational.json", api.Operational, nil},
+		{"flashduty-degraded.json", api.Degraded, []string{"deepseek-90817263"}},
+		{"flashduty-partial.json", api.PartialOutage, []string{"deepseek-inc-20260601-01"}},
+		{"flashduty-major.json", api.MajorOutage, []string{"deepseek-90817300"}},
+		{"flashduty-maintenance.json", api.Maintenance, nil}, // a maintenance is not an incident
+		{"flashduty-abnormal.json", api.Degraded, nil},
+		{"flashduty-component-worse.json", api.PartialOutage, nil},
+		{"flashduty-incidents.json", api.Operational, []string{"deepseek-1007", "deepseek-1002", "deepseek-1001"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -67,28 +68,28 @@ func TestFlashdutyIncidents(t *testing.T) {
 		return v
 	}
 	ptr := func(v time.Time) *time.Time { return &v }
-	inc := func(id, headline string, sev snapshot.Severity, started time.Time, ended *time.Time, status string, updated time.Time) snapshot.Incident {
-		return snapshot.Incident{ID: "deepseek-" + id, Service: "deepseek", Headline: headline, Severity: sev,
-			StartedAt: started, EndedAt: ended, Status: status, Source: snapshot.SourceOfficial,
+	inc := func(id, headline string, sev api.Severity, started time.Time, ended *time.Time, status string, updated time.Time) api.Incident {
+		return api.Incident{ID: "deepseek-" + id, Service: "deepseek", Headline: headline, Severity: sev,
+			StartedAt: started, EndedAt: ended, Status: status, Source: api.SourceOfficial,
 			URL: "https://status.deepseek.com", UpdatedAt: updated}
 	}
 	tests := []struct {
 		file string
-		want []snapshot.Incident
+		want []api.Incident
 	}{
-		{"flashduty-incidents.json", []snapshot.Incident{
-			inc("1007", "Ongoing, end_time zero", snapshot.Major, at("2026-06-01T05:00:00Z"), nil, "monitoring", at("2026-06-01T05:00:00Z")),
-			inc("1002", "Login failures", snapshot.Critical, at("2026-05-31T10:00:00Z"), ptr(at("2026-05-31T11:30:00Z")), "resolved", at("2026-05-31T11:30:00Z")),
-			inc("1001", "API latency", snapshot.Minor, at("2026-05-31T04:00:00Z"), ptr(at("2026-05-31T05:00:00Z")), "resolved", at("2026-05-31T05:00:00Z")),
+		{"flashduty-incidents.json", []api.Incident{
+			inc("1007", "Ongoing, end_time zero", api.Major, at("2026-06-01T05:00:00Z"), nil, "monitoring", at("2026-06-01T05:00:00Z")),
+			inc("1002", "Login failures", api.Critical, at("2026-05-31T10:00:00Z"), ptr(at("2026-05-31T11:30:00Z")), "resolved", at("2026-05-31T11:30:00Z")),
+			inc("1001", "API latency", api.Minor, at("2026-05-31T04:00:00Z"), ptr(at("2026-05-31T05:00:00Z")), "resolved", at("2026-05-31T05:00:00Z")),
 		}},
-		{"flashduty-degraded.json", []snapshot.Incident{ // milliseconds
-			inc("90817263", "Slow responses on web chat", snapshot.Major, at("2026-06-01T07:50:00Z"), nil, "investigating", at("2026-06-01T07:50:00Z")),
+		{"flashduty-degraded.json", []api.Incident{ // milliseconds
+			inc("90817263", "Slow responses on web chat", api.Major, at("2026-06-01T07:50:00Z"), nil, "investigating", at("2026-06-01T07:50:00Z")),
 		}},
-		{"flashduty-partial.json", []snapshot.Incident{ // RFC 3339 with an offset, returned in UTC
-			inc("inc-20260601-01", "Elevated API error rates", snapshot.Major, at("2026-06-01T00:10:00Z"), nil, "identified", at("2026-06-01T00:40:00Z")),
+		{"flashduty-partial.json", []api.Incident{ // RFC 3339 with an offset, returned in UTC
+			inc("inc-20260601-01", "Elevated API error rates", api.Major, at("2026-06-01T00:10:00Z"), nil, "identified", at("2026-06-01T00:40:00Z")),
 		}},
-		{"flashduty-major.json", []snapshot.Incident{ // created_at in seconds, "name" for the title
-			inc("90817300", "DeepSeek services unavailable", snapshot.Critical, at("2026-06-01T08:03:20Z"), nil, "investigating", at("2026-06-01T08:03:20Z")),
+		{"flashduty-major.json", []api.Incident{ // created_at in seconds, "name" for the title
+			inc("90817300", "DeepSeek services unavailable", api.Critical, at("2026-06-01T08:03:20Z"), nil, "investigating", at("2026-06-01T08:03:20Z")),
 		}},
 	}
 	for _, tt := range tests {
@@ -195,7 +196,7 @@ func FuzzFlashduty(f *testing.F) {
 			return
 		}
 		// A document that declares no status is an error, not Unknown.
-		if res.Status == snapshot.Unknown {
+		if res.Status == api.Unknown {
 			t.Fatalf("status %q", res.Status)
 		}
 		for _, inc := range res.Incidents {
@@ -241,27 +242,27 @@ func reopen(t *testing.T, ch jdoc, status string) jdoc {
 
 func TestFlashdutyRealSummary(t *testing.T) {
 	t.Parallel()
-	srv := func(t *testing.T, body []byte) snapshot.Service {
+	srv := func(t *testing.T, body []byte) catalog.Service {
 		s, _ := serve(t, jsonAccept, map[string]reply{fdSummaryPath: {body: body}})
 		svc := deepseek(s.URL + fdSummaryPath)
-		svc.Feed.Scope = snapshot.Scope{ComponentNames: []string{"API"}}
+		svc.Feed.Scope = catalog.Scope{ComponentNames: []string{"API"}}
 		return svc
 	}
-	api := []string{"DeepSeek V4 Pro API服务(API Service)", "DeepSeek V4 Flash API服务(API Service)"}
+	apiNames := []string{"DeepSeek V4 Pro API服务(API Service)", "DeepSeek V4 Flash API服务(API Service)"}
 	tests := []struct {
 		name      string
 		change    func(items []jdoc) []any
-		status    snapshot.Status
-		incidents []snapshot.Incident
+		status    api.Status
+		incidents []api.Incident
 	}{
-		{name: "as served: no open change", status: snapshot.Operational},
+		{name: "as served: no open change", status: api.Operational},
 		{
 			name:   "the API degraded",
 			change: func(items []jdoc) []any { return []any{reopen(t, items[0], "degraded")} },
-			status: snapshot.Degraded,
-			incidents: []snapshot.Incident{{ID: "deepseek-6750347231287", Service: "deepseek",
-				Headline: "DeepSeek API 性能下降（DeepSeek API Degraded Performance）", Severity: snapshot.Minor,
-				StartedAt: *ts(t, "2026-07-24T06:30:38Z"), Status: "identified", Source: snapshot.SourceOfficial,
+			status: api.Degraded,
+			incidents: []api.Incident{{ID: "deepseek-6750347231287", Service: "deepseek",
+				Headline: "DeepSeek API 性能下降（DeepSeek API Degraded Performance）", Severity: api.Minor,
+				StartedAt: *ts(t, "2026-07-24T06:30:38Z"), Status: "identified", Source: api.SourceOfficial,
 				URL: "https://status.deepseek.com", UpdatedAt: *ts(t, "2026-07-24T06:30:38Z")}},
 		},
 		{
@@ -269,7 +270,7 @@ func TestFlashdutyRealSummary(t *testing.T) {
 			// component are out of scope, and so is the change.
 			name:   "the web chat in partial outage",
 			change: func(items []jdoc) []any { return []any{reopen(t, items[1], "partial_outage")} },
-			status: snapshot.Operational,
+			status: api.Operational,
 		},
 		{
 			name: "maintenance of the API",
@@ -278,7 +279,7 @@ func TestFlashdutyRealSummary(t *testing.T) {
 				ch["type"], ch["title"] = "maintenance", "API maintenance"
 				return []any{ch}
 			},
-			status: snapshot.Maintenance,
+			status: api.Maintenance,
 		},
 	}
 	for _, tt := range tests {
@@ -293,8 +294,8 @@ func TestFlashdutyRealSummary(t *testing.T) {
 				}
 				groups[c.Group]++
 			}
-			if !slices.Equal(in, api) {
-				t.Errorf("in scope %q, want %q", in, api)
+			if !slices.Equal(in, apiNames) {
+				t.Errorf("in scope %q, want %q", in, apiNames)
 			}
 			if len(res.Components) != 7 || groups["对话服务(Chat Service)"] != 5 || res.Components[0].ID != "01KY4MVS8BM3F9JSYWACGQVG7A" {
 				t.Errorf("components %+v, want the page's 7 by id, 5 in the chat section", res.Components)

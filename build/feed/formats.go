@@ -1,13 +1,16 @@
 package feed
 
-import "github.com/aistatus/aistatus/snapshot"
+import (
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
+)
 
 // Format is one feed format a catalog may name, with what the rest of the
 // program needs to know about it.
 type Format struct {
 	// ID is the format's name in a catalog and in the API (a value of the
 	// OpenAPI FeedFormat enum).
-	ID snapshot.FeedFormat
+	ID catalog.FeedFormat
 	// Name is the format as people know it, for the status page ("the
 	// official Instatus feed was read").
 	Name string
@@ -15,7 +18,7 @@ type Format struct {
 	Adapter Adapter
 	// Declares are the states a page in the format can declare, which the
 	// adapter reads back from the fake page of each.
-	Declares []snapshot.Status
+	Declares []api.Status
 	// Fake writes the smallest page in the format that declares p.Status
 	// (fake.go), for the loopback world of the tests: the body and its
 	// content type. Nil for FormatNone.
@@ -23,35 +26,35 @@ type Format struct {
 }
 
 // Formats is the one list of the feed formats, in the order of
-// snapshot.FeedFormats and of the OpenAPI FeedFormat enum (TestFormats ties
+// catalog.FeedFormats and of the OpenAPI FeedFormat enum (TestFormats ties
 // both lists to it). The adapter registry and the status page's names are
 // read from it, and the tests' fake world writes its pages with it. The
 // slice is fresh on every call.
 func Formats() []Format {
-	every := []snapshot.Status{snapshot.Operational, snapshot.Degraded, snapshot.PartialOutage, snapshot.MajorOutage, snapshot.Maintenance}
+	every := []api.Status{api.Operational, api.Degraded, api.PartialOutage, api.MajorOutage, api.Maintenance}
 	// Google Cloud's incidents and AWS's events carry no maintenance; an
 	// RSS item's words say an outage, never how much of the service is out.
-	noMaintenance := []snapshot.Status{snapshot.Operational, snapshot.Degraded, snapshot.PartialOutage, snapshot.MajorOutage}
-	noMajor := []snapshot.Status{snapshot.Operational, snapshot.Degraded, snapshot.PartialOutage, snapshot.Maintenance}
+	noMaintenance := []api.Status{api.Operational, api.Degraded, api.PartialOutage, api.MajorOutage}
+	noMajor := []api.Status{api.Operational, api.Degraded, api.PartialOutage, api.Maintenance}
 	return []Format{
-		{snapshot.FormatStatuspage, "Atlassian Statuspage", statuspage{format: snapshot.FormatStatuspage}, every, fakeStatuspage},
-		{snapshot.FormatIncidentIO, "incident.io", statuspage{format: snapshot.FormatIncidentIO}, every, fakeStatuspage},
-		{snapshot.FormatInstatus, "Instatus", instatus{}, every, fakeInstatus},
-		{snapshot.FormatBetterStack, "Better Stack", betterStack{}, every, fakeBetterStack},
-		{snapshot.FormatCheckly, "Checkly", checkly{}, every, fakeCheckly},
-		{snapshot.FormatGoogleCloud, "Google Cloud status", googleCloud{}, noMaintenance, fakeGoogleCloud},
-		{snapshot.FormatAWSHealth, "AWS Health", awsHealth{}, noMaintenance, fakeAWSHealth},
-		{snapshot.FormatRSS, "RSS", rss{}, noMajor, fakeRSS},
-		{snapshot.FormatFlashduty, "Flashduty", flashduty{}, every, fakeFlashduty},
-		{snapshot.FormatHTML, "HTML page", htmlPage{}, every, fakeHTML},
-		{snapshot.FormatDatadog, "Datadog status page", datadog{}, every, fakeDatadog},
-		{ID: snapshot.FormatNone, Name: "no feed (probe only)"},
+		{catalog.FormatStatuspage, "Atlassian Statuspage", statuspage{format: catalog.FormatStatuspage}, every, fakeStatuspage},
+		{catalog.FormatIncidentIO, "incident.io", statuspage{format: catalog.FormatIncidentIO}, every, fakeStatuspage},
+		{catalog.FormatInstatus, "Instatus", instatus{}, every, fakeInstatus},
+		{catalog.FormatBetterStack, "Better Stack", betterStack{}, every, fakeBetterStack},
+		{catalog.FormatCheckly, "Checkly", checkly{}, every, fakeCheckly},
+		{catalog.FormatGoogleCloud, "Google Cloud status", googleCloud{}, noMaintenance, fakeGoogleCloud},
+		{catalog.FormatAWSHealth, "AWS Health", awsHealth{}, noMaintenance, fakeAWSHealth},
+		{catalog.FormatRSS, "RSS", rss{}, noMajor, fakeRSS},
+		{catalog.FormatFlashduty, "Flashduty", flashduty{}, every, fakeFlashduty},
+		{catalog.FormatHTML, "HTML page", htmlPage{}, every, fakeHTML},
+		{catalog.FormatDatadog, "Datadog status page", datadog{}, every, fakeDatadog},
+		{ID: catalog.FormatNone, Name: "no feed (probe only)"},
 	}
 }
 
 // Lookup returns the row of Formats for id, and false for an id that is
 // not a format.
-func Lookup(id snapshot.FeedFormat) (Format, bool) {
+func Lookup(id catalog.FeedFormat) (Format, bool) {
 	for _, f := range Formats() {
 		if f.ID == id {
 			return f, true
@@ -63,8 +66,8 @@ func Lookup(id snapshot.FeedFormat) (Format, bool) {
 // Adapters returns the registry of the formats that have a reader (every
 // one but FormatNone), from Formats. The map is fresh on every call, so a
 // caller may change it without affecting anyone else.
-func Adapters() map[snapshot.FeedFormat]Adapter {
-	out := map[snapshot.FeedFormat]Adapter{}
+func Adapters() map[catalog.FeedFormat]Adapter {
+	out := map[catalog.FeedFormat]Adapter{}
 	for _, f := range Formats() {
 		if f.Adapter != nil {
 			out[f.ID] = f.Adapter

@@ -10,11 +10,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // TestFormats goes over the table of formats and every list that must stay
-// literal beside it: the catalog's vocabulary (snapshot.FeedFormats, which
+// literal beside it: the catalog's vocabulary (catalog.FeedFormats, which
 // snapshot cannot take from here) and the OpenAPI document's FeedFormat
 // enum, both in the table's order. Every format but none has a name, an
 // adapter, a fake page and fixtures; the adapter reads every state the
@@ -24,8 +25,8 @@ import (
 func TestFormats(t *testing.T) {
 	t.Parallel()
 	formats := Formats()
-	var ids []snapshot.FeedFormat
-	names := map[string]snapshot.FeedFormat{}
+	var ids []catalog.FeedFormat
+	names := map[string]catalog.FeedFormat{}
 	for _, f := range formats {
 		ids = append(ids, f.ID)
 		if f.Name == "" {
@@ -38,8 +39,8 @@ func TestFormats(t *testing.T) {
 			t.Errorf("Lookup(%q) = %+v, %v", f.ID, got, ok)
 		}
 	}
-	if !slices.Equal(ids, snapshot.FeedFormats) {
-		t.Errorf("Formats() = %v, snapshot.FeedFormats = %v: the same formats in the same order", ids, snapshot.FeedFormats)
+	if !slices.Equal(ids, catalog.FeedFormats) {
+		t.Errorf("Formats() = %v, catalog.FeedFormats = %v: the same formats in the same order", ids, catalog.FeedFormats)
 	}
 	if enum := openapiFeedFormats(t); !slices.Equal(enum, ids) {
 		t.Errorf("openapi.json's FeedFormat enum = %v, want %v (Formats(), in order)", enum, ids)
@@ -51,7 +52,7 @@ func TestFormats(t *testing.T) {
 	adapters := Adapters()
 	for _, f := range formats {
 		t.Run(string(f.ID), func(t *testing.T) {
-			if f.ID == snapshot.FormatNone {
+			if f.ID == catalog.FormatNone {
 				if f.Adapter != nil || adapters[f.ID] != nil || f.Fake != nil || f.Declares != nil {
 					t.Errorf("none reads nothing, but has an adapter, a fake page or states")
 				}
@@ -65,27 +66,27 @@ func TestFormats(t *testing.T) {
 			}
 			checkDeclares(t, f)
 			checkFakeFailures(t, f)
-			checkCancelled(t, f.Adapter, func(srv *httptest.Server) snapshot.Service { return fakeService(f.ID, srv) })
+			checkCancelled(t, f.Adapter, func(srv *httptest.Server) catalog.Service { return fakeService(f.ID, srv) })
 		})
 	}
 	if len(adapters) != len(formats)-1 {
 		t.Errorf("Adapters() has %d formats, want %d (all but none)", len(adapters), len(formats)-1)
 	}
-	delete(adapters, snapshot.FormatStatuspage)
-	if Adapters()[snapshot.FormatStatuspage] == nil {
+	delete(adapters, catalog.FormatStatuspage)
+	if Adapters()[catalog.FormatStatuspage] == nil {
 		t.Error("changing one returned map changed the next one")
 	}
 }
 
 // fakeService is a service of format id whose main document is srv's
 // /feed and whose incidents list is its /incidents.
-func fakeService(id snapshot.FeedFormat, srv *httptest.Server) snapshot.Service {
-	return snapshot.Service{Slug: "svc", Name: "Svc", StatusPage: "https://status.example/svc",
-		Feed: snapshot.Feed{Format: id, URL: srv.URL + "/feed", IncidentsURL: srv.URL + "/incidents"}}
+func fakeService(id catalog.FeedFormat, srv *httptest.Server) catalog.Service {
+	return catalog.Service{Slug: "svc", Name: "Svc", StatusPage: "https://status.example/svc",
+		Feed: catalog.Feed{Format: id, URL: srv.URL + "/feed", IncidentsURL: srv.URL + "/incidents"}}
 }
 
 // serveFake serves f's fake page of status on a loopback server.
-func serveFake(t *testing.T, f Format, status snapshot.Status) *httptest.Server {
+func serveFake(t *testing.T, f Format, status api.Status) *httptest.Server {
 	t.Helper()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/feed" && r.URL.Path != "/incidents" {
@@ -105,12 +106,12 @@ func serveFake(t *testing.T, f Format, status snapshot.Status) *httptest.Server 
 // never let a service read operational.
 func checkDeclares(t *testing.T, f Format) {
 	t.Helper()
-	if !slices.Contains(f.Declares, snapshot.Operational) {
+	if !slices.Contains(f.Declares, api.Operational) {
 		t.Errorf("declares %v, without operational", f.Declares)
 	}
-	seen := map[snapshot.Status]bool{}
+	seen := map[api.Status]bool{}
 	for _, st := range f.Declares {
-		if !slices.Contains(snapshot.Statuses, st) || st == snapshot.Unknown || seen[st] {
+		if !slices.Contains(api.Statuses, st) || st == api.Unknown || seen[st] {
 			t.Errorf("declares %q: not a state, unknown, or twice", st)
 		}
 		seen[st] = true
@@ -125,16 +126,16 @@ func checkDeclares(t *testing.T, f Format) {
 // fail with its kind, and none may return a status.
 func checkFakeFailures(t *testing.T, f Format) {
 	t.Helper()
-	calm, _ := f.Fake(FakePage{Slug: "svc", Status: snapshot.Operational, Now: time.Now()})
+	calm, _ := f.Fake(FakePage{Slug: "svc", Status: api.Operational, Now: time.Now()})
 	for _, tt := range []struct {
 		name string
 		code int
 		body []byte
-		want []snapshot.FailureKind
+		want []api.FailureKind
 	}{
-		{"HTTP 500", http.StatusInternalServerError, calm, []snapshot.FailureKind{snapshot.FailureHTTP}},
-		{"empty body", http.StatusOK, nil, []snapshot.FailureKind{snapshot.FailureSchema, snapshot.FailureEmpty}},
-		{"body over MaxBody", http.StatusOK, oversized(calm), []snapshot.FailureKind{snapshot.FailureTooLarge}},
+		{"HTTP 500", http.StatusInternalServerError, calm, []api.FailureKind{api.FailureHTTP}},
+		{"empty body", http.StatusOK, nil, []api.FailureKind{api.FailureSchema, api.FailureEmpty}},
+		{"body over MaxBody", http.StatusOK, oversized(calm), []api.FailureKind{api.FailureTooLarge}},
 	} {
 		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(tt.code)
@@ -155,7 +156,7 @@ func checkFakeFailures(t *testing.T, f Format) {
 
 // openapiFeedFormats reads the FeedFormat enum of the OpenAPI document on
 // disk, which is kept by hand.
-func openapiFeedFormats(t *testing.T) []snapshot.FeedFormat {
+func openapiFeedFormats(t *testing.T) []catalog.FeedFormat {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join("..", "openapi.json"))
 	if err != nil {
@@ -167,7 +168,7 @@ func openapiFeedFormats(t *testing.T) []snapshot.FeedFormat {
 		} `json:"components"`
 	}
 	var schema struct {
-		Enum []snapshot.FeedFormat `json:"enum"`
+		Enum []catalog.FeedFormat `json:"enum"`
 	}
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatalf("openapi.json: %v", err)
@@ -180,7 +181,7 @@ func openapiFeedFormats(t *testing.T) []snapshot.FeedFormat {
 
 // hasFixtures reports whether testdata holds a hand-made fixture or a real
 // capture of format id, by the naming of the folders.
-func hasFixtures(t *testing.T, id snapshot.FeedFormat) bool {
+func hasFixtures(t *testing.T, id catalog.FeedFormat) bool {
 	t.Helper()
 	for _, pattern := range []string{string(id) + "-*", string(id) + "_*", filepath.Join("real", string(id)+"-*")} {
 		names, err := filepath.Glob(filepath.Join("testdata", pattern))

@@ -7,7 +7,8 @@ import (
 	"encoding/json"
 	"strings"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // googleCloud reads the Google Cloud status dashboard's incidents.json: one
@@ -54,7 +55,7 @@ func parseGoogleCloud(data []byte, req Request) (Result, error) {
 		return Result{}, err
 	}
 	if doc == nil && bytes.Equal(bytes.TrimSpace(data), []byte("null")) {
-		return Result{}, failure(snapshot.FailureSchema, "null: not a Google Cloud incidents list")
+		return Result{}, failure(api.FailureSchema, "null: not a Google Cloud incidents list")
 	}
 	products := func(in gcIncident) []ref {
 		refs := make([]ref, len(in.AffectedProducts))
@@ -68,7 +69,7 @@ func parseGoogleCloud(data []byte, req Request) (Result, error) {
 		all = append(all, products(in)...)
 	}
 	s := newScoper(svc.Feed.Scope, all, true)
-	res := Result{Status: snapshot.Operational}
+	res := Result{Status: api.Operational}
 	seen := map[string]bool{}
 	for _, in := range doc {
 		if !s.incident(in.ExternalDesc, products(in)) {
@@ -80,64 +81,64 @@ func parseGoogleCloud(data []byte, req Request) (Result, error) {
 		}
 		seen[inc.ID] = true
 		if inc.Open() {
-			res.Status = snapshot.Worse(res.Status, gcStatus(in))
+			res.Status = api.Worse(res.Status, gcStatus(in))
 		}
 		res.Incidents = append(res.Incidents, inc)
 	}
-	snapshot.SortIncidents(res.Incidents)
+	api.SortIncidents(res.Incidents)
 	return res, nil
 }
 
 // gcStatus is what an open incident says about the service: its declared
 // impact, else its severity; an open incident is at least degraded.
-func gcStatus(in gcIncident) snapshot.Status {
+func gcStatus(in gcIncident) api.Status {
 	switch in.StatusImpact {
 	case "SERVICE_OUTAGE":
-		return snapshot.MajorOutage
+		return api.MajorOutage
 	case "SERVICE_DISRUPTION":
-		return snapshot.PartialOutage
+		return api.PartialOutage
 	case "SERVICE_INFORMATION":
-		return snapshot.Degraded
+		return api.Degraded
 	}
 	switch in.Severity {
 	case "high":
-		return snapshot.MajorOutage
+		return api.MajorOutage
 	case "medium":
-		return snapshot.PartialOutage
+		return api.PartialOutage
 	}
-	return snapshot.Degraded
+	return api.Degraded
 }
 
 // gcConvert maps one incident; false for one without an id or with a time
 // that is missing (begin and created) or unreadable.
-func gcConvert(svc snapshot.Service, in gcIncident) (snapshot.Incident, bool) {
-	id := snapshot.OfficialIncidentID(svc.Slug, in.ID)
+func gcConvert(svc catalog.Service, in gcIncident) (api.Incident, bool) {
+	id := api.OfficialIncidentID(svc.Slug, in.ID)
 	if id == "" {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	started, ok := parseTime(cmp.Or(in.Begin, in.Created))
 	if !ok || started.IsZero() {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	updated, ok := parseTime(cmp.Or(in.Modified, in.MostRecentUpdate.When))
 	if !ok {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	if updated.IsZero() {
 		updated = started
 	}
 	ended, ok := parseTime(in.End)
 	if !ok {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
-	inc := snapshot.Incident{
+	inc := api.Incident{
 		ID:        id,
 		Service:   svc.Slug,
 		Headline:  strings.TrimSpace(in.ExternalDesc),
 		Severity:  gcSeverity(in.Severity),
 		StartedAt: started,
 		Status:    "ongoing",
-		Source:    snapshot.SourceOfficial,
+		Source:    api.SourceOfficial,
 		URL:       gcURL(in),
 		UpdatedAt: updated,
 	}
@@ -155,14 +156,14 @@ func gcConvert(svc snapshot.Service, in gcIncident) (snapshot.Incident, bool) {
 	return inc, true
 }
 
-func gcSeverity(s string) snapshot.Severity {
+func gcSeverity(s string) api.Severity {
 	switch s {
 	case "medium":
-		return snapshot.Major
+		return api.Major
 	case "high":
-		return snapshot.Critical
+		return api.Critical
 	}
-	return snapshot.Minor
+	return api.Minor
 }
 
 // gcURL makes the incident's relative uri absolute on the dashboard.

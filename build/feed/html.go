@@ -8,7 +8,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
 )
@@ -23,18 +23,18 @@ import (
 // Several phrases on one page give the worst. Incidents are not read.
 type htmlPage struct{}
 
-var bannerPhrases = map[string]snapshot.Status{
-	"all systems operational":           snapshot.Operational,
-	"degraded performance":              snapshot.Degraded,
-	"some systems degraded":             snapshot.Degraded,
-	"partially degraded service":        snapshot.Degraded,
-	"partial outage":                    snapshot.PartialOutage,
-	"partial system outage":             snapshot.PartialOutage,
-	"major outage":                      snapshot.MajorOutage,
-	"major system outage":               snapshot.MajorOutage,
-	"service disruption":                snapshot.MajorOutage,
-	"under maintenance":                 snapshot.Maintenance,
-	"scheduled maintenance in progress": snapshot.Maintenance,
+var bannerPhrases = map[string]api.Status{
+	"all systems operational":           api.Operational,
+	"degraded performance":              api.Degraded,
+	"some systems degraded":             api.Degraded,
+	"partially degraded service":        api.Degraded,
+	"partial outage":                    api.PartialOutage,
+	"partial system outage":             api.PartialOutage,
+	"major outage":                      api.MajorOutage,
+	"major system outage":               api.MajorOutage,
+	"service disruption":                api.MajorOutage,
+	"under maintenance":                 api.Maintenance,
+	"scheduled maintenance in progress": api.Maintenance,
 }
 
 // maxPhrase is longer than every phrase: an element with more text cannot
@@ -48,21 +48,21 @@ func (htmlPage) Read(ctx context.Context, req Request) (Result, error) {
 		if err != nil {
 			// An HTML page is what is expected here: a page without a
 			// banner we know is a page of another shape.
-			return Result{}, &Error{Kind: snapshot.FailureSchema, Err: err}
+			return Result{}, &Error{Kind: api.FailureSchema, Err: err}
 		}
 		return Result{Status: st}, nil
 	})
 }
 
 // parseHTMLStatus returns the worst status among the page's banners.
-func parseHTMLStatus(data []byte) (snapshot.Status, error) {
+func parseHTMLStatus(data []byte) (api.Status, error) {
 	doc, err := html.Parse(bytes.NewReader(data)) // rejects nesting deeper than 512
 	if err != nil {
 		return "", fmt.Errorf("parsing HTML: %w", err)
 	}
-	found := snapshot.Unknown
+	found := api.Unknown
 	bannerText(doc, &found)
-	if found == snapshot.Unknown {
+	if found == api.Unknown {
 		return "", errors.New("no recognised status banner")
 	}
 	return found, nil
@@ -72,7 +72,7 @@ func parseHTMLStatus(data []byte) (snapshot.Status, error) {
 // maxPhrase, and records in found each element whose text is a phrase.
 // Invisible and interactive elements are skipped: hidden variants of the
 // banner, scripts, and links (past incidents titled "Service disruption").
-func bannerText(n *html.Node, found *snapshot.Status) (text string, long bool) {
+func bannerText(n *html.Node, found *api.Status) (text string, long bool) {
 	switch {
 	case n.Type == html.TextNode:
 		text = strings.Join(strings.Fields(strings.ToLower(n.Data)), " ")
@@ -95,7 +95,7 @@ func bannerText(n *html.Node, found *snapshot.Status) (text string, long bool) {
 		return "", true
 	}
 	if st, ok := bannerPhrases[text]; ok && n.Type == html.ElementNode {
-		*found = snapshot.Worse(*found, st)
+		*found = api.Worse(*found, st)
 	}
 	return text, false
 }

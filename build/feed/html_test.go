@@ -4,12 +4,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
-func openrouter(url string) snapshot.Service {
-	return snapshot.Service{Slug: "openrouter", Name: "OpenRouter", StatusPage: "https://status.openrouter.ai",
-		Feed: snapshot.Feed{Format: snapshot.FormatHTML, URL: url}}
+func openrouter(url string) catalog.Service {
+	return catalog.Service{Slug: "openrouter", Name: "OpenRouter", StatusPage: "https://status.openrouter.ai",
+		Feed: catalog.Feed{Format: catalog.FormatHTML, URL: url}}
 }
 
 func htmlRead(t *testing.T, rep reply) (Result, error) {
@@ -22,21 +23,21 @@ func TestHTMLStatus(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		file string
-		want snapshot.Status
+		want api.Status
 	}{
-		{"html-openrouter-operational.html", snapshot.Operational},
-		{"html-openrouter-degraded.html", snapshot.Degraded},
-		{"html-openrouter-some-degraded.html", snapshot.Degraded},
-		{"html-openrouter-partial.html", snapshot.PartialOutage},
-		{"html-openrouter-major.html", snapshot.MajorOutage},
-		{"html-openrouter-disruption.html", snapshot.MajorOutage},
-		{"html-openrouter-maintenance.html", snapshot.Maintenance},
+		{"html-openrouter-operational.html", api.Operational},
+		{"html-openrouter-degraded.html", api.Degraded},
+		{"html-openrouter-some-degraded.html", api.Degraded},
+		{"html-openrouter-partial.html", api.PartialOutage},
+		{"html-openrouter-major.html", api.MajorOutage},
+		{"html-openrouter-disruption.html", api.MajorOutage},
+		{"html-openrouter-maintenance.html", api.Maintenance},
 		// The banner says partial outage, a component major outage: the worst wins.
-		{"html-openrouter-mixed.html", snapshot.MajorOutage},
+		{"html-openrouter-mixed.html", api.MajorOutage},
 		// Spans, &nbsp;, <br> and capitals inside the banner.
-		{"html-openrouter-nested.html", snapshot.Operational},
+		{"html-openrouter-nested.html", api.Operational},
 		// Hidden, templated and noscript variants of the banner are ignored.
-		{"html-openrouter-hidden-variants.html", snapshot.Operational},
+		{"html-openrouter-hidden-variants.html", api.Operational},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -72,17 +73,17 @@ func TestHTMLErrors(t *testing.T) {
 // whole visible text, anywhere but links, forms, scripts and hidden parts.
 func TestParseHTMLStatus(t *testing.T) {
 	t.Parallel()
-	const none = snapshot.Status("") // an error
+	const none = api.Status("") // an error
 	tests := []struct {
 		doc  string
-		want snapshot.Status
+		want api.Status
 	}{
-		{`<h1>ALL SYSTEMS OPERATIONAL</h1>`, snapshot.Operational},
+		{`<h1>ALL SYSTEMS OPERATIONAL</h1>`, api.Operational},
 		{`<p>  all
-		   systems   operational </p>`, snapshot.Operational},
-		{`All systems operational`, snapshot.Operational}, // the body's whole text
-		{`<div><h2>Partial system outage</h2></div><div><h2>Under maintenance</h2></div>`, snapshot.PartialOutage},
-		{`<h2>Partially degraded service</h2>`, snapshot.Degraded},
+		   systems   operational </p>`, api.Operational},
+		{`All systems operational`, api.Operational}, // the body's whole text
+		{`<div><h2>Partial system outage</h2></div><div><h2>Under maintenance</h2></div>`, api.PartialOutage},
+		{`<h2>Partially degraded service</h2>`, api.Degraded},
 		{`<p>All systems operational.</p>`, none},
 		{`<p>All systems operational as of today</p>`, none},
 		{`<p>Not all systems operational</p>`, none},
@@ -97,9 +98,9 @@ func TestParseHTMLStatus(t *testing.T) {
 		{`<title>Major outage</title>`, none},
 		{`<svg><text>Major outage</text></svg>`, none},
 		{`<!-- Major outage -->`, none},
-		{`<div aria-hidden="false"><h2>Major outage</h2></div><h2>All systems operational</h2>`, snapshot.MajorOutage},
+		{`<div aria-hidden="false"><h2>Major outage</h2></div><h2>All systems operational</h2>`, api.MajorOutage},
 		{`<ul><li>Operational</li><li>Degraded</li></ul>`, none},
-		{strings.Repeat("x ", 1<<16) + `<h2>Degraded performance</h2>`, snapshot.Degraded},
+		{strings.Repeat("x ", 1<<16) + `<h2>Degraded performance</h2>`, api.Degraded},
 	}
 	for _, tt := range tests {
 		got, err := parseHTMLStatus([]byte(tt.doc))
@@ -126,7 +127,7 @@ func FuzzHTMLStatus(f *testing.F) {
 			}
 			return
 		}
-		if !st.Valid() || st == snapshot.Unknown {
+		if !st.Valid() || st == api.Unknown {
 			t.Fatalf("status %q", st)
 		}
 	})

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // instatus reads an Instatus page's public summary.json: the page status and
@@ -56,21 +57,21 @@ func parseInstatus(data []byte, req Request) (Result, error) {
 		return Result{}, fmt.Errorf("decoding Instatus summary: %w", err)
 	}
 	if doc.Page.Status == "" {
-		return Result{}, failure(snapshot.FailureSchema, "no page status: not an Instatus summary")
+		return Result{}, failure(api.FailureSchema, "no page status: not an Instatus summary")
 	}
 	st := instatusStatus(doc.Page.Status)
 	if !svc.Feed.Scope.IsZero() {
-		st = snapshot.Operational
+		st = api.Operational
 	}
 	s := newScoper(svc.Feed.Scope, nil, false)
-	var out []snapshot.Incident
+	var out []api.Incident
 	for _, in := range doc.ActiveIncidents {
 		if !s.incident(in.Name, nil) {
 			continue
 		}
 		resolved := strings.EqualFold(in.Status, "RESOLVED")
 		if !resolved {
-			st = snapshot.Worse(st, instatusStatus(in.Impact))
+			st = api.Worse(st, instatusStatus(in.Impact))
 		}
 		if inc, ok := instatusConvert(svc, in, resolved); ok {
 			out = append(out, inc)
@@ -78,10 +79,10 @@ func parseInstatus(data []byte, req Request) (Result, error) {
 	}
 	for _, m := range doc.ActiveMaintenances {
 		if strings.EqualFold(m.Status, "INPROGRESS") {
-			st = snapshot.Worse(st, snapshot.Maintenance)
+			st = api.Worse(st, api.Maintenance)
 		}
 	}
-	snapshot.SortIncidents(out)
+	api.SortIncidents(out)
 	return Result{Status: st, Incidents: out}, nil
 }
 
@@ -89,41 +90,41 @@ func parseInstatus(data []byte, req Request) (Result, error) {
 // several variants of a family (ONEMAJOROUTAGE, MAJOROUTAGE,
 // ALLUNDERMAINTENANCE, …), so families are matched by suffix. Anything else
 // is Unknown, which any known status beats.
-func instatusStatus(s string) snapshot.Status {
+func instatusStatus(s string) api.Status {
 	s = strings.ToUpper(strings.TrimSpace(s))
 	switch {
 	case s == "":
-		return snapshot.Unknown
+		return api.Unknown
 	case s == "UP" || s == "OPERATIONAL":
-		return snapshot.Operational
+		return api.Operational
 	case s == "HASISSUES":
-		return snapshot.Degraded
+		return api.Degraded
 	case strings.HasSuffix(s, "MAJOROUTAGE"):
-		return snapshot.MajorOutage
+		return api.MajorOutage
 	case strings.HasSuffix(s, "PARTIALOUTAGE"):
-		return snapshot.PartialOutage
+		return api.PartialOutage
 	case strings.HasSuffix(s, "DEGRADEDPERFORMANCE"), strings.HasSuffix(s, "MINOROUTAGE"):
-		return snapshot.Degraded
+		return api.Degraded
 	case strings.HasSuffix(s, "UNDERMAINTENANCE"):
-		return snapshot.Maintenance
+		return api.Maintenance
 	}
-	return snapshot.Unknown
+	return api.Unknown
 }
 
 // instatusConvert maps one incident, reporting false for one without an id or
 // with a start time that is missing or unreadable.
-func instatusConvert(svc snapshot.Service, in instatusIncident, resolved bool) (snapshot.Incident, bool) {
-	id := snapshot.OfficialIncidentID(svc.Slug, in.ID)
+func instatusConvert(svc catalog.Service, in instatusIncident, resolved bool) (api.Incident, bool) {
+	id := api.OfficialIncidentID(svc.Slug, in.ID)
 	if id == "" {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	started, ok := parseInstatusTime(in.Started)
 	if !ok || started.IsZero() {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	updated, ok := parseInstatusTime(in.UpdatedAt)
 	if !ok {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	if updated.IsZero() {
 		updated = started
@@ -132,14 +133,14 @@ func instatusConvert(svc snapshot.Service, in instatusIncident, resolved bool) (
 	if resolved {
 		ended = &updated
 	}
-	sev := snapshot.Minor
+	sev := api.Minor
 	switch instatusStatus(in.Impact) {
-	case snapshot.MajorOutage:
-		sev = snapshot.Critical
-	case snapshot.PartialOutage:
-		sev = snapshot.Major
+	case api.MajorOutage:
+		sev = api.Critical
+	case api.PartialOutage:
+		sev = api.Major
 	}
-	return snapshot.Incident{
+	return api.Incident{
 		ID:        id,
 		Service:   svc.Slug,
 		Headline:  in.Name,
@@ -147,7 +148,7 @@ func instatusConvert(svc snapshot.Service, in instatusIncident, resolved bool) (
 		StartedAt: started,
 		EndedAt:   ended,
 		Status:    strings.ToLower(in.Status),
-		Source:    snapshot.SourceOfficial,
+		Source:    api.SourceOfficial,
 		URL:       cmp.Or(in.URL, svc.StatusPage),
 		UpdatedAt: updated,
 	}, true

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
 )
 
 // GatewayEndpoint is one provider endpoint of a model, as a model gateway
@@ -90,30 +90,30 @@ func ParseOpenRouter(data []byte, modelID string) ([]GatewayEndpoint, error) {
 	}
 	switch {
 	case doc.Data == nil:
-		return nil, failure(snapshot.FailureSchema, "no data object: not an endpoints document")
+		return nil, failure(api.FailureSchema, "no data object: not an endpoints document")
 	case doc.Data.ID == nil || !strings.EqualFold(*doc.Data.ID, modelID):
-		return nil, failure(snapshot.FailureSchema, "data.id is not %q: not this model's endpoints document", modelID)
+		return nil, failure(api.FailureSchema, "data.id is not %q: not this model's endpoints document", modelID)
 	case doc.Data.Endpoints == nil:
-		return nil, failure(snapshot.FailureSchema, "no data.endpoints list")
+		return nil, failure(api.FailureSchema, "no data.endpoints list")
 	case len(*doc.Data.Endpoints) == 0:
-		return nil, failure(snapshot.FailureEmpty, "data.endpoints is empty: no provider serves %q, or the document is cut", modelID)
+		return nil, failure(api.FailureEmpty, "data.endpoints is empty: no provider serves %q, or the document is cut", modelID)
 	case len(*doc.Data.Endpoints) > MaxGatewayEndpoints:
-		return nil, failure(snapshot.FailureSchema, "data.endpoints lists %d endpoints, more than the %d a model's document may hold",
+		return nil, failure(api.FailureSchema, "data.endpoints lists %d endpoints, more than the %d a model's document may hold",
 			len(*doc.Data.Endpoints), MaxGatewayEndpoints)
 	}
 	var out []GatewayEndpoint
 	for i, item := range *doc.Data.Endpoints {
 		var raw map[string]json.RawMessage
 		if err := json.Unmarshal(item, &raw); err != nil {
-			return nil, failure(snapshot.FailureSchema, "data.endpoints[%d] is not an object", i)
+			return nil, failure(api.FailureSchema, "data.endpoints[%d] is not an object", i)
 		}
 		// Both are published (the provider's name, the tag's region) and
 		// printed in /check's evidence: cleaned as a status page's text is,
 		// so that no escape sequence, line break or cut character passes.
 		var provider, tag string
 		_ = json.Unmarshal(raw["provider_name"], &provider)
-		if provider = snapshot.CleanText(provider, MaxGatewayName); provider == "" {
-			return nil, failure(snapshot.FailureSchema, "data.endpoints[%d] has no provider_name", i)
+		if provider = api.CleanText(provider, MaxGatewayName); provider == "" {
+			return nil, failure(api.FailureSchema, "data.endpoints[%d] has no provider_name", i)
 		}
 		_ = json.Unmarshal(raw["tag"], &tag) // optional: the region, when there is one
 		var quantization string
@@ -123,13 +123,13 @@ func ParseOpenRouter(data []byte, modelID string) ([]GatewayEndpoint, error) {
 		// known, and is left unread as the member was before.
 		var status int
 		_ = json.Unmarshal(raw["status"], &status)
-		ep := GatewayEndpoint{Provider: provider, Tag: snapshot.CleanText(tag, MaxGatewayName),
-			Quantization: snapshot.CleanText(quantization, MaxGatewayName), Status: status, Uptime: map[string]*float64{}}
+		ep := GatewayEndpoint{Provider: provider, Tag: api.CleanText(tag, MaxGatewayName),
+			Quantization: api.CleanText(quantization, MaxGatewayName), Status: status, Uptime: map[string]*float64{}}
 		usable := true
 		for _, w := range openRouterWindows {
 			v, present := raw[w.member]
 			if !present {
-				return nil, failure(snapshot.FailureSchema, "data.endpoints[%d] has no %s", i, w.member)
+				return nil, failure(api.FailureSchema, "data.endpoints[%d] has no %s", i, w.member)
 			}
 			var f *float64
 			if err := json.Unmarshal(v, &f); err != nil || (f != nil && (math.IsNaN(*f) || *f < 0 || *f > 100)) {

@@ -13,7 +13,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
 )
 
 // readOpenRouter reads the document the test server answers at path.
@@ -37,13 +37,13 @@ func TestOpenRouter(t *testing.T) {
 		name, model string
 		rep         reply
 		want        []want
-		fail        snapshot.FailureKind
+		fail        api.FailureKind
 	}{
 		{name: "real: OpenRouter's own example answer", model: "openai/gpt-4",
 			rep:  reply{file: "real/openrouter-openapi-example-20260822.json"},
 			want: []want{{"OpenAI", "openai", f64(100), f64(99.5)}}},
 		{name: "real: the example with no endpoints proves nothing", model: "openai/gpt-4",
-			rep: reply{file: "real/openrouter-openapi-example-empty-20260822.json"}, fail: snapshot.FailureEmpty},
+			rep: reply{file: "real/openrouter-openapi-example-empty-20260822.json"}, fail: api.FailureEmpty},
 		{name: "one model, providers apart; untracked ones are kept here", model: "anthropic/claude-sonnet-4.5",
 			rep: reply{file: "openrouter-split.json"},
 			want: []want{
@@ -60,23 +60,23 @@ func TestOpenRouter(t *testing.T) {
 			rep:  reply{file: "openrouter-bad-percentage.json"},
 			want: []want{{"Amazon Bedrock", "amazon-bedrock", f64(99.9), f64(99.9)}}},
 		{name: "another model's document", model: "anthropic/claude-sonnet-4.5",
-			rep: reply{file: "openrouter-wrong-model.json"}, fail: snapshot.FailureSchema},
+			rep: reply{file: "openrouter-wrong-model.json"}, fail: api.FailureSchema},
 		{name: "an endpoint without its uptime member", model: "anthropic/claude-sonnet-4.5",
-			rep: reply{file: "openrouter-missing-uptime.json"}, fail: snapshot.FailureSchema},
+			rep: reply{file: "openrouter-missing-uptime.json"}, fail: api.FailureSchema},
 		{name: "an endpoint without its provider", model: "anthropic/claude-sonnet-4.5",
-			rep: reply{file: "openrouter-no-provider.json"}, fail: snapshot.FailureSchema},
+			rep: reply{file: "openrouter-no-provider.json"}, fail: api.FailureSchema},
 		{name: "no endpoints", model: "anthropic/claude-sonnet-4.5",
-			rep: reply{file: "openrouter-empty.json"}, fail: snapshot.FailureEmpty},
+			rep: reply{file: "openrouter-empty.json"}, fail: api.FailureEmpty},
 		{name: "an error object with 200", model: "anthropic/claude-sonnet-4.5",
-			rep: reply{file: "openrouter-no-data.json"}, fail: snapshot.FailureSchema},
+			rep: reply{file: "openrouter-no-data.json"}, fail: api.FailureSchema},
 		{name: "rate-limited", model: "anthropic/claude-sonnet-4.5",
-			rep: reply{code: http.StatusTooManyRequests, body: []byte(`{"error":{"code":429,"message":"Rate limit exceeded"}}`)}, fail: snapshot.FailureHTTP},
+			rep: reply{code: http.StatusTooManyRequests, body: []byte(`{"error":{"code":429,"message":"Rate limit exceeded"}}`)}, fail: api.FailureHTTP},
 		{name: "a challenge page", model: "anthropic/claude-sonnet-4.5",
-			rep: reply{file: "html-openrouter-challenge.html"}, fail: snapshot.FailureChallenge},
+			rep: reply{file: "html-openrouter-challenge.html"}, fail: api.FailureChallenge},
 		{name: "too large", model: "openai/gpt-4",
-			rep: reply{body: oversized(fixture(t, "real/openrouter-openapi-example-20260822.json"))}, fail: snapshot.FailureTooLarge},
-		{name: "null", model: "openai/gpt-4", rep: reply{body: []byte("null")}, fail: snapshot.FailureSchema},
-		{name: "a list", model: "openai/gpt-4", rep: reply{body: []byte("[]")}, fail: snapshot.FailureSchema},
+			rep: reply{body: oversized(fixture(t, "real/openrouter-openapi-example-20260822.json"))}, fail: api.FailureTooLarge},
+		{name: "null", model: "openai/gpt-4", rep: reply{body: []byte("null")}, fail: api.FailureSchema},
+		{name: "a list", model: "openai/gpt-4", rep: reply{body: []byte("[]")}, fail: api.FailureSchema},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			eps, err := readOpenRouter(t, tc.rep, tc.model)
@@ -187,7 +187,7 @@ func TestOpenRouterEndpointCap(t *testing.T) {
 			}
 			eps, err := readOpenRouter(t, reply{body: tc.body}, "openai/gpt-4")
 			if tc.fail {
-				if Kind(err) != snapshot.FailureSchema || !strings.Contains(fmt.Sprint(err), fmt.Sprintf("more than the %d", MaxGatewayEndpoints)) {
+				if Kind(err) != api.FailureSchema || !strings.Contains(fmt.Sprint(err), fmt.Sprintf("more than the %d", MaxGatewayEndpoints)) {
 					t.Fatalf("%d endpoints read, err = %v (kind %q), want a schema failure naming the cap", len(eps), err, Kind(err))
 				}
 				return
@@ -241,7 +241,7 @@ func TestOpenRouterCleansText(t *testing.T) {
 	}
 	t.Run("a name of only control characters is no name", func(t *testing.T) {
 		body := realEndpoints(t, 1, func(_ int, ep map[string]any) { ep["provider_name"] = "\x1b\x07\r\n\u202e" })
-		if _, err := readOpenRouter(t, reply{body: body}, "openai/gpt-4"); Kind(err) != snapshot.FailureSchema {
+		if _, err := readOpenRouter(t, reply{body: body}, "openai/gpt-4"); Kind(err) != api.FailureSchema {
 			t.Errorf("err = %v, want a schema failure", err)
 		}
 	})

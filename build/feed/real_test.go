@@ -17,7 +17,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // realDoc returns a capture from testdata/real.
@@ -29,9 +30,9 @@ func realDoc(t testing.TB, name string) []byte {
 // catalogService returns the embedded catalog's entry for slug, its feed
 // URLs moved onto srv with their paths kept, so that the routes a test
 // serves are the real ones and the scope is the real one.
-func catalogService(t *testing.T, slug string, srv *httptest.Server) snapshot.Service {
+func catalogService(t *testing.T, slug string, srv *httptest.Server) catalog.Service {
 	t.Helper()
-	c, err := snapshot.DefaultCatalog()
+	c, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +178,7 @@ type realCase struct {
 	// routes are the replies by path (the catalog's paths).
 	routes map[string]reply
 	now    time.Time
-	status snapshot.Status
+	status api.Status
 	// in are the names of the components in scope, in page order; out, when
 	// set, those out of scope.
 	in, out []string
@@ -254,7 +255,7 @@ func TestRealScopeOpenAI(t *testing.T) {
 		{
 			name: "real", slug: "openai",
 			routes: map[string]reply{spSummary: {file: "real/" + capture}, spComps: {file: "real/" + capture}, spIncidentsP: {body: incidents}},
-			status: snapshot.Operational, in: apiGroup,
+			status: api.Operational, in: apiGroup,
 			// The Workspace Agent incident has no API word; ChatGPT and Codex
 			// titles are out, unless the title also says API.
 			incidents: []string{"Elevated errors on the Responses API", "ChatGPT and API elevated errors"},
@@ -262,12 +263,12 @@ func TestRealScopeOpenAI(t *testing.T) {
 		{
 			name: "ChatGPT and Codex components down", slug: "openai",
 			routes: map[string]reply{spSummary: {body: consumerDown}, spComps: {body: consumerDown}, spIncidentsP: {body: incidentsJSON(t)}},
-			status: snapshot.Operational, in: apiGroup, incidents: nil,
+			status: api.Operational, in: apiGroup, incidents: nil,
 		},
 		{
 			name: "an API component down", slug: "openai",
 			routes: map[string]reply{spSummary: {body: apiDown}, spComps: {body: apiDown}, spIncidentsP: {body: incidentsJSON(t)}},
-			status: snapshot.PartialOutage, in: apiGroup, incidents: nil,
+			status: api.PartialOutage, in: apiGroup, incidents: nil,
 		},
 	})
 }
@@ -283,7 +284,7 @@ func TestRealScopeAnthropic(t *testing.T) {
 		spComponents(t, summary, "rwppv331jlwc", "k8w3r06qmzrp"))
 	incidents := incidentsJSON(t, real, consumer)
 	apiUp := edited(t, capture, func(doc jdoc) { setStatus(t, doc, "operational", "Claude API (api.anthropic.com)") })
-	api := []string{"Claude API (api.anthropic.com)"}
+	apiNames := []string{"Claude API (api.anthropic.com)"}
 	// After the incident: every component operational, nothing unresolved.
 	calm := edited(t, capture, func(doc jdoc) {
 		setStatus(t, doc, "operational", "claude.ai", "Claude API (api.anthropic.com)", "Claude Code", "Claude Cowork")
@@ -297,26 +298,26 @@ func TestRealScopeAnthropic(t *testing.T) {
 		{
 			name: "real", slug: "anthropic",
 			routes: map[string]reply{spSummary: {file: "real/" + capture}, spIncidentsP: {body: incidents}},
-			status: snapshot.MajorOutage, in: api,
+			status: api.MajorOutage, in: apiNames,
 			incidents: []string{"Elevated errors across all models"},
 		},
 		{
 			// claude.ai, Claude Code and Cowork stay major_outage.
 			name: "claude.ai down, API up", slug: "anthropic",
 			routes: map[string]reply{spSummary: {body: apiUp}, spIncidentsP: {body: incidents}},
-			status: snapshot.Operational, in: api,
+			status: api.Operational, in: apiNames,
 			incidents: []string{"Elevated errors across all models"},
 		},
 		{
 			name: "resolved, unlinked, its updates name the API", slug: "anthropic",
 			routes: map[string]reply{spSummary: {body: calm}, spIncidentsP: {body: incidentsJSON(t, unlinked)}},
-			status: snapshot.Operational, in: api,
+			status: api.Operational, in: apiNames,
 			incidents: []string{"Elevated errors for multiple models"},
 		},
 		{
 			name: "resolved, unlinked, its updates name only claude.ai", slug: "anthropic",
 			routes: map[string]reply{spSummary: {body: calm}, spIncidentsP: {body: incidentsJSON(t, consumerOnly)}},
-			status: snapshot.Operational, in: api, incidents: nil,
+			status: api.Operational, in: apiNames, incidents: nil,
 		},
 	})
 }
@@ -375,7 +376,7 @@ func TestRealScopeCohere(t *testing.T) {
 		name: "real", slug: "cohere",
 		routes: map[string]reply{spSummary: {file: "real/" + capture}, spIncidentsP: {body: incidents}},
 		// Playground is partial_outage; every model is operational.
-		status: snapshot.Operational, out: []string{"Docs", "Website", "Coral", "Playground"},
+		status: api.Operational, out: []string{"Docs", "Website", "Coral", "Playground"},
 		incidents: []string{"Increased latency on embed-v4.0"},
 	}})
 }
@@ -398,13 +399,13 @@ func TestRealScopeGitHubCopilot(t *testing.T) {
 		{
 			name: "real", slug: "github-copilot",
 			routes: map[string]reply{spSummary: {file: "real/" + capture}, spIncidentsP: {body: incidents}},
-			status: snapshot.Operational, in: copilot, // Pull Requests is major_outage
+			status: api.Operational, in: copilot, // Pull Requests is major_outage
 			incidents: []string{"Disruption with some GitHub services", "Copilot Chat responses delayed"},
 		},
 		{
 			name: "Copilot down", slug: "github-copilot",
 			routes: map[string]reply{spSummary: {body: copilotDown}, spIncidentsP: {body: incidentsJSON(t)}},
-			status: snapshot.PartialOutage, in: copilot, incidents: nil,
+			status: api.PartialOutage, in: copilot, incidents: nil,
 		},
 	})
 }
@@ -430,13 +431,13 @@ func TestRealScopeReplicate(t *testing.T) {
 			routes: map[string]reply{spSummary: {file: "real/" + capture}, spIncidentsP: {body: incidents}},
 			// Workers and its group are major_outage, PoPs partial or under
 			// maintenance: none of it is Replicate.
-			status: snapshot.Operational, in: []string{"Replicate"},
+			status: api.Operational, in: []string{"Replicate"},
 			incidents: []string{"Elevated errors"},
 		},
 		{
 			name: "Replicate down", slug: "replicate",
 			routes: map[string]reply{spSummary: {body: replicateDown}, spIncidentsP: {body: incidentsJSON(t)}},
-			status: snapshot.MajorOutage, in: []string{"Replicate"}, incidents: nil,
+			status: api.MajorOutage, in: []string{"Replicate"}, incidents: nil,
 		},
 	})
 }
@@ -458,13 +459,13 @@ func TestRealScopeHuggingFace(t *testing.T) {
 		{
 			// aggregate_state is downtime, only because of Spaces Proxy.
 			name: "real", slug: "huggingface", routes: map[string]reply{"/index.json": {file: "real/" + capture}},
-			status: snapshot.Operational, in: in,
+			status: api.Operational, in: in,
 			out:       []string{"Inference Endpoints UI", "Spaces Proxy", "Jobs"},
 			incidents: incidents,
 		},
 		{
 			name: "Hub down", slug: "huggingface", routes: map[string]reply{"/index.json": {body: hubDown}},
-			status: snapshot.PartialOutage, in: in, incidents: incidents,
+			status: api.PartialOutage, in: in, incidents: incidents,
 		},
 	})
 }
@@ -480,16 +481,16 @@ func TestRealBetterStackReports(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	inc := func(id, headline string, sev snapshot.Severity, started, ended string) snapshot.Incident {
-		return snapshot.Incident{ID: "huggingface-" + id, Service: "huggingface", Headline: headline, Severity: sev,
-			StartedAt: *ts(t, started), EndedAt: ts(t, ended), Status: "resolved", Source: snapshot.SourceOfficial,
+	inc := func(id, headline string, sev api.Severity, started, ended string) api.Incident {
+		return api.Incident{ID: "huggingface-" + id, Service: "huggingface", Headline: headline, Severity: sev,
+			StartedAt: *ts(t, started), EndedAt: ts(t, ended), Status: "resolved", Source: api.SourceOfficial,
 			URL: svc.StatusPage, UpdatedAt: *ts(t, ended)}
 	}
-	checkIncidents(t, res.Incidents, []snapshot.Incident{
+	checkIncidents(t, res.Incidents, []api.Incident{
 		// Its first update had three resources in downtime.
-		inc("965809", "Hub unavailable", snapshot.Major, "2026-07-16T08:30:00Z", "2026-07-16T10:07:00Z"),
-		inc("939240", "Elevated error rate – AWS CDN (Singapore)", snapshot.Minor, "2026-06-30T07:58:00Z", "2026-06-30T08:05:00Z"),
-		inc("919822", "Data serving slowness in Asia region", snapshot.Minor, "2026-06-10T07:00:00Z", "2026-06-10T10:50:00Z"),
+		inc("965809", "Hub unavailable", api.Major, "2026-07-16T08:30:00Z", "2026-07-16T10:07:00Z"),
+		inc("939240", "Elevated error rate – AWS CDN (Singapore)", api.Minor, "2026-06-30T07:58:00Z", "2026-06-30T08:05:00Z"),
+		inc("919822", "Data serving slowness in Asia region", api.Minor, "2026-06-10T07:00:00Z", "2026-06-10T10:50:00Z"),
 	})
 }
 
@@ -508,15 +509,15 @@ func TestRealScopeOpenRouter(t *testing.T) {
 	runReal(t, []realCase{
 		{
 			name: "real", slug: "openrouter", routes: map[string]reply{"/config.json": {file: "real/" + capture}},
-			status: snapshot.Operational, in: in, out: []string{"Web & Application Services"}, incidents: incidents,
+			status: api.Operational, in: in, out: []string{"Web & Application Services"}, incidents: incidents,
 		},
 		{
 			name: "website down", slug: "openrouter", routes: map[string]reply{"/config.json": {body: webDown}},
-			status: snapshot.Operational, in: in, incidents: incidents,
+			status: api.Operational, in: in, incidents: incidents,
 		},
 		{
 			name: "chat down", slug: "openrouter", routes: map[string]reply{"/config.json": {body: chatDown}},
-			status: snapshot.PartialOutage, in: in, incidents: incidents,
+			status: api.PartialOutage, in: in, incidents: incidents,
 		},
 	})
 }
@@ -531,7 +532,7 @@ func TestRealScopeXAI(t *testing.T) {
 			// events of September, posted once per surface under one guid,
 			// the api.x.ai items are kept, one incident naming both regions.
 			name: "as of the capture", slug: "xai", accept: rssAcceptTypes, routes: routes,
-			now: time.Date(2026, 10, 7, 1, 0, 0, 0, time.UTC), status: snapshot.Operational,
+			now: time.Date(2026, 10, 7, 1, 0, 0, 0, time.UTC), status: api.Operational,
 			incidents: []string{
 				"[Global (api.x.ai), US (us.api.x.ai)] Outages across API, Grok.com, and Grok Build",
 				"[Global (api.x.ai), US (us.api.x.ai)] Enterprise Voice Degraded",
@@ -542,7 +543,7 @@ func TestRealScopeXAI(t *testing.T) {
 			// merging items before scoping them would keep that one and
 			// then drop it, losing an API outage.
 			name: "early September", slug: "xai", accept: rssAcceptTypes, routes: routes,
-			now: time.Date(2026, 9, 4, 0, 0, 0, 0, time.UTC), status: snapshot.Operational,
+			now: time.Date(2026, 9, 4, 0, 0, 0, 0, time.UTC), status: api.Operational,
 			incidents: []string{
 				"[Global (api.x.ai), US (us.api.x.ai)] Models outage",
 				"[Global (api.x.ai), US (us.api.x.ai)] grok-4.6 and grok-4.5 high error rate",
@@ -567,15 +568,15 @@ func TestRealScopeAzureOpenAI(t *testing.T) {
 		{
 			// West US networking: 14 services, none of them Azure OpenAI.
 			name: "real", slug: "azure-openai", accept: rssAcceptTypes, now: now,
-			routes: map[string]reply{path: {file: "real/" + capture}}, status: snapshot.Operational,
+			routes: map[string]reply{path: {file: "real/" + capture}}, status: api.Operational,
 		},
 		{
 			name: "real, earlier", slug: "azure-openai", accept: rssAcceptTypes, now: now,
-			routes: map[string]reply{path: {file: "real/rss-azure-20260723-early.xml"}}, status: snapshot.Operational,
+			routes: map[string]reply{path: {file: "real/rss-azure-20260723-early.xml"}}, status: api.Operational,
 		},
 		{
 			name: "Azure OpenAI among the categories", slug: "azure-openai", accept: rssAcceptTypes, now: now,
-			routes: map[string]reply{path: {body: withOpenAI}}, status: snapshot.Degraded,
+			routes: map[string]reply{path: {body: withOpenAI}}, status: api.Degraded,
 			incidents: []string{"Issues connecting to resources in West US"},
 		},
 	})

@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/text/encoding/charmap"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
 )
 
 // rss reads an RSS 2.0 or Atom 1.0 status feed (the root element says
@@ -26,7 +26,7 @@ const rssAcceptTypes = "application/rss+xml, application/atom+xml, application/x
 
 // The windows, back from now, in which an item counts for the status and
 // in which it is listed as an incident. An item dated more than
-// snapshot.IncidentFutureSlack ahead of now announces something to come (a
+// api.IncidentFutureSlack ahead of now announces something to come (a
 // scheduled maintenance) and counts for neither.
 const (
 	rssStatusWindow   = 24 * time.Hour
@@ -93,20 +93,20 @@ func parseRSS(data []byte, req Request) (Result, error) {
 			links[e.link]++
 		}
 	}
-	res := Result{Status: snapshot.Operational}
+	res := Result{Status: api.Operational}
 	seen := map[string]bool{}
 	for _, e := range events {
-		if e.published.After(now.Add(snapshot.IncidentFutureSlack)) {
+		if e.published.After(now.Add(api.IncidentFutureSlack)) {
 			continue
 		}
 		if !e.resolved && !e.updated.Before(now.Add(-rssStatusWindow)) {
 			switch {
 			case e.maintenance:
-				res.Status = snapshot.Worse(res.Status, snapshot.Maintenance)
+				res.Status = api.Worse(res.Status, api.Maintenance)
 			case e.outage:
-				res.Status = snapshot.Worse(res.Status, snapshot.PartialOutage)
+				res.Status = api.Worse(res.Status, api.PartialOutage)
 			default:
-				res.Status = snapshot.Worse(res.Status, snapshot.Degraded)
+				res.Status = api.Worse(res.Status, api.Degraded)
 			}
 		}
 		if e.maintenance || e.updated.Before(now.Add(-rssIncidentWindow)) {
@@ -117,21 +117,21 @@ func parseRSS(data []byte, req Request) (Result, error) {
 			upstream = e.link
 		}
 		if upstream == "" {
-			upstream = snapshot.HashID(e.title + "\n" + e.rawDate)
+			upstream = api.HashID(e.title + "\n" + e.rawDate)
 		}
-		id := snapshot.OfficialIncidentID(svc.Slug, upstream)
+		id := api.OfficialIncidentID(svc.Slug, upstream)
 		if id == "" || seen[id] { // two items that differ only in what sanitising drops
 			continue
 		}
 		seen[id] = true
-		inc := snapshot.Incident{
+		inc := api.Incident{
 			ID:        id,
 			Service:   svc.Slug,
 			Headline:  e.headline(),
-			Severity:  snapshot.Minor,
+			Severity:  api.Minor,
 			StartedAt: e.published,
 			Status:    "investigating",
-			Source:    snapshot.SourceOfficial,
+			Source:    api.SourceOfficial,
 			URL:       e.link,
 			UpdatedAt: e.updated,
 		}
@@ -139,7 +139,7 @@ func parseRSS(data []byte, req Request) (Result, error) {
 			inc.URL = svc.StatusPage
 		}
 		if e.outage {
-			inc.Severity = snapshot.Major
+			inc.Severity = api.Major
 		}
 		if e.resolved {
 			ended := e.end
@@ -148,7 +148,7 @@ func parseRSS(data []byte, req Request) (Result, error) {
 		}
 		res.Incidents = append(res.Incidents, inc)
 	}
-	snapshot.SortIncidents(res.Incidents)
+	api.SortIncidents(res.Incidents)
 	return res, nil
 }
 
@@ -264,7 +264,7 @@ func rssEvents(entries []rssEntry, now time.Time) []rssEvent {
 			// The item's own end, unless it is out of the sane range or
 			// ahead of now: a broken line must not drop the incident.
 			if m := rssResolvedAt.FindStringSubmatch(e.text); m != nil {
-				if end, ok := rssTime(m[1]); ok && snapshot.SaneTime(end) && !end.After(now.Add(snapshot.IncidentFutureSlack)) {
+				if end, ok := rssTime(m[1]); ok && api.SaneTime(end) && !end.After(now.Add(api.IncidentFutureSlack)) {
 					ev.end = end
 					if end.After(ev.updated) {
 						ev.updated = end

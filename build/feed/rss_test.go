@@ -10,7 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 const feedAccept = "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.1"
@@ -19,9 +20,9 @@ const feedAccept = "application/rss+xml, application/atom+xml, application/xml;q
 var rssNow = time.Date(2025, 6, 3, 18, 0, 0, 0, time.UTC)
 
 // rssService is slug's catalog entry, whose RSS feed is srv's /feed.
-func rssService(srv *httptest.Server, slug, statusPage string, filter ...string) snapshot.Service {
-	return snapshot.Service{Slug: slug, StatusPage: statusPage,
-		Feed: snapshot.Feed{Format: snapshot.FormatRSS, URL: srv.URL + "/feed", Scope: snapshot.Scope{IncidentKeywords: filter}}}
+func rssService(srv *httptest.Server, slug, statusPage string, filter ...string) catalog.Service {
+	return catalog.Service{Slug: slug, StatusPage: statusPage,
+		Feed: catalog.Feed{Format: catalog.FormatRSS, URL: srv.URL + "/feed", Scope: catalog.Scope{IncidentKeywords: filter}}}
 }
 
 func readRSS(t *testing.T, rep reply, slug string, now time.Time, filter ...string) (Result, error) {
@@ -44,42 +45,42 @@ func TestRSSStatus(t *testing.T) {
 		rep           reply
 		filter        []string
 		now           time.Time
-		want          snapshot.Status
+		want          api.Status
 		wantIncidents int
 	}{
-		{"azure: empty channel", reply{file: "rss-azure-empty.xml"}, openai, rssNow, snapshot.Operational, 0},
-		{"azure: only other services", reply{file: "rss-azure-other-services.xml"}, openai, rssNow, snapshot.Operational, 0},
-		{"azure: other services, unfiltered", reply{file: "rss-azure-other-services.xml"}, nil, rssNow, snapshot.Degraded, 1},
-		{"azure: degraded; storage outage filtered out", reply{file: "rss-azure-degraded.xml"}, openai, rssNow, snapshot.Degraded, 1},
-		{"azure: filter ignores case", reply{file: "rss-azure-degraded.xml"}, []string{"openai"}, rssNow, snapshot.Degraded, 1},
-		{"azure: degraded fixture unfiltered", reply{file: "rss-azure-degraded.xml"}, nil, rssNow, snapshot.PartialOutage, 2},
-		{"azure: unavailable, and a mitigated item", reply{file: "rss-azure-partial.xml"}, openai, rssNow, snapshot.PartialOutage, 2},
-		{"azure: maintenance now; future and old items ignored", reply{file: "rss-azure-maintenance.xml"}, openai, rssNow, snapshot.Maintenance, 1},
-		{"azure: ISO-8859-1", reply{file: "rss-latin1.xml"}, openai, rssNow, snapshot.Degraded, 1},
-		{"xai: mixed feed", reply{file: "rss-xai-incidents.xml"}, nil, rssNow, snapshot.PartialOutage, 8},
-		{"xai: same feed five weeks later", reply{file: "rss-xai-incidents.xml"}, nil, rssNow.Add(37 * 24 * time.Hour), snapshot.Operational, 0},
-		{"xai: same feed 25 hours later", reply{file: "rss-xai-incidents.xml"}, nil, rssNow.Add(25 * time.Hour), snapshot.Operational, 8},
-		{"atom", reply{file: "rss-atom-incidents.xml"}, nil, rssNow, snapshot.PartialOutage, 3},
-		{"atom: maintenance in xhtml content", reply{body: []byte(`<feed xmlns="http://www.w3.org/2005/Atom"><entry><id>m</id><title>Console update</title><updated>2025-06-03T17:00:00Z</updated><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml">Planned <b>maintenance</b></div></content></entry></feed>`)}, nil, rssNow, snapshot.Maintenance, 0},
-		{"atom: empty feed", reply{body: []byte(`<feed xmlns="http://www.w3.org/2005/Atom"><title>x</title></feed>`)}, nil, rssNow, snapshot.Operational, 0},
-		{"down is an outage", reply{body: rssItem("API down", "", rssNow.Add(-time.Hour))}, nil, rssNow, snapshot.PartialOutage, 1},
-		{"downloads are not down", reply{body: rssItem("Slow downloads", "", rssNow.Add(-time.Hour))}, nil, rssNow, snapshot.Degraded, 1},
-		{"outage word in the description", reply{body: rssItem("Grok API", "Full outage of the API", rssNow.Add(-time.Hour))}, nil, rssNow, snapshot.PartialOutage, 1},
-		{"restored", reply{body: rssItem("Service restored", "The API was unavailable.", rssNow.Add(-time.Hour))}, nil, rssNow, snapshot.Operational, 1},
-		{"post incident review", reply{body: rssItem("Post Incident Review - API outage", "", rssNow.Add(-time.Hour))}, nil, rssNow, snapshot.Operational, 1},
-		{"PIR as a word", reply{body: rssItem("API errors (PIR)", "", rssNow.Add(-time.Hour))}, nil, rssNow, snapshot.Operational, 1},
-		{"pir starting a word is not a review", reply{body: rssItem("Piracy filter blocking uploads", "", rssNow.Add(-time.Hour))}, nil, rssNow, snapshot.Degraded, 1},
-		{"pir inside a word is not a review", reply{body: rssItem("Expired sessions", "", rssNow.Add(-time.Hour))}, nil, rssNow, snapshot.Degraded, 1},
-		{"completed maintenance is neither", reply{body: rssItem("Scheduled maintenance completed", "", rssNow.Add(-time.Hour))}, nil, rssNow, snapshot.Operational, 0},
-		{"active item just inside 24 hours", reply{body: rssItem("Errors", "", rssNow.Add(-24*time.Hour))}, nil, rssNow, snapshot.Degraded, 1},
-		{"active item just outside 24 hours", reply{body: rssItem("Errors", "", rssNow.Add(-24*time.Hour-time.Second))}, nil, rssNow, snapshot.Operational, 1},
-		{"item an hour ahead (clock skew) counts", reply{body: rssItem("Errors", "", rssNow.Add(time.Hour))}, nil, rssNow, snapshot.Degraded, 1},
-		{"item two hours ahead is ignored", reply{body: rssItem("Errors", "", rssNow.Add(2*time.Hour))}, nil, rssNow, snapshot.Operational, 0},
-		{"item just outside 30 days", reply{body: rssItem("Errors", "", rssNow.Add(-30*24*time.Hour-time.Second))}, nil, rssNow, snapshot.Operational, 0},
+		{"azure: empty channel", reply{file: "rss-azure-empty.xml"}, openai, rssNow, api.Operational, 0},
+		{"azure: only other services", reply{file: "rss-azure-other-services.xml"}, openai, rssNow, api.Operational, 0},
+		{"azure: other services, unfiltered", reply{file: "rss-azure-other-services.xml"}, nil, rssNow, api.Degraded, 1},
+		{"azure: degraded; storage outage filtered out", reply{file: "rss-azure-degraded.xml"}, openai, rssNow, api.Degraded, 1},
+		{"azure: filter ignores case", reply{file: "rss-azure-degraded.xml"}, []string{"openai"}, rssNow, api.Degraded, 1},
+		{"azure: degraded fixture unfiltered", reply{file: "rss-azure-degraded.xml"}, nil, rssNow, api.PartialOutage, 2},
+		{"azure: unavailable, and a mitigated item", reply{file: "rss-azure-partial.xml"}, openai, rssNow, api.PartialOutage, 2},
+		{"azure: maintenance now; future and old items ignored", reply{file: "rss-azure-maintenance.xml"}, openai, rssNow, api.Maintenance, 1},
+		{"azure: ISO-8859-1", reply{file: "rss-latin1.xml"}, openai, rssNow, api.Degraded, 1},
+		{"xai: mixed feed", reply{file: "rss-xai-incidents.xml"}, nil, rssNow, api.PartialOutage, 8},
+		{"xai: same feed five weeks later", reply{file: "rss-xai-incidents.xml"}, nil, rssNow.Add(37 * 24 * time.Hour), api.Operational, 0},
+		{"xai: same feed 25 hours later", reply{file: "rss-xai-incidents.xml"}, nil, rssNow.Add(25 * time.Hour), api.Operational, 8},
+		{"atom", reply{file: "rss-atom-incidents.xml"}, nil, rssNow, api.PartialOutage, 3},
+		{"atom: maintenance in xhtml content", reply{body: []byte(`<feed xmlns="http://www.w3.org/2005/Atom"><entry><id>m</id><title>Console update</title><updated>2025-06-03T17:00:00Z</updated><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml">Planned <b>maintenance</b></div></content></entry></feed>`)}, nil, rssNow, api.Maintenance, 0},
+		{"atom: empty feed", reply{body: []byte(`<feed xmlns="http://www.w3.org/2005/Atom"><title>x</title></feed>`)}, nil, rssNow, api.Operational, 0},
+		{"down is an outage", reply{body: rssItem("API down", "", rssNow.Add(-time.Hour))}, nil, rssNow, api.PartialOutage, 1},
+		{"downloads are not down", reply{body: rssItem("Slow downloads", "", rssNow.Add(-time.Hour))}, nil, rssNow, api.Degraded, 1},
+		{"outage word in the description", reply{body: rssItem("Grok API", "Full outage of the API", rssNow.Add(-time.Hour))}, nil, rssNow, api.PartialOutage, 1},
+		{"restored", reply{body: rssItem("Service restored", "The API was unavailable.", rssNow.Add(-time.Hour))}, nil, rssNow, api.Operational, 1},
+		{"post incident review", reply{body: rssItem("Post Incident Review - API outage", "", rssNow.Add(-time.Hour))}, nil, rssNow, api.Operational, 1},
+		{"PIR as a word", reply{body: rssItem("API errors (PIR)", "", rssNow.Add(-time.Hour))}, nil, rssNow, api.Operational, 1},
+		{"pir starting a word is not a review", reply{body: rssItem("Piracy filter blocking uploads", "", rssNow.Add(-time.Hour))}, nil, rssNow, api.Degraded, 1},
+		{"pir inside a word is not a review", reply{body: rssItem("Expired sessions", "", rssNow.Add(-time.Hour))}, nil, rssNow, api.Degraded, 1},
+		{"completed maintenance is neither", reply{body: rssItem("Scheduled maintenance completed", "", rssNow.Add(-time.Hour))}, nil, rssNow, api.Operational, 0},
+		{"active item just inside 24 hours", reply{body: rssItem("Errors", "", rssNow.Add(-24*time.Hour))}, nil, rssNow, api.Degraded, 1},
+		{"active item just outside 24 hours", reply{body: rssItem("Errors", "", rssNow.Add(-24*time.Hour-time.Second))}, nil, rssNow, api.Operational, 1},
+		{"item an hour ahead (clock skew) counts", reply{body: rssItem("Errors", "", rssNow.Add(time.Hour))}, nil, rssNow, api.Degraded, 1},
+		{"item two hours ahead is ignored", reply{body: rssItem("Errors", "", rssNow.Add(2*time.Hour))}, nil, rssNow, api.Operational, 0},
+		{"item just outside 30 days", reply{body: rssItem("Errors", "", rssNow.Add(-30*24*time.Hour-time.Second))}, nil, rssNow, api.Operational, 0},
 		{"same title and date, no guid or link: listed once", reply{body: []byte(`<rss version="2.0"><channel>` +
 			`<item><title>Errors</title><pubDate>Tue, 03 Jun 2025 17:00:00 +0000</pubDate></item>` +
-			`<item><title>Errors</title><pubDate>Tue, 03 Jun 2025 17:00:00 +0000</pubDate></item></channel></rss>`)}, nil, rssNow, snapshot.Degraded, 1},
-		{"no title", reply{body: rssItem("", "The API is down", rssNow.Add(-time.Hour))}, nil, rssNow, snapshot.Operational, 0},
+			`<item><title>Errors</title><pubDate>Tue, 03 Jun 2025 17:00:00 +0000</pubDate></item></channel></rss>`)}, nil, rssNow, api.Degraded, 1},
+		{"no title", reply{body: rssItem("", "The API is down", rssNow.Add(-time.Hour))}, nil, rssNow, api.Operational, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -94,44 +95,44 @@ func TestRSSStatus(t *testing.T) {
 
 func TestRSSIncidents(t *testing.T) {
 	t.Parallel()
-	const official = snapshot.SourceOfficial
+	const official = api.SourceOfficial
 	tests := []struct {
 		name   string
 		file   string
 		slug   string
 		filter []string
-		want   []snapshot.Incident
+		want   []api.Incident
 	}{
 		{
 			name: "xai: RSS with guids, links, hashes and odd dates",
 			file: "rss-xai-incidents.xml", slug: "xai",
-			want: []snapshot.Incident{
-				{ID: "xai-status.x.ai-incidents-01JX5AQ3V7", Service: "xai", Headline: "Grok API is down", Severity: snapshot.Major,
+			want: []api.Incident{
+				{ID: "xai-status.x.ai-incidents-01JX5AQ3V7", Service: "xai", Headline: "Grok API is down", Severity: api.Major,
 					StartedAt: *ts(t, "2025-06-03T16:40:00Z"), Status: "investigating", Source: official,
 					URL: "https://status.x.ai/incidents/01JX5AQ3V7", UpdatedAt: *ts(t, "2025-06-03T16:40:00Z")},
-				{ID: "xai-status.x.ai-incidents-01JX4ZKM2R", Service: "xai", Headline: "Expired API keys rejected before their expiry date", Severity: snapshot.Minor,
+				{ID: "xai-status.x.ai-incidents-01JX4ZKM2R", Service: "xai", Headline: "Expired API keys rejected before their expiry date", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-06-03T15:05:00Z"), Status: "investigating", Source: official,
 					URL: "https://status.x.ai/incidents/01JX4ZKM2R", UpdatedAt: *ts(t, "2025-06-03T15:05:00Z")},
-				{ID: "xai-status.x.ai-incidents-01JX4T0C8N", Service: "xai", Headline: "Slow downloads of exported chats", Severity: snapshot.Minor,
+				{ID: "xai-status.x.ai-incidents-01JX4T0C8N", Service: "xai", Headline: "Slow downloads of exported chats", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-06-03T14:00:00Z"), Status: "investigating", Source: official,
 					URL: "https://status.x.ai/incidents/01JX4T0C8N", UpdatedAt: *ts(t, "2025-06-03T14:00:00Z")},
 				// Two items share the guid: the later, resolved one stands.
-				{ID: "xai-status.x.ai-incidents-01JX3BD6WS", Service: "xai", Headline: "Resolved: Elevated latency on grok-3", Severity: snapshot.Minor,
+				{ID: "xai-status.x.ai-incidents-01JX3BD6WS", Service: "xai", Headline: "Resolved: Elevated latency on grok-3", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-06-03T12:30:00Z"), EndedAt: ts(t, "2025-06-03T12:30:00Z"), Status: "resolved", Source: official,
 					URL: "https://status.x.ai/incidents/01JX3BD6WS", UpdatedAt: *ts(t, "2025-06-03T12:30:00Z")},
 				// No guid: its own link; EST is -0500.
-				{ID: "xai-status.x.ai-incidents-grok-imagine-errors", Service: "xai", Headline: "Image generation failing for some users", Severity: snapshot.Minor,
+				{ID: "xai-status.x.ai-incidents-grok-imagine-errors", Service: "xai", Headline: "Image generation failing for some users", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-06-02T14:15:00Z"), Status: "investigating", Source: official,
 					URL: "https://status.x.ai/incidents/grok-imagine-errors", UpdatedAt: *ts(t, "2025-06-02T14:15:00Z")},
 				// No guid and a shared link: a hash of title and date; a
 				// two-digit year; no weekday or seconds.
-				{ID: "xai-446695dee96832b2", Service: "xai", Headline: "Voice mode recovered on iOS", Severity: snapshot.Minor,
+				{ID: "xai-446695dee96832b2", Service: "xai", Headline: "Voice mode recovered on iOS", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-06-01T22:10:00Z"), EndedAt: ts(t, "2025-06-01T22:10:00Z"), Status: "resolved", Source: official,
 					URL: "https://status.x.ai/", UpdatedAt: *ts(t, "2025-06-01T22:10:00Z")},
-				{ID: "xai-27f247b13f6b2516", Service: "xai", Headline: "Voice mode unavailable on iOS", Severity: snapshot.Major,
+				{ID: "xai-27f247b13f6b2516", Service: "xai", Headline: "Voice mode unavailable on iOS", Severity: api.Major,
 					StartedAt: *ts(t, "2025-06-01T20:00:00Z"), Status: "investigating", Source: official,
 					URL: "https://status.x.ai/", UpdatedAt: *ts(t, "2025-06-01T20:00:00Z")},
-				{ID: "xai-status.x.ai-incidents-01JWQ6M1ZP", Service: "xai", Headline: "PIR: API errors on 28 May", Severity: snapshot.Minor,
+				{ID: "xai-status.x.ai-incidents-01JWQ6M1ZP", Service: "xai", Headline: "PIR: API errors on 28 May", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-05-29T18:30:00Z"), EndedAt: ts(t, "2025-05-29T18:30:00Z"), Status: "resolved", Source: official,
 					URL: "https://status.x.ai/incidents/01JWQ6M1ZP", UpdatedAt: *ts(t, "2025-05-29T18:30:00Z")},
 				// Left out: the maintenance, the item of 30 April, the
@@ -141,11 +142,11 @@ func TestRSSIncidents(t *testing.T) {
 		{
 			name: "azure: filtered RSS with a10:updated",
 			file: "rss-azure-partial.xml", slug: "azure-openai", filter: []string{"OpenAI"},
-			want: []snapshot.Incident{
-				{ID: "azure-openai-7NW2-R8K", Service: "azure-openai", Headline: "Azure OpenAI Service - Service unavailable in Sweden Central", Severity: snapshot.Major,
+			want: []api.Incident{
+				{ID: "azure-openai-7NW2-R8K", Service: "azure-openai", Headline: "Azure OpenAI Service - Service unavailable in Sweden Central", Severity: api.Major,
 					StartedAt: *ts(t, "2025-06-03T16:41:19Z"), Status: "investigating", Source: official,
 					URL: "https://azure.status.microsoft/en-us/status", UpdatedAt: *ts(t, "2025-06-03T17:35:00Z")},
-				{ID: "azure-openai-3HB6-TQ0", Service: "azure-openai", Headline: "Mitigated - Azure OpenAI Service - Elevated error rates in East US 2", Severity: snapshot.Minor,
+				{ID: "azure-openai-3HB6-TQ0", Service: "azure-openai", Headline: "Mitigated - Azure OpenAI Service - Elevated error rates in East US 2", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-06-03T12:55:31Z"), EndedAt: ts(t, "2025-06-03T12:55:31Z"), Status: "resolved", Source: official,
 					URL: "https://azure.status.microsoft/en-us/status", UpdatedAt: *ts(t, "2025-06-03T12:55:31Z")},
 			},
@@ -153,8 +154,8 @@ func TestRSSIncidents(t *testing.T) {
 		{
 			name: "azure: ISO-8859-1 title",
 			file: "rss-latin1.xml", slug: "azure-openai", filter: []string{"OpenAI"},
-			want: []snapshot.Incident{
-				{ID: "azure-openai-FR1-D3G", Service: "azure-openai", Headline: "Azure OpenAI Service - Dégradation des performances (France Centre)", Severity: snapshot.Minor,
+			want: []api.Incident{
+				{ID: "azure-openai-FR1-D3G", Service: "azure-openai", Headline: "Azure OpenAI Service - Dégradation des performances (France Centre)", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-06-03T16:00:00Z"), Status: "investigating", Source: official,
 					URL: "https://azure.status.microsoft/fr-fr/status", UpdatedAt: *ts(t, "2025-06-03T16:00:00Z")},
 			},
@@ -162,18 +163,18 @@ func TestRSSIncidents(t *testing.T) {
 		{
 			name: "atom",
 			file: "rss-atom-incidents.xml", slug: "xai",
-			want: []snapshot.Incident{
+			want: []api.Incident{
 				// Updated +02:00 becomes UTC; the alternate link, not self.
-				{ID: "xai-tag:status.x.ai-2025:incident-9f1c2e", Service: "xai", Headline: "Partial outage of grok.com", Severity: snapshot.Major,
+				{ID: "xai-tag:status.x.ai-2025:incident-9f1c2e", Service: "xai", Headline: "Partial outage of grok.com", Severity: api.Major,
 					StartedAt: *ts(t, "2025-06-03T15:00:00Z"), Status: "investigating", Source: official,
 					URL: "https://status.x.ai/incidents/9f1c2e", UpdatedAt: *ts(t, "2025-06-03T15:30:00Z")},
 				// Updated only: it is also the start.
-				{ID: "xai-tag:status.x.ai-2025:incident-77ab01", Service: "xai", Headline: "Resolved: Increased latency for grok-3-mini", Severity: snapshot.Minor,
+				{ID: "xai-tag:status.x.ai-2025:incident-77ab01", Service: "xai", Headline: "Resolved: Increased latency for grok-3-mini", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-06-02T08:00:00.25Z"), EndedAt: ts(t, "2025-06-02T08:00:00.25Z"), Status: "resolved", Source: official,
 					URL: "https://status.x.ai/incidents/77ab01", UpdatedAt: *ts(t, "2025-06-02T08:00:00.25Z")},
 				// Resolved in xhtml content, ended when last updated; only a
 				// self link: the status page.
-				{ID: "xai-tag:status.x.ai-2025:incident-5d0e33", Service: "xai", Headline: "Errors creating batch jobs", Severity: snapshot.Minor,
+				{ID: "xai-tag:status.x.ai-2025:incident-5d0e33", Service: "xai", Headline: "Errors creating batch jobs", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-06-01T16:00:00Z"), EndedAt: ts(t, "2025-06-01T16:45:00Z"), Status: "resolved", Source: official,
 					URL: "https://status.xai.example", UpdatedAt: *ts(t, "2025-06-01T16:45:00Z")},
 			},
@@ -223,12 +224,12 @@ func TestRSSClock(t *testing.T) {
 	srv, _ := serve(t, feedAccept, map[string]reply{"/feed": {body: rssItem("Grok API is down", "", item)}})
 	for _, tt := range []struct {
 		now       time.Time
-		want      snapshot.Status
+		want      api.Status
 		incidents int
 	}{
-		{item.Add(time.Hour), snapshot.PartialOutage, 1},
-		{item.Add(48 * time.Hour), snapshot.Operational, 1},
-		{item.Add(-2 * time.Hour), snapshot.Operational, 0}, // dated ahead: an announcement
+		{item.Add(time.Hour), api.PartialOutage, 1},
+		{item.Add(48 * time.Hour), api.Operational, 1},
+		{item.Add(-2 * time.Hour), api.Operational, 0}, // dated ahead: an announcement
 	} {
 		res, err := rss{}.Read(context.Background(), Request{Client: srv.Client(), Service: rssService(srv, "xai", "https://status.x.ai"), Now: tt.now})
 		if err != nil || res.Status != tt.want || len(res.Incidents) != tt.incidents {
@@ -274,7 +275,7 @@ func FuzzRSS(f *testing.F) {
 	f.Add([]byte(`<feed><entry><id>a</id><title>t</title><updated>2025-06-03T17:00:00Z</updated></entry></feed>`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		for _, filter := range [][]string{{"OpenAI"}, nil} {
-			svc := snapshot.Service{Slug: "azure-openai", StatusPage: "https://azure.status.microsoft", Feed: snapshot.Feed{Format: snapshot.FormatRSS, Scope: snapshot.Scope{IncidentKeywords: filter}}}
+			svc := catalog.Service{Slug: "azure-openai", StatusPage: "https://azure.status.microsoft", Feed: catalog.Feed{Format: catalog.FormatRSS, Scope: catalog.Scope{IncidentKeywords: filter}}}
 			res, err := parseRSS(data, Request{Service: svc, Now: rssNow})
 			if checkParsed(t, svc, res, err) {
 				checkDistinctHeadlines(t, res)
@@ -379,7 +380,7 @@ func TestRSSRealXAIEvents(t *testing.T) {
 			if !slices.Equal(got, tt.want) {
 				t.Errorf("incidents:\n got %+v\nwant %+v", got, tt.want)
 			}
-			if res.Status != snapshot.Operational {
+			if res.Status != api.Operational {
 				t.Errorf("status %s, want operational: every event is resolved", res.Status)
 			}
 		})
@@ -406,39 +407,39 @@ func TestRSSEvents(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
 		doc      []byte
-		status   snapshot.Status
+		status   api.Status
 		headline string
-		severity snapshot.Severity
+		severity api.Severity
 		end      string // "" while open
 		count    int
 	}{
 		{"one region still open: the event is open", feed(
 			item("A", "[API (us-east-1.api.x.ai)] Errors", resolved("Thu, 03 Sep 2026 14:00:00 GMT")),
 			item("B", "[API (eu-west-1.api.x.ai)] Errors", "We are investigating.")),
-			snapshot.Degraded, "[API (us-east-1.api.x.ai), API (eu-west-1.api.x.ai)] Errors", snapshot.Minor, "", 1},
+			api.Degraded, "[API (us-east-1.api.x.ai), API (eu-west-1.api.x.ai)] Errors", api.Minor, "", 1},
 		{"an outage in one region is the event's", feed(
 			item("A", "[API (us-east-1.api.x.ai)] Errors", "Requests fail."),
 			item("B", "[API (eu-west-1.api.x.ai)] Errors", "A full outage.")),
-			snapshot.PartialOutage, "[API (us-east-1.api.x.ai), API (eu-west-1.api.x.ai)] Errors", snapshot.Major, "", 1},
+			api.PartialOutage, "[API (us-east-1.api.x.ai), API (eu-west-1.api.x.ai)] Errors", api.Major, "", 1},
 		{"a region posted twice under one guid is listed once", feed(
 			item("A", "[API (us-east-1.api.x.ai)] Errors", "We are investigating."),
 			item("A", "[API (us-east-1.api.x.ai)] Errors", "We are investigating.")),
-			snapshot.Degraded, "[API (us-east-1.api.x.ai)] Errors", snapshot.Minor, "", 1},
+			api.Degraded, "[API (us-east-1.api.x.ai)] Errors", api.Minor, "", 1},
 		{"other titles are other events", feed(
 			item("A", "[API (us-east-1.api.x.ai)] Errors", "We are investigating."),
 			item("B", "[API (eu-west-1.api.x.ai)] Latency", "We are investigating.")),
-			snapshot.Degraded, "", snapshot.Minor, "", 2},
+			api.Degraded, "", api.Minor, "", 2},
 		{"a title that starts like a test is an event", feed(
 			item("A", "[API (us-east-1.api.x.ai)] Testing endpoint errors", "We are investigating.")),
-			snapshot.Degraded, "[API (us-east-1.api.x.ai)] Testing endpoint errors", snapshot.Minor, "", 1},
+			api.Degraded, "[API (us-east-1.api.x.ai)] Testing endpoint errors", api.Minor, "", 1},
 		{"a test post in words", feed(item("A", "[API (us-east-1.api.x.ai)] Test Incident", "We are investigating.")),
-			snapshot.Operational, "", "", "", 0},
+			api.Operational, "", "", "", 0},
 		{"a resolved line ahead of now: the item's dates", feed(
 			item("A", "[API (us-east-1.api.x.ai)] Errors", resolved("Fri, 04 Sep 2026 13:30:00 GMT"))),
-			snapshot.Operational, "[API (us-east-1.api.x.ai)] Errors", snapshot.Minor, "2026-09-03T13:30:00Z", 1},
+			api.Operational, "[API (us-east-1.api.x.ai)] Errors", api.Minor, "2026-09-03T13:30:00Z", 1},
 		{"an unreadable resolved line: the item's dates", feed(
 			item("A", "[API (us-east-1.api.x.ai)] Errors", resolved("soon"))),
-			snapshot.Operational, "[API (us-east-1.api.x.ai)] Errors", snapshot.Minor, "2026-09-03T13:30:00Z", 1},
+			api.Operational, "[API (us-east-1.api.x.ai)] Errors", api.Minor, "2026-09-03T13:30:00Z", 1},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			res, err := readRSS(t, reply{body: tt.doc}, "xai", now, "api.x.ai")

@@ -3,14 +3,15 @@ package feed
 // Scope: which part of a status page is the developer API a service stands
 // for. Most pages mix the API with consumer apps, websites, billing and docs;
 // a service's status is decided over its in-scope components only, and its
-// incidents are the ones in scope (snapshot.Scope documents the catalog
+// incidents are the ones in scope (catalog.Scope documents the catalog
 // fields; docs/api.md states the rules).
 
 import (
 	"slices"
 	"strings"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // hasWord reports whether text contains word as a whole word, ignoring case:
@@ -79,7 +80,7 @@ type ref struct {
 
 // scoper applies a service's scope to one document.
 type scoper struct {
-	scope snapshot.Scope
+	scope catalog.Scope
 	// byID is true when one of the scope's ids is on the page; its names are
 	// then not used (two OpenAI components are both called "Login").
 	byID bool
@@ -90,7 +91,7 @@ type scoper struct {
 
 // newScoper prepares the scope for a document that names these components
 // and whose incidents list theirs (attributed) or never do.
-func newScoper(scope snapshot.Scope, onPage []ref, attributed bool) scoper {
+func newScoper(scope catalog.Scope, onPage []ref, attributed bool) scoper {
 	s := scoper{scope: scope, attributed: attributed}
 	for _, c := range onPage {
 		if slices.Contains(scope.Components, c.ID) || (c.GroupID != "" && slices.Contains(scope.Components, c.GroupID)) {
@@ -150,11 +151,11 @@ func (s scoper) incident(title string, listed []ref) bool {
 // status of the in-scope ones (see rollup). A page without components, or
 // whose scope matches none of them, is an error: it proves nothing about
 // the API, and must never read as operational.
-func scopeComponents(svc snapshot.Service, s scoper, comps []snapshot.Component, refs []ref) (snapshot.Status, error) {
+func scopeComponents(svc catalog.Service, s scoper, comps []api.Component, refs []ref) (api.Status, error) {
 	if len(comps) == 0 {
-		return snapshot.Unknown, failure(snapshot.FailureEmpty, "the page lists no components")
+		return api.Unknown, failure(api.FailureEmpty, "the page lists no components")
 	}
-	var in []snapshot.Status
+	var in []api.Status
 	for i := range comps {
 		comps[i].InScope = s.component(refs[i])
 		if comps[i].InScope {
@@ -162,12 +163,12 @@ func scopeComponents(svc snapshot.Service, s scoper, comps []snapshot.Component,
 		}
 	}
 	if len(in) == 0 {
-		return snapshot.Unknown, failure(snapshot.FailureScope,
+		return api.Unknown, failure(api.FailureScope,
 			"none of the page's %d components is in the scope of %s: the page changed, or the scope needs updating", len(comps), svc.Name)
 	}
 	st := rollup(in)
-	if st == snapshot.Unknown {
-		return snapshot.Unknown, failure(snapshot.FailureSchema, "no component in scope has a status we know")
+	if st == api.Unknown {
+		return api.Unknown, failure(api.FailureSchema, "no component in scope has a status we know")
 	}
 	return st, nil
 }
@@ -193,19 +194,19 @@ const (
 //     components is a partial outage of the service.
 //
 // Components whose status is unknown do not count.
-func rollup(statuses []snapshot.Status) snapshot.Status {
+func rollup(statuses []api.Status) api.Status {
 	var n, affected, major, maintenance int
-	worst := snapshot.Operational
+	worst := api.Operational
 	for _, st := range statuses {
 		switch st {
-		case snapshot.Unknown, "":
+		case api.Unknown, "":
 			continue
-		case snapshot.Maintenance:
+		case api.Maintenance:
 			maintenance++
-		case snapshot.Degraded, snapshot.PartialOutage, snapshot.MajorOutage:
+		case api.Degraded, api.PartialOutage, api.MajorOutage:
 			affected++
-			worst = snapshot.Worse(worst, st)
-			if st == snapshot.MajorOutage {
+			worst = api.Worse(worst, st)
+			if st == api.MajorOutage {
 				major++
 			}
 		}
@@ -213,15 +214,15 @@ func rollup(statuses []snapshot.Status) snapshot.Status {
 	}
 	switch {
 	case n == 0:
-		return snapshot.Unknown
+		return api.Unknown
 	case affected == 0 && maintenance*2 >= n:
-		return snapshot.Maintenance
+		return api.Maintenance
 	case affected == 0:
-		return snapshot.Operational
+		return api.Operational
 	case n >= manyComponents && affected*smallShare < n:
-		return snapshot.Degraded
-	case worst == snapshot.MajorOutage && major*2 <= n:
-		return snapshot.PartialOutage
+		return api.Degraded
+	case worst == api.MajorOutage && major*2 <= n:
+		return api.PartialOutage
 	}
 	return worst
 }

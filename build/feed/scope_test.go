@@ -3,7 +3,8 @@ package feed
 import (
 	"testing"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 func TestHasWord(t *testing.T) {
@@ -32,17 +33,17 @@ func TestHasWord(t *testing.T) {
 
 func TestScopeIncident(t *testing.T) {
 	t.Parallel()
-	openai := snapshot.Scope{
+	openai := catalog.Scope{
 		Components:       []string{"apis-group"},
 		IncidentKeywords: []string{"API", "GPT"},
 		ExcludeIncidents: []string{"ChatGPT", "Codex", "Codex API"},
 	}
-	replicate := snapshot.Scope{Components: []string{"fvgfcmy66tdr"}, ComponentNames: []string{"Replicate"}}
-	cohere := snapshot.Scope{ExcludeComponents: []string{"Playground"}, ExcludeIncidents: []string{"Dashboard"}}
+	replicate := catalog.Scope{Components: []string{"fvgfcmy66tdr"}, ComponentNames: []string{"Replicate"}}
+	cohere := catalog.Scope{ExcludeComponents: []string{"Playground"}, ExcludeIncidents: []string{"Dashboard"}}
 	onPage := []ref{{ID: "chat", Name: "Chat Completions", GroupID: "apis-group"}, {ID: "fvgfcmy66tdr", Name: "Replicate"}}
 	for _, tt := range []struct {
 		name       string
-		scope      snapshot.Scope
+		scope      catalog.Scope
 		attributed bool
 		title      string
 		listed     []ref
@@ -73,7 +74,7 @@ func TestScopeIncident(t *testing.T) {
 // components called "Login".
 func TestScopeComponentsByIDThenName(t *testing.T) {
 	t.Parallel()
-	scope := snapshot.Scope{Components: []string{"api-login"}, ComponentNames: []string{"Login"}, ExcludeComponents: []string{"Docs"}}
+	scope := catalog.Scope{Components: []string{"api-login"}, ComponentNames: []string{"Login"}, ExcludeComponents: []string{"Docs"}}
 	page := []ref{{ID: "api-login", Name: "Login"}, {ID: "chatgpt-login", Name: "Login"}, {ID: "docs", Name: "Docs"}}
 	s := newScoper(scope, page, true)
 	if !s.component(page[0]) || s.component(page[1]) || s.component(page[2]) {
@@ -89,15 +90,15 @@ func TestScopeComponentsByIDThenName(t *testing.T) {
 func TestRollup(t *testing.T) {
 	t.Parallel()
 	const (
-		op    = snapshot.Operational
-		deg   = snapshot.Degraded
-		part  = snapshot.PartialOutage
-		major = snapshot.MajorOutage
-		maint = snapshot.Maintenance
-		unk   = snapshot.Unknown
+		op    = api.Operational
+		deg   = api.Degraded
+		part  = api.PartialOutage
+		major = api.MajorOutage
+		maint = api.Maintenance
+		unk   = api.Unknown
 	)
-	many := func(n int, bad ...snapshot.Status) []snapshot.Status {
-		out := append([]snapshot.Status{}, bad...)
+	many := func(n int, bad ...api.Status) []api.Status {
+		out := append([]api.Status{}, bad...)
 		for len(out) < n {
 			out = append(out, op)
 		}
@@ -105,20 +106,20 @@ func TestRollup(t *testing.T) {
 	}
 	for _, tt := range []struct {
 		name     string
-		statuses []snapshot.Status
-		want     snapshot.Status
+		statuses []api.Status
+		want     api.Status
 	}{
 		{"all operational", many(5), op},
-		{"the one component down", []snapshot.Status{major}, major},
-		{"one of two down", []snapshot.Status{major, op}, part},
-		{"two of three down", []snapshot.Status{major, major, op}, major},
+		{"the one component down", []api.Status{major}, major},
+		{"one of two down", []api.Status{major, op}, part},
+		{"two of three down", []api.Status{major, major, op}, major},
 		{"one of 28 monitors down: degraded", many(28, major), deg},
 		{"three of 28 affected: the worst, capped at partial", many(28, major, deg, deg), part},
 		{"one of four degraded", many(4, deg), deg},
-		{"half under maintenance", []snapshot.Status{maint, op}, maint},
+		{"half under maintenance", []api.Status{maint, op}, maint},
 		{"one of four under maintenance", many(4, maint), op},
-		{"unknown components do not count", []snapshot.Status{unk, unk, major}, major},
-		{"nothing known", []snapshot.Status{unk}, unk},
+		{"unknown components do not count", []api.Status{unk, unk, major}, major},
+		{"nothing known", []api.Status{unk}, unk},
 	} {
 		if got := rollup(tt.statuses); got != tt.want {
 			t.Errorf("%s: rollup = %s, want %s", tt.name, got, tt.want)

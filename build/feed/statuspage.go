@@ -8,7 +8,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // statuspage reads Atlassian Statuspage v2 pages and incident.io's
@@ -16,7 +17,7 @@ import (
 // which one is being read, for the one rule that differs: incident.io pages
 // may not serve incidents.json at all.
 type statuspage struct {
-	format snapshot.FeedFormat
+	format catalog.FeedFormat
 }
 
 // summaryDoc is the part of /api/v2/summary.json (and components.json) that
@@ -106,10 +107,10 @@ func (a statuspage) Read(ctx context.Context, req Request) (Result, error) {
 		var he *httpError
 		switch {
 		case err == nil && doc.Incidents == nil:
-			return Result{}, failure(snapshot.FailureSchema, "GET %s: no incidents list: not a status page's incidents.json", svc.Feed.IncidentsURL)
+			return Result{}, failure(api.FailureSchema, "GET %s: no incidents list: not a status page's incidents.json", svc.Feed.IncidentsURL)
 		case err == nil:
 			listed, hasList = *doc.Incidents, true
-		case a.format == snapshot.FormatIncidentIO && errors.As(err, &he) && he.Code == http.StatusNotFound:
+		case a.format == catalog.FormatIncidentIO && errors.As(err, &he) && he.Code == http.StatusNotFound:
 			// Some incident.io pages do not serve this route; the summary's
 			// unresolved incidents are then all there is.
 		default:
@@ -160,11 +161,11 @@ func spReadSummary(ctx context.Context, client *http.Client, url string) (summar
 	}
 	switch {
 	case sum.Components == nil:
-		return summaryDoc{}, failure(snapshot.FailureSchema, "GET %s: no components list: not a status page summary", url)
+		return summaryDoc{}, failure(api.FailureSchema, "GET %s: no components list: not a status page summary", url)
 	case len(*sum.Components) == 0:
-		return summaryDoc{}, failure(snapshot.FailureEmpty, "GET %s: the page lists no components", url)
+		return summaryDoc{}, failure(api.FailureEmpty, "GET %s: the page lists no components", url)
 	case sum.Page == nil && sum.Status == nil:
-		return summaryDoc{}, failure(snapshot.FailureSchema, "GET %s: no page or status: not a status page summary", url)
+		return summaryDoc{}, failure(api.FailureSchema, "GET %s: no page or status: not a status page summary", url)
 	}
 	return sum, nil
 }
@@ -172,23 +173,23 @@ func spReadSummary(ctx context.Context, client *http.Client, url string) (summar
 // statuspageResult is what a page's components and incidents declare for
 // the service's scope. The page-wide indicator is not used: it mixes every
 // product on the page, and is set by hand and lags the components.
-func statuspageResult(svc snapshot.Service, format snapshot.FeedFormat, rows []spComponent, unresolved, listed []spIncident) (Result, error) {
+func statuspageResult(svc catalog.Service, format catalog.FeedFormat, rows []spComponent, unresolved, listed []spIncident) (Result, error) {
 	groups := map[string]string{}
 	for _, c := range rows {
 		if c.Group {
 			groups[c.ID] = c.Name
 		}
 	}
-	var comps []snapshot.Component
+	var comps []api.Component
 	var refs []ref
 	for _, c := range rows {
 		if c.Group {
 			continue
 		}
-		comps = append(comps, snapshot.Component{ID: c.ID, Name: c.Name, Group: groups[c.GroupID], Status: spComponentStatus(c.Status)})
+		comps = append(comps, api.Component{ID: c.ID, Name: c.Name, Group: groups[c.GroupID], Status: spComponentStatus(c.Status)})
 		refs = append(refs, ref{ID: c.ID, Name: c.Name, GroupID: c.GroupID, Group: groups[c.GroupID]})
 	}
-	s := newScoper(svc.Feed.Scope, refs, format == snapshot.FormatStatuspage)
+	s := newScoper(svc.Feed.Scope, refs, format == catalog.FormatStatuspage)
 	status, err := scopeComponents(svc, s, comps, refs)
 	if err != nil {
 		return Result{}, err
@@ -202,27 +203,27 @@ func statuspageResult(svc snapshot.Service, format snapshot.FeedFormat, rows []s
 
 // spComponentStatus maps a component status; an unknown string is Unknown,
 // which the rollup leaves out.
-func spComponentStatus(status string) snapshot.Status {
+func spComponentStatus(status string) api.Status {
 	switch status {
 	case "operational":
-		return snapshot.Operational
+		return api.Operational
 	case "degraded_performance":
-		return snapshot.Degraded
+		return api.Degraded
 	case "partial_outage":
-		return snapshot.PartialOutage
+		return api.PartialOutage
 	case "major_outage", "full_outage": // full_outage is incident.io's name
-		return snapshot.MajorOutage
+		return api.MajorOutage
 	case "under_maintenance":
-		return snapshot.Maintenance
+		return api.Maintenance
 	}
-	return snapshot.Unknown
+	return api.Unknown
 }
 
 // spIncidents merges the summary's unresolved incidents with the incident
 // list. The list is read after the summary and is the fuller record, so its
 // version of an incident wins. onPage are the page's components by id,
 // for the components an incident's updates name.
-func spIncidents(svc snapshot.Service, s scoper, onPage map[string]ref, unresolved, listed []spIncident) []snapshot.Incident {
+func spIncidents(svc catalog.Service, s scoper, onPage map[string]ref, unresolved, listed []spIncident) []api.Incident {
 	var order []string
 	byID := map[string]spIncident{}
 	for _, list := range [][]spIncident{unresolved, listed} {
@@ -233,41 +234,41 @@ func spIncidents(svc snapshot.Service, s scoper, onPage map[string]ref, unresolv
 			byID[in.ID] = in
 		}
 	}
-	var out []snapshot.Incident
+	var out []api.Incident
 	for _, id := range order {
 		if inc, ok := spConvert(svc, s, onPage, byID[id]); ok {
 			out = append(out, inc)
 		}
 	}
-	snapshot.SortIncidents(out)
+	api.SortIncidents(out)
 	return out
 }
 
 // spConvert maps one upstream incident. It reports false for an incident to
 // leave out: maintenance, one outside the scope, or one without an id or
 // with a time that cannot be read (better missing than wrong).
-func spConvert(svc snapshot.Service, s scoper, onPage map[string]ref, in spIncident) (snapshot.Incident, bool) {
-	id := snapshot.OfficialIncidentID(svc.Slug, in.ID)
+func spConvert(svc catalog.Service, s scoper, onPage map[string]ref, in spIncident) (api.Incident, bool) {
+	id := api.OfficialIncidentID(svc.Slug, in.ID)
 	if id == "" || in.Impact == "maintenance" {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	if !s.incident(in.Name, spListed(in, onPage)) {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	started, ok := parseTime(cmp.Or(in.StartedAt, in.CreatedAt))
 	if !ok || started.IsZero() {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	updated, ok := parseTime(in.UpdatedAt)
 	if !ok {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	if updated.IsZero() {
 		updated = started
 	}
 	resolved, ok := parseTime(in.ResolvedAt)
 	if !ok {
-		return snapshot.Incident{}, false
+		return api.Incident{}, false
 	}
 	var ended *time.Time
 	switch {
@@ -278,7 +279,7 @@ func spConvert(svc snapshot.Service, s scoper, onPage map[string]ref, in spIncid
 		// last update is then the best estimate of the end.
 		ended = &updated
 	}
-	return snapshot.Incident{
+	return api.Incident{
 		ID:        id,
 		Service:   svc.Slug,
 		Headline:  in.Name,
@@ -286,7 +287,7 @@ func spConvert(svc snapshot.Service, s scoper, onPage map[string]ref, in spIncid
 		StartedAt: started,
 		EndedAt:   ended,
 		Status:    in.Status,
-		Source:    snapshot.SourceOfficial,
+		Source:    api.SourceOfficial,
 		URL:       cmp.Or(in.Shortlink, svc.StatusPage),
 		UpdatedAt: updated,
 	}, true
@@ -352,12 +353,12 @@ func spListed(in spIncident, onPage map[string]ref) []ref {
 
 // spSeverity maps an incident's impact. "none" still is an official incident,
 // so it and any impact not known here count as minor.
-func spSeverity(impact string) snapshot.Severity {
+func spSeverity(impact string) api.Severity {
 	switch impact {
 	case "major":
-		return snapshot.Major
+		return api.Major
 	case "critical":
-		return snapshot.Critical
+		return api.Critical
 	}
-	return snapshot.Minor
+	return api.Minor
 }

@@ -11,7 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 const (
@@ -20,11 +21,11 @@ const (
 )
 
 // service returns a catalog entry whose feed points at srv.
-func service(srv *httptest.Server, slug, statusPage string, format snapshot.FeedFormat, withIncidents bool, filter ...string) snapshot.Service {
-	svc := snapshot.Service{
+func service(srv *httptest.Server, slug, statusPage string, format catalog.FeedFormat, withIncidents bool, filter ...string) catalog.Service {
+	svc := catalog.Service{
 		Slug:       slug,
 		StatusPage: statusPage,
-		Feed:       snapshot.Feed{Format: format, URL: srv.URL + summaryPath, Scope: filterScope(filter)},
+		Feed:       catalog.Feed{Format: format, URL: srv.URL + summaryPath, Scope: filterScope(filter)},
 	}
 	if withIncidents {
 		svc.Feed.IncidentsURL = srv.URL + incidentsPath
@@ -32,16 +33,16 @@ func service(srv *httptest.Server, slug, statusPage string, format snapshot.Feed
 	return svc
 }
 
-func anthropic(srv *httptest.Server, withIncidents bool) snapshot.Service {
-	return service(srv, "anthropic", "https://status.claude.com", snapshot.FormatStatuspage, withIncidents)
+func anthropic(srv *httptest.Server, withIncidents bool) catalog.Service {
+	return service(srv, "anthropic", "https://status.claude.com", catalog.FormatStatuspage, withIncidents)
 }
 
-func openai(srv *httptest.Server, withIncidents bool) snapshot.Service {
-	return service(srv, "openai", "https://status.openai.com", snapshot.FormatIncidentIO, withIncidents)
+func openai(srv *httptest.Server, withIncidents bool) catalog.Service {
+	return service(srv, "openai", "https://status.openai.com", catalog.FormatIncidentIO, withIncidents)
 }
 
 // readCatalog reads svc with the adapter its format names.
-func readCatalog(t *testing.T, svc snapshot.Service) (Result, error) {
+func readCatalog(t *testing.T, svc catalog.Service) (Result, error) {
 	t.Helper()
 	return read(t, Adapters()[svc.Feed.Format], svc)
 }
@@ -53,33 +54,33 @@ func TestStatus(t *testing.T) {
 	claudeAPI := []string{"Claude API"}
 	tests := []struct {
 		name    string
-		format  snapshot.FeedFormat
+		format  catalog.FeedFormat
 		summary string
 		filter  []string
-		want    snapshot.Status
-		fails   snapshot.FailureKind
+		want    api.Status
+		fails   api.FailureKind
 	}{
-		{"calm", snapshot.FormatStatuspage, "statuspage_calm_summary.json", nil, snapshot.Operational, ""},
-		{"degraded", snapshot.FormatStatuspage, "statuspage_degraded_summary.json", nil, snapshot.Degraded, ""},
-		{"partial outage", snapshot.FormatStatuspage, "statuspage_partial_summary.json", nil, snapshot.PartialOutage, ""},
-		{"one of four components in major outage", snapshot.FormatStatuspage, "statuspage_major_summary.json", nil, snapshot.PartialOutage, ""},
-		{"scoped to the API in major outage", snapshot.FormatStatuspage, "statuspage_major_summary.json", claudeAPI, snapshot.MajorOutage, ""},
-		{"maintenance indicator, components operational", snapshot.FormatStatuspage, "statuspage_maintenance_indicator_summary.json", nil, snapshot.Operational, ""},
-		{"one of four components under maintenance", snapshot.FormatStatuspage, "statuspage_maintenance_component_summary.json", nil, snapshot.Operational, ""},
-		{"scoped to the component under maintenance", snapshot.FormatStatuspage, "statuspage_maintenance_component_summary.json", []string{"Claude Console"}, snapshot.Maintenance, ""},
-		{"indicator minor lags the API's major outage", snapshot.FormatStatuspage, "statuspage_lagging_summary.json", claudeAPI, snapshot.MajorOutage, ""},
-		{"indicator major with all components operational", snapshot.FormatStatuspage, "statuspage_indicator_ahead_summary.json", nil, snapshot.Operational, ""},
-		{"group row in major_outage is skipped", snapshot.FormatStatuspage, "statuspage_group_summary.json", nil, snapshot.Degraded, ""},
-		{"unknown component status is ignored", snapshot.FormatStatuspage, "statuspage_unknown_component_summary.json", nil, snapshot.Operational, ""},
-		{"no page, no status: not a summary", snapshot.FormatStatuspage, "statuspage_no_status_summary.json", nil, "", snapshot.FailureSchema},
-		{"github unfiltered: one of 11 in major outage", snapshot.FormatStatuspage, "github_summary.json", nil, snapshot.PartialOutage, ""},
-		{"github scoped to Copilot", snapshot.FormatStatuspage, "github_summary.json", []string{"Copilot"}, snapshot.Degraded, ""},
-		{"github scope ignores case", snapshot.FormatStatuspage, "github_summary.json", []string{"copilot"}, snapshot.Degraded, ""},
-		{"github scope matching no component", snapshot.FormatStatuspage, "github_no_copilot_summary.json", []string{"Copilot"}, "", snapshot.FailureScope},
-		{"incident.io calm", snapshot.FormatIncidentIO, "incidentio_calm_summary.json", nil, snapshot.Operational, ""},
-		{"incident.io full_outage of one of five", snapshot.FormatIncidentIO, "incidentio_full_outage_summary.json", nil, snapshot.PartialOutage, ""},
-		{"incident.io full_outage in scope", snapshot.FormatIncidentIO, "incidentio_full_outage_summary.json", []string{"APIs"}, snapshot.MajorOutage, ""},
-		{"incident.io empty components", snapshot.FormatIncidentIO, "incidentio_empty_components_summary.json", nil, "", snapshot.FailureEmpty},
+		{"calm", catalog.FormatStatuspage, "statuspage_calm_summary.json", nil, api.Operational, ""},
+		{"degraded", catalog.FormatStatuspage, "statuspage_degraded_summary.json", nil, api.Degraded, ""},
+		{"partial outage", catalog.FormatStatuspage, "statuspage_partial_summary.json", nil, api.PartialOutage, ""},
+		{"one of four components in major outage", catalog.FormatStatuspage, "statuspage_major_summary.json", nil, api.PartialOutage, ""},
+		{"scoped to the API in major outage", catalog.FormatStatuspage, "statuspage_major_summary.json", claudeAPI, api.MajorOutage, ""},
+		{"maintenance indicator, components operational", catalog.FormatStatuspage, "statuspage_maintenance_indicator_summary.json", nil, api.Operational, ""},
+		{"one of four components under maintenance", catalog.FormatStatuspage, "statuspage_maintenance_component_summary.json", nil, api.Operational, ""},
+		{"scoped to the component under maintenance", catalog.FormatStatuspage, "statuspage_maintenance_component_summary.json", []string{"Claude Console"}, api.Maintenance, ""},
+		{"indicator minor lags the API's major outage", catalog.FormatStatuspage, "statuspage_lagging_summary.json", claudeAPI, api.MajorOutage, ""},
+		{"indicator major with all components operational", catalog.FormatStatuspage, "statuspage_indicator_ahead_summary.json", nil, api.Operational, ""},
+		{"group row in major_outage is skipped", catalog.FormatStatuspage, "statuspage_group_summary.json", nil, api.Degraded, ""},
+		{"unknown component status is ignored", catalog.FormatStatuspage, "statuspage_unknown_component_summary.json", nil, api.Operational, ""},
+		{"no page, no status: not a summary", catalog.FormatStatuspage, "statuspage_no_status_summary.json", nil, "", api.FailureSchema},
+		{"github unfiltered: one of 11 in major outage", catalog.FormatStatuspage, "github_summary.json", nil, api.PartialOutage, ""},
+		{"github scoped to Copilot", catalog.FormatStatuspage, "github_summary.json", []string{"Copilot"}, api.Degraded, ""},
+		{"github scope ignores case", catalog.FormatStatuspage, "github_summary.json", []string{"copilot"}, api.Degraded, ""},
+		{"github scope matching no component", catalog.FormatStatuspage, "github_no_copilot_summary.json", []string{"Copilot"}, "", api.FailureScope},
+		{"incident.io calm", catalog.FormatIncidentIO, "incidentio_calm_summary.json", nil, api.Operational, ""},
+		{"incident.io full_outage of one of five", catalog.FormatIncidentIO, "incidentio_full_outage_summary.json", nil, api.PartialOutage, ""},
+		{"incident.io full_outage in scope", catalog.FormatIncidentIO, "incidentio_full_outage_summary.json", []string{"APIs"}, api.MajorOutage, ""},
+		{"incident.io empty components", catalog.FormatIncidentIO, "incidentio_empty_components_summary.json", nil, "", api.FailureEmpty},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -92,12 +93,12 @@ func TestStatus(t *testing.T) {
 
 func TestIncidents(t *testing.T) {
 	t.Parallel()
-	const official = snapshot.SourceOfficial
+	const official = api.SourceOfficial
 	tests := []struct {
 		name      string
-		svc       func(*httptest.Server) snapshot.Service
+		svc       func(*httptest.Server) catalog.Service
 		routes    map[string]reply
-		want      []snapshot.Incident
+		want      []api.Incident
 		wantReads int // requests to incidents.json
 		// timeline is the Result's Timeline: nil where the incident list
 		// was not read, or one of its incidents could not be.
@@ -105,30 +106,30 @@ func TestIncidents(t *testing.T) {
 	}{
 		{
 			name: "statuspage: merged, resolved and open, offsets to UTC",
-			svc:  func(s *httptest.Server) snapshot.Service { return anthropic(s, true) },
+			svc:  func(s *httptest.Server) catalog.Service { return anthropic(s, true) },
 			routes: map[string]reply{
 				summaryPath:   {file: "statuspage_degraded_summary.json"},
 				incidentsPath: {file: "statuspage_incidents.json"},
 			},
 			wantReads: 1,
-			want: []snapshot.Incident{
+			want: []api.Incident{
 				// Only in the summary (newer than the incident list).
-				{ID: "anthropic-c7v1n3m9k2pq", Service: "anthropic", Headline: "Increased latency on Claude Haiku", Severity: snapshot.Minor,
+				{ID: "anthropic-c7v1n3m9k2pq", Service: "anthropic", Headline: "Increased latency on Claude Haiku", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-06-03T16:20:00Z"), Status: "identified", Source: official,
 					URL: "https://stspg.io/4hrf0kqz8m3n", UpdatedAt: *ts(t, "2025-06-03T16:44:03Z")},
 				// In both: the incident list's "monitoring" beats the summary's "investigating".
-				{ID: "anthropic-yq2x8b0n4c1k", Service: "anthropic", Headline: "Elevated errors on Claude Opus", Severity: snapshot.Minor,
+				{ID: "anthropic-yq2x8b0n4c1k", Service: "anthropic", Headline: "Elevated errors on Claude Opus", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-06-03T15:55:00Z"), Status: "monitoring", Source: official,
 					URL: "https://stspg.io/vq5m1x8tdy2w", UpdatedAt: *ts(t, "2025-06-03T16:40:52.108Z")},
-				{ID: "anthropic-5m0kq7hd9x2f", Service: "anthropic", Headline: "claude.ai unavailable for some users", Severity: snapshot.Major,
+				{ID: "anthropic-5m0kq7hd9x2f", Service: "anthropic", Headline: "claude.ai unavailable for some users", Severity: api.Major,
 					StartedAt: *ts(t, "2025-06-01T11:58:00Z"), EndedAt: ts(t, "2025-06-01T13:47:09.512Z"), Status: "resolved", Source: official,
 					URL: "https://stspg.io/n1b4v7c0x3z6", UpdatedAt: *ts(t, "2025-06-01T13:47:09.512Z")},
 				// Postmortem without resolved_at: ended at its last update.
-				{ID: "anthropic-8fjt2r6w1vza", Service: "anthropic", Headline: "Claude API unavailable", Severity: snapshot.Critical,
+				{ID: "anthropic-8fjt2r6w1vza", Service: "anthropic", Headline: "Claude API unavailable", Severity: api.Critical,
 					StartedAt: *ts(t, "2025-05-31T02:10:00Z"), EndedAt: ts(t, "2025-05-31T14:02:33Z"), Status: "postmortem", Source: official,
 					URL: "https://stspg.io/p9o8i7u6y5t4", UpdatedAt: *ts(t, "2025-05-31T14:02:33Z")},
 				// Impact none is minor; no started_at means created_at; no shortlink means the status page.
-				{ID: "anthropic-3kd8s0a2m5xn", Service: "anthropic", Headline: "Delayed usage reporting in Console", Severity: snapshot.Minor,
+				{ID: "anthropic-3kd8s0a2m5xn", Service: "anthropic", Headline: "Delayed usage reporting in Console", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-05-29T08:15:27.004Z"), EndedAt: ts(t, "2025-05-29T09:01:15.871Z"), Status: "resolved", Source: official,
 					URL: "https://status.claude.com", UpdatedAt: *ts(t, "2025-05-29T09:01:15.871Z")},
 				// Left out: the maintenance and the incident with an unreadable created_at.
@@ -136,21 +137,21 @@ func TestIncidents(t *testing.T) {
 		},
 		{
 			name:   "statuspage: no incidents URL reads the summary only",
-			svc:    func(s *httptest.Server) snapshot.Service { return anthropic(s, false) },
+			svc:    func(s *httptest.Server) catalog.Service { return anthropic(s, false) },
 			routes: map[string]reply{summaryPath: {file: "statuspage_degraded_summary.json"}, incidentsPath: {code: http.StatusInternalServerError}},
-			want: []snapshot.Incident{
-				{ID: "anthropic-c7v1n3m9k2pq", Service: "anthropic", Headline: "Increased latency on Claude Haiku", Severity: snapshot.Minor,
+			want: []api.Incident{
+				{ID: "anthropic-c7v1n3m9k2pq", Service: "anthropic", Headline: "Increased latency on Claude Haiku", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-06-03T16:20:00Z"), Status: "identified", Source: official,
 					URL: "https://stspg.io/4hrf0kqz8m3n", UpdatedAt: *ts(t, "2025-06-03T16:44:03Z")},
-				{ID: "anthropic-yq2x8b0n4c1k", Service: "anthropic", Headline: "Elevated errors on Claude Opus", Severity: snapshot.Minor,
+				{ID: "anthropic-yq2x8b0n4c1k", Service: "anthropic", Headline: "Elevated errors on Claude Opus", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-06-03T15:55:00Z"), Status: "investigating", Source: official,
 					URL: "https://stspg.io/vq5m1x8tdy2w", UpdatedAt: *ts(t, "2025-06-03T16:02:11.504Z")},
 			},
 		},
 		{
 			name: "github filtered to Copilot: by component or by name",
-			svc: func(s *httptest.Server) snapshot.Service {
-				return service(s, "github-copilot", "https://www.githubstatus.com", snapshot.FormatStatuspage, true, "Copilot")
+			svc: func(s *httptest.Server) catalog.Service {
+				return service(s, "github-copilot", "https://www.githubstatus.com", catalog.FormatStatuspage, true, "Copilot")
 			},
 			routes: map[string]reply{
 				summaryPath:   {file: "github_summary.json"},
@@ -158,53 +159,53 @@ func TestIncidents(t *testing.T) {
 			},
 			wantReads: 1,
 			timeline:  &Timeline{},
-			want: []snapshot.Incident{
-				{ID: "github-copilot-6t2w9xq0hb4m", Service: "github-copilot", Headline: "Incident with Copilot", Severity: snapshot.Minor,
+			want: []api.Incident{
+				{ID: "github-copilot-6t2w9xq0hb4m", Service: "github-copilot", Headline: "Incident with Copilot", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-06-03T16:05:09.551Z"), Status: "identified", Source: official,
 					URL: "https://stspg.io/c8r1m3z7v2kk", UpdatedAt: *ts(t, "2025-06-03T16:21:44.018Z")},
-				{ID: "github-copilot-0vzq5n8m2c7b", Service: "github-copilot", Headline: "Copilot Chat responses are slow", Severity: snapshot.Minor,
+				{ID: "github-copilot-0vzq5n8m2c7b", Service: "github-copilot", Headline: "Copilot Chat responses are slow", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-06-02T11:12:00Z"), EndedAt: ts(t, "2025-06-02T12:03:17.455Z"), Status: "resolved", Source: official,
 					URL: "https://stspg.io/g4h5j6k7l8z9", UpdatedAt: *ts(t, "2025-06-02T12:03:17.455Z")},
-				{ID: "github-copilot-2p4o6i8u0y9t", Service: "github-copilot", Headline: "Incident with Codespaces and Copilot", Severity: snapshot.Major,
+				{ID: "github-copilot-2p4o6i8u0y9t", Service: "github-copilot", Headline: "Incident with Codespaces and Copilot", Severity: api.Major,
 					StartedAt: *ts(t, "2025-05-31T19:40:00Z"), EndedAt: ts(t, "2025-05-31T21:02:48.78Z"), Status: "resolved", Source: official,
 					URL: "https://stspg.io/q9w8e7r6t5y4", UpdatedAt: *ts(t, "2025-05-31T21:02:48.78Z")},
 			},
 		},
 		{
 			name: "incident.io: ULIDs, no shortlink or started_at",
-			svc:  func(s *httptest.Server) snapshot.Service { return openai(s, true) },
+			svc:  func(s *httptest.Server) catalog.Service { return openai(s, true) },
 			routes: map[string]reply{
 				summaryPath:   {file: "incidentio_full_outage_summary.json"},
 				incidentsPath: {file: "incidentio_incidents.json"},
 			},
 			wantReads: 1,
 			timeline:  &Timeline{},
-			want: []snapshot.Incident{
-				{ID: "openai-01JX4ZQ8M6Y3T0K2V9D7R5H1CE", Service: "openai", Headline: "Increased error rates for Chat Completions", Severity: snapshot.Major,
+			want: []api.Incident{
+				{ID: "openai-01JX4ZQ8M6Y3T0K2V9D7R5H1CE", Service: "openai", Headline: "Increased error rates for Chat Completions", Severity: api.Major,
 					StartedAt: *ts(t, "2025-06-03T16:21:07.354Z"), Status: "identified", Source: official,
 					URL: "https://status.openai.com", UpdatedAt: *ts(t, "2025-06-03T16:58:44.001Z")},
-				{ID: "openai-01JWZ3B1T9N4X7C2V5M8K0Q6RS", Service: "openai", Headline: "Elevated latency for Sora video generation", Severity: snapshot.Minor,
+				{ID: "openai-01JWZ3B1T9N4X7C2V5M8K0Q6RS", Service: "openai", Headline: "Elevated latency for Sora video generation", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-06-02T21:47:30.112Z"), EndedAt: ts(t, "2025-06-02T23:05:58.64Z"), Status: "resolved", Source: official,
 					URL: "https://status.openai.com", UpdatedAt: *ts(t, "2025-06-02T23:05:58.64Z")},
-				{ID: "openai-01JWTM7RPQ0F3E8D1C6B9A2Z5Y", Service: "openai", Headline: "ChatGPT unavailable", Severity: snapshot.Critical,
+				{ID: "openai-01JWTM7RPQ0F3E8D1C6B9A2Z5Y", Service: "openai", Headline: "ChatGPT unavailable", Severity: api.Critical,
 					StartedAt: *ts(t, "2025-06-01T03:14:00Z"), EndedAt: ts(t, "2025-06-01T05:02:10Z"), Status: "resolved", Source: official,
 					URL: "https://status.openai.com", UpdatedAt: *ts(t, "2025-06-01T05:29:41Z")},
 			},
 		},
 		{
 			name:      "incident.io: incidents.json 404 falls back to the summary",
-			svc:       func(s *httptest.Server) snapshot.Service { return openai(s, true) },
+			svc:       func(s *httptest.Server) catalog.Service { return openai(s, true) },
 			routes:    map[string]reply{summaryPath: {file: "incidentio_full_outage_summary.json"}},
 			wantReads: 1,
-			want: []snapshot.Incident{
-				{ID: "openai-01JX4ZQ8M6Y3T0K2V9D7R5H1CE", Service: "openai", Headline: "Increased error rates for Chat Completions", Severity: snapshot.Major,
+			want: []api.Incident{
+				{ID: "openai-01JX4ZQ8M6Y3T0K2V9D7R5H1CE", Service: "openai", Headline: "Increased error rates for Chat Completions", Severity: api.Major,
 					StartedAt: *ts(t, "2025-06-03T16:21:07.354Z"), Status: "investigating", Source: official,
 					URL: "https://status.openai.com", UpdatedAt: *ts(t, "2025-06-03T16:21:07.354Z")},
 			},
 		},
 		{
 			name:      "incident.io: calm page, empty incident list",
-			svc:       func(s *httptest.Server) snapshot.Service { return openai(s, true) },
+			svc:       func(s *httptest.Server) catalog.Service { return openai(s, true) },
 			routes:    map[string]reply{summaryPath: {file: "incidentio_calm_summary.json"}, incidentsPath: {body: []byte(`{"incidents":[]}`)}},
 			wantReads: 1,
 			timeline:  &Timeline{},
@@ -231,7 +232,7 @@ func TestIncidents(t *testing.T) {
 func TestErrors(t *testing.T) {
 	t.Parallel()
 	// bad serves rep at path, and good documents at the other one.
-	bad := func(format snapshot.FeedFormat, path string) func(*testing.T, reply) (Result, error) {
+	bad := func(format catalog.FeedFormat, path string) func(*testing.T, reply) (Result, error) {
 		return func(t *testing.T, rep reply) (Result, error) {
 			routes := map[string]reply{summaryPath: {file: "statuspage_calm_summary.json"}, incidentsPath: {file: "statuspage_incidents.json"}}
 			routes[path] = rep
@@ -248,22 +249,22 @@ func TestErrors(t *testing.T) {
 		{"empty body", reply{body: []byte{}}, "unexpected end of JSON"},
 		{"summary HTTP 500", reply{code: 500, body: []byte(`{"error":"internal"}`)}, "HTTP 500"},
 		{"summary over MaxBody", reply{body: big}, "larger than"},
-	}, bad(snapshot.FormatStatuspage, summaryPath))
+	}, bad(catalog.FormatStatuspage, summaryPath))
 	checkErrors(t, []errorCase{
 		{"incidents is an object", reply{file: "wrong_type_incidents.json"}, "cannot unmarshal object"},
 		{"incidents over MaxBody", reply{body: big}, "larger than"},
 		{"statuspage incidents.json 404", reply{code: 404}, "HTTP 404"},
 		{"statuspage incidents.json 503", reply{code: 503}, "HTTP 503"},
-	}, bad(snapshot.FormatStatuspage, incidentsPath))
+	}, bad(catalog.FormatStatuspage, incidentsPath))
 	checkErrors(t, []errorCase{
 		{"incident.io summary 404", reply{code: 404}, "HTTP 404"},
 		{"incident.io truncated summary", reply{file: "truncated_summary.json"}, "unexpected end of JSON"},
-	}, bad(snapshot.FormatIncidentIO, summaryPath))
+	}, bad(catalog.FormatIncidentIO, summaryPath))
 	checkErrors(t, []errorCase{
 		{"incident.io incidents.json 500", reply{code: 500}, "HTTP 500"},
 		{"incident.io incidents.json 429", reply{code: 429}, "HTTP 429"},
 		{"incident.io incidents.json malformed", reply{file: "malformed_summary.json"}, "decoding JSON"},
-	}, bad(snapshot.FormatIncidentIO, incidentsPath))
+	}, bad(catalog.FormatIncidentIO, incidentsPath))
 }
 
 // A body of exactly MaxBody bytes is still read: the cap is not off by one.
@@ -276,7 +277,7 @@ func TestBodyAtCap(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Read: %v", err)
 	}
-	if res.Status != snapshot.Operational {
+	if res.Status != api.Operational {
 		t.Errorf("Status = %q, want operational", res.Status)
 	}
 }
@@ -285,7 +286,7 @@ func TestBodyAtCap(t *testing.T) {
 // formats. Incidents missing everything are skipped.
 func TestEmptyDocuments(t *testing.T) {
 	t.Parallel()
-	for _, f := range []snapshot.FeedFormat{snapshot.FormatStatuspage, snapshot.FormatIncidentIO} {
+	for _, f := range []catalog.FeedFormat{catalog.FormatStatuspage, catalog.FormatIncidentIO} {
 		t.Run(string(f), func(t *testing.T) {
 			checkProvesNothing(t, []string{
 				`null`,
@@ -301,8 +302,8 @@ func TestEmptyDocuments(t *testing.T) {
 	}
 	body := `{"status":{"indicator":"unheard-of"},"components":[{"id":"a","name":"API","status":"operational"}],"incidents":[{},{"id":"x"},{"id":"y","impact":"major"}]}`
 	srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: {body: []byte(body)}, incidentsPath: {body: []byte(body)}})
-	res, err := readCatalog(t, service(srv, "svc", "https://status.example.com", snapshot.FormatStatuspage, true))
-	if err != nil || res.Status != snapshot.Operational || len(res.Incidents) != 0 {
+	res, err := readCatalog(t, service(srv, "svc", "https://status.example.com", catalog.FormatStatuspage, true))
+	if err != nil || res.Status != api.Operational || len(res.Incidents) != 0 {
 		t.Errorf("got %+v, %v; want operational and no incidents", res, err)
 	}
 }
@@ -310,8 +311,8 @@ func TestEmptyDocuments(t *testing.T) {
 func TestNilClient(t *testing.T) {
 	t.Parallel()
 	srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: {file: "incidentio_calm_summary.json"}})
-	res, err := Adapters()[snapshot.FormatIncidentIO].Read(context.Background(), Request{Client: nil, Service: openai(srv, false)})
-	if err != nil || res.Status != snapshot.Operational {
+	res, err := Adapters()[catalog.FormatIncidentIO].Read(context.Background(), Request{Client: nil, Service: openai(srv, false)})
+	if err != nil || res.Status != api.Operational {
 		t.Errorf("Read with a nil client = %+v, %v; want operational", res, err)
 	}
 }
@@ -367,7 +368,7 @@ func FuzzStatuspage(f *testing.F) {
 		f.Add(sum, lists[i%len(lists)], i%2 == 0)
 	}
 	f.Fuzz(func(t *testing.T, summary, list []byte, filtered bool) {
-		svc := snapshot.Service{Slug: "github-copilot", StatusPage: "https://www.githubstatus.com"}
+		svc := catalog.Service{Slug: "github-copilot", StatusPage: "https://www.githubstatus.com"}
 		if filtered {
 			svc.Feed.Scope = filterScope([]string{"Copilot"})
 		}
@@ -376,7 +377,7 @@ func FuzzStatuspage(f *testing.F) {
 		if json.Unmarshal(summary, &sum) != nil || json.Unmarshal(list, &doc) != nil || sum.Components == nil || doc.Incidents == nil {
 			return // Read reports these as errors
 		}
-		res, err := statuspageResult(svc, snapshot.FormatStatuspage, *sum.Components, sum.Incidents, *doc.Incidents)
+		res, err := statuspageResult(svc, catalog.FormatStatuspage, *sum.Components, sum.Incidents, *doc.Incidents)
 		checkParsed(t, svc, res, err)
 	})
 }
@@ -388,14 +389,14 @@ func TestComponentsFromTheFullList(t *testing.T) {
 	summary := `{"page":{"id":"p"},"status":{"indicator":"none"},"components":[{"id":"a","name":"Embeddings","status":"operational"}],"incidents":[]}`
 	full := `{"page":{"id":"p"},"components":[{"id":"a","name":"Embeddings","status":"operational"},{"id":"b","name":"Chat Completions","status":"major_outage"}]}`
 	srv, _ := serve(t, jsonAccept, map[string]reply{summaryPath: {body: []byte(summary)}, "/api/v2/components.json": {body: []byte(full)}})
-	svc := service(srv, "openai", "https://status.openai.com", snapshot.FormatIncidentIO, false)
+	svc := service(srv, "openai", "https://status.openai.com", catalog.FormatIncidentIO, false)
 	res, err := readCatalog(t, svc)
-	if err != nil || res.Status != snapshot.Operational || len(res.Components) != 1 {
+	if err != nil || res.Status != api.Operational || len(res.Components) != 1 {
 		t.Fatalf("summary alone: %+v, %v", res, err)
 	}
 	svc.Feed.ComponentsURL = srv.URL + "/api/v2/components.json"
 	res, err = readCatalog(t, svc)
-	if err != nil || res.Status != snapshot.PartialOutage || len(res.Components) != 2 {
+	if err != nil || res.Status != api.PartialOutage || len(res.Components) != 2 {
 		t.Fatalf("with the full list: %+v, %v; want the Chat Completions outage to count", res, err)
 	}
 }

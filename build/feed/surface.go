@@ -14,18 +14,19 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // SurfaceResult is what one read of a service's page declared for one of
 // its surfaces.
 type SurfaceResult struct {
-	ID snapshot.SurfaceID
+	ID catalog.SurfaceID
 	// Status is the surface's status; Unknown when Err is set.
-	Status    snapshot.Status
-	Incidents []snapshot.Incident
+	Status    api.Status
+	Incidents []api.Incident
 	// Components are the page's components in the surface's scope.
-	Components []snapshot.Component
+	Components []api.Component
 	// Err is why the surface could not be read (the page failed, or
 	// nothing on it is in the surface's scope); nil when it was.
 	Err error
@@ -43,10 +44,10 @@ func ReadSurfaces(ctx context.Context, a Adapter, req Request) []SurfaceResult {
 		r.Service.Feed.Scope = sf.Scope
 		res, _, err := Read(ctx, a, r)
 		if err != nil {
-			out = append(out, SurfaceResult{ID: sf.ID, Status: snapshot.Unknown, Err: err})
+			out = append(out, SurfaceResult{ID: sf.ID, Status: api.Unknown, Err: err})
 			continue
 		}
-		var in []snapshot.Component
+		var in []api.Component
 		for _, c := range res.Components {
 			if c.InScope {
 				in = append(in, c)

@@ -10,14 +10,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // surfaceWant is what a read says of one surface: its status (or failure),
 // the names of its components and the headlines of its incidents.
 type surfaceWant struct {
-	status     snapshot.Status
-	failure    snapshot.FailureKind
+	status     api.Status
+	failure    api.FailureKind
 	components []string
 	incidents  []string
 }
@@ -56,65 +57,65 @@ func TestRealSurfaces(t *testing.T) {
 	for _, tt := range []struct {
 		name, slug string
 		routes     map[string]reply
-		want       map[snapshot.SurfaceID]surfaceWant
+		want       map[catalog.SurfaceID]surfaceWant
 		accept     string    // jsonAccept when ""
 		now        time.Time // the capture's evening when zero
 	}{
 		{"anthropic: the app and the agent down, the API up", "anthropic",
 			map[string]reply{spSummary: {body: appDown}, spIncidentsP: {body: incidentsJSON(t, appIncident)}},
-			map[snapshot.SurfaceID]surfaceWant{
-				"app":     {snapshot.MajorOutage, "", []string{"claude.ai"}, []string{"claude.ai and Claude Code unavailable"}},
-				"agent":   {snapshot.MajorOutage, "", []string{"Claude Code"}, []string{"claude.ai and Claude Code unavailable"}},
-				"console": {snapshot.Operational, "", []string{"Claude Console (platform.claude.com)"}, nil},
+			map[catalog.SurfaceID]surfaceWant{
+				"app":     {api.MajorOutage, "", []string{"claude.ai"}, []string{"claude.ai and Claude Code unavailable"}},
+				"agent":   {api.MajorOutage, "", []string{"Claude Code"}, []string{"claude.ai and Claude Code unavailable"}},
+				"console": {api.Operational, "", []string{"Claude Console (platform.claude.com)"}, nil},
 			}, "", time.Time{}},
 		{"anthropic: the real capture, one incident on every surface it links", "anthropic",
 			map[string]reply{spSummary: {file: "real/statuspage-anthropic-20260729.json"}, spIncidentsP: {body: incidentsJSON(t, real)}},
-			map[snapshot.SurfaceID]surfaceWant{
-				"app":     {snapshot.MajorOutage, "", []string{"claude.ai"}, []string{"Elevated errors across all models"}},
-				"agent":   {snapshot.MajorOutage, "", []string{"Claude Code"}, []string{"Elevated errors across all models"}},
-				"console": {snapshot.Operational, "", []string{"Claude Console (platform.claude.com)"}, nil},
+			map[catalog.SurfaceID]surfaceWant{
+				"app":     {api.MajorOutage, "", []string{"claude.ai"}, []string{"Elevated errors across all models"}},
+				"agent":   {api.MajorOutage, "", []string{"Claude Code"}, []string{"Elevated errors across all models"}},
+				"console": {api.Operational, "", []string{"Claude Console (platform.claude.com)"}, nil},
 			}, "", time.Time{}},
 		{"openai: ChatGPT and Codex by id and by title", "openai",
 			map[string]reply{spSummary: {body: consumerDown}, spComps: {body: consumerDown}, spIncidentsP: {body: openaiIncidents}},
-			map[snapshot.SurfaceID]surfaceWant{
+			map[catalog.SurfaceID]surfaceWant{
 				// 1 of 11 ChatGPT components down: the app is degraded (the
 				// rollup's rule for pages of many components); 1 of 3 of
 				// Codex's is a partial outage.
-				"app":   {snapshot.Degraded, "", chatgpt, []string{"Increased ChatGPT latency", "ChatGPT and Codex elevated errors"}},
-				"agent": {snapshot.PartialOutage, "", codex, []string{"Codex tasks failing", "ChatGPT and Codex elevated errors"}},
+				"app":   {api.Degraded, "", chatgpt, []string{"Increased ChatGPT latency", "ChatGPT and Codex elevated errors"}},
+				"agent": {api.PartialOutage, "", codex, []string{"Codex tasks failing", "ChatGPT and Codex elevated errors"}},
 			}, "", time.Time{}},
 		{"cohere: the Playground down is the console's", "cohere",
 			map[string]reply{spSummary: {file: "real/incidentio-cohere-20260723.json"}, spIncidentsP: {body: incidentsJSON(t)}},
-			map[snapshot.SurfaceID]surfaceWant{
-				"app": {snapshot.Operational, "", []string{"Coral"}, nil},
+			map[catalog.SurfaceID]surfaceWant{
+				"app": {api.Operational, "", []string{"Coral"}, nil},
 				// The real incident "Dashboard Login Service Disruption",
 				// out of the API's scope, is the console's.
-				"console": {snapshot.PartialOutage, "", []string{"Playground"}, []string{"Dashboard Login Service Disruption"}},
+				"console": {api.PartialOutage, "", []string{"Playground"}, []string{"Dashboard Login Service Disruption"}},
 			}, "", time.Time{}},
 		// xAI posts one event once per product under one guid: each surface
 		// keeps its own items of it, by the product tag in the title, as one
 		// incident naming the products it was posted for.
 		{"xai: September, one event on every product", "xai", xai,
-			map[snapshot.SurfaceID]surfaceWant{
-				"app":     {snapshot.Operational, "", nil, []string{"[Grok (Android), grok.com, Grok in X, Grok (iOS), Grok (Office/Workspace Plugins)] Models outage"}},
-				"agent":   {snapshot.Operational, "", nil, []string{"[Grok (Build)] Models outage"}},
-				"console": {snapshot.Operational, "", nil, nil},
+			map[catalog.SurfaceID]surfaceWant{
+				"app":     {api.Operational, "", nil, []string{"[Grok (Android), grok.com, Grok in X, Grok (iOS), Grok (Office/Workspace Plugins)] Models outage"}},
+				"agent":   {api.Operational, "", nil, []string{"[Grok (Build)] Models outage"}},
+				"console": {api.Operational, "", nil, nil},
 			}, rssAcceptTypes, time.Date(2026, 9, 4, 0, 0, 0, 0, time.UTC)},
 		// The event's title names grok.com and Grok Build: every product's
 		// item of it is in the app's and the agent's scope.
 		{"xai: October, grok.com's own item and an API item naming it", "xai", xai,
-			map[snapshot.SurfaceID]surfaceWant{
-				"app": {snapshot.Operational, "", nil, []string{"[grok.com] grok.com",
+			map[catalog.SurfaceID]surfaceWant{
+				"app": {api.Operational, "", nil, []string{"[grok.com] grok.com",
 					"[Global (api.x.ai), US (us.api.x.ai), Grok (Build), grok.com] Outages across API, Grok.com, and Grok Build"}},
-				"agent":   {snapshot.Operational, "", nil, []string{"[Global (api.x.ai), US (us.api.x.ai), Grok (Build), grok.com] Outages across API, Grok.com, and Grok Build"}},
-				"console": {snapshot.Operational, "", nil, nil},
+				"agent":   {api.Operational, "", nil, []string{"[Global (api.x.ai), US (us.api.x.ai), Grok (Build), grok.com] Outages across API, Grok.com, and Grok Build"}},
+				"console": {api.Operational, "", nil, nil},
 			}, rssAcceptTypes, time.Date(2026, 10, 7, 1, 0, 0, 0, time.UTC)},
 		{"a page that fails fails every surface, at the cost of one request", "anthropic",
 			map[string]reply{spSummary: {code: http.StatusServiceUnavailable, body: []byte("down")}},
-			map[snapshot.SurfaceID]surfaceWant{
-				"app":     {snapshot.Unknown, snapshot.FailureHTTP, nil, nil},
-				"agent":   {snapshot.Unknown, snapshot.FailureHTTP, nil, nil},
-				"console": {snapshot.Unknown, snapshot.FailureHTTP, nil, nil},
+			map[catalog.SurfaceID]surfaceWant{
+				"app":     {api.Unknown, api.FailureHTTP, nil, nil},
+				"agent":   {api.Unknown, api.FailureHTTP, nil, nil},
+				"console": {api.Unknown, api.FailureHTTP, nil, nil},
 			}, "", time.Time{}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -125,7 +126,7 @@ func TestRealSurfaces(t *testing.T) {
 			a := Adapters()[svc.Feed.Format]
 			Read(context.Background(), a, req) //nolint:errcheck // the API's read is TestRealScope*'s
 			got := ReadSurfaces(context.Background(), a, req)
-			var ids []snapshot.SurfaceID
+			var ids []catalog.SurfaceID
 			for _, r := range got {
 				ids = append(ids, r.ID)
 				w := tt.want[r.ID]
@@ -136,7 +137,7 @@ func TestRealSurfaces(t *testing.T) {
 				for _, inc := range r.Incidents {
 					heads = append(heads, inc.Headline)
 				}
-				var failure snapshot.FailureKind
+				var failure api.FailureKind
 				if r.Err != nil {
 					failure = Kind(r.Err)
 				}
@@ -220,7 +221,7 @@ func BenchmarkReadSurfaces(b *testing.B) {
 		w.Write(data)
 	}))
 	b.Cleanup(srv.Close)
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
 )
 
 // Atom 1.0 (RFC 4287) documents, as encoding/xml writes them.
@@ -75,7 +75,7 @@ func (m *model) serviceFeed(svc *service) ([]byte, error) {
 // tag:aistatus,2026: ids did. A feed's id is likewise its own address. The
 // ids change if the site moves to another base URL: a reader then sees
 // the retained entries once more.
-func incidentID(base string, inc snapshot.Incident) string {
+func incidentID(base string, inc api.Incident) string {
 	return base + "/services/" + url.PathEscape(inc.Service) + "#incident-" + url.PathEscape(inc.ID)
 }
 
@@ -83,7 +83,7 @@ func incidentID(base string, inc snapshot.Incident) string {
 // time is the snapshot's: the feed is regenerated every cycle, and an
 // incident's own change shows in its entry's updated time. on are the
 // surfaces other than the API each incident belongs to.
-func (m *model) feed(path, id, title, page string, incidents []snapshot.Incident, on map[string][]surfaceView) ([]byte, error) {
+func (m *model) feed(path, id, title, page string, incidents []api.Incident, on map[string][]surfaceView) ([]byte, error) {
 	f := atomFeed{
 		ID: id, Title: title, Updated: rfc3339(m.now),
 		Links: []atomLink{
@@ -91,7 +91,7 @@ func (m *model) feed(path, id, title, page string, incidents []snapshot.Incident
 			{Rel: "alternate", Type: "text/html", Href: page},
 		},
 		Author: atomPerson{Name: "aistatus", URI: m.base + "/"},
-		Rights: snapshot.License,
+		Rights: api.License,
 		Gen:    m.docs.Manifest.Generator,
 	}
 	for _, inc := range incidents {
@@ -106,7 +106,7 @@ func (m *model) feed(path, id, title, page string, incidents []snapshot.Incident
 
 // entry is one incident of the feed; surfaces are those other than the API
 // it belongs to, named in its title and as categories ("surface:app").
-func (m *model) entry(inc snapshot.Incident, surfaces []surfaceView) atomEntry {
+func (m *model) entry(inc api.Incident, surfaces []surfaceView) atomEntry {
 	v := m.incident(inc)
 	servicePage := m.base + "/services/" + inc.Service
 	e := atomEntry{
@@ -138,7 +138,7 @@ func (m *model) entry(inc snapshot.Incident, surfaces []surfaceView) atomEntry {
 
 // incidentSummary is an incident in one paragraph of plain text, as the
 // feeds' entries carry it.
-func (m *model) incidentSummary(inc snapshot.Incident) string {
+func (m *model) incidentSummary(inc api.Incident) string {
 	var s strings.Builder
 	fmt.Fprintf(&s, "Severity: %s. Status: %s. Started %s", inc.Severity, inc.Status, humanTime(inc.StartedAt))
 	if inc.EndedAt != nil {
@@ -146,7 +146,7 @@ func (m *model) incidentSummary(inc snapshot.Incident) string {
 	} else {
 		s.WriteString(", ongoing.")
 	}
-	if inc.Source == snapshot.SourceProbe {
+	if inc.Source == api.SourceProbe {
 		s.WriteString(" Detected by aistatus's own probe of the API host, not reported by the service.")
 	}
 	return s.String()

@@ -3,7 +3,7 @@ package site
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/history"
 	"html"
 	"math"
 	"strings"
@@ -26,7 +26,7 @@ func uptimeBadge(svc *service) badge {
 	month := svc.Month()
 	b := badge{Label: svc.Name + " 30d uptime", Message: month.Text()}
 	switch p := month.Value; {
-	case p == nil || month.Coverage < snapshot.MinCoverage:
+	case p == nil || month.Coverage < history.MinCoverage:
 		b.Color, b.Hex = "lightgrey", "#9f9f9f"
 	case *p >= 99.9:
 		b.Color, b.Hex = "brightgreen", "#4c1"

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/history"
 )
 
 // Chart geometry, in SVG user units: the chart is drawn in a fixed viewBox
@@ -36,9 +36,9 @@ type bar struct {
 }
 
 // dailyChart computes one bar per UTC day from the hourly buckets, each
-// with snapshot.ServiceHistory.UptimePercent over that day (up to now for
+// with history.ServiceHistory.UptimePercent over that day (up to now for
 // today), so that a bar follows exactly the rule of the API's figures.
-func dailyChart(name string, sh *snapshot.ServiceHistory, now time.Time) chart {
+func dailyChart(name string, sh *history.ServiceHistory, now time.Time) chart {
 	c := chart{Width: ChartDays*barStep - (barStep - barWidth), Height: barHeight, BarWidth: barWidth, Bars: make([]bar, 0, ChartDays)}
 	today := now.UTC().Truncate(24 * time.Hour)
 	var withData int
@@ -61,7 +61,7 @@ func dailyChart(name string, sh *snapshot.ServiceHistory, now time.Time) chart {
 		if b.Uptime == nil {
 			b.Title = when + ": no data"
 		} else {
-			b.Title = when + ": " + snapshot.FormatPercent(b.Uptime) + " uptime"
+			b.Title = when + ": " + history.FormatPercent(b.Uptime) + " uptime"
 		}
 		c.Bars = append(c.Bars, b)
 		if b.Uptime != nil {
@@ -79,7 +79,7 @@ func dailyChart(name string, sh *snapshot.ServiceHistory, now time.Time) chart {
 			name, ChartDays, withData, ChartDays-withData)
 	default:
 		c.Label = fmt.Sprintf("Daily uptime of %s over the last %d days: %d days with data, the lowest %s on %s; %d without data.",
-			name, ChartDays, withData, snapshot.FormatPercent(lowest.Uptime), lowest.Day.Format("2 Jan"), ChartDays-withData)
+			name, ChartDays, withData, history.FormatPercent(lowest.Uptime), lowest.Day.Format("2 Jan"), ChartDays-withData)
 	}
 	return c
 }

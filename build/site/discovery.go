@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -50,7 +51,7 @@ type link struct {
 // OpenAPI description, its documentation and its licence, and to the MCP
 // endpoint as a second API.
 func apiCatalog(base string) ([]byte, error) {
-	license := []link{{Href: snapshot.LicenseURL, Title: snapshot.License}}
+	license := []link{{Href: api.LicenseURL, Title: api.License}}
 	doc := map[string]any{
 		// The profile is said in the document as well as in its Content-Type,
 		// which a static host or a download may lose.

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -62,11 +63,11 @@ func (m *model) serviceJSONFeed(svc *service) ([]byte, error) {
 
 // jsonFeed renders incidents as a JSON Feed; on are the surfaces other than
 // the API each incident belongs to, as for the Atom feeds.
-func (m *model) jsonFeed(path, title, page string, incidents []snapshot.Incident, on map[string][]surfaceView) ([]byte, error) {
+func (m *model) jsonFeed(path, title, page string, incidents []api.Incident, on map[string][]surfaceView) ([]byte, error) {
 	f := jsonFeed{
 		Version: "https://jsonfeed.org/version/1.1", Title: title, HomePageURL: page, FeedURL: m.base + "/" + path,
 		Description: "Incidents from each service's official status page and aistatus's own probes. " +
-			"Data licensed " + snapshot.License + ".",
+			"Data licensed " + api.License + ".",
 		Authors:  []jsonFeedAuthor{{Name: "aistatus", URL: m.base + "/"}},
 		Language: "en",
 		Items:    []jsonFeedItem{},

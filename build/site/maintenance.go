@@ -3,7 +3,8 @@ package site
 import (
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/history"
 )
 
 // maintenanceWindow is a period during which a service's status was
@@ -45,19 +46,19 @@ func (w maintenanceWindow) ID() string {
 // without an open window in the log (a log that began while it was already
 // under maintenance) gets one from the log's start, the earliest time the
 // log can vouch for; that start is stable across builds.
-func maintenanceWindows(h *snapshot.History, docs []snapshot.ServiceDoc, now time.Time) map[string][]maintenanceWindow {
+func maintenanceWindows(h *history.History, docs []api.ServiceDoc, now time.Time) map[string][]maintenanceWindow {
 	out := map[string][]maintenanceWindow{}
 	if h != nil {
 		for _, c := range h.Changes {
-			if c.Type != snapshot.ChangeStatus {
+			if c.Type != api.ChangeStatus {
 				continue
 			}
 			list := out[c.Service]
 			open := len(list) > 0 && list[len(list)-1].Open()
 			switch {
-			case c.NewStatus == snapshot.Maintenance && !open:
+			case c.NewStatus == api.Maintenance && !open:
 				out[c.Service] = append(list, maintenanceWindow{Service: c.Service, Start: c.Time.UTC()})
-			case c.NewStatus != snapshot.Maintenance && open:
+			case c.NewStatus != api.Maintenance && open:
 				end := c.Time.UTC()
 				list[len(list)-1].End = &end
 			}
@@ -67,13 +68,13 @@ func maintenanceWindows(h *snapshot.History, docs []snapshot.ServiceDoc, now tim
 		list := out[doc.Slug]
 		open := len(list) > 0 && list[len(list)-1].Open()
 		switch {
-		case doc.Status == snapshot.Maintenance && !open:
+		case doc.Status == api.Maintenance && !open:
 			start := now
 			if h != nil && !h.ChangesSince.IsZero() {
 				start = h.ChangesSince.UTC()
 			}
 			out[doc.Slug] = append(list, maintenanceWindow{Service: doc.Slug, Start: start})
-		case doc.Status != snapshot.Maintenance && open:
+		case doc.Status != api.Maintenance && open:
 			// The log says it is still on, the current status says not: a
 			// change the log lost. The window ends at this build.
 			end := now

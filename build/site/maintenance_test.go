@@ -4,7 +4,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/history"
 )
 
 // TestMaintenanceWindowAcrossBuilds: a window keeps its id from the build
@@ -13,10 +14,10 @@ import (
 func TestMaintenanceWindowAcrossBuilds(t *testing.T) {
 	t.Parallel()
 	start := time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
-	h := snapshot.NewHistory()
-	h.AddChange(snapshot.Change{Type: snapshot.ChangeStatus, Service: "groq", Time: start.Add(-time.Hour), NewStatus: snapshot.Operational})
-	h.AddChange(snapshot.Change{Type: snapshot.ChangeStatus, Service: "groq", Time: start, OldStatus: snapshot.Operational, NewStatus: snapshot.Maintenance})
-	during := []snapshot.ServiceDoc{{Slug: "groq", Status: snapshot.Maintenance}}
+	h := history.New()
+	h.AddChange(api.Change{Type: api.ChangeStatus, Service: "groq", Time: start.Add(-time.Hour), NewStatus: api.Operational})
+	h.AddChange(api.Change{Type: api.ChangeStatus, Service: "groq", Time: start, OldStatus: api.Operational, NewStatus: api.Maintenance})
+	during := []api.ServiceDoc{{Slug: "groq", Status: api.Maintenance}}
 
 	open := maintenanceWindows(h, during, start.Add(10*time.Minute))["groq"]
 	later := maintenanceWindows(h, during, start.Add(50*time.Minute))["groq"]
@@ -25,8 +26,8 @@ func TestMaintenanceWindowAcrossBuilds(t *testing.T) {
 	}
 
 	end := start.Add(time.Hour)
-	h.AddChange(snapshot.Change{Type: snapshot.ChangeStatus, Service: "groq", Time: end, OldStatus: snapshot.Maintenance, NewStatus: snapshot.Operational})
-	closed := maintenanceWindows(h, []snapshot.ServiceDoc{{Slug: "groq", Status: snapshot.Operational}}, end.Add(time.Minute))["groq"]
+	h.AddChange(api.Change{Type: api.ChangeStatus, Service: "groq", Time: end, OldStatus: api.Maintenance, NewStatus: api.Operational})
+	closed := maintenanceWindows(h, []api.ServiceDoc{{Slug: "groq", Status: api.Operational}}, end.Add(time.Minute))["groq"]
 	if len(closed) != 1 || closed[0].Open() || !closed[0].End.Equal(end) || closed[0].Sequence() != 1 || closed[0].ID() != open[0].ID() {
 		t.Fatalf("after: %+v; want the same window (id %s) closed at %v, sequence 1", closed, open[0].ID(), end)
 	}
@@ -37,9 +38,9 @@ func TestMaintenanceWindowAcrossBuilds(t *testing.T) {
 func TestMaintenanceWindowWithoutLog(t *testing.T) {
 	t.Parallel()
 	begun := time.Date(2026, 11, 2, 8, 0, 0, 0, time.UTC)
-	h := snapshot.NewHistory()
+	h := history.New()
 	h.StartChangeLog(begun)
-	docs := []snapshot.ServiceDoc{{Slug: "mistral", Status: snapshot.Maintenance}, {Slug: "groq", Status: snapshot.Operational}}
+	docs := []api.ServiceDoc{{Slug: "mistral", Status: api.Maintenance}, {Slug: "groq", Status: api.Operational}}
 	for _, now := range []time.Time{begun.Add(time.Minute), begun.Add(time.Hour)} {
 		got := maintenanceWindows(h, docs, now)
 		if len(got["mistral"]) != 1 || !got["mistral"][0].Start.Equal(begun) || len(got["groq"]) != 0 {

@@ -5,7 +5,8 @@ import (
 	"math"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/history"
 )
 
 // ttftHours is how many hourly bars a model's time-to-first-token chart has.
@@ -15,7 +16,7 @@ const ttftHours = 24
 // one bar per hour: its height the hour's median TTFT against the chart's
 // highest, its colour whether the hour had failures.
 type ttftChart struct {
-	snapshot.MeasuredModel
+	api.MeasuredModel
 	State StatusInfo
 	Bars  []ttftBar
 	// Label summarises the chart for screen readers.
@@ -32,11 +33,11 @@ type ttftBar struct {
 }
 
 // ttftCharts draws each measured model's chart from the history's samples,
-// by the same rules as the published figures (snapshot.PercentilesOf).
-func ttftCharts(doc snapshot.ServiceDoc, sh *snapshot.ServiceHistory, now time.Time) []ttftChart {
+// by the same rules as the published figures (history.PercentilesOf).
+func ttftCharts(doc api.ServiceDoc, sh *history.ServiceHistory, now time.Time) []ttftChart {
 	var out []ttftChart
 	for _, m := range doc.Measured {
-		var samples []snapshot.CompletionSample
+		var samples []api.CompletionSample
 		if sh != nil {
 			samples = sh.Completions[m.Model]
 		}
@@ -45,7 +46,7 @@ func ttftCharts(doc snapshot.ServiceDoc, sh *snapshot.ServiceHistory, now time.T
 	return out
 }
 
-func ttftChartOf(m snapshot.MeasuredModel, samples []snapshot.CompletionSample, now time.Time) ttftChart {
+func ttftChartOf(m api.MeasuredModel, samples []api.CompletionSample, now time.Time) ttftChart {
 	c := ttftChart{MeasuredModel: m, State: Status(m.Status), Width: ttftHours*barStep - (barStep - barWidth), Height: barHeight, BarWidth: barWidth}
 	hours := lastHours(now)
 	ttft := make([][]float64, ttftHours)
@@ -64,7 +65,7 @@ func ttftChartOf(m snapshot.MeasuredModel, samples []snapshot.CompletionSample, 
 		}
 	}
 	for i := range hours {
-		hours[i].median = snapshot.PercentilesOf(ttft[i]).P50
+		hours[i].median = history.PercentilesOf(ttft[i]).P50
 	}
 	c.Bars = hourBars(hours, c.Height, "time to first token", "completions")
 	c.Label = fmt.Sprintf("Hourly median time to first token of %s over the last %d hours", m.Model, ttftHours)
@@ -130,14 +131,14 @@ func hourBars(hours []hourFigure, height int, what, samples string) []ttftBar {
 }
 
 // latencyChart is our probe's latency, hour by hour over the last
-// ttftHours, from the buckets' histograms (snapshot.LatencyOfBucket).
+// ttftHours, from the buckets' histograms (history.LatencyOfBucket).
 type latencyChart struct {
 	Bars                    []ttftBar
 	Label                   string
 	Width, Height, BarWidth int
 }
 
-func probeLatencyChart(doc snapshot.ServiceDoc, sh *snapshot.ServiceHistory, now time.Time) *latencyChart {
+func probeLatencyChart(doc api.ServiceDoc, sh *history.ServiceHistory, now time.Time) *latencyChart {
 	if doc.ProbeLatency.D7.Samples == 0 {
 		return nil
 	}
@@ -148,7 +149,7 @@ func probeLatencyChart(doc snapshot.ServiceDoc, sh *snapshot.ServiceHistory, now
 			if b.T < hours[0].start.Unix() || i >= ttftHours {
 				continue
 			}
-			w := snapshot.LatencyOfBucket(b)
+			w := history.LatencyOfBucket(b)
 			hours[i].median, hours[i].ok = w.P50, w.Samples
 		}
 	}

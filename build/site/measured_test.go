@@ -5,7 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // TestTTFTChart: one bar per hour, its height the hour's median TTFT
@@ -24,19 +25,19 @@ func TestTTFTChart(t *testing.T) {
 	hourAgo := func(n int) time.Time {
 		return now.Truncate(time.Hour).Add(-time.Duration(n) * time.Hour).Add(time.Minute)
 	}
-	okAt := func(at time.Time, ttft float64) snapshot.CompletionSample {
+	okAt := func(at time.Time, ttft float64) api.CompletionSample {
 		total := ttft + 50
-		return snapshot.CompletionSample{At: at, Outcome: snapshot.OutcomeOK, HTTPStatus: 200, TTFTMs: &ttft, TotalMs: &total}
+		return api.CompletionSample{At: at, Outcome: api.OutcomeOK, HTTPStatus: 200, TTFTMs: &ttft, TotalMs: &total}
 	}
-	for _, s := range []snapshot.CompletionSample{
+	for _, s := range []api.CompletionSample{
 		okAt(hourAgo(3), 400), okAt(hourAgo(3).Add(time.Minute), 200), okAt(hourAgo(3).Add(2*time.Minute), 300), // median 300
-		{At: hourAgo(2), Outcome: snapshot.OutcomeOverloaded, HTTPStatus: 529, Code: "overloaded_error"}, // failures only
-		okAt(hourAgo(1), 600), {At: hourAgo(1).Add(time.Minute), Outcome: snapshot.OutcomeServerError, HTTPStatus: 500},
+		{At: hourAgo(2), Outcome: api.OutcomeOverloaded, HTTPStatus: 529, Code: "overloaded_error"}, // failures only
+		okAt(hourAgo(1), 600), {At: hourAgo(1).Add(time.Minute), Outcome: api.OutcomeServerError, HTTPStatus: 500},
 		okAt(hourAgo(0), 150),
 	} {
 		sh.RecordCompletion(id, s)
 	}
-	probe := &snapshot.CompletionProbe{Models: []snapshot.MeasuredModelRef{{ID: id, Model: "gpt-4o-mini"}}}
+	probe := &catalog.CompletionProbe{Models: []catalog.MeasuredModelRef{{ID: id, Model: "gpt-4o-mini"}}}
 	for i := range docs.Services {
 		if docs.Services[i].Slug == "openai" {
 			docs.Services[i].Measured = sh.Measured(probe, now)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -53,7 +54,7 @@ func (m *model) metrics() []byte {
 	family("aistatus_service_status", "gauge",
 		"1 for the service's current status, 0 for the others (a state set); the status merges the official status page and aistatus's probe, see aistatus_service_info's basis.")
 	for _, svc := range m.services {
-		for _, st := range snapshot.Statuses {
+		for _, st := range api.Statuses {
 			v := 0.0
 			if svc.Status == st {
 				v = 1

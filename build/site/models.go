@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
 )
 
 // modelRow is one watched model on the status page: its status and, per
@@ -32,7 +32,7 @@ func (m *model) models() modelsSection {
 	for _, md := range m.docs.Models.Models {
 		row := modelRow{ID: md.ID, Name: md.Name, State: Status(md.Status)}
 		for _, p := range md.Providers {
-			if p.Status == snapshot.Unknown {
+			if p.Status == api.Unknown {
 				continue
 			}
 			where := p.Provider

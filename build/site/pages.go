@@ -7,11 +7,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
-// categoryTitles are the human titles of snapshot.Categories.
+// categoryTitles are the human titles of catalog.Categories.
 var categoryTitles = map[string]string{
 	"llm-api":          "LLM APIs",
 	"cloud-ai":         "Cloud AI platforms",
@@ -65,18 +68,18 @@ type count struct {
 }
 
 func (m *model) overall() overall {
-	n := map[snapshot.Status]int{}
-	worst := snapshot.Unknown
+	n := map[api.Status]int{}
+	worst := api.Unknown
 	issues := 0
 	for _, svc := range m.services {
 		n[svc.State.Key]++
-		worst = snapshot.Worse(worst, svc.State.Key)
+		worst = api.Worse(worst, svc.State.Key)
 		if svc.State.Issue {
 			issues++
 		}
 	}
 	o := overall{State: Status(worst)}
-	for _, s := range snapshot.Statuses {
+	for _, s := range api.Statuses {
 		if n[s] > 0 {
 			o.Counts = append(o.Counts, count{Status(s), n[s]})
 		}
@@ -84,11 +87,11 @@ func (m *model) overall() overall {
 	switch {
 	case issues > 0:
 		o.Headline = plural(issues, "service", "services") + " with issues"
-	case n[snapshot.Maintenance] > 0:
-		o.Headline = "No outages; " + plural(n[snapshot.Maintenance], "service", "services") + " under maintenance"
-	case n[snapshot.Operational] == 0:
+	case n[api.Maintenance] > 0:
+		o.Headline = "No outages; " + plural(n[api.Maintenance], "service", "services") + " under maintenance"
+	case n[api.Operational] == 0:
 		o.Headline = "Status unknown: no service could be checked"
-	case n[snapshot.Unknown] > 0:
+	case n[api.Unknown] > 0:
 		o.Headline = "All checked systems operational"
 	default:
 		o.Headline = "All systems operational"
@@ -101,7 +104,7 @@ type category struct {
 	Services   []*service
 }
 
-// categories groups the services in the order of snapshot.Categories; a
+// categories groups the services in the order of catalog.Categories; a
 // category the catalog does not know comes last under its own key.
 func (m *model) categories() []category {
 	var out []category
@@ -114,7 +117,7 @@ func (m *model) categories() []category {
 		index[key] = len(out)
 		out = append(out, category{Key: key, Title: title})
 	}
-	for _, key := range snapshot.Categories {
+	for _, key := range catalog.Categories {
 		add(key)
 	}
 	for _, svc := range m.services {
@@ -129,17 +132,17 @@ func (m *model) categories() []category {
 
 // incident is one incident as the pages and feeds show it.
 type incident struct {
-	snapshot.Incident
+	api.Incident
 	ServiceName string
 	// Page is the service page, relative to the site root.
 	Page     string
 	Duration string
 }
 
-func (m *model) incident(inc snapshot.Incident) incident {
+func (m *model) incident(inc api.Incident) incident {
 	v := incident{Incident: inc, ServiceName: m.serviceName(inc.Service), Page: "services/" + inc.Service}
 	if inc.EndedAt != nil {
-		v.Duration = snapshot.HumanDuration(inc.EndedAt.Sub(inc.StartedAt))
+		v.Duration = api.HumanDuration(inc.EndedAt.Sub(inc.StartedAt))
 	}
 	return v
 }
@@ -149,7 +152,7 @@ func (m *model) incident(inc snapshot.Incident) incident {
 // first, at most RecentIncidentsMax.
 func (m *model) recentIncidents() []incident {
 	all := slices.Clone(m.docs.Incidents.Incidents)
-	snapshot.SortIncidents(all)
+	api.SortIncidents(all)
 	var out []incident
 	for _, inc := range all {
 		if len(out) == RecentIncidentsMax {
@@ -201,13 +204,13 @@ func (m *model) index() indexPage {
 func (m *model) affected() []*service {
 	var out []*service
 	for _, svc := range m.services {
-		if svc.State.Issue || svc.State.Key == snapshot.Maintenance {
+		if svc.State.Issue || svc.State.Key == api.Maintenance {
 			out = append(out, svc)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b *service) int {
 		switch {
-		case snapshot.Worse(a.State.Key, b.State.Key) == a.State.Key && a.State.Key != b.State.Key:
+		case api.Worse(a.State.Key, b.State.Key) == a.State.Key && a.State.Key != b.State.Key:
 			return -1
 		case a.State.Key != b.State.Key:
 			return 1
@@ -241,18 +244,18 @@ func (m *model) unread() []unreadSource {
 	for _, svc := range m.services {
 		f := svc.Sources.Feed
 		switch f.State {
-		case snapshot.FeedError:
+		case api.FeedError:
 			why := "could not be read"
 			if f.Failure != "" {
 				why += " (" + strings.ReplaceAll(string(f.Failure), "_", " ") + ")"
 			}
 			if f.FailingSince != nil {
-				why += " for " + snapshot.HumanDuration(m.now.Sub(*f.FailingSince))
+				why += " for " + api.HumanDuration(m.now.Sub(*f.FailingSince))
 			}
 			out = append(out, unreadSource{svc.Name, svc.Slug, "Its status page " + why + "."})
-		case snapshot.FeedNone:
+		case api.FeedNone:
 			out = append(out, unreadSource{svc.Name, svc.Slug, "No page a program can read: our probe alone decides."})
-		case snapshot.FeedUnsupported:
+		case api.FeedUnsupported:
 			out = append(out, unreadSource{svc.Name, svc.Slug, "Its page's format has no reader in this aistatus: our probe alone decides."})
 		}
 	}
@@ -325,36 +328,36 @@ func (m *model) servicePage(svc *service) servicePage {
 	return p
 }
 
-func feedLine(f snapshot.FeedSource) sourceLine {
+func feedLine(f api.FeedSource) sourceLine {
 	format := string(f.Format)
 	if row, ok := feed.Lookup(f.Format); ok {
 		format = row.Name
 	}
 	switch f.State {
-	case snapshot.FeedOK:
+	case api.FeedOK:
 		declared := "no status"
 		if f.Status != "" {
 			declared = "“" + StatusLabel(f.Status) + "”"
 		}
 		return sourceLine{"read", "The official " + format + " feed was read; it declared " + declared + "."}
-	case snapshot.FeedError:
+	case api.FeedError:
 		detail := "The official " + format + " feed could not be read (" + f.Error + "): its last word stands for up to " +
-			itoa(int(snapshot.MaxHold.Minutes())) + " minutes, then the probe decides."
+			itoa(int(history.MaxHold.Minutes())) + " minutes, then the probe decides."
 		if f.FailingSince != nil && f.ConsecutiveFailures > 1 {
 			detail += " It has failed " + itoa(f.ConsecutiveFailures) + " times in a row, since " + humanTime(*f.FailingSince) + "."
 		}
 		return sourceLine{"error", detail}
-	case snapshot.FeedUnsupported:
+	case api.FeedUnsupported:
 		return sourceLine{"not read", "The official feed (" + format + ") is not read yet: aistatus has no reader for this format, so the probe decides."}
-	case snapshot.FeedNone:
+	case api.FeedNone:
 		return sourceLine{"none", cmp.Or(f.Note, "This service publishes no machine-readable status feed; the probe decides.")}
 	}
 	return sourceLine{"no data", "No feed has been read yet."}
 }
 
-func probeLine(p snapshot.ProbeSource) sourceLine {
+func probeLine(p api.ProbeSource) sourceLine {
 	switch p.State {
-	case snapshot.ProbeOK:
+	case api.ProbeOK:
 		detail := "The API host answered"
 		if p.HTTPStatus != 0 {
 			detail += " with HTTP " + itoa(p.HTTPStatus)
@@ -363,11 +366,11 @@ func probeLine(p snapshot.ProbeSource) sourceLine {
 			detail += " in " + itoa(int(*p.LatencyMs+0.5)) + " ms"
 		}
 		return sourceLine{"answered", detail + " (any answer, even 401, means the host is up, not that the API works: the probe sends no credentials)."}
-	case snapshot.ProbeFailed:
+	case api.ProbeFailed:
 		return sourceLine{"failed", "The API host did not answer: " + p.Error + "."}
-	case snapshot.ProbeNone:
+	case api.ProbeNone:
 		return sourceLine{"none", "This service has no generic API host to probe."}
-	case snapshot.ProbeDiscarded:
+	case api.ProbeDiscarded:
 		return sourceLine{"discarded", "The probe failed together with most others at once: a problem on aistatus's side, recorded as no data."}
 	}
 	return sourceLine{"no data", "No probe has run yet."}

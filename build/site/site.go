@@ -19,6 +19,8 @@ import (
 	texttemplate "text/template"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -74,7 +76,7 @@ var funcs = map[string]any{
 	"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"human": humanTime,
 	"date":  func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
-	"pct":   snapshot.FormatPercent,
+	"pct":   history.FormatPercent,
 	// ms and pct100 write a measured figure: "412 ms", "1.7%"; "–" for none.
 	"ms": func(v *float64) string {
 		if v == nil {
@@ -101,7 +103,7 @@ var funcs = map[string]any{
 // history the documents were assembled from; the daily uptime bars are
 // computed from its hourly buckets. A nil h means no history: every day
 // shows "no data".
-func Render(docs snapshot.Documents, h *snapshot.History) (map[string][]byte, error) {
+func Render(docs snapshot.Documents, h *history.History) (map[string][]byte, error) {
 	m := newModel(docs, h)
 	files := map[string][]byte{}
 
@@ -161,12 +163,12 @@ type model struct {
 	services []*service
 	bySlug   map[string]*service
 	// h is the history the documents were assembled from; nil for none.
-	h *snapshot.History
+	h *history.History
 }
 
 // service is one tracked service as the pages show it.
 type service struct {
-	snapshot.ServiceDoc
+	api.ServiceDoc
 	State StatusInfo
 	// Figures are the uptime windows of the API: 24 h, 7 and 30 days.
 	Figures []uptimeFigure
@@ -180,16 +182,16 @@ type service struct {
 type uptimeFigure struct {
 	Window string
 	Value  *float64
-	// Coverage is the share of the window with data (snapshot.Coverage).
+	// Coverage is the share of the window with data (api.Coverage).
 	Coverage float64
 }
 
 // Text is the figure as people see it: "not enough data" while less than
-// snapshot.MinCoverage of its window has data, rather than a percentage
+// history.MinCoverage of its window has data, rather than a percentage
 // computed from a few minutes.
-func (f uptimeFigure) Text() string { return snapshot.UptimeText(f.Value, f.Coverage) }
+func (f uptimeFigure) Text() string { return history.UptimeText(f.Value, f.Coverage) }
 
-func newModel(docs snapshot.Documents, h *snapshot.History) *model {
+func newModel(docs snapshot.Documents, h *history.History) *model {
 	m := &model{
 		docs:   docs,
 		h:      h,
@@ -198,7 +200,7 @@ func newModel(docs snapshot.Documents, h *snapshot.History) *model {
 		bySlug: map[string]*service{},
 	}
 	for _, doc := range docs.Services {
-		var sh *snapshot.ServiceHistory
+		var sh *history.ServiceHistory
 		if h != nil {
 			sh = h.Services[doc.Slug] // read only: h.Service would add an entry
 		}
@@ -233,7 +235,7 @@ func (m *model) serviceName(slug string) string {
 // with its words and an icon of its own shape.
 type StatusInfo struct {
 	// Key is the API value ("partial_outage"); it names the CSS class and icon.
-	Key snapshot.Status
+	Key api.Status
 	// Label is the text on the pages ("Partial outage").
 	Label string
 	// Badge is the shorter text on badges ("partial outage").
@@ -244,25 +246,25 @@ type StatusInfo struct {
 	Issue bool
 }
 
-var statuses = map[snapshot.Status]StatusInfo{
-	snapshot.Operational:   {snapshot.Operational, "Operational", "operational", "brightgreen", "#4c1", false},
-	snapshot.Degraded:      {snapshot.Degraded, "Degraded performance", "degraded", "yellow", "#dfb317", true},
-	snapshot.PartialOutage: {snapshot.PartialOutage, "Partial outage", "partial outage", "orange", "#fe7d37", true},
-	snapshot.MajorOutage:   {snapshot.MajorOutage, "Major outage", "major outage", "red", "#e05d44", true},
-	snapshot.Maintenance:   {snapshot.Maintenance, "Under maintenance", "maintenance", "blue", "#007ec6", false},
-	snapshot.Unknown:       {snapshot.Unknown, "Unknown", "unknown", "lightgrey", "#9f9f9f", false},
+var statuses = map[api.Status]StatusInfo{
+	api.Operational:   {api.Operational, "Operational", "operational", "brightgreen", "#4c1", false},
+	api.Degraded:      {api.Degraded, "Degraded performance", "degraded", "yellow", "#dfb317", true},
+	api.PartialOutage: {api.PartialOutage, "Partial outage", "partial outage", "orange", "#fe7d37", true},
+	api.MajorOutage:   {api.MajorOutage, "Major outage", "major outage", "red", "#e05d44", true},
+	api.Maintenance:   {api.Maintenance, "Under maintenance", "maintenance", "blue", "#007ec6", false},
+	api.Unknown:       {api.Unknown, "Unknown", "unknown", "lightgrey", "#9f9f9f", false},
 }
 
 // Status returns how s is presented; an unrecognised status reads as unknown.
-func Status(s snapshot.Status) StatusInfo {
+func Status(s api.Status) StatusInfo {
 	if info, ok := statuses[s]; ok {
 		return info
 	}
-	return statuses[snapshot.Unknown]
+	return statuses[api.Unknown]
 }
 
 // StatusLabel is the text the pages show for s.
-func StatusLabel(s snapshot.Status) string { return Status(s).Label }
+func StatusLabel(s api.Status) string { return Status(s).Label }
 
 func humanTime(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 UTC") }
 

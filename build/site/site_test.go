@@ -16,7 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/buildtest"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 	"golang.org/x/net/html"
 )
@@ -69,7 +72,7 @@ func TestRenderWritesEveryFile(t *testing.T) {
 			BadgeFile(svc.Slug, "-uptime", "svg"), BadgeFile(svc.Slug, "-uptime", "json"),
 			ServiceJSONFeed(svc.Slug), ServiceCalendar(svc.Slug))
 		for _, sf := range svc.Surfaces {
-			if sf.ID != snapshot.SurfaceAPI { // the API's badge is the service's
+			if sf.ID != catalog.SurfaceAPI { // the API's badge is the service's
 				want = append(want, BadgeFile(svc.Slug, "-"+string(sf.ID), "svg"), BadgeFile(svc.Slug, "-"+string(sf.ID), "json"))
 			}
 		}
@@ -328,7 +331,7 @@ func TestIndexShowsEveryService(t *testing.T) {
 	if len(entries) != len(docs.Services) {
 		t.Fatalf("%d service entries, want %d", len(entries), len(docs.Services))
 	}
-	want := map[string]snapshot.ServiceDoc{}
+	want := map[string]api.ServiceDoc{}
 	for _, s := range docs.Services {
 		want[s.Slug] = s
 	}
@@ -582,7 +585,7 @@ func TestAtomFeeds(t *testing.T) {
 		if err := xml.Unmarshal(data, &f); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if f.ID == "" || f.Title == "" || f.Author.Name != "aistatus" || f.Rights != snapshot.License {
+		if f.ID == "" || f.Title == "" || f.Author.Name != "aistatus" || f.Rights != api.License {
 			t.Errorf("%s: feed id %q title %q author %q rights %q", name, f.ID, f.Title, f.Author.Name, f.Rights)
 		}
 		rfc3339(name+" updated", f.Updated)
@@ -738,20 +741,20 @@ func TestAPICatalog(t *testing.T) {
 		}
 		return out
 	}
-	api := doc.Linkset[0]
-	if string(api["anchor"]) != `"`+fixtureBase+`/api/v1"` {
-		t.Errorf("anchor %s", api["anchor"])
+	apiLinks := doc.Linkset[0]
+	if string(apiLinks["anchor"]) != `"`+fixtureBase+`/api/v1"` {
+		t.Errorf("anchor %s", apiLinks["anchor"])
 	}
-	if d := get(api, "service-desc"); d[0].Href != fixtureBase+"/api/v1/openapi.json" || d[0].Type != "application/vnd.oai.openapi+json;version=3.0" {
+	if d := get(apiLinks, "service-desc"); d[0].Href != fixtureBase+"/api/v1/openapi.json" || d[0].Type != "application/vnd.oai.openapi+json;version=3.0" {
 		t.Errorf("service-desc %+v", d)
 	}
-	if d := get(api, "service-doc"); d[0].Href != fixtureBase+"/" || d[0].Type != "text/html" {
+	if d := get(apiLinks, "service-doc"); d[0].Href != fixtureBase+"/" || d[0].Type != "text/html" {
 		t.Errorf("service-doc %+v", d)
 	}
-	if d := get(api, "service-meta"); d[0].Href != fixtureBase+"/llms.txt" {
+	if d := get(apiLinks, "service-meta"); d[0].Href != fixtureBase+"/llms.txt" {
 		t.Errorf("service-meta %+v", d)
 	}
-	if d := get(api, "license"); d[0].Href != snapshot.LicenseURL {
+	if d := get(apiLinks, "license"); d[0].Href != api.LicenseURL {
 		t.Errorf("license %+v", d)
 	}
 	mcp := doc.Linkset[1]
@@ -806,7 +809,7 @@ func TestLLMSTxt(t *testing.T) {
 		}
 		// Then each surface other than the API, with its own status.
 		for _, sf := range svc.Surfaces {
-			if sf.ID != snapshot.SurfaceAPI {
+			if sf.ID != catalog.SurfaceAPI {
 				disagree += fmt.Sprintf("; %s (%s): %s", sf.Name, sf.ID, sf.Status)
 			}
 		}
@@ -934,7 +937,7 @@ func luminance(hex string) float64 {
 func TestStatusPresentation(t *testing.T) {
 	t.Parallel()
 	labels := map[string]bool{}
-	for _, s := range snapshot.Statuses {
+	for _, s := range api.Statuses {
 		info := Status(s)
 		if info.Key != s || info.Label == "" || info.Badge == "" || labels[info.Label] {
 			t.Errorf("%s: %+v", s, info)
@@ -945,7 +948,7 @@ func TestStatusPresentation(t *testing.T) {
 			t.Errorf("%s: icon %q %v", s, icon.String(), err)
 		}
 	}
-	if Status("bogus").Key != snapshot.Unknown {
+	if Status("bogus").Key != api.Unknown {
 		t.Error("an unknown status is not presented as unknown")
 	}
 }
@@ -953,15 +956,15 @@ func TestStatusPresentation(t *testing.T) {
 func TestOverallHeadline(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		statuses []snapshot.Status
+		statuses []api.Status
 		want     string
 	}{
-		{[]snapshot.Status{"operational", "operational"}, "All systems operational"},
-		{[]snapshot.Status{"operational", "unknown"}, "All checked systems operational"},
-		{[]snapshot.Status{"unknown", "unknown"}, "Status unknown: no service could be checked"},
-		{[]snapshot.Status{"operational", "maintenance"}, "No outages; 1 service under maintenance"},
-		{[]snapshot.Status{"degraded", "operational"}, "1 service with issues"},
-		{[]snapshot.Status{"degraded", "major_outage", "maintenance"}, "2 services with issues"},
+		{[]api.Status{"operational", "operational"}, "All systems operational"},
+		{[]api.Status{"operational", "unknown"}, "All checked systems operational"},
+		{[]api.Status{"unknown", "unknown"}, "Status unknown: no service could be checked"},
+		{[]api.Status{"operational", "maintenance"}, "No outages; 1 service under maintenance"},
+		{[]api.Status{"degraded", "operational"}, "1 service with issues"},
+		{[]api.Status{"degraded", "major_outage", "maintenance"}, "2 services with issues"},
 	}
 	for _, tt := range tests {
 		m := &model{}
@@ -979,8 +982,8 @@ func TestOverallHeadline(t *testing.T) {
 func TestDailyChart(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 11, 1, 6, 0, 0, 0, time.UTC)
-	sh := &snapshot.ServiceHistory{}
-	check := func(from, to time.Time, s snapshot.Status) {
+	sh := &history.ServiceHistory{}
+	check := func(from, to time.Time, s api.Status) {
 		for at := from; at.Before(to); at = at.Add(5 * time.Minute) {
 			sh.Record(at, s, nil)
 		}
@@ -988,11 +991,11 @@ func TestDailyChart(t *testing.T) {
 	utc := func(day, hour int) time.Time { return time.Date(2026, 10, day, hour, 0, 0, 0, time.UTC) }
 	// 28 October until 23:00 (the last check holds 15 minutes), nothing on
 	// the 29th, then up from the 30th with one hour down at the end of the 31st.
-	check(utc(28, 0), utc(28, 23), snapshot.Operational)
-	check(utc(30, 0), utc(31, 23), snapshot.Operational)
-	check(utc(31, 23), utc(32, 0), snapshot.MajorOutage)
-	check(utc(32, 0), now, snapshot.Operational)
-	sh.Record(now, snapshot.Operational, nil)
+	check(utc(28, 0), utc(28, 23), api.Operational)
+	check(utc(30, 0), utc(31, 23), api.Operational)
+	check(utc(31, 23), utc(32, 0), api.MajorOutage)
+	check(utc(32, 0), now, api.Operational)
+	sh.Record(now, api.Operational, nil)
 
 	c := dailyChart("Test", sh, now)
 	if len(c.Bars) != ChartDays {
@@ -1005,7 +1008,7 @@ func TestDailyChart(t *testing.T) {
 	// Bars from the end: class and uptime.
 	for back, want := range []string{"up 100%", "partial 95.833%", "up 100%", "nodata no data", "up 100%", "nodata no data"} {
 		b := c.Bars[ChartDays-1-back]
-		if got := b.Class + " " + snapshot.FormatPercent(b.Uptime); got != want {
+		if got := b.Class + " " + history.FormatPercent(b.Uptime); got != want {
 			t.Errorf("%s: %s, want %s", b.Day.Format(time.DateOnly), got, want)
 		}
 	}
@@ -1014,7 +1017,7 @@ func TestDailyChart(t *testing.T) {
 		if end.After(now) {
 			end = now
 		}
-		if got, want := snapshot.FormatPercent(b.Uptime), snapshot.FormatPercent(sh.UptimePercent(b.Day, end)); got != want {
+		if got, want := history.FormatPercent(b.Uptime), history.FormatPercent(sh.UptimePercent(b.Day, end)); got != want {
 			t.Errorf("%s: %s, UptimePercent says %s", b.Day.Format(time.DateOnly), got, want)
 		}
 	}
@@ -1027,7 +1030,7 @@ func TestDailyChart(t *testing.T) {
 }
 
 // monthText is the 30-day uptime as the page, badges and llms.txt show it.
-func monthText(svc snapshot.ServiceDoc) string {
+func monthText(svc api.ServiceDoc) string {
 	return uptimeFigure{Value: svc.Uptime.D30, Coverage: svc.UptimeCoverage.D30}.Text()
 }
 
@@ -1072,9 +1075,9 @@ func TestServiceIncidentsBounded(t *testing.T) {
 	for i := range ServiceIncidentsMax + 30 {
 		started := start.Add(-time.Duration(i) * time.Hour)
 		ended := started.Add(30 * time.Minute)
-		svc.Incidents = append(svc.Incidents, snapshot.Incident{ID: fmt.Sprintf("%s-%d", svc.Slug, i), Service: svc.Slug,
-			Headline: fmt.Sprintf("Incident number %d", i), Severity: snapshot.Minor, StartedAt: started, EndedAt: &ended,
-			Status: "resolved", Source: snapshot.SourceOfficial, UpdatedAt: ended})
+		svc.Incidents = append(svc.Incidents, api.Incident{ID: fmt.Sprintf("%s-%d", svc.Slug, i), Service: svc.Slug,
+			Headline: fmt.Sprintf("Incident number %d", i), Severity: api.Minor, StartedAt: started, EndedAt: &ended,
+			Status: "resolved", Source: api.SourceOfficial, UpdatedAt: ended})
 	}
 	files, err := Render(docs, h)
 	if err != nil {

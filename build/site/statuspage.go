@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -37,17 +38,17 @@ const statuspageIncidentsMax = 50
 // when we could not tell, and anything stronger would claim an outage
 // nobody saw. The description says it is unknown, and the "aistatus"
 // object carries the status itself.
-func spIndicator(s snapshot.Status) (indicator, description string) {
+func spIndicator(s api.Status) (indicator, description string) {
 	switch s {
-	case snapshot.Operational:
+	case api.Operational:
 		return "none", "All Systems Operational"
-	case snapshot.Degraded:
+	case api.Degraded:
 		return "minor", "Partially Degraded Service"
-	case snapshot.PartialOutage:
+	case api.PartialOutage:
 		return "major", "Partial System Outage"
-	case snapshot.MajorOutage:
+	case api.MajorOutage:
 		return "critical", "Major System Outage"
-	case snapshot.Maintenance:
+	case api.Maintenance:
 		return "maintenance", "Service Under Maintenance"
 	default:
 		return "minor", "Status Unknown: aistatus cannot tell whether the service is up"
@@ -57,15 +58,15 @@ func spIndicator(s snapshot.Status) (indicator, description string) {
 // spComponentStatus maps a status to v2's component status. Unknown becomes
 // degraded_performance, the mildest status that is not "operational", for
 // the reason spIndicator gives.
-func spComponentStatus(s snapshot.Status) string {
+func spComponentStatus(s api.Status) string {
 	switch s {
-	case snapshot.Operational:
+	case api.Operational:
 		return "operational"
-	case snapshot.PartialOutage:
+	case api.PartialOutage:
 		return "partial_outage"
-	case snapshot.MajorOutage:
+	case api.MajorOutage:
 		return "major_outage"
-	case snapshot.Maintenance:
+	case api.Maintenance:
 		return "under_maintenance"
 	default: // degraded, unknown
 		return "degraded_performance"
@@ -76,7 +77,7 @@ func spComponentStatus(s snapshot.Status) string {
 // ended incident is resolved whatever its last word; an open one keeps a
 // v2 status it already has, and is "investigating" otherwise (our probe
 // incidents say "ongoing").
-func spIncidentStatus(inc snapshot.Incident) string {
+func spIncidentStatus(inc api.Incident) string {
 	if inc.EndedAt != nil {
 		if inc.Status == "postmortem" {
 			return "postmortem"
@@ -156,8 +157,8 @@ type spUpdate struct {
 
 // spSource is the façade's own addition: what the v2 values rest on.
 type spSource struct {
-	Status snapshot.Status `json:"status"`
-	Basis  snapshot.Basis  `json:"basis"`
+	Status api.Status `json:"status"`
+	Basis  api.Basis  `json:"basis"`
 	// Document is the aistatus document the façade is rendered from.
 	Document string `json:"document"`
 	Note     string `json:"note"`
@@ -175,7 +176,7 @@ func (m *model) statuspage(svc *service, windows []maintenanceWindow) (map[strin
 	indicator, description := spIndicator(svc.Status)
 	status := spStatus{Indicator: indicator, Description: description}
 	source := spSource{Status: svc.Status, Basis: svc.Basis, Document: m.base + strings.ReplaceAll(snapshot.PathService, snapshot.SlugParam, svc.Slug),
-		Note: statuspageNote, License: snapshot.License}
+		Note: statuspageNote, License: api.License}
 	components := m.spComponents(svc)
 
 	var all, unresolved []spIncident
@@ -265,7 +266,7 @@ func (m *model) spComponents(svc *service) []spComponent {
 	return list
 }
 
-func (m *model) spIncident(svc *service, inc snapshot.Incident) spIncident {
+func (m *model) spIncident(svc *service, inc api.Incident) spIncident {
 	status := spIncidentStatus(inc)
 	updated := inc.UpdatedAt
 	if updated.IsZero() {
@@ -276,7 +277,7 @@ func (m *model) spIncident(svc *service, inc snapshot.Incident) spIncident {
 		link = m.base + "/services/" + svc.Slug
 	}
 	body := "Severity " + string(inc.Severity) + ". From the official status page."
-	if inc.Source == snapshot.SourceProbe {
+	if inc.Source == api.SourceProbe {
 		body = "Severity " + string(inc.Severity) + ". Detected by aistatus's own probe of the API host, not reported by the service."
 	}
 	v := spIncident{

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -22,38 +24,38 @@ import (
 func TestStatuspageMapping(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		status               snapshot.Status
+		status               api.Status
 		indicator, component string
 	}{
-		{snapshot.Operational, "none", "operational"},
-		{snapshot.Degraded, "minor", "degraded_performance"},
-		{snapshot.PartialOutage, "major", "partial_outage"},
-		{snapshot.MajorOutage, "critical", "major_outage"},
-		{snapshot.Maintenance, "maintenance", "under_maintenance"},
-		{snapshot.Unknown, "minor", "degraded_performance"},
+		{api.Operational, "none", "operational"},
+		{api.Degraded, "minor", "degraded_performance"},
+		{api.PartialOutage, "major", "partial_outage"},
+		{api.MajorOutage, "critical", "major_outage"},
+		{api.Maintenance, "maintenance", "under_maintenance"},
+		{api.Unknown, "minor", "degraded_performance"},
 	} {
 		indicator, description := spIndicator(tc.status)
 		if indicator != tc.indicator || spComponentStatus(tc.status) != tc.component {
 			t.Errorf("%s: indicator %s, component %s; want %s, %s", tc.status, indicator, spComponentStatus(tc.status), tc.indicator, tc.component)
 		}
-		if tc.status == snapshot.Unknown && !strings.Contains(description, "Unknown") {
+		if tc.status == api.Unknown && !strings.Contains(description, "Unknown") {
 			t.Errorf("unknown's description %q does not say so", description)
 		}
 	}
-	if len(snapshot.Statuses) != 6 {
-		t.Errorf("%d statuses: map the new one here and in spIndicator", len(snapshot.Statuses))
+	if len(api.Statuses) != 6 {
+		t.Errorf("%d statuses: map the new one here and in spIndicator", len(api.Statuses))
 	}
 	ended := fixtureNow
 	for _, tc := range []struct {
-		inc  snapshot.Incident
+		inc  api.Incident
 		want string
 	}{
-		{snapshot.Incident{Status: "identified"}, "identified"},
-		{snapshot.Incident{Status: "monitoring"}, "monitoring"},
-		{snapshot.Incident{Status: "ongoing"}, "investigating"}, // our probe incidents
-		{snapshot.Incident{Status: "Degraded"}, "investigating"},
-		{snapshot.Incident{Status: "monitoring", EndedAt: &ended}, "resolved"},
-		{snapshot.Incident{Status: "postmortem", EndedAt: &ended}, "postmortem"},
+		{api.Incident{Status: "identified"}, "identified"},
+		{api.Incident{Status: "monitoring"}, "monitoring"},
+		{api.Incident{Status: "ongoing"}, "investigating"}, // our probe incidents
+		{api.Incident{Status: "Degraded"}, "investigating"},
+		{api.Incident{Status: "monitoring", EndedAt: &ended}, "resolved"},
+		{api.Incident{Status: "postmortem", EndedAt: &ended}, "postmortem"},
 	} {
 		if got := spIncidentStatus(tc.inc); got != tc.want {
 			t.Errorf("%q (ended %v): %s, want %s", tc.inc.Status, tc.inc.EndedAt != nil, got, tc.want)
@@ -156,7 +158,7 @@ func TestStatuspageClient(t *testing.T) {
 				open++
 			}
 		}
-		if svc.Status == snapshot.Maintenance {
+		if svc.Status == api.Maintenance {
 			maintenance = 1
 		}
 		want = append(want, fmt.Sprintf("%s|%s|%s|%d|%d|%d", svc.Slug, indicator, strings.Join(statuses, ","),
@@ -171,7 +173,7 @@ func TestStatuspageClient(t *testing.T) {
 	if got := strings.Split(strings.TrimSpace(string(out)), "\n"); !slices.Equal(got, want) {
 		t.Errorf("the client read\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,9 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 )
 
 // Surfaces on the pages: a service's surfaces other than its API (claude.ai,
@@ -14,27 +16,27 @@ import (
 
 // surfaceKind is the BadgeFile kind of a surface's status badge
 // (badges/anthropic-app.svg); the API's is the service's own status badge.
-func surfaceKind(id snapshot.SurfaceID) string { return "-" + string(id) }
+func surfaceKind(id catalog.SurfaceID) string { return "-" + string(id) }
 
 // surfaceView is a surface as the pages show it.
 type surfaceView struct {
-	snapshot.SurfaceDoc
+	api.SurfaceDoc
 	State StatusInfo
 	// Open are its open incidents.
-	Open []snapshot.Incident
+	Open []api.Incident
 }
 
 // Month is the surface's 30-day uptime as people are shown it ("not
 // enough data" while its history is short).
 func (sf surfaceView) Month() string {
-	return snapshot.UptimeText(sf.Uptime.D30, sf.UptimeCoverage.D30)
+	return history.UptimeText(sf.Uptime.D30, sf.UptimeCoverage.D30)
 }
 
 // others are the service's surfaces other than the API, for the pages.
 func (svc *service) others() []surfaceView {
 	var out []surfaceView
 	for _, sf := range svc.Surfaces {
-		if sf.ID == snapshot.SurfaceAPI {
+		if sf.ID == catalog.SurfaceAPI {
 			continue
 		}
 		v := surfaceView{SurfaceDoc: sf, State: Status(sf.Status)}
@@ -72,23 +74,23 @@ func surfaceBadge(svc *service, sf surfaceView) badge {
 // incident that belongs to a surface other than the API, all the surfaces
 // it belongs to, the API first when it is the API's too: an Atom entry
 // says which.
-func surfaceIncidents(svc *service, incidents []snapshot.Incident) (extra []snapshot.Incident, on map[string][]surfaceView) {
+func surfaceIncidents(svc *service, incidents []api.Incident) (extra []api.Incident, on map[string][]surfaceView) {
 	others := svc.others()
 	if len(others) == 0 {
 		return nil, nil // most services: their API is all they have
 	}
 	on = map[string][]surfaceView{}
-	api := map[string]bool{}
+	onAPI := map[string]bool{}
 	for _, inc := range incidents {
 		if inc.Service == svc.Slug {
-			api[inc.ID] = true
+			onAPI[inc.ID] = true
 		}
 	}
-	seen := maps.Clone(api)
+	seen := maps.Clone(onAPI)
 	for _, sf := range others {
 		for _, inc := range sf.Incidents {
-			if len(on[inc.ID]) == 0 && api[inc.ID] {
-				on[inc.ID] = []surfaceView{{SurfaceDoc: snapshot.SurfaceDoc{ID: snapshot.SurfaceAPI, Name: "API"}}}
+			if len(on[inc.ID]) == 0 && onAPI[inc.ID] {
+				on[inc.ID] = []surfaceView{{SurfaceDoc: api.SurfaceDoc{ID: catalog.SurfaceAPI, Name: "API"}}}
 			}
 			on[inc.ID] = append(on[inc.ID], sf)
 			if !seen[inc.ID] {
@@ -104,9 +106,9 @@ func surfaceIncidents(svc *service, incidents []snapshot.Incident) (extra []snap
 // every service's surface incidents they do not have, with the surfaces of
 // each. The newest limit of the union are among incidents' first limit and
 // the extras, so only those are sorted.
-func (m *model) withSurfaceIncidents(services []*service, incidents []snapshot.Incident, limit int) ([]snapshot.Incident, map[string][]surfaceView) {
+func (m *model) withSurfaceIncidents(services []*service, incidents []api.Incident, limit int) ([]api.Incident, map[string][]surfaceView) {
 	newest := incidents[:min(len(incidents), limit)]
-	var extras []snapshot.Incident
+	var extras []api.Incident
 	on := map[string][]surfaceView{}
 	for _, svc := range services {
 		extra, of := surfaceIncidents(svc, incidents)
@@ -119,7 +121,7 @@ func (m *model) withSurfaceIncidents(services []*service, incidents []snapshot.I
 		return newest, on
 	}
 	all := slices.Concat(newest, extras)
-	snapshot.SortIncidents(all)
+	api.SortIncidents(all)
 	return all[:min(len(all), limit)], on
 }
 

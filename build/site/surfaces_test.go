@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
 )
 
 // TestSurfacePages: a service's surfaces other than its API get a status
@@ -63,7 +63,7 @@ func TestSurfacePages(t *testing.T) {
 	// titled with both.
 	// (The fixture is shared: the documents changed are copies.)
 	docs.Services = slices.Clone(docs.Services)
-	i := slices.IndexFunc(docs.Services, func(d snapshot.ServiceDoc) bool { return d.Slug == "anthropic" })
+	i := slices.IndexFunc(docs.Services, func(d api.ServiceDoc) bool { return d.Slug == "anthropic" })
 	anthropic := &docs.Services[i]
 	anthropic.Surfaces = slices.Clone(anthropic.Surfaces)
 	app := &anthropic.Surfaces[1]

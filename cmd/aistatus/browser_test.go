@@ -12,9 +12,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/build/site"
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/emulation"
@@ -182,13 +183,13 @@ func servicesShown(doc *html.Node) []shownService {
 }
 
 // checkServices compares what the page shows with status.json.
-func checkServices(t *testing.T, where string, doc *html.Node, status snapshot.StatusDoc) {
+func checkServices(t *testing.T, where string, doc *html.Node, status api.StatusDoc) {
 	t.Helper()
 	shown := servicesShown(doc)
 	if len(shown) != len(status.Services) {
 		t.Errorf("%s: %d services shown, want %d", where, len(shown), len(status.Services))
 	}
-	want := map[string]snapshot.Status{}
+	want := map[string]api.Status{}
 	for _, s := range status.Services {
 		want[s.Slug] = s.Status
 	}
@@ -232,19 +233,19 @@ func TestBrowser(t *testing.T) {
 	if chrome == "" {
 		t.Skip("no Chromium: install Debian's chromium package (.ci/run does), or set AISTATUS_CHROME")
 	}
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
 	world := buildtest.NewWorld(t, cat)
-	world.Set("anthropic", func(p *buildtest.Page) { p.Status = snapshot.MajorOutage })
+	world.Set("anthropic", func(p *buildtest.Page) { p.Status = api.MajorOutage })
 	world.Set("cohere", func(p *buildtest.Page) {
-		p.Status = snapshot.Degraded
-		p.Incidents = []buildtest.Incident{{ID: "01JCOHERE", Name: "Increased latency on Embed", Severity: snapshot.Minor,
+		p.Status = api.Degraded
+		p.Incidents = []buildtest.Incident{{ID: "01JCOHERE", Name: "Increased latency on Embed", Severity: api.Minor,
 			StartedAt: time.Now().UTC().Add(-20 * time.Minute).Truncate(time.Second)}}
 	})
-	world.Set("groq", func(p *buildtest.Page) { p.Status = snapshot.PartialOutage })
-	world.Set("runway", func(p *buildtest.Page) { p.Status = snapshot.Maintenance })
+	world.Set("groq", func(p *buildtest.Page) { p.Status = api.PartialOutage })
+	world.Set("runway", func(p *buildtest.Page) { p.Status = api.Maintenance })
 	world.Set("pinecone", func(p *buildtest.Page) { p.FeedBroken = true })
 	catalog := writeCatalog(t, world.Catalog)
 	dir := filepath.Join(t.TempDir(), "public")
@@ -258,9 +259,9 @@ func TestBrowser(t *testing.T) {
 	}
 	startCommand(t, "serve", "--dir", dir, "--addr", addr, "--catalog", catalog, "--rate-limit", "0", "--access-log=false")
 	waitFor(t, base+"/api/v1/status")
-	var status snapshot.StatusDoc
+	var status api.StatusDoc
 	get(t, base+"/api/v1/status").decode(t, &status)
-	seen := map[snapshot.Status]bool{}
+	seen := map[api.Status]bool{}
 	for _, s := range status.Services {
 		seen[s.Status] = true
 	}
@@ -368,7 +369,7 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if text := textOf(svc); !strings.Contains(text, "Cohere status") || !strings.Contains(text, site.StatusLabel(snapshot.Degraded)) ||
+	if text := textOf(svc); !strings.Contains(text, "Cohere status") || !strings.Contains(text, site.StatusLabel(api.Degraded)) ||
 		!strings.Contains(text, "Increased latency on Embed") {
 		t.Errorf("cohere page: %.400s", text)
 	}

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build"
 	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/outbound"
-	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -84,7 +85,7 @@ func (o *buildOptions) defaultBaseURL(fs *pflag.FlagSet, addr string) error {
 }
 
 // options turns the flags into build.Options.
-func (o *buildOptions) options(log zerolog.Logger, cat snapshot.Catalog) build.Options {
+func (o *buildOptions) options(log zerolog.Logger, cat catalog.Catalog) build.Options {
 	return build.Options{
 		Out: o.out,
 		Site: build.Site{
@@ -123,7 +124,7 @@ func runBuild(ctx context.Context, g *globals, o *buildOptions) error {
 	if err != nil {
 		return err
 	}
-	cat, err := snapshot.LoadCatalog(o.catalog)
+	cat, err := catalog.Load(o.catalog)
 	if err != nil {
 		return err
 	}
@@ -149,13 +150,13 @@ func runBuild(ctx context.Context, g *globals, o *buildOptions) error {
 }
 
 // summarise counts statuses for a log line: "operational=20 unknown=6".
-func summarise(statuses map[string]snapshot.Status) string {
-	counts := map[snapshot.Status]int{}
+func summarise(statuses map[string]api.Status) string {
+	counts := map[api.Status]int{}
 	for _, s := range statuses {
 		counts[s]++
 	}
 	out := ""
-	for _, s := range snapshot.Statuses {
+	for _, s := range api.Statuses {
 		if counts[s] > 0 {
 			out += fmt.Sprintf("%s=%d ", s, counts[s])
 		}

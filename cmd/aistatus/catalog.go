@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/spf13/cobra"
 )
 
@@ -12,7 +12,7 @@ func newCatalogCmd(g *globals) *cobra.Command {
 		Short: "Print the effective catalog as JSON (the shape --catalog reads)",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cat, err := snapshot.LoadCatalog(path)
+			cat, err := catalog.Load(path)
 			if err != nil {
 				return err
 			}

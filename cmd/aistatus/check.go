@@ -13,20 +13,21 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/serve/mcpserver"
-	"github.com/aistatus/aistatus/snapshot"
 	"github.com/spf13/cobra"
 )
 
 func newCheckCmd(g *globals) *cobra.Command {
 	var (
-		dir, catalog, observed, code, api, model string
-		retryAfter                               int
-		asJSON                                   bool
-		timeout                                  time.Duration
+		dir, catalog, observed, code, apiURL, model string
+		retryAfter                                  int
+		asJSON                                      bool
+		timeout                                     time.Duration
 	)
 	cmd := &cobra.Command{
 		Use:   "check QUERY",
@@ -77,13 +78,13 @@ still says the service's status, not the advice.`,
 				req.RetryAfter = &retryAfter
 			}
 			var (
-				doc snapshot.CheckDoc
+				doc api.CheckDoc
 				err error
 			)
-			if api != "" {
+			if apiURL != "" {
 				ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
 				defer cancel()
-				doc, err = remoteCheck(ctx, api, req)
+				doc, err = remoteCheck(ctx, apiURL, req)
 			} else {
 				doc, err = localCheck(dir, catalog, req)
 			}
@@ -106,7 +107,7 @@ still says the service's status, not the advice.`,
 	cmd.Flags().StringVar(&catalog, "catalog", "", "catalog JSON file (default: the embedded one)")
 	// --api wins over --dir rather than excluding it, as for aistatus mcp:
 	// AISTATUS_DIR may be set in the environment for serve.
-	cmd.Flags().StringVar(&api, "api", "", "address of a running aistatus instance to ask (its /api/v1/check) instead of reading --dir (https://status.example.com)")
+	cmd.Flags().StringVar(&apiURL, "api", "", "address of a running aistatus instance to ask (its /api/v1/check) instead of reading --dir (https://status.example.com)")
 	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "time limit for the request to --api")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the /check response as JSON")
 	cmd.Flags().StringVar(&observed, "error", "", "what your call just got: an HTTP status (100-599), timeout or connection")
@@ -118,32 +119,32 @@ still says the service's status, not the advice.`,
 
 // localCheck answers from the snapshot folder dir, with the check engine
 // in-process (its live probe included).
-func localCheck(dir, catalog string, req check.Request) (snapshot.CheckDoc, error) {
-	cat, err := snapshot.LoadCatalog(catalog)
+func localCheck(dir, catalogPath string, req check.Request) (api.CheckDoc, error) {
+	cat, err := catalog.Load(catalogPath)
 	if err != nil {
-		return snapshot.CheckDoc{}, err
+		return api.CheckDoc{}, err
 	}
 	snap, err := serve.Load(dir)
 	if err != nil {
-		return snapshot.CheckDoc{}, fmt.Errorf("%w (run 'aistatus build --out %s' first, or ask a running instance with --api)", err, dir)
+		return api.CheckDoc{}, fmt.Errorf("%w (run 'aistatus build --out %s' first, or ask a running instance with --api)", err, dir)
 	}
 	engine := check.New(cat, check.NewCache(outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}), check.DefaultProbeTimeout, time.Now, nil), time.Now, check.FromCaller)
 	doc, err := engine.Check(snap, req)
 	if bad := (*check.InputError)(nil); errors.As(err, &bad) {
-		return snapshot.CheckDoc{}, fmt.Errorf("%s: %s", flagOf[bad.Param], bad.Detail)
+		return api.CheckDoc{}, fmt.Errorf("%s: %s", flagOf[bad.Param], bad.Detail)
 	}
 	return doc, err
 }
 
-// remoteCheck asks the aistatus instance at api for GET /api/v1/check,
+// remoteCheck asks the aistatus instance at apiURL for GET /api/v1/check,
 // through the outbound client (our User-Agent, the dial guard; the address
 // given is allowed even on loopback or a private network). A parameter the
 // server refuses is reported under its flag's name, as localCheck does.
-func remoteCheck(ctx context.Context, api string, req check.Request) (snapshot.CheckDoc, error) {
-	if u, err := url.Parse(api); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return snapshot.CheckDoc{}, fmt.Errorf("--api %q: want the absolute http(s) address of an aistatus instance (https://status.example.com)", api)
+func remoteCheck(ctx context.Context, apiURL string, req check.Request) (api.CheckDoc, error) {
+	if u, err := url.Parse(apiURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return api.CheckDoc{}, fmt.Errorf("--api %q: want the absolute http(s) address of an aistatus instance (https://status.example.com)", apiURL)
 	}
-	client := mcpserver.API{BaseURL: api, Client: outbound.NewClient(outbound.Options{AllowedURLs: []string{api}})}
+	client := mcpserver.API{BaseURL: apiURL, Client: outbound.NewClient(outbound.Options{AllowedURLs: []string{apiURL}})}
 	q := mcpserver.CheckQuery{Query: req.Query, Error: req.Error, Code: req.Code, Model: req.Model}
 	if req.RetryAfter != nil {
 		q.RetryAfter = *req.RetryAfter
@@ -158,22 +159,22 @@ func remoteCheck(ctx context.Context, api string, req check.Request) (snapshot.C
 		if name == "" {
 			name = perr.Problem.Param
 		}
-		return snapshot.CheckDoc{}, fmt.Errorf("%s: %s", name, perr.Problem.Detail)
+		return api.CheckDoc{}, fmt.Errorf("%s: %s", name, perr.Problem.Detail)
 	case errors.As(err, &perr) && perr.StatusCode == http.StatusServiceUnavailable:
-		return snapshot.CheckDoc{}, fmt.Errorf("--api %s has no snapshot to answer from yet: %w", api, err)
+		return api.CheckDoc{}, fmt.Errorf("--api %s has no snapshot to answer from yet: %w", apiURL, err)
 	case errors.As(err, &perr) && perr.StatusCode == http.StatusNotFound:
-		return snapshot.CheckDoc{}, fmt.Errorf("--api %s: no /api/v1/check there (%w): is it an aistatus instance?", api, err)
+		return api.CheckDoc{}, fmt.Errorf("--api %s: no /api/v1/check there (%w): is it an aistatus instance?", apiURL, err)
 	case errors.Is(err, context.DeadlineExceeded):
-		return snapshot.CheckDoc{}, fmt.Errorf("--api %s did not answer in time (--timeout): %w", api, err)
+		return api.CheckDoc{}, fmt.Errorf("--api %s did not answer in time (--timeout): %w", apiURL, err)
 	default:
-		return snapshot.CheckDoc{}, fmt.Errorf("--api %s: %w", api, err)
+		return api.CheckDoc{}, fmt.Errorf("--api %s: %w", apiURL, err)
 	}
 }
 
 // printVerdict prints a verdict for people and monitoring systems: the
 // headline with the performance data (perfData), then the detail, the
 // latency, the suggestions and the advice, one thing a line.
-func printVerdict(w io.Writer, doc snapshot.CheckDoc) {
+func printVerdict(w io.Writer, doc api.CheckDoc) {
 	fmt.Fprintf(w, "%s %s | %s\n", doc.Verdict.Emoji, doc.Verdict.Headline, perfData(doc))
 	if doc.Verdict.Detail != "" {
 		fmt.Fprintf(w, "   %s\n", doc.Verdict.Detail)
@@ -185,7 +186,7 @@ func printVerdict(w io.Writer, doc snapshot.CheckDoc) {
 		fmt.Fprintf(w, "   Also: %s (%s) is %s\n", o.Name, o.ID, o.Status)
 	}
 	if len(doc.Verdict.Suggestions) > 0 {
-		fmt.Fprintf(w, "   Did you mean %s?\n", snapshot.JoinList(doc.Verdict.Suggestions, " or "))
+		fmt.Fprintf(w, "   Did you mean %s?\n", api.JoinList(doc.Verdict.Suggestions, " or "))
 	}
 	printAdvice(w, doc.Verdict)
 }
@@ -196,7 +197,7 @@ func printVerdict(w io.Writer, doc snapshot.CheckDoc) {
 // code already says the status). The unit is in the label, not a UOM, so
 // that the figure reads the same in every tool; U is the convention for a
 // value that could not be measured.
-func perfData(doc snapshot.CheckDoc) string {
+func perfData(doc api.CheckDoc) string {
 	value := "U"
 	if doc.LatencyMs != nil {
 		value = strconv.FormatFloat(math.Round(*doc.LatencyMs), 'f', 0, 64)
@@ -210,7 +211,7 @@ var flagOf = map[string]string{"q": "QUERY", "error": "--error", "code": "--code
 // printAdvice prints the verdict's advice for people: the action and whose
 // side the trouble is on, then where to go instead. An untracked verdict
 // has none.
-func printAdvice(w io.Writer, v snapshot.Verdict) {
+func printAdvice(w io.Writer, v api.Verdict) {
 	if v.Action == "" {
 		return
 	}

@@ -12,18 +12,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/serve"
-	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
 
-// serveSnapshot serves the snapshot in dir with catalog as aistatus serve
+// serveSnapshot serves the snapshot in dir with catalogPath as aistatus serve
 // does, on loopback, and records the User-Agent of each request to it.
-func serveSnapshot(t *testing.T, dir, catalog string) (url string, agents func() []string) {
+func serveSnapshot(t *testing.T, dir, catalogPath string) (url string, agents func() []string) {
 	t.Helper()
-	cat, err := snapshot.LoadCatalog(catalog)
+	cat, err := catalog.Load(catalogPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,22 +59,22 @@ func TestCheckAPI(t *testing.T) {
 	t.Parallel()
 	latency := 250.0
 	dir, catalog := publishStates(t, time.Now(), map[string]build.ServiceState{
-		"groq": {Status: snapshot.Unknown, Sources: snapshot.Sources{
-			Feed:  snapshot.FeedSource{State: snapshot.FeedError},
-			Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &latency, HTTPStatus: 401},
+		"groq": {Status: api.Unknown, Sources: api.Sources{
+			Feed:  api.FeedSource{State: api.FeedError},
+			Probe: api.ProbeSource{State: api.ProbeOK, LatencyMs: &latency, HTTPStatus: 401},
 		}},
-		"openai": {Status: snapshot.Operational, Sources: snapshot.Sources{
-			Feed:  snapshot.FeedSource{State: snapshot.FeedOK, Status: snapshot.Operational},
-			Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &latency, HTTPStatus: 401},
+		"openai": {Status: api.Operational, Sources: api.Sources{
+			Feed:  api.FeedSource{State: api.FeedOK, Status: api.Operational},
+			Probe: api.ProbeSource{State: api.ProbeOK, LatencyMs: &latency, HTTPStatus: 401},
 		}},
-		"anthropic": {Status: snapshot.MajorOutage, Sources: snapshot.Sources{
-			Feed:  snapshot.FeedSource{State: snapshot.FeedOK, Status: snapshot.Operational},
-			Probe: snapshot.ProbeSource{State: "failed"},
-			Disagreement: &snapshot.Disagreement{Since: time.Now().Add(-10 * time.Minute), Official: snapshot.Operational,
-				Measured: snapshot.MajorOutage, Detail: "Its status page says operational, but our last 5 probes of its API host failed."},
+		"anthropic": {Status: api.MajorOutage, Sources: api.Sources{
+			Feed:  api.FeedSource{State: api.FeedOK, Status: api.Operational},
+			Probe: api.ProbeSource{State: "failed"},
+			Disagreement: &api.Disagreement{Since: time.Now().Add(-10 * time.Minute), Official: api.Operational,
+				Measured: api.MajorOutage, Detail: "Its status page says operational, but our last 5 probes of its API host failed."},
 		}},
 	})
-	api, agents := serveSnapshot(t, dir, catalog)
+	apiURL, agents := serveSnapshot(t, dir, catalog)
 	perf := regexp.MustCompile(`\| latency_ms=[0-9]+;;;0$`)
 	for _, tc := range []struct {
 		query  string
@@ -88,7 +89,7 @@ func TestCheckAPI(t *testing.T) {
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			var stdout, stderr strings.Builder
-			code := execute(context.Background(), []string{"check", "--api", api, tc.query}, &stdout, &stderr)
+			code := execute(context.Background(), []string{"check", "--api", apiURL, tc.query}, &stdout, &stderr)
 			lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 			if code != tc.code || stderr.Len() != 0 || len(lines) < 2 {
 				t.Fatalf("exit %d (want %d), stdout %q, stderr %q", code, tc.code, stdout.String(), stderr.String())
@@ -109,12 +110,12 @@ func TestCheckAPI(t *testing.T) {
 
 	// --json prints the server's document; --error reaches the server.
 	var stdout, stderr strings.Builder
-	code := execute(context.Background(), []string{"check", "--api", api, "anthropic", "--error", "529", "--json"}, &stdout, &stderr)
-	var doc snapshot.CheckDoc
+	code := execute(context.Background(), []string{"check", "--api", apiURL, "anthropic", "--error", "529", "--json"}, &stdout, &stderr)
+	var doc api.CheckDoc
 	if err := json.Unmarshal([]byte(stdout.String()), &doc); err != nil || code != exitCritical {
 		t.Fatalf("--json: exit %d, %v: %s %s", code, err, stdout.String(), stderr.String())
 	}
-	if doc.Verdict.Action != snapshot.ActionFailover || doc.Error == nil || *doc.Error != "529" {
+	if doc.Verdict.Action != api.ActionFailover || doc.Error == nil || *doc.Error != "529" {
 		t.Errorf("--json verdict %+v", doc.Verdict)
 	}
 }

@@ -10,7 +10,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -18,7 +21,7 @@ import (
 // slug of statuses has that status and every other service is operational.
 // Every probe URL of the returned catalog file points at a loopback fake, so
 // check's live probe never leaves the machine.
-func publishStatuses(t *testing.T, genTime time.Time, statuses map[string]snapshot.Status) (dir, catalog string) {
+func publishStatuses(t *testing.T, genTime time.Time, statuses map[string]api.Status) (dir, catalog string) {
 	t.Helper()
 	dir = filepath.Join(t.TempDir(), "public")
 	return dir, publishStatusesInto(t, dir, genTime, statuses)
@@ -26,7 +29,7 @@ func publishStatuses(t *testing.T, genTime time.Time, statuses map[string]snapsh
 
 // publishStatusesInto is publishStatuses into dir, replacing the snapshot
 // there; it returns the catalog file.
-func publishStatusesInto(t *testing.T, dir string, genTime time.Time, statuses map[string]snapshot.Status) (catalog string) {
+func publishStatusesInto(t *testing.T, dir string, genTime time.Time, statuses map[string]api.Status) (catalog string) {
 	t.Helper()
 	states := map[string]build.ServiceState{}
 	for slug, st := range statuses {
@@ -44,10 +47,10 @@ func publishStates(t *testing.T, genTime time.Time, given map[string]build.Servi
 }
 
 // publishStatesInto is publishStates into dir, a newer snapshot replacing
-// the one there; it returns the catalog file.
-func publishStatesInto(t *testing.T, dir string, genTime time.Time, given map[string]build.ServiceState) (catalog string) {
+// the one there; it returns the catalogPath file.
+func publishStatesInto(t *testing.T, dir string, genTime time.Time, given map[string]build.ServiceState) (catalogPath string) {
 	t.Helper()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,12 +63,12 @@ func publishStatesInto(t *testing.T, dir string, genTime time.Time, given map[st
 			cat.Services[i].ProbeURL = fake.URL + "/" + cat.Services[i].Slug
 		}
 	}
-	h := snapshot.NewHistory()
+	h := history.New()
 	states := map[string]build.ServiceState{}
 	for _, svc := range cat.Services {
 		state, ok := given[svc.Slug]
 		if !ok {
-			state = build.ServiceState{Status: snapshot.Operational}
+			state = build.ServiceState{Status: api.Operational}
 		}
 		h.Track(svc.Slug).Record(genTime, state.Status, new(100.0))
 		states[svc.Slug] = state
@@ -85,12 +88,12 @@ func publishStatesInto(t *testing.T, dir string, genTime time.Time, given map[st
 // and --json changes the output, never the code.
 func TestCheckExitCodes(t *testing.T) {
 	t.Parallel()
-	fresh, catalog := publishStatuses(t, time.Now(), map[string]snapshot.Status{
-		"anthropic":     snapshot.Degraded,
-		"google-gemini": snapshot.PartialOutage,
-		"mistral":       snapshot.MajorOutage,
-		"cohere":        snapshot.Maintenance,
-		"groq":          snapshot.Unknown,
+	fresh, catalog := publishStatuses(t, time.Now(), map[string]api.Status{
+		"anthropic":     api.Degraded,
+		"google-gemini": api.PartialOutage,
+		"mistral":       api.MajorOutage,
+		"cohere":        api.Maintenance,
+		"groq":          api.Unknown,
 	})
 	stale, _ := publishStatuses(t, time.Now().Add(-time.Hour), nil)
 	for _, tc := range []struct {
@@ -147,7 +150,7 @@ func TestCheckExitCodes(t *testing.T) {
 					}
 					return
 				}
-				var doc snapshot.CheckDoc
+				var doc api.CheckDoc
 				if err := json.Unmarshal([]byte(stdout.String()), &doc); err != nil {
 					t.Fatalf("--json output: %v: %s", err, stdout.String())
 				}
@@ -163,9 +166,9 @@ func TestCheckExitCodes(t *testing.T) {
 // — and --json the same document /check serves.
 func TestCheckError(t *testing.T) {
 	t.Parallel()
-	dir, catalog := publishStatuses(t, time.Now(), map[string]snapshot.Status{
-		"anthropic":  snapshot.MajorOutage,
-		"openrouter": snapshot.PartialOutage,
+	dir, catalog := publishStatuses(t, time.Now(), map[string]api.Status{
+		"anthropic":  api.MajorOutage,
+		"openrouter": api.PartialOutage,
 	})
 	for _, tc := range []struct {
 		args          []string
@@ -200,7 +203,7 @@ func TestCheckError(t *testing.T) {
 			if code := execute(context.Background(), append(base, "--json"), &stdout, &stderr); code != tc.code {
 				t.Fatalf("--json: exit %d, want %d", code, tc.code)
 			}
-			var doc snapshot.CheckDoc
+			var doc api.CheckDoc
 			if err := json.Unmarshal([]byte(stdout.String()), &doc); err != nil {
 				t.Fatal(err)
 			}
@@ -245,13 +248,13 @@ func TestCheckExitCodeTable(t *testing.T) {
 // provider.
 func TestCheckOffline(t *testing.T) {
 	t.Parallel()
-	statuses := map[string]snapshot.Status{}
-	cat, err := snapshot.DefaultCatalog()
+	statuses := map[string]api.Status{}
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, svc := range cat.Services {
-		statuses[svc.Slug] = snapshot.Unknown // what a build without a network publishes
+		statuses[svc.Slug] = api.Unknown // what a build without a network publishes
 	}
 	dir, _ := publishStatuses(t, time.Now(), statuses)
 	closedServer := func() string {
@@ -265,12 +268,12 @@ func TestCheckOffline(t *testing.T) {
 	for _, tc := range []struct {
 		name, othersAt, blame, says string
 	}{
-		{"every host unreachable", others, snapshot.BlameClient, "your own network looks down"},
-		{"only the provider's host unreachable", answering.URL, snapshot.BlameProvider, "Our own probe cannot reach its API either"},
+		{"every host unreachable", others, api.BlameClient, "your own network looks down"},
+		{"only the provider's host unreachable", answering.URL, api.BlameProvider, "Our own probe cannot reach its API either"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := cat
-			c.Services = append([]snapshot.Service(nil), cat.Services...)
+			c.Services = append([]catalog.Service(nil), cat.Services...)
 			for i, svc := range c.Services {
 				if svc.ProbeURL == "" {
 					continue
@@ -282,7 +285,7 @@ func TestCheckOffline(t *testing.T) {
 			}
 			var stdout, stderr strings.Builder
 			execute(context.Background(), []string{"check", "--dir", dir, "--catalog", writeCatalog(t, c), "together", "--error", "connection", "--json"}, &stdout, &stderr)
-			var doc snapshot.CheckDoc
+			var doc api.CheckDoc
 			if err := json.Unmarshal([]byte(stdout.String()), &doc); err != nil {
 				t.Fatalf("%v: %s %s", err, stdout.String(), stderr.String())
 			}

@@ -5,7 +5,7 @@ import (
 	"slices"
 
 	"github.com/aistatus/aistatus/build"
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/rs/zerolog"
 )
 
@@ -13,7 +13,7 @@ import (
 // completions, the key in its environment variable (OPENAI_API_KEY, …),
 // through lookup (os.LookupEnv). It logs which variables were found, by
 // name only: the values go to build.Completions and nowhere else.
-func completionKeys(cat snapshot.Catalog, lookup func(string) (string, bool), log zerolog.Logger) map[string]string {
+func completionKeys(cat catalog.Catalog, lookup func(string) (string, bool), log zerolog.Logger) map[string]string {
 	keys := map[string]string{}
 	var on []string
 	for _, svc := range cat.Services {
@@ -33,6 +33,6 @@ func completionKeys(cat snapshot.Catalog, lookup func(string) (string, bool), lo
 }
 
 // completions turns the flags and the environment into build.Completions.
-func (o *buildOptions) completions(cat snapshot.Catalog, log zerolog.Logger) build.Completions {
+func (o *buildOptions) completions(cat catalog.Catalog, log zerolog.Logger) build.Completions {
 	return build.Completions{Keys: completionKeys(cat, os.LookupEnv, log), Every: o.completionEvery}
 }

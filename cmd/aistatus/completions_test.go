@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/rs/zerolog"
 )
 
@@ -13,7 +13,7 @@ import (
 // empty, and logs the services measured, never a key.
 func TestCompletionKeys(t *testing.T) {
 	t.Parallel()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/buildtest"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -31,7 +33,7 @@ func freeAddr(t *testing.T) string {
 }
 
 // writeCatalog writes cat where --catalog can read it.
-func writeCatalog(t *testing.T, cat snapshot.Catalog) string {
+func writeCatalog(t *testing.T, cat catalog.Catalog) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "catalog.json")
 	if err := os.WriteFile(path, cat.JSON(), 0o644); err != nil {
@@ -122,15 +124,15 @@ func (r response) decode(t *testing.T, v any) {
 // serves the result and walks every endpoint over real HTTP.
 func TestEndToEnd(t *testing.T) {
 	t.Parallel()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
 	world := buildtest.NewWorld(t, cat)
 	started := time.Now().UTC().Add(-20 * time.Minute).Truncate(time.Second)
 	world.Set("cohere", func(p *buildtest.Page) {
-		p.Status = snapshot.Degraded
-		p.Incidents = []buildtest.Incident{{ID: "01JCOHERE", Name: "Increased latency on Embed", Severity: snapshot.Minor, StartedAt: started}}
+		p.Status = api.Degraded
+		p.Incidents = []buildtest.Incident{{ID: "01JCOHERE", Name: "Increased latency on Embed", Severity: api.Minor, StartedAt: started}}
 	})
 	world.Set("pinecone", func(p *buildtest.Page) { p.FeedBroken = true })
 	catalog := writeCatalog(t, world.Catalog)
@@ -142,74 +144,74 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("build exited %d: %s", code, out)
 	}
 	startCommand(t, "serve", "--dir", dir, "--addr", addr, "--catalog", catalog, "--rate-limit", "0", "--reload", "100ms")
-	api := base + "/api/v1"
-	waitFor(t, api+"/status")
+	apiURL := base + "/api/v1"
+	waitFor(t, apiURL+"/status")
 
-	var status snapshot.StatusDoc
-	get(t, api+"/status").decode(t, &status)
-	if len(status.Services) != len(cat.Services) || status.License != snapshot.License || !strings.Contains(status.Source, base) {
+	var status api.StatusDoc
+	get(t, apiURL+"/status").decode(t, &status)
+	if len(status.Services) != len(cat.Services) || status.License != api.License || !strings.Contains(status.Source, base) {
 		t.Fatalf("status: %d services, license %q, source %q", len(status.Services), status.License, status.Source)
 	}
-	got := map[string]snapshot.Status{}
+	got := map[string]api.Status{}
 	for _, s := range status.Services {
 		got[s.Slug] = s.Status
 		if s.LastChecked == nil {
 			t.Errorf("%s: no lastChecked", s.Slug)
 		}
 	}
-	for slug, want := range map[string]snapshot.Status{
-		"openai": snapshot.Operational, "cohere": snapshot.Degraded, "anthropic": snapshot.Operational,
-		"pinecone":   snapshot.Unknown,                                           // feed broken: the host answers, no more
-		"perplexity": snapshot.Operational, "azure-openai": snapshot.Operational, // RSS feed, no probe
+	for slug, want := range map[string]api.Status{
+		"openai": api.Operational, "cohere": api.Degraded, "anthropic": api.Operational,
+		"pinecone":   api.Unknown,                                      // feed broken: the host answers, no more
+		"perplexity": api.Operational, "azure-openai": api.Operational, // RSS feed, no probe
 	} {
 		if got[slug] != want {
 			t.Errorf("%s: %s, want %s", slug, got[slug], want)
 		}
 	}
 
-	var detail snapshot.ServiceDoc
-	get(t, api+"/services/cohere").decode(t, &detail)
+	var detail api.ServiceDoc
+	get(t, apiURL+"/services/cohere").decode(t, &detail)
 	if len(detail.Incidents) != 1 || detail.Incidents[0].ID != "cohere-01JCOHERE" || detail.Uptime.H24 != nil {
 		// One check is no time observed yet: uptime is null, not 0 or 100.
 		t.Fatalf("cohere detail: %+v", detail)
 	}
-	var pinecone snapshot.ServiceDoc
-	get(t, api+"/services/pinecone").decode(t, &pinecone)
-	if pinecone.Sources.Feed.State != snapshot.FeedError || pinecone.Sources.Probe.State != snapshot.ProbeOK {
+	var pinecone api.ServiceDoc
+	get(t, apiURL+"/services/pinecone").decode(t, &pinecone)
+	if pinecone.Sources.Feed.State != api.FeedError || pinecone.Sources.Probe.State != api.ProbeOK {
 		t.Errorf("pinecone sources: %+v", pinecone.Sources)
 	}
-	if r := get(t, api+"/services/nope"); r.status != 404 || r.header.Get("Content-Type") != snapshot.ContentProblem {
+	if r := get(t, apiURL+"/services/nope"); r.status != 404 || r.header.Get("Content-Type") != snapshot.ContentProblem {
 		t.Errorf("unknown slug: %d %s", r.status, r.header.Get("Content-Type"))
 	}
 
-	var list snapshot.IncidentList
-	get(t, api+"/incidents?severity=minor&service=cohere").decode(t, &list)
+	var list api.IncidentList
+	get(t, apiURL+"/incidents?severity=minor&service=cohere").decode(t, &list)
 	if len(list.Incidents) != 1 || list.Filters.Severity == nil || *list.Filters.Severity != "minor" || list.Filters.Since != nil {
 		t.Fatalf("incidents: %+v", list)
 	}
-	if r := get(t, api+"/incidents?since=never"); r.status != 400 {
+	if r := get(t, apiURL+"/incidents?since=never"); r.status != 400 {
 		t.Errorf("bad since: %d", r.status)
 	}
 
-	var check snapshot.CheckDoc
-	get(t, api+"/check?q=https://api.cohere.com/v1/chat").decode(t, &check)
+	var check api.CheckDoc
+	get(t, apiURL+"/check?q=https://api.cohere.com/v1/chat").decode(t, &check)
 	if !check.Tracked || check.Service.Slug != "cohere" || check.LatencyMs == nil || check.Verdict.Level != "degraded" {
 		t.Fatalf("check: %+v", check)
 	}
 	before := world.Probes("cohere")
-	get(t, api+"/check?q=cohere")
+	get(t, apiURL+"/check?q=cohere")
 	if world.Probes("cohere") != before {
 		t.Error("a second check within 30 s probed again")
 	}
 
 	var oas map[string]any
-	get(t, api+"/openapi.json").decode(t, &oas)
+	get(t, apiURL+"/openapi.json").decode(t, &oas)
 	servers, _ := oas["servers"].([]any)
-	if oas["openapi"] != "3.0.3" || len(servers) == 0 || servers[0].(map[string]any)["url"] != api {
+	if oas["openapi"] != "3.0.3" || len(servers) == 0 || servers[0].(map[string]any)["url"] != apiURL {
 		t.Fatalf("openapi: version %v servers %v", oas["openapi"], oas["servers"])
 	}
 
-	exp := get(t, api+"/export?format=csv")
+	exp := get(t, apiURL+"/export?format=csv")
 	rows, err := csv.NewReader(bytes.NewReader(exp.body)).ReadAll()
 	if err != nil || exp.header.Get("Content-Type") != snapshot.ContentCSV {
 		t.Fatalf("export: %v %q", err, exp.header.Get("Content-Type"))
@@ -219,7 +221,7 @@ func TestEndToEnd(t *testing.T) {
 	}
 
 	for _, path := range []string{"/status", "/services/openai", "/incidents", "/check?q=openai", "/openapi.json", "/export", "/nothing"} {
-		r := get(t, api+path)
+		r := get(t, apiURL+path)
 		for _, h := range snapshot.CommonHeaders() {
 			if h.Name == "Cache-Control" {
 				continue
@@ -232,7 +234,7 @@ func TestEndToEnd(t *testing.T) {
 
 	// A second build is picked up by the running server without a restart.
 	world.Set("cohere", func(p *buildtest.Page) {
-		p.Status = snapshot.Operational
+		p.Status = api.Operational
 		resolved := time.Now().UTC().Truncate(time.Second)
 		p.Incidents[0].ResolvedAt = &resolved
 	})
@@ -241,9 +243,9 @@ func TestEndToEnd(t *testing.T) {
 	}
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		var d snapshot.ServiceDoc
-		get(t, api+"/services/cohere").decode(t, &d)
-		if d.Status == snapshot.Operational && len(d.Incidents) == 1 && d.Incidents[0].EndedAt != nil {
+		var d api.ServiceDoc
+		get(t, apiURL+"/services/cohere").decode(t, &d)
+		if d.Status == api.Operational && len(d.Incidents) == 1 && d.Incidents[0].EndedAt != nil {
 			// Degraded counts as up: 100% over the time between the two builds.
 			if d.Uptime.H24 == nil || *d.Uptime.H24 != 100 {
 				t.Fatalf("cohere uptime after two builds: %v", d.Uptime.H24)
@@ -263,7 +265,7 @@ func TestEndToEnd(t *testing.T) {
 // official page disagrees; uptime shows the downtime; and it all recovers.
 func TestEndToEndProbesOverruleCalmPage(t *testing.T) {
 	t.Parallel()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +274,7 @@ func TestEndToEndProbesOverruleCalmPage(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "public")
 	addr := freeAddr(t)
 	base := "http://" + addr
-	api := base + "/api/v1"
+	apiURL := base + "/api/v1"
 	build := func() {
 		t.Helper()
 		// The confirming re-probes run as in production, only closer
@@ -283,12 +285,12 @@ func TestEndToEndProbesOverruleCalmPage(t *testing.T) {
 		}
 	}
 	// served waits until the server has the newest build of perplexity.
-	served := func(ok func(snapshot.ServiceDoc) bool) snapshot.ServiceDoc {
+	served := func(ok func(api.ServiceDoc) bool) api.ServiceDoc {
 		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
 		for {
-			var d snapshot.ServiceDoc
-			get(t, api+"/services/perplexity").decode(t, &d)
+			var d api.ServiceDoc
+			get(t, apiURL+"/services/perplexity").decode(t, &d)
 			if ok(d) {
 				return d
 			}
@@ -301,21 +303,21 @@ func TestEndToEndProbesOverruleCalmPage(t *testing.T) {
 
 	build()
 	startCommand(t, "serve", "--dir", dir, "--addr", addr, "--catalog", catalog, "--rate-limit", "0", "--reload", "100ms")
-	waitFor(t, api+"/status")
+	waitFor(t, apiURL+"/status")
 	world.Set("perplexity", func(p *buildtest.Page) { p.APIDown = true })
 	for range 3 {
 		build()
 	}
-	d := served(func(d snapshot.ServiceDoc) bool { return d.Status == snapshot.MajorOutage })
+	d := served(func(d api.ServiceDoc) bool { return d.Status == api.MajorOutage })
 	dis := d.Sources.Disagreement
-	if dis == nil || dis.Official != snapshot.Operational || dis.Measured != snapshot.MajorOutage || d.Sources.Feed.Status != snapshot.Operational {
+	if dis == nil || dis.Official != api.Operational || dis.Measured != api.MajorOutage || d.Sources.Feed.Status != api.Operational {
 		t.Fatalf("perplexity while our probes fail: sources %+v", d.Sources)
 	}
-	if len(d.Incidents) != 1 || d.Incidents[0].Source != snapshot.SourceProbe || d.Incidents[0].EndedAt != nil {
+	if len(d.Incidents) != 1 || d.Incidents[0].Source != api.SourceProbe || d.Incidents[0].EndedAt != nil {
 		t.Fatalf("perplexity incidents: %+v", d.Incidents)
 	}
-	var check snapshot.CheckDoc
-	get(t, api+"/check?q=perplexity").decode(t, &check)
+	var check api.CheckDoc
+	get(t, apiURL+"/check?q=perplexity").decode(t, &check)
 	if check.Verdict.Level != "down" || !strings.Contains(check.Verdict.Detail, "official status page says operational") {
 		t.Errorf("check while our probes fail: %+v", check.Verdict)
 	}
@@ -325,17 +327,17 @@ func TestEndToEndProbesOverruleCalmPage(t *testing.T) {
 
 	world.Set("perplexity", func(p *buildtest.Page) { p.APIDown = false })
 	build()
-	d = served(func(d snapshot.ServiceDoc) bool { return d.Status == snapshot.Degraded })
+	d = served(func(d api.ServiceDoc) bool { return d.Status == api.Degraded })
 	if d.Sources.Disagreement == nil || d.Incidents[0].EndedAt != nil {
 		t.Fatalf("first answer: our incident stays open, the page still disagrees: %+v", d)
 	}
 	build()
-	d = served(func(d snapshot.ServiceDoc) bool { return d.Status == snapshot.Operational })
+	d = served(func(d api.ServiceDoc) bool { return d.Status == api.Operational })
 	if d.Sources.Disagreement != nil || d.Incidents[0].EndedAt == nil {
 		t.Fatalf("recovered: %+v", d)
 	}
-	var after snapshot.CheckDoc
-	get(t, api+"/check?q=perplexity").decode(t, &after)
+	var after api.CheckDoc
+	get(t, apiURL+"/check?q=perplexity").decode(t, &after)
 	if after.Verdict.Level != "up" || after.Verdict.Detail != "" {
 		t.Errorf("check after recovery: %+v", after.Verdict)
 	}
@@ -382,7 +384,7 @@ func TestServeWithoutSnapshot(t *testing.T) {
 // unknown, never as an outage.
 func TestRunWithoutNetwork(t *testing.T) {
 	t.Parallel()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,23 +401,23 @@ func TestRunWithoutNetwork(t *testing.T) {
 	}
 	catalog := writeCatalog(t, cat)
 	addr := freeAddr(t)
-	api := "http://" + addr + "/api/v1"
+	apiURL := "http://" + addr + "/api/v1"
 	out := startCommand(t, "run", "--out", filepath.Join(t.TempDir(), "public"), "--catalog", catalog, "--addr", addr, "--every", "200ms", "--timeout", "2s", "--reload", "100ms", "--rate-limit", "0",
 		"--confirm-spacing", "50ms")
-	waitFor(t, api+"/status")
+	waitFor(t, apiURL+"/status")
 	// The folder was empty until the first build: run must not call that a problem.
 	if w := warnings(t, out.String()); len(w) != 0 {
 		t.Errorf("run warned about its own first build: %+v", w)
 	}
 
 	// Let more cycles pass than it takes to open a probe incident.
-	var status snapshot.StatusDoc
+	var status api.StatusDoc
 	seen := map[time.Time]bool{}
-	for deadline := time.Now().Add(30 * time.Second); len(seen) < snapshot.ProbeIncidentAfter+2; {
+	for deadline := time.Now().Add(30 * time.Second); len(seen) < api.ProbeIncidentAfter+2; {
 		if time.Now().After(deadline) {
 			t.Fatalf("only %d cycles published", len(seen))
 		}
-		get(t, api+"/status").decode(t, &status)
+		get(t, apiURL+"/status").decode(t, &status)
 		seen[status.Timestamp] = true
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -424,22 +426,22 @@ func TestRunWithoutNetwork(t *testing.T) {
 		t.Errorf("source %q does not name %s", status.Source, want)
 	}
 	for _, s := range status.Services {
-		if s.Status != snapshot.Unknown {
+		if s.Status != api.Unknown {
 			t.Errorf("%s: %s, want unknown", s.Slug, s.Status)
 		}
 	}
-	var list snapshot.IncidentList
-	get(t, api+"/incidents").decode(t, &list)
+	var list api.IncidentList
+	get(t, apiURL+"/incidents").decode(t, &list)
 	if len(list.Incidents) != 0 {
 		t.Errorf("incidents opened with no network: %+v", list.Incidents)
 	}
-	var check snapshot.CheckDoc
-	get(t, api+"/check?q=openai").decode(t, &check)
+	var check api.CheckDoc
+	get(t, apiURL+"/check?q=openai").decode(t, &check)
 	if check.Verdict.Level != "unknown" || check.LatencyMs != nil {
 		t.Errorf("check: %+v", check.Verdict)
 	}
 	for _, path := range []string{"/services/openai", "/openapi.json", "/export"} {
-		if r := get(t, api+path); r.status != 200 {
+		if r := get(t, apiURL+path); r.status != 200 {
 			t.Errorf("%s: %d", path, r.status)
 		}
 	}
@@ -451,8 +453,8 @@ func TestCatalogCommand(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, out)
 	}
-	cat, err := snapshot.ParseCatalog([]byte(out))
-	embedded, _ := snapshot.DefaultCatalog()
+	cat, err := catalog.Parse([]byte(out))
+	embedded, _ := catalog.Default()
 	if err != nil || !slices.Equal(cat.Slugs(), embedded.Slugs()) {
 		t.Fatalf("catalog output does not parse back to the embedded catalog: %v, %v", err, cat.Slugs())
 	}
@@ -472,7 +474,7 @@ func TestEnvironmentFlags(t *testing.T) {
 
 func TestCheckAndVersionCommands(t *testing.T) {
 	t.Parallel()
-	cat, _ := snapshot.DefaultCatalog()
+	cat, _ := catalog.Default()
 	world := buildtest.NewWorld(t, cat)
 	catalog := writeCatalog(t, world.Catalog)
 	dir := filepath.Join(t.TempDir(), "public")

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/build/buildtest"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -36,7 +38,7 @@ func TestBuildKilledAtRandomPoints(t *testing.T) {
 	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +158,7 @@ func readState(t *testing.T, dir string) buildState {
 	if err != nil {
 		t.Fatalf("history.json: %v", err)
 	}
-	h, _, err := snapshot.ReadHistory(dir)
+	h, _, err := history.ReadHistory(dir)
 	if err != nil {
 		t.Fatalf("history: %v", err)
 	}

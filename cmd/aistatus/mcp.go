@@ -7,10 +7,10 @@ import (
 	"net/url"
 	"time"
 
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/serve/mcpserver"
-	"github.com/aistatus/aistatus/snapshot"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
@@ -60,7 +60,7 @@ func runMCP(ctx context.Context, g *globals, o *mcpOptions) error {
 	}
 	// The catalog also gives the tool descriptions their example slugs: with
 	// --api it should be the remote instance's (the embedded one by default).
-	cat, err := snapshot.LoadCatalog(o.catalog)
+	cat, err := catalog.Load(o.catalog)
 	if err != nil {
 		return err
 	}
@@ -90,7 +90,7 @@ func runMCP(ctx context.Context, g *globals, o *mcpOptions) error {
 // aistatus serve does, and telling the clients subscribed to its resources
 // on each swap. The tools' attribution names the base URL the snapshot was
 // built with.
-func localServer(ctx context.Context, log zerolog.Logger, o *mcpOptions, cat snapshot.Catalog) (*mcp.Server, error) {
+func localServer(ctx context.Context, log zerolog.Logger, o *mcpOptions, cat catalog.Catalog) (*mcp.Server, error) {
 	srv := serve.New(serve.Options{Dir: o.dir, Catalog: cat, Log: zerolog.Nop(), Now: time.Now,
 		Client: outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}), Version: versionString(),
 		NoCrowd: true}) // one caller on its own machine: no crowd to count

@@ -14,10 +14,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/buildtest"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/serve/mcpserver"
-	"github.com/aistatus/aistatus/snapshot"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rs/zerolog"
 )
@@ -35,7 +36,7 @@ func TestMCPStdio(t *testing.T) {
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(execute(context.Background(), flag.Args(), os.Stdout, os.Stderr))
 	}
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,11 +73,11 @@ func TestMCPStdio(t *testing.T) {
 	if err := json.Unmarshal(data, &check); err != nil || res.IsError {
 		t.Fatalf("check_service: %v, isError %v: %s", err, res.IsError, data)
 	}
-	if !check.Tracked || check.Service.Slug != "anthropic" || check.Verdict.Level != "up" || check.LatencyMs == nil || check.License != snapshot.License {
+	if !check.Tracked || check.Service.Slug != "anthropic" || check.Verdict.Level != "up" || check.LatencyMs == nil || check.License != api.License {
 		t.Errorf("check_service api.anthropic.com: %s", data)
 	}
 	// The credit line names the instance: for --dir, the base URL the snapshot was built with.
-	if want := snapshot.Attribution("https://aistatus.example"); check.Attribution != want {
+	if want := api.Attribution("https://aistatus.example"); check.Attribution != want {
 		t.Errorf("--dir attribution %q, want %q", check.Attribution, want)
 	}
 
@@ -104,11 +105,11 @@ func TestMCPStdio(t *testing.T) {
 	}
 	var svc mcpserver.ServiceResult
 	data, _ = json.Marshal(res.StructuredContent)
-	if err := json.Unmarshal(data, &svc); err != nil || res.IsError || svc.Slug != "openai" || svc.Status != snapshot.Operational {
+	if err := json.Unmarshal(data, &svc); err != nil || res.IsError || svc.Slug != "openai" || svc.Status != api.Operational {
 		t.Errorf("get_service via --api: %v, isError %v: %s", err, res.IsError, data)
 	}
 	// For --api, the address the data was fetched from.
-	if want := snapshot.Attribution(instance.URL); svc.Attribution != want {
+	if want := api.Attribution(instance.URL); svc.Attribution != want {
 		t.Errorf("--api attribution %q, want %q", svc.Attribution, want)
 	}
 }
@@ -179,7 +180,7 @@ func TestMCPStdioResourceUpdated(t *testing.T) {
 	if err := cs.Subscribe(ctx, &mcp.SubscribeParams{URI: groq}); err != nil {
 		t.Fatal(err)
 	}
-	publishStatusesInto(t, dir, first.Add(time.Minute), map[string]snapshot.Status{"groq": snapshot.MajorOutage})
+	publishStatusesInto(t, dir, first.Add(time.Minute), map[string]api.Status{"groq": api.MajorOutage})
 	select {
 	case uri := <-updated:
 		if uri != groq {
@@ -192,8 +193,8 @@ func TestMCPStdioResourceUpdated(t *testing.T) {
 	if err != nil || len(res.Contents) != 1 {
 		t.Fatalf("read %s: %v %+v", groq, err, res)
 	}
-	var doc snapshot.ServiceDoc
-	if err := json.Unmarshal([]byte(res.Contents[0].Text), &doc); err != nil || doc.Status != snapshot.MajorOutage {
+	var doc api.ServiceDoc
+	if err := json.Unmarshal([]byte(res.Contents[0].Text), &doc); err != nil || doc.Status != api.MajorOutage {
 		t.Errorf("groq after the new snapshot: %v %s", err, res.Contents[0].Text)
 	}
 }

@@ -16,8 +16,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build"
 	"github.com/aistatus/aistatus/build/buildtest"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -27,9 +29,9 @@ var notifySecret = "whsec_" + base64.StdEncoding.EncodeToString([]byte("01234567
 
 // notifyWorld starts a fake world of the default catalog's services and
 // returns that catalog and the file to pass as --catalog.
-func notifyWorld(t *testing.T) (snapshot.Catalog, string) {
+func notifyWorld(t *testing.T) (catalog.Catalog, string) {
 	t.Helper()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,13 +48,13 @@ func TestBuildNotify(t *testing.T) {
 	key, _ := build.ParseWebhookSecret(notifySecret)
 	var (
 		mu     sync.Mutex
-		events []snapshot.CloudEvent
+		events []api.CloudEvent
 		bad    int
 	)
 	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		var ts int64
-		var ev snapshot.CloudEvent
+		var ev api.CloudEvent
 		_, scanErr := fmt.Sscan(r.Header.Get("webhook-timestamp"), &ts)
 		mu.Lock()
 		defer mu.Unlock()
@@ -79,7 +81,7 @@ func TestBuildNotify(t *testing.T) {
 		t.Fatalf("receiver: %d signed events, %d refused; the build logged %d changes", len(events), bad, len(list.Changes))
 	}
 	for i, ev := range events {
-		if ev.ID != snapshot.ChangeIDString(list.Changes[i].ID) || ev.Source != "https://aistatus.example/api/v1" {
+		if ev.ID != api.ChangeIDString(list.Changes[i].ID) || ev.Source != "https://aistatus.example/api/v1" {
 			t.Errorf("event %d: %+v", i, ev)
 		}
 	}
@@ -87,13 +89,13 @@ func TestBuildNotify(t *testing.T) {
 
 // buildChanges runs a build that must succeed and returns the change list
 // it published in dir, and its output.
-func buildChanges(t *testing.T, dir string, args ...string) (snapshot.ChangeList, string) {
+func buildChanges(t *testing.T, dir string, args ...string) (api.ChangeList, string) {
 	t.Helper()
 	code, out := aistatus(context.Background(), args...)
 	if code != 0 {
 		t.Fatalf("build exited %d: %s", code, out)
 	}
-	var list snapshot.ChangeList
+	var list api.ChangeList
 	data, err := os.ReadFile(filepath.Join(dir, snapshot.FileChanges))
 	if err != nil || json.Unmarshal(data, &list) != nil {
 		t.Fatalf("changes.json: %v", err)
@@ -126,7 +128,7 @@ func TestRunNotifyDrainsOnStop(t *testing.T) {
 			"--base-url", "https://aistatus.example", "--timeout", "5s", "--every", "1h", "--notify", rcv.URL)
 		done <- code
 	}()
-	var list snapshot.ChangeList
+	var list api.ChangeList
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		if data, err := os.ReadFile(filepath.Join(dir, snapshot.FileChanges)); err == nil && json.Unmarshal(data, &list) == nil {
 			break

@@ -9,7 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -19,7 +22,7 @@ import (
 // serves the API from it, reports itself ready, and follows a new publish.
 func TestServeOrigin(t *testing.T) {
 	t.Parallel()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +42,7 @@ func TestServeOrigin(t *testing.T) {
 	if h.Source.Kind != "origin" || !strings.HasPrefix(h.Source.Location, origin.URL) || h.Snapshot == nil || !h.Snapshot.GeneratedAt.Equal(first) {
 		t.Fatalf("/readyz: %+v", h)
 	}
-	var status snapshot.StatusDoc
+	var status api.StatusDoc
 	get(t, base+snapshot.PathStatus).decode(t, &status)
 	if len(status.Services) != len(cat.Services) || !status.Timestamp.Equal(first) {
 		t.Fatalf("status from the replica: %d services at %v", len(status.Services), status.Timestamp)
@@ -62,10 +65,10 @@ func TestServeOrigin(t *testing.T) {
 
 // publishSite builds a snapshot of cat generated at at, with no history,
 // and publishes it to site.
-func publishSite(t *testing.T, cat snapshot.Catalog, site string, at time.Time) {
+func publishSite(t *testing.T, cat catalog.Catalog, site string, at time.Time) {
 	t.Helper()
 	files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: time.Hour, Generator: "test"},
-		cat, snapshot.NewHistory(), nil, at)
+		cat, history.New(), nil, at)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +81,7 @@ func publishSite(t *testing.T, cat snapshot.Catalog, site string, at time.Time) 
 // a replica takes, and is a positive number of bytes.
 func TestServeOriginMaxSetBytes(t *testing.T) {
 	t.Parallel()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/build"
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/spf13/cobra"
 )
 
@@ -48,7 +48,7 @@ func runRun(ctx context.Context, g *globals, b *buildOptions, s *serveOptions, e
 	if err != nil {
 		return err
 	}
-	cat, err := snapshot.LoadCatalog(b.catalog)
+	cat, err := catalog.Load(b.catalog)
 	if err != nil {
 		return err
 	}

@@ -6,12 +6,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/serve/limits"
 	"github.com/aistatus/aistatus/serve/shared"
-	"github.com/aistatus/aistatus/snapshot"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
@@ -62,7 +62,7 @@ func (o *serveOptions) register(fs *pflag.FlagSet, withDir bool) {
 	fs.DurationVar(&o.streamLifetime, "event-stream-lifetime", serve.DefaultEventStreamLifetime, "how long an /events stream stays open before it ends and the client resumes from Last-Event-ID; -1s never ends one")
 }
 
-func (o *serveOptions) server(log zerolog.Logger, cat snapshot.Catalog) (*serve.Server, error) {
+func (o *serveOptions) server(log zerolog.Logger, cat catalog.Catalog) (*serve.Server, error) {
 	trusted, err := limits.ParseTrustedProxies(o.trustedProxies)
 	if err != nil {
 		return nil, err
@@ -136,12 +136,12 @@ func newServeCmd(g *globals) *cobra.Command {
 	return cmd
 }
 
-func runServe(ctx context.Context, g *globals, o *serveOptions, catalog string) error {
+func runServe(ctx context.Context, g *globals, o *serveOptions, catalogPath string) error {
 	log, err := g.logger()
 	if err != nil {
 		return err
 	}
-	cat, err := snapshot.LoadCatalog(catalog)
+	cat, err := catalog.Load(catalogPath)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 )
 
 // anthropicAppDown is a Statuspage summary.json in which claude.ai and
@@ -88,7 +90,7 @@ func TestSurfacesEndToEnd(t *testing.T) {
 	}))
 	t.Cleanup(page.Close)
 
-	def, err := snapshot.DefaultCatalog()
+	def, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,12 +99,12 @@ func TestSurfacesEndToEnd(t *testing.T) {
 	svc.Feed.URL = page.URL + "/api/v2/summary.json"
 	svc.Feed.IncidentsURL = page.URL + "/api/v2/incidents.json"
 	svc.ProbeURL = page.URL + "/v1/models"
-	catalog := writeCatalog(t, snapshot.Catalog{Services: []snapshot.Service{svc}, ErrorCodes: def.ErrorCodes})
+	catalogPath := writeCatalog(t, catalog.Catalog{Services: []catalog.Service{svc}, ErrorCodes: def.ErrorCodes})
 	dir := filepath.Join(t.TempDir(), "public")
 	addr := freeAddr(t)
 	// Two cycles, so that each surface has status time for its uptime.
 	for range 2 {
-		if code, out := aistatus(context.Background(), "build", "--out", dir, "--catalog", catalog, "--base-url", "http://"+addr, "--timeout", "5s"); code != 0 {
+		if code, out := aistatus(context.Background(), "build", "--out", dir, "--catalog", catalogPath, "--base-url", "http://"+addr, "--timeout", "5s"); code != 0 {
 			t.Fatalf("build exited %d: %s", code, out)
 		}
 	}
@@ -117,7 +119,7 @@ func TestSurfacesEndToEnd(t *testing.T) {
 		"claude code": {"down", "agent", []string{"app:major_outage"}, 2},
 		"claude":      {"up", "api", []string{"app:major_outage", "agent:major_outage"}, 0},
 	}
-	read := func(t *testing.T, doc snapshot.CheckDoc) answer {
+	read := func(t *testing.T, doc api.CheckDoc) answer {
 		t.Helper()
 		if doc.Surface == nil {
 			t.Fatalf("no surface: %+v", doc)
@@ -130,8 +132,8 @@ func TestSurfacesEndToEnd(t *testing.T) {
 	}
 	for q, w := range want {
 		t.Run("cli "+q, func(t *testing.T) {
-			code, out := aistatus(context.Background(), "check", q, "--dir", dir, "--catalog", catalog, "--json")
-			var doc snapshot.CheckDoc
+			code, out := aistatus(context.Background(), "check", q, "--dir", dir, "--catalog", catalogPath, "--json")
+			var doc api.CheckDoc
 			if err := json.Unmarshal([]byte(out), &doc); err != nil {
 				t.Fatalf("%v: %s", err, out)
 			}
@@ -143,21 +145,21 @@ func TestSurfacesEndToEnd(t *testing.T) {
 		})
 	}
 	// The text answer names the surface and what else is down.
-	code, out := aistatus(context.Background(), "check", "claude", "--dir", dir, "--catalog", catalog)
+	code, out := aistatus(context.Background(), "check", "claude", "--dir", dir, "--catalog", catalogPath)
 	if code != 0 || !strings.Contains(out, "Anthropic API is up") || !strings.Contains(out, "Also: claude.ai (app) is major_outage") {
 		t.Errorf("check claude: exit %d\n%s", code, out)
 	}
-	code, out = aistatus(context.Background(), "check", "claude.ai", "--dir", dir, "--catalog", catalog)
+	code, out = aistatus(context.Background(), "check", "claude.ai", "--dir", dir, "--catalog", catalogPath)
 	if code != 2 || !strings.Contains(out, "claude.ai is down (major outage)") {
 		t.Errorf("check claude.ai: exit %d\n%s", code, out)
 	}
 
-	startCommand(t, "serve", "--dir", dir, "--addr", addr, "--catalog", catalog, "--rate-limit", "0")
-	api := "http://" + addr + "/api/v1"
-	waitFor(t, api+"/status")
+	startCommand(t, "serve", "--dir", dir, "--addr", addr, "--catalog", catalogPath, "--rate-limit", "0")
+	apiURL := "http://" + addr + "/api/v1"
+	waitFor(t, apiURL+"/status")
 	for q, w := range want {
-		var doc snapshot.CheckDoc
-		get(t, api+"/check?q="+strings.ReplaceAll(q, " ", "+")).decode(t, &doc)
+		var doc api.CheckDoc
+		get(t, apiURL+"/check?q="+strings.ReplaceAll(q, " ", "+")).decode(t, &doc)
 		w.code = 0
 		if got := read(t, doc); got.level != w.level || got.surface != w.surface || !slices.Equal(got.others, w.others) {
 			t.Errorf("GET /check?q=%s: %+v, want %+v", q, got, w)
@@ -166,20 +168,20 @@ func TestSurfacesEndToEnd(t *testing.T) {
 
 	// The service document: each surface with its status, components and
 	// incidents; the incident belongs to the app and the agent, not the API.
-	var detail snapshot.ServiceDoc
-	get(t, api+"/services/anthropic").decode(t, &detail)
+	var detail api.ServiceDoc
+	get(t, apiURL+"/services/anthropic").decode(t, &detail)
 	type surface struct {
-		status     snapshot.Status
-		basis      snapshot.Basis
+		status     api.Status
+		basis      api.Basis
 		components []string
 		incidents  []string
 		uptime     string // 24 h, from the two cycles
 	}
-	got := map[snapshot.SurfaceID]surface{}
-	var ids []snapshot.SurfaceID
+	got := map[catalog.SurfaceID]surface{}
+	var ids []catalog.SurfaceID
 	for _, sf := range detail.Surfaces {
 		ids = append(ids, sf.ID)
-		s := surface{status: sf.Status, basis: sf.Basis, uptime: snapshot.FormatPercent(sf.Uptime.H24)}
+		s := surface{status: sf.Status, basis: sf.Basis, uptime: history.FormatPercent(sf.Uptime.H24)}
 		for _, c := range sf.Components {
 			s.components = append(s.components, c.Name)
 		}
@@ -188,22 +190,22 @@ func TestSurfacesEndToEnd(t *testing.T) {
 		}
 		got[sf.ID] = s
 	}
-	if !slices.Equal(ids, []snapshot.SurfaceID{"api", "app", "agent", "console"}) {
+	if !slices.Equal(ids, []catalog.SurfaceID{"api", "app", "agent", "console"}) {
 		t.Fatalf("surfaces %v", ids)
 	}
 	const headline = "claude.ai and Claude Code unavailable"
-	for id, w := range map[snapshot.SurfaceID]surface{
-		"api":     {snapshot.Operational, snapshot.BasisOfficial, []string{"Claude API (api.anthropic.com)"}, nil, "100%"},
-		"app":     {snapshot.MajorOutage, snapshot.BasisOfficial, []string{"claude.ai"}, []string{headline}, "0%"},
-		"agent":   {snapshot.MajorOutage, snapshot.BasisOfficial, []string{"Claude Code"}, []string{headline}, "0%"},
-		"console": {snapshot.Operational, snapshot.BasisOfficial, []string{"Claude Console (platform.claude.com)"}, nil, "100%"},
+	for id, w := range map[catalog.SurfaceID]surface{
+		"api":     {api.Operational, api.BasisOfficial, []string{"Claude API (api.anthropic.com)"}, nil, "100%"},
+		"app":     {api.MajorOutage, api.BasisOfficial, []string{"claude.ai"}, []string{headline}, "0%"},
+		"agent":   {api.MajorOutage, api.BasisOfficial, []string{"Claude Code"}, []string{headline}, "0%"},
+		"console": {api.Operational, api.BasisOfficial, []string{"Claude Console (platform.claude.com)"}, nil, "100%"},
 	} {
 		g := got[id]
 		if g.status != w.status || g.basis != w.basis || !slices.Equal(g.components, w.components) || !slices.Equal(g.incidents, w.incidents) || g.uptime != w.uptime {
 			t.Errorf("surface %s: %+v, want %+v", id, g, w)
 		}
 	}
-	if detail.Status != snapshot.Operational || len(detail.Incidents) != 0 {
+	if detail.Status != api.Operational || len(detail.Incidents) != 0 {
 		t.Errorf("the service's own status and incidents are the API's: %s, %d incidents", detail.Status, len(detail.Incidents))
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/catalog"
 	"gopkg.in/yaml.v3"
 )
 
@@ -32,7 +32,7 @@ func TestSnapshotWorkflowPassesCompletionKeys(t *testing.T) {
 	if err := yaml.Unmarshal(data, &wf); err != nil {
 		t.Fatal(err)
 	}
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/buildtest"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 	"gopkg.in/yaml.v3"
 )
@@ -97,7 +100,7 @@ func TestSnapshotWorkflowCarriesHistory(t *testing.T) {
 		t.Skip("curl not found: install it (apt-get install curl) to run the workflow's restore step")
 	}
 	steps := workflowSteps(t)
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,8 +174,8 @@ func TestSnapshotWorkflowCarriesHistory(t *testing.T) {
 		more, err := runStep(t, steps["build"], work, env...)
 		return work, out + more, err
 	}
-	history := func(dir string) *snapshot.History {
-		h, _, err := snapshot.ReadHistory(filepath.Join(dir, "public"))
+	history := func(dir string) *history.History {
+		h, _, err := history.ReadHistory(filepath.Join(dir, "public"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,7 +239,7 @@ func TestSnapshotWorkflowCarriesHistory(t *testing.T) {
 			t.Fatalf("%s: history did not carry over: before %+v, after %+v", slug, before, after)
 		}
 	}
-	var doc snapshot.ServiceDoc
+	var doc api.ServiceDoc
 	readJSON(t, filepath.Join(second, "public", snapshot.ServiceFile("openai")), &doc)
 	if doc.Uptime.H24 == nil {
 		t.Fatal("uptime is still null after two runs: the first run's check was lost")
@@ -373,15 +376,15 @@ func TestSnapshotWorkflowWarnsAboutUnreadSources(t *testing.T) {
 	steps := jobSteps(t, "build", "sources")
 	now := time.Now().UTC()
 	ago := func(d time.Duration) *time.Time { t := now.Add(-d); return &t }
-	doc := snapshot.SourcesDoc{Timestamp: now, License: snapshot.License, Services: []snapshot.ServiceSources{
-		{Slug: "replicate", Name: "Replicate", Feed: snapshot.FeedSource{State: snapshot.FeedError, Failure: snapshot.FailureMoved,
+	doc := api.SourcesDoc{Timestamp: now, License: api.License, Services: []api.ServiceSources{
+		{Slug: "replicate", Name: "Replicate", Feed: api.FeedSource{State: api.FeedError, Failure: api.FailureMoved,
 			Error:               "GET https://www.replicatestatus.com/api/v2/summary.json: redirected to another host (100% sure)\nsecond line",
 			ConsecutiveFailures: 25, FailingSince: ago(2 * time.Hour)}},
-		{Slug: "cohere", Name: "Cohere", Feed: snapshot.FeedSource{State: snapshot.FeedError, Failure: snapshot.FailureTimeout,
+		{Slug: "cohere", Name: "Cohere", Feed: api.FeedSource{State: api.FeedError, Failure: api.FailureTimeout,
 			Error: "timeout", ConsecutiveFailures: 2, FailingSince: ago(10 * time.Minute)}},
-		{Slug: "openai", Name: "OpenAI", Feed: snapshot.FeedSource{State: snapshot.FeedOK, RosterChangedAt: ago(time.Minute),
+		{Slug: "openai", Name: "OpenAI", Feed: api.FeedSource{State: api.FeedOK, RosterChangedAt: ago(time.Minute),
 			RosterAdded: []string{"Agents (01M3)"}, RosterRemoved: []string{"Sora (01K9)"}}},
-		{Slug: "mistral", Name: "Mistral AI", Feed: snapshot.FeedSource{State: snapshot.FeedNone}},
+		{Slug: "mistral", Name: "Mistral AI", Feed: api.FeedSource{State: api.FeedNone}},
 	}}
 	dir := t.TempDir()
 	data, err := json.Marshal(doc)

@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -46,7 +47,7 @@ type API struct {
 type ProblemError struct {
 	// StatusCode is the HTTP status of the response.
 	StatusCode int
-	Problem    snapshot.Problem
+	Problem    api.Problem
 }
 
 func (e *ProblemError) Error() string {
@@ -72,20 +73,20 @@ type IncidentQuery struct {
 }
 
 // Status is GET /status: every service's current status.
-func (a API) Status(ctx context.Context) (snapshot.StatusDoc, error) {
-	var doc snapshot.StatusDoc
+func (a API) Status(ctx context.Context) (api.StatusDoc, error) {
+	var doc api.StatusDoc
 	err := a.get(ctx, "/status", nil, &doc)
 	return doc, err
 }
 
 // Service is GET /services/{slug}: one service's detail.
-func (a API) Service(ctx context.Context, slug string) (snapshot.ServiceDoc, error) {
-	var doc snapshot.ServiceDoc
+func (a API) Service(ctx context.Context, slug string) (api.ServiceDoc, error) {
+	var doc api.ServiceDoc
 	if slug == "." || slug == ".." {
 		// PathEscape leaves dots alone, and the server cleans a dot segment
 		// away: /services/.. would answer the API index as if it were a
 		// service. No slug is one, so it is the API's 404 without asking.
-		return doc, &ProblemError{StatusCode: http.StatusNotFound, Problem: snapshot.Problem{
+		return doc, &ProblemError{StatusCode: http.StatusNotFound, Problem: api.Problem{
 			Type: "about:blank", Title: http.StatusText(http.StatusNotFound), Status: http.StatusNotFound, Param: "slug",
 			Detail: fmt.Sprintf("%q is not a tracked service: see %s for the list", slug, snapshot.PathStatus)}}
 	}
@@ -95,7 +96,7 @@ func (a API) Service(ctx context.Context, slug string) (snapshot.ServiceDoc, err
 
 // Incidents is GET /incidents with q's filters. The server validates them,
 // so a bad one comes back as a *ProblemError.
-func (a API) Incidents(ctx context.Context, q IncidentQuery) (snapshot.IncidentList, error) {
+func (a API) Incidents(ctx context.Context, q IncidentQuery) (api.IncidentList, error) {
 	v := url.Values{}
 	for name, value := range map[string]string{"since": q.Since, "severity": q.Severity, "service": q.Service} {
 		if value != "" {
@@ -105,7 +106,7 @@ func (a API) Incidents(ctx context.Context, q IncidentQuery) (snapshot.IncidentL
 	if q.Limit != 0 {
 		v.Set("limit", strconv.Itoa(q.Limit))
 	}
-	var doc snapshot.IncidentList
+	var doc api.IncidentList
 	err := a.get(ctx, "/incidents", v, &doc)
 	return doc, err
 }
@@ -128,7 +129,7 @@ type CheckQuery struct {
 // Check is GET /check: the verdict with advice for a caller that just got
 // an error. The server validates the parameters: a bad one is a
 // *ProblemError.
-func (a API) Check(ctx context.Context, cq CheckQuery) (snapshot.CheckDoc, error) {
+func (a API) Check(ctx context.Context, cq CheckQuery) (api.CheckDoc, error) {
 	v := url.Values{"q": {cq.Query}}
 	for name, value := range map[string]string{"error": cq.Error, "code": cq.Code, "model": cq.Model} {
 		if value != "" {
@@ -138,7 +139,7 @@ func (a API) Check(ctx context.Context, cq CheckQuery) (snapshot.CheckDoc, error
 	if cq.RetryAfter != 0 {
 		v.Set("retryAfter", strconv.Itoa(cq.RetryAfter))
 	}
-	var doc snapshot.CheckDoc
+	var doc api.CheckDoc
 	err := a.get(ctx, "/check", v, &doc)
 	return doc, err
 }

@@ -18,7 +18,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/check"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -77,28 +80,28 @@ const maxObserved = 10
 // StatusResult is get_status's structured result: the /status document and
 // the credit line.
 type StatusResult struct {
-	snapshot.StatusDoc
+	api.StatusDoc
 	Attribution string `json:"attribution" jsonschema:"credit line to give when reusing the data (CC-BY-4.0)"`
 }
 
 // ServiceResult is get_service's structured result: the /services/{slug}
 // document and the credit line.
 type ServiceResult struct {
-	snapshot.ServiceDoc
+	api.ServiceDoc
 	Attribution string `json:"attribution" jsonschema:"credit line to give when reusing the data (CC-BY-4.0)"`
 }
 
 // IncidentsResult is list_incidents' structured result: the /incidents
 // document and the credit line.
 type IncidentsResult struct {
-	snapshot.IncidentList
+	api.IncidentList
 	Attribution string `json:"attribution" jsonschema:"credit line to give when reusing the data (CC-BY-4.0)"`
 }
 
 // CheckResult is check_service's structured result: the /check document and
 // the credit line.
 type CheckResult struct {
-	snapshot.CheckDoc
+	api.CheckDoc
 	Attribution string `json:"attribution" jsonschema:"credit line to give when reusing the data (CC-BY-4.0)"`
 }
 
@@ -106,7 +109,7 @@ type CheckResult struct {
 type Option func(*config)
 
 type config struct {
-	catalog   snapshot.Catalog
+	catalog   catalog.Catalog
 	subscribe bool
 }
 
@@ -123,13 +126,13 @@ func WithSubscriptions() Option {
 // descriptions take their example slugs and queries from it, so that a
 // model is never shown one the API would reject. Without it, the embedded
 // catalog is used.
-func WithCatalog(cat snapshot.Catalog) Option {
+func WithCatalog(cat catalog.Catalog) Option {
 	return func(c *config) { c.catalog = cat }
 }
 
-// New returns an MCP server with the four aistatus tools, answering from api.
+// New returns an MCP server with the four aistatus tools, answering from client.
 // version is reported to clients as the server's version.
-func New(api API, version string, opts ...Option) *mcp.Server {
+func New(client API, version string, opts ...Option) *mcp.Server {
 	var c config
 	for _, o := range opts {
 		o(&c)
@@ -137,11 +140,11 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 	if len(c.catalog.Services) == 0 {
 		// The embedded catalog is validated by its own tests; should it ever
 		// fail to parse, the descriptions merely go without examples.
-		c.catalog, _ = snapshot.DefaultCatalog()
+		c.catalog, _ = catalog.Default()
 	}
 	ex := examplesFrom(c.catalog)
 
-	serverOpts := &mcp.ServerOptions{Instructions: instructions(snapshot.JoinList(ex.names, ", "), len(c.catalog.Services)),
+	serverOpts := &mcp.ServerOptions{Instructions: instructions(api.JoinList(ex.names, ", "), len(c.catalog.Services)),
 		// No logging capability (the SDK's default): the server sends no log
 		// messages, and a client seeing it sends logging/setLevel first — the
 		// Inspector does, one more HTTP request charged to the rate limit
@@ -152,7 +155,7 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 	}
 	s := mcp.NewServer(&mcp.Implementation{Name: "aistatus", Title: "aistatus: are AI services up?", Version: version}, serverOpts)
 	s.AddReceivingMiddleware(numericErrorAsString)
-	addResources(s, api, c.catalog)
+	addResources(s, client, c.catalog)
 	// Every tool only reads, and calling one twice changes nothing. The
 	// world of most is closed — aistatus's own snapshot — but check_service
 	// probes the service's API host live.
@@ -162,7 +165,7 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 	}
 	// credit is the attribution naming this instance, for the text and the
 	// structured content alike; asked per call, as the address may change.
-	credit := func(ctx context.Context) string { return snapshot.Attribution(api.address(ctx)) }
+	credit := func(ctx context.Context) string { return api.Attribution(client.address(ctx)) }
 
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  "get_status",
@@ -174,9 +177,9 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 		InputSchema: inputSchema[struct{}](nil),
 		Annotations: annotations("Status of every AI service", false),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, _ struct{}) (*mcp.CallToolResult, StatusResult, error) {
-		doc, err := api.Status(ctx)
-		doc.License = snapshot.License
-		return reply(ctx, credit, doc, err, statusSummary, func(doc snapshot.StatusDoc, credit string) StatusResult {
+		doc, err := client.Status(ctx)
+		doc.License = api.License
+		return reply(ctx, credit, doc, err, statusSummary, func(doc api.StatusDoc, credit string) StatusResult {
 			return StatusResult{StatusDoc: doc, Attribution: credit}
 		})
 	})
@@ -185,7 +188,7 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 		Name:  "get_service",
 		Title: "One AI service in detail",
 		Description: "One service's detail by slug: current status, uptime percentages over 24h, 7d and 30d (null when " +
-			"that window has no data; maintenance and unknown time are left out; a partial outage counts " + percent(snapshot.PartialOutageDowntime) + " as downtime), " +
+			"that window has no data; maintenance and unknown time are left out; a partial outage counts " + percent(history.PartialOutageDowntime) + " as downtime), " +
 			"its incidents newest first (endedAt null means ongoing; source official = the provider's status page, probe = " +
 			"aistatus's own failed probes), and sources: where the status came from in the latest check (the official " +
 			"feed and aistatus's probe). status is the developer API's; surfaces lists the API and, where the official page shows them, " +
@@ -198,13 +201,13 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 		}),
 		Annotations: annotations("One AI service in detail", false),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in serviceInput) (*mcp.CallToolResult, ServiceResult, error) {
-		doc, err := api.Service(ctx, in.Slug)
+		doc, err := client.Service(ctx, in.Slug)
 		if perr := (*ProblemError)(nil); errors.As(err, &perr) && perr.StatusCode == http.StatusNotFound {
 			// The API's detail points at /api/v1/status; a model needs the tools instead.
 			err = fmt.Errorf("%w; get_status lists the slugs, check_service finds a service by name or domain", err)
 		}
-		doc.License = snapshot.License
-		return reply(ctx, credit, doc, err, serviceSummary, func(doc snapshot.ServiceDoc, credit string) ServiceResult {
+		doc.License = api.License
+		return reply(ctx, credit, doc, err, serviceSummary, func(doc api.ServiceDoc, credit string) ServiceResult {
 			return ServiceResult{ServiceDoc: doc, Attribution: credit}
 		})
 	})
@@ -213,13 +216,13 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 		Name:  "list_incidents",
 		Title: "Incidents of AI services",
 		Description: "Incidents across all tracked services, newest first: those declared on official status pages " +
-			"(source official) and those aistatus detected itself after " + strconv.Itoa(snapshot.ProbeIncidentAfter) + " failed probes in a row (source probe). Severity " +
+			"(source official) and those aistatus detected itself after " + strconv.Itoa(api.ProbeIncidentAfter) + " failed probes in a row (source probe). Severity " +
 			"is minor, major or critical; endedAt null means still ongoing. Without since, the window is the " + days(snapshot.DefaultIncidentWindow) + " before " +
 			"the snapshot. window gives the effective bound and limit, and window.truncated is true when more incidents " +
 			"matched than the limit. A bad filter (a since that is not a date, a service that is not a tracked slug, a limit " +
 			"outside 1–" + strconv.Itoa(snapshot.MaxIncidentLimit) + ") is an error that says what is wrong — never a silently empty list. " + licenceNote,
 		InputSchema: inputSchema[IncidentQuery](func(p map[string]*jsonschema.Schema) {
-			for _, sev := range snapshot.Severities {
+			for _, sev := range api.Severities {
 				p["severity"].Enum = append(p["severity"].Enum, string(sev))
 			}
 			p["service"].Description = "only this service's incidents, by slug" + suchAs(ex.slugs[:min(2, len(ex.slugs))], " or ") +
@@ -232,9 +235,9 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 		}),
 		Annotations: annotations("Incidents of AI services", false),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in IncidentQuery) (*mcp.CallToolResult, IncidentsResult, error) {
-		doc, err := api.Incidents(ctx, in)
-		doc.License = snapshot.License
-		return reply(ctx, credit, doc, err, incidentsSummary, func(doc snapshot.IncidentList, credit string) IncidentsResult {
+		doc, err := client.Incidents(ctx, in)
+		doc.License = api.License
+		return reply(ctx, credit, doc, err, incidentsSummary, func(doc api.IncidentList, credit string) IncidentsResult {
 			return IncidentsResult{IncidentList: doc, Attribution: credit}
 		})
 	})
@@ -242,7 +245,7 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:  "check_service",
 		Title: "Is this AI service up?",
-		Description: "Answers \"is X down?\" for a service name, alias, domain or URL (" + snapshot.JoinList(ex.queries, ", ") + "). Returns the matched service, its status and a plain-language verdict: " +
+		Description: "Answers \"is X down?\" for a service name, alias, domain or URL (" + api.JoinList(ex.queries, ", ") + "). Returns the matched service, its status and a plain-language verdict: " +
 			"verdict.level is up, degraded, down, maintenance, unknown (no data — not an outage), stale (the data is too old " +
 			"to trust; verdict.dataAgeSeconds says how old) or untracked (aistatus does not follow it; verdict.suggestions " +
 			"lists close names). The query names a surface of the service too: surface.id is app for claude.ai or chatgpt.com, agent " +
@@ -282,9 +285,9 @@ func New(api API, version string, opts ...Option) *mcp.Server {
 		}),
 		Annotations: annotations("Is this AI service up?", true),
 	}, func(ctx context.Context, _ *mcp.CallToolRequest, in checkInput) (*mcp.CallToolResult, CheckResult, error) {
-		doc, err := api.Check(ctx, CheckQuery(in))
-		doc.License = snapshot.License
-		return reply(ctx, credit, doc, err, checkSummary, func(doc snapshot.CheckDoc, credit string) CheckResult {
+		doc, err := client.Check(ctx, CheckQuery(in))
+		doc.License = api.License
+		return reply(ctx, credit, doc, err, checkSummary, func(doc api.CheckDoc, credit string) CheckResult {
 			return CheckResult{CheckDoc: doc, Attribution: credit}
 		})
 	})
@@ -341,7 +344,7 @@ type examples struct {
 // examplesFrom picks the examples from cat, so that they change with it and
 // can never name a service it lacks (as a hard-coded "gemini" slug once did:
 // the slug is google-gemini).
-func examplesFrom(cat snapshot.Catalog) examples {
+func examplesFrom(cat catalog.Catalog) examples {
 	var ex examples
 	for _, md := range cat.Models.Watched[:min(2, len(cat.Models.Watched))] {
 		_, name, _ := strings.Cut(md.ID, "/")
@@ -381,7 +384,7 @@ func suchAs(items []string, last string) string {
 	if len(items) == 0 {
 		return ""
 	}
-	return ", such as " + snapshot.JoinList(items, last)
+	return ", such as " + api.JoinList(items, last)
 }
 
 // text is a result whose Content is a short summary for models and clients
@@ -391,17 +394,17 @@ func text(summary, attribution string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: summary + "\nData: " + attribution + "."}}}
 }
 
-func statusSummary(doc snapshot.StatusDoc) string {
-	counts := map[snapshot.Status]int{}
+func statusSummary(doc api.StatusDoc) string {
+	counts := map[api.Status]int{}
 	var notUp []string
 	for _, s := range doc.Services {
 		counts[s.Status]++
-		if s.Status != snapshot.Operational {
+		if s.Status != api.Operational {
 			notUp = append(notUp, fmt.Sprintf("%s (%s): %s", s.Name, s.Slug, s.Status))
 		}
 	}
 	var parts []string
-	for _, st := range snapshot.Statuses {
+	for _, st := range api.Statuses {
 		if counts[st] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
 		}
@@ -411,26 +414,26 @@ func statusSummary(doc snapshot.StatusDoc) string {
 	if len(notUp) > 0 {
 		fmt.Fprintf(&b, "\nNot operational: %s.", strings.Join(notUp, "; "))
 	}
-	if counts[snapshot.Unknown] > 0 {
+	if counts[api.Unknown] > 0 {
 		b.WriteString("\n(unknown means aistatus has no data, not that the service is down.)")
 	}
 	return b.String()
 }
 
-func serviceSummary(doc snapshot.ServiceDoc) string {
+func serviceSummary(doc api.ServiceDoc) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s (%s) is %s", doc.Name, doc.Slug, doc.Status)
 	if doc.LastChecked != nil {
 		fmt.Fprintf(&b, " as of %s", doc.LastChecked.UTC().Format(time.RFC3339))
 	}
 	u, c := doc.Uptime, doc.UptimeCoverage
-	fmt.Fprintf(&b, ". Uptime: 24h %s, 7d %s, 30d %s.", snapshot.UptimeText(u.H24, c.H24), snapshot.UptimeText(u.D7, c.D7), snapshot.UptimeText(u.D30, c.D30))
+	fmt.Fprintf(&b, ". Uptime: 24h %s, 7d %s, 30d %s.", history.UptimeText(u.H24, c.H24), history.UptimeText(u.D7, c.D7), history.UptimeText(u.D30, c.D30))
 	if d := doc.Sources.Disagreement; d != nil {
 		fmt.Fprintf(&b, " Our probes overrule its status page, which says %s: %s", d.Official, d.Detail)
 	}
 	var affected []string
 	for _, c := range doc.Components {
-		if c.InScope && c.Status != snapshot.Operational {
+		if c.InScope && c.Status != api.Operational {
 			affected = append(affected, c.Name+" ("+string(c.Status)+")")
 		}
 	}
@@ -453,7 +456,7 @@ func serviceSummary(doc snapshot.ServiceDoc) string {
 	}
 	var others []string
 	for _, sf := range doc.Surfaces {
-		if sf.ID == snapshot.SurfaceAPI {
+		if sf.ID == catalog.SurfaceAPI {
 			continue
 		}
 		open := 0
@@ -482,7 +485,7 @@ func count(n int, thing string) string {
 // summary; the structured content has them all.
 const maxListed = 10
 
-func incidentsSummary(doc snapshot.IncidentList) string {
+func incidentsSummary(doc api.IncidentList) string {
 	var b strings.Builder
 	b.WriteString(count(len(doc.Incidents), "incident"))
 	if doc.Window != nil {
@@ -507,7 +510,7 @@ func incidentsSummary(doc snapshot.IncidentList) string {
 	return b.String()
 }
 
-func checkSummary(doc snapshot.CheckDoc) string {
+func checkSummary(doc api.CheckDoc) string {
 	s := doc.Verdict.Emoji + " " + doc.Verdict.Headline + "."
 	if doc.Verdict.Detail != "" {
 		s += " " + doc.Verdict.Detail
@@ -525,7 +528,7 @@ func checkSummary(doc snapshot.CheckDoc) string {
 		s += fmt.Sprintf(" Its API answered in %.0f ms.", *doc.LatencyMs)
 	}
 	if len(doc.Verdict.Suggestions) > 0 {
-		s += " Did you mean " + snapshot.JoinList(doc.Verdict.Suggestions, " or ") + "?"
+		s += " Did you mean " + api.JoinList(doc.Verdict.Suggestions, " or ") + "?"
 	}
 	if v := doc.Verdict; v.Action != "" {
 		s += fmt.Sprintf(" Action: %s (blame: %s, confidence: %s", v.Action, v.Blame, v.Confidence)
@@ -553,9 +556,9 @@ func days(d time.Duration) string { return strconv.Itoa(int(d/(24*time.Hour))) +
 // incidentDurations phrases the service's incident durations for an agent,
 // for the severities with enough incidents behind them ("" when none has):
 // "Its ended incidents lasted: major p50 47 min, p90 183 min (12)."
-func incidentDurations(r snapshot.Reliability) string {
+func incidentDurations(r api.Reliability) string {
 	var parts []string
-	for _, sev := range snapshot.Severities {
+	for _, sev := range api.Severities {
 		d := r.IncidentDuration.Of(sev)
 		if d.P50Minutes != nil && d.P90Minutes != nil {
 			parts = append(parts, fmt.Sprintf("%s p50 %d min, p90 %d min (%d)", sev, *d.P50Minutes, *d.P90Minutes, d.Incidents))

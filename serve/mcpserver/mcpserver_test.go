@@ -13,8 +13,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build"
 	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/serve/mcpserver"
 	"github.com/aistatus/aistatus/snapshot"
@@ -36,9 +39,9 @@ func newServer(t *testing.T, rateLimit int) *serve.Server {
 
 // newServerDir is newServer, also returning the snapshot folder and the
 // catalog, for a test that publishes a newer snapshot (publish).
-func newServerDir(t *testing.T, rateLimit int) (*serve.Server, string, snapshot.Catalog) {
+func newServerDir(t *testing.T, rateLimit int) (*serve.Server, string, catalog.Catalog) {
 	t.Helper()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,45 +66,45 @@ func newServerDir(t *testing.T, rateLimit int) (*serve.Server, string, snapshot.
 }
 
 // publish writes the test snapshot, generated at genAt, into dir.
-func publish(t *testing.T, dir string, cat snapshot.Catalog, genAt time.Time) {
+func publish(t *testing.T, dir string, cat catalog.Catalog, genAt time.Time) {
 	t.Helper()
 	genTime := genAt
 	ended := genTime.Add(-47 * time.Hour)
-	h := snapshot.NewHistory()
-	h.Incidents = []snapshot.Incident{
-		{ID: "openai-01", Service: "openai", Headline: "Elevated errors", Severity: snapshot.Major, StartedAt: genTime.Add(-time.Hour), Status: "investigating", Source: snapshot.SourceOfficial, UpdatedAt: genTime},
-		{ID: "anthropic-02", Service: "anthropic", Headline: "Slow responses", Severity: snapshot.Minor, StartedAt: genTime.Add(-30 * time.Hour), EndedAt: &ended, Status: "resolved", Source: snapshot.SourceOfficial, UpdatedAt: ended},
-		{ID: "openai-03", Service: "openai", Headline: "Outage", Severity: snapshot.Critical, StartedAt: genTime.Add(-10 * 24 * time.Hour), EndedAt: &ended, Status: "resolved", Source: snapshot.SourceOfficial, UpdatedAt: ended},
-		{ID: "groq-04", Service: "groq", Headline: "Old outage", Severity: snapshot.Major, StartedAt: genTime.Add(-40 * 24 * time.Hour), EndedAt: &ended, Status: "resolved", Source: snapshot.SourceProbe, UpdatedAt: ended},
+	h := history.New()
+	h.Incidents = []api.Incident{
+		{ID: "openai-01", Service: "openai", Headline: "Elevated errors", Severity: api.Major, StartedAt: genTime.Add(-time.Hour), Status: "investigating", Source: api.SourceOfficial, UpdatedAt: genTime},
+		{ID: "anthropic-02", Service: "anthropic", Headline: "Slow responses", Severity: api.Minor, StartedAt: genTime.Add(-30 * time.Hour), EndedAt: &ended, Status: "resolved", Source: api.SourceOfficial, UpdatedAt: ended},
+		{ID: "openai-03", Service: "openai", Headline: "Outage", Severity: api.Critical, StartedAt: genTime.Add(-10 * 24 * time.Hour), EndedAt: &ended, Status: "resolved", Source: api.SourceOfficial, UpdatedAt: ended},
+		{ID: "groq-04", Service: "groq", Headline: "Old outage", Severity: api.Major, StartedAt: genTime.Add(-40 * 24 * time.Hour), EndedAt: &ended, Status: "resolved", Source: api.SourceProbe, UpdatedAt: ended},
 	}
 	states := map[string]build.ServiceState{}
 	for _, svc := range cat.Services {
-		st := snapshot.Operational
+		st := api.Operational
 		if svc.Slug == "openai" {
-			st = snapshot.Degraded
+			st = api.Degraded
 		}
 		h.Track(svc.Slug).Record(genTime.Add(-time.Hour), st, new(100.0))
 		h.Track(svc.Slug).Record(genTime, st, new(120.0))
 		latency := 120.0
-		states[svc.Slug] = build.ServiceState{Status: st, Sources: snapshot.Sources{
-			Feed:  snapshot.FeedSource{Format: svc.Feed.Format, State: snapshot.FeedOK, Status: st},
-			Probe: snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: &latency, HTTPStatus: 401},
+		states[svc.Slug] = build.ServiceState{Status: st, Sources: api.Sources{
+			Feed:  api.FeedSource{Format: svc.Feed.Format, State: api.FeedOK, Status: st},
+			Probe: api.ProbeSource{State: api.ProbeOK, LatencyMs: &latency, HTTPStatus: 401},
 		}, CheckedAt: genTime}
 	}
 	// Claude Sonnet 4.5 fails at Anthropic and is fine on Bedrock, by the gateway.
 	uptime := func(v float64) map[string]*float64 { return map[string]*float64{"5m": &v, "30m": &v, "1d": &v} }
-	build.AssembleModels(h, cat, nil, map[string]map[string]build.GatewayRead{snapshot.GatewayOpenRouter: {
+	build.AssembleModels(h, cat, nil, map[string]map[string]build.GatewayRead{catalog.GatewayOpenRouter: {
 		"anthropic/claude-sonnet-4.5": {Endpoints: []feed.GatewayEndpoint{
 			{Provider: "Anthropic", Tag: "anthropic", Uptime: uptime(60)}, {Provider: "Amazon Bedrock", Tag: "amazon-bedrock", Uptime: uptime(99.9)}}},
 	}}, genTime, zerolog.Nop())
 	// claude.ai is down while Anthropic's API is up, with an incident of
 	// its own in the history.
 	anthropic := states["anthropic"]
-	anthropic.Surfaces = []feed.SurfaceResult{{ID: snapshot.SurfaceApp, Status: snapshot.MajorOutage}}
+	anthropic.Surfaces = []feed.SurfaceResult{{ID: catalog.SurfaceApp, Status: api.MajorOutage}}
 	states["anthropic"] = anthropic
-	h.Track("anthropic").Surface(snapshot.SurfaceApp).Incidents = []snapshot.Incident{{ID: "anthropic-05", Service: "anthropic",
-		Headline: "claude.ai unavailable", Severity: snapshot.Major, StartedAt: genTime.Add(-10 * time.Minute), Status: "investigating",
-		Source: snapshot.SourceOfficial, UpdatedAt: genTime}}
+	h.Track("anthropic").Surface(catalog.SurfaceApp).Incidents = []api.Incident{{ID: "anthropic-05", Service: "anthropic",
+		Headline: "claude.ai unavailable", Severity: api.Major, StartedAt: genTime.Add(-10 * time.Minute), Status: "investigating",
+		Source: api.SourceOfficial, UpdatedAt: genTime}}
 	files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, genTime)
 	if err != nil {
 		t.Fatal(err)
@@ -147,11 +150,11 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any,
 	// Every result carries the licence and the credit line, in both forms.
 	var licence struct{ License, Attribution string }
 	json.Unmarshal(data, &licence)
-	if licence.License != snapshot.License || !strings.Contains(licence.Attribution, "aistatus") {
+	if licence.License != api.License || !strings.Contains(licence.Attribution, "aistatus") {
 		t.Errorf("%s: license %q, attribution %q", name, licence.License, licence.Attribution)
 	}
 	text := textOf(res)
-	if !strings.Contains(text, snapshot.License) || !strings.Contains(text, licence.Attribution) {
+	if !strings.Contains(text, api.License) || !strings.Contains(text, licence.Attribution) {
 		t.Errorf("%s: text summary does not give the licence and the credit line %q: %s", name, licence.Attribution, text)
 	}
 	return text
@@ -233,8 +236,8 @@ func TestTools(t *testing.T) {
 
 	var svc mcpserver.ServiceResult
 	text = call(t, cs, "get_service", map[string]any{"slug": "openai"}, &svc)
-	if svc.Slug != "openai" || svc.Status != snapshot.Degraded || svc.Uptime.H24 == nil || *svc.Uptime.H24 != 100 ||
-		len(svc.Incidents) != 2 || svc.Sources.Feed.State != snapshot.FeedOK {
+	if svc.Slug != "openai" || svc.Status != api.Degraded || svc.Uptime.H24 == nil || *svc.Uptime.H24 != 100 ||
+		len(svc.Incidents) != 2 || svc.Sources.Feed.State != api.FeedOK {
 		t.Errorf("get_service openai: %+v", svc)
 	}
 	// The snapshot holds an hour of checks: too little of any window for a
@@ -245,7 +248,7 @@ func TestTools(t *testing.T) {
 	// One incident is one, not "1 incidents".
 	if text = call(t, cs, "get_service", map[string]any{"slug": "anthropic"}, &svc); !strings.Contains(text, " 1 incident retained") ||
 		!strings.Contains(text, "other surfaces: claude.ai (app) is major_outage, 1 incident open; Claude Code (agent) is unknown, 0 incidents open") ||
-		len(svc.Surfaces) != 4 || svc.Surfaces[1].ID != snapshot.SurfaceApp || svc.Surfaces[1].Status != snapshot.MajorOutage {
+		len(svc.Surfaces) != 4 || svc.Surfaces[1].ID != catalog.SurfaceApp || svc.Surfaces[1].Status != api.MajorOutage {
 		t.Errorf("get_service anthropic summary: %s", text)
 	}
 
@@ -267,24 +270,24 @@ func TestTools(t *testing.T) {
 	var check mcpserver.CheckResult
 	text = call(t, cs, "check_service", map[string]any{"query": "api.anthropic.com"}, &check)
 	if !check.Tracked || check.Service == nil || check.Service.Slug != "anthropic" || check.Status == nil ||
-		*check.Status != snapshot.Operational || check.Verdict.Level != "up" || check.LatencyMs == nil ||
-		check.Surface == nil || check.Surface.ID != snapshot.SurfaceAPI {
+		*check.Status != api.Operational || check.Verdict.Level != "up" || check.LatencyMs == nil ||
+		check.Surface == nil || check.Surface.ID != catalog.SurfaceAPI {
 		t.Errorf("check_service api.anthropic.com: %+v", check)
 	}
 	if !strings.Contains(text, "Anthropic API is up") || !strings.Contains(text, "Also: claude.ai is down (major outage) per the official status page.") ||
-		len(check.OtherSurfaces) != 1 || check.OtherSurfaces[0].ID != snapshot.SurfaceApp {
+		len(check.OtherSurfaces) != 1 || check.OtherSurfaces[0].ID != catalog.SurfaceApp {
 		t.Errorf("check_service summary: %s", text)
 	}
 	// claude.ai is the app surface: its status, no probe of the API host.
 	text = call(t, cs, "check_service", map[string]any{"query": "claude.ai"}, &check)
-	if check.Surface == nil || check.Surface.ID != snapshot.SurfaceApp || check.Verdict.Level != "down" || check.LatencyMs != nil ||
+	if check.Surface == nil || check.Surface.ID != catalog.SurfaceApp || check.Verdict.Level != "down" || check.LatencyMs != nil ||
 		!strings.Contains(text, "claude.ai is down (major outage)") || len(check.Verdict.Alternatives) != 0 {
 		t.Errorf("check_service claude.ai: %s %+v", text, check)
 	}
 	// error: the advice for what the caller just got. openai has an open
 	// official incident and Azure OpenAI is up: fail over.
 	text = call(t, cs, "check_service", map[string]any{"query": "openai", "error": "529"}, &check)
-	if check.Error == nil || *check.Error != "529" || check.Verdict.Action != snapshot.ActionFailover || check.Verdict.Blame != snapshot.BlameProvider ||
+	if check.Error == nil || *check.Error != "529" || check.Verdict.Action != api.ActionFailover || check.Verdict.Blame != api.BlameProvider ||
 		len(check.Verdict.Alternatives) == 0 || check.Verdict.Alternatives[0].Slug != "azure-openai" || len(check.Verdict.Evidence) == 0 {
 		t.Errorf("check_service openai error 529: %+v", check)
 	}
@@ -293,20 +296,20 @@ func TestTools(t *testing.T) {
 	}
 	// error as a JSON number is the same question as the string.
 	call(t, cs, "check_service", map[string]any{"query": "openai", "error": 529}, &check)
-	if check.Error == nil || *check.Error != "529" || check.Verdict.Action != snapshot.ActionFailover {
+	if check.Error == nil || *check.Error != "529" || check.Verdict.Action != api.ActionFailover {
 		t.Errorf("check_service openai error 529 as a number: %+v", check)
 	}
 	call(t, cs, "check_service", map[string]any{"query": "claude", "error": "401"}, &check)
-	if check.Verdict.Action != snapshot.ActionFixClient || check.Verdict.Blame != snapshot.BlameClient || check.Verdict.Confidence != snapshot.ConfidenceHigh {
+	if check.Verdict.Action != api.ActionFixClient || check.Verdict.Blame != api.BlameClient || check.Verdict.Confidence != api.ConfidenceHigh {
 		t.Errorf("check_service claude error 401: %+v", check.Verdict)
 	}
 	// code and retryAfter: the provider's word on what the 429 is.
 	call(t, cs, "check_service", map[string]any{"query": "openai", "error": "429", "code": "insufficient_quota"}, &check)
-	if check.Code == nil || *check.Code != "insufficient_quota" || check.Verdict.Action != snapshot.ActionFixClient || check.Verdict.RetryAfterSeconds != nil {
+	if check.Code == nil || *check.Code != "insufficient_quota" || check.Verdict.Action != api.ActionFixClient || check.Verdict.RetryAfterSeconds != nil {
 		t.Errorf("check_service openai 429 insufficient_quota: %+v", check.Verdict)
 	}
 	call(t, cs, "check_service", map[string]any{"query": "anthropic", "error": "429", "code": "rate_limit_error", "retryAfter": 20}, &check)
-	if r := check.Verdict.RetryAfterSeconds; check.Verdict.Action != snapshot.ActionRetry || r == nil || *r != 20 {
+	if r := check.Verdict.RetryAfterSeconds; check.Verdict.Action != api.ActionRetry || r == nil || *r != 20 {
 		t.Errorf("check_service anthropic 429 rate_limit_error retryAfter 20: %+v", check.Verdict)
 	}
 	if props := schemas["check_service"]["properties"].(map[string]any); props["error"].(map[string]any)["type"] != "string" ||
@@ -318,7 +321,7 @@ func TestTools(t *testing.T) {
 	}
 	// A model: the verdict is the model's, with the failover to where it is up.
 	text = call(t, cs, "check_service", map[string]any{"query": "claude-sonnet-4.5", "error": "529"}, &check)
-	if check.Model == nil || check.Verdict.Action != snapshot.ActionFailover || len(check.Verdict.Alternatives) == 0 ||
+	if check.Model == nil || check.Verdict.Action != api.ActionFailover || len(check.Verdict.Alternatives) == 0 ||
 		check.Verdict.Alternatives[0].Slug != "aws-bedrock" {
 		t.Errorf("check_service claude-sonnet-4.5 529: %+v", check.Verdict)
 	}
@@ -326,7 +329,7 @@ func TestTools(t *testing.T) {
 		t.Errorf("check_service model summary: %s", text)
 	}
 	call(t, cs, "check_service", map[string]any{"query": "bedrock", "model": "claude-sonnet-4.5"}, &check)
-	if check.Model == nil || check.Service.Slug != "aws-bedrock" || check.Verdict.Action != snapshot.ActionProceed {
+	if check.Model == nil || check.Service.Slug != "aws-bedrock" || check.Verdict.Action != api.ActionProceed {
 		t.Errorf("check_service bedrock model claude-sonnet-4.5: %+v %+v", check.Service, check.Verdict)
 	}
 	text = call(t, cs, "check_service", map[string]any{"query": "chatgtp"}, &check)
@@ -386,7 +389,7 @@ func TestStreamableHTTP(t *testing.T) {
 	}
 	var status mcpserver.StatusResult
 	call(t, cs, "get_status", nil, &status)
-	if len(status.Services) != catalogSize(t) || status.License != snapshot.License {
+	if len(status.Services) != catalogSize(t) || status.License != api.License {
 		t.Errorf("get_status over HTTP: %d services, license %q", len(status.Services), status.License)
 	}
 	var check mcpserver.CheckResult
@@ -436,7 +439,7 @@ func TestStreamableHTTPRateLimited(t *testing.T) {
 		}
 		resp.Body.Close()
 		h := resp.Header
-		if resp.StatusCode != want || h.Get("RateLimit-Policy") == "" || h.Get("License") != snapshot.License {
+		if resp.StatusCode != want || h.Get("RateLimit-Policy") == "" || h.Get("License") != api.License {
 			t.Errorf("request %d: %d (want %d), RateLimit-Policy %q, License %q", i+1, resp.StatusCode, want, h.Get("RateLimit-Policy"), h.Get("License"))
 		}
 		// Not the API's shared-cache policy: an MCP answer is for one client.
@@ -452,7 +455,7 @@ func TestStreamableHTTPRateLimited(t *testing.T) {
 // catalogSize is the number of services the default catalog tracks.
 func catalogSize(t *testing.T) int {
 	t.Helper()
-	cat, err := snapshot.DefaultCatalog()
+	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -34,7 +34,7 @@ const resourceTTLMs = 30_000
 
 // addResources registers the status resource and the per-service template,
 // which reads only cat's services.
-func addResources(s *mcp.Server, api API, cat snapshot.Catalog) {
+func addResources(s *mcp.Server, api API, cat catalog.Catalog) {
 	s.AddResource(&mcp.Resource{
 		URI:   StatusURI,
 		Name:  "status",
@@ -76,7 +76,7 @@ func serviceSlug(uri string) (string, bool) {
 // services; false for any other. Only a tracked slug is put in the API path:
 // anything else may not stay one path segment there (%2e%2e is "..", and
 // /services/.. is the API index once the path is cleaned).
-func trackedSlug(cat snapshot.Catalog, uri string) (string, bool) {
+func trackedSlug(cat catalog.Catalog, uri string) (string, bool) {
 	slug, ok := serviceSlug(uri)
 	if !ok {
 		return "", false
@@ -110,7 +110,7 @@ func readDocument(ctx context.Context, api API, uri, path string) (*mcp.ReadReso
 // subscriptionHandlers accept a subscription to the status resource or to a
 // tracked service's, and refuse any other URI: a subscription that can never
 // fire would leave a client waiting for nothing.
-func subscriptionHandlers(cat snapshot.Catalog) (func(context.Context, *mcp.SubscribeRequest) error, func(context.Context, *mcp.UnsubscribeRequest) error) {
+func subscriptionHandlers(cat catalog.Catalog) (func(context.Context, *mcp.SubscribeRequest) error, func(context.Context, *mcp.UnsubscribeRequest) error) {
 	subscribe := func(_ context.Context, req *mcp.SubscribeRequest) error {
 		uri := req.Params.URI
 		if uri == StatusURI {
@@ -131,7 +131,7 @@ func subscriptionHandlers(cat snapshot.Catalog) (func(context.Context, *mcp.Subs
 // sessions subscribed to that URI). Every service is named, not only those
 // whose status changed: a new snapshot carries new probe latencies and
 // uptime figures for all of them.
-func SnapshotSwapped(ctx context.Context, s *mcp.Server, cat snapshot.Catalog) {
+func SnapshotSwapped(ctx context.Context, s *mcp.Server, cat catalog.Catalog) {
 	s.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: StatusURI})
 	for _, svc := range cat.Services {
 		s.ResourceUpdated(ctx, &mcp.ResourceUpdatedNotificationParams{URI: ServiceURI(svc.Slug)})

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/serve/mcpserver"
-	"github.com/aistatus/aistatus/snapshot"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -36,14 +36,14 @@ func TestResourcesListAndRead(t *testing.T) {
 		t.Fatalf("templates: %+v", templates.ResourceTemplates)
 	}
 
-	var status snapshot.StatusDoc
+	var status api.StatusDoc
 	read(t, cs, mcpserver.StatusURI, &status)
-	if len(status.Services) != catalogSize(t) || status.License != snapshot.License || !status.Timestamp.Equal(genTime) {
+	if len(status.Services) != catalogSize(t) || status.License != api.License || !status.Timestamp.Equal(genTime) {
 		t.Errorf("status resource: %d services, license %q, timestamp %s", len(status.Services), status.License, status.Timestamp)
 	}
-	var svc snapshot.ServiceDoc
+	var svc api.ServiceDoc
 	read(t, cs, mcpserver.ServiceURI("openai"), &svc)
-	if svc.Slug != "openai" || svc.Status != snapshot.Degraded || len(svc.Incidents) == 0 {
+	if svc.Slug != "openai" || svc.Status != api.Degraded || len(svc.Incidents) == 0 {
 		t.Errorf("openai resource: slug %q status %q, %d incidents", svc.Slug, svc.Status, len(svc.Incidents))
 	}
 
@@ -177,7 +177,7 @@ func TestSubscriptionNotifiedOnSwap(t *testing.T) {
 	case <-time.After(50 * time.Millisecond):
 	}
 	// The resource now reads the new snapshot.
-	var status snapshot.StatusDoc
+	var status api.StatusDoc
 	read(t, cs, mcpserver.StatusURI, &status)
 	if !status.Timestamp.Equal(genTime.Add(time.Minute)) {
 		t.Errorf("status after the swap: timestamp %s", status.Timestamp)

@@ -9,7 +9,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/check"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/serve/mcpserver"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -129,15 +132,15 @@ func descriptions(t *testing.T, tool *mcp.Tool) []string {
 // another — the examples come from the catalog, so they follow it.
 func TestDescriptionsNameRealSlugs(t *testing.T) {
 	t.Parallel()
-	def, err := snapshot.DefaultCatalog()
+	def, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := snapshot.Catalog{Services: append([]snapshot.Service(nil), def.Services[5:]...), ErrorCodes: def.ErrorCodes}
+	other := catalog.Catalog{Services: append([]catalog.Service(nil), def.Services[5:]...), ErrorCodes: def.ErrorCodes}
 	other.Services[0].Slug, other.Services[0].Aliases = "renamed-service", []string{"renamed alias"}
 	for name, tc := range map[string]struct {
 		opts []mcpserver.Option
-		cat  snapshot.Catalog
+		cat  catalog.Catalog
 	}{
 		"embedded": {nil, def},
 		"custom":   {[]mcpserver.Option{mcpserver.WithCatalog(other)}, other},
@@ -221,7 +224,7 @@ func TestAttributionNamesInstance(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cs := connect(t, mcpserver.New(tc.api, "test"))
-			want := snapshot.Attribution(tc.want)
+			want := api.Attribution(tc.want)
 			if !strings.Contains(want, "aistatus ("+tc.want+")") {
 				t.Fatalf("Attribution(%q) = %q", tc.want, want)
 			}
@@ -276,7 +279,7 @@ func TestDescriptionsStateTheLimits(t *testing.T) {
 		!strings.Contains(incidents["limit"].Description, fmt.Sprintf("1 to %d; default %d", snapshot.MaxIncidentLimit, snapshot.DefaultIncidentLimit)) {
 		t.Errorf("list_incidents limit: %+v", incidents["limit"])
 	}
-	if d := tools["list_incidents"].Description; !strings.Contains(d, fmt.Sprintf("after %d failed probes", snapshot.ProbeIncidentAfter)) ||
+	if d := tools["list_incidents"].Description; !strings.Contains(d, fmt.Sprintf("after %d failed probes", api.ProbeIncidentAfter)) ||
 		!strings.Contains(d, fmt.Sprintf("outside 1–%d", snapshot.MaxIncidentLimit)) {
 		t.Errorf("list_incidents description: %s", d)
 	}
@@ -286,7 +289,7 @@ func TestDescriptionsStateTheLimits(t *testing.T) {
 	if d := tools["check_service"].Description; !strings.Contains(d, fmt.Sprintf("at most %d s old", int(check.LiveTTL.Seconds()))) {
 		t.Errorf("check_service description: %s", d)
 	}
-	if d := tools["get_service"].Description; !strings.Contains(d, fmt.Sprintf("counts %g%% as downtime", 100*snapshot.PartialOutageDowntime)) {
+	if d := tools["get_service"].Description; !strings.Contains(d, fmt.Sprintf("counts %g%% as downtime", 100*history.PartialOutageDowntime)) {
 		t.Errorf("get_service description: %s", d)
 	}
 }

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/serve/shared/redistest"
-	"github.com/aistatus/aistatus/snapshot"
 )
 
 // storedProbes is a Redis holding one probe result, value, kept for pttl
@@ -46,15 +46,15 @@ func TestProbeCacheStoredValues(t *testing.T) {
 	clock := newFakeClock()
 	at := clock.Now().Add(-10 * time.Second)
 	ms := func(v float64) *float64 { return &v }
-	result := func(p snapshot.ProbeSource, at time.Time) string {
+	result := func(p api.ProbeSource, at time.Time) string {
 		b, err := json.Marshal(check.Live{Probe: p, At: at})
 		if err != nil {
 			t.Fatal(err)
 		}
 		return bulk(string(b))
 	}
-	good := snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: ms(120), HTTPStatus: 401}
-	probed := check.Live{Probe: snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: "refused"}, At: clock.Now()}
+	good := api.ProbeSource{State: api.ProbeOK, LatencyMs: ms(120), HTTPStatus: 401}
+	probed := check.Live{Probe: api.ProbeSource{State: api.ProbeFailed, Error: "refused"}, At: clock.Now()}
 	for _, tc := range []struct {
 		name        string
 		value, pttl string
@@ -64,20 +64,20 @@ func TestProbeCacheStoredValues(t *testing.T) {
 		redisDown   bool // the replica falls back
 	}{
 		{"a result", result(good, at), ":20000\r\n", check.Live{Probe: good, At: at}, 20 * time.Second, 0, false},
-		{"a failure", result(snapshot.ProbeSource{State: snapshot.ProbeFailed, HTTPStatus: 503, Error: "HTTP Service Unavailable"}, at), ":30000\r\n",
-			check.Live{Probe: snapshot.ProbeSource{State: snapshot.ProbeFailed, HTTPStatus: 503, Error: "HTTP Service Unavailable"}, At: at}, 30 * time.Second, 0, false},
+		{"a failure", result(api.ProbeSource{State: api.ProbeFailed, HTTPStatus: 503, Error: "HTTP Service Unavailable"}, at), ":30000\r\n",
+			check.Live{Probe: api.ProbeSource{State: api.ProbeFailed, HTTPStatus: 503, Error: "HTTP Service Unavailable"}, At: at}, 30 * time.Second, 0, false},
 		{"none", "$-1\r\n", ":-2\r\n", probed, check.LiveTTL, 1, false},
 		{"one that never expires", result(good, at), ":-1\r\n", probed, check.LiveTTL, 1, false},
 
 		{"not JSON", bulk("{not json"), ":20000\r\n", check.Live{}, 0, 0, false},
 		{"an integer", ":7\r\n", ":20000\r\n", check.Live{}, 0, 0, false},
-		{"an unknown state", result(snapshot.ProbeSource{State: "fine"}, at), ":20000\r\n", check.Live{}, 0, 0, false},
-		{"a negative latency", result(snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: ms(-5), HTTPStatus: 200}, at), ":20000\r\n", check.Live{}, 0, 0, false},
-		{"a latency of an hour", result(snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: ms(3.6e6), HTTPStatus: 200}, at), ":20000\r\n", check.Live{}, 0, 0, false},
-		{"an HTTP status of 42", result(snapshot.ProbeSource{State: snapshot.ProbeOK, LatencyMs: ms(1), HTTPStatus: 42}, at), ":20000\r\n", check.Live{}, 0, 0, false},
+		{"an unknown state", result(api.ProbeSource{State: "fine"}, at), ":20000\r\n", check.Live{}, 0, 0, false},
+		{"a negative latency", result(api.ProbeSource{State: api.ProbeOK, LatencyMs: ms(-5), HTTPStatus: 200}, at), ":20000\r\n", check.Live{}, 0, 0, false},
+		{"a latency of an hour", result(api.ProbeSource{State: api.ProbeOK, LatencyMs: ms(3.6e6), HTTPStatus: 200}, at), ":20000\r\n", check.Live{}, 0, 0, false},
+		{"an HTTP status of 42", result(api.ProbeSource{State: api.ProbeOK, LatencyMs: ms(1), HTTPStatus: 42}, at), ":20000\r\n", check.Live{}, 0, 0, false},
 		{"no time", result(good, time.Time{}), ":20000\r\n", check.Live{}, 0, 0, false},
 		{"a time in 2100", result(good, time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC)), ":20000\r\n", check.Live{}, 0, 0, false},
-		{"an error of 20 KiB", result(snapshot.ProbeSource{State: snapshot.ProbeFailed, Error: strings.Repeat("x", 20<<10)}, at), ":20000\r\n", check.Live{}, 0, 0, false},
+		{"an error of 20 KiB", result(api.ProbeSource{State: api.ProbeFailed, Error: strings.Repeat("x", 20<<10)}, at), ":20000\r\n", check.Live{}, 0, 0, false},
 		{"kept for a day", result(good, at), ":86400000\r\n", check.Live{}, 0, 0, false},
 		{"a value of 5 MiB", "$" + strconv.Itoa(5<<20) + "\r\n", ":20000\r\n", check.Live{}, 0, 0, true},
 	} {

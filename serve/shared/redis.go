@@ -10,8 +10,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/check"
-	"github.com/aistatus/aistatus/snapshot"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 )
@@ -388,7 +388,7 @@ func (p redisProbes) stored(get *redis.StringCmd, ttl *redis.DurationCmd) (r che
 	}
 	pr, longest := r.Probe, float64((p.timeout + time.Second).Milliseconds())
 	switch {
-	case pr.State != snapshot.ProbeOK && pr.State != snapshot.ProbeFailed:
+	case pr.State != api.ProbeOK && pr.State != api.ProbeFailed:
 		bad = fmt.Sprintf("state %.40q", pr.State)
 	case pr.LatencyMs != nil && !(*pr.LatencyMs >= 0 && *pr.LatencyMs <= longest):
 		bad = fmt.Sprintf("latency %g ms", *pr.LatencyMs)

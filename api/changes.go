@@ -1,0 +1,125 @@
+package api
+
+import (
+	"strconv"
+	"time"
+)
+
+// ChangeType is what a change log entry records.
+type ChangeType string
+
+// The change types. A CloudEvent's type is CloudEventTypePrefix + the change type.
+const (
+	ChangeStatus           ChangeType = "status.changed"
+	ChangeIncidentOpened   ChangeType = "incident.opened"
+	ChangeIncidentUpdated  ChangeType = "incident.updated"
+	ChangeIncidentResolved ChangeType = "incident.resolved"
+)
+
+// ChangeTypes lists every change type.
+var ChangeTypes = []ChangeType{ChangeStatus, ChangeIncidentOpened, ChangeIncidentUpdated, ChangeIncidentResolved}
+
+// Change is one entry of the change log: a service's status moved, or one of
+// its incidents was opened, updated or resolved, as a build noticed it.
+type Change struct {
+	// ID is monotonic across builds and never reused (see history.History.NextChangeID).
+	ID      int64      `json:"id"`
+	Type    ChangeType `json:"type"`
+	Service string     `json:"service"`
+	// Time is when the build noticed the change.
+	Time time.Time `json:"time"`
+	// OldStatus and NewStatus are set for status.changed; OldStatus is
+	// absent for a service's first check.
+	OldStatus Status `json:"oldStatus,omitempty"`
+	NewStatus Status `json:"newStatus,omitempty"`
+	// Incident is the incident after the change, for incident.* entries.
+	Incident *Incident `json:"incident,omitempty"`
+	// Changed lists the fields an incident.updated changed (severity,
+	// status, headline).
+	Changed []string `json:"changed,omitempty"`
+}
+
+// ChangeList is changes.json and the answer of GET /changes.
+type ChangeList struct {
+	Changes []Change `json:"changes"`
+	// LogStart is when the retained log begins: every change after it is
+	// listed or can be asked for.
+	LogStart time.Time `json:"logStart"`
+	// LastID is the id of the newest change in the log (0 when empty): a
+	// client that saw it is up to date.
+	LastID int64 `json:"lastId"`
+	// Truncated says more changes follow the last one listed: ask again
+	// with since set to its id.
+	Truncated bool      `json:"truncated"`
+	Timestamp time.Time `json:"timestamp"`
+	License   string    `json:"license"`
+}
+
+// ChangeIDString is a change id as CloudEvents, SSE and webhooks spell it.
+func ChangeIDString(id int64) string { return strconv.FormatInt(id, 10) }
+
+// CloudEventTypePrefix is the namespace of aistatus's CloudEvent types.
+const CloudEventTypePrefix = "ai.aistatus."
+
+// CloudEvent is a change as a CloudEvents 1.0 JSON event (structured mode),
+// the body of a webhook and the data of a Server-Sent Event.
+type CloudEvent struct {
+	SpecVersion     string    `json:"specversion"`
+	ID              string    `json:"id"`
+	Source          string    `json:"source"`
+	Type            string    `json:"type"`
+	Subject         string    `json:"subject"`
+	Time            time.Time `json:"time"`
+	DataContentType string    `json:"datacontenttype"`
+	Data            EventData `json:"data"`
+}
+
+// EventData is a CloudEvent's data: the change without its envelope.
+type EventData struct {
+	Service   string    `json:"service"`
+	OldStatus Status    `json:"oldStatus,omitempty"`
+	NewStatus Status    `json:"newStatus,omitempty"`
+	Incident  *Incident `json:"incident,omitempty"`
+	Changed   []string  `json:"changed,omitempty"`
+}
+
+// ServiceAt is what we reported of one service at a past time, rebuilt
+// from the change log: its status then (and since when, null when that
+// status dates from before the log), and the incidents open then.
+type ServiceAt struct {
+	Slug   string     `json:"slug"`
+	Name   string     `json:"name"`
+	Status Status     `json:"status"`
+	Since  *time.Time `json:"since"`
+	// Incidents are the retained incidents that had started, had been
+	// reported and had not ended at that time, with their current text:
+	// the newest MaxIncidentsAt of them.
+	Incidents []Incident `json:"incidents"`
+	// IncidentsTruncated is true when more incidents were open then than
+	// Incidents lists.
+	IncidentsTruncated bool `json:"incidentsTruncated,omitempty"`
+}
+
+// MaxIncidentsAt caps the incidents a point-in-time read lists per service:
+// a few are open at any time, and a feed that floods its page with
+// thousands must not make every ?at= answer megabytes long.
+const MaxIncidentsAt = 100
+
+// StatusAtDoc is the answer of GET /status/at/{time} (and /status?at=).
+type StatusAtDoc struct {
+	At       time.Time   `json:"at"`
+	Services []ServiceAt `json:"services"`
+	// LogStart is how far back an at may go.
+	LogStart  time.Time `json:"logStart"`
+	Timestamp time.Time `json:"timestamp"`
+	License   string    `json:"license"`
+}
+
+// ServiceAtDoc is the answer of GET /services/{slug}/at/{time} (and ?at=).
+type ServiceAtDoc struct {
+	At        time.Time `json:"at"`
+	Service   ServiceAt `json:"service"`
+	LogStart  time.Time `json:"logStart"`
+	Timestamp time.Time `json:"timestamp"`
+	License   string    `json:"license"`
+}

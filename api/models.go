@@ -1,0 +1,171 @@
+package api
+
+import (
+	"time"
+)
+
+// Per-model health (docs/api.md, "Models"). The catalog watches a curated
+// list of models; each cycle reads what two kinds of source say of each
+// model at each tracked service that serves it:
+//
+//   - a component of a vendor's own status page that names the model
+//     (Cohere's "command-a-03-2025", Groq's "openai/gpt-oss-120b"): the
+//     vendor's word, read with the service's feed;
+//   - a model gateway's telemetry (OpenRouter): the share of the
+//     gateway's own requests to that model at that provider that
+//     succeeded. It is the gateway's traffic, not the caller's key.
+//
+// A model that no source reports on is unknown: never the service's status
+// borrowed.
+
+// ModelStatusFrom says which entry of a model's providers gives its
+// status, and so where that status comes from.
+type ModelStatusFrom struct {
+	Service  string      `json:"service"`
+	Provider string      `json:"provider"`
+	Source   ModelSource `json:"source"`
+}
+
+// The kinds of model source.
+const (
+	ModelSourceComponent = "component"
+	ModelSourceGateway   = "gateway"
+	// ModelSourceMeasured is aistatus's own streamed completions of the
+	// model at a service, where the operator configured them (measured.go).
+	ModelSourceMeasured = "measured"
+)
+
+// ModelsDoc is the response of GET /models.
+type ModelsDoc struct {
+	Models []ModelDoc `json:"models"`
+	// Sources are the health of every model source this cycle.
+	Sources []ModelSourceHealth `json:"sources"`
+	// Rules states how a figure becomes a status.
+	Rules     ModelRules `json:"rules"`
+	Timestamp time.Time  `json:"timestamp"`
+	License   string     `json:"license"`
+}
+
+// ModelRules are the thresholds, published with the data they apply to.
+type ModelRules struct {
+	Window        string  `json:"window"`
+	DegradedBelow float64 `json:"degradedBelow"`
+	PartialBelow  float64 `json:"partialBelow"`
+	MajorBelow    float64 `json:"majorBelow"`
+	Statement     string  `json:"statement"`
+}
+
+// ModelDoc is one watched model: an element of ModelsDoc.Models and, with
+// Incidents, the response of GET /models/{author}/{model}.
+type ModelDoc struct {
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Author string `json:"author"`
+	// Status is the best known status among Providers; unknown when none
+	// is known. StatusFrom is the entry that gives it; nil when unknown.
+	Status     Status           `json:"status"`
+	StatusFrom *ModelStatusFrom `json:"statusFrom"`
+	// Summary says per provider how the model fares, in one sentence.
+	Summary   string          `json:"summary"`
+	Providers []ModelProvider `json:"providers"`
+	// Incidents are the retained incidents of the model's services whose
+	// headline names the model, newest first; only in the model's own
+	// document.
+	Incidents []Incident `json:"incidents,omitempty"`
+	// Timestamp and License are only in the model's own document.
+	Timestamp *time.Time `json:"timestamp,omitempty"`
+	License   string     `json:"license,omitempty"`
+}
+
+// ModelProvider is what one source says of a model at one tracked service.
+type ModelProvider struct {
+	// Service is the tracked service's slug.
+	Service string `json:"service"`
+	// Provider is the source's name of the provider ("Amazon Bedrock",
+	// "Google Vertex"), which tells apart two offers of one service.
+	Provider string `json:"provider"`
+	// Region is the gateway endpoint's region or variant (OpenRouter's tag
+	// after the slash: "us-east-1"); nil when there is none.
+	Region *string `json:"region"`
+	Status Status  `json:"status"`
+	// Uptime is the percentage over Source.Window; nil when the source has
+	// no figure (a component, or too little traffic).
+	Uptime *float64 `json:"uptime"`
+	// Uptimes are a gateway's longer windows, as it publishes them; absent
+	// for a component.
+	Uptimes *ModelUptimes `json:"uptimes,omitempty"`
+	Source  ModelSource   `json:"source"`
+}
+
+// ModelUptimes are a gateway's uptime percentages over its longer windows;
+// nil for a window with too little traffic to tell.
+type ModelUptimes struct {
+	Last30m *float64 `json:"30m"`
+	Last1d  *float64 `json:"1d"`
+}
+
+// ModelSource says where a model figure comes from.
+type ModelSource struct {
+	// ID is a gateway's id, or the service's slug for its status page.
+	ID   string `json:"id"`
+	Kind string `json:"kind"`
+	Name string `json:"name"`
+	// Window is what the figure covers: history.ModelWindow for a gateway,
+	// "current" for a status page's component.
+	Window string `json:"window"`
+	// Basis says what the figure is, in words.
+	Basis string `json:"basis"`
+	// Attribution is whose data it is.
+	Attribution string `json:"attribution"`
+	// URL is where a person can see it.
+	URL string `json:"url,omitempty"`
+	// Component is the status page's component name, for a component.
+	Component string `json:"component,omitempty"`
+	// Error says why the source gave nothing for this model this cycle.
+	Error string `json:"error,omitempty"`
+}
+
+// ModelSourceHealth is the health of one model source, as FeedSource is of
+// a service's feed: a gateway that moved, walled itself off or changed
+// shape shows here and in the log.
+type ModelSourceHealth struct {
+	ID          string `json:"id"`
+	Kind        string `json:"kind"`
+	Name        string `json:"name"`
+	Enabled     bool   `json:"enabled"`
+	URL         string `json:"url"`
+	Attribution string `json:"attribution"`
+	// State is FeedOK (every read proved its document), FeedError (at least
+	// one read failed) or "disabled".
+	State string `json:"state"`
+	// Failed counts this cycle's failed reads, of Reads; FailedModels names
+	// the first MaxFailedModels of those models (a renamed id shows here).
+	Reads        int      `json:"reads"`
+	Failed       int      `json:"failed"`
+	FailedModels []string `json:"failedModels,omitempty"`
+	Error        string   `json:"error,omitempty"`
+	// Failure is the kind of the latest failure, while the source fails.
+	Failure             FailureKind `json:"failure,omitempty"`
+	LastOKAt            *time.Time  `json:"lastOkAt"`
+	ConsecutiveFailures int         `json:"consecutiveFailures"`
+	FailingSince        *time.Time  `json:"failingSince"`
+}
+
+// MaxFailedModels bounds ModelSourceHealth.FailedModels.
+const MaxFailedModels = 10
+
+// ModelSourceDisabled is the State of a gateway switched off in the catalog.
+const ModelSourceDisabled = "disabled"
+
+// CheckModel is the model a /check answers for (q or model naming a
+// watched model): its status at the checked service, and what every
+// source says of it everywhere, each figure with its source.
+type CheckModel struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Status is the model's status at the checked service: the best known
+	// status of its entries there; unknown when no source reports on it
+	// there (never the service's status).
+	Status    Status          `json:"status"`
+	Providers []ModelProvider `json:"providers"`
+}

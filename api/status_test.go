@@ -1,0 +1,192 @@
+package api
+
+import (
+	"testing"
+	"time"
+)
+
+func TestWorse(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		a, b, want Status
+	}{
+		// Unknown loses to every known status, in either argument position.
+		{Unknown, Unknown, Unknown},
+		{Unknown, Operational, Operational},
+		{Operational, Unknown, Operational},
+		{Unknown, Maintenance, Maintenance},
+		{Maintenance, Unknown, Maintenance},
+		{Unknown, Degraded, Degraded},
+		{Unknown, PartialOutage, PartialOutage},
+		{Unknown, MajorOutage, MajorOutage},
+		{MajorOutage, Unknown, MajorOutage},
+		// major > partial > degraded > maintenance > operational.
+		{MajorOutage, PartialOutage, MajorOutage},
+		{PartialOutage, MajorOutage, MajorOutage},
+		{PartialOutage, Degraded, PartialOutage},
+		{Degraded, PartialOutage, PartialOutage},
+		{Degraded, Maintenance, Degraded},
+		{Maintenance, Degraded, Degraded},
+		{Maintenance, Operational, Maintenance},
+		{Operational, Maintenance, Maintenance},
+		{Operational, Degraded, Degraded},
+		{Operational, MajorOutage, MajorOutage},
+		// An outage during maintenance is an outage.
+		{Maintenance, MajorOutage, MajorOutage},
+		{Maintenance, PartialOutage, PartialOutage},
+		// Equal statuses.
+		{Operational, Operational, Operational},
+		{MajorOutage, MajorOutage, MajorOutage},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.a)+"+"+string(tt.b), func(t *testing.T) {
+			if got := Worse(tt.a, tt.b); got != tt.want {
+				t.Errorf("Worse(%s, %s) = %s, want %s", tt.a, tt.b, got, tt.want)
+			}
+		})
+	}
+
+	t.Run("total order", func(t *testing.T) {
+		// From best-known to worst; Unknown first because it loses to all.
+		order := []Status{Unknown, Operational, Maintenance, Degraded, PartialOutage, MajorOutage}
+		for i, a := range order {
+			for j, b := range order {
+				want := order[max(i, j)]
+				if got := Worse(a, b); got != want {
+					t.Errorf("Worse(%s, %s) = %s, want %s", a, b, got, want)
+				}
+			}
+		}
+	})
+
+	t.Run("fold", func(t *testing.T) {
+		acc := Unknown
+		for _, s := range []Status{Unknown, Operational, Maintenance, Degraded, Operational, Unknown} {
+			acc = Worse(acc, s)
+		}
+		if acc != Degraded {
+			t.Errorf("folded status = %s, want degraded", acc)
+		}
+	})
+}
+
+func TestStatusValid(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		s    Status
+		want bool
+	}{
+		{Operational, true},
+		{Degraded, true},
+		{PartialOutage, true},
+		{MajorOutage, true},
+		{Maintenance, true},
+		{Unknown, true},
+		{"", false},
+		{"Operational", false},
+		{"down", false},
+		{"partial outage", false},
+		{"major", false},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.s), func(t *testing.T) {
+			if got := tt.s.Valid(); got != tt.want {
+				t.Errorf("Status(%q).Valid() = %v, want %v", tt.s, got, tt.want)
+			}
+		})
+	}
+
+	t.Run("Statuses lists every valid status once", func(t *testing.T) {
+		if len(Statuses) != 6 {
+			t.Errorf("len(Statuses) = %d, want 6", len(Statuses))
+		}
+		seen := map[Status]bool{}
+		for _, s := range Statuses {
+			if !s.Valid() {
+				t.Errorf("Statuses holds invalid %q", s)
+			}
+			if seen[s] {
+				t.Errorf("Statuses holds %q twice", s)
+			}
+			seen[s] = true
+		}
+		if Statuses[0] != Operational {
+			t.Errorf("Statuses[0] = %s, want operational (best first)", Statuses[0])
+		}
+	})
+}
+
+// Basis.Valid accepts exactly Bases: a status's basis is official,
+// measured, probe or none, never empty (a document written before the field) or anything else.
+func TestBasisValid(t *testing.T) {
+	t.Parallel()
+	for _, b := range Bases {
+		if !b.Valid() {
+			t.Errorf("Bases holds invalid %q", b)
+		}
+	}
+	for _, b := range []Basis{"", "measure", "Official", "unknown"} {
+		if b.Valid() {
+			t.Errorf("Basis(%q).Valid() = true", b)
+		}
+	}
+	if len(Bases) != 4 || Bases[0] != BasisOfficial {
+		t.Errorf("Bases = %q, want official first of four", Bases)
+	}
+}
+
+func TestSeverityValid(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		s    Severity
+		want bool
+	}{
+		{Minor, true},
+		{Major, true},
+		{Critical, true},
+		{"", false},
+		{"none", false},
+		{"Major", false},
+		{"major_outage", false},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.s), func(t *testing.T) {
+			if got := tt.s.Valid(); got != tt.want {
+				t.Errorf("Severity(%q).Valid() = %v, want %v", tt.s, got, tt.want)
+			}
+		})
+	}
+	if want := []Severity{Minor, Major, Critical}; len(Severities) != 3 || Severities[0] != want[0] || Severities[1] != want[1] || Severities[2] != want[2] {
+		t.Errorf("Severities = %v, want %v (mildest first)", Severities, want)
+	}
+}
+
+func TestHumanDuration(t *testing.T) {
+	t.Parallel()
+	for d, want := range map[time.Duration]string{
+		20 * time.Second: "1 min", 45 * time.Minute: "45 min", time.Hour: "1 h",
+		80 * time.Minute: "1 h 20 min", 26 * time.Hour: "1 d 2 h", 48 * time.Hour: "2 d",
+	} {
+		if got := HumanDuration(d); got != want {
+			t.Errorf("HumanDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+func TestJoinListAndTruncate(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		items []string
+		want  string
+	}{{nil, ""}, {[]string{"A"}, "A"}, {[]string{"A", "B"}, "A or B"}, {[]string{"A", "B", "C"}, "A, B or C"}} {
+		if got := JoinList(tt.items, " or "); got != tt.want {
+			t.Errorf("JoinList(%q) = %q, want %q", tt.items, got, tt.want)
+		}
+	}
+	if got := Truncate("abcdef", 3); got != "abc…" {
+		t.Errorf("Truncate = %q", got)
+	}
+	if got := Truncate("abc", 3); got != "abc" {
+		t.Errorf("Truncate of a short string = %q", got)
+	}
+}

@@ -1,0 +1,151 @@
+package catalog
+
+import (
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestErrorCodeLookup: a code matches its row for the caller's status, or
+// its row for any status; a code that came without a status (an SDK's or
+// a gRPC error) matches its rows whatever their status, the most severe
+// class first.
+func TestErrorCodeLookup(t *testing.T) {
+	t.Parallel()
+	cat := Catalog{
+		Services: []Service{{Slug: "p", ErrorCodes: "p"}, {Slug: "none"}},
+		ErrorCodes: map[string][]ErrorCode{"p": {
+			{Code: "RESOURCE_EXHAUSTED", Status: 429, Class: CodeRateLimit, Doc: "https://example.com/a"},
+			{Code: "RESOURCE_EXHAUSTED", Status: 402, Class: CodeQuota, Doc: "https://example.com/b"},
+			{Code: "busy", Class: CodeServer, Doc: "https://example.com/c"},
+			{Code: "busy", Status: 503, Class: CodeOverloaded, Doc: "https://example.com/d"},
+			{Code: "spent", Status: 402, Class: CodeQuota, Doc: "https://example.com/e"},
+			{Code: "plain", Class: CodeRateLimit, Doc: "https://example.com/f"},
+		}},
+	}
+	p, none := cat.Services[0], cat.Services[1]
+	for _, tt := range []struct {
+		name   string
+		svc    Service
+		code   string
+		status int
+		want   ErrorCodeClass // "" for not listed
+	}{
+		{"status picks the row", p, "RESOURCE_EXHAUSTED", 429, CodeRateLimit},
+		{"status picks the other row", p, "RESOURCE_EXHAUSTED", 402, CodeQuota},
+		{"no status: the most severe of the rows", p, "RESOURCE_EXHAUSTED", 0, CodeQuota},
+		{"a status no row names", p, "RESOURCE_EXHAUSTED", 500, ""},
+		{"the row for the status beats the row for any status", p, "busy", 503, CodeOverloaded},
+		{"the row for any status, when none names the status", p, "busy", 500, CodeServer},
+		{"no status: overloaded is more severe than server", p, "busy", 0, CodeOverloaded},
+		{"no status: a row bound to a status still matches", p, "spent", 0, CodeQuota},
+		{"a row bound to another status does not", p, "spent", 429, ""},
+		{"a row for any status", p, "plain", 429, CodeRateLimit},
+		{"a row for any status, no status", p, "plain", 0, CodeRateLimit},
+		{"an unknown code", p, "teapot", 0, ""},
+		{"a service without a table", none, "plain", 0, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			row, ok := cat.ErrorCode(tt.svc, tt.code, tt.status)
+			if ok != (tt.want != "") || row.Class != tt.want {
+				t.Errorf("ErrorCode(%q, %d) = %q, %v; want %q", tt.code, tt.status, row.Class, ok, tt.want)
+			}
+			if ok != cat.ListsErrorCode(tt.svc, tt.code) && tt.status == 0 {
+				t.Errorf("a code matched without a status must be listed, and the other way round")
+			}
+		})
+	}
+}
+
+// TestErrorCodeSeverity: the severity order is a total order of the known
+// classes, with what no retry mends first and the provider's passing
+// trouble last.
+func TestErrorCodeSeverity(t *testing.T) {
+	t.Parallel()
+	seen := map[ErrorCodeClass]bool{}
+	for _, c := range ErrorCodeClasses {
+		if seen[c] {
+			t.Fatalf("class %q listed twice", c)
+		}
+		seen[c] = true
+	}
+	if len(ErrorCodeClasses) != 9 {
+		t.Fatalf("%d classes: a class added must be given its place in the severity order", len(ErrorCodeClasses))
+	}
+	before := func(a, b ErrorCodeClass) {
+		t.Helper()
+		if slices.Index(ErrorCodeClasses, a) > slices.Index(ErrorCodeClasses, b) {
+			t.Errorf("%s must be more severe than %s", a, b)
+		}
+	}
+	for _, fix := range []ErrorCodeClass{CodeQuota, CodeAuth, CodeModel, CodeRequest} {
+		for _, passes := range []ErrorCodeClass{CodeConcurrency, CodeRateLimit, CodeOverloaded, CodeServer, CodeTimeout} {
+			before(fix, passes)
+		}
+	}
+	before(CodeQuota, CodeAuth)
+	before(CodeConcurrency, CodeRateLimit)
+	before(CodeRateLimit, CodeOverloaded)
+	before(CodeOverloaded, CodeServer)
+}
+
+// TestDefaultErrorCodes: every row of the shipped tables cites an https
+// page, has a known class, a code of the allowed shape and a unique code
+// and status; every table is used by a service.
+func TestDefaultErrorCodes(t *testing.T) {
+	t.Parallel()
+	cat, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	used := map[string]bool{}
+	for _, s := range cat.Services {
+		used[s.ErrorCodes] = true
+	}
+	for name, rows := range cat.ErrorCodes {
+		if !used[name] {
+			t.Errorf("table %q is used by no service", name)
+		}
+		if len(rows) == 0 {
+			t.Errorf("table %q is empty", name)
+		}
+		pairs := map[string]bool{}
+		for _, r := range rows {
+			where := name + ": " + r.Code
+			if u, err := url.Parse(r.Doc); err != nil || u.Scheme != "https" || u.Host == "" {
+				t.Errorf("%s: doc %q is not an https URL", where, r.Doc)
+			}
+			if !slices.Contains(ErrorCodeClasses, r.Class) {
+				t.Errorf("%s: unknown class %q", where, r.Class)
+			}
+			if !ValidErrorCode(r.Code) {
+				t.Errorf("%s: not a code's shape", where)
+			}
+			if strings.TrimSpace(r.Note) == "" {
+				t.Errorf("%s: no note says what the provider means by it", where)
+			}
+			key := fmt.Sprint(r.Code, "\x00", r.Status)
+			if pairs[key] {
+				t.Errorf("%s listed twice for status %d", where, r.Status)
+			}
+			pairs[key] = true
+		}
+	}
+}
+
+// TestCatalogRefusesUncitedRows: a row without an https citation is a
+// catalog error, named.
+func TestCatalogRefusesUncitedRows(t *testing.T) {
+	t.Parallel()
+	for _, doc := range []string{"", "http://example.com/errors", "ftp://example.com/x", "https://", "errors page"} {
+		cat := Catalog{
+			Services:   []Service{{Slug: "p", ErrorCodes: "p"}},
+			ErrorCodes: map[string][]ErrorCode{"p": {{Code: "x", Class: CodeServer, Doc: doc}}},
+		}
+		if err := cat.Validate(); err == nil || !strings.Contains(err.Error(), "not an https URL") {
+			t.Errorf("doc %q: no error names it: %v", doc, err)
+		}
+	}
+}

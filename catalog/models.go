@@ -1,0 +1,165 @@
+package catalog
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// The model gateways aistatus knows how to read.
+const (
+	GatewayOpenRouter = "openrouter"
+)
+
+// Gateways lists the gateway ids a catalog may name.
+var Gateways = []string{GatewayOpenRouter}
+
+// ModelCatalog is the catalog's section on models: the gateways read and
+// the models watched.
+type ModelCatalog struct {
+	Gateways []Gateway `json:"gateways,omitempty"`
+	Watched  []Model   `json:"watched,omitempty"`
+}
+
+// Gateway is a model gateway whose public per-provider telemetry is read.
+type Gateway struct {
+	// ID is one of Gateways.
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Enabled switches the source on; a disabled gateway is never
+	// requested, and its models read what the other sources say.
+	Enabled bool `json:"enabled"`
+	// URL is the per-model document, with ModelParam standing for the
+	// model's id at the gateway ("anthropic/claude-sonnet-4.5").
+	URL string `json:"url"`
+	// Attribution is whose data it is, published with every figure taken
+	// from it.
+	Attribution string `json:"attribution"`
+	// ModelPage is the gateway's human page of a model, with ModelParam.
+	ModelPage string `json:"modelPage,omitempty"`
+	// Providers maps the gateway's provider names ("Amazon Bedrock") to
+	// tracked services' slugs; a provider not listed is not a tracked
+	// service, and its figures are left out.
+	Providers map[string]string `json:"providers"`
+}
+
+// ModelParam is the placeholder for a model's id in Gateway.URL.
+const ModelParam = "{model}"
+
+// Model is one watched model.
+type Model struct {
+	// ID is "author/model", as the gateways spell it.
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Author is the model's maker, the part of ID before the slash.
+	Author string `json:"author"`
+	// Service is the tracked service of the model's maker, where /check
+	// sends a caller who names the model: "anthropic" for Claude.
+	Service string `json:"service,omitempty"`
+	// Aliases are what people type for it in /check ("sonnet 4.5").
+	Aliases []string `json:"aliases,omitempty"`
+	// Components are the status-page components that stand for the model,
+	// per service.
+	Components []ModelComponent `json:"components,omitempty"`
+}
+
+// ModelComponent names the component of a service's status page that
+// stands for a model.
+type ModelComponent struct {
+	Service string `json:"service"`
+	// Name is the component's name on the page, matched case-insensitively.
+	Name string `json:"name"`
+	// Region is the region the component stands for, where a page splits a
+	// model by region ("us-east-1"); "" for none.
+	Region string `json:"region,omitempty"`
+}
+
+// watchedModelIDPattern is what a watched model's id may be: author/model, each a path
+// segment of letters, digits and ._- (also the file name of its document).
+var watchedModelIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}/[a-z0-9][a-z0-9._-]{0,127}$`)
+
+// ValidModelID reports whether id has the shape of a watched model's id.
+func ValidModelID(id string) bool {
+	return watchedModelIDPattern.MatchString(id) && !strings.Contains(id, "..")
+}
+
+// validate checks the models section against the catalog's services.
+func (m ModelCatalog) validate(services map[string]bool) []error {
+	var errs []error
+	seen := map[string]bool{}
+	for i, g := range m.Gateways {
+		where := fmt.Sprintf("catalog: models.gateways[%d] (%q)", i, g.ID)
+		bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(where+": "+format, args...)) }
+		switch {
+		case !slices.Contains(Gateways, g.ID):
+			bad("unknown gateway (want one of %s)", strings.Join(Gateways, ", "))
+		case seen[g.ID]:
+			bad("listed twice")
+		}
+		seen[g.ID] = true
+		if strings.TrimSpace(g.Name) == "" || strings.TrimSpace(g.Attribution) == "" {
+			bad("name and attribution are required: every figure says whose it is")
+		}
+		if !strings.Contains(g.URL, ModelParam) {
+			bad("url must hold %s", ModelParam)
+		} else if err := checkAbsoluteURL(strings.ReplaceAll(g.URL, ModelParam, "a/b")); err != nil {
+			bad("url: %v", err)
+		}
+		for name, slug := range g.Providers {
+			if !services[slug] {
+				bad("providers[%q]: %q is not a slug of this catalog", name, slug)
+			}
+		}
+	}
+	ids := map[string]bool{}
+	for i, md := range m.Watched {
+		where := fmt.Sprintf("catalog: models.watched[%d] (%q)", i, md.ID)
+		bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(where+": "+format, args...)) }
+		switch {
+		case !ValidModelID(md.ID):
+			bad("id must be author/model in lower-case letters, digits and ._-")
+		case ids[md.ID]:
+			bad("listed twice")
+		case md.Author != strings.SplitN(md.ID, "/", 2)[0]:
+			bad("author %q is not the id's first part", md.Author)
+		}
+		ids[md.ID] = true
+		if strings.TrimSpace(md.Name) == "" {
+			bad("name is empty")
+		}
+		if md.Service != "" && !services[md.Service] {
+			bad("service %q is not a slug of this catalog", md.Service)
+		}
+		for _, c := range md.Components {
+			if !services[c.Service] || strings.TrimSpace(c.Name) == "" || strings.TrimSpace(c.Region) != c.Region {
+				bad("components: %q of %q: a tracked service and a component name are required, and a region without surrounding spaces", c.Name, c.Service)
+			}
+		}
+	}
+	return errs
+}
+
+// Gateway returns the catalog's gateway of that id.
+func (m ModelCatalog) Gateway(id string) (Gateway, bool) {
+	for _, g := range m.Gateways {
+		if g.ID == id {
+			return g, true
+		}
+	}
+	return Gateway{}, false
+}
+
+// Lookup returns the watched model of that id.
+func (m ModelCatalog) Lookup(id string) (Model, bool) {
+	for _, md := range m.Watched {
+		if md.ID == id {
+			return md, true
+		}
+	}
+	return Model{}, false
+}
+
+// errNoModels is returned when a catalog has a gateway but no model to read.
+var errNoModels = errors.New("catalog: models.gateways without models.watched")

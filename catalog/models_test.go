@@ -1,0 +1,88 @@
+package catalog
+
+import (
+	"strings"
+	"testing"
+)
+
+// validModels is a models section valid against services alpha and beta.
+func validModels() ModelCatalog {
+	return ModelCatalog{
+		Gateways: []Gateway{{ID: GatewayOpenRouter, Name: "OpenRouter", Enabled: true, URL: "https://openrouter.example/api/v1/models/{model}/endpoints",
+			Attribution: "OpenRouter", Providers: map[string]string{"Alpha": "alpha", "Beta Cloud": "beta"}}},
+		Watched: []Model{{ID: "alpha/model-1.5", Name: "Model 1.5", Author: "alpha", Service: "alpha",
+			Components: []ModelComponent{{Service: "beta", Name: "model-1.5"}}}},
+	}
+}
+
+func TestCatalogModelsValidation(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		edit func(m *ModelCatalog)
+		want string
+	}{
+		{"unknown gateway", func(m *ModelCatalog) { m.Gateways[0].ID = "vercel" }, `models.gateways[0] ("vercel"): unknown gateway`},
+		{"gateway twice", func(m *ModelCatalog) { m.Gateways = append(m.Gateways, m.Gateways[0]) }, "listed twice"},
+		{"no attribution", func(m *ModelCatalog) { m.Gateways[0].Attribution = " " }, "every figure says whose it is"},
+		{"url without the model", func(m *ModelCatalog) { m.Gateways[0].URL = "https://openrouter.example/api/v1/models" }, "url must hold {model}"},
+		{"relative url", func(m *ModelCatalog) { m.Gateways[0].URL = "/api/{model}" }, "url:"},
+		{"provider of no service", func(m *ModelCatalog) { m.Gateways[0].Providers["Gamma"] = "gamma" }, `providers["Gamma"]: "gamma" is not a slug`},
+		{"gateways without models", func(m *ModelCatalog) { m.Watched = nil }, "models.gateways without models.watched"},
+		{"id without author", func(m *ModelCatalog) { m.Watched[0].ID = "model-1.5" }, "id must be author/model"},
+		{"id upper case", func(m *ModelCatalog) { m.Watched[0].ID = "alpha/Model" }, "id must be author/model"},
+		{"id with a dot-dot", func(m *ModelCatalog) { m.Watched[0].ID = "alpha/..x" }, "id must be author/model"},
+		{"author not the id's", func(m *ModelCatalog) { m.Watched[0].Author = "beta" }, `author "beta" is not the id's first part`},
+		{"model twice", func(m *ModelCatalog) { m.Watched = append(m.Watched, m.Watched[0]) }, "listed twice"},
+		{"no name", func(m *ModelCatalog) { m.Watched[0].Name = "" }, "name is empty"},
+		{"service unknown", func(m *ModelCatalog) { m.Watched[0].Service = "gamma" }, `service "gamma" is not a slug`},
+		{"component of no service", func(m *ModelCatalog) { m.Watched[0].Components[0].Service = "gamma" }, "a tracked service and a component name are required"},
+		{"component without a name", func(m *ModelCatalog) { m.Watched[0].Components[0].Name = "" }, "a tracked service and a component name are required"},
+		{"component region padded", func(m *ModelCatalog) { m.Watched[0].Components[0].Region = " eu" }, "a tracked service and a component name are required"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := Catalog{Services: []Service{validService("alpha"), validService("beta")}, Models: validModels()}
+			tc.edit(&c.Models)
+			_, err := Parse(c.JSON())
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want it to contain %q", err, tc.want)
+			}
+		})
+	}
+	c := Catalog{Services: []Service{validService("alpha"), validService("beta")}, Models: validModels()}
+	if _, err := Parse(c.JSON()); err != nil {
+		t.Errorf("a valid models section: %v", err)
+	}
+}
+
+// TestDefaultCatalogModels holds the curated list to what the issue asks:
+// about 40 of the most used models, every one reachable by /check, and the
+// gateway switched on with its attribution.
+func TestDefaultCatalogModels(t *testing.T) {
+	t.Parallel()
+	c, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(c.Models.Watched); n < 35 || n > 50 {
+		t.Errorf("%d watched models, want about 40", n)
+	}
+	g, ok := c.Models.Gateway(GatewayOpenRouter)
+	if !ok || !g.Enabled || !strings.Contains(g.Attribution, "OpenRouter") {
+		t.Errorf("openrouter gateway = %+v", g)
+	}
+	for name, slug := range map[string]string{"Anthropic": "anthropic", "Amazon Bedrock": "aws-bedrock", "Google Vertex": "google-gemini",
+		"Google AI Studio": "google-gemini", "Azure": "azure-openai", "OpenAI": "openai"} {
+		if g.Providers[name] != slug {
+			t.Errorf("provider %q maps to %q, want %q", name, g.Providers[name], slug)
+		}
+	}
+	for _, md := range c.Models.Watched {
+		if md.Service == "" && len(md.Components) == 0 {
+			t.Errorf("%s: neither a maker's service nor a component: /check could not place it", md.ID)
+		}
+	}
+	if _, ok := c.Models.Lookup("anthropic/claude-sonnet-4.5"); !ok {
+		t.Error("the issue's example model is not watched")
+	}
+}

@@ -1,0 +1,124 @@
+package history
+
+import (
+	"time"
+
+	"github.com/aistatus/aistatus/api"
+)
+
+// The thresholds that turn a gateway's uptime over ModelWindow into a
+// status for that model at that provider: at or above ModelDegradedBelow
+// it is operational, below it degraded, below ModelPartialBelow (one
+// request in five failing) a partial outage, below ModelMajorBelow (most
+// failing) a major outage. docs/api.md and the OpenAPI description state
+// them.
+const (
+	ModelDegradedBelow = 95.0
+	ModelPartialBelow  = 80.0
+	ModelMajorBelow    = 50.0
+	// ModelWindow is the gateway window the status is read from (OpenRouter's
+	// uptime_last_5m): the shortest it publishes, so that a model failing
+	// now reads so now.
+	ModelWindow = "5m"
+)
+
+// ModelStatusOf is the status a gateway's uptime percentage over
+// ModelWindow means; unknown for none (too little traffic to tell).
+func ModelStatusOf(uptime *float64) api.Status {
+	switch {
+	case uptime == nil:
+		return api.Unknown
+	case *uptime < ModelMajorBelow:
+		return api.MajorOutage
+	case *uptime < ModelPartialBelow:
+		return api.PartialOutage
+	case *uptime < ModelDegradedBelow:
+		return api.Degraded
+	}
+	return api.Operational
+}
+
+// modelRank orders statuses best first, for where a model can be used
+// now; unknown is not a status to pick.
+var modelRank = map[api.Status]int{api.Operational: 0, api.Degraded: 1, api.Maintenance: 2, api.PartialOutage: 3, api.MajorOutage: 4}
+
+// ModelStatusSource is the first entry (at service, "" for any) whose
+// status is BestModelStatus's; nil when that is unknown.
+func ModelStatusSource(providers []api.ModelProvider, service string) *api.ModelStatusFrom {
+	best := BestModelStatus(providers, service)
+	if best == api.Unknown {
+		return nil
+	}
+	for _, p := range providers {
+		if (service == "" || p.Service == service) && p.Status == best {
+			return &api.ModelStatusFrom{Service: p.Service, Provider: p.Provider, Source: p.Source}
+		}
+	}
+	return nil
+}
+
+// BestModelStatus is the best known status among a model's entries at
+// service ("" for every service): unknown when none is known, never
+// borrowed from anywhere else.
+func BestModelStatus(providers []api.ModelProvider, service string) api.Status {
+	best := api.Unknown
+	for _, p := range providers {
+		r, known := modelRank[p.Status]
+		if (service == "" || p.Service == service) && known && (best == api.Unknown || r < modelRank[best]) {
+			best = p.Status
+		}
+	}
+	return best
+}
+
+// CompareModelStatus orders two statuses best first (a negative number
+// when a is better), unknown last.
+func CompareModelStatus(a, b api.Status) int {
+	ra, ka := modelRank[a]
+	rb, kb := modelRank[b]
+	switch {
+	case !ka && !kb:
+		return 0
+	case !ka:
+		return 1
+	case !kb:
+		return -1
+	}
+	return ra - rb
+}
+
+// ModelRulesStatement says the rules in words.
+const ModelRulesStatement = "A gateway's uptime is the share of the gateway's own requests to that model at that provider that succeeded " +
+	"over the window (rate-limited requests excluded, as the gateway counts them): its traffic, not your key's. " +
+	"At or above degradedBelow % the model is operational at that provider, below it degraded, below partialBelow % a partial outage, " +
+	"below majorBelow % a major outage; " +
+	"no figure (too little traffic) is unknown. A status-page component is the vendor's word. A model's status is the best of its " +
+	"providers' known statuses (where it can be used now); a model no source reports on is unknown, never its service's status."
+
+// CurrentModelRules returns the rules in force.
+func CurrentModelRules() api.ModelRules {
+	return api.ModelRules{Window: ModelWindow, DegradedBelow: ModelDegradedBelow, PartialBelow: ModelPartialBelow, MajorBelow: ModelMajorBelow,
+		Statement: ModelRulesStatement}
+}
+
+// ModelHistory is what a cycle hands on about models: its word on each
+// watched model (the documents are rendered from it) and the health of
+// each model source, which the next cycle carries on.
+type ModelHistory struct {
+	At      time.Time               `json:"at"`
+	Models  []api.ModelDoc          `json:"models"`
+	Sources []api.ModelSourceHealth `json:"sources"`
+}
+
+// Source returns the recorded health of the source of that id.
+func (m *ModelHistory) Source(id string) (api.ModelSourceHealth, bool) {
+	if m == nil {
+		return api.ModelSourceHealth{}, false
+	}
+	for _, s := range m.Sources {
+		if s.ID == id {
+			return s, true
+		}
+	}
+	return api.ModelSourceHealth{}, false
+}

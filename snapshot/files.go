@@ -1,0 +1,46 @@
+package snapshot
+
+// The names of the files in a snapshot folder.
+const (
+	FileManifest  = "snapshot.json"
+	FileStatus    = "status.json"
+	FileIncidents = "incidents.json"
+	FileExport    = "export.csv"
+	FileOpenAPI   = "openapi.json"
+	FileHistory   = "history.json"
+	FileSources   = "sources.json"
+	DirServices   = "services"
+)
+
+// ServiceFile is the path of a service's detail document inside a snapshot.
+func ServiceFile(slug string) string { return DirServices + "/" + slug + ".json" }
+
+// FileChanges is the recent change log in a snapshot folder.
+const FileChanges = "changes.json"
+
+// The open dataset's folder and its index, which history/dataset.go writes.
+const (
+	DirDatasets  = "datasets"
+	FileDatasets = DirDatasets + "/index.json"
+)
+
+// ServiceHistoryFile is the path of a service's whole daily history inside
+// a snapshot: what a static host answers for /services/{slug}/history,
+// every retained day; the thin server answers from/to from it. Not
+// history.json: the server keeps files of that name to itself.
+func ServiceHistoryFile(slug string) string { return DirServices + "/" + slug + "/daily.json" }
+
+// FileAPIIndex is the API's index document (PathAPIIndex).
+const FileAPIIndex = "api.json"
+
+// The files of the model documents.
+const (
+	FileModels = "models.json"
+	DirModels  = "models"
+)
+
+// ModelFile is the path of a model's document inside a snapshot.
+func ModelFile(id string) string { return DirModels + "/" + id + ".json" }
+
+// FileReliability is the snapshot file of api.ReliabilityDoc.
+const FileReliability = "reliability.json"
