@@ -57,7 +57,6 @@ func bulk(s string) string { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\
 // limiter treats it as Redis failing, logs that once, and decides with the
 // local limiter until Redis is tried again.
 func TestRedisLimiterBadReplies(t *testing.T) {
-	t.Parallel()
 	for _, tc := range []struct{ name, reply string }{
 		{"status instead of the figures", "+OK\r\n"},
 		{"integer", ":1\r\n"},
@@ -103,7 +102,6 @@ func TestRedisLimiterBadReplies(t *testing.T) {
 // TestRedisLimiterGoodReplies: replies in range, including the rounding of
 // Redis's clock at the edges, are the decision.
 func TestRedisLimiterGoodReplies(t *testing.T) {
-	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		reply string
@@ -158,7 +156,6 @@ func endless(head string) redistest.Answer {
 // to end the process with "fatal error: runtime: out of memory"), and
 // Redis counts as down. So does a reply that stops halfway.
 func TestRedisReplyAllocation(t *testing.T) {
-	t.Parallel()
 	for _, tc := range []struct {
 		name   string
 		answer redistest.Answer

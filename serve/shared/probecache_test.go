@@ -42,7 +42,6 @@ func storedProbes(value, pttl string) redistest.Answer {
 // Redis; one announcing more than the connection bound fails the connection
 // and counts as Redis failing.
 func TestProbeCacheStoredValues(t *testing.T) {
-	t.Parallel()
 	clock := newFakeClock()
 	at := clock.Now().Add(-10 * time.Second)
 	ms := func(v float64) *float64 { return &v }
