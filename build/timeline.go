@@ -9,7 +9,7 @@ import (
 
 // timelineBridges reports whether the official page's incident timeline may
 // credit the gap between the service's last check and this one beyond
-// MaxHold: the rule of snapshot.CreditTimeline, checked before this cycle's
+// MaxHold: the rule of history.ServiceHistory.CreditTimeline, checked before this cycle's
 // probe is counted (rule 4 is about the gap's start). offline is
 // Assemble's rule 1: with our own network down nothing was read.
 func timelineBridges(sh *history.ServiceHistory, o Observation, now time.Time, offline bool) bool {

@@ -37,7 +37,7 @@ func assembleOpenAI(t *testing.T, h *history.History, at time.Time, o Observatio
 }
 
 // TestTimelineBridges checks each condition of the rule under which the
-// page's timeline credits the gap between two checks (snapshot.CreditTimeline).
+// page's timeline credits the gap between two checks (history.ServiceHistory.CreditTimeline).
 func TestTimelineBridges(t *testing.T) {
 	t.Parallel()
 	op, deg, partial, maint := api.Operational, api.Degraded, api.PartialOutage, api.Maintenance

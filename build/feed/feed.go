@@ -62,7 +62,7 @@ type Result struct {
 	// every in-scope incident, resolved ones with their end, back to
 	// Timeline.Since. Nil for a feed that lists only what is open now (its
 	// silence about a past hour proves nothing), or one of whose incidents
-	// could not be read. snapshot.CreditTimeline rests on it.
+	// could not be read. history.ServiceHistory.CreditTimeline rests on it.
 	Timeline *Timeline
 }
 
