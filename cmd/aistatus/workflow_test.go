@@ -79,12 +79,19 @@ func workflowSteps(t *testing.T) map[string]string {
 }
 
 // runStep runs a workflow step's script the way GitHub Actions runs a bash
-// step, in dir, with env added.
+// step, in dir, with env added. curl's retries wait 1 s each instead of its
+// backoff (1, 2, 4 s): a step that must fail retries as the workflow does,
+// without 7 s of sleep each time. CURL_HOME, not HOME: the compile step's
+// Go cache is under HOME.
 func runStep(t *testing.T, script, dir string, env ...string) (string, error) {
 	t.Helper()
+	curlHome := t.TempDir()
+	if err := os.WriteFile(filepath.Join(curlHome, ".curlrc"), []byte("retry-delay = 1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command("bash", "--noprofile", "--norc", "-eo", "pipefail", "-c", script)
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), env...)
+	cmd.Env = append(append(os.Environ(), "CURL_HOME="+curlHome), env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
 }
@@ -145,14 +152,6 @@ func TestSnapshotWorkflowCarriesHistory(t *testing.T) {
 	}))
 	t.Cleanup(site.Close)
 
-	// curl's retries wait 1 s each instead of its backoff (1, 2, 4 s): the
-	// runs that must fail retry as the workflow does, without 14 s of
-	// sleep. CURL_HOME, not HOME: the compile step's Go cache is under HOME.
-	curlHome := t.TempDir()
-	if err := os.WriteFile(filepath.Join(curlHome, ".curlrc"), []byte("retry-delay = 1\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-
 	runs := 0
 	// run runs the restore and build steps with SITE_URL set to the site
 	// under prefix, and returns the requests the site received.
@@ -165,7 +164,7 @@ func TestSnapshotWorkflowCarriesHistory(t *testing.T) {
 		mu.Lock()
 		requests = nil
 		mu.Unlock()
-		env := []string{"SITE_URL=" + site.URL + prefix, "AISTATUS_CATALOG=" + catalog, "AISTATUS_TIMEOUT=5s", "CURL_HOME=" + curlHome,
+		env := []string{"SITE_URL=" + site.URL + prefix, "AISTATUS_CATALOG=" + catalog, "AISTATUS_TIMEOUT=5s",
 			fmt.Sprintf("GITHUB_RUN_ID=%d", 1000+runs), "GITHUB_RUN_ATTEMPT=1"}
 		out, err := runStep(t, steps["restore"], work, env...)
 		if err != nil {
