@@ -91,7 +91,9 @@ type Scope struct {
 	// is listed.
 	Components []string `json:"components,omitempty"`
 	// ComponentNames are used instead of Components when none of those ids is
-	// on the page any more (ids rotate when a page is rebuilt).
+	// on the page any more (ids rotate when a page is rebuilt); while one is,
+	// a component called exactly one of these names is in scope too (one
+	// whose id was never seen: a page that lists a rotating subset).
 	ComponentNames []string `json:"componentNames,omitempty"`
 	// ExcludeComponents are names never in scope (Website, Docs, Billing).
 	ExcludeComponents []string `json:"excludeComponents,omitempty"`

@@ -81,9 +81,14 @@ type ref struct {
 // scoper applies a service's scope to one document.
 type scoper struct {
 	scope catalog.Scope
-	// byID is true when one of the scope's ids is on the page; its names are
-	// then not used (two OpenAI components are both called "Login").
+	// byID is true when one of the scope's ids is on the page; its names
+	// then place only a component called exactly that, never by a word of
+	// its name, and no name that a component selected by id already has
+	// (two OpenAI components are both called "Login": the id decides).
 	byID bool
+	// idNames are the lower-cased names of the components on the page that
+	// the scope's ids select.
+	idNames map[string]bool
 	// attributed is true for formats whose incidents list the components they
 	// affect; incident.io's never do.
 	attributed bool
@@ -94,12 +99,20 @@ type scoper struct {
 func newScoper(scope catalog.Scope, onPage []ref, attributed bool) scoper {
 	s := scoper{scope: scope, attributed: attributed}
 	for _, c := range onPage {
-		if slices.Contains(scope.Components, c.ID) || (c.GroupID != "" && slices.Contains(scope.Components, c.GroupID)) {
+		if s.listed(c) {
 			s.byID = true
-			break
+			if s.idNames == nil {
+				s.idNames = map[string]bool{}
+			}
+			s.idNames[strings.ToLower(strings.TrimSpace(c.Name))] = true
 		}
 	}
 	return s
+}
+
+// listed reports whether the scope lists the component's id or its group's.
+func (s scoper) listed(c ref) bool {
+	return slices.Contains(s.scope.Components, c.ID) || (c.GroupID != "" && slices.Contains(s.scope.Components, c.GroupID))
 }
 
 // component reports whether a component is in scope.
@@ -110,7 +123,16 @@ func (s scoper) component(c ref) bool {
 	case !s.scope.SelectsComponents():
 		return true
 	case s.byID:
-		return slices.Contains(s.scope.Components, c.ID) || (c.GroupID != "" && slices.Contains(s.scope.Components, c.GroupID))
+		// A name listed exactly as the component is called places it too:
+		// some pages list a rotating subset of their components, so a
+		// component whose id was never seen is placed by its whole name
+		// ("Sora"), never by a word of it ("Codex" is not "Codex in
+		// ChatGPT Desktop").
+		if s.listed(c) {
+			return true
+		}
+		name := strings.ToLower(strings.TrimSpace(c.Name))
+		return !s.idNames[name] && slices.ContainsFunc(s.scope.ComponentNames, func(n string) bool { return strings.EqualFold(name, n) })
 	}
 	return hasAnyWord(c.Name, s.scope.ComponentNames) || (c.Group != "" && hasAnyWord(c.Group, s.scope.ComponentNames))
 }

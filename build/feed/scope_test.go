@@ -80,6 +80,15 @@ func TestScopeComponentsByIDThenName(t *testing.T) {
 	if !s.component(page[0]) || s.component(page[1]) || s.component(page[2]) {
 		t.Error("by id: only the API's Login is in scope")
 	}
+	// A component whose id was never seen (a page that lists a rotating
+	// subset) is placed by its whole name, unless one selected by id has
+	// that name.
+	scope.ComponentNames = append(scope.ComponentNames, "Sora")
+	unseen := append(page, ref{ID: "sora", Name: "Sora"}, ref{ID: "sora-api", Name: "Sora API"})
+	s = newScoper(scope, unseen, true)
+	if !s.component(unseen[3]) || s.component(unseen[4]) || s.component(unseen[1]) {
+		t.Error("by id: Sora is in by its whole name, Sora API and ChatGPT's Login are not")
+	}
 	rotated := []ref{{ID: "new-login", Name: "Login"}, {ID: "docs", Name: "Docs"}}
 	s = newScoper(scope, rotated, true)
 	if !s.component(rotated[0]) || s.component(rotated[1]) {

@@ -3,6 +3,7 @@ package feed
 import (
 	"context"
 	"errors"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -245,6 +246,79 @@ func BenchmarkReadSurfaces(b *testing.B) {
 						}
 					}
 				}
+			}
+		})
+	}
+}
+
+// withComponent adds to a capture's components a copy of the one called
+// like, renamed name with id id and in status: a component of the page that
+// the capture's rotating subset left out.
+func withComponent(t *testing.T, doc jdoc, like, id, name, status string) {
+	t.Helper()
+	for _, c := range list(t, doc, "components") {
+		if c["name"] == like {
+			added := maps.Clone(c)
+			added["id"], added["name"], added["status"] = id, name, status
+			doc["components"] = append(doc["components"].([]any), added)
+			return
+		}
+	}
+	t.Fatalf("no component %q to copy", like)
+}
+
+// TestRealPlacements: a component of a real capture in trouble moves the
+// surface it belongs to, and only that one. Each case is a real capture
+// with every component operational and no incident, but those it names.
+func TestRealPlacements(t *testing.T) {
+	t.Parallel()
+	calm := func(name string, f func(doc jdoc)) []byte {
+		return edited(t, name, func(doc jdoc) {
+			for _, c := range list(t, doc, "components") {
+				c["status"] = "operational"
+			}
+			doc["incidents"] = []any{}
+			f(doc)
+		})
+	}
+	const openai, anthropic = "incidentio-openai-20260722.json", "statuspage-anthropic-20260729.json"
+	for _, tt := range []struct {
+		name, slug string
+		doc        []byte
+		want       map[catalog.SurfaceID]api.Status
+	}{
+		// The capture's summary lists 25 of the page's components; Sora,
+		// Voice mode and File uploads are ChatGPT's, placed by name.
+		{"openai: only Sora in major outage", "openai", calm(openai, func(doc jdoc) {
+			withComponent(t, doc, "Conversations", "01TESTSORA0000000000000000", "Sora", "major_outage")
+		}), map[catalog.SurfaceID]api.Status{"api": api.Operational, "app": api.Degraded, "agent": api.Operational}},
+		{"openai: only Voice mode in partial outage", "openai", calm(openai, func(doc jdoc) {
+			withComponent(t, doc, "Conversations", "01TESTVOICE000000000000000", "Voice mode", "partial_outage")
+		}), map[catalog.SurfaceID]api.Status{"api": api.Operational, "app": api.Degraded, "agent": api.Operational}},
+		{"openai: only File uploads in major outage", "openai", calm(openai, func(doc jdoc) {
+			withComponent(t, doc, "Conversations", "01TESTFILES000000000000000", "File uploads", "major_outage")
+		}), map[catalog.SurfaceID]api.Status{"api": api.Operational, "app": api.Degraded, "agent": api.Operational}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, _ := serve(t, jsonAccept, map[string]reply{
+				spSummary: {body: tt.doc}, spComps: {body: tt.doc}, spIncidentsP: {body: incidentsJSON(t)},
+			})
+			svc := catalogService(t, tt.slug, srv)
+			req := Request{Client: Memo(&http.Client{Timeout: 10 * time.Second}), Service: svc, Now: time.Date(2026, 7, 29, 21, 0, 0, 0, time.UTC)}
+			a := Adapters()[svc.Feed.Format]
+			obs, _, err := Read(context.Background(), a, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := map[catalog.SurfaceID]api.Status{"api": obs.Status}
+			for _, r := range ReadSurfaces(context.Background(), a, req) {
+				if r.Err != nil {
+					t.Fatalf("%s: %v", r.ID, r.Err)
+				}
+				got[r.ID] = r.Status
+			}
+			if !maps.Equal(got, tt.want) {
+				t.Errorf("got %v, want %v", got, tt.want)
 			}
 		})
 	}
