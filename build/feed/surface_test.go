@@ -52,7 +52,7 @@ func TestRealSurfaces(t *testing.T) {
 	})
 	chatgpt := []string{"Codex in ChatGPT Desktop", "Sites", "ChatGPT Work", "Login", "Conversations", "Compliance API",
 		"Search", "GPTs", "Image Generation", "Connectors/Apps", "ChatGPT Atlas"}
-	codex := []string{"Codex in ChatGPT Desktop", "Codex API", "VS Code extension"}
+	codex := []string{"Codex API", "VS Code extension"}
 
 	xai := map[string]reply{"/feed.xml": {file: "real/rss-xai-20261007.xml"}}
 	for _, tt := range []struct {
@@ -80,8 +80,8 @@ func TestRealSurfaces(t *testing.T) {
 			map[string]reply{spSummary: {body: consumerDown}, spComps: {body: consumerDown}, spIncidentsP: {body: openaiIncidents}},
 			map[catalog.SurfaceID]surfaceWant{
 				// 1 of 11 ChatGPT components down: the app is degraded (the
-				// rollup's rule for pages of many components); 1 of 3 of
-				// Codex's is a partial outage.
+				// rollup's rule for pages of many components); 1 of 2 of
+				// Codex's in major outage is a partial outage.
 				"app":   {api.Degraded, "", chatgpt, []string{"Increased ChatGPT latency", "ChatGPT and Codex elevated errors"}},
 				"agent": {api.PartialOutage, "", codex, []string{"Codex tasks failing", "ChatGPT and Codex elevated errors"}},
 			}, "", time.Time{}},
@@ -298,6 +298,14 @@ func TestRealPlacements(t *testing.T) {
 		{"openai: only File uploads in major outage", "openai", calm(openai, func(doc jdoc) {
 			withComponent(t, doc, "Conversations", "01TESTFILES000000000000000", "File uploads", "major_outage")
 		}), map[catalog.SurfaceID]api.Status{"api": api.Operational, "app": api.Degraded, "agent": api.Operational}},
+		// Codex running in the ChatGPT desktop app is the app's: a ChatGPT
+		// incident does not take the coding agent down.
+		{"openai: only Codex in ChatGPT Desktop in partial outage", "openai", calm(openai, func(doc jdoc) {
+			setStatus(t, doc, "partial_outage", "Codex in ChatGPT Desktop")
+		}), map[catalog.SurfaceID]api.Status{"api": api.Operational, "app": api.Degraded, "agent": api.Operational}},
+		{"openai: only Codex API in major outage", "openai", calm(openai, func(doc jdoc) {
+			setStatus(t, doc, "major_outage", "Codex API")
+		}), map[catalog.SurfaceID]api.Status{"api": api.Operational, "app": api.Operational, "agent": api.PartialOutage}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, _ := serve(t, jsonAccept, map[string]reply{
