@@ -55,6 +55,7 @@ func TestMatchSurface(t *testing.T) {
 		"claude": "anthropic/api", "anthropic": "anthropic/api", "api.anthropic.com": "anthropic/api",
 		"https://api.anthropic.com/v1/messages": "anthropic/api", "claude api": "anthropic/api",
 		"claude.ai": "anthropic/app", "https://claude.ai/new": "anthropic/app", "Claude Desktop": "anthropic/app",
+		"cowork": "anthropic/app", "Claude Cowork": "anthropic/app",
 		"claude code": "anthropic/agent", "Claude Code": "anthropic/agent", "claude-code": "anthropic/agent",
 		"platform.claude.com": "anthropic/console", "console.anthropic.com": "anthropic/console",
 		"openai": "openai/api", "api.openai.com": "openai/api", "gpt-5": "openai/api",

@@ -65,14 +65,15 @@ func TestRealSurfaces(t *testing.T) {
 		{"anthropic: the app and the agent down, the API up", "anthropic",
 			map[string]reply{spSummary: {body: appDown}, spIncidentsP: {body: incidentsJSON(t, appIncident)}},
 			map[catalog.SurfaceID]surfaceWant{
-				"app":     {api.MajorOutage, "", []string{"claude.ai"}, []string{"claude.ai and Claude Code unavailable"}},
+				// claude.ai down, Cowork up: half the app.
+				"app":     {api.PartialOutage, "", []string{"claude.ai", "Claude Cowork"}, []string{"claude.ai and Claude Code unavailable"}},
 				"agent":   {api.MajorOutage, "", []string{"Claude Code"}, []string{"claude.ai and Claude Code unavailable"}},
 				"console": {api.Operational, "", []string{"Claude Console (platform.claude.com)"}, nil},
 			}, "", time.Time{}},
 		{"anthropic: the real capture, one incident on every surface it links", "anthropic",
 			map[string]reply{spSummary: {file: "real/statuspage-anthropic-20260729.json"}, spIncidentsP: {body: incidentsJSON(t, real)}},
 			map[catalog.SurfaceID]surfaceWant{
-				"app":     {api.MajorOutage, "", []string{"claude.ai"}, []string{"Elevated errors across all models"}},
+				"app":     {api.MajorOutage, "", []string{"claude.ai", "Claude Cowork"}, []string{"Elevated errors across all models"}},
 				"agent":   {api.MajorOutage, "", []string{"Claude Code"}, []string{"Elevated errors across all models"}},
 				"console": {api.Operational, "", []string{"Claude Console (platform.claude.com)"}, nil},
 			}, "", time.Time{}},
@@ -306,6 +307,11 @@ func TestRealPlacements(t *testing.T) {
 		{"openai: only Codex API in major outage", "openai", calm(openai, func(doc jdoc) {
 			setStatus(t, doc, "major_outage", "Codex API")
 		}), map[catalog.SurfaceID]api.Status{"api": api.Operational, "app": api.Operational, "agent": api.PartialOutage}},
+		// Cowork, the agent for knowledge work in the Claude desktop app,
+		// is the app's.
+		{"anthropic: only Claude Cowork in major outage", "anthropic", calm(anthropic, func(doc jdoc) {
+			setStatus(t, doc, "major_outage", "Claude Cowork")
+		}), map[catalog.SurfaceID]api.Status{"api": api.Operational, "app": api.PartialOutage, "agent": api.Operational, "console": api.Operational}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			srv, _ := serve(t, jsonAccept, map[string]reply{

@@ -17,9 +17,10 @@ import (
 	"github.com/aistatus/aistatus/history"
 )
 
-// anthropicAppDown is a Statuspage summary.json in which claude.ai and
-// Claude Code are in major_outage, Claude API operational, and the incident
-// "claude.ai and Claude Code unavailable" is open, linked to those two. It
+// anthropicAppDown is a Statuspage summary.json in which claude.ai, Claude
+// Cowork (the app's too) and Claude Code are in major_outage, Claude API
+// operational, and the incident "claude.ai and Claude Code unavailable" is
+// open, linked to those three. It
 // is derived from a summary status.claude.com really served (the capture
 // and its provenance are in build/feed/testdata/real), changing only the
 // members named: the components' statuses and the incident's name,
@@ -34,7 +35,7 @@ func anthropicAppDown(t *testing.T, now time.Time) []byte {
 	if err := json.Unmarshal(data, &doc); err != nil {
 		t.Fatal(err)
 	}
-	down := map[string]string{"claude.ai": "major_outage", "Claude Code": "major_outage"}
+	down := map[string]string{"claude.ai": "major_outage", "Claude Cowork": "major_outage", "Claude Code": "major_outage"}
 	var linked []any
 	for _, c := range doc["components"].([]any) {
 		c := c.(map[string]any)
@@ -196,7 +197,7 @@ func TestSurfacesEndToEnd(t *testing.T) {
 	const headline = "claude.ai and Claude Code unavailable"
 	for id, w := range map[catalog.SurfaceID]surface{
 		"api":     {api.Operational, api.BasisOfficial, []string{"Claude API (api.anthropic.com)"}, nil, "100%"},
-		"app":     {api.MajorOutage, api.BasisOfficial, []string{"claude.ai"}, []string{headline}, "0%"},
+		"app":     {api.MajorOutage, api.BasisOfficial, []string{"claude.ai", "Claude Cowork"}, []string{headline}, "0%"},
 		"agent":   {api.MajorOutage, api.BasisOfficial, []string{"Claude Code"}, []string{headline}, "0%"},
 		"console": {api.Operational, api.BasisOfficial, []string{"Claude Console (platform.claude.com)"}, nil, "100%"},
 	} {
