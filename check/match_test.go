@@ -62,6 +62,7 @@ func TestMatchSurface(t *testing.T) {
 		"chatgpt": "openai/app", "ChatGPT": "openai/app", "chatgpt.com": "openai/app", "https://chatgpt.com/c/1": "openai/app",
 		"chat.openai.com": "openai/app", "platform.openai.com": "openai/api",
 		"sora": "openai/app", "codex": "openai/agent", "Codex CLI": "openai/agent",
+		"bugbot": "cursor/api", "cursor": "cursor/api",
 		"cohere": "cohere/api", "dashboard.cohere.com": "cohere/console",
 		"grok": "xai/api", "api.x.ai": "xai/api", "grok.com": "xai/app", "https://grok.com/chat": "xai/app",
 		"grok build": "xai/agent", "console.x.ai": "xai/console", "perplexity computer": "perplexity/agent",

@@ -135,3 +135,24 @@ func TestRollup(t *testing.T) {
 		}
 	}
 }
+
+// TestScopeCursorReviewAgents: Cursor's Review Agents (Bugbot) is part of
+// the agent Cursor's scope is. No capture of Cursor's page has been found
+// (testdata/real/README.md), so the page is its catalog ids beside a
+// component whose id the catalog does not know, as its own name says it.
+func TestScopeCursorReviewAgents(t *testing.T) {
+	t.Parallel()
+	c, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := c.Lookup("cursor")
+	page := []ref{{ID: "rflc60xp5jp2", Name: "IDE"}, {ID: "review", Name: "Review Agents"}, {ID: "web", Name: "Website"}}
+	s := newScoper(svc.Feed.Scope, page, true)
+	if !s.component(page[0]) || !s.component(page[1]) || s.component(page[2]) {
+		t.Error("IDE and Review Agents are Cursor's, the website is not")
+	}
+	if !s.incident("Bugbot not commenting on pull requests", nil) {
+		t.Error("a Bugbot incident is Cursor's")
+	}
+}
