@@ -349,7 +349,10 @@ func TestCheckWithoutLiveProbe(t *testing.T) {
 func TestCheckUntracked(t *testing.T) {
 	t.Parallel()
 	engine, view, prober := newTestEngine(t)
-	for q, suggestion := range map[string]string{"opneai": "OpenAI", "example.com": "", "http://127.0.0.1:9/": "", "anthropc": "Anthropic"} {
+	// GitHub itself is not tracked (only Copilot, a part of its page): its
+	// name and domain suggest GitHub Copilot, but never answer with it.
+	for q, suggestion := range map[string]string{"opneai": "OpenAI", "example.com": "", "http://127.0.0.1:9/": "", "anthropc": "Anthropic",
+		"github": "GitHub Copilot", "GitHub": "GitHub Copilot", "github.com": "GitHub Copilot", "https://github.com/pulls": "GitHub Copilot"} {
 		doc, err := engine.Check(view, Request{Query: q, Error: "500"})
 		if err != nil {
 			t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"net"
 	"net/url"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -21,6 +22,10 @@ type Matcher struct {
 	hosts []hostRule        // longest domain first
 	// candidates are the names suggestions are drawn from, precomputed.
 	candidates []candidate
+	// firstWords are the first words of the tracked names that are not a
+	// name themselves ("github" of "GitHub Copilot"), normalised, each with
+	// the names it begins: a query of one is a near miss at distance 0.
+	firstWords map[string][]string
 	// longest is the length in runes of the longest candidate key.
 	longest int
 }
@@ -30,6 +35,10 @@ type candidate struct {
 	key  []rune
 	name string // the service's display name
 }
+
+// firstWordMin is the shortest first word of a tracked name that suggests
+// it on its own ("github" suggests GitHub Copilot; "ai" suggests nothing).
+const firstWordMin = 4
 
 type hostRule struct {
 	pattern string // a domain, or a pattern with "*" labels
@@ -76,9 +85,21 @@ func NewMatcher(cat catalog.Catalog) *Matcher {
 			add(target{svc, sf.ID}, append([]string{sf.Name}, sf.Aliases...), sf.Domains)
 		}
 	}
+	m.firstWords = map[string][]string{}
 	for key, t := range m.names {
 		m.candidates = append(m.candidates, candidate{key: []rune(key), name: t.display()})
 		m.longest = max(m.longest, len([]rune(key)))
+		name := t.display()
+		if f := strings.Fields(name); len(f) > 1 {
+			if w := nameKey(f[0]); utf8.RuneCountInString(w) >= firstWordMin && !slices.Contains(m.firstWords[w], name) {
+				m.firstWords[w] = append(m.firstWords[w], name)
+			}
+		}
+	}
+	for w := range m.firstWords {
+		if _, named := m.names[w]; named {
+			delete(m.firstWords, w) // matched, never suggested
+		}
 	}
 	// The most specific domain wins: openai.azure.com before azure.com,
 	// platform.claude.com before claude.com.
@@ -114,6 +135,9 @@ func (m *Matcher) MatchSurface(q string) (catalog.Service, catalog.SurfaceID, bo
 
 // Suggest returns up to three tracked service names close to q: within an
 // edit distance of a third of q's folded length (at least 2), closest first.
+// A q that is the first word (of 4 letters or more) of a tracked name of
+// several words, and no name itself, is at distance 0 of it: "github" and
+// github.com suggest GitHub Copilot, which is not GitHub.
 //
 // Its cost is bounded whatever q is (/check answers untracked queries of up
 // to 256 bytes): a distance is at least the difference in length, so a key
@@ -132,15 +156,18 @@ func (m *Matcher) Suggest(q string) []string {
 	if key == "" {
 		return nil
 	}
+	best := map[string]int{}
+	for _, name := range m.firstWords[key] {
+		best[name] = 0
+	}
 	limit := max(2, len(key)/3)
 	n := utf8.RuneCountInString(key)
-	if n-m.longest > limit {
-		return nil
-	}
 	runes := []rune(key)
 	rows := make([]int, 2*(m.longest+1))
-	best := map[string]int{}
 	for _, c := range m.candidates {
+		if n-m.longest > limit {
+			break
+		}
 		if abs(n-len(c.key)) > limit {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestMatch resolves the queries people type — slugs, names, aliases, vendor
@@ -27,6 +28,10 @@ func TestMatch(t *testing.T) {
 		"azure": "azure-openai", "aws": "aws-bedrock", "bedrock": "aws-bedrock", "Amazon Bedrock": "aws-bedrock",
 		"vertex": "google-gemini", "Vertex AI": "google-gemini", "gemini": "google-gemini", "codex": "openai",
 		"sonar": "perplexity", "11labs": "elevenlabs", "stable diffusion": "stability", "langchain": "langsmith",
+		// Copilot by its names and hosts; GitHub itself is not tracked.
+		"copilot": "github-copilot", "GitHub Copilot": "github-copilot", "gh copilot": "github-copilot",
+		"api.githubcopilot.com": "github-copilot", "copilot.github.com": "github-copilot",
+		"github": "", "github.com": "", "api.github.com": "",
 		// Untracked.
 		"example.com": "", "opneai": "", "http://127.0.0.1:9/": "", "münchen.de": "", "[::1]:80": "", "://": "",
 	} {
@@ -35,7 +40,9 @@ func TestMatch(t *testing.T) {
 			t.Errorf("Match(%q) = %q, %v; want %q", q, svc.Slug, ok, slug)
 		}
 	}
-	for q, want := range map[string]string{"opneai": "OpenAI", "anthropc": "Anthropic", "azur": "Azure OpenAI", "bedrok": "Amazon Bedrock", "mistrl": "Mistral AI"} {
+	for q, want := range map[string]string{"opneai": "OpenAI", "anthropc": "Anthropic", "azur": "Azure OpenAI", "bedrok": "Amazon Bedrock", "mistrl": "Mistral AI",
+		// The first word of a tracked name suggests it.
+		"github": "GitHub Copilot", "github.com": "GitHub Copilot"} {
 		if got := m.Suggest(q); !slices.Contains(got, want) {
 			t.Errorf("Suggest(%q) = %v; want %q among them", q, got, want)
 		}
@@ -124,6 +131,14 @@ func referenceSuggest(m *Matcher, q string) []string {
 		return nil
 	}
 	best := map[string]int{}
+	if _, named := m.names[key]; !named && utf8.RuneCountInString(key) >= firstWordMin {
+		// The first word of a tracked name of several suggests it.
+		for _, t := range m.names {
+			if f := strings.Fields(t.display()); len(f) > 1 && nameKey(f[0]) == key {
+				best[t.display()] = 0
+			}
+		}
+	}
 	for name, t := range m.names {
 		display := t.display()
 		ra, rb := []rune(key), []rune(name)
@@ -165,7 +180,7 @@ func TestSuggestBounded(t *testing.T) {
 	m := NewMatcher(testCatalog(t))
 	queries := []string{
 		"opneai", "antropic", "claud", "gemni", "mistrl", "opneai.com", "https://www.antrhopic.com/x", "grok",
-		"perplexityy", "huggingfac", "stabilityaii", "elevenlab", "cohere ai", "together", "bedrok", "a", "zz",
+		"github", "github.com", "google", "amazon", "perplexityy", "huggingfac", "stabilityaii", "elevenlab", "cohere ai", "together", "bedrok", "a", "zz",
 		"anthropicstatus", "openaiopenaiopenai", "ｏｐｎｅａｉ", "ópenai", "日本語", untrackedLongQuery,
 		untrackedLongQuery[:40], untrackedLongQuery[:60], strings.Repeat("openai", 7), "www." + untrackedLongQuery[:60] + ".com",
 	}

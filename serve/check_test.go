@@ -256,12 +256,16 @@ func TestCheckVendorWordsAndNearMisses(t *testing.T) {
 		"azure": "azure-openai", "aws": "aws-bedrock", "bedrock": "aws-bedrock", "Amazon Bedrock": "aws-bedrock",
 		"vertex": "google-gemini", "Vertex AI": "google-gemini", "gemini": "google-gemini", "codex": "openai",
 		"sonar": "perplexity", "11labs": "elevenlabs", "stable diffusion": "stability", "langchain": "langsmith",
+		"copilot": "github-copilot", "github copilot": "github-copilot", "api.githubcopilot.com": "github-copilot",
 	} {
 		if doc := checkDoc(t, ts, q); !doc.Tracked || doc.Service.Slug != slug {
 			t.Errorf("%q: tracked %v, service %+v; want %s", q, doc.Tracked, doc.Service, slug)
 		}
 	}
-	for q, want := range map[string]string{"anthropc": "Anthropic", "azur": "Azure OpenAI", "bedrok": "Amazon Bedrock", "mistrl": "Mistral AI"} {
+	// GitHub itself is not tracked, only Copilot on its page: "github" is
+	// untracked with GitHub Copilot suggested, never Copilot's status.
+	for q, want := range map[string]string{"anthropc": "Anthropic", "azur": "Azure OpenAI", "bedrok": "Amazon Bedrock", "mistrl": "Mistral AI",
+		"github": "GitHub Copilot", "github.com": "GitHub Copilot"} {
 		doc := checkDoc(t, ts, q)
 		if doc.Tracked || !slices.Contains(doc.Verdict.Suggestions, want) {
 			t.Errorf("%q: tracked %v, suggestions %v; want %q among them", q, doc.Tracked, doc.Verdict.Suggestions, want)
