@@ -107,8 +107,8 @@ func buildChanges(t *testing.T, dir string, args ...string) (api.ChangeList, str
 // build's webhooks are still queued behind a slow receiver: run delivers
 // them before it returns, though the signal that stopped it came first.
 func TestRunNotifyDrainsOnStop(t *testing.T) {
+	t.Parallel()
 	cat, catalog := notifyWorld(t)
-	t.Setenv("AISTATUS_NOTIFY_SECRET", notifySecret)
 	var (
 		mu       sync.Mutex
 		received int
@@ -125,7 +125,7 @@ func TestRunNotifyDrainsOnStop(t *testing.T) {
 	done := make(chan int)
 	go func() {
 		code, _ := aistatus(ctx, "run", "--out", dir, "--catalog", catalog, "--addr", "127.0.0.1:0",
-			"--base-url", "https://aistatus.example", "--timeout", "5s", "--every", "1h", "--notify", rcv.URL)
+			"--base-url", "https://aistatus.example", "--timeout", "5s", "--every", "1h", "--notify", rcv.URL, "--notify-secret", notifySecret)
 		done <- code
 	}()
 	var list api.ChangeList
@@ -152,8 +152,8 @@ func TestRunNotifyDrainsOnStop(t *testing.T) {
 // change once to a receiver that redirects, even to its own host, and
 // sends nothing where the redirect points; the log names the Location's host.
 func TestBuildNotifyFollowsNoRedirect(t *testing.T) {
+	t.Parallel()
 	_, catalog := notifyWorld(t)
-	t.Setenv("AISTATUS_NOTIFY_SECRET", notifySecret)
 	for _, status := range []int{http.StatusFound, http.StatusTemporaryRedirect} {
 		t.Run(http.StatusText(status), func(t *testing.T) {
 			var mu sync.Mutex
@@ -169,7 +169,7 @@ func TestBuildNotifyFollowsNoRedirect(t *testing.T) {
 			defer rcv.Close()
 			dir := filepath.Join(t.TempDir(), "public")
 			list, out := buildChanges(t, dir, "build", "--out", dir, "--catalog", catalog,
-				"--base-url", "https://aistatus.example", "--timeout", "5s", "--notify", rcv.URL+"/hook")
+				"--base-url", "https://aistatus.example", "--timeout", "5s", "--notify", rcv.URL+"/hook", "--notify-secret", notifySecret)
 			mu.Lock()
 			defer mu.Unlock()
 			if want := map[string]int{"POST /hook": len(list.Changes)}; !maps.Equal(hits, want) || len(list.Changes) == 0 {
