@@ -298,6 +298,9 @@ func regionOf(tag, quantization string) *string {
 	parts := strings.Split(tag, "/")[1:]
 	var region []string
 	for _, p := range parts {
+		// The reader turned control characters into spaces: a part is
+		// what is left between them.
+		p = strings.TrimSpace(p)
 		l := strings.ToLower(p)
 		if p == "" || slices.Contains(quantizations, l) || slices.Contains(variants, l) || (quantization != "" && strings.EqualFold(p, quantization)) {
 			continue

@@ -263,6 +263,9 @@ func TestRegionOf(t *testing.T) {
 		{"sail-research/nvfp4", "", "nvfp4"}, // a quantization the list lacks and the endpoint does not name
 		{"google-vertex/", "", ""},
 		{"a/b/c", "", "b/c"},
+		// A tag whose control characters the reader replaced with spaces.
+		{"anthropic/ ]0;x ", "", "]0;x"},
+		{"google-vertex/ us-east5 / ", "", "us-east5"},
 	} {
 		r := regionOf(tc.tag, tc.quantization)
 		got := ""
@@ -758,7 +761,7 @@ func TestBuildModelsHostileText(t *testing.T) {
 		}
 	}
 	// The four tracked entries are published, their regions cleaned.
-	if want := []string{" ]0;pwned", "us-east-1 X-Injected: 1", " [2J [H", "x" + strings.Repeat("é", 60)}; !slices.Equal(regions, want) {
+	if want := []string{"]0;pwned", "us-east-1 X-Injected: 1", "[2J [H", "x" + strings.Repeat("é", 60)}; !slices.Equal(regions, want) {
 		t.Errorf("regions %q, want %q", regions, want)
 	}
 	doc, err := check.New(h.world.Catalog, nil, h.clock.Now, check.FromServer).Check(v, check.Request{Query: "anthropic", Model: "claude-sonnet-4.5"})
