@@ -51,6 +51,32 @@ type Service struct {
 	// each with its own scope, aliases and domains; the API surface is
 	// Feed.Scope and the service's own aliases and domains.
 	Surfaces []Surface `json:"surfaces,omitempty"`
+	// OtherComponents are the components of the service's page that are
+	// deliberately in none of its surfaces (not the API's scope, not a
+	// surface's), each with why: a government edition, an ads product, a
+	// compliance endpoint. With the surfaces they place every component the
+	// page lists in exactly one of api, app, agent, console or other.
+	OtherComponents []OtherComponent `json:"otherComponents,omitempty"`
+}
+
+// OtherComponent is a component of a service's page in none of its
+// surfaces. ID, when given, decides which component it is (two components
+// of one page may share a name) and Name says what it is; without an ID,
+// the component called exactly Name (case aside), as a scope's
+// componentNames place one whose id rotates.
+type OtherComponent struct {
+	ID   string `json:"id,omitempty"`
+	Name string `json:"name"`
+	// Why says why the component is in no surface; required.
+	Why string `json:"why"`
+}
+
+// Matches reports whether the entry is the component with this id and name.
+func (o OtherComponent) Matches(id, name string) bool {
+	if o.ID != "" {
+		return o.ID == id
+	}
+	return strings.EqualFold(strings.TrimSpace(name), o.Name)
 }
 
 // Alternative is a service to fail over to, and why it can stand in: the
@@ -354,6 +380,9 @@ func (c Catalog) Validate() error {
 			bad("feed.scope: %s", e)
 		}
 		for _, e := range s.surfaceProblems() {
+			bad("%s", e)
+		}
+		for _, e := range s.otherComponentProblems() {
 			bad("%s", e)
 		}
 		for _, f := range []struct {

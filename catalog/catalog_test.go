@@ -366,6 +366,13 @@ func TestCatalogValidation(t *testing.T) {
 			sf.Domains = []string{"chat.example.com/app"}
 			s.Surfaces = []Surface{sf}
 		}, []string{`surfaces[0] ("app"): domains: "chat.example.com/app"`}},
+		{"other component without why", func(s *Service) { s.OtherComponents = []OtherComponent{{Name: "Docs", Why: " "}} },
+			[]string{`otherComponents[0] ("Docs"): why is empty`}},
+		{"other component without a name", func(s *Service) { s.OtherComponents = []OtherComponent{{ID: "x1", Why: "w"}} },
+			[]string{`otherComponents[0] (""): name is empty`}},
+		{"other component listed twice", func(s *Service) {
+			s.OtherComponents = []OtherComponent{{Name: "Docs", Why: "w"}, {Name: "docs", Why: "w"}}
+		}, []string{`otherComponents[1] ("docs"): listed twice`}},
 		{"surface name taken by a service", func(s *Service) { s.Surfaces = []Surface{validSurface(SurfaceApp, "Alpha")} },
 			[]string{`("beta"): surface app: "Alpha" already names alpha`}},
 		{"surface domain taken by its own service", func(s *Service) {

@@ -115,6 +115,34 @@ func (s Service) surfaceProblems() []string {
 	return out
 }
 
+// otherComponentProblems lists what is wrong with a service's
+// otherComponents: an entry without a name or a reason, or one listed twice.
+func (s Service) otherComponentProblems() []string {
+	var out []string
+	seen := map[string]bool{}
+	for i, o := range s.OtherComponents {
+		where := fmt.Sprintf("otherComponents[%d] (%q)", i, o.Name)
+		key := "name:" + strings.ToLower(o.Name)
+		if o.ID != "" {
+			key = "id:" + o.ID
+		}
+		switch {
+		case strings.TrimSpace(o.Name) == "" || strings.TrimSpace(o.Name) != o.Name || strings.TrimSpace(o.ID) != o.ID:
+			out = append(out, where+": name is empty, or the name or id has surrounding spaces")
+		case seen[key]:
+			out = append(out, where+": listed twice")
+		}
+		seen[key] = true
+		if strings.TrimSpace(o.Why) == "" {
+			out = append(out, where+": why is empty: say why the component is in no surface")
+		}
+		if s.Feed.Format == FormatNone {
+			out = append(out, where+": a service with no feed has no page to list components")
+		}
+	}
+	return out
+}
+
 // surfaceNameClashes lists the surfaces' names, aliases and domains that
 // another entry of the catalog already has (a service's slug, name, alias
 // or domain, or another surface's): /check would send that query to
