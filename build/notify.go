@@ -95,21 +95,33 @@ type receiver struct {
 	// gone is set, for the life of the process, once the receiver has
 	// answered 410 Gone: it is posted nothing more.
 	gone atomic.Bool
-	// dropped counts the changes that found the queue full since the last
-	// report, firstDrop and lastDrop their ids; guarded by Notifier.mu. A
-	// flood of changes is one log line per interval, not one per change.
-	dropped             int
-	firstDrop, lastDrop int64
-	// rejected counts the changes given up on at the receiver's word (a
-	// 3xx, most 4xx) since the last report, firstReject and lastReject
-	// their ids, rejectStatus and rejectErr the last answer; guarded by
-	// Notifier.mu. A rejection costs no retry, so a receiver that rejects
-	// everything would otherwise log a line per change as fast as it
-	// answers (hundreds in one build).
-	rejected                int
-	firstReject, lastReject int64
-	rejectStatus            int
-	rejectErr               error
+	// dropped are the changes that found the queue full since the last
+	// report; guarded by Notifier.mu. A flood of changes is one log line
+	// per interval, not one per change.
+	dropped changeCount
+	// rejected are the changes given up on at the receiver's word (a 3xx,
+	// most 4xx) since the last report, rejectStatus and rejectErr the last
+	// answer; guarded by Notifier.mu. A rejection costs no retry, so a
+	// receiver that rejects everything would otherwise log a line per
+	// change as fast as it answers (hundreds in one build).
+	rejected     changeCount
+	rejectStatus int
+	rejectErr    error
+}
+
+// changeCount counts changes between two reports, with the first and last
+// of their ids (a receiver can fetch what it missed from /changes).
+type changeCount struct {
+	n           int
+	first, last int64
+}
+
+func (cc *changeCount) add(id int64) {
+	if cc.n == 0 {
+		cc.first = id
+	}
+	cc.n++
+	cc.last = id
 }
 
 // NewNotifier validates opts and starts one delivery worker per URL. Its
@@ -199,11 +211,7 @@ func (n *Notifier) Notify(changes []api.Change) {
 			select {
 			case r.queue <- c:
 			default:
-				if r.dropped == 0 {
-					r.firstDrop = c.ID
-				}
-				r.dropped++
-				r.lastDrop = c.ID
+				r.dropped.add(c.ID)
 			}
 		}
 	}
@@ -257,17 +265,17 @@ func (n *Notifier) logCounts() {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	for _, r := range n.receivers {
-		if r.dropped > 0 {
-			n.opts.Log.Error().Str("url", r.name).Int("dropped", r.dropped).
-				Int64("firstChange", r.firstDrop).Int64("lastChange", r.lastDrop).
+		if d := r.dropped; d.n > 0 {
+			n.opts.Log.Error().Str("url", r.name).Int("dropped", d.n).
+				Int64("firstChange", d.first).Int64("lastChange", d.last).
 				Msg("webhook queue full: changes dropped for this receiver")
-			r.dropped = 0
+			r.dropped = changeCount{}
 		}
-		if r.rejected > 0 {
-			n.opts.Log.Error().Err(r.rejectErr).Str("url", r.name).Int("status", r.rejectStatus).Int("rejected", r.rejected).
-				Int64("firstChange", r.firstReject).Int64("lastChange", r.lastReject).
+		if j := r.rejected; j.n > 0 {
+			n.opts.Log.Error().Err(r.rejectErr).Str("url", r.name).Int("status", r.rejectStatus).Int("rejected", j.n).
+				Int64("firstChange", j.first).Int64("lastChange", j.last).
 				Msg("webhook rejected: giving up on these changes without retrying")
-			r.rejected = 0
+			r.rejected = changeCount{}
 		}
 	}
 }
@@ -277,11 +285,8 @@ func (n *Notifier) logCounts() {
 func (n *Notifier) countRejected(r *receiver, c api.Change, status int, err error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if r.rejected == 0 {
-		r.firstReject = c.ID
-	}
-	r.rejected++
-	r.lastReject, r.rejectStatus, r.rejectErr = c.ID, status, err
+	r.rejected.add(c.ID)
+	r.rejectStatus, r.rejectErr = status, err
 }
 
 // work delivers one receiver's queue in order.

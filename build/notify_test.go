@@ -389,26 +389,19 @@ func TestWebhookDropsReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changes := func(from, to int64) []api.Change {
-		var cs []api.Change
-		for id := from; id <= to; id++ {
-			cs = append(cs, api.Change{ID: id, Type: api.ChangeStatus, Service: "openai", Time: t0, NewStatus: api.MajorOutage})
-		}
-		return cs
-	}
 	// Change 1 is being posted, 2 and 3 fill the queue, 4 to 1003 find it
 	// full.
-	n.Notify(changes(1, 1))
+	n.Notify(outageChanges(1, 1))
 	<-posted
-	n.Notify(changes(2, 1003))
+	n.Notify(outageChanges(2, 1003))
 	tests := []struct {
 		name string
 		next func() // what brings the report
 		want string // the report's fields
 	}{
 		{"a tick after 1000 drops", func() { tick <- time.Time{} }, `"dropped":1000,"firstChange":4,"lastChange":1003`},
-		{"a tick after 2 more", func() { n.Notify(changes(1004, 1005)); tick <- time.Time{} }, `"dropped":2,"firstChange":1004,"lastChange":1005`},
-		{"Close after 1 more", func() { n.Notify(changes(1006, 1006)); unblock(); n.Close(ctx) }, `"dropped":1,"firstChange":1006,"lastChange":1006`},
+		{"a tick after 2 more", func() { n.Notify(outageChanges(1004, 1005)); tick <- time.Time{} }, `"dropped":2,"firstChange":1004,"lastChange":1005`},
+		{"Close after 1 more", func() { n.Notify(outageChanges(1006, 1006)); unblock(); n.Close(ctx) }, `"dropped":1,"firstChange":1006,"lastChange":1006`},
 	}
 	for _, tt := range tests {
 		select {
@@ -450,13 +443,6 @@ func TestWebhookRejectionsReported(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	changes := func(from, to int64) []api.Change {
-		var cs []api.Change
-		for id := from; id <= to; id++ {
-			cs = append(cs, api.Change{ID: id, Type: api.ChangeStatus, Service: "openai", Time: t0, NewStatus: api.MajorOutage})
-		}
-		return cs
-	}
 	posted := func(want int32) {
 		t.Helper()
 		for deadline := time.Now().Add(10 * time.Second); posts.Load() < want; time.Sleep(5 * time.Millisecond) {
@@ -468,7 +454,7 @@ func TestWebhookRejectionsReported(t *testing.T) {
 	// Two intervals: 282 changes (as many as one build once sent) and a
 	// tick, 3 more and Close. The last post of an interval may be counted
 	// in the next one, so only the sums are exact.
-	n.Notify(changes(1, 282))
+	n.Notify(outageChanges(1, 282))
 	posted(282)
 	tick <- time.Time{}
 	var lines []string
@@ -478,7 +464,7 @@ func TestWebhookRejectionsReported(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("nothing logged at the tick")
 	}
-	n.Notify(changes(283, 285))
+	n.Notify(outageChanges(283, 285))
 	posted(285)
 	n.Close(ctx)
 	close(logs)
@@ -549,4 +535,14 @@ func TestWebhookURLStaysSecret(t *testing.T) {
 	if err == nil || strings.Contains(err.Error(), "SECRET") {
 		t.Errorf("a refused URL: %v", err)
 	}
+}
+
+// outageChanges are the change ids from to to, each openai going into a
+// major outage.
+func outageChanges(from, to int64) []api.Change {
+	var cs []api.Change
+	for id := from; id <= to; id++ {
+		cs = append(cs, api.Change{ID: id, Type: api.ChangeStatus, Service: "openai", Time: t0, NewStatus: api.MajorOutage})
+	}
+	return cs
 }
