@@ -55,17 +55,8 @@ func measureCompletions(ctx context.Context, opts Options, svc catalog.Service) 
 		Codes: func(code string, status int) (catalog.ErrorCode, bool) {
 			return opts.Catalog.ErrorCode(svc, code, status)
 		},
-		Listed: func(code string) bool { return opts.Catalog.ListsErrorCode(svc, code) },
 	})
 	for id, s := range samples {
-		// The code is the only text of the provider's answer a sample
-		// holds, and completion keeps only the table's codes. This is the
-		// last door before the log and the history, so the key is checked
-		// here too, whatever produced the sample.
-		if completion.LeaksKey(s.Code, key) {
-			s.Code = api.OtherErrorCode
-			samples[id] = s
-		}
 		// Outcome, status and code only: a sample never holds the key.
 		ev := opts.Log.Debug()
 		if s.Outcome != api.OutcomeOK {

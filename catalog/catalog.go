@@ -273,12 +273,8 @@ func (c Catalog) ErrorCode(svc Service, code string, status int) (ErrorCode, boo
 // value where a code goes may be anything the provider echoed, so measured
 // completions publish it as api.OtherErrorCode.
 func (c Catalog) ListsErrorCode(svc Service, code string) bool {
-	for _, row := range c.ErrorCodes[svc.ErrorCodes] {
-		if row.Code == code {
-			return true
-		}
-	}
-	return false
+	_, listed := c.ErrorCode(svc, code, 0) // status 0: any of the code's rows
+	return listed
 }
 
 //go:embed catalog.json

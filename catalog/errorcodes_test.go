@@ -52,10 +52,20 @@ func TestErrorCodeLookup(t *testing.T) {
 			if ok != (tt.want != "") || row.Class != tt.want {
 				t.Errorf("ErrorCode(%q, %d) = %q, %v; want %q", tt.code, tt.status, row.Class, ok, tt.want)
 			}
-			if ok != cat.ListsErrorCode(tt.svc, tt.code) && tt.status == 0 {
-				t.Errorf("a code matched without a status must be listed, and the other way round")
-			}
 		})
+	}
+	// Listed: a code with any row, whatever the status the row names.
+	for _, tt := range []struct {
+		svc  Service
+		code string
+		want bool
+	}{
+		{p, "RESOURCE_EXHAUSTED", true}, {p, "spent", true}, {p, "plain", true},
+		{p, "teapot", false}, {p, "", false}, {none, "plain", false},
+	} {
+		if got := cat.ListsErrorCode(tt.svc, tt.code); got != tt.want {
+			t.Errorf("ListsErrorCode(%s, %q) = %v, want %v", tt.svc.Slug, tt.code, got, tt.want)
+		}
 	}
 }
 

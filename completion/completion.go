@@ -50,12 +50,10 @@ type Request struct {
 	Model  catalog.MeasuredModelRef
 	Key    string
 	// Codes says what a provider's error code means (the catalog's table
-	// for the service, Catalog.ErrorCode); nil: the HTTP status decides.
+	// for the service, Catalog.ErrorCode; with status 0, whether the table
+	// lists the code at all); nil: the HTTP status decides, and no code is
+	// kept in the sample (publicCode).
 	Codes func(code string, status int) (catalog.ErrorCode, bool)
-	// Listed reports whether the service's error table lists a code
-	// (Catalog.ListsErrorCode); nil: it has no table. Only a listed code
-	// is kept in the sample (publicCode).
-	Listed func(code string) bool
 	// Now dates the sample; the times measured are on the monotonic clock.
 	Now func() time.Time
 }
@@ -110,7 +108,7 @@ func Measure(ctx context.Context, req Request) api.CompletionSample {
 		data, _ := io.ReadAll(body)
 		code := errorCode(data)
 		sample.Outcome = statusOutcome(resp.StatusCode, code, req.Codes)
-		sample.Code = publicCode(code, req.Key, req.Listed)
+		sample.Code = publicCode(code, req.Key, req.Codes)
 		return sample
 	}
 	res := readStream(req.Probe.Style, body, start)
@@ -120,7 +118,7 @@ func Measure(ctx context.Context, req Request) api.CompletionSample {
 		sample.Outcome = api.OutcomeTimeout
 	case res.errorCode != "" || res.errorEvent:
 		sample.Outcome = streamErrorOutcome(res.errorCode, req.Codes)
-		sample.Code = publicCode(res.errorCode, req.Key, req.Listed)
+		sample.Code = publicCode(res.errorCode, req.Key, req.Codes)
 	case res.err != nil || !res.done:
 		sample.Outcome = api.OutcomeStreamCut
 	case res.firstToken < 0:
@@ -286,11 +284,14 @@ func errorCode(data []byte) string {
 // anything shaped like a code where its code goes, the key included (a 401
 // answering an unknown key with it as the code): only the table's values
 // are known to be codes, and even one of them is checked for the key.
-func publicCode(code, key string, listed func(string) bool) string {
-	switch {
-	case code == "":
+func publicCode(code, key string, codes func(code string, status int) (catalog.ErrorCode, bool)) string {
+	if code == "" {
 		return ""
-	case listed == nil || !listed(code) || LeaksKey(code, key):
+	}
+	if codes == nil || LeaksKey(code, key) {
+		return api.OtherErrorCode
+	}
+	if _, listed := codes(code, 0); !listed {
 		return api.OtherErrorCode
 	}
 	return code

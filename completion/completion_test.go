@@ -95,7 +95,6 @@ func withTable(t *testing.T, slug string, req Request) Request {
 		t.Fatalf("no service %s", slug)
 	}
 	req.Codes = func(code string, status int) (catalog.ErrorCode, bool) { return cat.ErrorCode(svc, code, status) }
-	req.Listed = func(code string) bool { return cat.ListsErrorCode(svc, code) }
 	return req
 }
 
