@@ -26,7 +26,10 @@ import (
 //	12      ·                                  ·                            back
 func TestScenario(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	// Six services, enough probes for the rule of our own network
+	// (vantageMinProbes); each of thirteen builds of the whole catalog cost
+	// a second under -race.
+	h := newHarnessWith(t, scheduleCatalog(t, "anthropic", "cohere", "openai", "mistral", "perplexity", "google-gemini"))
 	at := func(minute int) time.Time { return t0.Add(time.Duration(minute) * time.Minute) }
 	incident := func(sev api.Severity, resolved *time.Time) []buildtest.Incident {
 		return []buildtest.Incident{{ID: "inc1", Name: "Elevated errors on the Messages API", Severity: sev, StartedAt: at(1), ResolvedAt: resolved}}
