@@ -23,6 +23,7 @@ import (
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
@@ -160,11 +161,14 @@ func TestLoadDuringSwaps(t *testing.T) {
 	if testing.Short() {
 		t.Skip("load test")
 	}
-	const (
-		clients     = 32
-		perClient   = 200
-		generations = 50
-	)
+	// A fixed count of swaps and requests, never a time budget; -tags long
+	// (CI's fault step) runs the full count, the usual run a fifth of the
+	// swaps: each is a rendering of every service.
+	const clients = 32
+	perClient, generations := 100, 10
+	if buildtest.Long {
+		perClient, generations = 200, 50
+	}
 	cat, api := loopbackCatalog(t, nil)
 	files := make([]map[string][]byte, generations+1)
 	for g := range files {
@@ -185,9 +189,20 @@ func TestLoadDuringSwaps(t *testing.T) {
 		pubDone    = make(chan struct{})
 		reloadErrs atomic.Int64
 	)
+	clientsDone := make(chan struct{})
 	go func() {
 		defer close(pubDone)
 		for g := 1; g <= generations; g++ {
+			// Keep pace with the clients too, so that the swaps are spread
+			// over the requests however fast either side runs: generation g
+			// waits for its share of them (or for the clients to be done).
+			for need := int64((g - 1) * clients * perClient / generations); served.Load() < need; {
+				select {
+				case <-clientsDone:
+					need = 0
+				case <-time.After(time.Millisecond):
+				}
+			}
 			published.Store(int64(g)) // before it can be loaded
 			if err := snapshot.Publish(dir, files[g]); err != nil {
 				t.Error(err)
@@ -261,6 +276,7 @@ func TestLoadDuringSwaps(t *testing.T) {
 		})
 	}
 	wg.Wait()
+	close(clientsDone)
 	<-pubDone
 	reloaders.Wait()
 	if t.Failed() {
