@@ -68,7 +68,7 @@ type connLimitListener struct {
 	count   int
 	// holding counts the clients by how many connections they hold, and
 	// heaviest is the most any holds; idleAt[n] are the clients holding n
-	// of which at least one is idle.
+	// of which at least one is idle (an empty or missing map: none).
 	holding  map[int]int
 	heaviest int
 	idleAt   map[int]map[netip.Addr]*client
@@ -256,13 +256,25 @@ func (l *connLimitListener) ConnState(nc net.Conn, state http.ConnState) {
 	if c == nil || lc.closed.Load() {
 		return // released: neither counted nor closable any more
 	}
-	l.unindex(c)
+	// Twice a request on a kept-alive connection, so only what changes is
+	// touched: how many connections c holds does not (holding and heaviest
+	// stay), only whether lc is idle and so whether c is in idleAt.
 	if state == http.StateIdle {
 		c.idle[lc] = struct{}{}
-	} else {
-		delete(c.idle, lc)
+		at := l.idleAt[c.open]
+		if at == nil {
+			at = map[netip.Addr]*client{}
+			l.idleAt[c.open] = at
+		}
+		at[c.key] = c
+		return
 	}
-	l.index(c)
+	if _, idle := c.idle[lc]; idle {
+		delete(c.idle, lc)
+		if len(c.idle) == 0 {
+			delete(l.idleAt[c.open], c.key)
+		}
+	}
 }
 
 // release gives lc's slot back.
@@ -293,11 +305,10 @@ func (l *connLimitListener) unindex(c *client) {
 	if l.holding[c.open]--; l.holding[c.open] <= 0 {
 		delete(l.holding, c.open)
 	}
-	if at := l.idleAt[c.open]; at != nil {
-		if delete(at, c.key); len(at) == 0 {
-			delete(l.idleAt, c.open)
-		}
-	}
+	// An emptied idleAt[n] is kept for the next client idle at n: there
+	// are at most as many as the per-client cap, and a map made and dropped
+	// on every request was most of ConnState's cost.
+	delete(l.idleAt[c.open], c.key)
 }
 
 func (l *connLimitListener) index(c *client) {
