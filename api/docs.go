@@ -166,6 +166,21 @@ type FeedSource struct {
 	RosterChangedAt *time.Time `json:"rosterChangedAt,omitempty"`
 	RosterAdded     []string   `json:"rosterAdded,omitempty"`
 	RosterRemoved   []string   `json:"rosterRemoved,omitempty"`
+	// Unplaced are the components the page lists that the catalog places
+	// nowhere (not in the API's scope, no surface's, not in
+	// otherComponents): components added since the catalog was written,
+	// which count for no status until someone places them. Only for a
+	// service whose catalog places its components (it has surfaces or
+	// otherComponents).
+	Unplaced []UnplacedComponent `json:"unplaced,omitempty"`
+}
+
+// UnplacedComponent is a component of an official page that the catalog
+// places nowhere, and since when the build has seen it there.
+type UnplacedComponent struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	FirstSeen time.Time `json:"firstSeen"`
 }
 
 // FailureKind classifies a failed read of an official feed, so that a

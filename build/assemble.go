@@ -293,14 +293,16 @@ func decideStatus(o Observation, sh *history.ServiceHistory, incidents incidentS
 }
 
 // trackFeed keeps the health of the official source: the last good read,
-// the run of failures, and changes in the roster of in-scope components. It
-// fills the health fields of o.Feed from the history.
+// the run of failures, changes in the roster of in-scope components and
+// the components in no place (trackUnplaced). It fills the health fields
+// of o.Feed from the history.
 func trackFeed(sh *history.ServiceHistory, svc catalog.Service, o *Observation, now time.Time, log zerolog.Logger) {
 	fh := &sh.Feed
 	switch o.Feed.State {
 	case api.FeedOK:
 		fh.LastOKAt, fh.Failures, fh.FailingSince, fh.LastFailure = now, 0, time.Time{}, ""
 		trackRoster(fh, svc, o.Components, now, log)
+		trackUnplaced(fh, svc, *o, now, log)
 	case api.FeedError:
 		if fh.Failures == 0 {
 			fh.FailingSince = now
@@ -320,6 +322,7 @@ func trackFeed(sh *history.ServiceHistory, svc catalog.Service, o *Observation, 
 	o.Feed.FailingSince = timePtr(fh.FailingSince)
 	o.Feed.RosterChangedAt = timePtr(fh.RosterChangedAt)
 	o.Feed.RosterAdded, o.Feed.RosterRemoved = fh.RosterAdded, fh.RosterRemoved
+	o.Feed.Unplaced = fh.Unplaced
 }
 
 // trackRoster notices a change in the set of in-scope components: a

@@ -490,6 +490,7 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[api.Sources]():            "Sources",
 	reflect.TypeFor[api.FeedSource]():         "FeedSource",
 	reflect.TypeFor[api.ProbeSource]():        "ProbeSource",
+	reflect.TypeFor[api.UnplacedComponent]():  "UnplacedComponent",
 	reflect.TypeFor[api.Problem]():            "Problem",
 	reflect.TypeFor[api.Status]():             "Status",
 	reflect.TypeFor[api.Basis]():              "Basis",
@@ -563,7 +564,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 	doc := openapiLoad(t)
 	for _, name := range []string{"StatusResponse", "ServiceSummary", "ServiceDetail", "Uptime", "Incident",
 		"IncidentList", "Filters", "Window", "CheckResult", "CheckService", "CheckStatus", "CheckBasis", "Verdict", "Evidence", "CheckAlternative", "Sources", "FeedSource",
-		"ProbeSource", "Problem", "Status", "Basis", "Severity", "Category", "Disagreement", "Component", "Coverage", "FailureKind",
+		"UnplacedComponent", "ProbeSource", "Problem", "Status", "Basis", "Severity", "Category", "Disagreement", "Component", "Coverage", "FailureKind",
 		"SourcesResponse", "ServiceSources", "ChangeType", "Change", "ChangeList", "CloudEvent", "EventData", "ServiceAt",
 		"StatusAtResponse", "ServiceAtResponse", "CoverageBreakdown", "CoverageSources", "Reliability", "DurationBySeverity",
 		"DurationStats", "Acknowledgement", "ReliabilityResponse", "ServiceReliability", "ExpectedResolution",
@@ -813,7 +814,8 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 			Sources: api.Sources{
 				Feed: api.FeedSource{Format: catalog.FormatStatuspage, URL: "https://status.openai.com/api/v2/summary.json",
 					State: api.FeedOK, Status: api.Operational, LastOKAt: &now, RosterChangedAt: &earlier,
-					RosterAdded: []string{"Agents (01M3Q6W0264T1RJS1YEM47CAQJ)"}},
+					RosterAdded: []string{"Agents (01M3Q6W0264T1RJS1YEM47CAQJ)"},
+					Unplaced:    []api.UnplacedComponent{{ID: "01KWORKSPACEAGENT000000000", Name: "Workspace Agent", FirstSeen: earlier}}},
 				Probe: api.ProbeSource{State: api.ProbeFailed, Error: "timeout", Attempts: 3},
 				Disagreement: &api.Disagreement{Since: earlier, By: api.EvidenceProbe, Official: api.Operational, Measured: api.MajorOutage,
 					Detail: "Our probes have failed 3 times in a row."},

@@ -151,6 +151,10 @@ type FeedHealth struct {
 	RosterChangedAt time.Time `json:"rosterChangedAt,omitzero"`
 	RosterAdded     []string  `json:"rosterAdded,omitempty"`
 	RosterRemoved   []string  `json:"rosterRemoved,omitempty"`
+	// Unplaced are the page's components in no place at the last good
+	// read, each with when it was first seen: kept so that firstSeen
+	// stays put and a component is announced once.
+	Unplaced []api.UnplacedComponent `json:"unplaced,omitempty"`
 }
 
 // Bucket is the time, in seconds, a service spent in each status during one
@@ -620,6 +624,11 @@ func (h *History) CheckClock(now time.Time) error {
 			{"the latest completion", sh.LastCompletionAt()},
 		} {
 			if err := future(fmt.Sprintf("service %q: %s", slug, f.name), f.t); err != nil {
+				return err
+			}
+		}
+		for _, u := range sh.Feed.Unplaced {
+			if err := future(fmt.Sprintf("service %q: feed.unplaced %q firstSeen", slug, u.Name), u.FirstSeen); err != nil {
 				return err
 			}
 		}

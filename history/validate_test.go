@@ -32,6 +32,9 @@ func TestHistoryCheckClock(t *testing.T) {
 		{"feed lastOkAt ahead", func(h *History) { h.Track("a").Feed.LastOKAt = now.Add(time.Hour) }, false},
 		{"feed failingSince ahead", func(h *History) { h.Track("a").Feed.FailingSince = now.Add(time.Hour) }, false},
 		{"feed rosterChangedAt ahead", func(h *History) { h.Track("a").Feed.RosterChangedAt = now.Add(time.Hour) }, false},
+		{"feed unplaced firstSeen ahead", func(h *History) {
+			h.Track("a").Feed.Unplaced = []api.UnplacedComponent{{ID: "x", Name: "X", FirstSeen: now.Add(time.Hour)}}
+		}, false},
 		{"changesSince ahead", func(h *History) { h.ChangesSince = now.Add(time.Hour) }, false},
 		{"a change in the past", func(h *History) { h.Changes = []api.Change{{ID: 1, Time: now.Add(-time.Hour)}} }, true},
 		{"the latest change ahead", func(h *History) {

@@ -366,7 +366,9 @@ func readJSON(t *testing.T, path string, v any) {
 
 // TestSnapshotWorkflowWarnsAboutUnreadSources runs the workflow's step that
 // turns sources.json into annotations: a source failing for over an hour is
-// a warning on the run, a changed scope roster a notice, the rest silent.
+// a warning on the run, a changed scope roster a notice, and so is a
+// component first seen in no place within the last 10 minutes; the rest is
+// silent.
 func TestSnapshotWorkflowWarnsAboutUnreadSources(t *testing.T) {
 	t.Parallel()
 	if _, err := exec.LookPath("jq"); err != nil {
@@ -384,6 +386,13 @@ func TestSnapshotWorkflowWarnsAboutUnreadSources(t *testing.T) {
 		{Slug: "openai", Name: "OpenAI", Feed: api.FeedSource{State: api.FeedOK, RosterChangedAt: ago(time.Minute),
 			RosterAdded: []string{"Agents (01M3)"}, RosterRemoved: []string{"Sora (01K9)"}}},
 		{Slug: "mistral", Name: "Mistral AI", Feed: api.FeedSource{State: api.FeedNone}},
+		{Slug: "anthropic", Name: "Anthropic", Feed: api.FeedSource{State: api.FeedOK, Unplaced: []api.UnplacedComponent{
+			{ID: "ab12", Name: "Claude in Chrome", FirstSeen: *ago(time.Hour)},
+			{ID: "cd34", Name: "Claude 100% Design\nnext", FirstSeen: *ago(2 * time.Minute)},
+		}}},
+		{Slug: "cohere", Name: "Cohere", Feed: api.FeedSource{State: api.FeedOK, Unplaced: []api.UnplacedComponent{
+			{ID: "ef56", Name: "Dashboard", FirstSeen: *ago(time.Hour)},
+		}}},
 	}}
 	dir := t.TempDir()
 	data, err := json.Marshal(doc)
@@ -401,10 +410,11 @@ func TestSnapshotWorkflowWarnsAboutUnreadSources(t *testing.T) {
 		t.Fatalf("step failed: %v\n%s", err, out)
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 2 ||
+	if len(lines) != 3 ||
 		!strings.HasPrefix(lines[0], "::warning title=Replicate: status page not read::moved since ") ||
 		!strings.Contains(lines[0], "(25 reads)") || !strings.Contains(lines[0], "100%25 sure)%0Asecond line") ||
-		lines[1] != "::notice title=OpenAI: components in scope changed::added Agents (01M3); removed Sora (01K9)" {
+		lines[1] != "::notice title=OpenAI: components in scope changed::added Agents (01M3); removed Sora (01K9)" ||
+		lines[2] != "::notice title=Anthropic: components in no place::new on the page, placed nowhere by the catalog: Claude 100%25 Design%0Anext (cd34)" {
 		t.Errorf("annotations:\n%s", out)
 	}
 }

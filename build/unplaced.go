@@ -1,0 +1,106 @@
+package build
+
+// Unplaced components. Where the catalog places a page's components (a
+// service with surfaces or otherComponents), each component is in the
+// API's scope, one surface's or otherComponents. A component the page
+// added since the catalog was written is in none of them: it counts for no
+// status, which is right (no one has said what it is), but it must not go
+// unnoticed either. It is published under the service's feed source as
+// unplaced, with when it was first seen, and logged once, at warning level
+// like a change of the roster, until it leaves the page or the catalog
+// places it.
+//
+// A service whose API scope is the whole page (Cohere: every component but
+// those it excludes by name) places a new component in the API by that
+// rule, which is the catalog's word: it counts for the API and is not
+// unplaced, and the roster alarm (trackRoster) reports it. Only a new
+// component its exclusions leave out, and no surface takes, is unplaced.
+
+import (
+	"time"
+
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
+	"github.com/rs/zerolog"
+)
+
+// placesComponents reports whether the catalog places every component of
+// the service's page: only then is a component in no place news.
+func placesComponents(svc catalog.Service) bool {
+	return len(svc.Surfaces) > 0 || len(svc.OtherComponents) > 0
+}
+
+// unplacedOnPage lists the components of this cycle's read of the page
+// that are in no place. ok is false when that cannot be told: the page was
+// not read, or a surface's read failed for a reason other than its scope
+// matching nothing (its components are then unknown, not absent).
+func unplacedOnPage(svc catalog.Service, o Observation) (unplaced []api.Component, ok bool) {
+	if o.Feed.State != api.FeedOK {
+		return nil, false
+	}
+	placed := map[string]bool{}
+	key := func(c api.Component) string { return c.ID + "\x00" + c.Name }
+	for _, r := range o.Surfaces {
+		if r.Err != nil && feed.Kind(r.Err) != api.FailureScope {
+			return nil, false
+		}
+		for _, c := range r.Components {
+			placed[key(c)] = true
+		}
+	}
+	for _, c := range o.Components {
+		if c.InScope || placed[key(c)] || otherComponent(svc, c) {
+			continue
+		}
+		placed[key(c)] = true // listed once, even if the page repeats it
+		unplaced = append(unplaced, c)
+	}
+	return unplaced, true
+}
+
+func otherComponent(svc catalog.Service, c api.Component) bool {
+	for _, o := range svc.OtherComponents {
+		if o.Matches(c.ID, c.Name) {
+			return true
+		}
+	}
+	return false
+}
+
+// trackUnplaced keeps the page's unplaced components in the history: a
+// component keeps the firstSeen of its first cycle in no place, one that
+// left the page or that the catalog now places is dropped, and a new one
+// is logged once. While the page cannot be read the list stands as it was.
+func trackUnplaced(fh *history.FeedHealth, svc catalog.Service, o Observation, now time.Time, log zerolog.Logger) {
+	if !placesComponents(svc) {
+		fh.Unplaced = nil
+		return
+	}
+	found, ok := unplacedOnPage(svc, o)
+	if !ok {
+		return
+	}
+	var kept []api.UnplacedComponent
+	for _, c := range found {
+		u := api.UnplacedComponent{ID: c.ID, Name: c.Name, FirstSeen: now}
+		if i := indexUnplaced(fh.Unplaced, c); i >= 0 {
+			u.FirstSeen = fh.Unplaced[i].FirstSeen
+		} else {
+			log.Warn().Str("service", svc.Slug).Str("component", c.Name).Str("id", c.ID).
+				Msg("a component of the official page is in no place (not the API's scope, no surface's, not otherComponents): it counts for no status until the catalog places it")
+		}
+		kept = append(kept, u)
+	}
+	fh.Unplaced = kept
+}
+
+func indexUnplaced(list []api.UnplacedComponent, c api.Component) int {
+	for i, u := range list {
+		if u.ID == c.ID && u.Name == c.Name {
+			return i
+		}
+	}
+	return -1
+}
