@@ -185,6 +185,7 @@ func RenderTo(out snapshot.Sink, site Site, cat catalog.Catalog, h *history.Hist
 		{snapshot.FileSources, docs.Sources},
 		{snapshot.FileChanges, history.RecentChangeList(h, now)},
 		{snapshot.FileReliability, docs.Reliability},
+		{snapshot.FileCatalog, cat},
 	} {
 		if err := put(f.name, f.v); err != nil {
 			return err

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -168,16 +169,28 @@ func TestRenderLeavesHistoryAlone(t *testing.T) {
 	}
 }
 
+// renderDefaultCatalog renders the golden input's cycle with the whole
+// default catalog (the golden input's is cut to three services).
+func renderDefaultCatalog(t *testing.T) (catalog.Catalog, snapshot.Files) {
+	t.Helper()
+	site, _, h, states, now := goldenInput(t)
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, err := Render(site, cat, h, states, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat, files
+}
+
 // TestRenderStatesTheNumberOfServices: the OpenAPI description and the
 // API index say how many services the build's catalog has, whichever
 // catalog that is (--catalog), not a number kept by hand.
 func TestRenderStatesTheNumberOfServices(t *testing.T) {
 	t.Parallel()
-	site, cat, h, states, now := goldenInput(t)
-	files, err := Render(site, cat, h, states, now)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat, files := renderDefaultCatalog(t)
 	want := fmt.Sprintf("telling whether %d AI services are up", len(cat.Services))
 	for _, name := range []string{snapshot.FileOpenAPI, snapshot.FileAPIIndex} {
 		if !bytes.Contains(files[name], []byte(want)) {
@@ -191,7 +204,11 @@ func TestRenderStatesTheNumberOfServices(t *testing.T) {
 // list proves, and that the generation follows the content.
 func TestRenderManifestFiles(t *testing.T) {
 	t.Parallel()
-	site, cat, h, states, now := goldenInput(t)
+	site, _, h, states, now := goldenInput(t)
+	cat, err := catalog.Default() // the golden input's is cut to three services
+	if err != nil {
+		t.Fatal(err)
+	}
 	files, err := Render(site, cat, h, states, now)
 	if err != nil {
 		t.Fatal(err)
@@ -234,5 +251,20 @@ func TestRenderManifestFiles(t *testing.T) {
 	}
 	if m2.Generation == m.Generation {
 		t.Error("a later cycle has the same generation")
+	}
+}
+
+// TestRenderPublishesItsCatalog: the snapshot's catalog.json reads back as
+// the catalog it was rendered from, so that a replica's /check matches and
+// probes what the build watched.
+func TestRenderPublishesItsCatalog(t *testing.T) {
+	t.Parallel()
+	cat, files := renderDefaultCatalog(t)
+	got, err := catalog.Parse(files[snapshot.FileCatalog])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, cat) {
+		t.Errorf("%s reads back as another catalog than the one rendered", snapshot.FileCatalog)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -46,7 +47,7 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		}
 		req.RetryAfter = &n
 	}
-	doc, err := s.checker.Check(snap, req)
+	doc, err := s.checkerFor(snap).Check(snap, req)
 	if err != nil {
 		// The engine refuses only input; anything else is ours.
 		inputProblem(w, err)
@@ -69,7 +70,7 @@ func (s *Server) checkStack(w http.ResponseWriter, r *http.Request, snap *Snapsh
 			return
 		}
 	}
-	doc, err := s.checker.CheckStack(snap, q.Get("q"), names)
+	doc, err := s.checkerFor(snap).CheckStack(snap, q.Get("q"), names)
 	if err != nil {
 		inputProblem(w, err)
 		return
@@ -85,4 +86,50 @@ func inputProblem(w http.ResponseWriter, err error) {
 		return
 	}
 	problem(w, http.StatusInternalServerError, "", "internal error")
+}
+
+// newChecker returns a /check engine for cat, probing through the server's
+// live-probe cache and counting reports in its crowd. The probes go through
+// the server's HTTP client, whose dial guard lets only the hosts of the
+// operator's own catalog be on an internal address: a snapshot's catalog
+// can make a replica probe other public hosts, never one inside its
+// network.
+func (s *Server) newChecker(cat catalog.Catalog) *check.Engine {
+	e := check.New(cat, s.liveProbes, s.opts.Now, check.FromServer)
+	if s.crowd != nil {
+		e.CountReports(s.crowd)
+	}
+	return e
+}
+
+// snapshotChecker is the engine of the catalog of the snapshot last asked
+// about, by that catalog file's ETag, so that a swap to a snapshot of the
+// same catalog (every build but one that changed it) builds none.
+type snapshotChecker struct {
+	etag   string
+	engine *check.Engine
+}
+
+// checkerFor returns the engine that answers /check about snap: the one of
+// the catalog snap was built with, when it carries one (a replica then
+// matches and probes what its origin watched, whatever it was started
+// with), else the server's own. A catalog that does not parse (a newer
+// build's schema) is logged once and the server's own answers.
+func (s *Server) checkerFor(snap *Snapshot) *check.Engine {
+	rep := snap.files[snapshot.FileCatalog]
+	if rep == nil {
+		return s.checker
+	}
+	if sc := s.snapChecker.Load(); sc != nil && sc.etag == rep.etag {
+		return sc.engine
+	}
+	sc := &snapshotChecker{etag: rep.etag, engine: s.checker}
+	if snap.catalog != nil {
+		sc.engine = s.newChecker(*snap.catalog)
+	} else {
+		s.opts.Log.Error().Err(snap.catalogErr).Str("file", snapshot.FileCatalog).
+			Msg("the snapshot's catalog does not parse: /check answers from this server's own catalog")
+	}
+	s.snapChecker.Store(sc)
+	return sc.engine
 }

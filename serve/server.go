@@ -91,8 +91,12 @@ type Server struct {
 	store   *Store
 	limiter limits.Limiter
 	shared  *shared.Redis // nil without Options.Redis
-	// checker answers /check.
-	checker *check.Engine
+	// checker answers /check from the server's own catalog; a snapshot
+	// that carries the catalog it was built with is answered from that
+	// (checkerFor), through the same live probes and crowd.
+	checker     *check.Engine
+	liveProbes  *check.Cache
+	snapChecker atomic.Pointer[snapshotChecker]
 	// crowd counts /check's reports (the checker's too); reports caches
 	// service documents with its count.
 	crowd   check.Crowd
@@ -183,15 +187,15 @@ func New(opts Options) *Server {
 	if s.shared != nil {
 		probes = s.shared.ProbeCache(opts.ProbeTimeout)
 	}
-	s.checker = check.New(opts.Catalog, check.NewCache(opts.Client, opts.ProbeTimeout, opts.Now, probes), opts.Now, check.FromServer)
+	s.liveProbes = check.NewCache(opts.Client, opts.ProbeTimeout, opts.Now, probes)
 	if !opts.NoCrowd {
 		local := check.NewMemoryCrowd(opts.Now())
 		s.crowd, s.local = local, local
 		if s.shared != nil {
 			s.crowd = s.shared.Crowd(local)
 		}
-		s.checker.CountReports(s.crowd)
 	}
+	s.checker = s.newChecker(opts.Catalog)
 	if opts.RateLimit > 0 {
 		local := limits.NewRateLimiter(opts.RateLimit, time.Minute, opts.MaxClients, opts.Now)
 		s.limiter = local

@@ -114,7 +114,47 @@ func testSnapshotFiles(cat catalog.Catalog, at time.Time) (map[string][]byte, er
 		rendered[key] = render
 	}
 	renderedMu.Unlock()
-	return render()
+	files, err := render()
+	if err != nil {
+		return nil, err
+	}
+	// The rendering shared by catalogs that differ only in their probe
+	// URLs (each test's own loopback API) carries the first one's catalog,
+	// and /check probes by the snapshot's.
+	data, err := json.Marshal(cat)
+	if err != nil {
+		return nil, err
+	}
+	return withFile(files, snapshot.FileCatalog, append(data, '\n'))
+}
+
+// withFile returns files with name's content replaced by data, resealed
+// (the manifest lists every file's hash).
+func withFile(files map[string][]byte, name string, data []byte) (map[string][]byte, error) {
+	var m snapshot.Manifest
+	if err := json.Unmarshal(files[snapshot.FileManifest], &m); err != nil {
+		return nil, err
+	}
+	out := snapshot.Files{}
+	sealed := snapshot.NewSealer(out)
+	for file, body := range files {
+		switch file {
+		case snapshot.FileManifest:
+			continue
+		case name:
+			body = data
+		}
+		if err := sealed.Put(file, body); err != nil {
+			return nil, err
+		}
+	}
+	sealed.Seal(&m)
+	manifest, err := json.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	out[snapshot.FileManifest] = append(manifest, '\n')
+	return out, nil
 }
 
 // publishTestSnapshot publishes the test snapshot of cat generated at at

@@ -30,7 +30,7 @@ func (s *Server) handleStatusline(w http.ResponseWriter, r *http.Request) {
 			names = []string{v}
 		}
 	}
-	line, err := s.checker.Statusline(snap, names)
+	line, err := s.checkerFor(snap).Statusline(snap, names)
 	if err != nil {
 		inputProblem(w, err)
 		return

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -54,6 +55,12 @@ type Snapshot struct {
 	// reliability is each service's row of reliability.json, for /check's
 	// expectedResolution; empty for a snapshot written before it existed.
 	reliability map[string]api.Reliability
+	// catalog is the catalog the snapshot was built with (FileCatalog),
+	// for /check; nil in a snapshot written before it was published, or
+	// when it does not parse (catalogErr: a newer build's schema), and the
+	// server's own catalog answers then.
+	catalog    *catalog.Catalog
+	catalogErr error
 	// order is the services' slugs in the order of status.json.
 	order []string
 	// models are models.json's models by id, for /check; none in a
@@ -110,7 +117,7 @@ func heldOnDisk(name string, size, large int64) bool {
 	}
 	switch name {
 	case snapshot.FileManifest, snapshot.FileStatus, snapshot.FileSources, snapshot.FileModels,
-		snapshot.FileReliability, snapshot.FileIncidents, snapshot.FileDatasets, snapshot.FileChanges:
+		snapshot.FileReliability, snapshot.FileIncidents, snapshot.FileDatasets, snapshot.FileChanges, snapshot.FileCatalog:
 		return false
 	}
 	return true
@@ -233,6 +240,13 @@ func (s *Snapshot) parse() error {
 		}
 		for _, r := range doc.Services {
 			s.reliability[r.Slug] = r.Reliability
+		}
+	}
+	if rep := s.files[snapshot.FileCatalog]; rep != nil {
+		if cat, err := catalog.Parse(rep.body); err != nil {
+			s.catalogErr = err
+		} else {
+			s.catalog = &cat
 		}
 	}
 	rep := s.files[snapshot.FileIncidents]

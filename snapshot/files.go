@@ -44,3 +44,10 @@ func ModelFile(id string) string { return DirModels + "/" + id + ".json" }
 
 // FileReliability is the snapshot file of api.ReliabilityDoc.
 const FileReliability = "reliability.json"
+
+// FileCatalog is the catalog the snapshot was built with (catalog.json's
+// schema): the services, surfaces and models its documents speak of. A
+// replica's /check matches and probes by it, not by its own built-in one.
+// It holds no secret: a measured completion's key is named by its
+// environment variable, never given.
+const FileCatalog = "catalog.json"

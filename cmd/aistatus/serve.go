@@ -132,7 +132,7 @@ func newServeCmd(g *globals) *cobra.Command {
 	}
 	o.register(cmd.Flags(), true)
 	cmd.MarkFlagsMutuallyExclusive("dir", "origin")
-	cmd.Flags().StringVar(&catalog, "catalog", "", "catalog JSON file, for /check (default: the embedded one)")
+	cmd.Flags().StringVar(&catalog, "catalog", "", "catalog JSON file: the hosts /check may probe on an internal address, and /check's catalog for a snapshot that carries none of its own (default: the embedded one)")
 	return cmd
 }
 
