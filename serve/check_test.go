@@ -158,7 +158,8 @@ func TestCheck(t *testing.T) {
 }
 
 // The verdict says where the status came from when it matters: our probes
-// overruling a calm official page, or a service with no readable page.
+// overruling a calm official page, or a service with no readable page; and
+// it names the other surfaces in trouble (claude.ai beside the Claude API).
 func TestCheckSaysWhereTheStatusCameFrom(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, 0)
@@ -167,7 +168,8 @@ func TestCheckSaysWhereTheStatusCameFrom(t *testing.T) {
 	}{
 		{"cohere", "down", "while the official status page says operational"},
 		{"mistral", "up", "no status page that a program can read"},
-		{"anthropic", "up", ""},
+		{"anthropic", "up", "Also: claude.ai is down (major outage) per the official status page; and Claude Code is down"},
+		{"groq", "up", ""},
 	} {
 		doc := checkDoc(t, ts, tt.q)
 		if doc.Verdict.Level != tt.level || (tt.detail == "") != (doc.Verdict.Detail == "") || !strings.Contains(doc.Verdict.Detail, tt.detail) {

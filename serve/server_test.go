@@ -19,6 +19,7 @@ import (
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/serve/limits"
@@ -75,10 +76,28 @@ func renderTestSnapshot(cat catalog.Catalog, at time.Time) (map[string][]byte, e
 		}
 		h.Track(svc.Slug).Record(at.Add(-time.Hour), st, new(100.0))
 		h.Track(svc.Slug).Record(at, st, new(120.0))
-		states[svc.Slug] = build.ServiceState{Status: st, Sources: sources}
+		states[svc.Slug] = build.ServiceState{Status: st, Sources: sources, Surfaces: testSurfaces(svc)}
 	}
 	build.AssembleModels(h, cat, nil, testGatewayReads(), at, zerolog.Nop())
 	return build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, at)
+}
+
+// testSurfaces are the surfaces the test snapshot has read: Anthropic's,
+// during a claude.ai and Claude Code major outage with the API up and the
+// console operational. Every other surface has no word (unknown).
+func testSurfaces(svc catalog.Service) []feed.SurfaceResult {
+	if svc.Slug != "anthropic" {
+		return nil
+	}
+	var out []feed.SurfaceResult
+	for _, sf := range svc.Surfaces {
+		st := api.MajorOutage
+		if sf.ID == catalog.SurfaceConsole {
+			st = api.Operational
+		}
+		out = append(out, feed.SurfaceResult{ID: sf.ID, Status: st})
+	}
+	return out
 }
 
 // renderedKey names one rendering of the test snapshot: its time and its
