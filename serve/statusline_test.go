@@ -3,6 +3,7 @@ package serve
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/snapshot"
+	"github.com/rs/zerolog"
 )
 
 // TestStatusline: one line of text for the names asked, each matched as
@@ -79,6 +81,51 @@ func checkSays(t *testing.T, doc api.CheckDoc) string {
 	word := map[api.Status]string{api.Operational: "up", api.Degraded: "degraded", api.PartialOutage: "partial outage",
 		api.MajorOutage: "major outage", api.Maintenance: "maintenance", api.Unknown: "unknown"}[*doc.Status]
 	return doc.Verdict.Emoji + " " + name + " " + word
+}
+
+// TestStatuslineRefusesInText: a refusal of the statusline (bad input, the
+// rate limit, no snapshot yet) is one line of text/plain with its HTTP
+// status, never a problem's JSON, which a prompt would print as it is; the
+// other routes keep their problems.
+func TestStatuslineRefusesInText(t *testing.T) {
+	t.Parallel()
+	ts, limited := newTestServer(t, 0), newTestServer(t, 1)
+	for _, tc := range []struct {
+		ts          *testServer
+		query, says string
+		status      int
+	}{
+		{ts, "?q=", "q is empty", http.StatusBadRequest},
+		{ts, "?q=openai,,groq", "empty service name", http.StatusBadRequest},
+		{ts, "?q=opnai", "did you mean OpenAI?", http.StatusBadRequest},
+		{ts, "?q=openai,example.com", `"example.com" is not a service`, http.StatusBadRequest},
+		{ts, "?q=" + strings.Repeat("groq,", 10) + "groq", "at most 10", http.StatusBadRequest},
+		{ts, "?q=%zz", "malformed query string", http.StatusBadRequest},
+		// The first request spends the budget of one.
+		{limited, "?q=groq", "✅ Groq up", http.StatusOK},
+		{limited, "?q=groq", "⏳ aistatus: rate limited, retry in 60 s", http.StatusTooManyRequests},
+	} {
+		resp := tc.ts.do(t, http.MethodGet, snapshot.PathStatusline+tc.query, nil)
+		got := string(body(t, resp))
+		if resp.StatusCode != tc.status || resp.Header.Get("Content-Type") != snapshot.ContentText ||
+			!strings.Contains(got, tc.says) || strings.Count(got, "\n") != 1 || !strings.HasSuffix(got, "\n") || strings.Contains(got, "{") {
+			t.Errorf("%s: %d %s %q, want %d, one line of text saying %q", tc.query, resp.StatusCode, resp.Header.Get("Content-Type"), got, tc.status, tc.says)
+		}
+		if tc.status == http.StatusTooManyRequests && (resp.Header.Get("Retry-After") != "60" || resp.Header.Get("Cache-Control") != "no-store") {
+			t.Errorf("429 headers: %v", resp.Header)
+		}
+	}
+	if p, ok := problemAt(t, limited, snapshot.PathCheck+"?q=groq", http.StatusTooManyRequests); ok && !strings.Contains(p.Detail, "rate limit of 1 requests per minute") {
+		t.Errorf("/check's 429: %+v", p)
+	}
+
+	none := New(Options{Dir: filepath.Join(t.TempDir(), "none"), Log: zerolog.Nop()})
+	rec := httptest.NewRecorder()
+	none.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, snapshot.PathStatusline, nil))
+	if got := rec.Body.String(); rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Content-Type") != snapshot.ContentText ||
+		!strings.Contains(got, "no snapshot") || strings.Count(got, "\n") != 1 {
+		t.Errorf("no snapshot: %d %s %q", rec.Code, rec.Header().Get("Content-Type"), got)
+	}
 }
 
 // TestCheckStack: q=a,b,c checks each service in the order asked and sums
