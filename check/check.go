@@ -13,7 +13,8 @@
 //     of rules that turns a situation into advice;
 //   - facts.go: the facts a verdict rests on, and the evidence and
 //     alternatives that go with it;
-//   - live.go: the live probe of the service's API, cached and coalesced.
+//   - live.go: the live probe of the service's API (or of a surface's own
+//     host), cached and coalesced.
 package check
 
 import (
@@ -294,6 +295,16 @@ func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 			doc.LatencyMs, doc.LatencyCheckedAt = r.Probe.LatencyMs, &at
 		} else {
 			oursDown = e.egressDown(svc.ProbeURL)
+		}
+	}
+	// Another surface is probed at its own host (claude.ai), through the
+	// same cache: its latency, and evidence that it answers.
+	if subj.probeURL != "" && e.prober != nil {
+		r := e.prober.Probe(subj.probeURL)
+		live = &r
+		if r.Probe.State == api.ProbeOK {
+			at := r.At.UTC()
+			doc.LatencyMs, doc.LatencyCheckedAt = r.Probe.LatencyMs, &at
 		}
 	}
 	age, stale := view.Age(now)

@@ -120,6 +120,10 @@ func testSnapshotFiles(cat catalog.Catalog, at time.Time) (map[string][]byte, er
 	services := slices.Clone(cat.Services)
 	for i := range services {
 		services[i].ProbeURL = ""
+		services[i].Surfaces = slices.Clone(services[i].Surfaces)
+		for j := range services[i].Surfaces {
+			services[i].Surfaces[j].ProbeURL = ""
+		}
 	}
 	fingerprint, err := json.Marshal(services)
 	if err != nil {
@@ -146,6 +150,23 @@ func publishTestSnapshot(t testing.TB, dir string, cat catalog.Catalog, at time.
 	}
 	if err := snapshot.Publish(dir, files); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// probeAt points every probe URL of cat, a service's and a surface's
+// (claude.ai), at base: /<slug> and /<slug>/<surface>.
+func probeAt(cat *catalog.Catalog, base string) {
+	for i := range cat.Services {
+		svc := &cat.Services[i]
+		if svc.ProbeURL != "" {
+			svc.ProbeURL = base + "/" + svc.Slug
+		}
+		svc.Surfaces = slices.Clone(svc.Surfaces)
+		for j, sf := range svc.Surfaces {
+			if sf.ProbeURL != "" {
+				svc.Surfaces[j].ProbeURL = base + "/" + svc.Slug + "/" + string(sf.ID)
+			}
+		}
 	}
 }
 
@@ -182,11 +203,7 @@ func newTestServer(t testing.TB, rateLimit int) *testServer {
 		t.Fatal(err)
 	}
 	api := newFakeAPI(t)
-	for i := range cat.Services {
-		if cat.Services[i].ProbeURL != "" {
-			cat.Services[i].ProbeURL = api.URL + "/" + cat.Services[i].Slug
-		}
-	}
+	probeAt(&cat, api.URL)
 	dir := filepath.Join(t.TempDir(), "public")
 	publishTestSnapshot(t, dir, cat, genTime)
 	clock := newTestClock(genTime.Add(time.Minute))
