@@ -110,6 +110,7 @@ check 400 '/check?q=openai,,cohere'
 check 400 '/check?q=openai,cohere&error=529'
 check 200 '/statusline'
 check 200 '/statusline?q=openai,anthropic'
+check 200 '/statusline?q=claude.ai,claude-sonnet-4.5'
 check 400 '/statusline?q=example.org'
 check 200 /openapi.json
 check 200 /export

@@ -138,13 +138,19 @@ func TestOpenAPIDocument(t *testing.T) {
 				t.Errorf("%s: 429 does not require header %s", path, h)
 			}
 		}
-		if mt := tooMany.Content.Get(snapshot.ContentProblem); mt == nil || mt.Schema.Ref != "#/components/schemas/Problem" {
-			t.Errorf("%s: 429 body is not a Problem", path)
+		// A route that answers plain text (the statusline, printed by a
+		// prompt) refuses in a line of text too; the others with a problem.
+		refusal, schema := snapshot.ContentProblem, "#/components/schemas/Problem"
+		if ok.Content.Get(snapshot.ContentText) != nil {
+			refusal, schema = snapshot.ContentText, "#/components/schemas/TextLine"
+		}
+		if mt := tooMany.Content.Get(refusal); mt == nil || mt.Schema.Ref != schema {
+			t.Errorf("%s: 429 body is not a %s", path, schema)
 		}
 		if len(op.Parameters) > 0 {
 			bad := op.Responses.Status(400)
-			if bad == nil || bad.Value.Content.Get(snapshot.ContentProblem) == nil {
-				t.Errorf("%s: has parameters but no 400 problem response", path)
+			if bad == nil || bad.Value.Content.Get(refusal) == nil {
+				t.Errorf("%s: has parameters but no 400 %s response", path, refusal)
 			}
 		}
 		for _, p := range op.Parameters {

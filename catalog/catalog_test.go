@@ -366,6 +366,11 @@ func TestCatalogValidation(t *testing.T) {
 			sf.Domains = []string{"chat.example.com/app"}
 			s.Surfaces = []Surface{sf}
 		}, []string{`surfaces[0] ("app"): domains: "chat.example.com/app"`}},
+		{"surface probe URL not absolute", func(s *Service) {
+			sf := validSurface(SurfaceApp, "App")
+			sf.ProbeURL = "chat.example.com"
+			s.Surfaces = []Surface{sf}
+		}, []string{`surfaces[0] ("app"): probeUrl: "chat.example.com" is not an absolute http(s) URL`}},
 		{"other component without why", func(s *Service) { s.OtherComponents = []OtherComponent{{Name: "Docs", Why: " "}} },
 			[]string{`otherComponents[0] ("Docs"): why is empty`}},
 		{"other component without a name", func(s *Service) { s.OtherComponents = []OtherComponent{{ID: "x1", Why: "w"}} },
@@ -529,4 +534,32 @@ func TestCatalogValidationReportsAllProblems(t *testing.T) {
 // component name and one incident keyword.
 func validSurface(id SurfaceID, name string) Surface {
 	return Surface{ID: id, Name: name, Scope: Scope{ComponentNames: []string{name + " component"}, IncidentKeywords: []string{name + " keyword"}}}
+}
+
+// TestSurfacesProbeTheirOwnHost: in the default catalog, an app or console
+// with a host of its own is probed there, at its first domain (/check's
+// latency for claude.ai is claude.ai's, not the API host's); an agent has
+// no host and no probe.
+func TestSurfacesProbeTheirOwnHost(t *testing.T) {
+	t.Parallel()
+	cat, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	probed := 0
+	for _, svc := range cat.Services {
+		for _, sf := range svc.Surfaces {
+			want := ""
+			if len(sf.Domains) > 0 && sf.ID != SurfaceAgent {
+				want = "https://" + sf.Domains[0] + "/"
+				probed++
+			}
+			if sf.ProbeURL != want {
+				t.Errorf("%s/%s: probeUrl %q, want %q", svc.Slug, sf.ID, sf.ProbeURL, want)
+			}
+		}
+	}
+	if probed == 0 {
+		t.Error("no surface is probed")
+	}
 }

@@ -41,6 +41,13 @@ type Surface struct {
 	// Domains are hosts of this surface (claude.ai, chatgpt.com); /check
 	// also matches their subdomains.
 	Domains []string `json:"domains,omitempty"`
+	// ProbeURL is what /check's live probe of the surface requests: the
+	// page people open on its own host, its first domain (https://claude.ai/).
+	// Empty for a surface with no host of its own (a coding agent): /check
+	// then has no latency for it. As for the API's probeUrl, an answer (a
+	// bot challenge's 403 included) shows that the host answers, never
+	// that the surface works.
+	ProbeURL string `json:"probeUrl,omitempty"`
 	// Scope is the part of the page that is this surface, in the terms of
 	// the feed's scope. It must name something: a surface is never the
 	// whole page.
@@ -104,6 +111,11 @@ func (s Service) surfaceProblems() []string {
 		for _, d := range sf.Domains {
 			if d == "" || strings.ContainsAny(d, "/: *") || d != strings.ToLower(d) {
 				out = append(out, fmt.Sprintf("%s: domains: %q must be a lower-case host name", where, d))
+			}
+		}
+		if sf.ProbeURL != "" {
+			if err := checkAbsoluteURL(sf.ProbeURL); err != nil {
+				out = append(out, fmt.Sprintf("%s: probeUrl: %v", where, err))
 			}
 		}
 		for _, a := range sf.Aliases {

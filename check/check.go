@@ -13,7 +13,8 @@
 //     of rules that turns a situation into advice;
 //   - facts.go: the facts a verdict rests on, and the evidence and
 //     alternatives that go with it;
-//   - live.go: the live probe of the service's API, cached and coalesced.
+//   - live.go: the live probe of the service's API (or of a surface's own
+//     host), cached and coalesced.
 package check
 
 import (
@@ -250,12 +251,11 @@ func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 		doc.Code = &req.Code
 	}
 	doc.RetryAfter = req.RetryAfter
-	svc, surfaceID, ok, md, err := e.subject(req)
+	said, err := e.say(view, req)
 	if err != nil {
 		return api.CheckDoc{}, err
 	}
-	sum, inSnapshot := view.Summary(svc.Slug)
-	if !ok || !inSnapshot {
+	if !said.tracked {
 		// No advice for a service we know nothing of: the action fields are
 		// left out, and the lists are empty rather than null.
 		doc.Verdict = api.Verdict{
@@ -269,20 +269,14 @@ func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 		doc.OtherSurfaces = []api.CheckOtherSurface{}
 		return doc, nil
 	}
+	svc, subj, mf, status := said.svc, said.subj, said.mf, said.status
+	sum := subj.sum
 	doc.Tracked = true
 	doc.Service = &api.CheckService{Slug: svc.Slug, Name: svc.Name, Domain: svc.Domain}
-	subj := subject(svc, sum, surfaceID)
 	doc.Surface = &api.CheckSurface{ID: subj.id, Name: svc.SurfaceName(subj.id)}
-	doc.OtherSurfaces = otherSurfaces(sum, subj.id)
-	sum = subj.sum
-	status := sum.Status
-	var mf *modelFacts
-	if md != nil {
-		// A model's verdict is the model's at this service, from its own
-		// sources: never the service's status borrowed.
-		facts := readModel(view, *md, svc)
-		mf, status = &facts, facts.here
-		doc.Model = facts.checkModel()
+	doc.OtherSurfaces = otherSurfaces(said.summary, subj.id)
+	if mf != nil {
+		doc.Model = mf.checkModel()
 	}
 	doc.Status = &status
 	if basis := sum.Basis; basis.Valid() && mf == nil {
@@ -303,13 +297,22 @@ func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 			oursDown = e.egressDown(svc.ProbeURL)
 		}
 	}
+	// Another surface is probed at its own host (claude.ai), through the
+	// same cache: its latency, and evidence that it answers.
+	if subj.probeURL != "" && e.prober != nil {
+		r := e.prober.Probe(subj.probeURL)
+		live = &r
+		if r.Probe.State == api.ProbeOK {
+			at := r.At.UTC()
+			doc.LatencyMs, doc.LatencyCheckedAt = r.Probe.LatencyMs, &at
+		}
+	}
 	age, stale := view.Age(now)
 	seconds := int(age.Seconds())
+	doc.Verdict = verdict(said.name, status, stale, age)
 	if mf == nil {
-		doc.Verdict = verdict(subj.name, status, stale, age)
 		doc.Verdict.Detail = joinSentences(subj.detail(svc.Name), othersSentence(doc.OtherSurfaces))
 	} else {
-		doc.Verdict = verdict(md.Name+" at "+svc.Name, status, stale, age)
 		doc.Verdict.Detail = joinSentences(mf.detail(svc, sum), othersSentence(doc.OtherSurfaces))
 	}
 	doc.Verdict.DataAgeSeconds = &seconds
@@ -369,6 +372,51 @@ func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 		v.Evidence = append(mf.evidence(e.cat, svc, seconds), v.Evidence...)
 	}
 	return doc, nil
+}
+
+// said is what a check says of its subject before any probe or advice:
+// which service, surface or model q names, under what name, and its
+// status. Check and Statusline both read it, so that the line and the
+// verdict cannot say different things of one name.
+type said struct {
+	// tracked is false when q names nothing aistatus tracks, or the
+	// snapshot has no word on the service; the rest is then empty.
+	tracked bool
+	svc     catalog.Service
+	// summary is the service's entry of the snapshot, every surface
+	// included; subj.sum is the part the verdict reads.
+	summary api.ServiceSummary
+	subj    surfaceSubject
+	// mf is what the snapshot says of the model q names (or the model
+	// parameter); nil when none.
+	mf *modelFacts
+	// name is the verdict's subject: "claude.ai", "Anthropic API", "Groq"
+	// (a service that has only its API), "Claude Sonnet 4.5 at Anthropic".
+	name   string
+	status api.Status
+}
+
+// say resolves req's subject in view and reads its status: the
+// surface's, or the model's at the service, never the service's borrowed.
+func (e *Engine) say(view View, req Request) (said, error) {
+	svc, surfaceID, ok, md, err := e.subject(req)
+	if err != nil {
+		return said{}, err
+	}
+	sum, inSnapshot := view.Summary(svc.Slug)
+	if !ok || !inSnapshot {
+		return said{}, nil
+	}
+	s := said{tracked: true, svc: svc, summary: sum, subj: subject(svc, sum, surfaceID)}
+	s.name, s.status = s.subj.name, s.subj.sum.Status
+	if md != nil {
+		// A model's verdict is the model's at this service, from its own
+		// sources: never the service's status borrowed.
+		facts := readModel(view, *md, svc)
+		s.mf, s.status = &facts, facts.here
+		s.name = md.Name + " at " + svc.Name
+	}
+	return s, nil
 }
 
 // verdictDetail says where the status came from when that matters to

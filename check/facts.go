@@ -80,6 +80,12 @@ func gather(view View, svc catalog.Service, subj surfaceSubject, live *Live, now
 // 30 s old, the freshest we have), otherwise the snapshot's — failing while
 // our probes overrule the page or our own incident is open.
 func (f facts) probe() probeState {
+	if f.surface != "" {
+		// Our probe of a surface's own host shows that it answers, and the
+		// rows that read our probe speak of the API: the surface's advice
+		// rests on its page.
+		return probeNone
+	}
 	switch {
 	case f.ownNetworkDown && f.ownNetwork == FromCaller:
 		return probeYoursDown
@@ -156,14 +162,22 @@ func (f facts) evidence() []api.Evidence {
 
 	if f.live != nil {
 		age := int(f.now.Sub(f.live.At).Seconds())
+		of := "its API"
+		if f.surface != "" {
+			of = f.surface + "'s host"
+		}
 		if p := f.live.Probe; p.State == api.ProbeOK && p.LatencyMs != nil {
-			says := fmt.Sprintf("Our probe of its API answered in %.0f ms", *p.LatencyMs)
+			says := fmt.Sprintf("Our probe of %s answered in %.0f ms", of, *p.LatencyMs)
 			if p.HTTPStatus != 0 {
 				says += fmt.Sprintf(" (HTTP %d; the probe sends no key)", p.HTTPStatus)
 			}
+			if f.surface != "" {
+				// A bot challenge's 403 is an answer too.
+				says += ": the host answers, which does not show that " + f.surface + " works"
+			}
 			add(api.EvidenceProbe, says+".", age)
 		} else {
-			add(api.EvidenceProbe, "Our probe of its API failed: "+cmp.Or(p.Error, "no answer")+".", age)
+			add(api.EvidenceProbe, "Our probe of "+of+" failed: "+cmp.Or(p.Error, "no answer")+".", age)
 		}
 		if f.ownNetworkDown {
 			add(api.EvidenceProbe, "Our probes of other providers' hosts fail too: the checker's own network looks down, so our probe says nothing about this one.", age)

@@ -2,18 +2,26 @@ package check
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // Statusline is the one-line answer of /statusline, for prompts, terminal
-// status bars and agents: the named services (all of them when names is
-// empty) with an icon and a word each, from the snapshot alone (no live
-// probe: a status bar asks often and must answer at once). With every
-// service it names only those not up. Stale data says so first. A name that
-// matches no tracked service is an *InputError naming q.
+// status bars and agents, from the snapshot alone (no live probe: a status
+// bar asks often and must answer at once). Stale data says so first.
+//
+// Each of names is matched as Check matches q, and printed as Check's
+// verdict names its subject, with its status: "🔴 claude.ai major outage ·
+// ⚠️ OpenAI API degraded". A name that matches nothing tracked is an
+// *InputError naming q.
+//
+// With no names, the line names what is in trouble and counts the rest:
+// "✅ all 26 up", or "🔴 Anthropic: claude.ai major outage, Claude Code
+// major outage · ❔ 3 unknown" (see troubleLine).
 func (e *Engine) Statusline(view View, names []string) (string, error) {
 	var parts []string
 	age, stale := view.Age(e.now())
@@ -21,51 +29,127 @@ func (e *Engine) Statusline(view View, names []string) (string, error) {
 		parts = append(parts, "⏳ stale data ("+api.HumanDuration(age)+" old)")
 	}
 	if len(names) == 0 {
-		up, total := 0, 0
-		var trouble []string
-		for _, svc := range e.cat.Services {
-			sum, ok := view.Summary(svc.Slug)
-			if !ok {
-				continue
-			}
-			total++
-			if sum.Status == api.Operational {
-				up++
-				continue
-			}
-			trouble = append(trouble, statuslineItem(svc.Name, sum.Status))
-		}
-		parts = append(parts, "AI services: "+strconv.Itoa(up)+"/"+strconv.Itoa(total)+" up")
-		parts = append(parts, trouble...)
-		return strings.Join(parts, " · "), nil
+		return strings.Join(append(parts, e.troubleLine(view)...), " · "), nil
 	}
 	for _, name := range names {
-		if len(name) > MaxQuery {
-			return "", &InputError{"q", fmt.Sprintf("a service name in q is longer than %d bytes", MaxQuery)}
+		req := Request{Query: name}
+		if _, err := req.validate(); err != nil {
+			return "", err
 		}
-		svc, ok := e.matcher.Match(name)
-		sum, inSnapshot := view.Summary(svc.Slug)
-		if !ok || !inSnapshot {
+		s, err := e.say(view, req)
+		if err != nil {
+			return "", err
+		}
+		if !s.tracked {
 			detail := fmt.Sprintf("%q is not a service aistatus tracks", api.Truncate(name, 64))
-			if s := e.matcher.Suggest(name); len(s) > 0 {
-				detail += "; did you mean " + api.JoinList(s, "or") + "?"
+			if sug := e.matcher.Suggest(name); len(sug) > 0 {
+				detail += "; did you mean " + api.JoinList(sug, "or") + "?"
 			}
 			return "", &InputError{"q", detail}
 		}
-		parts = append(parts, statuslineItem(svc.Name, sum.Status))
+		parts = append(parts, statuslineItem(s.name, s.status))
 	}
 	return strings.Join(parts, " · "), nil
 }
 
-// statuslineItem is one service in a statusline: its icon (the verdict's),
-// name and status in a word or two.
-func statuslineItem(name string, s api.Status) string {
-	word := map[api.Status]string{
-		api.Operational: "up", api.Degraded: "degraded", api.PartialOutage: "partial outage",
-		api.MajorOutage: "major outage", api.Maintenance: "maintenance",
-	}[s]
-	if word == "" {
-		word = "unknown"
+// troubleLine is the statusline of every service: one item per service with
+// a subject (its API or a surface) in trouble, worst first, naming those
+// subjects ("🔴 Anthropic: claude.ai major outage, Claude Code major
+// outage"; the API is "API"); then how many services have a subject of
+// unknown status and none in trouble ("❔ 3 unknown"), which are not named
+// (a page that could not be read this cycle is not news). With nothing in
+// trouble it counts those up: "✅ all 26 up", or "✅ 23 up · ❔ 3 unknown".
+func (e *Engine) troubleLine(view View) []string {
+	type trouble struct {
+		worst api.Status
+		item  string
 	}
-	return verdict(name, s, false, 0).Emoji + " " + name + " " + word
+	var troubles []trouble
+	up, unknown, total := 0, 0, 0
+	for _, svc := range e.cat.Services {
+		sum, ok := view.Summary(svc.Slug)
+		if !ok {
+			continue
+		}
+		total++
+		ids := []catalog.SurfaceID{catalog.SurfaceAPI}
+		for _, sf := range svc.Surfaces {
+			ids = append(ids, sf.ID)
+		}
+		var worst api.Status
+		var said []string
+		someUnknown := false
+		for _, id := range ids {
+			// The same reading of a surface as Check's.
+			subj := subject(svc, sum, id)
+			switch st := subj.sum.Status; {
+			case api.Troubled(st):
+				name := subj.name
+				if id == catalog.SurfaceAPI {
+					name = "API"
+				}
+				said = append(said, name+" "+statusWord(st))
+				worst = api.Worse(worst, st)
+			case st != api.Operational:
+				someUnknown = true
+			}
+		}
+		switch {
+		case len(said) > 0:
+			troubles = append(troubles, trouble{worst, verdict(svc.Name, worst, false, 0).Emoji + " " + svc.Name + ": " + strings.Join(said, ", ")})
+		case someUnknown:
+			unknown++
+		default:
+			up++
+		}
+	}
+	// Worst first; the catalog's order among equals.
+	slices.SortStableFunc(troubles, func(a, b trouble) int {
+		switch {
+		case a.worst == b.worst:
+			return 0
+		case api.Worse(a.worst, b.worst) == a.worst:
+			return -1
+		}
+		return 1
+	})
+	var parts []string
+	for _, t := range troubles {
+		parts = append(parts, t.item)
+	}
+	switch {
+	case len(troubles) == 0 && unknown == 0:
+		return append(parts, "✅ all "+strconv.Itoa(total)+" up")
+	case len(troubles) == 0:
+		parts = append(parts, "✅ "+strconv.Itoa(up)+" up")
+	}
+	if unknown > 0 {
+		parts = append(parts, "❔ "+strconv.Itoa(unknown)+" unknown")
+	}
+	return parts
+}
+
+// statuslineItem is one subject in a statusline: the icon of its verdict,
+// the verdict's name for it and its status in a word or two.
+func statuslineItem(name string, s api.Status) string {
+	return verdict(name, s, false, 0).Emoji + " " + name + " " + statusWord(s)
+}
+
+// statusWord is a status in a word or two, as the statusline prints it:
+// the words of the verdict's headline ("up", "up but degraded", "down
+// (major outage)") without their gloss.
+func statusWord(s api.Status) string {
+	switch s {
+	case api.Operational:
+		return "up"
+	case api.Degraded:
+		return "degraded"
+	case api.PartialOutage:
+		return "partial outage"
+	case api.MajorOutage:
+		return "major outage"
+	case api.Maintenance:
+		return "maintenance"
+	}
+	return "unknown"
 }

@@ -28,6 +28,10 @@ type surfaceSubject struct {
 	// missing: the snapshot has no word on this surface (written before
 	// surfaces, or the catalog changed since).
 	missing bool
+	// probeURL is the surface's own host, which /check probes (the
+	// catalog's probeUrl of the surface); "" for the API, whose probe is
+	// the service's, and for a surface with no host of its own.
+	probeURL string
 }
 
 // subject finds the surface id of svc in its summary.
@@ -41,6 +45,11 @@ func subject(svc catalog.Service, sum api.ServiceSummary, id catalog.SurfaceID) 
 	}
 	s.sum.Disagreement = nil
 	s.sum.LatencyMs = nil
+	for _, sf := range svc.Surfaces {
+		if sf.ID == id {
+			s.probeURL = sf.ProbeURL
+		}
+	}
 	for _, sf := range sum.Surfaces {
 		if sf.ID != id {
 			continue
@@ -96,6 +105,8 @@ func (s surfaceSubject) detail(service string) string {
 		return verdictDetail(service, s.sum)
 	case s.missing:
 		return fmt.Sprintf("This snapshot has no status for %s: it was written before surfaces, or the catalog changed since.", s.name)
+	case s.sum.Basis == api.BasisNone && s.probeURL != "":
+		return fmt.Sprintf("The official status page gave no word on %s in the latest check; our probe of its host shows only whether it answers, which cannot show that it works.", s.name)
 	case s.sum.Basis == api.BasisNone:
 		return fmt.Sprintf("The official status page gave no word on %s in the latest check; our probe tests the API host only, which says nothing of it.", s.name)
 	}

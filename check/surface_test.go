@@ -1,8 +1,11 @@
 package check
 
 import (
+	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -12,8 +15,9 @@ import (
 
 // TestCheckSurfaces: the verdict covers the surface the query names, with
 // that surface's status, basis and open incidents; it names the service's
-// other surfaces in trouble; our probe (of the API host) and the API's
-// alternatives are not used for another surface.
+// other surfaces in trouble; another surface is probed at its own host
+// (none for an agent), never the API host, and the API's alternatives are
+// not used for it.
 func TestCheckSurfaces(t *testing.T) {
 	t.Parallel()
 	engine, view, prober := newTestEngine(t)
@@ -36,14 +40,15 @@ func TestCheckSurfaces(t *testing.T) {
 		alternatives           bool
 		says                   []string // in the evidence or the detail
 	}{
-		{"claude.ai", "", "app", "down", "", []string{"agent:degraded"}, false, false,
+		{"claude.ai", "", "app", "down", "", []string{"agent:degraded"}, true, false,
 			[]string{`Open incident "claude.ai and Claude Code unavailable"`, "The status page says major_outage for claude.ai.",
-				"says nothing of claude.ai", "Also: Claude Code is up but degraded per the official status page."}},
+				"Our probe of claude.ai's host answered in 120 ms", "which does not show that claude.ai works",
+				"Also: Claude Code is up but degraded per the official status page."}},
 		{"claude code", "500", "agent", "degraded", "wait", []string{"app:major_outage"}, false, false,
-			[]string{"Also: claude.ai is down (major outage) per the official status page."}},
+			[]string{"Also: claude.ai is down (major outage) per the official status page.", "says nothing of Claude Code"}},
 		{"claude", "", "api", "up", "proceed", []string{"app:major_outage", "agent:degraded"}, true, true,
 			[]string{"Also: claude.ai is down (major outage) per the official status page; and Claude Code is up but degraded per the official status page."}},
-		{"console.anthropic.com", "", "console", "unknown", "", []string{"app:major_outage", "agent:degraded"}, false, false,
+		{"console.anthropic.com", "", "console", "unknown", "", []string{"app:major_outage", "agent:degraded"}, true, false,
 			[]string{"This snapshot has no status for Claude Console"}},
 	} {
 		// For a surface, the API's read of the page failed this cycle and
@@ -100,4 +105,94 @@ func statusOf(sum api.ServiceSummary, id catalog.SurfaceID) string {
 		}
 	}
 	return string(api.Unknown)
+}
+
+// TestSurfaceProbesItsOwnHost: /check on claude.ai or a console probes
+// that surface's own host (loopback fakes here), through the live-probe
+// cache, and gives its latency; the API host is not asked. An answer, a bot
+// challenge's 403 included, only shows that the host answers: the status
+// stays the page's word, unknown where the snapshot has none. A host that
+// fails leaves the latency null and says so.
+func TestSurfaceProbesItsOwnHost(t *testing.T) {
+	t.Parallel()
+	apiHost, apiHits := countingAPI(t)
+	var appHits, consoleHits atomic.Int64
+	challenge := func(hits *atomic.Int64) *httptest.Server {
+		s := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			hits.Add(1)
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusForbidden)
+			w.Write([]byte("<html><title>Just a moment...</title></html>"))
+		}))
+		t.Cleanup(s.Close)
+		return s
+	}
+	app, console := challenge(&appHits), challenge(&consoleHits)
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+
+	cat := testCatalog(t)
+	for i, svc := range cat.Services {
+		svc.Surfaces = slices.Clone(svc.Surfaces)
+		for j := range svc.Surfaces {
+			switch sf := &svc.Surfaces[j]; {
+			case svc.Slug == "anthropic" && sf.ID == catalog.SurfaceApp:
+				sf.ProbeURL = app.URL + "/"
+			case svc.Slug == "anthropic" && sf.ID == catalog.SurfaceConsole:
+				sf.ProbeURL = console.URL + "/"
+			case sf.ProbeURL != "":
+				sf.ProbeURL = closed.URL + "/"
+			}
+		}
+		if svc.ProbeURL != "" {
+			svc.ProbeURL = apiHost.URL + "/" + svc.Slug
+		}
+		cat.Services[i] = svc
+	}
+	clock := &testClock{}
+	clock.Set(genTime.Add(time.Minute))
+	engine := New(cat, NewCache(app.Client(), time.Second, clock.Now, nil), clock.Now, FromServer)
+	view := testView(cat)
+	sum := view.summaries["anthropic"]
+	sum.Surfaces = []api.SurfaceSummary{
+		{ID: catalog.SurfaceAPI, Name: "Anthropic API", Status: api.Operational, Basis: api.BasisOfficial, OpenIncidents: []api.Incident{}},
+		{ID: catalog.SurfaceApp, Name: "claude.ai", Status: api.MajorOutage, Basis: api.BasisOfficial, OpenIncidents: []api.Incident{}},
+		// The console has no word from the page this time.
+		{ID: catalog.SurfaceConsole, Name: "Claude Console", Status: api.Unknown, Basis: api.BasisNone, OpenIncidents: []api.Incident{}},
+	}
+	view.summaries["anthropic"] = sum
+
+	for _, tt := range []struct {
+		q                    string
+		status               api.Status
+		latency              bool
+		appHits, consoleHits int64
+		says                 string
+	}{
+		{"claude.ai", api.MajorOutage, true, 1, 0, "Our probe of claude.ai's host answered in"},
+		// Within LiveTTL: the cached answer, no second request.
+		{"https://claude.ai/new", api.MajorOutage, true, 1, 0, "(HTTP 403; the probe sends no key): the host answers, which does not show that claude.ai works."},
+		{"platform.claude.com", api.Unknown, true, 1, 1, "our probe of its host shows only whether it answers"},
+		{"chatgpt", api.Unknown, false, 1, 1, "Our probe of ChatGPT's host failed:"},
+	} {
+		doc, err := engine.Check(view, Request{Query: tt.q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		text := doc.Verdict.Detail
+		for _, e := range doc.Verdict.Evidence {
+			text += "\n" + e.Says
+		}
+		switch {
+		case *doc.Status != tt.status:
+			t.Errorf("%s: status %s, want %s: a host that answers is not a status", tt.q, *doc.Status, tt.status)
+		case (doc.LatencyMs != nil) != tt.latency || (doc.LatencyCheckedAt != nil) != tt.latency:
+			t.Errorf("%s: latency %v at %v, want a number: %v", tt.q, doc.LatencyMs, doc.LatencyCheckedAt, tt.latency)
+		case appHits.Load() != tt.appHits || consoleHits.Load() != tt.consoleHits || apiHits.Load() != 0:
+			t.Errorf("%s: app host asked %d times, console host %d, API host %d; want %d, %d, 0",
+				tt.q, appHits.Load(), consoleHits.Load(), apiHits.Load(), tt.appHits, tt.consoleHits)
+		case !strings.Contains(text, tt.says):
+			t.Errorf("%s: %q not in\n%s", tt.q, tt.says, text)
+		}
+	}
 }

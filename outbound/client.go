@@ -42,7 +42,7 @@ type Options struct {
 	NoRedirects bool
 }
 
-// CatalogURLs lists every feed, probe, completion and model gateway URL of
+// CatalogURLs lists every feed, probe (a surface's too), completion and model gateway URL of
 // cat: the hosts the program is told to read and probe, and so the ones it
 // may reach on an internal address (tests point them at loopback servers; a
 // private mirror may live on one).
@@ -56,6 +56,11 @@ func CatalogURLs(cat catalog.Catalog) []string {
 		}
 		if svc.Completion != nil {
 			urls = append(urls, svc.Completion.URL)
+		}
+		for _, sf := range svc.Surfaces {
+			if sf.ProbeURL != "" {
+				urls = append(urls, sf.ProbeURL)
+			}
 		}
 	}
 	for _, g := range cat.Models.Gateways {

@@ -95,12 +95,13 @@ func TestNewClient(t *testing.T) {
 func TestCatalogURLs(t *testing.T) {
 	t.Parallel()
 	cat := catalog.Catalog{Services: []catalog.Service{
-		{Slug: "a", ProbeURL: "https://api.a.example/v1", Feed: catalog.Feed{URL: "https://status.a.example/summary.json"}},
+		{Slug: "a", ProbeURL: "https://api.a.example/v1", Feed: catalog.Feed{URL: "https://status.a.example/summary.json"},
+			Surfaces: []catalog.Surface{{ID: catalog.SurfaceApp, ProbeURL: "https://chat.a.example/"}, {ID: catalog.SurfaceAgent}}},
 		{Slug: "b", Feed: catalog.Feed{URL: "https://status.b.example/rss", IncidentsURL: "https://status.b.example/incidents", ComponentsURL: "https://status.b.example/components"}},
 		{Slug: "c"},
 	}}
 	want := []string{
-		"https://status.a.example/summary.json", "https://api.a.example/v1",
+		"https://status.a.example/summary.json", "https://api.a.example/v1", "https://chat.a.example/",
 		"https://status.b.example/rss", "https://status.b.example/incidents", "https://status.b.example/components",
 	}
 	if got := CatalogURLs(cat); strings.Join(got, " ") != strings.Join(want, " ") {

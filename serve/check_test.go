@@ -3,6 +3,8 @@ package serve
 import (
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -10,6 +12,8 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/rs/zerolog"
 )
 
 // An untracked query's answer leaves the advice fields out and has empty
@@ -158,7 +162,8 @@ func TestCheck(t *testing.T) {
 }
 
 // The verdict says where the status came from when it matters: our probes
-// overruling a calm official page, or a service with no readable page.
+// overruling a calm official page, or a service with no readable page; and
+// it names the other surfaces in trouble (claude.ai beside the Claude API).
 func TestCheckSaysWhereTheStatusCameFrom(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, 0)
@@ -167,7 +172,8 @@ func TestCheckSaysWhereTheStatusCameFrom(t *testing.T) {
 	}{
 		{"cohere", "down", "while the official status page says operational"},
 		{"mistral", "up", "no status page that a program can read"},
-		{"anthropic", "up", ""},
+		{"anthropic", "up", "Also: claude.ai is down (major outage) per the official status page; and Claude Code is down"},
+		{"groq", "up", ""},
 	} {
 		doc := checkDoc(t, ts, tt.q)
 		if doc.Verdict.Level != tt.level || (tt.detail == "") != (doc.Verdict.Detail == "") || !strings.Contains(doc.Verdict.Detail, tt.detail) {
@@ -356,5 +362,67 @@ func TestViewBuildProbe(t *testing.T) {
 	}
 	if _, ok := snap.BuildProbe("nothing"); ok {
 		t.Error("a build probe for an untracked slug")
+	}
+}
+
+// TestCheckProbesTheSurfaceHost: /check on an app or a console probes that
+// surface's own host (a loopback fake here, reached through the outbound
+// client's dial guard, which lets only the catalog's URLs reach an internal
+// address), once per LiveTTL, so that latencyMs is a number; its status
+// stays the page's (claude.ai down, ChatGPT unknown: this snapshot has no
+// word on it). A coding agent has no host, and no latency.
+func TestCheckProbesTheSurfaceHost(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var asked []string
+	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked = append(asked, r.URL.Path)
+		mu.Unlock()
+		w.WriteHeader(http.StatusForbidden) // a bot challenge is an answer
+	}))
+	t.Cleanup(host.Close)
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The surfaces' hosts are not the API hosts': the guard must let each
+	// through by its own URL.
+	probeAt(&cat, newFakeAPI(t).URL)
+	for _, svc := range cat.Services {
+		for i, sf := range svc.Surfaces {
+			if sf.ProbeURL != "" {
+				svc.Surfaces[i].ProbeURL = host.URL + "/" + svc.Slug + "/" + string(sf.ID)
+			}
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "public")
+	publishTestSnapshot(t, dir, cat, genTime)
+	// No Client: the server makes its own, with the dial guard.
+	srv := New(Options{Dir: dir, Catalog: cat, Log: zerolog.Nop(), Now: newTestClock(genTime.Add(time.Minute)).Now})
+	if ok, err := srv.Store().Reload(); !ok || err != nil {
+		t.Fatalf("reload: %v %v", ok, err)
+	}
+	ts := &testServer{Server: srv, dir: dir, cat: cat}
+	for _, tt := range []struct {
+		q       string
+		status  api.Status
+		latency bool
+		asked   []string
+	}{
+		{"chatgpt", api.Unknown, true, []string{"/openai/app"}},
+		{"chatgpt.com", api.Unknown, true, []string{"/openai/app"}}, // cached
+		{"claude.ai", api.MajorOutage, true, []string{"/openai/app", "/anthropic/app"}},
+		{"platform.claude.com", api.Operational, true, []string{"/openai/app", "/anthropic/app", "/anthropic/console"}},
+		{"claude code", api.MajorOutage, false, []string{"/openai/app", "/anthropic/app", "/anthropic/console"}},
+	} {
+		doc := checkDoc(t, ts, tt.q)
+		mu.Lock()
+		got := slices.Clone(asked)
+		mu.Unlock()
+		if doc.Status == nil || *doc.Status != tt.status || (doc.LatencyMs != nil) != tt.latency || (doc.LatencyCheckedAt != nil) != tt.latency ||
+			!slices.Equal(got, tt.asked) {
+			t.Errorf("%s: status %v, latency %v; hosts asked %v; want %s, a latency %v, %v", tt.q, doc.Status, doc.LatencyMs, got, tt.status, tt.latency, tt.asked)
+		}
 	}
 }

@@ -97,11 +97,7 @@ func loopbackCatalog(t testing.TB, probe http.HandlerFunc) (catalog.Catalog, *ht
 	if err != nil {
 		t.Fatal(err)
 	}
-	for i := range cat.Services {
-		if cat.Services[i].ProbeURL != "" {
-			cat.Services[i].ProbeURL = api.URL + "/" + cat.Services[i].Slug
-		}
-	}
+	probeAt(&cat, api.URL)
 	return cat, api
 }
 

@@ -99,9 +99,13 @@ func (s *Server) limit(next http.Handler) http.Handler {
 		h.Set("RateLimit", fmt.Sprintf(`"free";r=%d;t=%d`, d.Remaining, ceilSeconds(d.Reset)))
 		if !d.Allowed {
 			h.Set("Retry-After", strconv.Itoa(ceilSeconds(d.RetryAfter)))
-			problem(w, http.StatusTooManyRequests, "", fmt.Sprintf(
-				"rate limit of %d requests per minute exceeded; retry in %d s (higher limits by arrangement with the operator)",
-				s.opts.RateLimit, ceilSeconds(d.RetryAfter)))
+			detail := fmt.Sprintf("rate limit of %d requests per minute exceeded; retry in %d s (higher limits by arrangement with the operator)",
+				s.opts.RateLimit, ceilSeconds(d.RetryAfter))
+			if _, text := w.(textRefusals); text {
+				// A status bar has room for a few words.
+				detail = fmt.Sprintf("⏳ aistatus: rate limited, retry in %d s", ceilSeconds(d.RetryAfter))
+			}
+			problem(w, http.StatusTooManyRequests, "", detail)
 			return
 		}
 		next.ServeHTTP(w, r)

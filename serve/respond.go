@@ -404,15 +404,22 @@ func serveComputed(w http.ResponseWriter, r *http.Request, etag string, compute 
 	rep.serve(w, r)
 }
 
-// problem sends an RFC 9457 problem details response.
+// problem sends an RFC 9457 problem details response, or, on a route that
+// answers plain text (textRefusals), the detail alone as one line.
 func problem(w http.ResponseWriter, status int, param, detail string) {
-	body, _ := json.Marshal(api.Problem{
-		Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail, Param: param,
-	})
+	var body []byte
 	h := w.Header()
+	if _, text := w.(textRefusals); text {
+		body = []byte(strings.NewReplacer("\r", " ", "\n", " ").Replace(detail))
+		h.Set("Content-Type", snapshot.ContentText)
+	} else {
+		body, _ = json.Marshal(api.Problem{
+			Type: "about:blank", Title: http.StatusText(status), Status: status, Detail: detail, Param: param,
+		})
+		h.Set("Content-Type", snapshot.ContentProblem)
+	}
 	h.Del("ETag")
 	h.Del("Content-Encoding")
-	h.Set("Content-Type", snapshot.ContentProblem)
 	h.Set("Content-Length", strconv.Itoa(len(body)+1))
 	if status == http.StatusTooManyRequests || status >= 500 {
 		// Never let a CDN cache a refusal or a failure for everyone behind it.
@@ -423,4 +430,18 @@ func problem(w http.ResponseWriter, status int, param, detail string) {
 	}
 	w.WriteHeader(status)
 	w.Write(append(body, '\n'))
+}
+
+// textRefusals is the writer of a route that answers plain text: the
+// statusline, which a shell prompt or a status bar prints as it comes.
+// problem writes its refusals (a 429, a 400, a 503) as one line of
+// text/plain, the detail alone: a problem's JSON, status code and type
+// would land in the prompt as they are.
+type textRefusals struct{ http.ResponseWriter }
+
+// refuseInText hands next a textRefusals writer.
+func refuseInText(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		next.ServeHTTP(textRefusals{w}, r)
+	})
 }

@@ -36,11 +36,7 @@ func newSynthServer(b testing.TB, incidents, rateLimit int) *testServer {
 		b.Fatal(err)
 	}
 	api := newFakeAPI(b)
-	for i := range cat.Services {
-		if cat.Services[i].ProbeURL != "" {
-			cat.Services[i].ProbeURL = api.URL + "/" + cat.Services[i].Slug
-		}
-	}
+	probeAt(&cat, api.URL)
 	files, err := synth.New(cat, genTime, 30, incidents).Snapshot(
 		build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "bench"}, cat)
 	if err != nil {

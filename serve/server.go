@@ -261,6 +261,10 @@ func (s *Server) router(handlers map[string]http.Handler, limited bool) http.Han
 		// /mcp charges the limit per message itself (mcpGuard): a
 		// notification or a 405 costs nothing.
 		h = wrap(h, rt.RateLimited && rt.Path != snapshot.PathMCP)
+		if rt.ContentType == snapshot.ContentText {
+			// Outside the limit, so that its 429 is a line of text too.
+			h = refuseInText(h)
+		}
 		pattern := rt.Path
 		if strings.HasSuffix(pattern, "/") {
 			// A folder's own address (the API index), not everything under

@@ -19,6 +19,7 @@ import (
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/serve/limits"
@@ -75,10 +76,28 @@ func renderTestSnapshot(cat catalog.Catalog, at time.Time) (map[string][]byte, e
 		}
 		h.Track(svc.Slug).Record(at.Add(-time.Hour), st, new(100.0))
 		h.Track(svc.Slug).Record(at, st, new(120.0))
-		states[svc.Slug] = build.ServiceState{Status: st, Sources: sources}
+		states[svc.Slug] = build.ServiceState{Status: st, Sources: sources, Surfaces: testSurfaces(svc)}
 	}
 	build.AssembleModels(h, cat, nil, testGatewayReads(), at, zerolog.Nop())
 	return build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, at)
+}
+
+// testSurfaces are the surfaces the test snapshot has read: Anthropic's,
+// during a claude.ai and Claude Code major outage with the API up and the
+// console operational. Every other surface has no word (unknown).
+func testSurfaces(svc catalog.Service) []feed.SurfaceResult {
+	if svc.Slug != "anthropic" {
+		return nil
+	}
+	var out []feed.SurfaceResult
+	for _, sf := range svc.Surfaces {
+		st := api.MajorOutage
+		if sf.ID == catalog.SurfaceConsole {
+			st = api.Operational
+		}
+		out = append(out, feed.SurfaceResult{ID: sf.ID, Status: st})
+	}
+	return out
 }
 
 // renderedKey names one rendering of the test snapshot: its time and its
@@ -101,6 +120,10 @@ func testSnapshotFiles(cat catalog.Catalog, at time.Time) (map[string][]byte, er
 	services := slices.Clone(cat.Services)
 	for i := range services {
 		services[i].ProbeURL = ""
+		services[i].Surfaces = slices.Clone(services[i].Surfaces)
+		for j := range services[i].Surfaces {
+			services[i].Surfaces[j].ProbeURL = ""
+		}
 	}
 	fingerprint, err := json.Marshal(services)
 	if err != nil {
@@ -170,6 +193,23 @@ func publishTestSnapshot(t testing.TB, dir string, cat catalog.Catalog, at time.
 	}
 }
 
+// probeAt points every probe URL of cat, a service's and a surface's
+// (claude.ai), at base: /<slug> and /<slug>/<surface>.
+func probeAt(cat *catalog.Catalog, base string) {
+	for i := range cat.Services {
+		svc := &cat.Services[i]
+		if svc.ProbeURL != "" {
+			svc.ProbeURL = base + "/" + svc.Slug
+		}
+		svc.Surfaces = slices.Clone(svc.Surfaces)
+		for j, sf := range svc.Surfaces {
+			if sf.ProbeURL != "" {
+				svc.Surfaces[j].ProbeURL = base + "/" + svc.Slug + "/" + string(sf.ID)
+			}
+		}
+	}
+}
+
 // fakeAPI is a loopback API host that counts the probes it receives.
 type fakeAPI struct {
 	*httptest.Server
@@ -203,11 +243,7 @@ func newTestServer(t testing.TB, rateLimit int) *testServer {
 		t.Fatal(err)
 	}
 	api := newFakeAPI(t)
-	for i := range cat.Services {
-		if cat.Services[i].ProbeURL != "" {
-			cat.Services[i].ProbeURL = api.URL + "/" + cat.Services[i].Slug
-		}
-	}
+	probeAt(&cat, api.URL)
 	dir := filepath.Join(t.TempDir(), "public")
 	publishTestSnapshot(t, dir, cat, genTime)
 	clock := newTestClock(genTime.Add(time.Minute))

@@ -7,8 +7,10 @@ import (
 	"github.com/aistatus/aistatus/snapshot"
 )
 
-// handleStatusline is GET /statusline: one line of text/plain, the services
-// of q (comma-separated, at most check.MaxStack) or, without q, all of them.
+// handleStatusline is GET /statusline: one line of text/plain, the names of
+// q (comma-separated, at most check.MaxStack) as /check says them or,
+// without q, what is in trouble (check.Engine.Statusline). The router hands
+// it a textRefusals writer, so that its refusals are a line of text too.
 func (s *Server) handleStatusline(w http.ResponseWriter, r *http.Request) {
 	snap, q, ok := s.snapshotAndQuery(w, r)
 	if !ok {

@@ -2,8 +2,8 @@ package serve
 
 import (
 	"encoding/json"
-	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,41 +11,120 @@ import (
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/snapshot"
+	"github.com/rs/zerolog"
 )
 
-// TestStatusline: one line of text for the services asked, or every
-// service with the ones not up named; bad input is a 400 naming q.
+// TestStatusline: one line of text for the names asked, each matched as
+// /check matches q and said as /check's verdict says it (the test
+// snapshot has claude.ai and Claude Code in a major outage while the
+// Anthropic API is up); without q, what is in trouble.
 func TestStatusline(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, 0)
-	for _, tc := range []struct {
-		query, want string
-	}{
-		{"?q=openai,cohere", "⚠️ OpenAI degraded · 🔴 Cohere major outage\n"},
-		{"?q=" + "anthropic", "✅ Anthropic up\n"},
-		{"?q=api.openai.com,%20Groq%20", "⚠️ OpenAI degraded · ✅ Groq up\n"},
-		// renderTestSnapshot has every service operational but OpenAI and Cohere.
-		{"", fmt.Sprintf("AI services: %d/%d up · ⚠️ OpenAI degraded · 🔴 Cohere major outage\n", len(ts.cat.Services)-2, len(ts.cat.Services))},
+	for _, tc := range []struct{ q, want string }{
+		{"claude.ai", "🔴 claude.ai major outage"},
+		{"claude code", "🔴 Claude Code major outage"},
+		{"console.anthropic.com", "✅ Claude Console up"},
+		{"anthropic", "✅ Anthropic API up"},
+		{"claude", "✅ Anthropic API up"},
+		{"api.openai.com", "⚠️ OpenAI API degraded"},
+		// The snapshot has no word on ChatGPT.
+		{"chatgpt", "❔ ChatGPT unknown"},
+		{"cohere", "🔴 Cohere API major outage"},
+		{" Groq ", "✅ Groq up"},
+		// The model's own sources, not Anthropic's status.
+		{"claude-sonnet-4.5", "🟠 Claude Sonnet 4.5 at Anthropic partial outage"},
 	} {
-		resp := ts.do(t, http.MethodGet, snapshot.PathStatusline+tc.query, nil)
+		resp := ts.do(t, http.MethodGet, snapshot.PathStatusline+"?q="+urlQuery(tc.q), nil)
 		got := string(body(t, resp))
-		if resp.StatusCode != http.StatusOK || got != tc.want || resp.Header.Get("Content-Type") != snapshot.ContentText {
-			t.Errorf("%s: %d %q (%s), want %q", tc.query, resp.StatusCode, got, resp.Header.Get("Content-Type"), tc.want)
-		}
-		if strings.Count(got, "\n") != 1 {
-			t.Errorf("%s: %q is not one line", tc.query, got)
+		said := checkSays(t, checkDoc(t, ts, tc.q))
+		if resp.StatusCode != http.StatusOK || got != tc.want+"\n" || got != said+"\n" || resp.Header.Get("Content-Type") != snapshot.ContentText {
+			t.Errorf("%s: %d %q (%s), want %q; /check says %q", tc.q, resp.StatusCode, got, resp.Header.Get("Content-Type"), tc.want, said)
 		}
 	}
-	for _, tc := range []struct{ query, detail string }{
-		{"?q=", "q is empty"},
-		{"?q=openai,,groq", "empty service name"},
-		{"?q=opnai", "did you mean OpenAI?"},
-		{"?q=openai,example.com", `"example.com" is not a service`},
-		{"?q=" + strings.Repeat("groq,", 10) + "groq", "at most 10"},
+
+	// A stack is each of its names, and counts as many up as /check's.
+	resp := ts.do(t, http.MethodGet, snapshot.PathStatusline+"?q=claude.ai,openai,groq", nil)
+	got := string(body(t, resp))
+	var stack api.StackCheckDoc
+	if err := json.Unmarshal(body(t, ts.do(t, http.MethodGet, snapshot.PathCheck+"?q=claude.ai,openai,groq", nil)), &stack); err != nil {
+		t.Fatal(err)
+	}
+	if want := "🔴 claude.ai major outage · ⚠️ OpenAI API degraded · ✅ Groq up\n"; got != want ||
+		!strings.HasSuffix(stack.Verdict.Headline, "; 1 of 3 up") || strings.Count(got, "✅") != 1 {
+		t.Errorf("stack: %q, want %q; /check says %q", got, want, stack.Verdict.Headline)
+	}
+
+	// Without q: the services in trouble, worst first, and a count of those
+	// with a surface of unknown status (xAI's and Perplexity's, which the
+	// snapshot has not read), not every one of them.
+	resp = ts.do(t, http.MethodGet, snapshot.PathStatusline, nil)
+	want := "🔴 Anthropic: claude.ai major outage, Claude Code major outage · 🔴 Cohere: API major outage · ⚠️ OpenAI: API degraded · ❔ 2 unknown\n"
+	if got := string(body(t, resp)); resp.StatusCode != http.StatusOK || got != want {
+		t.Errorf("no q: %d %q, want %q", resp.StatusCode, got, want)
+	}
+}
+
+// checkSays is the statusline item /check's single answer makes: the
+// verdict's emoji, the subject its headline names and its status in a word.
+func checkSays(t *testing.T, doc api.CheckDoc) string {
+	t.Helper()
+	h := doc.Verdict.Headline
+	name, _, ok := strings.Cut(h, " is ")
+	if doc.Status != nil && *doc.Status == api.Unknown {
+		name, ok = strings.CutPrefix(h, "We can't tell whether ")
+		name, _, _ = strings.Cut(name, " is up right now")
+	}
+	if !ok || doc.Status == nil {
+		t.Fatalf("verdict %q names no subject", h)
+	}
+	word := map[api.Status]string{api.Operational: "up", api.Degraded: "degraded", api.PartialOutage: "partial outage",
+		api.MajorOutage: "major outage", api.Maintenance: "maintenance", api.Unknown: "unknown"}[*doc.Status]
+	return doc.Verdict.Emoji + " " + name + " " + word
+}
+
+// TestStatuslineRefusesInText: a refusal of the statusline (bad input, the
+// rate limit, no snapshot yet) is one line of text/plain with its HTTP
+// status, never a problem's JSON, which a prompt would print as it is; the
+// other routes keep their problems.
+func TestStatuslineRefusesInText(t *testing.T) {
+	t.Parallel()
+	ts, limited := newTestServer(t, 0), newTestServer(t, 1)
+	for _, tc := range []struct {
+		ts          *testServer
+		query, says string
+		status      int
+	}{
+		{ts, "?q=", "q is empty", http.StatusBadRequest},
+		{ts, "?q=openai,,groq", "empty service name", http.StatusBadRequest},
+		{ts, "?q=opnai", "did you mean OpenAI?", http.StatusBadRequest},
+		{ts, "?q=openai,example.com", `"example.com" is not a service`, http.StatusBadRequest},
+		{ts, "?q=" + strings.Repeat("groq,", 10) + "groq", "at most 10", http.StatusBadRequest},
+		{ts, "?q=%zz", "malformed query string", http.StatusBadRequest},
+		// The first request spends the budget of one.
+		{limited, "?q=groq", "✅ Groq up", http.StatusOK},
+		{limited, "?q=groq", "⏳ aistatus: rate limited, retry in 60 s", http.StatusTooManyRequests},
 	} {
-		if p, ok := problemAt(t, ts, snapshot.PathStatusline+tc.query, http.StatusBadRequest); ok && (p.Param != "q" || !strings.Contains(p.Detail, tc.detail)) {
-			t.Errorf("%s: problem %+v, want param q and %q", tc.query, p, tc.detail)
+		resp := tc.ts.do(t, http.MethodGet, snapshot.PathStatusline+tc.query, nil)
+		got := string(body(t, resp))
+		if resp.StatusCode != tc.status || resp.Header.Get("Content-Type") != snapshot.ContentText ||
+			!strings.Contains(got, tc.says) || strings.Count(got, "\n") != 1 || !strings.HasSuffix(got, "\n") || strings.Contains(got, "{") {
+			t.Errorf("%s: %d %s %q, want %d, one line of text saying %q", tc.query, resp.StatusCode, resp.Header.Get("Content-Type"), got, tc.status, tc.says)
 		}
+		if tc.status == http.StatusTooManyRequests && (resp.Header.Get("Retry-After") != "60" || resp.Header.Get("Cache-Control") != "no-store") {
+			t.Errorf("429 headers: %v", resp.Header)
+		}
+	}
+	if p, ok := problemAt(t, limited, snapshot.PathCheck+"?q=groq", http.StatusTooManyRequests); ok && !strings.Contains(p.Detail, "rate limit of 1 requests per minute") {
+		t.Errorf("/check's 429: %+v", p)
+	}
+
+	none := New(Options{Dir: filepath.Join(t.TempDir(), "none"), Log: zerolog.Nop()})
+	rec := httptest.NewRecorder()
+	none.Handler().ServeHTTP(rec, httptest.NewRequest(http.MethodGet, snapshot.PathStatusline, nil))
+	if got := rec.Body.String(); rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Content-Type") != snapshot.ContentText ||
+		!strings.Contains(got, "no snapshot") || strings.Count(got, "\n") != 1 {
+		t.Errorf("no snapshot: %d %s %q", rec.Code, rec.Header().Get("Content-Type"), got)
 	}
 }
 

@@ -94,6 +94,13 @@ func rewrite(in, out, base string) error {
 		if _, ok := svc["probeUrl"]; ok {
 			svc["probeUrl"] = base + "/" + slug + "/probe"
 		}
+		// A surface's own host (claude.ai) is probed by /check too.
+		surfaces, _ := svc["surfaces"].([]any)
+		for _, sf := range surfaces {
+			if sf, ok := sf.(map[string]any); ok && sf["probeUrl"] != nil {
+				sf["probeUrl"] = base + "/" + slug + "/probe"
+			}
+		}
 	}
 	gateways, _ := cat.Models["gateways"].([]any)
 	for _, g := range gateways {

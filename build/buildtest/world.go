@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -50,8 +51,8 @@ type Incident = feed.FakeIncident
 // World serves every service of a catalog on one loopback server.
 type World struct {
 	Server *httptest.Server
-	// Catalog is the input catalog with every feed and probe URL pointed at
-	// Server.
+	// Catalog is the input catalog with every feed and probe URL (a
+	// surface's own host's too) pointed at Server.
 	Catalog catalog.Catalog
 	// Clock dates what the pages publish ("10 minutes ago"); it is the
 	// wall clock unless a test sets its own, as it must when its builds run
@@ -98,6 +99,12 @@ func NewWorld(t testing.TB, cat catalog.Catalog) *World {
 		if svc.ProbeURL != "" {
 			svc.ProbeURL = base + "/probe"
 		}
+		svc.Surfaces = slices.Clone(svc.Surfaces)
+		for i, sf := range svc.Surfaces {
+			if sf.ProbeURL != "" {
+				svc.Surfaces[i].ProbeURL = base + "/" + surfaceHost + string(sf.ID)
+			}
+		}
 		if svc.Completion != nil {
 			c := *svc.Completion
 			c.URL, svc.Completion = base+"/"+completePath, &c
@@ -111,6 +118,10 @@ func NewWorld(t testing.TB, cat catalog.Catalog) *World {
 // gatewayPrefix starts the world's paths of a model gateway; no slug
 // starts with it.
 const gatewayPrefix = "_gateway-"
+
+// surfaceHost starts the path, under a service's, of a surface's own host
+// (claude.ai), which /check probes.
+const surfaceHost = "host/"
 
 // SetModel scripts the document every gateway of the world serves for a
 // model; "" takes it away (a 404).
@@ -193,6 +204,12 @@ func (w *World) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		rw.Header().Set("Content-Type", "application/json")
 		rw.WriteHeader(http.StatusUnauthorized) // a healthy API refusing an unauthenticated call
 		fmt.Fprintln(rw, `{"error":"missing api key"}`)
+	case strings.HasPrefix(rest, surfaceHost):
+		// What claude.ai and chatgpt.com answer a client without cookies:
+		// a bot challenge.
+		rw.Header().Set("Content-Type", "text/html; charset=utf-8")
+		rw.WriteHeader(http.StatusForbidden)
+		fmt.Fprintln(rw, "<!DOCTYPE html><title>Just a moment...</title>")
 	case (rest == "feed" || rest == "incidents") && p.FeedBroken:
 		http.Error(rw, "upstream error", http.StatusInternalServerError)
 	case (rest == "feed" || rest == "incidents") && format.Fake != nil:

@@ -180,7 +180,12 @@ func printVerdict(w io.Writer, doc api.CheckDoc) {
 		fmt.Fprintf(w, "   %s\n", doc.Verdict.Detail)
 	}
 	if doc.LatencyMs != nil {
-		fmt.Fprintf(w, "   API answered in %.0f ms\n", *doc.LatencyMs)
+		of := "API"
+		if sf := doc.Surface; sf != nil && sf.ID != catalog.SurfaceAPI {
+			// claude.ai is probed at its own host, not the API's.
+			of = sf.Name + "'s host"
+		}
+		fmt.Fprintf(w, "   %s answered in %.0f ms\n", of, *doc.LatencyMs)
 	}
 	for _, o := range doc.OtherSurfaces {
 		fmt.Fprintf(w, "   Also: %s (%s) is %s\n", o.Name, o.ID, o.Status)

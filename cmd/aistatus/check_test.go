@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -59,8 +60,16 @@ func publishStatesInto(t *testing.T, dir string, genTime time.Time, given map[st
 	}))
 	t.Cleanup(fake.Close)
 	for i := range cat.Services {
-		if cat.Services[i].ProbeURL != "" {
-			cat.Services[i].ProbeURL = fake.URL + "/" + cat.Services[i].Slug
+		svc := &cat.Services[i]
+		if svc.ProbeURL != "" {
+			svc.ProbeURL = fake.URL + "/" + svc.Slug
+		}
+		// A surface's own host (claude.ai) is probed too.
+		svc.Surfaces = slices.Clone(svc.Surfaces)
+		for j, sf := range svc.Surfaces {
+			if sf.ProbeURL != "" {
+				svc.Surfaces[j].ProbeURL = fake.URL + "/" + svc.Slug + "/" + string(sf.ID)
+			}
 		}
 	}
 	h := history.New()

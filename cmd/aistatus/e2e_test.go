@@ -398,6 +398,12 @@ func TestRunWithoutNetwork(t *testing.T) {
 		if svc.ProbeURL != "" {
 			svc.ProbeURL = dead + "/" + svc.Slug + "/probe"
 		}
+		svc.Surfaces = slices.Clone(svc.Surfaces)
+		for j, sf := range svc.Surfaces {
+			if sf.ProbeURL != "" {
+				svc.Surfaces[j].ProbeURL = dead + "/" + svc.Slug + "/" + string(sf.ID)
+			}
+		}
 	}
 	catalog := writeCatalog(t, cat)
 	addr := freeAddr(t)

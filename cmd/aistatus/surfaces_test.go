@@ -100,6 +100,13 @@ func TestSurfacesEndToEnd(t *testing.T) {
 	svc.Feed.URL = page.URL + "/api/v2/summary.json"
 	svc.Feed.IncidentsURL = page.URL + "/api/v2/incidents.json"
 	svc.ProbeURL = page.URL + "/v1/models"
+	// claude.ai's own host, and the console's: a 404 is an answer.
+	svc.Surfaces = slices.Clone(svc.Surfaces)
+	for i, sf := range svc.Surfaces {
+		if sf.ProbeURL != "" {
+			svc.Surfaces[i].ProbeURL = page.URL + "/" + string(sf.ID)
+		}
+	}
 	catalogPath := writeCatalog(t, catalog.Catalog{Services: []catalog.Service{svc}, ErrorCodes: def.ErrorCodes})
 	dir := filepath.Join(t.TempDir(), "public")
 	addr := freeAddr(t)
@@ -151,7 +158,7 @@ func TestSurfacesEndToEnd(t *testing.T) {
 		t.Errorf("check claude: exit %d\n%s", code, out)
 	}
 	code, out = aistatus(context.Background(), "check", "claude.ai", "--dir", dir, "--catalog", catalogPath)
-	if code != 2 || !strings.Contains(out, "claude.ai is down (major outage)") {
+	if code != 2 || !strings.Contains(out, "claude.ai is down (major outage)") || !strings.Contains(out, "claude.ai's host answered in") {
 		t.Errorf("check claude.ai: exit %d\n%s", code, out)
 	}
 

@@ -525,7 +525,12 @@ func checkSummary(doc api.CheckDoc) string {
 		}
 	}
 	if doc.LatencyMs != nil {
-		s += fmt.Sprintf(" Its API answered in %.0f ms.", *doc.LatencyMs)
+		of := "Its API"
+		if sf := doc.Surface; sf != nil && sf.ID != catalog.SurfaceAPI {
+			// claude.ai is probed at its own host, not the API's.
+			of = sf.Name + "'s host"
+		}
+		s += fmt.Sprintf(" %s answered in %.0f ms.", of, *doc.LatencyMs)
 	}
 	if len(doc.Verdict.Suggestions) > 0 {
 		s += " Did you mean " + api.JoinList(doc.Verdict.Suggestions, " or ") + "?"

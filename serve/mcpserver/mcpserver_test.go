@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -50,8 +51,16 @@ func newServerDir(t *testing.T, rateLimit int) (*serve.Server, string, catalog.C
 	}))
 	t.Cleanup(fakeAPI.Close)
 	for i := range cat.Services {
-		if cat.Services[i].ProbeURL != "" {
-			cat.Services[i].ProbeURL = fakeAPI.URL + "/" + cat.Services[i].Slug
+		svc := &cat.Services[i]
+		if svc.ProbeURL != "" {
+			svc.ProbeURL = fakeAPI.URL + "/" + svc.Slug
+		}
+		// A surface's own host (claude.ai) is probed too.
+		svc.Surfaces = slices.Clone(svc.Surfaces)
+		for j, sf := range svc.Surfaces {
+			if sf.ProbeURL != "" {
+				svc.Surfaces[j].ProbeURL = fakeAPI.URL + "/" + svc.Slug + "/" + string(sf.ID)
+			}
 		}
 	}
 
@@ -278,10 +287,12 @@ func TestTools(t *testing.T) {
 		len(check.OtherSurfaces) != 1 || check.OtherSurfaces[0].ID != catalog.SurfaceApp {
 		t.Errorf("check_service summary: %s", text)
 	}
-	// claude.ai is the app surface: its status, no probe of the API host.
+	// claude.ai is the app surface: its status, and a probe of its own
+	// host, not the API's.
 	text = call(t, cs, "check_service", map[string]any{"query": "claude.ai"}, &check)
-	if check.Surface == nil || check.Surface.ID != catalog.SurfaceApp || check.Verdict.Level != "down" || check.LatencyMs != nil ||
-		!strings.Contains(text, "claude.ai is down (major outage)") || len(check.Verdict.Alternatives) != 0 {
+	if check.Surface == nil || check.Surface.ID != catalog.SurfaceApp || check.Verdict.Level != "down" || check.LatencyMs == nil ||
+		!strings.Contains(text, "claude.ai is down (major outage)") || !strings.Contains(text, "claude.ai's host answered in") ||
+		strings.Contains(text, "Its API answered") || len(check.Verdict.Alternatives) != 0 {
 		t.Errorf("check_service claude.ai: %s %+v", text, check)
 	}
 	// error: the advice for what the caller just got. openai has an open
