@@ -260,6 +260,7 @@ func claudeAppOutage(t testing.TB) (snapshot.Documents, *history.History) {
 	outage := api.Incident{ID: api.OfficialIncidentID("anthropic", "q2kg8n613kr3"), Service: "anthropic",
 		Headline: "Elevated errors across all models", Severity: api.Critical, StartedAt: now.Add(-25 * time.Minute),
 		Status: "investigating", Source: api.SourceOfficial, URL: "https://stspg.io/p7pqqb00414c", UpdatedAt: now.Add(-5 * time.Minute)}
+	ms := func(v float64) *float64 { return &v }
 	component := func(id, name string, status api.Status) api.SurfaceComponent {
 		return api.SurfaceComponent{ID: id, Name: name, Status: status}
 	}
@@ -286,13 +287,12 @@ func claudeAppOutage(t testing.TB) (snapshot.Documents, *history.History) {
 			Components: []api.SurfaceComponent{component("k8w3r06qmzrp", "Claude API (api.anthropic.com)", api.Operational)},
 			Incidents:  doc.Incidents},
 		{ID: catalog.SurfaceApp, Name: "claude.ai", Status: api.MajorOutage, Basis: api.BasisOfficial, Components: app,
-			Incidents: []api.Incident{outage}},
+			Incidents: []api.Incident{outage}, Uptime: api.Uptime{H24: ms(98.26)}, UptimeCoverage: api.Coverage{H24: 1, D7: 0.3, D30: 0.07}},
 		{ID: catalog.SurfaceAgent, Name: "Claude Code", Status: api.MajorOutage, Basis: api.BasisOfficial, Components: agent,
 			Incidents: []api.Incident{outage}},
 		{ID: catalog.SurfaceConsole, Name: "Claude Console", Status: api.Operational, Basis: api.BasisOfficial, Components: console,
 			Incidents: []api.Incident{}},
 	}
-	ms := func(v float64) *float64 { return &v }
 	last := now.Add(-2 * time.Minute)
 	doc.Measured = []api.MeasuredModel{{Model: "anthropic/claude-haiku-4.5", APIModel: "claude-haiku-4-5", Status: api.Operational,
 		LastSampleAt: &last, LastOutcome: api.OutcomeOK, Windows: api.MeasuredWindows{
