@@ -46,6 +46,24 @@ func TestStatuspageMapping(t *testing.T) {
 	if len(api.Statuses) != 6 {
 		t.Errorf("%d statuses: map the new one here and in spIndicator", len(api.Statuses))
 	}
+	// The indicator's order: unknown, shown as degraded_performance, is
+	// worse than operational and better than anything known to be wrong.
+	for _, tc := range []struct{ a, b, worst api.Status }{
+		{api.Operational, api.Unknown, api.Unknown},
+		{api.Unknown, api.Maintenance, api.Maintenance},
+		{api.Maintenance, api.Degraded, api.Degraded},
+		{api.MajorOutage, api.Unknown, api.MajorOutage},
+		{api.PartialOutage, api.MajorOutage, api.MajorOutage},
+	} {
+		if got, back := spWorst(tc.a, tc.b), spWorst(tc.b, tc.a); got != tc.worst || back != tc.worst {
+			t.Errorf("the worse of %s and %s: %s (%s the other way), want %s", tc.a, tc.b, got, back, tc.worst)
+		}
+	}
+	for _, st := range api.Statuses {
+		if _, ok := spRank[st]; !ok {
+			t.Errorf("%s has no place in spRank", st)
+		}
+	}
 	ended := fixtureNow
 	for _, tc := range []struct {
 		inc  api.Incident
