@@ -1,6 +1,7 @@
 package site
 
 import (
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -243,4 +244,69 @@ func fixtureSurfaces(now time.Time) []api.SurfaceDoc {
 			Incidents: []api.Incident{appDown}},
 		{ID: catalog.SurfaceConsole, Name: "Claude Console", Status: api.Unknown, Basis: api.BasisNone},
 	}
+}
+
+// claudeAppOutage is the fixture during a major outage of claude.ai and
+// Claude Code with the Claude API up: the page's components and incident
+// are those of a real status.claude.com summary (testdata/README.md), with
+// the API's component operational and the incident's start moved to the
+// fixture's clock. Anthropic's measured completions are made up (the
+// operator's own measurements have no public capture). The documents are
+// copies: the shared fixture is left as it is.
+func claudeAppOutage(t testing.TB) (snapshot.Documents, *history.History) {
+	t.Helper()
+	docs, h := fixture(t)
+	now := docs.Manifest.GeneratedAt
+	outage := api.Incident{ID: api.OfficialIncidentID("anthropic", "q2kg8n613kr3"), Service: "anthropic",
+		Headline: "Elevated errors across all models", Severity: api.Critical, StartedAt: now.Add(-25 * time.Minute),
+		Status: "investigating", Source: api.SourceOfficial, URL: "https://stspg.io/p7pqqb00414c", UpdatedAt: now.Add(-5 * time.Minute)}
+	ms := func(v float64) *float64 { return &v }
+	component := func(id, name string, status api.Status) api.SurfaceComponent {
+		return api.SurfaceComponent{ID: id, Name: name, Status: status}
+	}
+	app := []api.SurfaceComponent{component("rwppv331jlwc", "claude.ai", api.MajorOutage),
+		component("bpp5gb3hpjcl", "Claude Cowork", api.MajorOutage)}
+	agent := []api.SurfaceComponent{component("yyzkbfz2thpt", "Claude Code", api.MajorOutage)}
+	console := []api.SurfaceComponent{component("0qbwn08sd68x", "Claude Console (platform.claude.com)", api.Operational)}
+
+	docs.Services = slices.Clone(docs.Services)
+	i := slices.IndexFunc(docs.Services, func(d api.ServiceDoc) bool { return d.Slug == "anthropic" })
+	doc := &docs.Services[i]
+	doc.Status, doc.Basis = api.Operational, api.BasisOfficial
+	doc.Components = []api.Component{
+		{ID: "rwppv331jlwc", Name: "claude.ai", Status: api.MajorOutage},
+		{ID: "0qbwn08sd68x", Name: "Claude Console (platform.claude.com)", Status: api.Operational},
+		{ID: "k8w3r06qmzrp", Name: "Claude API (api.anthropic.com)", Status: api.Operational, InScope: true},
+		{ID: "yyzkbfz2thpt", Name: "Claude Code", Status: api.MajorOutage},
+		{ID: "bpp5gb3hpjcl", Name: "Claude Cowork", Status: api.MajorOutage},
+		{ID: "0scnb50nvy53", Name: "Claude for Government", Status: api.Operational},
+	}
+	doc.Incidents = slices.DeleteFunc(slices.Clone(doc.Incidents), func(inc api.Incident) bool { return inc.Open() })
+	doc.Surfaces = []api.SurfaceDoc{
+		{ID: catalog.SurfaceAPI, Name: "Anthropic API", Status: api.Operational, Basis: api.BasisOfficial,
+			Components: []api.SurfaceComponent{component("k8w3r06qmzrp", "Claude API (api.anthropic.com)", api.Operational)},
+			Incidents:  doc.Incidents},
+		{ID: catalog.SurfaceApp, Name: "claude.ai", Status: api.MajorOutage, Basis: api.BasisOfficial, Components: app,
+			Incidents: []api.Incident{outage}, Uptime: api.Uptime{H24: ms(98.26)}, UptimeCoverage: api.Coverage{H24: 1, D7: 0.3, D30: 0.07}},
+		{ID: catalog.SurfaceAgent, Name: "Claude Code", Status: api.MajorOutage, Basis: api.BasisOfficial, Components: agent,
+			Incidents: []api.Incident{outage}},
+		{ID: catalog.SurfaceConsole, Name: "Claude Console", Status: api.Operational, Basis: api.BasisOfficial, Components: console,
+			Incidents: []api.Incident{}},
+	}
+	last := now.Add(-2 * time.Minute)
+	doc.Measured = []api.MeasuredModel{{Model: "anthropic/claude-haiku-4.5", APIModel: "claude-haiku-4-5", Status: api.Operational,
+		LastSampleAt: &last, LastOutcome: api.OutcomeOK, Windows: api.MeasuredWindows{
+			Hour: api.MeasuredWindow{Window: "1h", Samples: 12, TTFTMs: api.Percentiles{P50: ms(412), P95: ms(980)},
+				TotalMs: api.Percentiles{P50: ms(640), P95: ms(1400)}, ErrorRate: ms(0)},
+			Day: api.MeasuredWindow{Window: "24h", Samples: 288, TTFTMs: api.Percentiles{P50: ms(430), P95: ms(1210)},
+				TotalMs: api.Percentiles{P50: ms(655), P95: ms(1720)}, ErrorRate: ms(3.0 / 288)},
+		}}}
+
+	docs.Status.Services = slices.Clone(docs.Status.Services)
+	j := slices.IndexFunc(docs.Status.Services, func(s api.ServiceSummary) bool { return s.Slug == "anthropic" })
+	docs.Status.Services[j].Status = api.Operational
+	docs.Incidents.Incidents = slices.DeleteFunc(slices.Clone(docs.Incidents.Incidents), func(inc api.Incident) bool {
+		return inc.Service == "anthropic" && inc.Open()
+	})
+	return docs, h
 }

@@ -6,13 +6,21 @@ import (
 	"strings"
 
 	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
 // FileMetrics is the Prometheus text exposition (format 0.0.4, which
 // OpenMetrics parsers read too) of every service's status, uptime windows,
-// their coverage and the probe's latency, as of the snapshot. The thin
-// server answers /metrics with it.
+// their coverage and the probe's latency, every surface's status and
+// uptime, every watched model's status at each provider, and the measured
+// completions' figures, as of the snapshot. The thin server answers
+// /metrics with it.
+//
+// Every label's values are bounded by the catalog: services, surfaces,
+// models, the gateways' provider names it maps, the sources' ids and their
+// windows, and the fixed statuses and windows; never a free text a feed
+// or a gateway sent (a gateway's region is left out for that reason).
 const FileMetrics = snapshot.FileMetrics
 
 // metrics renders FileMetrics. Every family's HELP says where its values
@@ -39,6 +47,17 @@ func (m *model) metrics() []byte {
 		b.WriteString(strconv.FormatFloat(value, 'f', -1, 64))
 		b.WriteByte('\n')
 	}
+	// stateSet writes one sample per status: 1 for current, 0 for the
+	// others, labelled as given and then with the status.
+	stateSet := func(name string, current api.Status, labels ...string) {
+		for _, st := range api.Statuses {
+			v := 0.0
+			if current == st {
+				v = 1
+			}
+			sample(name, v, append(labels, "status", string(st))...)
+		}
+	}
 
 	family("aistatus_snapshot_generated_timestamp_seconds", "gauge",
 		"When the snapshot these metrics come from was built (Unix time).")
@@ -54,19 +73,13 @@ func (m *model) metrics() []byte {
 	family("aistatus_service_status", "gauge",
 		"1 for the service's current status, 0 for the others (a state set); the status merges the official status page and aistatus's probe, see aistatus_service_info's basis.")
 	for _, svc := range m.services {
-		for _, st := range api.Statuses {
-			v := 0.0
-			if svc.Status == st {
-				v = 1
-			}
-			sample("aistatus_service_status", v, "service", svc.Slug, "status", string(st))
-		}
+		stateSet("aistatus_service_status", svc.Status, "service", svc.Slug)
 	}
 
 	family("aistatus_service_uptime_ratio", "gauge",
 		"Share of the window (24h, 7d, 30d, ending at the snapshot) the service was up, of the time with data; absent when there is no data.")
 	for _, svc := range m.services {
-		for _, f := range uptimeWindows(svc) {
+		for _, f := range uptimeWindows(svc.Uptime, svc.UptimeCoverage) {
 			if f.value != nil {
 				sample("aistatus_service_uptime_ratio", *f.value/100, "service", svc.Slug, "window", f.window)
 			}
@@ -76,7 +89,7 @@ func (m *model) metrics() []byte {
 	family("aistatus_service_uptime_coverage_ratio", "gauge",
 		"Share of the window (24h, 7d, 30d) with data behind aistatus_service_uptime_ratio; below 0.5 the page says not enough data.")
 	for _, svc := range m.services {
-		for _, f := range uptimeWindows(svc) {
+		for _, f := range uptimeWindows(svc.Uptime, svc.UptimeCoverage) {
 			sample("aistatus_service_uptime_coverage_ratio", f.coverage, "service", svc.Slug, "window", f.window)
 		}
 	}
@@ -100,7 +113,139 @@ func (m *model) metrics() []byte {
 		}
 		sample("aistatus_service_open_incidents", float64(open), "service", svc.Slug)
 	}
+
+	family("aistatus_surface_status", "gauge",
+		"1 for the surface's current status, 0 for the others (a state set): every service's API (surface api, the same status as aistatus_service_status), then the app, agent or console its official page lists, by the page's word alone.")
+	for _, svc := range m.services {
+		for _, sf := range svc.subjects() {
+			stateSet("aistatus_surface_status", sf.Status, "service", svc.Slug, "surface", string(sf.ID))
+		}
+	}
+
+	family("aistatus_surface_uptime_ratio", "gauge",
+		"Share of the window (24h, 7d, 30d, ending at the snapshot) the surface was up, of the time with data, by the service's rules; absent when there is no data.")
+	for _, svc := range m.services {
+		for _, sf := range svc.subjects() {
+			for _, f := range uptimeWindows(sf.Uptime, sf.UptimeCoverage) {
+				if f.value != nil {
+					sample("aistatus_surface_uptime_ratio", *f.value/100, "service", svc.Slug, "surface", string(sf.ID), "window", f.window)
+				}
+			}
+		}
+	}
+
+	family("aistatus_surface_uptime_coverage_ratio", "gauge",
+		"Share of the window (24h, 7d, 30d) with data behind aistatus_surface_uptime_ratio; below 0.5 the page says not enough data.")
+	for _, svc := range m.services {
+		for _, sf := range svc.subjects() {
+			for _, f := range uptimeWindows(sf.Uptime, sf.UptimeCoverage) {
+				sample("aistatus_surface_uptime_coverage_ratio", f.coverage, "service", svc.Slug, "surface", string(sf.ID), "window", f.window)
+			}
+		}
+	}
+
+	family("aistatus_model_status", "gauge",
+		"1 for the watched model's current status, 0 for the others (a state set): the best known status among its providers, unknown when none is known.")
+	for _, md := range m.docs.Models.Models {
+		stateSet("aistatus_model_status", md.Status, "model", md.ID)
+	}
+
+	family("aistatus_model_provider_status", "gauge",
+		"1 for the model's current status at the provider as the source says it, 0 for the others (a state set); source is a gateway, the service's status page or aistatus (its own completions). A provider the source lists in several regions or variants is the best of them.")
+	for _, md := range m.docs.Models.Models {
+		for _, p := range modelProviders(md.Providers) {
+			stateSet("aistatus_model_provider_status", p.Status, "model", md.ID, "service", p.Service, "provider", p.Provider, "source", p.Source.ID)
+		}
+	}
+
+	family("aistatus_model_provider_uptime_ratio", "gauge",
+		"The model's uptime at the provider over the source's window (its window label), as a ratio: a gateway's share of its own requests that succeeded, or aistatus's of its own completions; absent when the source gives none (a status page's component).")
+	for _, md := range m.docs.Models.Models {
+		for _, p := range modelProviders(md.Providers) {
+			if p.Uptime != nil {
+				sample("aistatus_model_provider_uptime_ratio", *p.Uptime/100, "model", md.ID, "service", p.Service, "provider", p.Provider,
+					"source", p.Source.ID, "window", p.Source.Window)
+			}
+		}
+	}
+
+	family("aistatus_measured_ttft_seconds", "gauge",
+		"Time to first token of aistatus's own streamed completions of the model at the service (the operator's key), the p50 or p95 of the successful ones over the window (1h, 24h); absent without one.")
+	for _, svc := range m.services {
+		for _, mm := range svc.Measured {
+			for _, w := range measuredWindows(mm) {
+				for _, q := range []struct {
+					name  string
+					value *float64
+				}{{"p50", w.TTFTMs.P50}, {"p95", w.TTFTMs.P95}} {
+					if q.value != nil {
+						sample("aistatus_measured_ttft_seconds", *q.value/1000, "service", svc.Slug, "model", mm.Model, "window", w.Window, "percentile", q.name)
+					}
+				}
+			}
+		}
+	}
+
+	family("aistatus_measured_error_ratio", "gauge",
+		"Share of aistatus's own completions of the model at the service over the window (1h, 24h) that the provider failed, of those that say something of it (aistatus_measured_completions); absent without any.")
+	for _, svc := range m.services {
+		for _, mm := range svc.Measured {
+			for _, w := range measuredWindows(mm) {
+				if w.ErrorRate != nil {
+					sample("aistatus_measured_error_ratio", *w.ErrorRate, "service", svc.Slug, "model", mm.Model, "window", w.Window)
+				}
+			}
+		}
+	}
+
+	family("aistatus_measured_completions", "gauge",
+		"aistatus's own completions of the model at the service over the window (1h, 24h) that say something of the provider: its successes and its failures, not aistatus's own problems.")
+	for _, svc := range m.services {
+		for _, mm := range svc.Measured {
+			for _, w := range measuredWindows(mm) {
+				sample("aistatus_measured_completions", float64(w.Samples), "service", svc.Slug, "model", mm.Model, "window", w.Window)
+			}
+		}
+	}
 	return []byte(b.String())
+}
+
+// modelProviders are a model's entries as series: one per service,
+// provider and source. A source that lists a provider in several regions
+// or variants (OpenRouter's "google-vertex/us-east5") gives one series, the
+// best of them by the rule of a model's own status, with its uptime (the
+// higher on a tie): the region is a gateway's free text, not a label.
+func modelProviders(providers []api.ModelProvider) []api.ModelProvider {
+	var out []api.ModelProvider
+	at := map[[3]string]int{}
+	for _, p := range providers {
+		key := [3]string{p.Service, p.Provider, p.Source.ID}
+		i, seen := at[key]
+		if !seen {
+			at[key] = len(out)
+			out = append(out, p)
+			continue
+		}
+		if c := history.CompareModelStatus(p.Status, out[i].Status); c < 0 || c == 0 && uptimeOf(p) > uptimeOf(out[i]) {
+			out[i] = p
+		}
+	}
+	return out
+}
+
+// uptimeOf is an entry's uptime, -1 without one.
+func uptimeOf(p api.ModelProvider) float64 {
+	if p.Uptime == nil {
+		return -1
+	}
+	return *p.Uptime
+}
+
+// measuredWindows are a measured model's windows, labelled 1h and 24h.
+func measuredWindows(mm api.MeasuredModel) []api.MeasuredWindow {
+	hour, day := mm.Windows.Hour, mm.Windows.Day
+	hour.Window, day.Window = "1h", "24h"
+	return []api.MeasuredWindow{hour, day}
 }
 
 type metricWindow struct {
@@ -109,11 +254,11 @@ type metricWindow struct {
 	coverage float64
 }
 
-func uptimeWindows(svc *service) []metricWindow {
+func uptimeWindows(uptime api.Uptime, coverage api.Coverage) []metricWindow {
 	return []metricWindow{
-		{"24h", svc.Uptime.H24, svc.UptimeCoverage.H24},
-		{"7d", svc.Uptime.D7, svc.UptimeCoverage.D7},
-		{"30d", svc.Uptime.D30, svc.UptimeCoverage.D30},
+		{"24h", uptime.H24, coverage.H24},
+		{"7d", uptime.D7, coverage.D7},
+		{"30d", uptime.D30, coverage.D30},
 	}
 }
 

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -17,6 +18,12 @@ import (
 // no Statuspage. Field names and enums are v2's; the values are ours (the
 // same as services/{slug}.json), with a top-level "aistatus" object saying
 // where they come from.
+//
+// Each surface of the service (its API, and the app, agent or console its
+// page lists) is a component group with the page's components in its
+// scope, and the page's indicator is the worst of those groups: a client
+// that reads the façade instead of status.claude.com must see a claude.ai
+// outage while the API is up, not "All Systems Operational".
 
 // StatuspageDir is the folder of a service's façade in the snapshot; its
 // files are StatuspageFiles.
@@ -53,6 +60,21 @@ func spIndicator(s api.Status) (indicator, description string) {
 	default:
 		return "minor", "Status Unknown: aistatus cannot tell whether the service is up"
 	}
+}
+
+// spRank orders statuses as the façade shows them, worst highest, for its
+// indicator: unknown is shown as degraded_performance, so it ranks above
+// operational (a page that shows a component not operational must not say
+// "All Systems Operational") and below every status that is known to be
+// trouble.
+var spRank = map[api.Status]int{api.Operational: 0, api.Unknown: 1, api.Maintenance: 2, api.Degraded: 3, api.PartialOutage: 4, api.MajorOutage: 5}
+
+// spWorst is the worse of a and b as the façade shows them.
+func spWorst(a, b api.Status) api.Status {
+	if spRank[b] > spRank[a] {
+		return b
+	}
+	return a
 }
 
 // spComponentStatus maps a status to v2's component status. Unknown becomes
@@ -118,6 +140,8 @@ type spComponent struct {
 	PageID             string    `json:"page_id"`
 	Group              bool      `json:"group"`
 	OnlyShowIfDegraded bool      `json:"only_show_if_degraded"`
+	// Components are a group's members, by id, as v2 lists them.
+	Components []string `json:"components,omitempty"`
 }
 
 type spIncident struct {
@@ -157,36 +181,59 @@ type spUpdate struct {
 
 // spSource is the façade's own addition: what the v2 values rest on.
 type spSource struct {
+	// API is the subject id of the service's API (its slug), which is also
+	// the id of its component group; Status and Basis are the API's, as in
+	// services/{slug}.json.
+	API    string     `json:"api"`
 	Status api.Status `json:"status"`
 	Basis  api.Basis  `json:"basis"`
+	// Surfaces are the service's other surfaces by subject id
+	// ("anthropic/app"), the id of each one's component group; empty for a
+	// service whose page lists only its API.
+	Surfaces map[string]spSurface `json:"surfaces"`
 	// Document is the aistatus document the façade is rendered from.
 	Document string `json:"document"`
 	Note     string `json:"note"`
 	License  string `json:"license"`
 }
 
+// spSurface is a surface other than the API in the aistatus object.
+type spSurface struct {
+	Status api.Status `json:"status"`
+	Basis  api.Basis  `json:"basis"`
+}
+
 // statuspageNote is the aistatus object's note, the mapping in one sentence.
 const statuspageNote = "A Statuspage v2 rendering of aistatus's status, not the service's own page. " +
+	"Each surface (the API, and the app, agent or console where the page lists them) is a component, a group of the page's components in its scope; the indicator is the worst of them. " +
 	"v2 has no unknown: an unknown status is indicator minor and component degraded_performance, never operational. " +
 	"Scheduled maintenances are the maintenance windows aistatus observed; announced schedules are not read, so upcoming is empty."
 
 // statuspage renders a service's façade: path → content.
 func (m *model) statuspage(svc *service, windows []maintenanceWindow) (map[string][]byte, error) {
 	page := spPage{ID: svc.Slug, Name: svc.Name, URL: m.base + "/services/" + svc.Slug, TimeZone: "Etc/UTC", UpdatedAt: m.now}
-	indicator, description := spIndicator(svc.Status)
+	subjects := svc.subjects()
+	worst := api.Operational
+	source := spSource{API: svc.Slug, Status: svc.Status, Basis: svc.Basis, Surfaces: map[string]spSurface{},
+		Document: m.base + strings.ReplaceAll(snapshot.PathService, snapshot.SlugParam, svc.Slug),
+		Note:     statuspageNote, License: api.License}
+	for _, sf := range subjects {
+		worst = spWorst(worst, sf.Status)
+		if sf.ID != catalog.SurfaceAPI {
+			source.Surfaces[subjectID(svc.Slug, sf.ID)] = spSurface{Status: sf.Status, Basis: sf.Basis}
+		}
+	}
+	indicator, description := spIndicator(worst)
 	status := spStatus{Indicator: indicator, Description: description}
-	source := spSource{Status: svc.Status, Basis: svc.Basis, Document: m.base + strings.ReplaceAll(snapshot.PathService, snapshot.SlugParam, svc.Slug),
-		Note: statuspageNote, License: api.License}
-	components := m.spComponents(svc)
+	components, groups := m.spComponents(svc, subjects)
 
 	var all, unresolved []spIncident
-	for i, inc := range svc.Incidents {
-		// Only the newest are listed, and the open ones: the rest, most
-		// of up to thousands, are not made.
-		if i >= statuspageIncidentsMax && !inc.Open() {
-			continue
-		}
+	incidents, on := spIncidents(subjects)
+	for _, inc := range incidents {
 		v := m.spIncident(svc, inc)
+		for _, id := range on[inc.ID] {
+			v.Components = append(v.Components, groups[id])
+		}
 		if len(all) < statuspageIncidentsMax {
 			all = append(all, v)
 		}
@@ -232,12 +279,37 @@ func (m *model) statuspage(svc *service, windows []maintenanceWindow) (map[strin
 	return files, nil
 }
 
-// spComponents are the façade's components: first the service itself, with
-// the status aistatus decided (official page and probe together, the one
-// the indicator shows), then the in-scope components of the official page
-// as last read. The service's surfaces (API, app, agent, console) are to
-// become components here once the catalog has them.
-func (m *model) spComponents(svc *service) []spComponent {
+// spIncidents are the incidents the façade lists, newest first: the
+// newest statuspageIncidentsMax of every surface's together, and every
+// open one, each once; on are the surfaces each belongs to.
+func spIncidents(subjects []api.SurfaceDoc) (list []api.Incident, on map[string][]catalog.SurfaceID) {
+	on = map[string][]catalog.SurfaceID{}
+	for _, sf := range subjects {
+		for i, inc := range sf.Incidents {
+			// A service keeps up to thousands: only the newest and the
+			// open ones can be listed, the rest are not looked at.
+			if i >= statuspageIncidentsMax && !inc.Open() {
+				continue
+			}
+			if len(on[inc.ID]) == 0 {
+				list = append(list, inc)
+			}
+			on[inc.ID] = append(on[inc.ID], sf.ID)
+		}
+	}
+	api.SortIncidents(list)
+	return list, on
+}
+
+// spComponents are the façade's components: for each surface, the API
+// first, a group with the status aistatus decided for it (for the API, the
+// official page and our probe together), followed by its members, the
+// page's components in the surface's scope as last read. A surface the
+// page has no component for is a single component rather than an empty
+// group. A page component already listed under an earlier surface is not
+// listed again: v2 gives a component one group. groups are the surfaces'
+// own components, by surface, for the incidents that name them.
+func (m *model) spComponents(svc *service, subjects []api.SurfaceDoc) (list []spComponent, groups map[catalog.SurfaceID]spComponent) {
 	created := m.now
 	if svc.DataSince != nil {
 		created = svc.DataSince.UTC()
@@ -246,24 +318,46 @@ func (m *model) spComponents(svc *service) []spComponent {
 	if svc.LastChecked != nil {
 		updated = svc.LastChecked.UTC()
 	}
-	list := []spComponent{{
-		ID: svc.Slug, Name: svc.Name + " API", Status: spComponentStatus(svc.Status), CreatedAt: created, UpdatedAt: updated,
-		Position: 1, Description: "aistatus's status of the " + svc.Name + " API (" + string(svc.Status) +
-			"): the official status page's word for the API, checked by aistatus's own probe.",
-		Showcase: true, PageID: svc.Slug,
-	}}
-	for _, c := range svc.Components {
-		if !c.InScope {
-			continue
-		}
-		list = append(list, spComponent{
-			ID: c.ID, Name: c.Name, Status: spComponentStatus(c.Status),
-			CreatedAt: created, UpdatedAt: updated, Position: len(list) + 1,
-			Description: "As read from the official status page (" + svc.StatusPage + ") by aistatus.",
-			Showcase:    true, PageID: svc.Slug,
-		})
+	groups = map[catalog.SurfaceID]spComponent{}
+	listed := map[string]bool{}
+	for _, sf := range subjects {
+		listed[subjectID(svc.Slug, sf.ID)] = true
 	}
-	return list
+	for _, sf := range subjects {
+		id := subjectID(svc.Slug, sf.ID)
+		description := "aistatus's status of " + sf.Name + " (" + string(sf.Status) + "): "
+		switch {
+		case sf.ID == catalog.SurfaceAPI:
+			description = "aistatus's status of the " + sf.Name + " (" + string(sf.Status) +
+				"): the official status page's word for the API, checked by aistatus's own probe."
+		case sf.Basis == api.BasisOfficial:
+			description += "the official status page's word alone (aistatus's probe tests the API host only)."
+		default:
+			description += "the official status page gave no word on it this cycle."
+		}
+		group := spComponent{
+			ID: id, Name: sf.Name, Status: spComponentStatus(sf.Status), CreatedAt: created, UpdatedAt: updated,
+			Position: len(list) + 1, Description: description, Showcase: true, PageID: svc.Slug,
+		}
+		var members []spComponent
+		for _, c := range sf.Components {
+			if listed[c.ID] {
+				continue
+			}
+			listed[c.ID] = true
+			members = append(members, spComponent{
+				ID: c.ID, Name: c.Name, Status: spComponentStatus(c.Status),
+				CreatedAt: created, UpdatedAt: updated, Position: len(list) + len(members) + 2,
+				Description: "As read from the official status page (" + svc.StatusPage + ") by aistatus.",
+				Showcase:    true, GroupID: &group.ID, PageID: svc.Slug,
+			})
+			group.Components = append(group.Components, c.ID)
+		}
+		group.Group = len(members) > 0
+		groups[sf.ID] = group
+		list = append(append(list, group), members...)
+	}
+	return list, groups
 }
 
 func (m *model) spIncident(svc *service, inc api.Incident) spIncident {

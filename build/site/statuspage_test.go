@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -44,6 +45,24 @@ func TestStatuspageMapping(t *testing.T) {
 	}
 	if len(api.Statuses) != 6 {
 		t.Errorf("%d statuses: map the new one here and in spIndicator", len(api.Statuses))
+	}
+	// The indicator's order: unknown, shown as degraded_performance, is
+	// worse than operational and better than anything known to be wrong.
+	for _, tc := range []struct{ a, b, worst api.Status }{
+		{api.Operational, api.Unknown, api.Unknown},
+		{api.Unknown, api.Maintenance, api.Maintenance},
+		{api.Maintenance, api.Degraded, api.Degraded},
+		{api.MajorOutage, api.Unknown, api.MajorOutage},
+		{api.PartialOutage, api.MajorOutage, api.MajorOutage},
+	} {
+		if got, back := spWorst(tc.a, tc.b), spWorst(tc.b, tc.a); got != tc.worst || back != tc.worst {
+			t.Errorf("the worse of %s and %s: %s (%s the other way), want %s", tc.a, tc.b, got, back, tc.worst)
+		}
+	}
+	for _, st := range api.Statuses {
+		if _, ok := spRank[st]; !ok {
+			t.Errorf("%s has no place in spRank", st)
+		}
 	}
 	ended := fixtureNow
 	for _, tc := range []struct {
@@ -112,11 +131,13 @@ func TestStatuspageFieldsMatchRealPages(t *testing.T) {
 	}
 }
 
-// TestStatuspageClient: a real third-party Statuspage client (the
-// statuspage.io npm package) reads the façade of every service, over HTTP,
-// and understands each as the snapshot says.
-func TestStatuspageClient(t *testing.T) {
-	t.Parallel()
+// statuspageClient reads the façades of slugs in files with a real
+// third-party Statuspage client (the statuspage.io npm package), over
+// HTTP, and returns its reading, one line per service
+// (testdata/validate/statuspage-client.js says what it holds). It skips
+// the test without the client.
+func statuspageClient(t *testing.T, files map[string][]byte, slugs []string) []string {
+	t.Helper()
 	node, err := exec.LookPath("node")
 	if err != nil {
 		t.Skip("no node: the Statuspage client test needs Node.js and npm (.ci/run installs the client)")
@@ -129,7 +150,6 @@ func TestStatuspageClient(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(modules, "statuspage.io", "package.json")); err != nil {
 		t.Skipf("no statuspage.io client in %s: .ci/run installs it (.ci/statuspage), or set AISTATUS_STATUSPAGE_NODE_MODULES", modules)
 	}
-	docs, files := render(t)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		data, ok := files[strings.TrimPrefix(r.URL.Path, "/")]
 		if !ok {
@@ -140,37 +160,28 @@ func TestStatuspageClient(t *testing.T) {
 		_, _ = w.Write(data)
 	}))
 	defer srv.Close()
-
-	args := []string{"testdata/validate/statuspage-client.js", srv.URL}
-	var want []string
-	for _, svc := range docs.Services {
-		args = append(args, svc.Slug)
-		indicator, _ := spIndicator(svc.Status)
-		statuses := []string{spComponentStatus(svc.Status)}
-		for _, c := range svc.Components {
-			if c.InScope {
-				statuses = append(statuses, spComponentStatus(c.Status))
-			}
-		}
-		open, maintenance := 0, 0
-		for _, inc := range svc.Incidents {
-			if inc.Open() {
-				open++
-			}
-		}
-		if svc.Status == api.Maintenance {
-			maintenance = 1
-		}
-		want = append(want, fmt.Sprintf("%s|%s|%s|%d|%d|%d", svc.Slug, indicator, strings.Join(statuses, ","),
-			open, len(svc.Incidents), maintenance))
-	}
-	cmd := exec.Command(node, args...)
+	cmd := exec.Command(node, append([]string{"testdata/validate/statuspage-client.js", srv.URL}, slugs...)...)
 	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("the client failed: %v\n%s", err, out)
 	}
-	if got := strings.Split(strings.TrimSpace(string(out)), "\n"); !slices.Equal(got, want) {
+	return strings.Split(strings.TrimSpace(string(out)), "\n")
+}
+
+// TestStatuspageClient: the Statuspage client reads the façade of every
+// service and understands each as the snapshot says: a group per surface,
+// the API first, with its page's components; every surface's open
+// incidents, each naming its surfaces; the indicator the worst surface's.
+func TestStatuspageClient(t *testing.T) {
+	t.Parallel()
+	docs, files := render(t)
+	var slugs, want []string
+	for _, svc := range docs.Services {
+		slugs = append(slugs, svc.Slug)
+		want = append(want, wantStatuspage(svc))
+	}
+	if got := statuspageClient(t, files, slugs); !slices.Equal(got, want) {
 		t.Errorf("the client read\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	cat, err := catalog.Default()
@@ -179,5 +190,126 @@ func TestStatuspageClient(t *testing.T) {
 	}
 	if len(want) != len(cat.Services) {
 		t.Errorf("%d services, want the catalog's %d", len(want), len(cat.Services))
+	}
+}
+
+// wantStatuspage is the client's line for a service's façade, from its
+// document.
+func wantStatuspage(svc api.ServiceDoc) string {
+	type group struct {
+		id      string
+		status  api.Status
+		members []string
+	}
+	var apiMembers []string
+	for _, c := range svc.Components {
+		if c.InScope {
+			apiMembers = append(apiMembers, c.ID+"="+spComponentStatus(c.Status))
+		}
+	}
+	groups := []group{{svc.Slug, svc.Status, apiMembers}}
+	worst := svc.Status
+	open := map[string][]string{}
+	var incidents []api.Incident
+	addOpen := func(inc api.Incident, groupID string) {
+		if !inc.Open() {
+			return
+		}
+		if open[inc.ID] == nil {
+			incidents = append(incidents, inc)
+		}
+		open[inc.ID] = append(open[inc.ID], groupID)
+	}
+	for _, inc := range svc.Incidents {
+		addOpen(inc, svc.Slug)
+	}
+	listed := map[string]bool{}
+	for _, inc := range svc.Incidents {
+		listed[inc.ID] = true
+	}
+	for _, sf := range svc.Surfaces {
+		if sf.ID == catalog.SurfaceAPI {
+			continue
+		}
+		id := svc.Slug + "/" + string(sf.ID)
+		g := group{id: id, status: sf.Status}
+		for _, c := range sf.Components {
+			g.members = append(g.members, c.ID+"="+spComponentStatus(c.Status))
+		}
+		groups = append(groups, g)
+		worst = spWorst(worst, sf.Status)
+		for _, inc := range sf.Incidents {
+			listed[inc.ID] = true
+			addOpen(inc, id)
+		}
+	}
+	var components []string
+	for _, g := range groups {
+		if len(g.members) == 0 {
+			components = append(components, g.id+"="+spComponentStatus(g.status))
+			continue
+		}
+		components = append(components, g.id+"*="+spComponentStatus(g.status))
+		for _, m := range g.members {
+			components = append(components, g.id+">"+m)
+		}
+	}
+	api.SortIncidents(incidents)
+	var unresolved []string
+	for _, inc := range incidents {
+		unresolved = append(unresolved, inc.ID+"@"+strings.Join(open[inc.ID], "+"))
+	}
+	maintenance := 0
+	if svc.Status == api.Maintenance {
+		maintenance = 1
+	}
+	indicator, _ := spIndicator(worst)
+	return fmt.Sprintf("%s|%s|%s|%s|%d|%d", svc.Slug, indicator, strings.Join(components, ","),
+		strings.Join(unresolved, " "), min(len(listed), statuspageIncidentsMax), maintenance)
+}
+
+// TestStatuspageSurfaceOutage: during a major outage of claude.ai and
+// Claude Code with the Claude API up, the façade says so to a client that
+// reads it instead of status.claude.com: the app and agent groups in major
+// outage beside an operational API group, the outage's incident naming
+// them, an indicator that is not "All Systems Operational", and the
+// aistatus object naming the API and each surface.
+func TestStatuspageSurfaceOutage(t *testing.T) {
+	t.Parallel()
+	docs, h := claudeAppOutage(t)
+	files, err := Render(docs, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	summary := files[StatuspageDir("anthropic")+"/summary.json"]
+	buildtest.Golden(t, "claude-app-outage/"+StatuspageDir("anthropic")+"/summary.json", summary)
+	var got struct {
+		Status   spStatus
+		AIStatus spSource
+	}
+	if err := json.Unmarshal(summary, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != (spStatus{"critical", "Major System Outage"}) {
+		t.Errorf("status %+v, want critical: the worst surface's", got.Status)
+	}
+	wantSurfaces := map[string]spSurface{
+		"anthropic/app":     {api.MajorOutage, api.BasisOfficial},
+		"anthropic/agent":   {api.MajorOutage, api.BasisOfficial},
+		"anthropic/console": {api.Operational, api.BasisOfficial},
+	}
+	if a := got.AIStatus; a.API != "anthropic" || a.Status != api.Operational || !maps.Equal(a.Surfaces, wantSurfaces) {
+		t.Errorf("aistatus %+v, want the API anthropic operational and %v", a, wantSurfaces)
+	}
+
+	lines := statuspageClient(t, files, []string{"anthropic"})
+	want := "anthropic|critical|" +
+		"anthropic*=operational,anthropic>k8w3r06qmzrp=operational," +
+		"anthropic/app*=major_outage,anthropic/app>rwppv331jlwc=major_outage,anthropic/app>bpp5gb3hpjcl=major_outage," +
+		"anthropic/agent*=major_outage,anthropic/agent>yyzkbfz2thpt=major_outage," +
+		"anthropic/console*=operational,anthropic/console>0qbwn08sd68x=operational|" +
+		"anthropic-q2kg8n613kr3@anthropic/app+anthropic/agent|2|0"
+	if len(lines) != 1 || lines[0] != want {
+		t.Errorf("the client read\n%s\nwant\n%s", strings.Join(lines, "\n"), want)
 	}
 }

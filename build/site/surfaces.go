@@ -32,6 +32,39 @@ func (sf surfaceView) Month() string {
 	return history.UptimeText(sf.Uptime.D30, sf.UptimeCoverage.D30)
 }
 
+// subjectID is the stable id of a service's surface as every output names
+// it: the slug for the API ("anthropic"), slug/surface for the others
+// ("anthropic/app").
+func subjectID(slug string, id catalog.SurfaceID) string {
+	if id == catalog.SurfaceAPI {
+		return slug
+	}
+	return slug + "/" + string(id)
+}
+
+// subjects are every surface of the service, the API first. The API is the
+// service itself: its status, basis, in-scope components and incidents,
+// which the service document also gives as its first surface.
+func (svc *service) subjects() []api.SurfaceDoc {
+	var components []api.SurfaceComponent
+	for _, c := range svc.Components {
+		if c.InScope {
+			components = append(components, api.SurfaceComponent{ID: c.ID, Name: c.Name, Group: c.Group, Status: c.Status})
+		}
+	}
+	out := []api.SurfaceDoc{{
+		ID: catalog.SurfaceAPI, Name: catalog.Service{Name: svc.Name}.APISurfaceName(), Status: svc.Status, Basis: svc.Basis,
+		Components: components, Incidents: svc.Incidents, Uptime: svc.Uptime, UptimeCoverage: svc.UptimeCoverage,
+		DataSince: svc.DataSince, CheckedAt: svc.LastChecked,
+	}}
+	for _, sf := range svc.Surfaces {
+		if sf.ID != catalog.SurfaceAPI {
+			out = append(out, sf)
+		}
+	}
+	return out
+}
+
 // others are the service's surfaces other than the API, for the pages.
 func (svc *service) others() []surfaceView {
 	var out []surfaceView

@@ -126,12 +126,17 @@ func TestMetricsPromtool(t *testing.T) {
 		t.Skip("no promtool: install Debian's prometheus package (.ci/run does)")
 	}
 	_, files := render(t)
+	outage, err := Render(claudeAppOutage(t))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		data []byte
 		ok   bool
 	}{
 		{"rendered", files[FileMetrics], true},
+		{"rendered during a claude.ai outage", outage[FileMetrics], true},
 		{"a counter without _total", []byte("# HELP aistatus_x X.\n# TYPE aistatus_x counter\naistatus_x 1\n"), false},
 	} {
 		cmd := exec.Command(promtool, "check", "metrics")

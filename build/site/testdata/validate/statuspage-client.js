@@ -1,9 +1,12 @@
 // Reads the Statuspage v2 façade of each service named on the command line
 // with the statuspage.io npm client (a third-party Statuspage API client,
 // axios underneath), pointed at BASE/p/<slug>. Prints one line per service:
-// slug|indicator|component statuses|unresolved incidents|all incidents|
-// active maintenances. Exits non-zero on any failed call or value outside
-// v2's enums.
+// slug|indicator|components|unresolved incidents|all incidents|active
+// maintenances, where components are id=status, a group's id marked with
+// "*" and a member's prefixed with its group's id and ">", and unresolved
+// incidents are id@ the ids of the components each names, joined by "+".
+// Exits non-zero on any failed call, value outside v2's enums, or member
+// whose group does not list it.
 const { Statuspage } = require("statuspage.io");
 
 const indicators = ["none", "minor", "major", "critical", "maintenance"];
@@ -33,15 +36,24 @@ async function read(base, slug) {
   }
   check("status.indicator", status.status.indicator, indicators);
   if (summary.status.indicator !== status.status.indicator) throw new Error("summary and status disagree");
-  for (const c of components.components) check(`component ${c.id}`, c.status, componentStatuses);
+  const byId = new Map(components.components.map((c) => [c.id, c]));
+  for (const c of components.components) {
+    check(`component ${c.id}`, c.status, componentStatuses);
+    const group = c.group_id === null ? null : byId.get(c.group_id);
+    if (c.group_id !== null && !(group && group.group && group.components.includes(c.id))) {
+      throw new Error(`component ${c.id}: group ${c.group_id} is no group listing it`);
+    }
+  }
   for (const i of all.incidents) check(`incident ${i.id}`, i.status, incidentStatuses);
   for (const i of unresolved.incidents) {
     check(`unresolved incident ${i.id}`, i.status, incidentStatuses.slice(0, 3));
   }
   for (const m of summary.scheduled_maintenances) check(`maintenance ${m.id}`, m.status, maintenanceStatuses);
   if (upcoming.scheduled_maintenances.length !== 0) throw new Error("upcoming maintenances listed");
-  return [slug, status.status.indicator, components.components.map((c) => c.status).join(","),
-    unresolved.incidents.length, all.incidents.length, summary.scheduled_maintenances.length].join("|");
+  const component = (c) => (c.group_id === null ? "" : `${c.group_id}>`) + c.id + (c.group ? "*" : "") + "=" + c.status;
+  const incident = (i) => `${i.id}@${i.components.map((c) => c.id).join("+")}`;
+  return [slug, status.status.indicator, components.components.map(component).join(","),
+    unresolved.incidents.map(incident).join(" "), all.incidents.length, summary.scheduled_maintenances.length].join("|");
 }
 
 (async () => {
