@@ -3,6 +3,8 @@ package api
 import (
 	"strconv"
 	"time"
+
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // ChangeType is what a change log entry records.
@@ -14,22 +16,39 @@ const (
 	ChangeIncidentOpened   ChangeType = "incident.opened"
 	ChangeIncidentUpdated  ChangeType = "incident.updated"
 	ChangeIncidentResolved ChangeType = "incident.resolved"
+	// ChangeSurfaceStatus is a status transition of a surface other than
+	// the API (claude.ai, Claude Code): the service's own status.changed
+	// says nothing of them.
+	ChangeSurfaceStatus ChangeType = "surface.status.changed"
+	// ChangeModelStatus is a transition of a watched model's status (the
+	// best of its providers'), which no service's status says.
+	ChangeModelStatus ChangeType = "model.status.changed"
 )
 
 // ChangeTypes lists every change type.
-var ChangeTypes = []ChangeType{ChangeStatus, ChangeIncidentOpened, ChangeIncidentUpdated, ChangeIncidentResolved}
+var ChangeTypes = []ChangeType{ChangeStatus, ChangeIncidentOpened, ChangeIncidentUpdated, ChangeIncidentResolved,
+	ChangeSurfaceStatus, ChangeModelStatus}
 
-// Change is one entry of the change log: a service's status moved, or one of
-// its incidents was opened, updated or resolved, as a build noticed it.
+// Change is one entry of the change log: a service's, a surface's or a
+// watched model's status moved, or an incident was opened, updated or
+// resolved, as a build noticed it.
 type Change struct {
 	// ID is monotonic across builds and never reused (see history.History.NextChangeID).
-	ID      int64      `json:"id"`
-	Type    ChangeType `json:"type"`
-	Service string     `json:"service"`
+	ID   int64      `json:"id"`
+	Type ChangeType `json:"type"`
+	// Service is the service's slug; for a model.status.changed, the
+	// model's maker's tracked service, "" for a model of no tracked maker
+	// (an open-weight model served by others).
+	Service string `json:"service"`
+	// Surface is the surface of a surface.status.changed.
+	Surface catalog.SurfaceID `json:"surface,omitempty"`
+	// Model is the watched model's id (author/model) of a
+	// model.status.changed.
+	Model string `json:"model,omitempty"`
 	// Time is when the build noticed the change.
 	Time time.Time `json:"time"`
-	// OldStatus and NewStatus are set for status.changed; OldStatus is
-	// absent for a service's first check.
+	// OldStatus and NewStatus are set for the *status.changed types;
+	// OldStatus is absent for a service's or a surface's first check.
 	OldStatus Status `json:"oldStatus,omitempty"`
 	NewStatus Status `json:"newStatus,omitempty"`
 	// Incident is the incident after the change, for incident.* entries.
@@ -55,6 +74,24 @@ type ChangeList struct {
 	License   string    `json:"license"`
 }
 
+// ModelSubjectPrefix starts the subject id of a watched model
+// ("model:anthropic/claude-sonnet-4.5"), which a model id alone would make
+// look like a surface's ("anthropic/app").
+const ModelSubjectPrefix = "model:"
+
+// Subject is the id of what the change is about: the service's slug
+// ("anthropic"), a surface's "<slug>/<surface>" ("anthropic/app") or a
+// model's "model:<id>". It is the CloudEvent's subject.
+func (c Change) Subject() string {
+	switch {
+	case c.Type == ChangeModelStatus:
+		return ModelSubjectPrefix + c.Model
+	case c.Surface != "":
+		return c.Service + "/" + string(c.Surface)
+	}
+	return c.Service
+}
+
 // ChangeIDString is a change id as CloudEvents, SSE and webhooks spell it.
 func ChangeIDString(id int64) string { return strconv.FormatInt(id, 10) }
 
@@ -76,11 +113,13 @@ type CloudEvent struct {
 
 // EventData is a CloudEvent's data: the change without its envelope.
 type EventData struct {
-	Service   string    `json:"service"`
-	OldStatus Status    `json:"oldStatus,omitempty"`
-	NewStatus Status    `json:"newStatus,omitempty"`
-	Incident  *Incident `json:"incident,omitempty"`
-	Changed   []string  `json:"changed,omitempty"`
+	Service   string            `json:"service"`
+	Surface   catalog.SurfaceID `json:"surface,omitempty"`
+	Model     string            `json:"model,omitempty"`
+	OldStatus Status            `json:"oldStatus,omitempty"`
+	NewStatus Status            `json:"newStatus,omitempty"`
+	Incident  *Incident         `json:"incident,omitempty"`
+	Changed   []string          `json:"changed,omitempty"`
 }
 
 // ServiceAt is what we reported of one service at a past time, rebuilt

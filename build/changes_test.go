@@ -7,6 +7,8 @@ import (
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/buildtest"
+	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
@@ -123,5 +125,122 @@ func TestChangeLogIDsSurviveBuilds(t *testing.T) {
 		if c.ID <= second.Changes[len(second.Changes)-1].ID {
 			t.Errorf("change %d older than %s kept", c.ID, history.KeepChanges)
 		}
+	}
+}
+
+// TestAssembleSurfaceChanges runs cycles of Anthropic whose API stays
+// operational while claude.ai goes down and comes back: each surface
+// transition is one surface.status.changed of that surface (the first check
+// without an old status), a failed read is a move to unknown, and the API,
+// which never moved, has its first check only.
+func TestAssembleSurfaceChanges(t *testing.T) {
+	t.Parallel()
+	def, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := def.Lookup("anthropic")
+	cat := catalog.Catalog{Services: []catalog.Service{svc}}
+	surfaces := func(app api.Status, appErr error) []feed.SurfaceResult {
+		return []feed.SurfaceResult{{ID: catalog.SurfaceApp, Status: app, Err: appErr},
+			{ID: catalog.SurfaceAgent, Status: api.Operational}, {ID: catalog.SurfaceConsole, Status: api.Operational}}
+	}
+	h := history.New()
+	cycles := []struct {
+		app    api.Status
+		appErr error
+	}{
+		{api.Operational, nil},
+		{api.Operational, nil}, // nothing moved
+		{api.MajorOutage, nil},
+		{api.MajorOutage, nil},
+		{api.MajorOutage, errTest("HTTP 503")}, // not read: unknown
+		{api.Operational, nil},
+	}
+	for i, c := range cycles {
+		Assemble(h, cat, map[string]Observation{"anthropic": {Feed: feedOK(api.Operational), Probe: probeOK, Surfaces: surfaces(c.app, c.appErr)}},
+			asmNow.Add(time.Duration(i)*time.Minute), zerolog.Nop())
+	}
+	type entry struct {
+		typ      api.ChangeType
+		surface  catalog.SurfaceID
+		old, new api.Status
+		minute   int
+	}
+	want := []entry{
+		{api.ChangeStatus, "", "", api.Operational, 0},
+		{api.ChangeSurfaceStatus, catalog.SurfaceApp, "", api.Operational, 0},
+		{api.ChangeSurfaceStatus, catalog.SurfaceAgent, "", api.Operational, 0},
+		{api.ChangeSurfaceStatus, catalog.SurfaceConsole, "", api.Operational, 0},
+		{api.ChangeSurfaceStatus, catalog.SurfaceApp, api.Operational, api.MajorOutage, 2},
+		{api.ChangeSurfaceStatus, catalog.SurfaceApp, api.MajorOutage, api.Unknown, 4},
+		{api.ChangeSurfaceStatus, catalog.SurfaceApp, api.Unknown, api.Operational, 5},
+	}
+	var got []entry
+	for _, c := range h.Changes {
+		if c.Service != "anthropic" || c.Model != "" {
+			t.Errorf("change %+v: not Anthropic's", c)
+		}
+		got = append(got, entry{c.Type, c.Surface, c.OldStatus, c.NewStatus, int(c.Time.Sub(asmNow) / time.Minute)})
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("change log:\n got %v\nwant %v", got, want)
+	}
+	if c := h.Changes[4]; c.Subject() != "anthropic/app" {
+		t.Errorf("claude.ai's outage has subject %q, want anthropic/app", c.Subject())
+	}
+}
+
+// TestAssembleModelChanges runs cycles in which the vendor's page moves a
+// watched model's component, for a model of a tracked maker and for an
+// open-weight one: each move of the model's status is one
+// model.status.changed naming the model (and its maker's service, none for
+// the open-weight one); the first cycle, the models' first word, is none.
+func TestAssembleModelChanges(t *testing.T) {
+	t.Parallel()
+	cat := modelCatalog("https://openrouter.example", false)
+	cat.Services = append(cat.Services, catalog.Service{Slug: "groq", Name: "Groq", StatusPage: "https://groqstatus.com"})
+	const llama = "meta-llama/llama-3.3-70b-instruct"
+	cat.Models.Watched = append(cat.Models.Watched, catalog.Model{ID: llama, Name: "Llama 3.3 70B Instruct", Author: "meta-llama",
+		Components: []catalog.ModelComponent{{Service: "groq", Name: "llama-3.3-70b-versatile"}}})
+	page := func(command, llama api.Status) map[string]Observation {
+		return map[string]Observation{
+			"cohere": {Feed: feedOK(api.Operational), Components: []api.Component{{Name: "command-a-03-2025", Status: command}}},
+			"groq":   {Feed: feedOK(api.Operational), Components: []api.Component{{Name: "llama-3.3-70b-versatile", Status: llama}}},
+		}
+	}
+	h := history.New()
+	h.StartChangeLog(asmNow)
+	for i, obs := range []map[string]Observation{
+		page(api.Operational, api.Operational),
+		page(api.Operational, api.Operational),
+		page(api.MajorOutage, api.Operational),
+		page(api.MajorOutage, api.Degraded),
+		page(api.Operational, api.Degraded),
+	} {
+		AssembleModels(h, cat, obs, nil, asmNow.Add(time.Duration(i)*time.Minute), zerolog.Nop())
+	}
+	type entry struct {
+		service, model string
+		old, new       api.Status
+		minute         int
+	}
+	want := []entry{
+		{"cohere", "cohere/command-a", api.Operational, api.MajorOutage, 2},
+		{"", llama, api.Operational, api.Degraded, 3},
+		{"cohere", "cohere/command-a", api.MajorOutage, api.Operational, 4},
+	}
+	var got []entry
+	for _, c := range h.Changes {
+		if c.Type != api.ChangeModelStatus || c.Surface != "" {
+			t.Errorf("change %+v, want a model.status.changed", c)
+		}
+		got = append(got, entry{c.Service, c.Model, c.OldStatus, c.NewStatus, int(c.Time.Sub(asmNow) / time.Minute)})
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("change log:\n got %v\nwant %v", got, want)
+	}
+	if len(h.Changes) > 1 && h.Changes[1].Subject() != "model:"+llama {
+		t.Errorf("the open-weight model's subject is %q", h.Changes[1].Subject())
 	}
 }

@@ -142,7 +142,11 @@ func trackedEndpoints(g catalog.Gateway, modelID string, eps []feed.GatewayEndpo
 //     model's entries from that gateway last cycle are kept as unknown,
 //     with the error, and the source's health records the failure;
 //   - the model's status is the best known status of its providers, and
-//     unknown when none is known: never its service's status.
+//     unknown when none is known: never its service's status;
+//   - a model whose status moved since the last cycle gets a
+//     model.status.changed in the change log; a model's first word (a
+//     model newly watched) is no transition and gets none, so that a
+//     catalog that starts watching many models at once floods no receiver.
 func AssembleModels(h *history.History, cat catalog.Catalog, obs map[string]Observation, reads map[string]map[string]GatewayRead, now time.Time, log zerolog.Logger) {
 	if len(cat.Models.Watched) == 0 {
 		h.Models = nil
@@ -175,9 +179,14 @@ func AssembleModels(h *history.History, cat catalog.Catalog, obs map[string]Obse
 			}
 			providers = append(providers, gatewayProviders(g, md, r, prev[md.ID])...)
 		}
+		status := history.BestModelStatus(providers, "")
+		if was, ok := prev[md.ID]; ok && was.Status != "" && was.Status != status {
+			h.AddChange(api.Change{Type: api.ChangeModelStatus, Service: md.Service, Model: md.ID, Time: now,
+				OldStatus: was.Status, NewStatus: status})
+		}
 		mh.Models = append(mh.Models, api.ModelDoc{
 			ID: md.ID, Name: md.Name, Author: md.Author,
-			Status: history.BestModelStatus(providers, ""), StatusFrom: history.ModelStatusSource(providers, ""),
+			Status: status, StatusFrom: history.ModelStatusSource(providers, ""),
 			Summary: modelSummary(providers), Providers: providers,
 		})
 	}

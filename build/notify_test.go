@@ -164,7 +164,7 @@ func TestWebhooks(t *testing.T) {
 	}
 	for i, ev := range good.events {
 		c := changes[i]
-		if ev.ID != fmt.Sprint(c.ID) || ev.Type != "ai.aistatus."+string(c.Type) || ev.Subject != c.Service ||
+		if ev.ID != fmt.Sprint(c.ID) || ev.Type != "ai.aistatus."+string(c.Type) || ev.Subject != c.Subject() ||
 			ev.SpecVersion != "1.0" || ev.Source != "https://aistatus.example/api/v1" || ev.Data.NewStatus != c.NewStatus {
 			t.Errorf("event %d = %+v, want change %+v", i, ev, c)
 		}

@@ -21,12 +21,19 @@ import (
 // page no longer lists, when it was read for the surface, has ended; when
 // it could not be read, they stay as they were. At most
 // history.MaxNewIncidentsPerFeed are added a cycle, the newest first.
-func recordSurfaces(sh *history.ServiceHistory, results []feed.SurfaceResult, now time.Time) {
+//
+// A surface's status transition goes in h's change log as the service's
+// does (Assemble): a surface.status.changed, without an old status at the
+// surface's first check.
+func recordSurfaces(h *history.History, slug string, sh *history.ServiceHistory, results []feed.SurfaceResult, now time.Time) {
 	for _, r := range results {
 		sf := sh.Surface(r.ID)
 		status := r.Status
 		if r.Err != nil || !status.Valid() {
 			status = api.Unknown
+		}
+		if prev := sf.LastStatus; prev != status && (prev == "" || now.After(sf.LastChecked)) {
+			h.AddChange(api.Change{Type: api.ChangeSurfaceStatus, Service: slug, Surface: r.ID, Time: now, OldStatus: prev, NewStatus: status})
 		}
 		sf.Record(now, status, nil)
 		if r.Err != nil {

@@ -27,14 +27,15 @@ func TestSurfaceDocs(t *testing.T) {
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 	// A history of an hour: the API operational, claude.ai down for the
 	// last half hour; the agent's reads failed (unknown, left out).
-	sh := &history.ServiceHistory{}
+	h := history.New()
+	sh := h.Track("anthropic")
 	for at := now.Add(-time.Hour); !at.After(now); at = at.Add(10 * time.Minute) {
 		sh.Record(at, api.Operational, nil)
 		app := api.Operational
 		if at.After(now.Add(-30 * time.Minute)) {
 			app = api.MajorOutage
 		}
-		recordSurfaces(sh, []feed.SurfaceResult{{ID: catalog.SurfaceApp, Status: app},
+		recordSurfaces(h, "anthropic", sh, []feed.SurfaceResult{{ID: catalog.SurfaceApp, Status: app},
 			{ID: catalog.SurfaceAgent, Status: api.Operational, Err: errTest("failed")}}, at)
 	}
 	open := api.Incident{ID: "anthropic-a", Service: "anthropic", Headline: "claude.ai down", StartedAt: now.Add(-time.Hour)}
@@ -54,7 +55,7 @@ func TestSurfaceDocs(t *testing.T) {
 			// The console has no result: unknown too.
 		},
 	}
-	recordSurfaces(sh, st.Surfaces, now) // this cycle's incidents, as Assemble records them
+	recordSurfaces(h, "anthropic", sh, st.Surfaces, now) // this cycle's incidents, as Assemble records them
 	docs := surfaceDocs(svc, st, sh, sh.Uptime(now), sh.Coverage(now), []api.Incident{closed}, now)
 	type row struct {
 		id     catalog.SurfaceID
@@ -127,7 +128,7 @@ func TestSurfaceIncidentsKept(t *testing.T) {
 	}
 	for i, step := range steps {
 		now := start.Add(time.Duration(i+1) * time.Minute)
-		recordSurfaces(sh, step.results, now)
+		recordSurfaces(h, "anthropic", sh, step.results, now)
 		got := sh.LookupSurface(catalog.SurfaceApp).Incidents
 		if len(got) != 1 || got[0].Status != step.status || (got[0].EndedAt != nil) != step.ended {
 			t.Fatalf("%s: %+v", step.name, got)
@@ -158,9 +159,10 @@ func TestSurfaceIncidentsCapped(t *testing.T) {
 			Source: api.SourceOfficial, UpdatedAt: start})
 	}
 	twice := append(slices.Clone(incs), incs[listed-1])
-	sh := history.New().Track("anthropic")
+	h := history.New()
+	sh := h.Track("anthropic")
 	for cycle, want := range []int{history.MaxNewIncidentsPerFeed, listed, listed} {
-		recordSurfaces(sh, []feed.SurfaceResult{{ID: catalog.SurfaceApp, Status: api.MajorOutage, Incidents: twice}}, start.Add(time.Duration(cycle)*time.Minute))
+		recordSurfaces(h, "anthropic", sh, []feed.SurfaceResult{{ID: catalog.SurfaceApp, Status: api.MajorOutage, Incidents: twice}}, start.Add(time.Duration(cycle)*time.Minute))
 		got := sh.LookupSurface(catalog.SurfaceApp).Incidents
 		ids := map[string]bool{}
 		for _, inc := range got {

@@ -176,6 +176,8 @@ type pageBuilds struct {
 	clock *fakeClock
 	out   string
 	log   lockedBuffer
+	// notifier, when set, is given every change of the builds.
+	notifier *Notifier
 
 	mu   sync.Mutex
 	page []byte
@@ -230,6 +232,7 @@ func (b *pageBuilds) cycle() {
 		Now:      b.clock.Now,
 		Log:      zerolog.New(&b.log),
 		Adapters: feed.Adapters(),
+		Notifier: b.notifier,
 	})
 	if err != nil {
 		b.t.Fatalf("build at %s: %v", b.clock.Now(), err)

@@ -477,7 +477,7 @@ func (p *parser) incident(inc *api.Incident) error {
 }
 
 func (p *parser) change(c *api.Change) error {
-	var seen uint8
+	var seen uint16
 	return p.object(func(key []byte) error {
 		switch string(key) {
 		case "id":
@@ -506,6 +506,10 @@ func (p *parser) change(c *api.Change) error {
 				return err
 			}
 			return parseList(p, &c.Changed, 0, p.word)
+		case "surface":
+			return errors.Join(once(&seen, 256), p.word((*string)(&c.Surface)))
+		case "model":
+			return errors.Join(once(&seen, 512), p.word(&c.Model))
 		}
 		return errNotFast
 	})

@@ -35,7 +35,14 @@ func TestDecodeHistory(t *testing.T) {
 	var changes []api.Change
 	for i, inc := range many[:200] {
 		c := api.Change{ID: int64(i + 1), Type: api.ChangeIncidentOpened, Service: inc.Service, Time: inc.StartedAt, Incident: &many[i]}
-		if i%2 == 0 {
+		switch {
+		case i%6 == 1:
+			c = api.Change{ID: int64(i + 1), Type: api.ChangeSurfaceStatus, Service: "a", Surface: catalog.SurfaceApp, Time: now,
+				OldStatus: api.Operational, NewStatus: api.MajorOutage}
+		case i%6 == 3:
+			c = api.Change{ID: int64(i + 1), Type: api.ChangeModelStatus, Model: "meta-llama/llama-3.3-70b-instruct", Time: now,
+				OldStatus: api.Operational, NewStatus: api.Degraded}
+		case i%2 == 0:
 			c = api.Change{ID: int64(i + 1), Type: api.ChangeStatus, Service: "a", Time: now, OldStatus: api.Operational, NewStatus: api.Degraded}
 		}
 		if i%7 == 0 {

@@ -69,6 +69,14 @@ func AppendChange(dst []byte, c api.Change) ([]byte, error) {
 	dst = appendString(dst, string(c.Type))
 	dst = append(dst, `,"service":`...)
 	dst = appendString(dst, c.Service)
+	if c.Surface != "" {
+		dst = append(dst, `,"surface":`...)
+		dst = appendString(dst, string(c.Surface))
+	}
+	if c.Model != "" {
+		dst = append(dst, `,"model":`...)
+		dst = appendString(dst, c.Model)
+	}
 	dst = append(dst, `,"time":`...)
 	dst, err := appendTime(dst, c.Time)
 	if err != nil {

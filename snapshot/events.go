@@ -10,8 +10,8 @@ import (
 func NewCloudEvent(c api.Change, baseURL string) api.CloudEvent {
 	return api.CloudEvent{
 		SpecVersion: "1.0", ID: api.ChangeIDString(c.ID), Source: strings.TrimRight(baseURL, "/") + APIBase,
-		Type: api.CloudEventTypePrefix + string(c.Type), Subject: c.Service, Time: c.Time.UTC(),
+		Type: api.CloudEventTypePrefix + string(c.Type), Subject: c.Subject(), Time: c.Time.UTC(),
 		DataContentType: ContentJSON,
-		Data:            api.EventData{Service: c.Service, OldStatus: c.OldStatus, NewStatus: c.NewStatus, Incident: c.Incident, Changed: c.Changed},
+		Data:            api.EventData{Service: c.Service, Surface: c.Surface, Model: c.Model, OldStatus: c.OldStatus, NewStatus: c.NewStatus, Incident: c.Incident, Changed: c.Changed},
 	}
 }

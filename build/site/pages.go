@@ -67,15 +67,22 @@ type count struct {
 	N     int
 }
 
+// The headline counts the subjects in trouble, the services' APIs and
+// their other surfaces, so that claude.ai down with the Claude API up is
+// not "All systems operational"; Counts stay the services' (their APIs').
 func (m *model) overall() overall {
 	n := map[api.Status]int{}
 	worst := api.Unknown
-	issues := 0
+	issues, surfaces := 0, 0
 	for _, svc := range m.services {
 		n[svc.State.Key]++
 		worst = api.Worse(worst, svc.State.Key)
 		if svc.State.Issue {
 			issues++
+		}
+		for _, sf := range svc.TroubledSurfaces() {
+			surfaces++
+			worst = api.Worse(worst, sf.State.Key)
 		}
 	}
 	o := overall{State: Status(worst)}
@@ -85,6 +92,10 @@ func (m *model) overall() overall {
 		}
 	}
 	switch {
+	case issues > 0 && surfaces > 0:
+		o.Headline = plural(issues, "service", "services") + " and " + plural(surfaces, "surface", "surfaces") + " with issues"
+	case surfaces > 0:
+		o.Headline = plural(surfaces, "surface", "surfaces") + " with issues"
 	case issues > 0:
 		o.Headline = plural(issues, "service", "services") + " with issues"
 	case n[api.Maintenance] > 0:

@@ -244,15 +244,18 @@ type StatusInfo struct {
 	BadgeColor, BadgeHex string
 	// Issue is true for the statuses that count as a service with issues.
 	Issue bool
+	// Word says it in a few words, as /check's verdicts do ("API up ·
+	// claude.ai down").
+	Word string
 }
 
 var statuses = map[api.Status]StatusInfo{
-	api.Operational:   {api.Operational, "Operational", "operational", "brightgreen", "#4c1", false},
-	api.Degraded:      {api.Degraded, "Degraded performance", "degraded", "yellow", "#dfb317", true},
-	api.PartialOutage: {api.PartialOutage, "Partial outage", "partial outage", "orange", "#fe7d37", true},
-	api.MajorOutage:   {api.MajorOutage, "Major outage", "major outage", "red", "#e05d44", true},
-	api.Maintenance:   {api.Maintenance, "Under maintenance", "maintenance", "blue", "#007ec6", false},
-	api.Unknown:       {api.Unknown, "Unknown", "unknown", "lightgrey", "#9f9f9f", false},
+	api.Operational:   {api.Operational, "Operational", "operational", "brightgreen", "#4c1", false, "up"},
+	api.Degraded:      {api.Degraded, "Degraded performance", "degraded", "yellow", "#dfb317", true, "degraded"},
+	api.PartialOutage: {api.PartialOutage, "Partial outage", "partial outage", "orange", "#fe7d37", true, "partly down"},
+	api.MajorOutage:   {api.MajorOutage, "Major outage", "major outage", "red", "#e05d44", true, "down"},
+	api.Maintenance:   {api.Maintenance, "Under maintenance", "maintenance", "blue", "#007ec6", false, "under maintenance"},
+	api.Unknown:       {api.Unknown, "Unknown", "unknown", "lightgrey", "#9f9f9f", false, "unknown"},
 }
 
 // Status returns how s is presented; an unrecognised status reads as unknown.

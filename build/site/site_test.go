@@ -362,7 +362,8 @@ func TestIndexShowsEveryService(t *testing.T) {
 	}
 
 	banner := text(findAll(doc, func(n *html.Node) bool { return hasClass(n, "overall") })[0])
-	if !strings.HasPrefix(banner, "4 services with issues") {
+	// The fixture's claude.ai is in a partial outage beside the four APIs.
+	if !strings.HasPrefix(banner, "4 services and 1 surface with issues") {
 		t.Errorf("overall banner %q", banner)
 	}
 
@@ -953,26 +954,44 @@ func TestStatusPresentation(t *testing.T) {
 	}
 }
 
+// TestOverallHeadline: the banner counts the subjects in trouble, APIs and
+// other surfaces, and takes the worst of them: claude.ai down with every
+// API up is no "All systems operational".
 func TestOverallHeadline(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		statuses []api.Status
-		want     string
+		// surfaces are the first service's surfaces other than its API.
+		surfaces  []api.Status
+		want      string
+		wantState api.Status
 	}{
-		{[]api.Status{"operational", "operational"}, "All systems operational"},
-		{[]api.Status{"operational", "unknown"}, "All checked systems operational"},
-		{[]api.Status{"unknown", "unknown"}, "Status unknown: no service could be checked"},
-		{[]api.Status{"operational", "maintenance"}, "No outages; 1 service under maintenance"},
-		{[]api.Status{"degraded", "operational"}, "1 service with issues"},
-		{[]api.Status{"degraded", "major_outage", "maintenance"}, "2 services with issues"},
+		{[]api.Status{"operational", "operational"}, nil, "All systems operational", api.Operational},
+		{[]api.Status{"operational", "unknown"}, nil, "All checked systems operational", api.Operational},
+		{[]api.Status{"unknown", "unknown"}, nil, "Status unknown: no service could be checked", api.Unknown},
+		{[]api.Status{"operational", "maintenance"}, nil, "No outages; 1 service under maintenance", api.Maintenance},
+		{[]api.Status{"degraded", "operational"}, nil, "1 service with issues", api.Degraded},
+		{[]api.Status{"degraded", "major_outage", "maintenance"}, nil, "2 services with issues", api.MajorOutage},
+		{[]api.Status{"operational", "operational"}, []api.Status{"major_outage", "major_outage", "operational"},
+			"2 surfaces with issues", api.MajorOutage},
+		{[]api.Status{"operational", "degraded"}, []api.Status{"partial_outage"}, "1 service and 1 surface with issues", api.PartialOutage},
+		// A surface under maintenance or unknown is no issue, as an API's.
+		{[]api.Status{"operational", "operational"}, []api.Status{"maintenance", "unknown"}, "All systems operational", api.Operational},
 	}
 	for _, tt := range tests {
 		m := &model{}
-		for _, s := range tt.statuses {
-			m.services = append(m.services, &service{State: Status(s)})
+		for i, s := range tt.statuses {
+			svc := &service{ServiceDoc: api.ServiceDoc{Status: s}, State: Status(s)}
+			if i == 0 {
+				svc.Surfaces = []api.SurfaceDoc{{ID: catalog.SurfaceAPI, Status: s}}
+				for j, sf := range tt.surfaces {
+					svc.Surfaces = append(svc.Surfaces, api.SurfaceDoc{ID: []catalog.SurfaceID{catalog.SurfaceApp, catalog.SurfaceAgent, catalog.SurfaceConsole}[j], Status: sf})
+				}
+			}
+			m.services = append(m.services, svc)
 		}
-		if got := m.overall().Headline; got != tt.want {
-			t.Errorf("%v: %q, want %q", tt.statuses, got, tt.want)
+		if o := m.overall(); o.Headline != tt.want || o.State.Key != tt.wantState {
+			t.Errorf("%v, surfaces %v: %q (%s), want %q (%s)", tt.statuses, tt.surfaces, o.Headline, o.State.Key, tt.want, tt.wantState)
 		}
 	}
 }

@@ -98,6 +98,23 @@ func (svc *service) TroubledSurfaces() []surfaceView {
 	return out
 }
 
+// WorstSurface is the surface other than the API in the worst trouble, when
+// it is worse than the API ("API up · claude.ai down"), or nil: a card that
+// showed the API's status alone would say Operational through a claude.ai
+// outage (templates).
+func (svc *service) WorstSurface() *surfaceView {
+	var worst *surfaceView
+	for _, sf := range svc.TroubledSurfaces() {
+		if api.Worse(svc.Status, sf.Status) != sf.Status || sf.Status == svc.Status {
+			continue // no worse than the API
+		}
+		if worst == nil || (api.Worse(worst.Status, sf.Status) == sf.Status && sf.Status != worst.Status) {
+			worst = &sf
+		}
+	}
+	return worst
+}
+
 func surfaceBadge(svc *service, sf surfaceView) badge {
 	return badge{Label: svc.Name + " " + sf.Name, Message: sf.State.Badge, Color: sf.State.BadgeColor, Hex: sf.State.BadgeHex}
 }

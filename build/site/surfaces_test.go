@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/aistatus/aistatus/api"
+	"golang.org/x/net/html"
 )
 
 // TestSurfacePages: a service's surfaces other than its API get a status
@@ -82,5 +83,88 @@ func TestSurfacePages(t *testing.T) {
 			!strings.Contains(atom, `<category term="surface:app"></category>`) || strings.Count(atom, "#incident-anthropic-01JAPP<") != 1 {
 			t.Errorf("%s: the surface incident is missing, untagged or twice", feed)
 		}
+	}
+}
+
+// TestCardShowsWorstSurface: a service's card names its worst surface when
+// that surface is worse than the API ("API up · claude.ai down"), and
+// nothing more when the API is as bad or worse, or the surface is only
+// under maintenance or unknown.
+func TestCardShowsWorstSurface(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name                 string
+		apiStatus, app, code api.Status
+		want                 string // "" for no line
+	}{
+		{"claude.ai down, API up", api.Operational, api.MajorOutage, api.Operational, "API up · claude.ai down"},
+		{"the worst of two surfaces", api.Operational, api.Degraded, api.PartialOutage, "API up · Claude Code partly down"},
+		{"API unknown", api.Unknown, api.MajorOutage, api.Operational, "API unknown · claude.ai down"},
+		{"the API as bad", api.MajorOutage, api.MajorOutage, api.Operational, ""},
+		{"the API worse", api.MajorOutage, api.PartialOutage, api.Operational, ""},
+		{"a surface under maintenance", api.Operational, api.Maintenance, api.Unknown, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			docs, h := fixture(t)
+			// The fixture is shared: the documents changed are copies.
+			docs.Services = slices.Clone(docs.Services)
+			i := slices.IndexFunc(docs.Services, func(d api.ServiceDoc) bool { return d.Slug == "anthropic" })
+			anthropic := &docs.Services[i]
+			anthropic.Status = tt.apiStatus
+			anthropic.Surfaces = slices.Clone(anthropic.Surfaces)
+			anthropic.Surfaces[0].Status, anthropic.Surfaces[1].Status, anthropic.Surfaces[2].Status = tt.apiStatus, tt.app, tt.code
+			files, err := Render(docs, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cards := findAll(parseHTML(t, files[FileIndex]), func(n *html.Node) bool {
+				return hasClass(n, "svc") && attr(n, "data-slug") == "anthropic"
+			})
+			if len(cards) != 1 {
+				t.Fatalf("%d Anthropic cards", len(cards))
+			}
+			var got string
+			if lines := findAll(cards[0], func(n *html.Node) bool { return hasClass(n, "worst-surface") }); len(lines) > 0 {
+				got = text(lines[0])
+			}
+			if got != tt.want {
+				t.Errorf("card's surface line %q, want %q", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestIndexSaysWhatDisagrees: "what is wrong now" names what overrules a
+// calm page by its basis: our probes, or our measured completions.
+func TestIndexSaysWhatDisagrees(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct{ by, want string }{
+		{api.EvidenceProbe, "(our probes; its status page says “Operational”)"},
+		{api.EvidenceMeasured, "(our measured completions; its status page says “Operational”)"},
+	} {
+		t.Run(tt.by, func(t *testing.T) {
+			t.Parallel()
+			docs, h := fixture(t)
+			docs.Services = slices.Clone(docs.Services)
+			i := slices.IndexFunc(docs.Services, func(d api.ServiceDoc) bool { return d.Slug == "perplexity" })
+			d := *docs.Services[i].Sources.Disagreement
+			d.By = tt.by
+			docs.Services[i].Sources.Disagreement = &d
+			files, err := Render(docs, h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			items := findAll(parseHTML(t, files[FileIndex]), func(n *html.Node) bool {
+				return n.Data == "li" && attr(n, "data-slug") == "perplexity" && !hasClass(n, "svc")
+			})
+			if len(items) != 1 {
+				t.Fatalf("%d items for Perplexity in what is wrong now", len(items))
+			}
+			if got := text(items[0]); !strings.HasSuffix(got, tt.want) {
+				t.Errorf("what is wrong now says %q, want it to end %q", got, tt.want)
+			}
+		})
 	}
 }
