@@ -55,7 +55,7 @@ func ObserveModels(ctx context.Context, opts Options) map[string]map[string]Gate
 		}
 		out[g.ID] = map[string]GatewayRead{}
 		slots := make(chan struct{}, maxGatewayReads)
-		for _, md := range opts.Catalog.Models.Watched {
+		for _, md := range opts.Catalog.Models.Pinned {
 			wg.Go(func() {
 				select {
 				case slots <- struct{}{}:
@@ -144,7 +144,7 @@ func trackedEndpoints(g catalog.Gateway, modelID string, eps []feed.GatewayEndpo
 //   - the model's status is the best known status of its providers, and
 //     unknown when none is known: never its service's status.
 func AssembleModels(h *history.History, cat catalog.Catalog, obs map[string]Observation, reads map[string]map[string]GatewayRead, now time.Time, log zerolog.Logger) {
-	if len(cat.Models.Watched) == 0 {
+	if len(cat.Models.Pinned) == 0 {
 		h.Models = nil
 		return
 	}
@@ -159,7 +159,7 @@ func AssembleModels(h *history.History, cat catalog.Catalog, obs map[string]Obse
 		mh.Sources = append(mh.Sources, gatewayHealth(h.Models, g, reads[g.ID], now, log))
 	}
 	measured := measuredProviders(h, cat, now)
-	for _, md := range cat.Models.Watched {
+	for _, md := range cat.Models.Pinned {
 		providers := []api.ModelProvider{}
 		for _, c := range md.Components {
 			providers = append(providers, componentProvider(cat, c, obs[c.Service], md, log))
@@ -442,7 +442,7 @@ func modelsDoc(cat catalog.Catalog, h *history.History, now time.Time) api.Model
 		}
 		doc.Sources = append(doc.Sources, h.Models.Sources...)
 	}
-	for _, md := range cat.Models.Watched {
+	for _, md := range cat.Models.Pinned {
 		m, ok := known[md.ID]
 		if !ok {
 			m = api.ModelDoc{ID: md.ID, Name: md.Name, Author: md.Author, Status: api.Unknown,

@@ -32,7 +32,7 @@ type ModelView interface {
 // model part of the id, name, aliases) to the models.
 func modelIndex(cat catalog.Catalog) map[string]catalog.Model {
 	idx := map[string]catalog.Model{}
-	for _, md := range cat.Models.Watched {
+	for _, md := range cat.Models.Pinned {
 		_, rest, _ := strings.Cut(md.ID, "/")
 		for _, name := range append([]string{md.ID, rest, md.Name}, md.Aliases...) {
 			if key := nameKey(name); key != "" {

@@ -46,8 +46,8 @@ func TestModels(t *testing.T) {
 	if err := json.Unmarshal(body(t, resp), &list); err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Models) != len(ts.cat.Models.Watched) {
-		t.Fatalf("%d models, want every watched one (%d)", len(list.Models), len(ts.cat.Models.Watched))
+	if len(list.Models) != len(ts.cat.Models.Pinned) {
+		t.Fatalf("%d models, want every watched one (%d)", len(list.Models), len(ts.cat.Models.Pinned))
 	}
 	byID := map[string]api.ModelDoc{}
 	for _, m := range list.Models {

@@ -79,7 +79,7 @@ func NewWorld(t testing.TB, cat catalog.Catalog) *World {
 	w.Catalog.ErrorCodes = cat.ErrorCodes
 	// The gateways answer from the world too: a model with no scripted
 	// document (SetModel) is a 404, which reads unknown.
-	w.Catalog.Models.Watched = cat.Models.Watched
+	w.Catalog.Models.Pinned = cat.Models.Pinned
 	for _, g := range cat.Models.Gateways {
 		g.URL = w.Server.URL + "/" + gatewayPrefix + g.ID + "/" + catalog.ModelParam
 		w.Catalog.Models.Gateways = append(w.Catalog.Models.Gateways, g)
