@@ -61,6 +61,12 @@ type ModelDoc struct {
 	ID     string `json:"id"`
 	Name   string `json:"name"`
 	Author string `json:"author"`
+	// Service is the tracked service of the model's maker, where a check
+	// naming only the model goes; "" for a model of no tracked maker.
+	Service string `json:"service,omitempty"`
+	// FirstSeen is when aistatus began watching the model: for a model
+	// found in a gateway's list, when it was found there.
+	FirstSeen *time.Time `json:"firstSeen,omitempty"`
 	// Status is the best known status among Providers; unknown when none
 	// is known. StatusFrom is the entry that gives it; nil when unknown.
 	Status     Status           `json:"status"`
@@ -153,6 +159,10 @@ type ModelSourceHealth struct {
 
 // MaxFailedModels bounds ModelSourceHealth.FailedModels.
 const MaxFailedModels = 10
+
+// ModelSourceList is the Kind of a gateway's model list as a source: it
+// says which models exist, not how they fare.
+const ModelSourceList = "list"
 
 // ModelSourceDisabled is the State of a gateway switched off in the catalog.
 const ModelSourceDisabled = "disabled"

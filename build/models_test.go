@@ -424,7 +424,7 @@ func TestObserveModelsBounded(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, hits := gateway(t, tc.code)
 			cat := modelCatalog(srv.URL, tc.enabled)
-			reads := ObserveModels(context.Background(), Options{Catalog: cat, Client: srv.Client(), Timeout: 5 * time.Second})
+			reads := ObserveModels(context.Background(), Options{Catalog: cat, Client: srv.Client(), Timeout: 5 * time.Second}, cat.Models.Pinned)
 			for _, md := range cat.Models.Pinned {
 				if n := hits()["/api/v1/models/"+md.ID+"/endpoints"]; n != tc.want {
 					t.Errorf("%s: %d requests, want %d", md.ID, n, tc.want)
@@ -822,7 +822,7 @@ func TestObserveModelsTimeout(t *testing.T) {
 	}))
 	t.Cleanup(func() { close(release); srv.Close() })
 	cat := modelCatalog(srv.URL, true)
-	reads := ObserveModels(context.Background(), Options{Catalog: cat, Client: srv.Client(), Timeout: 50 * time.Millisecond})
+	reads := ObserveModels(context.Background(), Options{Catalog: cat, Client: srv.Client(), Timeout: 50 * time.Millisecond}, cat.Models.Pinned)
 	for _, md := range cat.Models.Pinned {
 		if r := reads[catalog.GatewayOpenRouter][md.ID]; feed.Kind(r.Err) != api.FailureTimeout {
 			t.Errorf("%s: err = %v, want a timeout", md.ID, r.Err)
@@ -953,7 +953,8 @@ func TestGatewaySendsNoCredentials(t *testing.T) {
 		http.NotFound(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	ObserveModels(context.Background(), Options{Catalog: modelCatalog(srv.URL, true), Client: srv.Client(), Timeout: time.Second})
+	cat := modelCatalog(srv.URL, true)
+	ObserveModels(context.Background(), Options{Catalog: cat, Client: srv.Client(), Timeout: time.Second}, cat.Models.Pinned)
 	if len(seen) > 0 {
 		t.Errorf("the gateway got credentials: %v", seen)
 	}

@@ -177,7 +177,7 @@ func (m ModelCatalog) Gateway(id string) (Gateway, bool) {
 	return Gateway{}, false
 }
 
-// Lookup returns the watched model of that id.
+// Lookup returns the pinned model of that id.
 func (m ModelCatalog) Lookup(id string) (Model, bool) {
 	for _, md := range m.Pinned {
 		if md.ID == id {
