@@ -14,10 +14,16 @@ const (
 	ChangeIncidentOpened   ChangeType = "incident.opened"
 	ChangeIncidentUpdated  ChangeType = "incident.updated"
 	ChangeIncidentResolved ChangeType = "incident.resolved"
+	// The lifecycle of a watched model: found in a gateway's list and
+	// watched, announced to be retired on a date, retired.
+	ChangeModelAdded    ChangeType = "model.added"
+	ChangeModelRetiring ChangeType = "model.retiring"
+	ChangeModelRetired  ChangeType = "model.retired"
 )
 
 // ChangeTypes lists every change type.
-var ChangeTypes = []ChangeType{ChangeStatus, ChangeIncidentOpened, ChangeIncidentUpdated, ChangeIncidentResolved}
+var ChangeTypes = []ChangeType{ChangeStatus, ChangeIncidentOpened, ChangeIncidentUpdated, ChangeIncidentResolved,
+	ChangeModelAdded, ChangeModelRetiring, ChangeModelRetired}
 
 // Change is one entry of the change log: a service's status moved, or one of
 // its incidents was opened, updated or resolved, as a build noticed it.
@@ -37,6 +43,17 @@ type Change struct {
 	// Changed lists the fields an incident.updated changed (severity,
 	// status, headline).
 	Changed []string `json:"changed,omitempty"`
+	// Model is the model of a model.* entry; Service is then its maker's
+	// service.
+	Model *ChangeModel `json:"model,omitempty"`
+}
+
+// ChangeModel is the model a model.* change is about.
+type ChangeModel struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Date is the retirement's date (model.retiring, model.retired).
+	Date string `json:"date,omitempty"`
 }
 
 // ChangeList is changes.json and the answer of GET /changes.
@@ -76,11 +93,12 @@ type CloudEvent struct {
 
 // EventData is a CloudEvent's data: the change without its envelope.
 type EventData struct {
-	Service   string    `json:"service"`
-	OldStatus Status    `json:"oldStatus,omitempty"`
-	NewStatus Status    `json:"newStatus,omitempty"`
-	Incident  *Incident `json:"incident,omitempty"`
-	Changed   []string  `json:"changed,omitempty"`
+	Service   string       `json:"service"`
+	OldStatus Status       `json:"oldStatus,omitempty"`
+	NewStatus Status       `json:"newStatus,omitempty"`
+	Incident  *Incident    `json:"incident,omitempty"`
+	Changed   []string     `json:"changed,omitempty"`
+	Model     *ChangeModel `json:"model,omitempty"`
 }
 
 // ServiceAt is what we reported of one service at a past time, rebuilt

@@ -172,6 +172,12 @@ func AssembleModels(h *history.History, cat catalog.Catalog, obs map[string]Obse
 		}
 	}
 	measured := measuredProviders(h, cat, now)
+	listedCreated := map[string]time.Time{}
+	for _, l := range lists {
+		for _, m := range l.Models {
+			listedCreated[m.ID] = m.Created
+		}
+	}
 	for _, md := range watched {
 		if h.Models != nil {
 			if at, ok := h.Models.ReadAt[md.ID]; ok && !at.After(now) {
@@ -201,13 +207,23 @@ func AssembleModels(h *history.History, cat catalog.Catalog, obs map[string]Obse
 		if p, ok := prev[md.ID]; ok && p.FirstSeen != nil && !p.FirstSeen.After(now) {
 			firstSeen = *p.FirstSeen
 		}
+		var created *time.Time
+		if c, ok := listedCreated[md.ID]; ok {
+			created = &c
+		}
 		mh.Models = append(mh.Models, api.ModelDoc{
-			ID: md.ID, Name: md.Name, Author: md.Author, Service: md.Service, FirstSeen: &firstSeen,
+			ID: md.ID, Name: md.Name, Author: md.Author, Service: md.Service, FirstSeen: &firstSeen, Created: created,
 			Status: history.BestModelStatus(providers, ""), StatusFrom: history.ModelStatusSource(providers, ""),
 			Summary: modelSummary(providers), Providers: providers,
 		})
 	}
 	mh.ReadAt = readAt
+	var before []api.ModelDoc
+	var retirements []api.ModelRetirement
+	if h.Models != nil {
+		before, retirements = h.Models.Models, h.Models.Retirements
+	}
+	mh.Retirements = assembleLifecycle(h, cat, lists, before, watched, retirements, now)
 	h.Models = mh
 }
 

@@ -86,6 +86,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		"/services/{slug}/at/{time}": "getServiceAt",
 		"/models":                    "listModels",
 		"/models/{author}/{model}":   "getModel",
+		"/models/retirements":        "listModelRetirements",
 		"/statusline":                "getStatusline",
 	}
 	// Every API route of the table is an operation, and only those: a route
@@ -541,6 +542,9 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[api.ModelSource]():        "ModelSource",
 	reflect.TypeFor[api.ModelSourceHealth]():  "ModelSourceHealth",
 	reflect.TypeFor[api.CheckModel]():         "CheckModel",
+	reflect.TypeFor[api.RetirementsDoc]():     "RetirementsResponse",
+	reflect.TypeFor[api.ModelRetirement]():    "ModelRetirement",
+	reflect.TypeFor[api.ChangeModel]():        "ChangeModel",
 	reflect.TypeFor[api.ModelStatusFrom]():    "ModelStatusFrom",
 }
 
@@ -567,7 +571,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"SourcesResponse", "ServiceSources", "ChangeType", "Change", "ChangeList", "CloudEvent", "EventData", "ServiceAt",
 		"StatusAtResponse", "ServiceAtResponse", "CoverageBreakdown", "CoverageSources", "Reliability", "DurationBySeverity",
 		"DurationStats", "Acknowledgement", "ReliabilityResponse", "ServiceReliability", "ExpectedResolution",
-		"ModelsResponse", "ModelRules", "Model", "ModelProvider", "ModelUptimes", "ModelSource", "ModelSourceHealth", "CheckModel", "ModelStatusFrom",
+		"ModelsResponse", "ModelRules", "Model", "ModelProvider", "ModelUptimes", "ModelSource", "ModelSourceHealth", "CheckModel", "ModelStatusFrom", "RetirementsResponse", "ModelRetirement", "ChangeModel",
 		"SurfaceId", "SurfaceSummary", "SurfaceDetail", "SurfaceComponent", "CheckSurface", "CheckOtherSurface"} {
 		if doc.Components.Schemas[name] == nil {
 			t.Errorf("component schema %s missing", name)

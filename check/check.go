@@ -250,7 +250,7 @@ func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 		doc.Code = &req.Code
 	}
 	doc.RetryAfter = req.RetryAfter
-	svc, surfaceID, ok, md, err := e.subject(req)
+	svc, surfaceID, ok, md, err := e.subject(view, req)
 	if err != nil {
 		return api.CheckDoc{}, err
 	}
@@ -367,6 +367,7 @@ func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 	}
 	if mf != nil {
 		v.Evidence = append(mf.evidence(e.cat, svc, seconds), v.Evidence...)
+		applyRetirement(view, req, class, *md, &doc)
 	}
 	return doc, nil
 }

@@ -98,6 +98,17 @@ func AppendChange(dst []byte, c api.Change) ([]byte, error) {
 		}
 		dst = append(dst, ']')
 	}
+	if m := c.Model; m != nil {
+		dst = append(dst, `,"model":{"id":`...)
+		dst = appendString(dst, m.ID)
+		dst = append(dst, `,"name":`...)
+		dst = appendString(dst, m.Name)
+		if m.Date != "" {
+			dst = append(dst, `,"date":`...)
+			dst = appendString(dst, m.Date)
+		}
+		dst = append(dst, '}')
+	}
 	return append(dst, '}'), nil
 }
 

@@ -114,6 +114,8 @@ type ModelHistory struct {
 	// ReadAt is when each watched model's gateway documents were last
 	// requested, by model id: the rotation reads the longest unread first.
 	ReadAt map[string]time.Time `json:"readAt,omitempty"`
+	// Retirements are the retirement calendar, by date then id.
+	Retirements []api.ModelRetirement `json:"retirements,omitempty"`
 }
 
 // ModelList is a gateway's model list as last read.
