@@ -100,6 +100,7 @@ check 200 '/check?q=anthropic&error=401'
 check 200 '/check?q=openai&error=429&code=insufficient_quota'
 check 200 '/check?q=anthropic&error=429&code=rate_limit_error&retryAfter=20'
 check 200 /models
+check 200 /models/retirements
 check 200 /models/anthropic/claude-sonnet-4.5
 check 404 /models/anthropic/not-a-model
 check 200 '/check?q=claude-sonnet-4.5&error=529'

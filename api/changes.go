@@ -23,11 +23,17 @@ const (
 	// ChangeModelStatus is a transition of a watched model's status (the
 	// best of its providers'), which no service's status says.
 	ChangeModelStatus ChangeType = "model.status.changed"
+	// The lifecycle of a watched model: found in a gateway's list and
+	// watched, announced to be retired on a date, retired.
+	ChangeModelAdded    ChangeType = "model.added"
+	ChangeModelRetiring ChangeType = "model.retiring"
+	ChangeModelRetired  ChangeType = "model.retired"
 )
 
 // ChangeTypes lists every change type.
 var ChangeTypes = []ChangeType{ChangeStatus, ChangeIncidentOpened, ChangeIncidentUpdated, ChangeIncidentResolved,
-	ChangeSurfaceStatus, ChangeModelStatus}
+	ChangeSurfaceStatus, ChangeModelStatus,
+	ChangeModelAdded, ChangeModelRetiring, ChangeModelRetired}
 
 // Change is one entry of the change log: a service's, a surface's or a
 // watched model's status moved, or an incident was opened, updated or
@@ -42,9 +48,6 @@ type Change struct {
 	Service string `json:"service"`
 	// Surface is the surface of a surface.status.changed.
 	Surface catalog.SurfaceID `json:"surface,omitempty"`
-	// Model is the watched model's id (author/model) of a
-	// model.status.changed.
-	Model string `json:"model,omitempty"`
 	// Time is when the build noticed the change.
 	Time time.Time `json:"time"`
 	// OldStatus and NewStatus are set for the *status.changed types;
@@ -56,6 +59,17 @@ type Change struct {
 	// Changed lists the fields an incident.updated changed (severity,
 	// status, headline).
 	Changed []string `json:"changed,omitempty"`
+	// Model is the watched model of a model.* entry (model.status.changed
+	// and the lifecycle's); Service is then its maker's service.
+	Model *ChangeModel `json:"model,omitempty"`
+}
+
+// ChangeModel is the model a model.* change is about.
+type ChangeModel struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Date is the retirement's date (model.retiring, model.retired).
+	Date string `json:"date,omitempty"`
 }
 
 // ChangeList is changes.json and the answer of GET /changes.
@@ -81,11 +95,12 @@ const ModelSubjectPrefix = "model:"
 
 // Subject is the id of what the change is about: the service's slug
 // ("anthropic"), a surface's "<slug>/<surface>" ("anthropic/app") or a
-// model's "model:<id>". It is the CloudEvent's subject.
+// model's "model:<id>" (model.status.changed and the lifecycle's). It is
+// the CloudEvent's subject.
 func (c Change) Subject() string {
 	switch {
-	case c.Type == ChangeModelStatus:
-		return ModelSubjectPrefix + c.Model
+	case c.Model != nil:
+		return ModelSubjectPrefix + c.Model.ID
 	case c.Surface != "":
 		return c.Service + "/" + string(c.Surface)
 	}
@@ -115,11 +130,11 @@ type CloudEvent struct {
 type EventData struct {
 	Service   string            `json:"service"`
 	Surface   catalog.SurfaceID `json:"surface,omitempty"`
-	Model     string            `json:"model,omitempty"`
 	OldStatus Status            `json:"oldStatus,omitempty"`
 	NewStatus Status            `json:"newStatus,omitempty"`
 	Incident  *Incident         `json:"incident,omitempty"`
 	Changed   []string          `json:"changed,omitempty"`
+	Model     *ChangeModel      `json:"model,omitempty"`
 }
 
 // ServiceAt is what we reported of one service at a past time, rebuilt

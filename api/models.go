@@ -61,6 +61,15 @@ type ModelDoc struct {
 	ID     string `json:"id"`
 	Name   string `json:"name"`
 	Author string `json:"author"`
+	// Service is the tracked service of the model's maker, where a check
+	// naming only the model goes; "" for a model of no tracked maker.
+	Service string `json:"service,omitempty"`
+	// FirstSeen is when aistatus began watching the model: for a model
+	// found in a gateway's list, when it was found there.
+	FirstSeen *time.Time `json:"firstSeen,omitempty"`
+	// Created is when the gateway added the model to its list; absent
+	// when no list carries it.
+	Created *time.Time `json:"created,omitempty"`
 	// Status is the best known status among Providers; unknown when none
 	// is known. StatusFrom is the entry that gives it; nil when unknown.
 	Status     Status           `json:"status"`
@@ -154,6 +163,10 @@ type ModelSourceHealth struct {
 // MaxFailedModels bounds ModelSourceHealth.FailedModels.
 const MaxFailedModels = 10
 
+// ModelSourceList is the Kind of a gateway's model list as a source: it
+// says which models exist, not how they fare.
+const ModelSourceList = "list"
+
 // ModelSourceDisabled is the State of a gateway switched off in the catalog.
 const ModelSourceDisabled = "disabled"
 
@@ -168,4 +181,41 @@ type CheckModel struct {
 	// there (never the service's status).
 	Status    Status          `json:"status"`
 	Providers []ModelProvider `json:"providers"`
+	// Retirement is the model's entry of the retirement calendar, when it
+	// is retired or announced to be.
+	Retirement *ModelRetirement `json:"retirement,omitempty"`
+}
+
+// The states of a model on the retirement calendar.
+const (
+	// RetirementAnnounced: the gateway announces the model may be removed
+	// after Date, which has not come.
+	RetirementAnnounced = "announced"
+	// RetirementRetired: the model left the gateway's list (noticed on
+	// Date), or its announced date has come.
+	RetirementRetired = "retired"
+)
+
+// ModelRetirement is one model on the retirement calendar.
+type ModelRetirement struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Service is the tracked service of the model's maker ("" for none).
+	Service string `json:"service"`
+	// Date is the announced date ("YYYY-MM-DD"), or the day the model was
+	// noticed gone.
+	Date  string `json:"date"`
+	State string `json:"state"`
+	// Source is the id of the source that says so (a gateway's list,
+	// "openrouter-models"), and Reason what it says.
+	Source string `json:"source"`
+	Reason string `json:"reason"`
+}
+
+// RetirementsDoc is the response of GET /models/retirements: every model
+// retired in the last year or announced to be, by date.
+type RetirementsDoc struct {
+	Retirements []ModelRetirement `json:"retirements"`
+	Timestamp   time.Time         `json:"timestamp"`
+	License     string            `json:"license"`
 }

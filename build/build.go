@@ -134,9 +134,17 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 	// request.
 	var obs map[string]Observation
 	var gatewayReads map[string]map[string]GatewayRead
+	var listReads map[string]ListRead
 	var observing sync.WaitGroup
 	observing.Go(func() { obs = Observe(ctx, opts) })
-	observing.Go(func() { gatewayReads = ObserveModels(ctx, opts) })
+	observing.Go(func() {
+		// The list says which models are watched, so it is read first;
+		// the history is only read here, and written once both are done.
+		at := opts.Now()
+		listReads = ObserveModelLists(ctx, opts, hist.Models, at)
+		watched := watchList(opts.Catalog, listedAfter(opts.Catalog, hist.Models, listReads, at), at)
+		gatewayReads = ObserveModels(ctx, opts, dueForRead(watched, hist.Models))
+	})
 	observing.Wait()
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("build interrupted, previous snapshot kept: %w", err)
@@ -144,6 +152,7 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 	now := opts.Now()
 	lastID := history.LastChangeID(hist.Changes)
 	states := Assemble(hist, opts.Catalog, obs, now, opts.Log)
+	AssembleModelLists(hist, opts.Catalog, listReads, now, opts.Log)
 	AssembleModels(hist, opts.Catalog, obs, gatewayReads, now, opts.Log)
 	// Each file goes to the staging folder as it is rendered; the
 	// snapshot is swapped in whole once all are written.

@@ -178,7 +178,7 @@ func TestAssembleSurfaceChanges(t *testing.T) {
 	}
 	var got []entry
 	for _, c := range h.Changes {
-		if c.Service != "anthropic" || c.Model != "" {
+		if c.Service != "anthropic" || c.Model != nil {
 			t.Errorf("change %+v: not Anthropic's", c)
 		}
 		got = append(got, entry{c.Type, c.Surface, c.OldStatus, c.NewStatus, int(c.Time.Sub(asmNow) / time.Minute)})
@@ -201,7 +201,7 @@ func TestAssembleModelChanges(t *testing.T) {
 	cat := modelCatalog("https://openrouter.example", false)
 	cat.Services = append(cat.Services, catalog.Service{Slug: "groq", Name: "Groq", StatusPage: "https://groqstatus.com"})
 	const llama = "meta-llama/llama-3.3-70b-instruct"
-	cat.Models.Watched = append(cat.Models.Watched, catalog.Model{ID: llama, Name: "Llama 3.3 70B Instruct", Author: "meta-llama",
+	cat.Models.Pinned = append(cat.Models.Pinned, catalog.Model{ID: llama, Name: "Llama 3.3 70B Instruct", Author: "meta-llama",
 		Components: []catalog.ModelComponent{{Service: "groq", Name: "llama-3.3-70b-versatile"}}})
 	page := func(command, llama api.Status) map[string]Observation {
 		return map[string]Observation{
@@ -235,7 +235,10 @@ func TestAssembleModelChanges(t *testing.T) {
 		if c.Type != api.ChangeModelStatus || c.Surface != "" {
 			t.Errorf("change %+v, want a model.status.changed", c)
 		}
-		got = append(got, entry{c.Service, c.Model, c.OldStatus, c.NewStatus, int(c.Time.Sub(asmNow) / time.Minute)})
+		if c.Model == nil {
+			t.Fatalf("change %+v names no model", c)
+		}
+		got = append(got, entry{c.Service, c.Model.ID, c.OldStatus, c.NewStatus, int(c.Time.Sub(asmNow) / time.Minute)})
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("change log:\n got %v\nwant %v", got, want)

@@ -36,15 +36,16 @@ var gatewayReaders = map[string]func(ctx context.Context, client *http.Client, u
 	catalog.GatewayOpenRouter: feed.ReadOpenRouter,
 }
 
-// ObserveModels reads every enabled gateway's document of every watched
-// model: one request per model per gateway per cycle, concurrent (at most
+// ObserveModels reads every enabled gateway's document of each of models
+// (the watched models due this cycle, dueForRead): one request per model
+// per gateway, concurrent (at most
 // maxGatewayReads at once per gateway), each bounded by opts.Timeout, so
 // that the reads finish within the cycle's own bound and a slow or failing
 // gateway never holds the cycle up. Failures are recorded, never returned;
 // a document naming more than maxGatewayEntries tracked provider and region
 // pairs is one.
 // The result is by gateway id, then model id.
-func ObserveModels(ctx context.Context, opts Options) map[string]map[string]GatewayRead {
+func ObserveModels(ctx context.Context, opts Options, models []catalog.Model) map[string]map[string]GatewayRead {
 	out := map[string]map[string]GatewayRead{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -55,7 +56,7 @@ func ObserveModels(ctx context.Context, opts Options) map[string]map[string]Gate
 		}
 		out[g.ID] = map[string]GatewayRead{}
 		slots := make(chan struct{}, maxGatewayReads)
-		for _, md := range opts.Catalog.Models.Watched {
+		for _, md := range models {
 			wg.Go(func() {
 				select {
 				case slots <- struct{}{}:
@@ -148,22 +149,45 @@ func trackedEndpoints(g catalog.Gateway, modelID string, eps []feed.GatewayEndpo
 //     model newly watched) is no transition and gets none, so that a
 //     catalog that starts watching many models at once floods no receiver.
 func AssembleModels(h *history.History, cat catalog.Catalog, obs map[string]Observation, reads map[string]map[string]GatewayRead, now time.Time, log zerolog.Logger) {
-	if len(cat.Models.Watched) == 0 {
+	if len(cat.Models.Pinned) == 0 {
 		h.Models = nil
 		return
 	}
 	prev := map[string]api.ModelDoc{}
+	var lists map[string]*history.ModelList
+	readAt := map[string]time.Time{}
 	if h.Models != nil {
 		for _, md := range h.Models.Models {
 			prev[md.ID] = md
 		}
+		lists = h.Models.Lists
 	}
-	mh := &history.ModelHistory{At: now, Models: []api.ModelDoc{}, Sources: []api.ModelSourceHealth{}}
+	watched := watchList(cat, lists, now)
+	mh := &history.ModelHistory{At: now, Models: []api.ModelDoc{}, Sources: []api.ModelSourceHealth{}, Lists: lists}
 	for _, g := range cat.Models.Gateways {
 		mh.Sources = append(mh.Sources, gatewayHealth(h.Models, g, reads[g.ID], now, log))
+		if g.ListURL != "" {
+			// The list's health is kept by AssembleModelLists.
+			health, ok := h.Models.Source(g.ID + "-models")
+			if !ok {
+				health = listHealth(h.Models, g, ListRead{}, false, now, log)
+			}
+			mh.Sources = append(mh.Sources, health)
+		}
 	}
 	measured := measuredProviders(h, cat, now)
-	for _, md := range cat.Models.Watched {
+	listedCreated := map[string]time.Time{}
+	for _, l := range lists {
+		for _, m := range l.Models {
+			listedCreated[m.ID] = m.Created
+		}
+	}
+	for _, md := range watched {
+		if h.Models != nil {
+			if at, ok := h.Models.ReadAt[md.ID]; ok && !at.After(now) {
+				readAt[md.ID] = at
+			}
+		}
 		providers := []api.ModelProvider{}
 		for _, c := range md.Components {
 			providers = append(providers, componentProvider(cat, c, obs[c.Service], md, log))
@@ -175,22 +199,83 @@ func AssembleModels(h *history.History, cat catalog.Catalog, obs map[string]Obse
 			}
 			r, ok := reads[g.ID][md.ID]
 			if !ok {
+				// Not due this cycle (the rotation): what the gateway
+				// said last stands, with its time in the history.
+				providers = append(providers, previousGatewayProviders(g, prev[md.ID])...)
 				continue
 			}
+			readAt[md.ID] = now
 			providers = append(providers, gatewayProviders(g, md, r, prev[md.ID])...)
 		}
 		status := history.BestModelStatus(providers, "")
 		if was, ok := prev[md.ID]; ok && was.Status != "" && was.Status != status {
-			h.AddChange(api.Change{Type: api.ChangeModelStatus, Service: md.Service, Model: md.ID, Time: now,
+			h.AddChange(api.Change{Type: api.ChangeModelStatus, Service: md.Service, Model: &api.ChangeModel{ID: md.ID, Name: md.Name}, Time: now,
 				OldStatus: was.Status, NewStatus: status})
 		}
+		firstSeen := now
+		if p, ok := prev[md.ID]; ok && p.FirstSeen != nil && !p.FirstSeen.After(now) {
+			firstSeen = *p.FirstSeen
+		}
+		var created *time.Time
+		if c, ok := listedCreated[md.ID]; ok {
+			created = &c
+		}
 		mh.Models = append(mh.Models, api.ModelDoc{
-			ID: md.ID, Name: md.Name, Author: md.Author,
+			ID: md.ID, Name: md.Name, Author: md.Author, Service: md.Service, FirstSeen: &firstSeen, Created: created,
 			Status: status, StatusFrom: history.ModelStatusSource(providers, ""),
 			Summary: modelSummary(providers), Providers: providers,
 		})
 	}
+	mh.ReadAt = readAt
+	var before []api.ModelDoc
+	var retirements []api.ModelRetirement
+	if h.Models != nil {
+		before, retirements = h.Models.Models, h.Models.Retirements
+	}
+	mh.Retirements = assembleLifecycle(h, cat, lists, before, watched, retirements, now)
 	h.Models = mh
+}
+
+// previousGatewayProviders are a model's entries from one gateway as the
+// last cycle that read it gave them, bounded as a read's are.
+func previousGatewayProviders(g catalog.Gateway, prev api.ModelDoc) []api.ModelProvider {
+	var out []api.ModelProvider
+	for _, p := range prev.Providers {
+		if p.Source.ID != g.ID || p.Source.Kind != api.ModelSourceGateway {
+			continue
+		}
+		if _, tracked := g.Providers[p.Provider]; !tracked || len(out) == maxGatewayEntries {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// AssembleModelLists takes this cycle's reads of the gateways' model lists
+// into the history: a good read replaces a list, a failed one leaves the
+// last good list standing, and each list's health is kept as a source's.
+func AssembleModelLists(h *history.History, cat catalog.Catalog, reads map[string]ListRead, now time.Time, log zerolog.Logger) {
+	if len(cat.Models.Pinned) == 0 {
+		return
+	}
+	if h.Models == nil {
+		h.Models = &history.ModelHistory{At: now, Models: []api.ModelDoc{}, Sources: []api.ModelSourceHealth{}}
+	}
+	h.Models.Lists = listedAfter(cat, h.Models, reads, now)
+	for _, g := range cat.Models.Gateways {
+		if g.ListURL == "" {
+			continue
+		}
+		r, asked := reads[g.ID]
+		health := listHealth(h.Models, g, r, asked, now, log)
+		i := slices.IndexFunc(h.Models.Sources, func(s api.ModelSourceHealth) bool { return s.ID == health.ID })
+		if i < 0 {
+			h.Models.Sources = append(h.Models.Sources, health)
+		} else {
+			h.Models.Sources[i] = health
+		}
+	}
 }
 
 // measuredProviders are the entries our own completions give, by model id:
@@ -373,6 +458,7 @@ func gatewayHealth(mh *history.ModelHistory, g catalog.Gateway, reads map[string
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
+	var failed []string
 	for _, id := range ids {
 		out.Reads++
 		if err := reads[id].Err; err != nil {
@@ -380,15 +466,32 @@ func gatewayHealth(mh *history.ModelHistory, g catalog.Gateway, reads map[string
 			if first == nil {
 				first = err
 			}
-			if len(out.FailedModels) < api.MaxFailedModels {
-				out.FailedModels = append(out.FailedModels, id)
-			}
+			failed = append(failed, id)
 		}
+	}
+	trackSource(&out, first, failed, now, log)
+	return out
+}
+
+// trackSource records a model source's cycle in its health, as trackFeed
+// does for a feed: the last good cycle, the run of failing ones, and an
+// alarm in the log once it has failed for SourceAlarmAfter. first is the
+// cycle's first failure (nil for none), failed the models whose read
+// failed.
+func trackSource(out *api.ModelSourceHealth, first error, failed []string, now time.Time, log zerolog.Logger) {
+	out.FailedModels = failed[:min(len(failed), api.MaxFailedModels)]
+	if len(out.FailedModels) == 0 {
+		out.FailedModels = nil
+	}
+	if prev := out.LastOKAt; prev != nil && prev.After(now) {
+		// A clock that went back: a time from the future would freeze the
+		// health; start it afresh.
+		out.LastOKAt, out.ConsecutiveFailures, out.FailingSince = nil, 0, nil
 	}
 	if first == nil && out.Reads > 0 {
 		t := now
-		out.State, out.LastOKAt, out.ConsecutiveFailures, out.FailingSince = api.FeedOK, &t, 0, nil
-		return out
+		out.State, out.LastOKAt, out.ConsecutiveFailures, out.FailingSince, out.Error, out.Failure = api.FeedOK, &t, 0, nil, "", ""
+		return
 	}
 	out.State = api.FeedError
 	if first != nil {
@@ -402,14 +505,13 @@ func gatewayHealth(mh *history.ModelHistory, g catalog.Gateway, reads map[string
 	}
 	out.ConsecutiveFailures++
 	if now.Sub(*out.FailingSince) >= SourceAlarmAfter {
-		log.Error().Str("gateway", g.ID).Str("failure", string(out.Failure)).Int("failures", out.ConsecutiveFailures).
+		log.Error().Str("source", out.ID).Str("failure", string(out.Failure)).Int("failures", out.ConsecutiveFailures).
 			Int("failed", out.Failed).Int("reads", out.Reads).Time("since", *out.FailingSince).
-			Msg("model gateway failing for over an hour: it may have moved, changed shape or be rate-limiting us")
+			Msg("model source failing for over an hour: it may have moved, changed shape or be rate-limiting us")
 	} else {
-		log.Warn().Str("gateway", g.ID).Str("failure", string(out.Failure)).Int("failed", out.Failed).Int("reads", out.Reads).
-			Msg("model gateway reads failed")
+		log.Warn().Str("source", out.ID).Str("failure", string(out.Failure)).Int("failed", out.Failed).Int("reads", out.Reads).
+			Msg("model source reads failed")
 	}
-	return out
 }
 
 // modelSummary says in a sentence how a model fares at each provider.
@@ -445,22 +547,33 @@ func modelsDoc(cat catalog.Catalog, h *history.History, now time.Time) api.Model
 	doc := api.ModelsDoc{Models: []api.ModelDoc{}, Sources: []api.ModelSourceHealth{},
 		Rules: history.CurrentModelRules(), Timestamp: now, License: api.License}
 	known := map[string]api.ModelDoc{}
+	var lists map[string]*history.ModelList
 	if h.Models != nil {
 		for _, md := range h.Models.Models {
 			known[md.ID] = md
 		}
 		doc.Sources = append(doc.Sources, h.Models.Sources...)
+		lists = h.Models.Lists
 	}
-	for _, md := range cat.Models.Watched {
+	for _, md := range watchList(cat, lists, now) {
 		m, ok := known[md.ID]
 		if !ok {
-			m = api.ModelDoc{ID: md.ID, Name: md.Name, Author: md.Author, Status: api.Unknown,
-				Summary: modelSummary(nil), Providers: []api.ModelProvider{}}
+			m = api.ModelDoc{ID: md.ID, Status: api.Unknown, Summary: modelSummary(nil), Providers: []api.ModelProvider{}}
 		}
-		m.Name, m.Author, m.Incidents, m.Timestamp, m.License = md.Name, md.Author, nil, nil, ""
+		m.Name, m.Author, m.Service, m.Incidents, m.Timestamp, m.License = md.Name, md.Author, md.Service, nil, nil, ""
 		doc.Models = append(doc.Models, m)
 	}
 	return doc
+}
+
+// watchedModel is the catalog's model of a watched model's document: the
+// pinned model, or one found in a gateway's list, which has only what its
+// document says.
+func watchedModel(cat catalog.Catalog, m api.ModelDoc) catalog.Model {
+	if md, ok := cat.Models.Lookup(m.ID); ok {
+		return md
+	}
+	return catalog.Model{ID: m.ID, Name: m.Name, Author: m.Author, Service: m.Service}
 }
 
 // modelDocument is one model's own document: its entry of models.json and
@@ -468,7 +581,7 @@ func modelsDoc(cat catalog.Catalog, h *history.History, now time.Time) api.Model
 // names it. words[i] memoises the words of incidents[i]'s headline: every
 // model's document reads the same incidents.
 func modelDocument(cat catalog.Catalog, m api.ModelDoc, incidents []api.Incident, words []string, now time.Time) api.ModelDoc {
-	md, _ := cat.Models.Lookup(m.ID)
+	md := watchedModel(cat, m)
 	services := map[string]bool{md.Service: md.Service != ""}
 	for _, c := range md.Components {
 		services[c.Service] = true

@@ -47,7 +47,7 @@ func modelCatalog(gatewayURL string, enabled bool) catalog.Catalog {
 				URL: gatewayURL + "/api/v1/models/{model}/endpoints", Attribution: "OpenRouter (openrouter.ai)",
 				ModelPage: "https://openrouter.ai/{model}",
 				Providers: map[string]string{"Anthropic": "anthropic", "Amazon Bedrock": "aws-bedrock", "Google": "google-gemini"}}},
-			Watched: []catalog.Model{
+			Pinned: []catalog.Model{
 				{ID: sonnet, Name: "Claude Sonnet 4.5", Author: "anthropic", Service: "anthropic", Aliases: []string{"sonnet 4.5"}},
 				{ID: "cohere/command-a", Name: "Command A", Author: "cohere", Service: "cohere",
 					Components: []catalog.ModelComponent{{Service: "cohere", Name: "command-a-03-2025"}, {Service: "cohere", Name: "command-a EU", Region: "eu"}}},
@@ -424,8 +424,8 @@ func TestObserveModelsBounded(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, hits := gateway(t, tc.code)
 			cat := modelCatalog(srv.URL, tc.enabled)
-			reads := ObserveModels(context.Background(), Options{Catalog: cat, Client: srv.Client(), Timeout: 5 * time.Second})
-			for _, md := range cat.Models.Watched {
+			reads := ObserveModels(context.Background(), Options{Catalog: cat, Client: srv.Client(), Timeout: 5 * time.Second}, cat.Models.Pinned)
+			for _, md := range cat.Models.Pinned {
 				if n := hits()["/api/v1/models/"+md.ID+"/endpoints"]; n != tc.want {
 					t.Errorf("%s: %d requests, want %d", md.ID, n, tc.want)
 				}
@@ -822,8 +822,8 @@ func TestObserveModelsTimeout(t *testing.T) {
 	}))
 	t.Cleanup(func() { close(release); srv.Close() })
 	cat := modelCatalog(srv.URL, true)
-	reads := ObserveModels(context.Background(), Options{Catalog: cat, Client: srv.Client(), Timeout: 50 * time.Millisecond})
-	for _, md := range cat.Models.Watched {
+	reads := ObserveModels(context.Background(), Options{Catalog: cat, Client: srv.Client(), Timeout: 50 * time.Millisecond}, cat.Models.Pinned)
+	for _, md := range cat.Models.Pinned {
 		if r := reads[catalog.GatewayOpenRouter][md.ID]; feed.Kind(r.Err) != api.FailureTimeout {
 			t.Errorf("%s: err = %v, want a timeout", md.ID, r.Err)
 		}
@@ -914,7 +914,7 @@ func TestBuildModels(t *testing.T) {
 	src := list.Sources[0]
 	// Every other watched model got a 404 from the world: one failing read
 	// each, every model read once.
-	if src.Reads != len(h.world.Catalog.Models.Watched) || src.Failed != src.Reads-1 || src.State != api.FeedError || src.Failure != api.FailureHTTP {
+	if src.Reads != len(h.world.Catalog.Models.Pinned) || src.Failed != src.Reads-1 || src.State != api.FeedError || src.Failure != api.FailureHTTP {
 		t.Errorf("gateway health = %+v", src)
 	}
 	for _, m := range list.Models {
@@ -953,7 +953,8 @@ func TestGatewaySendsNoCredentials(t *testing.T) {
 		http.NotFound(w, r)
 	}))
 	t.Cleanup(srv.Close)
-	ObserveModels(context.Background(), Options{Catalog: modelCatalog(srv.URL, true), Client: srv.Client(), Timeout: time.Second})
+	cat := modelCatalog(srv.URL, true)
+	ObserveModels(context.Background(), Options{Catalog: cat, Client: srv.Client(), Timeout: time.Second}, cat.Models.Pinned)
 	if len(seen) > 0 {
 		t.Errorf("the gateway got credentials: %v", seen)
 	}
@@ -994,7 +995,7 @@ func TestModelComponentsRealCapture(t *testing.T) {
 	cat.Models.Gateways = nil // the page alone
 	AssembleModels(h, cat, obs, nil, asmNow, zerolog.Nop())
 	checked := 0
-	for _, md := range cat.Models.Watched {
+	for _, md := range cat.Models.Pinned {
 		for _, c := range md.Components {
 			if c.Service != "cohere" {
 				continue

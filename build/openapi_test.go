@@ -86,6 +86,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		"/services/{slug}/at/{time}": "getServiceAt",
 		"/models":                    "listModels",
 		"/models/{author}/{model}":   "getModel",
+		"/models/retirements":        "listModelRetirements",
 		"/statusline":                "getStatusline",
 	}
 	// Every API route of the table is an operation, and only those: a route
@@ -548,6 +549,9 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[api.ModelSource]():        "ModelSource",
 	reflect.TypeFor[api.ModelSourceHealth]():  "ModelSourceHealth",
 	reflect.TypeFor[api.CheckModel]():         "CheckModel",
+	reflect.TypeFor[api.RetirementsDoc]():     "RetirementsResponse",
+	reflect.TypeFor[api.ModelRetirement]():    "ModelRetirement",
+	reflect.TypeFor[api.ChangeModel]():        "ChangeModel",
 	reflect.TypeFor[api.ModelStatusFrom]():    "ModelStatusFrom",
 }
 
@@ -574,7 +578,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"SourcesResponse", "ServiceSources", "ChangeType", "Change", "ChangeList", "CloudEvent", "EventData", "ServiceAt",
 		"StatusAtResponse", "ServiceAtResponse", "CoverageBreakdown", "CoverageSources", "Reliability", "DurationBySeverity",
 		"DurationStats", "Acknowledgement", "ReliabilityResponse", "ServiceReliability", "ExpectedResolution",
-		"ModelsResponse", "ModelRules", "Model", "ModelProvider", "ModelUptimes", "ModelSource", "ModelSourceHealth", "CheckModel", "ModelStatusFrom",
+		"ModelsResponse", "ModelRules", "Model", "ModelProvider", "ModelUptimes", "ModelSource", "ModelSourceHealth", "CheckModel", "ModelStatusFrom", "RetirementsResponse", "ModelRetirement", "ChangeModel",
 		"SurfaceId", "SurfaceSummary", "SurfaceDetail", "SurfaceComponent", "CheckSurface", "CheckOtherSurface"} {
 		if doc.Components.Schemas[name] == nil {
 			t.Errorf("component schema %s missing", name)
@@ -885,9 +889,9 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 				{ID: 3, Type: api.ChangeIncidentUpdated, Service: "openai", Time: now, Incident: &openIncident, Changed: []string{"severity"}},
 				{ID: 4, Type: api.ChangeSurfaceStatus, Service: "anthropic", Surface: catalog.SurfaceApp, Time: now,
 					OldStatus: api.Operational, NewStatus: api.MajorOutage},
-				{ID: 5, Type: api.ChangeModelStatus, Service: "anthropic", Model: "anthropic/claude-sonnet-4.5", Time: now,
+				{ID: 5, Type: api.ChangeModelStatus, Service: "anthropic", Model: &api.ChangeModel{ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5"}, Time: now,
 					OldStatus: api.Operational, NewStatus: api.Degraded},
-				{ID: 6, Type: api.ChangeModelStatus, Model: "meta-llama/llama-4-scout", Time: now,
+				{ID: 6, Type: api.ChangeModelStatus, Model: &api.ChangeModel{ID: "meta-llama/llama-4-scout", Name: "Llama 4 Scout"}, Time: now,
 					OldStatus: api.Unknown, NewStatus: api.Operational},
 			},
 			LogStart: earlier, LastID: 6, Truncated: true, Timestamp: now, License: api.License,
@@ -898,7 +902,7 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 		{"surface cloud event", "CloudEvent", snapshot.NewCloudEvent(api.Change{ID: 8, Type: api.ChangeSurfaceStatus, Service: "anthropic",
 			Surface: catalog.SurfaceApp, Time: now, OldStatus: api.Operational, NewStatus: api.MajorOutage}, "https://aistatus.example/")},
 		{"open-weight model cloud event", "CloudEvent", snapshot.NewCloudEvent(api.Change{ID: 9, Type: api.ChangeModelStatus,
-			Model: "meta-llama/llama-4-scout", Time: now, OldStatus: api.Operational, NewStatus: api.MajorOutage}, "https://aistatus.example/")},
+			Model: &api.ChangeModel{ID: "meta-llama/llama-4-scout", Name: "Llama 4 Scout"}, Time: now, OldStatus: api.Operational, NewStatus: api.MajorOutage}, "https://aistatus.example/")},
 		{"status at", "StatusAtResponse", api.StatusAtDoc{At: earlier, LogStart: earlier, Timestamp: now, License: api.License,
 			Services: []api.ServiceAt{{Slug: "openai", Name: "OpenAI", Status: api.MajorOutage, Since: &earlier, Incidents: []api.Incident{openIncident}},
 				{Slug: "groq", Name: "Groq", Status: api.Operational, Incidents: []api.Incident{}}}}},

@@ -61,9 +61,10 @@ func Documents(site Site, cat catalog.Catalog, h *history.History, states map[st
 		Status: api.StatusDoc{
 			Status: "ok", Timestamp: now, Source: api.Attribution(site.BaseURL), License: api.License,
 		},
-		Incidents: api.IncidentList{Incidents: all, Timestamp: now, License: api.License},
-		Sources:   api.SourcesDoc{Services: []api.ServiceSources{}, Timestamp: now, License: api.License},
-		Models:    modelsDoc(cat, h, now),
+		Incidents:   api.IncidentList{Incidents: all, Timestamp: now, License: api.License},
+		Sources:     api.SourcesDoc{Services: []api.ServiceSources{}, Timestamp: now, License: api.License},
+		Models:      modelsDoc(cat, h, now),
+		Retirements: retirementsDoc(h, now),
 
 		Reliability: api.ReliabilityDoc{Services: []api.ServiceReliability{}, Timestamp: now, License: api.License},
 	}
@@ -181,6 +182,7 @@ func RenderTo(out snapshot.Sink, site Site, cat catalog.Catalog, h *history.Hist
 		v    any
 	}{
 		{snapshot.FileModels, docs.Models},
+		{snapshot.FileModelRetirements, docs.Retirements},
 		{snapshot.FileStatus, docs.Status},
 		{snapshot.FileSources, docs.Sources},
 		{snapshot.FileChanges, history.RecentChangeList(h, now)},

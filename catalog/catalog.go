@@ -425,7 +425,7 @@ func (c Catalog) Validate() error {
 		}
 	}
 	errs = append(errs, c.Models.validate(seen)...)
-	if len(c.Models.Gateways) > 0 && len(c.Models.Watched) == 0 {
+	if len(c.Models.Gateways) > 0 && len(c.Models.Pinned) == 0 {
 		errs = append(errs, errNoModels)
 	}
 	errs = append(errs, c.surfaceNameClashes()...)

@@ -16,11 +16,21 @@ const (
 // Gateways lists the gateway ids a catalog may name.
 var Gateways = []string{GatewayOpenRouter}
 
-// ModelCatalog is the catalog's section on models: the gateways read and
-// the models watched.
+// ModelCatalog is the catalog's section on models: the gateways read, the
+// makers whose new models are watched by rule, and the models always
+// watched.
 type ModelCatalog struct {
 	Gateways []Gateway `json:"gateways,omitempty"`
-	Watched  []Model   `json:"watched,omitempty"`
+	// Makers maps a model maker, as the gateways spell it (the part of a
+	// model's id before the slash: "x-ai"), to its tracked service ("xai").
+	// A maker's models found in a gateway's model list are watched by
+	// rule (build/watch.go), each at that service; a maker not mapped
+	// has no tracked service, and only its pinned models are watched.
+	Makers map[string]string `json:"makers,omitempty"`
+	// Pinned are watched whatever a gateway's model list says, with what
+	// only people know of them: aliases and status-page components. One
+	// that leaves the list is retired, not dropped.
+	Pinned []Model `json:"pinned,omitempty"`
 }
 
 // Gateway is a model gateway whose public per-provider telemetry is read.
@@ -39,6 +49,9 @@ type Gateway struct {
 	Attribution string `json:"attribution"`
 	// ModelPage is the gateway's human page of a model, with ModelParam.
 	ModelPage string `json:"modelPage,omitempty"`
+	// ListURL is the gateway's list of the models it serves; "" when it
+	// has none to read, and then only the pinned models are watched.
+	ListURL string `json:"listUrl,omitempty"`
 	// Providers maps the gateway's provider names ("Amazon Bedrock") to
 	// tracked services' slugs; a provider not listed is not a tracked
 	// service, and its figures are left out.
@@ -80,6 +93,9 @@ type ModelComponent struct {
 // segment of letters, digits and ._- (also the file name of its document).
 var watchedModelIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}/[a-z0-9][a-z0-9._-]{0,127}$`)
 
+// makerPattern is what a maker may be: the first part of a model's id.
+var makerPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,63}$`)
+
 // ValidModelID reports whether id has the shape of a watched model's id.
 func ValidModelID(id string) bool {
 	return watchedModelIDPattern.MatchString(id) && !strings.Contains(id, "..")
@@ -107,15 +123,25 @@ func (m ModelCatalog) validate(services map[string]bool) []error {
 		} else if err := checkAbsoluteURL(strings.ReplaceAll(g.URL, ModelParam, "a/b")); err != nil {
 			bad("url: %v", err)
 		}
+		if g.ListURL != "" {
+			if err := checkAbsoluteURL(g.ListURL); err != nil {
+				bad("listUrl: %v", err)
+			}
+		}
 		for name, slug := range g.Providers {
 			if !services[slug] {
 				bad("providers[%q]: %q is not a slug of this catalog", name, slug)
 			}
 		}
 	}
+	for maker, slug := range m.Makers {
+		if !makerPattern.MatchString(maker) || !services[slug] {
+			errs = append(errs, fmt.Errorf("catalog: models.makers[%q]: a maker as the gateways spell it, mapped to a slug of this catalog (%q)", maker, slug))
+		}
+	}
 	ids := map[string]bool{}
-	for i, md := range m.Watched {
-		where := fmt.Sprintf("catalog: models.watched[%d] (%q)", i, md.ID)
+	for i, md := range m.Pinned {
+		where := fmt.Sprintf("catalog: models.pinned[%d] (%q)", i, md.ID)
 		bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(where+": "+format, args...)) }
 		switch {
 		case !ValidModelID(md.ID):
@@ -151,9 +177,9 @@ func (m ModelCatalog) Gateway(id string) (Gateway, bool) {
 	return Gateway{}, false
 }
 
-// Lookup returns the watched model of that id.
+// Lookup returns the pinned model of that id.
 func (m ModelCatalog) Lookup(id string) (Model, bool) {
-	for _, md := range m.Watched {
+	for _, md := range m.Pinned {
 		if md.ID == id {
 			return md, true
 		}
@@ -162,4 +188,4 @@ func (m ModelCatalog) Lookup(id string) (Model, bool) {
 }
 
 // errNoModels is returned when a catalog has a gateway but no model to read.
-var errNoModels = errors.New("catalog: models.gateways without models.watched")
+var errNoModels = errors.New("catalog: models.gateways without models.pinned")

@@ -9,8 +9,10 @@ import (
 func validModels() ModelCatalog {
 	return ModelCatalog{
 		Gateways: []Gateway{{ID: GatewayOpenRouter, Name: "OpenRouter", Enabled: true, URL: "https://openrouter.example/api/v1/models/{model}/endpoints",
-			Attribution: "OpenRouter", Providers: map[string]string{"Alpha": "alpha", "Beta Cloud": "beta"}}},
-		Watched: []Model{{ID: "alpha/model-1.5", Name: "Model 1.5", Author: "alpha", Service: "alpha",
+			Attribution: "OpenRouter", Providers: map[string]string{"Alpha": "alpha", "Beta Cloud": "beta"},
+			ListURL: "https://openrouter.example/api/v1/models"}},
+		Makers: map[string]string{"alpha": "alpha"},
+		Pinned: []Model{{ID: "alpha/model-1.5", Name: "Model 1.5", Author: "alpha", Service: "alpha",
 			Components: []ModelComponent{{Service: "beta", Name: "model-1.5"}}}},
 	}
 }
@@ -28,17 +30,20 @@ func TestCatalogModelsValidation(t *testing.T) {
 		{"url without the model", func(m *ModelCatalog) { m.Gateways[0].URL = "https://openrouter.example/api/v1/models" }, "url must hold {model}"},
 		{"relative url", func(m *ModelCatalog) { m.Gateways[0].URL = "/api/{model}" }, "url:"},
 		{"provider of no service", func(m *ModelCatalog) { m.Gateways[0].Providers["Gamma"] = "gamma" }, `providers["Gamma"]: "gamma" is not a slug`},
-		{"gateways without models", func(m *ModelCatalog) { m.Watched = nil }, "models.gateways without models.watched"},
-		{"id without author", func(m *ModelCatalog) { m.Watched[0].ID = "model-1.5" }, "id must be author/model"},
-		{"id upper case", func(m *ModelCatalog) { m.Watched[0].ID = "alpha/Model" }, "id must be author/model"},
-		{"id with a dot-dot", func(m *ModelCatalog) { m.Watched[0].ID = "alpha/..x" }, "id must be author/model"},
-		{"author not the id's", func(m *ModelCatalog) { m.Watched[0].Author = "beta" }, `author "beta" is not the id's first part`},
-		{"model twice", func(m *ModelCatalog) { m.Watched = append(m.Watched, m.Watched[0]) }, "listed twice"},
-		{"no name", func(m *ModelCatalog) { m.Watched[0].Name = "" }, "name is empty"},
-		{"service unknown", func(m *ModelCatalog) { m.Watched[0].Service = "gamma" }, `service "gamma" is not a slug`},
-		{"component of no service", func(m *ModelCatalog) { m.Watched[0].Components[0].Service = "gamma" }, "a tracked service and a component name are required"},
-		{"component without a name", func(m *ModelCatalog) { m.Watched[0].Components[0].Name = "" }, "a tracked service and a component name are required"},
-		{"component region padded", func(m *ModelCatalog) { m.Watched[0].Components[0].Region = " eu" }, "a tracked service and a component name are required"},
+		{"gateways without models", func(m *ModelCatalog) { m.Pinned = nil }, "models.gateways without models.pinned"},
+		{"id without author", func(m *ModelCatalog) { m.Pinned[0].ID = "model-1.5" }, "id must be author/model"},
+		{"id upper case", func(m *ModelCatalog) { m.Pinned[0].ID = "alpha/Model" }, "id must be author/model"},
+		{"id with a dot-dot", func(m *ModelCatalog) { m.Pinned[0].ID = "alpha/..x" }, "id must be author/model"},
+		{"author not the id's", func(m *ModelCatalog) { m.Pinned[0].Author = "beta" }, `author "beta" is not the id's first part`},
+		{"model twice", func(m *ModelCatalog) { m.Pinned = append(m.Pinned, m.Pinned[0]) }, "listed twice"},
+		{"no name", func(m *ModelCatalog) { m.Pinned[0].Name = "" }, "name is empty"},
+		{"service unknown", func(m *ModelCatalog) { m.Pinned[0].Service = "gamma" }, `service "gamma" is not a slug`},
+		{"component of no service", func(m *ModelCatalog) { m.Pinned[0].Components[0].Service = "gamma" }, "a tracked service and a component name are required"},
+		{"component without a name", func(m *ModelCatalog) { m.Pinned[0].Components[0].Name = "" }, "a tracked service and a component name are required"},
+		{"list url relative", func(m *ModelCatalog) { m.Gateways[0].ListURL = "/api/v1/models" }, "listUrl:"},
+		{"maker of no service", func(m *ModelCatalog) { m.Makers = map[string]string{"alpha": "gamma"} }, `models.makers["alpha"]`},
+		{"maker not as ids spell it", func(m *ModelCatalog) { m.Makers = map[string]string{"Alpha Labs": "alpha"} }, `models.makers["Alpha Labs"]`},
+		{"component region padded", func(m *ModelCatalog) { m.Pinned[0].Components[0].Region = " eu" }, "a tracked service and a component name are required"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := Catalog{Services: []Service{validService("alpha"), validService("beta")}, Models: validModels()}
@@ -64,7 +69,7 @@ func TestDefaultCatalogModels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(c.Models.Watched); n < 35 || n > 50 {
+	if n := len(c.Models.Pinned); n < 35 || n > 50 {
 		t.Errorf("%d watched models, want about 40", n)
 	}
 	g, ok := c.Models.Gateway(GatewayOpenRouter)
@@ -77,7 +82,7 @@ func TestDefaultCatalogModels(t *testing.T) {
 			t.Errorf("provider %q maps to %q, want %q", name, g.Providers[name], slug)
 		}
 	}
-	for _, md := range c.Models.Watched {
+	for _, md := range c.Models.Pinned {
 		if md.Service == "" && len(md.Components) == 0 {
 			t.Errorf("%s: neither a maker's service nor a component: /check could not place it", md.ID)
 		}

@@ -370,6 +370,7 @@ func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 	}
 	if mf != nil {
 		v.Evidence = append(mf.evidence(e.cat, svc, seconds), v.Evidence...)
+		applyRetirement(view, req, class, *said.md, &doc)
 	}
 	return doc, nil
 }
@@ -387,8 +388,9 @@ type said struct {
 	// included; subj.sum is the part the verdict reads.
 	summary api.ServiceSummary
 	subj    surfaceSubject
-	// mf is what the snapshot says of the model q names (or the model
-	// parameter); nil when none.
+	// md is the model q names (or the model parameter), and mf what the
+	// snapshot says of it; nil when none.
+	md *catalog.Model
 	mf *modelFacts
 	// name is the verdict's subject: "claude.ai", "Anthropic API", "Groq"
 	// (a service that has only its API), "Claude Sonnet 4.5 at Anthropic".
@@ -399,7 +401,7 @@ type said struct {
 // say resolves req's subject in view and reads its status: the
 // surface's, or the model's at the service, never the service's borrowed.
 func (e *Engine) say(view View, req Request) (said, error) {
-	svc, surfaceID, ok, md, err := e.subject(req)
+	svc, surfaceID, ok, md, err := e.subject(view, req)
 	if err != nil {
 		return said{}, err
 	}
@@ -413,7 +415,7 @@ func (e *Engine) say(view View, req Request) (said, error) {
 		// A model's verdict is the model's at this service, from its own
 		// sources: never the service's status borrowed.
 		facts := readModel(view, *md, svc)
-		s.mf, s.status = &facts, facts.here
+		s.md, s.mf, s.status = md, &facts, facts.here
 		s.name = md.Name + " at " + svc.Name
 	}
 	return s, nil

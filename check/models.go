@@ -32,7 +32,7 @@ type ModelView interface {
 // model part of the id, name, aliases) to the models.
 func modelIndex(cat catalog.Catalog) map[string]catalog.Model {
 	idx := map[string]catalog.Model{}
-	for _, md := range cat.Models.Watched {
+	for _, md := range cat.Models.Pinned {
 		_, rest, _ := strings.Cut(md.ID, "/")
 		for _, name := range append([]string{md.ID, rest, md.Name}, md.Aliases...) {
 			if key := nameKey(name); key != "" {
@@ -43,12 +43,6 @@ func modelIndex(cat catalog.Catalog) map[string]catalog.Model {
 		}
 	}
 	return idx
-}
-
-// matchModel returns the watched model q names.
-func (e *Engine) matchModel(q string) (catalog.Model, bool) {
-	md, ok := e.models[nameKey(q)]
-	return md, ok
 }
 
 // modelHome is the service a model check is about when q names only the
@@ -203,16 +197,16 @@ func cmpFigure(a, b *float64) int {
 // subject resolves what a check is about: the service q names and, when
 // the model parameter or q names a watched model, the model. q naming
 // only a model checks it at its maker's service (modelHome).
-func (e *Engine) subject(req Request) (svc catalog.Service, surface catalog.SurfaceID, tracked bool, md *catalog.Model, err error) {
+func (e *Engine) subject(view View, req Request) (svc catalog.Service, surface catalog.SurfaceID, tracked bool, md *catalog.Model, err error) {
 	svc, surface, tracked = e.matcher.MatchSurface(req.Query)
 	if req.Model != "" {
-		m, found := e.matchModel(req.Model)
+		m, found := e.matchModel(view, req.Model)
 		if !found {
 			return svc, surface, tracked, nil, &InputError{"model", fmt.Sprintf("%q is not a watched model: see %s for the list",
 				api.Truncate(req.Model, 64), snapshot.PathModels)}
 		}
 		if !tracked {
-			if same, ok := e.matchModel(req.Query); ok && same.ID == m.ID {
+			if same, ok := e.matchModel(view, req.Query); ok && same.ID == m.ID {
 				svc, tracked = e.modelHome(m)
 			}
 		}
@@ -221,7 +215,7 @@ func (e *Engine) subject(req Request) (svc catalog.Service, surface catalog.Surf
 		return svc, catalog.SurfaceAPI, tracked, &m, nil
 	}
 	if !tracked {
-		if m, found := e.matchModel(req.Query); found {
+		if m, found := e.matchModel(view, req.Query); found {
 			svc, tracked = e.modelHome(m)
 			return svc, catalog.SurfaceAPI, tracked, &m, nil
 		}

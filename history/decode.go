@@ -509,7 +509,26 @@ func (p *parser) change(c *api.Change) error {
 		case "surface":
 			return errors.Join(once(&seen, 256), p.word((*string)(&c.Surface)))
 		case "model":
-			return errors.Join(once(&seen, 512), p.word(&c.Model))
+			if err := once(&seen, 512); err != nil {
+				return err
+			}
+			c.Model = new(api.ChangeModel)
+			return p.changeModel(c.Model)
+		}
+		return errNotFast
+	})
+}
+
+func (p *parser) changeModel(m *api.ChangeModel) error {
+	var seen uint8
+	return p.object(func(key []byte) error {
+		switch string(key) {
+		case "id":
+			return errors.Join(once(&seen, 1), p.str(&m.ID))
+		case "name":
+			return errors.Join(once(&seen, 2), p.str(&m.Name))
+		case "date":
+			return errors.Join(once(&seen, 4), p.str(&m.Date))
 		}
 		return errNotFast
 	})

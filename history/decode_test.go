@@ -40,7 +40,7 @@ func TestDecodeHistory(t *testing.T) {
 			c = api.Change{ID: int64(i + 1), Type: api.ChangeSurfaceStatus, Service: "a", Surface: catalog.SurfaceApp, Time: now,
 				OldStatus: api.Operational, NewStatus: api.MajorOutage}
 		case i%6 == 3:
-			c = api.Change{ID: int64(i + 1), Type: api.ChangeModelStatus, Model: "meta-llama/llama-3.3-70b-instruct", Time: now,
+			c = api.Change{ID: int64(i + 1), Type: api.ChangeModelStatus, Model: &api.ChangeModel{ID: "meta-llama/llama-3.3-70b-instruct", Name: "Llama 3.3 70B Instruct"}, Time: now,
 				OldStatus: api.Operational, NewStatus: api.Degraded}
 		case i%2 == 0:
 			c = api.Change{ID: int64(i + 1), Type: api.ChangeStatus, Service: "a", Time: now, OldStatus: api.Operational, NewStatus: api.Degraded}

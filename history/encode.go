@@ -73,10 +73,6 @@ func AppendChange(dst []byte, c api.Change) ([]byte, error) {
 		dst = append(dst, `,"surface":`...)
 		dst = appendString(dst, string(c.Surface))
 	}
-	if c.Model != "" {
-		dst = append(dst, `,"model":`...)
-		dst = appendString(dst, c.Model)
-	}
 	dst = append(dst, `,"time":`...)
 	dst, err := appendTime(dst, c.Time)
 	if err != nil {
@@ -105,6 +101,17 @@ func AppendChange(dst []byte, c api.Change) ([]byte, error) {
 			dst = appendString(dst, f)
 		}
 		dst = append(dst, ']')
+	}
+	if m := c.Model; m != nil {
+		dst = append(dst, `,"model":{"id":`...)
+		dst = appendString(dst, m.ID)
+		dst = append(dst, `,"name":`...)
+		dst = appendString(dst, m.Name)
+		if m.Date != "" {
+			dst = append(dst, `,"date":`...)
+			dst = appendString(dst, m.Date)
+		}
+		dst = append(dst, '}')
 	}
 	return append(dst, '}'), nil
 }

@@ -101,7 +101,9 @@ func TestAppendersCoverEveryField(t *testing.T) {
 	end := time.Date(2026, 5, 1, 13, 0, 0, 0, time.UTC)
 	inc := api.Incident{}
 	fill(reflect.ValueOf(&inc).Elem(), end)
-	c := api.Change{Incident: &inc}
+	model := api.ChangeModel{}
+	fill(reflect.ValueOf(&model).Elem(), end)
+	c := api.Change{Incident: &inc, Model: &model}
 	fill(reflect.ValueOf(&c).Elem(), end)
 	for name, pair := range map[string][2]any{"incident": {inc, AppendIncident}, "change": {c, AppendChange}} {
 		var got []byte

@@ -108,6 +108,49 @@ type ModelHistory struct {
 	At      time.Time               `json:"at"`
 	Models  []api.ModelDoc          `json:"models"`
 	Sources []api.ModelSourceHealth `json:"sources"`
+	// Lists are the last good read of each gateway's model list, by
+	// gateway id: when a read fails, the list read before stands.
+	Lists map[string]*ModelList `json:"lists,omitempty"`
+	// ReadAt is when each watched model's gateway documents were last
+	// requested, by model id: the rotation reads the longest unread first.
+	ReadAt map[string]time.Time `json:"readAt,omitempty"`
+	// Retirements are the retirement calendar, by date then id.
+	Retirements []api.ModelRetirement `json:"retirements,omitempty"`
+}
+
+// ModelList is a gateway's model list as last read.
+type ModelList struct {
+	// CheckedAt is the last request for it, good or not (the list is asked
+	// for at most once per ModelListEvery); ReadAt the last good one.
+	CheckedAt time.Time `json:"checkedAt"`
+	ReadAt    time.Time `json:"readAt,omitzero"`
+	// ETag and LastModified are the validators of the version read, sent
+	// back to ask whether it changed.
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"lastModified,omitempty"`
+	// Models are the listed models of makers the catalog maps and of
+	// pinned models: only those can be watched or retired.
+	Models []ListedModel `json:"models"`
+}
+
+// ModelListEvery is how often a gateway's model list is asked for at most:
+// it changes a few times a week, and a 304 costs little but is still a
+// request.
+const ModelListEvery = time.Hour
+
+// Due reports whether the list is to be asked for at now.
+func (l *ModelList) Due(now time.Time) bool {
+	return l == nil || l.CheckedAt.IsZero() || !now.Before(l.CheckedAt.Add(ModelListEvery)) || l.CheckedAt.After(now)
+}
+
+// ListedModel is one model of a gateway's list.
+type ListedModel struct {
+	ID      string    `json:"id"`
+	Name    string    `json:"name"`
+	Created time.Time `json:"created"`
+	// Expires is the date after which the gateway may remove the model,
+	// "YYYY-MM-DD"; "" for none announced.
+	Expires string `json:"expires,omitempty"`
 }
 
 // Source returns the recorded health of the source of that id.

@@ -66,6 +66,9 @@ func CatalogURLs(cat catalog.Catalog) []string {
 	for _, g := range cat.Models.Gateways {
 		if g.Enabled {
 			urls = append(urls, strings.ReplaceAll(g.URL, catalog.ModelParam, "author/model"))
+			if g.ListURL != "" {
+				urls = append(urls, g.ListURL)
+			}
 		}
 	}
 	return urls

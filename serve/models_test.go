@@ -46,8 +46,8 @@ func TestModels(t *testing.T) {
 	if err := json.Unmarshal(body(t, resp), &list); err != nil {
 		t.Fatal(err)
 	}
-	if len(list.Models) != len(ts.cat.Models.Watched) {
-		t.Fatalf("%d models, want every watched one (%d)", len(list.Models), len(ts.cat.Models.Watched))
+	if len(list.Models) != len(ts.cat.Models.Pinned) {
+		t.Fatalf("%d models, want every watched one (%d)", len(list.Models), len(ts.cat.Models.Pinned))
 	}
 	byID := map[string]api.ModelDoc{}
 	for _, m := range list.Models {
@@ -67,8 +67,9 @@ func TestModels(t *testing.T) {
 	if m := byID["openai/gpt-5"]; m.Status != api.Unknown {
 		t.Errorf("gpt-5 = %s, want unknown: the gateway refused, and OpenAI's own status is no model's", m.Status)
 	}
-	if len(list.Sources) != 1 || list.Sources[0].State != api.FeedError || list.Sources[0].Failure != api.FailureHTTP {
-		t.Errorf("sources = %+v, want the gateway's failure", list.Sources)
+	if len(list.Sources) != 2 || list.Sources[0].State != api.FeedError || list.Sources[0].Failure != api.FailureHTTP ||
+		list.Sources[1].Kind != api.ModelSourceList {
+		t.Errorf("sources = %+v, want the gateway's failure, then its list", list.Sources)
 	}
 
 	one := ts.do(t, http.MethodGet, snapshot.APIBase+"/models/anthropic/claude-sonnet-4.5", nil)

@@ -66,6 +66,13 @@ type Snapshot struct {
 	// models are models.json's models by id, for /check; none in a
 	// snapshot written before there were models.
 	models map[string]api.ModelDoc
+	// modelList is models.json's models in its order, and retirements
+	// (by id) and retirementList models/retirements.json's: /check
+	// answers for models found in a gateway's list and for retired ones
+	// (check.LifecycleView). None in a snapshot written before them.
+	modelList      []api.ModelDoc
+	retirements    map[string]api.ModelRetirement
+	retirementList []api.ModelRetirement
 	// log is the retained change log: read it through changeLog, which
 	// reads a local folder's history.json on first use (see loadLog).
 	log     changeLog
@@ -116,7 +123,7 @@ func heldOnDisk(name string, size, large int64) bool {
 		return false
 	}
 	switch name {
-	case snapshot.FileManifest, snapshot.FileStatus, snapshot.FileSources, snapshot.FileModels,
+	case snapshot.FileManifest, snapshot.FileStatus, snapshot.FileSources, snapshot.FileModels, snapshot.FileModelRetirements,
 		snapshot.FileReliability, snapshot.FileIncidents, snapshot.FileDatasets, snapshot.FileChanges, snapshot.FileCatalog:
 		return false
 	}
@@ -231,6 +238,18 @@ func (s *Snapshot) parse() error {
 		for _, m := range models.Models {
 			s.models[m.ID] = m
 		}
+		s.modelList = models.Models
+	}
+	s.retirements = map[string]api.ModelRetirement{}
+	if s.files[snapshot.FileModelRetirements] != nil {
+		var doc api.RetirementsDoc
+		if err := decodeFile(s.files, snapshot.FileModelRetirements, &doc); err != nil {
+			return err
+		}
+		for _, r := range doc.Retirements {
+			s.retirements[r.ID] = r
+		}
+		s.retirementList = doc.Retirements
 	}
 	s.reliability = map[string]api.Reliability{}
 	if s.files[snapshot.FileReliability] != nil {

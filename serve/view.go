@@ -49,6 +49,20 @@ func (s *Snapshot) Model(id string) (api.ModelDoc, bool) {
 	return m, ok
 }
 
+// WatchedModels are models.json's models, in its order
+// (check.LifecycleView).
+func (s *Snapshot) WatchedModels() []api.ModelDoc { return s.modelList }
+
+// Retirement is the model's entry of the retirement calendar
+// (check.LifecycleView).
+func (s *Snapshot) Retirement(id string) (api.ModelRetirement, bool) {
+	r, ok := s.retirements[id]
+	return r, ok
+}
+
+// Retirements are the retirement calendar (check.LifecycleView).
+func (s *Snapshot) Retirements() []api.ModelRetirement { return s.retirementList }
+
 // Measured is the service's measured completions in the latest build
 // (check.View).
 func (s *Snapshot) Measured(slug string) []api.MeasuredModel { return s.measured[slug] }

@@ -12,6 +12,6 @@ func NewCloudEvent(c api.Change, baseURL string) api.CloudEvent {
 		SpecVersion: "1.0", ID: api.ChangeIDString(c.ID), Source: strings.TrimRight(baseURL, "/") + APIBase,
 		Type: api.CloudEventTypePrefix + string(c.Type), Subject: c.Subject(), Time: c.Time.UTC(),
 		DataContentType: ContentJSON,
-		Data:            api.EventData{Service: c.Service, Surface: c.Surface, Model: c.Model, OldStatus: c.OldStatus, NewStatus: c.NewStatus, Incident: c.Incident, Changed: c.Changed},
+		Data:            api.EventData{Service: c.Service, Surface: c.Surface, OldStatus: c.OldStatus, NewStatus: c.NewStatus, Incident: c.Incident, Changed: c.Changed, Model: c.Model},
 	}
 }

@@ -23,9 +23,9 @@ func TestNewCloudEvent(t *testing.T) {
 			"ai.aistatus.status.changed", "anthropic"},
 		{"surface", api.Change{ID: 2, Type: api.ChangeSurfaceStatus, Service: "anthropic", Surface: catalog.SurfaceApp, Time: at,
 			OldStatus: api.Operational, NewStatus: api.MajorOutage}, "ai.aistatus.surface.status.changed", "anthropic/app"},
-		{"model of a tracked maker", api.Change{ID: 3, Type: api.ChangeModelStatus, Service: "anthropic", Model: "anthropic/claude-sonnet-4.5",
+		{"model of a tracked maker", api.Change{ID: 3, Type: api.ChangeModelStatus, Service: "anthropic", Model: &api.ChangeModel{ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5"},
 			Time: at, OldStatus: api.Operational, NewStatus: api.PartialOutage}, "ai.aistatus.model.status.changed", "model:anthropic/claude-sonnet-4.5"},
-		{"open-weight model", api.Change{ID: 4, Type: api.ChangeModelStatus, Model: "meta-llama/llama-4-scout", Time: at,
+		{"open-weight model", api.Change{ID: 4, Type: api.ChangeModelStatus, Model: &api.ChangeModel{ID: "meta-llama/llama-4-scout", Name: "Llama 4 Scout"}, Time: at,
 			OldStatus: api.Degraded, NewStatus: api.Operational}, "ai.aistatus.model.status.changed", "model:meta-llama/llama-4-scout"},
 	}
 	for _, tt := range tests {

@@ -33,10 +33,13 @@ func ServiceHistoryFile(slug string) string { return DirServices + "/" + slug + 
 // FileAPIIndex is the API's index document (PathAPIIndex).
 const FileAPIIndex = "api.json"
 
-// The files of the model documents.
+// The files of the model documents. The retirement calendar's name is one
+// segment under DirModels, which no model's document can be (ModelFile is
+// two).
 const (
-	FileModels = "models.json"
-	DirModels  = "models"
+	FileModels           = "models.json"
+	DirModels            = "models"
+	FileModelRetirements = DirModels + "/retirements.json"
 )
 
 // ModelFile is the path of a model's document inside a snapshot.

@@ -38,6 +38,9 @@ const (
 	PathEvents      = APIBase + "/events"
 	PathModels      = APIBase + "/models"
 	PathModel       = APIBase + "/models/" + AuthorParam + "/" + ModelNameParam
+	// PathModelRetirements is the retirement calendar of models
+	// (api.RetirementsDoc).
+	PathModelRetirements = APIBase + "/models/retirements"
 	// PathStatusline answers one line of plain text, for prompts and terminals.
 	PathStatusline = APIBase + "/statusline"
 	// PathMetrics is the Prometheus exposition (FileMetrics), where
@@ -101,6 +104,7 @@ func Routes() []Route {
 		{Path: PathServiceAt, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
 		{Path: PathModels, File: FileModels, ContentType: ContentJSON, RateLimited: true},
 		{Path: PathModel, File: ModelFile(AuthorParam + "/" + ModelNameParam), ContentType: ContentJSON, RateLimited: true},
+		{Path: PathModelRetirements, File: FileModelRetirements, ContentType: ContentJSON, RateLimited: true},
 		{Path: PathCheck, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
 		{Path: PathIncidents, File: FileIncidents, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
 		{Path: PathOpenAPI, File: FileOpenAPI, ContentType: ContentJSON, RateLimited: true},

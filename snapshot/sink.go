@@ -53,6 +53,8 @@ type Documents struct {
 	// Models are the watched models (models.json); each model's own
 	// document adds its incidents (ModelDocument).
 	Models api.ModelsDoc
+	// Retirements are the models' retirement calendar.
+	Retirements api.RetirementsDoc
 
 	Reliability api.ReliabilityDoc
 }

@@ -7,6 +7,7 @@ package buildtest
 
 import (
 	"context"
+	"crypto/sha256"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -63,8 +64,12 @@ type World struct {
 	pages map[string]*Page
 	// gateway holds the model gateway's scripted documents, by model id.
 	gateway map[string]string
-	formats map[string]catalog.FeedFormat
-	probes  map[string]int
+	// modelList is the gateway's scripted model list ("": a 404), and
+	// listRequests counts the requests for it.
+	modelList    string
+	listRequests int
+	formats      map[string]catalog.FeedFormat
+	probes       map[string]int
 	// completions are the completion requests each service received.
 	completions map[string][]*http.Request
 	styles      map[string]catalog.CompletionStyle
@@ -80,9 +85,12 @@ func NewWorld(t testing.TB, cat catalog.Catalog) *World {
 	w.Catalog.ErrorCodes = cat.ErrorCodes
 	// The gateways answer from the world too: a model with no scripted
 	// document (SetModel) is a 404, which reads unknown.
-	w.Catalog.Models.Watched = cat.Models.Watched
+	w.Catalog.Models.Pinned, w.Catalog.Models.Makers = cat.Models.Pinned, cat.Models.Makers
 	for _, g := range cat.Models.Gateways {
 		g.URL = w.Server.URL + "/" + gatewayPrefix + g.ID + "/" + catalog.ModelParam
+		if g.ListURL != "" {
+			g.ListURL = w.Server.URL + "/" + gatewayPrefix + g.ID + "/" + modelListPath
+		}
 		w.Catalog.Models.Gateways = append(w.Catalog.Models.Gateways, g)
 	}
 	for _, svc := range cat.Services {
@@ -131,6 +139,27 @@ func (w *World) SetModel(id, body string) {
 	w.gateway[id] = body
 }
 
+// modelListPath is the world's path of a gateway's model list, after its
+// prefix: no model id is one segment.
+const modelListPath = "models"
+
+// SetModelList scripts the model list every gateway of the world serves
+// (OpenRouter's shape: the real capture in build/feed/testdata/real, or a
+// document made from it); "" takes it away (a 404). The list answers a
+// request carrying its ETag with 304 Not Modified, as OpenRouter's does.
+func (w *World) SetModelList(body string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.modelList = body
+}
+
+// ModelListRequests returns how many requests the model list received.
+func (w *World) ModelListRequests() int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.listRequests
+}
+
 // Set changes the state of one service's page.
 func (w *World) Set(slug string, change func(p *Page)) {
 	w.mu.Lock()
@@ -156,6 +185,25 @@ func (w *World) Probes(slug string) int {
 
 func (w *World) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 	slug, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	if strings.HasPrefix(slug, gatewayPrefix) && rest == modelListPath {
+		w.mu.Lock()
+		body := w.modelList
+		w.listRequests++
+		w.mu.Unlock()
+		if body == "" {
+			http.NotFound(rw, r)
+			return
+		}
+		etag := fmt.Sprintf(`W/"%x"`, sha256.Sum256([]byte(body)))
+		if r.Header.Get("If-None-Match") == etag {
+			rw.WriteHeader(http.StatusNotModified)
+			return
+		}
+		rw.Header().Set("ETag", etag)
+		rw.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(rw, body)
+		return
+	}
 	if strings.HasPrefix(slug, gatewayPrefix) {
 		w.mu.Lock()
 		body := w.gateway[strings.TrimSuffix(rest, "/endpoints")]

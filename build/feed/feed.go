@@ -202,46 +202,70 @@ func looksLikeHTML(data []byte) bool {
 // host is a "moved" failure (a status page that moved away answers with one,
 // and what it moved to is not the document we know how to read).
 func fetch(ctx context.Context, client *http.Client, url, accept string) ([]byte, http.Header, error) {
+	data, header, _, err := fetchIfChanged(ctx, client, url, accept, Validators{})
+	return data, header, err
+}
+
+// Validators are what a server said identifies the version of a document
+// it sent (its ETag and Last-Modified), sent back with the next request so
+// that an unchanged document costs a 304 and no body.
+type Validators struct {
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"lastModified,omitempty"`
+}
+
+// fetchIfChanged is fetch with a conditional request: given validators, a
+// 304 Not Modified returns unchanged true and no body.
+func fetchIfChanged(ctx context.Context, client *http.Client, url, accept string, v Validators) (data []byte, header http.Header, unchanged bool, err error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return nil, nil, fmt.Errorf("GET %s: %w", url, err)
+		return nil, nil, false, fmt.Errorf("GET %s: %w", url, err)
 	}
 	req.Header.Set("Accept", accept)
+	if v.ETag != "" {
+		req.Header.Set("If-None-Match", v.ETag)
+	}
+	if v.LastModified != "" {
+		req.Header.Set("If-Modified-Since", v.LastModified)
+	}
 	resp, err := client.Do(req)
 	if ue := (*neturl.Error)(nil); errors.As(err, &ue) && !sameHost(ue.URL, req.URL) {
 		// The page sent us elsewhere, and going there failed or was refused
 		// (an internal address, https to http, too many hops): that is the
 		// page having moved, not our network.
-		return nil, nil, failure(api.FailureMoved, "GET %s: redirected to another host, which failed: %v", url, ue.Err)
+		return nil, nil, false, failure(api.FailureMoved, "GET %s: redirected to another host, which failed: %v", url, ue.Err)
 	}
 	if err != nil {
-		return nil, nil, err // already names the method and URL
+		return nil, nil, false, err // already names the method and URL
 	}
 	defer resp.Body.Close()
 	if final := resp.Request.URL; !sameHost(final.String(), req.URL) {
-		return nil, nil, failure(api.FailureMoved, "GET %s: redirected to another host (%s): the source has moved", url, final.Redacted())
+		return nil, nil, false, failure(api.FailureMoved, "GET %s: redirected to another host (%s): the source has moved", url, final.Redacted())
 	}
 	if resp.Header.Get("Cf-Mitigated") == "challenge" {
 		// Cloudflare serves its challenge with 403 (or 503, or even 200):
 		// the page is walled, which says more than the status code.
-		return nil, nil, failure(api.FailureChallenge, "GET %s: HTTP %d with a Cloudflare challenge: the page refuses non-browser clients", url, resp.StatusCode)
+		return nil, nil, false, failure(api.FailureChallenge, "GET %s: HTTP %d with a Cloudflare challenge: the page refuses non-browser clients", url, resp.StatusCode)
+	}
+	if resp.StatusCode == http.StatusNotModified && (v.ETag != "" || v.LastModified != "") {
+		return nil, resp.Header, true, nil
 	}
 	if resp.StatusCode >= 400 {
-		return nil, nil, &httpError{URL: url, Code: resp.StatusCode}
+		return nil, nil, false, &httpError{URL: url, Code: resp.StatusCode}
 	}
 	// Read one byte past the cap: a body that fills it exactly is fine, one
 	// that goes beyond is rejected instead of being decoded as cut-off data.
-	data, err := io.ReadAll(io.LimitReader(resp.Body, MaxBody+1))
+	data, err = io.ReadAll(io.LimitReader(resp.Body, MaxBody+1))
 	if err != nil {
-		return nil, nil, fmt.Errorf("GET %s: reading body: %w", url, err)
+		return nil, nil, false, fmt.Errorf("GET %s: reading body: %w", url, err)
 	}
 	if len(data) > MaxBody {
-		return nil, nil, failure(api.FailureTooLarge, "GET %s: body larger than %d bytes", url, MaxBody)
+		return nil, nil, false, failure(api.FailureTooLarge, "GET %s: body larger than %d bytes", url, MaxBody)
 	}
-	return data, resp.Header, nil
+	return data, resp.Header, false, nil
 }
 
 // sameHost reports whether the URL target names the host of u.

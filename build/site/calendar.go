@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -72,6 +73,74 @@ func (m *model) calendar(name string, windows []maintenanceWindow) []byte {
 	}
 	b.line("END:VCALENDAR")
 	return []byte(b.String())
+}
+
+// FileRetirementsCalendar is the retirement calendar of the watched models
+// (api.RetirementsDoc), beside its JSON (snapshot.FileModelRetirements).
+const FileRetirementsCalendar = snapshot.DirModels + "/retirements.ics"
+
+// retirementsCalendar renders the retirement calendar as a VCALENDAR: one
+// day-long event per date, naming every model retired or to be retired on
+// it. The UID is the date at the site's host; SEQUENCE counts the models
+// of the date already retired, so that a client updates the event as they
+// go; DTSTAMP is the date itself, so an unchanged calendar renders byte for
+// byte the same.
+func (m *model) retirementsCalendar() []byte {
+	var b icsWriter
+	b.line("BEGIN:VCALENDAR")
+	b.line("VERSION:2.0")
+	b.line("PRODID:-//aistatus//model retirements//EN")
+	b.line("CALSCALE:GREGORIAN")
+	b.line("METHOD:PUBLISH")
+	b.prop("X-WR-CALNAME", "aistatus: model retirements")
+	byDate := map[string][]api.ModelRetirement{}
+	var dates []string
+	for _, r := range m.docs.Retirements.Retirements {
+		if _, seen := byDate[r.Date]; !seen {
+			dates = append(dates, r.Date)
+		}
+		byDate[r.Date] = append(byDate[r.Date], r)
+	}
+	for _, date := range dates {
+		day, err := time.Parse(time.DateOnly, date)
+		if err != nil {
+			continue // not a date: the calendar has nothing to place
+		}
+		models := byDate[date]
+		retired, names, lines := 0, make([]string, 0, len(models)), make([]string, 0, len(models))
+		for _, r := range models {
+			if r.State == api.RetirementRetired {
+				retired++
+			}
+			names = append(names, r.Name)
+			where := ""
+			if r.Service != "" {
+				where = " at " + m.serviceName(r.Service)
+			}
+			lines = append(lines, r.Name+" ("+r.ID+")"+where+": "+r.State+". "+r.Reason+".")
+		}
+		b.line("BEGIN:VEVENT")
+		b.line("UID:retirements-" + day.Format("20060102") + "@" + m.host())
+		b.line("DTSTAMP:" + icsTime(day))
+		b.line("SEQUENCE:" + strconv.Itoa(retired))
+		b.line("DTSTART:" + icsTime(day))
+		b.line("DTEND:" + icsTime(day.AddDate(0, 0, 1)))
+		b.prop("SUMMARY", "Retiring: "+strings.Join(names, ", "))
+		b.prop("DESCRIPTION", strings.Join(lines, "\n"))
+		b.line("TRANSP:TRANSPARENT")
+		b.line("URL:" + m.base + snapshot.PathModelRetirements) // a URI, not escaped
+		b.line("END:VEVENT")
+	}
+	b.line("END:VCALENDAR")
+	return []byte(b.String())
+}
+
+// host is the site's host, for calendar UIDs.
+func (m *model) host() string {
+	if u, err := url.Parse(m.base); err == nil && u.Host != "" {
+		return u.Host
+	}
+	return "aistatus"
 }
 
 func icsTime(t time.Time) string { return t.UTC().Format("20060102T150405Z") }

@@ -105,6 +105,14 @@ func buildFixture() (snapshot.Documents, *history.History, error) {
 		Status:    api.StatusDoc{Status: "ok", Timestamp: now, Source: "aistatus test", License: api.License},
 		Incidents: api.IncidentList{Incidents: incidents, Timestamp: now, License: api.License},
 		Models:    fixtureModels(now),
+		Retirements: api.RetirementsDoc{Timestamp: now, License: api.License, Retirements: []api.ModelRetirement{
+			{ID: "google/gemini-2.0-flash-001", Name: "Gemini 2.0 Flash", Service: "google-gemini", Date: "2026-06-01", State: api.RetirementRetired,
+				Source: "openrouter-models", Reason: "OpenRouter's model list announces that it may remove the model after this date"},
+			{ID: "google/gemini-2.0-flash-lite-001", Name: "Gemini 2.0 Flash Lite", Service: "google-gemini", Date: "2026-06-01", State: api.RetirementRetired,
+				Source: "openrouter-models", Reason: "OpenRouter's model list announces that it may remove the model after this date"},
+			{ID: "anthropic/claude-opus-4.1", Name: "Claude Opus 4.1", Service: "anthropic", Date: "2026-12-15", State: api.RetirementAnnounced,
+				Source: "openrouter-models", Reason: "OpenRouter's model list announces that it may remove the model after this date"},
+		}},
 	}
 	for i, svc := range cat.Services {
 		latency := 80 + float64(i)*7.25

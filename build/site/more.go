@@ -32,5 +32,6 @@ func (m *model) renderMore(files map[string][]byte) error {
 	slices.SortStableFunc(all, func(a, b maintenanceWindow) int { return a.Start.Compare(b.Start) })
 	files[FileCalendar] = m.calendar("aistatus: maintenance of AI services", all)
 	files[FileMetrics] = m.metrics()
+	files[FileRetirementsCalendar] = m.retirementsCalendar()
 	return nil
 }

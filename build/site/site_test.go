@@ -42,7 +42,7 @@ var goldenFiles = []string{
 	"incidents.atom", "services/anthropic.atom", "services/openai.atom",
 	"badges/openai.svg", "badges/openai-uptime.svg", "badges/openai.json", "badges/openai-uptime.json",
 	"badges/azure-openai-uptime.svg", "llms.txt", ".well-known/api-catalog",
-	"incidents.feed.json", "services/anthropic.feed.json", "maintenance.ics", "services/mistral.ics", "metrics.txt",
+	"incidents.feed.json", "services/anthropic.feed.json", "maintenance.ics", "services/mistral.ics", "models/retirements.ics", "metrics.txt",
 	"p/anthropic/api/v2/summary.json", "p/anthropic/api/v2/incidents.json", "p/azure-openai/api/v2/summary.json",
 	"p/mistral/api/v2/summary.json", "p/groq/api/v2/scheduled-maintenances.json",
 }
@@ -65,7 +65,7 @@ func TestGolden(t *testing.T) {
 func TestRenderWritesEveryFile(t *testing.T) {
 	t.Parallel()
 	docs, files := render(t)
-	want := []string{FileIndex, FileLLMs, FileFeed, FileAPICatalog, FileJSONFeed, FileCalendar, FileMetrics}
+	want := []string{FileIndex, FileLLMs, FileFeed, FileAPICatalog, FileJSONFeed, FileCalendar, FileRetirementsCalendar, FileMetrics}
 	for _, svc := range docs.Services {
 		want = append(want, ServicePage(svc.Slug), ServiceFeed(svc.Slug),
 			BadgeFile(svc.Slug, "", "svg"), BadgeFile(svc.Slug, "", "json"),

@@ -73,7 +73,8 @@ func pythonWith(t *testing.T, module, debianPackage string) string {
 
 // TestCalendarsParse: icalendar reads every calendar, and understands each
 // event as meant: a stable UID, SEQUENCE 1 for an ended window and 0 for
-// an ongoing one, UTC times, no end while it goes on.
+// an ongoing one, UTC times, no end while it goes on; on the retirement
+// calendar, one day-long event per date.
 func TestCalendarsParse(t *testing.T) {
 	t.Parallel()
 	py := pythonWith(t, "icalendar", "python3-icalendar")
@@ -84,9 +85,12 @@ func TestCalendarsParse(t *testing.T) {
 			"maintenance-mistral-20261101T110000Z@aistatus.example|0|2026-11-01T11:00:00+00:00|-|Mistral AI under maintenance\n",
 		ServiceCalendar("mistral"): "maintenance-mistral-20261101T110000Z@aistatus.example|0|2026-11-01T11:00:00+00:00|-|Mistral AI under maintenance\n",
 		ServiceCalendar("openai"):  "",
+		// One event per date, its SEQUENCE the models of the date retired.
+		FileRetirementsCalendar: "retirements-20260601@aistatus.example|2|2026-06-01T00:00:00+00:00|2026-06-02T00:00:00+00:00|Retiring: Gemini 2.0 Flash, Gemini 2.0 Flash Lite\n" +
+			"retirements-20261215@aistatus.example|0|2026-12-15T00:00:00+00:00|2026-12-16T00:00:00+00:00|Retiring: Claude Opus 4.1\n",
 	}
 	// One run of the parser for every file: "# name" and then its events.
-	names := []string{FileCalendar}
+	names := []string{FileCalendar, FileRetirementsCalendar}
 	for _, svc := range docs.Services {
 		names = append(names, ServiceCalendar(svc.Slug))
 	}

@@ -346,7 +346,7 @@ type examples struct {
 // the slug is google-gemini).
 func examplesFrom(cat catalog.Catalog) examples {
 	var ex examples
-	for _, md := range cat.Models.Watched[:min(2, len(cat.Models.Watched))] {
+	for _, md := range cat.Models.Pinned[:min(2, len(cat.Models.Pinned))] {
 		_, name, _ := strings.Cut(md.ID, "/")
 		ex.models = append(ex.models, name)
 	}

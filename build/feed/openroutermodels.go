@@ -1,0 +1,123 @@
+package feed
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/aistatus/aistatus/api"
+)
+
+// ListedModel is one entry of a gateway's list of the models it serves.
+type ListedModel struct {
+	// ID is the gateway's id of the model ("anthropic/claude-sonnet-4.5").
+	ID string
+	// CanonicalSlug is the gateway's dated id of the same model
+	// ("anthropic/claude-4.5-sonnet-20250929").
+	CanonicalSlug string
+	Name          string
+	// Created is when the gateway added the model.
+	Created time.Time
+	// Expires is the date after which the gateway may remove the model
+	// ("2026-06-01"); "" when none is announced.
+	Expires string
+	// Details is the path of the model's endpoints document, as listed.
+	Details string
+}
+
+// ModelList is a read of a gateway's model list.
+type ModelList struct {
+	Models []ListedModel
+	// Validators identify the version read, for the next read's
+	// conditional request.
+	Validators Validators
+	// Unchanged is a 304: the list is the one read before, and Models is
+	// empty.
+	Unchanged bool
+}
+
+// MaxListedModels bounds the entries of a model list. OpenRouter listed 356
+// models in May 2026 and its list grows by a few dozen a quarter; a list of
+// more is broken or hostile (a 5 MiB body of bare entries holds some 50 000)
+// and fails as a document of the wrong shape, not cut: which models
+// survived a cut would be the document's choice.
+const MaxListedModels = 2000
+
+// ReadOpenRouterModels reads OpenRouter's public model list (GET
+// /api/v1/models, no key). Given the validators of the previous read it asks
+// conditionally, and a 304 is a read of the same list (Unchanged).
+func ReadOpenRouterModels(ctx context.Context, client *http.Client, url string, v Validators) (ModelList, error) {
+	data, header, unchanged, err := fetchIfChanged(ctx, client, url, "application/json", v)
+	if err != nil {
+		return ModelList{}, err
+	}
+	if unchanged {
+		return ModelList{Validators: v, Unchanged: true}, nil
+	}
+	models, err := ParseOpenRouterModels(data)
+	if err != nil {
+		return ModelList{}, notDocument(url, data, header, err)
+	}
+	return ModelList{Models: models, Validators: Validators{
+		ETag:         api.CleanText(header.Get("ETag"), MaxGatewayName),
+		LastModified: api.CleanText(header.Get("Last-Modified"), MaxGatewayName),
+	}}, nil
+}
+
+// ParseOpenRouterModels reads a model list (fields per OpenRouter's API
+// description, type Model: id, canonical_slug, name, created in Unix
+// seconds, expiration_date YYYY-MM-DD or null, links.details). The document
+// proves itself by its data list of entries with an id and a creation time;
+// an empty list proves nothing (FailureEmpty), one of more than
+// MaxListedModels is refused (FailureSchema). An entry without an id or a
+// creation time, or with an expiration that is not a date, is skipped: the
+// others stand.
+func ParseOpenRouterModels(data []byte) ([]ListedModel, error) {
+	var doc struct {
+		// Raw, so that the count is checked before any entry is decoded.
+		Data *[]json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("decoding JSON: %w", err)
+	}
+	switch {
+	case doc.Data == nil:
+		return nil, failure(api.FailureSchema, "no data list: not a model list")
+	case len(*doc.Data) == 0:
+		return nil, failure(api.FailureEmpty, "data is empty: the list is cut, or lists nothing")
+	case len(*doc.Data) > MaxListedModels:
+		return nil, failure(api.FailureSchema, "data lists %d models, more than the %d a model list may hold", len(*doc.Data), MaxListedModels)
+	}
+	var out []ListedModel
+	for _, item := range *doc.Data {
+		var entry struct {
+			ID            string  `json:"id"`
+			CanonicalSlug string  `json:"canonical_slug"`
+			Name          string  `json:"name"`
+			Created       *int64  `json:"created"`
+			Expiration    *string `json:"expiration_date"`
+			Links         struct {
+				Details string `json:"details"`
+			} `json:"links"`
+		}
+		if json.Unmarshal(item, &entry) != nil || entry.ID == "" || entry.Created == nil || *entry.Created <= 0 {
+			continue
+		}
+		m := ListedModel{ID: api.CleanText(entry.ID, MaxGatewayName), CanonicalSlug: api.CleanText(entry.CanonicalSlug, MaxGatewayName),
+			Name: api.CleanText(entry.Name, MaxGatewayName), Created: time.Unix(*entry.Created, 0).UTC(),
+			Details: api.CleanText(entry.Links.Details, 2*MaxGatewayName)}
+		if entry.Expiration != nil {
+			if _, err := time.Parse(time.DateOnly, *entry.Expiration); err != nil {
+				continue // not the documented date: what it announces is unknown
+			}
+			m.Expires = *entry.Expiration
+		}
+		out = append(out, m)
+	}
+	if len(out) == 0 {
+		return nil, failure(api.FailureSchema, "no entry of data has an id and a creation time: not a model list")
+	}
+	return out, nil
+}

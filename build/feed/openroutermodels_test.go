@@ -1,0 +1,170 @@
+package feed
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/api"
+)
+
+// realModelList is the captured list, trimmed to whole entries.
+const realModelList = "real/openrouter-models-20260522.json"
+
+func TestOpenRouterModels(t *testing.T) {
+	t.Parallel()
+	realDoc := fixture(t, realModelList)
+	// tooMany repeats a real entry past the cap.
+	var doc struct {
+		Data []json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(realDoc, &doc); err != nil {
+		t.Fatal(err)
+	}
+	tooMany := `{"data":[` + strings.TrimSuffix(strings.Repeat(string(doc.Data[0])+",", MaxListedModels+1), ",") + `]}`
+	for _, tc := range []struct {
+		name  string
+		body  string
+		count int
+		check map[string]ListedModel // by id: what must be read of it
+		fail  api.FailureKind
+	}{
+		{name: "real: the captured list", body: string(realDoc), count: 61, check: map[string]ListedModel{
+			"google/gemini-2.0-flash-001": {CanonicalSlug: "google/gemini-2.0-flash-001", Name: "Google: Gemini 2.0 Flash",
+				Created: time.Unix(1738769413, 0).UTC(), Expires: "2026-06-01",
+				Details: "/api/v1/models/google/gemini-2.0-flash-001/endpoints"},
+			"x-ai/grok-4.3": {CanonicalSlug: "x-ai/grok-4.3-20260430", Name: "xAI: Grok 4.3", Created: time.Unix(1777591821, 0).UTC(),
+				Details: "/api/v1/models/x-ai/grok-4.3-20260430/endpoints"},
+		}},
+		{name: "an entry without an id or a creation time is skipped", count: 1,
+			body: `{"data":[{"id":"a/b","created":1},{"id":"","created":2},{"id":"c/d"},{"id":"e/f","created":0}]}`},
+		{name: "an expiration that is no date skips its entry", count: 1,
+			body: `{"data":[{"id":"a/b","created":1,"expiration_date":"soon"},{"id":"c/d","created":1,"expiration_date":null}]}`},
+		{name: "no entry proves itself", body: `{"data":[{"name":"x"}]}`, fail: api.FailureSchema},
+		{name: "empty", body: `{"data":[]}`, fail: api.FailureEmpty},
+		{name: "no data", body: `{"error":{"code":500}}`, fail: api.FailureSchema},
+		{name: "data is not a list", body: `{"data":{"id":"a/b"}}`, fail: api.FailureSchema},
+		{name: "null", body: `null`, fail: api.FailureSchema},
+		{name: "over the cap", body: tooMany, fail: api.FailureSchema},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv, _ := serve(t, jsonAccept, map[string]reply{"/models": {body: []byte(tc.body), ctype: "application/json"}})
+			list, err := ReadOpenRouterModels(context.Background(), &http.Client{}, srv.URL+"/models", Validators{})
+			if tc.fail != "" {
+				if err == nil || Kind(err) != tc.fail {
+					t.Fatalf("err = %v (kind %q), want a %q failure", err, Kind(err), tc.fail)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(list.Models) != tc.count {
+				t.Fatalf("%d models, want %d", len(list.Models), tc.count)
+			}
+			for _, m := range list.Models {
+				if want, ok := tc.check[m.ID]; ok {
+					want.ID = m.ID
+					if m != want {
+						t.Errorf("%s = %+v, want %+v", m.ID, m, want)
+					}
+					delete(tc.check, m.ID)
+				}
+			}
+			if len(tc.check) > 0 {
+				t.Errorf("not read: %v", tc.check)
+			}
+		})
+	}
+}
+
+func TestOpenRouterModelsErrors(t *testing.T) {
+	t.Parallel()
+	for _, tc := range jsonDocErrors(t, realModelList) {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv, _ := serve(t, jsonAccept, map[string]reply{"/models": tc.rep})
+			_, err := ReadOpenRouterModels(context.Background(), &http.Client{}, srv.URL+"/models", Validators{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("err = %v, want one mentioning %q", err, tc.want)
+			}
+		})
+	}
+}
+
+// TestOpenRouterModelsConditional: the validators of a read are sent with
+// the next, and a 304 is the same list, unchanged; a server that ignores
+// them sends the list again, which is read.
+func TestOpenRouterModelsConditional(t *testing.T) {
+	t.Parallel()
+	body := fixture(t, realModelList)
+	var mu sync.Mutex
+	var asked []string
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		asked = append(asked, r.Header.Get("If-None-Match")+"|"+r.Header.Get("If-Modified-Since"))
+		mu.Unlock()
+		if r.Header.Get("If-None-Match") == `W/"v1"` {
+			w.WriteHeader(http.StatusNotModified)
+			return
+		}
+		w.Header().Set("ETag", `W/"v1"`)
+		w.Header().Set("Last-Modified", "Fri, 22 May 2026 08:00:00 GMT")
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	ctx := context.Background()
+	first, err := ReadOpenRouterModels(ctx, &http.Client{}, srv.URL, Validators{})
+	if err != nil || first.Unchanged || len(first.Models) != 61 {
+		t.Fatalf("first read: %d models, unchanged %v, %v", len(first.Models), first.Unchanged, err)
+	}
+	want := Validators{ETag: `W/"v1"`, LastModified: "Fri, 22 May 2026 08:00:00 GMT"}
+	if first.Validators != want {
+		t.Errorf("validators %+v, want %+v", first.Validators, want)
+	}
+	again, err := ReadOpenRouterModels(ctx, &http.Client{}, srv.URL, first.Validators)
+	if err != nil || !again.Unchanged || len(again.Models) != 0 || again.Validators != want {
+		t.Errorf("second read = %+v, %v: want unchanged, its validators kept", again, err)
+	}
+	other, err := ReadOpenRouterModels(ctx, &http.Client{}, srv.URL, Validators{ETag: `W/"v0"`})
+	if err != nil || other.Unchanged || len(other.Models) != 61 {
+		t.Errorf("with stale validators: unchanged %v, %d models, %v: want the list again", other.Unchanged, len(other.Models), err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if fmt.Sprint(asked) != `[| W/"v1"|Fri, 22 May 2026 08:00:00 GMT W/"v0"|]` {
+		t.Errorf("requests sent %q", asked)
+	}
+}
+
+func FuzzOpenRouterModels(f *testing.F) {
+	f.Add(fixture(f, realModelList))
+	f.Add([]byte(`{"data":[{"id":"a/b","created":1,"expiration_date":"2026-06-01"}]}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		models, err := ParseOpenRouterModels(data)
+		if err != nil {
+			return
+		}
+		if len(models) == 0 || len(models) > MaxListedModels {
+			t.Fatalf("%d models", len(models))
+		}
+		for _, m := range models {
+			if m.ID == "" || m.Created.IsZero() {
+				t.Fatalf("an entry that proves nothing: %+v", m)
+			}
+			if m.Expires != "" {
+				if _, err := time.Parse(time.DateOnly, m.Expires); err != nil {
+					t.Fatalf("expiration %q", m.Expires)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,114 @@
+package build
+
+import (
+	"encoding/json"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// withEntries is the real captured list with entries added after its
+// first (each a copy of it with the members given changed) and ids left
+// out.
+func withEntries(t *testing.T, add []map[string]any, drop ...string) string {
+	t.Helper()
+	var doc struct {
+		Data []map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(realModelList(t)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var out []map[string]any
+	for _, e := range doc.Data {
+		if !slices.Contains(drop, e["id"].(string)) {
+			out = append(out, e)
+		}
+	}
+	for _, changes := range add {
+		e := map[string]any{}
+		for k, v := range doc.Data[0] {
+			e[k] = v
+		}
+		for k, v := range changes {
+			e[k] = v
+		}
+		out = append(out, e)
+	}
+	doc.Data = out
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+// lifecycleChanges are the model.* entries of changes.json: type and id.
+func (h *harness) lifecycleChanges() []string {
+	var list api.ChangeList
+	h.read(snapshot.FileChanges, &list)
+	var out []string
+	for _, c := range list.Changes {
+		if c.Model != nil {
+			out = append(out, string(c.Type)+" "+c.Model.ID+" "+c.Model.Date+" "+c.Service)
+		}
+	}
+	return out
+}
+
+// TestBuildLifecycle follows the calendar and the change log over cycles:
+// the first list read retires the pinned models it lacks and dates the
+// announced ones, without announcing its models as added; a steady list
+// logs nothing more; a model added later is logged, with its announced
+// retirement; a model back in the list leaves the calendar.
+func TestBuildLifecycle(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.world.SetModelList(realModelList(t))
+	h.cycle()
+	first := []string{
+		// Sorted by id: the dates announced (2026-05-30, 2026-06-01) are
+		// past at t0, so those are retired, under their dates.
+		"model.retired google/gemini-2.0-flash-001 2026-06-01 google-gemini",
+		"model.retired google/gemini-2.0-flash-lite-001 2026-06-01 google-gemini",
+		"model.retired mistralai/mistral-7b-instruct-v0.1 2026-05-30 mistral",
+		"model.retired x-ai/grok-3-mini 2026-11-01 xai",
+		"model.retired x-ai/grok-4 2026-11-01 xai",
+		"model.retired x-ai/grok-code-fast-1 2026-11-01 xai",
+	}
+	if got := h.lifecycleChanges(); !slices.Equal(got, first) {
+		t.Errorf("first list read logged\n%q\nwant\n%q", got, first)
+	}
+
+	h.clock.Advance(time.Hour)
+	h.cycle()
+	if got := h.lifecycleChanges(); !slices.Equal(got, first) {
+		t.Errorf("a steady list logged more: %q", got[len(first):])
+	}
+
+	h.world.SetModelList(withEntries(t, []map[string]any{{"id": "anthropic/claude-opus-5", "name": "Anthropic: Claude Opus 5",
+		"created": t0.Add(-24 * time.Hour).Unix(), "expiration_date": "2027-03-01"}}))
+	h.clock.Advance(time.Hour)
+	h.cycle()
+	want := append(slices.Clone(first), "model.retiring anthropic/claude-opus-5 2027-03-01 anthropic", "model.added anthropic/claude-opus-5  anthropic")
+	if got := h.lifecycleChanges(); !slices.Equal(got, want) {
+		t.Errorf("a model added:\n%q\nwant\n%q", got, want)
+	}
+
+	h.world.SetModelList(withEntries(t, []map[string]any{{"id": "x-ai/grok-4", "name": "xAI: Grok 4", "created": 1752087689}}))
+	h.clock.Advance(time.Hour)
+	h.cycle()
+	var calendar api.RetirementsDoc
+	h.read(snapshot.FileModelRetirements, &calendar)
+	var ids []string
+	for _, r := range calendar.Retirements {
+		ids = append(ids, r.ID+" "+r.State)
+	}
+	wantIDs := []string{"mistralai/mistral-7b-instruct-v0.1 retired", "google/gemini-2.0-flash-001 retired",
+		"google/gemini-2.0-flash-lite-001 retired", "anthropic/claude-opus-5 retired", "x-ai/grok-3-mini retired", "x-ai/grok-code-fast-1 retired"}
+	if !slices.Equal(ids, wantIDs) {
+		t.Errorf("calendar %q, want %q: Grok 4 back in the list is off it; Opus 5, gone from the list, retired", ids, wantIDs)
+	}
+}

@@ -1,0 +1,210 @@
+package build
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// realModelList is OpenRouter's model list as captured (build/feed's
+// testdata README gives its provenance).
+func realModelList(t testing.TB) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("feed", "testdata", "real", "openrouter-models-20260522.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
+func TestWatchList(t *testing.T) {
+	t.Parallel()
+	now := t0
+	cat := catalog.Catalog{Models: catalog.ModelCatalog{
+		Gateways: []catalog.Gateway{{ID: catalog.GatewayOpenRouter, Enabled: true}},
+		Makers:   map[string]string{"anthropic": "anthropic", "x-ai": "xai"},
+		Pinned:   []catalog.Model{{ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5", Author: "anthropic", Service: "anthropic"}},
+	}}
+	listed := func(id, name string, age time.Duration) history.ListedModel {
+		return history.ListedModel{ID: id, Name: name, Created: now.Add(-age)}
+	}
+	day := 24 * time.Hour
+	for _, tc := range []struct {
+		name   string
+		models []history.ListedModel
+		max    int // MaxWatched stand-in: 0 keeps it
+		want   []string
+	}{
+		{"no list: only the pinned", nil, 0, []string{"anthropic/claude-sonnet-4.5"}},
+		{"a mapped maker's recent models, newest first, named without the maker", []history.ListedModel{
+			listed("anthropic/claude-opus-4.7", "Anthropic: Claude Opus 4.7", 200*day),
+			listed("x-ai/grok-4.3", "xAI: Grok 4.3", 10*day),
+		}, 0, []string{"anthropic/claude-sonnet-4.5", "x-ai/grok-4.3 Grok 4.3 xai", "anthropic/claude-opus-4.7 Claude Opus 4.7 anthropic"}},
+		{"not: an unmapped maker, an old model, a variant, an alias", []history.ListedModel{
+			listed("qwen/qwen3.6-plus", "Qwen: Qwen3.6 Plus", day),
+			listed("anthropic/claude-3-haiku", "Anthropic: Claude 3 Haiku", 400*day),
+			listed("x-ai/grok-4.3:free", "xAI: Grok 4.3 (free)", day),
+			listed("~anthropic/claude-haiku-latest", "Anthropic: Claude Haiku Latest", day),
+		}, 0, []string{"anthropic/claude-sonnet-4.5"}},
+		{"a pinned model listed is watched once, as pinned", []history.ListedModel{
+			listed("anthropic/claude-sonnet-4.5", "Anthropic: Claude Sonnet 4.5", day),
+		}, 0, []string{"anthropic/claude-sonnet-4.5"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			lists := map[string]*history.ModelList{catalog.GatewayOpenRouter: {Models: tc.models}}
+			var got []string
+			for i, md := range watchList(cat, lists, now) {
+				if i == 0 {
+					got = append(got, md.ID)
+					continue
+				}
+				got = append(got, md.ID+" "+md.Name+" "+md.Service)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("watched %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestWatchListCapped: past MaxWatched the oldest found models are left
+// out, never a pinned one.
+func TestWatchListCapped(t *testing.T) {
+	t.Parallel()
+	cat := catalog.Catalog{Models: catalog.ModelCatalog{
+		Gateways: []catalog.Gateway{{ID: catalog.GatewayOpenRouter, Enabled: true}},
+		Makers:   map[string]string{"openai": "openai"},
+	}}
+	for i := range 10 {
+		cat.Models.Pinned = append(cat.Models.Pinned, catalog.Model{ID: fmt.Sprintf("meta-llama/pinned-%d", i), Name: "P", Author: "meta-llama"})
+	}
+	var models []history.ListedModel
+	for i := range MaxWatched {
+		models = append(models, history.ListedModel{ID: fmt.Sprintf("openai/m-%03d", i), Created: t0.Add(-time.Duration(i) * time.Hour)})
+	}
+	got := watchList(cat, map[string]*history.ModelList{catalog.GatewayOpenRouter: {Models: models}}, t0)
+	if len(got) != MaxWatched || got[0].ID != "meta-llama/pinned-0" || got[10].ID != "openai/m-000" || got[MaxWatched-1].ID != fmt.Sprintf("openai/m-%03d", MaxWatched-11) {
+		t.Errorf("%d watched, from %s, found from %s to %s: want the %d pinned and the newest found", len(got), got[0].ID, got[10].ID, got[len(got)-1].ID, 10)
+	}
+}
+
+// TestRotation: with more models watched than the budget, each cycle
+// reads at most EndpointReadsPerCycle, the least recently read first, and
+// every model is read within the stated number of cycles.
+func TestRotation(t *testing.T) {
+	t.Parallel()
+	var watched []catalog.Model
+	for i := range MaxWatched {
+		watched = append(watched, catalog.Model{ID: fmt.Sprintf("openai/m-%03d", i)})
+	}
+	mh := &history.ModelHistory{ReadAt: map[string]time.Time{}}
+	cycles := (MaxWatched + EndpointReadsPerCycle - 1) / EndpointReadsPerCycle
+	for c := range cycles {
+		due := dueForRead(watched, mh)
+		if len(due) != EndpointReadsPerCycle {
+			t.Fatalf("cycle %d reads %d, want the budget %d", c, len(due), EndpointReadsPerCycle)
+		}
+		for _, md := range due {
+			if _, read := mh.ReadAt[md.ID]; read {
+				t.Fatalf("cycle %d reads %s again before every model was read", c, md.ID)
+			}
+			mh.ReadAt[md.ID] = t0.Add(time.Duration(c) * 5 * time.Minute)
+		}
+	}
+	if len(mh.ReadAt) != MaxWatched {
+		t.Errorf("%d of %d read in %d cycles", len(mh.ReadAt), MaxWatched, cycles)
+	}
+	if due := dueForRead(watched, mh); due[0].ID != "openai/m-000" {
+		t.Errorf("then %s first, want the one read longest ago", due[0].ID)
+	}
+}
+
+// TestBuildWatchesByRule runs cycles against the loopback gateway serving
+// the real captured list: its new models of mapped makers are watched
+// with when they were first seen, the list is asked for at most once an
+// hour and conditionally, and a list that fails leaves the last good one
+// standing, its source failing.
+func TestBuildWatchesByRule(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.world.SetModelList(realModelList(t))
+	h.cycle()
+
+	var list api.ModelsDoc
+	h.read(snapshot.FileModels, &list)
+	byID := map[string]api.ModelDoc{}
+	for _, m := range list.Models {
+		byID[m.ID] = m
+	}
+	opus := byID["anthropic/claude-opus-4.7"]
+	if opus.Name != "Claude Opus 4.7" || opus.Service != "anthropic" || opus.FirstSeen == nil || !opus.FirstSeen.Equal(t0) {
+		t.Errorf("a model found in the list: %+v, want it watched at Anthropic, first seen now", opus)
+	}
+	for _, id := range []string{"qwen/qwen3.6-max-preview", "x-ai/grok-4.3:free", "meta-llama/llama-3.3-70b-instruct"} {
+		if _, watched := byID[id]; watched != (id == "meta-llama/llama-3.3-70b-instruct") {
+			t.Errorf("%s watched %v: only pinned models of unmapped makers are", id, watched)
+		}
+	}
+	if len(list.Models) <= EndpointReadsPerCycle || len(list.Models) > MaxWatched {
+		t.Fatalf("%d watched: the test wants more than one cycle's reads", len(list.Models))
+	}
+	gw, listSrc := list.Sources[0], list.Sources[1]
+	if gw.Reads != EndpointReadsPerCycle {
+		t.Errorf("gateway read %d documents, want the budget %d", gw.Reads, EndpointReadsPerCycle)
+	}
+	if listSrc.Kind != api.ModelSourceList || listSrc.State != api.FeedOK || listSrc.Reads != 1 || h.world.ModelListRequests() != 1 {
+		t.Errorf("list source %+v after %d requests", listSrc, h.world.ModelListRequests())
+	}
+
+	// Within the hour: not asked again; the rest of the models are read.
+	h.clock.Advance(4 * time.Minute)
+	h.cycle()
+	var hist history.History
+	h.read(snapshot.FileHistory, &hist)
+	if len(hist.Models.ReadAt) != len(list.Models) || h.world.ModelListRequests() != 1 {
+		t.Errorf("after two cycles %d of %d models read, the list asked for %d times", len(hist.Models.ReadAt), len(list.Models), h.world.ModelListRequests())
+	}
+
+	// An hour on: asked with its validators, unchanged; the list stands.
+	h.clock.Advance(time.Hour)
+	h.cycle()
+	h.read(snapshot.FileModels, &list)
+	if h.world.ModelListRequests() != 2 || list.Sources[1].State != api.FeedOK || !slices.ContainsFunc(list.Models, func(m api.ModelDoc) bool { return m.ID == opus.ID }) {
+		t.Errorf("after a 304: %d requests, source %+v", h.world.ModelListRequests(), list.Sources[1])
+	}
+
+	// The list breaks: the last good one stands, the source fails.
+	h.world.SetModelList("")
+	h.clock.Advance(time.Hour)
+	h.cycle()
+	h.read(snapshot.FileModels, &list)
+	src := list.Sources[1]
+	if src.State != api.FeedError || src.Failure != api.FailureHTTP || src.ConsecutiveFailures != 1 ||
+		!slices.ContainsFunc(list.Models, func(m api.ModelDoc) bool { return m.ID == opus.ID && m.FirstSeen.Equal(t0) }) {
+		t.Errorf("a failing list: source %+v, %d models", src, len(list.Models))
+	}
+}
+
+// TestBuildWithoutModelList: with no list to read (no network), the build
+// still works, the pinned models are watched and the list is failing.
+func TestBuildWithoutModelList(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.cycle()
+	var list api.ModelsDoc
+	h.read(snapshot.FileModels, &list)
+	if len(list.Models) != len(h.world.Catalog.Models.Pinned) {
+		t.Errorf("%d watched, want the %d pinned", len(list.Models), len(h.world.Catalog.Models.Pinned))
+	}
+	if src := list.Sources[1]; src.Kind != api.ModelSourceList || src.State != api.FeedError || src.Failure != api.FailureHTTP {
+		t.Errorf("list source %+v, want failing", src)
+	}
+}

@@ -1,0 +1,142 @@
+package check
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
+)
+
+// A check can be about a model the catalog does not pin: one found in a
+// gateway's list and watched by rule, or one on the retirement calendar.
+// A retired model's check is the caller's to fix, never an outage: the
+// request names a model that is gone (or, with a 404 or a model-not-found
+// code, that is announced to go), and the answer names newer models of
+// the same maker that are up.
+
+// LifecycleView is what the engine reads of a snapshot's model lifecycle.
+// A View that is not one knows only the catalog's pinned models, and no
+// retirement.
+type LifecycleView interface {
+	// WatchedModels are models.json's models, in its order.
+	WatchedModels() []api.ModelDoc
+	// Retirement is the model's entry of the retirement calendar; false
+	// when it has none.
+	Retirement(id string) (api.ModelRetirement, bool)
+	// Retirements are the retirement calendar.
+	Retirements() []api.ModelRetirement
+}
+
+// maxNewerModels bounds the newer models a retired model's answer names.
+const maxNewerModels = 3
+
+// matchModel returns the model q names: a pinned model (by id, model part,
+// name or alias), else a watched or retired model of the view (by id,
+// model part or name).
+func (e *Engine) matchModel(view View, q string) (catalog.Model, bool) {
+	key := nameKey(q)
+	if md, ok := e.models[key]; ok {
+		return md, true
+	}
+	lv, ok := view.(LifecycleView)
+	if !ok || key == "" {
+		return catalog.Model{}, false
+	}
+	for _, d := range lv.WatchedModels() {
+		if namesModel(key, d.ID, d.Name) {
+			return catalog.Model{ID: d.ID, Name: d.Name, Author: d.Author, Service: d.Service}, true
+		}
+	}
+	for _, r := range lv.Retirements() {
+		if namesModel(key, r.ID, r.Name) {
+			author, _, _ := strings.Cut(r.ID, "/")
+			return catalog.Model{ID: r.ID, Name: r.Name, Author: author, Service: r.Service}, true
+		}
+	}
+	return catalog.Model{}, false
+}
+
+// namesModel reports whether key (a nameKey) names the model of that id
+// and name.
+func namesModel(key, id, name string) bool {
+	_, rest, _ := strings.Cut(id, "/")
+	return key == nameKey(id) || key == nameKey(rest) || key == nameKey(name)
+}
+
+// applyRetirement turns a check of a retired model, or of one announced to
+// retire when the caller got a 404 or a model-not-found code, into advice
+// to fix the client, naming newer models of the maker that are up. For an
+// announced model without such an error the verdict stands, and its detail
+// says the date.
+func applyRetirement(view View, req Request, class errorClass, md catalog.Model, doc *api.CheckDoc) {
+	lv, ok := view.(LifecycleView)
+	if !ok {
+		return
+	}
+	r, ok := lv.Retirement(md.ID)
+	if !ok {
+		return
+	}
+	if doc.Model != nil {
+		doc.Model.Retirement = &r
+	}
+	v := &doc.Verdict
+	notFound := req.Error == "404" || class == errModel || strings.EqualFold(req.Code, "model_not_found")
+	newer := newerModelsUp(lv, md)
+	switch {
+	case r.State == api.RetirementRetired:
+		v.Headline = fmt.Sprintf("%s is retired (%s)", md.Name, r.Date)
+	case notFound:
+		v.Headline = fmt.Sprintf("%s is to be retired on %s", md.Name, r.Date)
+	default:
+		v.Detail = joinSentences(v.Detail, fmt.Sprintf("%s is to be retired on %s (%s).", md.Name, r.Date, r.Reason))
+		return
+	}
+	v.Action, v.Blame, v.Confidence, v.RetryAfterSeconds = api.ActionFixClient, api.BlameClient, api.ConfidenceHigh, nil
+	v.Reason = fmt.Sprintf("%s: %s (%s). Requests naming it fail whatever the service's status: change the model.", md.Name, r.Reason, r.Date)
+	if len(newer) > 0 {
+		v.Reason += " Newer models of the same maker that are up: " + strings.Join(newer, ", ") + "."
+	}
+}
+
+// newerModelsUp names the watched models of md's maker, added to the list
+// after md (or any, when its date is unknown), up by their sources and not
+// retired, newest first.
+func newerModelsUp(lv LifecycleView, md catalog.Model) []string {
+	docs := lv.WatchedModels()
+	var since *api.ModelDoc
+	if i := slices.IndexFunc(docs, func(d api.ModelDoc) bool { return d.ID == md.ID }); i >= 0 {
+		since = &docs[i]
+	}
+	var up []api.ModelDoc
+	for _, d := range docs {
+		if d.Author != md.Author || d.ID == md.ID || (d.Status != api.Operational && d.Status != api.Degraded) {
+			continue
+		}
+		if r, ok := lv.Retirement(d.ID); ok && r.State == api.RetirementRetired {
+			continue
+		}
+		if since != nil && since.Created != nil && (d.Created == nil || !d.Created.After(*since.Created)) {
+			continue
+		}
+		up = append(up, d)
+	}
+	slices.SortStableFunc(up, func(a, b api.ModelDoc) int {
+		switch {
+		case a.Created == nil && b.Created == nil:
+			return 0
+		case a.Created == nil:
+			return 1
+		case b.Created == nil:
+			return -1
+		}
+		return b.Created.Compare(*a.Created)
+	})
+	names := make([]string, 0, maxNewerModels)
+	for _, d := range up[:min(len(up), maxNewerModels)] {
+		names = append(names, d.Name+" ("+d.ID+")")
+	}
+	return names
+}

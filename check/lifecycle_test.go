@@ -1,0 +1,103 @@
+package check
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/api"
+)
+
+// lifecycleView is the test view with models found in a gateway's list and
+// a retirement calendar.
+type lifecycleView struct {
+	modelView
+	watched     []api.ModelDoc
+	retirements []api.ModelRetirement
+}
+
+func (v lifecycleView) WatchedModels() []api.ModelDoc { return v.watched }
+func (v lifecycleView) Retirements() []api.ModelRetirement {
+	return v.retirements
+}
+func (v lifecycleView) Retirement(id string) (api.ModelRetirement, bool) {
+	i := slices.IndexFunc(v.retirements, func(r api.ModelRetirement) bool { return r.ID == id })
+	if i < 0 {
+		return api.ModelRetirement{}, false
+	}
+	return v.retirements[i], true
+}
+
+// withLifecycle: Claude Opus 4.7 found in the list and up, Claude Opus 4.8
+// found and up, Claude Opus 4.5 found and down; Claude 3 Opus (not
+// watched) retired; Claude Opus 4.1 announced for 2026-12-15.
+func withLifecycle(v *fakeView) lifecycleView {
+	at := func(d int) *time.Time { t := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, d); return &t }
+	doc := func(id, name string, created *time.Time, up *float64) api.ModelDoc {
+		return api.ModelDoc{ID: id, Name: name, Author: "anthropic", Service: "anthropic", Created: created,
+			Status:    api.Unknown,
+			Providers: []api.ModelProvider{gatewayEntry("anthropic", "Anthropic", up)}}
+	}
+	watched := []api.ModelDoc{
+		doc("anthropic/claude-opus-4.1", "Claude Opus 4.1", at(-200), pct(100)),
+		doc("anthropic/claude-opus-4.5", "Claude Opus 4.5", at(10), pct(10)),
+		doc("anthropic/claude-opus-4.7", "Claude Opus 4.7", at(100), pct(100)),
+		doc("anthropic/claude-opus-4.8", "Claude Opus 4.8", at(150), pct(99)),
+	}
+	models := map[string]api.ModelDoc{}
+	for i := range watched {
+		watched[i].Status = watched[i].Providers[0].Status
+		models[watched[i].ID] = watched[i]
+	}
+	return lifecycleView{modelView: modelView{fakeView: v, models: models}, watched: watched, retirements: []api.ModelRetirement{
+		{ID: "anthropic/claude-3-opus", Name: "Claude 3 Opus", Service: "anthropic", Date: "2026-01-05", State: api.RetirementRetired,
+			Source: "openrouter-models", Reason: "OpenRouter's model list no longer carries the model (noticed on this date)"},
+		{ID: "anthropic/claude-opus-4.1", Name: "Claude Opus 4.1", Service: "anthropic", Date: "2026-12-15", State: api.RetirementAnnounced,
+			Source: "openrouter-models", Reason: "OpenRouter's model list announces that it may remove the model after this date"},
+	}}
+}
+
+func TestCheckModelLifecycle(t *testing.T) {
+	t.Parallel()
+	e, v, _ := newTestEngine(t)
+	view := withLifecycle(v)
+	for _, tc := range []struct {
+		req    Request
+		action string
+		says   string // in the headline, reason or detail
+	}{
+		// Found in the list: answered at the maker's service.
+		{Request{Query: "claude-opus-4.7"}, api.ActionProceed, "Claude Opus 4.7 at Anthropic"},
+		{Request{Query: "Claude Opus 4.8", Error: "529"}, "", "Claude Opus 4.8 at Anthropic"},
+		// Retired, not watched, named by its name: fix the client, the newer
+		// models up named newest first, the one down left out.
+		{Request{Query: "Claude 3 Opus"}, api.ActionFixClient, "Newer models of the same maker that are up: Claude Opus 4.8 (anthropic/claude-opus-4.8), Claude Opus 4.7 (anthropic/claude-opus-4.7), Claude Opus 4.1 (anthropic/claude-opus-4.1)."},
+		{Request{Query: "anthropic", Model: "claude-3-opus", Error: "500"}, api.ActionFixClient, "Claude 3 Opus is retired (2026-01-05)"},
+		// Announced: only a 404 or a model-not-found code makes it the
+		// caller's; the newer ones are those added after it.
+		{Request{Query: "claude-opus-4.1", Error: "404"}, api.ActionFixClient, "up: Claude Opus 4.8 (anthropic/claude-opus-4.8), Claude Opus 4.7 (anthropic/claude-opus-4.7)."},
+		{Request{Query: "claude-opus-4.1", Code: "model_not_found"}, api.ActionFixClient, "to be retired on 2026-12-15"},
+		{Request{Query: "claude-opus-4.1"}, api.ActionProceed, "Claude Opus 4.1 is to be retired on 2026-12-15"},
+	} {
+		t.Run(tc.req.Query+"+"+tc.req.Model+"+"+tc.req.Error+tc.req.Code, func(t *testing.T) {
+			doc, err := e.Check(view, tc.req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := doc.Verdict
+			if !doc.Tracked || doc.Model == nil || (tc.action != "" && v.Action != tc.action) ||
+				!strings.Contains(v.Headline+" "+v.Reason+" "+v.Detail, tc.says) {
+				t.Errorf("tracked %v, model %+v, %s: %q / %q / %q; want %s saying %q", doc.Tracked, doc.Model, v.Action, v.Headline, v.Reason, v.Detail, tc.action, tc.says)
+			}
+			if v.Action == api.ActionFixClient && (doc.Model.Retirement == nil || v.Blame != api.BlameClient || v.RetryAfterSeconds != nil) {
+				t.Errorf("fix_client without the calendar entry or the caller's blame: %+v", doc)
+			}
+		})
+	}
+	// A view that knows no lifecycle (an older snapshot) knows only the
+	// pinned models.
+	if doc, err := e.Check(withSonnet(v, pct(99), pct(99)), Request{Query: "Claude 3 Opus"}); err != nil || doc.Tracked {
+		t.Errorf("without a lifecycle view: tracked %v, %v", doc.Tracked, err)
+	}
+}

@@ -1,0 +1,177 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/build/buildtest"
+	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/outbound"
+	"github.com/aistatus/aistatus/snapshot"
+	"github.com/rs/zerolog"
+)
+
+// endpointsDoc is OpenRouter's own example endpoints document (the real
+// capture build/feed reads) made the document of id, its one endpoint at
+// each of providers with a 5-minute uptime of 100 %.
+func endpointsDoc(t *testing.T, id string, providers ...string) string {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "build", "feed", "testdata", "real", "openrouter-openapi-example-20260822.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]map[string]any
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	example := doc["data"]["endpoints"].([]any)[0].(map[string]any)
+	var endpoints []any
+	for _, p := range providers {
+		ep := map[string]any{}
+		for k, v := range example {
+			ep[k] = v
+		}
+		ep["provider_name"], ep["tag"], ep["uptime_last_5m"] = p, strings.ToLower(p), 100
+		endpoints = append(endpoints, ep)
+	}
+	doc["data"]["id"], doc["data"]["endpoints"] = id, endpoints
+	out, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(out)
+}
+
+// TestModelLifecycle is the "done when": against a loopback
+// OpenRouter serving its real captured model list, which carries a model
+// the catalog does not list (Claude Opus 4.7), one with an expiration date
+// (Gemini 2.0 Flash, pinned, 2026-06-01) and not one of the catalog's
+// pinned ids (Grok 4): the new model is in /models with its providers and
+// /check answers for it; the other two are on the retirement calendar and
+// in its .ics; /check for the gone one says retired, fix_client.
+func TestModelLifecycle(t *testing.T) {
+	t.Parallel()
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	world := buildtest.NewWorld(t, cat)
+	list, err := os.ReadFile(filepath.Join("..", "build", "feed", "testdata", "real", "openrouter-models-20260522.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	world.SetModelList(string(list))
+	world.SetModel("anthropic/claude-opus-4.7", endpointsDoc(t, "anthropic/claude-opus-4.7", "Anthropic", "Amazon Bedrock"))
+	world.SetModel("x-ai/grok-4.3", endpointsDoc(t, "x-ai/grok-4.3", "xAI"))
+	clock := newTestClock(time.Date(2026, 5, 25, 12, 0, 0, 0, time.UTC))
+	world.Clock = clock.Now
+	dir := filepath.Join(t.TempDir(), "public")
+	opts := build.Options{Out: dir, Site: build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"},
+		Catalog: world.Catalog, Timeout: 5 * time.Second, Now: clock.Now, Log: zerolog.Nop(), Adapters: feed.Adapters(),
+		Client: outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(world.Catalog)})}
+	// Two cycles: the rotation reads every watched model within them.
+	for range 2 {
+		if _, err := build.Build(context.Background(), opts); err != nil {
+			t.Fatal(err)
+		}
+		clock.Set(clock.Now().Add(5 * time.Minute))
+	}
+	srv := New(Options{Dir: dir, Catalog: world.Catalog, Log: zerolog.Nop(), Now: clock.Now})
+	if ok, err := srv.Store().Reload(); !ok || err != nil {
+		t.Fatalf("reload: %v %v", ok, err)
+	}
+	ts := &testServer{Server: srv, dir: dir, clock: clock, cat: world.Catalog}
+	get := func(path string, v any) {
+		t.Helper()
+		resp := ts.do(t, http.MethodGet, path, nil)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("%s: %d", path, resp.StatusCode)
+		}
+		if err := json.Unmarshal(body(t, resp), v); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	const opus, flash, grok = "anthropic/claude-opus-4.7", "google/gemini-2.0-flash-001", "x-ai/grok-4"
+	var models api.ModelsDoc
+	get(snapshot.PathModels, &models)
+	i := slices.IndexFunc(models.Models, func(m api.ModelDoc) bool { return m.ID == opus })
+	if i < 0 {
+		t.Fatalf("%s is not in %s", opus, snapshot.PathModels)
+	}
+	found := models.Models[i]
+	services := map[string]api.Status{}
+	for _, p := range found.Providers {
+		services[p.Service] = p.Status
+	}
+	if found.FirstSeen == nil || found.Service != "anthropic" || services["anthropic"] != api.Operational || services["aws-bedrock"] != api.Operational {
+		t.Errorf("%s = %+v, want it first seen, at Anthropic and Bedrock, operational", opus, found)
+	}
+	var check api.CheckDoc
+	get(snapshot.PathCheck+"?q=claude-opus-4.7", &check)
+	if check.Model == nil || check.Model.ID != opus || check.Service.Slug != "anthropic" || *check.Status != api.Operational {
+		t.Errorf("check of %s: model %+v at %+v", opus, check.Model, check.Service)
+	}
+
+	var calendar api.RetirementsDoc
+	get(snapshot.PathModelRetirements, &calendar)
+	byID := map[string]api.ModelRetirement{}
+	for _, r := range calendar.Retirements {
+		byID[r.ID] = r
+	}
+	if r := byID[flash]; r.State != api.RetirementAnnounced || r.Date != "2026-06-01" || r.Service != "google-gemini" || r.Source != "openrouter-models" {
+		t.Errorf("%s on the calendar: %+v, want announced for 2026-06-01", flash, r)
+	}
+	if r := byID[grok]; r.State != api.RetirementRetired || r.Date != "2026-05-25" || r.Service != "xai" || r.Name != "Grok 4" {
+		t.Errorf("%s on the calendar: %+v, want retired when noticed gone", grok, r)
+	}
+	ics, err := os.ReadFile(filepath.Join(dir, "models", "retirements.ics"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"DTSTART:20260601T000000Z", "Gemini 2.0 Flash (" + flash + ")", "DTSTART:20260525T000000Z", "Grok 4 (" + grok + ")"} {
+		if !strings.Contains(strings.ReplaceAll(string(ics), "\r\n ", ""), want) {
+			t.Errorf("retirements.ics lacks %q:\n%s", want, ics)
+		}
+	}
+
+	for _, q := range []string{"?q=x-ai/grok-4", "?q=grok-4&error=404", "?q=" + flash + "&code=model_not_found"} {
+		get(snapshot.PathCheck+q, &check)
+		v := check.Verdict
+		if v.Action != api.ActionFixClient || v.Blame != api.BlameClient || check.Model == nil || check.Model.Retirement == nil ||
+			v.Level == "down" || !strings.Contains(v.Headline, "retired") {
+			t.Errorf("check%s: %s %s %q (%s), model %+v: want fix_client, the model retired or retiring", q, v.Action, v.Blame, v.Headline, v.Level, check.Model)
+		}
+		if strings.Contains(q, "grok") && !strings.Contains(v.Reason, "Grok 4.3 (x-ai/grok-4.3)") {
+			t.Errorf("check%s: %q, want it to name the newer xAI model that is up", q, v.Reason)
+		}
+	}
+	// Announced, and no error to say the caller hit it: the verdict is the
+	// model's, with the date in its detail.
+	get(snapshot.PathCheck+"?q="+flash, &check)
+	if check.Verdict.Action == api.ActionFixClient || !strings.Contains(check.Verdict.Detail, "2026-06-01") {
+		t.Errorf("check of %s with no error: %s, %q", flash, check.Verdict.Action, check.Verdict.Detail)
+	}
+
+	var changes api.ChangeList
+	get(snapshot.PathChanges, &changes)
+	logged := map[string]string{}
+	for _, c := range changes.Changes {
+		if c.Model != nil {
+			logged[c.Model.ID] = string(c.Type)
+		}
+	}
+	if logged[grok] != string(api.ChangeModelRetired) || logged[flash] != string(api.ChangeModelRetiring) {
+		t.Errorf("change log: %v, want %s retired and %s retiring", logged, grok, flash)
+	}
+}
