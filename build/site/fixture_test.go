@@ -219,17 +219,17 @@ func fixtureModels(now time.Time) api.ModelsDoc {
 		Basis: "OpenRouter's uptime of its own requests", Attribution: "OpenRouter (openrouter.ai): the uptime of OpenRouter's own requests"}
 	return api.ModelsDoc{Timestamp: now, License: api.License, Rules: history.CurrentModelRules(),
 		Models: []api.ModelDoc{
-			{ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5", Author: "anthropic", Status: api.Operational, Providers: []api.ModelProvider{
+			{ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5", Author: "anthropic", Service: "anthropic", Status: api.Operational, Providers: []api.ModelProvider{
 				{Service: "anthropic", Provider: "Anthropic", Status: api.PartialOutage, Uptime: pct(60), Source: gw},
 				{Service: "aws-bedrock", Provider: "Amazon Bedrock", Status: api.Operational, Uptime: pct(99.9), Source: gw},
 				{Service: "google-gemini", Provider: "Google", Region: &region, Status: api.Operational, Uptime: pct(97.25), Source: gw},
 				{Service: "google-gemini", Provider: "Google AI Studio", Status: api.Unknown, Source: gw},
 			}},
-			{ID: "cohere/command-a", Name: "Command A", Author: "cohere", Status: api.Degraded, Providers: []api.ModelProvider{
+			{ID: "cohere/command-a", Name: "Command A", Author: "cohere", Service: "cohere", Status: api.Degraded, Providers: []api.ModelProvider{
 				{Service: "cohere", Provider: "Cohere", Status: api.Degraded, Source: api.ModelSource{ID: "cohere", Kind: api.ModelSourceComponent,
 					Name: "Cohere's status page", Window: "current", Component: "command-a-03-2025"}},
 			}},
-			{ID: "openai/gpt-5", Name: "GPT-5", Author: "openai", Status: api.Unknown, Providers: []api.ModelProvider{}},
+			{ID: "openai/gpt-5", Name: "GPT-5", Author: "openai", Service: "openai", Status: api.Unknown, Providers: []api.ModelProvider{}},
 		},
 		Sources: []api.ModelSourceHealth{{ID: "openrouter", Kind: "gateway", Name: "OpenRouter", Enabled: true, State: api.FeedOK,
 			Attribution: gw.Attribution}},

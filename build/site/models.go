@@ -1,36 +1,80 @@
 package site
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/aistatus/aistatus/api"
 )
 
-// modelRow is one watched model on the status page: its status and, per
+// FileModelsPage is the page of every watched model.
+const FileModelsPage = "models.html"
+
+// modelRow is one watched model on the pages: its status and, per
 // provider, the status with its figure and source.
 type modelRow struct {
+	// Base is the site's address, for the link to the model's document.
+	Base     string
 	ID, Name string
 	State    StatusInfo
 	// Where lists the providers, each "Amazon Bedrock: operational, 99.9 %
 	// (OpenRouter, 5m)".
 	Where []string
+	// TTFT is our measured completions' time to first token over the last
+	// hour, "" when none were measured.
+	TTFT string
+	// Since is when the model was released ("2026-04-16"), or first
+	// watched when its gateway does not say; Retires the retirement date
+	// announced or passed.
+	Since, Retires string
 }
 
 // modelsSection is the status page's short section on models: the models
-// some source reports on, and how many others nobody does.
+// in trouble, how many are watched in all, and how many no source reports
+// on (the models page lists them all).
 type modelsSection struct {
 	Rows []modelRow
-	// Silent counts the watched models no source reports on.
-	Silent int
+	// Watched counts the watched models, Silent those no source reports on.
+	Watched, Silent int
 	// Sources names where the figures come from, with their attributions.
 	Sources []string
 }
 
-func (m *model) models() modelsSection {
-	var sec modelsSection
+// modelGroup is one maker's models on the models page.
+type modelGroup struct {
+	Title string
+	Rows  []modelRow
+}
+
+type modelsPage struct {
+	layout
+	Groups  []modelGroup
+	Sources []string
+	// Retirements lists the models retired or announced to be.
+	Retirements []api.ModelRetirement
+}
+
+// modelRows are every watched model's row, in the documents' order, and
+// whether any source reports on it.
+func (m *model) modelRows() ([]modelRow, []bool) {
+	ttft := map[string]float64{}
+	for _, svc := range m.services {
+		for _, mm := range svc.Measured {
+			if p := mm.Windows.Hour.TTFTMs.P50; p != nil {
+				ttft[mm.Model] = *p
+			}
+		}
+	}
+	retires := map[string]string{}
+	for _, r := range m.docs.Retirements.Retirements {
+		retires[r.ID] = r.Date
+	}
+	var rows []modelRow
+	var reported []bool
 	for _, md := range m.docs.Models.Models {
-		row := modelRow{ID: md.ID, Name: md.Name, State: Status(md.Status)}
+		row := modelRow{Base: m.base, ID: md.ID, Name: md.Name, State: Status(md.Status), Retires: retires[md.ID]}
 		for _, p := range md.Providers {
 			if p.Status == api.Unknown {
 				continue
@@ -45,16 +89,81 @@ func (m *model) models() modelsSection {
 			}
 			row.Where = append(row.Where, fmt.Sprintf("%s: %s (%s)", where, strings.ToLower(StatusLabel(p.Status)), figure))
 		}
-		if len(row.Where) == 0 {
-			sec.Silent++
-			continue
+		if ms, ok := ttft[md.ID]; ok {
+			row.TTFT = fmt.Sprintf("%.0f ms", ms)
 		}
-		sec.Rows = append(sec.Rows, row)
+		if at := cmp.Or(md.Created, md.FirstSeen); at != nil {
+			row.Since = at.UTC().Format("2006-01-02")
+		}
+		rows = append(rows, row)
+		reported = append(reported, len(row.Where) > 0)
 	}
-	for _, src := range m.docs.Models.Sources {
-		if src.Enabled {
-			sec.Sources = append(sec.Sources, src.Attribution)
+	return rows, reported
+}
+
+// models is the index's section: only the models in trouble are listed,
+// with the count of all, which the models page lists.
+func (m *model) models() modelsSection {
+	rows, reported := m.modelRows()
+	sec := modelsSection{Watched: len(rows), Sources: m.modelSources()}
+	for i, row := range rows {
+		switch {
+		case !reported[i]:
+			sec.Silent++
+		case row.State.Issue:
+			sec.Rows = append(sec.Rows, row)
 		}
 	}
 	return sec
+}
+
+func (m *model) modelSources() []string {
+	var out []string
+	for _, src := range m.docs.Models.Sources {
+		if src.Enabled {
+			out = append(out, src.Attribution)
+		}
+	}
+	return out
+}
+
+// modelsOf are the rows of the watched models whose maker is the service.
+func (m *model) modelsOf(slug string) []modelRow {
+	rows, _ := m.modelRows()
+	var out []modelRow
+	for i, md := range m.docs.Models.Models {
+		if md.Service == slug {
+			out = append(out, rows[i])
+		}
+	}
+	return out
+}
+
+// modelsPage lists every watched model, by maker: its service's name, or
+// the maker's id for a maker aistatus does not track.
+func (m *model) modelsPage() modelsPage {
+	p := modelsPage{
+		layout: m.layout("AI models status: aistatus",
+			"Is the model up, and where? Every watched AI model's status per provider, with the gateway's figures and our measured completions.",
+			"./", m.base+"/models"),
+		Sources:     m.modelSources(),
+		Retirements: m.docs.Retirements.Retirements,
+	}
+	rows, _ := m.modelRows()
+	at := map[string]int{}
+	for i, md := range m.docs.Models.Models {
+		title := md.Author
+		if svc := m.bySlug[md.Service]; svc != nil {
+			title = svc.Name
+		}
+		g, ok := at[title]
+		if !ok {
+			g = len(p.Groups)
+			at[title] = g
+			p.Groups = append(p.Groups, modelGroup{Title: title})
+		}
+		p.Groups[g].Rows = append(p.Groups[g].Rows, rows[i])
+	}
+	slices.SortStableFunc(p.Groups, func(a, b modelGroup) int { return strings.Compare(a.Title, b.Title) })
+	return p
 }

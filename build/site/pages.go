@@ -283,6 +283,8 @@ type servicePage struct {
 	Probe         sourceLine
 	Badges        []badgeSnippet
 	API           string
+	// Models are the watched models the service makes.
+	Models []modelRow
 }
 
 // sourceLine says how one source contributed to the status.
@@ -310,6 +312,7 @@ func (m *model) servicePage(svc *service) servicePage {
 		Feed:    feedLine(svc.Sources.Feed),
 		Probe:   probeLine(svc.Sources.Probe),
 		API:     m.base + strings.ReplaceAll(snapshot.PathService, snapshot.SlugParam, svc.Slug),
+		Models:  m.modelsOf(svc.Slug),
 	}
 	for _, inc := range svc.Incidents[:min(len(svc.Incidents), ServiceIncidentsMax)] {
 		p.Incidents = append(p.Incidents, m.incident(inc))

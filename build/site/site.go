@@ -111,6 +111,9 @@ func Render(docs snapshot.Documents, h *history.History) (map[string][]byte, err
 	if files[FileIndex], err = executeHTML("index.html", m.index()); err != nil {
 		return nil, err
 	}
+	if files[FileModelsPage], err = executeHTML("models.html", m.modelsPage()); err != nil {
+		return nil, err
+	}
 	for _, svc := range m.services {
 		if files[ServicePage(svc.Slug)], err = executeHTML("service.html", m.servicePage(svc)); err != nil {
 			return nil, fmt.Errorf("%s: %w", svc.Slug, err)

@@ -65,7 +65,7 @@ func TestGolden(t *testing.T) {
 func TestRenderWritesEveryFile(t *testing.T) {
 	t.Parallel()
 	docs, files := render(t)
-	want := []string{FileIndex, FileLLMs, FileFeed, FileAPICatalog, FileJSONFeed, FileCalendar, FileRetirementsCalendar, FileMetrics}
+	want := []string{FileIndex, FileModelsPage, FileLLMs, FileFeed, FileAPICatalog, FileJSONFeed, FileCalendar, FileRetirementsCalendar, FileMetrics}
 	for _, svc := range docs.Services {
 		want = append(want, ServicePage(svc.Slug), ServiceFeed(svc.Slug),
 			BadgeFile(svc.Slug, "", "svg"), BadgeFile(svc.Slug, "", "json"),
@@ -473,7 +473,7 @@ func TestServicePage(t *testing.T) {
 }
 
 // urlRoute matches the API routes a page may link to.
-var apiRoute = regexp.MustCompile(`^/api/v1/(status|services/[a-z0-9-]+|models|models/[a-z0-9._-]+/[a-z0-9._-]+|incidents|check|openapi\.json|export)$`)
+var apiRoute = regexp.MustCompile(`^/api/v1/(status|services/[a-z0-9-]+|models|models/retirements|models/[a-z0-9._-]+/[a-z0-9._-]+|incidents|check|openapi\.json|export)$`)
 
 // TestInternalLinksResolve follows every link, image and feed reference of
 // every page that stays inside the site: each must be a rendered file, a
@@ -1053,16 +1053,19 @@ func monthText(svc api.ServiceDoc) string {
 	return uptimeFigure{Value: svc.Uptime.D30, Coverage: svc.UptimeCoverage.D30}.Text()
 }
 
-// TestIndexModels: the status page's models section shows a model failing
-// at one provider and fine at another, each figure with its source, and
-// leaves out what nobody reports on.
-func TestIndexModels(t *testing.T) {
+// TestModelPages: the models page shows a model failing at one provider
+// and fine at another, each figure with its source, and the models nobody
+// reports on as such; the index lists only the models in trouble, with the
+// count of all; a service's page lists the models it makes.
+func TestModelPages(t *testing.T) {
 	t.Parallel()
-	_, files := render(t)
-	doc := parseHTML(t, files[FileIndex])
-	rows := findAll(doc, func(n *html.Node) bool { return hasAttr(n, "data-model") })
-	if len(rows) != 2 {
-		t.Fatalf("%d model rows, want the 2 some source reports on", len(rows))
+	docs, files := render(t)
+	modelRows := func(name string) []*html.Node {
+		return findAll(parseHTML(t, files[name]), func(n *html.Node) bool { return hasAttr(n, "data-model") })
+	}
+	rows := modelRows(FileModelsPage)
+	if len(rows) != len(docs.Models.Models) {
+		t.Fatalf("%d model rows on the models page, want every watched model's %d", len(rows), len(docs.Models.Models))
 	}
 	sonnet := text(rows[0])
 	for _, want := range []string{"Claude Sonnet 4.5", "Operational", "Anthropic: partial outage (60.0 %, OpenRouter over 5m)",
@@ -1074,9 +1077,41 @@ func TestIndexModels(t *testing.T) {
 	if strings.Contains(sonnet, "AI Studio") {
 		t.Errorf("sonnet row %q shows an unknown entry", sonnet)
 	}
-	if page := string(files[FileIndex]); !strings.Contains(page, "No source reports on 1 more watched model") ||
-		!strings.Contains(page, "not your key&#39;s") && !strings.Contains(page, "not your key's") {
-		t.Error("the section does not say what is unreported, or whose figures they are")
+	if !strings.Contains(string(files[FileModelsPage]), "no source reports on it") {
+		t.Error("the models page does not say which model no source reports on")
+	}
+
+	var troubled []string
+	for _, md := range docs.Models.Models {
+		if api.Troubled(md.Status) {
+			troubled = append(troubled, md.ID)
+		}
+	}
+	var listed []string
+	for _, r := range modelRows(FileIndex) {
+		listed = append(listed, attr(r, "data-model"))
+	}
+	if !slices.Equal(listed, troubled) {
+		t.Errorf("the index lists models %v, want those in trouble, %v", listed, troubled)
+	}
+	index := string(files[FileIndex])
+	if !strings.Contains(index, fmt.Sprintf("All %d watched models", len(docs.Models.Models))) || !strings.Contains(index, "No source reports on 1 of them") ||
+		!strings.Contains(index, "not your key&#39;s") && !strings.Contains(index, "not your key's") {
+		t.Error("the index's section does not count the models, say what is unreported, or whose figures they are")
+	}
+
+	var anthropic []string
+	for _, r := range modelRows(ServicePage("anthropic")) {
+		anthropic = append(anthropic, attr(r, "data-model"))
+	}
+	var made []string
+	for _, md := range docs.Models.Models {
+		if md.Service == "anthropic" {
+			made = append(made, md.ID)
+		}
+	}
+	if len(made) == 0 || !slices.Equal(anthropic, made) {
+		t.Errorf("Anthropic's page lists models %v, want the ones it makes, %v", anthropic, made)
 	}
 }
 
