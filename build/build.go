@@ -180,7 +180,7 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 	if opts.Notifier != nil {
 		// Queued, never awaited: a slow or failing receiver cannot hold up
 		// or fail the cycle.
-		opts.Notifier.Notify(res.Changes)
+		opts.Notifier.NotifyCycle(res.Changes, bases(states))
 	}
 	for slug, st := range states {
 		res.Statuses[slug] = st.Status
@@ -267,4 +267,14 @@ func probeAPI(ctx context.Context, opts Options, svc catalog.Service) api.ProbeS
 		opts.Log.Debug().Str("service", svc.Slug).Str("error", r.Error).Msg("probe failed")
 	}
 	return r
+}
+
+// bases is each service's basis this cycle, by slug: what a chat
+// notification gives as the evidence of a status change.
+func bases(states map[string]ServiceState) map[string]api.Basis {
+	out := make(map[string]api.Basis, len(states))
+	for slug, st := range states {
+		out[slug] = st.Basis
+	}
+	return out
 }

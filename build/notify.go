@@ -42,12 +42,23 @@ const (
 
 // NotifierOptions configure webhook delivery. Every dependency is passed in.
 type NotifierOptions struct {
-	// URLs receive every change, each as one CloudEvent POST.
+	// URLs receive every change, each of the kind its URL shows
+	// (DetectNotifyKind): a Standard Webhook is posted each change as one
+	// CloudEvent; Slack, Discord, Teams and ntfy each build's changes as
+	// one message.
 	URLs []string
-	// Secret is the Standard Webhooks signing secret, "whsec_<base64>".
+	// Destinations are more receivers, with their kind (or "" to detect
+	// it) and filter: those of a --notify-config file.
+	Destinations []Destination
+	// Secret is the Standard Webhooks signing secret, "whsec_<base64>";
+	// needed only when a receiver is a Standard Webhook.
 	Secret string
-	// BaseURL is the site's address, for the CloudEvents' source.
+	// BaseURL is the site's address, for the CloudEvents' source and the
+	// chat messages' links.
 	BaseURL string
+	// Names are the names chat messages give subjects
+	// (NotifySubjectNames); a subject without one is named by its id.
+	Names map[string]string
 	// Client posts the webhooks; nil means the program's outbound client
 	// (outbound.NewClient) allowing URLs and following no redirect: a
 	// receiver is configuration and may be on an internal address; where it
@@ -86,12 +97,31 @@ type Notifier struct {
 	stopTick func()
 }
 
+// Destination is one receiver of changes.
+type Destination struct {
+	URL string
+	// Kind is its payload format; "" detects it from URL.
+	Kind   NotifyKind
+	Filter NotifyFilter
+}
+
+// DefaultNotifyChatQueue bounds the builds' messages waiting per chat
+// receiver: an hour of builds a minute apart.
+const DefaultNotifyChatQueue = 60
+
 // receiver is one URL's queue, drained by its own worker.
 type receiver struct {
 	url string
-	// name is what logs and errors say of url (redactURL).
-	name  string
-	queue chan api.Change
+	// name is what logs and errors say of url (redactURL); index its place
+	// among the receivers, from 1, which tells apart two on one host.
+	name   string
+	index  int
+	kind   NotifyKind
+	filter NotifyFilter
+	// queue holds a Standard Webhook's changes; cycles a chat receiver's
+	// builds, each told in one message.
+	queue  chan api.Change
+	cycles chan notifyCycle
 	// gone is set, for the life of the process, once the receiver has
 	// answered 410 Gone: it is posted nothing more.
 	gone atomic.Bool
@@ -107,6 +137,13 @@ type receiver struct {
 	rejected     changeCount
 	rejectStatus int
 	rejectErr    error
+}
+
+// notifyCycle is one build's changes for a chat receiver, with each
+// service's basis then, by slug.
+type notifyCycle struct {
+	changes []api.Change
+	basis   map[string]api.Basis
 }
 
 // changeCount counts changes between two reports, with the first and last
@@ -127,19 +164,34 @@ func (cc *changeCount) add(id int64) {
 // NewNotifier validates opts and starts one delivery worker per URL. Its
 // workers stop when ctx ends or Close is called.
 func NewNotifier(ctx context.Context, opts NotifierOptions) (*Notifier, error) {
-	key, err := ParseWebhookSecret(opts.Secret)
-	if err != nil {
-		return nil, err
+	var dests []Destination
+	for _, u := range opts.URLs {
+		dests = append(dests, Destination{URL: u})
 	}
-	for i, u := range opts.URLs {
-		p, err := url.Parse(u)
-		if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-			// Not echoed: a webhook URL often carries its secret in the path.
-			return nil, fmt.Errorf("notify URL #%d (%s) is not an absolute http(s) URL", i+1, redactURL(u))
+	dests = append(dests, opts.Destinations...)
+	var key []byte
+	var allowed []string
+	for i := range dests {
+		d := &dests[i]
+		if d.Kind == "" {
+			d.Kind = DetectNotifyKind(d.URL)
 		}
+		if err := checkDestination(*d); err != nil {
+			// The URL is not echoed: a webhook URL often carries its
+			// secret in the path.
+			return nil, fmt.Errorf("notify URL #%d (%s): %w", i+1, redactURL(d.URL), err)
+		}
+		if d.Kind == NotifyWebhook && key == nil {
+			k, err := ParseWebhookSecret(opts.Secret)
+			if err != nil {
+				return nil, err
+			}
+			key = k
+		}
+		allowed = append(allowed, d.URL)
 	}
 	if opts.Client == nil {
-		opts.Client = outbound.NewClient(outbound.Options{AllowedURLs: opts.URLs, NoRedirects: true})
+		opts.Client = outbound.NewClient(outbound.Options{AllowedURLs: allowed, NoRedirects: true})
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
@@ -159,10 +211,16 @@ func NewNotifier(ctx context.Context, opts NotifierOptions) (*Notifier, error) {
 		n.opts.ReportTick, n.stopTick = t.C, t.Stop
 	}
 	n.ctx, n.cancel = context.WithCancel(ctx)
-	for _, u := range opts.URLs {
-		r := &receiver{url: u, name: redactURL(u), queue: make(chan api.Change, opts.QueueSize)}
+	for i, d := range dests {
+		r := &receiver{url: d.URL, name: redactURL(d.URL), index: i + 1, kind: d.Kind, filter: d.Filter}
+		if d.Kind.chat() {
+			r.cycles = make(chan notifyCycle, min(opts.QueueSize, DefaultNotifyChatQueue))
+			n.wg.Go(func() { n.workChat(r) })
+		} else {
+			r.queue = make(chan api.Change, opts.QueueSize)
+			n.wg.Go(func() { n.work(r) })
+		}
 		n.receivers = append(n.receivers, r)
-		n.wg.Go(func() { n.work(r) })
 	}
 	n.wg.Go(n.reportCounts)
 	return n, nil
@@ -194,10 +252,17 @@ func SignWebhook(key []byte, id string, timestamp int64, body []byte) string {
 	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
 }
 
-// Notify queues changes for every receiver without waiting, except those
-// that answered 410 Gone; a change that finds a queue full is dropped for
-// that receiver and counted for the next report.
-func (n *Notifier) Notify(changes []api.Change) {
+// Notify queues changes for every receiver, as NotifyCycle does, with no
+// basis to tell.
+func (n *Notifier) Notify(changes []api.Change) { n.NotifyCycle(changes, nil) }
+
+// NotifyCycle queues one build's changes for every receiver without
+// waiting, except those that answered 410 Gone: each change its filter
+// lets through for a Standard Webhook, the build's as one message for a
+// chat receiver, told with basis (each service's basis, by slug). A change
+// that finds a queue full is dropped for that receiver and counted for the
+// next report.
+func (n *Notifier) NotifyCycle(changes []api.Change, basis map[string]api.Basis) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed {
@@ -207,7 +272,29 @@ func (n *Notifier) Notify(changes []api.Change) {
 		if r.gone.Load() {
 			continue
 		}
+		if r.kind.chat() {
+			var kept []api.Change
+			for _, c := range changes {
+				if r.filter.passes(c, true) {
+					kept = append(kept, c)
+				}
+			}
+			if len(kept) == 0 {
+				continue
+			}
+			select {
+			case r.cycles <- notifyCycle{changes: kept, basis: basis}:
+			default:
+				for _, c := range kept {
+					r.dropped.add(c.ID)
+				}
+			}
+			continue
+		}
 		for _, c := range changes {
+			if !r.filter.passes(c, false) {
+				continue
+			}
 			select {
 			case r.queue <- c:
 			default:
@@ -224,7 +311,11 @@ func (n *Notifier) Close(ctx context.Context) {
 	if !n.closed {
 		n.closed = true
 		for _, r := range n.receivers {
-			close(r.queue)
+			if r.cycles != nil {
+				close(r.cycles)
+			} else {
+				close(r.queue)
+			}
 		}
 		close(n.closing)
 	}
@@ -266,13 +357,14 @@ func (n *Notifier) logCounts() {
 	defer n.mu.Unlock()
 	for _, r := range n.receivers {
 		if d := r.dropped; d.n > 0 {
-			n.opts.Log.Error().Str("url", r.name).Int("dropped", d.n).
+			n.opts.Log.Error().Str("url", r.name).Int("receiver", r.index).Str("kind", string(r.kind)).Int("dropped", d.n).
 				Int64("firstChange", d.first).Int64("lastChange", d.last).
 				Msg("webhook queue full: changes dropped for this receiver")
 			r.dropped = changeCount{}
 		}
 		if j := r.rejected; j.n > 0 {
-			n.opts.Log.Error().Err(r.rejectErr).Str("url", r.name).Int("status", r.rejectStatus).Int("rejected", j.n).
+			n.opts.Log.Error().Err(r.rejectErr).Str("url", r.name).Int("receiver", r.index).Str("kind", string(r.kind)).
+				Int("status", r.rejectStatus).Int("rejected", j.n).
 				Int64("firstChange", j.first).Int64("lastChange", j.last).
 				Msg("webhook rejected: giving up on these changes without retrying")
 			r.rejected = changeCount{}
@@ -280,39 +372,84 @@ func (n *Notifier) logCounts() {
 	}
 }
 
-// countRejected counts c as given up on at the receiver's word, for the next
+// countRejected counts the changes of ids as given up on at the receiver's word, for the next
 // report.
-func (n *Notifier) countRejected(r *receiver, c api.Change, status int, err error) {
+func (n *Notifier) countRejected(r *receiver, ids []int64, status int, err error) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	r.rejected.add(c.ID)
+	for _, id := range ids {
+		r.rejected.add(id)
+	}
 	r.rejectStatus, r.rejectErr = status, err
 }
 
-// work delivers one receiver's queue in order.
+// work delivers one Standard Webhook receiver's queue in order.
 func (n *Notifier) work(r *receiver) {
 	for c := range r.queue {
 		if n.ctx.Err() != nil || r.gone.Load() {
 			continue // shutting down, or the receiver left: drain without delivering
 		}
-		n.deliver(r, c)
+		body, err := json.Marshal(snapshot.NewCloudEvent(c, n.opts.BaseURL))
+		if err != nil {
+			n.opts.Log.Error().Err(err).Int64("change", c.ID).Msg("webhook: change not encodable")
+			continue
+		}
+		// webhook-id stays the same across retries, so receivers can drop
+		// duplicates; it is the change id, also the CloudEvent's id.
+		n.deliver(r, outgoing{ids: []int64{c.ID}, body: body, contentType: "application/cloudevents+json",
+			target: r.url, webhookID: api.ChangeIDString(c.ID)})
 	}
 }
 
-// deliver posts one change, retrying with exponential backoff.
-func (n *Notifier) deliver(r *receiver, c api.Change) {
-	u := r.name // what the log may say of r.url
-	body, err := json.Marshal(snapshot.NewCloudEvent(c, n.opts.BaseURL))
-	if err != nil {
-		n.opts.Log.Error().Err(err).Int64("change", c.ID).Msg("webhook: change not encodable")
-		return
+// workChat delivers one chat receiver's builds in order, one message each.
+func (n *Notifier) workChat(r *receiver) {
+	for cy := range r.cycles {
+		if n.ctx.Err() != nil || r.gone.Load() {
+			continue
+		}
+		ids := make([]int64, len(cy.changes))
+		for i, c := range cy.changes {
+			ids[i] = c.ID
+		}
+		msg, err := newAlert(cy.changes, cy.basis, n.opts.Names, n.opts.BaseURL).render(r.kind, r.url)
+		if err != nil {
+			n.opts.Log.Error().Err(err).Str("url", r.name).Int("receiver", r.index).Str("kind", string(r.kind)).
+				Int64("firstChange", ids[0]).Int64("lastChange", ids[len(ids)-1]).Msg("notification not encodable")
+			continue
+		}
+		n.deliver(r, outgoing{ids: ids, body: msg.body, contentType: msg.contentType, target: msg.target})
 	}
-	// webhook-id stays the same across retries, so receivers can drop
-	// duplicates; it is the change id, also the CloudEvent's id.
-	id := api.ChangeIDString(c.ID)
+}
+
+// outgoing is one POST to make to a receiver, retried as deliver says.
+type outgoing struct {
+	// ids are the changes it carries: one for a Standard Webhook, a
+	// build's for a chat message.
+	ids         []int64
+	body        []byte
+	contentType string
+	// target is where it is posted: the receiver's URL, or for ntfy's
+	// JSON form the server's root. Never logged.
+	target string
+	// webhookID, for a Standard Webhook, is its webhook-id; it is signed.
+	webhookID string
+}
+
+// logged adds to a log line the receiver, named as redactURL has it, and
+// the changes m carries.
+func (r *receiver) logged(e *zerolog.Event, m outgoing) *zerolog.Event {
+	e = e.Str("url", r.name).Int("receiver", r.index).Str("kind", string(r.kind))
+	if len(m.ids) == 1 {
+		return e.Int64("change", m.ids[0])
+	}
+	return e.Int64("firstChange", m.ids[0]).Int64("lastChange", m.ids[len(m.ids)-1]).Int("changes", len(m.ids))
+}
+
+// deliver posts one message, retrying with exponential backoff.
+func (n *Notifier) deliver(r *receiver, m outgoing) {
 	wait := n.opts.Backoff
 	for attempt := 1; ; attempt++ {
-		status, err := n.post(r, id, body)
+		status, err := n.post(r, m)
 		if err == nil {
 			return
 		}
@@ -321,20 +458,20 @@ func (n *Notifier) deliver(r *receiver, c api.Change) {
 			// wants no more webhooks from this sender. Honoured until the
 			// process restarts, as nothing here is persisted.
 			r.gone.Store(true)
-			n.opts.Log.Warn().Str("url", u).Int64("change", c.ID).Int("discarded", len(r.queue)).
+			r.logged(n.opts.Log.Warn(), m).Int("discarded", len(r.queue)+len(r.cycles)).
 				Msg("webhook receiver answered 410 Gone: it is posted nothing more until the process restarts (remove it from --notify, or restart once it wants webhooks again)")
 			return
 		}
 		if status != 0 && !retryable(status) {
-			n.countRejected(r, c, status, err)
+			n.countRejected(r, m.ids, status, err)
 			return
 		}
 		if attempt >= n.opts.Attempts {
-			n.opts.Log.Error().Err(err).Str("url", u).Int64("change", c.ID).Int("attempts", attempt).
+			r.logged(n.opts.Log.Error().Err(err), m).Int("attempts", attempt).
 				Msg("webhook delivery failed; giving up on this change")
 			return
 		}
-		n.opts.Log.Warn().Err(err).Str("url", u).Int64("change", c.ID).Int("attempt", attempt).
+		r.logged(n.opts.Log.Warn().Err(err), m).Int("attempt", attempt).
 			Dur("retryIn", wait).Msg("webhook delivery failed; retrying")
 		t := time.NewTimer(wait)
 		select {
@@ -362,18 +499,20 @@ func retryable(status int) bool {
 
 // post makes one attempt. It returns the receiver's status, or 0 when no
 // answer came, and an error unless the status is 2xx.
-func (n *Notifier) post(r *receiver, id string, body []byte) (int, error) {
+func (n *Notifier) post(r *receiver, m outgoing) (int, error) {
 	ctx, cancel := context.WithTimeout(n.ctx, notifyAttemptTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, r.url, bytes.NewReader(body))
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.target, bytes.NewReader(m.body))
 	if err != nil {
-		return 0, err
+		return 0, errors.New("request not made") // err would name the URL
 	}
-	ts := n.opts.Now().Unix()
-	req.Header.Set("Content-Type", "application/cloudevents+json")
-	req.Header.Set("webhook-id", id)
-	req.Header.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
-	req.Header.Set("webhook-signature", SignWebhook(n.key, id, ts, body))
+	req.Header.Set("Content-Type", m.contentType)
+	if m.webhookID != "" {
+		ts := n.opts.Now().Unix()
+		req.Header.Set("webhook-id", m.webhookID)
+		req.Header.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
+		req.Header.Set("webhook-signature", SignWebhook(n.key, m.webhookID, ts, m.body))
+	}
 	resp, err := n.opts.Client.Do(req)
 	if ue := (*url.Error)(nil); errors.As(err, &ue) {
 		ue.URL = r.name // net/http names the whole URL, secret and all

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"time"
 
 	"github.com/aistatus/aistatus/api"
@@ -24,8 +25,11 @@ type buildOptions struct {
 	timeout    time.Duration
 	staleAfter time.Duration
 	apiOrigin  string
-	// notify are webhook receivers, signed with notifySecret.
+	// notify are receivers of changes, each of the kind its URL shows;
+	// notifyConfig a file of more, with kinds and filters. The Standard
+	// Webhooks among them are signed with notifySecret.
 	notify       []string
+	notifyConfig string
 	notifySecret string
 	// completionEvery is the least time between two measured completions
 	// of a service; 0: every cycle.
@@ -42,25 +46,40 @@ func (o *buildOptions) register(fs *pflag.FlagSet) {
 	fs.DurationVar(&o.timeout, "timeout", 15*time.Second, "time limit for each service's feed and probe")
 	fs.DurationVar(&o.staleAfter, "stale-after", 15*time.Minute, "age past which clients are told the data is stale")
 	fs.StringVar(&o.apiOrigin, "api-origin", "", "thin server address the static-hosting _redirects proxy /check and filtered /incidents to")
-	fs.StringArrayVar(&o.notify, "notify", nil, "webhook URL to POST each change to as a signed CloudEvent (repeatable)")
-	fs.StringVar(&o.notifySecret, "notify-secret", "", "Standard Webhooks signing secret for --notify, whsec_<base64>")
+	fs.StringArrayVar(&o.notify, "notify", nil, "where to send each change (repeatable): a Slack, Discord or Teams Workflows webhook URL or an https://ntfy.sh/<topic> gets one message a build; any other URL each change as a signed CloudEvent (Standard Webhooks)")
+	fs.StringVar(&o.notifyConfig, "notify-config", "", "JSON file of notify destinations, each with its kind (slack, discord, teams, ntfy, webhook) and filter (services, surfaces, models, minStatus, minSeverity)")
+	fs.StringVar(&o.notifySecret, "notify-secret", "", "Standard Webhooks signing secret for the --notify URLs that are Standard Webhooks, whsec_<base64>")
 	fs.IntVar(&o.confirmReprobes, "confirm-reprobes", 2, "quick re-probes that confirm a failed probe within the cycle (each failure counts; 3 in a row are an outage)")
 	fs.DurationVar(&o.confirmSpacing, "confirm-spacing", 3*time.Second, "wait before each confirming re-probe")
 	fs.DurationVar(&o.completionEvery, "completion-every", 0, "least time between two measured completions of a service, when its key is set (0: every cycle)")
 }
 
-// notifier starts webhook delivery for --notify, or returns nil without it.
-// Deliveries are queued in memory: what is pending when the process ends
-// is not delivered (receivers catch up from /changes).
-func (o *buildOptions) notifier(ctx context.Context, log zerolog.Logger) (*build.Notifier, error) {
-	if len(o.notify) == 0 {
+// notifier starts delivery to --notify and --notify-config's destinations,
+// or returns nil without any. Deliveries are queued in memory: what is
+// pending when the process ends is not delivered (receivers catch up from
+// /changes).
+func (o *buildOptions) notifier(ctx context.Context, log zerolog.Logger, cat catalog.Catalog) (*build.Notifier, error) {
+	var dests []build.Destination
+	if o.notifyConfig != "" {
+		f, err := os.Open(o.notifyConfig)
+		if err != nil {
+			return nil, fmt.Errorf("--notify-config: %w", err)
+		}
+		dests, err = build.ParseNotifyConfig(f, cat, os.Getenv)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("--notify-config %s: %w", o.notifyConfig, err)
+		}
+	}
+	if len(o.notify) == 0 && len(dests) == 0 {
 		return nil, nil
 	}
-	if o.notifySecret == "" {
-		return nil, errors.New("--notify needs --notify-secret (or AISTATUS_NOTIFY_SECRET) to sign the webhooks")
+	if o.notifySecret == "" && build.NotifyNeedsSecret(o.notify, dests) {
+		return nil, errors.New("--notify needs --notify-secret (or AISTATUS_NOTIFY_SECRET) to sign the webhooks (a URL that is no Slack, Discord, Teams or ntfy.sh one is a Standard Webhook; a --notify-config file can give another kind)")
 	}
 	return build.NewNotifier(ctx, build.NotifierOptions{
-		URLs: o.notify, Secret: o.notifySecret, BaseURL: o.baseURL, Log: log,
+		URLs: o.notify, Destinations: dests, Secret: o.notifySecret, BaseURL: o.baseURL,
+		Names: build.NotifySubjectNames(cat), Log: log,
 	})
 }
 
@@ -128,7 +147,7 @@ func runBuild(ctx context.Context, g *globals, o *buildOptions) error {
 	if err != nil {
 		return err
 	}
-	notifier, err := o.notifier(ctx, log)
+	notifier, err := o.notifier(ctx, log, cat)
 	if err != nil {
 		return err
 	}

@@ -183,3 +183,57 @@ func TestBuildNotifyFollowsNoRedirect(t *testing.T) {
 		})
 	}
 }
+
+// TestBuildNotifyConfig runs `aistatus build --notify-config` twice with a
+// file naming a loopback Slack receiver by an environment variable and
+// filtering to OpenAI, and no --notify-secret (no destination is a
+// Standard Webhook): the first build's first checks send nothing, OpenAI's
+// outage in the second sends one Slack message, and the URL's token is in
+// no output. A file with a mistake is refused before anything is built,
+// naming the destination and not its URL.
+func TestBuildNotifyConfig(t *testing.T) {
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	world := buildtest.NewWorld(t, cat)
+	catalogFile := writeCatalog(t, world.Catalog)
+	var (
+		mu    sync.Mutex
+		posts []string
+	)
+	rcv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		posts = append(posts, r.URL.Path+" "+string(body))
+		mu.Unlock()
+	}))
+	defer rcv.Close()
+	t.Setenv("AISTATUS_TEST_SLACK_URL", rcv.URL+"/services/T000/B000/SLACKTOKEN")
+	config := filepath.Join(t.TempDir(), "notify.json")
+	write := func(s string) {
+		if err := os.WriteFile(config, []byte(s), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "public")
+	args := []string{"build", "--out", dir, "--catalog", catalogFile, "--base-url", "https://aistatus.example", "--timeout", "5s", "--notify-config", config}
+
+	write(`{"destinations": [{"urlEnv": "AISTATUS_TEST_SLACK_URL", "kind": "slack", "services": ["opneai"]}]}`)
+	if code, out := aistatus(context.Background(), args...); code == 0 || !strings.Contains(out, `destinations[0]: services: "opneai" is no tracked service`) || strings.Contains(out, "SLACKTOKEN") {
+		t.Errorf("a misspelt service: exit %d: %s", code, out)
+	}
+	write(`{"destinations": [{"urlEnv": "AISTATUS_TEST_SLACK_URL", "kind": "slack", "services": ["openai"]}]}`)
+	_, out1 := buildChanges(t, dir, args...)
+	world.Set("openai", func(p *buildtest.Page) { p.Status = api.MajorOutage })
+	_, out2 := buildChanges(t, dir, args...)
+	mu.Lock()
+	defer mu.Unlock()
+	if len(posts) != 1 || !strings.HasPrefix(posts[0], "/services/T000/B000/SLACKTOKEN {") ||
+		!strings.Contains(posts[0], `"blocks"`) || !strings.Contains(posts[0], "OpenAI: operational → major outage") {
+		t.Fatalf("the receiver got %q; want one Slack message of OpenAI's outage", posts)
+	}
+	if strings.Contains(out1+out2, "SLACKTOKEN") {
+		t.Errorf("the output names the webhook's token: %s%s", out1, out2)
+	}
+}

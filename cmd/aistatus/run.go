@@ -60,7 +60,7 @@ func runRun(ctx context.Context, g *globals, b *buildOptions, s *serveOptions, e
 	// Webhooks outlive the signal that stops run: once the build loop has
 	// stopped (the defers run last first), what it queued gets 5 s to be
 	// delivered.
-	notifier, err := b.notifier(context.WithoutCancel(ctx), log)
+	notifier, err := b.notifier(context.WithoutCancel(ctx), log, cat)
 	if err != nil {
 		return err
 	}

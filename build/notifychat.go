@@ -1,0 +1,616 @@
+package build
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// NotifyKind is the payload format a notify destination takes.
+type NotifyKind string
+
+// The kinds of destination. A Standard Webhook gets one signed CloudEvent
+// per change; the others are chat and push services, which get one message
+// per build in their own documented format (docs/operations.md).
+const (
+	NotifyWebhook NotifyKind = "webhook"
+	NotifySlack   NotifyKind = "slack"
+	NotifyDiscord NotifyKind = "discord"
+	NotifyTeams   NotifyKind = "teams"
+	NotifyNtfy    NotifyKind = "ntfy"
+)
+
+// NotifyKinds lists every kind, as a config file names them.
+var NotifyKinds = []NotifyKind{NotifyWebhook, NotifySlack, NotifyDiscord, NotifyTeams, NotifyNtfy}
+
+// Valid reports whether k is one of NotifyKinds.
+func (k NotifyKind) Valid() bool { return slices.Contains(NotifyKinds, k) }
+
+// chat reports whether k gets one coalesced message per build rather than
+// one signed event per change.
+func (k NotifyKind) chat() bool { return k != NotifyWebhook }
+
+// DetectNotifyKind is the kind of a destination given by its URL alone:
+// the hosts Slack, Discord, Microsoft Teams Workflows and ntfy.sh hand out
+// webhook URLs on. Any other URL, a self-hosted ntfy server included, is a
+// Standard Webhook unless a config file names its kind. An unparsable URL
+// is a Standard Webhook too, refused later with the error that says why.
+func DetectNotifyKind(raw string) NotifyKind {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return NotifyWebhook
+	}
+	host := strings.ToLower(u.Hostname())
+	switch {
+	case host == "hooks.slack.com" || host == "hooks.slack-gov.com":
+		return NotifySlack
+	case (host == "discord.com" || host == "discordapp.com" || strings.HasSuffix(host, ".discord.com")) &&
+		strings.HasPrefix(u.Path, "/api/") && strings.Contains(u.Path, "/webhooks/"):
+		return NotifyDiscord
+	case strings.HasSuffix(host, ".logic.azure.com") || strings.HasSuffix(host, ".api.powerplatform.com") ||
+		strings.HasSuffix(host, ".webhook.office.com"):
+		return NotifyTeams
+	case host == "ntfy.sh":
+		return NotifyNtfy
+	}
+	return NotifyWebhook
+}
+
+// NotifyFilter chooses the changes a destination is sent. Its zero value
+// lets every change through, but for a chat destination's default minimum
+// status (DefaultChatMinStatus).
+type NotifyFilter struct {
+	// Services are slugs: the service's API status, its surfaces and its
+	// incidents. With Surfaces and Models empty too, every subject passes.
+	Services []string `json:"services,omitempty"`
+	// Surfaces are "<slug>/<surface>" ("anthropic/app"), alone.
+	Surfaces []string `json:"surfaces,omitempty"`
+	// Models are watched model ids ("anthropic/claude-sonnet-4.5").
+	Models []string `json:"models,omitempty"`
+	// MinStatus is the least bad status a status change must leave or
+	// reach to be sent: "partial_outage" sends a fall into a partial or
+	// major outage and the recovery from it, not a degraded spell.
+	MinStatus api.Status `json:"minStatus,omitempty"`
+	// MinSeverity is the least severe incident whose changes are sent.
+	MinSeverity api.Severity `json:"minSeverity,omitempty"`
+}
+
+// DefaultChatMinStatus is a chat destination's MinStatus when none is
+// given: a status page going unknown and back (a feed that failed once)
+// is not worth a message in a channel people read.
+const DefaultChatMinStatus = api.Degraded
+
+// passes reports whether c is for a destination with this filter. A chat
+// destination is not sent a service's or surface's first check (a status
+// with no old one): that is aistatus starting to watch, not a transition.
+func (f NotifyFilter) passes(c api.Change, chat bool) bool {
+	if len(f.Services)+len(f.Surfaces)+len(f.Models) > 0 && !f.names(c) {
+		return false
+	}
+	switch c.Type {
+	case api.ChangeStatus, api.ChangeSurfaceStatus, api.ChangeModelStatus:
+		if chat && c.OldStatus == "" {
+			return false
+		}
+		least := f.MinStatus
+		if least == "" && chat {
+			least = DefaultChatMinStatus
+		}
+		return least == "" || atLeast(c.OldStatus, least) || atLeast(c.NewStatus, least)
+	case api.ChangeIncidentOpened, api.ChangeIncidentUpdated, api.ChangeIncidentResolved:
+		if f.MinSeverity == "" || c.Incident == nil {
+			return true
+		}
+		return slices.Index(api.Severities, c.Incident.Severity) >= slices.Index(api.Severities, f.MinSeverity)
+	}
+	return true
+}
+
+// names reports whether the filter's subjects name what c is about.
+func (f NotifyFilter) names(c api.Change) bool {
+	switch {
+	case c.Type == api.ChangeModelStatus:
+		return slices.Contains(f.Models, c.Model)
+	case c.Surface != "":
+		return slices.Contains(f.Surfaces, c.Service+"/"+string(c.Surface)) || slices.Contains(f.Services, c.Service)
+	}
+	return slices.Contains(f.Services, c.Service)
+}
+
+// atLeast reports whether s is least or worse. Unknown is below every
+// known status, as api.Worse has it.
+func atLeast(s, least api.Status) bool {
+	return s.Valid() && api.Worse(least, s) == s
+}
+
+// NotifySubjectNames are the names a chat message gives the subjects of
+// cat's changes (api.Change.Subject): "Anthropic", "claude.ai (Anthropic)",
+// "Claude Sonnet 4.5 (model)".
+func NotifySubjectNames(cat catalog.Catalog) map[string]string {
+	names := map[string]string{}
+	for _, svc := range cat.Services {
+		names[svc.Slug] = svc.Name
+		for _, sf := range svc.Surfaces {
+			names[svc.Slug+"/"+string(sf.ID)] = sf.Name + " (" + svc.Name + ")"
+		}
+	}
+	for _, md := range cat.Models.Watched {
+		names[api.ModelSubjectPrefix+md.ID] = md.Name + " (model)"
+	}
+	return names
+}
+
+// alertItem is one change as a chat message tells it.
+type alertItem struct {
+	subject string // the subject's name
+	// line says what happened: "operational → major outage", "incident
+	// opened: Elevated errors (major)".
+	line string
+	// status is how things stand after the change, for its marker and
+	// the message's urgency.
+	status api.Status
+	// evidence is what the change rests on ("our probes"), "" when the
+	// change does not say; evidenceURL the incident's page, if any.
+	evidence, evidenceURL string
+	link                  string // the subject's page on the site
+}
+
+// alert is one build's message for one destination.
+type alert struct {
+	title string
+	items []alertItem
+	link  string // where the message as a whole points
+	// changes is the change log on the site, for what a capped message
+	// leaves out.
+	changes string
+	worst   api.Status
+}
+
+// statusWords are the statuses as a sentence says them.
+func statusWords(s api.Status) string {
+	if s == "" {
+		return "no status"
+	}
+	return strings.ReplaceAll(string(s), "_", " ")
+}
+
+// markers are what a line starts with, so that a glance tells bad from good.
+var markers = map[api.Status]string{
+	api.Operational: "✅", api.Degraded: "🟡", api.PartialOutage: "🟠", api.MajorOutage: "🔴",
+	api.Maintenance: "🔧", api.Unknown: "❔",
+}
+
+func marker(s api.Status) string {
+	if m, ok := markers[s]; ok {
+		return m
+	}
+	return "❔"
+}
+
+// basisWords are the evidence of a status, in words.
+var basisWords = map[api.Basis]string{
+	api.BasisOfficial: "the official status page",
+	api.BasisProbe:    "our probes of the API",
+	api.BasisMeasured: "our measured completions",
+}
+
+// severityStatus is the status an open incident of each severity stands
+// for, for its marker and the message's urgency.
+var severityStatus = map[api.Severity]api.Status{api.Minor: api.Degraded, api.Major: api.PartialOutage, api.Critical: api.MajorOutage}
+
+// newAlert tells changes as one message. basis is each service's basis
+// this build, by slug; names the subjects' names (NotifySubjectNames).
+func newAlert(changes []api.Change, basis map[string]api.Basis, names map[string]string, baseURL string) alert {
+	base := strings.TrimRight(baseURL, "/")
+	a := alert{link: base + "/", changes: base + snapshot.PathChanges, worst: api.Unknown}
+	for _, c := range changes {
+		it := alertItem{subject: names[c.Subject()], link: base + "/services/" + url.PathEscape(c.Service)}
+		if it.subject == "" {
+			it.subject = strings.TrimPrefix(c.Subject(), api.ModelSubjectPrefix)
+		}
+		switch c.Type {
+		case api.ChangeStatus, api.ChangeSurfaceStatus, api.ChangeModelStatus:
+			it.line, it.status = statusWords(c.OldStatus)+" → "+statusWords(c.NewStatus), c.NewStatus
+			if c.Type == api.ChangeStatus {
+				it.evidence = basisWords[basis[c.Service]]
+			}
+			if c.Type == api.ChangeModelStatus {
+				it.link = base + strings.NewReplacer(snapshot.AuthorParam+"/"+snapshot.ModelNameParam, c.Model).Replace(snapshot.PathModel)
+			}
+		case api.ChangeIncidentOpened, api.ChangeIncidentUpdated, api.ChangeIncidentResolved:
+			it.line, it.status = incidentLine(c)
+			if inc := c.Incident; inc != nil {
+				it.evidence = "our probes of the API"
+				if inc.Source == api.SourceOfficial {
+					it.evidence, it.evidenceURL = "the official status page", inc.URL
+				}
+			}
+		default:
+			it.line, it.status = string(c.Type), api.Unknown
+		}
+		a.worst = api.Worse(a.worst, it.status)
+		a.items = append(a.items, it)
+	}
+	switch len(a.items) {
+	case 0:
+	case 1:
+		it := a.items[0]
+		a.title, a.link = marker(it.status)+" "+it.subject+": "+it.line, it.link
+	default:
+		var subjects []string
+		for _, it := range a.items {
+			if !slices.Contains(subjects, it.subject) {
+				subjects = append(subjects, it.subject)
+			}
+		}
+		named := strings.Join(subjects[:min(3, len(subjects))], ", ")
+		if len(subjects) > 3 {
+			named += fmt.Sprintf(" and %d more", len(subjects)-3)
+		}
+		a.title = fmt.Sprintf("%s %d changes: %s", marker(a.worst), len(a.items), named)
+	}
+	return a
+}
+
+// incidentLine tells an incident change, and the status it stands for.
+func incidentLine(c api.Change) (string, api.Status) {
+	inc := c.Incident
+	if inc == nil {
+		return strings.ReplaceAll(string(c.Type), ".", " "), api.Unknown
+	}
+	switch c.Type {
+	case api.ChangeIncidentResolved:
+		return "incident resolved: " + inc.Headline, api.Operational
+	case api.ChangeIncidentUpdated:
+		what := "incident updated"
+		if len(c.Changed) > 0 {
+			what += " (" + strings.Join(c.Changed, ", ") + ")"
+		}
+		return fmt.Sprintf("%s: %s (%s, %s)", what, inc.Headline, inc.Severity, inc.Status), severityStatus[inc.Severity]
+	}
+	return fmt.Sprintf("incident opened: %s (%s)", inc.Headline, inc.Severity), severityStatus[inc.Severity]
+}
+
+// plainLine is an item as plain text, for ntfy and the fallbacks.
+func (it alertItem) plainLine() string {
+	s := marker(it.status) + " " + it.subject + ": " + it.line
+	if it.evidence != "" {
+		s += " — " + it.evidence
+	}
+	return s
+}
+
+// cut shortens s to at most n runes, marking the cut with "…".
+func cut(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}
+
+// cutBytes shortens s to at most n bytes, on a rune boundary, marking the
+// cut with "…".
+func cutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	n -= len("…")
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
+}
+
+// more is the line that stands for the items a capped message leaves out.
+func (a alert) more(left int) string {
+	return fmt.Sprintf("…and %d more: %s", left, a.changes)
+}
+
+// chatMessage is a rendered message: the body, its media type and the URL
+// it is posted to (ntfy's JSON form goes to the server's root, not the
+// topic's URL).
+type chatMessage struct {
+	body        []byte
+	contentType string
+	target      string
+}
+
+// render encodes a in kind's payload format for the destination at rawURL.
+func (a alert) render(kind NotifyKind, rawURL string) (chatMessage, error) {
+	var payload any
+	target := rawURL
+	switch kind {
+	case NotifySlack:
+		payload = a.slack()
+	case NotifyDiscord:
+		payload = a.discord()
+	case NotifyTeams:
+		return a.teams()
+	case NotifyNtfy:
+		root, topic, err := ntfyRoot(rawURL)
+		if err != nil {
+			return chatMessage{}, err
+		}
+		payload, target = a.ntfy(topic), root
+	default:
+		return chatMessage{}, fmt.Errorf("no chat format for kind %q", kind)
+	}
+	body, err := marshalText(payload)
+	return chatMessage{body: body, contentType: "application/json", target: target}, err
+}
+
+// marshalText is json.Marshal without the escaping of <, > and & that
+// encoding/json does for HTML: a chat payload is no HTML, and Slack's
+// links are written <url|text>.
+func marshalText(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// Slack: an incoming webhook takes "text" (the notification's fallback)
+// and Block Kit "blocks": at most 50 blocks a message, at most 3000
+// characters in a section's text (testdata/notify/README.md).
+const (
+	slackMaxBlocks      = 50
+	slackMaxSectionText = 3000
+)
+
+type slackText struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+type slackBlock struct {
+	Type string    `json:"type"`
+	Text slackText `json:"text"`
+}
+
+type slackMessage struct {
+	Text   string       `json:"text"`
+	Blocks []slackBlock `json:"blocks"`
+}
+
+// slackEscape escapes what Slack's mrkdwn reads as markup: &, < and >.
+var slackEscape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace
+
+// slackLink is a mrkdwn link; a URL cannot hold "|" or ">" there.
+func slackLink(u, text string) string {
+	return "<" + strings.NewReplacer("|", "%7C", ">", "%3E", "<", "%3C").Replace(u) + "|" + slackEscape(text) + ">"
+}
+
+func (a alert) slack() slackMessage {
+	section := func(s string) slackBlock {
+		return slackBlock{Type: "section", Text: slackText{Type: "mrkdwn", Text: cut(s, slackMaxSectionText)}}
+	}
+	m := slackMessage{Text: cut(a.title, slackMaxSectionText), Blocks: []slackBlock{section("*" + slackEscape(a.title) + "*")}}
+	for i, it := range a.items {
+		if len(m.Blocks) == slackMaxBlocks-1 && i < len(a.items)-1 {
+			m.Blocks = append(m.Blocks, section(slackEscape(a.more(len(a.items)-i))))
+			break
+		}
+		s := marker(it.status) + " *" + slackLink(it.link, it.subject) + "*: " + slackEscape(it.line)
+		if it.evidence != "" {
+			ev := slackEscape(it.evidence)
+			if it.evidenceURL != "" {
+				ev = slackLink(it.evidenceURL, it.evidence)
+			}
+			s += "\nEvidence: " + ev
+		}
+		m.Blocks = append(m.Blocks, section(s))
+	}
+	return m
+}
+
+// Discord: an execute-webhook body of "content" (up to 2000 characters)
+// and "embeds"; an embed's title holds up to 256 characters and its
+// description 4096 (testdata/notify/README.md). All the changes go in one
+// embed: Discord shows only the first of several embeds with the same URL,
+// and two changes of one service link the same page.
+const (
+	discordMaxContent     = 2000
+	discordMaxTitle       = 256
+	discordMaxDescription = 4096
+)
+
+type discordEmbed struct {
+	Title       string `json:"title"`
+	Description string `json:"description"`
+	URL         string `json:"url"`
+	Color       int    `json:"color"`
+}
+
+// discordMentions is allowed_mentions: with an empty parse list, no text
+// in a message (an incident's headline) can ping @everyone or a role.
+type discordMentions struct {
+	Parse []string `json:"parse"`
+}
+
+type discordMessage struct {
+	Content         string          `json:"content"`
+	Embeds          []discordEmbed  `json:"embeds"`
+	AllowedMentions discordMentions `json:"allowed_mentions"`
+}
+
+// colours are the embed's side bar, by the worst status.
+var colours = map[api.Status]int{
+	api.Operational: 0x2EB67D, api.Degraded: 0xECB22E, api.PartialOutage: 0xF2994A, api.MajorOutage: 0xE01E5A,
+	api.Maintenance: 0x3498DB, api.Unknown: 0x95A5A6,
+}
+
+// discordEscape escapes Discord's markdown in outside text.
+var discordEscape = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "~", `\~`, "`", "\\`", "|", `\|`,
+	"[", `\[`, "]", `\]`, ">", `\>`, "#", `\#`).Replace
+
+func (a alert) discord() discordMessage {
+	var lines []string
+	used := 0
+	for i, it := range a.items {
+		s := marker(it.status) + " **[" + discordEscape(it.subject) + "](" + it.link + ")**: " + discordEscape(it.line)
+		if it.evidence != "" {
+			s += " — " + mdLink(it.evidenceURL, discordEscape(it.evidence))
+		}
+		s = cut(s, discordMaxDescription/4)
+		more := a.more(len(a.items) - i)
+		if used+utf8.RuneCountInString(s)+1 > discordMaxDescription-utf8.RuneCountInString(more)-1 && i < len(a.items)-1 {
+			lines = append(lines, more)
+			break
+		}
+		lines = append(lines, s)
+		used += utf8.RuneCountInString(s) + 1
+	}
+	return discordMessage{
+		Content: cut(a.title, discordMaxContent),
+		Embeds: []discordEmbed{{Title: cut(a.title, discordMaxTitle), Description: cut(strings.Join(lines, "\n"), discordMaxDescription),
+			URL: a.link, Color: colours[a.worst]}},
+		AllowedMentions: discordMentions{Parse: []string{}},
+	}
+}
+
+// mdLink is text linked to u in markdown, as Discord and Adaptive Cards
+// read it; text alone when there is no u.
+func mdLink(u, text string) string {
+	if u == "" {
+		return text
+	}
+	return "[" + text + "](" + strings.NewReplacer("(", "%28", ")", "%29", " ", "%20").Replace(u) + ")"
+}
+
+// Teams (Workflows): a message whose attachment is an Adaptive Card, at
+// most 28 KB in all (testdata/notify/README.md).
+const (
+	teamsMaxBytes = 28 << 10
+	teamsMaxItems = 50
+)
+
+type teamsElement struct {
+	Type   string `json:"type"`
+	Text   string `json:"text"`
+	Wrap   bool   `json:"wrap"`
+	Weight string `json:"weight,omitempty"`
+	Size   string `json:"size,omitempty"`
+}
+
+type teamsAction struct {
+	Type  string `json:"type"`
+	Title string `json:"title"`
+	URL   string `json:"url"`
+}
+
+type teamsCard struct {
+	Schema  string         `json:"$schema"`
+	Type    string         `json:"type"`
+	Version string         `json:"version"`
+	Body    []teamsElement `json:"body"`
+	Actions []teamsAction  `json:"actions"`
+}
+
+type teamsAttachment struct {
+	ContentType string    `json:"contentType"`
+	ContentURL  *string   `json:"contentUrl"`
+	Content     teamsCard `json:"content"`
+}
+
+type teamsMessage struct {
+	Type        string            `json:"type"`
+	Attachments []teamsAttachment `json:"attachments"`
+}
+
+func (a alert) teams() (chatMessage, error) {
+	encode := func(n int) ([]byte, error) {
+		card := teamsCard{Schema: "http://adaptivecards.io/schemas/adaptive-card.json", Type: "AdaptiveCard", Version: "1.2",
+			Body:    []teamsElement{{Type: "TextBlock", Text: cut(a.title, 400), Wrap: true, Weight: "Bolder", Size: "Medium"}},
+			Actions: []teamsAction{{Type: "Action.OpenUrl", Title: "Open on aistatus", URL: a.link}}}
+		for _, it := range a.items[:n] {
+			s := marker(it.status) + " **[" + it.subject + "](" + it.link + ")**: " + it.line
+			if it.evidence != "" {
+				s += " — " + mdLink(it.evidenceURL, it.evidence)
+			}
+			card.Body = append(card.Body, teamsElement{Type: "TextBlock", Text: cut(s, 1000), Wrap: true})
+		}
+		if n < len(a.items) {
+			card.Body = append(card.Body, teamsElement{Type: "TextBlock", Text: a.more(len(a.items) - n), Wrap: true})
+		}
+		return marshalText(teamsMessage{Type: "message", Attachments: []teamsAttachment{{
+			ContentType: "application/vnd.microsoft.card.adaptive", Content: card}}})
+	}
+	for n := min(len(a.items), teamsMaxItems); ; n-- {
+		body, err := encode(n)
+		if err != nil || len(body) <= teamsMaxBytes || n == 0 {
+			return chatMessage{body: body, contentType: "application/json"}, err
+		}
+	}
+}
+
+// ntfy: the JSON publish form, posted to the server's root with the topic
+// in the body; a message holds at most 4096 bytes (testdata/notify/README.md).
+const ntfyMaxMessage = 4096
+
+type ntfyMessage struct {
+	Topic    string   `json:"topic"`
+	Title    string   `json:"title"`
+	Message  string   `json:"message"`
+	Priority int      `json:"priority"`
+	Tags     []string `json:"tags"`
+	Click    string   `json:"click"`
+}
+
+// ntfyRoot splits an ntfy topic URL, https://ntfy.sh/<topic> (or under a
+// self-hosted server's path), into the server's root and the topic.
+func ntfyRoot(raw string) (root, topic string, err error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", "", err
+	}
+	dir, topic := "", strings.Trim(u.Path, "/")
+	if i := strings.LastIndex(topic, "/"); i >= 0 {
+		dir, topic = topic[:i+1], topic[i+1:]
+	}
+	if topic == "" {
+		return "", "", fmt.Errorf("an ntfy URL names its topic: https://ntfy.sh/<topic>")
+	}
+	u.Path, u.RawPath = "/"+dir, ""
+	return u.String(), topic, nil
+}
+
+func (a alert) ntfy(topic string) ntfyMessage {
+	m := ntfyMessage{Topic: topic, Title: cut(a.title, 250), Click: a.link, Priority: 3, Tags: []string{"warning"}}
+	switch a.worst {
+	case api.MajorOutage:
+		m.Priority, m.Tags = 5, []string{"rotating_light"}
+	case api.PartialOutage:
+		m.Priority = 4
+	case api.Operational:
+		m.Tags = []string{"white_check_mark"}
+	case api.Maintenance:
+		m.Tags = []string{"wrench"}
+	}
+	var b strings.Builder
+	for i, it := range a.items {
+		line := it.plainLine() + "\n" + it.link
+		more := a.more(len(a.items) - i)
+		if b.Len()+len(line)+1 > ntfyMaxMessage-len(more)-1 && i < len(a.items)-1 {
+			b.WriteString(more)
+			break
+		}
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(line)
+	}
+	m.Message = cutBytes(b.String(), ntfyMaxMessage)
+	return m
+}

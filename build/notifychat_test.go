@@ -1,0 +1,724 @@
+package build
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/build/buildtest"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/rs/zerolog"
+)
+
+// The payload checks below encode each format's documented rules; the
+// sources are cited in testdata/notify/README.md. Each accepts the
+// format's own documented example (testdata/notify/<kind>-….json), which
+// shows the check is not stricter than the format, and refuses a payload
+// that breaks one rule, which shows it is not vacuous.
+
+type jsonObject = map[string]any
+
+// only reports the keys of o outside allowed.
+func only(o jsonObject, allowed ...string) error {
+	for k := range o {
+		if !slices.Contains(allowed, k) {
+			return fmt.Errorf("field %q is not documented", k)
+		}
+	}
+	return nil
+}
+
+func runes(v any) int { s, _ := v.(string); return utf8.RuneCountInString(s) }
+
+func objects(v any) ([]jsonObject, bool) {
+	list, ok := v.([]any)
+	var out []jsonObject
+	for _, e := range list {
+		o, isObj := e.(jsonObject)
+		if !isObj {
+			return nil, false
+		}
+		out = append(out, o)
+	}
+	return out, ok
+}
+
+// checkSlack: an incoming webhook's body is the fields of
+// IncomingWebhookSendArguments; "text" is the notification's fallback when
+// there are blocks; at most 50 blocks, here section blocks as in the
+// documented example, each with a text object (mrkdwn or plain_text) of at
+// most 3000 characters or fields of at most 2000 each.
+func checkSlack(msg jsonObject) error {
+	if err := only(msg, "text", "blocks", "attachments", "channel", "username", "icon_emoji", "icon_url",
+		"link_names", "unfurl_links", "unfurl_media", "metadata", "mrkdwn", "thread_ts"); err != nil {
+		return err
+	}
+	if runes(msg["text"]) == 0 {
+		return fmt.Errorf(`no "text" fallback`)
+	}
+	blocks, ok := objects(msg["blocks"])
+	if !ok || len(blocks) == 0 || len(blocks) > 50 {
+		return fmt.Errorf("%d blocks, want 1 to 50", len(blocks))
+	}
+	for i, b := range blocks {
+		if err := only(b, "type", "text", "block_id", "fields", "accessory"); err != nil || b["type"] != "section" {
+			return fmt.Errorf("block %d: %v (type %v)", i, err, b["type"])
+		}
+		if runes(b["block_id"]) > 255 {
+			return fmt.Errorf("block %d: block_id over 255 characters", i)
+		}
+		texts := []any{b["text"]}
+		if fields, ok := b["fields"].([]any); ok {
+			texts = fields
+		}
+		for _, t := range texts {
+			to, _ := t.(jsonObject)
+			if to == nil || (to["type"] != "mrkdwn" && to["type"] != "plain_text") || runes(to["text"]) == 0 || runes(to["text"]) > 3000 {
+				return fmt.Errorf("block %d: text %v, want mrkdwn or plain_text of 1 to 3000 characters", i, to)
+			}
+		}
+	}
+	return nil
+}
+
+// checkDiscord: the execute-webhook JSON params; content up to 2000
+// characters; up to 10 embeds of the embed structure's fields, a title up
+// to 256 characters and a description up to 4096, at most 6000 in all; no
+// mention parsed unless allowed.
+func checkDiscord(msg jsonObject) error {
+	if err := only(msg, "content", "username", "avatar_url", "tts", "embeds", "allowed_mentions", "components",
+		"attachments", "flags", "thread_name", "applied_tags", "poll"); err != nil {
+		return err
+	}
+	if runes(msg["content"]) > 2000 {
+		return fmt.Errorf("content of %d characters", runes(msg["content"]))
+	}
+	embeds, ok := objects(msg["embeds"])
+	if msg["embeds"] != nil && (!ok || len(embeds) > 10) {
+		return fmt.Errorf("embeds %v, want up to 10", msg["embeds"])
+	}
+	if msg["content"] == nil && len(embeds) == 0 {
+		return fmt.Errorf("neither content nor embeds")
+	}
+	total := 0
+	for i, e := range embeds {
+		if err := only(e, "title", "type", "description", "url", "timestamp", "color", "footer", "image", "thumbnail",
+			"video", "provider", "author", "fields", "flags"); err != nil {
+			return fmt.Errorf("embed %d: %w", i, err)
+		}
+		if runes(e["title"]) > 256 || runes(e["description"]) > 4096 {
+			return fmt.Errorf("embed %d: title of %d or description of %d characters", i, runes(e["title"]), runes(e["description"]))
+		}
+		if c, ok := e["color"]; ok {
+			if f, isNum := c.(float64); !isNum || f != float64(int(f)) {
+				return fmt.Errorf("embed %d: color %v is no integer", i, c)
+			}
+		}
+		total += runes(e["title"]) + runes(e["description"])
+	}
+	if total > 6000 {
+		return fmt.Errorf("embeds of %d characters, over 6000", total)
+	}
+	if am, ok := msg["allowed_mentions"].(jsonObject); ok {
+		parse, _ := am["parse"].([]any)
+		for _, p := range parse {
+			if p != "roles" && p != "users" && p != "everyone" {
+				return fmt.Errorf("allowed_mentions.parse has %v", p)
+			}
+		}
+	}
+	return nil
+}
+
+// checkTeams: a message (type "message") whose attachments are Adaptive
+// Cards (contentType application/vnd.microsoft.card.adaptive, the card in
+// "content"); TextBlocks with text, Action.OpenUrl with a url; at most 28 KB.
+func checkTeams(body []byte) error {
+	if len(body) > 28<<10 {
+		return fmt.Errorf("%d bytes, over 28 KB", len(body))
+	}
+	var msg jsonObject
+	if err := json.Unmarshal(body, &msg); err != nil {
+		return err
+	}
+	atts, ok := objects(msg["attachments"])
+	if msg["type"] != "message" || !ok || len(atts) == 0 {
+		return fmt.Errorf(`type %v and attachments %v, want "message" with attachments`, msg["type"], msg["attachments"])
+	}
+	for _, a := range atts {
+		card, _ := a["content"].(jsonObject)
+		if a["contentType"] != "application/vnd.microsoft.card.adaptive" || card == nil || card["type"] != "AdaptiveCard" || runes(card["version"]) == 0 {
+			return fmt.Errorf("attachment %v is no Adaptive Card", a)
+		}
+		if err := only(card, "$schema", "type", "version", "body", "actions"); err != nil {
+			return err
+		}
+		elements, ok := objects(card["body"])
+		if !ok || len(elements) == 0 {
+			return fmt.Errorf("card without a body")
+		}
+		for _, e := range elements {
+			if err := only(e, "type", "text", "wrap", "weight", "size", "color", "isSubtle", "maxLines", "spacing", "separator"); err != nil || e["type"] != "TextBlock" || runes(e["text"]) == 0 {
+				return fmt.Errorf("element %v: %v, want a TextBlock with text", e, err)
+			}
+		}
+		actions, _ := objects(card["actions"])
+		for _, act := range actions {
+			if act["type"] != "Action.OpenUrl" || !strings.HasPrefix(fmt.Sprint(act["url"]), "http") {
+				return fmt.Errorf("action %v, want Action.OpenUrl with a url", act)
+			}
+		}
+	}
+	return nil
+}
+
+// checkNtfy: the JSON publish form's fields; "topic" required; a message
+// of at most 4096 bytes; priority 1 to 5; tags a list of strings.
+func checkNtfy(msg jsonObject) error {
+	if err := only(msg, "topic", "message", "title", "tags", "priority", "actions", "click", "attach", "markdown",
+		"icon", "filename", "delay", "email", "call"); err != nil {
+		return err
+	}
+	if runes(msg["topic"]) == 0 {
+		return fmt.Errorf("no topic")
+	}
+	if m, _ := msg["message"].(string); len(m) > 4096 {
+		return fmt.Errorf("message of %d bytes", len(m))
+	}
+	if p, ok := msg["priority"].(float64); ok && (p < 1 || p > 5 || p != float64(int(p))) {
+		return fmt.Errorf("priority %v", p)
+	}
+	if tags, ok := msg["tags"]; ok {
+		list, isList := tags.([]any)
+		for _, t := range list {
+			if _, isString := t.(string); !isString {
+				isList = false
+			}
+		}
+		if !isList {
+			return fmt.Errorf("tags %v, want a list of strings", tags)
+		}
+	}
+	return nil
+}
+
+// checkPayload checks body as kind's format.
+func checkPayload(kind NotifyKind, body []byte) error {
+	if kind == NotifyTeams {
+		return checkTeams(body)
+	}
+	var msg jsonObject
+	if err := json.Unmarshal(body, &msg); err != nil {
+		return err
+	}
+	switch kind {
+	case NotifySlack:
+		return checkSlack(msg)
+	case NotifyDiscord:
+		return checkDiscord(msg)
+	case NotifyNtfy:
+		return checkNtfy(msg)
+	}
+	return fmt.Errorf("no check for %q", kind)
+}
+
+// sampleChanges are one of each kind of change a chat message tells, with
+// outside text that Slack's and Discord's markup would read.
+func sampleChanges() []api.Change {
+	inc := &api.Incident{ID: "openai-abc", Service: "openai", Headline: "Elevated errors on <Chat> & *API* @everyone",
+		Severity: api.Major, StartedAt: t0, Status: "investigating", Source: api.SourceOfficial,
+		URL: "https://status.openai.com/incidents/abc", UpdatedAt: t0}
+	resolved := *inc
+	end := t0.Add(time.Hour)
+	resolved.EndedAt, resolved.Status = &end, "resolved"
+	return []api.Change{
+		{ID: 1, Type: api.ChangeStatus, Service: "openai", Time: t0, OldStatus: api.Operational, NewStatus: api.MajorOutage},
+		{ID: 2, Type: api.ChangeSurfaceStatus, Service: "anthropic", Surface: catalog.SurfaceApp, Time: t0, OldStatus: api.Operational, NewStatus: api.PartialOutage},
+		{ID: 3, Type: api.ChangeModelStatus, Service: "anthropic", Model: "anthropic/claude-sonnet-4.5", Time: t0, OldStatus: api.Operational, NewStatus: api.Degraded},
+		{ID: 4, Type: api.ChangeIncidentOpened, Service: "openai", Time: t0, Incident: inc},
+		{ID: 5, Type: api.ChangeIncidentResolved, Service: "openai", Time: end, Incident: &resolved},
+	}
+}
+
+func defaultNames(t *testing.T) map[string]string {
+	t.Helper()
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return NotifySubjectNames(cat)
+}
+
+// chatURLs are a destination of each chat kind, as their services hand
+// them out (the tokens made up).
+var chatURLs = map[NotifyKind]string{
+	NotifySlack:   "https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX",
+	NotifyDiscord: "https://discord.com/api/webhooks/123456789012345678/TOKEN",
+	NotifyTeams:   "https://prod-00.westus.logic.azure.com:443/workflows/abc/triggers/manual/paths/invoke?api-version=2016-06-01&sig=SIG",
+	NotifyNtfy:    "https://ntfy.sh/mytopic",
+}
+
+// TestChatPayloadsMatchTheirDocs renders the sample changes, and a flood
+// of them, in each chat format: each payload passes the format's
+// documented rules (as its documented example does) and, for the sample,
+// matches its golden file; breaking one rule fails the check.
+func TestChatPayloadsMatchTheirDocs(t *testing.T) {
+	t.Parallel()
+	names := defaultNames(t)
+	var flood []api.Change
+	for i := range 700 {
+		flood = append(flood, api.Change{ID: int64(100 + i), Type: api.ChangeStatus, Service: fmt.Sprintf("svc-%d", i),
+			Time: t0, OldStatus: api.Operational, NewStatus: api.MajorOutage})
+	}
+	tests := []struct {
+		kind    NotifyKind
+		example string
+		// brokenBy breaks one documented rule in a rendered payload.
+		brokenBy func(jsonObject)
+	}{
+		{NotifySlack, "slack-incoming-webhook.json", func(m jsonObject) {
+			m["blocks"].([]any)[0].(jsonObject)["text"].(jsonObject)["text"] = strings.Repeat("x", 3001)
+		}},
+		{NotifyDiscord, "discord-execute-webhook.json", func(m jsonObject) { m["content"] = strings.Repeat("x", 2001) }},
+		{NotifyTeams, "teams-workflows-adaptive-card.json", func(m jsonObject) {
+			m["attachments"].([]any)[0].(jsonObject)["contentType"] = "application/vnd.microsoft.teams.card.o365connector"
+		}},
+		{NotifyNtfy, "ntfy-publish-json.json", func(m jsonObject) { m["priority"] = 6 }},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.kind), func(t *testing.T) {
+			t.Parallel()
+			example, err := os.ReadFile(filepath.Join("testdata", "notify", tt.example))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := checkPayload(tt.kind, example); err != nil {
+				t.Fatalf("the documented example fails the check: %v", err)
+			}
+			msg, err := newAlert(sampleChanges(), map[string]api.Basis{"openai": api.BasisProbe}, names, "https://aistatus.example").
+				render(tt.kind, chatURLs[tt.kind])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := checkPayload(tt.kind, msg.body); err != nil {
+				t.Errorf("payload: %v\n%s", err, msg.body)
+			}
+			var pretty bytes.Buffer
+			json.Indent(&pretty, msg.body, "", "  ")
+			pretty.WriteByte('\n')
+			buildtest.Golden(t, "notify/"+string(tt.kind)+".json", pretty.Bytes())
+
+			big, err := newAlert(flood, nil, names, "https://aistatus.example").render(tt.kind, chatURLs[tt.kind])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := checkPayload(tt.kind, big.body); err != nil {
+				t.Errorf("700 changes: %v", err)
+			}
+			if !strings.Contains(string(big.body), "more: https://aistatus.example/api/v1/changes") {
+				t.Errorf("700 changes: no line says how many were left out")
+			}
+
+			var broken jsonObject
+			if err := json.Unmarshal(msg.body, &broken); err != nil {
+				t.Fatal(err)
+			}
+			tt.brokenBy(broken)
+			body, _ := json.Marshal(broken)
+			if checkPayload(tt.kind, body) == nil {
+				t.Errorf("a payload breaking a documented rule passes the check")
+			}
+		})
+	}
+}
+
+// TestChatPayloadContent: each format carries the short line, the subject,
+// the old and new status, the link to the subject's page and the evidence,
+// with outside text unable to mention or mark up.
+func TestChatPayloadContent(t *testing.T) {
+	t.Parallel()
+	names := defaultNames(t)
+	a := newAlert(sampleChanges()[:1], map[string]api.Basis{"openai": api.BasisProbe}, names, "https://aistatus.example/")
+	if want := "🔴 OpenAI: operational → major outage"; a.title != want {
+		t.Errorf("title %q, want %q", a.title, want)
+	}
+	for kind := range chatURLs {
+		msg, err := a.render(kind, chatURLs[kind])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, want := range []string{"OpenAI", "operational → major outage", "https://aistatus.example/services/openai", "our probes of the API"} {
+			if !strings.Contains(string(msg.body), want) {
+				t.Errorf("%s: no %q in %s", kind, want, msg.body)
+			}
+		}
+	}
+	all := newAlert(sampleChanges(), nil, names, "https://aistatus.example")
+	slack, _ := all.render(NotifySlack, chatURLs[NotifySlack])
+	if s := string(slack.body); strings.Contains(s, "<Chat>") || !strings.Contains(s, "&lt;Chat&gt; &amp;") {
+		t.Errorf("Slack: the headline's markup is not escaped: %s", s)
+	}
+	discord, _ := all.render(NotifyDiscord, chatURLs[NotifyDiscord])
+	if s := string(discord.body); !strings.Contains(s, `"allowed_mentions":{"parse":[]}`) || !strings.Contains(s, `\\*API\\*`) {
+		t.Errorf("Discord: mentions not disabled or markdown not escaped: %s", s)
+	}
+	ntfy, _ := all.render(NotifyNtfy, "https://ntfy.example/base/alerts?auth=TOKEN")
+	if ntfy.target != "https://ntfy.example/base/?auth=TOKEN" || !strings.Contains(string(ntfy.body), `"topic":"alerts"`) {
+		t.Errorf("ntfy: posted to %s with %s; want the server's root, the topic in the body", ntfy.target, ntfy.body)
+	}
+}
+
+// TestDetectNotifyKind: the kind follows from the hosts the services hand
+// out webhook URLs on; anything else is a Standard Webhook.
+func TestDetectNotifyKind(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		url  string
+		want NotifyKind
+	}{
+		{"https://hooks.slack.com/services/T0/B0/X", NotifySlack},
+		{"https://discord.com/api/webhooks/1/T", NotifyDiscord},
+		{"https://discordapp.com/api/webhooks/1/T", NotifyDiscord},
+		{"https://canary.discord.com/api/v10/webhooks/1/T", NotifyDiscord},
+		{"https://discord.com/channels/1/2", NotifyWebhook},
+		{"https://prod-12.westeurope.logic.azure.com:443/workflows/x/triggers/manual/paths/invoke?sig=S", NotifyTeams},
+		{"https://default0123.ab.environment.api.powerplatform.com:443/powerautomate/automations/direct/workflows/x", NotifyTeams},
+		{"https://example.webhook.office.com/webhookb2/x", NotifyTeams},
+		{"https://ntfy.sh/alerts", NotifyNtfy},
+		{"https://ntfy.example/alerts", NotifyWebhook},
+		{"https://hooks.example/slack", NotifyWebhook},
+		{"://bad", NotifyWebhook},
+	}
+	for _, tt := range tests {
+		if got := DetectNotifyKind(tt.url); got != tt.want {
+			t.Errorf("DetectNotifyKind(%s) = %s, want %s", tt.url, got, tt.want)
+		}
+	}
+}
+
+// TestNotifyFilter: which changes pass a destination's filter, for a chat
+// destination and a Standard Webhook.
+func TestNotifyFilter(t *testing.T) {
+	t.Parallel()
+	status := func(svc string, old, new api.Status) api.Change {
+		return api.Change{Type: api.ChangeStatus, Service: svc, OldStatus: old, NewStatus: new}
+	}
+	surface := api.Change{Type: api.ChangeSurfaceStatus, Service: "anthropic", Surface: catalog.SurfaceApp, OldStatus: api.Operational, NewStatus: api.MajorOutage}
+	model := api.Change{Type: api.ChangeModelStatus, Service: "anthropic", Model: "anthropic/claude-sonnet-4.5", OldStatus: api.Operational, NewStatus: api.MajorOutage}
+	incident := func(sev api.Severity) api.Change {
+		return api.Change{Type: api.ChangeIncidentOpened, Service: "openai", Incident: &api.Incident{Severity: sev}}
+	}
+	down := status("openai", api.Operational, api.MajorOutage)
+	tests := []struct {
+		name   string
+		filter NotifyFilter
+		change api.Change
+		chat   bool
+		want   bool
+	}{
+		{"chat: an outage", NotifyFilter{}, down, true, true},
+		{"chat: its recovery", NotifyFilter{}, status("openai", api.MajorOutage, api.Operational), true, true},
+		{"chat: a first check is no transition", NotifyFilter{}, status("openai", "", api.MajorOutage), true, false},
+		{"webhook: a first check is a change", NotifyFilter{}, status("openai", "", api.Operational), false, true},
+		{"chat: unknown and back is below the default", NotifyFilter{}, status("openai", api.Operational, api.Unknown), true, false},
+		{"webhook: unknown and back is a change", NotifyFilter{}, status("openai", api.Operational, api.Unknown), false, true},
+		{"chat: minStatus operational lets it through", NotifyFilter{MinStatus: api.Operational}, status("openai", api.Unknown, api.Operational), true, true},
+		{"minStatus partial_outage: degraded is below", NotifyFilter{MinStatus: api.PartialOutage}, status("openai", api.Operational, api.Degraded), true, false},
+		{"minStatus partial_outage: a partial outage", NotifyFilter{MinStatus: api.PartialOutage}, status("openai", api.Degraded, api.PartialOutage), false, true},
+		{"services: another service", NotifyFilter{Services: []string{"anthropic"}}, down, true, false},
+		{"services: the service", NotifyFilter{Services: []string{"openai"}}, down, true, true},
+		{"services: the service's surface", NotifyFilter{Services: []string{"anthropic"}}, surface, true, true},
+		{"surfaces: the surface alone", NotifyFilter{Surfaces: []string{"anthropic/app"}}, surface, true, true},
+		{"surfaces: not the service's API", NotifyFilter{Surfaces: []string{"anthropic/app"}}, status("anthropic", api.Operational, api.MajorOutage), true, false},
+		{"services: not its maker's models", NotifyFilter{Services: []string{"anthropic"}}, model, true, false},
+		{"models: the model", NotifyFilter{Models: []string{"anthropic/claude-sonnet-4.5"}}, model, true, true},
+		{"minSeverity major: a minor incident", NotifyFilter{MinSeverity: api.Major}, incident(api.Minor), true, false},
+		{"minSeverity major: a critical one", NotifyFilter{MinSeverity: api.Major}, incident(api.Critical), true, true},
+		{"services: the service's incident", NotifyFilter{Services: []string{"openai"}}, incident(api.Minor), true, true},
+	}
+	for _, tt := range tests {
+		if got := tt.filter.passes(tt.change, tt.chat); got != tt.want {
+			t.Errorf("%s: passes = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+}
+
+// TestParseNotifyConfig reads a config file; every mistake is reported,
+// by the destination's place, never with its URL.
+func TestParseNotifyConfig(t *testing.T) {
+	t.Parallel()
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"SLACK_URL": "https://hooks.slack.com/services/T0/B0/SECRET"}
+	getenv := func(k string) string { return env[k] }
+	good := `{"destinations": [
+		{"urlEnv": "SLACK_URL", "services": ["openai", "anthropic"], "minStatus": "partial_outage"},
+		{"url": "https://ntfy.example/SECRETTOPIC", "kind": "ntfy", "surfaces": ["anthropic/app"], "models": ["anthropic/claude-sonnet-4.5"], "minSeverity": "major"},
+		{"url": "https://hooks.example/SECRET"}
+	]}`
+	dests, err := ParseNotifyConfig(strings.NewReader(good), cat, getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Destination{
+		{URL: env["SLACK_URL"], Kind: NotifySlack, Filter: NotifyFilter{Services: []string{"openai", "anthropic"}, MinStatus: api.PartialOutage}},
+		{URL: "https://ntfy.example/SECRETTOPIC", Kind: NotifyNtfy, Filter: NotifyFilter{Surfaces: []string{"anthropic/app"},
+			Models: []string{"anthropic/claude-sonnet-4.5"}, MinSeverity: api.Major}},
+		{URL: "https://hooks.example/SECRET", Kind: NotifyWebhook},
+	}
+	if fmt.Sprint(dests) != fmt.Sprint(want) {
+		t.Errorf("destinations\n%+v, want\n%+v", dests, want)
+	}
+	if !NotifyNeedsSecret(nil, dests) || NotifyNeedsSecret([]string{chatURLs[NotifySlack]}, dests[:2]) {
+		t.Errorf("NotifyNeedsSecret: a Standard Webhook needs the secret, chat destinations do not")
+	}
+
+	bad := []struct {
+		name, config, want string
+	}{
+		{"not JSON", `{`, "notify config: unexpected EOF"},
+		{"an unknown field", `{"destinations": [{"url": "https://hooks.slack.com/services/SECRET", "service": ["openai"]}]}`, `unknown field "service"`},
+		{"two values", `{"destinations": [{"url": "https://ntfy.sh/SECRET"}]} {}`, "more than one JSON value"},
+		{"no destination", `{"destinations": []}`, `no "destinations"`},
+		{"neither url nor urlEnv", `{"destinations": [{"kind": "slack"}]}`, `destinations[0]: give one of "url" and "urlEnv"`},
+		{"both", `{"destinations": [{"url": "https://ntfy.sh/SECRET", "urlEnv": "SLACK_URL"}]}`, `give one of`},
+		{"an unset variable", `{"destinations": [{"urlEnv": "NOPE"}]}`, "NOPE, its urlEnv, is not set"},
+		{"not http(s)", `{"destinations": [{"url": "ftp://hooks.example/SECRET"}]}`, "destinations[0]: ftp://hooks.example/…: not an absolute http(s) URL"},
+		{"an unknown kind", `{"destinations": [{"url": "https://hooks.example/SECRET", "kind": "telegram"}]}`, `kind "telegram" is not one of webhook, slack, discord, teams, ntfy`},
+		{"ntfy without a topic", `{"destinations": [{"url": "https://ntfy.sh/", "kind": "ntfy"}]}`, "names its topic"},
+		{"a misspelt service", `{"destinations": [{"url": "https://ntfy.sh/SECRET", "services": ["opneai"]}]}`, `"opneai" is no tracked service`},
+		{"a surface without its service", `{"destinations": [{"url": "https://ntfy.sh/SECRET", "surfaces": ["app"]}]}`, `"app" is no surface`},
+		{"an unwatched model", `{"destinations": [{"url": "https://ntfy.sh/SECRET", "models": ["acme/model"]}]}`, `"acme/model" is no watched model`},
+		{"a bad minStatus", `{"destinations": [{"url": "https://ntfy.sh/SECRET", "minStatus": "down"}]}`, `minStatus: "down"`},
+		{"unknown as minStatus", `{"destinations": [{"url": "https://ntfy.sh/SECRET", "minStatus": "unknown"}]}`, `minStatus: "unknown"`},
+		{"a bad minSeverity", `{"destinations": [{"url": "https://ntfy.sh/SECRET", "minSeverity": "high"}]}`, `minSeverity: "high"`},
+		{"every mistake at once", `{"destinations": [{"url": "https://ntfy.sh/SECRET", "minSeverity": "high"}, {"kind": "x"}]}`, "destinations[1]"},
+	}
+	for _, tt := range bad {
+		_, err := ParseNotifyConfig(strings.NewReader(tt.config), cat, getenv)
+		if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), "SECRET") {
+			t.Errorf("%s: error %v, want one saying %q and no secret", tt.name, err, tt.want)
+		}
+	}
+}
+
+// chatReceiver is a loopback fake of a chat service's webhook: it keeps
+// every request it is posted.
+type chatReceiver struct {
+	*httptest.Server
+	status int // what it answers; 0: 204
+	mu     sync.Mutex
+	posts  []chatPost
+}
+
+type chatPost struct {
+	path, contentType string
+	body              []byte
+}
+
+func newChatReceiver(t *testing.T, status int) *chatReceiver {
+	rcv := &chatReceiver{status: status}
+	rcv.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		rcv.mu.Lock()
+		rcv.posts = append(rcv.posts, chatPost{r.Method + " " + r.URL.Path, r.Header.Get("Content-Type"), body})
+		rcv.mu.Unlock()
+		if rcv.status != 0 {
+			w.WriteHeader(rcv.status)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(rcv.Close)
+	return rcv
+}
+
+func (rcv *chatReceiver) received() []chatPost {
+	rcv.mu.Lock()
+	defer rcv.mu.Unlock()
+	return slices.Clone(rcv.posts)
+}
+
+// syncLog is a log written by the notifier's workers while the test reads
+// it.
+type syncLog struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *syncLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *syncLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestChatNotifyBuild builds twice against the fake world, OpenAI going
+// into a major outage and Anthropic degraded in the second build: a
+// loopback Slack receiver filtered to partial outages of OpenAI and
+// Anthropic gets one message, in Slack's shape, of OpenAI alone; a Discord
+// receiver filtered to Anthropic gets one, in Discord's shape, of
+// Anthropic alone; one filtered to Mistral gets nothing, nor does any for
+// the first build (every status is a first check). A failing receiver is
+// retried, and no log line holds any URL's token.
+func TestChatNotifyBuild(t *testing.T) {
+	t.Parallel()
+	slack, discord, quiet, failing := newChatReceiver(t, 0), newChatReceiver(t, 0), newChatReceiver(t, 0), newChatReceiver(t, http.StatusBadGateway)
+	h := newHarness(t)
+	var logs syncLog
+	ctx := context.Background()
+	n, err := NewNotifier(ctx, NotifierOptions{
+		Destinations: []Destination{
+			{URL: slack.URL + "/services/T000/B000/SLACKTOKEN", Kind: NotifySlack,
+				Filter: NotifyFilter{Services: []string{"openai", "anthropic"}, MinStatus: api.PartialOutage}},
+			{URL: discord.URL + "/api/webhooks/123/DISCORDTOKEN", Kind: NotifyDiscord, Filter: NotifyFilter{Services: []string{"anthropic"}}},
+			{URL: quiet.URL + "/services/T000/B000/QUIETTOKEN", Kind: NotifySlack, Filter: NotifyFilter{Services: []string{"mistral"}}},
+			{URL: failing.URL + "/api/webhooks/456/FAILINGTOKEN", Kind: NotifyDiscord},
+		},
+		BaseURL: "https://aistatus.example", Names: NotifySubjectNames(h.world.Catalog),
+		Log: zerolog.New(&logs), Attempts: 2, Backoff: time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := h.options()
+	opts.Notifier = n
+	settle := func() {
+		// Delivery is asynchronous: wait for the failing receiver's two
+		// attempts, which come after nothing else.
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			if len(failing.received())%2 == 0 && strings.Count(logs.String(), "giving up") == len(failing.received())/2 {
+				return
+			}
+		}
+	}
+	if _, err := Build(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	settle()
+	for name, rcv := range map[string]*chatReceiver{"slack": slack, "discord": discord, "quiet": quiet, "failing": failing} {
+		if got := rcv.received(); len(got) != 0 {
+			t.Errorf("first build: %s got %d posts, want none (first checks are no transitions)", name, len(got))
+		}
+	}
+	h.clock.Advance(time.Minute)
+	h.world.Set("openai", func(p *buildtest.Page) { p.Status = api.MajorOutage })
+	h.world.Set("anthropic", func(p *buildtest.Page) { p.Status = api.Degraded })
+	if _, err := Build(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	drain, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	n.Close(drain)
+
+	tests := []struct {
+		name       string
+		rcv        *chatReceiver
+		kind       NotifyKind
+		path       string
+		want, deny []string
+	}{
+		{"slack", slack, NotifySlack, "POST /services/T000/B000/SLACKTOKEN",
+			[]string{"OpenAI", "operational → major outage", "https://aistatus.example/services/openai", "the official status page"},
+			[]string{"Anthropic", "degraded"}},
+		{"discord", discord, NotifyDiscord, "POST /api/webhooks/123/DISCORDTOKEN",
+			[]string{"Anthropic", "operational → degraded", "https://aistatus.example/services/anthropic"},
+			[]string{"OpenAI"}},
+	}
+	for _, tt := range tests {
+		posts := tt.rcv.received()
+		if len(posts) != 1 {
+			t.Errorf("%s: %d posts, want 1", tt.name, len(posts))
+			continue
+		}
+		p := posts[0]
+		if p.path != tt.path || p.contentType != "application/json" {
+			t.Errorf("%s: %s with %s, want %s with application/json", tt.name, p.path, p.contentType, tt.path)
+		}
+		if err := checkPayload(tt.kind, p.body); err != nil {
+			t.Errorf("%s: %v: %s", tt.name, err, p.body)
+		}
+		for _, s := range tt.want {
+			if !strings.Contains(string(p.body), s) {
+				t.Errorf("%s: no %q in %s", tt.name, s, p.body)
+			}
+		}
+		for _, s := range tt.deny {
+			if strings.Contains(string(p.body), s) {
+				t.Errorf("%s: %q, which its filter leaves out, in %s", tt.name, s, p.body)
+			}
+		}
+	}
+	if got := quiet.received(); len(got) != 0 {
+		t.Errorf("the receiver filtered to Mistral got %d posts", len(got))
+	}
+	if got := failing.received(); len(got) != 2 {
+		t.Errorf("the failing receiver got %d posts, want 2 (one message, two attempts)", len(got))
+	}
+	log := logs.String()
+	if !strings.Contains(log, `"receiver":4`) || !strings.Contains(log, `"kind":"discord"`) {
+		t.Errorf("the failed delivery is not logged with its receiver's index and kind: %s", log)
+	}
+	for line := range strings.Lines(log) {
+		if strings.Contains(line, "TOKEN") || strings.Contains(line, "/services/") || strings.Contains(line, "/webhooks/") {
+			t.Errorf("a log line names a URL's path: %s", line)
+		}
+	}
+}
+
+// TestChatURLStaysSecret: a chat webhook URL is a secret in its path (an
+// ntfy topic too); no log line of a chat receiver's failures writes it,
+// whatever the answer.
+func TestChatURLStaysSecret(t *testing.T) {
+	t.Parallel()
+	closed := httptest.NewServer(http.NotFoundHandler())
+	closed.Close()
+	for _, kind := range []NotifyKind{NotifySlack, NotifyDiscord, NotifyTeams, NotifyNtfy} {
+		for _, status := range []int{http.StatusInternalServerError, http.StatusForbidden, http.StatusFound, http.StatusGone, 0} {
+			t.Run(string(kind)+"/"+strconv.Itoa(status), func(t *testing.T) {
+				t.Parallel()
+				base := closed.URL
+				if status != 0 {
+					rcv, _ := statusServer(t, status)
+					base = rcv.URL
+				}
+				var logs syncLog
+				n, err := NewNotifier(context.Background(), NotifierOptions{
+					Destinations: []Destination{{URL: base + "/hooks/T0SECRET/B0SECRET?sig=SIGSECRET", Kind: kind}},
+					BaseURL:      "https://aistatus.example", Log: zerolog.New(&logs), Attempts: 2, Backoff: time.Millisecond,
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				n.Notify([]api.Change{{ID: 1, Type: api.ChangeStatus, Service: "openai", Time: t0, OldStatus: api.Operational, NewStatus: api.MajorOutage}})
+				drain, cancel := context.WithTimeout(context.Background(), time.Minute)
+				defer cancel()
+				n.Close(drain)
+				if logs.String() == "" || strings.Contains(logs.String(), "SECRET") {
+					t.Errorf("logs: %s", logs.String())
+				}
+			})
+		}
+	}
+}
