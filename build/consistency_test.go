@@ -100,8 +100,8 @@ func TestOutputsSayOneTruth(t *testing.T) {
 				if got, w := o.facade[subject], facadeWords[want]; got != w {
 					t.Errorf("%s: the façade says %q, want %q", subject, got, w)
 				}
-				if line := o.statusline(queries[subject]); !strings.HasSuffix(line, " "+statusWords[want]) {
-					t.Errorf("%s: the statusline says %q, want it to end in %q", subject, line, statusWords[want])
+				if line := o.statusline(queries[subject]); !strings.HasSuffix(line, " "+statuslineWords[want]) {
+					t.Errorf("%s: the statusline says %q, want it to end in %q", subject, line, statuslineWords[want])
 				}
 			}
 			// The card names the worst surface when one is worse than the
@@ -127,8 +127,8 @@ var facadeWords = map[api.Status]string{
 	api.MajorOutage: "major_outage", api.Maintenance: "under_maintenance", api.Unknown: "degraded_performance",
 }
 
-// statusWords are the statusline's words for a status.
-var statusWords = map[api.Status]string{
+// statuslineWords are the statusline's words for a status.
+var statuslineWords = map[api.Status]string{
 	api.Operational: "up", api.Degraded: "degraded", api.PartialOutage: "partial outage",
 	api.MajorOutage: "major outage", api.Maintenance: "maintenance", api.Unknown: "unknown",
 }

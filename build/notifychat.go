@@ -2,6 +2,7 @@ package build
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -117,8 +118,8 @@ func (f NotifyFilter) passes(c api.Change, chat bool) bool {
 // names reports whether the filter's subjects name what c is about.
 func (f NotifyFilter) names(c api.Change) bool {
 	switch {
-	case c.Type == api.ChangeModelStatus:
-		return slices.Contains(f.Models, c.Model)
+	case c.Model != nil:
+		return slices.Contains(f.Models, c.Model.ID)
 	case c.Surface != "":
 		return slices.Contains(f.Surfaces, c.Service+"/"+string(c.Surface)) || slices.Contains(f.Services, c.Service)
 	}
@@ -132,8 +133,8 @@ func atLeast(s, least api.Status) bool {
 }
 
 // NotifySubjectNames are the names a chat message gives the subjects of
-// cat's changes (api.Change.Subject): "Anthropic", "claude.ai (Anthropic)",
-// "Claude Sonnet 4.5 (model)".
+// cat's changes (api.Change.Subject): "Anthropic", "claude.ai (Anthropic)";
+// a model's is its change's own, "Claude Sonnet 4.5 (model)".
 func NotifySubjectNames(cat catalog.Catalog) map[string]string {
 	names := map[string]string{}
 	for _, svc := range cat.Services {
@@ -141,9 +142,6 @@ func NotifySubjectNames(cat catalog.Catalog) map[string]string {
 		for _, sf := range svc.Surfaces {
 			names[svc.Slug+"/"+string(sf.ID)] = sf.Name + " (" + svc.Name + ")"
 		}
-	}
-	for _, md := range cat.Models.Watched {
-		names[api.ModelSubjectPrefix+md.ID] = md.Name + " (model)"
 	}
 	return names
 }
@@ -213,6 +211,11 @@ func newAlert(changes []api.Change, basis map[string]api.Basis, names map[string
 	a := alert{link: base + "/", changes: base + snapshot.PathChanges, worst: api.Unknown}
 	for _, c := range changes {
 		it := alertItem{subject: names[c.Subject()], link: base + "/services/" + url.PathEscape(c.Service)}
+		if it.subject == "" && c.Model != nil {
+			// A model's name comes with its change: the watched models
+			// change by themselves, the catalog pins only some.
+			it.subject = cmp.Or(c.Model.Name, c.Model.ID) + " (model)"
+		}
 		if it.subject == "" {
 			it.subject = strings.TrimPrefix(c.Subject(), api.ModelSubjectPrefix)
 		}
@@ -223,7 +226,7 @@ func newAlert(changes []api.Change, basis map[string]api.Basis, names map[string
 				it.evidence = basisWords[basis[c.Service]]
 			}
 			if c.Type == api.ChangeModelStatus {
-				it.link = base + strings.NewReplacer(snapshot.AuthorParam+"/"+snapshot.ModelNameParam, c.Model).Replace(snapshot.PathModel)
+				it.link = base + strings.NewReplacer(snapshot.AuthorParam+"/"+snapshot.ModelNameParam, c.Model.ID).Replace(snapshot.PathModel)
 			}
 		case api.ChangeIncidentOpened, api.ChangeIncidentUpdated, api.ChangeIncidentResolved:
 			it.line, it.status = incidentLine(c)

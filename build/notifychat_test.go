@@ -248,7 +248,7 @@ func sampleChanges() []api.Change {
 	return []api.Change{
 		{ID: 1, Type: api.ChangeStatus, Service: "openai", Time: t0, OldStatus: api.Operational, NewStatus: api.MajorOutage},
 		{ID: 2, Type: api.ChangeSurfaceStatus, Service: "anthropic", Surface: catalog.SurfaceApp, Time: t0, OldStatus: api.Operational, NewStatus: api.PartialOutage},
-		{ID: 3, Type: api.ChangeModelStatus, Service: "anthropic", Model: "anthropic/claude-sonnet-4.5", Time: t0, OldStatus: api.Operational, NewStatus: api.Degraded},
+		{ID: 3, Type: api.ChangeModelStatus, Service: "anthropic", Model: &api.ChangeModel{ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5"}, Time: t0, OldStatus: api.Operational, NewStatus: api.Degraded},
 		{ID: 4, Type: api.ChangeIncidentOpened, Service: "openai", Time: t0, Incident: inc},
 		{ID: 5, Type: api.ChangeIncidentResolved, Service: "openai", Time: end, Incident: &resolved},
 	}
@@ -418,7 +418,7 @@ func TestNotifyFilter(t *testing.T) {
 		return api.Change{Type: api.ChangeStatus, Service: svc, OldStatus: old, NewStatus: new}
 	}
 	surface := api.Change{Type: api.ChangeSurfaceStatus, Service: "anthropic", Surface: catalog.SurfaceApp, OldStatus: api.Operational, NewStatus: api.MajorOutage}
-	model := api.Change{Type: api.ChangeModelStatus, Service: "anthropic", Model: "anthropic/claude-sonnet-4.5", OldStatus: api.Operational, NewStatus: api.MajorOutage}
+	model := api.Change{Type: api.ChangeModelStatus, Service: "anthropic", Model: &api.ChangeModel{ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5"}, OldStatus: api.Operational, NewStatus: api.MajorOutage}
 	incident := func(sev api.Severity) api.Change {
 		return api.Change{Type: api.ChangeIncidentOpened, Service: "openai", Incident: &api.Incident{Severity: sev}}
 	}
@@ -504,7 +504,7 @@ func TestParseNotifyConfig(t *testing.T) {
 		{"ntfy without a topic", `{"destinations": [{"url": "https://ntfy.sh/", "kind": "ntfy"}]}`, "names its topic"},
 		{"a misspelt service", `{"destinations": [{"url": "https://ntfy.sh/SECRET", "services": ["opneai"]}]}`, `"opneai" is no tracked service`},
 		{"a surface without its service", `{"destinations": [{"url": "https://ntfy.sh/SECRET", "surfaces": ["app"]}]}`, `"app" is no surface`},
-		{"an unwatched model", `{"destinations": [{"url": "https://ntfy.sh/SECRET", "models": ["acme/model"]}]}`, `"acme/model" is no watched model`},
+		{"not a model id", `{"destinations": [{"url": "https://ntfy.sh/SECRET", "models": ["Claude Sonnet"]}]}`, `"Claude Sonnet" is not a model id`},
 		{"a bad minStatus", `{"destinations": [{"url": "https://ntfy.sh/SECRET", "minStatus": "down"}]}`, `minStatus: "down"`},
 		{"unknown as minStatus", `{"destinations": [{"url": "https://ntfy.sh/SECRET", "minStatus": "unknown"}]}`, `minStatus: "unknown"`},
 		{"a bad minSeverity", `{"destinations": [{"url": "https://ntfy.sh/SECRET", "minSeverity": "high"}]}`, `minSeverity: "high"`},

@@ -48,15 +48,12 @@ func ParseNotifyConfig(r io.Reader, cat catalog.Catalog, getenv func(string) str
 	if len(cfg.Destinations) == 0 {
 		return nil, errors.New(`notify config: no "destinations"`)
 	}
-	services, surfaces, models := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	services, surfaces := map[string]bool{}, map[string]bool{}
 	for _, svc := range cat.Services {
 		services[svc.Slug] = true
 		for _, sf := range svc.Surfaces {
 			surfaces[svc.Slug+"/"+string(sf.ID)] = true
 		}
-	}
-	for _, md := range cat.Models.Watched {
-		models[md.ID] = true
 	}
 	var errs []error
 	var dests []Destination
@@ -92,9 +89,12 @@ func ParseNotifyConfig(r io.Reader, cat catalog.Catalog, getenv func(string) str
 				bad(`surfaces: %q is no surface of a tracked service ("<slug>/<surface>", such as "anthropic/app")`, s)
 			}
 		}
+		// The watched models change by themselves (those a gateway lists
+		// come and go), so a model is checked for its shape, not against
+		// today's list.
 		for _, m := range cd.Models {
-			if !models[m] {
-				bad("models: %q is no watched model", m)
+			if !catalog.ValidModelID(m) {
+				bad("models: %q is not a model id (author/model, as /api/v1/models lists them)", m)
 			}
 		}
 		if s := cd.MinStatus; s != "" && (!s.Valid() || s == api.Unknown) {
