@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -153,8 +154,9 @@ func readOutputs(t *testing.T, b *pageBuilds) outputs {
 		return slug + "/" + string(id)
 	}
 
+	slug := b.cat.Services[0].Slug
 	var doc api.ServiceDoc
-	b.read(snapshot.ServiceFile("anthropic"), &doc)
+	b.read(snapshot.ServiceFile(slug), &doc)
 	for _, sf := range doc.Surfaces {
 		o.serviceDoc[subject(doc.Slug, sf.ID)] = sf.Status
 	}
@@ -168,7 +170,7 @@ func readOutputs(t *testing.T, b *pageBuilds) outputs {
 	var summary struct {
 		Components []struct{ ID, Status string } `json:"components"`
 	}
-	b.read(site.StatuspageDir("anthropic")+"/summary.json", &summary)
+	b.read(site.StatuspageDir(slug)+"/summary.json", &summary)
 	for _, c := range summary.Components {
 		o.facade[c.ID] = c.Status
 	}
@@ -245,4 +247,117 @@ func (o outputs) check(subject, q string) api.Status {
 func (o outputs) statusline(q string) string {
 	o.t.Helper()
 	return strings.TrimSpace(o.get(snapshot.PathStatusline + "?q=" + url.QueryEscape(q)).Body.String())
+}
+
+// TestOutputsSayOneTruthOfAModel is the same question of a watched model,
+// on Cohere's real page, whose components stand for its models: with
+// Command A's component in each status, the model's document, models.json,
+// /metrics, the change log, the models page, /check and the statusline
+// must each say the model's status the page gives it.
+func TestOutputsSayOneTruthOfAModel(t *testing.T) {
+	t.Parallel()
+	real, err := os.ReadFile(filepath.Join("feed", "testdata", "real", "incidentio-cohere-20260723.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const model, component, query = "cohere/command-a", "01JPJY4Y5P9N4AYA7FXXKQ71FA", "command a"
+	def, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	md, ok := def.Models.Lookup(model)
+	if !ok {
+		t.Fatalf("%s is not a pinned model", model)
+	}
+	for _, tc := range []struct {
+		component string // Command A's component on the page
+		want      api.Status
+	}{
+		{"operational", api.Operational},
+		{"degraded_performance", api.Degraded},
+		{"partial_outage", api.PartialOutage},
+		{"major_outage", api.MajorOutage},
+	} {
+		t.Run(tc.component, func(t *testing.T) {
+			t.Parallel()
+			page := func(status string) []byte {
+				return anthropicVariant(t, real, func(id, _ string) string {
+					if id == component {
+						return status
+					}
+					return "operational"
+				})
+			}
+			b := newPageBuilds(t, "cohere", page("operational"))
+			b.cat.Models.Pinned = []catalog.Model{md}
+			b.cycle()
+			b.serve(page(tc.component))
+			b.cycle()
+			o := readOutputs(t, b)
+
+			said := map[string]api.Status{}
+			var doc api.ModelDoc
+			b.read(snapshot.ModelFile(model), &doc)
+			said["the model's document"] = doc.Status
+			var models api.ModelsDoc
+			b.read(snapshot.FileModels, &models)
+			for _, m := range models.Models {
+				if m.ID == model {
+					said["models.json"] = m.Status
+				}
+			}
+			metrics, err := os.ReadFile(filepath.Join(b.out, snapshot.FileMetrics))
+			if err != nil {
+				t.Fatal(err)
+			}
+			line := regexp.MustCompile(`(?m)^aistatus_model_status\{model="` + regexp.QuoteMeta(model) + `",status="([a-z_]+)"\} 1$`)
+			if m := line.FindStringSubmatch(string(metrics)); m != nil {
+				said["/metrics"] = api.Status(m[1])
+			}
+			var changes api.ChangeList
+			b.read(snapshot.FileChanges, &changes)
+			for _, c := range changes.Changes {
+				if c.Type == api.ChangeModelStatus && c.Model != nil && c.Model.ID == model {
+					said["the change log's last transition"] = c.NewStatus
+				}
+			}
+			var check api.CheckDoc
+			if err := json.Unmarshal(o.get(snapshot.PathCheck+"?q="+url.QueryEscape(query)).Body.Bytes(), &check); err != nil {
+				t.Fatal(err)
+			}
+			if check.Model == nil || check.Model.ID != model || check.Status == nil {
+				t.Fatalf("/check?q=%s does not answer for %s: %+v", query, model, check.Model)
+			}
+			said["/check"] = *check.Status
+			for _, output := range []string{"the model's document", "models.json", "/metrics", "/check"} {
+				if got, ok := said[output]; !ok || got != tc.want {
+					t.Errorf("%s says %q, want %q", output, got, tc.want)
+				}
+			}
+			if got, ok := said["the change log's last transition"]; (tc.want != api.Operational) != ok || ok && got != tc.want {
+				t.Errorf("the change log's last transition is %q (logged: %v), want %q", got, ok, tc.want)
+			}
+			if line := o.statusline(query); !strings.HasSuffix(line, " "+statuslineWords[tc.want]) {
+				t.Errorf("the statusline says %q, want it to end in %q", line, statuslineWords[tc.want])
+			}
+			modelsPage, err := os.ReadFile(filepath.Join(b.out, site.FileModelsPage))
+			if err != nil {
+				t.Fatal(err)
+			}
+			root, err := html.Parse(strings.NewReader(string(modelsPage)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if row := modelRowText(root, model); !strings.Contains(row, site.StatusLabel(tc.want)) {
+				t.Errorf("the models page's row %q does not say %q", row, site.StatusLabel(tc.want))
+			}
+		})
+	}
+}
+
+// modelRowText is the text of the models page's row of the model.
+func modelRowText(n *html.Node, id string) string {
+	return textOf(n, func(n *html.Node) bool {
+		return slices.ContainsFunc(n.Attr, func(a html.Attribute) bool { return a.Key == "data-model" && a.Val == id })
+	})
 }

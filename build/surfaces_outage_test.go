@@ -132,26 +132,32 @@ func anthropicVariant(t *testing.T, page []byte, status func(id, captured string
 
 // nodeText is the text of the first element of that class, "" for none.
 func nodeText(n *html.Node, class string) string {
-	if n.Type == html.ElementNode {
-		for _, a := range n.Attr {
-			if a.Key == "class" && slices.Contains(strings.Fields(a.Val), class) {
-				var b strings.Builder
-				var walk func(*html.Node)
-				walk = func(n *html.Node) {
-					if n.Type == html.TextNode {
-						b.WriteString(n.Data)
-					}
-					for c := n.FirstChild; c != nil; c = c.NextSibling {
-						walk(c)
-					}
-				}
-				walk(n)
-				return strings.Join(strings.Fields(b.String()), " ")
+	return textOf(n, func(n *html.Node) bool {
+		return slices.ContainsFunc(n.Attr, func(a html.Attribute) bool {
+			return a.Key == "class" && slices.Contains(strings.Fields(a.Val), class)
+		})
+	})
+}
+
+// textOf is the text of the first element that match holds of, its
+// spaces collapsed; "" for none.
+func textOf(n *html.Node, match func(*html.Node) bool) string {
+	if n.Type == html.ElementNode && match(n) {
+		var b strings.Builder
+		var walk func(*html.Node)
+		walk = func(n *html.Node) {
+			if n.Type == html.TextNode {
+				b.WriteString(n.Data)
+			}
+			for c := n.FirstChild; c != nil; c = c.NextSibling {
+				walk(c)
 			}
 		}
+		walk(n)
+		return strings.Join(strings.Fields(b.String()), " ")
 	}
 	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if s := nodeText(c, class); s != "" {
+		if s := textOf(c, match); s != "" {
 			return s
 		}
 	}
