@@ -238,6 +238,13 @@ type testServer struct {
 // points at a fake API host.
 func newTestServer(t testing.TB, rateLimit int) *testServer {
 	t.Helper()
+	return newTestServerStarted(t, rateLimit, genTime.Add(time.Minute))
+}
+
+// newTestServerStarted is newTestServer with the server started (its clock
+// set) at start: a test sets the clock later to have the server run since.
+func newTestServerStarted(t testing.TB, rateLimit int, start time.Time) *testServer {
+	t.Helper()
 	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
@@ -246,7 +253,7 @@ func newTestServer(t testing.TB, rateLimit int) *testServer {
 	probeAt(&cat, api.URL)
 	dir := filepath.Join(t.TempDir(), "public")
 	publishTestSnapshot(t, dir, cat, genTime)
-	clock := newTestClock(genTime.Add(time.Minute))
+	clock := newTestClock(start)
 	srv := New(Options{Dir: dir, Catalog: cat, RateLimit: rateLimit, Log: zerolog.Nop(), Now: clock.Now, Client: api.Client()})
 	if ok, err := srv.Store().Reload(); !ok || err != nil {
 		t.Fatalf("reload: %v %v", ok, err)
