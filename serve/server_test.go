@@ -533,6 +533,54 @@ func TestNoSnapshotYetSays(t *testing.T) {
 	}
 }
 
+// TestNoSnapshotYetPage: before the first snapshot, a browser on the site
+// gets a page saying so and when to come back, still a 503 with
+// Retry-After; an API client (one asking for JSON, curl's */*, or any
+// request of an API path) gets the problem.
+func TestNoSnapshotYetPage(t *testing.T) {
+	t.Parallel()
+	srv := New(Options{Dir: filepath.Join(t.TempDir(), "none"), BuildsHere: true, Log: zerolog.Nop()})
+	const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+	for _, tc := range []struct {
+		path, accept string
+		page         bool
+	}{
+		{"/", browser, true},
+		{"/services/openai", browser, true},
+		{"/", "", false},
+		{"/", "*/*", false},
+		{"/", snapshot.ContentJSON, false},
+		{"/", "application/json, text/html;q=0.5", false},
+		{"/", "text/html;q=0", false},
+		{snapshot.PathStatus, browser, false},
+		{snapshot.PathAPIIndex, browser, false},
+	} {
+		req := httptest.NewRequest(http.MethodGet, tc.path, nil)
+		if tc.accept != "" {
+			req.Header.Set("Accept", tc.accept)
+		}
+		rec := httptest.NewRecorder()
+		srv.Handler().ServeHTTP(rec, req)
+		resp := rec.Result()
+		what := tc.path + " Accept: " + tc.accept
+		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "10" || resp.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s: %d, Retry-After %q, Cache-Control %q", what, resp.StatusCode, resp.Header.Get("Retry-After"), resp.Header.Get("Cache-Control"))
+		}
+		if !tc.page {
+			if ct := resp.Header.Get("Content-Type"); ct != snapshot.ContentProblem {
+				t.Errorf("%s: %s, want a problem", what, ct)
+			}
+			continue
+		}
+		page := rec.Body.String()
+		if ct := resp.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" ||
+			!strings.Contains(page, "No status snapshot yet") || !strings.Contains(page, "still being built") ||
+			!strings.Contains(page, "Come back in 10 seconds") || !strings.Contains(page, `http-equiv="refresh" content="10"`) {
+			t.Errorf("%s: %s\n%s", what, ct, page)
+		}
+	}
+}
+
 func TestSnapshotSwap(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, 0)
