@@ -264,14 +264,16 @@ func newTestServerStarted(t testing.TB, rateLimit int, start time.Time) *testSer
 // placeholder matches a path parameter ({slug}, {author}) once quoted.
 var placeholder = regexp.MustCompile(`\\\{[a-z]+\\\}`)
 
-// operationPath matches the paths of the API operations, from the route
-// table: a route added there is validated against the OpenAPI description
-// by every test that asks it. The event stream is left out (a response
-// that never ends; events_test.go checks its shape).
+// operationPath matches the paths of the routes, from the route table: a
+// route added there is validated against the OpenAPI description by every
+// test that asks it (a GET of a file the description describes is too:
+// contractDescribes). The event stream is left out (a response that never
+// ends; events_test.go checks its shape), and so is /mcp, whose operation
+// is a POST (hardening_test.go checks its answers against it).
 var operationPath = func() *regexp.Regexp {
 	var alts []string
 	for _, rt := range snapshot.Routes() {
-		if strings.HasPrefix(rt.Path, snapshot.APIBase+"/") && rt.ContentType != snapshot.ContentEventStream {
+		if rt.ContentType != snapshot.ContentEventStream && rt.Path != snapshot.PathMCP {
 			alts = append(alts, placeholder.ReplaceAllString(regexp.QuoteMeta(rt.Path), "[^/]+"))
 		}
 	}
@@ -298,7 +300,7 @@ func (ts *testServer) do(t testing.TB, method, target string, header http.Header
 			t.Errorf("%s %s: header %s = %q, want %q", method, target, h.Name, got, h.Value)
 		}
 	}
-	if operationPath.MatchString(req.URL.Path) && method == http.MethodGet && resp.Header.Get("Content-Encoding") == "" {
+	if (operationPath.MatchString(req.URL.Path) || contractDescribes(req.URL.Path)) && method == http.MethodGet && resp.Header.Get("Content-Encoding") == "" {
 		assertContract(t, req, resp.StatusCode, resp.Header, rec.Body.Bytes())
 	}
 	return resp
