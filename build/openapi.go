@@ -2,6 +2,7 @@ package build
 
 import (
 	"bytes"
+	"cmp"
 	_ "embed"
 	"encoding/json"
 	"errors"
@@ -36,43 +37,38 @@ func openapiText(services int) []byte {
 }
 
 // OpenAPI returns the OpenAPI description with servers[0].url set to baseURL +
-// "/api/v1" (baseURL without trailing slash, e.g. "https://aistatus.example")
-// and the number of services (the catalog's) written into its text.
-// Output is indented JSON ending in a newline, deterministic.
+// "/api/v1" (baseURL without trailing slash, e.g. "https://aistatus.example"),
+// the servers of the paths outside the API's base (the façade, /metrics, the
+// feeds, /mcp, …: each path item with servers of its own) set to baseURL,
+// the site's root, and the number of services (the catalog's) written into
+// its text. Output is indented JSON ending in a newline, deterministic.
 //
 // A trailing slash on baseURL is tolerated; an empty baseURL keeps the
-// relative server URL "/api/v1". The key order of the hand-kept document is
-// preserved.
+// relative server URLs "/api/v1" and "/". The key order of the hand-kept
+// document is preserved.
 func OpenAPI(baseURL string, services int) ([]byte, error) {
 	serverURL, err := openapiServerURL(baseURL)
 	if err != nil {
 		return nil, err
 	}
-	doc, err := openapiSetMember(openapiText(services), "servers", func(servers json.RawMessage) (json.RawMessage, error) {
-		var list []json.RawMessage
-		if err := json.Unmarshal(servers, &list); err != nil {
-			return nil, err
-		}
-		if len(list) == 0 {
-			return nil, errors.New("servers is empty")
-		}
-		first, err := openapiSetMember(list[0], "url", func(json.RawMessage) (json.RawMessage, error) {
-			return json.Marshal(serverURL)
+	siteURL := cmp.Or(strings.TrimRight(baseURL, "/"), "/")
+	doc, err := openapiSetMember(openapiText(services), "servers", openapiSetServerURL(serverURL))
+	if err == nil {
+		doc, err = openapiSetMember(doc, "paths", func(paths json.RawMessage) (json.RawMessage, error) {
+			return openapiEachMember(paths, func(path string, item json.RawMessage) (json.RawMessage, error) {
+				return openapiEachMember(item, func(name string, value json.RawMessage) (json.RawMessage, error) {
+					if name != "servers" {
+						return value, nil
+					}
+					value, err := openapiSetServerURL(siteURL)(value)
+					if err != nil {
+						return nil, fmt.Errorf("%s: %w", path, err)
+					}
+					return value, nil
+				})
+			})
 		})
-		if err != nil {
-			return nil, fmt.Errorf("servers[0]: %w", err)
-		}
-		list[0] = first
-		// Joined by hand: json.Marshal would escape <, > and & in the text.
-		out := []byte{'['}
-		for i, server := range list {
-			if i > 0 {
-				out = append(out, ',')
-			}
-			out = append(out, server...)
-		}
-		return append(out, ']'), nil
-	})
+	}
 	if err != nil {
 		return nil, fmt.Errorf("openapi: %w", err)
 	}
@@ -100,17 +96,68 @@ func openapiServerURL(baseURL string) (string, error) {
 	return baseURL + openapiAPIPath, nil
 }
 
+// openapiSetServerURL returns a function that sets the url of the first
+// server of a servers list.
+func openapiSetServerURL(url string) func(json.RawMessage) (json.RawMessage, error) {
+	return func(servers json.RawMessage) (json.RawMessage, error) {
+		var list []json.RawMessage
+		if err := json.Unmarshal(servers, &list); err != nil {
+			return nil, err
+		}
+		if len(list) == 0 {
+			return nil, errors.New("servers is empty")
+		}
+		first, err := openapiSetMember(list[0], "url", func(json.RawMessage) (json.RawMessage, error) {
+			return json.Marshal(url)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("servers[0]: %w", err)
+		}
+		list[0] = first
+		// Joined by hand: json.Marshal would escape <, > and & in the text.
+		out := []byte{'['}
+		for i, server := range list {
+			if i > 0 {
+				out = append(out, ',')
+			}
+			out = append(out, server...)
+		}
+		return append(out, ']'), nil
+	}
+}
+
 // openapiSetMember returns the JSON object obj, compacted, with the value of
 // key replaced by set(old value), keeping the order of the members. It fails
 // when obj is not an object or has no such key.
 func openapiSetMember(obj json.RawMessage, key string, set func(json.RawMessage) (json.RawMessage, error)) (json.RawMessage, error) {
+	found := false
+	out, err := openapiEachMember(obj, func(name string, value json.RawMessage) (json.RawMessage, error) {
+		if name != key || found {
+			return value, nil
+		}
+		found = true
+		value, err := set(value)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		return value, nil
+	})
+	if err == nil && !found {
+		err = fmt.Errorf("no %q member", key)
+	}
+	return out, err
+}
+
+// openapiEachMember returns the JSON object obj, compacted, with the value
+// of each member replaced by set(name, value), keeping their order. It
+// fails when obj is not an object.
+func openapiEachMember(obj json.RawMessage, set func(name string, value json.RawMessage) (json.RawMessage, error)) (json.RawMessage, error) {
 	dec := json.NewDecoder(bytes.NewReader(obj))
 	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
 		return nil, errors.New("not a JSON object")
 	}
 	var out bytes.Buffer
 	out.WriteByte('{')
-	found := false
 	for dec.More() {
 		tok, err := dec.Token()
 		if err != nil {
@@ -121,11 +168,8 @@ func openapiSetMember(obj json.RawMessage, key string, set func(json.RawMessage)
 		if err := dec.Decode(&value); err != nil {
 			return nil, err
 		}
-		if name == key && !found {
-			found = true
-			if value, err = set(value); err != nil {
-				return nil, fmt.Errorf("%s: %w", key, err)
-			}
+		if value, err = set(name, value); err != nil {
+			return nil, err
 		}
 		if out.Len() > 1 {
 			out.WriteByte(',')
@@ -139,9 +183,6 @@ func openapiSetMember(obj json.RawMessage, key string, set func(json.RawMessage)
 	}
 	if _, err := dec.Token(); err != nil {
 		return nil, err
-	}
-	if !found {
-		return nil, fmt.Errorf("no %q member", key)
 	}
 	out.WriteByte('}')
 	return out.Bytes(), nil

@@ -2,11 +2,14 @@ package build
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/http"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -16,6 +19,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 
 	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/build/site"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/history"
@@ -96,9 +100,8 @@ func TestOpenAPIDocument(t *testing.T) {
 			t.Errorf("route %s has no operation in openapi.json (and none here)", rt.Path)
 		}
 	}
-	paths := doc.Paths.Map()
-	if len(paths) != len(wantOps) {
-		t.Errorf("%d paths, want %d", len(paths), len(wantOps))
+	if paths := openapiAPIPaths(doc); len(paths) != len(wantOps) {
+		t.Errorf("%d paths under the API's server, want %d", len(paths), len(wantOps))
 	}
 	for path, id := range wantOps {
 		item := doc.Paths.Value(path)
@@ -224,6 +227,176 @@ func TestOpenAPIDocument(t *testing.T) {
 	if err := csvType.Schema.Value.VisitJSON("name,slug\n"); err == nil {
 		t.Error("a CSV body with the wrong header matches")
 	}
+}
+
+// openapiAPIPaths are the paths of the API, under servers[0] (/api/v1):
+// those without servers of their own.
+func openapiAPIPaths(doc *openapi3.T) []string {
+	var paths []string
+	for path, item := range doc.Paths.Map() {
+		if len(item.Servers) == 0 {
+			paths = append(paths, path)
+		}
+	}
+	return paths
+}
+
+// openapiSiteFiles are the snapshot's files outside the API that the
+// description describes, each at its own path from the site's root, named
+// as the renderer names them (with the path's placeholders).
+func openapiSiteFiles() []string {
+	files := []string{snapshot.FileMetrics, site.FileFeed, site.FileJSONFeed, site.ServiceFeed(snapshot.SlugParam),
+		site.ServiceJSONFeed(snapshot.SlugParam), site.BadgeFile("{badge}", "", "svg"), site.BadgeFile("{badge}", "", "json"),
+		site.FileCalendar, site.ServiceCalendar(snapshot.SlugParam), snapshot.FileDatasets,
+		history.DatasetFile(history.DatasetUptime, "{month}"), history.DatasetFile(history.DatasetIncidents, "{month}"),
+		site.FileLLMs, site.FileAPICatalog}
+	for _, f := range site.StatuspageFiles {
+		files = append(files, site.StatuspageDir(snapshot.SlugParam)+"/"+f)
+	}
+	return files
+}
+
+// TestOpenAPISitePaths: every path the server answers outside the API —
+// the routes of the table outside /api/v1 (/metrics, /healthz, /readyz,
+// /mcp) and the files beside the API (the façade, feeds, badges,
+// calendars, the dataset, llms.txt, the API catalog) — is described, with
+// the site's root for its server, its one method, the media type the
+// server sends and the headers of its 200; and nothing else has a server
+// of its own.
+func TestOpenAPISitePaths(t *testing.T) {
+	t.Parallel()
+	doc := openapiLoad(t)
+	type want struct {
+		method, contentType string
+		file                bool // a snapshot file: validated, 304 and 404
+	}
+	wants := map[string]want{}
+	for _, f := range openapiSiteFiles() {
+		wants["/"+f] = want{http.MethodGet, snapshot.ContentTypeOf(f), true}
+	}
+	for _, rt := range snapshot.Routes() {
+		if strings.HasPrefix(rt.Path, snapshot.APIBase+"/") {
+			continue
+		}
+		w := want{http.MethodGet, rt.ContentType, rt.File != ""}
+		if rt.Path == snapshot.PathMCP {
+			w.method = http.MethodPost
+		}
+		wants[rt.Path] = w
+	}
+	for path, item := range doc.Paths.Map() {
+		if _, ok := wants[path]; len(item.Servers) > 0 && !ok {
+			t.Errorf("%s has servers of its own, but the server answers no such file or route outside the API", path)
+		}
+	}
+	for path, w := range wants {
+		item := doc.Paths.Value(path)
+		if item == nil {
+			t.Errorf("%s: the server answers it, the description does not describe it", path)
+			continue
+		}
+		if len(item.Servers) != 1 || item.Servers[0].URL != openapiTestBase {
+			t.Errorf("%s: servers %+v, want the site's root %s", path, item.Servers, openapiTestBase)
+		}
+		ops := item.Operations()
+		op := ops[w.method]
+		if len(ops) != 1 || op == nil {
+			t.Errorf("%s: operations %v, want %s only", path, slices.Collect(maps.Keys(ops)), w.method)
+			continue
+		}
+		ok := op.Responses.Status(200)
+		if ok == nil || len(ok.Value.Content) != 1 || ok.Value.Content[w.contentType] == nil {
+			t.Errorf("%s: the 200 is not %s alone", path, w.contentType)
+			continue
+		}
+		headers := []string{"Cache-Control"}
+		if path != snapshot.PathHealthz && path != snapshot.PathReadyz {
+			headers = append(headers, "License", "Access-Control-Allow-Origin")
+		}
+		if w.file {
+			headers = append(headers, "ETag")
+			for _, code := range []int{304, 404} {
+				if op.Responses.Status(code) == nil {
+					t.Errorf("%s: no %d response", path, code)
+				}
+			}
+		}
+		for _, h := range headers {
+			if ok.Value.Headers[h] == nil {
+				t.Errorf("%s: 200 does not declare header %s", path, h)
+			}
+		}
+		if op.Responses.Default() == nil {
+			t.Errorf("%s: no default response", path)
+		}
+	}
+}
+
+// TestOpenAPIDescribesRenderedFiles: every file a build renders at a path
+// the description has outside the API is answered as described — its
+// media type, and for JSON its body valid for the 200's schema — and
+// every file path described is one the build renders.
+func TestOpenAPIDescribesRenderedFiles(t *testing.T) {
+	t.Parallel()
+	doc := openapiLoad(t)
+	siteOpts, cat, h, states, now := goldenInput(t)
+	// A day rolled up, for a month of the uptime dataset.
+	h.Days = history.DaySeries{history.SeriesKey("service", "openai"): {{Date: "2026-10-31", Kind: "service", Subject: "openai"}}}
+	files, err := Render(siteOpts, cat, h, states, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	templates := map[string]*regexp.Regexp{}
+	for path, item := range doc.Paths.Map() {
+		if len(item.Servers) > 0 && item.Get != nil {
+			templates[path] = openapiPathPattern(path)
+		}
+	}
+	rendered := map[string]int{}
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		var described []string
+		for path, re := range templates {
+			if re.MatchString("/" + name) {
+				described = append(described, path)
+			}
+		}
+		if len(described) > 1 {
+			t.Errorf("%s: ambiguous, described by %v", name, described)
+		}
+		if len(described) != 1 {
+			continue
+		}
+		rendered[described[0]]++
+		contentType := snapshot.ContentTypeOf(name)
+		media := doc.Paths.Value(described[0]).Get.Responses.Status(200).Value.Content[contentType]
+		if media == nil {
+			t.Errorf("%s: %s is not the media type %s describes", name, contentType, described[0])
+			continue
+		}
+		if mt, _, _ := strings.Cut(contentType, ";"); mt != snapshot.ContentJSON && !strings.HasSuffix(mt, "+json") {
+			continue
+		}
+		var v any
+		if err := json.Unmarshal(files[name], &v); err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if err := media.Schema.Value.VisitJSON(v); err != nil {
+			t.Errorf("%s does not match the schema of %s: %v", name, described[0], err)
+		}
+	}
+	for _, f := range openapiSiteFiles() {
+		if rendered["/"+f] == 0 {
+			t.Errorf("/%s is described, but the build rendered no such file", f)
+		}
+	}
+}
+
+// openapiPathPattern matches the paths a path template of the description
+// stands for: each {placeholder} is one segment, or part of one.
+func openapiPathPattern(template string) *regexp.Regexp {
+	quoted := regexp.QuoteMeta(template)
+	return regexp.MustCompile("^" + regexp.MustCompile(`\\\{[a-z]+\\\}`).ReplaceAllString(quoted, "[^/]+") + "$")
 }
 
 // TestOpenAPIEnums checks that the enums of the description are the Go
@@ -373,12 +546,20 @@ func TestOpenAPIServerURL(t *testing.T) {
 		}
 		var doc struct {
 			Servers []struct{ URL string }
+			Paths   map[string]struct {
+				Servers []struct{ URL string }
+			}
 		}
 		if err := json.Unmarshal(data, &doc); err != nil {
 			t.Fatalf("OpenAPI(%q): %v", c.base, err)
 		}
 		if len(doc.Servers) == 0 || doc.Servers[0].URL != c.want {
 			t.Errorf("OpenAPI(%q) servers = %+v, want %s", c.base, doc.Servers, c.want)
+		}
+		// The paths outside the API are at the site's root.
+		metrics := doc.Paths[snapshot.PathMetrics].Servers
+		if site := cmp.Or(strings.TrimSuffix(c.want, "/api/v1"), "/"); len(metrics) == 0 || metrics[0].URL != site {
+			t.Errorf("OpenAPI(%q) %s servers = %+v, want %s", c.base, snapshot.PathMetrics, metrics, site)
 		}
 	}
 	for _, base := range []string{"aistatus.example", "ftp://aistatus.example", "https://", "https://a.example/?x=1", "https://a.example/#f", "https://u:p@a.example"} {
@@ -395,12 +576,13 @@ func TestOpenAPIServerURL(t *testing.T) {
 func TestOpenAPIKeepsText(t *testing.T) {
 	saved := openapiDocument
 	t.Cleanup(func() { openapiDocument = saved })
-	openapiDocument = []byte(`{"openapi": "3.0.3", "info": {"description": "<a> & <b>"}, "servers": [{"url": "x", "description": "R&D <1>"}]}`)
+	openapiDocument = []byte(`{"openapi": "3.0.3", "info": {"description": "<a> & <b>"}, "servers": [{"url": "x", "description": "R&D <1>"}],
+		"paths": {"/x": {"servers": [{"url": "/", "description": "A&B <2>"}]}}}`)
 	out, err := OpenAPI(openapiTestBase, openapiTestServices)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, text := range []string{`"<a> & <b>"`, `"R&D <1>"`} {
+	for _, text := range []string{`"<a> & <b>"`, `"R&D <1>"`, `"A&B <2>"`} {
 		if !bytes.Contains(out, []byte(text)) {
 			t.Errorf("%s was not kept as written:\n%s", text, out)
 		}
@@ -437,8 +619,13 @@ func TestOpenAPIOutputIsStable(t *testing.T) {
 		t.Fatal(err)
 	}
 	want.(map[string]any)["servers"].([]any)[0].(map[string]any)["url"] = openapiTestBase + "/api/v1"
+	for _, item := range want.(map[string]any)["paths"].(map[string]any) {
+		if servers, ok := item.(map[string]any)["servers"].([]any); ok {
+			servers[0].(map[string]any)["url"] = openapiTestBase
+		}
+	}
 	if !reflect.DeepEqual(got, want) {
-		t.Error("OpenAPI changed more than servers[0].url and the number of services")
+		t.Error("OpenAPI changed more than the servers' url and the number of services")
 	}
 	if bytes.Contains(a, []byte(openapiServices)) {
 		t.Errorf("%s left in the description", openapiServices)

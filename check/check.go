@@ -339,10 +339,8 @@ func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 	}
 	// The crowd counts reports of the service's API: a caller's error on
 	// claude.ai is not one, and is neither counted nor read.
-	if e.crowd != nil && req.Error != "" && req.Client != "" && subj.id == catalog.SurfaceAPI {
-		if rc, ok := e.crowd.Report(svc.Slug, req.Client, now); ok {
-			f.reports = &rc
-		}
+	if subj.id == catalog.SurfaceAPI {
+		f.reports = e.crowdSays(svc.Slug, req, now)
 	}
 	// The catalog's alternatives stand in for the API (Claude on Bedrock):
 	// none stands in for claude.ai or Claude Code. A model's are the other
@@ -373,6 +371,29 @@ func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 		applyRetirement(view, req, class, *said.md, &doc)
 	}
 	return doc, nil
+}
+
+// crowdSays is the crowd's count to cite in a check of slug's API: the
+// window's count with the caller's voice added when req is a report (an
+// error and a client), whatever its state; for any other check, the count
+// only when it is a surge, so that a plain /check (and the statusline)
+// learns of many callers failing without sending error= itself, while a
+// quiet count says nothing to someone who reported nothing. nil when
+// there is no crowd, it cannot count, or there is nothing to cite.
+func (e *Engine) crowdSays(slug string, req Request, now time.Time) *ReportCount {
+	if e.crowd == nil {
+		return nil
+	}
+	if req.Error != "" && req.Client != "" {
+		if rc, ok := e.crowd.Report(slug, req.Client, now); ok {
+			return &rc
+		}
+		return nil
+	}
+	if rc, ok := e.crowd.Count(slug, now); ok && rc.State() == ReportsSurge {
+		return &rc
+	}
+	return nil
 }
 
 // said is what a check says of its subject before any probe or advice:

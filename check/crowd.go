@@ -16,7 +16,9 @@ import (
 // clients saw errors, not why, nor that the provider is at fault (a broken
 // SDK release, a shared proxy or a popular region can do that), and anyone
 // holding many addresses can inflate them — so they never set a status; they
-// only move the verdict's confidence (decide) and are cited as evidence.
+// only move the verdict's confidence (decide) and are cited as evidence: to
+// whoever reports, always; to every other check of the service, and in the
+// statusline, only in a surge (Engine.crowdSays).
 const (
 	// ReportWindow is how long a count runs: counts are per service per
 	// window, aligned on the clock (:00, :05, …).
@@ -88,6 +90,12 @@ func (c ReportCount) Says() string {
 		return says + ": a surge."
 	}
 	return says + "."
+}
+
+// Marker is a surge in a few words, for the statusline beside a status the
+// crowd does not change: "⚠️ 40 callers report errors".
+func (c ReportCount) Marker() string {
+	return fmt.Sprintf("⚠️ %d callers report errors", c.Count)
 }
 
 // Crowd counts reports. MemoryCrowd counts in this process; serve's Redis

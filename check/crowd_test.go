@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -266,3 +267,111 @@ func TestCheckCrowd(t *testing.T) {
 }
 
 func same(confidence string) string { return confidence }
+
+// TestCrowdSurgeOnPlainChecks: a surge of reports is news to every caller,
+// not only to those who send error=. Once ten callers have reported errors
+// for Groq (over a baseline of 0), a plain check of Groq cites the surge
+// and its advice moves as the rules move it for a surge nobody else sees,
+// the status staying up; a stack check's check of Groq cites it too; the
+// statusline marks it, asked by name or not. A check of claude.ai cites
+// nothing: the crowd is the API's. One caller fewer is no surge, and then
+// none of them says anything of the crowd.
+func TestCrowdSurgeOnPlainChecks(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		voices int
+		surge  bool
+	}{
+		{"a surge", SurgeMinReports, true},
+		{"one voice short of a surge", SurgeMinReports - 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			engine, _, _ := newTestEngine(t)
+			engine.CountReports(NewMemoryCrowd(genTime.Add(-24 * time.Hour)))
+			view := claudeDownView(t)
+			quiet, err := engine.Check(view, Request{Query: "groq"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range tc.voices {
+				if _, err := engine.Check(view, Request{Query: "groq", Error: "503", Client: fmt.Sprint("198.51.100.", i)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+
+			plain, err := engine.Check(view, Request{Query: "groq"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			stack, err := engine.CheckStack(view, "groq,openai", []string{"groq", "openai"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			surface, err := engine.Check(view, Request{Query: "claude.ai"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ev := reportsEvidence(surface); ev != nil {
+				t.Errorf("a check of claude.ai cites the API's crowd: %+v", ev)
+			}
+			named, err := engine.Statusline(view, []string{"groq", "claude.ai"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			all, err := engine.Statusline(view, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			marker := fmt.Sprintf("(⚠️ %d callers report errors)", tc.voices)
+			wantAll := "🔴 Anthropic: claude.ai major outage, Claude Code major outage · 🔴 Cohere: API major outage · " +
+				"⚠️ OpenAI: API degraded · ⚠️ DeepSeek: API degraded · ❔ " + strconv.Itoa(unknownIn(t, testCatalog(t))) + " unknown"
+
+			if !tc.surge {
+				if ev := reportsEvidence(plain); ev != nil || plain.Verdict.Confidence != quiet.Verdict.Confidence || plain.Verdict.Reason != quiet.Verdict.Reason {
+					t.Errorf("under the threshold, a plain check changed: evidence %+v, %s %q", ev, plain.Verdict.Confidence, plain.Verdict.Reason)
+				}
+				if ev := reportsEvidence(stack.Checks[0]); ev != nil {
+					t.Errorf("under the threshold, the stack's check cites %+v", ev)
+				}
+				if want := "✅ Groq up · 🔴 claude.ai major outage"; named != want {
+					t.Errorf("statusline %q, want %q", named, want)
+				}
+				if all != wantAll {
+					t.Errorf("statusline without q %q\nwant %q", all, wantAll)
+				}
+				return
+			}
+			ev := reportsEvidence(plain)
+			if ev == nil || ev.State != ReportsSurge || *ev.Count != tc.voices || !strings.HasSuffix(ev.Says, ": a surge.") {
+				t.Fatalf("a plain check after %d reports: evidence %+v", tc.voices, ev)
+			}
+			v := plain.Verdict
+			if *plain.Status != api.Operational || v.Level != "up" || v.Action != quiet.Verdict.Action || v.Blame != quiet.Verdict.Blame ||
+				v.Confidence != lower(quiet.Verdict.Confidence) || !strings.HasSuffix(v.Reason, "neither the page nor our probes see it yet.") {
+				t.Errorf("a surge changed more than the rules allow: status %s, %s/%s/%s %q", *plain.Status, v.Action, v.Blame, v.Confidence, v.Reason)
+			}
+			if ev := reportsEvidence(stack.Checks[0]); ev == nil || ev.State != ReportsSurge {
+				t.Errorf("the stack's check of Groq cites %+v, want the surge", ev)
+			}
+			if want := "✅ Groq up " + marker + " · 🔴 claude.ai major outage"; named != want {
+				t.Errorf("statusline %q, want %q", named, want)
+			}
+			wantAll = strings.Replace(wantAll, " · ❔", " · ✅ Groq: API up "+marker+" · ❔", 1)
+			if all != wantAll {
+				t.Errorf("statusline without q %q\nwant %q", all, wantAll)
+			}
+		})
+	}
+}
+
+// reportsEvidence is the crowd's evidence in doc's verdict; nil when none.
+func reportsEvidence(doc api.CheckDoc) *api.Evidence {
+	for i, ev := range doc.Verdict.Evidence {
+		if ev.Source == api.EvidenceReports {
+			return &doc.Verdict.Evidence[i]
+		}
+	}
+	return nil
+}

@@ -47,7 +47,11 @@ func (e *Engine) Statusline(view View, names []string) (string, error) {
 			}
 			return "", &InputError{"q", detail}
 		}
-		parts = append(parts, statuslineItem(s.name, s.status))
+		item := statuslineItem(s.name, s.status)
+		if s.subj.id == catalog.SurfaceAPI {
+			item += surgeMarker(e.crowdSays(s.svc.Slug, Request{}, e.now()))
+		}
+		parts = append(parts, item)
 	}
 	return strings.Join(parts, " · "), nil
 }
@@ -59,6 +63,9 @@ func (e *Engine) Statusline(view View, names []string) (string, error) {
 // unknown status and none in trouble ("❔ 3 unknown"), which are not named
 // (a page that could not be read this cycle is not news). With nothing in
 // trouble it counts those up: "✅ all 26 up", or "✅ 23 up · ❔ 3 unknown".
+// A surge of the crowd's reports is news too: its service is named with
+// its API's status and the marker ("✅ OpenAI: API up (⚠️ 40 callers
+// report errors)"), the status left as it is.
 func (e *Engine) troubleLine(view View) []string {
 	type trouble struct {
 		worst api.Status
@@ -79,16 +86,19 @@ func (e *Engine) troubleLine(view View) []string {
 		var worst api.Status
 		var said []string
 		someUnknown := false
+		surge := e.crowdSays(svc.Slug, Request{}, e.now())
 		for _, id := range ids {
 			// The same reading of a surface as Check's.
 			subj := subject(svc, sum, id)
 			switch st := subj.sum.Status; {
-			case api.Troubled(st):
+			case api.Troubled(st) || (id == catalog.SurfaceAPI && surge != nil):
 				name := subj.name
 				if id == catalog.SurfaceAPI {
-					name = "API"
+					name = "API" + " " + statusWord(st) + surgeMarker(surge)
+				} else {
+					name += " " + statusWord(st)
 				}
-				said = append(said, name+" "+statusWord(st))
+				said = append(said, name)
 				worst = api.Worse(worst, st)
 			case st != api.Operational:
 				someUnknown = true
@@ -127,6 +137,16 @@ func (e *Engine) troubleLine(view View) []string {
 		parts = append(parts, "❔ "+strconv.Itoa(unknown)+" unknown")
 	}
 	return parts
+}
+
+// surgeMarker is a surge of the crowd's reports as the statusline marks it
+// after the status it leaves as it is: " (⚠️ 40 callers report errors)";
+// "" for none.
+func surgeMarker(surge *ReportCount) string {
+	if surge == nil {
+		return ""
+	}
+	return " (" + surge.Marker() + ")"
 }
 
 // statuslineItem is one subject in a statusline: the icon of its verdict,

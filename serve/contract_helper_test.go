@@ -9,6 +9,8 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
+	"regexp"
 	"runtime"
 	"strings"
 	"sync"
@@ -18,7 +20,6 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/getkin/kin-openapi/openapi3filter"
 	"github.com/getkin/kin-openapi/routers"
-	"github.com/getkin/kin-openapi/routers/legacy"
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build"
@@ -32,14 +33,13 @@ const contractBase = "http://example.test"
 
 var (
 	contractOnce   sync.Once
-	contractRouter routers.Router
+	contractRouter *contractRoutes
 	contractErr    error
 )
 
-// contractLoad parses the OpenAPI description once and builds its router.
-// The legacy router is used because the gorillamux one would add
-// github.com/gorilla/mux to go.mod.
-func contractLoad() (routers.Router, error) {
+// contractLoad parses the OpenAPI description once, validates it and
+// builds its router.
+func contractLoad() (*contractRoutes, error) {
 	contractOnce.Do(func() {
 		data, err := build.OpenAPI(contractBase, 0) // the number of services is only text
 		if err != nil {
@@ -51,21 +51,109 @@ func contractLoad() (routers.Router, error) {
 			contractErr = fmt.Errorf("load: %w", err)
 			return
 		}
-		// NewRouter validates the document.
-		if contractRouter, err = legacy.NewRouter(doc); err != nil {
+		if err := doc.Validate(context.Background()); err != nil {
+			contractErr = fmt.Errorf("validate: %w", err)
+			return
+		}
+		if contractRouter, err = newContractRoutes(doc); err != nil {
 			contractErr = fmt.Errorf("router: %w", err)
 			return
 		}
-		// kin-openapi registers both decoders itself (v0.152.0); make sure
-		// of it without replacing its own.
+		// kin-openapi registers the JSON and CSV decoders itself (v0.152.0,
+		// and reads a "+json" type as JSON); make sure of it without
+		// replacing its own. The other files' bodies are text to it.
 		if openapi3filter.RegisteredBodyDecoder(snapshot.ContentProblem) == nil {
 			openapi3filter.RegisterBodyDecoder(snapshot.ContentProblem, openapi3filter.JSONBodyDecoder)
 		}
-		if openapi3filter.RegisteredBodyDecoder("text/csv") == nil {
-			openapi3filter.RegisterBodyDecoder("text/csv", openapi3filter.PlainBodyDecoder)
+		for _, text := range []string{"text/csv", "text/calendar", "image/svg+xml", snapshot.ContentAtom, snapshot.ContentNDJSON} {
+			if openapi3filter.RegisteredBodyDecoder(text) == nil {
+				openapi3filter.RegisterBodyDecoder(text, openapi3filter.PlainBodyDecoder)
+			}
 		}
 	})
 	return contractRouter, contractErr
+}
+
+// contractRoutes finds the operation of a request in the description. Not
+// kin-openapi's routers: the legacy one reads only the document's servers
+// (the paths outside the API have servers of their own, the site's root)
+// and matches no parameter with a suffix (/badges/{badge}.svg), and the
+// gorillamux one would add github.com/gorilla/mux to go.mod.
+type contractRoutes struct {
+	routes []contractRoute
+}
+
+type contractRoute struct {
+	// pattern matches the request path: the path's server's path, then
+	// the path with each {placeholder} one segment or part of one.
+	pattern *regexp.Regexp
+	names   []string
+	// literal is the length of the path's fixed text: of two patterns that
+	// match, the one with more is the more specific.
+	literal int
+	route   *routers.Route
+}
+
+func newContractRoutes(doc *openapi3.T) (*contractRoutes, error) {
+	var rs contractRoutes
+	for path, item := range doc.Paths.Map() {
+		servers := item.Servers
+		if len(servers) == 0 {
+			servers = doc.Servers
+		}
+		if len(servers) == 0 {
+			return nil, fmt.Errorf("%s: no server", path)
+		}
+		base, err := url.Parse(servers[0].URL)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		full := strings.TrimSuffix(base.Path, "/") + path
+		var names []string
+		for _, m := range placeholder.FindAllString(regexp.QuoteMeta(full), -1) {
+			names = append(names, strings.Trim(m, `\{}`))
+		}
+		pattern := regexp.MustCompile("^" + placeholder.ReplaceAllString(regexp.QuoteMeta(full), "([^/]+)") + "$")
+		literal := len(placeholder.ReplaceAllString(regexp.QuoteMeta(full), ""))
+		for method, op := range item.Operations() {
+			rs.routes = append(rs.routes, contractRoute{pattern: pattern, names: names, literal: literal,
+				route: &routers.Route{Spec: doc, Server: servers[0], Path: path, PathItem: item, Method: method, Operation: op}})
+		}
+	}
+	return &rs, nil
+}
+
+// FindRoute is the operation of r and its path parameters.
+func (rs *contractRoutes) FindRoute(r *http.Request) (*routers.Route, map[string]string, error) {
+	var best *contractRoute
+	var values []string
+	for i, rt := range rs.routes {
+		if rt.route.Method != r.Method {
+			continue
+		}
+		if m := rt.pattern.FindStringSubmatch(r.URL.Path); m != nil && (best == nil || rt.literal > best.literal) {
+			best, values = &rs.routes[i], m[1:]
+		}
+	}
+	if best == nil {
+		return nil, nil, fmt.Errorf("no operation for %s %s", r.Method, r.URL.Path)
+	}
+	params := map[string]string{}
+	for i, name := range best.names {
+		params[name] = values[i]
+	}
+	return best.route, params, nil
+}
+
+// contractDescribes reports whether the description has an operation for
+// a GET of path: a file outside the API's routes is validated when it is.
+func contractDescribes(path string) bool {
+	router, err := contractLoad()
+	if err != nil {
+		return false
+	}
+	_, _, err = router.FindRoute(&http.Request{Method: http.MethodGet, URL: &url.URL{Path: path}})
+	return err == nil
 }
 
 // assertContract fails t unless the response to req (status, headers, body) is
@@ -301,6 +389,7 @@ func TestContractHelperAcceptsAndRejects(t *testing.T) {
 			Level: "untracked", Suggestions: []string{"OpenAI"}, Evidence: []api.Evidence{}, Alternatives: []api.CheckAlternative{}},
 	})
 	csvBody := []byte("slug,name,category,domain,status,lastChecked\nopenai,OpenAI,llm-api,openai.com,operational,2025-01-31T12:00:00Z\n")
+	feed := []byte(`{"version":"https://jsonfeed.org/version/1.1","title":"aistatus: OpenAI","items":[]}`)
 
 	for _, c := range []struct {
 		name     string
@@ -323,6 +412,9 @@ func TestContractHelperAcceptsAndRejects(t *testing.T) {
 		{"bad slug", "GET", "/api/v1/services/Not_A_Slug", 404, contractProblemHeaders(404), contractProblem(404, "slug"), false},
 		{"export", "GET", "/api/v1/export", 200, contractHeaders(snapshot.ContentCSV), csvBody, false},
 		{"no snapshot yet", "GET", "/api/v1/status", 503, contractProblemHeaders(503), contractProblem(503, ""), false},
+		{"metrics, at the site's root", "GET", "/metrics", 200, contractHeaders(snapshot.ContentMetrics), []byte("# HELP x y\n"), false},
+		{"a badge: a parameter with a suffix", "GET", "/badges/openai-uptime.svg", 200, contractHeaders("image/svg+xml"), []byte("<svg/>"), false},
+		{"a service's feed, not its document", "GET", "/services/openai.feed.json", 200, contractHeaders(snapshot.ContentJSONFeed), feed, false},
 
 		{"missing services", "GET", "/api/v1/status", 200, contractHeaders(snapshot.ContentJSON),
 			contractStatusBody(t, func(m map[string]any) { delete(m, "services") }), true},
@@ -337,6 +429,9 @@ func TestContractHelperAcceptsAndRejects(t *testing.T) {
 		{"not an operation", "GET", "/api/v1/nope", 404, contractProblemHeaders(404), contractProblem(404, ""), true},
 		{"export with the wrong header", "GET", "/api/v1/export", 200, contractHeaders(snapshot.ContentCSV), []byte("name,slug\n"), true},
 		{"304 with a body", "GET", "/api/v1/status", 304, http.Header{}, valid, true},
+		{"metrics under the API's base", "GET", "/api/v1/metrics", 200, contractHeaders(snapshot.ContentMetrics), []byte("# HELP x y\n"), true},
+		{"a feed that is not one", "GET", "/services/openai.feed.json", 200, contractHeaders(snapshot.ContentJSONFeed), valid, true},
+		{"a badge of the wrong type", "GET", "/badges/openai.svg", 200, contractHeaders(snapshot.ContentJSON), []byte("{}"), true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			req := httptest.NewRequest(c.method, c.target, nil)
@@ -356,5 +451,56 @@ func TestContractHelperLeavesRequestAlone(t *testing.T) {
 	assertContract(t, req, 200, contractHeaders(snapshot.ContentJSON), contractStatusBody(t, nil))
 	if req.URL.Host != "" || req.Host != "example.com" || req.URL.RawQuery != "" {
 		t.Errorf("request changed: host %q %q, query %q", req.URL.Host, req.Host, req.URL.RawQuery)
+	}
+}
+
+// TestContractCoversSiteFiles: the paths the server answers outside the
+// API — the Statuspage façade, /metrics, the feeds, badges, calendars, the
+// open dataset, llms.txt, the API catalog, health — are operations of the
+// description, and their answers (a 200, a 304, a 404 for an unknown
+// service) are valid for them: ts.do validates each one it describes.
+func TestContractCoversSiteFiles(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, 0)
+	paths := []string{snapshot.PathMetrics, "/metrics.txt", "/incidents.atom", "/incidents.feed.json",
+		"/services/anthropic.atom", "/services/anthropic.feed.json", "/maintenance.ics", "/services/anthropic.ics",
+		"/badges/openai.svg", "/badges/openai-uptime.svg", "/badges/anthropic-app.json", "/badges/openai.json",
+		"/llms.txt", "/.well-known/api-catalog", snapshot.PathHealthz, snapshot.PathReadyz, "/" + snapshot.FileDatasets}
+	for _, f := range []string{"summary.json", "status.json", "components.json", "incidents.json", "incidents/unresolved.json",
+		"scheduled-maintenances.json", "scheduled-maintenances/upcoming.json", "scheduled-maintenances/active.json"} {
+		paths = append(paths, "/p/anthropic/api/v2/"+f)
+	}
+	var index struct {
+		Files []struct{ Path string }
+	}
+	if err := json.Unmarshal(body(t, ts.do(t, http.MethodGet, "/"+snapshot.FileDatasets, nil)), &index); err != nil || len(index.Files) == 0 {
+		t.Fatalf("the dataset's index lists %d files: %v", len(index.Files), err)
+	}
+	for _, f := range index.Files {
+		paths = append(paths, f.Path)
+	}
+	for _, path := range paths {
+		if !contractDescribes(path) {
+			t.Errorf("GET %s: not an operation of the description", path)
+			continue
+		}
+		resp := ts.do(t, http.MethodGet, path, nil)
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s: %d", path, resp.StatusCode)
+			continue
+		}
+		if etag := resp.Header.Get("ETag"); etag != "" {
+			if resp := ts.do(t, http.MethodGet, path, http.Header{"If-None-Match": {etag}}); resp.StatusCode != http.StatusNotModified {
+				t.Errorf("GET %s with its ETag: %d", path, resp.StatusCode)
+			}
+		}
+	}
+	for _, path := range []string{"/services/nope.atom", "/badges/nope.svg", "/p/nope/api/v2/summary.json", "/datasets/uptime-1999-01.csv"} {
+		if !contractDescribes(path) {
+			t.Errorf("GET %s: not an operation of the description", path)
+		}
+		if resp := ts.do(t, http.MethodGet, path, nil); resp.StatusCode != http.StatusNotFound {
+			t.Errorf("GET %s: %d, want 404", path, resp.StatusCode)
+		}
 	}
 }

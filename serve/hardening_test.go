@@ -106,6 +106,15 @@ func mcpPost(t *testing.T, hs *httptest.Server, body io.Reader) (*http.Response,
 	})
 }
 
+// mcpContract checks the answer to a POST /mcp of body against the OpenAPI
+// description.
+func mcpContract(t *testing.T, body string, resp *http.Response, data []byte) {
+	t.Helper()
+	req := httptest.NewRequest(http.MethodPost, snapshot.PathMCP, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	assertContract(t, req, resp.StatusCode, resp.Header, data)
+}
+
 // onlyReader hides a reader's type, so that the client cannot tell the
 // length and sends the body chunked.
 type onlyReader struct{ io.Reader }
@@ -183,9 +192,11 @@ func TestMCPRateLimitPerMessage(t *testing.T) {
 		body   string
 		status int
 	}{{batch, http.StatusBadRequest}, {msg, http.StatusOK}, {msg, http.StatusTooManyRequests}} {
-		if resp, data := mcpPost(t, hs, strings.NewReader(tt.body)); resp.StatusCode != tt.status {
+		resp, data := mcpPost(t, hs, strings.NewReader(tt.body))
+		if resp.StatusCode != tt.status {
 			t.Fatalf("request %d: %d, want %d: %.200s", i+1, resp.StatusCode, tt.status, data)
 		}
+		mcpContract(t, tt.body, resp, data)
 	}
 }
 
@@ -234,6 +245,9 @@ func TestMCPStatelessCost(t *testing.T) {
 		}
 		if st.status == http.StatusOK && !strings.Contains(string(data), `"result"`) {
 			t.Errorf("step %d: no result: %.300s", i+1, data)
+		}
+		if st.method == http.MethodPost {
+			mcpContract(t, st.body, resp, data)
 		}
 	}
 }

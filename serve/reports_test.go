@@ -151,6 +151,60 @@ func TestCrowdForgottenWhileIdle(t *testing.T) {
 	}
 }
 
+// TestCrowdSurgeOnPlainCheck: once ten callers have reported errors for
+// Groq through /check?error= on a server counting since this hour began
+// yesterday (a baseline of 0), a plain /check of Groq cites the surge, its
+// status still operational, and the statusline marks it, by name and
+// without q. One caller fewer is no surge, and neither says anything of
+// the crowd.
+func TestCrowdSurgeOnPlainCheck(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		voices int
+		surge  bool
+	}{
+		{"a surge", check.SurgeMinReports, true},
+		{"one voice short of a surge", check.SurgeMinReports - 1, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServerStarted(t, 0, genTime.Add(-24*time.Hour))
+			ts.clock.Set(genTime.Add(time.Minute))
+			for i := range tc.voices {
+				reportFrom(t, ts, fmt.Sprintf("198.51.100.%d:4000", i), "groq", "529")
+			}
+			doc := checkDoc(t, ts, "groq")
+			var surge *api.Evidence
+			for _, ev := range doc.Verdict.Evidence {
+				if ev.Source == api.EvidenceReports {
+					surge = &ev
+				}
+			}
+			named := string(body(t, ts.do(t, http.MethodGet, snapshot.PathStatusline+"?q=groq", nil)))
+			all := string(body(t, ts.do(t, http.MethodGet, snapshot.PathStatusline, nil)))
+			wantNamed, wantAll := "✅ Groq up\n", "🔴 Anthropic: claude.ai major outage, Claude Code major outage · "+
+				"🔴 Cohere: API major outage · ⚠️ OpenAI: API degraded · ❔ 2 unknown\n"
+			if tc.surge {
+				if surge == nil || surge.State != check.ReportsSurge || *surge.Count != tc.voices || *doc.Status != api.Operational {
+					t.Errorf("plain /check after %d reports: status %s, crowd evidence %+v, want the surge", tc.voices, *doc.Status, surge)
+				}
+				marker := fmt.Sprintf(" (⚠️ %d callers report errors)", tc.voices)
+				wantNamed = "✅ Groq up" + marker + "\n"
+				wantAll = strings.Replace(wantAll, " · ❔", " · ✅ Groq: API up"+marker+" · ❔", 1)
+			} else if surge != nil {
+				t.Errorf("plain /check after %d reports cites %+v", tc.voices, surge)
+			}
+			if named != wantNamed {
+				t.Errorf("statusline for groq %q, want %q", named, wantNamed)
+			}
+			if all != wantAll {
+				t.Errorf("statusline %q\nwant %q", all, wantAll)
+			}
+		})
+	}
+}
+
 func hasReports(doc api.CheckDoc) bool {
 	for _, ev := range doc.Verdict.Evidence {
 		if ev.Source == api.EvidenceReports {

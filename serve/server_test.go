@@ -238,6 +238,13 @@ type testServer struct {
 // points at a fake API host.
 func newTestServer(t testing.TB, rateLimit int) *testServer {
 	t.Helper()
+	return newTestServerStarted(t, rateLimit, genTime.Add(time.Minute))
+}
+
+// newTestServerStarted is newTestServer with the server started (its clock
+// set) at start: a test sets the clock later to have the server run since.
+func newTestServerStarted(t testing.TB, rateLimit int, start time.Time) *testServer {
+	t.Helper()
 	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
@@ -246,7 +253,7 @@ func newTestServer(t testing.TB, rateLimit int) *testServer {
 	probeAt(&cat, api.URL)
 	dir := filepath.Join(t.TempDir(), "public")
 	publishTestSnapshot(t, dir, cat, genTime)
-	clock := newTestClock(genTime.Add(time.Minute))
+	clock := newTestClock(start)
 	srv := New(Options{Dir: dir, Catalog: cat, RateLimit: rateLimit, Log: zerolog.Nop(), Now: clock.Now, Client: api.Client()})
 	if ok, err := srv.Store().Reload(); !ok || err != nil {
 		t.Fatalf("reload: %v %v", ok, err)
@@ -257,14 +264,16 @@ func newTestServer(t testing.TB, rateLimit int) *testServer {
 // placeholder matches a path parameter ({slug}, {author}) once quoted.
 var placeholder = regexp.MustCompile(`\\\{[a-z]+\\\}`)
 
-// operationPath matches the paths of the API operations, from the route
-// table: a route added there is validated against the OpenAPI description
-// by every test that asks it. The event stream is left out (a response
-// that never ends; events_test.go checks its shape).
+// operationPath matches the paths of the routes, from the route table: a
+// route added there is validated against the OpenAPI description by every
+// test that asks it (a GET of a file the description describes is too:
+// contractDescribes). The event stream is left out (a response that never
+// ends; events_test.go checks its shape), and so is /mcp, whose operation
+// is a POST (hardening_test.go checks its answers against it).
 var operationPath = func() *regexp.Regexp {
 	var alts []string
 	for _, rt := range snapshot.Routes() {
-		if strings.HasPrefix(rt.Path, snapshot.APIBase+"/") && rt.ContentType != snapshot.ContentEventStream {
+		if rt.ContentType != snapshot.ContentEventStream && rt.Path != snapshot.PathMCP {
 			alts = append(alts, placeholder.ReplaceAllString(regexp.QuoteMeta(rt.Path), "[^/]+"))
 		}
 	}
@@ -291,7 +300,7 @@ func (ts *testServer) do(t testing.TB, method, target string, header http.Header
 			t.Errorf("%s %s: header %s = %q, want %q", method, target, h.Name, got, h.Value)
 		}
 	}
-	if operationPath.MatchString(req.URL.Path) && method == http.MethodGet && resp.Header.Get("Content-Encoding") == "" {
+	if (operationPath.MatchString(req.URL.Path) || contractDescribes(req.URL.Path)) && method == http.MethodGet && resp.Header.Get("Content-Encoding") == "" {
 		assertContract(t, req, resp.StatusCode, resp.Header, rec.Body.Bytes())
 	}
 	return resp
@@ -523,6 +532,54 @@ func TestNoSnapshotYetSays(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestNoSnapshotYetPage: before the first snapshot, a browser on the site
+// gets a page saying so and when to come back, still a 503 with
+// Retry-After; an API client (one asking for JSON, curl's */*, or any
+// request of an API path) gets the problem.
+func TestNoSnapshotYetPage(t *testing.T) {
+	t.Parallel()
+	srv := New(Options{Dir: filepath.Join(t.TempDir(), "none"), BuildsHere: true, Log: zerolog.Nop()})
+	const browser = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
+	for _, tc := range []struct {
+		path, accept string
+		page         bool
+	}{
+		{"/", browser, true},
+		{"/services/openai", browser, true},
+		{"/", "", false},
+		{"/", "*/*", false},
+		{"/", snapshot.ContentJSON, false},
+		{"/", "application/json, text/html;q=0.5", false},
+		{"/", "text/html;q=0", false},
+		{snapshot.PathStatus, browser, false},
+		{snapshot.PathAPIIndex, browser, false},
+	} {
+		req := httptest.NewRequest(http.MethodGet, tc.path, nil)
+		if tc.accept != "" {
+			req.Header.Set("Accept", tc.accept)
+		}
+		rec := httptest.NewRecorder()
+		srv.Handler().ServeHTTP(rec, req)
+		resp := rec.Result()
+		what := tc.path + " Accept: " + tc.accept
+		if resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") != "10" || resp.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s: %d, Retry-After %q, Cache-Control %q", what, resp.StatusCode, resp.Header.Get("Retry-After"), resp.Header.Get("Cache-Control"))
+		}
+		if !tc.page {
+			if ct := resp.Header.Get("Content-Type"); ct != snapshot.ContentProblem {
+				t.Errorf("%s: %s, want a problem", what, ct)
+			}
+			continue
+		}
+		page := rec.Body.String()
+		if ct := resp.Header.Get("Content-Type"); ct != "text/html; charset=utf-8" ||
+			!strings.Contains(page, "No status snapshot yet") || !strings.Contains(page, "still being built") ||
+			!strings.Contains(page, "Come back in 10 seconds") || !strings.Contains(page, `http-equiv="refresh" content="10"`) {
+			t.Errorf("%s: %s\n%s", what, ct, page)
+		}
 	}
 }
 

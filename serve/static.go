@@ -2,8 +2,10 @@ package serve
 
 import (
 	"fmt"
+	"html"
 	"net/http"
 	"path"
+	"strconv"
 	"strings"
 
 	"github.com/aistatus/aistatus/api"
@@ -60,6 +62,10 @@ func (s *Server) handleExport(w http.ResponseWriter, r *http.Request) {
 // with static hosting, and the pages as static hosts do: / is index.html and
 // /services/openai is services/openai.html.
 func (s *Server) handleStatic(w http.ResponseWriter, r *http.Request) {
+	if s.store.Current() == nil && wantsHTML(r.Header.Get("Accept")) {
+		s.noSnapshotPage(w)
+		return
+	}
 	snap := s.snapshotOr503(w)
 	if snap == nil {
 		return
@@ -76,4 +82,64 @@ func (s *Server) handleStatic(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	problem(w, http.StatusNotFound, "", "not found: the API lives under "+snapshot.APIBase+" (see "+snapshot.PathOpenAPI+")")
+}
+
+// noSnapshotPage is the 503 a browser gets on the site before the first
+// snapshot: a page that says so and when to come back (and comes back by
+// itself then), where an API client gets snapshotOr503's problem. It has
+// Retry-After and no-store all the same: it is no answer to keep.
+func (s *Server) noSnapshotPage(w http.ResponseWriter) {
+	retry, detail := s.noSnapshotYet()
+	after := strconv.Itoa(retry)
+	body := `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="refresh" content="` + after + `">
+<title>aistatus: no snapshot yet</title>
+</head>
+<body>
+<main>
+<h1>No status snapshot yet</h1>
+<p>This server has no snapshot of the services' status to show: ` + html.EscapeString(detail) + `.</p>
+<p>Come back in ` + after + ` seconds: this page reloads itself then.</p>
+</main>
+</body>
+</html>
+`
+	h := w.Header()
+	h.Set("Retry-After", after)
+	h["Access-Control-Expose-Headers"] = exposeHeaders
+	h.Set("Cache-Control", "no-store")
+	h.Set("Content-Type", snapshot.ContentTypeOf(".html"))
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(http.StatusServiceUnavailable)
+	w.Write([]byte(body))
+}
+
+// wantsHTML reports whether an Accept header asks for a page: it names
+// text/html with a weight above zero, and no JSON type with a higher one.
+// A browser navigating sends text/html; curl's */* and an API client's
+// application/json get a problem instead.
+func wantsHTML(accept string) bool {
+	htmlQ, jsonQ := 0.0, 0.0
+	for part := range strings.SplitSeq(accept, ",") {
+		media, params, _ := strings.Cut(part, ";")
+		q := 1.0
+		for param := range strings.SplitSeq(params, ";") {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(param), "q="); ok {
+				if f, err := strconv.ParseFloat(v, 64); err == nil {
+					q = f
+				}
+			}
+		}
+		switch strings.ToLower(strings.TrimSpace(media)) {
+		case "text/html":
+			htmlQ = max(htmlQ, q)
+		case snapshot.ContentJSON, snapshot.ContentProblem:
+			jsonQ = max(jsonQ, q)
+		}
+	}
+	return htmlQ > 0 && htmlQ >= jsonQ
 }
