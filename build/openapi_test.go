@@ -269,6 +269,7 @@ func TestOpenAPIEnums(t *testing.T) {
 		{"Verdict", "action", openapiAny(api.VerdictActions)},
 		{"Verdict", "blame", openapiAny(api.VerdictBlames)},
 		{"Verdict", "confidence", openapiAny(api.VerdictConfidences)},
+		{"ResumeCondition", "condition", openapiAny(api.ResumeConditions)},
 		{"Evidence", "source", openapiAny(api.EvidenceSources)},
 		{"FeedSource", "state", []any{api.FeedOK, api.FeedError, api.FeedUnsupported, api.FeedNone}},
 		{"ProbeSource", "state", []any{api.ProbeOK, api.ProbeFailed, api.ProbeNone, api.ProbeDiscarded}},
@@ -492,6 +493,7 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[api.CheckDoc]():           "CheckResult",
 	reflect.TypeFor[api.CheckService]():       "CheckService",
 	reflect.TypeFor[api.Verdict]():            "Verdict",
+	reflect.TypeFor[api.ResumeCondition]():    "ResumeCondition",
 	reflect.TypeFor[api.Evidence]():           "Evidence",
 	reflect.TypeFor[api.CheckAlternative]():   "CheckAlternative",
 	reflect.TypeFor[api.Sources]():            "Sources",
@@ -573,7 +575,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 	t.Parallel()
 	doc := openapiLoad(t)
 	for _, name := range []string{"StatusResponse", "ServiceSummary", "ServiceDetail", "Uptime", "Incident",
-		"IncidentList", "Filters", "Window", "CheckResult", "CheckService", "CheckStatus", "CheckBasis", "Verdict", "Evidence", "CheckAlternative", "Sources", "FeedSource",
+		"IncidentList", "Filters", "Window", "CheckResult", "CheckService", "CheckStatus", "CheckBasis", "Verdict", "ResumeCondition", "Evidence", "CheckAlternative", "Sources", "FeedSource",
 		"UnplacedComponent", "ProbeSource", "Problem", "Status", "Basis", "Severity", "Category", "Disagreement", "Component", "Coverage", "FailureKind",
 		"SourcesResponse", "ServiceSources", "ChangeType", "Change", "ChangeList", "CloudEvent", "EventData", "ServiceAt",
 		"StatusAtResponse", "ServiceAtResponse", "CoverageBreakdown", "CoverageSources", "Reliability", "DurationBySeverity",
@@ -728,7 +730,7 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 	now := time.Date(2025, 1, 31, 12, 0, 0, 123456789, time.UTC)
 	earlier := now.Add(-3 * time.Hour)
 	local := now.In(time.FixedZone("CET", 3600))
-	lat, up, age := 123.4, 99.862, 42
+	lat, up, age, poll, threshold := 123.4, 99.862, 42, 120, 95.0
 	sev, since, svc := "major", "2025-01-01", "openai"
 	degraded, official := api.Degraded, api.BasisOfficial
 	observed := "529"
@@ -870,6 +872,13 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 				Action: api.ActionFailover, Blame: api.BlameProvider, Confidence: api.ConfidenceHigh, Reason: "A server error.",
 				ExpectedResolution: &api.ExpectedResolution{Incident: openIncident.ID, Severity: openIncident.Severity,
 					StartedAt: openIncident.StartedAt, P50Minutes: 30, P90Minutes: 60, Basis: 6},
+				PollAfterSeconds: &poll,
+				ResumeWhen: []api.ResumeCondition{
+					{Condition: api.ResumeRecovered, Event: api.ChangeServiceRecovered, Subject: "openai", When: "OpenAI API is back to operational"},
+					{Condition: api.ResumeIncidentResolved, Event: api.ChangeIncidentResolved, Subject: "openai", Incident: openIncident.ID,
+						When: "the status page resolves its incident"},
+					{Condition: api.ResumeModelUptime, Threshold: &threshold, When: "its uptime reaches 95 %"},
+				},
 				Evidence:     []api.Evidence{{Source: api.EvidenceOfficial, Says: "The status page says degraded.", AgeSeconds: 42}},
 				Alternatives: []api.CheckAlternative{{Slug: "azure-openai", Name: "Azure OpenAI", Status: api.Operational, Why: "serves GPT"}}},
 			Timestamp: now, License: api.License,
