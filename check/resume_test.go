@@ -1,7 +1,9 @@
 package check
 
 import (
+	"encoding/json"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -156,5 +158,39 @@ func TestCheckComeBack(t *testing.T) {
 				t.Errorf("resumeWhen:\n got %q\nwant %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestPollAfterBoundsDocumented: the OpenAPI description's bounds of
+// pollAfterSeconds are MinPollAfter and MaxPollAfter, which docs/api.md
+// states too.
+func TestPollAfterBoundsDocumented(t *testing.T) {
+	t.Parallel()
+	raw, err := os.ReadFile("../build/openapi.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Components struct {
+			Schemas map[string]struct {
+				Properties map[string]struct {
+					Minimum, Maximum int
+				} `json:"properties"`
+			} `json:"schemas"`
+		} `json:"components"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	lo, hi := int(MinPollAfter.Seconds()), int(MaxPollAfter.Seconds())
+	if p := doc.Components.Schemas["Verdict"].Properties["pollAfterSeconds"]; p.Minimum != lo || p.Maximum != hi {
+		t.Errorf("openapi.json bounds pollAfterSeconds by %d and %d, want %d and %d", p.Minimum, p.Maximum, lo, hi)
+	}
+	docs, err := os.ReadFile("../docs/api.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(docs), fmt.Sprintf("**%d s**", lo)) || !strings.Contains(string(docs), fmt.Sprintf("**%d s**", hi)) {
+		t.Errorf("docs/api.md does not state the bounds %d s and %d s", lo, hi)
 	}
 }
