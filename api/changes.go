@@ -28,30 +28,58 @@ const (
 	ChangeModelAdded    ChangeType = "model.added"
 	ChangeModelRetiring ChangeType = "model.retiring"
 	ChangeModelRetired  ChangeType = "model.retired"
+	// The recoveries: a service, a surface or a watched model back to
+	// operational from an outage or degradation, logged right after the
+	// status change that brought it back (history.RecoveredFrom has the
+	// rule). A client that stopped calling during an outage resumes on
+	// one event of its subject, without reading every status change.
+	ChangeServiceRecovered ChangeType = "service.recovered"
+	ChangeSurfaceRecovered ChangeType = "surface.recovered"
+	ChangeModelRecovered   ChangeType = "model.recovered"
 )
 
 // ChangeTypes lists every change type.
 var ChangeTypes = []ChangeType{ChangeStatus, ChangeIncidentOpened, ChangeIncidentUpdated, ChangeIncidentResolved,
 	ChangeSurfaceStatus, ChangeModelStatus,
-	ChangeModelAdded, ChangeModelRetiring, ChangeModelRetired}
+	ChangeModelAdded, ChangeModelRetiring, ChangeModelRetired,
+	ChangeServiceRecovered, ChangeSurfaceRecovered, ChangeModelRecovered}
+
+// Recovery is the change type that marks a recovery of the subject of a
+// status change of type t (service.recovered for a status.changed); false
+// for a type that is no status change.
+func (t ChangeType) Recovery() (ChangeType, bool) {
+	switch t {
+	case ChangeStatus:
+		return ChangeServiceRecovered, true
+	case ChangeSurfaceStatus:
+		return ChangeSurfaceRecovered, true
+	case ChangeModelStatus:
+		return ChangeModelRecovered, true
+	}
+	return "", false
+}
 
 // Change is one entry of the change log: a service's, a surface's or a
-// watched model's status moved, or an incident was opened, updated or
-// resolved, as a build noticed it.
+// watched model's status moved (or it recovered), or an incident was
+// opened, updated or resolved, as a build noticed it.
 type Change struct {
 	// ID is monotonic across builds and never reused (see history.History.NextChangeID).
 	ID   int64      `json:"id"`
 	Type ChangeType `json:"type"`
-	// Service is the service's slug; for a model.status.changed, the
+	// Service is the service's slug; for a model.* entry, the
 	// model's maker's tracked service, "" for a model of no tracked maker
 	// (an open-weight model served by others).
 	Service string `json:"service"`
-	// Surface is the surface of a surface.status.changed.
+	// Surface is the surface of a surface.status.changed or
+	// surface.recovered.
 	Surface catalog.SurfaceID `json:"surface,omitempty"`
 	// Time is when the build noticed the change.
 	Time time.Time `json:"time"`
 	// OldStatus and NewStatus are set for the *status.changed types;
-	// OldStatus is absent for a service's or a surface's first check.
+	// OldStatus is absent for a service's or a surface's first check. A
+	// *.recovered entry has the outage it recovered from as OldStatus
+	// (the status before any stretch of unknown) and operational as
+	// NewStatus.
 	OldStatus Status `json:"oldStatus,omitempty"`
 	NewStatus Status `json:"newStatus,omitempty"`
 	// Incident is the incident after the change, for incident.* entries.
@@ -59,8 +87,9 @@ type Change struct {
 	// Changed lists the fields an incident.updated changed (severity,
 	// status, headline).
 	Changed []string `json:"changed,omitempty"`
-	// Model is the watched model of a model.* entry (model.status.changed
-	// and the lifecycle's); Service is then its maker's service.
+	// Model is the watched model of a model.* entry (model.status.changed,
+	// model.recovered and the lifecycle's); Service is then its maker's
+	// service.
 	Model *ChangeModel `json:"model,omitempty"`
 }
 
@@ -95,7 +124,7 @@ const ModelSubjectPrefix = "model:"
 
 // Subject is the id of what the change is about: the service's slug
 // ("anthropic"), a surface's "<slug>/<surface>" ("anthropic/app") or a
-// model's "model:<id>" (model.status.changed and the lifecycle's). It is
+// model's "model:<id>" (every model.* entry). It is
 // the CloudEvent's subject.
 func (c Change) Subject() string {
 	switch {

@@ -380,12 +380,61 @@ type Verdict struct {
 	// RetryAfterSeconds is how long to wait before trying again, where
 	// retrying or waiting is the advice; nil otherwise.
 	RetryAfterSeconds *int `json:"retryAfterSeconds"`
+	// PollAfterSeconds is when to ask /check again, and ResumeWhen what
+	// will end the wait, while the subject is down or the advice is to
+	// wait or fail over (check/resume.go); nil and absent otherwise.
+	// RetryAfterSeconds is about the caller's own call, PollAfterSeconds
+	// about this question.
+	PollAfterSeconds *int              `json:"pollAfterSeconds,omitempty"`
+	ResumeWhen       []ResumeCondition `json:"resumeWhen,omitempty"`
 	// Evidence are the facts behind the advice; empty when untracked.
 	Evidence []Evidence `json:"evidence"`
 	// Alternatives are tracked services that can stand in, not down, best
 	// first; empty when there are none or the query is untracked.
 	Alternatives []CheckAlternative `json:"alternatives"`
 }
+
+// ResumeCondition is one thing whose change ends a wait: an element of
+// Verdict.ResumeWhen.
+type ResumeCondition struct {
+	// Condition is one of ResumeConditions.
+	Condition string `json:"condition"`
+	// Event is the change type that marks it in the change log (/changes,
+	// /events, webhooks), whose subject is Subject; absent when no event
+	// does, and then asking /check again tells.
+	Event   ChangeType `json:"event,omitempty"`
+	Subject string     `json:"subject,omitempty"`
+	// Incident is the id of the open incident, for ResumeIncidentResolved.
+	Incident string `json:"incident,omitempty"`
+	// Threshold is the uptime percentage to reach, for ResumeModelUptime.
+	Threshold *float64 `json:"threshold,omitempty"`
+	// When says it in words.
+	When string `json:"when"`
+}
+
+// The values of ResumeCondition.Condition.
+const (
+	// ResumeRecovered: the subject is back to operational (a
+	// service.recovered, surface.recovered or model.recovered).
+	ResumeRecovered = "recovered"
+	// ResumeMaintenanceEnds: the planned maintenance ends (the subject's
+	// status change).
+	ResumeMaintenanceEnds = "maintenance_ends"
+	// ResumeIncidentResolved: the status page resolves an open incident.
+	ResumeIncidentResolved = "incident_resolved"
+	// ResumeProbeAnswers: our probe of the API answers again.
+	ResumeProbeAnswers = "probe_answers"
+	// ResumeModelUptime: a model's uptime at the service, by a gateway,
+	// reaches the threshold of operational.
+	ResumeModelUptime = "model_uptime"
+	// ResumeCallSucceeds: nothing we watch shows the trouble; the caller's
+	// own retry tells.
+	ResumeCallSucceeds = "call_succeeds"
+)
+
+// ResumeConditions lists the values of ResumeCondition.Condition.
+var ResumeConditions = []string{ResumeRecovered, ResumeMaintenanceEnds, ResumeIncidentResolved, ResumeProbeAnswers,
+	ResumeModelUptime, ResumeCallSucceeds}
 
 // VerdictLevels are the values of Verdict.Level.
 var VerdictLevels = []string{"up", "degraded", "down", "maintenance", "unknown", "stale", "untracked"}

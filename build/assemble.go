@@ -143,7 +143,7 @@ func Assemble(h *history.History, cat catalog.Catalog, obs map[string]Observatio
 		}
 
 		if prev := sh.LastStatus; prev != status && (prev == "" || now.After(sh.LastChecked)) {
-			h.AddChange(api.Change{Type: api.ChangeStatus, Service: svc.Slug, Time: now, OldStatus: prev, NewStatus: status})
+			h.AddStatusChange(api.Change{Type: api.ChangeStatus, Service: svc.Slug, Time: now, OldStatus: prev, NewStatus: status})
 		}
 		sh.Record(now, status, o.Probe.LatencyMs)
 		recordSurfaces(h, svc.Slug, sh, o.Surfaces, now)

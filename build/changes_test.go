@@ -49,6 +49,7 @@ func TestAssembleChangeLog(t *testing.T) {
 		{api.ChangeIncidentOpened, "", "", nil, 2},
 		{api.ChangeIncidentUpdated, "", "", []string{"severity", "status"}, 3},
 		{api.ChangeStatus, api.Degraded, api.Operational, nil, 4},
+		{api.ChangeServiceRecovered, api.Degraded, api.Operational, nil, 4},
 		{api.ChangeIncidentResolved, "", "", []string{"status"}, 4},
 	}
 	if len(h.Changes) != len(want) {
@@ -63,7 +64,7 @@ func TestAssembleChangeLog(t *testing.T) {
 		if i > 0 && c.ID != h.Changes[i-1].ID+1 {
 			t.Errorf("change %d: id %d does not follow %d", i, c.ID, h.Changes[i-1].ID)
 		}
-		if (c.Incident != nil) != (c.Type != api.ChangeStatus) {
+		if (c.Incident != nil) != (c.Type != api.ChangeStatus && c.Type != api.ChangeServiceRecovered) {
 			t.Errorf("change %d: incident payload %v", i, c.Incident)
 		}
 	}
@@ -131,8 +132,9 @@ func TestChangeLogIDsSurviveBuilds(t *testing.T) {
 // TestAssembleSurfaceChanges runs cycles of Anthropic whose API stays
 // operational while claude.ai goes down and comes back: each surface
 // transition is one surface.status.changed of that surface (the first check
-// without an old status), a failed read is a move to unknown, and the API,
-// which never moved, has its first check only.
+// without an old status), a failed read is a move to unknown, claude.ai's
+// return from its outage is a surface.recovered, and the API, which never
+// moved, has its first check only.
 func TestAssembleSurfaceChanges(t *testing.T) {
 	t.Parallel()
 	def, err := catalog.Default()
@@ -175,6 +177,8 @@ func TestAssembleSurfaceChanges(t *testing.T) {
 		{api.ChangeSurfaceStatus, catalog.SurfaceApp, api.Operational, api.MajorOutage, 2},
 		{api.ChangeSurfaceStatus, catalog.SurfaceApp, api.MajorOutage, api.Unknown, 4},
 		{api.ChangeSurfaceStatus, catalog.SurfaceApp, api.Unknown, api.Operational, 5},
+		// Back from the outage the unknown read interrupted.
+		{api.ChangeSurfaceRecovered, catalog.SurfaceApp, api.MajorOutage, api.Operational, 5},
 	}
 	var got []entry
 	for _, c := range h.Changes {
@@ -195,7 +199,8 @@ func TestAssembleSurfaceChanges(t *testing.T) {
 // watched model's component, for a model of a tracked maker and for an
 // open-weight one: each move of the model's status is one
 // model.status.changed naming the model (and its maker's service, none for
-// the open-weight one); the first cycle, the models' first word, is none.
+// the open-weight one), and its return from the outage a model.recovered;
+// the first cycle, the models' first word, is none.
 func TestAssembleModelChanges(t *testing.T) {
 	t.Parallel()
 	cat := modelCatalog("https://openrouter.example", false)
@@ -221,24 +226,26 @@ func TestAssembleModelChanges(t *testing.T) {
 		AssembleModels(h, cat, obs, nil, asmNow.Add(time.Duration(i)*time.Minute), zerolog.Nop())
 	}
 	type entry struct {
+		typ            api.ChangeType
 		service, model string
 		old, new       api.Status
 		minute         int
 	}
 	want := []entry{
-		{"cohere", "cohere/command-a", api.Operational, api.MajorOutage, 2},
-		{"", llama, api.Operational, api.Degraded, 3},
-		{"cohere", "cohere/command-a", api.MajorOutage, api.Operational, 4},
+		{api.ChangeModelStatus, "cohere", "cohere/command-a", api.Operational, api.MajorOutage, 2},
+		{api.ChangeModelStatus, "", llama, api.Operational, api.Degraded, 3},
+		{api.ChangeModelStatus, "cohere", "cohere/command-a", api.MajorOutage, api.Operational, 4},
+		{api.ChangeModelRecovered, "cohere", "cohere/command-a", api.MajorOutage, api.Operational, 4},
 	}
 	var got []entry
 	for _, c := range h.Changes {
-		if c.Type != api.ChangeModelStatus || c.Surface != "" {
-			t.Errorf("change %+v, want a model.status.changed", c)
+		if c.Surface != "" {
+			t.Errorf("change %+v names a surface", c)
 		}
 		if c.Model == nil {
 			t.Fatalf("change %+v names no model", c)
 		}
-		got = append(got, entry{c.Service, c.Model.ID, c.OldStatus, c.NewStatus, int(c.Time.Sub(asmNow) / time.Minute)})
+		got = append(got, entry{c.Type, c.Service, c.Model.ID, c.OldStatus, c.NewStatus, int(c.Time.Sub(asmNow) / time.Minute)})
 	}
 	if !slices.Equal(got, want) {
 		t.Errorf("change log:\n got %v\nwant %v", got, want)

@@ -145,7 +145,8 @@ func trackedEndpoints(g catalog.Gateway, modelID string, eps []feed.GatewayEndpo
 //   - the model's status is the best known status of its providers, and
 //     unknown when none is known: never its service's status;
 //   - a model whose status moved since the last cycle gets a
-//     model.status.changed in the change log; a model's first word (a
+//     model.status.changed in the change log (and a model.recovered
+//     after it when it is back from an outage); a model's first word (a
 //     model newly watched) is no transition and gets none, so that a
 //     catalog that starts watching many models at once floods no receiver.
 func AssembleModels(h *history.History, cat catalog.Catalog, obs map[string]Observation, reads map[string]map[string]GatewayRead, now time.Time, log zerolog.Logger) {
@@ -209,7 +210,7 @@ func AssembleModels(h *history.History, cat catalog.Catalog, obs map[string]Obse
 		}
 		status := history.BestModelStatus(providers, "")
 		if was, ok := prev[md.ID]; ok && was.Status != "" && was.Status != status {
-			h.AddChange(api.Change{Type: api.ChangeModelStatus, Service: md.Service, Model: &api.ChangeModel{ID: md.ID, Name: md.Name}, Time: now,
+			h.AddStatusChange(api.Change{Type: api.ChangeModelStatus, Service: md.Service, Model: &api.ChangeModel{ID: md.ID, Name: md.Name}, Time: now,
 				OldStatus: was.Status, NewStatus: status})
 		}
 		firstSeen := now

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -545,4 +546,77 @@ func outageChanges(from, to int64) []api.Change {
 		cs = append(cs, api.Change{ID: id, Type: api.ChangeStatus, Service: "openai", Time: t0, NewStatus: api.MajorOutage})
 	}
 	return cs
+}
+
+// TestWebhookRecovery builds through an outage of OpenAI and its end: the
+// build in which the page comes back logs one service.recovered, after the
+// status change, and a receiver gets it once, as a CloudEvent whose type
+// and subject a client waiting to resume can match; the builds around it
+// log none.
+func TestWebhookRecovery(t *testing.T) {
+	t.Parallel()
+	rcv := newWebhookReceiver(t)
+	h := newHarness(t)
+	ctx := context.Background()
+	n, err := NewNotifier(ctx, NotifierOptions{
+		URLs: []string{rcv.URL}, Secret: testWebhookSecret, BaseURL: "https://aistatus.example",
+		Client: &http.Client{}, Log: h.options().Log, QueueSize: 10_000, Attempts: 1, Backoff: time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := h.options()
+	opts.Notifier = n
+	recoveries := func(changes []api.Change) []api.Change {
+		var out []api.Change
+		for _, c := range changes {
+			if c.Type == api.ChangeServiceRecovered {
+				out = append(out, c)
+			}
+		}
+		return out
+	}
+	for i, openai := range []api.Status{api.Operational, api.MajorOutage, api.Operational, api.Operational} {
+		h.world.Set("openai", func(p *buildtest.Page) { p.Status = openai })
+		res, err := Build(ctx, opts)
+		if err != nil {
+			t.Fatalf("build %d: %v", i, err)
+		}
+		h.clock.Advance(time.Minute)
+		got := recoveries(res.Changes)
+		if i != 2 {
+			if len(got) > 0 {
+				t.Errorf("build %d (openai %s) logged %+v, want no recovery", i, openai, got)
+			}
+			continue
+		}
+		if len(got) != 1 || got[0].Service != "openai" || got[0].OldStatus != api.MajorOutage || got[0].NewStatus != api.Operational {
+			t.Fatalf("the build that saw openai back logged %+v, want one service.recovered of openai from major_outage", got)
+		}
+		at := slices.IndexFunc(res.Changes, func(c api.Change) bool { return c.ID == got[0].ID })
+		if at == 0 || res.Changes[at-1].Type != api.ChangeStatus || res.Changes[at-1].Service != "openai" {
+			t.Errorf("the recovery does not follow openai's status change: %+v", res.Changes)
+		}
+	}
+	drain, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	n.Close(drain)
+
+	rcv.mu.Lock()
+	defer rcv.mu.Unlock()
+	if len(rcv.bad) > 0 {
+		t.Errorf("receiver refused %d deliveries: %s", len(rcv.bad), rcv.bad[0])
+	}
+	var recovered []api.CloudEvent
+	for _, ev := range rcv.events {
+		if ev.Type == api.CloudEventTypePrefix+string(api.ChangeServiceRecovered) {
+			recovered = append(recovered, ev)
+		}
+	}
+	if len(recovered) != 1 {
+		t.Fatalf("receiver got %d service.recovered events, want 1: %+v", len(recovered), recovered)
+	}
+	if ev := recovered[0]; ev.Subject != "openai" || ev.Data.OldStatus != api.MajorOutage || ev.Data.NewStatus != api.Operational {
+		t.Errorf("recovery event %+v, want openai back from major_outage", ev)
+	}
 }

@@ -442,6 +442,7 @@ func TestOpenAPIEnums(t *testing.T) {
 		{"Verdict", "action", openapiAny(api.VerdictActions)},
 		{"Verdict", "blame", openapiAny(api.VerdictBlames)},
 		{"Verdict", "confidence", openapiAny(api.VerdictConfidences)},
+		{"ResumeCondition", "condition", openapiAny(api.ResumeConditions)},
 		{"Evidence", "source", openapiAny(api.EvidenceSources)},
 		{"FeedSource", "state", []any{api.FeedOK, api.FeedError, api.FeedUnsupported, api.FeedNone}},
 		{"ProbeSource", "state", []any{api.ProbeOK, api.ProbeFailed, api.ProbeNone, api.ProbeDiscarded}},
@@ -679,6 +680,7 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[api.CheckDoc]():           "CheckResult",
 	reflect.TypeFor[api.CheckService]():       "CheckService",
 	reflect.TypeFor[api.Verdict]():            "Verdict",
+	reflect.TypeFor[api.ResumeCondition]():    "ResumeCondition",
 	reflect.TypeFor[api.Evidence]():           "Evidence",
 	reflect.TypeFor[api.CheckAlternative]():   "CheckAlternative",
 	reflect.TypeFor[api.Sources]():            "Sources",
@@ -760,7 +762,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 	t.Parallel()
 	doc := openapiLoad(t)
 	for _, name := range []string{"StatusResponse", "ServiceSummary", "ServiceDetail", "Uptime", "Incident",
-		"IncidentList", "Filters", "Window", "CheckResult", "CheckService", "CheckStatus", "CheckBasis", "Verdict", "Evidence", "CheckAlternative", "Sources", "FeedSource",
+		"IncidentList", "Filters", "Window", "CheckResult", "CheckService", "CheckStatus", "CheckBasis", "Verdict", "ResumeCondition", "Evidence", "CheckAlternative", "Sources", "FeedSource",
 		"UnplacedComponent", "ProbeSource", "Problem", "Status", "Basis", "Severity", "Category", "Disagreement", "Component", "Coverage", "FailureKind",
 		"SourcesResponse", "ServiceSources", "ChangeType", "Change", "ChangeList", "CloudEvent", "EventData", "ServiceAt",
 		"StatusAtResponse", "ServiceAtResponse", "CoverageBreakdown", "CoverageSources", "Reliability", "DurationBySeverity",
@@ -915,7 +917,7 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 	now := time.Date(2025, 1, 31, 12, 0, 0, 123456789, time.UTC)
 	earlier := now.Add(-3 * time.Hour)
 	local := now.In(time.FixedZone("CET", 3600))
-	lat, up, age := 123.4, 99.862, 42
+	lat, up, age, poll, threshold := 123.4, 99.862, 42, 120, 95.0
 	sev, since, svc := "major", "2025-01-01", "openai"
 	degraded, official := api.Degraded, api.BasisOfficial
 	observed := "529"
@@ -1057,6 +1059,13 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 				Action: api.ActionFailover, Blame: api.BlameProvider, Confidence: api.ConfidenceHigh, Reason: "A server error.",
 				ExpectedResolution: &api.ExpectedResolution{Incident: openIncident.ID, Severity: openIncident.Severity,
 					StartedAt: openIncident.StartedAt, P50Minutes: 30, P90Minutes: 60, Basis: 6},
+				PollAfterSeconds: &poll,
+				ResumeWhen: []api.ResumeCondition{
+					{Condition: api.ResumeRecovered, Event: api.ChangeServiceRecovered, Subject: "openai", When: "OpenAI API is back to operational"},
+					{Condition: api.ResumeIncidentResolved, Event: api.ChangeIncidentResolved, Subject: "openai", Incident: openIncident.ID,
+						When: "the status page resolves its incident"},
+					{Condition: api.ResumeModelUptime, Threshold: &threshold, When: "its uptime reaches 95 %"},
+				},
 				Evidence:     []api.Evidence{{Source: api.EvidenceOfficial, Says: "The status page says degraded.", AgeSeconds: 42}},
 				Alternatives: []api.CheckAlternative{{Slug: "azure-openai", Name: "Azure OpenAI", Status: api.Operational, Why: "serves GPT"}}},
 			Timestamp: now, License: api.License,
@@ -1090,6 +1099,10 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 			Surface: catalog.SurfaceApp, Time: now, OldStatus: api.Operational, NewStatus: api.MajorOutage}, "https://aistatus.example/")},
 		{"open-weight model cloud event", "CloudEvent", snapshot.NewCloudEvent(api.Change{ID: 9, Type: api.ChangeModelStatus,
 			Model: &api.ChangeModel{ID: "meta-llama/llama-4-scout", Name: "Llama 4 Scout"}, Time: now, OldStatus: api.Operational, NewStatus: api.MajorOutage}, "https://aistatus.example/")},
+		{"recovery cloud event", "CloudEvent", snapshot.NewCloudEvent(api.Change{ID: 10, Type: api.ChangeServiceRecovered, Service: "openai",
+			Time: now, OldStatus: api.MajorOutage, NewStatus: api.Operational}, "https://aistatus.example/")},
+		{"model recovery cloud event", "CloudEvent", snapshot.NewCloudEvent(api.Change{ID: 11, Type: api.ChangeModelRecovered, Service: "anthropic",
+			Model: &api.ChangeModel{ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5"}, Time: now, OldStatus: api.PartialOutage, NewStatus: api.Operational}, "https://aistatus.example/")},
 		{"status at", "StatusAtResponse", api.StatusAtDoc{At: earlier, LogStart: earlier, Timestamp: now, License: api.License,
 			Services: []api.ServiceAt{{Slug: "openai", Name: "OpenAI", Status: api.MajorOutage, Since: &earlier, Incidents: []api.Incident{openIncident}},
 				{Slug: "groq", Name: "Groq", Status: api.Operational, Incidents: []api.Incident{}}}}},

@@ -24,7 +24,8 @@ import (
 //
 // A surface's status transition goes in h's change log as the service's
 // does (Assemble): a surface.status.changed, without an old status at the
-// surface's first check.
+// surface's first check, and a surface.recovered after it when it comes
+// back from an outage.
 func recordSurfaces(h *history.History, slug string, sh *history.ServiceHistory, results []feed.SurfaceResult, now time.Time) {
 	for _, r := range results {
 		sf := sh.Surface(r.ID)
@@ -33,7 +34,7 @@ func recordSurfaces(h *history.History, slug string, sh *history.ServiceHistory,
 			status = api.Unknown
 		}
 		if prev := sf.LastStatus; prev != status && (prev == "" || now.After(sf.LastChecked)) {
-			h.AddChange(api.Change{Type: api.ChangeSurfaceStatus, Service: slug, Surface: r.ID, Time: now, OldStatus: prev, NewStatus: status})
+			h.AddStatusChange(api.Change{Type: api.ChangeSurfaceStatus, Service: slug, Surface: r.ID, Time: now, OldStatus: prev, NewStatus: status})
 		}
 		sf.Record(now, status, nil)
 		if r.Err != nil {

@@ -370,6 +370,10 @@ func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 		v.Evidence = append(mf.evidence(e.cat, svc, seconds), v.Evidence...)
 		applyRetirement(view, req, class, *said.md, &doc)
 	}
+	if waiting(*v) {
+		poll := pollAfter(status, weightiest(f.open), f.probe() == probeFailing, v.ExpectedResolution, now)
+		v.PollAfterSeconds, v.ResumeWhen = &poll, resumeWhen(said, f)
+	}
 	return doc, nil
 }
 

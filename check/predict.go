@@ -12,12 +12,7 @@ import (
 // behind the figures. Our own probe incidents get none: the durations are
 // of official incidents, whose process is the provider's.
 func expectedResolution(view View, slug string, open []*api.Incident) *api.ExpectedResolution {
-	var inc *api.Incident
-	for _, o := range open {
-		if o.Source == api.SourceOfficial && (inc == nil || severityRank(o.Severity) > severityRank(inc.Severity)) {
-			inc = o
-		}
-	}
+	inc := weightiest(open)
 	if inc == nil {
 		return nil
 	}

@@ -50,6 +50,60 @@ func (h *History) AddChange(c api.Change) api.Change {
 	return c
 }
 
+// AddStatusChange appends c, a *status.changed entry, to the log and, when
+// it recovers its subject from an outage (RecoveredFrom), the subject's
+// *.recovered entry right after it, with the outage as its old status.
+func (h *History) AddStatusChange(c api.Change) {
+	from := RecoveredFrom(h.Changes, c)
+	h.AddChange(c)
+	if recovery, ok := c.Type.Recovery(); ok && from != "" {
+		c.Type, c.OldStatus = recovery, from
+		h.AddChange(c)
+	}
+}
+
+// RecoveredFrom is the status c, a status change about to be logged after
+// log, recovers its subject from: degraded, a partial or a major outage,
+// when c moves it to operational and that was its last known status — c's
+// old status or, when that is unknown (a page that could not be read for a
+// while, a model with too little traffic to tell), the status before the
+// unknown stretch, read in the subject's previous change of c's type. ""
+// when c is no recovery: from maintenance, at a first check, or from an
+// unknown the log does not explain (its entry pruned).
+func RecoveredFrom(log []api.Change, c api.Change) api.Status {
+	if c.NewStatus != api.Operational {
+		return ""
+	}
+	from := c.OldStatus
+	if from == api.Unknown {
+		from = ""
+		// Read back only for a move from unknown to operational, and only
+		// as far as the subject's latest change of c's type.
+		for i := len(log) - 1; i >= 0; i-- {
+			if p := &log[i]; p.Type == c.Type && sameSubject(*p, c) {
+				if p.NewStatus == api.Unknown {
+					from = p.OldStatus
+				}
+				break
+			}
+		}
+	}
+	switch from {
+	case api.Degraded, api.PartialOutage, api.MajorOutage:
+		return from
+	}
+	return ""
+}
+
+// sameSubject reports whether a and b are about the same service, surface
+// or model (Change.Subject, without building the strings).
+func sameSubject(a, b api.Change) bool {
+	if (a.Model == nil) != (b.Model == nil) || (a.Model != nil && a.Model.ID != b.Model.ID) {
+		return false
+	}
+	return a.Service == b.Service && a.Surface == b.Surface
+}
+
 // StartChangeLog marks the log as begun at now when it has not begun yet,
 // so that a build that noticed no change still dates the log's start.
 func (h *History) StartChangeLog(now time.Time) {

@@ -182,3 +182,94 @@ func TestStatusAtMatchesAPass(t *testing.T) {
 		}
 	}
 }
+
+// TestAddStatusChangeRecovers runs one subject's status through a series of
+// changes and checks which of them also log a recovery: back to
+// operational from degraded or an outage, across a stretch of unknown,
+// never from maintenance or at a first check, and of that subject only.
+func TestAddStatusChangeRecovers(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	sonnet := &api.ChangeModel{ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5"}
+	type step struct {
+		old, new api.Status
+		// recovered is the old status of the recovery logged after the
+		// change; "" for none.
+		recovered api.Status
+	}
+	for _, tc := range []struct {
+		name string
+		// base is the subject; other another subject, whose move from an
+		// outage to unknown is logged before each step: read as this
+		// subject's, it would make every step from unknown a recovery.
+		base, other api.Change
+		steps       []step
+	}{
+		{"service", api.Change{Type: api.ChangeStatus, Service: "svc"}, api.Change{Type: api.ChangeStatus, Service: "other"}, []step{
+			{"", api.Operational, ""}, // a first check recovers nothing
+			{api.Operational, api.MajorOutage, ""},
+			{api.MajorOutage, api.Operational, api.MajorOutage},
+			{api.Operational, api.Degraded, ""},
+			{api.Degraded, api.Operational, api.Degraded},
+			{api.Operational, api.Maintenance, ""},
+			{api.Maintenance, api.Operational, ""},
+			{api.Operational, api.PartialOutage, ""},
+			{api.PartialOutage, api.Unknown, ""},
+			{api.Unknown, api.Operational, api.PartialOutage}, // the outage, before the unknown
+			{api.Operational, api.Unknown, ""},
+			{api.Unknown, api.Operational, ""},
+			{api.Operational, api.MajorOutage, ""},
+			{api.MajorOutage, api.Degraded, ""}, // better, not yet recovered
+			{api.Degraded, api.Operational, api.Degraded},
+		}},
+		{"surface", api.Change{Type: api.ChangeSurfaceStatus, Service: "anthropic", Surface: "app"},
+			api.Change{Type: api.ChangeSurfaceStatus, Service: "anthropic", Surface: "agent"}, []step{
+				{"", api.MajorOutage, ""},
+				{api.MajorOutage, api.Operational, api.MajorOutage},
+				{api.Operational, api.Unknown, ""},
+				{api.Unknown, api.Operational, ""},
+			}},
+		{"model", api.Change{Type: api.ChangeModelStatus, Service: "anthropic", Model: sonnet},
+			api.Change{Type: api.ChangeModelStatus, Service: "anthropic", Model: &api.ChangeModel{ID: "anthropic/claude-opus-4.1"}}, []step{
+				{api.Operational, api.Unknown, ""},
+				{api.Unknown, api.Operational, ""},
+				{api.Operational, api.PartialOutage, ""},
+				{api.PartialOutage, api.Unknown, ""},
+				{api.Unknown, api.Operational, api.PartialOutage},
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := New()
+			other := tc.other
+			other.OldStatus, other.NewStatus = api.MajorOutage, api.Unknown
+			for i, s := range tc.steps {
+				other.Time = now.Add(time.Duration(i) * time.Minute)
+				h.AddStatusChange(other)
+				before := len(h.Changes)
+				c := tc.base
+				c.Time, c.OldStatus, c.NewStatus = now.Add(time.Duration(i)*time.Minute), s.old, s.new
+				h.AddStatusChange(c)
+				logged := h.Changes[before:]
+				if logged[0].Type != c.Type || logged[0].OldStatus != s.old || logged[0].NewStatus != s.new {
+					t.Fatalf("step %d: logged %+v first, want the status change", i, logged[0])
+				}
+				if s.recovered == "" {
+					if len(logged) != 1 {
+						t.Errorf("step %d (%s → %s): logged %+v, want no recovery", i, s.old, s.new, logged[1:])
+					}
+					continue
+				}
+				want, _ := c.Type.Recovery()
+				if len(logged) != 2 {
+					t.Fatalf("step %d (%s → %s): logged %d entries, want the change and its recovery", i, s.old, s.new, len(logged))
+				}
+				r := logged[1]
+				if r.Type != want || r.OldStatus != s.recovered || r.NewStatus != api.Operational || r.Subject() != c.Subject() ||
+					!r.Time.Equal(c.Time) || r.ID != logged[0].ID+1 {
+					t.Errorf("step %d: recovery %+v, want %s of %s from %s", i, r, want, c.Subject(), s.recovered)
+				}
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"encoding/json"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -178,6 +179,58 @@ func TestCheckSaysWhereTheStatusCameFrom(t *testing.T) {
 		doc := checkDoc(t, ts, tt.q)
 		if doc.Verdict.Level != tt.level || (tt.detail == "") != (doc.Verdict.Detail == "") || !strings.Contains(doc.Verdict.Detail, tt.detail) {
 			t.Errorf("%s: verdict %+v, want level %s and a detail saying %q", tt.q, doc.Verdict, tt.level, tt.detail)
+		}
+	}
+}
+
+// TestCheckSaysWhenToComeBack: during an outage, and where the advice is
+// to wait or fail over, the verdict says when to ask again, within its
+// bounds, and what ends the wait, naming the event and the open incident;
+// while the service is up, it says neither (the keys are absent). Every
+// answer is validated against the OpenAPI description.
+func TestCheckSaysWhenToComeBack(t *testing.T) {
+	t.Parallel()
+	ts := newTestServer(t, 0)
+	for _, tt := range []struct {
+		query string
+		// want are the conditions the answer must carry, as
+		// "condition event subject incident"; nil: neither key.
+		want []string
+	}{
+		{"q=anthropic", nil},
+		{"q=openai", nil}, // degraded: proceed
+		{"q=cohere", []string{"recovered service.recovered cohere"}},
+		{"q=openai&error=503", []string{"recovered service.recovered openai", "incident_resolved incident.resolved openai openai-01"}},
+		{"q=claude.ai", []string{"recovered surface.recovered anthropic/app"}},
+	} {
+		raw := body(t, ts.do(t, http.MethodGet, "/api/v1/check?"+tt.query, nil))
+		var doc api.CheckDoc
+		var keys struct {
+			Verdict map[string]json.RawMessage `json:"verdict"`
+		}
+		if err := errors.Join(json.Unmarshal(raw, &doc), json.Unmarshal(raw, &keys)); err != nil {
+			t.Fatal(err)
+		}
+		v := doc.Verdict
+		if tt.want == nil {
+			_, poll := keys.Verdict["pollAfterSeconds"]
+			_, resume := keys.Verdict["resumeWhen"]
+			if poll || resume {
+				t.Errorf("%s: %s, want neither pollAfterSeconds nor resumeWhen", tt.query, raw)
+			}
+			continue
+		}
+		if p := v.PollAfterSeconds; p == nil || *p < 30 || *p > 900 {
+			t.Errorf("%s: pollAfterSeconds %v, want 30 to 900", tt.query, p)
+		}
+		var got []string
+		for _, c := range v.ResumeWhen {
+			got = append(got, strings.Join(strings.Fields(c.Condition+" "+string(c.Event)+" "+c.Subject+" "+c.Incident), " "))
+		}
+		for _, w := range tt.want {
+			if !slices.Contains(got, w) {
+				t.Errorf("%s: resumeWhen %q, want %q in it", tt.query, got, w)
+			}
 		}
 	}
 }

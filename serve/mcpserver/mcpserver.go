@@ -257,6 +257,8 @@ func New(client API, version string, opts ...Option) *mcp.Server {
 			"failover (to one of verdict.alternatives: services serving the same models, not down, best first) or fix_client; " +
 			"verdict.blame is provider, client or unknown; verdict.confidence high, medium or low; verdict.evidence lists the " +
 			"facts behind it (the status page's word, aistatus's probes, recent incidents, what your error code means). " +
+			"While the service is down or the advice is to wait or fail over, verdict.pollAfterSeconds says when to check again " +
+			"and verdict.resumeWhen what ends the wait, with the event (service.recovered, incident.resolved, …) that marks it. " +
 			"Pass code (the error code or type in the provider's error body, or an SDK's exception name such as ThrottlingException) to tell a quota " +
 			"from a rate limit from an overload, with error or alone: a code without an HTTP status is read by itself, as the most severe of its meanings. " +
 			"For one model (e.g. query claude-sonnet-4.5, or query bedrock with model claude-sonnet-4.5), the verdict is the model's at that " +
@@ -541,6 +543,9 @@ func checkSummary(doc api.CheckDoc) string {
 			s += fmt.Sprintf(", retry after %d s", *v.RetryAfterSeconds)
 		}
 		s += "). " + v.Reason
+		if v.PollAfterSeconds != nil {
+			s += comeBack(*v.PollAfterSeconds, v.ResumeWhen)
+		}
 		if len(v.Alternatives) > 0 {
 			alts := make([]string, len(v.Alternatives))
 			for i, a := range v.Alternatives {
@@ -550,6 +555,24 @@ func checkSummary(doc api.CheckDoc) string {
 		}
 	}
 	return s
+}
+
+// comeBack says when to check again and what ends the wait: " Check again
+// in 120 s; the wait ends when OpenAI API is back to operational (event
+// service.recovered, subject openai) or …".
+func comeBack(poll int, conditions []api.ResumeCondition) string {
+	s := fmt.Sprintf(" Check again in %d s", poll)
+	whens := make([]string, len(conditions))
+	for i, c := range conditions {
+		whens[i] = c.When
+		if c.Event != "" {
+			whens[i] += fmt.Sprintf(" (event %s, subject %s)", c.Event, c.Subject)
+		}
+	}
+	if len(whens) > 0 {
+		s += "; the wait ends when " + api.JoinList(whens, " or ")
+	}
+	return s + "."
 }
 
 // percent says a fraction as a percentage: 0.3 is "30%".

@@ -302,7 +302,8 @@ func TestTools(t *testing.T) {
 		len(check.Verdict.Alternatives) == 0 || check.Verdict.Alternatives[0].Slug != "azure-openai" || len(check.Verdict.Evidence) == 0 {
 		t.Errorf("check_service openai error 529: %+v", check)
 	}
-	if !strings.Contains(text, "Action: failover (blame: provider") || !strings.Contains(text, "Azure OpenAI (azure-openai, operational)") {
+	if !strings.Contains(text, "Action: failover (blame: provider") || !strings.Contains(text, "Azure OpenAI (azure-openai, operational)") ||
+		!strings.Contains(text, "Check again in ") || !strings.Contains(text, "(event incident.resolved, subject openai)") {
 		t.Errorf("check_service error summary: %s", text)
 	}
 	// error as a JSON number is the same question as the string.
