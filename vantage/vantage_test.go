@@ -129,7 +129,9 @@ func TestProberCycle(t *testing.T) {
 	var probes atomic.Int32
 	p := Prober{
 		Name: "b",
-		URLs: func() []string { return []string{"https://up.example/", "https://down.example/", "https://up.example/"} },
+		URLs: func() []string {
+			return []string{"https://up.example/", "https://down.example/", "https://up.example/"}
+		},
 		Probe: func(url string) (api.ProbeSource, time.Time) {
 			probes.Add(1)
 			if strings.Contains(url, "down") {
