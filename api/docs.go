@@ -124,6 +124,9 @@ type Sources struct {
 	// Disagreement is set while our own probes contradict the official page:
 	// they fail while it declares the service operational or degraded.
 	Disagreement *Disagreement `json:"disagreement"`
+	// Vantages is what each vantage point saw of the API host and the
+	// regional rule's reading; absent when the build read none (no Redis).
+	Vantages *Vantages `json:"vantages,omitempty"`
 }
 
 // Disagreement is our measurement overruling the official page.
@@ -226,7 +229,9 @@ const (
 // ProbeSource is the outcome of our latency probe.
 type ProbeSource struct {
 	// State is "ok" (the host answered), "failed", "none" (no probe URL)
-	// or "discarded" (most probes failed at once: our network, not theirs).
+	// or "discarded" (most probes failed at once: our network, not theirs;
+	// or it failed from the builder while other vantages reach the host: a
+	// regional or path problem, see Vantages).
 	State      string   `json:"state"`
 	LatencyMs  *float64 `json:"latencyMs"`
 	HTTPStatus int      `json:"httpStatus,omitempty"`
@@ -446,13 +451,17 @@ const (
 	ActionWait      = "wait"
 	ActionFailover  = "failover"
 	ActionFixClient = "fix_client"
+	// ActionReroute: the host fails from the caller's region only (our
+	// vantage there fails while the others reach it): route through
+	// another region or network path, not to another provider.
+	ActionReroute = "reroute"
 )
 
 // VerdictActions, VerdictBlames and VerdictConfidences list the values of
 // Verdict.Action, Verdict.Blame and Verdict.Confidence.
 var (
-	VerdictActions     = []string{ActionProceed, ActionRetry, ActionWait, ActionFailover, ActionFixClient}
-	VerdictBlames      = []string{BlameProvider, BlameClient, BlameUnknown}
+	VerdictActions     = []string{ActionProceed, ActionRetry, ActionWait, ActionFailover, ActionFixClient, ActionReroute}
+	VerdictBlames      = []string{BlameProvider, BlameClient, BlameNetwork, BlameUnknown}
 	VerdictConfidences = []string{ConfidenceHigh, ConfidenceMedium, ConfidenceLow}
 )
 
@@ -460,7 +469,10 @@ var (
 const (
 	BlameProvider = "provider"
 	BlameClient   = "client"
-	BlameUnknown  = "unknown"
+	// BlameNetwork: the network between the caller's region and the
+	// provider (a regional or path problem), neither side's service.
+	BlameNetwork = "network"
+	BlameUnknown = "unknown"
 )
 
 // The values of Verdict.Confidence.
@@ -503,10 +515,13 @@ const (
 	EvidenceReports = "reports"
 	// EvidenceGateway is a model gateway's telemetry of its own traffic.
 	EvidenceGateway = "gateway"
+	// EvidenceVantage is what one vantage point (a replica probing from
+	// its region) saw of the API host.
+	EvidenceVantage = "vantage"
 )
 
 // EvidenceSources lists the values of Evidence.Source.
-var EvidenceSources = []string{EvidenceOfficial, EvidenceProbe, EvidenceMeasured, EvidenceHistory, EvidenceCaller, EvidenceReports, EvidenceGateway}
+var EvidenceSources = []string{EvidenceOfficial, EvidenceProbe, EvidenceMeasured, EvidenceHistory, EvidenceCaller, EvidenceReports, EvidenceGateway, EvidenceVantage}
 
 // CheckAlternative is a tracked service that can stand in for the checked
 // one, with its current status.
@@ -548,6 +563,7 @@ type ServiceSources struct {
 	Feed         FeedSource    `json:"feed"`
 	Probe        ProbeSource   `json:"probe"`
 	Disagreement *Disagreement `json:"disagreement"`
+	Vantages     *Vantages     `json:"vantages,omitempty"`
 	// Measured is as in ServiceDoc: our completions per model.
 	Measured []MeasuredModel `json:"measured"`
 }

@@ -45,6 +45,9 @@ type Observation struct {
 	// Timeline is set when Incidents are the page's incident timeline
 	// (feed.Result.Timeline), which may bridge the gap since the last check.
 	Timeline *feed.Timeline
+	// Vantages are the other vantage points' results for the API host
+	// (readVantages); nil when the build read none.
+	Vantages *VantageView
 }
 
 // declared is the status the official feed declared this cycle, if it was
@@ -77,6 +80,11 @@ type ServiceState struct {
 //  1. If most probes failed at once (our vantage point is offline, not
 //     that many services), every failed probe is discarded: recorded as no
 //     data, no incident opened or advanced. This is logged as an error.
+//     Then the regional rule (readVantages), when other vantage points
+//     reported: a probe failing from the builder while others reach the
+//     host is set aside like those of rule 1 (a regional or path problem,
+//     never an outage), and a host failing from every vantage counts each
+//     other vantage as one more failed probe.
 //  2. The official feed's declared status wins when the feed was read and
 //     declared one — unless our own measurement contradicts it: when
 //     api.ProbeIncidentAfter probes in a row have failed while the page says
@@ -114,6 +122,13 @@ type ServiceState struct {
 // every service reads unknown, never an outage and never operational.
 func Assemble(h *history.History, cat catalog.Catalog, obs map[string]Observation, now time.Time, log zerolog.Logger) map[string]ServiceState {
 	offline := discardFailedProbes(obs, log)
+	vantages := make(map[string]*api.Vantages, len(obs))
+	for slug, o := range obs {
+		if v := readVantages(&o); v != nil {
+			vantages[slug] = v
+			obs[slug] = o
+		}
+	}
 	h.StartChangeLog(now)
 	before := make(map[string]api.Incident, len(h.Incidents))
 	for _, inc := range h.Incidents {
@@ -155,7 +170,7 @@ func Assemble(h *history.History, cat catalog.Catalog, obs map[string]Observatio
 		states[svc.Slug] = ServiceState{
 			Status:     status,
 			Basis:      basis,
-			Sources:    api.Sources{Feed: o.Feed, Probe: o.Probe, Disagreement: disagreement},
+			Sources:    api.Sources{Feed: o.Feed, Probe: o.Probe, Disagreement: disagreement, Vantages: vantages[svc.Slug]},
 			Components: o.Components,
 			Surfaces:   o.Surfaces,
 			CheckedAt:  now,

@@ -20,6 +20,7 @@ import (
 	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/probe"
 	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/vantage"
 	"github.com/rs/zerolog"
 )
 
@@ -52,6 +53,13 @@ type Options struct {
 	// Completions configure the measured completions: without keys,
 	// nothing is sent.
 	Completions Completions
+
+	// Vantages, when set, reads the other vantage points' latest reports
+	// (vantage.Read through Redis: build --redis); Vantage is the builder's
+	// own vantage name ("" is vantage.Builder). Without it the builder's
+	// probe is weighed alone, as it always was.
+	Vantages func(ctx context.Context) (reports []vantage.Report, bad []string, err error)
+	Vantage  string
 
 	// due reports whether a service's completions are due this cycle
 	// (Completions.Every); Build sets it from the history, nil: all are.
@@ -146,6 +154,7 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 		gatewayReads = ObserveModels(ctx, opts, dueForRead(watched, hist.Models))
 	})
 	observing.Wait()
+	observeVantages(ctx, opts, obs)
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("build interrupted, previous snapshot kept: %w", err)
 	}

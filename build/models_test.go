@@ -677,6 +677,7 @@ func (v builtView) IncidentsSince(string, time.Time) (int, *api.Incident) {
 	return 0, nil
 }
 func (v builtView) BuildProbe(string) (check.Live, bool) { return check.Live{}, false }
+func (v builtView) Vantages(string) (api.Vantages, bool) { return api.Vantages{}, false }
 func (v builtView) Measured(string) []api.MeasuredModel  { return nil }
 func (v builtView) Reliability(string) (api.Reliability, bool) {
 	return api.Reliability{}, false

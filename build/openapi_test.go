@@ -447,6 +447,8 @@ func TestOpenAPIEnums(t *testing.T) {
 		{"FeedSource", "state", []any{api.FeedOK, api.FeedError, api.FeedUnsupported, api.FeedNone}},
 		{"ProbeSource", "state", []any{api.ProbeOK, api.ProbeFailed, api.ProbeNone, api.ProbeDiscarded}},
 		{"Incident", "source", []any{api.SourceOfficial, api.SourceProbe}},
+		{"Vantages", "reading", openapiAny(api.VantageReadings)},
+		{"VantagePoint", "state", []any{api.ProbeOK, api.ProbeFailed}},
 	} {
 		if got := schemas[c.schema].Value.Properties[c.prop].Value.Enum; !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s.%s enum = %v, want %v", c.schema, c.prop, got, c.want)
@@ -693,6 +695,8 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[api.Severity]():           "Severity",
 	reflect.TypeFor[catalog.FeedFormat]():     "FeedFormat",
 	reflect.TypeFor[api.Disagreement]():       "Disagreement",
+	reflect.TypeFor[api.Vantages]():           "Vantages",
+	reflect.TypeFor[api.VantagePoint]():       "VantagePoint",
 	reflect.TypeFor[api.MeasuredModel]():      "MeasuredModel",
 	reflect.TypeFor[api.ProbeLatency]():       "ProbeLatency",
 	reflect.TypeFor[api.LatencyWindow]():      "LatencyWindow",

@@ -85,7 +85,7 @@ func Documents(site Site, cat catalog.Catalog, h *history.History, states map[st
 		measured := sh.Measured(svc.Completion, now)
 		docs.Sources.Services = append(docs.Sources.Services, api.ServiceSources{
 			Slug: svc.Slug, Name: svc.Name, StatusPage: svc.StatusPage, Status: st.Status, Basis: st.Basis,
-			Feed: st.Sources.Feed, Probe: st.Sources.Probe, Disagreement: st.Sources.Disagreement, Measured: measured,
+			Feed: st.Sources.Feed, Probe: st.Sources.Probe, Disagreement: st.Sources.Disagreement, Vantages: st.Sources.Vantages, Measured: measured,
 		})
 		incidents := byService[svc.Slug]
 		if incidents == nil {

@@ -62,6 +62,9 @@ type View interface {
 	// Reliability is what the service's retained history predicts
 	// (api.Reliability); false when the snapshot has none.
 	Reliability(slug string) (api.Reliability, bool)
+	// Vantages is what every vantage point saw of the service's API host
+	// in the latest build; false when the build read none.
+	Vantages(slug string) (api.Vantages, bool)
 }
 
 // Request is one question to the engine: what the caller asks about, and
@@ -158,6 +161,18 @@ type Engine struct {
 	models map[string]catalog.Model
 	// crowd counts callers' reports (crowd.go); nil counts none.
 	crowd Crowd
+	// here is the vantage point the engine's live probes are made from
+	// (serve --vantage), the region of the callers it answers; "" for none.
+	here string
+}
+
+// AtVantage says the engine's live probes are made from the vantage point
+// name (serve --vantage): its probe is its callers' region's, and when it
+// fails while other vantages reach the host the advice is to route
+// elsewhere, not to fail over. "" changes nothing. It returns e.
+func (e *Engine) AtVantage(name string) *Engine {
+	e.here = name
+	return e
 }
 
 // CountReports makes the engine count every request with an error and a
@@ -288,7 +303,12 @@ func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 	oursDown := false
 	// Our probe is of the API host: it says nothing of another surface.
 	if svc.ProbeURL != "" && e.prober != nil && subj.id == catalog.SurfaceAPI {
-		r := fresher(e.prober.Probe(svc.ProbeURL), view, svc.Slug)
+		r := e.prober.Probe(svc.ProbeURL)
+		if e.here == "" {
+			// At a vantage, the build's probe is another place's: this
+			// region's own probe is what its callers see.
+			r = fresher(r, view, svc.Slug)
+		}
 		live = &r
 		if r.Probe.State == api.ProbeOK {
 			at := r.At.UTC()
@@ -336,6 +356,9 @@ func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 	if oursDown {
 		f.ownNetwork = e.vantage
 		f.ownNetworkDown = true
+	}
+	if v, ok := view.Vantages(svc.Slug); ok && subj.id == catalog.SurfaceAPI && mf == nil {
+		f.vantages, f.here = &v, e.here
 	}
 	// The crowd counts reports of the service's API: a caller's error on
 	// claude.ai is not one, and is neither counted nor read.

@@ -27,6 +27,12 @@ type fakeView struct {
 	probes      map[string]Live // the latest build's
 	measured    map[string][]api.MeasuredModel
 	reliability map[string]api.Reliability
+	vantages    map[string]api.Vantages
+}
+
+func (v *fakeView) Vantages(slug string) (api.Vantages, bool) {
+	r, ok := v.vantages[slug]
+	return r, ok
 }
 
 func (v *fakeView) Reliability(slug string) (api.Reliability, bool) {
@@ -690,5 +696,70 @@ func TestCheckCitesMeasured(t *testing.T) {
 		if e.Source == api.EvidenceMeasured {
 			t.Fatalf("anthropic cites %+v", e)
 		}
+	}
+}
+
+// At a vantage point, a caller's error with only the caller's region
+// failing is advised to route elsewhere (blame network), never to fail
+// over to another provider; failing everywhere stays the provider's; and
+// the evidence lists what each vantage saw.
+func TestCheckRegional(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	svc := cat.Services[slices.IndexFunc(cat.Services, func(s catalog.Service) bool { return s.Slug == "openrouter" })]
+	ok := func(name string) api.VantagePoint {
+		return api.VantagePoint{Name: name, State: api.ProbeOK, LatencyMs: new(40.0), At: genTime}
+	}
+	down := func(name string) api.VantagePoint {
+		return api.VantagePoint{Name: name, State: api.ProbeFailed, At: genTime}
+	}
+	tests := []struct {
+		name     string
+		here     string // the engine's vantage
+		live     string // the live probe from here: "up", "down" or "" (no prober)
+		points   []api.VantagePoint
+		errParam string
+		action   string
+		blame    string
+	}{
+		{"only the caller's region fails", "b", "down", []api.VantagePoint{ok("builder"), ok("a"), down("b"), ok("c")}, "connection", api.ActionReroute, api.BlameNetwork},
+		{"a 503 from the caller's region only", "b", "down", []api.VantagePoint{ok("builder"), ok("a"), down("b")}, "503", api.ActionReroute, api.BlameNetwork},
+		{"the live probe answers again here", "b", "up", []api.VantagePoint{ok("builder"), down("b")}, "connection", api.ActionRetry, api.BlameUnknown},
+		{"no live probe: the build's word on b", "b", "", []api.VantagePoint{ok("a"), down("b")}, "timeout", api.ActionReroute, api.BlameNetwork},
+		{"failing from every vantage: the provider", "b", "down", []api.VantagePoint{down("builder"), down("a"), down("b")}, "connection", api.ActionFailover, api.BlameProvider},
+		{"no vantage of its own: as before", "", "down", []api.VantagePoint{ok("builder"), ok("a"), down("b")}, "connection", api.ActionFailover, api.BlameProvider},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			view := testView(cat)
+			view.vantages = map[string]api.Vantages{svc.Slug: {Reading: api.VantageRegional, Points: tt.points,
+				Detail: "The API host fails from b while builder, a reach it: a regional or network path problem seen from b, not a service outage."}}
+			var prober Prober
+			switch tt.live {
+			case "up":
+				prober = &fakeProber{at: genTime.Add(time.Minute)}
+			case "down":
+				prober = &fakeProber{at: genTime.Add(time.Minute), failing: []string{svc.ProbeURL}}
+			}
+			engine := New(cat, prober, func() time.Time { return genTime.Add(time.Minute) }, FromServer).AtVantage(tt.here)
+			doc, err := engine.Check(view, Request{Query: svc.Slug, Error: tt.errParam})
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := doc.Verdict
+			if v.Action != tt.action || v.Blame != tt.blame {
+				t.Errorf("advice %s/%s (%s), want %s/%s", v.Action, v.Blame, v.Reason, tt.action, tt.blame)
+			}
+			var seen []string
+			for _, e := range v.Evidence {
+				if e.Source == api.EvidenceVantage {
+					seen = append(seen, e.Says)
+				}
+			}
+			if len(seen) < len(tt.points) || !strings.Contains(strings.Join(seen, " "), "From "+tt.points[len(tt.points)-1].Name) {
+				t.Errorf("vantage evidence %q, want one line per vantage", seen)
+			}
+		})
 	}
 }

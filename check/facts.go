@@ -50,6 +50,34 @@ type facts struct {
 	// reports is the crowd's count for the service's current window; nil
 	// when not counted.
 	reports *ReportCount
+	// vantages is what every vantage point saw of the API host in the
+	// latest build, and here the engine's own (Engine.AtVantage); nil and
+	// "" without.
+	vantages *api.Vantages
+	here     string
+}
+
+// regional reports whether the host fails from here, the engine's vantage,
+// while another vantage reaches it: the caller's region or path, not the
+// provider. Here's word is its live probe (at most check.LiveTTL old), or
+// the build's reading of it when there is none.
+func (f facts) regional() bool {
+	if f.here == "" || f.vantages == nil || f.ownNetworkDown {
+		return false
+	}
+	failingHere, othersReach := false, false
+	for _, p := range f.vantages.Points {
+		switch {
+		case p.Name == f.here:
+			failingHere = p.State == api.ProbeFailed
+		case p.State == api.ProbeOK:
+			othersReach = true
+		}
+	}
+	if f.live != nil {
+		failingHere = f.live.Probe.State != api.ProbeOK
+	}
+	return failingHere && othersReach
 }
 
 // codeFact is a provider's error code and what the service's table says of
@@ -91,6 +119,8 @@ func (f facts) probe() probeState {
 		return probeYoursDown
 	case f.ownNetworkDown:
 		return probeOursDown
+	case f.regional():
+		return probeRegional
 	}
 	if f.live != nil {
 		if f.live.Probe.State == api.ProbeOK {
@@ -194,6 +224,23 @@ func (f facts) evidence() []api.Evidence {
 		if inc.Source == api.SourceProbe {
 			add(api.EvidenceProbe, fmt.Sprintf("Our own incident is open: our probes have failed since %s.", inc.StartedAt.UTC().Format(time.RFC3339)), f.dataAge)
 			break
+		}
+	}
+
+	if v := f.vantages; v != nil {
+		for _, p := range v.Points {
+			who := "From " + p.Name
+			if p.Name == f.here {
+				who += " (this server's region, at the latest build)"
+			}
+			says := who + ", the API host did not answer."
+			if p.State == api.ProbeOK && p.LatencyMs != nil {
+				says = fmt.Sprintf("%s, the API host answered in %.0f ms.", who, *p.LatencyMs)
+			}
+			add(api.EvidenceVantage, says, int(f.now.Sub(p.At).Seconds()))
+		}
+		if v.Reading == api.VantageRegional || v.Reading == api.VantageUnreachable {
+			add(api.EvidenceVantage, v.Detail, f.dataAge)
 		}
 	}
 

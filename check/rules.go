@@ -131,6 +131,11 @@ const (
 	// the caller's.
 	probeOursDown  probeState = "ours_down"
 	probeYoursDown probeState = "yours_down"
+	// probeRegional: our probe from the caller's region (this server's
+	// vantage) fails while other vantages reach the host: a regional or
+	// network path problem. Every row that does not name it reads it as
+	// no probe at all.
+	probeRegional probeState = "regional"
 )
 
 // tri is a yes/no condition of a rule that may also not matter.
@@ -199,7 +204,9 @@ func (r rule) matches(s situation) bool {
 func checkRules() []rule {
 	const (
 		proceed, retry, wait, fix = api.ActionProceed, api.ActionRetry, api.ActionWait, api.ActionFixClient
+		reroute                   = api.ActionReroute
 		provider, client, unknown = api.BlameProvider, api.BlameClient, api.BlameUnknown
+		path                      = api.BlameNetwork
 		high, medium, low         = api.ConfidenceHigh, api.ConfidenceMedium, api.ConfidenceLow
 	)
 	var (
@@ -252,6 +259,7 @@ func checkRules() []rule {
 		// 5xx and 529: the provider's side.
 		{server, nil, probeAny, yes, advice{wait, provider, high, 120, "A server error during the provider's open incident."}},
 		{server, h(healthDown), probeAny, either, advice{wait, provider, high, 120, "A server error while the service is down."}},
+		{server, nil, probeRegional, either, advice{reroute, path, medium, 0, "Our probe from your region fails too, while our other vantage points reach its API: a regional or network path problem, not an outage of the service. Route through another region or network, not to another provider."}},
 		{server, nil, probeFailing, either, advice{wait, provider, high, 60, "A server error, and our own probe of its API fails too."}},
 		{server, h(healthDegraded, healthMaintenance), probeAny, either, advice{retry, provider, medium, 30, "A server error while the service is degraded: retry with backoff."}},
 		{server, h(healthUp), probeOK, either, advice{retry, provider, medium, 10, "A server error while the service is up and our probe answers: most likely passing (529 and 503 mean overloaded). Retry with backoff."}},
@@ -263,6 +271,7 @@ func checkRules() []rule {
 		{network, nil, probeFailing, either, advice{wait, provider, high, 60, "Our own probe cannot reach its API either."}},
 		{network, nil, probeAny, yes, advice{wait, provider, medium, 60, "A timeout or connection error during the provider's open incident."}},
 		{network, h(healthDown), probeAny, either, advice{wait, provider, medium, 60, "A timeout or connection error while the service is down."}},
+		{network, nil, probeRegional, either, advice{reroute, path, high, 0, "Our probe from your region cannot reach its API either, while our other vantage points do: a regional or network path problem, not an outage of the service. Route through another region or network, not to another provider."}},
 		{network, nil, probeOursDown, either, advice{retry, unknown, low, 30, "Our probes of other providers fail too: the checker's own network looks down, so we can't tell whose side this is on. Retry."}},
 		{network, h(healthUp), probeOK, no, advice{retry, unknown, medium, 10, "Our probe reaches its API and the status page is calm: the trouble may be your network, a proxy or a long request. Retry, with a longer timeout."}},
 		{network, nil, probeAny, either, advice{retry, unknown, low, 30, "We can't tell whose side the timeout or connection error is on: retry."}},

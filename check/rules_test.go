@@ -166,7 +166,7 @@ func TestRuleTable(t *testing.T) {
 	hit := make([]bool, len(rules))
 	for _, e := range []errorClass{errNone, errAuth, errRequest, errRateLimit, errServer, errTimeout, errConnection, errQuota, errConcurrency, errOverloaded, errModel, errKeyRateLimit} {
 		for _, h := range []health{healthUp, healthDegraded, healthDown, healthMaintenance, healthUnknown, healthStale} {
-			for _, p := range []probeState{probeOK, probeFailing, probeNone, probeOursDown, probeYoursDown} {
+			for _, p := range []probeState{probeOK, probeFailing, probeNone, probeOursDown, probeYoursDown, probeRegional} {
 				for _, inc := range []bool{false, true} {
 					for _, alt := range []bool{false, true} {
 						s := situation{Error: e, Health: h, Probe: p, Incident: inc, AltUp: alt}

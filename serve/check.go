@@ -95,7 +95,7 @@ func inputProblem(w http.ResponseWriter, err error) {
 // can make a replica probe other public hosts, never one inside its
 // network.
 func (s *Server) newChecker(cat catalog.Catalog) *check.Engine {
-	e := check.New(cat, s.liveProbes, s.opts.Now, check.FromServer)
+	e := check.New(cat, s.liveProbes, s.opts.Now, check.FromServer).AtVantage(s.opts.Vantage)
 	if s.crowd != nil {
 		e.CountReports(s.crowd)
 	}

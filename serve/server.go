@@ -21,6 +21,7 @@ import (
 	"github.com/aistatus/aistatus/serve/limits"
 	"github.com/aistatus/aistatus/serve/shared"
 	"github.com/aistatus/aistatus/snapshot"
+	"github.com/aistatus/aistatus/vantage"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 )
@@ -79,6 +80,13 @@ type Options struct {
 	// Redis, when set, holds the state replicas share: the rate limit and
 	// /check's probe cache (see shared.go). Nil keeps both local.
 	Redis redis.UniversalClient
+	// Vantage, when set, makes the server a vantage point of that name
+	// (vantage.ValidName): it probes every tracked API host every
+	// VantageEvery (ProbeFromVantage) and writes the results to Redis, its
+	// live-probe cache is its vantage's own, and /check reads its probe as
+	// its callers' region's. Needs Redis.
+	Vantage      string
+	VantageEvery time.Duration
 	// NoCrowd is for a server with one caller on its own machine (aistatus
 	// mcp --dir): there is no crowd of callers to count, so /check counts
 	// no reports and service documents carry no "reports".
@@ -166,6 +174,9 @@ func New(opts Options) *Server {
 	if opts.EventStreamLifetime == 0 {
 		opts.EventStreamLifetime = DefaultEventStreamLifetime
 	}
+	if opts.VantageEvery <= 0 {
+		opts.VantageEvery = vantage.DefaultEvery
+	}
 	s := &Server{
 		opts:      opts,
 		store:     NewStore(opts.Dir),
@@ -185,7 +196,7 @@ func New(opts Options) *Server {
 	}
 	var probes check.Shared
 	if s.shared != nil {
-		probes = s.shared.ProbeCache(opts.ProbeTimeout)
+		probes = s.shared.ProbeCache(opts.ProbeTimeout, opts.Vantage)
 	}
 	s.liveProbes = check.NewCache(opts.Client, opts.ProbeTimeout, opts.Now, probes)
 	if !opts.NoCrowd {

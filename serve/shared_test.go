@@ -4,11 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net"
 	"net/http"
 	"net/netip"
-	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -22,68 +19,22 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// testRedis is a redis-server of the test's own, on a free loopback port,
-// without persistence; it is killed when the test ends.
+// testRedis is a redis-server of the test's own (redistest.Real).
 type testRedis struct {
-	t    testing.TB
-	port int
-	cmd  *exec.Cmd
+	*redistest.Real
+	t testing.TB
 }
 
 // startRedis starts a redis-server for the test, or skips the test when
-// there is none (CI installs Debian's redis-server, so they run there).
+// there is none.
 func startRedis(t testing.TB) *testRedis {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Skip("redis-server not found: install it (apt-get install redis-server) to run the shared-state tests")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	r := &testRedis{t: t, port: port}
-	r.start()
-	t.Cleanup(r.stop)
-	return r
+	return &testRedis{Real: redistest.StartReal(t), t: t}
 }
 
-func (r *testRedis) url() string { return fmt.Sprintf("redis://127.0.0.1:%d/0", r.port) }
-
-func (r *testRedis) start() {
-	r.t.Helper()
-	r.cmd = exec.Command("redis-server", "--port", strconv.Itoa(r.port), "--bind", "127.0.0.1",
-		"--save", "", "--appendonly", "no", "--loglevel", "warning")
-	if err := r.cmd.Start(); err != nil {
-		r.t.Fatal(err)
-	}
-	c := redis.NewClient(&redis.Options{Addr: fmt.Sprintf("127.0.0.1:%d", r.port), DisableIdentity: true})
-	defer c.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		err := c.Ping(ctx).Err()
-		cancel()
-		if err == nil {
-			return
-		}
-		if time.Now().After(deadline) {
-			r.stop()
-			r.t.Fatalf("redis-server on port %d did not answer: %v", r.port, err)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-}
-
-func (r *testRedis) stop() {
-	if r.cmd == nil {
-		return
-	}
-	r.cmd.Process.Kill()
-	r.cmd.Wait()
-	r.cmd = nil
-}
+func (r *testRedis) url() string { return r.URL() }
+func (r *testRedis) start()      { r.Start() }
+func (r *testRedis) stop()       { r.Stop() }
 
 // client returns a client as `serve --redis` makes it, closed at test end.
 func (r *testRedis) client() *redis.Client {

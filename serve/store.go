@@ -52,6 +52,8 @@ type Snapshot struct {
 	probes map[string]check.Live
 	// measured are each service's measured completions, from sources.json.
 	measured map[string][]api.MeasuredModel
+	// vantages are the build's vantage readings by service (sources.json).
+	vantages map[string]api.Vantages
 	// reliability is each service's row of reliability.json, for /check's
 	// expectedResolution; empty for a snapshot written before it existed.
 	reliability map[string]api.Reliability
@@ -223,8 +225,12 @@ func (s *Snapshot) parse() error {
 		}
 	}
 	s.measured = map[string][]api.MeasuredModel{}
+	s.vantages = map[string]api.Vantages{}
 	for _, src := range sources.Services {
 		s.measured[src.Slug] = src.Measured
+		if src.Vantages != nil {
+			s.vantages[src.Slug] = *src.Vantages
+		}
 		if at := s.status[src.Slug].LastChecked; at != nil {
 			s.probes[src.Slug] = check.Live{Probe: src.Probe, At: *at}
 		}

@@ -67,6 +67,13 @@ func (s *Snapshot) Retirements() []api.ModelRetirement { return s.retirementList
 // (check.View).
 func (s *Snapshot) Measured(slug string) []api.MeasuredModel { return s.measured[slug] }
 
+// Vantages is what every vantage saw of the service's API host in the
+// latest build, from sources.json (check.View).
+func (s *Snapshot) Vantages(slug string) (api.Vantages, bool) {
+	v, ok := s.vantages[slug]
+	return v, ok
+}
+
 // Reliability is the service's row of reliability.json (check.View).
 func (s *Snapshot) Reliability(slug string) (api.Reliability, bool) {
 	r, ok := s.reliability[slug]

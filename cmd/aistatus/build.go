@@ -12,6 +12,8 @@ import (
 	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/outbound"
+	"github.com/aistatus/aistatus/serve/shared"
+	"github.com/aistatus/aistatus/vantage"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -37,6 +39,17 @@ type buildOptions struct {
 	// confirmReprobes and confirmSpacing are build.Confirm's.
 	confirmReprobes int
 	confirmSpacing  time.Duration
+	// redis and vantage: read the vantages' results from Redis, the
+	// builder being the vantage of that name (build's --redis and
+	// --vantage; run takes serve's).
+	redis   string
+	vantage string
+}
+
+// registerVantages adds build's --redis and --vantage (run has serve's).
+func (o *buildOptions) registerVantages(fs *pflag.FlagSet) {
+	fs.StringVar(&o.redis, "redis", "", "Redis URL (redis://HOST:PORT/DB) the replicas run with --vantage write their probes to: the build weighs them with its own (a host failing from one vantage while others reach it is a regional problem, not an outage)")
+	fs.StringVar(&o.vantage, "vantage", vantage.Builder, "with --redis: the builder's own vantage name, a region or place (e.g. eu-west-1)")
 }
 
 func (o *buildOptions) register(fs *pflag.FlagSet) {
@@ -103,8 +116,31 @@ func (o *buildOptions) defaultBaseURL(fs *pflag.FlagSet, addr string) error {
 	return nil
 }
 
+// vantages checks --redis and --vantage and returns the reader of the
+// vantages' results, nil without --redis.
+func (o *buildOptions) vantages(now func() time.Time) (func(context.Context) ([]vantage.Report, []string, error), error) {
+	if o.redis == "" {
+		return nil, nil
+	}
+	if err := vantage.ValidName(o.vantage); err != nil {
+		return nil, fmt.Errorf("--vantage: %w", err)
+	}
+	// The client lives as long as the process, like serve's.
+	rdb, err := shared.NewRedisClient(o.redis)
+	if err != nil {
+		return nil, fmt.Errorf("--redis: %w", err)
+	}
+	return func(ctx context.Context) ([]vantage.Report, []string, error) {
+		return vantage.Read(ctx, rdb, now())
+	}, nil
+}
+
 // options turns the flags into build.Options.
-func (o *buildOptions) options(log zerolog.Logger, cat catalog.Catalog) build.Options {
+func (o *buildOptions) options(log zerolog.Logger, cat catalog.Catalog) (build.Options, error) {
+	read, err := o.vantages(time.Now)
+	if err != nil {
+		return build.Options{}, err
+	}
 	return build.Options{
 		Out: o.out,
 		Site: build.Site{
@@ -121,7 +157,9 @@ func (o *buildOptions) options(log zerolog.Logger, cat catalog.Catalog) build.Op
 		Adapters:    feed.Adapters(),
 		Completions: o.completions(cat, log),
 		Confirm:     build.Confirm{Reprobes: max(0, o.confirmReprobes), Spacing: max(0, o.confirmSpacing)},
-	}
+		Vantages:    read,
+		Vantage:     o.vantage,
+	}, nil
 }
 
 func newBuildCmd(g *globals) *cobra.Command {
@@ -135,6 +173,7 @@ func newBuildCmd(g *globals) *cobra.Command {
 		},
 	}
 	o.register(cmd.Flags())
+	o.registerVantages(cmd.Flags())
 	return cmd
 }
 
@@ -147,11 +186,14 @@ func runBuild(ctx context.Context, g *globals, o *buildOptions) error {
 	if err != nil {
 		return err
 	}
+	opts, err := o.options(log, cat)
+	if err != nil {
+		return err
+	}
 	notifier, err := o.notifier(ctx, log, cat)
 	if err != nil {
 		return err
 	}
-	opts := o.options(log, cat)
 	opts.Notifier = notifier
 	res, err := build.Build(ctx, opts)
 	if notifier != nil {

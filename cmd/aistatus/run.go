@@ -1,12 +1,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"sync"
 	"time"
 
 	"github.com/aistatus/aistatus/build"
 	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/vantage"
 	"github.com/spf13/cobra"
 )
 
@@ -57,6 +59,13 @@ func runRun(ctx context.Context, g *globals, b *buildOptions, s *serveOptions, e
 	if err != nil {
 		return err
 	}
+	// The builder reads the vantages from serve's Redis, and is at this
+	// server's vantage when it has one.
+	b.redis, b.vantage = s.redis, cmp.Or(s.vantage, vantage.Builder)
+	opts, err := b.options(log, cat)
+	if err != nil {
+		return err
+	}
 	// Webhooks outlive the signal that stops run: once the build loop has
 	// stopped (the defers run last first), what it queued gets 5 s to be
 	// delivered.
@@ -79,8 +88,8 @@ func runRun(ctx context.Context, g *globals, b *buildOptions, s *serveOptions, e
 	defer wg.Wait()
 	defer cancel()
 	wg.Go(func() { srv.Watch(ctx, s.reload) })
+	wg.Go(func() { srv.ProbeFromVantage(ctx) })
 	wg.Go(func() {
-		opts := b.options(log, cat)
 		opts.Notifier = notifier
 		t := time.NewTicker(every)
 		defer t.Stop()

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/serve/limits"
 	"github.com/aistatus/aistatus/serve/shared"
+	"github.com/aistatus/aistatus/vantage"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
@@ -36,6 +38,10 @@ type serveOptions struct {
 	maxSetBytes    int64
 	drain          time.Duration
 	redis          string
+	// vantage names the place this replica probes from; vantageEvery is
+	// how often.
+	vantage      string
+	vantageEvery time.Duration
 	// streamsPerClient and streamLifetime bound the /events streams.
 	streamsPerClient int
 	streamLifetime   time.Duration
@@ -57,6 +63,8 @@ func (o *serveOptions) register(fs *pflag.FlagSet, withDir bool) {
 	fs.DurationVar(&o.reload, "reload", 2*time.Second, "how often to look for a newer snapshot in the folder")
 	fs.IntVar(&o.connsPerClient, "max-conns-per-client", limits.DefaultMaxConnsPerClient, "most open connections from one client IP (IPv6 by /64); -1 turns the cap off")
 	fs.StringVar(&o.redis, "redis", "", "Redis URL (redis://HOST:PORT/DB) shared by replicas: one rate-limit budget per client and one /check probe per service per "+check.LiveTTL.String()+" across all; falls back to local state while Redis is down")
+	fs.StringVar(&o.vantage, "vantage", "", "with --redis: make this replica a vantage point named after its region or place (e.g. eu-west-1): it probes every tracked API host every --vantage-every and shares what it sees, so a build with --redis tells a regional problem from the provider's")
+	fs.DurationVar(&o.vantageEvery, "vantage-every", vantage.DefaultEvery, fmt.Sprintf("with --vantage: time between two rounds of probes (%v to %v, each jittered by a tenth)", vantage.MinEvery, vantage.MaxEvery))
 	fs.IntVar(&o.conns, "max-conns", limits.DefaultMaxConns, "most open connections in all (lowered to 3/4 of the open-file limit); -1 turns the cap off")
 	fs.IntVar(&o.streamsPerClient, "max-event-streams-per-client", serve.DefaultMaxEventStreamsPerClient, "most open /events streams of one client IP (IPv6 by /64); -1 turns the cap off")
 	fs.DurationVar(&o.streamLifetime, "event-stream-lifetime", serve.DefaultEventStreamLifetime, "how long an /events stream stays open before it ends and the client resumes from Last-Event-ID; -1s never ends one")
@@ -66,6 +74,17 @@ func (o *serveOptions) server(log zerolog.Logger, cat catalog.Catalog) (*serve.S
 	trusted, err := limits.ParseTrustedProxies(o.trustedProxies)
 	if err != nil {
 		return nil, err
+	}
+	if o.vantage != "" {
+		if err := vantage.ValidName(o.vantage); err != nil {
+			return nil, fmt.Errorf("--vantage: %w", err)
+		}
+		if o.redis == "" {
+			return nil, errors.New("--vantage needs --redis: a vantage shares what it sees through Redis")
+		}
+		if o.vantageEvery < vantage.MinEvery || o.vantageEvery > vantage.MaxEvery {
+			return nil, fmt.Errorf("--vantage-every %v: give a time from %v to %v", o.vantageEvery, vantage.MinEvery, vantage.MaxEvery)
+		}
 	}
 	var origin *serve.Origin
 	if o.origin != "" {
@@ -93,6 +112,8 @@ func (o *serveOptions) server(log zerolog.Logger, cat catalog.Catalog) (*serve.S
 		Version:           versionString(),
 		Origin:            origin,
 		Drain:             o.drain,
+		Vantage:           o.vantage,
+		VantageEvery:      o.vantageEvery,
 
 		MaxEventStreamsPerClient: o.streamsPerClient,
 		EventStreamLifetime:      o.streamLifetime,
@@ -156,6 +177,7 @@ func runServe(ctx context.Context, g *globals, o *serveOptions, catalogPath stri
 	defer wg.Wait()
 	defer cancel()
 	wg.Go(func() { srv.Watch(ctx, o.reload) })
+	wg.Go(func() { srv.ProbeFromVantage(ctx) })
 	if o.origin != "" {
 		// A replica logs each failed sync itself, with the origin's answer.
 		return srv.ListenAndServe(ctx, o.addr)

@@ -83,7 +83,7 @@ func TestProbeCacheStoredValues(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			shared, clock, logs := lyingRedis(t, storedProbes(tc.value, tc.pttl))
 			probes := 0
-			r, until, ok := shared.ProbeCache(5*time.Second).Fetch("https://api.example/", func() check.Live {
+			r, until, ok := shared.ProbeCache(5*time.Second, "").Fetch("https://api.example/", func() check.Live {
 				probes++
 				return probed
 			})

@@ -242,9 +242,16 @@ const sharedProbePoll = 20 * time.Millisecond
 
 // ProbeCache returns /check's live-probe cache shared through Redis (a
 // check.Shared): one replica probes a URL per check.LiveTTL, the others read
-// its result. timeout is the longest a probe takes.
-func (r *Redis) ProbeCache(timeout time.Duration) check.Shared {
-	return redisProbes{shared: r, timeout: timeout}
+// its result. timeout is the longest a probe takes. With a vantage name
+// (serve --vantage) the cache is that vantage's own: what a replica in one
+// region sees of a host is not what every region sees, so only the
+// replicas of the same vantage share a result.
+func (r *Redis) ProbeCache(timeout time.Duration, vantage string) check.Shared {
+	prefix := RedisKeyPrefix + "probe:"
+	if vantage != "" {
+		prefix += vantage + ":"
+	}
+	return redisProbes{shared: r, timeout: timeout, prefix: prefix}
 }
 
 // redisProbes is the shared probe cache.
@@ -253,6 +260,8 @@ type redisProbes struct {
 	// timeout is the longest a probe takes: the lock outlives it, and a
 	// replica waiting for the holder's result gives up a little after it.
 	timeout time.Duration
+	// prefix starts every key: aistatus:probe:, and the vantage's name.
+	prefix string
 }
 
 // Fetch gets url's result through Redis: a fresh one another replica
@@ -269,7 +278,7 @@ func (p redisProbes) Fetch(url string, probe func() check.Live) (check.Live, tim
 	}
 	// Detached from the request, like the probe itself.
 	ctx := context.Background()
-	key := RedisKeyPrefix + "probe:" + url
+	key := p.prefix + url
 	lock := key + ":lock"
 	polls := int((p.timeout + 500*time.Millisecond) / sharedProbePoll)
 	for range polls {

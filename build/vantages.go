@@ -1,0 +1,137 @@
+package build
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/vantage"
+)
+
+// VantageView is what the other vantage points (replicas started with
+// serve --vantage) saw of one service's API host, for the regional rule.
+type VantageView struct {
+	// Self is the builder's own vantage name: its probe is one more point.
+	Self string
+	// At is when the builder probed (the cycle's time).
+	At time.Time
+	// Others are the other vantages' fresh results, by name.
+	Others []api.VantagePoint
+}
+
+// vantageReadTimeout bounds reading the vantages' reports: Redis answers
+// in a millisecond, and a build never waits on it for long.
+const vantageReadTimeout = 2 * time.Second
+
+// observeVantages reads the other vantages' latest reports (opts.Vantages)
+// and gives each service with a probe the fresh results for its probe URL.
+// Redis failing, or a report this program could not have written, costs
+// only that evidence: logged, and the cycle goes on without it.
+func observeVantages(ctx context.Context, opts Options, obs map[string]Observation) {
+	if opts.Vantages == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, vantageReadTimeout)
+	defer cancel()
+	reports, bad, err := opts.Vantages(ctx)
+	if err != nil {
+		opts.Log.Error().Err(err).Msg("vantages not read from redis: this cycle weighs the builder's own probe alone")
+		return
+	}
+	for _, why := range bad {
+		opts.Log.Warn().Str("why", why).Msg("a vantage report this program could not have written: left out")
+	}
+	self := cmp.Or(opts.Vantage, vantage.Builder)
+	now := opts.Now()
+	for _, svc := range opts.Catalog.Services {
+		if o, ok := obs[svc.Slug]; ok && svc.ProbeURL != "" {
+			o.Vantages = vantageView(svc, self, reports, now)
+			obs[svc.Slug] = o
+		}
+	}
+}
+
+// vantageView is the results for svc's probe URL of every report but the
+// builder's own name's (its own probe is fresher), that are still fresh.
+func vantageView(svc catalog.Service, self string, reports []vantage.Report, now time.Time) *VantageView {
+	v := &VantageView{Self: self, At: now.UTC()}
+	for _, r := range reports {
+		res, ok := r.Results[svc.ProbeURL]
+		if r.Name == self || !ok || now.Sub(res.At) > time.Duration(r.FreshSeconds)*time.Second {
+			continue
+		}
+		v.Others = append(v.Others, api.VantagePoint{Name: r.Name, State: res.State, LatencyMs: res.LatencyMs, At: res.At.UTC()})
+	}
+	slices.SortFunc(v.Others, func(a, b api.VantagePoint) int { return strings.Compare(a.Name, b.Name) })
+	return v
+}
+
+// readVantages is the regional rule, applied after rule 1 and before the
+// probe is counted. The points are the builder's probe (when it reports:
+// not absent, not set aside by rule 1) and the other vantages' fresh
+// results:
+//
+//   - fewer than api.MinVantages report: too few to compare, and the
+//     builder's probe counts as it would alone;
+//   - every one reaches the host: reachable;
+//   - none does: the provider's host fails (unreachable); each other
+//     vantage failing counts as one more failed probe of the cycle, like a
+//     confirming re-probe, so a host refused everywhere is an outage
+//     within one cycle;
+//   - some fail while others reach it: a regional or network path problem
+//     of the failing ones, never a service outage: a failed probe of the
+//     builder's own is set aside (discarded), as rule 1 sets aside those
+//     of a builder whose network is down.
+//
+// It returns the reading, nil without a view (no vantages read).
+func readVantages(o *Observation) *api.Vantages {
+	view := o.Vantages
+	if view == nil {
+		return nil
+	}
+	var points []api.VantagePoint
+	if o.Probe.State == api.ProbeOK || o.Probe.State == api.ProbeFailed {
+		points = append(points, api.VantagePoint{Name: view.Self, State: o.Probe.State, LatencyMs: o.Probe.LatencyMs, At: view.At})
+	}
+	points = append(points, view.Others...)
+	var reaching, failing []string
+	for _, p := range points {
+		if p.State == api.ProbeOK {
+			reaching = append(reaching, p.Name)
+		} else {
+			failing = append(failing, p.Name)
+		}
+	}
+	v := &api.Vantages{Reporting: len(points), Reaching: len(reaching), Points: points}
+	if v.Points == nil {
+		v.Points = []api.VantagePoint{}
+	}
+	switch {
+	case len(points) < api.MinVantages:
+		v.Reading = api.VantageTooFew
+		v.Detail = fmt.Sprintf("%d vantage(s) report: too few to tell a regional problem from the provider's.", len(points))
+	case len(failing) == 0:
+		v.Reading = api.VantageReachable
+		v.Detail = fmt.Sprintf("The API host answers from every vantage that reports (%s).", strings.Join(reaching, ", "))
+	case len(reaching) == 0:
+		v.Reading = api.VantageUnreachable
+		v.Detail = fmt.Sprintf("The API host fails from every vantage that reports (%s): the provider's host, not a path.", strings.Join(failing, ", "))
+		if o.Probe.State == api.ProbeFailed {
+			o.Probe.Attempts = max(1, o.Probe.Attempts) + len(view.Others)
+		}
+	default:
+		v.Reading = api.VantageRegional
+		v.Detail = fmt.Sprintf("The API host fails from %s while %s reach it: a regional or network path problem seen from %s, not a service outage.",
+			strings.Join(failing, ", "), strings.Join(reaching, ", "), strings.Join(failing, ", "))
+		if o.Probe.State == api.ProbeFailed {
+			o.Probe.State = api.ProbeDiscarded
+			o.Probe.Error = "failed from " + view.Self + " while other vantages reach the host (a regional or path problem): " + o.Probe.Error
+		}
+	}
+	return v
+}
