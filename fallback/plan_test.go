@@ -362,3 +362,45 @@ func TestLiteLLMConfig(t *testing.T) {
 		t.Errorf("fallbacks %v, want %v", fallbacks, want)
 	}
 }
+
+// TestSDKTypes compiles a program using each JSON form against the pinned
+// SDKs' TypeScript types (fallbacktest.CompileSDK: @openrouter/sdk's
+// request body, the AI SDK's generateText with the AI Gateway's provider
+// options, the Portkey client), and shows the check refuses a form with a
+// misspelled or mistyped member; the Portkey form is also held to
+// Portkey's documented keys. Skipped, saying so, without node or the SDKs.
+func TestSDKTypes(t *testing.T) {
+	t.Parallel()
+	p := planner(t)
+	plan, err := p.ForModel(sonnetView(pct(60), pct(99.9)), "anthropic/claude-sonnet-4.5", "model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		format string
+		broken string // the form made wrong, which the types must refuse
+	}{
+		{api.FallbackOpenRouter, `{"models": ["anthropic/claude-sonnet-4.5"], "provider": {"order": ["Amazon Bedrock"], "allowFallbacks": true}}`},
+		{api.FallbackVercel, `{"model": "anthropic/claude-sonnet-4.5", "providerOptions": {"gateway": {"order": "bedrock"}}}`},
+		{api.FallbackPortkey, `{"strategy": {"mode": "fallback"}, "targets": []} as unknown as number`},
+	} {
+		t.Run(tc.format, func(t *testing.T) {
+			t.Parallel()
+			body, _, err := p.Render(plan, tc.format)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.format == api.FallbackPortkey {
+				var cfg map[string]any
+				if err := json.Unmarshal(body, &cfg); err != nil {
+					t.Fatal(err)
+				}
+				fallbacktest.CheckPortkey(t, cfg)
+			}
+			fallbacktest.CheckSDK(t, tc.format, body)
+			if err := fallbacktest.CompileSDK(t.TempDir(), fallbacktest.SDKModules(), tc.format, []byte(tc.broken)); err == nil {
+				t.Errorf("the types accept a wrong form: %s", tc.broken)
+			}
+		})
+	}
+}

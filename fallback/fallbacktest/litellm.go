@@ -125,7 +125,7 @@ func onlyKeys(t testing.TB, where string, m map[string]any, allowed []string) {
 	t.Helper()
 	for k := range m {
 		if !slices.Contains(allowed, k) {
-			t.Errorf("%s: key %q is not one LiteLLM documents there (%s)", where, k, strings.Join(allowed, ", "))
+			t.Errorf("%s: key %q is not one the tool documents there (%s)", where, k, strings.Join(allowed, ", "))
 		}
 	}
 }
