@@ -297,8 +297,8 @@ func TestServicePlan(t *testing.T) {
 
 // keyLike matches what a credential looks like: an OpenAI, Anthropic,
 // OpenRouter, Google or Portkey key, an AWS access key id, a bearer token,
-// or a long run of base64.
-var keyLike = regexp.MustCompile(`sk-[A-Za-z0-9_-]{8,}|sk-ant-|AKIA[0-9A-Z]{12,}|AIza[0-9A-Za-z_-]{20,}|(?i:bearer\s+\S)|[A-Za-z0-9+/=_-]{40,}`)
+// or a long run of base64 (not a URL's path).
+var keyLike = regexp.MustCompile(`sk-[A-Za-z0-9_-]{8,}|sk-ant-|AKIA[0-9A-Z]{12,}|AIza[0-9A-Za-z_-]{20,}|(?i:bearer\s+\S)|[A-Za-z0-9+=_-]{40,}`)
 
 // TestRenderGolden writes the issue's plan in every format, compared with
 // testdata/golden (go test ./fallback -update rewrites them; read the
@@ -364,11 +364,11 @@ func TestLiteLLMConfig(t *testing.T) {
 }
 
 // TestSDKTypes compiles a program using each JSON form against the pinned
-// SDKs' TypeScript types (fallbacktest.CompileSDK: @openrouter/sdk's
+// SDKs' TypeScript types (fallbacktest.CompileSDKs: @openrouter/sdk's
 // request body, the AI SDK's generateText with the AI Gateway's provider
-// options, the Portkey client), and shows the check refuses a form with a
-// misspelled or mistyped member; the Portkey form is also held to
-// Portkey's documented keys. Skipped, saying so, without node or the SDKs.
+// options, the Portkey client), in the same run as a wrong form of each,
+// which the types must refuse; the Portkey form is also held to Portkey's
+// documented keys. Skipped, saying so, without node or the SDKs.
 func TestSDKTypes(t *testing.T) {
 	t.Parallel()
 	p := planner(t)
@@ -376,31 +376,36 @@ func TestSDKTypes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, tc := range []struct {
-		format string
-		broken string // the form made wrong, which the types must refuse
-	}{
-		{api.FallbackOpenRouter, `{"models": ["anthropic/claude-sonnet-4.5"], "provider": {"order": ["Amazon Bedrock"], "allowFallbacks": true}}`},
-		{api.FallbackVercel, `{"model": "anthropic/claude-sonnet-4.5", "providerOptions": {"gateway": {"order": "bedrock"}}}`},
-		{api.FallbackPortkey, `{"strategy": {"mode": "fallback"}, "targets": []} as unknown as number`},
-	} {
-		t.Run(tc.format, func(t *testing.T) {
-			t.Parallel()
-			body, _, err := p.Render(plan, tc.format)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if tc.format == api.FallbackPortkey {
-				var cfg map[string]any
-				if err := json.Unmarshal(body, &cfg); err != nil {
-					t.Fatal(err)
-				}
-				fallbacktest.CheckPortkey(t, cfg)
-			}
-			fallbacktest.CheckSDK(t, tc.format, body)
-			if err := fallbacktest.CompileSDK(t.TempDir(), fallbacktest.SDKModules(), tc.format, []byte(tc.broken)); err == nil {
-				t.Errorf("the types accept a wrong form: %s", tc.broken)
-			}
-		})
+	forms := map[string][]byte{
+		// Misspelled (camelCase is the SDK's own object, not the wire's),
+		// mistyped, and not an object at all.
+		api.FallbackOpenRouter + ".broken": []byte(`{"models": ["anthropic/claude-sonnet-4.5"], "provider": {"order": ["Amazon Bedrock"], "allowFallbacks": true}}`),
+		api.FallbackVercel + ".broken":     []byte(`{"model": "anthropic/claude-sonnet-4.5", "providerOptions": {"gateway": {"order": "bedrock"}}}`),
+		api.FallbackPortkey + ".broken":    []byte(`{"strategy": {"mode": "fallback"}, "targets": []} as unknown as number`),
+	}
+	for _, f := range []string{api.FallbackOpenRouter, api.FallbackVercel, api.FallbackPortkey} {
+		if forms[f], _, err = p.Render(plan, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var portkeyCfg map[string]any
+	if err := json.Unmarshal(forms[api.FallbackPortkey], &portkeyCfg); err != nil {
+		t.Fatal(err)
+	}
+	fallbacktest.CheckPortkey(t, portkeyCfg)
+	complaints, err := fallbacktest.CompileSDKs(t.TempDir(), fallbacktest.SDKModules(), forms)
+	if errors.Is(err, fallbacktest.ErrNoSDK) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name := range forms {
+		if broken := strings.HasSuffix(name, ".broken"); broken != (complaints[name] != "") {
+			t.Errorf("%s: complaints %q (want some exactly for a broken form)\n%s", name, complaints[name], forms[name])
+		}
+	}
+	if complaints[""] != "" {
+		t.Errorf("tsc: %s", complaints[""])
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/check"
+	"github.com/aistatus/aistatus/snapshot"
 	"gopkg.in/yaml.v3"
 )
 
@@ -154,7 +155,7 @@ func availableFormats(plan api.FallbackPlan) []string {
 
 func jsonBody(v any) ([]byte, string, error) {
 	body, err := json.MarshalIndent(v, "", "  ")
-	return append(body, '\n'), "application/json", err
+	return append(body, '\n'), snapshot.ContentJSON, err
 }
 
 // liteLLM is the proxy's config.yaml: one deployment per target, the
@@ -187,7 +188,7 @@ func (p *Planner) liteLLM(plan api.FallbackPlan, ts []api.FallbackTarget) ([]byt
 	head := fmt.Sprintf("# LiteLLM proxy config.yaml: aistatus's fallback plan for %s as of %s, best first.\n"+
 		"# Credentials are read from the environment variables named (os.environ/...); none is written here.\n",
 		oneLine(plan.Model.Name), plan.Timestamp.UTC().Format("2006-01-02T15:04:05Z"))
-	return append([]byte(head), body...), "application/yaml", nil
+	return append([]byte(head), body...), snapshot.ContentYAML, nil
 }
 
 // oneLine keeps a name in its comment line.

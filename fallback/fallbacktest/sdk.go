@@ -33,55 +33,77 @@ func SDKModules() string {
 	return filepath.Join(cache, "aistatus-ci", "fallbacks", "node_modules")
 }
 
-// CompileSDK compiles format's program using body with tsc --noEmit
-// against the SDKs in modules, and returns the compiler's complaints (nil
-// when it accepts it). Without node or the SDKs it returns an error
+// CompileSDKs compiles, in one run of tsc --noEmit against the SDKs in
+// modules, a program per form: forms maps a name, "<format>" or
+// "<format>.<anything>", to the form's body, used by that format's program
+// (sdk/<format>.ts). It returns the compiler's complaints per name, none
+// for a form it accepts. Without node or the SDKs it returns an error
 // wrapping ErrNoSDK.
-func CompileSDK(dir, modules, format string, body []byte) error {
-	src, err := programs.ReadFile("sdk/" + format + ".ts")
-	if err != nil {
-		return fmt.Errorf("no program for %s: %w", format, err)
-	}
+func CompileSDKs(dir, modules string, forms map[string][]byte) (map[string]string, error) {
 	node, err := exec.LookPath("node")
 	if err != nil {
-		return fmt.Errorf("%w: no node on PATH (the check needs Node.js; .ci/run installs the SDKs)", ErrNoSDK)
+		return nil, fmt.Errorf("%w: no node on PATH (the check needs Node.js; .ci/run installs the SDKs)", ErrNoSDK)
 	}
 	tsc := filepath.Join(modules, "typescript", "bin", "tsc")
 	if _, err := os.Stat(tsc); err != nil {
-		return fmt.Errorf("%w: no TypeScript in %s: .ci/run installs the pinned SDKs (.ci/fallbacks), or set AISTATUS_FALLBACKS_NODE_MODULES", ErrNoSDK, modules)
+		return nil, fmt.Errorf("%w: no TypeScript in %s: .ci/run installs the pinned SDKs (.ci/fallbacks), or set AISTATUS_FALLBACKS_NODE_MODULES", ErrNoSDK, modules)
 	}
 	tsconfig, err := programs.ReadFile("sdk/tsconfig.json")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	program := strings.Replace(string(src), "CONFIG", strings.TrimSpace(string(body)), 1)
-	for name, data := range map[string][]byte{"program.ts": []byte(program), "tsconfig.json": tsconfig} {
-		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
-			return err
+	if err := os.WriteFile(filepath.Join(dir, "tsconfig.json"), tsconfig, 0o644); err != nil {
+		return nil, err
+	}
+	for name, body := range forms {
+		format, _, _ := strings.Cut(name, ".")
+		src, err := programs.ReadFile("sdk/" + format + ".ts")
+		if err != nil {
+			return nil, fmt.Errorf("no program for %s: %w", format, err)
+		}
+		program := strings.Replace(string(src), "CONFIG", strings.TrimSpace(string(body)), 1)
+		if err := os.WriteFile(filepath.Join(dir, name+".ts"), []byte(program), 0o644); err != nil {
+			return nil, err
 		}
 	}
-	// The compiler resolves the packages from the program's folder up.
-	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil && !errors.Is(err, os.ErrExist) {
-		return err
+	// The compiler resolves the packages from the programs' folder up.
+	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
+		return nil, err
 	}
-	cmd := exec.Command(node, tsc, "-p", dir)
+	cmd := exec.Command(node, tsc, "-p", dir, "--pretty", "false")
 	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("tsc refused the %s form: %v\n%s\n%s", format, err, out, program)
+	out, err := cmd.CombinedOutput()
+	complaints := map[string]string{}
+	for line := range strings.SplitSeq(string(out), "\n") {
+		if file, _, found := strings.Cut(line, ".ts("); found {
+			if _, ok := forms[file]; ok {
+				complaints[file] += line + "\n"
+				continue
+			}
+		}
+		if strings.TrimSpace(line) != "" && !strings.HasPrefix(line, " ") {
+			complaints[""] += line + "\n"
+		}
 	}
-	return nil
+	if err != nil && len(complaints) == 0 {
+		return nil, fmt.Errorf("tsc failed: %v\n%s", err, out)
+	}
+	return complaints, nil
 }
 
-// CheckSDK fails t when the SDK of format does not accept body; it skips
-// t, saying why, without node or the SDKs.
-func CheckSDK(t testing.TB, format string, body []byte) {
+// CheckSDKs fails t for each JSON form (by format) its SDK does not
+// accept; it skips t, saying why, without node or the SDKs.
+func CheckSDKs(t testing.TB, forms map[string][]byte) {
 	t.Helper()
-	err := CompileSDK(t.TempDir(), SDKModules(), format, body)
+	complaints, err := CompileSDKs(t.TempDir(), SDKModules(), forms)
 	if errors.Is(err, ErrNoSDK) {
 		t.Skip(err)
 	}
 	if err != nil {
-		t.Error(err)
+		t.Fatal(err)
+	}
+	for name, c := range complaints {
+		t.Errorf("tsc refused the %s form:\n%s\n%s", name, c, forms[name])
 	}
 }
 
