@@ -76,7 +76,31 @@ type Model struct {
 	// Components are the status-page components that stand for the model,
 	// per service.
 	Components []ModelComponent `json:"components,omitempty"`
+	// APIModels name the model where a caller sends it: per provider, the
+	// id that provider's own API takes ("anthropic.claude-…-v1:0" on
+	// Bedrock), each with the provider's page that lists it. A fallback
+	// plan names the model at a provider only from here (or from a
+	// service's measured completions): a provider it cannot name is left
+	// out, never guessed.
+	APIModels []APIModel `json:"apiModels,omitempty"`
 }
+
+// APIModel is a model's id in one provider's API.
+type APIModel struct {
+	// Provider is a gateway's name of the provider, as models.gateways
+	// maps it to a tracked service ("Amazon Bedrock", "Google Vertex"), or
+	// a router that names models its own way (RouterVercel).
+	Provider string `json:"provider"`
+	// Model is the id that provider's API takes.
+	Model string `json:"model"`
+	// Doc is the provider's documentation page that lists the id.
+	Doc string `json:"doc"`
+}
+
+// RouterVercel is the Vercel AI Gateway as an APIModel's provider: it
+// names models creator/model in its own spelling ("xai/…", "meta/…"),
+// which is not always OpenRouter's.
+const RouterVercel = "Vercel AI Gateway"
 
 // ModelComponent names the component of a service's status page that
 // stands for a model.
@@ -163,8 +187,45 @@ func (m ModelCatalog) validate(services map[string]bool) []error {
 				bad("components: %q of %q: a tracked service and a component name are required, and a region without surrounding spaces", c.Name, c.Service)
 			}
 		}
+		named := map[string]bool{}
+		for _, am := range md.APIModels {
+			switch _, tracked := m.ProviderService(am.Provider); {
+			case !tracked && am.Provider != RouterVercel:
+				bad("apiModels: provider %q is neither a provider models.gateways maps to a tracked service nor %q", am.Provider, RouterVercel)
+			case named[am.Provider]:
+				bad("apiModels: provider %q is listed twice", am.Provider)
+			case !apiModelChars.MatchString(am.Model):
+				bad("apiModels: %q at %q is not a model name", am.Model, am.Provider)
+			}
+			named[am.Provider] = true
+			if err := checkAbsoluteURL(am.Doc); err != nil || !strings.HasPrefix(am.Doc, "https://") {
+				bad("apiModels: %q at %q: doc must be the https page of the provider's documentation that lists it", am.Model, am.Provider)
+			}
+		}
 	}
 	return errs
+}
+
+// ProviderService is the tracked service a gateway's provider name stands
+// for ("Amazon Bedrock" → "aws-bedrock"); false when no gateway maps it.
+func (m ModelCatalog) ProviderService(provider string) (string, bool) {
+	for _, g := range m.Gateways {
+		if slug, ok := g.Providers[provider]; ok {
+			return slug, true
+		}
+	}
+	return "", false
+}
+
+// APIModel is the model's id at provider; false when the catalog does not
+// name it there.
+func (md Model) APIModel(provider string) (APIModel, bool) {
+	for _, am := range md.APIModels {
+		if am.Provider == provider {
+			return am, true
+		}
+	}
+	return APIModel{}, false
 }
 
 // Gateway returns the catalog's gateway of that id.

@@ -13,7 +13,9 @@ func validModels() ModelCatalog {
 			ListURL: "https://openrouter.example/api/v1/models"}},
 		Makers: map[string]string{"alpha": "alpha"},
 		Pinned: []Model{{ID: "alpha/model-1.5", Name: "Model 1.5", Author: "alpha", Service: "alpha",
-			Components: []ModelComponent{{Service: "beta", Name: "model-1.5"}}}},
+			Components: []ModelComponent{{Service: "beta", Name: "model-1.5"}},
+			APIModels: []APIModel{{Provider: "Beta Cloud", Model: "alpha.model-1-5-v1:0", Doc: "https://beta.example/docs/models"},
+				{Provider: RouterVercel, Model: "alpha/model-1.5", Doc: "https://vercel.example/models/model-1.5"}}}},
 	}
 }
 
@@ -44,6 +46,12 @@ func TestCatalogModelsValidation(t *testing.T) {
 		{"maker of no service", func(m *ModelCatalog) { m.Makers = map[string]string{"alpha": "gamma"} }, `models.makers["alpha"]`},
 		{"maker not as ids spell it", func(m *ModelCatalog) { m.Makers = map[string]string{"Alpha Labs": "alpha"} }, `models.makers["Alpha Labs"]`},
 		{"component region padded", func(m *ModelCatalog) { m.Pinned[0].Components[0].Region = " eu" }, "a tracked service and a component name are required"},
+		{"api model at no provider", func(m *ModelCatalog) { m.Pinned[0].APIModels[0].Provider = "Gamma" }, `apiModels: provider "Gamma" is neither`},
+		{"api model at a provider twice", func(m *ModelCatalog) { m.Pinned[0].APIModels[1].Provider = "Beta Cloud" }, `provider "Beta Cloud" is listed twice`},
+		{"api model without a name", func(m *ModelCatalog) { m.Pinned[0].APIModels[0].Model = "" }, "is not a model name"},
+		{"api model with spaces", func(m *ModelCatalog) { m.Pinned[0].APIModels[0].Model = "model 1.5" }, "is not a model name"},
+		{"api model without its doc", func(m *ModelCatalog) { m.Pinned[0].APIModels[0].Doc = "" }, "doc must be the https page"},
+		{"api model doc over http", func(m *ModelCatalog) { m.Pinned[0].APIModels[0].Doc = "http://beta.example/docs" }, "doc must be the https page"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := Catalog{Services: []Service{validService("alpha"), validService("beta")}, Models: validModels()}

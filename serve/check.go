@@ -10,6 +10,7 @@ import (
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/check"
+	"github.com/aistatus/aistatus/fallback"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -106,8 +107,9 @@ func (s *Server) newChecker(cat catalog.Catalog) *check.Engine {
 // about, by that catalog file's ETag, so that a swap to a snapshot of the
 // same catalog (every build but one that changed it) builds none.
 type snapshotChecker struct {
-	etag   string
-	engine *check.Engine
+	etag    string
+	engine  *check.Engine
+	planner *fallback.Planner
 }
 
 // checkerFor returns the engine that answers /check about snap: the one of
@@ -115,21 +117,30 @@ type snapshotChecker struct {
 // matches and probes what its origin watched, whatever it was started
 // with), else the server's own. A catalog that does not parse (a newer
 // build's schema) is logged once and the server's own answers.
-func (s *Server) checkerFor(snap *Snapshot) *check.Engine {
+func (s *Server) checkerFor(snap *Snapshot) *check.Engine { return s.snapshotTools(snap).engine }
+
+// plannerFor returns the fallback planner of the catalog snap was built
+// with, as checkerFor does the engine: a replica plans with the model ids
+// its origin's catalog names.
+func (s *Server) plannerFor(snap *Snapshot) *fallback.Planner { return s.snapshotTools(snap).planner }
+
+// snapshotTools are the engine and planner of snap's catalog (see
+// checkerFor), made once per catalog file.
+func (s *Server) snapshotTools(snap *Snapshot) *snapshotChecker {
 	rep := snap.files[snapshot.FileCatalog]
 	if rep == nil {
-		return s.checker
+		return &snapshotChecker{engine: s.checker, planner: s.planner}
 	}
 	if sc := s.snapChecker.Load(); sc != nil && sc.etag == rep.etag {
-		return sc.engine
+		return sc
 	}
-	sc := &snapshotChecker{etag: rep.etag, engine: s.checker}
+	sc := &snapshotChecker{etag: rep.etag, engine: s.checker, planner: s.planner}
 	if snap.catalog != nil {
-		sc.engine = s.newChecker(*snap.catalog)
+		sc.engine, sc.planner = s.newChecker(*snap.catalog), fallback.New(*snap.catalog)
 	} else {
 		s.opts.Log.Error().Err(snap.catalogErr).Str("file", snapshot.FileCatalog).
 			Msg("the snapshot's catalog does not parse: /check answers from this server's own catalog")
 	}
 	s.snapChecker.Store(sc)
-	return sc.engine
+	return sc
 }

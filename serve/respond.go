@@ -390,7 +390,18 @@ func serveJSON(w http.ResponseWriter, r *http.Request, v any) {
 // compressed; the one case that needs the body — a small one, which is sent
 // uncompressed even to a gzip client — is left to serve.
 func serveComputed(w http.ResponseWriter, r *http.Request, etag string, compute func() ([]byte, error)) {
-	rep := &representation{etag: etag, gzEtag: gzipETag(etag), contentType: snapshot.ContentJSON}
+	serveComputedAs(w, r, snapshot.ContentJSON, etag, compute)
+}
+
+// serveBody sends a body computed for this request in contentType, with
+// its ETag and gzip support.
+func serveBody(w http.ResponseWriter, r *http.Request, contentType string, body []byte) {
+	serveComputedAs(w, r, contentType, etagOf(body), func() ([]byte, error) { return body, nil })
+}
+
+// serveComputedAs is serveComputed for a body of another media type.
+func serveComputedAs(w http.ResponseWriter, r *http.Request, contentType, etag string, compute func() ([]byte, error)) {
+	rep := &representation{etag: etag, gzEtag: gzipETag(etag), contentType: contentType}
 	gzip := acceptsGzip(r)
 	if (gzip && notModified(w, r, rep.gzEtag)) || (!gzip && notModified(w, r, rep.etag)) {
 		return

@@ -17,6 +17,7 @@ import (
 
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/check"
+	"github.com/aistatus/aistatus/fallback"
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/serve/limits"
 	"github.com/aistatus/aistatus/serve/shared"
@@ -102,7 +103,10 @@ type Server struct {
 	// checker answers /check from the server's own catalog; a snapshot
 	// that carries the catalog it was built with is answered from that
 	// (checkerFor), through the same live probes and crowd.
-	checker     *check.Engine
+	checker *check.Engine
+	// planner makes /fallbacks' plans from the server's own catalog; a
+	// snapshot's catalog plans its own (plannerFor).
+	planner     *fallback.Planner
 	liveProbes  *check.Cache
 	snapChecker atomic.Pointer[snapshotChecker]
 	// crowd counts /check's reports (the checker's too); reports caches
@@ -207,6 +211,7 @@ func New(opts Options) *Server {
 		}
 	}
 	s.checker = s.newChecker(opts.Catalog)
+	s.planner = fallback.New(opts.Catalog)
 	if opts.RateLimit > 0 {
 		local := limits.NewRateLimiter(opts.RateLimit, time.Minute, opts.MaxClients, opts.Now)
 		s.limiter = local
@@ -223,6 +228,7 @@ func New(opts Options) *Server {
 		snapshot.PathEvents:         http.HandlerFunc(s.handleEvents),
 		snapshot.PathIncidents:      http.HandlerFunc(s.handleIncidents),
 		snapshot.PathCheck:          http.HandlerFunc(s.handleCheck),
+		snapshot.PathFallbacks:      http.HandlerFunc(s.handleFallbacks),
 		snapshot.PathStatusline:     http.HandlerFunc(s.handleStatusline),
 		snapshot.PathExport:         http.HandlerFunc(s.handleExport),
 		snapshot.PathHealthz:        http.HandlerFunc(s.handleHealthz),

@@ -903,6 +903,8 @@ func TestAPIIndex(t *testing.T) {
 		switch e.OperationID {
 		case "check":
 			target += "?q=openai"
+		case "getFallbacks":
+			target += "?model=anthropic/claude-sonnet-4.5"
 		case "streamEvents":
 			continue // a stream: events_test.go
 		}

@@ -64,6 +64,8 @@ const (
 	ContentJSONFeed = "application/feed+json"
 	ContentCalendar = "text/calendar; charset=utf-8"
 	ContentText     = "text/plain; charset=utf-8"
+	// ContentYAML is YAML (RFC 9512): /fallbacks' LiteLLM config.yaml.
+	ContentYAML = "application/yaml"
 	// ContentMetrics is the Prometheus text exposition format's type.
 	ContentMetrics = "text/plain; version=0.0.4; charset=utf-8"
 )

@@ -21,9 +21,12 @@ const (
 	PathServiceHistory = PathService + "/history"
 	PathIncidents      = APIBase + "/incidents"
 	PathCheck          = APIBase + "/check"
-	PathOpenAPI        = APIBase + "/openapi.json"
-	PathExport         = APIBase + "/export"
-	PathSources        = APIBase + "/sources"
+	// PathFallbacks is a model's fallback plan, and its gateway
+	// configurations (api.FallbackPlan).
+	PathFallbacks = APIBase + "/fallbacks"
+	PathOpenAPI   = APIBase + "/openapi.json"
+	PathExport    = APIBase + "/export"
+	PathSources   = APIBase + "/sources"
 	// PathAPIIndex is the API's index document: links to every endpoint
 	// (also answered at APIBase, without the slash).
 	PathAPIIndex = APIBase + "/"
@@ -106,6 +109,10 @@ func Routes() []Route {
 		{Path: PathModel, File: ModelFile(AuthorParam + "/" + ModelNameParam), ContentType: ContentJSON, RateLimited: true},
 		{Path: PathModelRetirements, File: FileModelRetirements, ContentType: ContentJSON, RateLimited: true},
 		{Path: PathCheck, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
+		// Computed per request, as /check: the plan follows the snapshot's
+		// figures, and five forms of every watched model would be most of
+		// the files of a snapshot for a few requests.
+		{Path: PathFallbacks, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
 		{Path: PathIncidents, File: FileIncidents, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
 		{Path: PathOpenAPI, File: FileOpenAPI, ContentType: ContentJSON, RateLimited: true},
 		{Path: PathExport, File: FileExport, ContentType: ContentCSV, RateLimited: true},

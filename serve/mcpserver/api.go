@@ -144,6 +144,43 @@ func (a API) Check(ctx context.Context, cq CheckQuery) (api.CheckDoc, error) {
 	return doc, err
 }
 
+// FallbackQuery holds the parameters of GET /fallbacks; an empty string is
+// not sent.
+type FallbackQuery struct {
+	// Model is a watched model's id (author/model); Query a service, or a
+	// model's id.
+	Model, Query string
+	// Format is the gateway to write the plan for; "" for the plan itself.
+	Format string
+}
+
+func (fq FallbackQuery) values() url.Values {
+	v := url.Values{}
+	for name, value := range map[string]string{"model": fq.Model, "q": fq.Query, "format": fq.Format} {
+		if value != "" {
+			v.Set(name, value)
+		}
+	}
+	return v
+}
+
+// Fallbacks is GET /fallbacks without a format: the plan. The server
+// validates the parameters: a bad one is a *ProblemError.
+func (a API) Fallbacks(ctx context.Context, fq FallbackQuery) (api.FallbackPlan, error) {
+	fq.Format = ""
+	var doc api.FallbackPlan
+	err := a.get(ctx, "/fallbacks", fq.values(), &doc)
+	return doc, err
+}
+
+// FallbackConfig is GET /fallbacks with fq.Format: the gateway's
+// configuration as the server wrote it (YAML for LiteLLM, JSON otherwise).
+func (a API) FallbackConfig(ctx context.Context, fq FallbackQuery) (string, error) {
+	var body []byte
+	err := a.get(ctx, "/fallbacks", fq.values(), &body)
+	return string(body), err
+}
+
 // address is the public address to credit in the attribution; "" when it
 // cannot be told (no snapshot yet), in which case the credit line goes
 // without it rather than failing the tool.
@@ -163,8 +200,9 @@ func (a API) address(ctx context.Context) string {
 	return strings.TrimSuffix(m.BaseURL, "/")
 }
 
-// get fetches <BaseURL>/api/v1<path>?<query> and decodes the JSON into v; a
-// problem response becomes a *ProblemError.
+// get fetches <BaseURL>/api/v1<path>?<query> and decodes the JSON into v
+// (a *[]byte takes the body as it is); a problem response becomes a
+// *ProblemError.
 func (a API) get(ctx context.Context, path string, query url.Values, v any) error {
 	return a.fetch(ctx, snapshot.APIBase+path, query, v)
 }
@@ -195,6 +233,11 @@ func (a API) fetch(ctx context.Context, path string, query url.Values, v any) er
 			dec.Decode(&perr.Problem) // best effort: without a body the status still says what happened
 		}
 		return perr
+	}
+	if raw, ok := v.(*[]byte); ok {
+		// A body passed on as it came (a gateway's configuration).
+		*raw, err = io.ReadAll(io.LimitReader(resp.Body, maxResponseBytes))
+		return err
 	}
 	if err := dec.Decode(v); err != nil {
 		return fmt.Errorf("aistatus API: decoding %s: %w", path, err)

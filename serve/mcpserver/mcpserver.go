@@ -1,5 +1,5 @@
 // Package mcpserver exposes the aistatus API to AI agents as a Model Context
-// Protocol server: four read-only tools whose structured results are the
+// Protocol server: five read-only tools whose structured results are the
 // API's own documents, with the CC-BY-4.0 licence and a credit line in each.
 //
 // The tools reach the data through API, a client of the JSON API, so they
@@ -42,7 +42,8 @@ func instructions(names string, n int) string {
 	return fmt.Sprintf("aistatus tells whether AI services (%s, … %d in all) ", names, n) +
 		"are up, from each service's official status page merged with aistatus's own latency probes, refreshed about " +
 		"every minute. Use check_service for \"is X down?\" (it accepts names, domains and URLs), get_status for an " +
-		"overview, get_service for one service's uptime and incidents, list_incidents for incident history. " +
+		"overview, get_service for one service's uptime and incidents, list_incidents for incident history, plan_fallback " +
+		"for where to send a model's requests instead (and a gateway's configuration for it). " +
 		statusLegend + licenceNote
 }
 
@@ -71,6 +72,31 @@ type checkInput struct {
 	// where can I send it instead?", which is a check's verdict and
 	// alternatives.
 	Model string `json:"model,omitempty"`
+}
+
+// Input of plan_fallback: plain strings, "" for not sent (see
+// IncidentQuery).
+type fallbackInput struct {
+	Model  string `json:"model,omitempty"`
+	Query  string `json:"query,omitempty"`
+	Format string `json:"format,omitempty"`
+}
+
+// FallbackResult is plan_fallback's structured result: the /fallbacks plan,
+// the configuration asked for, and the credit line.
+type FallbackResult struct {
+	api.FallbackPlan
+	// Format and Config are the gateway asked for and the plan written for
+	// it (YAML for LiteLLM, JSON otherwise); absent without one.
+	Format      string `json:"format,omitempty" jsonschema:"the gateway the configuration is for"`
+	Config      string `json:"config,omitempty" jsonschema:"the plan as that gateway's configuration, to save as is: keys are named by environment variable, never written"`
+	Attribution string `json:"attribution" jsonschema:"credit line to give when reusing the data (CC-BY-4.0)"`
+}
+
+// fallbackReply is what plan_fallback got from the API.
+type fallbackReply struct {
+	plan           api.FallbackPlan
+	format, config string
 }
 
 // maxObserved bounds check_service's error argument ("connection" is the
@@ -130,7 +156,7 @@ func WithCatalog(cat catalog.Catalog) Option {
 	return func(c *config) { c.catalog = cat }
 }
 
-// New returns an MCP server with the four aistatus tools, answering from client.
+// New returns an MCP server with the five aistatus tools, answering from client.
 // version is reported to clients as the server's version.
 func New(client API, version string, opts ...Option) *mcp.Server {
 	var c config
@@ -293,7 +319,68 @@ func New(client API, version string, opts ...Option) *mcp.Server {
 			return CheckResult{CheckDoc: doc, Attribution: credit}
 		})
 	})
+
+	mcp.AddTool(s, &mcp.Tool{
+		Name:  "plan_fallback",
+		Title: "Where to send a model's requests instead",
+		Description: "A fallback plan for a watched model (model, e.g. " + api.JoinList(ex.modelIDs, " or ") + "): the providers serving it, best first " +
+			"by their status, a model gateway's uptime of its own traffic over 5 minutes (the gateway's, not your key's), and aistatus's own " +
+			"measured error rate and time to first token; then, only when up, up to two other models of the same maker. Each target gives " +
+			"the provider, apiModel (the id that provider's API takes, null when aistatus's catalog does not name it there), status, figures, " +
+			"evidence (with when it was true) and formats (the gateways that can carry it). Pass format to also get the plan as a gateway's " +
+			"configuration in config, ready to save: litellm (a LiteLLM proxy config.yaml with router_settings.fallbacks), openrouter (the " +
+			"models and provider.order members of an OpenRouter request), vercel (the model and providerOptions.gateway of a Vercel AI Gateway " +
+			"call) or portkey (a Portkey config, strategy.mode fallback on 429, 503 and 529). No key is ever written: only the environment " +
+			"variables each tool reads them from. query names a service instead (" + api.JoinList(ex.queries[:min(2, len(ex.queries))], ", ") +
+			"): the service and its alternatives by status, with no configuration. " + statusLegend + licenceNote,
+		InputSchema: inputSchema[fallbackInput](func(p map[string]*jsonschema.Schema) {
+			p["model"].Description = "a watched model's id, author/model" + suchAs(ex.modelIDs, " or ") + "; send model or query"
+			p["model"].MaxLength = jsonschema.Ptr(check.MaxQuery)
+			p["query"].Description = "instead of model: a service's name, alias, domain or URL, or a model's id"
+			p["query"].MaxLength = jsonschema.Ptr(check.MaxQuery)
+			p["format"].Description = "optional: the gateway to write the plan for"
+			for _, f := range api.FallbackFormats {
+				p["format"].Enum = append(p["format"].Enum, f)
+			}
+		}),
+		Annotations: annotations("Where to send a model's requests instead", false),
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in fallbackInput) (*mcp.CallToolResult, FallbackResult, error) {
+		fq := FallbackQuery(in)
+		plan, err := client.Fallbacks(ctx, fq)
+		got := fallbackReply{plan: plan, format: in.Format}
+		if err == nil && in.Format != "" {
+			got.config, err = client.FallbackConfig(ctx, fq)
+		}
+		got.plan.License = api.License
+		return reply(ctx, credit, got, err, fallbackSummary, func(got fallbackReply, credit string) FallbackResult {
+			return FallbackResult{FallbackPlan: got.plan, Format: got.format, Config: got.config, Attribution: credit}
+		})
+	})
 	return s
+}
+
+// fallbackSummary is the plan's sentence, each target's figures, and the
+// configuration asked for.
+func fallbackSummary(got fallbackReply) string {
+	var b strings.Builder
+	b.WriteString(got.plan.Summary)
+	for _, t := range got.plan.Targets {
+		fmt.Fprintf(&b, "\n%d. ", t.Rank)
+		if t.Model != "" {
+			b.WriteString(t.ModelName + " at ")
+		}
+		fmt.Fprintf(&b, "%s (%s): %s", t.Provider, t.Service, t.Status)
+		if t.APIModel != nil {
+			fmt.Fprintf(&b, ", model id %s", *t.APIModel)
+		}
+		if len(t.Evidence) > 0 {
+			b.WriteString(". " + t.Evidence[0].Says)
+		}
+	}
+	if got.config != "" {
+		fmt.Fprintf(&b, "\nAs a %s configuration:\n%s", got.format, got.config)
+	}
+	return b.String()
 }
 
 // reply is every tool's answer to the API's document and error: the error
@@ -340,7 +427,9 @@ type examples struct {
 	slugs   []string // a few slugs, in catalog order
 	names   []string // a few service names
 	queries []string // check_service queries: aliases, a host, a URL
-	models  []string // a few watched models' ids
+	models  []string // a few watched models' names (the part after the maker)
+	// modelIDs are a few watched models' ids, author/model.
+	modelIDs []string
 }
 
 // examplesFrom picks the examples from cat, so that they change with it and
@@ -350,7 +439,7 @@ func examplesFrom(cat catalog.Catalog) examples {
 	var ex examples
 	for _, md := range cat.Models.Pinned[:min(2, len(cat.Models.Pinned))] {
 		_, name, _ := strings.Cut(md.ID, "/")
-		ex.models = append(ex.models, name)
+		ex.models, ex.modelIDs = append(ex.models, name), append(ex.modelIDs, md.ID)
 	}
 	for _, svc := range cat.Services {
 		if len(ex.slugs) < 4 {

@@ -222,7 +222,7 @@ func TestTools(t *testing.T) {
 		}
 		schemas[tool.Name] = schema
 	}
-	if len(schemas) != 4 || schemas["get_status"] == nil || schemas["get_service"] == nil || schemas["list_incidents"] == nil || schemas["check_service"] == nil {
+	if len(schemas) != 5 || schemas["get_status"] == nil || schemas["get_service"] == nil || schemas["list_incidents"] == nil || schemas["check_service"] == nil || schemas["plan_fallback"] == nil {
 		t.Fatalf("tools: %v", schemas)
 	}
 	if req, _ := json.Marshal(schemas["get_service"]["required"]); string(req) != `["slug"]` {

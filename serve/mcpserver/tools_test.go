@@ -25,8 +25,8 @@ func listTools(t *testing.T, server *mcp.Server) []*mcp.Tool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.Tools) != 4 {
-		t.Fatalf("%d tools, want 4", len(res.Tools))
+	if len(res.Tools) != 5 {
+		t.Fatalf("%d tools, want 5", len(res.Tools))
 	}
 	return res.Tools
 }
@@ -236,6 +236,7 @@ func TestAttributionNamesInstance(t *testing.T) {
 				{"get_service", map[string]any{"slug": "openai"}},
 				{"list_incidents", nil},
 				{"check_service", map[string]any{"query": "openai"}},
+				{"plan_fallback", map[string]any{"model": "anthropic/claude-sonnet-4.5"}},
 			} {
 				var out struct{ Attribution string }
 				text := call(t, cs, c.tool, c.args, &out)
