@@ -61,7 +61,7 @@ func TestMCPStdio(t *testing.T) {
 		names = append(names, tool.Name)
 	}
 	slices.Sort(names)
-	if strings.Join(names, ",") != "check_service,get_service,get_status,list_incidents" {
+	if strings.Join(names, ",") != "check_service,get_service,get_status,list_incidents,plan_fallback" {
 		t.Errorf("tools: %v", names)
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "check_service", Arguments: map[string]any{"query": "api.anthropic.com"}})
