@@ -102,6 +102,38 @@ func (m *model) metrics() []byte {
 		}
 	}
 
+	family("aistatus_service_vantage_reading", "gauge",
+		"1 for the regional rule's current reading of the service's API host, 0 for the others (a state set): reachable from every reporting vantage point, unreachable from all (the provider's), regional (some fail while others reach it: their region or path, never an outage) or too_few; absent without vantages (a build without --redis).")
+	for _, svc := range m.services {
+		if v := svc.Sources.Vantages; v != nil {
+			for _, r := range api.VantageReadings {
+				sample("aistatus_service_vantage_reading", boolValue(v.Reading == r), "service", svc.Slug, "reading", r)
+			}
+		}
+	}
+
+	family("aistatus_vantage_reaches", "gauge",
+		"1 when the vantage point's latest probe of the service's API host got an answer, 0 when it failed. The vantage label is a replica's --vantage name (validated; at most 256 read a build), an operator's own set.")
+	for _, svc := range m.services {
+		if v := svc.Sources.Vantages; v != nil {
+			for _, p := range v.Points {
+				sample("aistatus_vantage_reaches", boolValue(p.State == string(api.ProbeOK)), "service", svc.Slug, "vantage", p.Name)
+			}
+		}
+	}
+
+	family("aistatus_vantage_probe_latency_seconds", "gauge",
+		"The vantage point's latest probe of the service's API host: time to the answer's headers; absent when it failed.")
+	for _, svc := range m.services {
+		if v := svc.Sources.Vantages; v != nil {
+			for _, p := range v.Points {
+				if p.LatencyMs != nil {
+					sample("aistatus_vantage_probe_latency_seconds", *p.LatencyMs/1000, "service", svc.Slug, "vantage", p.Name)
+				}
+			}
+		}
+	}
+
 	family("aistatus_service_open_incidents", "gauge",
 		"Incidents of the service not ended, official and aistatus's probe incidents together.")
 	for _, svc := range m.services {
@@ -263,3 +295,11 @@ func uptimeWindows(uptime api.Uptime, coverage api.Coverage) []metricWindow {
 }
 
 var labelEscape = strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+
+// boolValue is a sample's 1 or 0.
+func boolValue(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -5,8 +5,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/history"
+	"github.com/aistatus/aistatus/snapshot"
 	"golang.org/x/net/html"
 )
 
@@ -166,5 +169,66 @@ func TestIndexSaysWhatDisagrees(t *testing.T) {
 				t.Errorf("what is wrong now says %q, want it to end %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// withVantages is the fixture with three vantage points' reading of the
+// first service's API host: regional, c failing while a and b reach it.
+func withVantages(t *testing.T) (snapshot.Documents, *history.History) {
+	t.Helper()
+	docs, h := fixture(t)
+	docs.Services = slices.Clone(docs.Services) // the fixture is shared
+	svc := &docs.Services[0]
+	at := docs.Manifest.GeneratedAt.Add(-time.Minute)
+	svc.Sources.Vantages = &api.Vantages{Reading: api.VantageRegional, Reporting: 3, Reaching: 2,
+		Detail: "c cannot reach the host while a and b do: a regional or path problem seen from c, not an outage.",
+		Points: []api.VantagePoint{
+			{Name: "a", State: api.ProbeOK, LatencyMs: new(82.0), At: at},
+			{Name: "b", State: api.ProbeOK, LatencyMs: new(140.0), At: at},
+			{Name: "c", State: api.ProbeFailed, At: at},
+		}}
+	return docs, h
+}
+
+// TestVantagesShown: a service's vantage points are in /metrics (the
+// reading as a state set, each vantage's answer and latency) and on its
+// page, each named with what it saw.
+func TestVantagesShown(t *testing.T) {
+	t.Parallel()
+	docs, h := withVantages(t)
+	files, err := Render(docs, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slug := docs.Services[0].Slug
+	metrics := string(files[FileMetrics])
+	for _, want := range []string{
+		`aistatus_service_vantage_reading{service="` + slug + `",reading="regional"} 1`,
+		`aistatus_service_vantage_reading{service="` + slug + `",reading="reachable"} 0`,
+		`aistatus_vantage_reaches{service="` + slug + `",vantage="a"} 1`,
+		`aistatus_vantage_reaches{service="` + slug + `",vantage="c"} 0`,
+		`aistatus_vantage_probe_latency_seconds{service="` + slug + `",vantage="b"} 0.14`,
+	} {
+		if !strings.Contains(metrics, want+"\n") {
+			t.Errorf("/metrics lacks %s", want)
+		}
+	}
+	if strings.Contains(metrics, `aistatus_vantage_probe_latency_seconds{service="`+slug+`",vantage="c"}`) {
+		t.Error("/metrics has a latency for the vantage that failed")
+	}
+	if n := strings.Count(metrics, "aistatus_service_vantage_reading{"); n != len(api.VantageReadings) {
+		t.Errorf("%d reading samples, want one service's %d: the others have no vantages", n, len(api.VantageReadings))
+	}
+	page := parseHTML(t, files[ServicePage(slug)])
+	points := findAll(page, func(n *html.Node) bool { return hasAttr(n, "data-vantage") })
+	var said []string
+	for _, p := range points {
+		said = append(said, text(p))
+	}
+	if len(said) != 3 || !strings.HasPrefix(said[0], "a: answered in 82 ms") || !strings.HasPrefix(said[2], "c: no answer") {
+		t.Errorf("the page's vantage points: %q", said)
+	}
+	if !strings.Contains(text(page), "Vantage points: regional") {
+		t.Error("the page does not give the vantages' reading")
 	}
 }

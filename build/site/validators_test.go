@@ -134,6 +134,10 @@ func TestMetricsPromtool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	vantages, err := Render(withVantages(t))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name string
 		data []byte
@@ -141,6 +145,7 @@ func TestMetricsPromtool(t *testing.T) {
 	}{
 		{"rendered", files[FileMetrics], true},
 		{"rendered during a claude.ai outage", outage[FileMetrics], true},
+		{"rendered with vantage points", vantages[FileMetrics], true},
 		{"a counter without _total", []byte("# HELP aistatus_x X.\n# TYPE aistatus_x counter\naistatus_x 1\n"), false},
 	} {
 		cmd := exec.Command(promtool, "check", "metrics")
