@@ -88,6 +88,10 @@ type FallbackTarget struct {
 	Uptime    *float64 `json:"uptime"`
 	ErrorRate *float64 `json:"errorRate"`
 	TTFTMs    *float64 `json:"ttftMs"`
+	// CrowdSurge says callers of /check report errors at the target's
+	// service in a surge now (its evidence gives the count): among equal
+	// statuses, such a target comes after the others.
+	CrowdSurge bool `json:"crowdSurge"`
 	// Formats are the formats that can name the target, and so carry it.
 	Formats []string `json:"formats"`
 	// Evidence is what each source said of the target, and when it was
@@ -97,7 +101,8 @@ type FallbackTarget struct {
 
 // FallbackEvidence is one source's word on a target.
 type FallbackEvidence struct {
-	// Source is EvidenceGateway, EvidenceMeasured or EvidenceOfficial.
+	// Source is EvidenceGateway, EvidenceMeasured, EvidenceOfficial or
+	// EvidenceReports (the crowd of /check's callers).
 	Source string `json:"source"`
 	Says   string `json:"says"`
 	// At is when it was true: the snapshot's generation for a gateway's

@@ -35,6 +35,9 @@ type View interface {
 	Summary(slug string) (api.ServiceSummary, bool)
 	// GeneratedAt is when the snapshot was built.
 	GeneratedAt() time.Time
+	// Reports is the crowd's count of callers reporting errors at a
+	// service now (check.Crowd); false when none is kept.
+	Reports(slug string) (check.ReportCount, bool)
 }
 
 // Planner makes the plans of one catalog.
@@ -51,7 +54,8 @@ func New(cat catalog.Catalog) *Planner {
 // Order is the rule the targets follow, published with them.
 const Order = "Best first: by status (operational, degraded, maintenance, partial_outage, major_outage, unknown last), " +
 	"then the gateway's uptime over 5 minutes (higher first), then our measured error rate over the last hour (lower first), " +
-	"then our measured time to first token (p50, lower first). The model's own providers come before the other models of its maker, " +
+	"then our measured time to first token (p50, lower first); among equal statuses, a provider whose callers report errors in a surge on /check comes after those without. " +
+	"The model's own providers come before the other models of its maker, " +
 	"which are offered only when up."
 
 // ForModel is the plan of the watched model id. An id the snapshot does
@@ -246,6 +250,7 @@ func (p *Planner) targets(view View, md catalog.Model, doc api.ModelDoc) []api.F
 	for i := range out {
 		out[i].Formats = p.formats(md, out[i])
 	}
+	markSurges(view, out)
 	return out
 }
 
@@ -296,6 +301,12 @@ func sortTargets(ts []api.FallbackTarget) {
 	slices.SortStableFunc(ts, func(a, b api.FallbackTarget) int {
 		if d := history.CompareModelStatus(a.Status, b.Status); d != 0 {
 			return d
+		}
+		if a.CrowdSurge != b.CrowdSurge {
+			if a.CrowdSurge {
+				return 1
+			}
+			return -1
 		}
 		if d := figureFirst(a.Uptime, b.Uptime, -1); d != 0 {
 			return d
@@ -407,4 +418,19 @@ func serviceSummary(name string, ts []api.FallbackTarget) string {
 		steps = append(steps, fmt.Sprintf("%s (%s)", t.Provider, t.Status))
 	}
 	return fmt.Sprintf("For %s, best first: %s. Ask with model= for a configuration: a gateway routes models, not services.", name, strings.Join(steps, ", "))
+}
+
+// markSurges marks the targets whose service the crowd of /check's callers
+// reports failing in a surge now, with the count as evidence: not enough
+// to move a status (the page and our probes decide that), but among equal
+// statuses a provider many callers see failing is not the first to try.
+func markSurges(view View, ts []api.FallbackTarget) {
+	for i := range ts {
+		c, ok := view.Reports(ts[i].Service)
+		if !ok || c.State() != check.ReportsSurge {
+			continue
+		}
+		ts[i].CrowdSurge = true
+		ts[i].Evidence = append(ts[i].Evidence, api.FallbackEvidence{Source: api.EvidenceReports, Says: c.Says(), At: c.Window})
+	}
 }

@@ -28,6 +28,7 @@ type fakeView struct {
 	retirements map[string]api.ModelRetirement
 	measured    map[string][]api.MeasuredModel
 	status      map[string]api.Status
+	reports     map[string]check.ReportCount
 }
 
 func (v fakeView) Model(id string) (api.ModelDoc, bool) {
@@ -48,6 +49,10 @@ func (v fakeView) Summary(slug string) (api.ServiceSummary, bool) {
 	return api.ServiceSummary{Slug: slug, Status: st}, ok
 }
 func (v fakeView) GeneratedAt() time.Time { return genTime }
+func (v fakeView) Reports(slug string) (check.ReportCount, bool) {
+	c, ok := v.reports[slug]
+	return c, ok
+}
 
 func pct(v float64) *float64 { return &v }
 
@@ -407,5 +412,55 @@ func TestSDKTypes(t *testing.T) {
 	}
 	if complaints[""] != "" {
 		t.Errorf("tsc: %s", complaints[""])
+	}
+}
+
+// TestPlanCrowdSurge: among providers of equal status, one whose callers
+// report errors on /check in a surge comes after the others, with the
+// count as its evidence; fewer reports than a surge change nothing, and
+// no surge lifts a provider over a better status.
+func TestPlanCrowdSurge(t *testing.T) {
+	t.Parallel()
+	baseline := 1.0
+	for _, tc := range []struct {
+		name      string
+		anthropic int // callers reporting errors at Anthropic
+		wantFirst string
+		wantSurge bool
+	}{
+		{"no reports", 0, "Anthropic", false},
+		{"nine callers: no surge", 9, "Anthropic", false},
+		{"a surge at Anthropic", 40, "Amazon Bedrock", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			view := sonnetView(pct(99.9), pct(99.5)) // both operational, Anthropic's figure higher
+			view.reports = map[string]check.ReportCount{"anthropic": {Window: genTime.Add(-2 * time.Minute), Count: tc.anthropic, Baseline: &baseline}}
+			plan, err := planner(t).ForModel(view, "anthropic/claude-sonnet-4.5", "model")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := plan.Targets[0].Provider; got != tc.wantFirst {
+				t.Errorf("first target %s, want %s", got, tc.wantFirst)
+			}
+			i := slices.IndexFunc(plan.Targets, func(t api.FallbackTarget) bool { return t.Provider == "Anthropic" && !t.Sibling })
+			target := plan.Targets[i]
+			hasEvidence := slices.ContainsFunc(target.Evidence, func(e api.FallbackEvidence) bool {
+				return e.Source == api.EvidenceReports && strings.Contains(e.Says, "a surge")
+			})
+			if target.CrowdSurge != tc.wantSurge || hasEvidence != tc.wantSurge {
+				t.Errorf("Anthropic's target: crowdSurge %v, reports evidence %v; want %v", target.CrowdSurge, hasEvidence, tc.wantSurge)
+			}
+		})
+	}
+	// A surge never lifts a provider over a better status.
+	view := sonnetView(pct(99.9), pct(60))
+	view.reports = map[string]check.ReportCount{"anthropic": {Window: genTime, Count: 40, Baseline: &baseline}}
+	plan, err := planner(t).ForModel(view, "anthropic/claude-sonnet-4.5", "model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plan.Targets[0].Provider != "Anthropic" {
+		t.Errorf("with Bedrock at 60 %%, %s comes first despite the crowd at Anthropic", plan.Targets[0].Provider)
 	}
 }

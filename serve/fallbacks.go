@@ -2,6 +2,7 @@ package serve
 
 import (
 	"net/http"
+	"time"
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/check"
@@ -41,10 +42,11 @@ func (s *Server) handleFallbacks(w http.ResponseWriter, r *http.Request) {
 		plan api.FallbackPlan
 		err  error
 	)
+	view := fallbackView{snap, s.crowd, s.opts.Now}
 	if q.Has("model") {
-		plan, err = planner.ForModel(snap, model, "model")
+		plan, err = planner.ForModel(view, model, "model")
 	} else {
-		plan, err = planner.ForQuery(snap, query)
+		plan, err = planner.ForQuery(view, query)
 	}
 	if err != nil {
 		inputProblem(w, err)
@@ -62,5 +64,20 @@ func (s *Server) handleFallbacks(w http.ResponseWriter, r *http.Request) {
 	serveBody(w, r, contentType, body)
 }
 
-// The snapshot answers /fallbacks.
-var _ fallback.View = (*Snapshot)(nil)
+// fallbackView is the snapshot with the crowd's counts, which the server
+// keeps (in Redis, or in memory), not the snapshot.
+type fallbackView struct {
+	*Snapshot
+	crowd check.Crowd
+	now   func() time.Time
+}
+
+// Reports is the crowd's count at slug now; false without a crowd.
+func (v fallbackView) Reports(slug string) (check.ReportCount, bool) {
+	if v.crowd == nil {
+		return check.ReportCount{}, false
+	}
+	return v.crowd.Count(slug, v.now())
+}
+
+var _ fallback.View = fallbackView{}
