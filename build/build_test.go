@@ -134,12 +134,18 @@ func (h *harness) service(slug string) api.ServiceDoc {
 
 func (h *harness) read(name string, v any) {
 	h.t.Helper()
-	data, err := os.ReadFile(filepath.Join(h.out, name))
+	readSnapshotFile(h.t, h.out, name, v)
+}
+
+// readSnapshotFile decodes the JSON file name of the snapshot folder out.
+func readSnapshotFile(t testing.TB, out, name string, v any) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(out, name))
 	if err != nil {
-		h.t.Fatal(err)
+		t.Fatal(err)
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		h.t.Fatalf("%s: %v", name, err)
+		t.Fatalf("%s: %v", name, err)
 	}
 }
 

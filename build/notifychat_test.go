@@ -555,8 +555,8 @@ func (rcv *chatReceiver) received() []chatPost {
 	return slices.Clone(rcv.posts)
 }
 
-// syncLog is a log written by the notifier's workers while the test reads
-// it.
+// syncLog is a log written by goroutines (the notifier's workers, a
+// build's services) while the test reads it.
 type syncLog struct {
 	mu sync.Mutex
 	b  strings.Builder

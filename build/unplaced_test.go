@@ -1,7 +1,6 @@
 package build
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -175,7 +174,7 @@ type pageBuilds struct {
 	cat   catalog.Catalog
 	clock *fakeClock
 	out   string
-	log   lockedBuffer
+	log   syncLog
 	// notifier, when set, is given every change of the builds.
 	notifier *Notifier
 
@@ -262,20 +261,10 @@ func (b *pageBuilds) service(slug string) api.ServiceDoc {
 
 func (b *pageBuilds) read(name string, v any) {
 	b.t.Helper()
-	data, err := os.ReadFile(filepath.Join(b.out, name))
-	if err != nil {
-		b.t.Fatal(err)
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		b.t.Fatalf("%s: %v", name, err)
-	}
+	readSnapshotFile(b.t, b.out, name, v)
 }
 
-func (b *pageBuilds) logs() string {
-	b.log.mu.Lock()
-	defer b.log.mu.Unlock()
-	return b.log.buf.String()
-}
+func (b *pageBuilds) logs() string { return b.log.String() }
 
 // logged counts the log lines whose message starts with msg.
 func (b *pageBuilds) logged(msg string) int {
@@ -289,19 +278,6 @@ func (b *pageBuilds) logged(msg string) int {
 		}
 	}
 	return n
-}
-
-// lockedBuffer is a log writer for a build, whose services log from
-// goroutines of their own.
-type lockedBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
 }
 
 // TestTrackUnplaced: the list of a page's components in no place, cycle by
@@ -357,7 +333,7 @@ func TestTrackUnplaced(t *testing.T) {
 	}
 	var fh history.FeedHealth
 	for i, step := range steps {
-		var log lockedBuffer
+		var log syncLog
 		now := start.Add(time.Duration(i) * time.Minute)
 		trackUnplaced(&fh, step.svc, step.o, now, zerolog.New(&log))
 		var got []string
@@ -367,8 +343,8 @@ func TestTrackUnplaced(t *testing.T) {
 		if !slices.Equal(got, step.want) {
 			t.Errorf("%d %s: unplaced %q, want %q", i, step.name, got, step.want)
 		}
-		if n := strings.Count(log.buf.String(), unplacedLogged); n != step.logs {
-			t.Errorf("%d %s: logged %d times, want %d:\n%s", i, step.name, n, step.logs, log.buf.String())
+		if n := strings.Count(log.String(), unplacedLogged); n != step.logs {
+			t.Errorf("%d %s: logged %d times, want %d:\n%s", i, step.name, n, step.logs, log.String())
 		}
 	}
 }
