@@ -11,6 +11,7 @@ import (
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/serve/shared/redistest"
+	"github.com/rs/zerolog"
 )
 
 // storedProbes is a Redis holding one probe result, value, kept for pttl
@@ -114,4 +115,49 @@ func jsonEqual(t *testing.T, a, b check.Live) bool {
 		t.Fatal(err)
 	}
 	return string(ja) == string(jb)
+}
+
+// TestProbeCacheByVantage: on a real Redis, the probe cache of a vantage
+// (serve --vantage) is its own. A replica at vantage a probes a URL and
+// stores the result; another replica at a reuses it; a replica at b, in
+// another region, probes for itself, as does a replica at no vantage: what
+// a host answers one region is not what it answers every region.
+func TestProbeCacheByVantage(t *testing.T) {
+	url := redistest.StartReal(t).URL()
+	clock := newFakeClock()
+	replica := func() *Redis {
+		rdb, err := NewRedisClient(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { rdb.Close() })
+		return NewRedis(rdb, zerolog.New(io.Discard), clock.Now)
+	}
+	host := "https://api.example/"
+	results := map[string]check.Live{
+		"a": {Probe: api.ProbeSource{State: api.ProbeOK, LatencyMs: new(80.0), HTTPStatus: 401}, At: clock.Now()},
+		"b": {Probe: api.ProbeSource{State: api.ProbeFailed, Error: "connection refused"}, At: clock.Now()},
+		"":  {Probe: api.ProbeSource{State: api.ProbeOK, LatencyMs: new(120.0), HTTPStatus: 401}, At: clock.Now()},
+	}
+	for _, step := range []struct {
+		vantage string
+		probes  bool // whether this replica's Fetch probes
+		want    string
+	}{
+		{"a", true, "a"},
+		{"a", false, "a"}, // another replica at a: a's result
+		{"b", true, "b"},  // another region: its own probe
+		{"b", false, "b"},
+		{"", true, ""}, // no vantage: not a region's result
+		{"a", false, "a"},
+	} {
+		probed := false
+		got, _, ok := replica().ProbeCache(5*time.Second, step.vantage).Fetch(host, func() check.Live {
+			probed = true
+			return results[step.vantage]
+		})
+		if !ok || probed != step.probes || !jsonEqual(t, got, results[step.want]) {
+			t.Errorf("at vantage %q: probed %v, got %+v (ok %v); want probed %v and %q's result", step.vantage, probed, got, ok, step.probes, step.want)
+		}
+	}
 }
