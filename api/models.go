@@ -134,6 +134,19 @@ type ModelSource struct {
 	Error string `json:"error,omitempty"`
 }
 
+// Evidence is the evidence source (EvidenceSources) a figure of this
+// source is, wherever it is cited: a gateway's, our measured completions',
+// or else a status page's, the official word.
+func (s ModelSource) Evidence() string {
+	switch s.Kind {
+	case ModelSourceGateway:
+		return EvidenceGateway
+	case ModelSourceMeasured:
+		return EvidenceMeasured
+	}
+	return EvidenceOfficial
+}
+
 // ModelSourceHealth is the health of one model source, as FeedSource is of
 // a service's feed: a gateway that moved, walled itself off or changed
 // shape shows here and in the log.

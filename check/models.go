@@ -93,7 +93,7 @@ func saying(md catalog.Model, p api.ModelProvider, serviceName string) (source, 
 	}
 	switch {
 	case p.Source.Error != "":
-		return sourceOf(p), fmt.Sprintf("%s at %s: %s gave nothing this cycle (%s), so it reads unknown.", md.Name, where, p.Source.Name, p.Source.Error)
+		return p.Source.Evidence(), fmt.Sprintf("%s at %s: %s gave nothing this cycle (%s), so it reads unknown.", md.Name, where, p.Source.Name, p.Source.Error)
 	case p.Source.Kind == api.ModelSourceGateway && p.Uptime != nil:
 		return api.EvidenceGateway, fmt.Sprintf("%s at %s: %.1f %% of %s's requests succeeded over the last %s (%s); that is %s's traffic, not your key's.",
 			md.Name, where, *p.Uptime, p.Source.Name, p.Source.Window, p.Status, p.Source.Name)
@@ -106,16 +106,6 @@ func saying(md catalog.Model, p api.ModelProvider, serviceName string) (source, 
 		return api.EvidenceMeasured, fmt.Sprintf("%s at %s: our own completions say %s.", md.Name, where, p.Status)
 	}
 	return api.EvidenceOfficial, fmt.Sprintf("%s at %s: %s shows its component %q as %s.", md.Name, where, p.Source.Name, p.Source.Component, p.Status)
-}
-
-func sourceOf(p api.ModelProvider) string {
-	switch p.Source.Kind {
-	case api.ModelSourceGateway:
-		return api.EvidenceGateway
-	case api.ModelSourceMeasured:
-		return api.EvidenceMeasured
-	}
-	return api.EvidenceOfficial
 }
 
 // evidence lists what every source says of the model, the checked

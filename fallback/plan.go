@@ -220,7 +220,7 @@ func (p *Planner) targets(view View, md catalog.Model, doc api.ModelDoc) []api.F
 	for _, e := range doc.Providers {
 		t := target(e.Service, p.providerOf(e))
 		t.Status = better(t.Status, e.Status)
-		ev := api.FallbackEvidence{Source: evidenceSource(e), Says: says(doc.Name, e), At: at, URL: e.Source.URL}
+		ev := api.FallbackEvidence{Source: e.Source.Evidence(), Says: says(doc.Name, e), At: at, URL: e.Source.URL}
 		if e.Source.Kind == api.ModelSourceGateway && e.Uptime != nil && (t.Uptime == nil || *e.Uptime > *t.Uptime) {
 			t.Uptime = e.Uptime
 		}
@@ -338,16 +338,6 @@ func better(a, b api.Status) api.Status {
 		return b
 	}
 	return a
-}
-
-func evidenceSource(e api.ModelProvider) string {
-	switch e.Source.Kind {
-	case api.ModelSourceGateway:
-		return api.EvidenceGateway
-	case api.ModelSourceMeasured:
-		return api.EvidenceMeasured
-	}
-	return api.EvidenceOfficial
 }
 
 // says phrases one model entry: the figure, whose it is and over which
