@@ -56,9 +56,10 @@ type modelsPage struct {
 	Retirements []api.ModelRetirement
 }
 
-// modelRows are every watched model's row, in the documents' order, and
-// whether any source reports on it.
-func (m *model) modelRows() ([]modelRow, []bool) {
+// modelRows are every watched model's row, in the documents' order; the
+// model keeps them (newModel), as the index, the models page and each
+// service's page show them.
+func (m *model) modelRows() []modelRow {
 	ttft := map[string]float64{}
 	for _, svc := range m.services {
 		for _, mm := range svc.Measured {
@@ -72,7 +73,6 @@ func (m *model) modelRows() ([]modelRow, []bool) {
 		retires[r.ID] = r.Date
 	}
 	var rows []modelRow
-	var reported []bool
 	for _, md := range m.docs.Models.Models {
 		row := modelRow{Base: m.base, ID: md.ID, Name: md.Name, State: Status(md.Status), Retires: retires[md.ID]}
 		for _, p := range md.Providers {
@@ -96,19 +96,17 @@ func (m *model) modelRows() ([]modelRow, []bool) {
 			row.Since = at.UTC().Format("2006-01-02")
 		}
 		rows = append(rows, row)
-		reported = append(reported, len(row.Where) > 0)
 	}
-	return rows, reported
+	return rows
 }
 
 // models is the index's section: only the models in trouble are listed,
 // with the count of all, which the models page lists.
 func (m *model) models() modelsSection {
-	rows, reported := m.modelRows()
-	sec := modelsSection{Watched: len(rows), Sources: m.modelSources()}
-	for i, row := range rows {
+	sec := modelsSection{Watched: len(m.modelList), Sources: m.modelSources()}
+	for _, row := range m.modelList {
 		switch {
-		case !reported[i]:
+		case len(row.Where) == 0: // no source reports on it
 			sec.Silent++
 		case row.State.Issue:
 			sec.Rows = append(sec.Rows, row)
@@ -129,11 +127,10 @@ func (m *model) modelSources() []string {
 
 // modelsOf are the rows of the watched models whose maker is the service.
 func (m *model) modelsOf(slug string) []modelRow {
-	rows, _ := m.modelRows()
 	var out []modelRow
 	for i, md := range m.docs.Models.Models {
 		if md.Service == slug {
-			out = append(out, rows[i])
+			out = append(out, m.modelList[i])
 		}
 	}
 	return out
@@ -149,7 +146,6 @@ func (m *model) modelsPage() modelsPage {
 		Sources:     m.modelSources(),
 		Retirements: m.docs.Retirements.Retirements,
 	}
-	rows, _ := m.modelRows()
 	at := map[string]int{}
 	for i, md := range m.docs.Models.Models {
 		title := md.Author
@@ -162,7 +158,7 @@ func (m *model) modelsPage() modelsPage {
 			at[title] = g
 			p.Groups = append(p.Groups, modelGroup{Title: title})
 		}
-		p.Groups[g].Rows = append(p.Groups[g].Rows, rows[i])
+		p.Groups[g].Rows = append(p.Groups[g].Rows, m.modelList[i])
 	}
 	slices.SortStableFunc(p.Groups, func(a, b modelGroup) int { return strings.Compare(a.Title, b.Title) })
 	return p

@@ -167,6 +167,9 @@ type model struct {
 	bySlug   map[string]*service
 	// h is the history the documents were assembled from; nil for none.
 	h *history.History
+	// modelList is every watched model's row (modelRows), in models.json's
+	// order.
+	modelList []modelRow
 }
 
 // service is one tracked service as the pages show it.
@@ -222,6 +225,7 @@ func newModel(docs snapshot.Documents, h *history.History) *model {
 		m.services = append(m.services, svc)
 		m.bySlug[doc.Slug] = svc
 	}
+	m.modelList = m.modelRows()
 	return m
 }
 
