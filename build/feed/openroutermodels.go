@@ -102,10 +102,16 @@ func ParseOpenRouterModels(data []byte) ([]ListedModel, error) {
 				Details string `json:"details"`
 			} `json:"links"`
 		}
-		if json.Unmarshal(item, &entry) != nil || entry.ID == "" || entry.Created == nil || *entry.Created <= 0 {
+		if json.Unmarshal(item, &entry) != nil || entry.Created == nil || *entry.Created <= 0 {
 			continue
 		}
-		m := ListedModel{ID: api.CleanText(entry.ID, MaxGatewayName), CanonicalSlug: api.CleanText(entry.CanonicalSlug, MaxGatewayName),
+		// The id as it will be kept: one of only spaces or control
+		// characters is no id.
+		id := api.CleanText(entry.ID, MaxGatewayName)
+		if id == "" {
+			continue
+		}
+		m := ListedModel{ID: id, CanonicalSlug: api.CleanText(entry.CanonicalSlug, MaxGatewayName),
 			Name: api.CleanText(entry.Name, MaxGatewayName), Created: time.Unix(*entry.Created, 0).UTC(),
 			Details: api.CleanText(entry.Links.Details, 2*MaxGatewayName)}
 		if entry.Expiration != nil {
