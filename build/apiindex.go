@@ -5,11 +5,32 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/snapshot"
 )
+
+// openapiOperations is what the index takes from the hand-kept description,
+// read once (the number of services is still the placeholder).
+var openapiOperations = sync.OnceValues(func() (doc struct {
+	Info struct {
+		Title       string `json:"title"`
+		Version     string `json:"version"`
+		Description string `json:"description"`
+	} `json:"info"`
+	Paths map[string]struct {
+		Get *struct {
+			OperationID string `json:"operationId"`
+			Summary     string `json:"summary"`
+		} `json:"get"`
+	} `json:"paths"`
+}, err error) {
+	err = json.Unmarshal(openapiDocument, &doc)
+	return doc, err
+})
 
 // apiIndex renders the API's index document (api.APIIndex): every API
 // route of the table with its operation's id and summary, taken from the
@@ -18,27 +39,16 @@ import (
 // there fails the build (and build's TestOpenAPIDocument first). Its
 // description states the number of services, the catalog's.
 func apiIndex(baseURL string, services int) ([]byte, error) {
-	var doc struct {
-		Info struct {
-			Title       string `json:"title"`
-			Version     string `json:"version"`
-			Description string `json:"description"`
-		} `json:"info"`
-		Paths map[string]struct {
-			Get *struct {
-				OperationID string `json:"operationId"`
-				Summary     string `json:"summary"`
-			} `json:"get"`
-		} `json:"paths"`
-	}
-	if err := json.Unmarshal(openapiText(services), &doc); err != nil {
+	doc, err := openapiOperations()
+	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", snapshot.FileAPIIndex, err)
 	}
+	count := strconv.Itoa(services)
 	base := strings.TrimRight(baseURL, "/")
 	index := api.APIIndex{
 		Name: doc.Info.Title,
 		// The description's first paragraph; the rest is in openapi.json.
-		Description: strings.TrimSpace(strings.SplitN(doc.Info.Description, "\n\n", 2)[0]),
+		Description: strings.ReplaceAll(strings.TrimSpace(strings.SplitN(doc.Info.Description, "\n\n", 2)[0]), openapiServices, count),
 		Version:     doc.Info.Version,
 		OpenAPI:     base + snapshot.PathOpenAPI,
 		Endpoints:   []api.APIEndpoint{},
@@ -56,7 +66,7 @@ func apiIndex(baseURL string, services int) ([]byte, error) {
 		}
 		index.Endpoints = append(index.Endpoints, api.APIEndpoint{
 			OperationID: op.OperationID, Method: http.MethodGet, Href: base + rt.Path,
-			Templated: strings.Contains(rt.Path, "{"), Summary: op.Summary,
+			Templated: strings.Contains(rt.Path, "{"), Summary: strings.ReplaceAll(op.Summary, openapiServices, count),
 		})
 	}
 	var out bytes.Buffer

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -30,12 +31,6 @@ const openapiAPIPath = snapshot.APIBase
 // stale with the next service added.
 const openapiServices = "{services}"
 
-// openapiText is the hand-kept description with the number of services
-// written in.
-func openapiText(services int) []byte {
-	return bytes.ReplaceAll(openapiDocument, []byte(openapiServices), []byte(strconv.Itoa(services)))
-}
-
 // OpenAPI returns the OpenAPI description with servers[0].url set to baseURL +
 // "/api/v1" (baseURL without trailing slash, e.g. "https://aistatus.example"),
 // the servers of the paths outside the API's base (the façade, /metrics, the
@@ -51,8 +46,40 @@ func OpenAPI(baseURL string, services int) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	siteURL := cmp.Or(strings.TrimRight(baseURL, "/"), "/")
-	doc, err := openapiSetMember(openapiText(services), "servers", openapiSetServerURL(serverURL))
+	shape, err := openapiShape()
+	if err != nil {
+		return nil, err
+	}
+	return openapiFill(shape, serverURL, cmp.Or(strings.TrimRight(baseURL, "/"), "/"), services), nil
+}
+
+// openapiFill writes the server URLs and the number of services into a
+// shape made by openapiShapeOf.
+func openapiFill(shape []byte, serverURL, siteURL string, services int) []byte {
+	apiJSON, _ := json.Marshal(serverURL)
+	siteJSON, _ := json.Marshal(siteURL)
+	out := bytes.ReplaceAll(shape, openapiAPIToken, apiJSON)
+	out = bytes.ReplaceAll(out, openapiSiteToken, siteJSON)
+	return bytes.ReplaceAll(out, []byte(openapiServices), []byte(strconv.Itoa(services)))
+}
+
+// openapiAPIToken and openapiSiteToken stand, in openapiShape, for the
+// server URLs of the API and of the site's root, each a JSON string.
+var (
+	openapiAPIToken  = []byte(`"\u0000aistatus-api-url\u0000"`)
+	openapiSiteToken = []byte(`"\u0000aistatus-site-url\u0000"`)
+)
+
+// openapiShape is the hand-kept document's shape, made once: walking the
+// document's members made it a fifth of each build's work, for an answer
+// that depends on the base URL and the number of services only as text.
+var openapiShape = sync.OnceValues(func() ([]byte, error) { return openapiShapeOf(openapiDocument) })
+
+// openapiShapeOf is the document as OpenAPI returns it, compacted and
+// indented, its server URLs still tokens.
+func openapiShapeOf(document []byte) ([]byte, error) {
+	apiURL, siteURL := "\x00aistatus-api-url\x00", "\x00aistatus-site-url\x00"
+	doc, err := openapiSetMember(document, "servers", openapiSetServerURL(apiURL))
 	if err == nil {
 		doc, err = openapiSetMember(doc, "paths", func(paths json.RawMessage) (json.RawMessage, error) {
 			return openapiEachMember(paths, func(path string, item json.RawMessage) (json.RawMessage, error) {
