@@ -16,7 +16,7 @@ import (
 
 // The fuzz targets below cover every parser of outside input in the server.
 // Their seeds (f.Add and testdata/fuzz/<name>/) run with every plain
-// `go test`; .ci/fuzz.sh fuzzes each one briefly.
+// `go test`; .ci/fuzz.sh fuzzes each one for a minute, every night.
 
 // FuzzCheckQuery feeds arbitrary q values to the whole /check handler:
 // never a 5xx, always valid JSON, 400 for an empty, invalid UTF-8 or
