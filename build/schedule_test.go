@@ -158,10 +158,14 @@ func scheduleCatalog(tb testing.TB, slugs ...string) catalog.Catalog {
 // covered for at least 90 % of the 24-hour window, most of it from the
 // timeline; the unreadable page gets no timeline credit; and the incident
 // that the sparse builds mostly saw on the timeline counts as downtime.
+//
+// A simulated day is 50 builds, a soak run: it runs with -tags long (once
+// in CI, without the race detector, which the other build tests cover),
+// not in every run of the suite, where it cost a minute under -race.
 func TestGitHubSchedule(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("a day of builds")
+	if !buildtest.Long {
+		t.Skip("a day of builds: a soak run, with -tags long")
 	}
 	// Five services, one of each kind, for speed (the benchmark runs the
 	// whole catalog): the incident's page and another timeline page
