@@ -156,6 +156,14 @@ func WithCatalog(cat catalog.Catalog) Option {
 	return func(c *config) { c.catalog = cat }
 }
 
+// outputSchemas holds the tools' output schemas, which the SDK infers
+// from their Go types, by reflection, for every server made: a server per
+// test (and per serve.Server) resolved the same schemas again, a tenth of
+// the serve tests' time. The input schemas are made per server (their
+// examples and enums are the catalog's) and are cached by pointer, one
+// entry per server made: a process makes one or a few.
+var outputSchemas = mcp.NewSchemaCache()
+
 // New returns an MCP server with the five aistatus tools, answering from client.
 // version is reported to clients as the server's version.
 func New(client API, version string, opts ...Option) *mcp.Server {
@@ -175,7 +183,8 @@ func New(client API, version string, opts ...Option) *mcp.Server {
 		// messages, and a client seeing it sends logging/setLevel first — the
 		// Inspector does, one more HTTP request charged to the rate limit
 		// for every tool call. Tools and resources are inferred.
-		Capabilities: &mcp.ServerCapabilities{}}
+		Capabilities: &mcp.ServerCapabilities{},
+		SchemaCache:  outputSchemas}
 	if c.subscribe {
 		serverOpts.SubscribeHandler, serverOpts.UnsubscribeHandler = subscriptionHandlers(c.catalog)
 	}
