@@ -11,12 +11,23 @@ import (
 	"unicode/utf8"
 
 	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/history"
 )
 
 // What the check engine reads of a snapshot (check.View, check.ModelView),
 // and the index of the incidents it counts, made at load.
+
+// Catalog is the catalog the snapshot was built with (its catalog.json),
+// and false for a snapshot without one or whose catalog does not parse:
+// what /check answers by, here and in `aistatus check --dir`.
+func (s *Snapshot) Catalog() (catalog.Catalog, bool) {
+	if s.catalog == nil {
+		return catalog.Catalog{}, false
+	}
+	return *s.catalog, true
+}
 
 // Age is how old the snapshot is at now, never negative, and whether its
 // data must be called stale. A snapshot generated more than

@@ -104,7 +104,7 @@ still says the service's status, not the advice.`,
 		},
 	}
 	cmd.Flags().StringVar(&dir, "dir", "public", "snapshot folder to read")
-	cmd.Flags().StringVar(&catalog, "catalog", "", "catalog JSON file (default: the embedded one)")
+	cmd.Flags().StringVar(&catalog, "catalog", "", "catalog JSON file whose hosts may be probed (default: the embedded one); the snapshot's own catalog answers when it has one")
 	// --api wins over --dir rather than excluding it, as for aistatus mcp:
 	// AISTATUS_DIR may be set in the environment for serve.
 	cmd.Flags().StringVar(&apiURL, "api", "", "address of a running aistatus instance to ask (its /api/v1/check) instead of reading --dir (https://status.example.com)")
@@ -118,9 +118,12 @@ still says the service's status, not the advice.`,
 }
 
 // localCheck answers from the snapshot folder dir, with the check engine
-// in-process (its live probe included).
+// in-process (its live probe included). As the server does, it answers by
+// the catalog the snapshot was built with when it carries one, and probes
+// only the hosts of its own (catalogPath, else the embedded one): the
+// command and a server on the same folder say the same thing.
 func localCheck(dir, catalogPath string, req check.Request) (api.CheckDoc, error) {
-	cat, err := catalog.Load(catalogPath)
+	own, err := catalog.Load(catalogPath)
 	if err != nil {
 		return api.CheckDoc{}, err
 	}
@@ -128,7 +131,12 @@ func localCheck(dir, catalogPath string, req check.Request) (api.CheckDoc, error
 	if err != nil {
 		return api.CheckDoc{}, fmt.Errorf("%w (run 'aistatus build --out %s' first, or ask a running instance with --api)", err, dir)
 	}
-	engine := check.New(cat, check.NewCache(outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}), check.DefaultProbeTimeout, time.Now, nil), time.Now, check.FromCaller)
+	cat := own
+	if built, ok := snap.Catalog(); ok {
+		cat = built
+	}
+	client := outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(own)})
+	engine := check.New(cat, check.NewCache(client, check.DefaultProbeTimeout, time.Now, nil), time.Now, check.FromCaller)
 	doc, err := engine.Check(snap, req)
 	if bad := (*check.InputError)(nil); errors.As(err, &bad) {
 		return api.CheckDoc{}, fmt.Errorf("%s: %s", flagOf[bad.Param], bad.Detail)
@@ -225,6 +233,17 @@ func printAdvice(w io.Writer, v api.Verdict) {
 		fmt.Fprintf(w, ", retry after %d s", *v.RetryAfterSeconds)
 	}
 	fmt.Fprintf(w, "\n   %s\n", v.Reason)
+	if v.PollAfterSeconds != nil {
+		fmt.Fprintf(w, "   Ask again in %d s", *v.PollAfterSeconds)
+		if len(v.ResumeWhen) > 0 {
+			whens := make([]string, len(v.ResumeWhen))
+			for i, c := range v.ResumeWhen {
+				whens[i] = c.When
+			}
+			fmt.Fprintf(w, ", or as soon as %s", api.JoinList(whens, " or "))
+		}
+		fmt.Fprintln(w)
+	}
 	if len(v.Alternatives) > 0 {
 		alts := make([]string, len(v.Alternatives))
 		for i, a := range v.Alternatives {

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -186,7 +187,8 @@ func TestCheckError(t *testing.T) {
 		action, blame string
 		alts          []string
 	}{
-		{[]string{"claude", "--error", "529"}, 2, []string{"Action: failover (blame: provider, confidence: high)", "Alternatives: Amazon Bedrock (aws-bedrock, operational), Google Gemini"},
+		{[]string{"claude", "--error", "529"}, 2, []string{"Action: failover (blame: provider, confidence: high)", "Alternatives: Amazon Bedrock (aws-bedrock, operational), Google Gemini",
+			"Ask again in 60 s, or as soon as"},
 			"failover", "provider", []string{"aws-bedrock", "google-gemini"}},
 		{[]string{"openai", "--error", "401"}, 0, []string{"Action: fix_client (blame: client, confidence: high)", "Alternatives: Azure OpenAI (azure-openai, operational)"},
 			"fix_client", "client", []string{"azure-openai"}},
@@ -313,5 +315,56 @@ func TestCheckSuggestions(t *testing.T) {
 	execute(context.Background(), []string{"check", "--dir", dir, "--catalog", catalog, "opneai"}, &stdout, &stderr)
 	if out := stdout.String(); !strings.Contains(out, "Did you mean OpenAI?") || strings.Contains(out, "[") {
 		t.Errorf("output: %s", out)
+	}
+}
+
+// TestCheckAnswersByTheSnapshotsCatalog: check --dir answers by the
+// catalog the snapshot was built with, as the server on the same folder
+// does — a service the embedded catalog lacks is found, not untracked —
+// while it probes only the hosts of its own catalog: the unknown service's
+// host is never asked.
+func TestCheckAnswersByTheSnapshotsCatalog(t *testing.T) {
+	t.Parallel()
+	var probed atomic.Int64
+	host := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		probed.Add(1)
+		w.WriteHeader(http.StatusUnauthorized)
+	}))
+	t.Cleanup(host.Close)
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	extra := cat.Services[0]
+	extra.Slug, extra.Name, extra.Domain, extra.Aliases = "acme-llm", "Acme LLM", "acme-llm.example", nil
+	extra.ProbeURL, extra.Surfaces = host.URL+"/v1/models", nil
+	cat.Services = append(cat.Services, extra)
+	h := history.New()
+	states := map[string]build.ServiceState{}
+	genTime := time.Now()
+	for _, svc := range cat.Services {
+		h.Track(svc.Slug).Record(genTime, api.Operational, new(100.0))
+		states[svc.Slug] = build.ServiceState{Status: api.Operational}
+	}
+	states["acme-llm"] = build.ServiceState{Status: api.Degraded}
+	files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, genTime)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "public")
+	if err := snapshot.Publish(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr strings.Builder
+	code := execute(context.Background(), []string{"check", "--dir", dir, "acme-llm.example", "--json"}, &stdout, &stderr)
+	var doc api.CheckDoc
+	if err := json.Unmarshal([]byte(stdout.String()), &doc); err != nil {
+		t.Fatalf("exit %d: %v\n%s%s", code, err, stdout.String(), stderr.String())
+	}
+	if code != exitWarning || doc.Service == nil || doc.Service.Slug != "acme-llm" || doc.Status == nil || *doc.Status != api.Degraded {
+		t.Errorf("exit %d, service %+v, status %v: want Acme LLM, degraded, from the snapshot's catalog", code, doc.Service, doc.Status)
+	}
+	if n := probed.Load(); n != 0 {
+		t.Errorf("the host outside the command's own catalog was probed %d times", n)
 	}
 }
