@@ -95,11 +95,14 @@ func localServer(ctx context.Context, log zerolog.Logger, o *mcpOptions, cat cat
 		Client: outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}), Version: versionString(),
 		NoCrowd: true}) // one caller on its own machine: no crowd to count
 	server := mcpserver.New(mcpserver.InProcess(srv.APIHandler()), versionString(), mcpserver.WithCatalog(cat), mcpserver.WithSubscriptions())
-	// In a goroutine: the swap must not wait on a slow client's pipe.
-	srv.OnSwap(func() { go mcpserver.SnapshotSwapped(ctx, server, cat) })
 	if _, err := srv.Store().Reload(); err != nil {
 		return nil, err
 	}
+	// After the first load, which no client has seen yet: told of it (late,
+	// from its goroutine), a client that had just subscribed would take the
+	// snapshot it reads for a newer one. In a goroutine: the swap must not
+	// wait on a slow client's pipe.
+	srv.OnSwap(func() { go mcpserver.SnapshotSwapped(ctx, server, cat) })
 	if srv.Store().Current() == nil {
 		// Not fatal: an MCP client starts its servers when it starts, maybe
 		// alongside the first build; the tools say "not ready" until then.
