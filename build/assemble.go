@@ -157,6 +157,9 @@ func Assemble(h *history.History, cat catalog.Catalog, obs map[string]Observatio
 			sh.TimelineAt = now
 		}
 
+		// The change log records the transition as the cycle decides it,
+		// before any document or the situation exists: it is the history
+		// of the statuses they are made from, not a reading of them.
 		if prev := sh.LastStatus; prev != status && (prev == "" || now.After(sh.LastChecked)) {
 			h.AddStatusChange(api.Change{Type: api.ChangeStatus, Service: svc.Slug, Time: now, OldStatus: prev, NewStatus: status})
 		}

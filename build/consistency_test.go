@@ -11,8 +11,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/build/site"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/serve"
@@ -29,7 +31,8 @@ import (
 // the status the page gives that subject, and the page's card must name a
 // surface exactly when one is worse than the API. An output that derives
 // its own answer (the statusline that printed the service's status for
-// claude.ai) fails here.
+// claude.ai) fails here. The situation must say the same of each subject,
+// and every output agree with it (agreeWithSituation).
 func TestOutputsSayOneTruth(t *testing.T) {
 	t.Parallel()
 	real, err := os.ReadFile(filepath.Join("feed", "testdata", "real", "statuspage-anthropic-20260729.json"))
@@ -80,7 +83,7 @@ func TestOutputsSayOneTruth(t *testing.T) {
 			b.cycle() // a calm first build: the change log then has transitions to show
 			b.serve(tc.page)
 			b.cycle()
-			o := readOutputs(t, b)
+			o := readOutputs(t, b.built())
 			for subject, want := range tc.want {
 				said := map[string]api.Status{
 					"service document": o.serviceDoc[subject],
@@ -116,6 +119,12 @@ func TestOutputsSayOneTruth(t *testing.T) {
 			if (o.card != "") != (len(worse) > 0) {
 				t.Errorf("the card's worst surface is %q, with %v worse than the API", o.card, worse)
 			}
+			said := o.agreeWithSituation(queries)
+			for subject, want := range tc.want {
+				if said[subject] != want {
+					t.Errorf("%s: the situation says %q, want %q", subject, said[subject], want)
+				}
+			}
 		})
 	}
 }
@@ -137,58 +146,87 @@ var statuslineWords = map[api.Status]string{
 // outputs are what each output of one snapshot says, by subject id.
 type outputs struct {
 	serviceDoc, statusJSON, metrics, changes map[string]api.Status
-	facade                                   map[string]string
-	card                                     string
-	handler                                  http.Handler
-	t                                        *testing.T
+	// models and modelMetrics are models.json's and /metrics' status of
+	// each watched model, by subject id.
+	models, modelMetrics map[string]api.Status
+	// facade is each façade's component group's status, and indicator
+	// each façade's page indicator, by slug.
+	facade, indicator map[string]string
+	card              string
+	// situation is the snapshot's situation.json; tracked are the slugs of
+	// the catalog it was built with.
+	situation api.Situation
+	tracked   map[string]bool
+	handler   http.Handler
+	t         *testing.T
 }
 
-func readOutputs(t *testing.T, b *pageBuilds) outputs {
+// built is a snapshot folder, the catalog it was built with and the
+// builds' clock.
+type built struct {
+	out   string
+	cat   catalog.Catalog
+	clock *fakeClock
+}
+
+func (b *pageBuilds) built() built { return built{b.out, b.cat, b.clock} }
+func (h *harness) built() built    { return built{h.out, h.world.Catalog, h.clock} }
+
+func readOutputs(t *testing.T, b built) outputs {
 	t.Helper()
 	o := outputs{serviceDoc: map[string]api.Status{}, statusJSON: map[string]api.Status{}, metrics: map[string]api.Status{},
-		changes: map[string]api.Status{}, facade: map[string]string{}, t: t}
-	subject := func(slug string, id catalog.SurfaceID) string {
-		if id == catalog.SurfaceAPI {
-			return slug
+		changes: map[string]api.Status{}, models: map[string]api.Status{}, modelMetrics: map[string]api.Status{},
+		facade: map[string]string{}, indicator: map[string]string{}, tracked: map[string]bool{}, t: t}
+	read := func(name string, v any) { t.Helper(); readSnapshotFile(t, b.out, name, v) }
+	read(snapshot.FileSituation, &o.situation)
+	for _, svc := range b.cat.Services {
+		o.tracked[svc.Slug] = true
+		var doc api.ServiceDoc
+		read(snapshot.ServiceFile(svc.Slug), &doc)
+		for _, sf := range doc.Surfaces {
+			o.serviceDoc[api.SubjectID(doc.Slug, sf.ID)] = sf.Status
 		}
-		return slug + "/" + string(id)
-	}
-
-	slug := b.cat.Services[0].Slug
-	var doc api.ServiceDoc
-	b.read(snapshot.ServiceFile(slug), &doc)
-	for _, sf := range doc.Surfaces {
-		o.serviceDoc[subject(doc.Slug, sf.ID)] = sf.Status
+		var summary struct {
+			Status     struct{ Indicator string }    `json:"status"`
+			Components []struct{ ID, Status string } `json:"components"`
+		}
+		read(site.StatuspageDir(svc.Slug)+"/summary.json", &summary)
+		for _, c := range summary.Components {
+			o.facade[c.ID] = c.Status
+		}
+		o.indicator[svc.Slug] = summary.Status.Indicator
 	}
 	var status api.StatusDoc
-	b.read(snapshot.FileStatus, &status)
+	read(snapshot.FileStatus, &status)
 	for _, sum := range status.Services {
 		for _, sf := range sum.Surfaces {
-			o.statusJSON[subject(sum.Slug, sf.ID)] = sf.Status
+			o.statusJSON[api.SubjectID(sum.Slug, sf.ID)] = sf.Status
 		}
 	}
-	var summary struct {
-		Components []struct{ ID, Status string } `json:"components"`
-	}
-	b.read(site.StatuspageDir(slug)+"/summary.json", &summary)
-	for _, c := range summary.Components {
-		o.facade[c.ID] = c.Status
+	var models api.ModelsDoc
+	read(snapshot.FileModels, &models)
+	for _, m := range models.Models {
+		o.models[api.ModelSubjectID(m.ID)] = m.Status
 	}
 	metrics, err := os.ReadFile(filepath.Join(b.out, snapshot.FileMetrics))
 	if err != nil {
 		t.Fatal(err)
 	}
-	line := regexp.MustCompile(`(?m)^aistatus_surface_status\{([^}]*)\} 1$`)
+	line := regexp.MustCompile(`(?m)^(aistatus_surface_status|aistatus_model_status)\{([^}]*)\} 1$`)
 	label := regexp.MustCompile(`(\w+)="([^"]*)"`)
 	for _, m := range line.FindAllStringSubmatch(string(metrics), -1) {
 		labels := map[string]string{}
-		for _, l := range label.FindAllStringSubmatch(m[1], -1) {
+		for _, l := range label.FindAllStringSubmatch(m[2], -1) {
 			labels[l[1]] = l[2]
 		}
-		o.metrics[subject(labels["service"], catalog.SurfaceID(labels["surface"]))] = api.Status(labels["status"])
+		if m[1] == "aistatus_model_status" {
+			o.modelMetrics[api.ModelSubjectID(labels["model"])] = api.Status(labels["status"])
+			continue
+		}
+		o.metrics[api.SubjectID(labels["service"], catalog.SurfaceID(labels["surface"]))] = api.Status(labels["status"])
 	}
 	var changes api.ChangeList
-	b.read(snapshot.FileChanges, &changes)
+	read(snapshot.FileChanges, &changes)
 	for _, c := range changes.Changes {
 		if c.Type == api.ChangeStatus || c.Type == api.ChangeSurfaceStatus {
 			o.changes[c.Subject()] = c.NewStatus
@@ -204,7 +242,7 @@ func readOutputs(t *testing.T, b *pageBuilds) outputs {
 	}
 	o.card = nodeText(root, "worst-surface")
 
-	srv := serve.New(serve.Options{Dir: b.out, Catalog: b.cat, Log: zerolog.Nop(), Now: b.clock.Now, Client: &http.Client{}})
+	srv := serve.New(serve.Options{Dir: b.out, Catalog: b.cat, Log: zerolog.Nop(), Now: b.clock.Now, Client: &http.Client{Timeout: 5 * time.Second}})
 	if ok, err := srv.Store().Reload(); !ok || err != nil {
 		t.Fatalf("serve the snapshot: %v %v", ok, err)
 	}
@@ -293,7 +331,7 @@ func TestOutputsSayOneTruthOfAModel(t *testing.T) {
 			b.cycle()
 			b.serve(page(tc.component))
 			b.cycle()
-			o := readOutputs(t, b)
+			o := readOutputs(t, b.built())
 
 			said := map[string]api.Status{}
 			var doc api.ModelDoc
@@ -351,6 +389,9 @@ func TestOutputsSayOneTruthOfAModel(t *testing.T) {
 			if row := modelRowText(root, model); !strings.Contains(row, site.StatusLabel(tc.want)) {
 				t.Errorf("the models page's row %q does not say %q", row, site.StatusLabel(tc.want))
 			}
+			if said := o.agreeWithSituation(nil); said["model:"+model] != tc.want || said["model:"+model+"@cohere"] != tc.want {
+				t.Errorf("the situation says %s is %q, at cohere %q, want %q", model, said["model:"+model], said["model:"+model+"@cohere"], tc.want)
+			}
 		})
 	}
 }
@@ -360,4 +401,161 @@ func modelRowText(n *html.Node, id string) string {
 	return textOf(n, func(n *html.Node) bool {
 		return slices.ContainsFunc(n.Attr, func(a html.Attribute) bool { return a.Key == "data-model" && a.Val == id })
 	})
+}
+
+// facadeRank orders statuses as the façade's indicator weighs them (unknown
+// above operational, below any trouble), and indicatorWords are its
+// indicator for the worst (docs/api.md, the Statuspage façade).
+var (
+	facadeRank     = map[api.Status]int{api.Operational: 0, api.Unknown: 1, api.Maintenance: 2, api.Degraded: 3, api.PartialOutage: 4, api.MajorOutage: 5}
+	indicatorWords = map[api.Status]string{api.Operational: "none", api.Unknown: "minor", api.Maintenance: "maintenance",
+		api.Degraded: "minor", api.PartialOutage: "major", api.MajorOutage: "critical"}
+)
+
+// agreeWithSituation fails the test for every subject of the snapshot's
+// situation of which an output says another status: for a service's API
+// and its other surfaces, status.json, the service document, /metrics and
+// the façade's group, and /check and the statusline where queries (or, for
+// the API, the slug) name it; for a model, models.json and /metrics; for a
+// model at a service, /check of the model there. Each façade's indicator
+// must be the worst of its service's subjects. It returns the situation's
+// statuses by subject id.
+func (o outputs) agreeWithSituation(queries map[string]string) map[string]api.Status {
+	t := o.t
+	t.Helper()
+	said := map[string]api.Status{}
+	worst := map[string]api.Status{}
+	for _, sub := range o.situation.Subjects {
+		said[sub.ID] = sub.Status
+		got := map[string]api.Status{}
+		switch sub.Kind {
+		case api.SubjectService, api.SubjectSurface:
+			got["status.json"], got["the service document"], got["/metrics"] = o.statusJSON[sub.ID], o.serviceDoc[sub.ID], o.metrics[sub.ID]
+			q := queries[sub.ID]
+			if q == "" && sub.Kind == api.SubjectService {
+				q = sub.Service
+			}
+			if q != "" {
+				got["/check"] = o.check(sub.ID, q)
+				if line := o.statusline(q); !strings.HasSuffix(line, " "+statuslineWords[sub.Status]) {
+					t.Errorf("%s: the statusline says %q, the situation %s", sub.ID, line, sub.Status)
+				}
+			}
+			if f := o.facade[sub.ID]; f != facadeWords[sub.Status] {
+				t.Errorf("%s: the façade says %q, the situation %s", sub.ID, f, sub.Status)
+			}
+			if w, ok := worst[sub.Service]; !ok || facadeRank[sub.Status] > facadeRank[w] {
+				worst[sub.Service] = sub.Status
+			}
+		case api.SubjectModel:
+			got["models.json"], got["/metrics"] = o.models[sub.ID], o.modelMetrics[sub.ID]
+		case api.SubjectModelProvider:
+			// A catalog cut to a few services keeps the models' status-page
+			// components at the others, which /check does not know.
+			if o.tracked[sub.Service] {
+				got["/check"] = o.checkModel(sub.Service, sub.Model)
+			}
+		default:
+			t.Errorf("%s: kind %q", sub.ID, sub.Kind)
+		}
+		for output, st := range got {
+			if st != sub.Status {
+				t.Errorf("%s: %s says %q, the situation %q", sub.ID, output, st, sub.Status)
+			}
+		}
+	}
+	for slug, w := range worst {
+		if got := o.indicator[slug]; got != indicatorWords[w] {
+			t.Errorf("%s: the façade's indicator is %q, want %q for the worst of its subjects (%s)", slug, got, indicatorWords[w], w)
+		}
+	}
+	return said
+}
+
+// checkModel is /check's status of model at the service slug.
+func (o outputs) checkModel(slug, model string) api.Status {
+	o.t.Helper()
+	var doc api.CheckDoc
+	q := url.Values{"q": {slug}, "model": {model}}
+	if err := json.Unmarshal(o.get(snapshot.PathCheck+"?"+q.Encode()).Body.Bytes(), &doc); err != nil {
+		o.t.Fatal(err)
+	}
+	if doc.Service == nil || doc.Service.Slug != slug || doc.Model == nil || doc.Model.ID != model {
+		o.t.Fatalf("/check?%s answers for %+v, %+v", q.Encode(), doc.Service, doc.Model)
+	}
+	return doc.Model.Status
+}
+
+// TestOutputsSayTheSituation builds the situations the page tests above do
+// not reach, on the fake world with the default catalog cut to the
+// services each needs, and asks every output of every subject what the
+// situation says of it: a model down at one provider and up at another, our
+// completions failing while the page says operational, and a service with
+// neither a page nor a probe.
+func TestOutputsSayTheSituation(t *testing.T) {
+	t.Parallel()
+	def, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	only := func(slugs ...string) catalog.Catalog {
+		cat := def
+		cat.Services = slices.DeleteFunc(slices.Clone(def.Services), func(s catalog.Service) bool { return !slices.Contains(slugs, s.Slug) })
+		return cat
+	}
+	keys := Completions{Keys: map[string]string{"OPENAI_API_KEY": openAIKey}}
+	for _, tc := range []struct {
+		name string
+		cat  catalog.Catalog
+		run  func(t *testing.T, h *harness)
+		want map[string]api.Status
+		// measured names a subject that must carry our completions' figures.
+		measured string
+	}{
+		{"a model down at Anthropic, up on Bedrock", only("anthropic", "aws-bedrock", "google-gemini"), func(t *testing.T, h *harness) {
+			h.world.SetModel(sonnet, splitWith(t, 5, func(i int, ep map[string]any) {
+				if ep["provider_name"] == "Anthropic" {
+					ep["uptime_last_5m"] = 30.0
+				}
+			}))
+			h.cycle()
+		}, map[string]api.Status{
+			"model:" + sonnet: api.Operational, "model:" + sonnet + "@anthropic": api.MajorOutage,
+			"model:" + sonnet + "@aws-bedrock": api.Operational, "anthropic": api.Operational,
+		}, ""},
+		{"our completions fail while the page says operational", only("openai"), func(t *testing.T, h *harness) {
+			h.measuredCycle(keys, nil)
+			h.world.Set("openai", func(p *buildtest.Page) { p.CompletionStatus = 529 })
+			h.measuredCycle(keys, nil)
+		}, map[string]api.Status{"openai": api.Degraded, "model:openai/gpt-4o-mini@openai": api.Degraded}, "model:openai/gpt-4o-mini@openai"},
+		{"no page, no probe", func() catalog.Catalog {
+			cat := only("anthropic")
+			cat.Services[0].Feed = catalog.Feed{Format: catalog.FormatNone, Note: "No page, for the test."}
+			cat.Services[0].ProbeURL = ""
+			return cat
+		}(), func(t *testing.T, h *harness) {
+			h.cycle()
+			h.cycle()
+		}, map[string]api.Status{"anthropic": api.Unknown, "anthropic/app": api.Unknown, "anthropic/agent": api.Unknown,
+			"anthropic/console": api.Unknown}, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := newHarnessWith(t, tc.cat)
+			tc.run(t, h)
+			o := readOutputs(t, h.built())
+			said := o.agreeWithSituation(nil)
+			for id, want := range tc.want {
+				if got, ok := said[id]; !ok || got != want {
+					t.Errorf("the situation says %s is %q (listed: %v), want %q", id, got, ok, want)
+				}
+			}
+			if tc.measured != "" {
+				sub, _ := o.situation.Subject(tc.measured)
+				if m := sub.Measured; m == nil || m.Samples == 0 || m.ErrorRate == nil || *m.ErrorRate == 0 {
+					t.Errorf("%s: measured figures %+v, want the hour's failures", tc.measured, m)
+				}
+			}
+		})
+	}
 }

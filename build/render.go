@@ -122,6 +122,9 @@ func Documents(site Site, cat catalog.Catalog, h *history.History, states map[st
 			Slug: svc.Slug, Name: svc.Name, Reliability: reliability,
 		})
 	}
+	// Computed once, from the documents just made: every output that
+	// reads a subject's status reads it here.
+	docs.Situation = history.Situation(now, docs.Services, docs.Models.Models)
 	return docs
 }
 
@@ -187,6 +190,7 @@ func RenderTo(out snapshot.Sink, site Site, cat catalog.Catalog, h *history.Hist
 		{snapshot.FileSources, docs.Sources},
 		{snapshot.FileChanges, history.RecentChangeList(h, now)},
 		{snapshot.FileReliability, docs.Reliability},
+		{snapshot.FileSituation, docs.Situation},
 		{snapshot.FileCatalog, cat},
 	} {
 		if err := put(f.name, f.v); err != nil {

@@ -252,6 +252,12 @@ func urlHost(raw string) string {
 // and, with the advice of the first matching rule (see rules.go), what to
 // do about the error the caller saw. A request it refuses is an
 // *InputError.
+//
+// It reads status.json and models.json (view), not the snapshot's
+// situation: its answer adds what only a request knows (a live probe,
+// the caller's error, the crowd), and the statuses it starts from are the
+// same values the situation is made from, which the build's consistency
+// tests hold equal.
 func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 	class, err := req.validate()
 	if err != nil {

@@ -423,3 +423,80 @@ func TestCrowdBaselineInRedis(t *testing.T) {
 		t.Fatalf("12 callers over a baseline of 2: %+v, want a surge", r)
 	}
 }
+
+// TestCrowdOnSituation: /situation carries each service's crowd count on
+// its service subject, as the service document does, and on no other
+// subject; the file a static host serves has none, and neither has the
+// answer of a server without a crowd.
+func TestCrowdOnSituation(t *testing.T) {
+	t.Parallel()
+	situation := func(ts *testServer) api.Situation {
+		t.Helper()
+		var doc api.Situation
+		if err := json.Unmarshal(body(t, ts.do(t, http.MethodGet, snapshot.PathSituation, nil)), &doc); err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+	for _, tc := range []struct {
+		name    string
+		noCrowd bool
+		reports int
+		// want are the counts by subject id; absent, no reports member.
+		want map[string]int
+	}{
+		{"no reports yet", false, 0, map[string]int{"anthropic": 0, "openai": 0}},
+		{"three callers report Anthropic", false, 3, map[string]int{"anthropic": 3, "openai": 0}},
+		{"a server without a crowd", true, 3, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, 0)
+			if tc.noCrowd {
+				ts.opts.NoCrowd = true
+				ts.Server = New(ts.opts)
+				if ok, err := ts.Store().Reload(); !ok || err != nil {
+					t.Fatalf("reload: %v %v", ok, err)
+				}
+			}
+			situation(ts) // cached before the reports: a new count must show
+			for i := range tc.reports {
+				reportFrom(t, ts, fmt.Sprintf("198.51.100.%d:4000", i+1), "anthropic", "529")
+			}
+			doc := situation(ts)
+			services := 0
+			for _, sub := range doc.Subjects {
+				if sub.Kind != api.SubjectService {
+					if sub.Reports != nil {
+						t.Errorf("%s (%s) carries reports", sub.ID, sub.Kind)
+					}
+					continue
+				}
+				services++
+				if tc.want == nil {
+					if sub.Reports != nil {
+						t.Errorf("%s: reports %+v without a crowd", sub.ID, sub.Reports)
+					}
+					continue
+				}
+				if sub.Reports == nil {
+					t.Errorf("%s: no reports", sub.ID)
+					continue
+				}
+				if want, ok := tc.want[sub.ID]; ok && sub.Reports.Count != want {
+					t.Errorf("%s: %d reports, want %d", sub.ID, sub.Reports.Count, want)
+				}
+			}
+			if services != len(ts.cat.Services) {
+				t.Errorf("%d service subjects, want %d", services, len(ts.cat.Services))
+			}
+		})
+	}
+	raw, err := os.ReadFile(filepath.Join(newTestServer(t, 0).dir, snapshot.FileSituation))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(raw), `"reports"`) {
+		t.Fatal("the static situation file holds reports")
+	}
+}

@@ -113,7 +113,9 @@ type Server struct {
 	// service documents with its count.
 	crowd   check.Crowd
 	reports withReports
-	handler http.Handler
+	// situationReports caches the situation with the crowd's counts.
+	situationReports withSituationReports
+	handler          http.Handler
 	// local is the crowd in memory (the fallback with Redis); Serve closes
 	// its ended windows every forgetEvery (tests shorten it).
 	local       *check.MemoryCrowd
@@ -231,6 +233,7 @@ func New(opts Options) *Server {
 		snapshot.PathFallbacks:      http.HandlerFunc(s.handleFallbacks),
 		snapshot.PathStatusline:     http.HandlerFunc(s.handleStatusline),
 		snapshot.PathExport:         http.HandlerFunc(s.handleExport),
+		snapshot.PathSituation:      http.HandlerFunc(s.handleSituation),
 		snapshot.PathHealthz:        http.HandlerFunc(s.handleHealthz),
 		snapshot.PathReadyz:         http.HandlerFunc(s.handleReadyz),
 		snapshot.PathStatusAt:       http.HandlerFunc(s.handleStatusAt),

@@ -11,6 +11,8 @@ import (
 // q (comma-separated, at most check.MaxStack) as /check says them or,
 // without q, what is in trouble (check.Engine.Statusline). The router hands
 // it a textRefusals writer, so that its refusals are a line of text too.
+// Its statuses are /check's, at request time, not the situation's (see
+// check.Engine.Check).
 func (s *Server) handleStatusline(w http.ResponseWriter, r *http.Request) {
 	snap, q, ok := s.snapshotAndQuery(w, r)
 	if !ok {

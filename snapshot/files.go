@@ -54,3 +54,8 @@ const FileReliability = "reliability.json"
 // It holds no secret: a measured completion's key is named by its
 // environment variable, never given.
 const FileCatalog = "catalog.json"
+
+// FileSituation is the snapshot's one answer about every subject
+// (api.Situation): what the page, /metrics and the façade read their
+// statuses from.
+const FileSituation = "situation.json"

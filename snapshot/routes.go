@@ -37,10 +37,12 @@ const (
 	PathServiceAt = PathService + "/at/" + TimeParam
 	// PathReliability is every service's Reliability (history/predict.go).
 	PathReliability = APIBase + "/reliability"
-	PathChanges     = APIBase + "/changes"
-	PathEvents      = APIBase + "/events"
-	PathModels      = APIBase + "/models"
-	PathModel       = APIBase + "/models/" + AuthorParam + "/" + ModelNameParam
+	// PathSituation is every subject's status at once (api.Situation).
+	PathSituation = APIBase + "/situation"
+	PathChanges   = APIBase + "/changes"
+	PathEvents    = APIBase + "/events"
+	PathModels    = APIBase + "/models"
+	PathModel     = APIBase + "/models/" + AuthorParam + "/" + ModelNameParam
 	// PathModelRetirements is the retirement calendar of models
 	// (api.RetirementsDoc).
 	PathModelRetirements = APIBase + "/models/retirements"
@@ -118,6 +120,9 @@ func Routes() []Route {
 		{Path: PathExport, File: FileExport, ContentType: ContentCSV, RateLimited: true},
 		{Path: PathSources, File: FileSources, ContentType: ContentJSON, RateLimited: true},
 		{Path: PathReliability, File: FileReliability, ContentType: ContentJSON, RateLimited: true},
+		// The thin server adds each service's crowd count, as to a service
+		// document; a static host serves the file as built.
+		{Path: PathSituation, File: FileSituation, ContentType: ContentJSON, RateLimited: true},
 		// changes.json is the recent log; the server answers ?since from the whole retained one.
 		{Path: PathChanges, File: FileChanges, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
 		// The event stream is only the server's: the limit is charged once, at connect.

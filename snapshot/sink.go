@@ -57,4 +57,8 @@ type Documents struct {
 	Retirements api.RetirementsDoc
 
 	Reliability api.ReliabilityDoc
+	// Situation is every subject's status, read from the documents above
+	// (history.Situation); the pages, /metrics and the façade read their
+	// statuses from it.
+	Situation api.Situation
 }

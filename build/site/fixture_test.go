@@ -206,7 +206,14 @@ func buildFixture() (snapshot.Documents, *history.History, error) {
 			Incidents: own, Sources: src, Timestamp: now, License: api.License,
 		})
 	}
-	return docs, h, nil
+	return situated(docs), h, nil
+}
+
+// situated is docs with the situation made from its documents, as a build
+// makes it: a test that changes a document makes it again.
+func situated(docs snapshot.Documents) snapshot.Documents {
+	docs.Situation = history.Situation(docs.Manifest.GeneratedAt, docs.Services, docs.Models.Models)
+	return docs
 }
 
 // fixtureModels are two models some source reports on — Claude Sonnet 4.5
@@ -316,5 +323,5 @@ func claudeAppOutage(t testing.TB) (snapshot.Documents, *history.History) {
 	docs.Incidents.Incidents = slices.DeleteFunc(slices.Clone(docs.Incidents.Incidents), func(inc api.Incident) bool {
 		return inc.Service == "anthropic" && inc.Open()
 	})
-	return docs, h
+	return situated(docs), h
 }

@@ -73,7 +73,7 @@ func (m *model) metrics() []byte {
 	family("aistatus_service_status", "gauge",
 		"1 for the service's current status, 0 for the others (a state set); the status merges the official status page and aistatus's probe, see aistatus_service_info's basis.")
 	for _, svc := range m.services {
-		stateSet("aistatus_service_status", svc.Status, "service", svc.Slug)
+		stateSet("aistatus_service_status", svc.State.Key, "service", svc.Slug) // the situation's
 	}
 
 	family("aistatus_service_uptime_ratio", "gauge",
@@ -179,9 +179,11 @@ func (m *model) metrics() []byte {
 	family("aistatus_model_status", "gauge",
 		"1 for the watched model's current status, 0 for the others (a state set): the best known status among its providers, unknown when none is known.")
 	for _, md := range m.docs.Models.Models {
-		stateSet("aistatus_model_status", md.Status, "model", md.ID)
+		stateSet("aistatus_model_status", m.said.status(api.ModelSubjectID(md.ID)), "model", md.ID)
 	}
 
+	// Per provider and source, finer than the situation's subjects (a
+	// model at a service): each entry's own status, as models.json gives it.
 	family("aistatus_model_provider_status", "gauge",
 		"1 for the model's current status at the provider as the source says it, 0 for the others (a state set); source is a gateway, the service's status page or aistatus (its own completions). A provider the source lists in several regions or variants is the best of them.")
 	for _, md := range m.docs.Models.Models {

@@ -74,7 +74,7 @@ func (m *model) modelRows() []modelRow {
 	}
 	var rows []modelRow
 	for _, md := range m.docs.Models.Models {
-		row := modelRow{Base: m.base, ID: md.ID, Name: md.Name, State: Status(md.Status), Retires: retires[md.ID]}
+		row := modelRow{Base: m.base, ID: md.ID, Name: md.Name, State: Status(m.said.status(api.ModelSubjectID(md.ID))), Retires: retires[md.ID]}
 		for _, p := range md.Providers {
 			if p.Status == api.Unknown {
 				continue

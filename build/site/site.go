@@ -170,12 +170,41 @@ type model struct {
 	// modelList is every watched model's row (modelRows), in models.json's
 	// order.
 	modelList []modelRow
+	// said is the situation's subjects by id (docs.Situation): every
+	// status the pages, /metrics and the façade show of a service, a
+	// surface or a model is read here, not from the documents, so that
+	// none of them can say something else of a subject than the others.
+	said situation
+}
+
+// situation is a snapshot's subjects by id.
+type situation map[string]api.SituationSubject
+
+// status is the situation's status of the subject id; unknown for a
+// subject it does not have.
+func (s situation) status(id string) api.Status {
+	if sub, ok := s[id]; ok {
+		return sub.Status
+	}
+	return api.Unknown
+}
+
+// basis is the situation's basis of a service's or a surface's subject;
+// none for a subject it does not have.
+func (s situation) basis(id string) api.Basis {
+	if sub, ok := s[id]; ok {
+		return api.Basis(sub.Basis)
+	}
+	return api.BasisNone
 }
 
 // service is one tracked service as the pages show it.
 type service struct {
 	api.ServiceDoc
+	// State is the situation's status of the service's API; said is the
+	// situation, for its surfaces'.
 	State StatusInfo
+	said  situation
 	// Figures are the uptime windows of the API: 24 h, 7 and 30 days.
 	Figures []uptimeFigure
 	Chart   chart
@@ -204,6 +233,10 @@ func newModel(docs snapshot.Documents, h *history.History) *model {
 		base:   strings.TrimSuffix(docs.Manifest.BaseURL, "/"),
 		now:    docs.Manifest.GeneratedAt.UTC(),
 		bySlug: map[string]*service{},
+		said:   situation{},
+	}
+	for _, sub := range docs.Situation.Subjects {
+		m.said[sub.ID] = sub
 	}
 	for _, doc := range docs.Services {
 		var sh *history.ServiceHistory
@@ -212,7 +245,8 @@ func newModel(docs snapshot.Documents, h *history.History) *model {
 		}
 		svc := &service{
 			ServiceDoc: doc,
-			State:      Status(doc.Status),
+			State:      Status(m.said.status(doc.Slug)),
+			said:       m.said,
 			Figures: []uptimeFigure{
 				{"24 h", doc.Uptime.H24, doc.UptimeCoverage.H24},
 				{"7 d", doc.Uptime.D7, doc.UptimeCoverage.D7},

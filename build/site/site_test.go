@@ -979,17 +979,19 @@ func TestOverallHeadline(t *testing.T) {
 		{[]api.Status{"operational", "operational"}, []api.Status{"maintenance", "unknown"}, "All systems operational", api.Operational},
 	}
 	for _, tt := range tests {
-		m := &model{}
+		// The statuses the banner counts are the situation's.
+		var docs snapshot.Documents
 		for i, s := range tt.statuses {
-			svc := &service{ServiceDoc: api.ServiceDoc{Status: s}, State: Status(s)}
+			doc := api.ServiceDoc{Slug: fmt.Sprintf("svc%d", i), Status: s}
 			if i == 0 {
-				svc.Surfaces = []api.SurfaceDoc{{ID: catalog.SurfaceAPI, Status: s}}
+				doc.Surfaces = []api.SurfaceDoc{{ID: catalog.SurfaceAPI, Status: s}}
 				for j, sf := range tt.surfaces {
-					svc.Surfaces = append(svc.Surfaces, api.SurfaceDoc{ID: []catalog.SurfaceID{catalog.SurfaceApp, catalog.SurfaceAgent, catalog.SurfaceConsole}[j], Status: sf})
+					doc.Surfaces = append(doc.Surfaces, api.SurfaceDoc{ID: []catalog.SurfaceID{catalog.SurfaceApp, catalog.SurfaceAgent, catalog.SurfaceConsole}[j], Status: sf})
 				}
 			}
-			m.services = append(m.services, svc)
+			docs.Services = append(docs.Services, doc)
 		}
+		m := newModel(situated(docs), nil)
 		if o := m.overall(); o.Headline != tt.want || o.State.Key != tt.wantState {
 			t.Errorf("%v, surfaces %v: %q (%s), want %q (%s)", tt.statuses, tt.surfaces, o.Headline, o.State.Key, tt.want, tt.wantState)
 		}

@@ -214,7 +214,8 @@ func (m *model) statuspage(svc *service, windows []maintenanceWindow) (map[strin
 	page := spPage{ID: svc.Slug, Name: svc.Name, URL: m.base + "/services/" + svc.Slug, TimeZone: "Etc/UTC", UpdatedAt: m.now}
 	subjects := svc.subjects()
 	worst := api.Operational
-	source := spSource{API: svc.Slug, Status: svc.Status, Basis: svc.Basis, Surfaces: map[string]spSurface{},
+	// The statuses and the indicator are the situation's (subjects).
+	source := spSource{API: svc.Slug, Status: svc.State.Key, Basis: svc.said.basis(svc.Slug), Surfaces: map[string]spSurface{},
 		Document: m.base + strings.ReplaceAll(snapshot.PathService, snapshot.SlugParam, svc.Slug),
 		Note:     statuspageNote, License: api.License}
 	for _, sf := range subjects {

@@ -33,18 +33,13 @@ func (sf surfaceView) Month() string {
 }
 
 // subjectID is the stable id of a service's surface as every output names
-// it: the slug for the API ("anthropic"), slug/surface for the others
-// ("anthropic/app").
-func subjectID(slug string, id catalog.SurfaceID) string {
-	if id == catalog.SurfaceAPI {
-		return slug
-	}
-	return slug + "/" + string(id)
-}
+// it (api.SubjectID).
+func subjectID(slug string, id catalog.SurfaceID) string { return api.SubjectID(slug, id) }
 
 // subjects are every surface of the service, the API first. The API is the
-// service itself: its status, basis, in-scope components and incidents,
-// which the service document also gives as its first surface.
+// service itself: its in-scope components and incidents, which the
+// service document also gives as its first surface. Each one's status and
+// basis are the situation's.
 func (svc *service) subjects() []api.SurfaceDoc {
 	var components []api.SurfaceComponent
 	for _, c := range svc.Components {
@@ -53,16 +48,24 @@ func (svc *service) subjects() []api.SurfaceDoc {
 		}
 	}
 	out := []api.SurfaceDoc{{
-		ID: catalog.SurfaceAPI, Name: catalog.Service{Name: svc.Name}.APISurfaceName(), Status: svc.Status, Basis: svc.Basis,
+		ID: catalog.SurfaceAPI, Name: catalog.Service{Name: svc.Name}.APISurfaceName(),
+		Status: svc.said.status(svc.Slug), Basis: svc.said.basis(svc.Slug),
 		Components: components, Incidents: svc.Incidents, Uptime: svc.Uptime, UptimeCoverage: svc.UptimeCoverage,
 		DataSince: svc.DataSince, CheckedAt: svc.LastChecked,
 	}}
 	for _, sf := range svc.Surfaces {
 		if sf.ID != catalog.SurfaceAPI {
-			out = append(out, sf)
+			out = append(out, svc.situated(sf))
 		}
 	}
 	return out
+}
+
+// situated is sf with the situation's status and basis.
+func (svc *service) situated(sf api.SurfaceDoc) api.SurfaceDoc {
+	id := api.SubjectID(svc.Slug, sf.ID)
+	sf.Status, sf.Basis = svc.said.status(id), svc.said.basis(id)
+	return sf
 }
 
 // others are the service's surfaces other than the API, for the pages.
@@ -72,6 +75,7 @@ func (svc *service) others() []surfaceView {
 		if sf.ID == catalog.SurfaceAPI {
 			continue
 		}
+		sf = svc.situated(sf)
 		v := surfaceView{SurfaceDoc: sf, State: Status(sf.Status)}
 		for _, inc := range sf.Incidents {
 			if inc.Open() {
@@ -105,7 +109,7 @@ func (svc *service) TroubledSurfaces() []surfaceView {
 func (svc *service) WorstSurface() *surfaceView {
 	var worst *surfaceView
 	for _, sf := range svc.TroubledSurfaces() {
-		if api.Worse(svc.Status, sf.Status) != sf.Status || sf.Status == svc.Status {
+		if api.Worse(svc.State.Key, sf.Status) != sf.Status || sf.Status == svc.State.Key {
 			continue // no worse than the API
 		}
 		if worst == nil || (api.Worse(worst.Status, sf.Status) == sf.Status && sf.Status != worst.Status) {

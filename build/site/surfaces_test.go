@@ -72,7 +72,7 @@ func TestSurfacePages(t *testing.T) {
 	anthropic.Surfaces = slices.Clone(anthropic.Surfaces)
 	app := &anthropic.Surfaces[1]
 	app.Incidents = append(slices.Clone(app.Incidents), anthropic.Incidents[0])
-	both, err := Render(docs, h)
+	both, err := Render(situated(docs), h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func TestCardShowsWorstSurface(t *testing.T) {
 			anthropic.Status = tt.apiStatus
 			anthropic.Surfaces = slices.Clone(anthropic.Surfaces)
 			anthropic.Surfaces[0].Status, anthropic.Surfaces[1].Status, anthropic.Surfaces[2].Status = tt.apiStatus, tt.app, tt.code
-			files, err := Render(docs, h)
+			files, err := Render(situated(docs), h)
 			if err != nil {
 				t.Fatal(err)
 			}

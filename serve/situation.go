@@ -1,0 +1,99 @@
+package serve
+
+import (
+	"encoding/json"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/check"
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// handleSituation serves situation.json with the crowd's live count added
+// to each service's subject, as handleService adds it to the service's
+// document: the build cannot know the crowd, and the one document that
+// gives every subject's status should carry what the server knows of it.
+func (s *Server) handleSituation(w http.ResponseWriter, r *http.Request) {
+	snap := s.snapshotOr503(w)
+	if snap == nil {
+		return
+	}
+	rep := snap.files[snapshot.FileSituation]
+	if rep == nil {
+		// A snapshot built before the situation was published.
+		problem(w, http.StatusNotFound, "", "this snapshot has no situation: it was built by an older aistatus")
+		return
+	}
+	s.situationWithReports(rep, s.opts.Now()).serve(w, r)
+}
+
+// withSituationReports keeps the situation with the crowd's counts, until
+// the file or a count changes: the document is decoded once per snapshot
+// and encoded and compressed once per change, not once per request.
+type withSituationReports struct {
+	mu     sync.Mutex
+	file   *representation
+	doc    api.Situation
+	counts map[string]api.Reports
+	rep    *representation
+}
+
+// situationWithReports is rep (situation.json) with each service subject's
+// crowd count at now; rep itself without a crowd (Options.NoCrowd). A
+// service the crowd cannot count goes without, as its document does.
+func (s *Server) situationWithReports(rep *representation, now time.Time) *representation {
+	if s.crowd == nil {
+		return rep
+	}
+	c := &s.situationReports
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.file != rep {
+		var doc api.Situation
+		if err := json.Unmarshal(rep.body, &doc); err != nil {
+			return rep // not a situation: served as built
+		}
+		c.file, c.doc, c.counts, c.rep = rep, doc, nil, nil
+	}
+	counts := map[string]api.Reports{}
+	for _, sub := range c.doc.Subjects {
+		if sub.Kind != api.SubjectService {
+			continue
+		}
+		if rc, ok := s.crowd.Count(sub.Service, now); ok {
+			counts[sub.ID] = api.Reports{WindowStart: rc.Window, WindowEnd: rc.Window.Add(check.ReportWindow),
+				Count: rc.Count, Baseline: rc.Baseline, State: rc.State()}
+		}
+	}
+	if c.rep != nil && sameCounts(c.counts, counts) {
+		return c.rep
+	}
+	doc := c.doc
+	doc.Subjects = slices.Clone(doc.Subjects)
+	for i, sub := range doc.Subjects {
+		if r, ok := counts[sub.ID]; ok {
+			doc.Subjects[i].Reports = &r
+		}
+	}
+	body, err := json.Marshal(doc)
+	if err != nil {
+		return rep
+	}
+	c.counts, c.rep = counts, newRepresentation(append(body, '\n'), rep.contentType)
+	return c.rep
+}
+
+func sameCounts(a, b map[string]api.Reports) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for id, r := range a {
+		if other, ok := b[id]; !ok || !sameReports(r, other) {
+			return false
+		}
+	}
+	return true
+}
