@@ -76,12 +76,10 @@ func (s *Server) serviceWithReports(slug string, rep *representation, now time.T
 	if s.crowd == nil {
 		return rep
 	}
-	rc, ok := s.crowd.Count(slug, now)
+	counts, ok := s.crowdReports(slug, now)
 	if !ok {
 		return rep
 	}
-	counts := api.Reports{WindowStart: rc.Window, WindowEnd: rc.Window.Add(check.ReportWindow),
-		Count: rc.Count, Baseline: rc.Baseline, State: rc.State()}
 	c := &s.reports
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -105,6 +103,34 @@ func (s *Server) serviceWithReports(slug string, rep *representation, now time.T
 	}
 	c.last[slug] = reportsRep{file: rep, counts: counts, rep: with}
 	return with
+}
+
+// crowdReports is slug's crowd count at now as the documents give it, and
+// false when the crowd cannot count it (no crowd, or Redis failing).
+func (s *Server) crowdReports(slug string, now time.Time) (api.Reports, bool) {
+	if s.crowd == nil {
+		return api.Reports{}, false
+	}
+	rc, ok := s.crowd.Count(slug, now)
+	if !ok {
+		return api.Reports{}, false
+	}
+	return api.Reports{WindowStart: rc.Window, WindowEnd: rc.Window.Add(check.ReportWindow),
+		Count: rc.Count, Baseline: rc.Baseline, State: rc.State()}, true
+}
+
+// sameCounts reports whether two sets of crowd counts, by subject or
+// service, are the same.
+func sameCounts(a, b map[string]api.Reports) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for id, r := range a {
+		if other, ok := b[id]; !ok || !sameReports(r, other) {
+			return false
+		}
+	}
+	return true
 }
 
 func sameReports(a, b api.Reports) bool {

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -453,11 +455,7 @@ func TestCrowdOnSituation(t *testing.T) {
 			t.Parallel()
 			ts := newTestServer(t, 0)
 			if tc.noCrowd {
-				ts.opts.NoCrowd = true
-				ts.Server = New(ts.opts)
-				if ok, err := ts.Store().Reload(); !ok || err != nil {
-					t.Fatalf("reload: %v %v", ok, err)
-				}
+				withoutCrowd(t, ts)
 			}
 			situation(ts) // cached before the reports: a new count must show
 			for i := range tc.reports {
@@ -498,5 +496,94 @@ func TestCrowdOnSituation(t *testing.T) {
 	}
 	if strings.Contains(string(raw), `"reports"`) {
 		t.Fatal("the static situation file holds reports")
+	}
+}
+
+// TestCrowdOnMetrics: /metrics carries the crowd's live count and surge
+// flag per service after the built families, a new count shows at once,
+// a server without a crowd serves the built file, and promtool's linter
+// passes the whole exposition.
+func TestCrowdOnMetrics(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		noCrowd bool
+		reports int
+		// want are the crowd samples by series; nil: none at all.
+		want map[string]string
+	}{
+		{"no reports yet", false, 0, map[string]string{
+			`aistatus_crowd_reports{service="anthropic"}`: "0", `aistatus_crowd_surge{service="anthropic"}`: "0"}},
+		{"three callers report Anthropic", false, 3, map[string]string{
+			`aistatus_crowd_reports{service="anthropic"}`: "3", `aistatus_crowd_reports{service="openai"}`: "0",
+			// Three voices and no baseline yet: no surge.
+			`aistatus_crowd_surge{service="anthropic"}`: "0"}},
+		{"a server without a crowd", true, 3, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ts := newTestServer(t, 0)
+			if tc.noCrowd {
+				withoutCrowd(t, ts)
+			}
+			body(t, ts.do(t, http.MethodGet, snapshot.PathMetrics, nil)) // cached before the reports: a new count must show
+			for i := range tc.reports {
+				reportFrom(t, ts, fmt.Sprintf("198.51.100.%d:4000", i+1), "anthropic", "529")
+			}
+			resp := ts.do(t, http.MethodGet, snapshot.PathMetrics, nil)
+			if ct := resp.Header.Get("Content-Type"); ct != snapshot.ContentMetrics {
+				t.Errorf("Content-Type %q", ct)
+			}
+			metrics := body(t, resp)
+			built, err := os.ReadFile(filepath.Join(ts.dir, snapshot.FileMetrics))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(metrics, built) {
+				t.Fatalf("/metrics does not begin with the built file")
+			}
+			samples := map[string]string{}
+			for _, line := range strings.Split(strings.TrimSuffix(string(metrics[len(built):]), "\n"), "\n") {
+				if line == "" || strings.HasPrefix(line, "#") {
+					continue
+				}
+				series, value, _ := strings.Cut(line, " ")
+				samples[series] = value
+			}
+			if tc.want == nil {
+				if len(samples) != 0 {
+					t.Errorf("crowd series without a crowd: %v", samples)
+				}
+				return
+			}
+			if n := len(samples); n != 2*len(ts.cat.Services) {
+				t.Errorf("%d crowd samples, want two for each of %d services", n, len(ts.cat.Services))
+			}
+			for series, want := range tc.want {
+				if got := samples[series]; got != want {
+					t.Errorf("%s = %q, want %s", series, got, want)
+				}
+			}
+			promtool, err := exec.LookPath("promtool")
+			if err != nil {
+				t.Skip("no promtool: install Debian's prometheus package (.ci/run does)")
+			}
+			cmd := exec.Command(promtool, "check", "metrics")
+			cmd.Stdin = bytes.NewReader(metrics)
+			if out, err := cmd.CombinedOutput(); err != nil {
+				t.Errorf("promtool check metrics: %v\n%s", err, out)
+			}
+		})
+	}
+}
+
+// withoutCrowd makes ts a server that counts no crowd (Options.NoCrowd) on
+// the same snapshot.
+func withoutCrowd(t *testing.T, ts *testServer) {
+	t.Helper()
+	ts.opts.NoCrowd = true
+	ts.Server = New(ts.opts)
+	if ok, err := ts.Store().Reload(); !ok || err != nil {
+		t.Fatalf("reload: %v %v", ok, err)
 	}
 }

@@ -115,7 +115,9 @@ type Server struct {
 	reports withReports
 	// situationReports caches the situation with the crowd's counts.
 	situationReports withSituationReports
-	handler          http.Handler
+	// crowdMetrics caches /metrics with the crowd's series.
+	crowdMetrics withCrowdMetrics
+	handler      http.Handler
 	// local is the crowd in memory (the fallback with Redis); Serve closes
 	// its ended windows every forgetEvery (tests shorten it).
 	local       *check.MemoryCrowd
@@ -234,6 +236,7 @@ func New(opts Options) *Server {
 		snapshot.PathStatusline:     http.HandlerFunc(s.handleStatusline),
 		snapshot.PathExport:         http.HandlerFunc(s.handleExport),
 		snapshot.PathSituation:      http.HandlerFunc(s.handleSituation),
+		snapshot.PathMetrics:        http.HandlerFunc(s.handleMetrics),
 		snapshot.PathHealthz:        http.HandlerFunc(s.handleHealthz),
 		snapshot.PathReadyz:         http.HandlerFunc(s.handleReadyz),
 		snapshot.PathStatusAt:       http.HandlerFunc(s.handleStatusAt),

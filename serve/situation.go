@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/api"
-	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -63,9 +62,8 @@ func (s *Server) situationWithReports(rep *representation, now time.Time) *repre
 		if sub.Kind != api.SubjectService {
 			continue
 		}
-		if rc, ok := s.crowd.Count(sub.Service, now); ok {
-			counts[sub.ID] = api.Reports{WindowStart: rc.Window, WindowEnd: rc.Window.Add(check.ReportWindow),
-				Count: rc.Count, Baseline: rc.Baseline, State: rc.State()}
+		if r, ok := s.crowdReports(sub.Service, now); ok {
+			counts[sub.ID] = r
 		}
 	}
 	if c.rep != nil && sameCounts(c.counts, counts) {
@@ -84,16 +82,4 @@ func (s *Server) situationWithReports(rep *representation, now time.Time) *repre
 	}
 	c.counts, c.rep = counts, newRepresentation(append(body, '\n'), rep.contentType)
 	return c.rep
-}
-
-func sameCounts(a, b map[string]api.Reports) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for id, r := range a {
-		if other, ok := b[id]; !ok || !sameReports(r, other) {
-			return false
-		}
-	}
-	return true
 }
