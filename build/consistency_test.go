@@ -2,6 +2,7 @@ package build
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -10,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,6 +19,7 @@ import (
 	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/build/site"
 	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
@@ -557,5 +560,97 @@ func TestOutputsSayTheSituation(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOutputsSayTheCrowdSurge is the matrix's crowd surge with a green
+// page: Anthropic's real page all operational, and ten distinct callers
+// reporting 529s through /check?error= to a server that has counted since
+// before this hour yesterday (a baseline of none). Every output that tells the
+// crowd tells the same surge — a plain /check, the statusline, the
+// situation, the service document and /metrics — while the API's status
+// stays the page's everywhere, and no surface is said to have a crowd.
+func TestOutputsSayTheCrowdSurge(t *testing.T) {
+	t.Parallel()
+	real, err := os.ReadFile(filepath.Join("feed", "testdata", "real", "statuspage-anthropic-20260729.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := newPageBuilds(t, "anthropic", anthropicVariant(t, real, func(string, string) string { return "operational" }))
+	b.cycle()
+	// The server starts a day and an hour back, so that the crowd has a
+	// baseline for this hour, yesterday's, counted whole: nobody reported.
+	var offset atomic.Int64
+	offset.Store(int64(-25 * time.Hour))
+	srv := serve.New(serve.Options{Dir: b.out, Catalog: b.cat, Log: zerolog.Nop(), Client: &http.Client{Timeout: 5 * time.Second},
+		Now: func() time.Time { return b.clock.Now().Add(time.Duration(offset.Load())) }})
+	offset.Store(0)
+	if ok, err := srv.Store().Reload(); !ok || err != nil {
+		t.Fatalf("serve the snapshot: %v %v", ok, err)
+	}
+	get := func(path, from string) []byte {
+		t.Helper()
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.RemoteAddr = from
+		rec := httptest.NewRecorder()
+		srv.Handler().ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("GET %s: %d %s", path, rec.Code, rec.Body)
+		}
+		return rec.Body.Bytes()
+	}
+	voices := check.SurgeMinReports
+	for i := range voices {
+		get(snapshot.PathCheck+"?q=anthropic&error=529", fmt.Sprintf("198.51.100.%d:4000", i+1))
+	}
+	const asker = "192.0.2.1:1234"
+
+	var doc api.CheckDoc
+	if err := json.Unmarshal(get(snapshot.PathCheck+"?q=anthropic", asker), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var crowd *api.Evidence
+	for _, ev := range doc.Verdict.Evidence {
+		if ev.Source == api.EvidenceReports {
+			crowd = &ev
+		}
+	}
+	if doc.Status == nil || *doc.Status != api.Operational || crowd == nil || crowd.State != check.ReportsSurge || crowd.Count == nil || *crowd.Count != voices {
+		t.Errorf("plain /check: status %v, crowd %+v; want operational and the surge of %d", doc.Status, crowd, voices)
+	}
+	marker := fmt.Sprintf("(⚠️ %d callers report errors)", voices)
+	if line := string(get(snapshot.PathStatusline+"?q=anthropic", asker)); !strings.Contains(line, " up "+marker) {
+		t.Errorf("statusline %q: want up, marked %s", line, marker)
+	}
+	var situation api.Situation
+	if err := json.Unmarshal(get(snapshot.PathSituation, asker), &situation); err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range situation.Subjects {
+		switch {
+		case sub.ID == "anthropic":
+			if sub.Status != api.Operational || sub.Reports == nil || sub.Reports.State != check.ReportsSurge || sub.Reports.Count != voices {
+				t.Errorf("situation of the API: %s, reports %+v; want operational and the surge", sub.Status, sub.Reports)
+			}
+		case sub.Reports != nil:
+			t.Errorf("situation of %s carries the crowd %+v: reports are of the API", sub.ID, sub.Reports)
+		}
+	}
+	var service api.ServiceDoc
+	if err := json.Unmarshal(get("/api/v1/services/anthropic", asker), &service); err != nil {
+		t.Fatal(err)
+	}
+	if service.Status != api.Operational || service.Reports == nil || service.Reports.State != check.ReportsSurge || service.Reports.Count != voices {
+		t.Errorf("service document: %s, reports %+v; want operational and the surge", service.Status, service.Reports)
+	}
+	metrics := string(get(snapshot.PathMetrics, asker))
+	for _, sample := range []string{
+		`aistatus_surface_status{service="anthropic",surface="api",status="operational"} 1`,
+		`aistatus_crowd_surge{service="anthropic"} 1`,
+		fmt.Sprintf(`aistatus_crowd_reports{service="anthropic"} %d`, voices),
+	} {
+		if !strings.Contains(metrics, "\n"+sample+"\n") {
+			t.Errorf("/metrics lacks %s", sample)
+		}
 	}
 }
