@@ -73,6 +73,15 @@ func publishStatesInto(t *testing.T, dir string, genTime time.Time, given map[st
 			}
 		}
 	}
+	publishCatalogInto(t, dir, cat, genTime, given)
+	return writeCatalog(t, cat)
+}
+
+// publishCatalogInto publishes into dir a snapshot built with cat at
+// genTime, in which each service of given has that state and every other
+// one is operational.
+func publishCatalogInto(t *testing.T, dir string, cat catalog.Catalog, genTime time.Time, given map[string]build.ServiceState) {
+	t.Helper()
 	h := history.New()
 	states := map[string]build.ServiceState{}
 	for _, svc := range cat.Services {
@@ -90,7 +99,6 @@ func publishStatesInto(t *testing.T, dir string, genTime time.Time, given map[st
 	if err := snapshot.Publish(dir, files); err != nil {
 		t.Fatal(err)
 	}
-	return writeCatalog(t, cat)
 }
 
 // TestCheckExitCodes: check exits as a monitoring plugin does — 0 up,
@@ -259,15 +267,14 @@ func TestCheckExitCodeTable(t *testing.T) {
 // provider.
 func TestCheckOffline(t *testing.T) {
 	t.Parallel()
-	statuses := map[string]api.Status{}
+	unknown := map[string]build.ServiceState{}
 	cat, err := catalog.Default()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, svc := range cat.Services {
-		statuses[svc.Slug] = api.Unknown // what a build without a network publishes
+		unknown[svc.Slug] = build.ServiceState{Status: api.Unknown} // what a build without a network publishes
 	}
-	dir, _ := publishStatuses(t, time.Now(), statuses)
 	closedServer := func() string {
 		srv := httptest.NewServer(http.NotFoundHandler())
 		srv.Close() // nothing listens there any more
@@ -294,6 +301,10 @@ func TestCheckOffline(t *testing.T) {
 					c.Services[i].ProbeURL = provider + "/together"
 				}
 			}
+			// The snapshot built with those hosts, as check probes by the
+			// snapshot's catalog.
+			dir := filepath.Join(t.TempDir(), "public")
+			publishCatalogInto(t, dir, c, time.Now(), unknown)
 			var stdout, stderr strings.Builder
 			execute(context.Background(), []string{"check", "--dir", dir, "--catalog", writeCatalog(t, c), "together", "--error", "connection", "--json"}, &stdout, &stderr)
 			var doc api.CheckDoc
@@ -339,22 +350,8 @@ func TestCheckAnswersByTheSnapshotsCatalog(t *testing.T) {
 	extra.Slug, extra.Name, extra.Domain, extra.Aliases = "acme-llm", "Acme LLM", "acme-llm.example", nil
 	extra.ProbeURL, extra.Surfaces = host.URL+"/v1/models", nil
 	cat.Services = append(cat.Services, extra)
-	h := history.New()
-	states := map[string]build.ServiceState{}
-	genTime := time.Now()
-	for _, svc := range cat.Services {
-		h.Track(svc.Slug).Record(genTime, api.Operational, new(100.0))
-		states[svc.Slug] = build.ServiceState{Status: api.Operational}
-	}
-	states["acme-llm"] = build.ServiceState{Status: api.Degraded}
-	files, err := build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, genTime)
-	if err != nil {
-		t.Fatal(err)
-	}
 	dir := filepath.Join(t.TempDir(), "public")
-	if err := snapshot.Publish(dir, files); err != nil {
-		t.Fatal(err)
-	}
+	publishCatalogInto(t, dir, cat, time.Now(), map[string]build.ServiceState{"acme-llm": {Status: api.Degraded}})
 	var stdout, stderr strings.Builder
 	code := execute(context.Background(), []string{"check", "--dir", dir, "acme-llm.example", "--json"}, &stdout, &stderr)
 	var doc api.CheckDoc
