@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -16,6 +20,8 @@ import (
 	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/build/site"
 	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/check"
+	"github.com/aistatus/aistatus/snapshot"
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/dom"
 	"github.com/chromedp/cdproto/emulation"
@@ -227,6 +233,30 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 // with JavaScript on and off, every service is shown with the status of
 // status.json, nothing is reported broken in the console, and the page does
 // not overflow a phone's width. It takes screenshots for a human to look at.
+// startBrowser starts headless Chromium for the test, ended with it or
+// with ctx.
+func startBrowser(t *testing.T, ctx context.Context, chrome string) context.Context {
+	t.Helper()
+	opts := append(chromedp.DefaultExecAllocatorOptions[:],
+		chromedp.ExecPath(chrome),
+		chromedp.Headless,
+		chromedp.NoSandbox,
+		chromedp.DisableGPU,
+		chromedp.NoFirstRun,
+		// The sandboxed machine has no network: keep Chromium from trying.
+		chromedp.Flag("disable-quic", true),
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.UserDataDir(t.TempDir()),
+	)
+	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
+	t.Cleanup(cancelAlloc)
+	browser, cancelBrowser := chromedp.NewContext(allocCtx)
+	t.Cleanup(cancelBrowser)
+	return browser
+}
+
 func TestBrowser(t *testing.T) {
 	t.Parallel()
 	chrome := findChromium()
@@ -272,23 +302,7 @@ func TestBrowser(t *testing.T) {
 	// One bound for everything, so that a broken browser never hangs the suite.
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chrome),
-		chromedp.Headless,
-		chromedp.NoSandbox,
-		chromedp.DisableGPU,
-		chromedp.NoFirstRun,
-		// The sandboxed machine has no network: keep Chromium from trying.
-		chromedp.Flag("disable-quic", true),
-		chromedp.Flag("disable-background-networking", true),
-		chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true),
-		chromedp.UserDataDir(t.TempDir()),
-	)
-	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx, opts...)
-	defer cancelAlloc()
-	browser, cancelBrowser := chromedp.NewContext(allocCtx)
-	defer cancelBrowser()
+	browser := startBrowser(t, ctx, chrome)
 
 	// JavaScript on.
 	var problems consoleProblems
@@ -400,4 +414,78 @@ func TestBrowser(t *testing.T) {
 	}
 	screenshot(t, tab, "index-nojs.png")
 	noJS.check(t, "JS off")
+}
+
+// TestBrowserCrowdSurge: the page marks a service whose crowd count is a
+// surge, as the thin server's /api/v1/situation says it, in /check's
+// words, and no other; the built situation.json, which a static host
+// serves, carries no count and marks none.
+func TestBrowserCrowdSurge(t *testing.T) {
+	t.Parallel()
+	chrome := findChromium()
+	if chrome == "" {
+		t.Skip("no Chromium: install Debian's chromium package (.ci/run does), or set AISTATUS_CHROME")
+	}
+	dir, _ := publishStatuses(t, time.Now(), nil)
+	built, err := os.ReadFile(filepath.Join(dir, snapshot.FileSituation))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var situation api.Situation
+	if err := json.Unmarshal(built, &situation); err != nil {
+		t.Fatal(err)
+	}
+	for i, sub := range situation.Subjects {
+		if sub.ID == "groq" {
+			situation.Subjects[i].Reports = &api.Reports{Count: 12, State: check.ReportsSurge}
+		}
+	}
+	surge, err := json.Marshal(situation)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live atomic.Bool
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == snapshot.PathSituation {
+			w.Header().Set("Content-Type", "application/json")
+			if live.Load() {
+				w.Write(surge)
+			} else {
+				w.Write(built)
+			}
+			return
+		}
+		http.FileServer(http.Dir(dir)).ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	browser := startBrowser(t, ctx, chrome)
+	var problems consoleProblems
+	problems.listen(t, browser)
+	marked := func() []string {
+		t.Helper()
+		got, err := chromedp.Run(browser, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("li.svc p.crowd"), p => p.closest("li.svc").dataset.slug + ": " + p.textContent)`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	// The built situation: the page's script reads it and marks nothing.
+	if err := chromedp.Do(browser, chromedp.Navigate(srv.URL+"/"), chromedp.Sleep(500*time.Millisecond)); err != nil {
+		t.Fatalf("loading /: %v", err)
+	}
+	if got := marked(); len(got) != 0 {
+		t.Errorf("the built situation marked %q", got)
+	}
+	live.Store(true)
+	if err := chromedp.Do(browser, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(`li.svc[data-slug="groq"] p.crowd`)); err != nil {
+		t.Fatalf("no crowd mark on Groq's card: %v", err)
+	}
+	want := "groq: ⚠️ 12 callers report errors through /check right now: a surge (not the status page's word)"
+	if got := marked(); len(got) != 1 || got[0] != want {
+		t.Errorf("marked %q, want only %q", got, want)
+	}
+	problems.check(t, "the crowd's mark")
 }
