@@ -47,7 +47,7 @@ func (h *harness) measuredCycle(c Completions, log *bytes.Buffer) Result {
 // no file or log line; without keys nothing is sent.
 func TestMeasuredCompletions(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	h := newHarnessWith(t, scheduleCatalog(t, "openai"))
 	var log bytes.Buffer
 
 	// Without keys: nothing sent, nothing measured.
@@ -333,7 +333,8 @@ func TestCompletionEvery(t *testing.T) {
 // completion that got no answer is discarded, not an outage.
 func TestCompletionsOffline(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	// Five probed services, as TestBuildOurNetworkDown.
+	h := newHarnessWith(t, scheduleCatalog(t, "openai", "anthropic", "groq", "mistral", "cohere"))
 	keys := Completions{Keys: map[string]string{"OPENAI_API_KEY": openAIKey}}
 	h.measuredCycle(keys, nil)
 	h.world.SetAll(func(p *buildtest.Page) { p.FeedBroken, p.APIDown = true, true })
@@ -393,7 +394,7 @@ func TestCleanStoredCodes(t *testing.T) {
 // is kept.
 func TestKeyInStoredHistory(t *testing.T) {
 	t.Parallel()
-	h := newHarness(t)
+	h := newHarnessWith(t, scheduleCatalog(t, "openai"))
 	var log bytes.Buffer
 	keys := Completions{Keys: map[string]string{"OPENAI_API_KEY": openAIKey}}
 	h.world.Set("openai", func(p *buildtest.Page) { p.CompletionStatus = 429 })

@@ -597,7 +597,10 @@ func TestBuildModelsHostileGateway(t *testing.T) {
 		}), true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := newHarness(t)
+			t.Parallel()
+			// The services the fixture's endpoints are at: the others only
+			// cost each build its time.
+			h := newHarnessWith(t, scheduleCatalog(t, "anthropic", "aws-bedrock", "google-gemini"))
 			split, err := os.ReadFile(filepath.Join("feed", "testdata", "openrouter-split.json"))
 			if err != nil {
 				t.Fatal(err)

@@ -99,7 +99,7 @@ func TestWebhooks(t *testing.T) {
 	defer hanging.Close()
 	defer close(released)
 
-	h := newHarness(t)
+	h := newHarnessWith(t, scheduleCatalog(t, "openai"))
 	ctx := context.Background()
 	n, err := NewNotifier(ctx, NotifierOptions{
 		URLs: []string{failing.URL, hanging.URL, good.URL}, Secret: testWebhookSecret, BaseURL: "https://aistatus.example",
@@ -556,7 +556,7 @@ func outageChanges(from, to int64) []api.Change {
 func TestWebhookRecovery(t *testing.T) {
 	t.Parallel()
 	rcv := newWebhookReceiver(t)
-	h := newHarness(t)
+	h := newHarnessWith(t, scheduleCatalog(t, "openai"))
 	ctx := context.Background()
 	n, err := NewNotifier(ctx, NotifierOptions{
 		URLs: []string{rcv.URL}, Secret: testWebhookSecret, BaseURL: "https://aistatus.example",
