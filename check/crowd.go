@@ -108,6 +108,10 @@ type Crowd interface {
 	Report(slug, client string, t time.Time) (ReportCount, bool)
 	// Count is slug's window at t without adding a voice.
 	Count(slug string, t time.Time) (ReportCount, bool)
+	// CountAll is Count of each of slugs, in one round trip where the
+	// counts are shared (a document or /metrics listing every service);
+	// a slug it cannot count is absent.
+	CountAll(slugs []string, t time.Time) map[string]ReportCount
 }
 
 // WindowOf is the start of the report window that holds t.
@@ -201,6 +205,18 @@ func (m *MemoryCrowd) Count(slug string, t time.Time) (ReportCount, bool) {
 	defer m.mu.Unlock()
 	m.forget(t)
 	return m.count(slug, t), true
+}
+
+// CountAll implements Crowd.
+func (m *MemoryCrowd) CountAll(slugs []string, t time.Time) map[string]ReportCount {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.forget(t)
+	out := make(map[string]ReportCount, len(slugs))
+	for _, slug := range slugs {
+		out[slug] = m.count(slug, t)
+	}
+	return out
 }
 
 // Forget closes the open window when t is in a later one: every service's

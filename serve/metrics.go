@@ -42,12 +42,7 @@ func (s *Server) metricsWithCrowd(rep *representation, slugs []string, now time.
 	if s.crowd == nil || rep == nil {
 		return rep
 	}
-	counts := map[string]api.Reports{}
-	for _, slug := range slugs {
-		if r, ok := s.crowdReports(slug, now); ok {
-			counts[slug] = r
-		}
-	}
+	counts := s.crowdReportsAll(slugs, now)
 	if len(counts) == 0 {
 		return rep
 	}

@@ -119,6 +119,20 @@ func (s *Server) crowdReports(slug string, now time.Time) (api.Reports, bool) {
 		Count: rc.Count, Baseline: rc.Baseline, State: rc.State()}, true
 }
 
+// crowdReportsAll is crowdReports of each of slugs, read in one go; a
+// service the crowd cannot count is absent.
+func (s *Server) crowdReportsAll(slugs []string, now time.Time) map[string]api.Reports {
+	out := map[string]api.Reports{}
+	if s.crowd == nil {
+		return out
+	}
+	for slug, rc := range s.crowd.CountAll(slugs, now) {
+		out[slug] = api.Reports{WindowStart: rc.Window, WindowEnd: rc.Window.Add(check.ReportWindow),
+			Count: rc.Count, Baseline: rc.Baseline, State: rc.State()}
+	}
+	return out
+}
+
 // sameCounts reports whether two sets of crowd counts, by subject or
 // service, are the same.
 func sameCounts(a, b map[string]api.Reports) bool {

@@ -240,6 +240,19 @@ func TestCrowdAcrossReplicas(t *testing.T) {
 		if r := serviceReports(t, ts, "groq"); r.Count != 20 {
 			t.Fatalf("replica %d: reports %+v", i, r)
 		}
+		// The counts of every service at once (the situation's and
+		// /metrics'), in one pipeline, are each service's own.
+		now := ts.clock.Now()
+		all := ts.crowd.CountAll([]string{"groq", "openai", "anthropic"}, now)
+		for _, slug := range []string{"groq", "openai", "anthropic"} {
+			one, ok := ts.crowd.Count(slug, now)
+			if got, listed := all[slug]; !ok || !listed || got.Count != one.Count || !got.Window.Equal(one.Window) || got.State() != one.State() {
+				t.Errorf("replica %d: CountAll says %s %+v, Count %+v", i, slug, got, one)
+			}
+		}
+		if all["groq"].Count != 20 || all["openai"].Count != 0 {
+			t.Errorf("replica %d: CountAll %+v, want groq 20 and openai 0", i, all)
+		}
 	}
 
 	ctx := context.Background()

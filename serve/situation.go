@@ -57,15 +57,14 @@ func (s *Server) situationWithReports(rep *representation, now time.Time) *repre
 		}
 		c.file, c.doc, c.counts, c.rep = rep, doc, nil, nil
 	}
-	counts := map[string]api.Reports{}
+	var slugs []string
 	for _, sub := range c.doc.Subjects {
-		if sub.Kind != api.SubjectService {
-			continue
-		}
-		if r, ok := s.crowdReports(sub.Service, now); ok {
-			counts[sub.ID] = r
+		if sub.Kind == api.SubjectService {
+			slugs = append(slugs, sub.Service)
 		}
 	}
+	// By subject id: a service's subject id is its slug.
+	counts := s.crowdReportsAll(slugs, now)
 	if c.rep != nil && sameCounts(c.counts, counts) {
 		return c.rep
 	}
