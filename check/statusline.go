@@ -73,6 +73,7 @@ func (e *Engine) troubleLine(view View) []string {
 	}
 	var troubles []trouble
 	up, unknown, total := 0, 0, 0
+	surges := e.surges(view)
 	for _, svc := range e.cat.Services {
 		sum, ok := view.Summary(svc.Slug)
 		if !ok {
@@ -86,7 +87,7 @@ func (e *Engine) troubleLine(view View) []string {
 		var worst api.Status
 		var said []string
 		someUnknown := false
-		surge := e.crowdSays(svc.Slug, Request{}, e.now())
+		surge := surges[svc.Slug]
 		for _, id := range ids {
 			// The same reading of a surface as Check's.
 			subj := subject(svc, sum, id)
@@ -137,6 +138,28 @@ func (e *Engine) troubleLine(view View) []string {
 		parts = append(parts, "❔ "+strconv.Itoa(unknown)+" unknown")
 	}
 	return parts
+}
+
+// surges are the crowd's surges among the services of view, by slug, read
+// in one go (CountAll: one round trip to Redis, not one a service); none
+// without a crowd.
+func (e *Engine) surges(view View) map[string]*ReportCount {
+	out := map[string]*ReportCount{}
+	if e.crowd == nil {
+		return out
+	}
+	var slugs []string
+	for _, svc := range e.cat.Services {
+		if _, ok := view.Summary(svc.Slug); ok {
+			slugs = append(slugs, svc.Slug)
+		}
+	}
+	for slug, rc := range e.crowd.CountAll(slugs, e.now()) {
+		if rc.State() == ReportsSurge {
+			out[slug] = &rc
+		}
+	}
+	return out
 }
 
 // surgeMarker is a surge of the crowd's reports as the statusline marks it
