@@ -487,5 +487,25 @@ func TestBrowserCrowdSurge(t *testing.T) {
 	if got := marked(); len(got) != 1 || got[0] != want {
 		t.Errorf("marked %q, want only %q", got, want)
 	}
+	// Groq's own page says it under its status; OpenAI's says nothing.
+	for _, tc := range []struct {
+		slug string
+		want []string
+	}{{"groq", []string{want[len("groq: "):]}}, {"openai", nil}} {
+		wait := chromedp.Sleep(500 * time.Millisecond)
+		if tc.want != nil {
+			wait = chromedp.WaitVisible(`p.svc-now + p.crowd`)
+		}
+		if err := chromedp.Do(browser, chromedp.Navigate(srv.URL+"/"+site.ServicePage(tc.slug)), wait); err != nil {
+			t.Fatalf("%s's page: %v", tc.slug, err)
+		}
+		got, err := chromedp.Run(browser, chromedp.Evaluate[[]string](`Array.from(document.querySelectorAll("p.crowd"), p => p.textContent)`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("%s's page marked %q, want %q", tc.slug, got, tc.want)
+		}
+	}
 	problems.check(t, "the crowd's mark")
 }
