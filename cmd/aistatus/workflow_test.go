@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -17,7 +16,6 @@ import (
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/buildtest"
-	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 	"gopkg.in/yaml.v3"
@@ -108,20 +106,9 @@ func TestSnapshotWorkflowCarriesHistory(t *testing.T) {
 		t.Skip("curl not found: install it (apt-get install curl) to run the workflow's restore step")
 	}
 	steps := workflowSteps(t)
-	cat, err := catalog.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Three services and no models: what carries over is every service's
-	// history by the same path, and the workflow's builds of all 26 and
-	// their models cost seconds each.
-	cat.Services = slices.DeleteFunc(cat.Services, func(svc catalog.Service) bool {
-		return !slices.Contains([]string{"openai", "anthropic", "groq"}, svc.Slug)
-	})
-	cat.Models = catalog.ModelCatalog{}
-	for i := range cat.Services {
-		cat.Services[i].Alternatives = nil // services cut away
-	}
+	// Three services: what carries over is every service's history by
+	// the same path.
+	cat := cutCatalog(t, "openai", "anthropic", "groq")
 	world := buildtest.NewWorld(t, cat)
 	catalog := writeCatalog(t, world.Catalog)
 
