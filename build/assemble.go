@@ -164,7 +164,7 @@ func Assemble(h *history.History, cat catalog.Catalog, obs map[string]Observatio
 			h.AddStatusChange(api.Change{Type: api.ChangeStatus, Service: svc.Slug, Time: now, OldStatus: prev, NewStatus: status})
 		}
 		sh.Record(now, status, o.Probe.LatencyMs)
-		recordSurfaces(h, svc.Slug, sh, o.Surfaces, now)
+		recordSurfaces(h, svc.Slug, sh, o.Surfaces, func(id string) bool { return incidents.get(id) != nil }, now)
 		if opened && status == api.MajorOutage {
 			// Our incident starts at the first failed probe; so does the
 			// downtime, though the first two left the status as it was.
@@ -193,12 +193,19 @@ func Assemble(h *history.History, cat catalog.Catalog, obs map[string]Observatio
 // resolved at once), updated (severity, status or headline) and resolved.
 // Oldest incidents first, so that the log reads in the order things began.
 func logIncidentChanges(h *history.History, before map[string]api.Incident, now time.Time) {
-	for i := len(h.Incidents) - 1; i >= 0; i-- {
-		inc := h.Incidents[i]
+	logIncidents(h, h.Incidents, before, "", now)
+}
+
+// logIncidents is logIncidentChanges of incidents (newest first, as kept),
+// a surface's own when surface is set: its changes then name the surface,
+// as its status changes do.
+func logIncidents(h *history.History, incidents []api.Incident, before map[string]api.Incident, surface catalog.SurfaceID, now time.Time) {
+	for i := len(incidents) - 1; i >= 0; i-- {
+		inc := incidents[i]
 		old, known := before[inc.ID]
 		add := func(t api.ChangeType, changed []string) {
 			c := inc
-			h.AddChange(api.Change{Type: t, Service: inc.Service, Time: now, Incident: &c, Changed: changed})
+			h.AddChange(api.Change{Type: t, Service: inc.Service, Surface: surface, Time: now, Incident: &c, Changed: changed})
 		}
 		if !known {
 			add(api.ChangeIncidentOpened, nil)

@@ -25,8 +25,10 @@ import (
 // A surface's status transition goes in h's change log as the service's
 // does (Assemble): a surface.status.changed, without an old status at the
 // surface's first check, and a surface.recovered after it when it comes
-// back from an outage.
-func recordSurfaces(h *history.History, slug string, sh *history.ServiceHistory, results []feed.SurfaceResult, now time.Time) {
+// back from an outage. So do its own incidents' openings, updates and
+// resolutions, naming the surface: one the service's scope lists too
+// (servicesIncident, nil for none) is the service's, logged once, as its.
+func recordSurfaces(h *history.History, slug string, sh *history.ServiceHistory, results []feed.SurfaceResult, servicesIncident func(id string) bool, now time.Time) {
 	for _, r := range results {
 		sf := sh.Surface(r.ID)
 		status := r.Status
@@ -39,6 +41,10 @@ func recordSurfaces(h *history.History, slug string, sh *history.ServiceHistory,
 		sf.Record(now, status, nil)
 		if r.Err != nil {
 			continue
+		}
+		before := make(map[string]api.Incident, len(sf.Incidents))
+		for _, inc := range sf.Incidents {
+			before[inc.ID] = inc
 		}
 		listed := make(map[string]api.Incident, len(r.Incidents))
 		for _, inc := range r.Incidents {
@@ -69,6 +75,11 @@ func recordSurfaces(h *history.History, slug string, sh *history.ServiceHistory,
 		}
 		sf.Incidents = append(sf.Incidents, fresh...)
 		api.SortIncidents(sf.Incidents)
+		own := sf.Incidents
+		if servicesIncident != nil {
+			own = slices.DeleteFunc(slices.Clone(own), func(inc api.Incident) bool { return servicesIncident(inc.ID) })
+		}
+		logIncidents(h, own, before, r.ID, now)
 	}
 }
 

@@ -36,7 +36,7 @@ func TestSurfaceDocs(t *testing.T) {
 			app = api.MajorOutage
 		}
 		recordSurfaces(h, "anthropic", sh, []feed.SurfaceResult{{ID: catalog.SurfaceApp, Status: app},
-			{ID: catalog.SurfaceAgent, Status: api.Operational, Err: errTest("failed")}}, at)
+			{ID: catalog.SurfaceAgent, Status: api.Operational, Err: errTest("failed")}}, nil, at)
 	}
 	open := api.Incident{ID: "anthropic-a", Service: "anthropic", Headline: "claude.ai down", StartedAt: now.Add(-time.Hour)}
 	ended := now.Add(-time.Minute)
@@ -55,7 +55,7 @@ func TestSurfaceDocs(t *testing.T) {
 			// The console has no result: unknown too.
 		},
 	}
-	recordSurfaces(h, "anthropic", sh, st.Surfaces, now) // this cycle's incidents, as Assemble records them
+	recordSurfaces(h, "anthropic", sh, st.Surfaces, nil, now) // this cycle's incidents, as Assemble records them
 	docs := surfaceDocs(svc, st, sh, sh.Uptime(now), sh.Coverage(now), []api.Incident{closed}, now)
 	type row struct {
 		id     catalog.SurfaceID
@@ -128,7 +128,7 @@ func TestSurfaceIncidentsKept(t *testing.T) {
 	}
 	for i, step := range steps {
 		now := start.Add(time.Duration(i+1) * time.Minute)
-		recordSurfaces(h, "anthropic", sh, step.results, now)
+		recordSurfaces(h, "anthropic", sh, step.results, nil, now)
 		got := sh.LookupSurface(catalog.SurfaceApp).Incidents
 		if len(got) != 1 || got[0].Status != step.status || (got[0].EndedAt != nil) != step.ended {
 			t.Fatalf("%s: %+v", step.name, got)
@@ -137,9 +137,47 @@ func TestSurfaceIncidentsKept(t *testing.T) {
 			t.Errorf("%s: ended %v, want the first read without it", step.name, got[0].EndedAt)
 		}
 	}
+	// Its opening, update and resolution are in the change log, naming
+	// the surface; the unreadable page and the read that still does not
+	// list it change nothing.
+	var logged []string
+	for _, c := range h.Changes {
+		if c.Incident != nil {
+			logged = append(logged, fmt.Sprintf("%s %s %s %v", c.Type, c.Subject(), c.Incident.ID, c.Changed))
+		}
+	}
+	if want := []string{"incident.opened anthropic/app anthropic-x []", "incident.updated anthropic/app anthropic-x [status]",
+		"incident.resolved anthropic/app anthropic-x [status]"}; !slices.Equal(logged, want) {
+		t.Errorf("change log %q\nwant %q", logged, want)
+	}
 	h.Prune(start.Add(history.KeepIncidents + time.Hour))
 	if n := len(sh.LookupSurface(catalog.SurfaceApp).Incidents); n != 0 {
 		t.Errorf("%d incidents kept past KeepIncidents", n)
+	}
+}
+
+// TestSurfaceIncidentOfTheService: an incident the service's scope lists
+// too (one that hits the API and claude.ai) is logged once, as the
+// service's, not again for the surface.
+func TestSurfaceIncidentOfTheService(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	both := api.Incident{ID: "anthropic-y", Service: "anthropic", Headline: "Elevated errors", Severity: api.Major,
+		StartedAt: now.Add(-time.Hour), Status: "investigating", Source: api.SourceOfficial, UpdatedAt: now}
+	own := both
+	own.ID, own.Headline = "anthropic-z", "claude.ai login errors"
+	h := history.New()
+	sh := h.Track("anthropic")
+	recordSurfaces(h, "anthropic", sh, []feed.SurfaceResult{{ID: catalog.SurfaceApp, Status: api.MajorOutage, Incidents: []api.Incident{both, own}}},
+		func(id string) bool { return id == both.ID }, now)
+	var logged []string
+	for _, c := range h.Changes {
+		if c.Incident != nil {
+			logged = append(logged, c.Subject()+" "+c.Incident.ID)
+		}
+	}
+	if want := []string{"anthropic/app anthropic-z"}; !slices.Equal(logged, want) {
+		t.Errorf("change log %q, want %q", logged, want)
 	}
 }
 
@@ -162,7 +200,7 @@ func TestSurfaceIncidentsCapped(t *testing.T) {
 	h := history.New()
 	sh := h.Track("anthropic")
 	for cycle, want := range []int{history.MaxNewIncidentsPerFeed, listed, listed} {
-		recordSurfaces(h, "anthropic", sh, []feed.SurfaceResult{{ID: catalog.SurfaceApp, Status: api.MajorOutage, Incidents: twice}}, start.Add(time.Duration(cycle)*time.Minute))
+		recordSurfaces(h, "anthropic", sh, []feed.SurfaceResult{{ID: catalog.SurfaceApp, Status: api.MajorOutage, Incidents: twice}}, nil, start.Add(time.Duration(cycle)*time.Minute))
 		got := sh.LookupSurface(catalog.SurfaceApp).Incidents
 		ids := map[string]bool{}
 		for _, inc := range got {
