@@ -367,6 +367,13 @@ func TestChatPayloadContent(t *testing.T) {
 			}
 		}
 	}
+	// A surface's own incident is told as claude.ai's, not Anthropic's.
+	login := api.Incident{ID: "anthropic-z", Service: "anthropic", Headline: "claude.ai login errors", Severity: api.Major,
+		Status: "investigating", Source: api.SourceOfficial, URL: "https://status.claude.com/incidents/z"}
+	surface := newAlert([]api.Change{{Type: api.ChangeIncidentOpened, Service: "anthropic", Surface: catalog.SurfaceApp, Incident: &login}}, nil, names, "https://aistatus.example")
+	if want := " claude.ai (Anthropic): incident opened"; !strings.Contains(surface.title, want) {
+		t.Errorf("a surface's incident titled %q, want %q in it", surface.title, want)
+	}
 	all := newAlert(sampleChanges(), nil, names, "https://aistatus.example")
 	slack, _ := all.render(NotifySlack, chatURLs[NotifySlack])
 	if s := string(slack.body); strings.Contains(s, "<Chat>") || !strings.Contains(s, "&lt;Chat&gt; &amp;") {
