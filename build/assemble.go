@@ -164,7 +164,7 @@ func Assemble(h *history.History, cat catalog.Catalog, obs map[string]Observatio
 			h.AddStatusChange(api.Change{Type: api.ChangeStatus, Service: svc.Slug, Time: now, OldStatus: prev, NewStatus: status})
 		}
 		sh.Record(now, status, o.Probe.LatencyMs)
-		recordSurfaces(h, svc.Slug, sh, o.Surfaces, func(id string) bool { return incidents.get(id) != nil }, now)
+		recordSurfaces(h, svc.Slug, sh, o.Surfaces, func(id string) bool { return incidents.get(id) != nil }, offline, now)
 		if opened && status == api.MajorOutage {
 			// Our incident starts at the first failed probe; so does the
 			// downtime, though the first two left the status as it was.

@@ -156,7 +156,7 @@ func TestAssembleSurfaceChanges(t *testing.T) {
 		{api.Operational, nil}, // nothing moved
 		{api.MajorOutage, nil},
 		{api.MajorOutage, nil},
-		{api.MajorOutage, errTest("HTTP 503")}, // not read: unknown
+		{api.MajorOutage, errTest("HTTP 503")}, // not read: the page's last word stands in
 		{api.Operational, nil},
 	}
 	for i, c := range cycles {
@@ -175,9 +175,8 @@ func TestAssembleSurfaceChanges(t *testing.T) {
 		{api.ChangeSurfaceStatus, catalog.SurfaceAgent, "", api.Operational, 0},
 		{api.ChangeSurfaceStatus, catalog.SurfaceConsole, "", api.Operational, 0},
 		{api.ChangeSurfaceStatus, catalog.SurfaceApp, api.Operational, api.MajorOutage, 2},
-		{api.ChangeSurfaceStatus, catalog.SurfaceApp, api.MajorOutage, api.Unknown, 4},
-		{api.ChangeSurfaceStatus, catalog.SurfaceApp, api.Unknown, api.Operational, 5},
-		// Back from the outage the unknown read interrupted.
+		// The unread cycle changed nothing: back from the outage at once.
+		{api.ChangeSurfaceStatus, catalog.SurfaceApp, api.MajorOutage, api.Operational, 5},
 		{api.ChangeSurfaceRecovered, catalog.SurfaceApp, api.MajorOutage, api.Operational, 5},
 	}
 	var got []entry

@@ -28,12 +28,24 @@ import (
 // back from an outage. So do its own incidents' openings, updates and
 // resolutions, naming the surface: one the service's scope lists too
 // (servicesIncident, nil for none) is the service's, logged once, as its.
-func recordSurfaces(h *history.History, slug string, sh *history.ServiceHistory, results []feed.SurfaceResult, servicesIncident func(id string) bool, now time.Time) {
+//
+// A surface the page could not be read for keeps the page's last word for
+// up to history.MaxHold, as the API does (Assemble's rule 4), unless
+// offline (rule 1: nothing was checked): a page that refuses every other
+// request during a claude.ai outage must not flap claude.ai to unknown and
+// back, a status change and an alert each cycle.
+func recordSurfaces(h *history.History, slug string, sh *history.ServiceHistory, results []feed.SurfaceResult, servicesIncident func(id string) bool, offline bool, now time.Time) {
 	for _, r := range results {
 		sf := sh.Surface(r.ID)
 		status := r.Status
-		if r.Err != nil || !status.Valid() {
+		switch {
+		case r.Err != nil || !status.Valid():
 			status = api.Unknown
+			if held := sf.LastFeedStatus; !offline && held != "" && now.Sub(sf.LastFeedAt) <= history.MaxHold {
+				status = held
+			}
+		case status != api.Unknown:
+			sf.LastFeedStatus, sf.LastFeedAt = status, now
 		}
 		if prev := sf.LastStatus; prev != status && (prev == "" || now.After(sf.LastChecked)) {
 			h.AddStatusChange(api.Change{Type: api.ChangeSurfaceStatus, Service: slug, Surface: r.ID, Time: now, OldStatus: prev, NewStatus: status})
@@ -89,10 +101,10 @@ func recordSurfaces(h *history.History, slug string, sh *history.ServiceHistory,
 // cycle.
 //
 // A surface other than the API rests on the page's word alone: our probe
-// tests the API host, which says nothing of claude.ai or Claude Code, and
-// a surface's last word is not held when the page fails (the API's is, for
-// history.MaxHold), so a surface the page did not declare this cycle is
-// unknown, with basis none. Its incidents and its uptime are kept in the
+// tests the API host, which says nothing of claude.ai or Claude Code. When
+// the page fails, the surface's last word stands in for history.MaxHold
+// as recordSurfaces held it (heldWord), and after that, or with no page at
+// all, it is unknown, with basis none. Its incidents and its uptime are kept in the
 // history (sh.Surfaces), by the service's rules, from its first read; the
 // long windows (90 days, a year), which rest on the services' daily
 // rollups, are the API's alone. uptime and coverage are the service's.
@@ -124,6 +136,12 @@ func surfaceDocs(svc catalog.Service, st ServiceState, sh *history.ServiceHistor
 		case r == nil:
 			d.Source = "The official page gave no word on this surface this cycle (" + describeFeed(st.Sources.Feed) + "): nothing to go on."
 		case r.Err != nil:
+			if held, at, ok := heldWord(hist, now); ok {
+				d.Status, d.Basis = held, api.BasisOfficial
+				d.Source = fmt.Sprintf("The official page could not be read for %s this cycle (%s: %v): its last word, read at %s, stands in for up to %d minutes.",
+					sf.Name, feed.Kind(r.Err), r.Err, at.UTC().Format(time.RFC3339), int(history.MaxHold.Minutes()))
+				break
+			}
 			d.Source = fmt.Sprintf("The official page could not be read for %s this cycle (%s: %v): nothing to go on.", sf.Name, feed.Kind(r.Err), r.Err)
 		default:
 			d.Status, d.Basis, d.CheckedAt = r.Status, api.BasisOfficial, timePtr(st.CheckedAt)
@@ -137,6 +155,16 @@ func surfaceDocs(svc catalog.Service, st ServiceState, sh *history.ServiceHistor
 		docs = append(docs, d)
 	}
 	return docs
+}
+
+// heldWord is the page's last word on a surface when recordSurfaces held
+// it this cycle (the status it recorded is that word, within MaxHold of
+// its reading), and when it was read.
+func heldWord(sf *history.ServiceHistory, now time.Time) (api.Status, time.Time, bool) {
+	if w := sf.LastFeedStatus; w != "" && w == sf.LastStatus && sf.LastFeedAt.Before(now) && now.Sub(sf.LastFeedAt) <= history.MaxHold {
+		return w, sf.LastFeedAt, true
+	}
+	return "", time.Time{}, false
 }
 
 // surfaceSummaries are the surfaces of status.json, from the detail

@@ -36,7 +36,7 @@ func TestSurfaceDocs(t *testing.T) {
 			app = api.MajorOutage
 		}
 		recordSurfaces(h, "anthropic", sh, []feed.SurfaceResult{{ID: catalog.SurfaceApp, Status: app},
-			{ID: catalog.SurfaceAgent, Status: api.Operational, Err: errTest("failed")}}, nil, at)
+			{ID: catalog.SurfaceAgent, Status: api.Operational, Err: errTest("failed")}}, nil, false, at)
 	}
 	open := api.Incident{ID: "anthropic-a", Service: "anthropic", Headline: "claude.ai down", StartedAt: now.Add(-time.Hour)}
 	ended := now.Add(-time.Minute)
@@ -55,7 +55,7 @@ func TestSurfaceDocs(t *testing.T) {
 			// The console has no result: unknown too.
 		},
 	}
-	recordSurfaces(h, "anthropic", sh, st.Surfaces, nil, now) // this cycle's incidents, as Assemble records them
+	recordSurfaces(h, "anthropic", sh, st.Surfaces, nil, false, now) // this cycle's incidents, as Assemble records them
 	docs := surfaceDocs(svc, st, sh, sh.Uptime(now), sh.Coverage(now), []api.Incident{closed}, now)
 	type row struct {
 		id     catalog.SurfaceID
@@ -128,7 +128,7 @@ func TestSurfaceIncidentsKept(t *testing.T) {
 	}
 	for i, step := range steps {
 		now := start.Add(time.Duration(i+1) * time.Minute)
-		recordSurfaces(h, "anthropic", sh, step.results, nil, now)
+		recordSurfaces(h, "anthropic", sh, step.results, nil, false, now)
 		got := sh.LookupSurface(catalog.SurfaceApp).Incidents
 		if len(got) != 1 || got[0].Status != step.status || (got[0].EndedAt != nil) != step.ended {
 			t.Fatalf("%s: %+v", step.name, got)
@@ -169,7 +169,7 @@ func TestSurfaceIncidentOfTheService(t *testing.T) {
 	h := history.New()
 	sh := h.Track("anthropic")
 	recordSurfaces(h, "anthropic", sh, []feed.SurfaceResult{{ID: catalog.SurfaceApp, Status: api.MajorOutage, Incidents: []api.Incident{both, own}}},
-		func(id string) bool { return id == both.ID }, now)
+		func(id string) bool { return id == both.ID }, false, now)
 	var logged []string
 	for _, c := range h.Changes {
 		if c.Incident != nil {
@@ -200,7 +200,7 @@ func TestSurfaceIncidentsCapped(t *testing.T) {
 	h := history.New()
 	sh := h.Track("anthropic")
 	for cycle, want := range []int{history.MaxNewIncidentsPerFeed, listed, listed} {
-		recordSurfaces(h, "anthropic", sh, []feed.SurfaceResult{{ID: catalog.SurfaceApp, Status: api.MajorOutage, Incidents: twice}}, nil, start.Add(time.Duration(cycle)*time.Minute))
+		recordSurfaces(h, "anthropic", sh, []feed.SurfaceResult{{ID: catalog.SurfaceApp, Status: api.MajorOutage, Incidents: twice}}, nil, false, start.Add(time.Duration(cycle)*time.Minute))
 		got := sh.LookupSurface(catalog.SurfaceApp).Incidents
 		ids := map[string]bool{}
 		for _, inc := range got {
@@ -215,5 +215,52 @@ func TestSurfaceIncidentsCapped(t *testing.T) {
 		if cycle == 0 && (!ids[incs[listed-1].ID] || ids[incs[0].ID]) {
 			t.Errorf("cycle 0 kept the oldest before the newest")
 		}
+	}
+}
+
+// TestSurfaceWordHeld: a surface its page could not be read for keeps the
+// page's last word for history.MaxHold, as the API does (Assemble's rule
+// 4), and its document says so; past the hold, or with our own network
+// down (nothing was checked), it is unknown.
+func TestSurfaceWordHeld(t *testing.T) {
+	t.Parallel()
+	def, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, _ := def.Lookup("anthropic")
+	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	failed := []feed.SurfaceResult{{ID: catalog.SurfaceApp, Status: api.Unknown, Err: errTest("HTTP 503")}}
+	for _, tc := range []struct {
+		name    string
+		after   time.Duration
+		offline bool
+		want    api.Status
+	}{
+		{"within the hold", history.MaxHold, false, api.MajorOutage},
+		{"past the hold", history.MaxHold + time.Minute, false, api.Unknown},
+		{"our own network down", time.Minute, true, api.Unknown},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := history.New()
+			sh := h.Track("anthropic")
+			recordSurfaces(h, "anthropic", sh, []feed.SurfaceResult{{ID: catalog.SurfaceApp, Status: api.MajorOutage}}, nil, false, start)
+			now := start.Add(tc.after)
+			recordSurfaces(h, "anthropic", sh, failed, nil, tc.offline, now)
+			if got := sh.LookupSurface(catalog.SurfaceApp).LastStatus; got != tc.want {
+				t.Errorf("recorded %s, want %s", got, tc.want)
+			}
+			st := ServiceState{Status: api.Operational, Basis: api.BasisOfficial, Surfaces: failed, CheckedAt: now}
+			for _, d := range surfaceDocs(svc, st, sh, api.Uptime{}, api.Coverage{}, nil, now) {
+				if d.ID != catalog.SurfaceApp {
+					continue
+				}
+				held := tc.want != api.Unknown
+				if d.Status != tc.want || (d.Basis == api.BasisOfficial) != held || strings.Contains(d.Source, "stands in") != held {
+					t.Errorf("document: %s, basis %s, %q; want %s, held %v", d.Status, d.Basis, d.Source, tc.want, held)
+				}
+			}
+		})
 	}
 }
