@@ -302,7 +302,7 @@ func decideStatus(o Observation, sh *history.ServiceHistory, incidents incidentS
 	// The page has no word this cycle: its last one stands in while it may
 	// (rule 4); without it, reachability alone (rule 5), which is never
 	// operational.
-	if held := sh.LastFeedStatus; !offline && held != "" && now.Sub(sh.LastFeedAt) <= history.MaxHold {
+	if held, ok := sh.LastWord(now); !offline && ok {
 		if held == api.Operational && ourIncident {
 			return api.Degraded, api.BasisProbe, nil
 		}

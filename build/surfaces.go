@@ -41,7 +41,7 @@ func recordSurfaces(h *history.History, slug string, sh *history.ServiceHistory,
 		switch {
 		case r.Err != nil || !status.Valid():
 			status = api.Unknown
-			if held := sf.LastFeedStatus; !offline && held != "" && now.Sub(sf.LastFeedAt) <= history.MaxHold {
+			if held, ok := sf.LastWord(now); !offline && ok {
 				status = held
 			}
 		case status != api.Unknown:
@@ -158,10 +158,10 @@ func surfaceDocs(svc catalog.Service, st ServiceState, sh *history.ServiceHistor
 }
 
 // heldWord is the page's last word on a surface when recordSurfaces held
-// it this cycle (the status it recorded is that word, within MaxHold of
-// its reading), and when it was read.
+// it this cycle (the status it recorded is that word, read before this
+// cycle), and when it was read.
 func heldWord(sf *history.ServiceHistory, now time.Time) (api.Status, time.Time, bool) {
-	if w := sf.LastFeedStatus; w != "" && w == sf.LastStatus && sf.LastFeedAt.Before(now) && now.Sub(sf.LastFeedAt) <= history.MaxHold {
+	if w, ok := sf.LastWord(now); ok && w == sf.LastStatus && sf.LastFeedAt.Before(now) {
 		return w, sf.LastFeedAt, true
 	}
 	return "", time.Time{}, false

@@ -2,7 +2,9 @@ package history
 
 import (
 	"iter"
+	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/catalog"
 )
 
@@ -18,6 +20,17 @@ func (sh *ServiceHistory) Surface(id catalog.SurfaceID) *ServiceHistory {
 		sh.Surfaces[id] = sf
 	}
 	return sf
+}
+
+// LastWord is what the official page last declared of this history's
+// subject (a service's API or a surface), while it may stand in for a page
+// that cannot be read: for up to MaxHold after it was read (Assemble's
+// rule 4). False with no word, or one too old.
+func (sh *ServiceHistory) LastWord(now time.Time) (api.Status, bool) {
+	if sh.LastFeedStatus == "" || now.Sub(sh.LastFeedAt) > MaxHold {
+		return "", false
+	}
+	return sh.LastFeedStatus, true
 }
 
 // LookupSurface returns the history of the service's surface id, empty
