@@ -221,7 +221,7 @@ func (m *model) statuspage(svc *service, windows []maintenanceWindow) (map[strin
 	for _, sf := range subjects {
 		worst = spWorst(worst, sf.Status)
 		if sf.ID != catalog.SurfaceAPI {
-			source.Surfaces[subjectID(svc.Slug, sf.ID)] = spSurface{Status: sf.Status, Basis: sf.Basis}
+			source.Surfaces[api.SubjectID(svc.Slug, sf.ID)] = spSurface{Status: sf.Status, Basis: sf.Basis}
 		}
 	}
 	indicator, description := spIndicator(worst)
@@ -322,10 +322,10 @@ func (m *model) spComponents(svc *service, subjects []api.SurfaceDoc) (list []sp
 	groups = map[catalog.SurfaceID]spComponent{}
 	listed := map[string]bool{}
 	for _, sf := range subjects {
-		listed[subjectID(svc.Slug, sf.ID)] = true
+		listed[api.SubjectID(svc.Slug, sf.ID)] = true
 	}
 	for _, sf := range subjects {
-		id := subjectID(svc.Slug, sf.ID)
+		id := api.SubjectID(svc.Slug, sf.ID)
 		description := "aistatus's status of " + sf.Name + " (" + string(sf.Status) + "): "
 		switch {
 		case sf.ID == catalog.SurfaceAPI:

@@ -32,10 +32,6 @@ func (sf surfaceView) Month() string {
 	return history.UptimeText(sf.Uptime.D30, sf.UptimeCoverage.D30)
 }
 
-// subjectID is the stable id of a service's surface as every output names
-// it (api.SubjectID).
-func subjectID(slug string, id catalog.SurfaceID) string { return api.SubjectID(slug, id) }
-
 // subjects are every surface of the service, the API first. The API is the
 // service itself: its in-scope components and incidents, which the
 // service document also gives as its first surface. Each one's status and
