@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"fmt"
 	"time"
 
@@ -24,7 +25,7 @@ func Situation(generatedAt time.Time, services []api.ServiceDoc, models []api.Mo
 		out.Subjects = append(out.Subjects, api.SituationSubject{
 			ID: svc.Slug, Kind: api.SubjectService, Service: svc.Slug,
 			Name:   catalog.Service{Name: svc.Name}.APISurfaceName(),
-			Status: orUnknown(svc.Status), Basis: string(orNone(svc.Basis)), Source: serviceSource(svc),
+			Status: cmp.Or(svc.Status, api.Unknown), Basis: string(cmp.Or(svc.Basis, api.BasisNone)), Source: serviceSource(svc),
 			OpenIncidents: openIDs(svc.Incidents),
 		})
 		for _, sf := range svc.Surfaces {
@@ -33,7 +34,7 @@ func Situation(generatedAt time.Time, services []api.ServiceDoc, models []api.Mo
 			}
 			out.Subjects = append(out.Subjects, api.SituationSubject{
 				ID: api.SubjectID(svc.Slug, sf.ID), Kind: api.SubjectSurface, Service: svc.Slug, Name: sf.Name,
-				Status: orUnknown(sf.Status), Basis: string(orNone(sf.Basis)), Source: sf.Source,
+				Status: cmp.Or(sf.Status, api.Unknown), Basis: string(cmp.Or(sf.Basis, api.BasisNone)), Source: sf.Source,
 				OpenIncidents: openIDs(sf.Incidents),
 			})
 		}
@@ -44,7 +45,7 @@ func Situation(generatedAt time.Time, services []api.ServiceDoc, models []api.Mo
 	for _, md := range models {
 		out.Subjects = append(out.Subjects, api.SituationSubject{
 			ID: api.ModelSubjectID(md.ID), Kind: api.SubjectModel, Service: md.Service, Model: md.ID, Name: md.Name,
-			Status: orUnknown(md.Status), Basis: fromBasis(md.StatusFrom), Source: modelSource(md), OpenIncidents: []string{},
+			Status: cmp.Or(md.Status, api.Unknown), Basis: fromBasis(md.StatusFrom), Source: modelSource(md), OpenIncidents: []string{},
 		})
 		seen := map[string]bool{}
 		for _, p := range md.Providers {
@@ -136,18 +137,4 @@ func openIDs(incidents []api.Incident) []string {
 		}
 	}
 	return ids
-}
-
-func orUnknown(s api.Status) api.Status {
-	if s == "" {
-		return api.Unknown
-	}
-	return s
-}
-
-func orNone(b api.Basis) api.Basis {
-	if b == "" {
-		return api.BasisNone
-	}
-	return b
 }
