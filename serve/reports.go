@@ -108,19 +108,12 @@ func (s *Server) serviceWithReports(slug string, rep *representation, now time.T
 // crowdReports is slug's crowd count at now as the documents give it, and
 // false when the crowd cannot count it (no crowd, or Redis failing).
 func (s *Server) crowdReports(slug string, now time.Time) (api.Reports, bool) {
-	if s.crowd == nil {
-		return api.Reports{}, false
-	}
-	rc, ok := s.crowd.Count(slug, now)
-	if !ok {
-		return api.Reports{}, false
-	}
-	return api.Reports{WindowStart: rc.Window, WindowEnd: rc.Window.Add(check.ReportWindow),
-		Count: rc.Count, Baseline: rc.Baseline, State: rc.State()}, true
+	r, ok := s.crowdReportsAll([]string{slug}, now)[slug]
+	return r, ok
 }
 
-// crowdReportsAll is crowdReports of each of slugs, read in one go; a
-// service the crowd cannot count is absent.
+// crowdReportsAll is crowdReports of each of slugs, read in one go (one
+// round trip to Redis); a service the crowd cannot count is absent.
 func (s *Server) crowdReportsAll(slugs []string, now time.Time) map[string]api.Reports {
 	out := map[string]api.Reports{}
 	if s.crowd == nil {

@@ -97,22 +97,10 @@ func (c *RedisCrowd) Report(slug, client string, t time.Time) (check.ReportCount
 	return check.ReportCount{Window: window, Count: n, Baseline: c.baseline(ctx, slug, t)}, true
 }
 
-// Count implements check.Crowd.
+// Count implements check.Crowd: CountAll of one service.
 func (c *RedisCrowd) Count(slug string, t time.Time) (check.ReportCount, bool) {
-	if !c.shared.Usable() {
-		return c.fallback.Count(slug, t)
-	}
-	ctx := context.Background()
-	window := check.WindowOf(t)
-	var n int64
-	err := c.shared.Call(ctx, func(ctx context.Context) (err error) {
-		n, err = c.shared.rdb.SCard(ctx, c.voicesKey(slug, window)).Result()
-		return err
-	})
-	if err != nil {
-		return c.fallback.Count(slug, t)
-	}
-	return check.ReportCount{Window: window, Count: int(min(max(n, 0), check.MaxReportsPerWindow)), Baseline: c.baseline(ctx, slug, t)}, true
+	rc, ok := c.CountAll([]string{slug}, t)[slug]
+	return rc, ok
 }
 
 // CountAll implements check.Crowd: the windows' sizes in one pipeline,
