@@ -445,8 +445,10 @@ func TestBrowserCrowdSurge(t *testing.T) {
 		t.Fatal(err)
 	}
 	var live atomic.Bool
+	var asked atomic.Int64 // the situation's requests: the script did run
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == snapshot.PathSituation {
+			asked.Add(1)
 			w.Header().Set("Content-Type", "application/json")
 			if live.Load() {
 				w.Write(surge)
@@ -476,8 +478,8 @@ func TestBrowserCrowdSurge(t *testing.T) {
 	if err := chromedp.Do(browser, chromedp.Navigate(srv.URL+"/"), chromedp.Sleep(500*time.Millisecond)); err != nil {
 		t.Fatalf("loading /: %v", err)
 	}
-	if got := marked(); len(got) != 0 {
-		t.Errorf("the built situation marked %q", got)
+	if got := marked(); len(got) != 0 || asked.Load() != 1 {
+		t.Errorf("the built situation, asked for %d times, marked %q: want it read once, marking nothing", asked.Load(), got)
 	}
 	live.Store(true)
 	if err := chromedp.Do(browser, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(`li.svc[data-slug="groq"] p.crowd`)); err != nil {
