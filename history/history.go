@@ -3,6 +3,7 @@ package history
 import (
 	"fmt"
 	"math"
+	"sort"
 	"strconv"
 	"time"
 
@@ -364,11 +365,16 @@ func (sh *ServiceHistory) UptimePercent(from, to time.Time) *float64 {
 // latest check included.
 func (sh *ServiceHistory) window(from, to time.Time) Bucket {
 	var sum Bucket
-	for _, b := range sh.Buckets {
+	// Buckets are in time order (checkValues): start at the first that ends
+	// after from, and stop at the first that starts at to. A page's 30 daily
+	// bars for 26 services read a day each, not the month each.
+	size := int64(BucketSize / time.Second)
+	first := sort.Search(len(sh.Buckets), func(i int) bool { return sh.Buckets[i].T+size > from.Unix() })
+	for _, b := range sh.Buckets[first:] {
 		start := time.Unix(b.T, 0)
 		end := start.Add(BucketSize)
-		if !end.After(from) || !start.Before(to) {
-			continue
+		if !start.Before(to) {
+			break
 		}
 		share := 1.0
 		if start.Before(from) {
