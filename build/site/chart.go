@@ -2,6 +2,9 @@ package site
 
 import (
 	"fmt"
+	"html/template"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aistatus/aistatus/history"
@@ -33,6 +36,66 @@ type bar struct {
 	// Title is the hover text, which also says what the colour means.
 	Title string
 	X     int
+}
+
+// Rects is the chart's bars as SVG, each with its hover text.
+func (c chart) Rects() template.HTML {
+	var b strings.Builder
+	for _, bar := range c.Bars {
+		writeRect(&b, bar.Class, bar.X, -1, c.BarWidth, c.Height, bar.Title)
+	}
+	return template.HTML(b.String())
+}
+
+// TableRows is the chart as the rows of a table, a day and its uptime each,
+// for screen readers and for reading the figures (built here, as Rects is).
+func (c chart) TableRows() template.HTML {
+	var b strings.Builder
+	for _, bar := range c.Bars {
+		b.WriteString("\n<tr><td><time datetime=\"")
+		b.WriteString(bar.Day.UTC().Format(time.DateOnly))
+		b.WriteString(`">`)
+		b.WriteString(bar.Day.UTC().Format("2 Jan 2006"))
+		b.WriteString("</time></td><td>")
+		b.WriteString(template.HTMLEscapeString(history.FormatPercent(bar.Uptime)))
+		b.WriteString("</td></tr>")
+	}
+	return template.HTML(b.String())
+}
+
+// hourRects is an hourly chart's bars as SVG, each as tall as its figure.
+func hourRects(bars []ttftBar, width int) template.HTML {
+	var b strings.Builder
+	for _, bar := range bars {
+		writeRect(&b, bar.Class, bar.X, bar.Y, width, bar.H, bar.Title)
+	}
+	return template.HTML(b.String())
+}
+
+// writeRect writes one bar of a chart: <rect class="bar CLASS" x="X"
+// [y="Y"] width="W" height="H" rx="1.5"><title>TITLE</title></rect>, y left
+// out when it is negative (a bar that fills the chart's height).
+//
+// Written here rather than ranged over in a template: each bar was six
+// escaped template actions, and the index page's 780 bars took 85 % of its
+// rendering (12.9 of 15 ms; ten times that under the race detector, which
+// every build in the tests pays).
+func writeRect(b *strings.Builder, class string, x, y, width, height int, title string) {
+	b.WriteString(`<rect class="bar `)
+	b.WriteString(template.HTMLEscapeString(class))
+	b.WriteString(`" x="`)
+	b.WriteString(strconv.Itoa(x))
+	if y >= 0 {
+		b.WriteString(`" y="`)
+		b.WriteString(strconv.Itoa(y))
+	}
+	b.WriteString(`" width="`)
+	b.WriteString(strconv.Itoa(width))
+	b.WriteString(`" height="`)
+	b.WriteString(strconv.Itoa(height))
+	b.WriteString(`" rx="1.5"><title>`)
+	b.WriteString(template.HTMLEscapeString(title))
+	b.WriteString(`</title></rect>`)
 }
 
 // dailyChart computes one bar per UTC day from the hourly buckets, each

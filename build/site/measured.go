@@ -2,6 +2,7 @@ package site
 
 import (
 	"fmt"
+	"html/template"
 	"math"
 	"time"
 
@@ -31,6 +32,9 @@ type ttftBar struct {
 	Class string
 	Title string
 }
+
+// Rects is the chart's bars as SVG (chart.Rects says why not the template).
+func (c ttftChart) Rects() template.HTML { return hourRects(c.Bars, c.BarWidth) }
 
 // ttftCharts draws each measured model's chart from the history's samples,
 // by the same rules as the published figures (history.PercentilesOf).
@@ -137,6 +141,9 @@ type latencyChart struct {
 	Label                   string
 	Width, Height, BarWidth int
 }
+
+// Rects is the chart's bars as SVG (chart.Rects says why not the template).
+func (c *latencyChart) Rects() template.HTML { return hourRects(c.Bars, c.BarWidth) }
 
 func probeLatencyChart(doc api.ServiceDoc, sh *history.ServiceHistory, now time.Time) *latencyChart {
 	if doc.ProbeLatency.D7.Samples == 0 {

@@ -75,8 +75,6 @@ var (
 var funcs = map[string]any{
 	"iso":   func(t time.Time) string { return t.UTC().Format(time.RFC3339) },
 	"human": humanTime,
-	"date":  func(t time.Time) string { return t.UTC().Format("2 Jan 2006") },
-	"pct":   history.FormatPercent,
 	// ms and pct100 write a measured figure: "412 ms", "1.7%"; "–" for none.
 	"ms": func(v *float64) string {
 		if v == nil {
@@ -91,7 +89,6 @@ var funcs = map[string]any{
 		return strconv.FormatFloat(math.Round(*v*1000)/10, 'f', -1, 64) + "%"
 	},
 	"label": StatusLabel,
-	"day":   func(t time.Time) string { return t.UTC().Format(time.DateOnly) },
 	"deref": func(p *float64) float64 { return *p },
 	"minutes": func(seconds int) int {
 		return int(math.Ceil(float64(seconds) / 60))
