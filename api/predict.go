@@ -1,6 +1,8 @@
 package api
 
 import (
+	"fmt"
+	"strings"
 	"time"
 )
 
@@ -35,6 +37,20 @@ func (d DurationBySeverity) Of(s Severity) DurationStats {
 		return d.Major
 	}
 	return d.Minor
+}
+
+// Phrase says the durations of the severities with percentiles, for people
+// and agents: "major p50 47 min, p90 183 min (12); critical …", or "" when
+// no severity has enough incidents behind it.
+func (d DurationBySeverity) Phrase() string {
+	var parts []string
+	for _, sev := range Severities {
+		s := d.Of(sev)
+		if s.P50Minutes != nil && s.P90Minutes != nil {
+			parts = append(parts, fmt.Sprintf("%s p50 %d min, p90 %d min (%d)", sev, *s.P50Minutes, *s.P90Minutes, s.Incidents))
+		}
+	}
+	return strings.Join(parts, "; ")
 }
 
 // DurationStats is how long the ended official incidents of one severity

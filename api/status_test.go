@@ -190,3 +190,28 @@ func TestJoinListAndTruncate(t *testing.T) {
 		t.Errorf("Truncate of a short string = %q", got)
 	}
 }
+
+// TestDurationPhrase phrases only the severities with percentiles (at
+// history.MinBasis incidents), and nothing without any.
+func TestDurationPhrase(t *testing.T) {
+	t.Parallel()
+	minutes := func(n int) *int { return &n }
+	for _, tc := range []struct {
+		name string
+		d    DurationBySeverity
+		want string
+	}{
+		{"none", DurationBySeverity{}, ""},
+		{"below the basis", DurationBySeverity{Major: DurationStats{Incidents: 4}}, ""},
+		{"one severity", DurationBySeverity{Minor: DurationStats{Incidents: 2}, Major: DurationStats{Incidents: 5, P50Minutes: minutes(30), P90Minutes: minutes(50)}},
+			"major p50 30 min, p90 50 min (5)"},
+		{"in order of severity", DurationBySeverity{
+			Critical: DurationStats{Incidents: 6, P50Minutes: minutes(90), P90Minutes: minutes(240)},
+			Minor:    DurationStats{Incidents: 12, P50Minutes: minutes(12), P90Minutes: minutes(47)}},
+			"minor p50 12 min, p90 47 min (12); critical p50 90 min, p90 240 min (6)"},
+	} {
+		if got := tc.d.Phrase(); got != tc.want {
+			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

@@ -547,8 +547,8 @@ func serviceSummary(doc api.ServiceDoc) string {
 		}
 	}
 	fmt.Fprintf(&b, " %s retained, %d ongoing.", count(len(doc.Incidents), "incident"), ongoing)
-	if lasted := incidentDurations(doc.Reliability); lasted != "" {
-		b.WriteString(" " + lasted)
+	if lasted := doc.Reliability.IncidentDuration.Phrase(); lasted != "" {
+		b.WriteString(" Its ended incidents lasted: " + lasted + ".")
 	}
 	if len(doc.Incidents) > 0 {
 		inc := doc.Incidents[0]
@@ -678,20 +678,3 @@ func percent(f float64) string { return strconv.FormatFloat(100*f, 'f', -1, 64) 
 
 // days says a whole number of days: "30 days".
 func days(d time.Duration) string { return strconv.Itoa(int(d/(24*time.Hour))) + " days" }
-
-// incidentDurations phrases the service's incident durations for an agent,
-// for the severities with enough incidents behind them ("" when none has):
-// "Its ended incidents lasted: major p50 47 min, p90 183 min (12)."
-func incidentDurations(r api.Reliability) string {
-	var parts []string
-	for _, sev := range api.Severities {
-		d := r.IncidentDuration.Of(sev)
-		if d.P50Minutes != nil && d.P90Minutes != nil {
-			parts = append(parts, fmt.Sprintf("%s p50 %d min, p90 %d min (%d)", sev, *d.P50Minutes, *d.P90Minutes, d.Incidents))
-		}
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "Its ended incidents lasted: " + strings.Join(parts, "; ") + "."
-}
