@@ -15,11 +15,13 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/logbatch"
+	"github.com/aistatus/aistatus/serve/limits"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
 
-// BenchmarkStaticLoopback serves status.json over real loopback connections —
+// BenchmarkStaticLoopback serves /status.json (the path of bench/load.sh's
+// ratio line) over real loopback connections —
 // net/http's server, the connection caps, timeouts and our handler — beside
 // the least net/http handler sending the same bytes with the same four
 // headers (bench/minimal), so that a CPU profile of the whole static path
@@ -62,6 +64,21 @@ func BenchmarkStaticLoopback(b *testing.B) {
 			srv.Store().Reload()
 			srv.Serve(ctx, ln)
 		}},
+		// `aistatus serve` at its defaults, as bench/load.sh's ratio line
+		// runs it: the rate limit on (status.json, a file, is not under
+		// it), the connection caps and the access log, in batches, with
+		// the command's timestamped logger.
+		{"aistatus-defaults", func(ctx context.Context, ln net.Listener) {
+			opts := ts.opts
+			bw := logbatch.New(logFile(b), 100*time.Millisecond)
+			defer bw.Flush()
+			opts.AccessLog, opts.Log = true, zerolog.New(bw).With().Timestamp().Logger()
+			opts.RateLimit = 30
+			opts.MaxConnsPerClient, opts.MaxConns = limits.DefaultMaxConnsPerClient, limits.DefaultMaxConns
+			srv := New(opts)
+			srv.Store().Reload()
+			srv.Serve(ctx, ln)
+		}},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -72,7 +89,7 @@ func BenchmarkStaticLoopback(b *testing.B) {
 			var wg sync.WaitGroup
 			wg.Go(func() { tc.serve(ctx, ln) })
 			defer func() { cancel(); ln.Close(); wg.Wait() }()
-			req := []byte("GET /api/v1/status HTTP/1.1\r\nHost: bench\r\nUser-Agent: bench\r\n\r\n")
+			req := []byte("GET /status.json HTTP/1.1\r\nHost: bench\r\nUser-Agent: bench\r\n\r\n")
 			b.SetParallelism(8) // 8 × GOMAXPROCS connections, like wrk -c
 			cpu0 := processCPU()
 			b.ResetTimer()
