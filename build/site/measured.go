@@ -33,7 +33,7 @@ type ttftBar struct {
 	Title string
 }
 
-// Rects is the chart's bars as SVG (chart.Rects says why not the template).
+// Rects is the chart's bars as SVG (writeRect says why not the template).
 func (c ttftChart) Rects() template.HTML { return hourRects(c.Bars, c.BarWidth) }
 
 // ttftCharts draws each measured model's chart from the history's samples,
@@ -142,7 +142,7 @@ type latencyChart struct {
 	Width, Height, BarWidth int
 }
 
-// Rects is the chart's bars as SVG (chart.Rects says why not the template).
+// Rects is the chart's bars as SVG (writeRect says why not the template).
 func (c *latencyChart) Rects() template.HTML { return hourRects(c.Bars, c.BarWidth) }
 
 func probeLatencyChart(doc api.ServiceDoc, sh *history.ServiceHistory, now time.Time) *latencyChart {
