@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"net/http"
-	"sync"
 	"time"
 
-	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -26,15 +24,6 @@ func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	s.metricsWithCrowd(snap.files[snapshot.FileMetrics], snap.order, s.opts.Now()).serve(w, r)
 }
 
-// withCrowdMetrics keeps /metrics with the crowd's series until the file
-// or a count changes.
-type withCrowdMetrics struct {
-	mu     sync.Mutex
-	file   *representation
-	counts map[string]api.Reports
-	rep    *representation
-}
-
 // metricsWithCrowd is rep (the built metrics) followed by two families,
 // one sample per service of slugs (the snapshot's, so bounded by its
 // catalog) that the crowd can count at now.
@@ -46,33 +35,27 @@ func (s *Server) metricsWithCrowd(rep *representation, slugs []string, now time.
 	if len(counts) == 0 {
 		return rep
 	}
-	c := &s.crowdMetrics
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.file == rep && sameCounts(c.counts, counts) {
-		return c.rep
-	}
-	var b bytes.Buffer
-	b.Write(rep.body)
-	fmt.Fprintf(&b, "# HELP aistatus_crowd_reports Distinct callers (addresses) who reported an error with the service's API through /check in the current %d-minute window; counted live by the server, absent from a statically hosted /metrics.\n", int(check.ReportWindow.Minutes()))
-	b.WriteString("# TYPE aistatus_crowd_reports gauge\n")
-	for _, slug := range slugs {
-		if r, ok := counts[slug]; ok {
-			fmt.Fprintf(&b, "aistatus_crowd_reports{service=%q} %d\n", slug, r.Count)
-		}
-	}
-	b.WriteString("# HELP aistatus_crowd_surge 1 while the crowd's count is a surge (at least " +
-		fmt.Sprintf("%d callers and %d times the usual count at that hour), else 0; 0 without a baseline to compare with.\n", check.SurgeMinReports, check.SurgeFactor))
-	b.WriteString("# TYPE aistatus_crowd_surge gauge\n")
-	for _, slug := range slugs {
-		if r, ok := counts[slug]; ok {
-			surge := 0
-			if r.State == check.ReportsSurge {
-				surge = 1
+	return s.crowdMetrics.get(rep, counts, func() *representation {
+		var b bytes.Buffer
+		b.Write(rep.body)
+		fmt.Fprintf(&b, "# HELP aistatus_crowd_reports Distinct callers (addresses) who reported an error with the service's API through /check in the current %d-minute window; counted live by the server, absent from a statically hosted /metrics.\n", int(check.ReportWindow.Minutes()))
+		b.WriteString("# TYPE aistatus_crowd_reports gauge\n")
+		for _, slug := range slugs {
+			if r, ok := counts[slug]; ok {
+				fmt.Fprintf(&b, "aistatus_crowd_reports{service=%q} %d\n", slug, r.Count)
 			}
-			fmt.Fprintf(&b, "aistatus_crowd_surge{service=%q} %d\n", slug, surge)
 		}
-	}
-	c.file, c.counts, c.rep = rep, counts, newRepresentation(b.Bytes(), rep.contentType)
-	return c.rep
+		fmt.Fprintf(&b, "# HELP aistatus_crowd_surge 1 while the crowd's count is a surge (at least %d callers and %d times the usual count at that hour), else 0; 0 without a baseline to compare with.\n", check.SurgeMinReports, check.SurgeFactor)
+		b.WriteString("# TYPE aistatus_crowd_surge gauge\n")
+		for _, slug := range slugs {
+			if r, ok := counts[slug]; ok {
+				surge := 0
+				if r.State == check.ReportsSurge {
+					surge = 1
+				}
+				fmt.Fprintf(&b, "aistatus_crowd_surge{service=%q} %d\n", slug, surge)
+			}
+		}
+		return newRepresentation(b.Bytes(), rep.contentType)
+	})
 }

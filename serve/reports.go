@@ -54,55 +54,70 @@ func (s *Server) withVoice(next http.Handler) http.Handler {
 	})
 }
 
-// withReports is a service document with the crowd's live count added as
-// its last member, "reports". A service file on a static host has no such
-// member: only the thin server counts. The result is kept per service until
-// the file or the count changes, so that the document is encoded and
-// compressed once per change, not once per request.
-type withReports struct {
-	mu   sync.Mutex
-	last map[string]reportsRep
+// crowdOverlay keeps a file's representation with the crowd's live counts
+// added, until the file or a count changes, so that the document is
+// encoded and compressed once per change, not once per request. The
+// counts are read before, outside its lock: a round trip to Redis must not
+// hold up the requests that share the cache. A file on a static host has
+// none of it: only the thin server counts.
+type crowdOverlay struct {
+	mu     sync.Mutex
+	file   *representation
+	counts map[string]api.Reports
+	rep    *representation
 }
 
-type reportsRep struct {
-	file   *representation
-	counts api.Reports
-	rep    *representation
+// get is the representation build makes of file with counts, the last
+// one made when neither changed since.
+func (o *crowdOverlay) get(file *representation, counts map[string]api.Reports, build func() *representation) *representation {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.rep == nil || o.file != file || !sameCounts(o.counts, counts) {
+		o.file, o.counts, o.rep = file, counts, build()
+	}
+	return o.rep
+}
+
+// withReports keeps each service document with its crowd count, as its
+// last member, "reports".
+type withReports struct {
+	mu     sync.Mutex
+	bySlug map[string]*crowdOverlay
+}
+
+func (w *withReports) of(slug string) *crowdOverlay {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.bySlug[slug] == nil {
+		if w.bySlug == nil {
+			w.bySlug = map[string]*crowdOverlay{}
+		}
+		w.bySlug[slug] = &crowdOverlay{}
+	}
+	return w.bySlug[slug]
 }
 
 // serviceWithReports is rep (slug's service file) with the crowd's count at
 // now; rep itself when there is no crowd (Options.NoCrowd) or it cannot count.
 func (s *Server) serviceWithReports(slug string, rep *representation, now time.Time) *representation {
-	if s.crowd == nil {
-		return rep
-	}
 	counts, ok := s.crowdReports(slug, now)
 	if !ok {
 		return rep
 	}
-	c := &s.reports
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if last, ok := c.last[slug]; ok && last.file == rep && sameReports(last.counts, counts) {
-		return last.rep
-	}
-	member, _ := json.Marshal(counts)
-	body := bytes.TrimRight(rep.body, "\n")
-	if len(body) == 0 || body[len(body)-1] != '}' {
-		return rep // not an object: served as built
-	}
-	out := make([]byte, 0, len(body)+len(member)+16)
-	out = append(out, body[:len(body)-1]...)
-	out = bytes.TrimRight(out, " \n")
-	out = append(out, `,"reports":`...)
-	out = append(out, member...)
-	out = append(out, "}\n"...)
-	with := newRepresentation(out, rep.contentType)
-	if c.last == nil {
-		c.last = map[string]reportsRep{}
-	}
-	c.last[slug] = reportsRep{file: rep, counts: counts, rep: with}
-	return with
+	return s.reports.of(slug).get(rep, map[string]api.Reports{slug: counts}, func() *representation {
+		member, _ := json.Marshal(counts)
+		body := bytes.TrimRight(rep.body, "\n")
+		if len(body) == 0 || body[len(body)-1] != '}' {
+			return rep // not an object: served as built
+		}
+		out := make([]byte, 0, len(body)+len(member)+16)
+		out = append(out, body[:len(body)-1]...)
+		out = bytes.TrimRight(out, " \n")
+		out = append(out, `,"reports":`...)
+		out = append(out, member...)
+		out = append(out, "}\n"...)
+		return newRepresentation(out, rep.contentType)
+	})
 }
 
 // crowdReports is slug's crowd count at now as the documents give it, and

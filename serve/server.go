@@ -116,7 +116,7 @@ type Server struct {
 	// situationReports caches the situation with the crowd's counts.
 	situationReports withSituationReports
 	// crowdMetrics caches /metrics with the crowd's series.
-	crowdMetrics withCrowdMetrics
+	crowdMetrics crowdOverlay
 	handler      http.Handler
 	// local is the crowd in memory (the fallback with Redis); Serve closes
 	// its ended windows every forgetEvery (tests shorten it).

@@ -29,15 +29,35 @@ func (s *Server) handleSituation(w http.ResponseWriter, r *http.Request) {
 	s.situationWithReports(rep, s.opts.Now()).serve(w, r)
 }
 
-// withSituationReports keeps the situation with the crowd's counts, until
-// the file or a count changes: the document is decoded once per snapshot
-// and encoded and compressed once per change, not once per request.
+// withSituationReports keeps the situation with the crowd's counts: the
+// file decoded once per snapshot, and its service subjects' slugs.
 type withSituationReports struct {
-	mu     sync.Mutex
-	file   *representation
-	doc    api.Situation
-	counts map[string]api.Reports
-	rep    *representation
+	mu    sync.Mutex
+	file  *representation
+	doc   api.Situation
+	slugs []string
+	with  crowdOverlay
+}
+
+// decoded is rep's situation and its service subjects' slugs, decoded once
+// per file; false when rep is not a situation.
+func (c *withSituationReports) decoded(rep *representation) (api.Situation, []string, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.file != rep {
+		var doc api.Situation
+		if err := json.Unmarshal(rep.body, &doc); err != nil {
+			return api.Situation{}, nil, false
+		}
+		var slugs []string
+		for _, sub := range doc.Subjects {
+			if sub.Kind == api.SubjectService {
+				slugs = append(slugs, sub.Service)
+			}
+		}
+		c.file, c.doc, c.slugs = rep, doc, slugs
+	}
+	return c.doc, c.slugs, true
 }
 
 // situationWithReports is rep (situation.json) with each service subject's
@@ -47,38 +67,23 @@ func (s *Server) situationWithReports(rep *representation, now time.Time) *repre
 	if s.crowd == nil {
 		return rep
 	}
-	c := &s.situationReports
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.file != rep {
-		var doc api.Situation
-		if err := json.Unmarshal(rep.body, &doc); err != nil {
-			return rep // not a situation: served as built
-		}
-		c.file, c.doc, c.counts, c.rep = rep, doc, nil, nil
-	}
-	var slugs []string
-	for _, sub := range c.doc.Subjects {
-		if sub.Kind == api.SubjectService {
-			slugs = append(slugs, sub.Service)
-		}
+	doc, slugs, ok := s.situationReports.decoded(rep)
+	if !ok {
+		return rep // not a situation: served as built
 	}
 	// By subject id: a service's subject id is its slug.
 	counts := s.crowdReportsAll(slugs, now)
-	if c.rep != nil && sameCounts(c.counts, counts) {
-		return c.rep
-	}
-	doc := c.doc
-	doc.Subjects = slices.Clone(doc.Subjects)
-	for i, sub := range doc.Subjects {
-		if r, ok := counts[sub.ID]; ok {
-			doc.Subjects[i].Reports = &r
+	return s.situationReports.with.get(rep, counts, func() *representation {
+		doc.Subjects = slices.Clone(doc.Subjects)
+		for i, sub := range doc.Subjects {
+			if r, ok := counts[sub.ID]; ok {
+				doc.Subjects[i].Reports = &r
+			}
 		}
-	}
-	body, err := json.Marshal(doc)
-	if err != nil {
-		return rep
-	}
-	c.counts, c.rep = counts, newRepresentation(append(body, '\n'), rep.contentType)
-	return c.rep
+		body, err := json.Marshal(doc)
+		if err != nil {
+			return rep
+		}
+		return newRepresentation(append(body, '\n'), rep.contentType)
+	})
 }
