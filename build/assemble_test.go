@@ -298,7 +298,7 @@ func TestAssembleRecovery(t *testing.T) {
 }
 
 // A probe that fails again after one answer leaves our incident open (it
-// closes after ProbeRecoveryAfter answers in a row): a calm page still reads
+// closes after history.ProbeRecoveryAfter answers in a row): a calm page still reads
 // degraded, never operational beside it.
 func TestAssembleRelapse(t *testing.T) {
 	t.Parallel()

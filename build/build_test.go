@@ -281,7 +281,7 @@ func TestBuildOfficialIncidentLifecycle(t *testing.T) {
 // TestBuildProbeIncident: our probes fail while one page stays calm and
 // another service has no page. After api.ProbeIncidentAfter failures our own
 // incident opens, and our measurement shows in the status, with the calm
-// page's disagreement published; it recovers after ProbeRecoveryAfter
+// page's disagreement published; it recovers after history.ProbeRecoveryAfter
 // answers, never reading operational beside an open incident of ours.
 func TestBuildProbeIncident(t *testing.T) {
 	t.Parallel()

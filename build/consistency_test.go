@@ -75,7 +75,7 @@ func TestOutputsSayOneTruth(t *testing.T) {
 			map[string]api.Status{"anthropic": api.Operational, "anthropic/app": api.Operational, "anthropic/agent": api.Operational, "anthropic/console": api.Degraded}},
 		{"a partial outage of the app", page(map[string]string{"anthropic/app": "partial_outage"}),
 			map[string]api.Status{"anthropic": api.Operational, "anthropic/app": api.PartialOutage, "anthropic/agent": api.Operational, "anthropic/console": api.Operational}},
-		// The page's last word stands in for a while (Assemble's rule 4),
+		// The page's last word stands in for a while (rule 4, DecideStatus),
 		// the API's and each surface's alike.
 		{"the page unreadable", []byte("<html>a challenge page</html>"),
 			map[string]api.Status{"anthropic": api.Operational, "anthropic/app": api.Operational, "anthropic/agent": api.Operational, "anthropic/console": api.Operational}},

@@ -138,7 +138,7 @@ func recordCompletions(sh *history.ServiceHistory, o Observation, offline bool) 
 //     our probe. A page's maintenance stands: failures are expected then.
 //   - It never makes a status better: a host probe's outage stands even if
 //     a completion got through.
-func applyMeasured(svc catalog.Service, sh *history.ServiceHistory, o Observation, now time.Time,
+func applyMeasured(svc catalog.Service, sh *history.ServiceHistory, o history.Reading, now time.Time,
 	status api.Status, basis api.Basis, dis *api.Disagreement) (api.Status, api.Basis, *api.Disagreement) {
 	models := sh.Measured(svc.Completion, now)
 	measured := history.ServiceMeasured(models)
@@ -150,7 +150,7 @@ func applyMeasured(svc catalog.Service, sh *history.ServiceHistory, o Observatio
 	case api.Worse(status, measured) == status:
 		return status, basis, dis
 	}
-	official, ok := o.declared()
+	official, ok := o.Declared()
 	if !ok {
 		return measured, api.BasisMeasured, dis
 	}

@@ -16,11 +16,12 @@ import (
 // failed. A surface with no result (the service has no page we read)
 // records nothing, and so has no data rather than unknown time.
 //
-// It keeps each surface's incidents as mergeOfficial keeps the service's:
-// those the page lists replace what was kept of them, and an open one the
-// page no longer lists, when it was read for the surface, has ended; when
-// it could not be read, they stay as they were. At most
-// history.MaxNewIncidentsPerFeed are added a cycle, the newest first.
+// It keeps each surface's incidents as history.IncidentIndex.MergeOfficial
+// keeps the service's: those the page lists replace what was kept of them,
+// and an open one the page no longer lists, when it was read for the
+// surface, has ended; when it could not be read, they stay as they were.
+// At most history.MaxNewIncidentsPerFeed are added a cycle, the newest
+// first.
 //
 // A surface's status transition goes in h's change log as the service's
 // does (Assemble): a surface.status.changed, without an old status at the
@@ -30,10 +31,11 @@ import (
 // (servicesIncident, nil for none) is the service's, logged once, as its.
 //
 // A surface the page could not be read for keeps the page's last word for
-// up to history.MaxHold, as the API does (Assemble's rule 4), unless
-// offline (rule 1: nothing was checked): a page that refuses every other
-// request during a claude.ai outage must not flap claude.ai to unknown and
-// back, a status change and an alert each cycle.
+// up to history.MaxHold, as the API does (rule 4,
+// history.ServiceHistory.DecideStatus), unless offline (rule 1: nothing
+// was checked): a page that refuses every other request during a claude.ai
+// outage must not flap claude.ai to unknown and back, a status change and
+// an alert each cycle.
 func recordSurfaces(h *history.History, slug string, sh *history.ServiceHistory, results []feed.SurfaceResult, servicesIncident func(id string) bool, offline bool, now time.Time) {
 	for _, r := range results {
 		sf := sh.Surface(r.ID)
@@ -54,10 +56,7 @@ func recordSurfaces(h *history.History, slug string, sh *history.ServiceHistory,
 		if r.Err != nil {
 			continue
 		}
-		before := make(map[string]api.Incident, len(sf.Incidents))
-		for _, inc := range sf.Incidents {
-			before[inc.ID] = inc
-		}
+		before := history.IncidentsByID(sf.Incidents)
 		listed := make(map[string]api.Incident, len(r.Incidents))
 		for _, inc := range r.Incidents {
 			listed[inc.ID] = inc
@@ -80,7 +79,7 @@ func recordSurfaces(h *history.History, slug string, sh *history.ServiceHistory,
 			}
 		}
 		if len(fresh) > history.MaxNewIncidentsPerFeed {
-			// As for the service's (capNew): the newest now, the others on
+			// As for the service's (MergeOfficial): the newest now, the others on
 			// later cycles if the page still lists them.
 			api.SortIncidents(fresh)
 			fresh = fresh[:history.MaxNewIncidentsPerFeed]
@@ -91,7 +90,7 @@ func recordSurfaces(h *history.History, slug string, sh *history.ServiceHistory,
 		if servicesIncident != nil {
 			own = slices.DeleteFunc(slices.Clone(own), func(inc api.Incident) bool { return servicesIncident(inc.ID) })
 		}
-		logIncidents(h, own, before, r.ID, now)
+		h.LogIncidents(own, before, r.ID, now)
 	}
 }
 

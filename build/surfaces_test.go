@@ -219,7 +219,7 @@ func TestSurfaceIncidentsCapped(t *testing.T) {
 }
 
 // TestSurfaceWordHeld: a surface its page could not be read for keeps the
-// page's last word for history.MaxHold, as the API does (Assemble's rule
+// page's last word for history.MaxHold, as the API does (DecideStatus's rule
 // 4), and its document says so; past the hold, or with our own network
 // down (nothing was checked), it is unknown.
 func TestSurfaceWordHeld(t *testing.T) {

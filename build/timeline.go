@@ -34,8 +34,8 @@ func timelineBridges(sh *history.ServiceHistory, o Observation, now time.Time, o
 // declared at both checks agrees with the timeline (rule 5). It runs after
 // this cycle's incidents are merged into h and before Record moves
 // LastChecked; before is what the page declared at the last check.
-func creditTimeline(h *history.History, sh *history.ServiceHistory, slug string, before api.Status, o Observation, now time.Time) {
-	declared, _ := o.declared()
+func creditTimeline(h *history.History, sh *history.ServiceHistory, slug string, before api.Status, o history.Reading, now time.Time) {
+	declared, _ := o.Declared()
 	if !history.TimelineExplains(before, history.TimelineStatus(slug, sh.LastChecked, h.Incidents)) ||
 		!history.TimelineExplains(declared, history.TimelineStatus(slug, now, h.Incidents)) {
 		return

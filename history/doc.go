@@ -1,6 +1,8 @@
 // Package history is what one build hands to the next and the rules that
-// make it: each service's status time in hourly buckets and daily rollups,
-// the retained incidents and the change log and their retention, uptime,
+// make it: each service's status and what it rests on, decided from the
+// page's word and our probes (status.go), our own incidents and the page's
+// merged into the retained ones (incidents.go), status time in hourly
+// buckets and daily rollups, the change log and retention, uptime,
 // coverage, latency, measured completions and reliability; with the codecs
 // of history.json and of the open dataset, which stores the daily rollups.
 // It is the top of the ground floor and imports catalog, api and snapshot.
