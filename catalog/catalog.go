@@ -280,9 +280,6 @@ func (c Catalog) ListsErrorCode(svc Service, code string) bool {
 //go:embed catalog.json
 var embeddedCatalog []byte
 
-// Default returns the embedded catalog of the tracked services.
-func Default() (Catalog, error) { return Parse(embeddedCatalog) }
-
 // Load reads a catalog file, or returns the embedded one when path is "".
 func Load(path string) (Catalog, error) {
 	if path == "" {
