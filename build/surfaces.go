@@ -57,34 +57,9 @@ func recordSurfaces(h *history.History, slug string, sh *history.ServiceHistory,
 			continue
 		}
 		before := history.IncidentsByID(sf.Incidents)
-		listed := make(map[string]api.Incident, len(r.Incidents))
-		for _, inc := range r.Incidents {
-			listed[inc.ID] = inc
-		}
-		for i := range sf.Incidents {
-			inc := &sf.Incidents[i]
-			if l, ok := listed[inc.ID]; ok {
-				*inc = l
-				delete(listed, inc.ID)
-			} else if inc.Open() {
-				ended := now
-				inc.EndedAt, inc.Status, inc.UpdatedAt = &ended, "resolved", now
-			}
-		}
-		var fresh []api.Incident
-		for _, inc := range r.Incidents {
-			if _, isNew := listed[inc.ID]; isNew {
-				fresh = append(fresh, inc)
-				delete(listed, inc.ID) // listed twice, added once
-			}
-		}
-		if len(fresh) > history.MaxNewIncidentsPerFeed {
-			// As for the service's (MergeOfficial): the newest now, the others on
-			// later cycles if the page still lists them.
-			api.SortIncidents(fresh)
-			fresh = fresh[:history.MaxNewIncidentsPerFeed]
-		}
-		sf.Incidents = append(sf.Incidents, fresh...)
+		// The service's rule (MergeOfficial), where the page read for the
+		// surface speaks for all of the surface's incidents.
+		sf.IndexIncidents().Merge(r.Incidents, func(api.Incident) bool { return true }, now)
 		api.SortIncidents(sf.Incidents)
 		own := sf.Incidents
 		if servicesIncident != nil {

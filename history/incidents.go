@@ -7,18 +7,26 @@ import (
 	"github.com/aistatus/aistatus/catalog"
 )
 
-// IncidentIndex finds the retained incidents (History.Incidents) by id
+// IncidentIndex finds the incidents of one list (the retained incidents,
+// History.Incidents, or a surface's, ServiceHistory.Incidents) by id
 // during one cycle, while the rules add to them and change them.
 type IncidentIndex struct {
-	h     *History
+	list  *[]api.Incident
 	index map[string]int
 }
 
 // IndexIncidents indexes h's retained incidents. Keep one index for a
-// cycle and change the incidents only through it (Put), or Get may miss.
-func (h *History) IndexIncidents() IncidentIndex {
-	x := IncidentIndex{h: h, index: make(map[string]int, len(h.Incidents))}
-	for i, inc := range h.Incidents {
+// cycle and change the incidents only through it (Put, Merge), or Get may
+// miss.
+func (h *History) IndexIncidents() IncidentIndex { return indexIncidents(&h.Incidents) }
+
+// IndexIncidents indexes a surface's incidents, as History.IndexIncidents
+// does the retained ones.
+func (sh *ServiceHistory) IndexIncidents() IncidentIndex { return indexIncidents(&sh.Incidents) }
+
+func indexIncidents(list *[]api.Incident) IncidentIndex {
+	x := IncidentIndex{list: list, index: make(map[string]int, len(*list))}
+	for i, inc := range *list {
 		x.index[inc.ID] = i
 	}
 	return x
@@ -27,7 +35,7 @@ func (h *History) IndexIncidents() IncidentIndex {
 // Get returns the incident with the given id, or nil.
 func (x IncidentIndex) Get(id string) *api.Incident {
 	if i, ok := x.index[id]; ok {
-		return &x.h.Incidents[i]
+		return &(*x.list)[i]
 	}
 	return nil
 }
@@ -35,38 +43,47 @@ func (x IncidentIndex) Get(id string) *api.Incident {
 // Put adds inc, or replaces the incident with the same id.
 func (x IncidentIndex) Put(inc api.Incident) {
 	if i, ok := x.index[inc.ID]; ok {
-		x.h.Incidents[i] = inc
+		(*x.list)[i] = inc
 		return
 	}
-	x.index[inc.ID] = len(x.h.Incidents)
-	x.h.Incidents = append(x.h.Incidents, inc)
+	x.index[inc.ID] = len(*x.list)
+	*x.list = append(*x.list, inc)
 }
 
 // MergeOfficial folds the incidents a read page listed for the service
-// slug into the retained ones. An open official incident that the page no
-// longer lists has ended. At most MaxNewIncidentsPerFeed incidents not yet
-// retained are added a check, the newest first: a feed that lists
-// thousands of fresh incidents a check must not fill the retention caps in
-// a few checks (the pruning is also fair between services, so the others'
-// history stays whole either way); the rest wait for later checks. It
-// returns how many incidents were new and how many of them were added,
-// which differ when the cap applied. A page that was not read changes
-// nothing.
+// slug into the retained ones (Merge), where the page speaks for the
+// service's official incidents. A page that was not read changes nothing.
 func (x IncidentIndex) MergeOfficial(slug string, r Reading, now time.Time) (fresh, added int) {
 	if r.Feed.State != api.FeedOK {
 		return 0, 0
 	}
-	listed := make(map[string]bool, len(r.Incidents))
-	for _, inc := range r.Incidents {
-		listed[inc.ID] = true
+	return x.Merge(r.Incidents, func(inc api.Incident) bool {
+		return inc.Service == slug && inc.Source == api.SourceOfficial
+	}, now)
+}
+
+// Merge folds the incidents a page listed, read this check, into the list:
+// those it lists replace what was kept of them, and an open one it no
+// longer lists, of those it speaks for (speaksFor), has ended. At most
+// MaxNewIncidentsPerFeed incidents not yet kept are added a check, the
+// newest first: a feed that lists thousands of fresh incidents a check
+// must not fill the retention caps in a few checks (the pruning is also
+// fair between services, so the others' history stays whole either way);
+// the rest wait for later checks. It returns how many listed incidents
+// were new and how many of them were added, which differ when the cap
+// applied.
+func (x IncidentIndex) Merge(listed []api.Incident, speaksFor func(api.Incident) bool, now time.Time) (fresh, added int) {
+	onPage := make(map[string]bool, len(listed))
+	for _, inc := range listed {
+		onPage[inc.ID] = true
 	}
-	kept, fresh, added := x.capNew(r.Incidents)
+	kept, fresh, added := x.capNew(listed)
 	for _, inc := range kept {
 		x.Put(inc)
 	}
-	for i := range x.h.Incidents {
-		inc := &x.h.Incidents[i]
-		if inc.Service == slug && inc.Source == api.SourceOfficial && inc.Open() && !listed[inc.ID] {
+	for i := range *x.list {
+		inc := &(*x.list)[i]
+		if inc.Open() && !onPage[inc.ID] && speaksFor(*inc) {
 			ended := now
 			inc.EndedAt, inc.Status, inc.UpdatedAt = &ended, "resolved", now
 		}
@@ -74,12 +91,15 @@ func (x IncidentIndex) MergeOfficial(slug string, r Reading, now time.Time) (fre
 	return fresh, added
 }
 
-// capNew returns the listed incidents with those not yet retained cut to
-// the newest MaxNewIncidentsPerFeed, and how many were new and kept.
+// capNew returns the listed incidents with those not yet kept cut to the
+// newest MaxNewIncidentsPerFeed, and how many were new (an id listed twice
+// once) and kept.
 func (x IncidentIndex) capNew(listed []api.Incident) (kept []api.Incident, fresh, added int) {
 	var news []api.Incident
+	seen := map[string]bool{}
 	for _, inc := range listed {
-		if x.Get(inc.ID) == nil {
+		if x.Get(inc.ID) == nil && !seen[inc.ID] {
+			seen[inc.ID] = true
 			news = append(news, inc)
 		}
 	}
