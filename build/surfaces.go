@@ -16,12 +16,9 @@ import (
 // failed. A surface with no result (the service has no page we read)
 // records nothing, and so has no data rather than unknown time.
 //
-// It keeps each surface's incidents as history.IncidentIndex.MergeOfficial
-// keeps the service's: those the page lists replace what was kept of them,
-// and an open one the page no longer lists, when it was read for the
-// surface, has ended; when it could not be read, they stay as they were.
-// At most history.MaxNewIncidentsPerFeed are added a cycle, the newest
-// first.
+// It merges the incidents the page lists for each surface it was read for
+// into the surface's by the service's rule (history.IncidentIndex.Merge);
+// when it could not be read, they stay as they were.
 //
 // A surface's status transition goes in h's change log as the service's
 // does (Assemble): a surface.status.changed, without an old status at the
@@ -57,8 +54,7 @@ func recordSurfaces(h *history.History, slug string, sh *history.ServiceHistory,
 			continue
 		}
 		before := history.IncidentsByID(sf.Incidents)
-		// The service's rule (MergeOfficial), where the page read for the
-		// surface speaks for all of the surface's incidents.
+		// The page read for the surface speaks for all its incidents.
 		sf.IndexIncidents().Merge(r.Incidents, func(api.Incident) bool { return true }, now)
 		api.SortIncidents(sf.Incidents)
 		own := sf.Incidents
