@@ -100,12 +100,12 @@ func (w *withReports) of(slug string) *crowdOverlay {
 // serviceWithReports is rep (slug's service file) with the crowd's count at
 // now; rep itself when there is no crowd (Options.NoCrowd) or it cannot count.
 func (s *Server) serviceWithReports(slug string, rep *representation, now time.Time) *representation {
-	counts, ok := s.crowdReports(slug, now)
-	if !ok {
+	counts := s.crowdReportsAll([]string{slug}, now)
+	if len(counts) == 0 {
 		return rep
 	}
-	return s.reports.of(slug).get(rep, map[string]api.Reports{slug: counts}, func() *representation {
-		member, _ := json.Marshal(counts)
+	return s.reports.of(slug).get(rep, counts, func() *representation {
+		member, _ := json.Marshal(counts[slug])
 		body := bytes.TrimRight(rep.body, "\n")
 		if len(body) == 0 || body[len(body)-1] != '}' {
 			return rep // not an object: served as built
@@ -120,15 +120,9 @@ func (s *Server) serviceWithReports(slug string, rep *representation, now time.T
 	})
 }
 
-// crowdReports is slug's crowd count at now as the documents give it, and
-// false when the crowd cannot count it (no crowd, or Redis failing).
-func (s *Server) crowdReports(slug string, now time.Time) (api.Reports, bool) {
-	r, ok := s.crowdReportsAll([]string{slug}, now)[slug]
-	return r, ok
-}
-
-// crowdReportsAll is crowdReports of each of slugs, read in one go (one
-// round trip to Redis); a service the crowd cannot count is absent.
+// crowdReportsAll is the crowd's count at now of each of slugs as the
+// documents give it, read in one go (one round trip to Redis); a service
+// the crowd cannot count (no crowd, or Redis failing) is absent.
 func (s *Server) crowdReportsAll(slugs []string, now time.Time) map[string]api.Reports {
 	out := map[string]api.Reports{}
 	if s.crowd == nil {
