@@ -147,9 +147,8 @@ type httpTimeouts struct {
 // a live probe (ProbeTimeout, 5 s) and a large response on a slow link ample time.
 //
 // The whole request (read) has the header's time: the only bodies are /mcp
-// messages of at most 64 KiB. Equal, they cost one read deadline per
-// request less — net/http sets the whole request's deadline after the
-// header's only when they differ — and each costs a timer update.
+// messages of at most 64 KiB. net/http (Go 1.26) sets both deadlines on
+// every request whatever their values: a timer update each, equal or not.
 var defaultTimeouts = httpTimeouts{readHeader: 5 * time.Second, read: 5 * time.Second, write: 30 * time.Second, idle: 60 * time.Second}
 
 // New returns a server for opts. Call Store().Reload (or Watch) to load the
