@@ -55,7 +55,9 @@ go build -o "$work/fixedload" ./bench/fixedload
 "$work/snapgen" -out "$work/public" -incidents "$INCIDENTS" -base-url http://127.0.0.1 \
   -probe-base http://127.0.0.1:9/probe -catalog-out "$work/catalog.json" >/dev/null
 
-port=$(( (RANDOM % 20000) + 30000 ))
+# Below the kernel's ephemeral ports (32768 and up by default), which
+# client connections may take.
+port=$(( (RANDOM % 20000) + 10000 ))
 
 # count NAME PATH COMMAND...: prints "NAME IR_PER_REQUEST". The server is
 # started under callgrind, warmed up, its counters zeroed, loaded with N
