@@ -75,6 +75,7 @@ trap 'exit 130' INT TERM
 free_port() {
   local p low
   read -r low _ </proc/sys/net/ipv4/ip_local_port_range || low=32768
+  ((low > 11000)) || low=60001 # no room below: anywhere, as before
   for p in $(shuf -i 10000-$((low - 1)) -n 100); do
     if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
       echo "$p"
