@@ -374,12 +374,17 @@ done
 echo
 # ratio A B: the median over the rounds of A's req/s over B's in the same
 # round (steadier than a ratio of medians when the machine drifts).
+# In brackets, the range of the middle half of the rounds' ratios: how far
+# one run's figure can be trusted on this machine.
 ratio() {
   paste -d' ' <(tr '|' '\n' <<<"${runs[$1]}" | awk 'NF { print $1 }') <(tr '|' '\n' <<<"${runs[$2]}" | awk 'NF { print $1 }') |
     awk '{ print $1 / $2 }' | sort -g |
-    awk '{ v[NR] = $1 } END { printf "%.2f", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2) }'
+    awk '{ v[NR] = $1 } END {
+      q = int((NR + 3) / 4)
+      printf "%.2f [%.2f–%.2f]", (NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2), v[q], v[NR + 1 - q]
+    }'
 }
-echo "req/s ratios, median of the per-round ratios:"
+echo "req/s ratios, median of the per-round ratios [the middle half of them]:"
 echo "  aistatus / minimal: $(ratio off min) (access log off), $(ratio on min) (on, the default)"
 echo "  aistatus / minimal with all of aistatus's headers: $(ratio off minall) (off), $(ratio on minall) (on)"
 echo "  minimal with all headers / minimal: $(ratio minall min); minimal / nginx: $(ratio min ngx)"
