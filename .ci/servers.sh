@@ -22,8 +22,6 @@ wait_for() {
   echo "$2 did not start"; cat "$work/$2.log" 2>/dev/null || true; exit 1
 }
 
-# free_port: a loopback port nothing listens on now (the kernel's choice).
-free_port() {
-  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])' 2>/dev/null ||
-    echo $((20000 + RANDOM % 20000))
-}
+# free_port, from its own file (bench/load.sh uses it too).
+# shellcheck source=.ci/free-port.sh
+source .ci/free-port.sh

@@ -68,23 +68,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-# free_port prints a loopback port nobody listens on, below the kernel's
-# range of ephemeral ports: one inside it could be taken as the local port
-# of some client's connection before the server meant for it binds it (two
-# of the three replicas failed so in one run).
-free_port() {
-  local p low
-  read -r low _ </proc/sys/net/ipv4/ip_local_port_range || low=32768
-  ((low > 11000)) || low=60001 # no room below: anywhere, as before
-  for p in $(shuf -i 10000-$((low - 1)) -n 100); do
-    if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-      echo "$p"
-      return
-    fi
-  done
-  echo "no free port found" >&2
-  return 1
-}
+# shellcheck source=.ci/free-port.sh
+source .ci/free-port.sh
 
 # wait_ok waits until GET $1 answers 200 (aistatus answers 503 until it has
 # loaded the snapshot).
