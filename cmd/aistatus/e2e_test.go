@@ -6,12 +6,15 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"io"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -21,16 +24,39 @@ import (
 	"github.com/aistatus/aistatus/snapshot"
 )
 
-// freeAddr returns a loopback address with a port nobody listens on.
+// freeAddr returns a loopback address with a port nobody listens on, for
+// a command to listen on later (a test often needs the address before:
+// the snapshot is built with it as its base URL). The port lies below the
+// ports the kernel hands out for outgoing connections (32768 and up on
+// Linux, 49152 and up on macOS): one among them, as the kernel picks for
+// port 0, can be taken as the local port of one of the many loopback
+// connections the parallel tests make before the command binds it. No port
+// is handed out twice in a run.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	handedOutMu.Lock()
+	defer handedOutMu.Unlock()
+	for range 1000 {
+		port := 10000 + rand.IntN(32768-10000)
+		if handedOut[port] {
+			continue
+		}
+		ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+		if err != nil {
+			continue // in use
+		}
+		ln.Close()
+		handedOut[port] = true
+		return ln.Addr().String()
 	}
-	defer ln.Close()
-	return ln.Addr().String()
+	t.Fatal("no free port from 10000 to 32767")
+	return ""
 }
+
+var (
+	handedOutMu sync.Mutex
+	handedOut   = map[int]bool{}
+)
 
 // writeCatalog writes cat where --catalog can read it.
 func writeCatalog(t *testing.T, cat catalog.Catalog) string {
