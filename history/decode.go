@@ -73,6 +73,44 @@ func ReadChangeLog(fsys fs.FS) (changes []api.Change, since time.Time, err error
 	return h.Changes, h.ChangesSince, nil
 }
 
+// DecodeIncidentList reads an incident list document (incidents.json: an
+// object whose "incidents" member is the list) with ReadHistory's parser,
+// and gives with each incident the span of its bytes in data, so that a
+// server can send them as they are. Only the list is decoded; the other
+// members are only checked to be JSON. ok is false on anything the parser
+// does not expect (a key in another case, a field it does not know, a
+// key twice, an escaped key, a syntax error): the caller then decodes with
+// encoding/json, whose result this one equals whenever ok is true.
+func DecodeIncidentList(data []byte) (list []api.Incident, spans [][2]int, ok bool) {
+	p := &parser{data: data, size: len(data), mark: -1}
+	var seen uint8
+	err := p.object(func(key []byte) error {
+		if string(key) != "incidents" {
+			value, err := p.skip()
+			if err == nil && !json.Valid(value) {
+				err = errNotFast
+			}
+			return err
+		}
+		if err := once(&seen, 1); err != nil {
+			return err
+		}
+		return parseList(p, &list, len(data)/300, func(inc *api.Incident) error {
+			p.space()
+			start := p.i // data is the whole window: p.i is an offset in it
+			if err := p.incident(inc); err != nil {
+				return err
+			}
+			spans = append(spans, [2]int{start, p.i})
+			return nil
+		})
+	})
+	if p.space(); err != nil || p.at(0) {
+		return nil, nil, false
+	}
+	return list, spans, true
+}
+
 // fastHistory decodes history.json from r, size bytes, reading it window
 // bytes at a time: the file is never held whole beside what it decodes
 // to. Any error, errNotFast or r's, leaves h to be decoded again by

@@ -1,10 +1,13 @@
 package serve
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -135,6 +138,37 @@ func FuzzIncidentQuery(f *testing.F) {
 			}
 		default:
 			t.Fatalf("%q: status %d, want 200 or 400: %s", raw, rec.Code, data)
+		}
+	})
+}
+
+// FuzzDecodeIncidents holds decodeIncidents, which reads incidents.json
+// with history's fast parser, to decodeIncidentsJSON, encoding/json's
+// reading: for any file, the same incidents with the same bytes to send,
+// or an error from both.
+func FuzzDecodeIncidents(f *testing.F) {
+	for _, tt := range incidentFiles {
+		f.Add([]byte(tt.file))
+	}
+	// More shapes the fast parser leaves to encoding/json. (Their bytes
+	// are sent as the file has them, extra field and all, as before: a
+	// build never writes them.)
+	f.Add([]byte(`{"incidents":[` + strings.Replace(olderIncident, `{`, `{"extra":[1,{"a":2}],`, 1) + `]}`))
+	f.Add([]byte(`{"incidents":[` + strings.Replace(olderIncident, `"id"`, `"ID"`, 1) + `]}`))
+	f.Add([]byte(`{"timestamp":"2026-10-02T00:00:00Z" ,"incidents" : [ ` + newerIncident + ` ] , "x": {"y": [1e5, "\u00e9"]} }`))
+	f.Add([]byte(`{"timestamp":01,"incidents":[]}`))
+	f.Fuzz(func(t *testing.T, file []byte) {
+		list, raws, err := decodeIncidents(file)
+		wantList, wantRaws, wantErr := decodeIncidentsJSON(file)
+		if (err != nil) != (wantErr != nil) {
+			t.Fatalf("error %v, encoding/json's %v", err, wantErr)
+		}
+		// An empty list and none say the same.
+		if !slices.EqualFunc(list, wantList, func(a, b api.Incident) bool { return reflect.DeepEqual(a, b) }) {
+			t.Fatalf("incidents\n %+v\nencoding/json's\n %+v", list, wantList)
+		}
+		if !slices.EqualFunc(raws, wantRaws, bytes.Equal) {
+			t.Fatalf("bytes to send\n %q\nencoding/json's\n %q", raws, wantRaws)
 		}
 	})
 }

@@ -46,30 +46,39 @@ func TestLargeSwapReturnsTheReplacedSnapshot(t *testing.T) {
 // json.Marshal writes for the incident decoded, in the list's order (newest
 // first) whatever the file's, and a file that is not the document fails as
 // json.Unmarshal would have.
+var (
+	olderIncident = `{"id":"a-1","service":"a","headline":"Old","severity":"minor","startedAt":"2026-10-01T00:00:00Z","endedAt":"2026-10-01T01:00:00Z","status":"resolved","source":"official","updatedAt":"2026-10-01T01:00:00Z"}`
+	newerIncident = `{"id":"b-2","service":"b","headline":"New \u003cb\u003e","severity":"major","startedAt":"2026-10-02T00:00:00Z","endedAt":null,"status":"investigating","source":"probe","updatedAt":"2026-10-02T00:00:00Z"}`
+)
+
+// incidentFiles are incidents.json documents, well and badly formed, for
+// TestDecodeIncidents and FuzzDecodeIncidents.
+var incidentFiles = []struct {
+	name, file string
+	wantIDs    []string
+	wantErr    bool
+}{
+	{"newest first", `{"incidents":[` + newerIncident + `,` + olderIncident + `],"timestamp":"2026-10-02T00:00:00Z"}`, []string{"b-2", "a-1"}, false},
+	{"sorted when the file is not", `{"timestamp":"2026-10-02T00:00:00Z","incidents":[` + olderIncident + `,` + newerIncident + `]}`, []string{"b-2", "a-1"}, false},
+	{"space between", "{\n  \"incidents\": [\n    " + newerIncident + ",\n    " + olderIncident + "\n  ]\n}\n", []string{"b-2", "a-1"}, false},
+	{"indented", `{"incidents": [` + indent(newerIncident) + `]}`, []string{"b-2"}, false},
+	{"null list", `{"incidents":null}`, nil, false},
+	{"no list", `{"timestamp":"2026-10-02T00:00:00Z"}`, nil, false},
+	{"not UTF-8", `{"incidents":[{"id":"c-3","service":"c","headline":"` + "\xff" + `","severity":"minor","startedAt":"2026-10-03T00:00:00Z","status":"resolved","source":"official","updatedAt":"2026-10-03T00:00:00Z"}]}`, []string{"c-3"}, false},
+	// Shapes history's fast parser leaves to encoding/json.
+	{"the list twice", `{"incidents":[` + olderIncident + `],"incidents":[` + newerIncident + `]}`, []string{"b-2", "a-1"}, false},
+	{"an escaped key", `{"incid\u0065nts":[` + olderIncident + `]}`, []string{"a-1"}, false},
+	{"cut short", `{"incidents":[` + newerIncident, nil, true},
+	{"not an object", `[` + newerIncident + `]`, nil, true},
+	{"list of another kind", `{"incidents":{"id":"x"}}`, nil, true},
+	{"a bad incident", `{"incidents":[{"startedAt":"yesterday"}]}`, nil, true},
+	{"data after it", `{"incidents":[]} {}`, nil, true},
+	{"empty", ``, nil, true},
+}
+
 func TestDecodeIncidents(t *testing.T) {
 	t.Parallel()
-	older := `{"id":"a-1","service":"a","headline":"Old","severity":"minor","startedAt":"2026-10-01T00:00:00Z","endedAt":"2026-10-01T01:00:00Z","status":"resolved","source":"official","updatedAt":"2026-10-01T01:00:00Z"}`
-	newer := `{"id":"b-2","service":"b","headline":"New \u003cb\u003e","severity":"major","startedAt":"2026-10-02T00:00:00Z","endedAt":null,"status":"investigating","source":"probe","updatedAt":"2026-10-02T00:00:00Z"}`
-	tests := []struct {
-		name, file string
-		wantIDs    []string
-		wantErr    bool
-	}{
-		{"newest first", `{"incidents":[` + newer + `,` + older + `],"timestamp":"2026-10-02T00:00:00Z"}`, []string{"b-2", "a-1"}, false},
-		{"sorted when the file is not", `{"timestamp":"2026-10-02T00:00:00Z","incidents":[` + older + `,` + newer + `]}`, []string{"b-2", "a-1"}, false},
-		{"space between", "{\n  \"incidents\": [\n    " + newer + ",\n    " + older + "\n  ]\n}\n", []string{"b-2", "a-1"}, false},
-		{"indented", `{"incidents": [` + indent(newer) + `]}`, []string{"b-2"}, false},
-		{"null list", `{"incidents":null}`, nil, false},
-		{"no list", `{"timestamp":"2026-10-02T00:00:00Z"}`, nil, false},
-		{"not UTF-8", `{"incidents":[{"id":"c-3","service":"c","headline":"` + "\xff" + `","severity":"minor","startedAt":"2026-10-03T00:00:00Z","status":"resolved","source":"official","updatedAt":"2026-10-03T00:00:00Z"}]}`, []string{"c-3"}, false},
-		{"cut short", `{"incidents":[` + newer, nil, true},
-		{"not an object", `[` + newer + `]`, nil, true},
-		{"list of another kind", `{"incidents":{"id":"x"}}`, nil, true},
-		{"a bad incident", `{"incidents":[{"startedAt":"yesterday"}]}`, nil, true},
-		{"data after it", `{"incidents":[]} {}`, nil, true},
-		{"empty", ``, nil, true},
-	}
-	for _, tt := range tests {
+	for _, tt := range incidentFiles {
 		t.Run(tt.name, func(t *testing.T) {
 			list, raws, err := decodeIncidents([]byte(tt.file))
 			if (err != nil) != tt.wantErr {
