@@ -134,7 +134,7 @@ func readHistory(r io.Reader, size, window int, h *History, logOnly bool) error 
 				return err
 			}
 			if logOnly {
-				_, err := p.skip()
+				_, err := p.pass(false)
 				return err
 			}
 			// A written incident takes about 350 bytes, and the log
@@ -150,8 +150,12 @@ func readHistory(r io.Reader, size, window int, h *History, logOnly bool) error 
 		if strings.EqualFold(k, "incidents") || strings.EqualFold(k, "changes") {
 			return errNotFast
 		}
+		if logOnly && !strings.EqualFold(k, "changesSince") {
+			_, err := p.pass(false)
+			return err
+		}
 		value, err := p.skip()
-		if err != nil || logOnly && !strings.EqualFold(k, "changesSince") {
+		if err != nil {
 			return err
 		}
 		if len(rest) > 1 {
@@ -575,12 +579,26 @@ func (p *parser) changeModel(m *api.ChangeModel) error {
 // skip passes over one value of any kind and returns its bytes, for
 // json.Unmarshal to check; they are good until the parser reads on.
 func (p *parser) skip() ([]byte, error) {
+	start, err := p.pass(true)
+	if err != nil {
+		return nil, err
+	}
+	return p.data[start:p.i], nil
+}
+
+// pass reads over the next value, and returns where it starts in the
+// window when keep is set. Without keep the window keeps none of it: the
+// change log's reader passes over the 35 MB of incidents before it at the
+// retention cap, and keeping them grew the window to hold all of them.
+func (p *parser) pass(keep bool) (start int, err error) {
 	p.space()
 	if !p.at(0) {
-		return nil, errNotFast
+		return 0, errNotFast
 	}
-	p.mark = p.i
-	defer func() { p.mark = -1 }()
+	if keep {
+		p.mark = p.i
+		defer func() { p.mark = -1 }()
+	}
 	switch p.data[p.i] {
 	case '"':
 		p.i++
@@ -604,22 +622,22 @@ func (p *parser) skip() ([]byte, error) {
 			case c == '}' || c == ']':
 				if depth--; depth == 0 {
 					p.i++
-					return p.data[p.mark:p.i], nil
+					return p.mark, nil
 				}
 			}
 		}
-		return nil, errNotFast
+		return 0, errNotFast
 	default:
 		for p.at(0) && !strings.ContainsRune(",}] \t\n\r", rune(p.data[p.i])) {
 			p.i++ // a number or a literal
 		}
-		return p.data[p.mark:p.i], nil
+		return p.mark, nil
 	}
 	if !p.at(0) {
-		return nil, errNotFast
+		return 0, errNotFast
 	}
 	p.i++ // the closing quote
-	return p.data[p.mark:p.i], nil
+	return p.mark, nil
 }
 
 // ReadHistory reads the history a previous build left in dir. A missing

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -159,6 +160,64 @@ func sameAsEncodingJSON(data []byte) error {
 		}
 	}
 	return nil
+}
+
+// TestPassKeepsNoWindow: passing over a value without keeping it reads it
+// through a window that does not grow, where skipping it (keeping its
+// bytes) grows the window to hold it all: the change log's reader passes
+// over 35 MB of incidents at the retention cap.
+func TestPassKeepsNoWindow(t *testing.T) {
+	t.Parallel()
+	value := `[` + strings.Repeat(`{"id":"a,]}","n":[1,2,{"x":"\"]"}]},`, 2000) + `{}]`
+	input := value + `,"next"`
+	for _, keep := range []bool{false, true} {
+		p := &parser{r: strings.NewReader(input), data: make([]byte, 0, 64), size: len(input), mark: -1}
+		start, err := p.pass(keep)
+		if err != nil {
+			t.Fatalf("keep %v: %v", keep, err)
+		}
+		if !p.take(',') {
+			t.Fatalf("keep %v: not at the comma after the value", keep)
+		}
+		switch {
+		case keep && string(p.data[start:p.i-1]) != value:
+			t.Errorf("skip kept %d bytes, not the value's %d", p.i-1-start, len(value))
+		case !keep && cap(p.data) > 64:
+			t.Errorf("passing over %d bytes grew the window to %d", len(value), cap(p.data))
+		}
+	}
+}
+
+// TestReadChangeLogHoldsNoIncidents: reading the change log alone passes
+// over the incidents before it without holding them: what it allocates is
+// its window and the log, not the file. (Not parallel: it counts the
+// bytes the process allocates.)
+func TestReadChangeLogHoldsNoIncidents(t *testing.T) {
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	h := &History{Version: HistoryVersion, UpdatedAt: now, ChangesSince: now, NextChangeID: 2,
+		Changes: []api.Change{{ID: 1, Type: api.ChangeStatus, Service: "s", Time: now, NewStatus: api.Degraded}}}
+	for i := range 20000 { // about 7 MB
+		h.Incidents = append(h.Incidents, api.Incident{ID: fmt.Sprint("s-", i), Service: "s", Headline: "Elevated errors",
+			Severity: api.Minor, StartedAt: now, Status: "resolved", Source: api.SourceOfficial, UpdatedAt: now})
+	}
+	dir := t.TempDir()
+	f, err := os.Create(filepath.Join(dir, snapshot.FileHistory))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(WriteHistory(f, h), f.Close()); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	changes, _, err := ReadChangeLog(os.DirFS(dir))
+	runtime.ReadMemStats(&after)
+	if err != nil || len(changes) != 1 {
+		t.Fatalf("%d changes, %v", len(changes), err)
+	}
+	if n := after.TotalAlloc - before.TotalAlloc; n > 2<<20 {
+		t.Errorf("reading the log allocated %d bytes: the incidents were held", n)
+	}
 }
 
 // TestReadChangeLog: the change log read alone is the log json.Unmarshal
