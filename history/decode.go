@@ -604,7 +604,11 @@ func (p *parser) pass(keep bool) (start int, err error) {
 		p.i++
 		for p.at(0) && p.data[p.i] != '"' {
 			if p.data[p.i] == '\\' {
-				p.i++
+				// The escaped byte is read in before it is passed: a refill
+				// drops what is before i, which must not be past the window.
+				if p.i++; !p.at(0) {
+					return 0, errNotFast
+				}
 			}
 			p.i++
 		}
@@ -613,7 +617,9 @@ func (p *parser) pass(keep bool) (start int, err error) {
 		for ; p.at(0); p.i++ {
 			switch c := p.data[p.i]; {
 			case inString && c == '\\':
-				p.i++
+				if p.i++; !p.at(0) { // the escaped byte, read in (as above)
+					return 0, errNotFast
+				}
 			case c == '"':
 				inString = !inString
 			case inString:

@@ -159,6 +159,15 @@ func sameAsEncodingJSON(data []byte) error {
 			return fmt.Errorf("window %d: decoded %+v, encoding/json %+v", window, got, std)
 		}
 	}
+	// The change log read alone (ReadChangeLog's pass), which passes over
+	// the rest unchecked: the same log where the whole file decodes.
+	for _, window := range []int{1, 7, readWindow} {
+		var log History
+		err := readHistory(iotest.OneByteReader(bytes.NewReader(data)), len(data), window, &log, true)
+		if err == nil && errStd == nil && (!reflect.DeepEqual(log.Changes, std.Changes) || !log.ChangesSince.Equal(std.ChangesSince)) {
+			return fmt.Errorf("window %d: log %+v since %v, encoding/json's %+v since %v", window, log.Changes, log.ChangesSince, std.Changes, std.ChangesSince)
+		}
+	}
 	return nil
 }
 
@@ -176,14 +185,39 @@ func TestPassKeepsNoWindow(t *testing.T) {
 		if err != nil {
 			t.Fatalf("keep %v: %v", keep, err)
 		}
+		switch {
+		case keep && string(p.data[start:p.i]) != value:
+			t.Errorf("skip kept %d bytes, not the value's %d", p.i-start, len(value))
+		case !keep && cap(p.data) > 64:
+			t.Errorf("passing over %d bytes grew the window to %d", len(value), cap(p.data))
+		}
 		if !p.take(',') {
 			t.Fatalf("keep %v: not at the comma after the value", keep)
 		}
-		switch {
-		case keep && string(p.data[start:p.i-1]) != value:
-			t.Errorf("skip kept %d bytes, not the value's %d", p.i-1-start, len(value))
-		case !keep && cap(p.data) > 64:
-			t.Errorf("passing over %d bytes grew the window to %d", len(value), cap(p.data))
+	}
+}
+
+// TestPassAcrossRefills: a value is passed over, kept or not, whatever
+// byte of it the window ends at: an escape at the window's end once sent
+// a refill past the window's end, a panic.
+func TestPassAcrossRefills(t *testing.T) {
+	t.Parallel()
+	for _, value := range []string{`"ab\"cd\\"`, `["a\"b",{"c":"\\","d":"\u003c"}]`, `{"x":[1,"]\""]}`, `12.5e3`} {
+		input := value + `,`
+		for _, keep := range []bool{false, true} {
+			for window := 1; window <= len(input); window++ {
+				p := &parser{r: iotest.OneByteReader(strings.NewReader(input)), data: make([]byte, 0, window), size: len(input), mark: -1}
+				start, err := p.pass(keep)
+				if err != nil {
+					t.Fatalf("%s, keep %v, window %d: %v", value, keep, window, err)
+				}
+				if keep && string(p.data[start:p.i]) != value {
+					t.Errorf("%s, window %d: kept %q", value, window, p.data[start:p.i])
+				}
+				if !p.take(',') {
+					t.Fatalf("%s, keep %v, window %d: not at the comma after it", value, keep, window)
+				}
+			}
 		}
 	}
 }
