@@ -134,8 +134,7 @@ func readHistory(r io.Reader, size, window int, h *History, logOnly bool) error 
 				return err
 			}
 			if logOnly {
-				_, err := p.pass(false)
-				return err
+				return p.pass()
 			}
 			// A written incident takes about 350 bytes, and the log
 			// follows: a hint that is seldom short.
@@ -151,8 +150,7 @@ func readHistory(r io.Reader, size, window int, h *History, logOnly bool) error 
 			return errNotFast
 		}
 		if logOnly && !strings.EqualFold(k, "changesSince") {
-			_, err := p.pass(false)
-			return err
+			return p.pass()
 		}
 		value, err := p.skip()
 		if err != nil {
@@ -579,25 +577,23 @@ func (p *parser) changeModel(m *api.ChangeModel) error {
 // skip passes over one value of any kind and returns its bytes, for
 // json.Unmarshal to check; they are good until the parser reads on.
 func (p *parser) skip() ([]byte, error) {
-	start, err := p.pass(true)
-	if err != nil {
+	p.space()
+	p.mark = p.i
+	defer func() { p.mark = -1 }()
+	if err := p.pass(); err != nil {
 		return nil, err
 	}
-	return p.data[start:p.i], nil
+	return p.data[p.mark:p.i], nil
 }
 
-// pass reads over the next value, and returns where it starts in the
-// window when keep is set. Without keep the window keeps none of it: the
-// change log's reader passes over the 35 MB of incidents before it at the
-// retention cap, and keeping them grew the window to hold all of them.
-func (p *parser) pass(keep bool) (start int, err error) {
+// pass reads over the next value. The window keeps none of it, unless a
+// mark (skip's) holds it: the change log's reader passes over the 35 MB of
+// incidents before it at the retention cap, and keeping them grew the
+// window to hold all of them.
+func (p *parser) pass() error {
 	p.space()
 	if !p.at(0) {
-		return 0, errNotFast
-	}
-	if keep {
-		p.mark = p.i
-		defer func() { p.mark = -1 }()
+		return errNotFast
 	}
 	switch p.data[p.i] {
 	case '"':
@@ -607,7 +603,7 @@ func (p *parser) pass(keep bool) (start int, err error) {
 				// The escaped byte is read in before it is passed: a refill
 				// drops what is before i, which must not be past the window.
 				if p.i++; !p.at(0) {
-					return 0, errNotFast
+					return errNotFast
 				}
 			}
 			p.i++
@@ -618,7 +614,7 @@ func (p *parser) pass(keep bool) (start int, err error) {
 			switch c := p.data[p.i]; {
 			case inString && c == '\\':
 				if p.i++; !p.at(0) { // the escaped byte, read in (as above)
-					return 0, errNotFast
+					return errNotFast
 				}
 			case c == '"':
 				inString = !inString
@@ -628,22 +624,22 @@ func (p *parser) pass(keep bool) (start int, err error) {
 			case c == '}' || c == ']':
 				if depth--; depth == 0 {
 					p.i++
-					return p.mark, nil
+					return nil
 				}
 			}
 		}
-		return 0, errNotFast
+		return errNotFast
 	default:
 		for p.at(0) && !strings.ContainsRune(",}] \t\n\r", rune(p.data[p.i])) {
 			p.i++ // a number or a literal
 		}
-		return p.mark, nil
+		return nil
 	}
 	if !p.at(0) {
-		return 0, errNotFast
+		return errNotFast
 	}
 	p.i++ // the closing quote
-	return p.mark, nil
+	return nil
 }
 
 // ReadHistory reads the history a previous build left in dir. A missing
