@@ -41,11 +41,7 @@ func TestLargeSwapReturnsTheReplacedSnapshot(t *testing.T) {
 	}
 }
 
-// TestDecodeIncidents: incidents.json's list is read with each incident's
-// own bytes, which /incidents sends as they are; they must be what
-// json.Marshal writes for the incident decoded, in the list's order (newest
-// first) whatever the file's, and a file that is not the document fails as
-// json.Unmarshal would have.
+// olderIncident and newerIncident are incidents as a build writes them.
 var (
 	olderIncident = `{"id":"a-1","service":"a","headline":"Old","severity":"minor","startedAt":"2026-10-01T00:00:00Z","endedAt":"2026-10-01T01:00:00Z","status":"resolved","source":"official","updatedAt":"2026-10-01T01:00:00Z"}`
 	newerIncident = `{"id":"b-2","service":"b","headline":"New \u003cb\u003e","severity":"major","startedAt":"2026-10-02T00:00:00Z","endedAt":null,"status":"investigating","source":"probe","updatedAt":"2026-10-02T00:00:00Z"}`
@@ -76,6 +72,11 @@ var incidentFiles = []struct {
 	{"empty", ``, nil, true},
 }
 
+// TestDecodeIncidents: incidents.json's list is read with each incident's
+// own bytes, which /incidents sends as they are; they must be what
+// json.Marshal writes for the incident decoded, in the list's order (newest
+// first) whatever the file's, and a file that is not the document fails as
+// json.Unmarshal would have.
 func TestDecodeIncidents(t *testing.T) {
 	t.Parallel()
 	for _, tt := range incidentFiles {
