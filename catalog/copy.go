@@ -62,10 +62,21 @@ func copyValue(dst, src reflect.Value) {
 		}
 		dst.Set(reflect.New(src.Type().Elem()))
 		copyValue(dst.Elem(), src.Elem())
+	default:
+		if !copiedByValue(src.Kind()) {
+			panic("catalog: deepCopy of a " + src.Kind().String())
+		}
+		dst.Set(src)
+	}
+}
+
+// copiedByValue reports whether deepCopy copies a value of kind k as it is:
+// it holds no memory to share.
+func copiedByValue(k reflect.Kind) bool {
+	switch k {
 	case reflect.String, reflect.Bool, reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Float32, reflect.Float64:
-		dst.Set(src)
-	default:
-		panic("catalog: deepCopy of a " + src.Kind().String())
+		return true
 	}
+	return false
 }
