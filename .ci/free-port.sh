@@ -1,5 +1,5 @@
 # shellcheck shell=bash
-# Sourced by .ci/servers.sh and bench/load.sh.
+# Sourced by .ci/servers.sh, bench/load.sh and bench/instructions.sh.
 
 # free_port prints a loopback port nothing listens on now, below the
 # kernel's range of ephemeral ports. A port inside that range (the kernel's

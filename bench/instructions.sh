@@ -55,18 +55,17 @@ go build -o "$work/fixedload" ./bench/fixedload
 "$work/snapgen" -out "$work/public" -incidents "$INCIDENTS" -base-url http://127.0.0.1 \
   -probe-base http://127.0.0.1:9/probe -catalog-out "$work/catalog.json" >/dev/null
 
-# Below the kernel's ephemeral ports (32768 and up by default), which
-# client connections may take.
-port=$(( (RANDOM % 20000) + 10000 ))
+# shellcheck source=.ci/free-port.sh
+source .ci/free-port.sh
 
 # count NAME PATH COMMAND...: prints "NAME IR_PER_REQUEST". The server is
 # started under callgrind, warmed up, its counters zeroed, loaded with N
 # requests (with fixedload's flags in LOAD_FLAGS), and its counters dumped.
 LOAD_FLAGS=()
 count() {
-  local name=$1 path=$2 out
+  local name=$1 path=$2 out port
   shift 2
-  port=$((port + 1))
+  port=$(free_port)
   out="$work/callgrind.$name"
   # --reload 1h (aistatus): under valgrind a run takes minutes, and the
   # snapshot folder would be looked at every 2 s of it.
