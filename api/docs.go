@@ -212,11 +212,15 @@ const (
 	FailureScope FailureKind = "scope_matched_nothing"
 	// FailureTooLarge: a body over the size cap.
 	FailureTooLarge FailureKind = "too_large"
+	// FailureSuspect: the expected document, but one that contradicts most
+	// of what the last good read knew (a model list that lost more than a
+	// tenth of its models): not believed, the last good read stands.
+	FailureSuspect FailureKind = "suspect"
 )
 
 // FailureKinds lists every failure kind.
 var FailureKinds = []FailureKind{FailureNetwork, FailureTimeout, FailureHTTP, FailureMoved, FailureChallenge,
-	FailureSchema, FailureEmpty, FailureScope, FailureTooLarge}
+	FailureSchema, FailureEmpty, FailureScope, FailureTooLarge, FailureSuspect}
 
 // Feed states.
 const (

@@ -3,6 +3,10 @@ package build
 import (
 	"cmp"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -39,14 +43,32 @@ var modelListReaders = map[string]func(ctx context.Context, client *http.Client,
 type ListRead struct {
 	List feed.ModelList
 	// Err is the failed read; nil when the list proved itself (or was
-	// unchanged).
+	// unchanged) and was believed.
 	Err error
+	// Suspect is set, with Err, for a read that proved itself as a
+	// document but was not believed (plausibleList).
+	Suspect *history.SuspectList
 }
+
+// The plausibility of a model list read (docs/api.md, "Models"): a read
+// that lacks more than SuspectLoss of the models the last good read
+// listed, or of the pinned models it listed (all pinned models before a
+// first good read), is suspect, not news: a cut or partial answer would
+// otherwise retire most models at once, in the change log, on webhooks and
+// in /check. It changes nothing, and the last good list stands. Only the
+// same list read again and again for SuspectStands is taken: then it is
+// the world's word, not a broken answer.
+const (
+	SuspectLoss   = 0.10
+	SuspectStands = 24 * time.Hour
+)
 
 // ObserveModelLists asks every enabled gateway with a list for it, when
 // it is due (history.ModelListEvery), bounded by opts.Timeout, with the
-// validators of the last good read. The result is by gateway id; a
-// gateway not asked this cycle is absent.
+// validators of the last good read. Each list passes the door
+// (feed.AdmitModels) and the plausibility check against the last good
+// read. The result is by gateway id; a gateway not asked this cycle is
+// absent.
 func ObserveModelLists(ctx context.Context, opts Options, mh *history.ModelHistory, now time.Time) map[string]ListRead {
 	out := map[string]ListRead{}
 	for _, g := range opts.Catalog.Models.Gateways {
@@ -68,17 +90,105 @@ func ObserveModelLists(ctx context.Context, opts Options, mh *history.ModelHisto
 		rctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 		list, err := read(rctx, opts.Client, g.ListURL, v)
 		cancel()
-		out[g.ID] = ListRead{List: list, Err: err}
+		var dropped []string
+		if err == nil {
+			list, dropped, err = feed.AdmitModels(list, now)
+		}
+		for _, why := range dropped {
+			opts.Log.Warn().Str("gateway", g.ID).Str("entry", why).Msg("model list entry left out")
+		}
+		r := ListRead{List: list, Err: err}
+		if err == nil && !list.Unchanged {
+			r.Suspect = plausibleList(opts.Catalog, last, keptModels(opts.Catalog, list.Models), now)
+			if r.Suspect != nil && now.Sub(r.Suspect.Since) >= SuspectStands {
+				opts.Log.Warn().Str("gateway", g.ID).Str("why", r.Suspect.Why).Time("since", r.Suspect.Since).
+					Msg("model list taken: the same suspect list stood long enough to be the world's word")
+				r.Suspect = nil
+			}
+			if r.Suspect != nil {
+				r.Err = &feed.Error{Kind: api.FailureSuspect, Err: fmt.Errorf("GET %s: suspect read, not believed: %s", g.ListURL, r.Suspect.Why)}
+			}
+		}
+		out[g.ID] = r
 	}
 	return out
 }
 
+// keptModels are the listed models that can be watched or retired: of a
+// mapped maker, or pinned.
+func keptModels(cat catalog.Catalog, listed []feed.ListedModel) []history.ListedModel {
+	out := []history.ListedModel{}
+	for _, m := range listed {
+		author, _, _ := strings.Cut(m.ID, "/")
+		if _, pinned := cat.Models.Lookup(m.ID); !pinned && cat.Models.Makers[author] == "" {
+			continue
+		}
+		out = append(out, history.ListedModel{ID: m.ID, Name: m.Name, Created: m.Created, Expires: m.Expires})
+	}
+	return out
+}
+
+// plausibleList says whether a read of a list, kept to the models it
+// keeps, is suspect against last, the last good read: nil when it is
+// plausible. A suspect read of the same models as the one already
+// suspect keeps that one's Since.
+func plausibleList(cat catalog.Catalog, last *history.ModelList, read []history.ListedModel, now time.Time) *history.SuspectList {
+	listed := make(map[string]bool, len(read))
+	for _, m := range read {
+		listed[m.ID] = true
+	}
+	var known, pinned []string
+	var hadList bool
+	if last != nil && !last.ReadAt.IsZero() && len(last.Models) > 0 {
+		hadList = true
+		for _, m := range last.Models {
+			known = append(known, m.ID)
+		}
+	}
+	for _, md := range cat.Models.Pinned {
+		if !hadList || slices.Contains(known, md.ID) {
+			pinned = append(pinned, md.ID)
+		}
+	}
+	lost := func(ids []string) int {
+		n := 0
+		for _, id := range ids {
+			if !listed[id] {
+				n++
+			}
+		}
+		return n
+	}
+	var why string
+	switch n := lost(known); {
+	case float64(n) > SuspectLoss*float64(len(known)):
+		why = fmt.Sprintf("it lacks %d of the %d models the last good read listed", n, len(known))
+	default:
+		if n := lost(pinned); float64(n) > SuspectLoss*float64(len(pinned)) {
+			why = fmt.Sprintf("it lacks %d of the %d pinned models", n, len(pinned))
+			if hadList {
+				why = fmt.Sprintf("it lacks %d of the %d pinned models the last good read listed", n, len(pinned))
+			}
+		}
+	}
+	if why == "" {
+		return nil
+	}
+	ids := slices.Sorted(maps.Keys(listed))
+	sum := sha256.Sum256([]byte(strings.Join(ids, "\n")))
+	s := &history.SuspectList{Since: now, Fingerprint: hex.EncodeToString(sum[:16]), Why: why}
+	if last != nil && last.Suspect != nil && last.Suspect.Fingerprint == s.Fingerprint && !last.Suspect.Since.After(now) {
+		s.Since = last.Suspect.Since
+	}
+	return s
+}
+
 // listedAfter is each gateway's list once this cycle's reads are taken in:
 // a good read replaces the list, kept to the models that can be watched or
-// retired (of a mapped maker, or pinned); an unchanged one, or a failed
-// one, leaves the last good list standing. Only CheckedAt moves on a
-// failure, so that a failing list is asked for once an hour, not every
-// cycle.
+// retired (keptModels); an unchanged one, a failed one or a suspect one
+// leaves the last good list standing. Only CheckedAt moves on a failure,
+// so that a failing list is asked for once an hour, not every cycle; a
+// suspect read is remembered, to be taken once it has stood.
 func listedAfter(cat catalog.Catalog, mh *history.ModelHistory, reads map[string]ListRead, now time.Time) map[string]*history.ModelList {
 	out := map[string]*history.ModelList{}
 	if mh != nil {
@@ -93,19 +203,14 @@ func listedAfter(cat catalog.Catalog, mh *history.ModelHistory, reads map[string
 		}
 		l.CheckedAt = now
 		switch {
+		case r.Suspect != nil:
+			l.Suspect = r.Suspect
 		case r.Err != nil:
 		case r.List.Unchanged:
-			l.ReadAt = now
+			l.ReadAt, l.Suspect = now, nil
 		default:
-			l.ReadAt, l.ETag, l.LastModified = now, r.List.Validators.ETag, r.List.Validators.LastModified
-			l.Models = []history.ListedModel{}
-			for _, m := range r.List.Models {
-				author, _, _ := strings.Cut(m.ID, "/")
-				if _, pinned := cat.Models.Lookup(m.ID); !pinned && cat.Models.Makers[author] == "" {
-					continue
-				}
-				l.Models = append(l.Models, history.ListedModel{ID: m.ID, Name: m.Name, Created: m.Created, Expires: m.Expires})
-			}
+			l.ReadAt, l.ETag, l.LastModified, l.Suspect = now, r.List.Validators.ETag, r.List.Validators.LastModified, nil
+			l.Models = keptModels(cat, r.List.Models)
 		}
 		out[id] = l
 	}

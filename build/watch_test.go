@@ -1,10 +1,12 @@
 package build
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -206,5 +208,159 @@ func TestBuildWithoutModelList(t *testing.T) {
 	}
 	if src := list.Sources[1]; src.Kind != api.ModelSourceList || src.State != api.FeedError || src.Failure != api.FailureHTTP {
 		t.Errorf("list source %+v, want failing", src)
+	}
+}
+
+// TestBuildSurvivesAnyListEntry: one entry of the list that no JSON can
+// hold (created in the year 10000), or dated past any sane year, costs
+// only itself: the cycle publishes, the entry is not watched, the
+// calendar holds no date it cannot write.
+func TestBuildSurvivesAnyListEntry(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.world.SetModelList(withEntries(t, []map[string]any{
+		{"id": "openai/future-year-10000", "name": "OpenAI: Future", "created": 253402300800},
+		{"id": "openai/ahead", "name": "OpenAI: Ahead", "created": t0.Add(3 * time.Hour).Unix()},
+		{"id": "openai/far-retirement", "name": "OpenAI: Far", "created": t0.Add(-time.Hour).Unix(), "expiration_date": "9999-12-31"},
+	}))
+	h.cycle()
+	var list api.ModelsDoc
+	h.read(snapshot.FileModels, &list)
+	watched := map[string]bool{}
+	for _, m := range list.Models {
+		watched[m.ID] = true
+	}
+	if watched["openai/future-year-10000"] || watched["openai/ahead"] || !watched["openai/far-retirement"] {
+		t.Errorf("watched %v: the entries of insane times must be left out, the one of an insane date kept", watched)
+	}
+	var calendar api.RetirementsDoc
+	h.read(snapshot.FileModelRetirements, &calendar)
+	for _, r := range calendar.Retirements {
+		if r.ID == "openai/far-retirement" || r.Date > "2099-12-31" {
+			t.Errorf("calendar holds %+v: a date past the sane years is no announcement", r)
+		}
+	}
+}
+
+// TestSuspectModelList: a read that lacks most of what the last good read
+// listed (a cut answer) retires, adds and dates nothing, the source says
+// why, and the last good list stands; a whole read is taken again at
+// once; the same short list read for a day is the world's word.
+func TestSuspectModelList(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.world.SetModelList(realModelList(t))
+	h.cycle()
+	before := h.lifecycleChanges()
+	var list api.ModelsDoc
+	h.read(snapshot.FileModels, &list)
+	watchedBefore := len(list.Models)
+
+	// 24 of the real list's entries.
+	var doc struct {
+		Data []json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(realModelList(t)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	doc.Data = doc.Data[:24]
+	short, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.world.SetModelList(string(short))
+	h.clock.Advance(time.Hour)
+	h.cycle()
+	if got := h.lifecycleChanges(); !slices.Equal(got, before) {
+		t.Errorf("a suspect read logged %q", got[len(before):])
+	}
+	list = api.ModelsDoc{}
+	h.read(snapshot.FileModels, &list)
+	src := list.Sources[1]
+	if len(list.Models) != watchedBefore || src.State != api.FeedError || src.Failure != api.FailureSuspect ||
+		!strings.Contains(src.Error, "the last good read listed") {
+		t.Errorf("after a suspect read: %d watched (want %d), source %+v", len(list.Models), watchedBefore, src)
+	}
+	var calendar api.RetirementsDoc
+	h.read(snapshot.FileModelRetirements, &calendar)
+	if len(calendar.Retirements) != 6 {
+		t.Errorf("%d on the calendar after a suspect read, want the 6 of the good read", len(calendar.Retirements))
+	}
+
+	// A whole read: believed again.
+	h.world.SetModelList(realModelList(t))
+	h.clock.Advance(time.Hour)
+	h.cycle()
+	list = api.ModelsDoc{}
+	h.read(snapshot.FileModels, &list)
+	if src := list.Sources[1]; src.State != api.FeedOK || src.Error != "" {
+		t.Errorf("a whole read after a suspect one: source %+v", src)
+	}
+
+	// The same short list, hour after hour: taken once it has stood a day.
+	h.world.SetModelList(string(short))
+	for range 24 {
+		h.clock.Advance(time.Hour)
+		h.cycle()
+	}
+	list = api.ModelsDoc{}
+	h.read(snapshot.FileModels, &list)
+	if src := list.Sources[1]; src.Failure != api.FailureSuspect {
+		t.Fatalf("a day less a cycle of the short list: source %+v, want still suspect", src)
+	}
+	h.clock.Advance(time.Hour)
+	h.cycle()
+	var taken api.ModelsDoc
+	h.read(snapshot.FileModels, &taken)
+	var hist history.History
+	h.read(snapshot.FileHistory, &hist)
+	if src := taken.Sources[1]; src.State != api.FeedOK || src.Error != "" {
+		t.Errorf("the short list stood a day: source %+v, want it taken", src)
+	}
+	if l := hist.Models.Lists[catalog.GatewayOpenRouter]; l == nil || l.Suspect != nil || len(l.Models) >= watchedBefore {
+		t.Errorf("the short list stood a day: the list kept is %+v", l)
+	}
+	if got := h.lifecycleChanges(); len(got) == len(before) {
+		t.Errorf("the short list, taken, retired nothing")
+	}
+}
+
+// TestSuspectFirstRead: before any good read, a read lacking more than a
+// tenth of the pinned models is suspect: nothing is retired.
+func TestSuspectFirstRead(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	var doc struct {
+		Data []map[string]any `json:"data"`
+	}
+	if err := json.Unmarshal([]byte(realModelList(t)), &doc); err != nil {
+		t.Fatal(err)
+	}
+	pinned := map[string]bool{}
+	for _, md := range h.world.Catalog.Models.Pinned {
+		pinned[md.ID] = true
+	}
+	// Every pinned model of Anthropic and OpenAI left out.
+	kept := doc.Data[:0]
+	for _, e := range doc.Data {
+		id := e["id"].(string)
+		if !pinned[id] || !(strings.HasPrefix(id, "anthropic/") || strings.HasPrefix(id, "openai/")) {
+			kept = append(kept, e)
+		}
+	}
+	doc.Data = kept
+	data, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h.world.SetModelList(string(data))
+	h.cycle()
+	if got := h.lifecycleChanges(); len(got) != 0 {
+		t.Errorf("a suspect first read logged %q", got)
+	}
+	var list api.ModelsDoc
+	h.read(snapshot.FileModels, &list)
+	if src := list.Sources[1]; src.Failure != api.FailureSuspect || !strings.Contains(src.Error, "pinned models") {
+		t.Errorf("source %+v, want suspect for its pinned models", src)
 	}
 }

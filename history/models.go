@@ -131,6 +131,22 @@ type ModelList struct {
 	// Models are the listed models of makers the catalog maps and of
 	// pinned models: only those can be watched or retired.
 	Models []ListedModel `json:"models"`
+	// Suspect is the read not believed since the last good one, while
+	// reads keep giving it (build's plausibility check); nil when the
+	// last read was good.
+	Suspect *SuspectList `json:"suspect,omitempty"`
+}
+
+// SuspectList is a model list read that contradicted most of what the
+// last good read knew, and so was not taken in.
+type SuspectList struct {
+	// Since is the first read that gave this list, Fingerprint which
+	// models it lists (a hash of their ids): the same suspect list read
+	// for long enough is the world's word after all.
+	Since       time.Time `json:"since"`
+	Fingerprint string    `json:"fingerprint"`
+	// Why says what it lost.
+	Why string `json:"why"`
 }
 
 // ModelListEvery is how often a gateway's model list is asked for at most:

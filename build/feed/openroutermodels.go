@@ -118,6 +118,8 @@ func ParseOpenRouterModels(data []byte) ([]ListedModel, error) {
 			if _, err := time.Parse(time.DateOnly, *entry.Expiration); err != nil {
 				continue // not the documented date: what it announces is unknown
 			}
+			// A date of any year is kept here: the door (AdmitModels)
+			// says which it takes, and logs the others.
 			m.Expires = *entry.Expiration
 		}
 		out = append(out, m)
@@ -126,4 +128,50 @@ func ParseOpenRouterModels(data []byte) ([]ListedModel, error) {
 		return nil, failure(api.FailureSchema, "no entry of data has an id and a creation time: not a model list")
 	}
 	return out, nil
+}
+
+// AdmitModels is the door every gateway's model list passes before
+// anything of ours keeps or renders it, as Read is the feeds' door: a
+// listed model must be added at a sane time (api.SaneTime) no later than
+// now plus api.IncidentFutureSlack, or it is dropped; an expiration date
+// outside the sane years is no announcement and is dropped, the model
+// kept. Text is bounded and made inert. One entry can cost only itself,
+// never the list or the cycle: the year 10000 cannot even be encoded as
+// JSON. dropped names what was left out, for the log. A list of which
+// nothing passes is a document of the wrong shape (FailureSchema).
+func AdmitModels(list ModelList, now time.Time) (admitted ModelList, dropped []string, err error) {
+	if list.Unchanged {
+		return list, nil, nil
+	}
+	limit := now.Add(api.IncidentFutureSlack)
+	kept := make([]ListedModel, 0, len(list.Models))
+	for _, m := range list.Models {
+		m.ID = api.CleanText(m.ID, MaxGatewayName)
+		m.CanonicalSlug = api.CleanText(m.CanonicalSlug, MaxGatewayName)
+		m.Name = api.CleanText(m.Name, MaxGatewayName)
+		m.Details = api.CleanText(m.Details, 2*MaxGatewayName)
+		switch {
+		case m.ID == "":
+			dropped = append(dropped, "an entry without an id")
+			continue
+		case !api.SaneTime(m.Created):
+			dropped = append(dropped, fmt.Sprintf("model %s: created %s out of range", m.ID, m.Created.Format(time.RFC3339)))
+			continue
+		case m.Created.After(limit):
+			dropped = append(dropped, fmt.Sprintf("model %s: created %s is in the future", m.ID, m.Created.Format(time.RFC3339)))
+			continue
+		}
+		if m.Expires != "" {
+			if at, perr := time.Parse(time.DateOnly, m.Expires); perr != nil || !api.SaneTime(at) {
+				dropped = append(dropped, fmt.Sprintf("model %s: expiration %q out of range, not taken", m.ID, api.CleanText(m.Expires, 20)))
+				m.Expires = ""
+			}
+		}
+		kept = append(kept, m)
+	}
+	if len(kept) == 0 {
+		return ModelList{}, dropped, failure(api.FailureSchema, "no entry of the list is of a sane time: not a model list")
+	}
+	list.Models = kept
+	return list, dropped, nil
 }

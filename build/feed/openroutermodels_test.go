@@ -168,3 +168,52 @@ func FuzzOpenRouterModels(f *testing.F) {
 		}
 	})
 }
+
+// TestAdmitModels: the door drops an entry whose time cannot be meant
+// (before 2000, from 2100 on, or more than an hour ahead of our clock) and
+// an expiration of no sane year, never the list; a list of which nothing
+// passes is no list.
+func TestAdmitModels(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 12, 1, 12, 0, 0, 0, time.UTC)
+	good := ListedModel{ID: "anthropic/claude-opus-4.7", Name: "Anthropic: Claude Opus 4.7", Created: now.Add(-48 * time.Hour), Expires: "2027-03-01"}
+	for _, tc := range []struct {
+		name    string
+		entry   ListedModel
+		kept    bool
+		expires string
+	}{
+		{name: "a good entry", entry: good, kept: true, expires: "2027-03-01"},
+		{name: "created in the year 10000", entry: ListedModel{ID: "openai/future", Created: time.Unix(253402300800, 0).UTC()}},
+		{name: "created in 1970", entry: ListedModel{ID: "openai/epoch", Created: time.Unix(1, 0).UTC()}},
+		{name: "created two hours ahead", entry: ListedModel{ID: "openai/early", Created: now.Add(2 * time.Hour)}},
+		{name: "created within the hour's slack", entry: ListedModel{ID: "openai/soon", Created: now.Add(30 * time.Minute)}, kept: true},
+		{name: "expiring 9999-12-31: the date is dropped, not the model",
+			entry: ListedModel{ID: "openai/far", Created: now.Add(-time.Hour), Expires: "9999-12-31"}, kept: true},
+		{name: "expiring 1999-12-31", entry: ListedModel{ID: "openai/past", Created: now.Add(-time.Hour), Expires: "1999-12-31"}, kept: true},
+		{name: "an id of control characters only", entry: ListedModel{ID: "\x1b\x07", Created: now.Add(-time.Hour)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			list, dropped, err := AdmitModels(ModelList{Models: []ListedModel{good, tc.entry}}, now)
+			if err != nil {
+				t.Fatalf("one entry failed the list: %v", err)
+			}
+			if got := len(list.Models) == 2; got != tc.kept {
+				t.Fatalf("kept %v (%d models, dropped %q), want %v", got, len(list.Models), dropped, tc.kept)
+			}
+			if tc.kept && list.Models[1].Expires != tc.expires {
+				t.Errorf("expires %q, want %q", list.Models[1].Expires, tc.expires)
+			}
+			if (!tc.kept || tc.entry.Expires != tc.expires) && len(dropped) != 1 {
+				t.Errorf("dropped %q: what is left out must be named, once", dropped)
+			}
+		})
+	}
+	if _, _, err := AdmitModels(ModelList{Models: []ListedModel{{ID: "a/b", Created: time.Unix(253402300800, 0)}}}, now); Kind(err) != api.FailureSchema {
+		t.Errorf("a list of which nothing passes: %v, want a schema failure", err)
+	}
+	if list, _, err := AdmitModels(ModelList{Unchanged: true}, now); err != nil || !list.Unchanged {
+		t.Errorf("an unchanged list: %+v, %v", list, err)
+	}
+}
