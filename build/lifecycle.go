@@ -24,7 +24,8 @@ const (
 	// KeepRetirements is how long a retirement stays on the calendar
 	// after its date.
 	KeepRetirements = 365 * 24 * time.Hour
-	// MaxRetirements bounds the calendar: the latest dates are kept.
+	// MaxRetirements bounds the calendar: the dates nearest to today
+	// are kept (capRetirements).
 	MaxRetirements = 500
 )
 
@@ -95,21 +96,30 @@ func assembleLifecycle(h *history.History, cat catalog.Catalog, lists map[string
 			next[id] = r
 		}
 	}
+	// The calendar is capped before anything is logged, so that what the
+	// cap leaves out is never announced (and announced again at each read
+	// that brings it back).
+	out := capRetirements(next, now)
 	// The changes, in id order so that the log is the same for the same
-	// cycle.
-	ids := make([]string, 0, len(next))
-	for id := range next {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	for _, id := range ids {
-		r, old := next[id], byID[id]
+	// cycle; each fact (type, model, date) once, however often a list
+	// comes and goes.
+	logged := loggedLifecycle(h.Changes)
+	for _, r := range out {
+		old := byID[r.ID]
+		var typ api.ChangeType
 		switch {
 		case r.State == old.State && r.Date == old.Date:
+			continue
 		case r.State == api.RetirementAnnounced:
-			logLifecycle(h, api.ChangeModelRetiring, r.Service, r.ID, r.Name, r.Date, now)
+			typ = api.ChangeModelRetiring
 		case old.State != api.RetirementRetired:
-			logLifecycle(h, api.ChangeModelRetired, r.Service, r.ID, r.Name, r.Date, now)
+			typ = api.ChangeModelRetired
+		default:
+			continue
+		}
+		if fact := lifecycleFact(typ, r.ID, r.Date); !logged[fact] {
+			logged[fact] = true
+			logLifecycle(h, typ, r.Service, r.ID, r.Name, r.Date, now)
 		}
 	}
 	// model.added: only once a list was in force (a model of the list was
@@ -125,19 +135,53 @@ func assembleLifecycle(h *history.History, cat catalog.Catalog, lists map[string
 			logLifecycle(h, api.ChangeModelAdded, md.Service, md.ID, md.Name, "", now)
 		}
 	}
-
-	out := make([]api.ModelRetirement, 0, len(next))
-	oldest := now.Add(-KeepRetirements).UTC().Format(time.DateOnly)
-	for _, r := range next {
-		if r.Date >= oldest {
-			out = append(out, r)
-		}
-	}
 	slices.SortFunc(out, func(a, b api.ModelRetirement) int {
 		return cmp.Or(strings.Compare(a.Date, b.Date), strings.Compare(a.ID, b.ID))
 	})
-	if len(out) > MaxRetirements {
-		out = out[len(out)-MaxRetirements:]
+	return out
+}
+
+// capRetirements is the calendar as kept: the entries dated within
+// KeepRetirements before now, and of those at most MaxRetirements, the
+// nearest to today first (in id order), so that a flood of far dates,
+// past or to come, cannot push out the retirements that matter now. In id
+// order.
+func capRetirements(next map[string]api.ModelRetirement, now time.Time) []api.ModelRetirement {
+	today := now.UTC().Truncate(24 * time.Hour)
+	oldest := now.Add(-KeepRetirements).UTC().Format(time.DateOnly)
+	type entry struct {
+		r    api.ModelRetirement
+		away time.Duration
+	}
+	var kept []entry
+	for _, r := range next {
+		at, err := time.Parse(time.DateOnly, r.Date)
+		if err != nil || r.Date < oldest || !api.SaneTime(at) {
+			continue
+		}
+		kept = append(kept, entry{r, at.Sub(today).Abs()})
+	}
+	slices.SortFunc(kept, func(a, b entry) int { return cmp.Or(cmp.Compare(a.away, b.away), strings.Compare(a.r.ID, b.r.ID)) })
+	out := make([]api.ModelRetirement, 0, min(len(kept), MaxRetirements))
+	for _, e := range kept[:min(len(kept), MaxRetirements)] {
+		out = append(out, e.r)
+	}
+	slices.SortFunc(out, func(a, b api.ModelRetirement) int { return strings.Compare(a.ID, b.ID) })
+	return out
+}
+
+// lifecycleFact names a lifecycle change by what it says.
+func lifecycleFact(typ api.ChangeType, id, date string) string {
+	return string(typ) + " " + id + " " + date
+}
+
+// loggedLifecycle are the lifecycle facts the change log holds already.
+func loggedLifecycle(log []api.Change) map[string]bool {
+	out := map[string]bool{}
+	for _, c := range log {
+		if c.Model != nil && (c.Type == api.ChangeModelRetiring || c.Type == api.ChangeModelRetired) {
+			out[lifecycleFact(c.Type, c.Model.ID, c.Model.Date)] = true
+		}
 	}
 	return out
 }

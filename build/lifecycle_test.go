@@ -2,12 +2,18 @@ package build
 
 import (
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/build/feed"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
+	"github.com/rs/zerolog"
 )
 
 // withEntries is the real captured list with entries added after its
@@ -111,4 +117,92 @@ func TestBuildLifecycle(t *testing.T) {
 	if !slices.Equal(ids, wantIDs) {
 		t.Errorf("calendar %q, want %q: Grok 4 back in the list is off it; Opus 5, gone from the list, retired", ids, wantIDs)
 	}
+}
+
+// TestFarDatesKeepTheCalendar: a flood of entries announcing far dates
+// cannot push the real retirements off the calendar, and what the
+// calendar's cap leaves out is never logged; a read that brings the same
+// announcements again logs nothing more.
+func TestFarDatesKeepTheCalendar(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.world.SetModelList(realModelList(t))
+	h.cycle()
+	var calendar api.RetirementsDoc
+	h.read(snapshot.FileModelRetirements, &calendar)
+	real := map[string]bool{}
+	for _, r := range calendar.Retirements {
+		real[r.ID] = true
+	}
+	if len(real) != 6 {
+		t.Fatalf("%d retirements from the real list, want 6", len(real))
+	}
+	logged := len(h.lifecycleChanges())
+
+	var flood []map[string]any
+	for i := range 1900 {
+		flood = append(flood, map[string]any{"id": fmt.Sprintf("openai/flood-%04d", i), "expiration_date": "2099-12-31"})
+	}
+	h.world.SetModelList(withEntries(t, flood))
+	for range 2 {
+		h.clock.Advance(time.Hour)
+		h.cycle()
+	}
+	calendar = api.RetirementsDoc{}
+	h.read(snapshot.FileModelRetirements, &calendar)
+	kept := 0
+	for _, r := range calendar.Retirements {
+		if real[r.ID] {
+			kept++
+		}
+	}
+	if kept != len(real) || len(calendar.Retirements) != MaxRetirements {
+		t.Errorf("calendar of %d holds %d of the %d real retirements", len(calendar.Retirements), kept, len(real))
+	}
+	dated := 0
+	for _, c := range h.lifecycleChanges()[logged:] {
+		if strings.HasPrefix(c, string(api.ChangeModelRetiring)+" ") || strings.HasPrefix(c, string(api.ChangeModelRetired)+" ") {
+			dated++
+		}
+	}
+	if dated != MaxRetirements-len(real) {
+		t.Errorf("%d retirements logged for the flood over two reads: want the %d the calendar keeps, once", dated, MaxRetirements-len(real))
+	}
+}
+
+// FuzzModelListToRender: whatever one model list says, once it has passed
+// the door the cycle assembles and renders: no entry of any list can
+// fail a build.
+func FuzzModelListToRender(f *testing.F) {
+	f.Add([]byte(realModelList(f)))
+	for _, entry := range []string{
+		`{"id":"openai/future-year-10000","created":253402300800}`,
+		`{"id":"openai/far","created":1760000000,"expiration_date":"9999-12-31"}`,
+		`{"id":"openai/past","created":1760000000,"expiration_date":"0001-01-01"}`,
+		`{"id":"anthropic/claude-x","name":"\u001b]0;x\u0007","created":1760000000,"expiration_date":"2026-11-01"}`,
+		`{"id":"~anthropic/claude-x:free","created":946684800}`,
+	} {
+		f.Add([]byte(`{"data":[` + entry + `]}`))
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		listed, err := feed.ParseOpenRouterModels(data)
+		if err != nil {
+			return
+		}
+		list, _, err := feed.AdmitModels(feed.ModelList{Models: listed}, t0)
+		if err != nil {
+			return
+		}
+		h := history.New()
+		reads := map[string]ListRead{catalog.GatewayOpenRouter: {List: list}}
+		AssembleModelLists(h, cat, reads, t0, zerolog.Nop())
+		AssembleModels(h, cat, nil, nil, t0, zerolog.Nop())
+		if _, err := Render(Site{BaseURL: "https://aistatus.example", StaleAfter: time.Minute}, cat, h, nil, t0); err != nil {
+			t.Fatalf("a list of %d admitted entries failed the build: %v", len(list.Models), err)
+		}
+	})
 }
