@@ -165,7 +165,12 @@ type ModelSourceHealth struct {
 	Reads        int      `json:"reads"`
 	Failed       int      `json:"failed"`
 	FailedModels []string `json:"failedModels,omitempty"`
-	Error        string   `json:"error,omitempty"`
+	// LeftOut names, on a model list's health, the first MaxFailedModels
+	// models whose document could not be written this cycle: no single
+	// model can fail a build, so it is left out of every file, and said
+	// here.
+	LeftOut []string `json:"leftOut,omitempty"`
+	Error   string   `json:"error,omitempty"`
 	// Failure is the kind of the latest failure, while the source fails.
 	Failure             FailureKind `json:"failure,omitempty"`
 	LastOKAt            *time.Time  `json:"lastOkAt"`

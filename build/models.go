@@ -2,6 +2,7 @@ package build
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"slices"
@@ -234,7 +235,33 @@ func AssembleModels(h *history.History, cat catalog.Catalog, obs map[string]Obse
 		before, retirements = h.Models.Models, h.Models.Retirements
 	}
 	mh.Retirements = assembleLifecycle(h, cat, lists, before, watched, retirements, now)
+	leaveOutUnwritable(mh, log)
 	h.Models = mh
+}
+
+// leaveOutUnwritable takes out of mh each model whose document no JSON can
+// hold (a time past the year 9999, a figure that is not a number), so that
+// no single model can fail a build: it is left out of every file this
+// cycle, logged, and named in the model lists' health (LeftOut). Each
+// input passes a door first; this is the last word should one let
+// something through.
+func leaveOutUnwritable(mh *history.ModelHistory, log zerolog.Logger) {
+	kept := mh.Models[:0]
+	var left []string
+	for _, m := range mh.Models {
+		if _, err := json.Marshal(m); err != nil {
+			log.Error().Err(err).Str("model", m.ID).Msg("a model's document could not be written: left out of this snapshot")
+			left = append(left, m.ID)
+			continue
+		}
+		kept = append(kept, m)
+	}
+	mh.Models = kept
+	for i, src := range mh.Sources {
+		if src.Kind == api.ModelSourceList {
+			mh.Sources[i].LeftOut = left[:min(len(left), api.MaxFailedModels)]
+		}
+	}
 }
 
 // previousGatewayProviders are a model's entries from one gateway as the
@@ -556,7 +583,16 @@ func modelsDoc(cat catalog.Catalog, h *history.History, now time.Time) api.Model
 		doc.Sources = append(doc.Sources, h.Models.Sources...)
 		lists = h.Models.Lists
 	}
+	leftOut := map[string]bool{}
+	for _, src := range doc.Sources {
+		for _, id := range src.LeftOut {
+			leftOut[id] = true
+		}
+	}
 	for _, md := range watchList(cat, lists, now) {
+		if leftOut[md.ID] {
+			continue
+		}
 		m, ok := known[md.ID]
 		if !ok {
 			m = api.ModelDoc{ID: md.ID, Status: api.Unknown, Summary: modelSummary(nil), Providers: []api.ModelProvider{}}

@@ -268,3 +268,50 @@ func TestRenderPublishesItsCatalog(t *testing.T) {
 		t.Errorf("%s reads back as another catalog than the one rendered", snapshot.FileCatalog)
 	}
 }
+
+// TestUnwritableModelLeftOut: no single model can fail a build. One
+// whose document no JSON can hold (a time in the year 10000) is left out
+// of the cycle's models, named in the model list's health, and the
+// snapshot is written without it.
+func TestUnwritableModelLeftOut(t *testing.T) {
+	t.Parallel()
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	bad, good := cat.Models.Pinned[0].ID, cat.Models.Pinned[1].ID
+	year10000 := time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC)
+	h := history.New()
+	h.Models = &history.ModelHistory{At: now, Models: []api.ModelDoc{
+		{ID: bad, Status: api.Operational, FirstSeen: &year10000, Providers: []api.ModelProvider{}},
+		{ID: good, Status: api.Operational, FirstSeen: &now, Providers: []api.ModelProvider{}},
+	}, Sources: []api.ModelSourceHealth{{ID: "openrouter-models", Kind: api.ModelSourceList, State: api.FeedOK}}}
+	var logged bytes.Buffer
+	leaveOutUnwritable(h.Models, zerolog.New(&logged))
+	files, err := Render(Site{BaseURL: "https://aistatus.example", StaleAfter: time.Minute}, cat, h, nil, now)
+	if err != nil {
+		t.Fatalf("one model failed the build: %v", err)
+	}
+	if !strings.Contains(logged.String(), bad) {
+		t.Errorf("the log %q does not name %s", logged.String(), bad)
+	}
+	if _, ok := files[snapshot.ModelFile(bad)]; ok {
+		t.Errorf("%s written", snapshot.ModelFile(bad))
+	}
+	if _, ok := files[snapshot.ModelFile(good)]; !ok {
+		t.Errorf("%s not written", snapshot.ModelFile(good))
+	}
+	var models api.ModelsDoc
+	if err := json.Unmarshal(files[snapshot.FileModels], &models); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range models.Models {
+		if m.ID == bad {
+			t.Errorf("models.json lists %s", bad)
+		}
+	}
+	if src := models.Sources[0]; len(src.LeftOut) != 1 || src.LeftOut[0] != bad {
+		t.Errorf("the list's health %+v does not name %s", src, bad)
+	}
+}
