@@ -446,7 +446,15 @@ var ResumeConditions = []string{ResumeRecovered, ResumeMaintenanceEnds, ResumeIn
 	ResumeModelUptime, ResumeCallSucceeds}
 
 // VerdictLevels are the values of Verdict.Level.
-var VerdictLevels = []string{"up", "degraded", "down", "maintenance", "unknown", "stale", "untracked"}
+var VerdictLevels = []string{"up", "degraded", "down", "maintenance", "unknown", "stale", "untracked", LevelRetired}
+
+// LevelRetired is the verdict's level, and EmojiRetired its emoji, for a
+// retired model: nobody can call it, whatever its providers last said,
+// so it is neither up nor down.
+const (
+	LevelRetired = "retired"
+	EmojiRetired = "⛔"
+)
 
 // The values of Verdict.Action.
 const (

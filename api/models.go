@@ -214,6 +214,13 @@ const (
 	RetirementRetired = "retired"
 )
 
+// RetiredBy reports whether the model is retired at now: marked retired,
+// or its announced date has come since the calendar was written (a
+// snapshot is read for a while after it is built). Dates are days, UTC.
+func (r ModelRetirement) RetiredBy(now time.Time) bool {
+	return r.State == RetirementRetired || (r.Date != "" && r.Date <= now.UTC().Format(time.DateOnly))
+}
+
 // ModelRetirement is one model on the retirement calendar.
 type ModelRetirement struct {
 	ID   string `json:"id"`

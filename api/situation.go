@@ -64,6 +64,10 @@ type SituationSubject struct {
 	// service over the last hour, for a model at a service whose operator
 	// set a key; absent otherwise.
 	Measured *SituationMeasured `json:"measured,omitempty"`
+	// Retired is, for a model (and a model at a service) that is retired,
+	// the date it was (ModelRetirement.Date); absent otherwise. A model
+	// nobody can call is not up, whatever Status its sources last gave.
+	Retired string `json:"retired,omitempty"`
 	// Reports is the crowd's live count for a service's API, which only
 	// the thin server adds (as to a service document); absent from a
 	// built situation.json.

@@ -15,5 +15,5 @@ type StackCheckDoc struct {
 // StackLevels are Verdict.Level's values, worst first: the verdict over a
 // stack has the first of them that one of its checks has. A service we
 // cannot vouch for (stale data, unknown, untracked) ranks above "up" and
-// below any known trouble.
-var StackLevels = []string{"down", "degraded", "maintenance", "stale", "unknown", "untracked", "up"}
+// below any known trouble; a retired model is as unusable as one down.
+var StackLevels = []string{"down", LevelRetired, "degraded", "maintenance", "stale", "unknown", "untracked", "up"}

@@ -124,7 +124,7 @@ func Documents(site Site, cat catalog.Catalog, h *history.History, states map[st
 	}
 	// Computed once, from the documents just made: every output that
 	// reads a subject's status reads it here.
-	docs.Situation = history.Situation(now, docs.Services, docs.Models.Models)
+	docs.Situation = history.Situation(now, docs.Services, docs.Models.Models, docs.Retirements.Retirements)
 	return docs
 }
 

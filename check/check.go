@@ -397,7 +397,7 @@ func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 	}
 	if mf != nil {
 		v.Evidence = append(mf.evidence(e.cat, svc, seconds), v.Evidence...)
-		applyRetirement(view, req, class, *said.md, &doc)
+		applyRetirement(view, req, class, *said.md, &doc, now)
 	}
 	if waiting(*v) {
 		poll := pollAfter(status, weightiest(f.open), f.probe() == probeFailing, v.ExpectedResolution, now)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/catalog"
@@ -65,29 +66,43 @@ func namesModel(key, id, name string) bool {
 	return key == nameKey(id) || key == nameKey(rest) || key == nameKey(name)
 }
 
+// retirementAt is the model's entry of the retirement calendar as it
+// stands at now: an announced date that has come since the snapshot was
+// built reads retired. ok is false for a model not on the calendar.
+func retirementAt(view View, id string, now time.Time) (r api.ModelRetirement, ok bool) {
+	lv, isLV := view.(LifecycleView)
+	if !isLV {
+		return api.ModelRetirement{}, false
+	}
+	if r, ok = lv.Retirement(id); ok && r.RetiredBy(now) {
+		r.State = api.RetirementRetired
+	}
+	return r, ok
+}
+
 // applyRetirement turns a check of a retired model, or of one announced to
 // retire when the caller got a 404 or a model-not-found code, into advice
-// to fix the client, naming newer models of the maker that are up. For an
-// announced model without such an error the verdict stands, and its detail
-// says the date.
-func applyRetirement(view View, req Request, class errorClass, md catalog.Model, doc *api.CheckDoc) {
-	lv, ok := view.(LifecycleView)
+// to fix the client, naming newer models of the maker that are up. A
+// retired model's verdict says so in the past tense, at its own level
+// (api.LevelRetired): a model nobody can call is not up, whatever its
+// providers last said. For an announced model without such an error the
+// verdict stands, and its detail says the date.
+func applyRetirement(view View, req Request, class errorClass, md catalog.Model, doc *api.CheckDoc, now time.Time) {
+	r, ok := retirementAt(view, md.ID, now)
 	if !ok {
 		return
 	}
-	r, ok := lv.Retirement(md.ID)
-	if !ok {
-		return
-	}
+	lv := view.(LifecycleView)
 	if doc.Model != nil {
 		doc.Model.Retirement = &r
 	}
 	v := &doc.Verdict
 	notFound := req.Error == "404" || class == errModel || strings.EqualFold(req.Code, "model_not_found")
-	newer := newerModelsUp(lv, md)
+	newer := newerModelsUp(lv, md, now)
 	switch {
 	case r.State == api.RetirementRetired:
-		v.Headline = fmt.Sprintf("%s is retired (%s)", md.Name, r.Date)
+		v.Headline = fmt.Sprintf("%s was retired on %s", md.Name, r.Date)
+		v.Level, v.Emoji = api.LevelRetired, api.EmojiRetired
 	case notFound:
 		v.Headline = fmt.Sprintf("%s is to be retired on %s", md.Name, r.Date)
 	default:
@@ -104,7 +119,7 @@ func applyRetirement(view View, req Request, class errorClass, md catalog.Model,
 // newerModelsUp names the watched models of md's maker, added to the list
 // after md (or any, when its date is unknown), up by their sources and not
 // retired, newest first.
-func newerModelsUp(lv LifecycleView, md catalog.Model) []string {
+func newerModelsUp(lv LifecycleView, md catalog.Model, now time.Time) []string {
 	docs := lv.WatchedModels()
 	var since *api.ModelDoc
 	if i := slices.IndexFunc(docs, func(d api.ModelDoc) bool { return d.ID == md.ID }); i >= 0 {
@@ -115,7 +130,7 @@ func newerModelsUp(lv LifecycleView, md catalog.Model) []string {
 		if d.Author != md.Author || d.ID == md.ID || (d.Status != api.Operational && d.Status != api.Degraded) {
 			continue
 		}
-		if r, ok := lv.Retirement(d.ID); ok && r.State == api.RetirementRetired {
+		if r, ok := lv.Retirement(d.ID); ok && r.RetiredBy(now) {
 			continue
 		}
 		if since != nil && since.Created != nil && (d.Created == nil || !d.Created.After(*since.Created)) {

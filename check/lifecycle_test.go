@@ -55,6 +55,8 @@ func withLifecycle(v *fakeView) lifecycleView {
 			Source: "openrouter-models", Reason: "OpenRouter's model list no longer carries the model (noticed on this date)"},
 		{ID: "anthropic/claude-opus-4.1", Name: "Claude Opus 4.1", Service: "anthropic", Date: "2026-12-15", State: api.RetirementAnnounced,
 			Source: "openrouter-models", Reason: "OpenRouter's model list announces that it may remove the model after this date"},
+		{ID: "anthropic/claude-opus-4.5", Name: "Claude Opus 4.5", Service: "anthropic", Date: "2026-01-01", State: api.RetirementAnnounced,
+			Source: "openrouter-models", Reason: "OpenRouter's model list announces that it may remove the model after this date"},
 	}}
 }
 
@@ -73,7 +75,10 @@ func TestCheckModelLifecycle(t *testing.T) {
 		// Retired, not watched, named by its name: fix the client, the newer
 		// models up named newest first, the one down left out.
 		{Request{Query: "Claude 3 Opus"}, api.ActionFixClient, "Newer models of the same maker that are up: Claude Opus 4.8 (anthropic/claude-opus-4.8), Claude Opus 4.7 (anthropic/claude-opus-4.7), Claude Opus 4.1 (anthropic/claude-opus-4.1)."},
-		{Request{Query: "anthropic", Model: "claude-3-opus", Error: "500"}, api.ActionFixClient, "Claude 3 Opus is retired (2026-01-05)"},
+		{Request{Query: "anthropic", Model: "claude-3-opus", Error: "500"}, api.ActionFixClient, "Claude 3 Opus was retired on 2026-01-05"},
+		// Announced for a date that came after the snapshot was built:
+		// retired at the time of asking, in the past tense.
+		{Request{Query: "claude-opus-4.5"}, api.ActionFixClient, "Claude Opus 4.5 was retired on 2026-01-01"},
 		// Announced: only a 404 or a model-not-found code makes it the
 		// caller's; the newer ones are those added after it.
 		{Request{Query: "claude-opus-4.1", Error: "404"}, api.ActionFixClient, "up: Claude Opus 4.8 (anthropic/claude-opus-4.8), Claude Opus 4.7 (anthropic/claude-opus-4.7)."},
@@ -93,11 +98,37 @@ func TestCheckModelLifecycle(t *testing.T) {
 			if v.Action == api.ActionFixClient && (doc.Model.Retirement == nil || v.Blame != api.BlameClient || v.RetryAfterSeconds != nil) {
 				t.Errorf("fix_client without the calendar entry or the caller's blame: %+v", doc)
 			}
+			// A model nobody can call is not up: retired at its own level,
+			// and the entry it answers with says so too.
+			retired := strings.Contains(v.Headline, "was retired")
+			if retired != (v.Level == api.LevelRetired && v.Emoji == api.EmojiRetired) ||
+				(retired && doc.Model.Retirement.State != api.RetirementRetired) {
+				t.Errorf("%q: level %q, emoji %q, calendar %+v", v.Headline, v.Level, v.Emoji, doc.Model.Retirement)
+			}
 		})
 	}
 	// A view that knows no lifecycle (an older snapshot) knows only the
 	// pinned models.
 	if doc, err := e.Check(withSonnet(v, pct(99), pct(99)), Request{Query: "Claude 3 Opus"}); err != nil || doc.Tracked {
 		t.Errorf("without a lifecycle view: tracked %v, %v", doc.Tracked, err)
+	}
+}
+
+// TestStatuslineRetiredModel: the statusline says retired, in the past
+// tense, as /check's verdict does, for a model retired or whose announced
+// date has come since the snapshot was built; an announcement to come
+// leaves the model's status standing.
+func TestStatuslineRetiredModel(t *testing.T) {
+	t.Parallel()
+	e, v, _ := newTestEngine(t)
+	view := withLifecycle(v)
+	for q, want := range map[string]string{
+		"claude-3-opus":   "⛔ Claude 3 Opus at Anthropic retired 2026-01-05",
+		"claude-opus-4.5": "⛔ Claude Opus 4.5 at Anthropic retired 2026-01-01",
+		"claude-opus-4.1": "✅ Claude Opus 4.1 at Anthropic up",
+	} {
+		if line, err := e.Statusline(view, []string{q}); err != nil || line != want {
+			t.Errorf("%s: %q %v, want %q", q, line, err, want)
+		}
 	}
 }

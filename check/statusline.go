@@ -48,6 +48,14 @@ func (e *Engine) Statusline(view View, names []string) (string, error) {
 			return "", &InputError{"q", detail}
 		}
 		item := statuslineItem(s.name, s.status)
+		if s.md != nil {
+			// A model nobody can call is not up, whatever its providers
+			// last said: the same word as /check's verdict.
+			if r, ok := retirementAt(view, s.md.ID, e.now()); ok && r.State == api.RetirementRetired {
+				parts = append(parts, api.EmojiRetired+" "+s.name+" retired "+r.Date)
+				continue
+			}
+		}
 		if s.subj.id == catalog.SurfaceAPI {
 			item += surgeMarker(e.crowdSays(s.svc.Slug, Request{}, e.now()))
 		}

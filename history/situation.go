@@ -18,7 +18,13 @@ import (
 // SurfaceDoc's, a model's its ModelDoc's, and a model at a service the
 // best of its entries there (BestModelStatus, as /check's model status).
 // services are in the catalog's order, models in models.json's.
-func Situation(generatedAt time.Time, services []api.ServiceDoc, models []api.ModelDoc) api.Situation {
+func Situation(generatedAt time.Time, services []api.ServiceDoc, models []api.ModelDoc, retirements []api.ModelRetirement) api.Situation {
+	retired := map[string]string{}
+	for _, r := range retirements {
+		if r.RetiredBy(generatedAt) {
+			retired[r.ID] = r.Date
+		}
+	}
 	out := api.Situation{GeneratedAt: generatedAt.UTC(), Subjects: []api.SituationSubject{}, License: api.License}
 	measured := map[string]api.MeasuredModel{}
 	for _, svc := range services {
@@ -46,6 +52,7 @@ func Situation(generatedAt time.Time, services []api.ServiceDoc, models []api.Mo
 		out.Subjects = append(out.Subjects, api.SituationSubject{
 			ID: api.ModelSubjectID(md.ID), Kind: api.SubjectModel, Service: md.Service, Model: md.ID, Name: md.Name,
 			Status: cmp.Or(md.Status, api.Unknown), Basis: fromBasis(md.StatusFrom), Source: modelSource(md), OpenIncidents: []string{},
+			Retired: retired[md.ID],
 		})
 		seen := map[string]bool{}
 		for _, p := range md.Providers {
@@ -58,6 +65,7 @@ func Situation(generatedAt time.Time, services []api.ServiceDoc, models []api.Mo
 			sub := api.SituationSubject{
 				ID: id, Kind: api.SubjectModelProvider, Service: p.Service, Model: md.ID, Name: md.Name + " at " + p.Service,
 				Status: BestModelStatus(md.Providers, p.Service), Basis: fromBasis(from), OpenIncidents: []string{},
+				Retired: retired[md.ID],
 			}
 			sub.Source = entrySource(md.Providers, from, sub.Status, "at "+p.Service)
 			if m, ok := measured[id]; ok {

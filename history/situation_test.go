@@ -48,7 +48,7 @@ func TestSituation(t *testing.T) {
 			}},
 		{ID: "openai/gpt-5", Name: "GPT-5", Service: "openai", Status: api.Unknown, Providers: []api.ModelProvider{}},
 	}
-	got := Situation(now, services, models)
+	got := Situation(now, services, models, nil)
 	want := []struct {
 		id, kind, service string
 		status            api.Status

@@ -212,7 +212,7 @@ func buildFixture() (snapshot.Documents, *history.History, error) {
 // situated is docs with the situation made from its documents, as a build
 // makes it: a test that changes a document makes it again.
 func situated(docs snapshot.Documents) snapshot.Documents {
-	docs.Situation = history.Situation(docs.Manifest.GeneratedAt, docs.Services, docs.Models.Models)
+	docs.Situation = history.Situation(docs.Manifest.GeneratedAt, docs.Services, docs.Models.Models, docs.Retirements.Retirements)
 	return docs
 }
 

@@ -1,6 +1,8 @@
 package site
 
 import (
+	"time"
+
 	"fmt"
 	"strconv"
 	"strings"
@@ -180,6 +182,25 @@ func (m *model) metrics() []byte {
 		"1 for the watched model's current status, 0 for the others (a state set): the best known status among its providers, unknown when none is known.")
 	for _, md := range m.docs.Models.Models {
 		stateSet("aistatus_model_status", m.said.status(api.ModelSubjectID(md.ID)), "model", md.ID)
+	}
+
+	// The calendar: a model nobody can call is not up, whatever
+	// aistatus_model_status last said of its providers.
+	family("aistatus_model_retired", "gauge",
+		"1 for a model on the retirement calendar that is retired (its date has come, or its gateway no longer lists it), 0 for one announced to be: a retired model cannot be called, whatever aistatus_model_status says of its providers.")
+	for _, r := range m.docs.Retirements.Retirements {
+		retired := 0.0
+		if r.RetiredBy(m.docs.Manifest.GeneratedAt) {
+			retired = 1
+		}
+		sample("aistatus_model_retired", retired, "model", r.ID)
+	}
+	family("aistatus_model_retirement_date_seconds", "gauge",
+		"The model's retirement date (the start of the day, UTC) as a Unix time, for every model on the retirement calendar: announced or passed.")
+	for _, r := range m.docs.Retirements.Retirements {
+		if at, err := time.Parse(time.DateOnly, r.Date); err == nil {
+			sample("aistatus_model_retirement_date_seconds", float64(at.Unix()), "model", r.ID)
+		}
 	}
 
 	// Per provider and source, finer than the situation's subjects (a

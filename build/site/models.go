@@ -29,6 +29,9 @@ type modelRow struct {
 	// watched when its gateway does not say; Retires the retirement date
 	// announced or passed.
 	Since, Retires string
+	// Retired is true once the date has come: a model nobody can call is
+	// shown retired, not by its providers' last status.
+	Retired bool
 }
 
 // modelsSection is the status page's short section on models: the models
@@ -74,7 +77,9 @@ func (m *model) modelRows() []modelRow {
 	}
 	var rows []modelRow
 	for _, md := range m.docs.Models.Models {
-		row := modelRow{Base: m.base, ID: md.ID, Name: md.Name, State: Status(m.said.status(api.ModelSubjectID(md.ID))), Retires: retires[md.ID]}
+		id := api.ModelSubjectID(md.ID)
+		row := modelRow{Base: m.base, ID: md.ID, Name: md.Name, State: Status(m.said.status(id)), Retires: retires[md.ID],
+			Retired: m.said[id].Retired != ""}
 		for _, p := range md.Providers {
 			if p.Status == api.Unknown {
 				continue

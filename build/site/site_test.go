@@ -1168,3 +1168,43 @@ func TestServiceIncidentsBounded(t *testing.T) {
 		t.Errorf("the JSON Feed's items run %q … %q, want the newest %d", first, last, FeedEntriesMax)
 	}
 }
+
+// TestRetiredModelShown: a watched model whose announced date has come is
+// shown retired, in the past tense, on the pages, in the situation and in
+// the metrics, never by its providers' last status; one announced for a
+// date to come keeps its status, with the date.
+func TestRetiredModelShown(t *testing.T) {
+	t.Parallel()
+	docs, h := fixture(t)
+	docs.Retirements.Retirements = append(docs.Retirements.Retirements,
+		api.ModelRetirement{ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5", Service: "anthropic", Date: "2026-10-30",
+			State: api.RetirementAnnounced, Source: "openrouter-models", Reason: "announced"},
+		api.ModelRetirement{ID: "cohere/command-a", Name: "Command A", Service: "cohere", Date: "2027-02-01",
+			State: api.RetirementAnnounced, Source: "openrouter-models", Reason: "announced"})
+	docs = situated(docs)
+	files, err := Render(docs, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := map[string]string{}
+	for _, n := range findAll(parseHTML(t, files[FileModelsPage]), func(n *html.Node) bool { return hasAttr(n, "data-model") }) {
+		rows[attr(n, "data-model")] = text(n)
+	}
+	if sonnet := rows["anthropic/claude-sonnet-4.5"]; !strings.Contains(sonnet, "Retired 2026-10-30") || strings.Contains(sonnet, "Operational") {
+		t.Errorf("a model past its date reads %q, want retired and no status", sonnet)
+	}
+	if command := rows["cohere/command-a"]; !strings.Contains(command, "Degraded") || !strings.Contains(command, "retires 2027-02-01") {
+		t.Errorf("a model announced to retire reads %q, want its status and the date to come", command)
+	}
+	for _, sub := range docs.Situation.Subjects {
+		if want := sub.Model == "anthropic/claude-sonnet-4.5"; (sub.Retired == "2026-10-30") != want {
+			t.Errorf("situation %s: retired %q", sub.ID, sub.Retired)
+		}
+	}
+	metrics := string(files[FileMetrics])
+	for _, want := range []string{`aistatus_model_retired{model="anthropic/claude-sonnet-4.5"} 1`, `aistatus_model_retired{model="cohere/command-a"} 0`} {
+		if !strings.Contains(metrics, want) {
+			t.Errorf("metrics lack %s", want)
+		}
+	}
+}

@@ -263,7 +263,7 @@ func checkExitCode(level string) int {
 		return exitOK
 	case "degraded", "maintenance":
 		return exitWarning
-	case "down":
+	case "down", api.LevelRetired: // a retired model: nobody can call it
 		return exitCritical
 	default: // unknown, stale, untracked
 		return exitUnknown

@@ -252,7 +252,7 @@ func TestCheckError(t *testing.T) {
 func TestCheckExitCodeTable(t *testing.T) {
 	t.Parallel()
 	for level, want := range map[string]int{
-		"up": 0, "degraded": 1, "maintenance": 1, "down": 2,
+		"up": 0, "degraded": 1, "maintenance": 1, "down": 2, "retired": 2,
 		"unknown": 3, "stale": 3, "untracked": 3, "a-level-added-later": 3,
 	} {
 		if got := checkExitCode(level); got != want {
