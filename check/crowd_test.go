@@ -144,8 +144,82 @@ func TestCrowdNoSurgeWithoutBaseline(t *testing.T) {
 			if rc.Count != tc.voices || rc.State() != tc.want {
 				t.Fatalf("%d voices, baseline %v: state %s, want %s", rc.Count, rc.Baseline, rc.State(), tc.want)
 			}
-			if says := rc.Says(); (tc.want == ReportsSurge) != strings.HasSuffix(says, ": a surge.") {
+			if says := rc.Says(); (tc.want == ReportsSurge) != strings.HasSuffix(says, ": a surge of reports, which sets no status.") {
 				t.Errorf("state %s, yet it says %q", rc.State(), says)
+			}
+		})
+	}
+}
+
+// onNetwork is an address on the i-th of many networks: a /48 of the IPv6
+// documentation prefix each, so that i callers are i voices.
+func onNetwork(i int) string { return fmt.Sprintf("2001:db8:%x::1", i) }
+
+// TestNetwork: a voice is a network, an IPv4 /24 or an IPv6 /48, whatever
+// address on it calls; an IPv4-mapped IPv6 address is its IPv4 address.
+func TestNetwork(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ client, want string }{
+		{"192.0.2.1", "192.0.2.0/24"},
+		{"192.0.2.255", "192.0.2.0/24"},
+		{"192.0.3.0", "192.0.3.0/24"},
+		{"::ffff:192.0.2.77", "192.0.2.0/24"},
+		{"2001:db8:1:2::", "2001:db8:1::/48"},
+		{"2001:db8:1:ffff:1:2:3:4", "2001:db8:1::/48"},
+		{"2001:db8:2::1", "2001:db8:2::/48"},
+		{"fe80::1%eth0", "fe80::/48"},
+		{"client-7", "client-7"},
+	} {
+		if got := Network(tc.client); got != tc.want {
+			t.Errorf("Network(%q) = %q, want %q", tc.client, got, tc.want)
+		}
+	}
+}
+
+// TestCrowdCountsNetworks: ten addresses are ten voices only on ten
+// networks. With a day's baseline of none, ten addresses of one /24, of
+// one /48 (ten /64s, each a rate limit's client) or of one /24 written
+// both as IPv4 and IPv4-mapped IPv6 are one voice and no surge; ten /24s
+// side by side, or ten /48s, are ten and a surge.
+func TestCrowdCountsNetworks(t *testing.T) {
+	t.Parallel()
+	hour := time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC)
+	now := hour.Add(31 * time.Minute)
+	each := func(f func(i int) string) []string {
+		var out []string
+		for i := range SurgeMinReports {
+			out = append(out, f(i))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name    string
+		clients []string
+		want    int
+	}{
+		{"ten addresses of one /24", each(func(i int) string { return fmt.Sprintf("198.51.100.%d", 10+i) }), 1},
+		{"ten /64s of one /48", each(func(i int) string { return fmt.Sprintf("2001:db8:7:%x::", i) }), 1},
+		{"one /24, mapped and not", each(func(i int) string {
+			if i%2 == 0 {
+				return fmt.Sprintf("::ffff:203.0.113.%d", i)
+			}
+			return fmt.Sprintf("203.0.113.%d", i)
+		}), 1},
+		{"ten /24s side by side", each(func(i int) string { return fmt.Sprintf("198.51.%d.1", 100+i) }), SurgeMinReports},
+		{"ten /48s", each(onNetwork), SurgeMinReports},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := NewMemoryCrowd(hour.Add(-24 * time.Hour))
+			var rc ReportCount
+			for _, client := range tc.clients {
+				rc, _ = c.Report("anthropic", client, now)
+			}
+			if rc.Count != tc.want {
+				t.Fatalf("count %d, want %d", rc.Count, tc.want)
+			}
+			if surge := rc.State() == ReportsSurge; surge != (tc.want >= SurgeMinReports) {
+				t.Errorf("%d voices over a baseline of %v: state %s", rc.Count, *rc.Baseline, rc.State())
 			}
 		})
 	}
@@ -212,7 +286,7 @@ func TestCheckCrowd(t *testing.T) {
 				crowd = NewMemoryCrowd(genTime)
 			}
 			for i := range tc.others {
-				crowd.Report(tc.q, fmt.Sprint("198.51.100.", i), genTime.Add(time.Minute))
+				crowd.Report(tc.q, onNetwork(i), genTime.Add(time.Minute))
 			}
 			engine.CountReports(crowd)
 			with, err := engine.Check(view, Request{Query: tc.q, Error: tc.observed, Client: "192.0.2.1"})
@@ -296,7 +370,7 @@ func TestCrowdSurgeOnPlainChecks(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range tc.voices {
-				if _, err := engine.Check(view, Request{Query: "groq", Error: "503", Client: fmt.Sprint("198.51.100.", i)}); err != nil {
+				if _, err := engine.Check(view, Request{Query: "groq", Error: "503", Client: onNetwork(i)}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -324,7 +398,7 @@ func TestCrowdSurgeOnPlainChecks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			marker := fmt.Sprintf("(⚠️ %d callers report errors)", tc.voices)
+			marker := fmt.Sprintf("(👥 errors reported from %d networks)", tc.voices)
 			wantAll := "🔴 Anthropic: claude.ai major outage, Claude Code major outage · 🔴 Cohere: API major outage · " +
 				"⚠️ OpenAI: API degraded · ⚠️ DeepSeek: API degraded · ❔ " + strconv.Itoa(unknownIn(t, testCatalog(t))) + " unknown"
 
@@ -344,7 +418,7 @@ func TestCrowdSurgeOnPlainChecks(t *testing.T) {
 				return
 			}
 			ev := reportsEvidence(plain)
-			if ev == nil || ev.State != ReportsSurge || *ev.Count != tc.voices || !strings.HasSuffix(ev.Says, ": a surge.") {
+			if ev == nil || ev.State != ReportsSurge || *ev.Count != tc.voices || !strings.HasSuffix(ev.Says, ": a surge of reports, which sets no status.") {
 				t.Fatalf("a plain check after %d reports: evidence %+v", tc.voices, ev)
 			}
 			v := plain.Verdict
