@@ -101,7 +101,12 @@ func (c ReportCount) Says() string {
 // is none of a status's (verdict), so that a prompt reading the line's
 // emojis reads no status into it.
 func (c ReportCount) Marker() string {
-	return fmt.Sprintf("👥 errors reported from %d networks", c.Count)
+	return "👥 " + c.reported()
+}
+
+// reported is the count in the statusline's words, without its emoji.
+func (c ReportCount) reported() string {
+	return fmt.Sprintf("errors reported from %d networks", c.Count)
 }
 
 // Crowd counts reports. MemoryCrowd counts in this process; serve's Redis

@@ -346,8 +346,8 @@ func same(confidence string) string { return confidence }
 // not only to those who send error=. Once ten callers have reported errors
 // for Groq (over a baseline of 0), a plain check of Groq cites the surge
 // and its advice moves as the rules move it for a surge nobody else sees,
-// the status staying up; a stack check's check of Groq cites it too; the
-// statusline marks it, asked by name or not. A check of claude.ai cites
+// the status, level and emoji staying up's; a stack check's check of Groq
+// cites it too; the statusline notes it, asked by name or not. A check of claude.ai cites
 // nothing: the crowd is the API's. One caller fewer is no surge, and then
 // none of them says anything of the crowd.
 func TestCrowdSurgeOnPlainChecks(t *testing.T) {
@@ -422,7 +422,7 @@ func TestCrowdSurgeOnPlainChecks(t *testing.T) {
 				t.Fatalf("a plain check after %d reports: evidence %+v", tc.voices, ev)
 			}
 			v := plain.Verdict
-			if *plain.Status != api.Operational || v.Level != "up" || v.Action != quiet.Verdict.Action || v.Blame != quiet.Verdict.Blame ||
+			if *plain.Status != api.Operational || v.Level != "up" || v.Emoji != quiet.Verdict.Emoji || v.Headline != quiet.Verdict.Headline || v.Action != quiet.Verdict.Action || v.Blame != quiet.Verdict.Blame ||
 				v.Confidence != lower(quiet.Verdict.Confidence) || !strings.HasSuffix(v.Reason, "neither the page nor our probes see it yet.") {
 				t.Errorf("a surge changed more than the rules allow: status %s, %s/%s/%s %q", *plain.Status, v.Action, v.Blame, v.Confidence, v.Reason)
 			}
@@ -432,9 +432,74 @@ func TestCrowdSurgeOnPlainChecks(t *testing.T) {
 			if want := "✅ Groq up " + marker + " · 🔴 claude.ai major outage"; named != want {
 				t.Errorf("statusline %q, want %q", named, want)
 			}
-			wantAll = strings.Replace(wantAll, " · ❔", " · ✅ Groq: API up "+marker+" · ❔", 1)
+			wantAll += fmt.Sprintf(" · 👥 Groq: errors reported from %d networks", tc.voices)
 			if all != wantAll {
 				t.Errorf("statusline without q %q\nwant %q", all, wantAll)
+			}
+		})
+	}
+}
+
+// TestStatuslineSurgeIsANote: a surge of reports adds a note to the
+// statusline and changes nothing else. Without q, the line with callers on
+// ten networks reporting errors at Groq (up) and at OpenAI (degraded) is
+// the line without them, every item in its place with its emoji and words
+// (all up still counted as such), followed by a note per surge in the
+// catalog's order, under an emoji no status has; by name, the status comes
+// first, as it is, and the note after it.
+func TestStatuslineSurgeIsANote(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	calm := &fakeView{generatedAt: genTime, staleAfter: 15 * time.Minute, summaries: map[string]api.ServiceSummary{}}
+	for _, svc := range cat.Services {
+		sum := api.ServiceSummary{Slug: svc.Slug, Name: svc.Name, Status: api.Operational, Basis: api.BasisOfficial}
+		for _, sf := range svc.Surfaces {
+			sum.Surfaces = append(sum.Surfaces, api.SurfaceSummary{ID: sf.ID, Name: sf.Name, Status: api.Operational, Basis: api.BasisOfficial})
+		}
+		calm.summaries[svc.Slug] = sum
+	}
+	notes := fmt.Sprintf(" · 👥 OpenAI API: errors reported from %d networks · 👥 Groq: errors reported from %d networks", SurgeMinReports, SurgeMinReports)
+	for _, tc := range []struct {
+		name  string
+		view  View
+		want  string // without q, before the notes
+		named string // q=groq,openai, before the notes
+	}{
+		{"all up", calm, "✅ all " + strconv.Itoa(len(cat.Services)) + " up", "✅ Groq up · ✅ OpenAI API up"},
+		{"claude.ai down, OpenAI degraded", claudeDownView(t), "🔴 Anthropic: claude.ai major outage, Claude Code major outage · 🔴 Cohere: API major outage · " +
+			"⚠️ OpenAI: API degraded · ⚠️ DeepSeek: API degraded · ❔ " + strconv.Itoa(unknownIn(t, cat)) + " unknown", "✅ Groq up · ⚠️ OpenAI API degraded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			engine, _, _ := newTestEngine(t)
+			engine.CountReports(NewMemoryCrowd(genTime.Add(-24 * time.Hour)))
+			for _, q := range []string{"groq", "openai"} {
+				for i := range SurgeMinReports {
+					if _, err := engine.Check(tc.view, Request{Query: q, Error: "503", Client: onNetwork(i)}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			all, err := engine.Statusline(tc.view, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := tc.want + notes; all != want {
+				t.Errorf("statusline without q %q\nwant %q", all, want)
+			}
+			named, err := engine.Statusline(tc.view, []string{"groq", "openai"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			item := strings.Split(tc.named, " · ")
+			marker := fmt.Sprintf(" (👥 errors reported from %d networks)", SurgeMinReports)
+			if want := item[0] + marker + " · " + item[1] + marker; named != want {
+				t.Errorf("statusline %q\nwant %q", named, want)
+			}
+			for _, emoji := range []string{"✅", "⚠️", "🟠", "🔴", "🛠️", "❔", "⏳"} {
+				if strings.Contains(strings.TrimPrefix(all, tc.want), emoji) {
+					t.Errorf("the notes %q carry a status's emoji %s", strings.TrimPrefix(all, tc.want), emoji)
+				}
 			}
 		})
 	}
