@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -546,35 +547,51 @@ func TestCrowdOnSituation(t *testing.T) {
 }
 
 // TestCrowdOnMetrics: /metrics carries the crowd's live count and surge
-// flag per service after the built families, a new count shows at once,
-// a server without a crowd serves the built file, and promtool's linter
-// passes the whole exposition.
+// flag per service after the built families, each labelled as reports and
+// not a status; a new count shows at once; a surge (callers on ten
+// networks, over a day's baseline) sets aistatus_crowd_surge and leaves
+// every built series, the statuses included, as built, and ten addresses
+// of one /24 are no surge; a server without a crowd serves the built
+// file; promtool's linter passes the whole exposition.
 func TestCrowdOnMetrics(t *testing.T) {
 	t.Parallel()
+	oneSlash24 := func(i int) string { return fmt.Sprintf("198.51.100.%d:4000", i+1) }
 	for _, tc := range []struct {
 		name    string
 		noCrowd bool
-		reports int
+		// baseline: the server began counting before this hour yesterday.
+		baseline bool
+		reports  int
+		from     func(i int) string
 		// want are the crowd samples by series; nil: none at all.
 		want map[string]string
 	}{
-		{"no reports yet", false, 0, map[string]string{
+		{"no reports yet", false, false, 0, onNetwork, map[string]string{
 			`aistatus_crowd_reports{service="anthropic"}`: "0", `aistatus_crowd_surge{service="anthropic"}`: "0"}},
-		{"three callers report Anthropic", false, 3, map[string]string{
+		{"three callers report Anthropic", false, false, 3, onNetwork, map[string]string{
 			`aistatus_crowd_reports{service="anthropic"}`: "3", `aistatus_crowd_reports{service="openai"}`: "0",
 			// Three voices and no baseline yet: no surge.
 			`aistatus_crowd_surge{service="anthropic"}`: "0"}},
-		{"a server without a crowd", true, 3, nil},
+		{"a surge at Anthropic", false, true, check.SurgeMinReports, onNetwork, map[string]string{
+			`aistatus_crowd_reports{service="anthropic"}`: strconv.Itoa(check.SurgeMinReports), `aistatus_crowd_surge{service="anthropic"}`: "1",
+			`aistatus_crowd_surge{service="openai"}`: "0"}},
+		{"ten addresses of one /24", false, true, check.SurgeMinReports, oneSlash24, map[string]string{
+			`aistatus_crowd_reports{service="anthropic"}`: "1", `aistatus_crowd_surge{service="anthropic"}`: "0"}},
+		{"a server without a crowd", true, false, 3, onNetwork, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ts := newTestServer(t, 0)
+			if tc.baseline {
+				ts = newTestServerStarted(t, 0, genTime.Add(-24*time.Hour))
+				ts.clock.Set(genTime.Add(time.Minute))
+			}
 			if tc.noCrowd {
 				withoutCrowd(t, ts)
 			}
 			body(t, ts.do(t, http.MethodGet, snapshot.PathMetrics, nil)) // cached before the reports: a new count must show
 			for i := range tc.reports {
-				reportFrom(t, ts, onNetwork(i+1), "anthropic", "529")
+				reportFrom(t, ts, tc.from(i), "anthropic", "529")
 			}
 			resp := ts.do(t, http.MethodGet, snapshot.PathMetrics, nil)
 			if ct := resp.Header.Get("Content-Type"); ct != snapshot.ContentMetrics {
@@ -590,6 +607,9 @@ func TestCrowdOnMetrics(t *testing.T) {
 			}
 			samples := map[string]string{}
 			for _, line := range strings.Split(strings.TrimSuffix(string(metrics[len(built):]), "\n"), "\n") {
+				if help, ok := strings.CutPrefix(line, "# HELP "); ok && !strings.Contains(help, "Reports, not a status") {
+					t.Errorf("a crowd family's HELP does not say it is reports, not a status: %s", help)
+				}
 				if line == "" || strings.HasPrefix(line, "#") {
 					continue
 				}
