@@ -285,10 +285,10 @@ type ExportRow struct {
 }
 
 // Reports is the crowd's live count for a service, the "reports" member the
-// thin server adds to a service document: how many distinct clients (an
-// IPv4 address or an IPv6 /64 each) reported an error for it through /check
-// in the current 5-minute window, against the usual count at that hour.
-// It never sets a status. A static host cannot count, so its service files
+// thin server adds to a service document: from how many distinct networks
+// (an IPv4 /24 or an IPv6 /48 each) callers reported an error for it
+// through /check in the current 5-minute window, against the usual count
+// at that hour. Reports, not a status: it never sets one. A static host cannot count, so its service files
 // have no such member.
 type Reports struct {
 	WindowStart time.Time `json:"windowStart"`
@@ -504,7 +504,7 @@ type Evidence struct {
 	AgeSeconds int `json:"ageSeconds"`
 	// The crowd's figures, on EvidenceReports only: the window's State
 	// ("normal", "surge" or "unknown"), when it was counted (ObservedAt),
-	// its Count of distinct clients and the usual count at that hour
+	// its Count of distinct networks and the usual count at that hour
 	// (Baseline, absent until counting has run a whole day).
 	State      string     `json:"state,omitempty"`
 	ObservedAt *time.Time `json:"observedAt,omitempty"`
@@ -522,8 +522,9 @@ const (
 	// EvidenceCaller is what the caller told us: the provider's error code
 	// and what its documentation says it means.
 	EvidenceCaller = "caller"
-	// EvidenceReports is the crowd: how many distinct clients reported an
-	// error for the service through /check in the current 5 minutes.
+	// EvidenceReports is the crowd: from how many distinct networks callers
+	// reported an error for the service through /check in the current 5
+	// minutes.
 	EvidenceReports = "reports"
 	// EvidenceGateway is a model gateway's telemetry of its own traffic.
 	EvidenceGateway = "gateway"

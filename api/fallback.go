@@ -89,8 +89,9 @@ type FallbackTarget struct {
 	ErrorRate *float64 `json:"errorRate"`
 	TTFTMs    *float64 `json:"ttftMs"`
 	// CrowdSurge says callers of /check report errors at the target's
-	// service in a surge now (its evidence gives the count): among equal
-	// statuses, such a target comes after the others.
+	// service in a surge now (its "reports" evidence gives the count). It
+	// is evidence, not a status: it moves neither the target's status nor
+	// its rank.
 	CrowdSurge bool `json:"crowdSurge"`
 	// Formats are the formats that can name the target, and so carry it.
 	Formats []string `json:"formats"`

@@ -564,7 +564,7 @@ func TestOutputsSayTheSituation(t *testing.T) {
 }
 
 // TestOutputsSayTheCrowdSurge is the matrix's crowd surge with a green
-// page: Anthropic's real page all operational, and ten distinct callers
+// page: Anthropic's real page all operational, and callers on ten networks
 // reporting 529s through /check?error= to a server that has counted since
 // before this hour yesterday (a baseline of none). Every output that tells the
 // crowd tells the same surge — a plain /check, the statusline, the
@@ -601,7 +601,8 @@ func TestOutputsSayTheCrowdSurge(t *testing.T) {
 	}
 	voices := check.SurgeMinReports
 	for i := range voices {
-		get(snapshot.PathCheck+"?q=anthropic&error=529", fmt.Sprintf("198.51.100.%d:4000", i+1))
+		// A network each (an IPv6 /48): the crowd counts networks.
+		get(snapshot.PathCheck+"?q=anthropic&error=529", fmt.Sprintf("[2001:db8:%x::1]:4000", i+1))
 	}
 	const asker = "192.0.2.1:1234"
 
@@ -618,7 +619,7 @@ func TestOutputsSayTheCrowdSurge(t *testing.T) {
 	if doc.Status == nil || *doc.Status != api.Operational || crowd == nil || crowd.State != check.ReportsSurge || crowd.Count == nil || *crowd.Count != voices {
 		t.Errorf("plain /check: status %v, crowd %+v; want operational and the surge of %d", doc.Status, crowd, voices)
 	}
-	marker := fmt.Sprintf("(⚠️ %d callers report errors)", voices)
+	marker := fmt.Sprintf("(👥 errors reported from %d networks)", voices)
 	if line := string(get(snapshot.PathStatusline+"?q=anthropic", asker)); !strings.Contains(line, " up "+marker) {
 		t.Errorf("statusline %q: want up, marked %s", line, marker)
 	}

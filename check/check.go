@@ -85,9 +85,10 @@ type Request struct {
 	// Model names a watched model (its id, name or an alias) to check at
 	// the service q names; "" for none. q may also name a model by itself.
 	Model string
-	// Client is the caller's voice in the crowd (the rate limit's key: an
-	// IPv4 address or an IPv6 /64); "" when the caller is not counted (the
-	// local CLI, an unknown address). Only a request with Error counts.
+	// Client is the caller's address in the crowd (the rate limit's key: an
+	// IPv4 address or an IPv6 /64), whose network is its voice (Network);
+	// "" when the caller is not counted (the local CLI, an unknown
+	// address). Only a request with Error counts.
 	Client string
 }
 

@@ -4,20 +4,22 @@ import (
 	"context"
 	"fmt"
 	"hash/maphash"
+	"net/netip"
 	"sync"
 	"time"
 )
 
 // The crowd of callers. Every /check that says what error the caller just
 // saw (error=) is a report: one more caller failing at that moment. Reports
-// are counted per service per ReportWindow, one voice per client (an IPv4
-// address or an IPv6 /64, the rate limit's key), and compared with the
-// service's baseline for the same hour of day. They prove that several
-// clients saw errors, not why, nor that the provider is at fault (a broken
-// SDK release, a shared proxy or a popular region can do that), and anyone
-// holding many addresses can inflate them — so they never set a status; they
-// only move the verdict's confidence (decide) and are cited as evidence: to
-// whoever reports, always; to every other check of the service, and in the
+// are counted per service per ReportWindow, one voice per network (an IPv4
+// /24 or an IPv6 /48, Network), and compared with the service's baseline
+// for the same hour of day. They prove that callers on several networks saw
+// errors, not why, nor that the provider is at fault (a broken SDK release,
+// a shared proxy or a popular region can do that), and anyone holding
+// addresses on many networks can inflate them — so they never set a status,
+// a level or an order of fallbacks; they only move the verdict's confidence
+// (decide) and are cited as evidence, as reports: to whoever reports,
+// always; to every other check of the service, and as a note in the
 // statusline, only in a surge (Engine.crowdSays).
 const (
 	// ReportWindow is how long a count runs: counts are per service per
@@ -48,8 +50,9 @@ const (
 type ReportCount struct {
 	// Window is the start of the window counted; it ends ReportWindow later.
 	Window time.Time
-	// Count is the distinct clients that reported an error in the window,
-	// at most MaxReportsPerWindow: exact, in memory as through Redis.
+	// Count is the distinct networks (Network) from which callers
+	// reported an error in the window, at most MaxReportsPerWindow: exact,
+	// in memory as through Redis.
 	Count int
 	// Baseline is the mean count per window in the same hour of day over
 	// the previous days (at most BaselineDays) the counter has run; nil
@@ -73,11 +76,12 @@ func (c ReportCount) State() string {
 	return ReportsNormal
 }
 
-// Says is the count in words, for the verdict's evidence.
+// Says is the count in words, for the verdict's evidence: reports, which
+// set no status, and said so in a surge.
 func (c ReportCount) Says() string {
-	callers := fmt.Sprintf("%d callers (distinct addresses) reported", c.Count)
+	callers := fmt.Sprintf("Callers on %d networks (an IPv4 /24 or an IPv6 /48 each) reported", c.Count)
 	if c.Count == 1 {
-		callers = "1 caller reported"
+		callers = "Callers on 1 network reported"
 	}
 	says := fmt.Sprintf("%s errors through /check in the 5 minutes from %s", callers, c.Window.UTC().Format("15:04 UTC"))
 	switch {
@@ -87,15 +91,22 @@ func (c ReportCount) Says() string {
 		says += fmt.Sprintf("; %.1f is usual at this hour", *c.Baseline)
 	}
 	if c.State() == ReportsSurge {
-		return says + ": a surge."
+		return says + ": a surge of reports, which sets no status."
 	}
 	return says + "."
 }
 
 // Marker is a surge in a few words, for the statusline beside a status the
-// crowd does not change: "⚠️ 40 callers report errors".
+// crowd does not change: "👥 errors reported from 40 networks". Its emoji
+// is none of a status's (verdict), so that a prompt reading the line's
+// emojis reads no status into it.
 func (c ReportCount) Marker() string {
-	return fmt.Sprintf("⚠️ %d callers report errors", c.Count)
+	return "👥 " + c.reported()
+}
+
+// reported is the count in the statusline's words, without its emoji.
+func (c ReportCount) reported() string {
+	return fmt.Sprintf("errors reported from %d networks", c.Count)
 }
 
 // Crowd counts reports. MemoryCrowd counts in this process; serve's Redis
@@ -103,8 +114,9 @@ func (c ReportCount) Marker() string {
 // with no fallback) reports false, and the verdict goes without.
 type Crowd interface {
 	// Report adds client's voice to slug's window at t and returns the
-	// window's count, the new voice included. client is the rate limit's
-	// key for the caller (an IPv4 address or an IPv6 /64).
+	// window's count, the new voice included. client is the caller's
+	// address (or the rate limit's key for it); its voice is its network
+	// (Network), so that many addresses on one network are one voice.
 	Report(slug, client string, t time.Time) (ReportCount, bool)
 	// Count is slug's window at t without adding a voice.
 	Count(slug string, t time.Time) (ReportCount, bool)
@@ -112,6 +124,27 @@ type Crowd interface {
 	// counts are shared (a document or /metrics listing every service);
 	// a slug it cannot count is absent.
 	CountAll(slugs []string, t time.Time) map[string]ReportCount
+}
+
+// Network is the voice of client in the crowd: the network it calls from,
+// an IPv4 /24 or an IPv6 /48, as a prefix ("192.0.2.0/24"); an IPv4-mapped
+// IPv6 address is its IPv4 address's /24. One holder of a /64 has 2⁶⁴
+// addresses and a rented server often a whole /24 nearby, so counting
+// addresses would let one holder speak as a crowd: a network is what a
+// hostile writer has to multiply. A client that is no address (a test's
+// or an embedder's own key) is a network of its own.
+func Network(client string) string {
+	a, err := netip.ParseAddr(client)
+	if err != nil {
+		return client
+	}
+	a = a.Unmap()
+	bits := 48
+	if a.Is4() {
+		bits = 24
+	}
+	p, _ := a.Prefix(bits) // cannot fail: both fit the address
+	return p.String()
 }
 
 // WindowOf is the start of the report window that holds t.
@@ -157,7 +190,7 @@ func Baseline(days [][]time.Time, count func(time.Time) int) *float64 {
 
 // MemoryCrowd counts reports in this process: the server's crowd without
 // Redis, and the fallback while Redis fails. The open window keeps only
-// hashes of its clients, salted per window. Any call closes it once it has
+// hashes of its clients' networks, salted per window. Any call closes it once it has
 // ended, for every service at once, and ForgetEvery does in a process
 // nobody asks, so that no client's hash outlives its window by more than
 // ForgetEvery's interval. Past windows keep only their counts, for
@@ -193,7 +226,7 @@ func (m *MemoryCrowd) Report(slug, client string, t time.Time) (ReportCount, boo
 			m.voices[slug] = v
 		}
 		if len(v) < MaxReportsPerWindow {
-			v[maphash.String(m.seed, client)] = struct{}{}
+			v[maphash.String(m.seed, Network(client))] = struct{}{}
 		}
 	}
 	return m.count(slug, t), true

@@ -144,8 +144,82 @@ func TestCrowdNoSurgeWithoutBaseline(t *testing.T) {
 			if rc.Count != tc.voices || rc.State() != tc.want {
 				t.Fatalf("%d voices, baseline %v: state %s, want %s", rc.Count, rc.Baseline, rc.State(), tc.want)
 			}
-			if says := rc.Says(); (tc.want == ReportsSurge) != strings.HasSuffix(says, ": a surge.") {
+			if says := rc.Says(); (tc.want == ReportsSurge) != strings.HasSuffix(says, ": a surge of reports, which sets no status.") {
 				t.Errorf("state %s, yet it says %q", rc.State(), says)
+			}
+		})
+	}
+}
+
+// onNetwork is an address on the i-th of many networks: a /48 of the IPv6
+// documentation prefix each, so that i callers are i voices.
+func onNetwork(i int) string { return fmt.Sprintf("2001:db8:%x::1", i) }
+
+// TestNetwork: a voice is a network, an IPv4 /24 or an IPv6 /48, whatever
+// address on it calls; an IPv4-mapped IPv6 address is its IPv4 address.
+func TestNetwork(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ client, want string }{
+		{"192.0.2.1", "192.0.2.0/24"},
+		{"192.0.2.255", "192.0.2.0/24"},
+		{"192.0.3.0", "192.0.3.0/24"},
+		{"::ffff:192.0.2.77", "192.0.2.0/24"},
+		{"2001:db8:1:2::", "2001:db8:1::/48"},
+		{"2001:db8:1:ffff:1:2:3:4", "2001:db8:1::/48"},
+		{"2001:db8:2::1", "2001:db8:2::/48"},
+		{"fe80::1%eth0", "fe80::/48"},
+		{"client-7", "client-7"},
+	} {
+		if got := Network(tc.client); got != tc.want {
+			t.Errorf("Network(%q) = %q, want %q", tc.client, got, tc.want)
+		}
+	}
+}
+
+// TestCrowdCountsNetworks: ten addresses are ten voices only on ten
+// networks. With a day's baseline of none, ten addresses of one /24, of
+// one /48 (ten /64s, each a rate limit's client) or of one /24 written
+// both as IPv4 and IPv4-mapped IPv6 are one voice and no surge; ten /24s
+// side by side, or ten /48s, are ten and a surge.
+func TestCrowdCountsNetworks(t *testing.T) {
+	t.Parallel()
+	hour := time.Date(2026, 11, 2, 12, 0, 0, 0, time.UTC)
+	now := hour.Add(31 * time.Minute)
+	each := func(f func(i int) string) []string {
+		var out []string
+		for i := range SurgeMinReports {
+			out = append(out, f(i))
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name    string
+		clients []string
+		want    int
+	}{
+		{"ten addresses of one /24", each(func(i int) string { return fmt.Sprintf("198.51.100.%d", 10+i) }), 1},
+		{"ten /64s of one /48", each(func(i int) string { return fmt.Sprintf("2001:db8:7:%x::", i) }), 1},
+		{"one /24, mapped and not", each(func(i int) string {
+			if i%2 == 0 {
+				return fmt.Sprintf("::ffff:203.0.113.%d", i)
+			}
+			return fmt.Sprintf("203.0.113.%d", i)
+		}), 1},
+		{"ten /24s side by side", each(func(i int) string { return fmt.Sprintf("198.51.%d.1", 100+i) }), SurgeMinReports},
+		{"ten /48s", each(onNetwork), SurgeMinReports},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := NewMemoryCrowd(hour.Add(-24 * time.Hour))
+			var rc ReportCount
+			for _, client := range tc.clients {
+				rc, _ = c.Report("anthropic", client, now)
+			}
+			if rc.Count != tc.want {
+				t.Fatalf("count %d, want %d", rc.Count, tc.want)
+			}
+			if surge := rc.State() == ReportsSurge; surge != (tc.want >= SurgeMinReports) {
+				t.Errorf("%d voices over a baseline of %v: state %s", rc.Count, *rc.Baseline, rc.State())
 			}
 		})
 	}
@@ -212,7 +286,7 @@ func TestCheckCrowd(t *testing.T) {
 				crowd = NewMemoryCrowd(genTime)
 			}
 			for i := range tc.others {
-				crowd.Report(tc.q, fmt.Sprint("198.51.100.", i), genTime.Add(time.Minute))
+				crowd.Report(tc.q, onNetwork(i), genTime.Add(time.Minute))
 			}
 			engine.CountReports(crowd)
 			with, err := engine.Check(view, Request{Query: tc.q, Error: tc.observed, Client: "192.0.2.1"})
@@ -272,8 +346,8 @@ func same(confidence string) string { return confidence }
 // not only to those who send error=. Once ten callers have reported errors
 // for Groq (over a baseline of 0), a plain check of Groq cites the surge
 // and its advice moves as the rules move it for a surge nobody else sees,
-// the status staying up; a stack check's check of Groq cites it too; the
-// statusline marks it, asked by name or not. A check of claude.ai cites
+// the status, level and emoji staying up's; a stack check's check of Groq
+// cites it too; the statusline notes it, asked by name or not. A check of claude.ai cites
 // nothing: the crowd is the API's. One caller fewer is no surge, and then
 // none of them says anything of the crowd.
 func TestCrowdSurgeOnPlainChecks(t *testing.T) {
@@ -296,7 +370,7 @@ func TestCrowdSurgeOnPlainChecks(t *testing.T) {
 				t.Fatal(err)
 			}
 			for i := range tc.voices {
-				if _, err := engine.Check(view, Request{Query: "groq", Error: "503", Client: fmt.Sprint("198.51.100.", i)}); err != nil {
+				if _, err := engine.Check(view, Request{Query: "groq", Error: "503", Client: onNetwork(i)}); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -324,7 +398,7 @@ func TestCrowdSurgeOnPlainChecks(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			marker := fmt.Sprintf("(⚠️ %d callers report errors)", tc.voices)
+			marker := fmt.Sprintf("(👥 errors reported from %d networks)", tc.voices)
 			wantAll := "🔴 Anthropic: claude.ai major outage, Claude Code major outage · 🔴 Cohere: API major outage · " +
 				"⚠️ OpenAI: API degraded · ⚠️ DeepSeek: API degraded · ❔ " + strconv.Itoa(unknownIn(t, testCatalog(t))) + " unknown"
 
@@ -344,11 +418,11 @@ func TestCrowdSurgeOnPlainChecks(t *testing.T) {
 				return
 			}
 			ev := reportsEvidence(plain)
-			if ev == nil || ev.State != ReportsSurge || *ev.Count != tc.voices || !strings.HasSuffix(ev.Says, ": a surge.") {
+			if ev == nil || ev.State != ReportsSurge || *ev.Count != tc.voices || !strings.HasSuffix(ev.Says, ": a surge of reports, which sets no status.") {
 				t.Fatalf("a plain check after %d reports: evidence %+v", tc.voices, ev)
 			}
 			v := plain.Verdict
-			if *plain.Status != api.Operational || v.Level != "up" || v.Action != quiet.Verdict.Action || v.Blame != quiet.Verdict.Blame ||
+			if *plain.Status != api.Operational || v.Level != "up" || v.Emoji != quiet.Verdict.Emoji || v.Headline != quiet.Verdict.Headline || v.Action != quiet.Verdict.Action || v.Blame != quiet.Verdict.Blame ||
 				v.Confidence != lower(quiet.Verdict.Confidence) || !strings.HasSuffix(v.Reason, "neither the page nor our probes see it yet.") {
 				t.Errorf("a surge changed more than the rules allow: status %s, %s/%s/%s %q", *plain.Status, v.Action, v.Blame, v.Confidence, v.Reason)
 			}
@@ -358,9 +432,74 @@ func TestCrowdSurgeOnPlainChecks(t *testing.T) {
 			if want := "✅ Groq up " + marker + " · 🔴 claude.ai major outage"; named != want {
 				t.Errorf("statusline %q, want %q", named, want)
 			}
-			wantAll = strings.Replace(wantAll, " · ❔", " · ✅ Groq: API up "+marker+" · ❔", 1)
+			wantAll += fmt.Sprintf(" · 👥 Groq: errors reported from %d networks", tc.voices)
 			if all != wantAll {
 				t.Errorf("statusline without q %q\nwant %q", all, wantAll)
+			}
+		})
+	}
+}
+
+// TestStatuslineSurgeIsANote: a surge of reports adds a note to the
+// statusline and changes nothing else. Without q, the line with callers on
+// ten networks reporting errors at Groq (up) and at OpenAI (degraded) is
+// the line without them, every item in its place with its emoji and words
+// (all up still counted as such), followed by a note per surge in the
+// catalog's order, under an emoji no status has; by name, the status comes
+// first, as it is, and the note after it.
+func TestStatuslineSurgeIsANote(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	calm := &fakeView{generatedAt: genTime, staleAfter: 15 * time.Minute, summaries: map[string]api.ServiceSummary{}}
+	for _, svc := range cat.Services {
+		sum := api.ServiceSummary{Slug: svc.Slug, Name: svc.Name, Status: api.Operational, Basis: api.BasisOfficial}
+		for _, sf := range svc.Surfaces {
+			sum.Surfaces = append(sum.Surfaces, api.SurfaceSummary{ID: sf.ID, Name: sf.Name, Status: api.Operational, Basis: api.BasisOfficial})
+		}
+		calm.summaries[svc.Slug] = sum
+	}
+	notes := fmt.Sprintf(" · 👥 OpenAI API: errors reported from %d networks · 👥 Groq: errors reported from %d networks", SurgeMinReports, SurgeMinReports)
+	for _, tc := range []struct {
+		name  string
+		view  View
+		want  string // without q, before the notes
+		named string // q=groq,openai, before the notes
+	}{
+		{"all up", calm, "✅ all " + strconv.Itoa(len(cat.Services)) + " up", "✅ Groq up · ✅ OpenAI API up"},
+		{"claude.ai down, OpenAI degraded", claudeDownView(t), "🔴 Anthropic: claude.ai major outage, Claude Code major outage · 🔴 Cohere: API major outage · " +
+			"⚠️ OpenAI: API degraded · ⚠️ DeepSeek: API degraded · ❔ " + strconv.Itoa(unknownIn(t, cat)) + " unknown", "✅ Groq up · ⚠️ OpenAI API degraded"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			engine, _, _ := newTestEngine(t)
+			engine.CountReports(NewMemoryCrowd(genTime.Add(-24 * time.Hour)))
+			for _, q := range []string{"groq", "openai"} {
+				for i := range SurgeMinReports {
+					if _, err := engine.Check(tc.view, Request{Query: q, Error: "503", Client: onNetwork(i)}); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			all, err := engine.Statusline(tc.view, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := tc.want + notes; all != want {
+				t.Errorf("statusline without q %q\nwant %q", all, want)
+			}
+			named, err := engine.Statusline(tc.view, []string{"groq", "openai"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			item := strings.Split(tc.named, " · ")
+			marker := fmt.Sprintf(" (👥 errors reported from %d networks)", SurgeMinReports)
+			if want := item[0] + marker + " · " + item[1] + marker; named != want {
+				t.Errorf("statusline %q\nwant %q", named, want)
+			}
+			for _, emoji := range []string{"✅", "⚠️", "🟠", "🔴", "🛠️", "❔", "⏳"} {
+				if strings.Contains(strings.TrimPrefix(all, tc.want), emoji) {
+					t.Errorf("the notes %q carry a status's emoji %s", strings.TrimPrefix(all, tc.want), emoji)
+				}
 			}
 		})
 	}

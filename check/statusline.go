@@ -16,7 +16,9 @@ import (
 //
 // Each of names is matched as Check matches q, and printed as Check's
 // verdict names its subject, with its status: "🔴 claude.ai major outage ·
-// ⚠️ OpenAI API degraded". A name that matches nothing tracked is an
+// ⚠️ OpenAI API degraded". A surge of the crowd's reports on an API is
+// marked after its status, which it leaves as it is ("✅ Groq up (👥 errors
+// reported from 12 networks)"). A name that matches nothing tracked is an
 // *InputError naming q.
 //
 // With no names, the line names what is in trouble and counts the rest:
@@ -71,15 +73,20 @@ func (e *Engine) Statusline(view View, names []string) (string, error) {
 // unknown status and none in trouble ("❔ 3 unknown"), which are not named
 // (a page that could not be read this cycle is not news). With nothing in
 // trouble it counts those up: "✅ all 26 up", or "✅ 23 up · ❔ 3 unknown".
-// A surge of the crowd's reports is news too: its service is named with
-// its API's status and the marker ("✅ OpenAI: API up (⚠️ 40 callers
-// report errors)"), the status left as it is.
+//
+// A surge of the crowd's reports is news too, but not a status: the items
+// above are what they would be without it, and each surge follows them as
+// a note of its own, in the catalog's order ("✅ all 26 up · 👥 Groq: errors
+// reported from 12 networks"). Callers on ten networks can add a note to
+// everyone's line; they cannot name a service in trouble, change an emoji
+// or take a service out of the count of those up.
 func (e *Engine) troubleLine(view View) []string {
 	type trouble struct {
 		worst api.Status
 		item  string
 	}
 	var troubles []trouble
+	var notes []string
 	up, unknown, total := 0, 0, 0
 	surges := e.surges(view)
 	for _, svc := range e.cat.Services {
@@ -88,6 +95,9 @@ func (e *Engine) troubleLine(view View) []string {
 			continue
 		}
 		total++
+		if surge := surges[svc.Slug]; surge != nil {
+			notes = append(notes, "👥 "+subject(svc, sum, catalog.SurfaceAPI).name+": "+surge.reported())
+		}
 		ids := []catalog.SurfaceID{catalog.SurfaceAPI}
 		for _, sf := range svc.Surfaces {
 			ids = append(ids, sf.ID)
@@ -95,19 +105,16 @@ func (e *Engine) troubleLine(view View) []string {
 		var worst api.Status
 		var said []string
 		someUnknown := false
-		surge := surges[svc.Slug]
 		for _, id := range ids {
 			// The same reading of a surface as Check's.
 			subj := subject(svc, sum, id)
 			switch st := subj.sum.Status; {
-			case api.Troubled(st) || (id == catalog.SurfaceAPI && surge != nil):
+			case api.Troubled(st):
 				name := subj.name
 				if id == catalog.SurfaceAPI {
-					name = "API" + " " + statusWord(st) + surgeMarker(surge)
-				} else {
-					name += " " + statusWord(st)
+					name = "API"
 				}
-				said = append(said, name)
+				said = append(said, name+" "+statusWord(st))
 				worst = api.Worse(worst, st)
 			case st != api.Operational:
 				someUnknown = true
@@ -138,14 +145,14 @@ func (e *Engine) troubleLine(view View) []string {
 	}
 	switch {
 	case len(troubles) == 0 && unknown == 0:
-		return append(parts, "✅ all "+strconv.Itoa(total)+" up")
+		parts = append(parts, "✅ all "+strconv.Itoa(total)+" up")
 	case len(troubles) == 0:
 		parts = append(parts, "✅ "+strconv.Itoa(up)+" up")
 	}
 	if unknown > 0 {
 		parts = append(parts, "❔ "+strconv.Itoa(unknown)+" unknown")
 	}
-	return parts
+	return append(parts, notes...)
 }
 
 // surges are the crowd's surges among the services of view, by slug, read

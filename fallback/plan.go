@@ -54,7 +54,7 @@ func New(cat catalog.Catalog) *Planner {
 // Order is the rule the targets follow, published with them.
 const Order = "Best first: by status (operational, degraded, maintenance, partial_outage, major_outage, unknown last), " +
 	"then the gateway's uptime over 5 minutes (higher first), then our measured error rate over the last hour (lower first), " +
-	"then our measured time to first token (p50, lower first); among equal statuses, a provider whose callers report errors in a surge on /check comes after those without. " +
+	"then our measured time to first token (p50, lower first). A surge of callers' reports on /check is evidence on its target (crowdSurge), never a step of this order. " +
 	"The model's own providers come before the other models of its maker, " +
 	"which are offered only when up."
 
@@ -302,12 +302,6 @@ func sortTargets(ts []api.FallbackTarget) {
 		if d := history.CompareModelStatus(a.Status, b.Status); d != 0 {
 			return d
 		}
-		if a.CrowdSurge != b.CrowdSurge {
-			if a.CrowdSurge {
-				return 1
-			}
-			return -1
-		}
 		if d := figureFirst(a.Uptime, b.Uptime, -1); d != 0 {
 			return d
 		}
@@ -411,9 +405,12 @@ func serviceSummary(name string, ts []api.FallbackTarget) string {
 }
 
 // markSurges marks the targets whose service the crowd of /check's callers
-// reports failing in a surge now, with the count as evidence: not enough
-// to move a status (the page and our probes decide that), but among equal
-// statuses a provider many callers see failing is not the first to try.
+// reports failing in a surge now, with the count as evidence, and only
+// that: it moves neither a status (the page and our probes decide that)
+// nor the order (sortTargets), which every gateway's configuration written
+// from the plan follows. Callers on ten networks are easy to gather, and
+// an order they could change would send everyone's traffic where they
+// chose; a caller reading the plan can weigh the evidence itself.
 func markSurges(view View, ts []api.FallbackTarget) {
 	for i := range ts {
 		c, ok := view.Reports(ts[i].Service)

@@ -1,6 +1,7 @@
 package fallback
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"regexp"
@@ -415,52 +416,73 @@ func TestSDKTypes(t *testing.T) {
 	}
 }
 
-// TestPlanCrowdSurge: among providers of equal status, one whose callers
-// report errors on /check in a surge comes after the others, with the
-// count as its evidence; fewer reports than a surge change nothing, and
-// no surge lifts a provider over a better status.
+// TestPlanCrowdSurge: a surge of callers' reports at Anthropic is
+// evidence on its target (crowdSurge, the count as "reports" evidence),
+// and nothing more: the order stays what the statuses and figures make
+// it, and so does every gateway's configuration written from the plan,
+// byte for byte. Fewer reports than a surge mark nothing.
 func TestPlanCrowdSurge(t *testing.T) {
 	t.Parallel()
 	baseline := 1.0
+	p := planner(t)
 	for _, tc := range []struct {
 		name      string
-		anthropic int // callers reporting errors at Anthropic
+		anthropic int // networks reporting errors at Anthropic
+		bedrock   *float64
 		wantFirst string
 		wantSurge bool
 	}{
-		{"no reports", 0, "Anthropic", false},
-		{"nine callers: no surge", 9, "Anthropic", false},
-		{"a surge at Anthropic", 40, "Amazon Bedrock", true},
+		{"no reports", 0, pct(99.5), "Anthropic", false},
+		{"nine networks: no surge", 9, pct(99.5), "Anthropic", false},
+		{"a surge at Anthropic, statuses equal", 40, pct(99.5), "Anthropic", true},
+		{"a surge at Anthropic, Bedrock worse", 40, pct(60), "Anthropic", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			view := sonnetView(pct(99.9), pct(99.5)) // both operational, Anthropic's figure higher
+			quiet := sonnetView(pct(99.9), tc.bedrock) // Anthropic's figure higher
+			view := sonnetView(pct(99.9), tc.bedrock)
 			view.reports = map[string]check.ReportCount{"anthropic": {Window: genTime.Add(-2 * time.Minute), Count: tc.anthropic, Baseline: &baseline}}
-			plan, err := planner(t).ForModel(view, "anthropic/claude-sonnet-4.5", "model")
+			want, err := p.ForModel(quiet, "anthropic/claude-sonnet-4.5", "model")
+			if err != nil {
+				t.Fatal(err)
+			}
+			plan, err := p.ForModel(view, "anthropic/claude-sonnet-4.5", "model")
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got := plan.Targets[0].Provider; got != tc.wantFirst {
 				t.Errorf("first target %s, want %s", got, tc.wantFirst)
 			}
+			if got, quiet := providers(plan), providers(want); !slices.Equal(got, quiet) {
+				t.Errorf("order %v, want the order without reports %v", got, quiet)
+			}
+			for _, format := range api.FallbackFormats {
+				got, _, gerr := p.Render(plan, format)
+				quiet, _, qerr := p.Render(want, format)
+				if gerr != nil || qerr != nil || !bytes.Equal(got, quiet) {
+					t.Errorf("%s configuration changed by the crowd (%v, %v):\n%s\nwithout reports:\n%s", format, gerr, qerr, got, quiet)
+				}
+			}
 			i := slices.IndexFunc(plan.Targets, func(t api.FallbackTarget) bool { return t.Provider == "Anthropic" && !t.Sibling })
 			target := plan.Targets[i]
 			hasEvidence := slices.ContainsFunc(target.Evidence, func(e api.FallbackEvidence) bool {
-				return e.Source == api.EvidenceReports && strings.Contains(e.Says, "a surge")
+				return e.Source == api.EvidenceReports && strings.Contains(e.Says, "a surge of reports, which sets no status")
 			})
 			if target.CrowdSurge != tc.wantSurge || hasEvidence != tc.wantSurge {
 				t.Errorf("Anthropic's target: crowdSurge %v, reports evidence %v; want %v", target.CrowdSurge, hasEvidence, tc.wantSurge)
 			}
+			if quiet := want.Targets[slices.IndexFunc(want.Targets, func(t api.FallbackTarget) bool { return t.Provider == "Anthropic" && !t.Sibling })]; target.Status != quiet.Status {
+				t.Errorf("Anthropic's status %s, want %s as without reports", target.Status, quiet.Status)
+			}
 		})
 	}
-	// A surge never lifts a provider over a better status.
-	view := sonnetView(pct(99.9), pct(60))
-	view.reports = map[string]check.ReportCount{"anthropic": {Window: genTime, Count: 40, Baseline: &baseline}}
-	plan, err := planner(t).ForModel(view, "anthropic/claude-sonnet-4.5", "model")
-	if err != nil {
-		t.Fatal(err)
+}
+
+// providers are a plan's targets by provider and model, in its order.
+func providers(plan api.FallbackPlan) []string {
+	var out []string
+	for _, t := range plan.Targets {
+		out = append(out, t.Provider+" "+t.Model)
 	}
-	if plan.Targets[0].Provider != "Anthropic" {
-		t.Errorf("with Bedrock at 60 %%, %s comes first despite the crowd at Anthropic", plan.Targets[0].Provider)
-	}
+	return out
 }

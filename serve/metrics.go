@@ -13,9 +13,12 @@ import (
 // handleMetrics serves the built Prometheus exposition with the crowd's
 // live series appended, as handleSituation adds the crowd to the
 // situation: the build cannot know the crowd, and an alert on /metrics
-// should see a surge that /check and the statusline report. A static host,
-// or a server without a crowd, serves the file as built; so does the
-// file's own name (/metrics.txt), which is the built file.
+// should see a surge that /check and the statusline note. The crowd's
+// families are reports, said so in their HELP, and apart from the status
+// series, which a surge leaves as built: whoever gathers callers on ten
+// networks moves aistatus_crowd_surge, never aistatus_service_status. A
+// static host, or a server without a crowd, serves the file as built; so
+// does the file's own name (/metrics.txt), which is the built file.
 func (s *Server) handleMetrics(w http.ResponseWriter, r *http.Request) {
 	snap := s.snapshotOr503(w)
 	if snap == nil {
@@ -38,14 +41,14 @@ func (s *Server) metricsWithCrowd(rep *representation, slugs []string, now time.
 	return s.crowdMetrics.get(rep, counts, func() *representation {
 		var b bytes.Buffer
 		b.Write(rep.body)
-		fmt.Fprintf(&b, "# HELP aistatus_crowd_reports Distinct callers (addresses) who reported an error with the service's API through /check in the current %d-minute window; counted live by the server, absent from a statically hosted /metrics.\n", int(check.ReportWindow.Minutes()))
+		fmt.Fprintf(&b, "# HELP aistatus_crowd_reports Reports, not a status: the distinct networks (an IPv4 /24 or an IPv6 /48 each) from which callers reported an error with the service's API through /check in the current %d-minute window; counted live by the server, absent from a statically hosted /metrics.\n", int(check.ReportWindow.Minutes()))
 		b.WriteString("# TYPE aistatus_crowd_reports gauge\n")
 		for _, slug := range slugs {
 			if r, ok := counts[slug]; ok {
 				fmt.Fprintf(&b, "aistatus_crowd_reports{service=%q} %d\n", slug, r.Count)
 			}
 		}
-		fmt.Fprintf(&b, "# HELP aistatus_crowd_surge 1 while the crowd's count is a surge (at least %d callers and %d times the usual count at that hour), else 0; 0 without a baseline to compare with.\n", check.SurgeMinReports, check.SurgeFactor)
+		fmt.Fprintf(&b, "# HELP aistatus_crowd_surge Reports, not a status: 1 while the crowd's count is a surge (at least %d networks and %d times the usual count at that hour), else 0; 0 without a baseline to compare with. The status series do not read it.\n", check.SurgeMinReports, check.SurgeFactor)
 		b.WriteString("# TYPE aistatus_crowd_surge gauge\n")
 		for _, slug := range slugs {
 			if r, ok := counts[slug]; ok {

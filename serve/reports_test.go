@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +48,11 @@ func reportFrom(t *testing.T, ts *testServer, addr, q, observed string) *api.Evi
 	return nil
 }
 
+// onNetwork is a client address (host:port) on the i-th of many networks:
+// a /48 of the IPv6 documentation prefix each, so that i callers are i
+// voices in the crowd (check.Network).
+func onNetwork(i int) string { return fmt.Sprintf("[2001:db8:%x::1]:4000", i) }
+
 // serviceReports is the "reports" member of GET /services/{slug}.
 func serviceReports(t *testing.T, ts *testServer, slug string) *api.Reports {
 	t.Helper()
@@ -66,10 +72,10 @@ func serviceReports(t *testing.T, ts *testServer, slug string) *api.Reports {
 // TestCrowdReports: twenty distinct clients reporting error=529 within five
 // minutes show as reports evidence with their count, in the verdict and the
 // service document — not as a surge: a server that started a minute ago has
-// no baseline; one client reporting 200 times (or from every address of its
-// IPv6 /64) counts once; a check without error= is not a report; the count
-// restarts with the next window; the service file a static host serves has
-// no reports.
+// no baseline; one client reporting 200 times, or from other addresses of
+// its IPv4 /24, counts once, and so do the /64s of one IPv6 /48; a check
+// without error= is not a report; the count restarts with the next window;
+// the service file a static host serves has no reports.
 func TestCrowdReports(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, 0)
@@ -83,20 +89,26 @@ func TestCrowdReports(t *testing.T) {
 		}
 	}
 	for i := range 50 {
-		// One /64: one voice, whatever the interface identifier.
-		if ev := reportFrom(t, ts, fmt.Sprintf("[2001:db8:1:2::%x]:4000", i+1), "anthropic", "529"); *ev.Count != 2 {
-			t.Fatalf("address %d of one /64: count %d, want 2", i+1, *ev.Count)
+		// One /24: one voice, whatever the address on it.
+		if ev := reportFrom(t, ts, fmt.Sprintf("192.0.2.%d:4000", 100+i), "anthropic", "529"); *ev.Count != 1 {
+			t.Fatalf("address %d of the first client's /24: count %d, want 1", i+1, *ev.Count)
+		}
+	}
+	for i := range 50 {
+		// One /48: one voice, whatever the /64 or the interface identifier.
+		if ev := reportFrom(t, ts, fmt.Sprintf("[2001:db8:1:%x::%x]:4000", i, i+1), "anthropic", "529"); *ev.Count != 2 {
+			t.Fatalf("address %d of one /48: count %d, want 2", i+1, *ev.Count)
 		}
 	}
 	var last *api.Evidence
 	for i := 3; i <= 20; i++ {
-		last = reportFrom(t, ts, fmt.Sprintf("198.51.100.%d:4000", i), "anthropic", "529")
+		last = reportFrom(t, ts, onNetwork(i), "anthropic", "529")
 		if *last.Count != i {
 			t.Fatalf("client %d: count %d", i, *last.Count)
 		}
 	}
 	if last.State != check.ReportsUnknown || last.ObservedAt == nil || last.Baseline != nil ||
-		!strings.Contains(last.Says, "20 callers (distinct addresses) reported errors") {
+		!strings.Contains(last.Says, "Callers on 20 networks (an IPv4 /24 or an IPv6 /48 each) reported errors") {
 		t.Fatalf("20 clients: evidence %+v", last)
 	}
 	if doc := checkDoc(t, ts, "anthropic"); hasReports(doc) {
@@ -153,28 +165,32 @@ func TestCrowdForgottenWhileIdle(t *testing.T) {
 	}
 }
 
-// TestCrowdSurgeOnPlainCheck: once ten callers have reported errors for
-// Groq through /check?error= on a server counting since this hour began
-// yesterday (a baseline of 0), a plain /check of Groq cites the surge, its
-// status still operational, and the statusline marks it, by name and
-// without q. One caller fewer is no surge, and neither says anything of
-// the crowd.
+// TestCrowdSurgeOnPlainCheck: once callers on ten networks have reported
+// errors for Groq through /check?error= on a server counting since this
+// hour began yesterday (a baseline of 0), a plain /check of Groq cites the
+// surge, its status still operational, and the statusline marks it, by
+// name and without q. One network fewer is no surge, and neither are ten
+// addresses of one /24 or of one /48; then neither says anything of the
+// crowd.
 func TestCrowdSurgeOnPlainCheck(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
 		name   string
+		from   func(i int) string
 		voices int
 		surge  bool
 	}{
-		{"a surge", check.SurgeMinReports, true},
-		{"one voice short of a surge", check.SurgeMinReports - 1, false},
+		{"a surge", onNetwork, check.SurgeMinReports, true},
+		{"one network short of a surge", onNetwork, check.SurgeMinReports - 1, false},
+		{"ten addresses of one /24", func(i int) string { return fmt.Sprintf("198.51.100.%d:4000", i+1) }, check.SurgeMinReports, false},
+		{"ten /64s of one /48", func(i int) string { return fmt.Sprintf("[2001:db8:7:%x::1]:4000", i) }, check.SurgeMinReports, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ts := newTestServerStarted(t, 0, genTime.Add(-24*time.Hour))
 			ts.clock.Set(genTime.Add(time.Minute))
 			for i := range tc.voices {
-				reportFrom(t, ts, fmt.Sprintf("198.51.100.%d:4000", i), "groq", "529")
+				reportFrom(t, ts, tc.from(i), "groq", "529")
 			}
 			doc := checkDoc(t, ts, "groq")
 			var surge *api.Evidence
@@ -191,9 +207,10 @@ func TestCrowdSurgeOnPlainCheck(t *testing.T) {
 				if surge == nil || surge.State != check.ReportsSurge || *surge.Count != tc.voices || *doc.Status != api.Operational {
 					t.Errorf("plain /check after %d reports: status %s, crowd evidence %+v, want the surge", tc.voices, *doc.Status, surge)
 				}
-				marker := fmt.Sprintf(" (⚠️ %d callers report errors)", tc.voices)
+				marker := fmt.Sprintf(" (👥 errors reported from %d networks)", tc.voices)
 				wantNamed = "✅ Groq up" + marker + "\n"
-				wantAll = strings.Replace(wantAll, " · ❔", " · ✅ Groq: API up"+marker+" · ❔", 1)
+				// The status items as they were, and the surge as a note.
+				wantAll = strings.TrimSuffix(wantAll, "\n") + fmt.Sprintf(" · 👥 Groq: errors reported from %d networks\n", tc.voices)
 			} else if surge != nil {
 				t.Errorf("plain /check after %d reports cites %+v", tc.voices, surge)
 			}
@@ -216,10 +233,12 @@ func hasReports(doc api.CheckDoc) bool {
 	return false
 }
 
-// TestCrowdAcrossReplicas: replicas sharing Redis count one crowd: twenty
-// clients spread over three replicas are twenty voices, one client asking
-// each replica 200 times is one. Redis holds counts only: no key or value
-// holds an address, and the window's voices and salt expire with it.
+// TestCrowdAcrossReplicas: replicas sharing Redis count one crowd: callers
+// on twenty networks spread over three replicas are twenty voices; one
+// client asking each replica 200 times is one, and so are the other
+// addresses of its /24, written as IPv4 or IPv4-mapped IPv6, and the /64s
+// of one /48. Redis holds counts only: no key or value holds an address,
+// and the window's voices and salt expire with it.
 func TestCrowdAcrossReplicas(t *testing.T) {
 	t.Parallel()
 	rdb := startRedis(t).client()
@@ -229,9 +248,23 @@ func TestCrowdAcrossReplicas(t *testing.T) {
 			t.Fatalf("report %d of one client: count %d", i+1, *ev.Count)
 		}
 	}
+	for i := range 30 {
+		addr := fmt.Sprintf("203.0.113.%d:1000", 100+i)
+		if i%2 == 0 {
+			addr = fmt.Sprintf("[::ffff:203.0.113.%d]:1000", 100+i)
+		}
+		if ev := reportFrom(t, rs[i%3], addr, "groq", "529"); *ev.Count != 1 {
+			t.Fatalf("address %s of the client's /24: count %d, want 1", addr, *ev.Count)
+		}
+	}
+	for i := range 30 {
+		if ev := reportFrom(t, rs[i%3], fmt.Sprintf("[2001:db8:ff:%x::1]:1000", i), "groq", "529"); *ev.Count != 2 {
+			t.Fatalf("/64 %d of one /48: count %d, want 2", i, *ev.Count)
+		}
+	}
 	var last *api.Evidence
-	for i := 2; i <= 20; i++ {
-		last = reportFrom(t, rs[i%3], fmt.Sprintf("198.51.100.%d:1000", i), "groq", "529")
+	for i := 3; i <= 20; i++ {
+		last = reportFrom(t, rs[i%3], onNetwork(i), "groq", "529")
 	}
 	if *last.Count != 20 || last.State != check.ReportsUnknown {
 		t.Fatalf("20 clients on 3 replicas, counting for a minute: %+v", last)
@@ -269,7 +302,7 @@ func TestCrowdAcrossReplicas(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, addr := range []string{"203.0.113.50", "198.51.100."} {
+		for _, addr := range []string{"203.0.113.", "2001:db8:", "::ffff:"} {
 			if strings.Contains(key, addr) || strings.Contains(dump, addr) {
 				t.Fatalf("Redis key %s holds the address %s", key, addr)
 			}
@@ -313,7 +346,7 @@ func TestCrowdExactInRedis(t *testing.T) {
 		fallbacks = append(fallbacks, fallback)
 	}
 	for i := range check.MaxReportsPerWindow + 20 {
-		client := fmt.Sprintf("198.51.%d.%d", i/256, i%256)
+		client := fmt.Sprintf("2001:db8:%x::1", i) // a network each
 		rc, ok := crowds[i%2].Report("groq", client, clock.Now())
 		if want := min(i+1, check.MaxReportsPerWindow); !ok || rc.Count != want {
 			t.Fatalf("voice %d: count %d (ok %v), want %d", i+1, rc.Count, ok, want)
@@ -375,7 +408,8 @@ func TestCrowdFromMCP(t *testing.T) {
 	}
 	hs := loopback(t, ts)
 	msg := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"check_service","arguments":{"query":"anthropic","error":"529"}}}`
-	for _, client := range []string{"203.0.113.1", "203.0.113.2", "203.0.113.3", "203.0.113.3", "203.0.113.3"} {
+	// Three networks: a voice each.
+	for _, client := range []string{"203.0.113.1", "198.51.100.2", "192.0.2.3", "192.0.2.3", "192.0.2.3"} {
 		resp, data := send(t, hs, http.MethodPost, snapshot.PathMCP, strings.NewReader(msg), http.Header{
 			"Content-Type":    {"application/json"},
 			"Accept":          {"application/json, text/event-stream"},
@@ -411,20 +445,20 @@ func TestCrowdBaselineInRedis(t *testing.T) {
 		t.Fatalf("first read: %+v, want no baseline", r)
 	}
 	for i := range 12 {
-		reportFrom(t, rs[i%2], fmt.Sprintf("192.0.2.%d:1000", i), "groq", "529")
+		reportFrom(t, rs[i%2], onNetwork(i), "groq", "529")
 	}
 	if r := serviceReports(t, rs[1], "groq"); r == nil || r.Count != 12 || r.State != check.ReportsUnknown {
 		t.Fatalf("12 callers without a baseline: %+v, want no surge", r)
 	}
 	at(now.Add(-24 * time.Hour))
 	for i := range 24 {
-		reportFrom(t, rs[i%2], fmt.Sprintf("198.51.100.%d:1000", i), "groq", "529")
+		reportFrom(t, rs[i%2], onNetwork(100+i), "groq", "529")
 	}
 	// Today's replicas are new processes: their own counting began now.
 	rs = replicas(t, 2, 0, rdb, zerolog.Nop())
 	at(now)
 	for i := range 5 {
-		reportFrom(t, rs[i%2], fmt.Sprintf("203.0.113.%d:1000", i), "groq", "529")
+		reportFrom(t, rs[i%2], onNetwork(200+i), "groq", "529")
 	}
 	for i, ts := range rs {
 		if r := serviceReports(t, ts, "groq"); r == nil || r.Count != 5 || r.Baseline == nil || *r.Baseline != 2 || r.State != check.ReportsNormal {
@@ -432,7 +466,7 @@ func TestCrowdBaselineInRedis(t *testing.T) {
 		}
 	}
 	for i := 5; i < 12; i++ {
-		reportFrom(t, rs[i%2], fmt.Sprintf("203.0.113.%d:1000", i), "groq", "529")
+		reportFrom(t, rs[i%2], onNetwork(200+i), "groq", "529")
 	}
 	if r := serviceReports(t, rs[1], "groq"); r == nil || r.Count != 12 || r.State != check.ReportsSurge {
 		t.Fatalf("12 callers over a baseline of 2: %+v, want a surge", r)
@@ -472,7 +506,7 @@ func TestCrowdOnSituation(t *testing.T) {
 			}
 			situation(ts) // cached before the reports: a new count must show
 			for i := range tc.reports {
-				reportFrom(t, ts, fmt.Sprintf("198.51.100.%d:4000", i+1), "anthropic", "529")
+				reportFrom(t, ts, onNetwork(i+1), "anthropic", "529")
 			}
 			doc := situation(ts)
 			services := 0
@@ -513,35 +547,51 @@ func TestCrowdOnSituation(t *testing.T) {
 }
 
 // TestCrowdOnMetrics: /metrics carries the crowd's live count and surge
-// flag per service after the built families, a new count shows at once,
-// a server without a crowd serves the built file, and promtool's linter
-// passes the whole exposition.
+// flag per service after the built families, each labelled as reports and
+// not a status; a new count shows at once; a surge (callers on ten
+// networks, over a day's baseline) sets aistatus_crowd_surge and leaves
+// every built series, the statuses included, as built, and ten addresses
+// of one /24 are no surge; a server without a crowd serves the built
+// file; promtool's linter passes the whole exposition.
 func TestCrowdOnMetrics(t *testing.T) {
 	t.Parallel()
+	oneSlash24 := func(i int) string { return fmt.Sprintf("198.51.100.%d:4000", i+1) }
 	for _, tc := range []struct {
 		name    string
 		noCrowd bool
-		reports int
+		// baseline: the server began counting before this hour yesterday.
+		baseline bool
+		reports  int
+		from     func(i int) string
 		// want are the crowd samples by series; nil: none at all.
 		want map[string]string
 	}{
-		{"no reports yet", false, 0, map[string]string{
+		{"no reports yet", false, false, 0, onNetwork, map[string]string{
 			`aistatus_crowd_reports{service="anthropic"}`: "0", `aistatus_crowd_surge{service="anthropic"}`: "0"}},
-		{"three callers report Anthropic", false, 3, map[string]string{
+		{"three callers report Anthropic", false, false, 3, onNetwork, map[string]string{
 			`aistatus_crowd_reports{service="anthropic"}`: "3", `aistatus_crowd_reports{service="openai"}`: "0",
 			// Three voices and no baseline yet: no surge.
 			`aistatus_crowd_surge{service="anthropic"}`: "0"}},
-		{"a server without a crowd", true, 3, nil},
+		{"a surge at Anthropic", false, true, check.SurgeMinReports, onNetwork, map[string]string{
+			`aistatus_crowd_reports{service="anthropic"}`: strconv.Itoa(check.SurgeMinReports), `aistatus_crowd_surge{service="anthropic"}`: "1",
+			`aistatus_crowd_surge{service="openai"}`: "0"}},
+		{"ten addresses of one /24", false, true, check.SurgeMinReports, oneSlash24, map[string]string{
+			`aistatus_crowd_reports{service="anthropic"}`: "1", `aistatus_crowd_surge{service="anthropic"}`: "0"}},
+		{"a server without a crowd", true, false, 3, onNetwork, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			ts := newTestServer(t, 0)
+			if tc.baseline {
+				ts = newTestServerStarted(t, 0, genTime.Add(-24*time.Hour))
+				ts.clock.Set(genTime.Add(time.Minute))
+			}
 			if tc.noCrowd {
 				withoutCrowd(t, ts)
 			}
 			body(t, ts.do(t, http.MethodGet, snapshot.PathMetrics, nil)) // cached before the reports: a new count must show
 			for i := range tc.reports {
-				reportFrom(t, ts, fmt.Sprintf("198.51.100.%d:4000", i+1), "anthropic", "529")
+				reportFrom(t, ts, tc.from(i), "anthropic", "529")
 			}
 			resp := ts.do(t, http.MethodGet, snapshot.PathMetrics, nil)
 			if ct := resp.Header.Get("Content-Type"); ct != snapshot.ContentMetrics {
@@ -557,6 +607,9 @@ func TestCrowdOnMetrics(t *testing.T) {
 			}
 			samples := map[string]string{}
 			for _, line := range strings.Split(strings.TrimSuffix(string(metrics[len(built):]), "\n"), "\n") {
+				if help, ok := strings.CutPrefix(line, "# HELP "); ok && !strings.Contains(help, "Reports, not a status") {
+					t.Errorf("a crowd family's HELP does not say it is reports, not a status: %s", help)
+				}
 				if line == "" || strings.HasPrefix(line, "#") {
 					continue
 				}

@@ -485,7 +485,7 @@ func TestBrowserCrowdSurge(t *testing.T) {
 	if err := chromedp.Do(browser, chromedp.Navigate(srv.URL+"/"), chromedp.WaitVisible(`li.svc[data-slug="groq"] p.crowd`)); err != nil {
 		t.Fatalf("no crowd mark on Groq's card: %v", err)
 	}
-	want := "groq: ⚠️ 12 callers report errors through /check right now: a surge (not the status page's word)"
+	want := "groq: 👥 errors reported through /check from 12 networks right now: a surge of reports, not a status"
 	if got := marked(); len(got) != 1 || got[0] != want {
 		t.Errorf("marked %q, want only %q", got, want)
 	}

@@ -18,7 +18,8 @@ import (
 //   - crowd:salt:{window}: a random salt for the window, SET NX by the first
 //     replica to count in it; it expires with the window's voices.
 //   - crowd:voices:{slug}:{window}: a set of the window's voices, each the
-//     SHA-256 of salt and client key, at most check.MaxReportsPerWindow
+//     SHA-256 of salt and the client's network (check.Network: an IPv4 /24
+//     or an IPv6 /48), at most check.MaxReportsPerWindow
 //     (addVoice). It expires soon after the window ends: no voice, and no
 //     way to test an address against it once the salt is gone, outlives
 //     the window. A set, not a HyperLogLog: the count is exact, where an
@@ -72,7 +73,9 @@ func (c *RedisCrowd) Report(slug, client string, t time.Time) (check.ReportCount
 	if err != nil {
 		return c.fallback.Report(slug, client, t)
 	}
-	voice := sha256.Sum256([]byte(salt + "\x00" + client))
+	// The network, not the address: as in memory, many addresses on one
+	// network are one voice (check.Network).
+	voice := sha256.Sum256([]byte(salt + "\x00" + check.Network(client)))
 	var count int64
 	err = c.shared.Call(ctx, func(ctx context.Context) (err error) {
 		count, err = addVoice.Run(ctx, c.shared.rdb, []string{c.voicesKey(slug, window)},
