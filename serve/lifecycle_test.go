@@ -139,7 +139,7 @@ func TestModelLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"DTSTART:20260601T000000Z", "Gemini 2.0 Flash (" + flash + ")", "DTSTART:20260525T000000Z", "Grok 4 (" + grok + ")"} {
+	for _, want := range []string{"DTSTART;VALUE=DATE:20260601", "Gemini 2.0 Flash (" + flash + ")", "DTSTART;VALUE=DATE:20260525", "Grok 4 (" + grok + ")"} {
 		if !strings.Contains(strings.ReplaceAll(string(ics), "\r\n ", ""), want) {
 			t.Errorf("retirements.ics lacks %q:\n%s", want, ics)
 		}
