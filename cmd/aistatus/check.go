@@ -19,6 +19,7 @@ import (
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/serve/mcpserver"
+	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 )
 
@@ -86,7 +87,11 @@ still says the service's status, not the advice.`,
 				defer cancel()
 				doc, err = remoteCheck(ctx, apiURL, req)
 			} else {
-				doc, err = localCheck(dir, catalog, req)
+				log, logErr := g.logger()
+				if logErr != nil {
+					return logErr
+				}
+				doc, err = localCheck(dir, catalog, req, log)
 			}
 			if err != nil {
 				return err
@@ -120,9 +125,10 @@ still says the service's status, not the advice.`,
 // localCheck answers from the snapshot folder dir, with the check engine
 // in-process (its live probe included). As the server does, it answers by
 // the catalog the snapshot was built with when it carries one, and probes
-// only the hosts of its own (catalogPath, else the embedded one): the
+// only the hosts of its own (catalogPath, else the embedded one), less
+// the aliases that name another service of its own (logged to log): the
 // command and a server on the same folder say the same thing.
-func localCheck(dir, catalogPath string, req check.Request) (api.CheckDoc, error) {
+func localCheck(dir, catalogPath string, req check.Request, log zerolog.Logger) (api.CheckDoc, error) {
 	own, err := catalog.Load(catalogPath)
 	if err != nil {
 		return api.CheckDoc{}, err
@@ -133,7 +139,7 @@ func localCheck(dir, catalogPath string, req check.Request) (api.CheckDoc, error
 	}
 	cat := own
 	if built, ok := snap.Catalog(); ok {
-		cat = built
+		cat = serve.DropForeignAliases(built, own, log)
 	}
 	client := outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(own)})
 	engine := check.New(cat, check.NewCache(client, check.DefaultProbeTimeout, time.Now, nil), time.Now, check.FromCaller)
