@@ -103,6 +103,7 @@ func TestOpenAPIDocument(t *testing.T) {
 		"/models":                    "listModels",
 		"/models/{author}/{model}":   "getModel",
 		"/models/retirements":        "listModelRetirements",
+		"/models/retirements.ics":    "getModelRetirementsCalendar",
 		"/statusline":                "getStatusline",
 		"/fallbacks":                 "getFallbacks",
 	}

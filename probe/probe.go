@@ -6,8 +6,10 @@ package probe
 
 import (
 	"context"
+	"errors"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 
 	"github.com/aistatus/aistatus/api"
@@ -33,7 +35,7 @@ const drainBytes = 64 << 10
 func Probe(ctx context.Context, client *http.Client, url string) api.ProbeSource {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
-		return failed(err.Error())
+		return failedRequest(err, url)
 	}
 	// A redirect is an answer too: the probe measures the first one and does
 	// not follow it (a redirect loop must not count as a dead host).
@@ -42,7 +44,7 @@ func Probe(ctx context.Context, client *http.Client, url string) api.ProbeSource
 	start := time.Now()
 	resp, err := noFollow.Do(req)
 	if err != nil {
-		return failed(err.Error())
+		return failedRequest(err, url)
 	}
 	latency := time.Since(start)
 	io.Copy(io.Discard, io.LimitReader(resp.Body, drainBytes))
@@ -52,6 +54,29 @@ func Probe(ctx context.Context, client *http.Client, url string) api.ProbeSource
 	}
 	ms := float64(latency.Microseconds()) / 1000
 	return api.ProbeSource{State: api.ProbeOK, LatencyMs: &ms, HTTPStatus: resp.StatusCode}
+}
+
+// failedRequest is a failure of the request to rawURL, its error naming
+// the URL without userinfo, query or fragment. The error is published (a
+// build's sources.json, /check's evidence), and a probe URL is the
+// catalog's: a replica's is its origin's, whose query may carry a token or
+// text meant for whoever reads the evidence. The host and path say which
+// probe failed.
+func failedRequest(err error, rawURL string) api.ProbeSource {
+	if ue := (*url.Error)(nil); errors.As(err, &ue) {
+		ue.URL = bareURL(rawURL)
+	}
+	return failed(err.Error())
+}
+
+// bareURL is rawURL without userinfo, query or fragment.
+func bareURL(rawURL string) string {
+	u, err := url.Parse(rawURL)
+	if err != nil {
+		return "(a URL that does not parse)"
+	}
+	u.User, u.RawQuery, u.ForceQuery, u.Fragment, u.RawFragment = nil, "", false, "", ""
+	return u.String()
 }
 
 func failed(reason string) api.ProbeSource {

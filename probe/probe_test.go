@@ -73,3 +73,38 @@ func TestProbe(t *testing.T) {
 		})
 	}
 }
+
+// TestProbeErrorKeepsTheURLsSecrets: a failed probe's error, published as
+// evidence, names the probe URL's scheme, host and path only: never its
+// userinfo, query or fragment, where a catalog (an origin's, for a
+// replica) could put a token or words for the reader.
+func TestProbeErrorKeepsTheURLsSecrets(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	for _, tt := range []struct {
+		name, url, says string
+	}{
+		{"a query", "http://" + addr + "/v1/models?token=s3cret&say=ignore+the+status", "http://" + addr + "/v1/models"},
+		{"userinfo", "http://user:s3cret@" + addr + "/v1", "http://" + addr + "/v1"},
+		{"a fragment", "http://" + addr + "/v1#s3cret", "http://" + addr + "/v1"},
+		{"an empty query", "http://" + addr + "/v1?", "http://" + addr + "/v1"},
+		{"a URL that does not parse", "http://" + addr + "/v1?s3cret=%zz\x7f", "(a URL that does not parse)"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+			defer cancel()
+			client := outbound.NewClient(outbound.Options{AllowedURLs: []string{"http://" + addr}})
+			got := Probe(ctx, client, tt.url)
+			if got.State != api.ProbeFailed || strings.Contains(got.Error, "s3cret") || strings.Contains(got.Error, "ignore") ||
+				!strings.Contains(got.Error, `"`+tt.says+`"`) {
+				t.Errorf("Probe(%q) = %+v: want a failure naming %q and nothing after it", tt.url, got, tt.says)
+			}
+		})
+	}
+}

@@ -115,7 +115,8 @@ type snapshotChecker struct {
 // checkerFor returns the engine that answers /check about snap: the one of
 // the catalog snap was built with, when it carries one (a replica then
 // matches and probes what its origin watched, whatever it was started
-// with), else the server's own. A catalog that does not parse (a newer
+// with; less the aliases that name another service of the server's own:
+// DropForeignAliases), else the server's own. A catalog that does not parse (a newer
 // build's schema) is logged once and the server's own answers.
 func (s *Server) checkerFor(snap *Snapshot) *check.Engine { return s.snapshotTools(snap).engine }
 
@@ -136,7 +137,8 @@ func (s *Server) snapshotTools(snap *Snapshot) *snapshotChecker {
 	}
 	sc := &snapshotChecker{etag: rep.etag, engine: s.checker, planner: s.planner}
 	if snap.catalog != nil {
-		sc.engine, sc.planner = s.newChecker(*snap.catalog), fallback.New(*snap.catalog)
+		cat := DropForeignAliases(*snap.catalog, s.opts.Catalog, s.opts.Log)
+		sc.engine, sc.planner = s.newChecker(cat), fallback.New(cat)
 	} else {
 		s.opts.Log.Error().Err(snap.catalogErr).Str("file", snapshot.FileCatalog).
 			Msg("the snapshot's catalog does not parse: /check answers from this server's own catalog")

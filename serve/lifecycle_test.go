@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -135,11 +136,16 @@ func TestModelLifecycle(t *testing.T) {
 	if r := byID[grok]; r.State != api.RetirementRetired || r.Date != "2026-05-25" || r.Service != "xai" || r.Name != "Grok 4" {
 		t.Errorf("%s on the calendar: %+v, want retired when noticed gone", grok, r)
 	}
-	ics, err := os.ReadFile(filepath.Join(dir, "models", "retirements.ics"))
-	if err != nil {
-		t.Fatal(err)
+	// The API answers the calendar beside its JSON, as the site's root does.
+	resp := ts.do(t, http.MethodGet, snapshot.PathModelRetirementsCalendar, nil)
+	ics := body(t, resp)
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != snapshot.ContentCalendar {
+		t.Fatalf("%s: %d %s", snapshot.PathModelRetirementsCalendar, resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
-	for _, want := range []string{"DTSTART:20260601T000000Z", "Gemini 2.0 Flash (" + flash + ")", "DTSTART:20260525T000000Z", "Grok 4 (" + grok + ")"} {
+	if site, err := os.ReadFile(filepath.Join(dir, "models", "retirements.ics")); err != nil || !bytes.Equal(site, ics) {
+		t.Errorf("%s is not the site's models/retirements.ics (%v)", snapshot.PathModelRetirementsCalendar, err)
+	}
+	for _, want := range []string{"DTSTART;VALUE=DATE:20260601", "Gemini 2.0 Flash (" + flash + ")", "DTSTART;VALUE=DATE:20260525", "Grok 4 (" + grok + ")"} {
 		if !strings.Contains(strings.ReplaceAll(string(ics), "\r\n ", ""), want) {
 			t.Errorf("retirements.ics lacks %q:\n%s", want, ics)
 		}

@@ -60,7 +60,8 @@ type Snapshot struct {
 	// catalog is the catalog the snapshot was built with (FileCatalog),
 	// for /check; nil in a snapshot written before it was published, or
 	// when it does not parse (catalogErr: a newer build's schema), and the
-	// server's own catalog answers then.
+	// server's own catalog answers then. Its text is cleaned at load
+	// (cleanCatalogText): a replica's is its origin's word.
 	catalog    *catalog.Catalog
 	catalogErr error
 	// order is the services' slugs in the order of status.json.
@@ -271,6 +272,7 @@ func (s *Snapshot) parse() error {
 		if cat, err := catalog.Parse(rep.body); err != nil {
 			s.catalogErr = err
 		} else {
+			cleanCatalogText(&cat) // an origin's text, as a status page's (catalog.go)
 			s.catalog = &cat
 		}
 	}

@@ -20,8 +20,9 @@ import (
 // and the index of the incidents it counts, made at load.
 
 // Catalog is the catalog the snapshot was built with (its catalog.json),
-// and false for a snapshot without one or whose catalog does not parse:
-// what /check answers by, here and in `aistatus check --dir`.
+// its text cleaned (cleanCatalogText), and false for a snapshot without
+// one or whose catalog does not parse: what /check answers by, here and in
+// `aistatus check --dir`, once DropForeignAliases has passed over it.
 func (s *Snapshot) Catalog() (catalog.Catalog, bool) {
 	if s.catalog == nil {
 		return catalog.Catalog{}, false

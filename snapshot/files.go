@@ -33,13 +33,15 @@ func ServiceHistoryFile(slug string) string { return DirServices + "/" + slug + 
 // FileAPIIndex is the API's index document (PathAPIIndex).
 const FileAPIIndex = "api.json"
 
-// The files of the model documents. The retirement calendar's name is one
-// segment under DirModels, which no model's document can be (ModelFile is
-// two).
+// The files of the model documents. The retirement calendar's names are
+// one segment under DirModels, which no model's document can be (ModelFile
+// is two): its JSON, and the same calendar as iCalendar (RFC 5545), which
+// the site renders.
 const (
-	FileModels           = "models.json"
-	DirModels            = "models"
-	FileModelRetirements = DirModels + "/retirements.json"
+	FileModels                   = "models.json"
+	DirModels                    = "models"
+	FileModelRetirements         = DirModels + "/retirements.json"
+	FileModelRetirementsCalendar = DirModels + "/retirements.ics"
 )
 
 // ModelFile is the path of a model's document inside a snapshot.

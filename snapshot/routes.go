@@ -46,6 +46,9 @@ const (
 	// PathModelRetirements is the retirement calendar of models
 	// (api.RetirementsDoc).
 	PathModelRetirements = APIBase + "/models/retirements"
+	// PathModelRetirementsCalendar is the same calendar as iCalendar, for
+	// calendar clients to subscribe to.
+	PathModelRetirementsCalendar = PathModelRetirements + ".ics"
 	// PathStatusline answers one line of plain text, for prompts and terminals.
 	PathStatusline = APIBase + "/statusline"
 	// PathMetrics is the Prometheus exposition (FileMetrics), where
@@ -110,6 +113,7 @@ func Routes() []Route {
 		{Path: PathModels, File: FileModels, ContentType: ContentJSON, RateLimited: true},
 		{Path: PathModel, File: ModelFile(AuthorParam + "/" + ModelNameParam), ContentType: ContentJSON, RateLimited: true},
 		{Path: PathModelRetirements, File: FileModelRetirements, ContentType: ContentJSON, RateLimited: true},
+		{Path: PathModelRetirementsCalendar, File: FileModelRetirementsCalendar, ContentType: ContentCalendar, RateLimited: true},
 		{Path: PathCheck, ContentType: ContentJSON, Dynamic: true, RateLimited: true},
 		// Computed per request, as /check: the plan follows the snapshot's
 		// figures, and five forms of every watched model would be most of

@@ -76,15 +76,26 @@ func (m *model) calendar(name string, windows []maintenanceWindow) []byte {
 }
 
 // FileRetirementsCalendar is the retirement calendar of the watched models
-// (api.RetirementsDoc), beside its JSON (snapshot.FileModelRetirements).
-const FileRetirementsCalendar = snapshot.DirModels + "/retirements.ics"
+// (api.RetirementsDoc), beside its JSON (snapshot.FileModelRetirements);
+// the API answers it at snapshot.PathModelRetirementsCalendar.
+const FileRetirementsCalendar = snapshot.FileModelRetirementsCalendar
 
 // retirementsCalendar renders the retirement calendar as a VCALENDAR: one
-// day-long event per date, naming every model retired or to be retired on
-// it. The UID is the date at the site's host; SEQUENCE counts the models
-// of the date already retired, so that a client updates the event as they
-// go; DTSTAMP is the date itself, so an unchanged calendar renders byte for
-// byte the same.
+// all-day event per date (a retirement date is a day, in no time zone:
+// VALUE=DATE, DTEND the next day, exclusive), naming every model retired
+// or to be retired on it. The UID is the date at the site's host; SEQUENCE
+// counts the models of the date already retired, so that a client updates
+// the event as they go. DTSTAMP is the build's time: with METHOD present,
+// RFC 5545 §3.8.7.2 makes it when the calendar was written, not the date
+// it is about (which may lie years ahead).
+//
+// A date that cannot be written as a DATE, its next day included, has no
+// event: not a date at all, or outside years 0001–9999 (9999-12-31 ends
+// in a year of five digits, which no reader takes). The model list's door
+// keeps such dates out of the documents; this renderer holds on its own,
+// since one unreadable line makes a strict reader refuse the whole file.
+// It has no logger to say so: the date stays in the JSON, which has no
+// such limit, and the calendar is one event short.
 func (m *model) retirementsCalendar() []byte {
 	var b icsWriter
 	b.line("BEGIN:VCALENDAR")
@@ -102,9 +113,9 @@ func (m *model) retirementsCalendar() []byte {
 		byDate[r.Date] = append(byDate[r.Date], r)
 	}
 	for _, date := range dates {
-		day, err := time.Parse(time.DateOnly, date)
-		if err != nil {
-			continue // not a date: the calendar has nothing to place
+		day, ok := icsDay(date)
+		if !ok {
+			continue // no event rather than a file no reader takes (above)
 		}
 		models := byDate[date]
 		retired, names, lines := 0, make([]string, 0, len(models)), make([]string, 0, len(models))
@@ -120,11 +131,11 @@ func (m *model) retirementsCalendar() []byte {
 			lines = append(lines, r.Name+" ("+r.ID+")"+where+": "+r.State+". "+r.Reason+".")
 		}
 		b.line("BEGIN:VEVENT")
-		b.line("UID:retirements-" + day.Format("20060102") + "@" + m.host())
-		b.line("DTSTAMP:" + icsTime(day))
+		b.line("UID:retirements-" + day.Format(icsDateLayout) + "@" + m.host())
+		b.line("DTSTAMP:" + icsTime(m.now))
 		b.line("SEQUENCE:" + strconv.Itoa(retired))
-		b.line("DTSTART:" + icsTime(day))
-		b.line("DTEND:" + icsTime(day.AddDate(0, 0, 1)))
+		b.line("DTSTART;VALUE=DATE:" + day.Format(icsDateLayout))
+		b.line("DTEND;VALUE=DATE:" + day.AddDate(0, 0, 1).Format(icsDateLayout))
 		b.prop("SUMMARY", "Retiring: "+strings.Join(names, ", "))
 		b.prop("DESCRIPTION", strings.Join(lines, "\n"))
 		b.line("TRANSP:TRANSPARENT")
@@ -133,6 +144,21 @@ func (m *model) retirementsCalendar() []byte {
 	}
 	b.line("END:VCALENDAR")
 	return []byte(b.String())
+}
+
+// icsDateLayout is an iCalendar DATE (RFC 5545 §3.3.4): four digits of
+// year, then month and day.
+const icsDateLayout = "20060102"
+
+// icsDay reads a retirement date (YYYY-MM-DD) as the day it names, when
+// it and its next day (the event's exclusive end) are both writable as a
+// DATE: years 0001 to 9999.
+func icsDay(date string) (time.Time, bool) {
+	day, err := time.Parse(time.DateOnly, date)
+	if err != nil || day.Year() < 1 || day.AddDate(0, 0, 1).Year() > 9999 {
+		return time.Time{}, false
+	}
+	return day, true
 }
 
 // host is the site's host, for calendar UIDs.

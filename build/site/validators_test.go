@@ -5,11 +5,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/mmcdole/gofeed"
+
+	"github.com/aistatus/aistatus/api"
 )
 
 // The rendered JSON Feeds, calendars and metrics are read by real
@@ -71,29 +74,104 @@ func pythonWith(t *testing.T, module, debianPackage string) string {
 	return ""
 }
 
-// TestCalendarsParse: icalendar reads every calendar, and understands each
-// event as meant: a stable UID, SEQUENCE 1 for an ended window and 0 for
-// an ongoing one, UTC times, no end while it goes on; on the retirement
-// calendar, one day-long event per date.
+// TestCalendarsParse: icalendar reads every calendar strictly, and
+// understands each event as meant: a stable UID, SEQUENCE 1 for an ended
+// window and 0 for an ongoing one, UTC times, no end while it goes on; on
+// the retirement calendar, one all-day event per date, stamped with the
+// build's time.
 func TestCalendarsParse(t *testing.T) {
 	t.Parallel()
 	py := pythonWith(t, "icalendar", "python3-icalendar")
 	docs, files := render(t)
-	dir := t.TempDir()
 	want := map[string]string{
-		FileCalendar: "maintenance-groq-20261005T020000Z@aistatus.example|1|2026-10-05T02:00:00+00:00|2026-10-05T04:30:00+00:00|Groq under maintenance\n" +
-			"maintenance-mistral-20261101T110000Z@aistatus.example|0|2026-11-01T11:00:00+00:00|-|Mistral AI under maintenance\n",
-		ServiceCalendar("mistral"): "maintenance-mistral-20261101T110000Z@aistatus.example|0|2026-11-01T11:00:00+00:00|-|Mistral AI under maintenance\n",
+		FileCalendar: "maintenance-groq-20261005T020000Z@aistatus.example|1|2026-10-05T04:30:00+00:00|2026-10-05T02:00:00+00:00|2026-10-05T04:30:00+00:00|Groq under maintenance\n" +
+			"maintenance-mistral-20261101T110000Z@aistatus.example|0|2026-11-01T11:00:00+00:00|2026-11-01T11:00:00+00:00|-|Mistral AI under maintenance\n",
+		ServiceCalendar("mistral"): "maintenance-mistral-20261101T110000Z@aistatus.example|0|2026-11-01T11:00:00+00:00|2026-11-01T11:00:00+00:00|-|Mistral AI under maintenance\n",
 		ServiceCalendar("openai"):  "",
 		// One event per date, its SEQUENCE the models of the date retired.
-		FileRetirementsCalendar: "retirements-20260601@aistatus.example|2|2026-06-01T00:00:00+00:00|2026-06-02T00:00:00+00:00|Retiring: Gemini 2.0 Flash, Gemini 2.0 Flash Lite\n" +
-			"retirements-20261215@aistatus.example|0|2026-12-15T00:00:00+00:00|2026-12-16T00:00:00+00:00|Retiring: Claude Opus 4.1\n",
+		FileRetirementsCalendar: "retirements-20260601@aistatus.example|2|2026-11-01T12:00:00+00:00|2026-06-01|2026-06-02|Retiring: Gemini 2.0 Flash, Gemini 2.0 Flash Lite\n" +
+			"retirements-20261215@aistatus.example|0|2026-11-01T12:00:00+00:00|2026-12-15|2026-12-16|Retiring: Claude Opus 4.1\n",
 	}
-	// One run of the parser for every file: "# name" and then its events.
 	names := []string{FileCalendar, FileRetirementsCalendar}
 	for _, svc := range docs.Services {
 		names = append(names, ServiceCalendar(svc.Slug))
 	}
+	got := readCalendars(t, py, files, names)
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s read as\n%s\nwant\n%s", name, got[name], w)
+		}
+	}
+}
+
+// TestRetirementsCalendarDates: whatever the dates of the retirement
+// calendar, the file is one a strict reader takes, every event all-day;
+// a date that cannot be written as a DATE (its next day included) has no
+// event. 9999-12-31 once wrote DTEND:100000101T000000Z, which icalendar
+// drops as unreadable.
+func TestRetirementsCalendarDates(t *testing.T) {
+	t.Parallel()
+	docs, h := fixture(t)
+	retirement := func(id, date string) api.ModelRetirement {
+		return api.ModelRetirement{ID: "example/" + id, Name: id, Date: date, State: api.RetirementAnnounced,
+			Source: "openrouter-models", Reason: "a test"}
+	}
+	docs.Retirements.Retirements = []api.ModelRetirement{
+		retirement("first", "2000-01-01"),
+		retirement("last-day", "9999-12-31"),
+		retirement("day-before", "9999-12-30"),
+		retirement("year-zero", "0000-01-01"),
+		retirement("year-one", "0001-01-01"),
+		retirement("no-such-day", "2026-02-30"),
+		retirement("not-a-date", "soon"),
+		retirement("two-digit-year", "26-06-01"),
+		retirement("leap-day", "2028-02-29"),
+	}
+	files, err := Render(docs, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ics := string(files[FileRetirementsCalendar])
+	// What the parser needs not be asked: every DTSTART and DTEND an
+	// eight-digit DATE, and each skipped date absent.
+	dateLine := regexp.MustCompile(`^DT(START|END);VALUE=DATE:\d{8}$`)
+	starts := 0
+	for line := range strings.SplitSeq(ics, "\r\n") {
+		if strings.HasPrefix(line, "DTSTART") || strings.HasPrefix(line, "DTEND") {
+			if !dateLine.MatchString(line) {
+				t.Errorf("not a DATE line: %q", line)
+			}
+			if strings.HasPrefix(line, "DTSTART") {
+				starts++
+			}
+		}
+		if line == "DTSTAMP:20261101T120000Z" {
+			continue
+		}
+		if strings.HasPrefix(line, "DTSTAMP") {
+			t.Errorf("%q, want the build's time", line)
+		}
+	}
+	if starts != 4 {
+		t.Errorf("%d events, want 4 (2000-01-01, 9999-12-30, 0001-01-01, 2028-02-29):\n%s", starts, ics)
+	}
+	py := pythonWith(t, "icalendar", "python3-icalendar")
+	got := readCalendars(t, py, files, []string{FileRetirementsCalendar})[FileRetirementsCalendar]
+	want := "retirements-20000101@aistatus.example|0|2026-11-01T12:00:00+00:00|2000-01-01|2000-01-02|Retiring: first\n" +
+		"retirements-99991230@aistatus.example|0|2026-11-01T12:00:00+00:00|9999-12-30|9999-12-31|Retiring: day-before\n" +
+		"retirements-00010101@aistatus.example|0|2026-11-01T12:00:00+00:00|0001-01-01|0001-01-02|Retiring: year-one\n" +
+		"retirements-20280229@aistatus.example|0|2026-11-01T12:00:00+00:00|2028-02-29|2028-03-01|Retiring: leap-day\n"
+	if got != want {
+		t.Errorf("read as\n%s\nwant\n%s", got, want)
+	}
+}
+
+// readCalendars runs testdata/validate/ical.py once over the named files
+// and returns, by name, the events it read ("" for none); any file it
+// refuses fails the test.
+func readCalendars(t *testing.T, py string, files map[string][]byte, names []string) map[string]string {
+	t.Helper()
+	dir := t.TempDir()
 	args := []string{"testdata/validate/ical.py"}
 	for i, name := range names {
 		path := filepath.Join(dir, strconv.Itoa(i)+".ics")
@@ -106,6 +184,7 @@ func TestCalendarsParse(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, out)
 	}
+	// "# path" and then its events, for each file.
 	got := map[string]string{}
 	for i, part := range strings.Split(string(out), "# ")[1:] {
 		_, events, _ := strings.Cut(part, "\n")
@@ -114,11 +193,7 @@ func TestCalendarsParse(t *testing.T) {
 	if len(got) != len(names) {
 		t.Fatalf("the parser read %d calendars, want %d:\n%s", len(got), len(names), out)
 	}
-	for name, w := range want {
-		if got[name] != w {
-			t.Errorf("%s read as\n%s\nwant\n%s", name, got[name], w)
-		}
-	}
+	return got
 }
 
 // TestMetricsPromtool: promtool's linter passes the exposition, and a

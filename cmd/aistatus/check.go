@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/catalog"
@@ -19,6 +21,7 @@ import (
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/serve/mcpserver"
+	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
 )
 
@@ -86,7 +89,11 @@ still says the service's status, not the advice.`,
 				defer cancel()
 				doc, err = remoteCheck(ctx, apiURL, req)
 			} else {
-				doc, err = localCheck(dir, catalog, req)
+				log, logErr := g.logger()
+				if logErr != nil {
+					return logErr
+				}
+				doc, err = localCheck(dir, catalog, req, log)
 			}
 			if err != nil {
 				return err
@@ -120,9 +127,10 @@ still says the service's status, not the advice.`,
 // localCheck answers from the snapshot folder dir, with the check engine
 // in-process (its live probe included). As the server does, it answers by
 // the catalog the snapshot was built with when it carries one, and probes
-// only the hosts of its own (catalogPath, else the embedded one): the
+// only the hosts of its own (catalogPath, else the embedded one), less
+// the aliases that name another service of its own (logged to log): the
 // command and a server on the same folder say the same thing.
-func localCheck(dir, catalogPath string, req check.Request) (api.CheckDoc, error) {
+func localCheck(dir, catalogPath string, req check.Request, log zerolog.Logger) (api.CheckDoc, error) {
 	own, err := catalog.Load(catalogPath)
 	if err != nil {
 		return api.CheckDoc{}, err
@@ -133,7 +141,7 @@ func localCheck(dir, catalogPath string, req check.Request) (api.CheckDoc, error
 	}
 	cat := own
 	if built, ok := snap.Catalog(); ok {
-		cat = built
+		cat = serve.DropForeignAliases(built, own, log)
 	}
 	client := outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(own)})
 	engine := check.New(cat, check.NewCache(client, check.DefaultProbeTimeout, time.Now, nil), time.Now, check.FromCaller)
@@ -159,6 +167,10 @@ func remoteCheck(ctx context.Context, apiURL string, req check.Request) (api.Che
 	}
 	doc, err := client.Check(ctx, q)
 	perr := (*mcpserver.ProblemError)(nil)
+	if errors.As(err, &perr) {
+		// The remote server's words, bound for a terminal (see terminalText).
+		perr.Problem.Detail = api.CleanText(perr.Problem.Detail, maxProblemDetail)
+	}
 	switch {
 	case err == nil:
 		return doc, nil
@@ -179,10 +191,16 @@ func remoteCheck(ctx context.Context, apiURL string, req check.Request) (api.Che
 	}
 }
 
+// maxProblemDetail bounds the detail of a problem --api answers, in
+// characters: ours are a sentence or two.
+const maxProblemDetail = 500
+
 // printVerdict prints a verdict for people and monitoring systems: the
 // headline with the performance data (perfData), then the detail, the
-// latency, the suggestions and the advice, one thing a line.
-func printVerdict(w io.Writer, doc api.CheckDoc) {
+// latency, the suggestions and the advice, one thing a line. Every line
+// goes through terminalText: with --api the text is another server's.
+func printVerdict(out io.Writer, doc api.CheckDoc) {
+	w := terminalText{out}
 	fmt.Fprintf(w, "%s %s | %s\n", doc.Verdict.Emoji, doc.Verdict.Headline, perfData(doc))
 	if doc.Verdict.Detail != "" {
 		fmt.Fprintf(w, "   %s\n", doc.Verdict.Detail)
@@ -202,6 +220,39 @@ func printVerdict(w io.Writer, doc api.CheckDoc) {
 		fmt.Fprintf(w, "   Did you mean %s?\n", api.JoinList(doc.Verdict.Suggestions, " or "))
 	}
 	printAdvice(w, doc.Verdict)
+}
+
+// terminalText writes to w what check prints, inert: every control
+// character becomes a space but the line end that closes a write (each
+// write is part of one line, or its end), and invisible format characters
+// (bidirectional overrides, zero-width ones) and bytes that are not UTF-8
+// are dropped, as api.CleanText does to feed text. With --api the words
+// are a remote server's (and its origin's catalog's): a raw ESC among them
+// is a command to the terminal, which could retitle the window or rewrite
+// the lines above, and a line end would let them pass for a line of ours.
+type terminalText struct{ w io.Writer }
+
+func (t terminalText) Write(p []byte) (int, error) {
+	s, end := string(p), ""
+	if strings.HasSuffix(s, "\n") {
+		s, end = s[:len(s)-1], "\n"
+	}
+	if _, err := io.WriteString(t.w, strings.Map(inertRune, s)+end); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// inertRune maps a rune as terminalText writes it: itself, a space, or
+// nothing (-1).
+func inertRune(r rune) rune {
+	switch {
+	case r == utf8.RuneError, unicode.Is(unicode.Cf, r):
+		return -1
+	case unicode.IsControl(r): // C0, DEL and C1 (0x9b is a CSI too)
+		return ' '
+	}
+	return r
 }
 
 // perfData is the verdict's performance data in the monitoring-plugin
@@ -232,7 +283,8 @@ func printAdvice(w io.Writer, v api.Verdict) {
 	if v.RetryAfterSeconds != nil {
 		fmt.Fprintf(w, ", retry after %d s", *v.RetryAfterSeconds)
 	}
-	fmt.Fprintf(w, "\n   %s\n", v.Reason)
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "   %s\n", v.Reason)
 	if v.PollAfterSeconds != nil {
 		fmt.Fprintf(w, "   Ask again in %d s", *v.PollAfterSeconds)
 		if len(v.ResumeWhen) > 0 {

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build"
@@ -160,5 +162,72 @@ func TestCheckAPIErrors(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCheckAPIPrintsNoControls: check --api prints a remote server's words
+// to a terminal, and that server (or its origin's catalog) may be hostile:
+// no raw control character (ESC, BEL, the one-byte CSI), invisible format
+// character (a bidi override) or byte that is not UTF-8 reaches the output,
+// in a verdict or in a refusal's detail; the line ends are check's own.
+func TestCheckAPIPrintsNoControls(t *testing.T) {
+	t.Parallel()
+	const hostile = "Open\x1b]0;pwned\x07AI\u009b2J\u202e\xff"
+	latency := 12.0
+	poll, retry := 30, 5
+	doc := api.CheckDoc{
+		Query: "openai", Tracked: true,
+		Service:       &api.CheckService{Slug: "openai", Name: hostile, Domain: "openai.com"},
+		Surface:       &api.CheckSurface{ID: "app", Name: hostile},
+		OtherSurfaces: []api.CheckOtherSurface{{ID: "agent", Name: hostile, Status: api.Operational}},
+		LatencyMs:     &latency,
+		Verdict: api.Verdict{Level: "down", Emoji: "🔴", Headline: hostile + " is down", Detail: "detail " + hostile,
+			Suggestions: []string{hostile}, Action: api.ActionFailover, Blame: api.BlameProvider, Confidence: "high",
+			Reason: "reason\r\n" + hostile, RetryAfterSeconds: &retry, PollAfterSeconds: &poll,
+			ResumeWhen:   []api.ResumeCondition{{When: hostile}},
+			Alternatives: []api.CheckAlternative{{Slug: "anthropic", Name: hostile, Status: api.Operational}}},
+	}
+	body, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("error") != "" {
+			w.Header().Set("Content-Type", "application/problem+json")
+			w.WriteHeader(http.StatusBadRequest)
+			json.NewEncoder(w).Encode(api.Problem{Type: "about:blank", Title: "Bad Request", Status: 400, Param: "error", Detail: "bad " + hostile})
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(body)
+	}))
+	t.Cleanup(srv.Close)
+	for _, args := range [][]string{{"openai"}, {"openai", "--error", "500"}} {
+		var stdout, stderr strings.Builder
+		code := execute(context.Background(), append([]string{"check", "--api", srv.URL}, args...), &stdout, &stderr)
+		out := stdout.String() + stderr.String()
+		if !strings.Contains(out, "Open ]0;pwned AI 2J") {
+			t.Errorf("%v: exit %d, the name not printed cleaned:\n%s", args, code, out)
+		}
+		for _, r := range out {
+			if r != '\n' && (unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError) {
+				t.Errorf("%v: %U printed:\n%q", args, r, out)
+				break
+			}
+		}
+		if len(args) > 1 {
+			continue
+		}
+		// Every line is one of ours: the headline, then indented ones; a
+		// line end in the reason is not one.
+		lines := strings.Split(strings.TrimSuffix(stdout.String(), "\n"), "\n")
+		for i, line := range lines {
+			if !strings.HasPrefix(line, "   ") && (i > 0 || !strings.HasPrefix(line, "🔴 ")) {
+				t.Errorf("line %d is not one of check's: %q", i+1, line)
+			}
+		}
+		if len(lines) != 9 {
+			t.Errorf("%d lines, want 9:\n%s", len(lines), out)
+		}
 	}
 }
