@@ -230,8 +230,8 @@ const (
 type ProbeSource struct {
 	// State is "ok" (the host answered), "failed", "none" (no probe URL)
 	// or "discarded" (most probes failed at once: our network, not theirs;
-	// or it failed from the builder while other vantages reach the host: a
-	// regional or path problem, see Vantages).
+	// or it failed from the builder while MinOthersReaching other vantages
+	// or more reach the host: a regional or path problem, see Vantages).
 	State      string   `json:"state"`
 	LatencyMs  *float64 `json:"latencyMs"`
 	HTTPStatus int      `json:"httpStatus,omitempty"`

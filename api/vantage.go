@@ -39,7 +39,9 @@ const (
 	// VantageRegional: some fail while others reach it — a regional or
 	// network path problem of the failing ones, never a service outage.
 	VantageRegional = "regional"
-	// VantageTooFew: fewer than MinVantages report — nothing to compare.
+	// VantageTooFew: too few to tell — fewer than MinVantages report, or
+	// the builder's own probe fails while fewer than MinOthersReaching
+	// other vantages reach the host (its failure counts).
 	VantageTooFew = "too_few"
 )
 
@@ -48,3 +50,9 @@ var VantageReadings = []string{VantageReachable, VantageUnreachable, VantageRegi
 
 // MinVantages is the fewest reporting vantages the rule compares.
 const MinVantages = 2
+
+// MinOthersReaching is the fewest other vantages (not the builder's own)
+// that must reach the host for the builder's own failed probe to be set
+// aside as regional: one report could be one vantage's mistake, or one
+// writer's lie.
+const MinOthersReaching = 2

@@ -83,6 +83,10 @@ func vantageView(svc catalog.Service, self string, reports []vantage.Report, now
 //     vantage failing counts as one more failed probe of the cycle, like a
 //     confirming re-probe, so a host refused everywhere is an outage
 //     within one cycle;
+//   - the builder's own probe fails while fewer than
+//     api.MinOthersReaching other vantages reach the host: too few to
+//     overrule it (one report could be one vantage's mistake, or a lie),
+//     and the builder's probe counts as it would alone;
 //   - some fail while others reach it: a regional or network path problem
 //     of the failing ones, never a service outage: a failed probe of the
 //     builder's own is set aside (discarded), as rule 1 sets aside those
@@ -124,6 +128,10 @@ func readVantages(o *Observation) *api.Vantages {
 		if o.Probe.State == api.ProbeFailed {
 			o.Probe.Attempts = max(1, o.Probe.Attempts) + len(view.Others)
 		}
+	case o.Probe.State == api.ProbeFailed && len(reaching) < api.MinOthersReaching:
+		v.Reading = api.VantageTooFew
+		v.Detail = fmt.Sprintf("The API host fails from %s while only %s reach it: at least %d other vantages must reach it to set the builder's failed probe aside as regional, so it counts.",
+			strings.Join(failing, ", "), strings.Join(reaching, ", "), api.MinOthersReaching)
 	default:
 		v.Reading = api.VantageRegional
 		v.Detail = fmt.Sprintf("The API host fails from %s while %s reach it: a regional or network path problem seen from %s, not a service outage.",
