@@ -547,9 +547,12 @@ type Problem struct {
 // service's official source and of our probe, in one document, so that
 // whoever runs aistatus sees at once which pages moved or stopped answering.
 type SourcesDoc struct {
-	Services  []ServiceSources `json:"services"`
-	Timestamp time.Time        `json:"timestamp"`
-	License   string           `json:"license"`
+	Services []ServiceSources `json:"services"`
+	// Vantages is the health of the vantages' reports this cycle; absent
+	// when the build reads none (no Redis).
+	Vantages  *VantageSource `json:"vantages,omitempty"`
+	Timestamp time.Time      `json:"timestamp"`
+	License   string         `json:"license"`
 }
 
 // ServiceSources is one service's entry in SourcesDoc.

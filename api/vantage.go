@@ -56,3 +56,45 @@ const MinVantages = 2
 // aside as regional: one report could be one vantage's mistake, or one
 // writer's lie.
 const MinOthersReaching = 2
+
+// VantageSource is the health of the vantages' reports as a source, in the
+// latest cycle (sources.json's vantages): whether the build read them, how
+// many it believed and how many it dropped, and why.
+type VantageSource struct {
+	// State is one of VantageSourceStates.
+	State string `json:"state"`
+	// Read counts the reports believed (signed, fresh, well formed).
+	Read int `json:"read"`
+	// Dropped counts the reports left out, by why.
+	Dropped VantageDropped `json:"dropped"`
+	Detail  string         `json:"detail"`
+}
+
+// VantageDropped counts the vantage reports a build left out in a cycle.
+type VantageDropped struct {
+	// Unsigned: no signature. BadSignature: not signed with the build's
+	// key. Either was not written by a replica holding the key.
+	Unsigned     int `json:"unsigned"`
+	BadSignature int `json:"badSignature"`
+	// Future: a report, a result in it or an entry of the index dated
+	// ahead of the build's clock by more than a minute.
+	Future int `json:"future"`
+	// Invalid: signed, but not what a replica writes (a name, state,
+	// latency or freshness out of range).
+	Invalid int `json:"invalid"`
+}
+
+// The states of VantageSource.
+const (
+	// VantageSourceOK: the reports were read (some may have been dropped).
+	VantageSourceOK = "ok"
+	// VantageSourceError: Redis could not be read; the builder's probe is
+	// weighed alone.
+	VantageSourceError = "error"
+	// VantageSourceUnkeyed: the build holds no key to check reports with,
+	// so it read none; the builder's probe is weighed alone.
+	VantageSourceUnkeyed = "unkeyed"
+)
+
+// VantageSourceStates lists the values of VantageSource.State.
+var VantageSourceStates = []string{VantageSourceOK, VantageSourceError, VantageSourceUnkeyed}
