@@ -234,8 +234,8 @@ const (
 type ProbeSource struct {
 	// State is "ok" (the host answered), "failed", "none" (no probe URL)
 	// or "discarded" (most probes failed at once: our network, not theirs;
-	// or it failed from the builder while other vantages reach the host: a
-	// regional or path problem, see Vantages).
+	// or it failed from the builder while MinOthersReaching other vantages
+	// or more reach the host: a regional or path problem, see Vantages).
 	State      string   `json:"state"`
 	LatencyMs  *float64 `json:"latencyMs"`
 	HTTPStatus int      `json:"httpStatus,omitempty"`
@@ -560,9 +560,12 @@ type Problem struct {
 // service's official source and of our probe, in one document, so that
 // whoever runs aistatus sees at once which pages moved or stopped answering.
 type SourcesDoc struct {
-	Services  []ServiceSources `json:"services"`
-	Timestamp time.Time        `json:"timestamp"`
-	License   string           `json:"license"`
+	Services []ServiceSources `json:"services"`
+	// Vantages is the health of the vantages' reports this cycle; absent
+	// when the build reads none (no Redis).
+	Vantages  *VantageSource `json:"vantages,omitempty"`
+	Timestamp time.Time      `json:"timestamp"`
+	License   string         `json:"license"`
 }
 
 // ServiceSources is one service's entry in SourcesDoc.

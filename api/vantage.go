@@ -39,7 +39,9 @@ const (
 	// VantageRegional: some fail while others reach it — a regional or
 	// network path problem of the failing ones, never a service outage.
 	VantageRegional = "regional"
-	// VantageTooFew: fewer than MinVantages report — nothing to compare.
+	// VantageTooFew: too few to tell — fewer than MinVantages report, or
+	// the builder's own probe fails while fewer than MinOthersReaching
+	// other vantages reach the host (its failure counts).
 	VantageTooFew = "too_few"
 )
 
@@ -48,3 +50,51 @@ var VantageReadings = []string{VantageReachable, VantageUnreachable, VantageRegi
 
 // MinVantages is the fewest reporting vantages the rule compares.
 const MinVantages = 2
+
+// MinOthersReaching is the fewest other vantages (not the builder's own)
+// that must reach the host for the builder's own failed probe to be set
+// aside as regional: one report could be one vantage's mistake, or one
+// writer's lie.
+const MinOthersReaching = 2
+
+// VantageSource is the health of the vantages' reports as a source, in the
+// latest cycle (sources.json's vantages): whether the build read them, how
+// many it believed and how many it dropped, and why.
+type VantageSource struct {
+	// State is one of VantageSourceStates.
+	State string `json:"state"`
+	// Read counts the reports believed (signed, fresh, well formed).
+	Read int `json:"read"`
+	// Dropped counts the reports left out, by why.
+	Dropped VantageDropped `json:"dropped"`
+	Detail  string         `json:"detail"`
+}
+
+// VantageDropped counts the vantage reports a build left out in a cycle.
+type VantageDropped struct {
+	// Unsigned: no signature. BadSignature: not signed with the build's
+	// key. Either was not written by a replica holding the key.
+	Unsigned     int `json:"unsigned"`
+	BadSignature int `json:"badSignature"`
+	// Future: a report, a result in it or an entry of the index dated
+	// ahead of the build's clock by more than a minute.
+	Future int `json:"future"`
+	// Invalid: signed, but not what a replica writes (a name, state,
+	// latency or freshness out of range).
+	Invalid int `json:"invalid"`
+}
+
+// The states of VantageSource.
+const (
+	// VantageSourceOK: the reports were read (some may have been dropped).
+	VantageSourceOK = "ok"
+	// VantageSourceError: Redis could not be read; the builder's probe is
+	// weighed alone.
+	VantageSourceError = "error"
+	// VantageSourceUnkeyed: the build holds no key to check reports with,
+	// so it read none; the builder's probe is weighed alone.
+	VantageSourceUnkeyed = "unkeyed"
+)
+
+// VantageSourceStates lists the values of VantageSource.State.
+var VantageSourceStates = []string{VantageSourceOK, VantageSourceError, VantageSourceUnkeyed}

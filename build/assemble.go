@@ -74,10 +74,10 @@ type ServiceState struct {
 //     that many services), every failed probe is discarded: recorded as no
 //     data, no incident opened or advanced. This is logged as an error.
 //     Then the regional rule (readVantages), when other vantage points
-//     reported: a probe failing from the builder while others reach the
-//     host is set aside like those of rule 1 (a regional or path problem,
-//     never an outage), and a host failing from every vantage counts each
-//     other vantage as one more failed probe.
+//     reported: a probe failing from the builder while at least two
+//     others reach the host is set aside like those of rule 1 (a regional
+//     or path problem, never an outage), and a host failing from every
+//     vantage counts each other vantage as one more failed probe.
 //
 // Then, for each service, history.ServiceHistory.CountProbe counts its
 // probe and opens or closes our own incident, DecideStatus applies rules 2

@@ -54,11 +54,12 @@ type Options struct {
 	// nothing is sent.
 	Completions Completions
 
-	// Vantages, when set, reads the other vantage points' latest reports
-	// (vantage.Read through Redis: build --redis); Vantage is the builder's
-	// own vantage name ("" is vantage.Builder). Without it the builder's
-	// probe is weighed alone, as it always was.
-	Vantages func(ctx context.Context) (reports []vantage.Report, bad []string, err error)
+	// Vantages, when set, reads the other vantage points' latest signed
+	// reports (vantage.Read through Redis: build --redis); Vantage is the
+	// builder's own vantage name ("" is vantage.Builder). Without it the
+	// builder's probe is weighed alone, as it always was; so it is when
+	// it fails (vantage.ErrNoKey: no key to check the reports with).
+	Vantages func(ctx context.Context) (vantage.Reading, error)
 	Vantage  string
 
 	// due reports whether a service's completions are due this cycle
@@ -154,7 +155,8 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 		gatewayReads = ObserveModels(ctx, opts, dueForRead(watched, hist.Models))
 	})
 	observing.Wait()
-	observeVantages(ctx, opts, obs)
+	site := opts.Site
+	site.Vantages = observeVantages(ctx, opts, obs)
 	if err := ctx.Err(); err != nil {
 		return Result{}, fmt.Errorf("build interrupted, previous snapshot kept: %w", err)
 	}
@@ -170,7 +172,7 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 		return Result{}, err
 	}
 	defer staging.Abort()
-	if err := RenderTo(staging, opts.Site, opts.Catalog, hist, states, now); err != nil {
+	if err := RenderTo(staging, site, opts.Catalog, hist, states, now); err != nil {
 		return Result{}, err
 	}
 	if corrupt != nil {

@@ -463,6 +463,7 @@ func TestOpenAPIEnums(t *testing.T) {
 		{"Incident", "source", []any{api.SourceOfficial, api.SourceProbe}},
 		{"Vantages", "reading", openapiAny(api.VantageReadings)},
 		{"VantagePoint", "state", []any{api.ProbeOK, api.ProbeFailed}},
+		{"VantageSource", "state", openapiAny(api.VantageSourceStates)},
 	} {
 		if got := schemas[c.schema].Value.Properties[c.prop].Value.Enum; !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s.%s enum = %v, want %v", c.schema, c.prop, got, c.want)
@@ -711,6 +712,8 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[api.Disagreement]():          "Disagreement",
 	reflect.TypeFor[api.Vantages]():              "Vantages",
 	reflect.TypeFor[api.VantagePoint]():          "VantagePoint",
+	reflect.TypeFor[api.VantageSource]():         "VantageSource",
+	reflect.TypeFor[api.VantageDropped]():        "VantageDropped",
 	reflect.TypeFor[api.MeasuredModel]():         "MeasuredModel",
 	reflect.TypeFor[api.ProbeLatency]():          "ProbeLatency",
 	reflect.TypeFor[api.LatencyWindow]():         "LatencyWindow",

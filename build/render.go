@@ -31,6 +31,10 @@ type Site struct {
 	// APIOrigin is the thin server's address, to which the static-hosting
 	// rules proxy /check and filtered /incidents; empty for none.
 	APIOrigin string
+	// Vantages is the health of the vantages' reports this cycle, for
+	// sources.json; nil when the build reads none (no Redis). Build sets
+	// it.
+	Vantages *api.VantageSource
 }
 
 // Documents assembles the API documents of a cycle.
@@ -62,7 +66,7 @@ func Documents(site Site, cat catalog.Catalog, h *history.History, states map[st
 			Status: "ok", Timestamp: now, Source: api.Attribution(site.BaseURL), License: api.License,
 		},
 		Incidents:   api.IncidentList{Incidents: all, Timestamp: now, License: api.License},
-		Sources:     api.SourcesDoc{Services: []api.ServiceSources{}, Timestamp: now, License: api.License},
+		Sources:     api.SourcesDoc{Services: []api.ServiceSources{}, Vantages: site.Vantages, Timestamp: now, License: api.License},
 		Models:      modelsDoc(cat, h, now),
 		Retirements: retirementsDoc(h, now),
 

@@ -3,6 +3,7 @@ package build
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -30,30 +31,52 @@ const vantageReadTimeout = 2 * time.Second
 
 // observeVantages reads the other vantages' latest reports (opts.Vantages)
 // and gives each service with a probe the fresh results for its probe URL.
-// Redis failing, or a report this program could not have written, costs
-// only that evidence: logged, and the cycle goes on without it.
-func observeVantages(ctx context.Context, opts Options, obs map[string]Observation) {
+// It returns the source's health for sources.json, nil without vantages.
+// Redis failing, no key to check the reports with, or a report dropped
+// (unsigned, wrongly signed, dated ahead, or one this program could not
+// have written) costs only that evidence: counted, and the cycle goes on
+// without it.
+func observeVantages(ctx context.Context, opts Options, obs map[string]Observation) *api.VantageSource {
 	if opts.Vantages == nil {
-		return
+		return nil
 	}
 	ctx, cancel := context.WithTimeout(ctx, vantageReadTimeout)
 	defer cancel()
-	reports, bad, err := opts.Vantages(ctx)
-	if err != nil {
+	read, err := opts.Vantages(ctx)
+	switch {
+	case errors.Is(err, vantage.ErrNoKey):
+		// Said once when the process starts; each cycle's sources.json
+		// says it too.
+		return &api.VantageSource{State: api.VantageSourceUnkeyed,
+			Detail: "No key to check the vantages' reports with (" + vantage.KeyEnv + "): none read, the builder's probe is weighed alone."}
+	case err != nil:
 		opts.Log.Error().Err(err).Msg("vantages not read from redis: this cycle weighs the builder's own probe alone")
-		return
+		return &api.VantageSource{State: api.VantageSourceError,
+			Detail: "Redis could not be read: the builder's probe is weighed alone this cycle."}
 	}
-	for _, why := range bad {
+	for _, why := range read.Bad {
 		opts.Log.Warn().Str("why", why).Msg("a vantage report this program could not have written: left out")
+	}
+	d := read.Dropped
+	if d.Unsigned+d.BadSignature+d.Future > 0 {
+		opts.Log.Warn().Int("unsigned", d.Unsigned).Int("badSignature", d.BadSignature).Int("future", d.Future).
+			Msg("vantage reports no replica holding the key wrote, or dated ahead of this clock: left out (someone else writes to redis, or a replica's key or clock is wrong)")
+	}
+	src := &api.VantageSource{State: api.VantageSourceOK, Read: len(read.Reports), Dropped: d,
+		Detail: fmt.Sprintf("%d vantage report(s) read and believed.", len(read.Reports))}
+	if dropped := d.Unsigned + d.BadSignature + d.Future + d.Invalid; dropped > 0 {
+		src.Detail = fmt.Sprintf("%d vantage report(s) read and believed; %d left out (unsigned %d, wrongly signed %d, dated ahead %d, invalid %d).",
+			len(read.Reports), dropped, d.Unsigned, d.BadSignature, d.Future, d.Invalid)
 	}
 	self := cmp.Or(opts.Vantage, vantage.Builder)
 	now := opts.Now()
 	for _, svc := range opts.Catalog.Services {
 		if o, ok := obs[svc.Slug]; ok && svc.ProbeURL != "" {
-			o.Vantages = vantageView(svc, self, reports, now)
+			o.Vantages = vantageView(svc, self, read.Reports, now)
 			obs[svc.Slug] = o
 		}
 	}
+	return src
 }
 
 // vantageView is the results for svc's probe URL of every report but the
@@ -83,6 +106,10 @@ func vantageView(svc catalog.Service, self string, reports []vantage.Report, now
 //     vantage failing counts as one more failed probe of the cycle, like a
 //     confirming re-probe, so a host refused everywhere is an outage
 //     within one cycle;
+//   - the builder's own probe fails while fewer than
+//     api.MinOthersReaching other vantages reach the host: too few to
+//     overrule it (one report could be one vantage's mistake, or a lie),
+//     and the builder's probe counts as it would alone;
 //   - some fail while others reach it: a regional or network path problem
 //     of the failing ones, never a service outage: a failed probe of the
 //     builder's own is set aside (discarded), as rule 1 sets aside those
@@ -124,6 +151,10 @@ func readVantages(o *Observation) *api.Vantages {
 		if o.Probe.State == api.ProbeFailed {
 			o.Probe.Attempts = max(1, o.Probe.Attempts) + len(view.Others)
 		}
+	case o.Probe.State == api.ProbeFailed && len(reaching) < api.MinOthersReaching:
+		v.Reading = api.VantageTooFew
+		v.Detail = fmt.Sprintf("The API host fails from %s while only %s reach it: at least %d other vantages must reach it to set the builder's failed probe aside as regional, so it counts.",
+			strings.Join(failing, ", "), strings.Join(reaching, ", "), api.MinOthersReaching)
 	default:
 		v.Reading = api.VantageRegional
 		v.Detail = fmt.Sprintf("The API host fails from %s while %s reach it: a regional or network path problem seen from %s, not a service outage.",

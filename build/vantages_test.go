@@ -44,8 +44,12 @@ func TestAssembleVantages(t *testing.T) {
 			api.VantageRegional, api.Operational, 0, ok, "fails from b while builder, a, c reach it"},
 		{"failing from the builder only: its failure is set aside", probeDown, []api.VantagePoint{point("a", ok), point("c", ok)},
 			api.VantageRegional, api.Operational, 0, api.ProbeDiscarded, "seen from builder"},
-		{"two of three failing is still regional", probeDown, []api.VantagePoint{point("a", failed), point("c", ok)},
-			api.VantageRegional, api.Operational, 0, api.ProbeDiscarded, "fails from builder, a while c reach it"},
+		{"failing from the builder while one other reaches it: its failure counts", probeDown, []api.VantagePoint{point("a", ok)},
+			api.VantageTooFew, api.Operational, 1, failed, "only a reach it: at least 2 other vantages"},
+		{"two of three failing, one reaching: the builder's failure counts", probeDown, []api.VantagePoint{point("a", failed), point("c", ok)},
+			api.VantageTooFew, api.Operational, 1, failed, "fails from builder, a while only c reach it"},
+		{"two of four failing, two others reaching: regional", probeDown, []api.VantagePoint{point("a", failed), point("c", ok), point("d", ok)},
+			api.VantageRegional, api.Operational, 0, api.ProbeDiscarded, "fails from builder, a while c, d reach it"},
 		{"failing from every vantage: an outage within the cycle", probeDown, []api.VantagePoint{point("a", failed), point("b", failed), point("c", failed)},
 			api.VantageUnreachable, api.MajorOutage, 4, failed, "every vantage that reports (builder, a, b, c)"},
 		{"failing from the builder and one other: two agree, counted as two", probeDown, []api.VantagePoint{point("a", failed)},
@@ -78,6 +82,34 @@ func TestAssembleVantages(t *testing.T) {
 			}
 			if v.Reaching != reaching || v.Reporting != len(v.Points) {
 				t.Errorf("reaching %d of %d, points %+v", v.Reaching, v.Reporting, v.Points)
+			}
+		})
+	}
+}
+
+// A host down from the builder stays down when one other vantage says it
+// answers: one report, forged or mistaken, cannot take an outage off the
+// page. (Mistral, probe-only, went from major_outage to unknown on one
+// "ok" written to Redis.) Two others reaching it still can.
+func TestAssembleOneVantageCannotHideAnOutage(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name    string
+		others  []api.VantagePoint
+		status  api.Status
+		reading string
+	}{
+		{"one other reaches it", []api.VantagePoint{point("a", api.ProbeOK)}, api.MajorOutage, api.VantageTooFew},
+		{"one of two others reaches it", []api.VantagePoint{point("a", api.ProbeOK), point("b", api.ProbeFailed)}, api.MajorOutage, api.VantageTooFew},
+		{"two others reach it", []api.VantagePoint{point("a", api.ProbeOK), point("b", api.ProbeOK)}, api.Unknown, api.VantageRegional},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			h := withHistory(history.ServiceHistory{LastStatus: api.MajorOutage, FailedProbes: 5, FailingSince: asmNow.Add(-10 * time.Minute)})
+			st := assembleOne(h, Observation{Feed: feedNone, Probe: probeDown,
+				Vantages: &VantageView{Self: vantage.Builder, At: asmNow, Others: tc.others}})
+			if st.Status != tc.status || st.Sources.Vantages.Reading != tc.reading {
+				t.Errorf("status %s, reading %s (%s); want %s, %s", st.Status, st.Sources.Vantages.Reading, st.Sources.Vantages.Detail, tc.status, tc.reading)
 			}
 		})
 	}

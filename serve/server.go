@@ -85,9 +85,12 @@ type Options struct {
 	// (vantage.ValidName): it probes every tracked API host every
 	// VantageEvery (ProbeFromVantage) and writes the results to Redis, its
 	// live-probe cache is its vantage's own, and /check reads its probe as
-	// its callers' region's. Needs Redis.
+	// its callers' region's. Needs Redis, and VantageKey to sign the
+	// results: without it the server probes nothing for the build and
+	// says so once in the log (a build believes no unsigned report).
 	Vantage      string
 	VantageEvery time.Duration
+	VantageKey   vantage.Key
 	// NoCrowd is for a server with one caller on its own machine (aistatus
 	// mcp --dir): there is no crowd of callers to count, so /check counts
 	// no reports and service documents carry no "reports".

@@ -13,18 +13,26 @@ import (
 // live-probe cache — the outbound client's dial guard and User-Agent, one
 // request per URL however many /check callers ask at once, and none when a
 // replica of the same vantage probed it in the last check.LiveTTL — and
-// writes the results to Redis for the build. It returns at once without a
-// vantage or Redis, and otherwise when ctx ends.
+// writes the results to Redis for the build, signed with VantageKey. It
+// returns at once without a vantage or Redis, or without the key (logged
+// once: a build believes no unsigned report, so probing would only cost
+// the providers requests), and otherwise when ctx ends.
 func (s *Server) ProbeFromVantage(ctx context.Context) {
 	if s.opts.Vantage == "" || s.shared == nil {
 		return
 	}
+	if !s.opts.VantageKey.Set() {
+		s.opts.Log.Error().Str("vantage", s.opts.Vantage).Str("env", vantage.KeyEnv).
+			Msg("vantage key not set: this replica writes no vantage reports, and the build counts it as silent")
+		return
+	}
+	key := s.opts.VantageKey
 	vantage.Prober{
 		Name:  s.opts.Vantage,
 		URLs:  s.vantageURLs,
 		Probe: func(url string) (api.ProbeSource, time.Time) { r := s.liveProbes.Probe(url); return r.Probe, r.At },
 		Write: func(ctx context.Context, r vantage.Report) error {
-			return s.shared.Call(ctx, func(ctx context.Context) error { return vantage.Write(ctx, s.shared.Client(), r) })
+			return s.shared.Call(ctx, func(ctx context.Context) error { return vantage.Write(ctx, s.shared.Client(), key, r) })
 		},
 		Every: s.opts.VantageEvery,
 		Now:   s.opts.Now,

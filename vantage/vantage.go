@@ -7,6 +7,10 @@
 // A report holds counts and latencies only: per probe URL, whether the host
 // answered, how fast and when. No error text, no address, nothing a
 // provider's answer carried.
+//
+// Every report is signed (HMAC-SHA256) with a Key the build and the
+// replicas share (KeyEnv): whoever can write to Redis but holds no key can
+// delete or withhold reports, never make one the build believes.
 package vantage
 
 import (
@@ -15,6 +19,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"time"
 
 	"github.com/aistatus/aistatus/api"
@@ -52,8 +57,12 @@ const MaxVantages = 256
 // 3 KB.
 const maxReport = 256 << 10
 
-// maxSkew is how far a result's time may be ahead of the reader's clock.
-const maxSkew = 5 * time.Minute
+// maxSkew is how far a report's or a result's time, or an index entry's
+// score, may be ahead of the reader's clock: the clocks of machines kept by
+// NTP differ by well under a second. Anything further ahead is a clock gone
+// wrong or a writer lying, and is dropped: a score in the future would
+// otherwise keep its entry first in the index for as long as it likes.
+const maxSkew = time.Minute
 
 // forgetAfter is when a vantage that stopped writing leaves the index.
 const forgetAfter = time.Hour
@@ -94,91 +103,172 @@ type Report struct {
 	Results      map[string]Result `json:"results"`
 }
 
-// Write stores r under its vantage's key for r.FreshSeconds and names it in
-// the index, dropping from the index the vantages silent for an hour:
-// three commands, one round trip.
-func Write(ctx context.Context, rdb redis.Cmdable, r Report) error {
-	body, err := json.Marshal(r)
+// signed is what a vantage's key holds: the report's JSON as signed, and
+// its MAC under the shared Key.
+type signed struct {
+	Sig    string          `json:"sig"`
+	Report json.RawMessage `json:"report"`
+}
+
+// Write signs r with key and stores it under its vantage's key for
+// r.FreshSeconds, and names it in the index, dropping from the index the
+// vantages silent for an hour and the entries scored ahead of r's time
+// (no writer of this program makes those): four commands, one round trip.
+// Without a key it writes nothing (ErrNoKey).
+func Write(ctx context.Context, rdb redis.Cmdable, key Key, r Report) error {
+	if !key.Set() {
+		return ErrNoKey
+	}
+	report, err := json.Marshal(r)
+	if err != nil {
+		return err
+	}
+	body, err := json.Marshal(signed{Sig: key.sign(report), Report: report})
 	if err != nil {
 		return err
 	}
 	_, err = rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.Set(ctx, KeyPrefix+r.Name, body, time.Duration(r.FreshSeconds)*time.Second)
 		p.ZAdd(ctx, IndexKey, redis.Z{Score: float64(r.At.Unix()), Member: r.Name})
-		p.ZRemRangeByScore(ctx, IndexKey, "-inf", fmt.Sprint(r.At.Add(-forgetAfter).Unix()))
+		p.ZRemRangeByScore(ctx, IndexKey, "-inf", score(r.At.Add(-forgetAfter)))
+		p.ZRemRangeByScore(ctx, IndexKey, "("+score(r.At.Add(maxSkew)), "+inf")
 		return nil
 	})
 	return err
 }
 
+// score is t as an index score: its Unix second.
+func score(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }
+
+// Reading is what Read found: the reports it believes, and how many it
+// dropped and why.
+type Reading struct {
+	Reports []Report
+	Dropped api.VantageDropped
+	// Bad names each invalid report (Dropped.Invalid) and what is wrong
+	// with it, for the log.
+	Bad []string
+}
+
 // Read returns the reports of the vantages that wrote within the last
 // hour and whose report has not expired, two round trips whatever their
-// number (up to MaxVantages). A report this program could not have written
-// (not JSON of a report, another name than its key's, a state, latency or
-// time out of range, too large) is left out and named in bad; Redis
-// failing is the error.
-func Read(ctx context.Context, rdb redis.Cmdable, now time.Time) (reports []Report, bad []string, err error) {
-	names, err := rdb.ZRevRangeByScore(ctx, IndexKey, &redis.ZRangeBy{
-		Min: fmt.Sprint(now.Add(-forgetAfter).Unix()), Max: "+inf", Count: MaxVantages,
-	}).Result()
-	if err != nil || len(names) == 0 {
-		return nil, nil, err
+// number (up to MaxVantages). Only a report signed with key is believed:
+// one unsigned, wrongly signed, dated ahead of now (maxSkew), or that
+// this program could not have written (not JSON of a report, another name
+// than its key's, a state, latency or time out of range, too large) is
+// left out and counted in the Reading's Dropped. The index is read by
+// score up to now, so entries scored in the future (counted as Future)
+// cannot take the places of the vantages that report. Redis failing is
+// the error, and so is no key (ErrNoKey, before asking Redis anything).
+func Read(ctx context.Context, rdb redis.Cmdable, key Key, now time.Time) (Reading, error) {
+	var out Reading
+	if !key.Set() {
+		return out, ErrNoKey
 	}
-	keys := make([]string, len(names))
-	for i, n := range names {
+	latest := score(now.Add(maxSkew))
+	var names *redis.StringSliceCmd
+	var ahead *redis.IntCmd
+	_, err := rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		names = p.ZRevRangeByScore(ctx, IndexKey, &redis.ZRangeBy{
+			Min: score(now.Add(-forgetAfter)), Max: latest, Count: MaxVantages,
+		})
+		ahead = p.ZCount(ctx, IndexKey, "("+latest, "+inf")
+		return nil
+	})
+	if err != nil {
+		return out, err
+	}
+	out.Dropped.Future = int(ahead.Val())
+	if len(names.Val()) == 0 {
+		return out, nil
+	}
+	keys := make([]string, len(names.Val()))
+	for i, n := range names.Val() {
 		keys[i] = KeyPrefix + n
 	}
 	values, err := rdb.MGet(ctx, keys...).Result()
 	if err != nil {
-		return nil, nil, err
+		return out, err
 	}
 	for i, v := range values {
 		s, ok := v.(string)
 		if !ok {
 			continue // expired: the vantage stopped probing
 		}
-		r, why := decode(names[i], s, now)
-		if why != "" {
-			bad = append(bad, fmt.Sprintf("%.40q: %s", names[i], why))
-			continue
+		name := names.Val()[i]
+		r, drop, why := decode(key, name, s, now)
+		switch drop {
+		case "":
+			out.Reports = append(out.Reports, r)
+		case dropUnsigned:
+			out.Dropped.Unsigned++
+		case dropBadSignature:
+			out.Dropped.BadSignature++
+		case dropFuture:
+			out.Dropped.Future++
+		default:
+			out.Dropped.Invalid++
+			out.Bad = append(out.Bad, fmt.Sprintf("%.40q: %s", name, why))
 		}
-		reports = append(reports, r)
 	}
-	return reports, bad, nil
+	return out, nil
 }
 
-// decode checks a stored report; why says what is wrong with it.
-func decode(name, s string, now time.Time) (r Report, why string) {
+// Why decode drops a report.
+const (
+	dropUnsigned     = "unsigned"
+	dropBadSignature = "bad signature"
+	dropFuture       = "future"
+	dropInvalid      = "invalid"
+)
+
+// decode checks a stored report's signature, then the report: drop says
+// why it is dropped ("" when it is not), why what is wrong with an invalid
+// one.
+func decode(key Key, name, s string, now time.Time) (r Report, drop, why string) {
 	if len(s) > maxReport {
-		return Report{}, fmt.Sprintf("%d bytes", len(s))
+		return Report{}, dropInvalid, fmt.Sprintf("%d bytes", len(s))
 	}
-	if err := json.Unmarshal([]byte(s), &r); err != nil {
-		return Report{}, "not JSON of a report"
+	var env signed
+	if err := json.Unmarshal([]byte(s), &env); err != nil {
+		return Report{}, dropInvalid, "not JSON of a signed report"
+	}
+	if env.Sig == "" || len(env.Report) == 0 {
+		return Report{}, dropUnsigned, ""
+	}
+	if !key.verify(env.Report, env.Sig) {
+		return Report{}, dropBadSignature, ""
+	}
+	if err := json.Unmarshal(env.Report, &r); err != nil {
+		return Report{}, dropInvalid, "not JSON of a report"
 	}
 	switch {
 	case ValidName(r.Name) != nil || r.Name != name:
-		return Report{}, "another vantage's name"
+		return Report{}, dropInvalid, "another vantage's name"
 	case r.FreshSeconds <= 0 || time.Duration(r.FreshSeconds)*time.Second > Fresh(MaxEvery):
-		return Report{}, fmt.Sprintf("fresh for %d s", r.FreshSeconds)
+		return Report{}, dropInvalid, fmt.Sprintf("fresh for %d s", r.FreshSeconds)
 	case r.At.Sub(now) > maxSkew:
-		return Report{}, fmt.Sprintf("made at %v, ahead of this clock", r.At)
+		return Report{}, dropFuture, ""
 	}
 	for url, res := range r.Results {
-		if err := res.check(now); err != nil {
-			return Report{}, fmt.Sprintf("%.80s: %v", url, err)
+		if res.At.Sub(now) > maxSkew {
+			return Report{}, dropFuture, ""
+		}
+		if err := res.check(); err != nil {
+			return Report{}, dropInvalid, fmt.Sprintf("%.80s: %v", url, err)
 		}
 	}
-	return r, ""
+	return r, "", ""
 }
 
-func (res Result) check(now time.Time) error {
+func (res Result) check() error {
 	switch {
 	case res.State != api.ProbeOK && res.State != api.ProbeFailed:
 		return fmt.Errorf("state %.20q", res.State)
 	case res.LatencyMs != nil && !(*res.LatencyMs >= 0 && *res.LatencyMs <= 120_000):
 		return errors.New("latency out of range")
-	case res.At.IsZero() || res.At.Sub(now) > maxSkew:
-		return fmt.Errorf("made at %v", res.At)
+	case res.At.IsZero():
+		return errors.New("no time")
 	}
 	return nil
 }

@@ -48,7 +48,7 @@ type buildOptions struct {
 
 // registerVantages adds build's --redis and --vantage (run has serve's).
 func (o *buildOptions) registerVantages(fs *pflag.FlagSet) {
-	fs.StringVar(&o.redis, "redis", "", "Redis URL (redis://HOST:PORT/DB) the replicas run with --vantage write their probes to: the build weighs them with its own (a host failing from one vantage while others reach it is a regional problem, not an outage)")
+	fs.StringVar(&o.redis, "redis", "", "Redis URL (redis://HOST:PORT/DB) the replicas run with --vantage write their probes to: the build weighs them with its own (a host failing from the builder while two other vantages reach it is a regional problem, not an outage); only reports signed with the key in $"+vantage.KeyEnv+" are believed, none without it")
 	fs.StringVar(&o.vantage, "vantage", vantage.Builder, "with --redis: the builder's own vantage name, a region or place (e.g. eu-west-1)")
 }
 
@@ -117,27 +117,43 @@ func (o *buildOptions) defaultBaseURL(fs *pflag.FlagSet, addr string) error {
 }
 
 // vantages checks --redis and --vantage and returns the reader of the
-// vantages' results, nil without --redis.
-func (o *buildOptions) vantages(now func() time.Time) (func(context.Context) ([]vantage.Report, []string, error), error) {
+// vantages' results, nil without --redis. Without the key (vantage.KeyEnv)
+// the reader reads nothing and says so in each cycle's sources.json; it
+// is logged here, once.
+func (o *buildOptions) vantages(log zerolog.Logger, now func() time.Time) (func(context.Context) (vantage.Reading, error), error) {
 	if o.redis == "" {
 		return nil, nil
 	}
 	if err := vantage.ValidName(o.vantage); err != nil {
 		return nil, fmt.Errorf("--vantage: %w", err)
 	}
+	key, err := vantageKey()
+	if err != nil {
+		return nil, err
+	}
+	if !key.Set() {
+		log.Error().Str("env", vantage.KeyEnv).Msg("vantage key not set: the build reads no vantage reports and weighs its own probe alone")
+	}
 	// The client lives as long as the process, like serve's.
 	rdb, err := shared.NewRedisClient(o.redis)
 	if err != nil {
 		return nil, fmt.Errorf("--redis: %w", err)
 	}
-	return func(ctx context.Context) ([]vantage.Report, []string, error) {
-		return vantage.Read(ctx, rdb, now())
+	return func(ctx context.Context) (vantage.Reading, error) {
+		return vantage.Read(ctx, rdb, key, now())
 	}, nil
+}
+
+// vantageKey is the key in vantage.KeyEnv, the zero Key when it is unset
+// or empty. The key comes from the environment only: a flag's value shows
+// in the process list, and a bad one is quoted in applyEnv's error.
+func vantageKey() (vantage.Key, error) {
+	return vantage.ParseKey(os.Getenv(vantage.KeyEnv))
 }
 
 // options turns the flags into build.Options.
 func (o *buildOptions) options(log zerolog.Logger, cat catalog.Catalog) (build.Options, error) {
-	read, err := o.vantages(time.Now)
+	read, err := o.vantages(log, time.Now)
 	if err != nil {
 		return build.Options{}, err
 	}

@@ -63,7 +63,7 @@ func (o *serveOptions) register(fs *pflag.FlagSet, withDir bool) {
 	fs.DurationVar(&o.reload, "reload", 2*time.Second, "how often to look for a newer snapshot in the folder")
 	fs.IntVar(&o.connsPerClient, "max-conns-per-client", limits.DefaultMaxConnsPerClient, "most open connections from one client IP (IPv6 by /64); -1 turns the cap off")
 	fs.StringVar(&o.redis, "redis", "", "Redis URL (redis://HOST:PORT/DB) shared by replicas: one rate-limit budget per client and one /check probe per service per "+check.LiveTTL.String()+" across all; falls back to local state while Redis is down")
-	fs.StringVar(&o.vantage, "vantage", "", "with --redis: make this replica a vantage point named after its region or place (e.g. eu-west-1): it probes every tracked API host every --vantage-every and shares what it sees, so a build with --redis tells a regional problem from the provider's")
+	fs.StringVar(&o.vantage, "vantage", "", "with --redis: make this replica a vantage point named after its region or place (e.g. eu-west-1): it probes every tracked API host every --vantage-every and shares what it sees, signed with the key in $"+vantage.KeyEnv+" (without it, nothing), so a build with --redis and the same key tells a regional problem from the provider's")
 	fs.DurationVar(&o.vantageEvery, "vantage-every", vantage.DefaultEvery, fmt.Sprintf("with --vantage: time between two rounds of probes (%v to %v, each jittered by a tenth)", vantage.MinEvery, vantage.MaxEvery))
 	fs.IntVar(&o.conns, "max-conns", limits.DefaultMaxConns, "most open connections in all (lowered to 3/4 of the open-file limit); -1 turns the cap off")
 	fs.IntVar(&o.streamsPerClient, "max-event-streams-per-client", serve.DefaultMaxEventStreamsPerClient, "most open /events streams of one client IP (IPv6 by /64); -1 turns the cap off")
@@ -84,6 +84,14 @@ func (o *serveOptions) server(log zerolog.Logger, cat catalog.Catalog) (*serve.S
 		}
 		if o.vantageEvery < vantage.MinEvery || o.vantageEvery > vantage.MaxEvery {
 			return nil, fmt.Errorf("--vantage-every %v: give a time from %v to %v", o.vantageEvery, vantage.MinEvery, vantage.MaxEvery)
+		}
+	}
+	// Without the key the replica writes nothing, and says so once when
+	// its prober starts (serve.ProbeFromVantage).
+	var key vantage.Key
+	if o.vantage != "" {
+		if key, err = vantageKey(); err != nil {
+			return nil, err
 		}
 	}
 	var origin *serve.Origin
@@ -114,6 +122,7 @@ func (o *serveOptions) server(log zerolog.Logger, cat catalog.Catalog) (*serve.S
 		Drain:             o.drain,
 		Vantage:           o.vantage,
 		VantageEvery:      o.vantageEvery,
+		VantageKey:        key,
 
 		MaxEventStreamsPerClient: o.streamsPerClient,
 		EventStreamLifetime:      o.streamLifetime,

@@ -5,9 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -76,7 +80,7 @@ func TestVantagesRegionalAndOutage(t *testing.T) {
 			client.Transport = refusing{next: client.Transport, refused: []string{"/" + regional + "/"}}
 		}
 		replicas[name] = serve.New(serve.Options{Dir: dir, Catalog: world.Catalog, Log: zerolog.Nop(), Now: time.Now,
-			Client: client, Redis: newRedis(), Vantage: name, VantageEvery: vantage.MinEvery, RateLimit: 0, NoCrowd: true})
+			Client: client, Redis: newRedis(), Vantage: name, VantageEvery: vantage.MinEvery, VantageKey: testVantageKey, RateLimit: 0, NoCrowd: true})
 	}
 	// One round of probes from each vantage, as the replicas run it.
 	ctx, stop := context.WithCancel(context.Background())
@@ -87,12 +91,12 @@ func TestVantagesRegionalAndOutage(t *testing.T) {
 	rdb := newRedis()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		reports, _, err := vantage.Read(context.Background(), rdb, time.Now())
-		if err == nil && len(reports) == 3 {
+		read, err := vantage.Read(context.Background(), rdb, testVantageKey, time.Now())
+		if err == nil && len(read.Reports) == 3 {
 			break
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("the vantages did not report: %d, %v", len(reports), err)
+			t.Fatalf("the vantages did not report: %d, %v", len(read.Reports), err)
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -106,8 +110,8 @@ func TestVantagesRegionalAndOutage(t *testing.T) {
 		Out: dir, Site: build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "aistatus test"},
 		Catalog: world.Catalog, Timeout: 5 * time.Second, Now: time.Now, Log: zerolog.Nop(), Adapters: feed.Adapters(),
 		Client: outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(world.Catalog)}),
-		Vantages: func(ctx context.Context) ([]vantage.Report, []string, error) {
-			return vantage.Read(ctx, rdb, time.Now())
+		Vantages: func(ctx context.Context) (vantage.Reading, error) {
+			return vantage.Read(ctx, rdb, testVantageKey, time.Now())
 		},
 	}
 	if _, err := build.Build(context.Background(), opts); err != nil {
@@ -182,5 +186,258 @@ func TestVantageFlagsValidated(t *testing.T) {
 				t.Fatalf("exit %d, stderr %q; want %d naming %s", code, stderr.String(), exitError, tc.want)
 			}
 		})
+	}
+}
+
+// testVantageKey is the key the tests' replicas and builds share.
+var testVantageKey = func() vantage.Key {
+	k, err := vantage.ParseKey(testVantageSecret)
+	if err != nil {
+		panic(err)
+	}
+	return k
+}()
+
+const testVantageSecret = "cmd-test-vantage-key-0123456789abcdef"
+
+// One writer to Redis, holding no key, tries to take an outage off the
+// page: an "ok" for every host under two vantage names, unsigned and
+// signed with a key of its own, and MaxVantages index entries scored in
+// the future to push the real vantages out. The build believes none of
+// it: the host down from the builder and from the one real vantage stays
+// in a major outage, sources.json counts what was dropped, and the key
+// shows in no log line and no published file.
+func TestVantagesForgedReportsDoNotHideAnOutage(t *testing.T) {
+	t.Parallel()
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	world := buildtest.NewWorld(t, cat)
+	const down = "mistral"
+	world.Set(down, func(p *buildtest.Page) { p.APIDown = true })
+	rdb, err := shared.NewRedisClient(redistest.StartReal(t).URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rdb.Close() })
+	dir := filepath.Join(t.TempDir(), "public")
+	var logs bytes.Buffer
+	opts := build.Options{
+		Out: dir, Site: build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "aistatus test"},
+		Catalog: world.Catalog, Timeout: 5 * time.Second, Now: time.Now, Log: zerolog.New(&logs), Adapters: feed.Adapters(),
+		Client: outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(world.Catalog)}),
+		Vantages: func(ctx context.Context) (vantage.Reading, error) {
+			return vantage.Read(ctx, rdb, testVantageKey, time.Now())
+		},
+	}
+	// Three cycles, the host down from the builder and from vantage a:
+	// a major outage.
+	ctx := context.Background()
+	url := world.Catalog.Services[slices.IndexFunc(world.Catalog.Services, func(s catalog.Service) bool { return s.Slug == down })].ProbeURL
+	for range 3 {
+		now := time.Now().UTC()
+		if err := vantage.Write(ctx, rdb, testVantageKey, vantage.Report{Name: "a", At: now, FreshSeconds: 150,
+			Results: map[string]vantage.Result{url: {State: api.ProbeFailed, At: now}}}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := build.Build(ctx, opts); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if st := readSources(t, dir)[down].Status; st != api.MajorOutage {
+		t.Fatalf("%s is %s after three failed cycles, want major_outage", down, st)
+	}
+
+	// The forger's reports.
+	now := time.Now().UTC()
+	results := map[string]vantage.Result{}
+	for _, svc := range world.Catalog.Services {
+		if svc.ProbeURL != "" {
+			results[svc.ProbeURL] = vantage.Result{State: api.ProbeOK, LatencyMs: new(20.0), At: now}
+		}
+	}
+	forgerKey, _ := vantage.ParseKey("the-forgers-own-key-0123456789abcdef")
+	if err := vantage.Write(ctx, rdb, forgerKey, vantage.Report{Name: "x", At: now, FreshSeconds: 150, Results: results}); err != nil {
+		t.Fatal(err)
+	}
+	unsigned, _ := json.Marshal(vantage.Report{Name: "y", At: now, FreshSeconds: 150, Results: results})
+	rdb.Set(ctx, vantage.KeyPrefix+"y", unsigned, time.Minute)
+	rdb.ZAdd(ctx, vantage.IndexKey, redis.Z{Score: float64(now.Unix()), Member: "y"})
+	for i := range vantage.MaxVantages {
+		rdb.ZAdd(ctx, vantage.IndexKey, redis.Z{Score: float64(now.Add(time.Duration(i+1) * time.Hour).Unix()), Member: fmt.Sprintf("z%d", i)})
+	}
+	if err := vantage.Write(ctx, rdb, testVantageKey, vantage.Report{Name: "a", At: now, FreshSeconds: 150,
+		Results: map[string]vantage.Result{url: {State: api.ProbeFailed, At: now}}}); err != nil {
+		t.Fatal(err)
+	}
+	// The future entries the replica's write trimmed, written again.
+	for i := range vantage.MaxVantages {
+		rdb.ZAdd(ctx, vantage.IndexKey, redis.Z{Score: float64(now.Add(time.Duration(i+1) * time.Hour).Unix()), Member: fmt.Sprintf("z%d", i)})
+	}
+	if _, err := build.Build(ctx, opts); err != nil {
+		t.Fatal(err)
+	}
+	var sources api.SourcesDoc
+	readJSON(t, filepath.Join(dir, "sources.json"), &sources)
+	m := readSources(t, dir)[down]
+	if m.Status != api.MajorOutage || m.Vantages == nil || m.Vantages.Reading != api.VantageUnreachable || m.Vantages.Reporting != 2 {
+		t.Errorf("%s: status %s, vantages %+v; want major_outage, unreachable from builder and a", down, m.Status, m.Vantages)
+	}
+	want := api.VantageDropped{Unsigned: 1, BadSignature: 1, Future: vantage.MaxVantages}
+	if v := sources.Vantages; v == nil || v.State != api.VantageSourceOK || v.Read != 1 || v.Dropped != want {
+		t.Errorf("sources.json vantages %+v, want ok, 1 read, dropped %+v", v, want)
+	}
+	if !strings.Contains(logs.String(), `"unsigned":1`) {
+		t.Errorf("the dropped reports are not logged: %s", logs.String())
+	}
+	assertNoSecret(t, dir, logs.String())
+}
+
+// A build with --redis but no key reads no report, even a well-signed
+// one, and says why in sources.json; the host down from the builder stays
+// down whatever Redis holds.
+func TestVantagesBuildWithoutKey(t *testing.T) {
+	t.Parallel()
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	world := buildtest.NewWorld(t, cat)
+	rdb, err := shared.NewRedisClient(redistest.StartReal(t).URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rdb.Close() })
+	now := time.Now().UTC()
+	if err := vantage.Write(context.Background(), rdb, testVantageKey, vantage.Report{Name: "a", At: now, FreshSeconds: 150, Results: map[string]vantage.Result{}}); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "public")
+	opts := build.Options{
+		Out: dir, Site: build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "aistatus test"},
+		Catalog: world.Catalog, Timeout: 5 * time.Second, Now: time.Now, Log: zerolog.Nop(), Adapters: feed.Adapters(),
+		Client: outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(world.Catalog)}),
+		Vantages: func(ctx context.Context) (vantage.Reading, error) {
+			return vantage.Read(ctx, rdb, vantage.Key{}, time.Now())
+		},
+	}
+	if _, err := build.Build(context.Background(), opts); err != nil {
+		t.Fatal(err)
+	}
+	var sources api.SourcesDoc
+	readJSON(t, filepath.Join(dir, "sources.json"), &sources)
+	if v := sources.Vantages; v == nil || v.State != api.VantageSourceUnkeyed || v.Read != 0 || !strings.Contains(v.Detail, vantage.KeyEnv) {
+		t.Errorf("sources.json vantages %+v, want unkeyed, naming %s", v, vantage.KeyEnv)
+	}
+	for _, s := range sources.Services {
+		if s.Vantages != nil {
+			t.Errorf("%s carries vantages %+v read without a key", s.Slug, s.Vantages)
+		}
+	}
+}
+
+// The CLI takes the key from the environment only: a short one is refused
+// at start without being quoted, and a replica or a build without one
+// says so once in the log, the key never.
+func TestVantageKeyFromEnvironment(t *testing.T) {
+	// Not parallel: it sets the environment.
+	srv := redistest.StartReal(t)
+	dir := filepath.Join(t.TempDir(), "public")
+	short := testVantageSecret[:vantage.MinKeyBytes-1]
+	t.Setenv(vantage.KeyEnv, short)
+	for _, args := range [][]string{
+		{"serve", "--dir", dir, "--vantage", "eu-west", "--redis", srv.URL(), "--addr", "127.0.0.1:0"},
+		{"build", "--out", dir, "--redis", srv.URL()},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := execute(context.Background(), args, &stdout, &stderr)
+		if code != exitError || !strings.Contains(stderr.String(), vantage.KeyEnv) || strings.Contains(stderr.String(), short) {
+			t.Errorf("%s with a short key: exit %d, stderr %q; want %d naming %s, not quoting the key", args[0], code, stderr.String(), exitError, vantage.KeyEnv)
+		}
+	}
+	var logs bytes.Buffer
+	for _, key := range []string{"", testVantageSecret} {
+		t.Setenv(vantage.KeyEnv, key)
+		o := buildOptions{redis: srv.URL(), vantage: vantage.Builder}
+		read, err := o.vantages(zerolog.New(&logs), time.Now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = read(context.Background())
+		if (key == "") != errors.Is(err, vantage.ErrNoKey) {
+			t.Errorf("key %t: read %v", key != "", err)
+		}
+	}
+	if n := strings.Count(logs.String(), "vantage key not set"); n != 1 {
+		t.Errorf("logged the missing key %d times, want once: %s", n, logs.String())
+	}
+	if strings.Contains(logs.String(), testVantageSecret) {
+		t.Errorf("the key is in the log: %s", logs.String())
+	}
+}
+
+// readSources reads sources.json's services by slug.
+func readSources(t *testing.T, dir string) map[string]api.ServiceSources {
+	t.Helper()
+	var sources api.SourcesDoc
+	readJSON(t, filepath.Join(dir, "sources.json"), &sources)
+	out := map[string]api.ServiceSources{}
+	for _, s := range sources.Services {
+		out[s.Slug] = s
+	}
+	return out
+}
+
+// assertNoSecret fails if the test key is in logs or any file under dir.
+func assertNoSecret(t *testing.T, dir, logs string) {
+	t.Helper()
+	if strings.Contains(logs, testVantageSecret) {
+		t.Errorf("the vantage key is in the log")
+	}
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		if err == nil && bytes.Contains(data, []byte(testVantageSecret)) {
+			t.Errorf("the vantage key is published in %s", path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A replica made a vantage without the key probes nothing for the build,
+// writes nothing to Redis, and says so once.
+func TestVantageReplicaWithoutKey(t *testing.T) {
+	t.Parallel()
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb, err := shared.NewRedisClient(redistest.StartReal(t).URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rdb.Close() })
+	var logs bytes.Buffer
+	srv := serve.New(serve.Options{Dir: t.TempDir(), Catalog: cat, Log: zerolog.New(&logs), Now: time.Now,
+		Client: outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}), Redis: rdb,
+		Vantage: "eu-west", VantageEvery: vantage.MinEvery, NoCrowd: true})
+	done := make(chan struct{})
+	go func() { srv.ProbeFromVantage(context.Background()); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("ProbeFromVantage without a key did not return")
+	}
+	if n := rdb.Exists(context.Background(), vantage.KeyPrefix+"eu-west", vantage.IndexKey).Val(); n != 0 {
+		t.Errorf("a replica without the key wrote %d keys", n)
+	}
+	if n := strings.Count(logs.String(), "vantage key not set"); n != 1 || !strings.Contains(logs.String(), vantage.KeyEnv) {
+		t.Errorf("logged %d times: %s", n, logs.String())
 	}
 }
