@@ -1,6 +1,6 @@
 // Package serve is the thin server: it serves a snapshot folder from memory
-// with the API's headers, computes /check and filtered /incidents at request
-// time, and rate-limits per client.
+// with the API's headers, computes the route table's dynamic routes
+// (snapshot.Routes, Dynamic) at request time, and rate-limits per client.
 package serve
 
 import (
