@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/aistatus/aistatus/catalog"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // TestSnapshotWorkflowPassesCompletionKeys: the scheduled build gets every

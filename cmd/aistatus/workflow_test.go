@@ -18,7 +18,7 @@ import (
 	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
-	"gopkg.in/yaml.v3"
+	"go.yaml.in/yaml/v3"
 )
 
 // snapshotWorkflow is the part of snapshot.yml the tests read.
