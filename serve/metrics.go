@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/check"
+	"github.com/aistatus/aistatus/promtext"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -41,24 +42,21 @@ func (s *Server) metricsWithCrowd(rep *representation, slugs []string, now time.
 	return s.crowdMetrics.get(rep, counts, func() *representation {
 		var b bytes.Buffer
 		b.Write(rep.body)
-		fmt.Fprintf(&b, "# HELP aistatus_crowd_reports Reports, not a status: the distinct networks (an IPv4 /24 or an IPv6 /48 each) from which callers reported an error with the service's API through /check in the current %d-minute window; counted live by the server, absent from a statically hosted /metrics.\n", int(check.ReportWindow.Minutes()))
-		b.WriteString("# TYPE aistatus_crowd_reports gauge\n")
+		p := promtext.NewWriter(&b)
+		p.Family("aistatus_crowd_reports", promtext.Gauge, fmt.Sprintf("Reports, not a status: the distinct networks (an IPv4 /24 or an IPv6 /48 each) from which callers reported an error with the service's API through /check in the current %d-minute window; counted live by the server, absent from a statically hosted /metrics.", int(check.ReportWindow.Minutes())))
 		for _, slug := range slugs {
 			if r, ok := counts[slug]; ok {
-				fmt.Fprintf(&b, "aistatus_crowd_reports{service=%q} %d\n", slug, r.Count)
+				p.Sample(float64(r.Count), "service", slug)
 			}
 		}
-		fmt.Fprintf(&b, "# HELP aistatus_crowd_surge Reports, not a status: 1 while the crowd's count is a surge (at least %d networks and %d times the usual count at that hour), else 0; 0 without a baseline to compare with. The status series do not read it.\n", check.SurgeMinReports, check.SurgeFactor)
-		b.WriteString("# TYPE aistatus_crowd_surge gauge\n")
+		p.Family("aistatus_crowd_surge", promtext.Gauge, fmt.Sprintf("Reports, not a status: 1 while the crowd's count is a surge (at least %d networks and %d times the usual count at that hour), else 0; 0 without a baseline to compare with. The status series do not read it.", check.SurgeMinReports, check.SurgeFactor))
 		for _, slug := range slugs {
 			if r, ok := counts[slug]; ok {
-				surge := 0
-				if r.State == check.ReportsSurge {
-					surge = 1
-				}
-				fmt.Fprintf(&b, "aistatus_crowd_surge{service=%q} %d\n", slug, surge)
+				p.Sample(promtext.Bool(r.State == check.ReportsSurge), "service", slug)
 			}
 		}
+		// Into a buffer: it cannot fail.
+		_ = p.Close()
 		return newRepresentation(b.Bytes(), rep.contentType)
 	})
 }

@@ -31,7 +31,9 @@ func (m *model) renderMore(files map[string][]byte) error {
 	}
 	slices.SortStableFunc(all, func(a, b maintenanceWindow) int { return a.Start.Compare(b.Start) })
 	files[FileCalendar] = m.calendar("aistatus: maintenance of AI services", all)
-	files[FileMetrics] = m.metrics()
+	if files[FileMetrics], err = m.metrics(); err != nil {
+		return err
+	}
 	files[FileRetirementsCalendar] = m.retirementsCalendar()
 	return nil
 }
