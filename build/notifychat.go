@@ -328,27 +328,29 @@ type chatMessage struct {
 }
 
 // render encodes a in kind's payload format for the destination at rawURL.
+// Every kind is posted to rawURL but ntfy, whose JSON form goes to the
+// server's root.
 func (a alert) render(kind NotifyKind, rawURL string) (chatMessage, error) {
-	var payload any
-	target := rawURL
+	msg := chatMessage{contentType: "application/json", target: rawURL}
+	var err error
 	switch kind {
 	case NotifySlack:
-		payload = a.slack()
+		msg.body, err = marshalText(a.slack())
 	case NotifyDiscord:
-		payload = a.discord()
+		msg.body, err = marshalText(a.discord())
 	case NotifyTeams:
-		return a.teams()
+		msg.body, err = a.teams()
 	case NotifyNtfy:
-		root, topic, err := ntfyRoot(rawURL)
-		if err != nil {
-			return chatMessage{}, err
+		root, topic, rerr := ntfyRoot(rawURL)
+		if rerr != nil {
+			return chatMessage{}, rerr
 		}
-		payload, target = a.ntfy(topic), root
+		msg.target = root
+		msg.body, err = marshalText(a.ntfy(topic))
 	default:
 		return chatMessage{}, fmt.Errorf("no chat format for kind %q", kind)
 	}
-	body, err := marshalText(payload)
-	return chatMessage{body: body, contentType: "application/json", target: target}, err
+	return msg, err
 }
 
 // marshalText is json.Marshal without the escaping of <, > and & that
@@ -532,7 +534,8 @@ type teamsMessage struct {
 	Attachments []teamsAttachment `json:"attachments"`
 }
 
-func (a alert) teams() (chatMessage, error) {
+// teams is the message's body: the most items that fit in teamsMaxBytes.
+func (a alert) teams() ([]byte, error) {
 	encode := func(n int) ([]byte, error) {
 		card := teamsCard{Schema: "http://adaptivecards.io/schemas/adaptive-card.json", Type: "AdaptiveCard", Version: "1.2",
 			Body:    []teamsElement{{Type: "TextBlock", Text: cut(a.title, 400), Wrap: true, Weight: "Bolder", Size: "Medium"}},
@@ -553,7 +556,7 @@ func (a alert) teams() (chatMessage, error) {
 	for n := min(len(a.items), teamsMaxItems); ; n-- {
 		body, err := encode(n)
 		if err != nil || len(body) <= teamsMaxBytes || n == 0 {
-			return chatMessage{body: body, contentType: "application/json"}, err
+			return body, err
 		}
 	}
 }

@@ -535,7 +535,9 @@ type chatReceiver struct {
 }
 
 type chatPost struct {
+	// path is the method and the path, with the query if any.
 	path, contentType string
+	header            http.Header
 	body              []byte
 }
 
@@ -544,7 +546,7 @@ func newChatReceiver(t *testing.T, status int) *chatReceiver {
 	rcv.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
 		rcv.mu.Lock()
-		rcv.posts = append(rcv.posts, chatPost{r.Method + " " + r.URL.Path, r.Header.Get("Content-Type"), body})
+		rcv.posts = append(rcv.posts, chatPost{r.Method + " " + r.URL.RequestURI(), r.Header.Get("Content-Type"), r.Header.Clone(), body})
 		rcv.mu.Unlock()
 		if rcv.status != 0 {
 			w.WriteHeader(rcv.status)
@@ -727,5 +729,87 @@ func TestChatURLStaysSecret(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestNotifyDeliversEveryKind: one change, and a loopback receiver for a
+// destination of every kind. Each receiver gets one POST, at its URL
+// (query and all; ntfy's at the server's root, the topic in the body), of
+// its kind's content type, whose body is its kind's format: a Standard
+// Webhook's a CloudEvent signed as the spec says (verified without
+// SignWebhook), the others' the chat format of their service. No log line
+// names a URL's token.
+func TestNotifyDeliversEveryKind(t *testing.T) {
+	t.Parallel()
+	key, err := ParseWebhookSecret(testWebhookSecret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		kind NotifyKind
+		// path is the destination's, below its receiver's root; want
+		// where the POST arrives.
+		path, want, contentType string
+	}{
+		{NotifyWebhook, "/hooks/WEBHOOKTOKEN", "POST /hooks/WEBHOOKTOKEN", "application/cloudevents+json"},
+		{NotifySlack, "/services/T000/B000/SLACKTOKEN", "POST /services/T000/B000/SLACKTOKEN", "application/json"},
+		{NotifyDiscord, "/api/webhooks/123/DISCORDTOKEN", "POST /api/webhooks/123/DISCORDTOKEN", "application/json"},
+		{NotifyTeams, "/workflows/abc/triggers/manual/paths/invoke?api-version=2016-06-01&sig=TEAMSTOKEN",
+			"POST /workflows/abc/triggers/manual/paths/invoke?api-version=2016-06-01&sig=TEAMSTOKEN", "application/json"},
+		{NotifyNtfy, "/base/NTFYTOKEN", "POST /base/", "application/json"},
+	}
+	receivers := map[NotifyKind]*chatReceiver{}
+	var dests []Destination
+	for _, tt := range tests {
+		receivers[tt.kind] = newChatReceiver(t, 0)
+		dests = append(dests, Destination{URL: receivers[tt.kind].URL + tt.path, Kind: tt.kind})
+	}
+	var logs syncLog
+	n, err := NewNotifier(context.Background(), NotifierOptions{
+		Destinations: dests, Secret: testWebhookSecret, BaseURL: "https://aistatus.example", Names: defaultNames(t),
+		Log: zerolog.New(&logs), Attempts: 2, Backoff: time.Millisecond,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	down := api.Change{ID: 7, Type: api.ChangeStatus, Service: "openai", Time: t0, OldStatus: api.Operational, NewStatus: api.MajorOutage}
+	n.NotifyCycle([]api.Change{down}, map[string]api.Basis{"openai": api.BasisOfficial})
+	drain, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	n.Close(drain)
+	for _, tt := range tests {
+		posts := receivers[tt.kind].received()
+		if len(posts) != 1 {
+			t.Errorf("%s: %d posts, want 1", tt.kind, len(posts))
+			continue
+		}
+		p := posts[0]
+		if p.path != tt.want || p.contentType != tt.contentType {
+			t.Errorf("%s: %s with %s, want %s with %s", tt.kind, p.path, p.contentType, tt.want, tt.contentType)
+		}
+		if tt.kind == NotifyWebhook {
+			ev, err := verifyWebhook(key, p.header, p.body)
+			if err != nil {
+				t.Errorf("webhook: %v", err)
+			}
+			if ev.ID != "7" || ev.Type != api.CloudEventTypePrefix+string(api.ChangeStatus) || ev.Data.NewStatus != api.MajorOutage {
+				t.Errorf("webhook: event %+v, want change 7, OpenAI's status.changed to major_outage", ev)
+			}
+			continue
+		}
+		if err := checkPayload(tt.kind, p.body); err != nil {
+			t.Errorf("%s: %v: %s", tt.kind, err, p.body)
+		}
+		for _, want := range []string{"OpenAI", "operational → major outage", "https://aistatus.example/services/openai"} {
+			if !strings.Contains(string(p.body), want) {
+				t.Errorf("%s: no %q in %s", tt.kind, want, p.body)
+			}
+		}
+	}
+	if p := receivers[NotifyNtfy].received(); len(p) == 1 && !strings.Contains(string(p[0].body), `"topic":"NTFYTOKEN"`) {
+		t.Errorf("ntfy: no topic in %s", p[0].body)
+	}
+	if log := logs.String(); strings.Contains(log, "TOKEN") {
+		t.Errorf("a log line names a URL's token: %s", log)
 	}
 }
