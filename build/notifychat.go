@@ -161,9 +161,10 @@ type alertItem struct {
 	link                  string // the subject's page on the site
 }
 
-// alert is one build's message for one destination.
+// alert is one build's message for one destination. Its items hold
+// outside text (a provider's incident headlines, a gateway's model names)
+// as it came: each format escapes it for its own markup.
 type alert struct {
-	title string
 	items []alertItem
 	link  string // where the message as a whole points
 	// changes is the change log on the site, for what a capped message
@@ -233,7 +234,7 @@ func newAlert(changes []api.Change, basis map[string]api.Basis, names map[string
 			if inc := c.Incident; inc != nil {
 				it.evidence = "our probes of the API"
 				if inc.Source == api.SourceOfficial {
-					it.evidence, it.evidenceURL = "the official status page", inc.URL
+					it.evidence, it.evidenceURL = "the official status page", webURL(inc.URL)
 				}
 			}
 		default:
@@ -242,25 +243,47 @@ func newAlert(changes []api.Change, basis map[string]api.Basis, names map[string
 		a.worst = api.Worse(a.worst, it.status)
 		a.items = append(a.items, it)
 	}
-	switch len(a.items) {
-	case 0:
-	case 1:
-		it := a.items[0]
-		a.title, a.link = marker(it.status)+" "+it.subject+": "+it.line, it.link
-	default:
-		var subjects []string
-		for _, it := range a.items {
-			if !slices.Contains(subjects, it.subject) {
-				subjects = append(subjects, it.subject)
-			}
-		}
-		named := strings.Join(subjects[:min(3, len(subjects))], ", ")
-		if len(subjects) > 3 {
-			named += fmt.Sprintf(" and %d more", len(subjects)-3)
-		}
-		a.title = fmt.Sprintf("%s %d changes: %s", marker(a.worst), len(a.items), named)
+	if len(a.items) == 1 {
+		a.link = a.items[0].link
 	}
 	return a
+}
+
+// title is the message's heading with its outside text passed through
+// esc, the escaping of the format's markup (plain for none): one change's
+// line, or how many changes there are and of what.
+func (a alert) title(esc func(string) string) string {
+	switch len(a.items) {
+	case 0:
+		return ""
+	case 1:
+		it := a.items[0]
+		return marker(it.status) + " " + esc(it.subject) + ": " + esc(it.line)
+	}
+	var subjects []string
+	for _, it := range a.items {
+		if !slices.Contains(subjects, it.subject) {
+			subjects = append(subjects, it.subject)
+		}
+	}
+	named := esc(strings.Join(subjects[:min(3, len(subjects))], ", "))
+	if len(subjects) > 3 {
+		named += fmt.Sprintf(" and %d more", len(subjects)-3)
+	}
+	return fmt.Sprintf("%s %d changes: %s", marker(a.worst), len(a.items), named)
+}
+
+// plain is the escaping of a format with no markup: none.
+func plain(s string) string { return s }
+
+// webURL is u when it is an absolute http(s) URL, else "": a feed's
+// incident link is linked only if it leads to a web page.
+func webURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+		return ""
+	}
+	return u
 }
 
 // incidentLine tells an incident change, and the status it stands for.
@@ -389,7 +412,9 @@ type slackMessage struct {
 	Blocks []slackBlock `json:"blocks"`
 }
 
-// slackEscape escapes what Slack's mrkdwn reads as markup: &, < and >.
+// slackEscape escapes what Slack's mrkdwn reads as markup: &, < and >,
+// which make links and mentions (<!channel>, <url|text>). Slack has no
+// escape for its bold, italic and strike marks, which only style text.
 var slackEscape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace
 
 // slackLink is a mrkdwn link; a URL cannot hold "|" or ">" there.
@@ -401,7 +426,10 @@ func (a alert) slack() slackMessage {
 	section := func(s string) slackBlock {
 		return slackBlock{Type: "section", Text: slackText{Type: "mrkdwn", Text: cut(s, slackMaxSectionText)}}
 	}
-	m := slackMessage{Text: cut(a.title, slackMaxSectionText), Blocks: []slackBlock{section("*" + slackEscape(a.title) + "*")}}
+	// text, the notification's fallback, is mrkdwn as the blocks are: a
+	// headline's <!channel> there would ping the channel.
+	title := a.title(slackEscape)
+	m := slackMessage{Text: cut(title, slackMaxSectionText), Blocks: []slackBlock{section("*" + title + "*")}}
 	for i, it := range a.items {
 		if len(m.Blocks) == slackMaxBlocks-1 && i < len(a.items)-1 {
 			m.Blocks = append(m.Blocks, section(slackEscape(a.more(len(a.items)-i))))
@@ -456,9 +484,11 @@ var colours = map[api.Status]int{
 	api.Maintenance: 0x3498DB, api.Unknown: 0x95A5A6,
 }
 
-// discordEscape escapes Discord's markdown in outside text.
+// discordEscape escapes Discord's markdown in outside text: styles, masked
+// links ([text](url)), quotes, headings, and the < of a mention or a
+// channel link (<@id>, <#id>); allowed_mentions keeps @everyone quiet.
 var discordEscape = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "~", `\~`, "`", "\\`", "|", `\|`,
-	"[", `\[`, "]", `\]`, ">", `\>`, "#", `\#`).Replace
+	"[", `\[`, "]", `\]`, "<", `\<`, ">", `\>`, "#", `\#`).Replace
 
 func (a alert) discord() discordMessage {
 	var lines []string
@@ -477,16 +507,18 @@ func (a alert) discord() discordMessage {
 		lines = append(lines, s)
 		used += utf8.RuneCountInString(s) + 1
 	}
+	// The content and the embed's title are markdown as the description is.
+	title := a.title(discordEscape)
 	return discordMessage{
-		Content: cut(a.title, discordMaxContent),
-		Embeds: []discordEmbed{{Title: cut(a.title, discordMaxTitle), Description: cut(strings.Join(lines, "\n"), discordMaxDescription),
+		Content: cut(title, discordMaxContent),
+		Embeds: []discordEmbed{{Title: cut(title, discordMaxTitle), Description: cut(strings.Join(lines, "\n"), discordMaxDescription),
 			URL: a.link, Color: colours[a.worst]}},
 		AllowedMentions: discordMentions{Parse: []string{}},
 	}
 }
 
-// mdLink is text linked to u in markdown, as Discord and Adaptive Cards
-// read it; text alone when there is no u.
+// mdLink is text linked to u in Discord's markdown; text alone when there
+// is no u.
 func mdLink(u, text string) string {
 	if u == "" {
 		return text
@@ -501,17 +533,27 @@ const (
 	teamsMaxItems = 50
 )
 
+// teamsRun is a TextRun of a RichTextBlock: plain text, never read as
+// markdown (unlike a TextBlock's), so outside text goes only in runs.
+type teamsRun struct {
+	Type         string       `json:"type"`
+	Text         string       `json:"text"`
+	Weight       string       `json:"weight,omitempty"`
+	Size         string       `json:"size,omitempty"`
+	SelectAction *teamsAction `json:"selectAction,omitempty"`
+}
+
+// teamsElement is a TextBlock (Text) or a RichTextBlock (Inlines).
 type teamsElement struct {
-	Type   string `json:"type"`
-	Text   string `json:"text"`
-	Wrap   bool   `json:"wrap"`
-	Weight string `json:"weight,omitempty"`
-	Size   string `json:"size,omitempty"`
+	Type    string     `json:"type"`
+	Text    string     `json:"text,omitempty"`
+	Wrap    bool       `json:"wrap,omitempty"`
+	Inlines []teamsRun `json:"inlines,omitempty"`
 }
 
 type teamsAction struct {
 	Type  string `json:"type"`
-	Title string `json:"title"`
+	Title string `json:"title,omitempty"`
 	URL   string `json:"url"`
 }
 
@@ -534,18 +576,33 @@ type teamsMessage struct {
 	Attachments []teamsAttachment `json:"attachments"`
 }
 
+// run is a TextRun of text, linked to u unless u is "".
+func run(text, u string) teamsRun {
+	r := teamsRun{Type: "TextRun", Text: text}
+	if u != "" {
+		r.SelectAction = &teamsAction{Type: "Action.OpenUrl", URL: u}
+	}
+	return r
+}
+
 // teams is the message's body: the most items that fit in teamsMaxBytes.
+// Outside text is in TextRuns alone; the TextBlock of what a capped
+// message leaves out is ours.
 func (a alert) teams() ([]byte, error) {
 	encode := func(n int) ([]byte, error) {
+		title := run(cut(a.title(plain), 400), "")
+		title.Weight, title.Size = "Bolder", "Medium"
 		card := teamsCard{Schema: "http://adaptivecards.io/schemas/adaptive-card.json", Type: "AdaptiveCard", Version: "1.2",
-			Body:    []teamsElement{{Type: "TextBlock", Text: cut(a.title, 400), Wrap: true, Weight: "Bolder", Size: "Medium"}},
+			Body:    []teamsElement{{Type: "RichTextBlock", Inlines: []teamsRun{title}}},
 			Actions: []teamsAction{{Type: "Action.OpenUrl", Title: "Open on aistatus", URL: a.link}}}
 		for _, it := range a.items[:n] {
-			s := marker(it.status) + " **[" + it.subject + "](" + it.link + ")**: " + it.line
+			subject := run(it.subject, it.link)
+			subject.Weight = "Bolder"
+			runs := []teamsRun{run(marker(it.status)+" ", ""), subject, run(": "+cut(it.line, 1000), "")}
 			if it.evidence != "" {
-				s += " — " + mdLink(it.evidenceURL, it.evidence)
+				runs = append(runs, run(" — ", ""), run(it.evidence, it.evidenceURL))
 			}
-			card.Body = append(card.Body, teamsElement{Type: "TextBlock", Text: cut(s, 1000), Wrap: true})
+			card.Body = append(card.Body, teamsElement{Type: "RichTextBlock", Inlines: runs})
 		}
 		if n < len(a.items) {
 			card.Body = append(card.Body, teamsElement{Type: "TextBlock", Text: a.more(len(a.items) - n), Wrap: true})
@@ -593,7 +650,7 @@ func ntfyRoot(raw string) (root, topic string, err error) {
 }
 
 func (a alert) ntfy(topic string) ntfyMessage {
-	m := ntfyMessage{Topic: topic, Title: cut(a.title, 250), Click: a.link, Priority: 3, Tags: []string{"warning"}}
+	m := ntfyMessage{Topic: topic, Title: cut(a.title(plain), 250), Click: a.link, Priority: 3, Tags: []string{"warning"}}
 	switch a.worst {
 	case api.MajorOutage:
 		m.Priority, m.Tags = 5, []string{"rotating_light"}

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -146,7 +147,9 @@ func checkDiscord(msg jsonObject) error {
 
 // checkTeams: a message (type "message") whose attachments are Adaptive
 // Cards (contentType application/vnd.microsoft.card.adaptive, the card in
-// "content"); TextBlocks with text, Action.OpenUrl with a url; at most 28 KB.
+// "content"); TextBlocks with text, RichTextBlocks of TextRuns with text
+// (a run's selectAction an Action.OpenUrl), Action.OpenUrl with a url; at
+// most 28 KB.
 func checkTeams(body []byte) error {
 	if len(body) > 28<<10 {
 		return fmt.Errorf("%d bytes, over 28 KB", len(body))
@@ -171,15 +174,39 @@ func checkTeams(body []byte) error {
 		if !ok || len(elements) == 0 {
 			return fmt.Errorf("card without a body")
 		}
+		openURL := func(act jsonObject) error {
+			if act["type"] != "Action.OpenUrl" || !strings.HasPrefix(fmt.Sprint(act["url"]), "http") {
+				return fmt.Errorf("action %v, want Action.OpenUrl with a url", act)
+			}
+			return nil
+		}
 		for _, e := range elements {
+			if e["type"] == "RichTextBlock" {
+				inlines, ok := objects(e["inlines"])
+				if err := only(e, "type", "inlines", "horizontalAlignment", "spacing", "separator"); err != nil || !ok || len(inlines) == 0 {
+					return fmt.Errorf("element %v: %v, want a RichTextBlock with inlines", e, err)
+				}
+				for _, r := range inlines {
+					if err := only(r, "type", "text", "weight", "size", "color", "isSubtle", "italic", "strikethrough", "highlight",
+						"underline", "fontType", "selectAction"); err != nil || r["type"] != "TextRun" || runes(r["text"]) == 0 {
+						return fmt.Errorf("inline %v: %v, want a TextRun with text", r, err)
+					}
+					if act, ok := r["selectAction"].(jsonObject); ok {
+						if err := openURL(act); err != nil {
+							return err
+						}
+					}
+				}
+				continue
+			}
 			if err := only(e, "type", "text", "wrap", "weight", "size", "color", "isSubtle", "maxLines", "spacing", "separator"); err != nil || e["type"] != "TextBlock" || runes(e["text"]) == 0 {
 				return fmt.Errorf("element %v: %v, want a TextBlock with text", e, err)
 			}
 		}
 		actions, _ := objects(card["actions"])
 		for _, act := range actions {
-			if act["type"] != "Action.OpenUrl" || !strings.HasPrefix(fmt.Sprint(act["url"]), "http") {
-				return fmt.Errorf("action %v, want Action.OpenUrl with a url", act)
+			if err := openURL(act); err != nil {
+				return err
 			}
 		}
 	}
@@ -353,8 +380,8 @@ func TestChatPayloadContent(t *testing.T) {
 	t.Parallel()
 	names := defaultNames(t)
 	a := newAlert(sampleChanges()[:1], map[string]api.Basis{"openai": api.BasisProbe}, names, "https://aistatus.example/")
-	if want := "🔴 OpenAI: operational → major outage"; a.title != want {
-		t.Errorf("title %q, want %q", a.title, want)
+	if want := "🔴 OpenAI: operational → major outage"; a.title(plain) != want {
+		t.Errorf("title %q, want %q", a.title(plain), want)
 	}
 	for kind := range chatURLs {
 		msg, err := a.render(kind, chatURLs[kind])
@@ -371,8 +398,8 @@ func TestChatPayloadContent(t *testing.T) {
 	login := api.Incident{ID: "anthropic-z", Service: "anthropic", Headline: "claude.ai login errors", Severity: api.Major,
 		Status: "investigating", Source: api.SourceOfficial, URL: "https://status.claude.com/incidents/z"}
 	surface := newAlert([]api.Change{{Type: api.ChangeIncidentOpened, Service: "anthropic", Surface: catalog.SurfaceApp, Incident: &login}}, nil, names, "https://aistatus.example")
-	if want := " claude.ai (Anthropic): incident opened"; !strings.Contains(surface.title, want) {
-		t.Errorf("a surface's incident titled %q, want %q in it", surface.title, want)
+	if want := " claude.ai (Anthropic): incident opened"; !strings.Contains(surface.title(plain), want) {
+		t.Errorf("a surface's incident titled %q, want %q in it", surface.title(plain), want)
 	}
 	all := newAlert(sampleChanges(), nil, names, "https://aistatus.example")
 	slack, _ := all.render(NotifySlack, chatURLs[NotifySlack])
@@ -386,6 +413,143 @@ func TestChatPayloadContent(t *testing.T) {
 	ntfy, _ := all.render(NotifyNtfy, "https://ntfy.example/base/alerts?auth=TOKEN")
 	if ntfy.target != "https://ntfy.example/base/?auth=TOKEN" || !strings.Contains(string(ntfy.body), `"topic":"alerts"`) {
 		t.Errorf("ntfy: posted to %s with %s; want the server's root, the topic in the body", ntfy.target, ntfy.body)
+	}
+}
+
+// hostileChanges carry outside text made to ping a channel and to pass a
+// link off as the status page, in an incident's headline and in a model's
+// name (a gateway's), and an incident link that is no web page.
+func hostileChanges() []api.Change {
+	const bait = "<!channel> <https://evil.example|status.anthropic.com> [status.anthropic.com](https://evil.example) <@123> @everyone"
+	inc := &api.Incident{ID: "openai-x", Service: "openai", Headline: bait, Severity: api.Critical, Status: "investigating",
+		Source: api.SourceOfficial, URL: "https://status.openai.com/incidents/x", StartedAt: t0, UpdatedAt: t0}
+	scheme := *inc
+	scheme.URL = "javascript:alert(1)"
+	return []api.Change{
+		{ID: 1, Type: api.ChangeIncidentOpened, Service: "openai", Time: t0, Incident: inc},
+		{ID: 2, Type: api.ChangeIncidentUpdated, Service: "openai", Time: t0, Incident: &scheme, Changed: []string{"headline"}},
+		{ID: 3, Type: api.ChangeModelStatus, Service: "", Model: &api.ChangeModel{ID: "evil/model", Name: bait}, Time: t0,
+			OldStatus: api.Operational, NewStatus: api.MajorOutage},
+	}
+}
+
+// ourLink reports whether u is a link a message may carry: the site's, or
+// the official status page's incident link.
+func ourLink(u string) bool {
+	return strings.HasPrefix(u, "https://aistatus.example/") || strings.HasPrefix(u, "https://status.openai.com/")
+}
+
+var (
+	discordEscaped = regexp.MustCompile(`\\.`)
+	mdLinkTarget   = regexp.MustCompile(`\]\(([^)]*)\)`)
+)
+
+// liveMarkup lists what in body, a message of kind, a chat client would
+// read as a link to a place not ourLink's or as a mention.
+func liveMarkup(kind NotifyKind, body []byte) []string {
+	var msg jsonObject
+	if err := json.Unmarshal(body, &msg); err != nil {
+		return []string{err.Error()}
+	}
+	var live []string
+	str := func(v any) string { s, _ := v.(string); return s }
+	// markdown: Discord's and a TextBlock's; esc says backslash escapes.
+	markdown := func(where, s string, esc bool) {
+		if esc {
+			s = discordEscaped.ReplaceAllString(s, "")
+			if strings.Contains(s, "<") {
+				live = append(live, where+": an unescaped < (a mention, a channel): "+s)
+			}
+		}
+		for _, m := range mdLinkTarget.FindAllStringSubmatch(s, -1) {
+			if !ourLink(m[1]) {
+				live = append(live, where+": a link to "+m[1])
+			}
+		}
+	}
+	switch kind {
+	case NotifySlack:
+		texts := []string{str(msg["text"])}
+		blocks, _ := objects(msg["blocks"])
+		for _, b := range blocks {
+			to, _ := b["text"].(jsonObject)
+			texts = append(texts, str(to["text"]))
+		}
+		for _, s := range texts {
+			for rest := s; strings.Contains(rest, "<"); {
+				_, rest, _ = strings.Cut(rest, "<")
+				if inner, _, _ := strings.Cut(rest, ">"); !ourLink(inner) {
+					live = append(live, "mrkdwn: <"+inner+">")
+				}
+			}
+		}
+	case NotifyDiscord:
+		markdown("content", str(msg["content"]), true)
+		embeds, _ := objects(msg["embeds"])
+		for _, e := range embeds {
+			markdown("embed title", str(e["title"]), true)
+			markdown("embed description", str(e["description"]), true)
+			if u := str(e["url"]); !ourLink(u) {
+				live = append(live, "embed url: "+u)
+			}
+		}
+		if am, _ := msg["allowed_mentions"].(jsonObject); am == nil || fmt.Sprint(am["parse"]) != "[]" {
+			live = append(live, fmt.Sprintf("allowed_mentions %v, want parse []", msg["allowed_mentions"]))
+		}
+	case NotifyTeams:
+		atts, _ := objects(msg["attachments"])
+		for _, a := range atts {
+			card, _ := a["content"].(jsonObject)
+			elements, _ := objects(card["body"])
+			actions, _ := objects(card["actions"])
+			for _, e := range elements {
+				markdown("TextBlock", str(e["text"]), false)
+				inlines, _ := objects(e["inlines"])
+				for _, r := range inlines {
+					if act, ok := r["selectAction"].(jsonObject); ok {
+						actions = append(actions, act)
+					}
+				}
+			}
+			for _, act := range actions {
+				if !ourLink(str(act["url"])) {
+					live = append(live, "Action.OpenUrl to "+str(act["url"]))
+				}
+			}
+		}
+	case NotifyNtfy:
+		if !ourLink(str(msg["click"])) || msg["markdown"] == true || msg["actions"] != nil {
+			live = append(live, fmt.Sprintf("click %v, markdown %v, actions %v", msg["click"], msg["markdown"], msg["actions"]))
+		}
+	}
+	return live
+}
+
+// TestChatOutsideTextStaysText: outside text made to ping a channel or
+// pass a link off as the status page reaches no format as a live mention
+// or link, told alone (its message's title and fallback text) or among
+// others; it is still told, as text.
+func TestChatOutsideTextStaysText(t *testing.T) {
+	t.Parallel()
+	names := defaultNames(t)
+	changes := hostileChanges()
+	sets := map[string][]api.Change{"all": changes}
+	for i, c := range changes {
+		sets["change "+strconv.Itoa(i+1)+" alone"] = []api.Change{c}
+	}
+	for name, set := range sets {
+		for kind, u := range chatURLs {
+			msg, err := newAlert(set, nil, names, "https://aistatus.example").render(kind, u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, l := range liveMarkup(kind, msg.body) {
+				t.Errorf("%s, %s: %s", name, kind, l)
+			}
+			if !strings.Contains(string(msg.body), "status.anthropic.com") {
+				t.Errorf("%s, %s: the outside text is not told: %s", name, kind, msg.body)
+			}
+		}
 	}
 }
 
