@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/aistatus/aistatus/api"
@@ -97,7 +98,10 @@ func (f NotifyFilter) passes(c api.Change, chat bool) bool {
 		return false
 	}
 	switch c.Type {
-	case api.ChangeStatus, api.ChangeSurfaceStatus, api.ChangeModelStatus:
+	case api.ChangeStatus, api.ChangeSurfaceStatus, api.ChangeModelStatus,
+		// A recovery is filtered as the status change it follows: its old
+		// status is the outage it ends.
+		api.ChangeServiceRecovered, api.ChangeSurfaceRecovered, api.ChangeModelRecovered:
 		if chat && c.OldStatus == "" {
 			return false
 		}
@@ -150,8 +154,10 @@ func NotifySubjectNames(cat catalog.Catalog) map[string]string {
 type alertItem struct {
 	subject string // the subject's name
 	// line says what happened: "operational → major outage", "incident
-	// opened: Elevated errors (major)".
-	line string
+	// opened: Elevated errors (major)"; after the subject and ": ", or a
+	// space when it goes on from the subject as a sentence ("is back: …").
+	line     string
+	sentence bool
 	// status is how things stand after the change, for its marker and
 	// the message's urgency.
 	status api.Status
@@ -205,12 +211,33 @@ var basisWords = map[api.Basis]string{
 // for, for its marker and the message's urgency.
 var severityStatus = map[api.Severity]api.Status{api.Minor: api.Degraded, api.Major: api.PartialOutage, api.Critical: api.MajorOutage}
 
-// newAlert tells changes as one message. basis is each service's basis
-// this build, by slug; names the subjects' names (NotifySubjectNames).
-func newAlert(changes []api.Change, basis map[string]api.Basis, names map[string]string, baseURL string) alert {
+// sep is what comes between the item's subject and its line.
+func (it alertItem) sep() string {
+	if it.sentence {
+		return " "
+	}
+	return ": "
+}
+
+// recoveryKey names the recovery of c's subject that a status change c
+// may be followed by (Change.Recovery).
+func recoveryKey(t api.ChangeType, c api.Change) string { return string(t) + " " + c.Subject() }
+
+// newAlert tells changes as one message, with facts (each service's basis,
+// the outages its recoveries end); names are the subjects' names
+// (NotifySubjectNames). A status change back to operational whose
+// recovery follows it is told once, as the recovery: "claude.ai is back".
+func newAlert(changes []api.Change, facts NotifyFacts, names map[string]string, baseURL string) alert {
 	base := strings.TrimRight(baseURL, "/")
 	a := alert{link: base + "/", changes: base + snapshot.PathChanges, worst: api.Unknown}
+	recoveries := map[string]bool{}
 	for _, c := range changes {
+		recoveries[recoveryKey(c.Type, c)] = true
+	}
+	for _, c := range changes {
+		if r, ok := c.Type.Recovery(); ok && c.NewStatus == api.Operational && recoveries[recoveryKey(r, c)] {
+			continue
+		}
 		it := alertItem{subject: names[c.Subject()], link: base + "/services/" + url.PathEscape(c.Service)}
 		if it.subject == "" && c.Model != nil {
 			// A model's name comes with its change: the watched models
@@ -221,13 +248,18 @@ func newAlert(changes []api.Change, basis map[string]api.Basis, names map[string
 			it.subject = strings.TrimPrefix(c.Subject(), api.ModelSubjectPrefix)
 		}
 		switch c.Type {
-		case api.ChangeStatus, api.ChangeSurfaceStatus, api.ChangeModelStatus:
+		case api.ChangeStatus, api.ChangeSurfaceStatus, api.ChangeModelStatus,
+			api.ChangeServiceRecovered, api.ChangeSurfaceRecovered, api.ChangeModelRecovered:
 			it.line, it.status = statusWords(c.OldStatus)+" → "+statusWords(c.NewStatus), c.NewStatus
-			if c.Type == api.ChangeStatus {
-				it.evidence = basisWords[basis[c.Service]]
+			if c.Type == api.ChangeStatus || c.Type == api.ChangeServiceRecovered {
+				it.evidence = basisWords[facts.Basis[c.Service]]
 			}
-			if c.Type == api.ChangeModelStatus {
+			if c.Model != nil {
 				it.link = base + strings.NewReplacer(snapshot.AuthorParam+"/"+snapshot.ModelNameParam, c.Model.ID).Replace(snapshot.PathModel)
+			}
+			if _, isStatus := c.Type.Recovery(); !isStatus {
+				o, known := facts.Outages[c.ID]
+				it.line, it.sentence = backLine(c, o, known), true
 			}
 		case api.ChangeIncidentOpened, api.ChangeIncidentUpdated, api.ChangeIncidentResolved:
 			it.line, it.status = incidentLine(c)
@@ -258,7 +290,7 @@ func (a alert) title(esc func(string) string) string {
 		return ""
 	case 1:
 		it := a.items[0]
-		return marker(it.status) + " " + esc(it.subject) + ": " + esc(it.line)
+		return marker(it.status) + " " + esc(it.subject) + it.sep() + esc(it.line)
 	}
 	var subjects []string
 	for _, it := range a.items {
@@ -286,6 +318,51 @@ func webURL(u string) string {
 	return u
 }
 
+// backLine tells a recovery, c, of the outage o (if known): "is back:
+// operational after 42 min of major outage".
+func backLine(c api.Change, o Outage, known bool) string {
+	worst := c.OldStatus
+	if known {
+		worst = api.Worse(worst, o.Worst)
+	}
+	what := outageWords[worst]
+	if what == "" {
+		what = statusWords(worst)
+	}
+	if !known || o.Since.IsZero() || c.Time.Before(o.Since) {
+		return "is back: " + statusWords(c.NewStatus) + " after " + what
+	}
+	return "is back: " + statusWords(c.NewStatus) + " after " + spellDuration(c.Time.Sub(o.Since)) + " of " + strings.TrimPrefix(what, "a ")
+}
+
+// outageWords are the statuses a recovery ends, as "after …" says them.
+var outageWords = map[api.Status]string{
+	api.Degraded: "degraded service", api.PartialOutage: "a partial outage", api.MajorOutage: "a major outage",
+}
+
+// spellDuration says d for people, to the minute: "42 min", "3 h 5 min",
+// "2 d 4 h".
+func spellDuration(d time.Duration) string {
+	d = d.Round(time.Minute)
+	switch {
+	case d < time.Minute:
+		return "less than a minute"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d.Minutes()))
+	case d < 48*time.Hour:
+		h, m := int(d.Hours()), int(d.Minutes())%60
+		if m == 0 {
+			return fmt.Sprintf("%d h", h)
+		}
+		return fmt.Sprintf("%d h %d min", h, m)
+	}
+	days, h := int(d.Hours())/24, int(d.Hours())%24
+	if h == 0 {
+		return fmt.Sprintf("%d d", days)
+	}
+	return fmt.Sprintf("%d d %d h", days, h)
+}
+
 // incidentLine tells an incident change, and the status it stands for.
 func incidentLine(c api.Change) (string, api.Status) {
 	inc := c.Incident
@@ -307,7 +384,7 @@ func incidentLine(c api.Change) (string, api.Status) {
 
 // plainLine is an item as plain text, for ntfy and the fallbacks.
 func (it alertItem) plainLine() string {
-	s := marker(it.status) + " " + it.subject + ": " + it.line
+	s := marker(it.status) + " " + it.subject + it.sep() + it.line
 	if it.evidence != "" {
 		s += " — " + it.evidence
 	}
@@ -435,7 +512,7 @@ func (a alert) slack() slackMessage {
 			m.Blocks = append(m.Blocks, section(slackEscape(a.more(len(a.items)-i))))
 			break
 		}
-		s := marker(it.status) + " *" + slackLink(it.link, it.subject) + "*: " + slackEscape(it.line)
+		s := marker(it.status) + " *" + slackLink(it.link, it.subject) + "*" + it.sep() + slackEscape(it.line)
 		if it.evidence != "" {
 			ev := slackEscape(it.evidence)
 			if it.evidenceURL != "" {
@@ -494,7 +571,7 @@ func (a alert) discord() discordMessage {
 	var lines []string
 	used := 0
 	for i, it := range a.items {
-		s := marker(it.status) + " **[" + discordEscape(it.subject) + "](" + it.link + ")**: " + discordEscape(it.line)
+		s := marker(it.status) + " **[" + discordEscape(it.subject) + "](" + it.link + ")**" + it.sep() + discordEscape(it.line)
 		if it.evidence != "" {
 			s += " — " + mdLink(it.evidenceURL, discordEscape(it.evidence))
 		}
@@ -598,7 +675,7 @@ func (a alert) teams() ([]byte, error) {
 		for _, it := range a.items[:n] {
 			subject := run(it.subject, it.link)
 			subject.Weight = "Bolder"
-			runs := []teamsRun{run(marker(it.status)+" ", ""), subject, run(": "+cut(it.line, 1000), "")}
+			runs := []teamsRun{run(marker(it.status)+" ", ""), subject, run(it.sep()+cut(it.line, 1000), "")}
 			if it.evidence != "" {
 				runs = append(runs, run(" — ", ""), run(it.evidence, it.evidenceURL))
 			}

@@ -264,7 +264,8 @@ func checkPayload(kind NotifyKind, body []byte) error {
 }
 
 // sampleChanges are one of each kind of change a chat message tells, with
-// outside text that Slack's and Discord's markup would read.
+// outside text that Slack's and Discord's markup would read; the last two
+// a status change back to operational and its recovery, told as one.
 func sampleChanges() []api.Change {
 	inc := &api.Incident{ID: "openai-abc", Service: "openai", Headline: "Elevated errors on <Chat> & *API* @everyone",
 		Severity: api.Major, StartedAt: t0, Status: "investigating", Source: api.SourceOfficial,
@@ -278,8 +279,14 @@ func sampleChanges() []api.Change {
 		{ID: 3, Type: api.ChangeModelStatus, Service: "anthropic", Model: &api.ChangeModel{ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5"}, Time: t0, OldStatus: api.Operational, NewStatus: api.Degraded},
 		{ID: 4, Type: api.ChangeIncidentOpened, Service: "openai", Time: t0, Incident: inc},
 		{ID: 5, Type: api.ChangeIncidentResolved, Service: "openai", Time: end, Incident: &resolved},
+		{ID: 6, Type: api.ChangeSurfaceStatus, Service: "anthropic", Surface: catalog.SurfaceApp, Time: end, OldStatus: api.PartialOutage, NewStatus: api.Operational},
+		{ID: 7, Type: api.ChangeSurfaceRecovered, Service: "anthropic", Surface: catalog.SurfaceApp, Time: end, OldStatus: api.PartialOutage, NewStatus: api.Operational},
 	}
 }
+
+// sampleFacts are what a build knows beside sampleChanges.
+var sampleFacts = NotifyFacts{Basis: map[string]api.Basis{"openai": api.BasisProbe},
+	Outages: map[int64]Outage{7: {Since: t0, Worst: api.PartialOutage}}}
 
 func defaultNames(t *testing.T) map[string]string {
 	t.Helper()
@@ -336,7 +343,7 @@ func TestChatPayloadsMatchTheirDocs(t *testing.T) {
 			if err := checkPayload(tt.kind, example); err != nil {
 				t.Fatalf("the documented example fails the check: %v", err)
 			}
-			msg, err := newAlert(sampleChanges(), map[string]api.Basis{"openai": api.BasisProbe}, names, "https://aistatus.example").
+			msg, err := newAlert(sampleChanges(), sampleFacts, names, "https://aistatus.example").
 				render(tt.kind, chatURLs[tt.kind])
 			if err != nil {
 				t.Fatal(err)
@@ -349,7 +356,7 @@ func TestChatPayloadsMatchTheirDocs(t *testing.T) {
 			pretty.WriteByte('\n')
 			buildtest.Golden(t, "notify/"+string(tt.kind)+".json", pretty.Bytes())
 
-			big, err := newAlert(flood, nil, names, "https://aistatus.example").render(tt.kind, chatURLs[tt.kind])
+			big, err := newAlert(flood, NotifyFacts{}, names, "https://aistatus.example").render(tt.kind, chatURLs[tt.kind])
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -379,7 +386,7 @@ func TestChatPayloadsMatchTheirDocs(t *testing.T) {
 func TestChatPayloadContent(t *testing.T) {
 	t.Parallel()
 	names := defaultNames(t)
-	a := newAlert(sampleChanges()[:1], map[string]api.Basis{"openai": api.BasisProbe}, names, "https://aistatus.example/")
+	a := newAlert(sampleChanges()[:1], NotifyFacts{Basis: map[string]api.Basis{"openai": api.BasisProbe}}, names, "https://aistatus.example/")
 	if want := "🔴 OpenAI: operational → major outage"; a.title(plain) != want {
 		t.Errorf("title %q, want %q", a.title(plain), want)
 	}
@@ -397,11 +404,11 @@ func TestChatPayloadContent(t *testing.T) {
 	// A surface's own incident is told as claude.ai's, not Anthropic's.
 	login := api.Incident{ID: "anthropic-z", Service: "anthropic", Headline: "claude.ai login errors", Severity: api.Major,
 		Status: "investigating", Source: api.SourceOfficial, URL: "https://status.claude.com/incidents/z"}
-	surface := newAlert([]api.Change{{Type: api.ChangeIncidentOpened, Service: "anthropic", Surface: catalog.SurfaceApp, Incident: &login}}, nil, names, "https://aistatus.example")
+	surface := newAlert([]api.Change{{Type: api.ChangeIncidentOpened, Service: "anthropic", Surface: catalog.SurfaceApp, Incident: &login}}, NotifyFacts{}, names, "https://aistatus.example")
 	if want := " claude.ai (Anthropic): incident opened"; !strings.Contains(surface.title(plain), want) {
 		t.Errorf("a surface's incident titled %q, want %q in it", surface.title(plain), want)
 	}
-	all := newAlert(sampleChanges(), nil, names, "https://aistatus.example")
+	all := newAlert(sampleChanges(), NotifyFacts{}, names, "https://aistatus.example")
 	slack, _ := all.render(NotifySlack, chatURLs[NotifySlack])
 	if s := string(slack.body); strings.Contains(s, "<Chat>") || !strings.Contains(s, "&lt;Chat&gt; &amp;") {
 		t.Errorf("Slack: the headline's markup is not escaped: %s", s)
@@ -539,7 +546,7 @@ func TestChatOutsideTextStaysText(t *testing.T) {
 	}
 	for name, set := range sets {
 		for kind, u := range chatURLs {
-			msg, err := newAlert(set, nil, names, "https://aistatus.example").render(kind, u)
+			msg, err := newAlert(set, NotifyFacts{}, names, "https://aistatus.example").render(kind, u)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -594,6 +601,13 @@ func TestNotifyFilter(t *testing.T) {
 		return api.Change{Type: api.ChangeIncidentOpened, Service: "openai", Incident: &api.Incident{Severity: sev}}
 	}
 	down := status("openai", api.Operational, api.MajorOutage)
+	recovered := func(t api.ChangeType, from api.Status) api.Change {
+		c := api.Change{Type: t, Service: "anthropic", OldStatus: from, NewStatus: api.Operational}
+		if t == api.ChangeSurfaceRecovered {
+			c.Surface = catalog.SurfaceApp
+		}
+		return c
+	}
 	tests := []struct {
 		name   string
 		filter NotifyFilter
@@ -620,6 +634,18 @@ func TestNotifyFilter(t *testing.T) {
 		{"minSeverity major: a minor incident", NotifyFilter{MinSeverity: api.Major}, incident(api.Minor), true, false},
 		{"minSeverity major: a critical one", NotifyFilter{MinSeverity: api.Major}, incident(api.Critical), true, true},
 		{"services: the service's incident", NotifyFilter{Services: []string{"openai"}}, incident(api.Minor), true, true},
+		// A recovery is filtered as the status change it follows.
+		{"chat: a recovery", NotifyFilter{}, recovered(api.ChangeServiceRecovered, api.Degraded), true, true},
+		{"chat: minStatus partial_outage: a recovery from degraded", NotifyFilter{MinStatus: api.PartialOutage},
+			recovered(api.ChangeServiceRecovered, api.Degraded), true, false},
+		{"webhook: minStatus partial_outage: a recovery from degraded", NotifyFilter{MinStatus: api.PartialOutage},
+			recovered(api.ChangeServiceRecovered, api.Degraded), false, false},
+		{"minStatus partial_outage: a recovery from a major outage", NotifyFilter{MinStatus: api.PartialOutage},
+			recovered(api.ChangeSurfaceRecovered, api.MajorOutage), true, true},
+		{"surfaces: the surface's recovery", NotifyFilter{Surfaces: []string{"anthropic/app"}},
+			recovered(api.ChangeSurfaceRecovered, api.MajorOutage), true, true},
+		{"surfaces: not the service's recovery", NotifyFilter{Surfaces: []string{"anthropic/app"}},
+			recovered(api.ChangeServiceRecovered, api.MajorOutage), true, false},
 	}
 	for _, tt := range tests {
 		if got := tt.filter.passes(tt.change, tt.chat); got != tt.want {
@@ -937,7 +963,7 @@ func TestNotifyDeliversEveryKind(t *testing.T) {
 		t.Fatal(err)
 	}
 	down := api.Change{ID: 7, Type: api.ChangeStatus, Service: "openai", Time: t0, OldStatus: api.Operational, NewStatus: api.MajorOutage}
-	n.NotifyCycle([]api.Change{down}, map[string]api.Basis{"openai": api.BasisOfficial})
+	n.NotifyCycle([]api.Change{down}, NotifyFacts{Basis: map[string]api.Basis{"openai": api.BasisOfficial}})
 	drain, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	n.Close(drain)
@@ -975,5 +1001,174 @@ func TestNotifyDeliversEveryKind(t *testing.T) {
 	}
 	if log := logs.String(); strings.Contains(log, "TOKEN") {
 		t.Errorf("a log line names a URL's token: %s", log)
+	}
+}
+
+// TestChatRecoveryToldOnce: a status change back to operational and the
+// recovery logged after it are one line, said for people with how long
+// and how bad the outage was; without the outage's start, it is said
+// without.
+func TestChatRecoveryToldOnce(t *testing.T) {
+	t.Parallel()
+	names := defaultNames(t)
+	back := api.Change{ID: 10, Type: api.ChangeSurfaceStatus, Service: "anthropic", Surface: catalog.SurfaceApp,
+		Time: t0.Add(42 * time.Minute), OldStatus: api.Unknown, NewStatus: api.Operational}
+	rec := back
+	rec.ID, rec.Type, rec.OldStatus = 11, api.ChangeSurfaceRecovered, api.PartialOutage
+	other := api.Change{ID: 12, Type: api.ChangeStatus, Service: "openai", Time: back.Time, OldStatus: api.MajorOutage, NewStatus: api.Operational}
+	outage := Outage{Since: t0, Worst: api.MajorOutage}
+	tests := []struct {
+		name    string
+		changes []api.Change
+		facts   NotifyFacts
+		want    []string // the items, as plain lines
+	}{
+		{"with its outage", []api.Change{back, rec}, NotifyFacts{Outages: map[int64]Outage{11: outage}},
+			[]string{"✅ claude.ai (Anthropic) is back: operational after 42 min of major outage"}},
+		{"its outage unknown", []api.Change{back, rec}, NotifyFacts{},
+			[]string{"✅ claude.ai (Anthropic) is back: operational after a partial outage"}},
+		{"a status change without its recovery", []api.Change{back, other}, NotifyFacts{},
+			[]string{"✅ claude.ai (Anthropic): unknown → operational", "✅ OpenAI: major outage → operational"}},
+		{"among others", []api.Change{other, back, rec}, NotifyFacts{Outages: map[int64]Outage{11: {Since: t0.Add(-26 * time.Hour), Worst: api.Degraded}}},
+			[]string{"✅ OpenAI: major outage → operational", "✅ claude.ai (Anthropic) is back: operational after 26 h 42 min of partial outage"}},
+	}
+	for _, tt := range tests {
+		a := newAlert(tt.changes, tt.facts, names, "https://aistatus.example")
+		var got []string
+		for _, it := range a.items {
+			got = append(got, it.plainLine())
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s: items\n%q, want\n%q", tt.name, got, tt.want)
+		}
+		if len(tt.want) == 1 && a.title(plain) != tt.want[0] {
+			t.Errorf("%s: title %q, want %q", tt.name, a.title(plain), tt.want[0])
+		}
+	}
+	for d, want := range map[time.Duration]string{20 * time.Second: "less than a minute", 42*time.Minute + 20*time.Second: "42 min",
+		2 * time.Hour: "2 h", 47*time.Hour + 59*time.Minute: "47 h 59 min", 50 * time.Hour: "2 d 2 h", 72 * time.Hour: "3 d"} {
+		if got := spellDuration(d); got != want {
+			t.Errorf("spellDuration(%s) = %q, want %q", d, got, want)
+		}
+	}
+}
+
+// TestEndedOutage: the outage a recovery ends begins at its subject's
+// first change into degraded or worse of the stretch, an unknown before
+// it not counted, and is as bad as the worst of it; the log must reach
+// its start.
+func TestEndedOutage(t *testing.T) {
+	t.Parallel()
+	at := func(min int) time.Time { return t0.Add(time.Duration(min) * time.Minute) }
+	step := func(min int, old, new api.Status) api.Change {
+		return api.Change{Type: api.ChangeStatus, Service: "openai", Time: at(min), OldStatus: old, NewStatus: new}
+	}
+	elsewhere := api.Change{Type: api.ChangeStatus, Service: "anthropic", Time: at(1), OldStatus: api.Operational, NewStatus: api.MajorOutage}
+	surface := api.Change{Type: api.ChangeSurfaceStatus, Service: "openai", Surface: catalog.SurfaceApp, Time: at(2), OldStatus: api.Operational, NewStatus: api.MajorOutage}
+	rec := func(min int, from api.Status) api.Change {
+		return api.Change{Type: api.ChangeServiceRecovered, Service: "openai", Time: at(min), OldStatus: from, NewStatus: api.Operational}
+	}
+	tests := []struct {
+		name string
+		log  []api.Change
+		rec  api.Change
+		want Outage
+		ok   bool
+	}{
+		{"one outage", []api.Change{step(0, "", api.Operational), step(10, api.Operational, api.MajorOutage), elsewhere, surface,
+			step(52, api.MajorOutage, api.Operational)}, rec(52, api.MajorOutage), Outage{at(10), api.MajorOutage}, true},
+		{"through unknown, worse then better", []api.Change{step(0, api.Maintenance, api.Unknown), step(5, api.Unknown, api.Degraded),
+			step(9, api.Degraded, api.MajorOutage), step(20, api.MajorOutage, api.Unknown), step(30, api.Unknown, api.PartialOutage),
+			step(40, api.PartialOutage, api.Operational)}, rec(40, api.PartialOutage), Outage{at(5), api.MajorOutage}, true},
+		{"from a first check", []api.Change{step(3, "", api.Degraded), step(9, api.Degraded, api.Operational)},
+			rec(9, api.Degraded), Outage{at(3), api.Degraded}, true},
+		{"its start pruned", []api.Change{step(20, api.MajorOutage, api.Unknown), step(30, api.Unknown, api.Operational)},
+			rec(30, api.MajorOutage), Outage{}, false},
+		{"no recovery", []api.Change{step(10, api.Operational, api.MajorOutage)}, step(20, api.MajorOutage, api.Operational), Outage{}, false},
+	}
+	for _, tt := range tests {
+		got, ok := endedOutage(tt.log, tt.rec)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("%s: %+v, %v; want %+v, %v", tt.name, got, ok, tt.want, tt.ok)
+		}
+	}
+}
+
+// TestChatRecoveryBuild builds against the fake world: OpenAI falls into a
+// major outage and Anthropic is degraded, then both are back 42 minutes
+// later. Every chat kind filtered to OpenAI hears of the recovery once, in
+// words, with its length; one filtered to partial outages of Anthropic
+// hears nothing of the degraded spell nor of its end.
+func TestChatRecoveryBuild(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	receivers := map[NotifyKind]*chatReceiver{}
+	var dests []Destination
+	for _, kind := range []NotifyKind{NotifySlack, NotifyDiscord, NotifyTeams, NotifyNtfy} {
+		receivers[kind] = newChatReceiver(t, 0)
+		dests = append(dests, Destination{URL: receivers[kind].URL + "/hooks/TOKEN", Kind: kind, Filter: NotifyFilter{Services: []string{"openai"}}})
+	}
+	quiet := newChatReceiver(t, 0)
+	dests = append(dests, Destination{URL: quiet.URL + "/hooks/TOKEN", Kind: NotifySlack,
+		Filter: NotifyFilter{Services: []string{"anthropic"}, MinStatus: api.PartialOutage}})
+	var logs syncLog
+	ctx := context.Background()
+	n, err := NewNotifier(ctx, NotifierOptions{Destinations: dests, BaseURL: "https://aistatus.example",
+		Names: NotifySubjectNames(h.world.Catalog), Log: zerolog.New(&logs), Attempts: 2, Backoff: time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := h.options()
+	opts.Notifier = n
+	var changes []api.Change
+	build := func() {
+		res, err := Build(ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		changes = append(changes, res.Changes...)
+	}
+	build()
+	h.clock.Advance(time.Minute)
+	h.world.Set("openai", func(p *buildtest.Page) { p.Status = api.MajorOutage })
+	h.world.Set("anthropic", func(p *buildtest.Page) { p.Status = api.Degraded })
+	build()
+	h.clock.Advance(42 * time.Minute)
+	h.world.Set("openai", func(p *buildtest.Page) { p.Status = api.Operational })
+	h.world.Set("anthropic", func(p *buildtest.Page) { p.Status = api.Operational })
+	build()
+	drain, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	n.Close(drain)
+	var types []api.ChangeType
+	for _, c := range changes {
+		if c.Service == "openai" && c.Surface == "" && c.Model == nil {
+			types = append(types, c.Type)
+		}
+	}
+	if !slices.Contains(types, api.ChangeServiceRecovered) {
+		t.Fatalf("OpenAI's changes %v have no recovery: the test's world did not recover", types)
+	}
+	for kind, rcv := range receivers {
+		posts := rcv.received()
+		if len(posts) != 2 {
+			t.Errorf("%s: %d posts, want 2 (the outage, the recovery)", kind, len(posts))
+			continue
+		}
+		if err := checkPayload(kind, posts[1].body); err != nil {
+			t.Errorf("%s: %v", kind, err)
+		}
+		body := string(posts[1].body)
+		if !strings.Contains(body, "is back: operational after 42 min of major outage") {
+			t.Errorf("%s: the recovery is not told in words: %s", kind, body)
+		}
+		for _, deny := range []string{"recovered", "→", "❔", "changes:"} {
+			if strings.Contains(body, deny) {
+				t.Errorf("%s: %q in the recovery's message (an event type, its status change, or more than one line): %s", kind, deny, body)
+			}
+		}
+	}
+	if got := quiet.received(); len(got) != 0 {
+		t.Errorf("the receiver of Anthropic's partial outages got %d posts: %s", len(got), got[0].body)
 	}
 }
