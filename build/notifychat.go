@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/aistatus/aistatus/api"
@@ -400,6 +401,31 @@ func cut(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
+// utf16Len is s's length in UTF-16 code units, as JavaScript counts it.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// cutUnits shortens s to at most n UTF-16 code units, on a rune boundary,
+// marking the cut with "…" (one unit).
+func cutUnits(s string, n int) string {
+	if utf16Len(s) <= n {
+		return s
+	}
+	used := 0
+	for i, r := range s {
+		if used+utf16.RuneLen(r) > n-1 {
+			return s[:i] + "…"
+		}
+		used += utf16.RuneLen(r)
+	}
+	return s
+}
+
 // cutBytes shortens s to at most n bytes, on a rune boundary, marking the
 // cut with "…".
 func cutBytes(s string, n int) string {
@@ -527,9 +553,11 @@ func (a alert) slack() slackMessage {
 
 // Discord: an execute-webhook body of "content" (up to 2000 characters)
 // and "embeds"; an embed's title holds up to 256 characters and its
-// description 4096 (testdata/notify/README.md). All the changes go in one
-// embed: Discord shows only the first of several embeds with the same URL,
-// and two changes of one service link the same page.
+// description 4096 (testdata/notify/README.md). Those characters are
+// counted in UTF-16 units, as discord.js counts them, the stricter reading:
+// an emoji is two. All the changes go in one embed: Discord shows only the
+// first of several embeds with the same URL, and two changes of one
+// service link the same page.
 const (
 	discordMaxContent     = 2000
 	discordMaxTitle       = 256
@@ -575,20 +603,20 @@ func (a alert) discord() discordMessage {
 		if it.evidence != "" {
 			s += " — " + mdLink(it.evidenceURL, discordEscape(it.evidence))
 		}
-		s = cut(s, discordMaxDescription/4)
+		s = cutUnits(s, discordMaxDescription/4)
 		more := a.more(len(a.items) - i)
-		if used+utf8.RuneCountInString(s)+1 > discordMaxDescription-utf8.RuneCountInString(more)-1 && i < len(a.items)-1 {
+		if used+utf16Len(s)+1 > discordMaxDescription-utf16Len(more)-1 && i < len(a.items)-1 {
 			lines = append(lines, more)
 			break
 		}
 		lines = append(lines, s)
-		used += utf8.RuneCountInString(s) + 1
+		used += utf16Len(s) + 1
 	}
 	// The content and the embed's title are markdown as the description is.
 	title := a.title(discordEscape)
 	return discordMessage{
-		Content: cut(title, discordMaxContent),
-		Embeds: []discordEmbed{{Title: cut(title, discordMaxTitle), Description: cut(strings.Join(lines, "\n"), discordMaxDescription),
+		Content: cutUnits(title, discordMaxContent),
+		Embeds: []discordEmbed{{Title: cutUnits(title, discordMaxTitle), Description: cutUnits(strings.Join(lines, "\n"), discordMaxDescription),
 			URL: a.link, Color: colours[a.worst]}},
 		AllowedMentions: discordMentions{Parse: []string{}},
 	}

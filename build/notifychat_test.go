@@ -45,6 +45,9 @@ func only(o jsonObject, allowed ...string) error {
 
 func runes(v any) int { s, _ := v.(string); return utf8.RuneCountInString(s) }
 
+// units counts v's UTF-16 units, as JavaScript (and discord.js) counts.
+func units(v any) int { s, _ := v.(string); return utf16Len(s) }
+
 func objects(v any) ([]jsonObject, bool) {
 	list, ok := v.([]any)
 	var out []jsonObject
@@ -97,7 +100,7 @@ func checkSlack(msg jsonObject) error {
 }
 
 // checkDiscord: the execute-webhook JSON params; content up to 2000
-// characters; up to 10 embeds of the embed structure's fields, a title up
+// characters (UTF-16 units, as discord.js counts); up to 10 embeds of the embed structure's fields, a title up
 // to 256 characters and a description up to 4096, at most 6000 in all; no
 // mention parsed unless allowed.
 func checkDiscord(msg jsonObject) error {
@@ -105,8 +108,8 @@ func checkDiscord(msg jsonObject) error {
 		"attachments", "flags", "thread_name", "applied_tags", "poll"); err != nil {
 		return err
 	}
-	if runes(msg["content"]) > 2000 {
-		return fmt.Errorf("content of %d characters", runes(msg["content"]))
+	if units(msg["content"]) > 2000 {
+		return fmt.Errorf("content of %d characters", units(msg["content"]))
 	}
 	embeds, ok := objects(msg["embeds"])
 	if msg["embeds"] != nil && (!ok || len(embeds) > 10) {
@@ -121,15 +124,15 @@ func checkDiscord(msg jsonObject) error {
 			"video", "provider", "author", "fields", "flags"); err != nil {
 			return fmt.Errorf("embed %d: %w", i, err)
 		}
-		if runes(e["title"]) > 256 || runes(e["description"]) > 4096 {
-			return fmt.Errorf("embed %d: title of %d or description of %d characters", i, runes(e["title"]), runes(e["description"]))
+		if units(e["title"]) > 256 || units(e["description"]) > 4096 {
+			return fmt.Errorf("embed %d: title of %d or description of %d characters", i, units(e["title"]), units(e["description"]))
 		}
 		if c, ok := e["color"]; ok {
 			if f, isNum := c.(float64); !isNum || f != float64(int(f)) {
 				return fmt.Errorf("embed %d: color %v is no integer", i, c)
 			}
 		}
-		total += runes(e["title"]) + runes(e["description"])
+		total += units(e["title"]) + units(e["description"])
 	}
 	if total > 6000 {
 		return fmt.Errorf("embeds of %d characters, over 6000", total)
@@ -284,6 +287,28 @@ func sampleChanges() []api.Change {
 	}
 }
 
+// floodChanges are 700 outages at once, more than any format holds.
+func floodChanges() []api.Change {
+	var flood []api.Change
+	for i := range 700 {
+		flood = append(flood, api.Change{ID: int64(100 + i), Type: api.ChangeStatus, Service: fmt.Sprintf("svc-%d", i),
+			Time: t0, OldStatus: api.Operational, NewStatus: api.MajorOutage})
+	}
+	return flood
+}
+
+// wideChanges are 100 models' outages, each named with 1200 emoji: past
+// every cap, in runes and more so in UTF-16 units (two an emoji), which
+// JavaScript's, and so discord.js's, lengths count.
+func wideChanges() []api.Change {
+	var wide []api.Change
+	for i := range 100 {
+		wide = append(wide, api.Change{ID: int64(i), Type: api.ChangeModelStatus, Time: t0, OldStatus: api.Operational,
+			NewStatus: api.MajorOutage, Model: &api.ChangeModel{ID: fmt.Sprintf("x/m%d", i), Name: strings.Repeat("🔥", 1200)}})
+	}
+	return wide
+}
+
 // sampleFacts are what a build knows beside sampleChanges.
 var sampleFacts = NotifyFacts{Basis: map[string]api.Basis{"openai": api.BasisProbe},
 	Outages: map[int64]Outage{7: {Since: t0, Worst: api.PartialOutage}}}
@@ -313,11 +338,7 @@ var chatURLs = map[NotifyKind]string{
 func TestChatPayloadsMatchTheirDocs(t *testing.T) {
 	t.Parallel()
 	names := defaultNames(t)
-	var flood []api.Change
-	for i := range 700 {
-		flood = append(flood, api.Change{ID: int64(100 + i), Type: api.ChangeStatus, Service: fmt.Sprintf("svc-%d", i),
-			Time: t0, OldStatus: api.Operational, NewStatus: api.MajorOutage})
-	}
+	flood, wide := floodChanges(), wideChanges()
 	tests := []struct {
 		kind    NotifyKind
 		example string
@@ -365,6 +386,15 @@ func TestChatPayloadsMatchTheirDocs(t *testing.T) {
 			}
 			if !strings.Contains(string(big.body), "more: https://aistatus.example/api/v1/changes") {
 				t.Errorf("700 changes: no line says how many were left out")
+			}
+			for _, set := range [][]api.Change{wide, wide[:1]} {
+				msg, err := newAlert(set, NotifyFacts{}, names, "https://aistatus.example").render(tt.kind, chatURLs[tt.kind])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := checkPayload(tt.kind, msg.body); err != nil {
+					t.Errorf("%d changes of long names of emoji: %v", len(set), err)
+				}
 			}
 
 			var broken jsonObject
