@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -1201,4 +1202,140 @@ func TestChatRecoveryBuild(t *testing.T) {
 	if got := quiet.received(); len(got) != 0 {
 		t.Errorf("the receiver of Anthropic's partial outages got %d posts: %s", len(got), got[0].body)
 	}
+}
+
+// chatModules is the node_modules folder of the chat services' libraries
+// pinned by .ci/chat: $AISTATUS_CHAT_NODE_MODULES, else where .ci/run
+// installs them.
+func chatModules() string {
+	if dir := os.Getenv("AISTATUS_CHAT_NODE_MODULES"); dir != "" {
+		return dir
+	}
+	cache, _ := os.UserCacheDir()
+	return filepath.Join(cache, "aistatus-ci", "chat", "node_modules")
+}
+
+// TestChatLibraries validates chat messages with each chat service's own
+// library (testdata/notify/validate.mjs says how): Adaptive Cards' parser
+// for Teams, discord.js's builders and Discord's API types, Slack's Block
+// Kit types and limits. It validates the goldens, the services' documented
+// examples, and messages of a flood of 700 changes, of outside text made
+// to mislead and of each change alone; a message breaking one rule of
+// each library fails, which shows the check is not vacuous. It skips,
+// saying why, without node or the libraries.
+func TestChatLibraries(t *testing.T) {
+	t.Parallel()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("no node: the chat libraries' check needs Node.js and npm (.ci/run installs the libraries, .ci/chat)")
+	}
+	modules := chatModules()
+	for _, pkg := range []string{"adaptivecards", "@discordjs/builders", "@slack/types", "typescript"} {
+		if _, err := os.Stat(filepath.Join(modules, pkg, "package.json")); err != nil {
+			t.Skipf("no %s in %s: .ci/run installs the chat libraries (.ci/chat), or set AISTATUS_CHAT_NODE_MODULES", pkg, modules)
+		}
+	}
+	names := defaultNames(t)
+	wide := wideChanges()
+	sets := map[string][]api.Change{"flood": floodChanges(), "hostile": hostileChanges(), "wide": wide, "wide-alone": wide[:1]}
+	for i, c := range append(sampleChanges(), hostileChanges()...) {
+		sets["alone-"+strconv.Itoa(i)] = []api.Change{c}
+	}
+	dir := t.TempDir()
+	valid := map[string]bool{} // each file, and whether it should pass
+	examples := map[NotifyKind]string{NotifySlack: "slack-incoming-webhook.json", NotifyDiscord: "discord-execute-webhook.json",
+		NotifyTeams: "teams-workflows-adaptive-card.json"}
+	// breaks are messages breaking one rule of a library, from the golden.
+	breaks := map[NotifyKind]map[string]func(jsonObject){
+		NotifySlack: {
+			"limit": func(m jsonObject) {
+				m["blocks"].([]any)[0].(jsonObject)["text"].(jsonObject)["text"] = strings.Repeat("x", 3001)
+			},
+			"type": func(m jsonObject) { m["blocks"].([]any)[0].(jsonObject)["text"].(jsonObject)["type"] = "markdown" },
+		},
+		NotifyDiscord: {
+			"builder": func(m jsonObject) { m["embeds"].([]any)[0].(jsonObject)["title"] = strings.Repeat("x", 257) },
+			"type":    func(m jsonObject) { m["allowed_mentions"] = jsonObject{"parse": []any{"channel"}} },
+		},
+		NotifyTeams: {
+			"value":   func(m jsonObject) { teamsRuns(m)[0]["size"] = "Huge" },
+			"unknown": func(m jsonObject) { teamsRuns(m)[0]["colour"] = "attention" },
+		},
+	}
+	for kind, example := range examples {
+		golden := filepath.Join("testdata", "golden", "notify", string(kind)+".json")
+		valid[golden], valid[filepath.Join("testdata", "notify", example)] = true, true
+		for name, set := range sets {
+			msg, err := newAlert(set, sampleFacts, names, "https://aistatus.example").render(kind, chatURLs[kind])
+			if err != nil {
+				t.Fatal(err)
+			}
+			file := filepath.Join(dir, string(kind)+"."+name+".json")
+			if err := os.WriteFile(file, msg.body, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			valid[file] = true
+		}
+		for name, brk := range breaks[kind] {
+			var m jsonObject
+			b, err := os.ReadFile(golden)
+			if err == nil {
+				err = json.Unmarshal(b, &m)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			brk(m)
+			b, _ = json.Marshal(m)
+			file := filepath.Join(dir, string(kind)+".broken-"+name+".json")
+			if err := os.WriteFile(file, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			valid[file] = false
+		}
+	}
+	args := []string{filepath.Join("testdata", "notify", "validate.mjs"), modules}
+	for file := range valid {
+		args = append(args, file)
+	}
+	out, err := exec.Command(node, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("validate.mjs: %v\n%s", err, out)
+	}
+	judged := map[string]bool{}
+	for line := range strings.Lines(string(out)) {
+		verdict, rest, _ := strings.Cut(strings.TrimSpace(line), " ")
+		file, why, _ := strings.Cut(rest, ": ")
+		want, ok := valid[file]
+		if !ok || (verdict != "ok" && verdict != "FAIL") {
+			t.Errorf("validate.mjs said %q", line)
+			continue
+		}
+		judged[file] = true
+		switch {
+		case want && verdict != "ok":
+			t.Errorf("%s: the library refuses it: %s", file, why)
+		case !want && verdict == "ok":
+			t.Errorf("%s breaks a rule, and the library accepts it", file)
+		}
+	}
+	for file := range valid {
+		if !judged[file] {
+			t.Errorf("%s: no verdict in\n%s", file, out)
+		}
+	}
+}
+
+// teamsRuns are the TextRuns of a Teams message's card.
+func teamsRuns(m jsonObject) []jsonObject {
+	card := m["attachments"].([]any)[0].(jsonObject)["content"].(jsonObject)
+	var runs []jsonObject
+	for _, e := range card["body"].([]any) {
+		if inlines, ok := e.(jsonObject)["inlines"].([]any); ok {
+			for _, r := range inlines {
+				runs = append(runs, r.(jsonObject))
+			}
+		}
+	}
+	return runs
 }
