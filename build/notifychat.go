@@ -258,7 +258,7 @@ func newAlert(changes []api.Change, facts NotifyFacts, names map[string]string, 
 			if c.Model != nil {
 				it.link = base + strings.NewReplacer(snapshot.AuthorParam+"/"+snapshot.ModelNameParam, c.Model.ID).Replace(snapshot.PathModel)
 			}
-			if _, isStatus := c.Type.Recovery(); !isStatus {
+			if _, isStatus := c.Type.Recovery(); !isStatus { // a *.recovered
 				o, known := facts.Outages[c.ID]
 				it.line, it.sentence = backLine(c, o, known), true
 			}
