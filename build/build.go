@@ -191,7 +191,8 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 	if opts.Notifier != nil {
 		// Queued, never awaited: a slow or failing receiver cannot hold up
 		// or fail the cycle.
-		opts.Notifier.NotifyCycle(res.Changes, bases(states))
+		opts.Notifier.NotifyCycle(res.Changes, NotifyFacts{Basis: bases(states),
+			Outages: endedOutages(hist.Changes, len(hist.Changes)-len(res.Changes))})
 	}
 	for slug, st := range states {
 		res.Statuses[slug] = st.Status
@@ -278,6 +279,61 @@ func probeAPI(ctx context.Context, opts Options, svc catalog.Service) api.ProbeS
 		opts.Log.Debug().Str("service", svc.Slug).Str("error", r.Error).Msg("probe failed")
 	}
 	return r
+}
+
+// endedOutages are the outages the recoveries among log[from:] end, by
+// the recovery's id (NotifyFacts.Outages), read back in log. An outage
+// whose start the log no longer holds is left out.
+func endedOutages(log []api.Change, from int) map[int64]Outage {
+	var out map[int64]Outage
+	for i := from; i < len(log); i++ {
+		if o, ok := endedOutage(log[:i], log[i]); ok {
+			if out == nil {
+				out = map[int64]Outage{}
+			}
+			out[log[i].ID] = o
+		}
+	}
+	return out
+}
+
+// endedOutage is the outage rec, a *.recovered entry logged after log,
+// ends: the stretch of its subject's status changes (of the type rec
+// recovers) through degraded, partial or major outage and unknown, back
+// from the status change that brought it to operational. It began at the
+// stretch's first change into degraded or worse, an unknown before that
+// not counted; its worst status is the worst in it. false when rec is no
+// recovery or the log does not reach the stretch's start.
+func endedOutage(log []api.Change, rec api.Change) (Outage, bool) {
+	var of api.ChangeType
+	for _, t := range api.ChangeTypes {
+		if r, ok := t.Recovery(); ok && r == rec.Type {
+			of = t
+		}
+	}
+	if of == "" {
+		return Outage{}, false
+	}
+	o := Outage{Worst: rec.OldStatus}
+	subject := rec.Subject()
+	for i := len(log) - 1; i >= 0; i-- {
+		c := log[i]
+		if c.Type != of || c.Subject() != subject {
+			continue
+		}
+		if bad(c.NewStatus) {
+			o.Since, o.Worst = c.Time, api.Worse(o.Worst, c.NewStatus)
+		}
+		if !bad(c.OldStatus) && c.OldStatus != api.Unknown {
+			return o, !o.Since.IsZero()
+		}
+	}
+	return Outage{}, false
+}
+
+// bad reports whether s is degraded or worse.
+func bad(s api.Status) bool {
+	return s == api.Degraded || s == api.PartialOutage || s == api.MajorOutage
 }
 
 // bases is each service's basis this cycle, by slug: what a chat

@@ -139,11 +139,11 @@ type receiver struct {
 	rejectErr    error
 }
 
-// notifyCycle is one build's changes for a chat receiver, with each
-// service's basis then, by slug.
+// notifyCycle is one build's changes for a chat receiver, with what the
+// build knew beside them.
 type notifyCycle struct {
 	changes []api.Change
-	basis   map[string]api.Basis
+	facts   NotifyFacts
 }
 
 // changeCount counts changes between two reports, with the first and last
@@ -253,16 +253,35 @@ func SignWebhook(key []byte, id string, timestamp int64, body []byte) string {
 }
 
 // Notify queues changes for every receiver, as NotifyCycle does, with no
-// basis to tell.
-func (n *Notifier) Notify(changes []api.Change) { n.NotifyCycle(changes, nil) }
+// facts to tell beside them.
+func (n *Notifier) Notify(changes []api.Change) { n.NotifyCycle(changes, NotifyFacts{}) }
+
+// NotifyFacts are what a build knows beside its changes that a chat
+// message tells.
+type NotifyFacts struct {
+	// Basis is each service's basis this build, by slug: the evidence of
+	// its status change.
+	Basis map[string]api.Basis
+	// Outages are the outages the build's recoveries end, by the id of
+	// the *.recovered change: how long it was down, and how badly.
+	Outages map[int64]Outage
+}
+
+// Outage is a stretch of a subject's status below operational.
+type Outage struct {
+	// Since is when it began: the subject's first change into degraded or
+	// worse.
+	Since time.Time
+	// Worst is the worst status it reached.
+	Worst api.Status
+}
 
 // NotifyCycle queues one build's changes for every receiver without
 // waiting, except those that answered 410 Gone: each change its filter
 // lets through for a Standard Webhook, the build's as one message for a
-// chat receiver, told with basis (each service's basis, by slug). A change
-// that finds a queue full is dropped for that receiver and counted for the
-// next report.
-func (n *Notifier) NotifyCycle(changes []api.Change, basis map[string]api.Basis) {
+// chat receiver, told with facts. A change that finds a queue full is
+// dropped for that receiver and counted for the next report.
+func (n *Notifier) NotifyCycle(changes []api.Change, facts NotifyFacts) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed {
@@ -283,7 +302,7 @@ func (n *Notifier) NotifyCycle(changes []api.Change, basis map[string]api.Basis)
 				continue
 			}
 			select {
-			case r.cycles <- notifyCycle{changes: kept, basis: basis}:
+			case r.cycles <- notifyCycle{changes: kept, facts: facts}:
 			default:
 				for _, c := range kept {
 					r.dropped.add(c.ID)
@@ -411,7 +430,7 @@ func (n *Notifier) workChat(r *receiver) {
 		for i, c := range cy.changes {
 			ids[i] = c.ID
 		}
-		msg, err := newAlert(cy.changes, cy.basis, n.opts.Names, n.opts.BaseURL).render(r.kind, r.url)
+		msg, err := newAlert(cy.changes, cy.facts, n.opts.Names, n.opts.BaseURL).render(r.kind, r.url)
 		if err != nil {
 			n.opts.Log.Error().Err(err).Str("url", r.name).Int("receiver", r.index).Str("kind", string(r.kind)).
 				Int64("firstChange", ids[0]).Int64("lastChange", ids[len(ids)-1]).Msg("notification not encodable")

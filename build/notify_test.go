@@ -43,21 +43,11 @@ func newWebhookReceiver(t *testing.T) *webhookReceiver {
 	rcv := &webhookReceiver{}
 	rcv.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		id, ts, sigs := r.Header.Get("webhook-id"), r.Header.Get("webhook-timestamp"), r.Header.Get("webhook-signature")
-		mac := hmac.New(sha256.New, key)
-		mac.Write([]byte(id + "." + ts + "." + string(body)))
-		want := "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
-		sec, err := strconv.ParseInt(ts, 10, 64)
-		ok := err == nil && time.Since(time.Unix(sec, 0)).Abs() < 5*time.Minute
-		signed := false
-		for sig := range strings.FieldsSeq(sigs) {
-			signed = signed || hmac.Equal([]byte(sig), []byte(want))
-		}
-		var ev api.CloudEvent
+		ev, err := verifyWebhook(key, r.Header, body)
 		rcv.mu.Lock()
 		defer rcv.mu.Unlock()
-		if !ok || !signed || json.Unmarshal(body, &ev) != nil || ev.ID != id || r.Header.Get("Content-Type") != "application/cloudevents+json" {
-			rcv.bad = append(rcv.bad, fmt.Sprintf("id %q ts %q sig %q body %s", id, ts, sigs, body))
+		if err != nil {
+			rcv.bad = append(rcv.bad, err.Error())
 			w.WriteHeader(http.StatusUnauthorized)
 			return
 		}
@@ -66,6 +56,29 @@ func newWebhookReceiver(t *testing.T) *webhookReceiver {
 	}))
 	t.Cleanup(rcv.Close)
 	return rcv
+}
+
+// verifyWebhook checks a delivery as the Standard Webhooks reference does,
+// independently of SignWebhook: webhook-signature holds, among its
+// space-separated signatures, "v1," + base64(HMAC-SHA256(key, webhook-id
+// + "." + webhook-timestamp + "." + body)); the timestamp is within five
+// minutes of now; the body is a CloudEvent whose id is the webhook-id.
+func verifyWebhook(key []byte, h http.Header, body []byte) (api.CloudEvent, error) {
+	id, ts, sigs := h.Get("webhook-id"), h.Get("webhook-timestamp"), h.Get("webhook-signature")
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte(id + "." + ts + "." + string(body)))
+	want := "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
+	sec, err := strconv.ParseInt(ts, 10, 64)
+	ok := err == nil && time.Since(time.Unix(sec, 0)).Abs() < 5*time.Minute
+	signed := false
+	for sig := range strings.FieldsSeq(sigs) {
+		signed = signed || hmac.Equal([]byte(sig), []byte(want))
+	}
+	var ev api.CloudEvent
+	if !ok || !signed || json.Unmarshal(body, &ev) != nil || ev.ID != id || h.Get("Content-Type") != "application/cloudevents+json" {
+		return ev, fmt.Errorf("id %q ts %q sig %q content type %q body %s", id, ts, sigs, h.Get("Content-Type"), body)
+	}
+	return ev, nil
 }
 
 // statusServer answers every request with status and counts them.

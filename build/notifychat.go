@@ -8,6 +8,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"time"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/aistatus/aistatus/api"
@@ -97,7 +99,10 @@ func (f NotifyFilter) passes(c api.Change, chat bool) bool {
 		return false
 	}
 	switch c.Type {
-	case api.ChangeStatus, api.ChangeSurfaceStatus, api.ChangeModelStatus:
+	case api.ChangeStatus, api.ChangeSurfaceStatus, api.ChangeModelStatus,
+		// A recovery is filtered as the status change it follows: its old
+		// status is the outage it ends.
+		api.ChangeServiceRecovered, api.ChangeSurfaceRecovered, api.ChangeModelRecovered:
 		if chat && c.OldStatus == "" {
 			return false
 		}
@@ -150,8 +155,10 @@ func NotifySubjectNames(cat catalog.Catalog) map[string]string {
 type alertItem struct {
 	subject string // the subject's name
 	// line says what happened: "operational → major outage", "incident
-	// opened: Elevated errors (major)".
-	line string
+	// opened: Elevated errors (major)"; after the subject and ": ", or a
+	// space when it goes on from the subject as a sentence ("is back: …").
+	line     string
+	sentence bool
 	// status is how things stand after the change, for its marker and
 	// the message's urgency.
 	status api.Status
@@ -161,9 +168,10 @@ type alertItem struct {
 	link                  string // the subject's page on the site
 }
 
-// alert is one build's message for one destination.
+// alert is one build's message for one destination. Its items hold
+// outside text (a provider's incident headlines, a gateway's model names)
+// as it came: each format escapes it for its own markup.
 type alert struct {
-	title string
 	items []alertItem
 	link  string // where the message as a whole points
 	// changes is the change log on the site, for what a capped message
@@ -204,12 +212,33 @@ var basisWords = map[api.Basis]string{
 // for, for its marker and the message's urgency.
 var severityStatus = map[api.Severity]api.Status{api.Minor: api.Degraded, api.Major: api.PartialOutage, api.Critical: api.MajorOutage}
 
-// newAlert tells changes as one message. basis is each service's basis
-// this build, by slug; names the subjects' names (NotifySubjectNames).
-func newAlert(changes []api.Change, basis map[string]api.Basis, names map[string]string, baseURL string) alert {
+// sep is what comes between the item's subject and its line.
+func (it alertItem) sep() string {
+	if it.sentence {
+		return " "
+	}
+	return ": "
+}
+
+// recoveryKey names the recovery of c's subject that a status change c
+// may be followed by (Change.Recovery).
+func recoveryKey(t api.ChangeType, c api.Change) string { return string(t) + " " + c.Subject() }
+
+// newAlert tells changes as one message, with facts (each service's basis,
+// the outages its recoveries end); names are the subjects' names
+// (NotifySubjectNames). A status change back to operational whose
+// recovery follows it is told once, as the recovery: "claude.ai is back".
+func newAlert(changes []api.Change, facts NotifyFacts, names map[string]string, baseURL string) alert {
 	base := strings.TrimRight(baseURL, "/")
 	a := alert{link: base + "/", changes: base + snapshot.PathChanges, worst: api.Unknown}
+	recoveries := map[string]bool{}
 	for _, c := range changes {
+		recoveries[recoveryKey(c.Type, c)] = true
+	}
+	for _, c := range changes {
+		if r, ok := c.Type.Recovery(); ok && c.NewStatus == api.Operational && recoveries[recoveryKey(r, c)] {
+			continue
+		}
 		it := alertItem{subject: names[c.Subject()], link: base + "/services/" + url.PathEscape(c.Service)}
 		if it.subject == "" && c.Model != nil {
 			// A model's name comes with its change: the watched models
@@ -220,20 +249,25 @@ func newAlert(changes []api.Change, basis map[string]api.Basis, names map[string
 			it.subject = strings.TrimPrefix(c.Subject(), api.ModelSubjectPrefix)
 		}
 		switch c.Type {
-		case api.ChangeStatus, api.ChangeSurfaceStatus, api.ChangeModelStatus:
+		case api.ChangeStatus, api.ChangeSurfaceStatus, api.ChangeModelStatus,
+			api.ChangeServiceRecovered, api.ChangeSurfaceRecovered, api.ChangeModelRecovered:
 			it.line, it.status = statusWords(c.OldStatus)+" → "+statusWords(c.NewStatus), c.NewStatus
-			if c.Type == api.ChangeStatus {
-				it.evidence = basisWords[basis[c.Service]]
+			if c.Type == api.ChangeStatus || c.Type == api.ChangeServiceRecovered {
+				it.evidence = basisWords[facts.Basis[c.Service]]
 			}
-			if c.Type == api.ChangeModelStatus {
+			if c.Model != nil {
 				it.link = base + strings.NewReplacer(snapshot.AuthorParam+"/"+snapshot.ModelNameParam, c.Model.ID).Replace(snapshot.PathModel)
+			}
+			if _, isStatus := c.Type.Recovery(); !isStatus { // a *.recovered
+				o, known := facts.Outages[c.ID]
+				it.line, it.sentence = backLine(c, o, known), true
 			}
 		case api.ChangeIncidentOpened, api.ChangeIncidentUpdated, api.ChangeIncidentResolved:
 			it.line, it.status = incidentLine(c)
 			if inc := c.Incident; inc != nil {
 				it.evidence = "our probes of the API"
 				if inc.Source == api.SourceOfficial {
-					it.evidence, it.evidenceURL = "the official status page", inc.URL
+					it.evidence, it.evidenceURL = "the official status page", webURL(inc.URL)
 				}
 			}
 		default:
@@ -242,25 +276,92 @@ func newAlert(changes []api.Change, basis map[string]api.Basis, names map[string
 		a.worst = api.Worse(a.worst, it.status)
 		a.items = append(a.items, it)
 	}
-	switch len(a.items) {
-	case 0:
-	case 1:
-		it := a.items[0]
-		a.title, a.link = marker(it.status)+" "+it.subject+": "+it.line, it.link
-	default:
-		var subjects []string
-		for _, it := range a.items {
-			if !slices.Contains(subjects, it.subject) {
-				subjects = append(subjects, it.subject)
-			}
-		}
-		named := strings.Join(subjects[:min(3, len(subjects))], ", ")
-		if len(subjects) > 3 {
-			named += fmt.Sprintf(" and %d more", len(subjects)-3)
-		}
-		a.title = fmt.Sprintf("%s %d changes: %s", marker(a.worst), len(a.items), named)
+	if len(a.items) == 1 {
+		a.link = a.items[0].link
 	}
 	return a
+}
+
+// title is the message's heading with its outside text passed through
+// esc, the escaping of the format's markup (plain for none): one change's
+// line, or how many changes there are and of what.
+func (a alert) title(esc func(string) string) string {
+	switch len(a.items) {
+	case 0:
+		return ""
+	case 1:
+		it := a.items[0]
+		return marker(it.status) + " " + esc(it.subject) + it.sep() + esc(it.line)
+	}
+	var subjects []string
+	for _, it := range a.items {
+		if !slices.Contains(subjects, it.subject) {
+			subjects = append(subjects, it.subject)
+		}
+	}
+	named := esc(strings.Join(subjects[:min(3, len(subjects))], ", "))
+	if len(subjects) > 3 {
+		named += fmt.Sprintf(" and %d more", len(subjects)-3)
+	}
+	return fmt.Sprintf("%s %d changes: %s", marker(a.worst), len(a.items), named)
+}
+
+// plain is the escaping of a format with no markup: none.
+func plain(s string) string { return s }
+
+// webURL is u when it is an absolute http(s) URL, else "": a feed's
+// incident link is linked only if it leads to a web page.
+func webURL(u string) string {
+	p, err := url.Parse(u)
+	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+		return ""
+	}
+	return u
+}
+
+// backLine tells a recovery, c, of the outage o (if known): "is back:
+// operational after 42 min of major outage".
+func backLine(c api.Change, o Outage, known bool) string {
+	worst := c.OldStatus
+	if known {
+		worst = api.Worse(worst, o.Worst)
+	}
+	what := outageWords[worst]
+	if what == "" {
+		what = statusWords(worst)
+	}
+	if !known || o.Since.IsZero() || c.Time.Before(o.Since) {
+		return "is back: " + statusWords(c.NewStatus) + " after " + what
+	}
+	return "is back: " + statusWords(c.NewStatus) + " after " + spellDuration(c.Time.Sub(o.Since)) + " of " + strings.TrimPrefix(what, "a ")
+}
+
+// outageWords are the statuses a recovery ends, as "after …" says them.
+var outageWords = map[api.Status]string{
+	api.Degraded: "degraded service", api.PartialOutage: "a partial outage", api.MajorOutage: "a major outage",
+}
+
+// spellDuration says d for people, to the minute: "42 min", "3 h 5 min",
+// "2 d 4 h".
+func spellDuration(d time.Duration) string {
+	d = d.Round(time.Minute)
+	switch {
+	case d < time.Minute:
+		return "less than a minute"
+	case d < time.Hour:
+		return fmt.Sprintf("%d min", int(d.Minutes()))
+	case d < 48*time.Hour:
+		h, m := int(d.Hours()), int(d.Minutes())%60
+		if m == 0 {
+			return fmt.Sprintf("%d h", h)
+		}
+		return fmt.Sprintf("%d h %d min", h, m)
+	}
+	days, h := int(d.Hours())/24, int(d.Hours())%24
+	if h == 0 {
+		return fmt.Sprintf("%d d", days)
+	}
+	return fmt.Sprintf("%d d %d h", days, h)
 }
 
 // incidentLine tells an incident change, and the status it stands for.
@@ -284,7 +385,7 @@ func incidentLine(c api.Change) (string, api.Status) {
 
 // plainLine is an item as plain text, for ntfy and the fallbacks.
 func (it alertItem) plainLine() string {
-	s := marker(it.status) + " " + it.subject + ": " + it.line
+	s := marker(it.status) + " " + it.subject + it.sep() + it.line
 	if it.evidence != "" {
 		s += " — " + it.evidence
 	}
@@ -298,6 +399,31 @@ func cut(s string, n int) string {
 	}
 	r := []rune(s)
 	return string(r[:n-1]) + "…"
+}
+
+// utf16Len is s's length in UTF-16 code units, as JavaScript counts it.
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		n += utf16.RuneLen(r)
+	}
+	return n
+}
+
+// cutUnits shortens s to at most n UTF-16 code units, on a rune boundary,
+// marking the cut with "…" (one unit).
+func cutUnits(s string, n int) string {
+	if utf16Len(s) <= n {
+		return s
+	}
+	used := 0
+	for i, r := range s {
+		if used+utf16.RuneLen(r) > n-1 {
+			return s[:i] + "…"
+		}
+		used += utf16.RuneLen(r)
+	}
+	return s
 }
 
 // cutBytes shortens s to at most n bytes, on a rune boundary, marking the
@@ -328,27 +454,29 @@ type chatMessage struct {
 }
 
 // render encodes a in kind's payload format for the destination at rawURL.
+// Every kind is posted to rawURL but ntfy, whose JSON form goes to the
+// server's root.
 func (a alert) render(kind NotifyKind, rawURL string) (chatMessage, error) {
-	var payload any
-	target := rawURL
+	msg := chatMessage{contentType: "application/json", target: rawURL}
+	var err error
 	switch kind {
 	case NotifySlack:
-		payload = a.slack()
+		msg.body, err = marshalText(a.slack())
 	case NotifyDiscord:
-		payload = a.discord()
+		msg.body, err = marshalText(a.discord())
 	case NotifyTeams:
-		return a.teams()
+		msg.body, err = a.teams()
 	case NotifyNtfy:
-		root, topic, err := ntfyRoot(rawURL)
-		if err != nil {
-			return chatMessage{}, err
+		root, topic, rerr := ntfyRoot(rawURL)
+		if rerr != nil {
+			return chatMessage{}, rerr
 		}
-		payload, target = a.ntfy(topic), root
+		msg.target = root
+		msg.body, err = marshalText(a.ntfy(topic))
 	default:
 		return chatMessage{}, fmt.Errorf("no chat format for kind %q", kind)
 	}
-	body, err := marshalText(payload)
-	return chatMessage{body: body, contentType: "application/json", target: target}, err
+	return msg, err
 }
 
 // marshalText is json.Marshal without the escaping of <, > and & that
@@ -387,7 +515,9 @@ type slackMessage struct {
 	Blocks []slackBlock `json:"blocks"`
 }
 
-// slackEscape escapes what Slack's mrkdwn reads as markup: &, < and >.
+// slackEscape escapes what Slack's mrkdwn reads as markup: &, < and >,
+// which make links and mentions (<!channel>, <url|text>). Slack has no
+// escape for its bold, italic and strike marks, which only style text.
 var slackEscape = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;").Replace
 
 // slackLink is a mrkdwn link; a URL cannot hold "|" or ">" there.
@@ -399,13 +529,16 @@ func (a alert) slack() slackMessage {
 	section := func(s string) slackBlock {
 		return slackBlock{Type: "section", Text: slackText{Type: "mrkdwn", Text: cut(s, slackMaxSectionText)}}
 	}
-	m := slackMessage{Text: cut(a.title, slackMaxSectionText), Blocks: []slackBlock{section("*" + slackEscape(a.title) + "*")}}
+	// text, the notification's fallback, is mrkdwn as the blocks are: a
+	// headline's <!channel> there would ping the channel.
+	title := a.title(slackEscape)
+	m := slackMessage{Text: cut(title, slackMaxSectionText), Blocks: []slackBlock{section("*" + title + "*")}}
 	for i, it := range a.items {
 		if len(m.Blocks) == slackMaxBlocks-1 && i < len(a.items)-1 {
 			m.Blocks = append(m.Blocks, section(slackEscape(a.more(len(a.items)-i))))
 			break
 		}
-		s := marker(it.status) + " *" + slackLink(it.link, it.subject) + "*: " + slackEscape(it.line)
+		s := marker(it.status) + " *" + slackLink(it.link, it.subject) + "*" + it.sep() + slackEscape(it.line)
 		if it.evidence != "" {
 			ev := slackEscape(it.evidence)
 			if it.evidenceURL != "" {
@@ -420,9 +553,11 @@ func (a alert) slack() slackMessage {
 
 // Discord: an execute-webhook body of "content" (up to 2000 characters)
 // and "embeds"; an embed's title holds up to 256 characters and its
-// description 4096 (testdata/notify/README.md). All the changes go in one
-// embed: Discord shows only the first of several embeds with the same URL,
-// and two changes of one service link the same page.
+// description 4096 (testdata/notify/README.md). Those characters are
+// counted in UTF-16 units, as discord.js counts them, the stricter reading:
+// an emoji is two. All the changes go in one embed: Discord shows only the
+// first of several embeds with the same URL, and two changes of one
+// service link the same page.
 const (
 	discordMaxContent     = 2000
 	discordMaxTitle       = 256
@@ -454,37 +589,41 @@ var colours = map[api.Status]int{
 	api.Maintenance: 0x3498DB, api.Unknown: 0x95A5A6,
 }
 
-// discordEscape escapes Discord's markdown in outside text.
+// discordEscape escapes Discord's markdown in outside text: styles, masked
+// links ([text](url)), quotes, headings, and the < of a mention or a
+// channel link (<@id>, <#id>); allowed_mentions keeps @everyone quiet.
 var discordEscape = strings.NewReplacer(`\`, `\\`, "*", `\*`, "_", `\_`, "~", `\~`, "`", "\\`", "|", `\|`,
-	"[", `\[`, "]", `\]`, ">", `\>`, "#", `\#`).Replace
+	"[", `\[`, "]", `\]`, "<", `\<`, ">", `\>`, "#", `\#`).Replace
 
 func (a alert) discord() discordMessage {
 	var lines []string
 	used := 0
 	for i, it := range a.items {
-		s := marker(it.status) + " **[" + discordEscape(it.subject) + "](" + it.link + ")**: " + discordEscape(it.line)
+		s := marker(it.status) + " **[" + discordEscape(it.subject) + "](" + it.link + ")**" + it.sep() + discordEscape(it.line)
 		if it.evidence != "" {
 			s += " — " + mdLink(it.evidenceURL, discordEscape(it.evidence))
 		}
-		s = cut(s, discordMaxDescription/4)
+		s = cutUnits(s, discordMaxDescription/4)
 		more := a.more(len(a.items) - i)
-		if used+utf8.RuneCountInString(s)+1 > discordMaxDescription-utf8.RuneCountInString(more)-1 && i < len(a.items)-1 {
+		if used+utf16Len(s)+1 > discordMaxDescription-utf16Len(more)-1 && i < len(a.items)-1 {
 			lines = append(lines, more)
 			break
 		}
 		lines = append(lines, s)
-		used += utf8.RuneCountInString(s) + 1
+		used += utf16Len(s) + 1
 	}
+	// The content and the embed's title are markdown as the description is.
+	title := a.title(discordEscape)
 	return discordMessage{
-		Content: cut(a.title, discordMaxContent),
-		Embeds: []discordEmbed{{Title: cut(a.title, discordMaxTitle), Description: cut(strings.Join(lines, "\n"), discordMaxDescription),
+		Content: cutUnits(title, discordMaxContent),
+		Embeds: []discordEmbed{{Title: cutUnits(title, discordMaxTitle), Description: cutUnits(strings.Join(lines, "\n"), discordMaxDescription),
 			URL: a.link, Color: colours[a.worst]}},
 		AllowedMentions: discordMentions{Parse: []string{}},
 	}
 }
 
-// mdLink is text linked to u in markdown, as Discord and Adaptive Cards
-// read it; text alone when there is no u.
+// mdLink is text linked to u in Discord's markdown; text alone when there
+// is no u.
 func mdLink(u, text string) string {
 	if u == "" {
 		return text
@@ -499,17 +638,27 @@ const (
 	teamsMaxItems = 50
 )
 
+// teamsRun is a TextRun of a RichTextBlock: plain text, never read as
+// markdown (unlike a TextBlock's), so outside text goes only in runs.
+type teamsRun struct {
+	Type         string       `json:"type"`
+	Text         string       `json:"text"`
+	Weight       string       `json:"weight,omitempty"`
+	Size         string       `json:"size,omitempty"`
+	SelectAction *teamsAction `json:"selectAction,omitempty"`
+}
+
+// teamsElement is a TextBlock (Text) or a RichTextBlock (Inlines).
 type teamsElement struct {
-	Type   string `json:"type"`
-	Text   string `json:"text"`
-	Wrap   bool   `json:"wrap"`
-	Weight string `json:"weight,omitempty"`
-	Size   string `json:"size,omitempty"`
+	Type    string     `json:"type"`
+	Text    string     `json:"text,omitempty"`
+	Wrap    bool       `json:"wrap,omitempty"`
+	Inlines []teamsRun `json:"inlines,omitempty"`
 }
 
 type teamsAction struct {
 	Type  string `json:"type"`
-	Title string `json:"title"`
+	Title string `json:"title,omitempty"`
 	URL   string `json:"url"`
 }
 
@@ -532,17 +681,33 @@ type teamsMessage struct {
 	Attachments []teamsAttachment `json:"attachments"`
 }
 
-func (a alert) teams() (chatMessage, error) {
+// run is a TextRun of text, linked to u unless u is "".
+func run(text, u string) teamsRun {
+	r := teamsRun{Type: "TextRun", Text: text}
+	if u != "" {
+		r.SelectAction = &teamsAction{Type: "Action.OpenUrl", URL: u}
+	}
+	return r
+}
+
+// teams is the message's body: the most items that fit in teamsMaxBytes.
+// Outside text is in TextRuns alone; the TextBlock of what a capped
+// message leaves out is ours.
+func (a alert) teams() ([]byte, error) {
 	encode := func(n int) ([]byte, error) {
+		title := run(cut(a.title(plain), 400), "")
+		title.Weight, title.Size = "Bolder", "Medium"
 		card := teamsCard{Schema: "http://adaptivecards.io/schemas/adaptive-card.json", Type: "AdaptiveCard", Version: "1.2",
-			Body:    []teamsElement{{Type: "TextBlock", Text: cut(a.title, 400), Wrap: true, Weight: "Bolder", Size: "Medium"}},
+			Body:    []teamsElement{{Type: "RichTextBlock", Inlines: []teamsRun{title}}},
 			Actions: []teamsAction{{Type: "Action.OpenUrl", Title: "Open on aistatus", URL: a.link}}}
 		for _, it := range a.items[:n] {
-			s := marker(it.status) + " **[" + it.subject + "](" + it.link + ")**: " + it.line
+			subject := run(it.subject, it.link)
+			subject.Weight = "Bolder"
+			runs := []teamsRun{run(marker(it.status)+" ", ""), subject, run(it.sep()+cut(it.line, 1000), "")}
 			if it.evidence != "" {
-				s += " — " + mdLink(it.evidenceURL, it.evidence)
+				runs = append(runs, run(" — ", ""), run(it.evidence, it.evidenceURL))
 			}
-			card.Body = append(card.Body, teamsElement{Type: "TextBlock", Text: cut(s, 1000), Wrap: true})
+			card.Body = append(card.Body, teamsElement{Type: "RichTextBlock", Inlines: runs})
 		}
 		if n < len(a.items) {
 			card.Body = append(card.Body, teamsElement{Type: "TextBlock", Text: a.more(len(a.items) - n), Wrap: true})
@@ -553,7 +718,7 @@ func (a alert) teams() (chatMessage, error) {
 	for n := min(len(a.items), teamsMaxItems); ; n-- {
 		body, err := encode(n)
 		if err != nil || len(body) <= teamsMaxBytes || n == 0 {
-			return chatMessage{body: body, contentType: "application/json"}, err
+			return body, err
 		}
 	}
 }
@@ -590,7 +755,7 @@ func ntfyRoot(raw string) (root, topic string, err error) {
 }
 
 func (a alert) ntfy(topic string) ntfyMessage {
-	m := ntfyMessage{Topic: topic, Title: cut(a.title, 250), Click: a.link, Priority: 3, Tags: []string{"warning"}}
+	m := ntfyMessage{Topic: topic, Title: cut(a.title(plain), 250), Click: a.link, Priority: 3, Tags: []string{"warning"}}
 	switch a.worst {
 	case api.MajorOutage:
 		m.Priority, m.Tags = 5, []string{"rotating_light"}
