@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"encoding/json"
 	"io"
 	"maps"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/bench/synth"
 	"github.com/aistatus/aistatus/build"
 	"github.com/aistatus/aistatus/catalog"
@@ -186,12 +188,33 @@ func BenchmarkCheck(b *testing.B) {
 		{"untracked-256B-host", "www." + untrackedLongQuery[:248] + ".com"},
 		// A model: its maker's service (Anthropic) is probed too.
 		{"model", "claude-sonnet-4.5"},
+		// During an outage, when everyone asks: the service synth puts in
+		// a major outage, with an open official incident.
+		{"outage", serviceIn(b, ts, api.MajorOutage)},
 	} {
 		b.Run(c.name, func(b *testing.B) { benchGet(b, ts.Handler(), "/api/v1/check?q="+urlQuery(c.q), nil, 200) })
 	}
-	if n := ts.api.hits.Load(); n != 2 {
-		b.Fatalf("%d live probes, want 2 (OpenAI's and Anthropic's): the cache was not warm", n)
+	if n := ts.api.hits.Load(); n > 3 {
+		b.Fatalf("%d live probes, at most 3 (OpenAI's, Anthropic's and the outage's): the cache was not warm", n)
 	}
+}
+
+// serviceIn is the slug of a service the server's snapshot has at status.
+func serviceIn(b *testing.B, ts *testServer, status api.Status) string {
+	b.Helper()
+	w := httptest.NewRecorder()
+	ts.Handler().ServeHTTP(w, httptest.NewRequest(http.MethodGet, snapshot.PathStatus, nil))
+	var doc api.StatusDoc
+	if err := json.Unmarshal(w.Body.Bytes(), &doc); err != nil {
+		b.Fatal(err)
+	}
+	for _, svc := range doc.Services {
+		if svc.Status == status {
+			return svc.Slug
+		}
+	}
+	b.Fatalf("no service in %s", status)
+	return ""
 }
 
 // untrackedLongQuery is a 256-byte q that names no service: letters only,
