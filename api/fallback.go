@@ -148,9 +148,11 @@ type LiteLLMRouterSettings struct {
 }
 
 // OpenRouterFallback is ?format=openrouter: the members of an OpenRouter
-// chat completion request body that route it
+// chat completion request body that route it, as the HTTP body names them
 // (https://openrouter.ai/docs/features/model-routing,
-// https://openrouter.ai/docs/features/provider-routing).
+// https://openrouter.ai/docs/features/provider-routing): what fetch or the
+// openai SDK sends. @openrouter/sdk takes its input in camelCase
+// (provider.allowFallbacks) and drops allow_fallbacks.
 type OpenRouterFallback struct {
 	// Models are the model and its siblings, tried in order.
 	Models   []string           `json:"models"`
@@ -159,7 +161,7 @@ type OpenRouterFallback struct {
 
 // OpenRouterProvider is the request's provider preferences.
 type OpenRouterProvider struct {
-	// Order are OpenRouter's provider names, best first.
+	// Order are OpenRouter's provider slugs ("amazon-bedrock"), best first.
 	Order          []string `json:"order"`
 	AllowFallbacks bool     `json:"allow_fallbacks"`
 }

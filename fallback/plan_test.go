@@ -235,7 +235,7 @@ func TestPlanLeavesOutWhatTheCatalogCannotName(t *testing.T) {
 		t.Fatalf("targets %+v: want Azure first, unnamed, for OpenRouter only", plan.Targets)
 	}
 	body, _, err := p.Render(plan, api.FallbackOpenRouter)
-	if err != nil || !strings.Contains(string(body), `"Azure"`) {
+	if err != nil || !strings.Contains(string(body), `"azure"`) {
 		t.Errorf("openrouter: %s %v", body, err)
 	}
 	for _, f := range []string{api.FallbackLiteLLM, api.FallbackVercel, api.FallbackPortkey} {
@@ -383,10 +383,12 @@ func TestSDKTypes(t *testing.T) {
 	}
 	forms := map[string][]byte{
 		// Misspelled (camelCase is the SDK's own object, not the wire's),
-		// mistyped, and not an object at all.
-		api.FallbackOpenRouter + ".broken": []byte(`{"models": ["anthropic/claude-sonnet-4.5"], "provider": {"order": ["Amazon Bedrock"], "allowFallbacks": true}}`),
-		api.FallbackVercel + ".broken":     []byte(`{"model": "anthropic/claude-sonnet-4.5", "providerOptions": {"gateway": {"order": "bedrock"}}}`),
-		api.FallbackPortkey + ".broken":    []byte(`{"strategy": {"mode": "fallback"}, "targets": []} as unknown as number`),
+		// a provider's display name where its slug goes, mistyped, and not
+		// an object at all.
+		api.FallbackOpenRouter + ".broken":      []byte(`{"models": ["anthropic/claude-sonnet-4.5"], "provider": {"order": ["amazon-bedrock"], "allowFallbacks": true}}`),
+		api.FallbackOpenRouter + ".displayname": []byte(`{"models": ["anthropic/claude-sonnet-4.5"], "provider": {"order": ["Amazon Bedrock"], "allow_fallbacks": true}}`),
+		api.FallbackVercel + ".broken":          []byte(`{"model": "anthropic/claude-sonnet-4.5", "providerOptions": {"gateway": {"order": "bedrock"}}}`),
+		api.FallbackPortkey + ".broken":         []byte(`{"strategy": {"mode": "fallback"}, "targets": []} as unknown as number`),
 	}
 	for _, f := range []string{api.FallbackOpenRouter, api.FallbackVercel, api.FallbackPortkey} {
 		if forms[f], _, err = p.Render(plan, f); err != nil {
@@ -406,7 +408,7 @@ func TestSDKTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name := range forms {
-		if broken := strings.HasSuffix(name, ".broken"); broken != (complaints[name] != "") {
+		if broken := strings.Contains(name, "."); broken != (complaints[name] != "") {
 			t.Errorf("%s: complaints %q (want some exactly for a broken form)\n%s", name, complaints[name], forms[name])
 		}
 	}
@@ -462,5 +464,31 @@ func TestPlanCrowdSurge(t *testing.T) {
 	}
 	if plan.Targets[0].Provider != "Anthropic" {
 		t.Errorf("with Bedrock at 60 %%, %s comes first despite the crowd at Anthropic", plan.Targets[0].Provider)
+	}
+}
+
+// TestOpenRouterWire sends the openrouter form through the openai SDK and
+// @openrouter/sdk to a recorder on loopback (fallbacktest.CheckOpenRouterWire)
+// and holds each body that arrived to OpenRouter's documented request:
+// models, provider.order of OpenRouter's provider slugs (as
+// @openrouter/sdk lists them), allow_fallbacks; and every slug the
+// renderer knows is one of those. Skipped, saying so, without node or the
+// SDKs.
+func TestOpenRouterWire(t *testing.T) {
+	t.Parallel()
+	p := planner(t)
+	plan, err := p.ForModel(sonnetView(pct(60), pct(99.9)), "anthropic/claude-sonnet-4.5", "model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	form, _, err := p.Render(plan, api.FallbackOpenRouter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slugs := fallbacktest.CheckOpenRouterWire(t, form)
+	for name, slug := range openRouterSlugs {
+		if !slices.Contains(slugs, slug) {
+			t.Errorf("%s: %q is not one of @openrouter/sdk's provider slugs", name, slug)
+		}
 	}
 }

@@ -93,13 +93,28 @@ func (p *Planner) formats(md catalog.Model, t api.FallbackTarget) []string {
 	return out
 }
 
-// atOpenRouter reports whether provider is a name OpenRouter's endpoints
-// use (the catalog's OpenRouter gateway maps it), which is what
-// provider.order takes.
+// openRouterSlugs are OpenRouter's provider slugs, which provider.order
+// takes ("a list of provider slugs",
+// https://openrouter.ai/docs/features/provider-routing), per the name
+// OpenRouter's endpoints API gives the provider (the catalog's OpenRouter
+// gateway maps those names); @openrouter/sdk lists the same slugs as
+// BYOKProviderSlug, which TestOpenRouterSlugs holds them to. The names are
+// not slugs: OpenRouter's ProviderName has no "Google Vertex". "Google",
+// the endpoints' older name, is left out: nothing OpenRouter publishes
+// pairs it with a slug.
+var openRouterSlugs = map[string]string{
+	"Amazon Bedrock": "amazon-bedrock", "Anthropic": "anthropic", "Azure": "azure", "Cerebras": "cerebras", "Cohere": "cohere",
+	"DeepSeek": "deepseek", "Fireworks": "fireworks", "Google AI Studio": "google-ai-studio", "Google Vertex": "google-vertex",
+	"Groq": "groq", "Mistral": "mistral", "OpenAI": "openai", "Perplexity": "perplexity", "Together": "together", "xAI": "xai",
+}
+
+// atOpenRouter reports whether provider is at OpenRouter (the catalog's
+// OpenRouter gateway maps its name) under a slug provider.order takes.
 func (p *Planner) atOpenRouter(provider string) bool {
 	g, ok := p.cat.Models.Gateway(catalog.GatewayOpenRouter)
 	_, named := g.Providers[provider]
-	return ok && named
+	_, slug := openRouterSlugs[provider]
+	return ok && named && slug
 }
 
 // OnStatusCodes are the answers on which Portkey is to try the next
@@ -195,15 +210,17 @@ func (p *Planner) liteLLM(plan api.FallbackPlan, ts []api.FallbackTarget) ([]byt
 func oneLine(s string) string { return strings.NewReplacer("\r", " ", "\n", " ").Replace(s) }
 
 // openRouter is the request's models (the model, then its siblings) and
-// provider order (OpenRouter's provider names, best first).
+// provider order (OpenRouter's provider slugs, best first), as the HTTP
+// body carries them (allow_fallbacks; @openrouter/sdk's input names it
+// allowFallbacks, and drops allow_fallbacks).
 func openRouter(ts []api.FallbackTarget) api.OpenRouterFallback {
 	out := api.OpenRouterFallback{Models: []string{}, Provider: api.OpenRouterProvider{Order: []string{}, AllowFallbacks: true}}
 	for _, t := range ts {
 		if !slices.Contains(out.Models, t.Model) {
 			out.Models = append(out.Models, t.Model)
 		}
-		if !slices.Contains(out.Provider.Order, t.Provider) {
-			out.Provider.Order = append(out.Provider.Order, t.Provider)
+		if slug := openRouterSlugs[t.Provider]; !slices.Contains(out.Provider.Order, slug) {
+			out.Provider.Order = append(out.Provider.Order, slug)
 		}
 	}
 	return out

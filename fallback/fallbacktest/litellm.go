@@ -1,7 +1,9 @@
 // Package fallbacktest checks the fallback plan's configurations the way
 // each tool reads them: LiteLLM's config.yaml parsed back by a YAML parser
-// and held to the keys LiteLLM documents, and the JSON forms compiled
-// against the TypeScript types of the tools' own npm packages (sdk.go).
+// and held to the keys LiteLLM documents, the JSON forms compiled against
+// the TypeScript types of the tools' own npm packages (sdk.go), and the
+// OpenRouter form sent through its SDKs to a recorder on loopback
+// (wire.go).
 // The fallback and serve tests both use it.
 package fallbacktest
 
