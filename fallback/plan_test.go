@@ -89,7 +89,8 @@ func sonnetView(anthropic, bedrock *float64) fakeView {
 		},
 		measured: map[string][]api.MeasuredModel{"anthropic": {{Model: "anthropic/claude-haiku-4.5", APIModel: "claude-haiku-4-5",
 			Status: api.Operational, LastSampleAt: &sampled, Windows: api.MeasuredWindows{Hour: api.MeasuredWindow{Window: "1h", Samples: 12,
-				ErrorRate: pct(0), TTFTMs: api.Percentiles{P50: pct(420)}}}}}},
+				ErrorRate: pct(0), TTFTMs: api.Percentiles{P50: pct(420)}},
+				Day: api.MeasuredWindow{Window: "24h", Samples: 288, ErrorRate: pct(0.01), TTFTMs: api.Percentiles{P50: pct(450), P95: pct(3100)}}}}}},
 		status: map[string]api.Status{"anthropic": api.Operational, "aws-bedrock": api.Operational, "google-gemini": api.Degraded},
 	}
 }
@@ -188,6 +189,48 @@ func TestPlanMeasuredBreaksTies(t *testing.T) {
 				t.Errorf("order %s, %s", ts[0].Provider, ts[1].Provider)
 			}
 		})
+	}
+}
+
+// TestTimeouts: a target's waits follow the rule: four times our measured
+// first token's p95, up to the whole second, never under the floor; a
+// whole answer 60 s more; the floor without a figure. Haiku's p95 of
+// 3.1 s gives 13 s in the plan and in every format.
+func TestTimeouts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		p95           *float64
+		first, answer int
+	}{
+		{nil, 10000, 70000},
+		{pct(800), 10000, 70000},
+		{pct(2500), 10000, 70000},
+		{pct(2501), 11000, 71000},
+		{pct(3100), 13000, 73000},
+	} {
+		if got := timeoutsOf(tc.p95); got.FirstTokenMs != tc.first || got.RequestMs != tc.answer {
+			t.Errorf("p95 %v: %+v, want %d and %d ms", tc.p95, *got, tc.first, tc.answer)
+		}
+	}
+	p := planner(t)
+	plan, err := p.ForModel(sonnetView(pct(60), pct(99.9)), "anthropic/claude-sonnet-4.5", "model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	haiku := plan.Targets[4]
+	if haiku.TTFTP95Ms == nil || *haiku.TTFTP95Ms != 3100 || haiku.Timeouts.FirstTokenMs != 13000 || haiku.Timeouts.RequestMs != 73000 {
+		t.Errorf("Haiku: p95 %v, timeouts %+v", haiku.TTFTP95Ms, haiku.Timeouts)
+	}
+	for _, tc := range []struct{ format, want string }{
+		{api.FallbackLiteLLM, "timeout: 73\n        stream_timeout: 13\n        api_key: os.environ/ANTHROPIC_API_KEY\n"},
+		{api.FallbackPortkey, `"request_timeout": 13000,
+      "override_params": {
+        "model": "claude-haiku-4-5-20251001"`},
+	} {
+		body, _, err := p.Render(plan, tc.format)
+		if err != nil || !strings.Contains(string(body), tc.want) {
+			t.Errorf("%s: %v\n%s\nwant it to hold\n%s", tc.format, err, body, tc.want)
+		}
 	}
 }
 
