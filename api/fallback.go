@@ -88,6 +88,13 @@ type FallbackTarget struct {
 	Uptime    *float64 `json:"uptime"`
 	ErrorRate *float64 `json:"errorRate"`
 	TTFTMs    *float64 `json:"ttftMs"`
+	// TTFTP95Ms is our measured completions' time to first token, p95,
+	// over the last day (an hour holds too few for a p95); nil without a
+	// figure.
+	TTFTP95Ms *float64 `json:"ttftP95Ms"`
+	// Timeouts are how long the configurations wait on the target before
+	// failing over, derived from TTFTP95Ms; absent in a service's plan.
+	Timeouts *FallbackTimeouts `json:"timeouts,omitempty"`
 	// CrowdSurge says callers of /check report errors at the target's
 	// service in a surge now (its "reports" evidence gives the count). It
 	// is evidence, not a status: it moves neither the target's status nor
@@ -98,6 +105,15 @@ type FallbackTarget struct {
 	// Evidence is what each source said of the target, and when it was
 	// true.
 	Evidence []FallbackEvidence `json:"evidence"`
+}
+
+// FallbackTimeouts are a target's waits (docs/api.md, "Fallback plans":
+// the rule): FirstTokenMs for the first token of a streamed answer (or
+// the first byte of the answer, where a gateway cannot tell them apart),
+// RequestMs for a whole answer not streamed.
+type FallbackTimeouts struct {
+	FirstTokenMs int `json:"firstTokenMs"`
+	RequestMs    int `json:"requestMs"`
 }
 
 // FallbackEvidence is one source's word on a target.
@@ -133,25 +149,37 @@ type LiteLLMModel struct {
 // LiteLLMParams are a deployment's litellm_params: the model as
 // provider/id, and os.environ/NAME references for its credentials.
 type LiteLLMParams struct {
-	Model              string `json:"model" yaml:"model"`
-	APIKey             string `json:"api_key,omitempty" yaml:"api_key,omitempty"`
-	AWSAccessKeyID     string `json:"aws_access_key_id,omitempty" yaml:"aws_access_key_id,omitempty"`
-	AWSSecretAccessKey string `json:"aws_secret_access_key,omitempty" yaml:"aws_secret_access_key,omitempty"`
-	AWSRegionName      string `json:"aws_region_name,omitempty" yaml:"aws_region_name,omitempty"`
-	VertexProject      string `json:"vertex_project,omitempty" yaml:"vertex_project,omitempty"`
-	VertexLocation     string `json:"vertex_location,omitempty" yaml:"vertex_location,omitempty"`
+	Model string `json:"model" yaml:"model"`
+	// Timeout bounds a request, StreamTimeout a streamed one's wait for
+	// its first chunk, in seconds
+	// (https://docs.litellm.ai/docs/proxy/timeout).
+	Timeout            float64 `json:"timeout" yaml:"timeout"`
+	StreamTimeout      float64 `json:"stream_timeout" yaml:"stream_timeout"`
+	APIKey             string  `json:"api_key,omitempty" yaml:"api_key,omitempty"`
+	AWSAccessKeyID     string  `json:"aws_access_key_id,omitempty" yaml:"aws_access_key_id,omitempty"`
+	AWSSecretAccessKey string  `json:"aws_secret_access_key,omitempty" yaml:"aws_secret_access_key,omitempty"`
+	AWSRegionName      string  `json:"aws_region_name,omitempty" yaml:"aws_region_name,omitempty"`
+	VertexProject      string  `json:"vertex_project,omitempty" yaml:"vertex_project,omitempty"`
+	VertexLocation     string  `json:"vertex_location,omitempty" yaml:"vertex_location,omitempty"`
 }
 
 // LiteLLMRouterSettings are the config's router_settings: the fallbacks,
-// from the first deployment's model_name to the others', in order.
+// from the first deployment's model_name to the others', in order, and
+// how soon a failing deployment is set aside: after AllowedFails failures
+// in a minute, for CooldownTime seconds
+// (https://docs.litellm.ai/docs/routing, cooldowns).
 type LiteLLMRouterSettings struct {
-	Fallbacks []map[string][]string `json:"fallbacks" yaml:"fallbacks"`
+	Fallbacks    []map[string][]string `json:"fallbacks" yaml:"fallbacks"`
+	AllowedFails int                   `json:"allowed_fails" yaml:"allowed_fails"`
+	CooldownTime int                   `json:"cooldown_time" yaml:"cooldown_time"`
 }
 
 // OpenRouterFallback is ?format=openrouter: the members of an OpenRouter
-// chat completion request body that route it
+// chat completion request body that route it, as the HTTP body names them
 // (https://openrouter.ai/docs/features/model-routing,
-// https://openrouter.ai/docs/features/provider-routing).
+// https://openrouter.ai/docs/features/provider-routing): what fetch or the
+// openai SDK sends. @openrouter/sdk takes its input in camelCase
+// (provider.allowFallbacks) and drops allow_fallbacks.
 type OpenRouterFallback struct {
 	// Models are the model and its siblings, tried in order.
 	Models   []string           `json:"models"`
@@ -160,7 +188,7 @@ type OpenRouterFallback struct {
 
 // OpenRouterProvider is the request's provider preferences.
 type OpenRouterProvider struct {
-	// Order are OpenRouter's provider names, best first.
+	// Order are OpenRouter's provider slugs ("amazon-bedrock"), best first.
 	Order          []string `json:"order"`
 	AllowFallbacks bool     `json:"allow_fallbacks"`
 }
@@ -179,10 +207,19 @@ type VercelProviderOptions struct {
 }
 
 // VercelGatewayOptions are the provider order (the gateway's provider
-// slugs) and the fallback models.
+// slugs), the fallback models, and each provider's wait for its first
+// token when the call brings its own key.
 type VercelGatewayOptions struct {
-	Order  []string `json:"order"`
-	Models []string `json:"models,omitempty"`
+	Order            []string               `json:"order"`
+	Models           []string               `json:"models,omitempty"`
+	ProviderTimeouts VercelProviderTimeouts `json:"providerTimeouts"`
+}
+
+// VercelProviderTimeouts are the gateway's per-provider timeouts, in
+// milliseconds, for keys brought by the user (BYOK) only
+// (https://vercel.com/docs/ai-gateway/models-and-providers/provider-timeouts).
+type VercelProviderTimeouts struct {
+	BYOK map[string]int `json:"byok"`
 }
 
 // PortkeyFallback is ?format=portkey: a Portkey gateway config
@@ -193,16 +230,39 @@ type PortkeyFallback struct {
 }
 
 // PortkeyStrategy is the config's strategy: fallback, on the statuses of
-// an overloaded or failing provider.
+// an overloaded, failing or timed-out provider, and the circuit breaker
+// that sets a failing target aside
+// (https://portkey.ai/docs/product/ai-gateway/circuit-breaker).
 type PortkeyStrategy struct {
-	Mode          string `json:"mode"`
-	OnStatusCodes []int  `json:"on_status_codes"`
+	Mode          string         `json:"mode"`
+	OnStatusCodes []int          `json:"on_status_codes"`
+	CBConfig      PortkeyBreaker `json:"cb_config"`
 }
 
-// PortkeyTarget is one provider, with the model it is asked for.
+// PortkeyBreaker is a strategy's cb_config: a target's circuit opens after
+// FailureThreshold failures (answers with FailureStatusCodes) and closes
+// after CooldownInterval milliseconds.
+type PortkeyBreaker struct {
+	FailureThreshold   int   `json:"failure_threshold"`
+	CooldownInterval   int   `json:"cooldown_interval"`
+	FailureStatusCodes []int `json:"failure_status_codes"`
+}
+
+// PortkeyTarget is one provider, with the model it is asked for, its
+// credentials as references to environment variables ("${NAME}", which
+// whoever sends the config substitutes: a Portkey config has no syntax of
+// its own for them), and how long to wait for its answer's headers
+// (request_timeout, https://portkey.ai/docs/product/ai-gateway/request-timeouts).
 type PortkeyTarget struct {
-	Provider       string        `json:"provider"`
-	OverrideParams PortkeyParams `json:"override_params"`
+	Provider           string        `json:"provider"`
+	APIKey             string        `json:"api_key,omitempty"`
+	AWSAccessKeyID     string        `json:"aws_access_key_id,omitempty"`
+	AWSSecretAccessKey string        `json:"aws_secret_access_key,omitempty"`
+	AWSRegion          string        `json:"aws_region,omitempty"`
+	VertexProjectID    string        `json:"vertex_project_id,omitempty"`
+	VertexRegion       string        `json:"vertex_region,omitempty"`
+	RequestTimeout     int           `json:"request_timeout"`
+	OverrideParams     PortkeyParams `json:"override_params"`
 }
 
 // PortkeyParams are the request parameters a target overrides.

@@ -230,6 +230,7 @@ func (p *Planner) targets(view View, md catalog.Model, doc api.ModelDoc) []api.F
 					continue
 				}
 				t.ErrorRate, t.TTFTMs = m.Windows.Hour.ErrorRate, m.Windows.Hour.TTFTMs.P50
+				t.TTFTP95Ms = m.Windows.Day.TTFTMs.P95
 				if m.LastSampleAt != nil {
 					ev.At = *m.LastSampleAt
 				}
@@ -249,9 +250,36 @@ func (p *Planner) targets(view View, md catalog.Model, doc api.ModelDoc) []api.F
 	}
 	for i := range out {
 		out[i].Formats = p.formats(md, out[i])
+		out[i].Timeouts = timeoutsOf(out[i].TTFTP95Ms)
 	}
 	markSurges(view, out)
 	return out
+}
+
+// The timing rule (docs/api.md, "Fallback plans"): a gateway fails over
+// from a provider that errs at once, but waits on one that is silent, or
+// slow to its first token, as long as its timeout lets it (a public
+// benchmark saw gateways retry a silent provider for 91-96 s). A target's
+// first token is awaited FirstTokenFactor times our measured p95 over the
+// last day, and never less than FirstTokenFloor: our completions ask for
+// a few tokens on a short prompt, and a long prompt's first token comes
+// later; a target we do not measure gets the floor. A whole answer not
+// streamed is awaited that, plus AnswerBudget for its tokens.
+const (
+	FirstTokenFloor  = 10 * time.Second
+	FirstTokenFactor = 4
+	AnswerBudget     = 60 * time.Second
+)
+
+// timeoutsOf are the waits for a target whose first token's p95 is p95Ms
+// (nil: not measured), up to whole seconds.
+func timeoutsOf(p95Ms *float64) *api.FallbackTimeouts {
+	first := FirstTokenFloor
+	if p95Ms != nil {
+		first = max(first, time.Duration(FirstTokenFactor**p95Ms*float64(time.Millisecond)))
+	}
+	first = (first + time.Second - 1).Truncate(time.Second)
+	return &api.FallbackTimeouts{FirstTokenMs: int(first.Milliseconds()), RequestMs: int((first + AnswerBudget).Milliseconds())}
 }
 
 // siblings are the other watched models of the same maker that are up and

@@ -90,7 +90,8 @@ func sonnetView(anthropic, bedrock *float64) fakeView {
 		},
 		measured: map[string][]api.MeasuredModel{"anthropic": {{Model: "anthropic/claude-haiku-4.5", APIModel: "claude-haiku-4-5",
 			Status: api.Operational, LastSampleAt: &sampled, Windows: api.MeasuredWindows{Hour: api.MeasuredWindow{Window: "1h", Samples: 12,
-				ErrorRate: pct(0), TTFTMs: api.Percentiles{P50: pct(420)}}}}}},
+				ErrorRate: pct(0), TTFTMs: api.Percentiles{P50: pct(420)}},
+				Day: api.MeasuredWindow{Window: "24h", Samples: 288, ErrorRate: pct(0.01), TTFTMs: api.Percentiles{P50: pct(450), P95: pct(3100)}}}}}},
 		status: map[string]api.Status{"anthropic": api.Operational, "aws-bedrock": api.Operational, "google-gemini": api.Degraded},
 	}
 }
@@ -192,6 +193,48 @@ func TestPlanMeasuredBreaksTies(t *testing.T) {
 	}
 }
 
+// TestTimeouts: a target's waits follow the rule: four times our measured
+// first token's p95, up to the whole second, never under the floor; a
+// whole answer 60 s more; the floor without a figure. Haiku's p95 of
+// 3.1 s gives 13 s in the plan and in every format.
+func TestTimeouts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		p95           *float64
+		first, answer int
+	}{
+		{nil, 10000, 70000},
+		{pct(800), 10000, 70000},
+		{pct(2500), 10000, 70000},
+		{pct(2501), 11000, 71000},
+		{pct(3100), 13000, 73000},
+	} {
+		if got := timeoutsOf(tc.p95); got.FirstTokenMs != tc.first || got.RequestMs != tc.answer {
+			t.Errorf("p95 %v: %+v, want %d and %d ms", tc.p95, *got, tc.first, tc.answer)
+		}
+	}
+	p := planner(t)
+	plan, err := p.ForModel(sonnetView(pct(60), pct(99.9)), "anthropic/claude-sonnet-4.5", "model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	haiku := plan.Targets[4]
+	if haiku.TTFTP95Ms == nil || *haiku.TTFTP95Ms != 3100 || haiku.Timeouts.FirstTokenMs != 13000 || haiku.Timeouts.RequestMs != 73000 {
+		t.Errorf("Haiku: p95 %v, timeouts %+v", haiku.TTFTP95Ms, haiku.Timeouts)
+	}
+	for _, tc := range []struct{ format, want string }{
+		{api.FallbackLiteLLM, "timeout: 73\n        stream_timeout: 13\n        api_key: os.environ/ANTHROPIC_API_KEY\n"},
+		{api.FallbackPortkey, `"request_timeout": 13000,
+      "override_params": {
+        "model": "claude-haiku-4-5-20251001"`},
+	} {
+		body, _, err := p.Render(plan, tc.format)
+		if err != nil || !strings.Contains(string(body), tc.want) {
+			t.Errorf("%s: %v\n%s\nwant it to hold\n%s", tc.format, err, body, tc.want)
+		}
+	}
+}
+
 // TestPlanEvidence: each target carries what its sources said and when:
 // the gateway's figure as of the snapshot, our completions as of the
 // latest, with their error rate and time to first token.
@@ -236,7 +279,7 @@ func TestPlanLeavesOutWhatTheCatalogCannotName(t *testing.T) {
 		t.Fatalf("targets %+v: want Azure first, unnamed, for OpenRouter only", plan.Targets)
 	}
 	body, _, err := p.Render(plan, api.FallbackOpenRouter)
-	if err != nil || !strings.Contains(string(body), `"Azure"`) {
+	if err != nil || !strings.Contains(string(body), `"azure"`) {
 		t.Errorf("openrouter: %s %v", body, err)
 	}
 	for _, f := range []string{api.FallbackLiteLLM, api.FallbackVercel, api.FallbackPortkey} {
@@ -384,10 +427,12 @@ func TestSDKTypes(t *testing.T) {
 	}
 	forms := map[string][]byte{
 		// Misspelled (camelCase is the SDK's own object, not the wire's),
-		// mistyped, and not an object at all.
-		api.FallbackOpenRouter + ".broken": []byte(`{"models": ["anthropic/claude-sonnet-4.5"], "provider": {"order": ["Amazon Bedrock"], "allowFallbacks": true}}`),
-		api.FallbackVercel + ".broken":     []byte(`{"model": "anthropic/claude-sonnet-4.5", "providerOptions": {"gateway": {"order": "bedrock"}}}`),
-		api.FallbackPortkey + ".broken":    []byte(`{"strategy": {"mode": "fallback"}, "targets": []} as unknown as number`),
+		// a provider's display name where its slug goes, mistyped, and not
+		// an object at all.
+		api.FallbackOpenRouter + ".broken":      []byte(`{"models": ["anthropic/claude-sonnet-4.5"], "provider": {"order": ["amazon-bedrock"], "allowFallbacks": true}}`),
+		api.FallbackOpenRouter + ".displayname": []byte(`{"models": ["anthropic/claude-sonnet-4.5"], "provider": {"order": ["Amazon Bedrock"], "allow_fallbacks": true}}`),
+		api.FallbackVercel + ".broken":          []byte(`{"model": "anthropic/claude-sonnet-4.5", "providerOptions": {"gateway": {"order": "bedrock"}}}`),
+		api.FallbackPortkey + ".broken":         []byte(`{"strategy": {"mode": "fallback"}, "targets": []} as unknown as number`),
 	}
 	for _, f := range []string{api.FallbackOpenRouter, api.FallbackVercel, api.FallbackPortkey} {
 		if forms[f], _, err = p.Render(plan, f); err != nil {
@@ -407,7 +452,7 @@ func TestSDKTypes(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name := range forms {
-		if broken := strings.HasSuffix(name, ".broken"); broken != (complaints[name] != "") {
+		if broken := strings.Contains(name, "."); broken != (complaints[name] != "") {
 			t.Errorf("%s: complaints %q (want some exactly for a broken form)\n%s", name, complaints[name], forms[name])
 		}
 	}
@@ -485,4 +530,30 @@ func providers(plan api.FallbackPlan) []string {
 		out = append(out, t.Provider+" "+t.Model)
 	}
 	return out
+}
+
+// TestOpenRouterWire sends the openrouter form through the openai SDK and
+// @openrouter/sdk to a recorder on loopback (fallbacktest.CheckOpenRouterWire)
+// and holds each body that arrived to OpenRouter's documented request:
+// models, provider.order of OpenRouter's provider slugs (as
+// @openrouter/sdk lists them), allow_fallbacks; and every slug the
+// renderer knows is one of those. Skipped, saying so, without node or the
+// SDKs.
+func TestOpenRouterWire(t *testing.T) {
+	t.Parallel()
+	p := planner(t)
+	plan, err := p.ForModel(sonnetView(pct(60), pct(99.9)), "anthropic/claude-sonnet-4.5", "model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	form, _, err := p.Render(plan, api.FallbackOpenRouter)
+	if err != nil {
+		t.Fatal(err)
+	}
+	slugs := fallbacktest.CheckOpenRouterWire(t, form)
+	for name, slug := range openRouterSlugs {
+		if !slices.Contains(slugs, slug) {
+			t.Errorf("%s: %q is not one of @openrouter/sdk's provider slugs", name, slug)
+		}
+	}
 }

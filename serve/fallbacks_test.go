@@ -70,7 +70,7 @@ func TestFallbacks(t *testing.T) {
 	}
 	fallbacktest.CheckPortkey(t, portkey)
 	if !strings.Contains(string(forms[api.FallbackOpenRouter]), `"order": [
-      "Amazon Bedrock",`) {
+      "amazon-bedrock",`) {
 		t.Errorf("openrouter: %s: want Bedrock first", forms[api.FallbackOpenRouter])
 	}
 	planner := fallback.New(ts.cat)

@@ -1,7 +1,9 @@
 // Package fallbacktest checks the fallback plan's configurations the way
 // each tool reads them: LiteLLM's config.yaml parsed back by a YAML parser
-// and held to the keys LiteLLM documents, and the JSON forms compiled
-// against the TypeScript types of the tools' own npm packages (sdk.go).
+// and held to the keys LiteLLM documents, the JSON forms compiled against
+// the TypeScript types of the tools' own npm packages (sdk.go), and the
+// OpenRouter form sent through its SDKs to a recorder on loopback
+// (wire.go).
 // The fallback and serve tests both use it.
 package fallbacktest
 
@@ -9,6 +11,7 @@ import (
 	"fmt"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -29,12 +32,17 @@ import (
 //   - https://docs.litellm.ai/docs/providers/vertex: vertex_project,
 //     vertex_location;
 //   - https://docs.litellm.ai/docs/providers: the provider prefixes of
-//     litellm_params.model.
+//     litellm_params.model;
+//   - https://docs.litellm.ai/docs/proxy/timeout: a deployment's timeout
+//     and stream_timeout, in seconds;
+//   - https://docs.litellm.ai/docs/routing: router_settings' allowed_fails
+//     and cooldown_time (seconds), num_retries and timeout.
 var (
 	liteLLMSections   = []string{"model_list", "router_settings", "litellm_settings", "general_settings", "environment_variables"}
 	liteLLMDeployment = []string{"model_name", "litellm_params", "model_info"}
 	liteLLMParams     = []string{"model", "api_key", "api_base", "aws_access_key_id", "aws_secret_access_key", "aws_region_name",
-		"vertex_project", "vertex_location"}
+		"vertex_project", "vertex_location", "timeout", "stream_timeout"}
+	liteLLMRouter    = []string{"fallbacks", "allowed_fails", "cooldown_time", "num_retries", "timeout"}
 	liteLLMProviders = []string{"anthropic", "bedrock", "vertex_ai", "gemini", "openai", "azure", "mistral", "deepseek", "groq", "xai"}
 )
 
@@ -79,8 +87,18 @@ func CheckLiteLLM(t testing.TB, body []byte) (deployments []LiteLLMDeployment, f
 		dep := LiteLLMDeployment{ModelName: name, Params: map[string]string{}}
 		for k, v := range params {
 			s, _ := v.(string)
+			switch n := v.(type) { // YAML's numbers: whole ones int, others float64
+			case int:
+				s = strconv.Itoa(n)
+			case float64:
+				s = strconv.FormatFloat(n, 'f', -1, 64)
+			}
 			dep.Params[k] = s
 			switch {
+			case k == "timeout" || k == "stream_timeout":
+				if n, err := strconv.ParseFloat(s, 64); err != nil || n <= 0 {
+					t.Errorf("%s: %s = %v, want seconds", name, k, v)
+				}
 			case k == "model":
 				prefix, id, _ := strings.Cut(s, "/")
 				if !slices.Contains(liteLLMProviders, prefix) || id == "" {
@@ -93,6 +111,7 @@ func CheckLiteLLM(t testing.TB, body []byte) (deployments []LiteLLMDeployment, f
 		deployments = append(deployments, dep)
 	}
 	router, _ := cfg["router_settings"].(map[string]any)
+	onlyKeys(t, "router_settings", router, liteLLMRouter)
 	raw, ok := router["fallbacks"].([]any)
 	if !ok {
 		t.Fatalf("router_settings.fallbacks is not a list: %v", cfg["router_settings"])

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -107,41 +108,103 @@ func CheckSDKs(t testing.TB, forms map[string][]byte) {
 	}
 }
 
+// The keys of a Portkey config this check allows, as Portkey documents
+// them (https://portkey.ai/docs/api-reference/config-object): a strategy's
+// mode, on_status_codes and cb_config
+// (https://portkey.ai/docs/product/ai-gateway/circuit-breaker:
+// failure_threshold, cooldown_interval, at least 30 s, and
+// failure_status_codes); a target's provider, override_params.model,
+// request_timeout in milliseconds
+// (https://portkey.ai/docs/product/ai-gateway/request-timeouts) and its
+// credentials: api_key, Bedrock's aws_access_key_id, aws_secret_access_key
+// and aws_region, Vertex AI's vertex_project_id and vertex_region.
+var (
+	portkeyStrategy    = []string{"mode", "on_status_codes", "cb_config"}
+	portkeyBreaker     = []string{"failure_threshold", "cooldown_interval", "failure_status_codes"}
+	portkeyTarget      = []string{"provider", "override_params", "request_timeout", "api_key", "aws_access_key_id", "aws_secret_access_key", "aws_region", "vertex_project_id", "vertex_region"}
+	portkeyCredentials = map[string][]string{
+		"bedrock":   {"aws_access_key_id", "aws_secret_access_key", "aws_region"},
+		"vertex-ai": {"vertex_project_id", "vertex_region", "api_key"},
+	}
+)
+
+// envRef is the reference to an environment variable a Portkey target's
+// credential is written as, for its sender to substitute.
+var envRef = regexp.MustCompile(`^\$\{[A-Z][A-Z0-9_]*\}$`)
+
 // CheckPortkey holds a Portkey config to the keys Portkey documents for a
-// fallback (https://portkey.ai/docs/product/ai-gateway/fallbacks and
-// https://portkey.ai/docs/api-reference/config-object): strategy.mode
-// fallback with on_status_codes, and targets of a provider with
-// override_params.model; and it must fall back on 429, 503 and 529. The
+// fallback (https://portkey.ai/docs/product/ai-gateway/fallbacks and the
+// pages cited above): strategy.mode fallback with on_status_codes, which
+// must hold 408 (the gateway's answer to a target past its
+// request_timeout), 429, 503 and 529, and a circuit breaker; targets of a
+// provider with override_params.model, a positive request_timeout, and
+// the provider's credentials, each a ${NAME} reference, never a value. The
 // Portkey SDK's own type of a config is an open record, which CheckSDK
 // cannot hold to more.
 func CheckPortkey(t testing.TB, cfg map[string]any) {
 	t.Helper()
 	onlyKeys(t, "the config", cfg, []string{"strategy", "targets"})
 	strategy, _ := cfg["strategy"].(map[string]any)
-	onlyKeys(t, "strategy", strategy, []string{"mode", "on_status_codes"})
+	onlyKeys(t, "strategy", strategy, portkeyStrategy)
 	if strategy["mode"] != "fallback" {
 		t.Errorf("strategy.mode = %v, want fallback", strategy["mode"])
 	}
-	var codes []float64
-	for _, c := range strategy["on_status_codes"].([]any) {
-		codes = append(codes, c.(float64))
-	}
-	for _, want := range []float64{429, 503, 529} {
+	codes := numbers(strategy["on_status_codes"])
+	for _, want := range []float64{408, 429, 503, 529} {
 		if !slices.Contains(codes, want) {
 			t.Errorf("on_status_codes %v lacks %v", codes, want)
 		}
+	}
+	breaker, _ := strategy["cb_config"].(map[string]any)
+	onlyKeys(t, "strategy.cb_config", breaker, portkeyBreaker)
+	if n, _ := breaker["failure_threshold"].(float64); n < 1 {
+		t.Errorf("cb_config.failure_threshold = %v, want a count", breaker["failure_threshold"])
+	}
+	if ms, _ := breaker["cooldown_interval"].(float64); ms < 30000 {
+		t.Errorf("cb_config.cooldown_interval = %v, want at least Portkey's least, 30000 ms", breaker["cooldown_interval"])
 	}
 	targets, _ := cfg["targets"].([]any)
 	if len(targets) == 0 {
 		t.Fatal("no targets")
 	}
 	for i, raw := range targets {
+		where := fmt.Sprintf("targets[%d]", i)
 		target, _ := raw.(map[string]any)
-		onlyKeys(t, fmt.Sprintf("targets[%d]", i), target, []string{"provider", "override_params"})
+		onlyKeys(t, where, target, portkeyTarget)
 		params, _ := target["override_params"].(map[string]any)
-		onlyKeys(t, fmt.Sprintf("targets[%d].override_params", i), params, []string{"model"})
-		if p, _ := target["provider"].(string); p == "" || params["model"] == "" {
-			t.Errorf("targets[%d] = %v: a provider and a model are required", i, target)
+		onlyKeys(t, where+".override_params", params, []string{"model"})
+		provider, _ := target["provider"].(string)
+		if provider == "" || params["model"] == "" {
+			t.Errorf("%s = %v: a provider and a model are required", where, target)
+		}
+		if ms, _ := target["request_timeout"].(float64); ms <= 0 {
+			t.Errorf("%s: request_timeout = %v, want milliseconds", where, target["request_timeout"])
+		}
+		want, ok := portkeyCredentials[provider]
+		if !ok {
+			want = []string{"api_key"}
+		}
+		for _, k := range want {
+			if _, ok := target[k]; !ok {
+				t.Errorf("%s (%s): no %s: the gateway cannot reach the provider without it", where, provider, k)
+			}
+		}
+		for _, k := range portkeyTarget[3:] {
+			if v, ok := target[k]; ok {
+				if s, _ := v.(string); !envRef.MatchString(s) {
+					t.Errorf("%s: %s = %q, want a ${NAME} reference, never a value", where, k, v)
+				}
+			}
 		}
 	}
+}
+
+func numbers(v any) []float64 {
+	list, _ := v.([]any)
+	var out []float64
+	for _, n := range list {
+		f, _ := n.(float64)
+		out = append(out, f)
+	}
+	return out
 }
