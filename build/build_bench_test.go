@@ -12,8 +12,11 @@ import (
 	"github.com/aistatus/aistatus/bench/procmem"
 	"github.com/aistatus/aistatus/bench/synth"
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/build/buildtest"
+	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/history"
+	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -169,4 +172,43 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// BenchmarkFullRetentionBuildWhole is BenchmarkFullRetentionBuild through
+// build.Build itself, as `aistatus build` runs it: the history checked
+// against the clock and cleaned, every status page and API host read over
+// loopback (build/buildtest), the model list and gateways, the lifecycle,
+// the notifier's facts. What the whole command costs beyond the cycle's
+// core shows here, not only from outside.
+func BenchmarkFullRetentionBuildWhole(b *testing.B) {
+	cat, err := catalog.Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	world := buildtest.NewWorld(b, cat)
+	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	c := synth.New(world.Catalog, start, 32, history.MaxIncidents)
+	c.AddChanges(world.Catalog, history.MaxChanges)
+	dir := filepath.Join(b.TempDir(), "site")
+	publishCycle(b, c, world.Catalog, dir)
+	c = synth.Cycle{}
+	runtime.GC()
+	debug.FreeOSMemory()
+
+	now := start
+	opts := build.Options{Out: dir, Site: benchSite, Catalog: world.Catalog, Timeout: 5 * time.Second,
+		Client:   outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(world.Catalog)}),
+		Now:      func() time.Time { return now },
+		Log:      zerolog.Nop(),
+		Adapters: feed.Adapters()}
+	world.Clock = opts.Now
+	cpu0 := cpuTime()
+	b.ReportAllocs()
+	for b.Loop() {
+		now = now.Add(time.Minute)
+		if _, err := build.Build(context.Background(), opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric((cpuTime()-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 }
