@@ -7,7 +7,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,14 +18,14 @@ import (
 // lyingRedis is a Redis that answers every command but the handshake with
 // answer, and the shared state of a replica using it, on a clock that only
 // moves when told.
-func lyingRedis(t *testing.T, answer redistest.Answer) (*shared.Redis, *rlFakeClock, *logCount) {
+func lyingRedis(t *testing.T, answer redistest.Answer) (*shared.Redis, *rlFakeClock, *redistest.FailLogs) {
 	t.Helper()
 	rdb, err := shared.NewRedisClient(redistest.Start(t, answer).URL())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rdb.Close() })
-	clock, logs := newRLFakeClock(), &logCount{}
+	clock, logs := newRLFakeClock(), &redistest.FailLogs{}
 	conn := shared.NewRedis(rdb, zerolog.New(io.Discard).Hook(logs), clock.Now)
 	if !conn.Status().OK {
 		t.Fatal("the fake Redis does not answer PING")
@@ -34,22 +33,11 @@ func lyingRedis(t *testing.T, answer redistest.Answer) (*shared.Redis, *rlFakeCl
 	return conn, clock, logs
 }
 
-// logCount counts the log lines that say Redis failed.
-type logCount struct{ failed atomic.Int32 }
-
-func (c *logCount) Run(_ *zerolog.Event, _ zerolog.Level, msg string) {
-	if strings.HasPrefix(msg, "redis failed") {
-		c.failed.Add(1)
-	}
-}
-
 // gcraReply is the rate-limit script's reply as Redis encodes it: allowed
 // and remaining as integers, retry-after and reset in seconds as strings.
 func gcraReply(allowed, remaining int, retryAfter, reset string) string {
-	return "*4\r\n:" + strconv.Itoa(allowed) + "\r\n:" + strconv.Itoa(remaining) + "\r\n" + bulk(retryAfter) + bulk(reset)
+	return "*4\r\n:" + strconv.Itoa(allowed) + "\r\n:" + strconv.Itoa(remaining) + "\r\n" + redistest.Bulk(retryAfter) + redistest.Bulk(reset)
 }
-
-func bulk(s string) string { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\r\n" }
 
 // TestRedisLimiterBadReplies: a reply to the rate-limit script that is not
 // the script's — another type, another shape, figures out of range — never
@@ -92,7 +80,7 @@ func TestRedisLimiterBadReplies(t *testing.T) {
 			if st := conn.Status(); st.OK {
 				t.Errorf("status %v after a bad reply, want the fallback", st)
 			}
-			if n := logs.failed.Load(); n != 1 {
+			if n := logs.Failed(); n != 1 {
 				t.Errorf("the failure was logged %d times, want once", n)
 			}
 		})
@@ -182,8 +170,8 @@ func TestRedisReplyAllocation(t *testing.T) {
 			if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
 				t.Errorf("the request allocated %d MiB", n>>20)
 			}
-			if conn.Status().OK || logs.failed.Load() != 1 {
-				t.Errorf("status %v, failure logged %d times; want the fallback, logged once", conn.Status(), logs.failed.Load())
+			if conn.Status().OK || logs.Failed() != 1 {
+				t.Errorf("status %v, failure logged %d times; want the fallback, logged once", conn.Status(), logs.Failed())
 			}
 		})
 	}

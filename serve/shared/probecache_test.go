@@ -51,7 +51,7 @@ func TestProbeCacheStoredValues(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return bulk(string(b))
+		return redistest.Bulk(string(b))
 	}
 	good := api.ProbeSource{State: api.ProbeOK, LatencyMs: ms(120), HTTPStatus: 401}
 	probed := check.Live{Probe: api.ProbeSource{State: api.ProbeFailed, Error: "refused"}, At: clock.Now()}
@@ -69,7 +69,7 @@ func TestProbeCacheStoredValues(t *testing.T) {
 		{"none", "$-1\r\n", ":-2\r\n", probed, check.LiveTTL, 1, false},
 		{"one that never expires", result(good, at), ":-1\r\n", probed, check.LiveTTL, 1, false},
 
-		{"not JSON", bulk("{not json"), ":20000\r\n", check.Live{}, 0, 0, false},
+		{"not JSON", redistest.Bulk("{not json"), ":20000\r\n", check.Live{}, 0, 0, false},
 		{"an integer", ":7\r\n", ":20000\r\n", check.Live{}, 0, 0, false},
 		{"an unknown state", result(api.ProbeSource{State: "fine"}, at), ":20000\r\n", check.Live{}, 0, 0, false},
 		{"a negative latency", result(api.ProbeSource{State: api.ProbeOK, LatencyMs: ms(-5), HTTPStatus: 200}, at), ":20000\r\n", check.Live{}, 0, 0, false},
@@ -97,8 +97,8 @@ func TestProbeCacheStoredValues(t *testing.T) {
 			if probes != tc.probes {
 				t.Errorf("probed %d times, want %d", probes, tc.probes)
 			}
-			if down := !shared.Status().OK; down != tc.redisDown || logs.failed.Load() != map[bool]int32{false: 0, true: 1}[tc.redisDown] {
-				t.Errorf("fallback %v, failure logged %d times; want fallback %v", down, logs.failed.Load(), tc.redisDown)
+			if down := !shared.Status().OK; down != tc.redisDown || logs.Failed() != map[bool]int32{false: 0, true: 1}[tc.redisDown] {
+				t.Errorf("fallback %v, failure logged %d times; want fallback %v", down, logs.Failed(), tc.redisDown)
 			}
 		})
 	}

@@ -2,9 +2,6 @@ package shared
 
 import (
 	"io"
-	"strconv"
-	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -24,28 +21,17 @@ func (c *fakeClock) Now() time.Time { return c.t }
 // lyingRedis is a Redis that answers every command but the handshake with
 // answer, and the shared state of a replica using it, on a clock that does
 // not move.
-func lyingRedis(t *testing.T, answer redistest.Answer) (*Redis, *fakeClock, *logCount) {
+func lyingRedis(t *testing.T, answer redistest.Answer) (*Redis, *fakeClock, *redistest.FailLogs) {
 	t.Helper()
 	rdb, err := NewRedisClient(redistest.Start(t, answer).URL())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { rdb.Close() })
-	clock, logs := newFakeClock(), &logCount{}
+	clock, logs := newFakeClock(), &redistest.FailLogs{}
 	shared := NewRedis(rdb, zerolog.New(io.Discard).Hook(logs), clock.Now)
 	if !shared.Status().OK {
 		t.Fatal("the fake Redis does not answer PING")
 	}
 	return shared, clock, logs
 }
-
-// logCount counts the log lines that say Redis failed.
-type logCount struct{ failed atomic.Int32 }
-
-func (c *logCount) Run(_ *zerolog.Event, _ zerolog.Level, msg string) {
-	if strings.HasPrefix(msg, "redis failed") {
-		c.failed.Add(1)
-	}
-}
-
-func bulk(s string) string { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\r\n" }
