@@ -345,20 +345,26 @@ func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 	doc.Verdict.DataAgeSeconds = &seconds
 
 	f := gather(view, svc, subj, live, now, seconds)
+	got, _ := strconv.Atoi(req.Error) // 0 for timeout, connection or none
 	if req.Code != "" {
-		status, _ := strconv.Atoi(req.Error) // 0 for timeout, connection or none
-		row, known := e.cat.ErrorCode(svc, req.Code, status)
+		row, known := e.cat.ErrorCode(svc, req.Code, got)
 		f.code = &codeFact{code: req.Code, row: row, known: known}
 		if known {
 			class = codeClasses[row.Class]
 		}
-		if known && status == 0 {
+		if known && got == 0 {
 			for _, other := range e.cat.ErrorCodes[svc.ErrorCodes] {
 				if other.Code == req.Code && other.Class != row.Class {
 					f.code.others = append(f.code.others, other)
 				}
 			}
 		}
+	}
+	// A status the provider gives a meaning of its own (Groq's 498) reads
+	// as that, unless a listed code said what it was.
+	if row, ok := e.cat.ErrorStatus(svc, got); ok && (f.code == nil || !f.code.known) {
+		class = codeClasses[row.Class]
+		f.status = &row
 	}
 	if oursDown {
 		f.ownNetwork = e.vantage
