@@ -295,7 +295,7 @@ func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 	sum := subj.sum
 	doc.Tracked = true
 	doc.Service = &api.CheckService{Slug: svc.Slug, Name: svc.Name, Domain: svc.Domain}
-	doc.Surface = &api.CheckSurface{ID: subj.id, Name: svc.SurfaceName(subj.id)}
+	doc.Surface = &api.CheckSurface{ID: subj.id, Name: svc.SurfaceName(subj.id), Component: subj.component}
 	doc.OtherSurfaces = otherSurfaces(said.summary, subj.id)
 	if mf != nil {
 		doc.Model = mf.checkModel()
@@ -338,7 +338,7 @@ func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 	seconds := int(age.Seconds())
 	doc.Verdict = verdict(said.name, status, stale, age)
 	if mf == nil {
-		doc.Verdict.Detail = joinSentences(subj.detail(svc.Name), othersSentence(doc.OtherSurfaces))
+		doc.Verdict.Detail = joinSentences(subj.detail(svc.Name, svc.SurfaceName(subj.id)), othersSentence(doc.OtherSurfaces))
 	} else {
 		doc.Verdict.Detail = joinSentences(mf.detail(svc, sum), othersSentence(doc.OtherSurfaces))
 	}
@@ -470,7 +470,7 @@ func (e *Engine) say(view View, req Request) (said, error) {
 	if !ok || !inSnapshot {
 		return said{}, nil
 	}
-	s := said{tracked: true, svc: svc, summary: sum, subj: subject(svc, sum, surfaceID)}
+	s := said{tracked: true, svc: svc, summary: sum, subj: subject(svc, sum, surfaceID).named(req.Query)}
 	s.name, s.status = s.subj.name, s.subj.sum.Status
 	if md != nil {
 		// A model's verdict is the model's at this service, from its own
