@@ -19,6 +19,12 @@ type SurfaceSummary struct {
 	// OpenIncidents are the surface's open official incidents, newest
 	// first (for the API, every open incident of the service).
 	OpenIncidents []Incident `json:"openIncidents"`
+	// Components are the page's components that make up a surface other
+	// than the API, as last read, each with its own status: /check answers
+	// a query naming one of them with that component's word, not the
+	// surface's. Absent for the API (its components are in the service's
+	// document) and for a surface the page gave none.
+	Components []SurfaceComponent `json:"components,omitempty"`
 }
 
 // SurfaceDoc is one surface of a service in its detail document.
@@ -62,6 +68,11 @@ type SurfaceComponent struct {
 type CheckSurface struct {
 	ID   catalog.SurfaceID `json:"id"`
 	Name string            `json:"name"`
+	// Component is the official page's component the query named exactly
+	// ("claude.ai" in Anthropic's claude.ai surface, which also holds
+	// Claude Cowork): the verdict is that component's status. Absent when
+	// the query named the surface.
+	Component string `json:"component,omitempty"`
 }
 
 // CheckOtherSurface is another surface of the checked service, named by a

@@ -138,7 +138,9 @@ func heldWord(sf *history.ServiceHistory, now time.Time) (api.Status, time.Time,
 }
 
 // surfaceSummaries are the surfaces of status.json, from the detail
-// documents' surfaces: each with its open incidents.
+// documents' surfaces: each with its open incidents, and a surface other
+// than the API with its components, which /check reads when a query names
+// one of them.
 func surfaceSummaries(docs []api.SurfaceDoc) []api.SurfaceSummary {
 	out := make([]api.SurfaceSummary, len(docs))
 	for i, d := range docs {
@@ -149,6 +151,9 @@ func surfaceSummaries(docs []api.SurfaceDoc) []api.SurfaceSummary {
 			}
 		}
 		out[i] = api.SurfaceSummary{ID: d.ID, Name: d.Name, Status: d.Status, Basis: d.Basis, OpenIncidents: open}
+		if d.ID != catalog.SurfaceAPI && len(d.Components) > 0 {
+			out[i].Components = d.Components
+		}
 	}
 	return out
 }

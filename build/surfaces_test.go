@@ -92,6 +92,12 @@ func TestSurfaceDocs(t *testing.T) {
 	if len(sums[0].OpenIncidents) != 0 || len(sums[1].OpenIncidents) != 1 || sums[1].OpenIncidents[0].ID != "anthropic-a" || sums[2].OpenIncidents == nil {
 		t.Errorf("open incidents: %+v", sums)
 	}
+	// The app's components go to status.json, for /check to answer a query
+	// naming one of them; the API's stay in the service's document.
+	if sums[0].Components != nil || len(sums[1].Components) != 1 || sums[1].Components[0].Name != "claude.ai" ||
+		sums[1].Components[0].Status != api.MajorOutage || sums[2].Components != nil {
+		t.Errorf("components: api %+v, app %+v, agent %+v", sums[0].Components, sums[1].Components, sums[2].Components)
+	}
 }
 
 type errTest string

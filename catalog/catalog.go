@@ -186,13 +186,23 @@ type Catalog struct {
 // ErrorCode is one row of a provider's error-code table.
 type ErrorCode struct {
 	// Code is the value as the provider's error body carries it (error.code,
-	// error.type or error.status), matched exactly.
-	Code string `json:"code"`
+	// error.type or error.status), matched exactly. "" makes the row a
+	// status row: what the provider means by the HTTP status Status itself,
+	// where that is not what the status means elsewhere (Groq's 498 is
+	// its flex tier out of capacity, not a request to fix); it is read
+	// when no listed code decides.
+	Code string `json:"code,omitempty"`
 	// Status is the HTTP status the row applies to, when the code alone is
 	// ambiguous (Gemini's RESOURCE_EXHAUSTED is a rate limit with a 429 and
 	// depleted prepaid credit with a 402); 0 for any status.
 	Status int            `json:"status,omitempty"`
 	Class  ErrorCodeClass `json:"class"`
+	// Usual marks, among the rows of a code for several statuses, the one
+	// the provider sends most: a code that came without a status reads
+	// as it (Gemini sends RESOURCE_EXHAUSTED with a 429 far more often
+	// than with a 402). A code listed for several statuses of different
+	// classes names one.
+	Usual bool `json:"usual,omitempty"`
 	// Doc is where the provider documents the code (or, for a code it does
 	// not document, a public capture of it): an https URL, required.
 	Doc  string `json:"doc"`
@@ -223,17 +233,22 @@ const (
 	CodeAuth    ErrorCodeClass = "auth"
 	// CodeModel: the model does not exist or is not available to the key.
 	CodeModel ErrorCodeClass = "model"
+	// CodeRegion: the provider does not serve the country or region the
+	// request comes from (OpenAI's unsupported_country_region_territory):
+	// neither the key nor the request, and no retry from there mends it.
+	CodeRegion ErrorCodeClass = "region"
 )
 
 // ErrorCodeClasses lists every class, the most severe first: that is the
 // order in which a code that came without an HTTP status picks among its
-// rows (Catalog.ErrorCode). First what no retry mends, by what it takes
-// to mend it (credit, then credentials, then the model or the request),
-// then the caller's own limits that pass (concurrency, rate limit), then
-// the provider's passing trouble (overloaded, server, timeout). Reading a
-// code as more severe than it was costs the caller a look at its account;
-// reading it as milder costs retries that cannot succeed.
-var ErrorCodeClasses = []ErrorCodeClass{CodeQuota, CodeAuth, CodeModel, CodeRequest, CodeConcurrency, CodeRateLimit, CodeOverloaded, CodeServer, CodeTimeout}
+// rows when none is marked usual (Catalog.ErrorCode). First what no retry
+// mends, by what it takes to mend it (credit, then credentials, then where
+// the call comes from, then the model or the request), then the caller's
+// own limits that pass (concurrency, rate limit), then the provider's
+// passing trouble (overloaded, server, timeout). Reading a code as more
+// severe than it was costs the caller a look at its account; reading it
+// as milder costs retries that cannot succeed.
+var ErrorCodeClasses = []ErrorCodeClass{CodeQuota, CodeAuth, CodeRegion, CodeModel, CodeRequest, CodeConcurrency, CodeRateLimit, CodeOverloaded, CodeServer, CodeTimeout}
 
 // errorCodePattern is what a code may be (also /check's code parameter).
 var errorCodePattern = regexp.MustCompile(`^[A-Za-z0-9_.:-]{1,64}$`)
@@ -244,14 +259,18 @@ func ValidErrorCode(s string) bool { return errorCodePattern.MatchString(s) }
 // ErrorCode returns what code means for svc's API when the caller got the
 // HTTP status. With a status, the code's row for that status, else its row
 // for any status. Without one (0: an SDK or gRPC error that carries no HTTP
-// status, a timeout, a stream's error event), every row of the code
-// matches whatever its status, and the most severe class wins (the order
-// of ErrorCodeClasses): RESOURCE_EXHAUSTED alone reads as Gemini's spent
-// prepaid credit rather than its rate limit. False when the table does not
-// list the code (or svc has none).
+// status, a timeout, a stream's error event), the code's usual row, the
+// status the provider sends it with most (Gemini's RESOURCE_EXHAUSTED
+// reads as its 429, a rate limit); a code with no usual row matches its
+// rows whatever their status, and the most severe class wins (the order of
+// ErrorCodeClasses). False when the table does not list the code (or svc
+// has none); "" is no code.
 func (c Catalog) ErrorCode(svc Service, code string, status int) (ErrorCode, bool) {
 	var best ErrorCode
 	found := false
+	if code == "" {
+		return best, false
+	}
 	for _, row := range c.ErrorCodes[svc.ErrorCodes] {
 		switch {
 		case row.Code != code:
@@ -261,11 +280,26 @@ func (c Catalog) ErrorCode(svc Service, code string, status int) (ErrorCode, boo
 			if row.Status == 0 && !found {
 				best, found = row, true
 			}
+		case row.Usual:
+			return row, true
 		case !found || slices.Index(ErrorCodeClasses, row.Class) < slices.Index(ErrorCodeClasses, best.Class):
 			best, found = row, true
 		}
 	}
 	return best, found
+}
+
+// ErrorStatus returns what the HTTP status means for svc's API by its
+// table's status row (a row without a code), where the provider gives the
+// status a meaning of its own: Groq's 498. False when there is none, and
+// the status is read as everywhere.
+func (c Catalog) ErrorStatus(svc Service, status int) (ErrorCode, bool) {
+	for _, row := range c.ErrorCodes[svc.ErrorCodes] {
+		if row.Code == "" && status != 0 && row.Status == status {
+			return row, true
+		}
+	}
+	return ErrorCode{}, false
 }
 
 // ListsErrorCode reports whether svc's error table lists code, for any
@@ -398,8 +432,15 @@ func (c Catalog) Validate() error {
 		codes := map[string]bool{}
 		for _, r := range rows {
 			where := fmt.Sprintf("catalog: errorCodes[%q]: %q", name, r.Code)
+			if r.Code == "" {
+				where = fmt.Sprintf("catalog: errorCodes[%q]: status row %d", name, r.Status)
+			}
 			switch {
-			case !ValidErrorCode(r.Code):
+			case r.Code == "" && r.Status == 0:
+				errs = append(errs, errors.New(where+": a row without a code reads a status, and names it"))
+			case r.Code == "" && r.Usual:
+				errs = append(errs, errors.New(where+": usual picks among a code's rows; a status row has no code"))
+			case r.Code != "" && !ValidErrorCode(r.Code):
 				errs = append(errs, errors.New(where+": a code is 1 to 64 of [A-Za-z0-9_.:-]"))
 			case codes[fmt.Sprint(r.Code, r.Status)]:
 				errs = append(errs, errors.New(where+" is listed twice for one status"))
@@ -415,6 +456,7 @@ func (c Catalog) Validate() error {
 			}
 			codes[fmt.Sprint(r.Code, r.Status)] = true
 		}
+		errs = append(errs, usualProblems(name, rows)...)
 	}
 	for i, s := range c.Services {
 		if _, ok := c.ErrorCodes[s.ErrorCodes]; s.ErrorCodes != "" && !ok {
@@ -447,6 +489,38 @@ func (c Catalog) Validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// usualProblems lists the codes of a table that a code alone cannot read
+// by the provider's word: one listed for several statuses of different
+// classes with no usual row, or with more than one.
+func usualProblems(table string, rows []ErrorCode) []error {
+	var errs []error
+	classes, usual := map[string]map[ErrorCodeClass]bool{}, map[string]int{}
+	var order []string
+	for _, r := range rows {
+		if r.Code == "" {
+			continue
+		}
+		if classes[r.Code] == nil {
+			classes[r.Code] = map[ErrorCodeClass]bool{}
+			order = append(order, r.Code)
+		}
+		classes[r.Code][r.Class] = true
+		if r.Usual {
+			usual[r.Code]++
+		}
+	}
+	for _, code := range order {
+		where := fmt.Sprintf("catalog: errorCodes[%q]: %q", table, code)
+		switch {
+		case usual[code] > 1:
+			errs = append(errs, errors.New(where+": more than one row is usual"))
+		case usual[code] == 0 && len(classes[code]) > 1:
+			errs = append(errs, errors.New(where+": rows of several classes and none usual: mark the status the provider sends it with most"))
+		}
+	}
+	return errs
 }
 
 // problems lists what is wrong with a scope: empty or padded entries, and

@@ -10,15 +10,19 @@ import (
 
 // TestErrorCodeLookup: a code matches its row for the caller's status, or
 // its row for any status; a code that came without a status (an SDK's or
-// a gRPC error) matches its rows whatever their status, the most severe
-// class first.
+// a gRPC error) reads as its usual row, the status the provider sends it
+// with most, or without one matches its rows whatever their status, the
+// most severe class first.
 func TestErrorCodeLookup(t *testing.T) {
 	t.Parallel()
 	cat := Catalog{
 		Services: []Service{{Slug: "p", ErrorCodes: "p"}, {Slug: "none"}},
 		ErrorCodes: map[string][]ErrorCode{"p": {
-			{Code: "RESOURCE_EXHAUSTED", Status: 429, Class: CodeRateLimit, Doc: "https://example.com/a"},
+			{Code: "RESOURCE_EXHAUSTED", Status: 429, Class: CodeRateLimit, Usual: true, Doc: "https://example.com/a"},
 			{Code: "RESOURCE_EXHAUSTED", Status: 402, Class: CodeQuota, Doc: "https://example.com/b"},
+			{Code: "both", Status: 400, Class: CodeRequest, Doc: "https://example.com/g"},
+			{Code: "both", Status: 402, Class: CodeQuota, Doc: "https://example.com/h"},
+			{Status: 498, Class: CodeOverloaded, Doc: "https://example.com/i"},
 			{Code: "busy", Class: CodeServer, Doc: "https://example.com/c"},
 			{Code: "busy", Status: 503, Class: CodeOverloaded, Doc: "https://example.com/d"},
 			{Code: "spent", Status: 402, Class: CodeQuota, Doc: "https://example.com/e"},
@@ -35,7 +39,9 @@ func TestErrorCodeLookup(t *testing.T) {
 	}{
 		{"status picks the row", p, "RESOURCE_EXHAUSTED", 429, CodeRateLimit},
 		{"status picks the other row", p, "RESOURCE_EXHAUSTED", 402, CodeQuota},
-		{"no status: the most severe of the rows", p, "RESOURCE_EXHAUSTED", 0, CodeQuota},
+		{"no status: the usual row, the status the provider sends most", p, "RESOURCE_EXHAUSTED", 0, CodeRateLimit},
+		{"no status and no usual row: the most severe of the rows", p, "both", 0, CodeQuota},
+		{"no code is no row, whatever the status rows", p, "", 498, ""},
 		{"a status no row names", p, "RESOURCE_EXHAUSTED", 500, ""},
 		{"the row for the status beats the row for any status", p, "busy", 503, CodeOverloaded},
 		{"the row for any status, when none names the status", p, "busy", 500, CodeServer},
@@ -67,6 +73,54 @@ func TestErrorCodeLookup(t *testing.T) {
 			t.Errorf("ListsErrorCode(%s, %q) = %v, want %v", tt.svc.Slug, tt.code, got, tt.want)
 		}
 	}
+	// A status row: the status's own meaning at this provider, nothing else.
+	for _, tt := range []struct {
+		svc    Service
+		status int
+		want   ErrorCodeClass
+	}{
+		{p, 498, CodeOverloaded}, {p, 402, ""}, {p, 0, ""}, {none, 498, ""},
+	} {
+		row, ok := cat.ErrorStatus(tt.svc, tt.status)
+		if ok != (tt.want != "") || row.Class != tt.want {
+			t.Errorf("ErrorStatus(%s, %d) = %q, %v; want %q", tt.svc.Slug, tt.status, row.Class, ok, tt.want)
+		}
+	}
+}
+
+// TestCatalogRefusesUnreadableRows: a status row without a status, a
+// usual status row, and a code of several classes that names no usual row
+// (or two) are catalog errors, named.
+func TestCatalogRefusesUnreadableRows(t *testing.T) {
+	t.Parallel()
+	doc := "https://example.com/errors"
+	for _, tt := range []struct {
+		name string
+		rows []ErrorCode
+		want string
+	}{
+		{"a status row without a status", []ErrorCode{{Class: CodeServer, Doc: doc}}, "names it"},
+		{"a usual status row", []ErrorCode{{Status: 498, Class: CodeOverloaded, Usual: true, Doc: doc}}, "a status row has no code"},
+		{"several classes, none usual", []ErrorCode{{Code: "x", Status: 429, Class: CodeRateLimit, Doc: doc}, {Code: "x", Status: 402, Class: CodeQuota, Doc: doc}}, "none usual"},
+		{"two usual rows", []ErrorCode{{Code: "x", Status: 429, Class: CodeRateLimit, Usual: true, Doc: doc}, {Code: "x", Status: 402, Class: CodeQuota, Usual: true, Doc: doc}}, "more than one row is usual"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cat := Catalog{Services: []Service{validService("p")}, ErrorCodes: map[string][]ErrorCode{"p": tt.rows}}
+			cat.Services[0].ErrorCodes = "p"
+			if err := cat.Validate(); err == nil || !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("error %v does not say %q", err, tt.want)
+			}
+		})
+	}
+	ok := Catalog{Services: []Service{validService("p")}, ErrorCodes: map[string][]ErrorCode{"p": {
+		{Code: "x", Status: 429, Class: CodeRateLimit, Usual: true, Doc: doc}, {Code: "x", Status: 402, Class: CodeQuota, Doc: doc},
+		{Code: "y", Status: 500, Class: CodeServer, Doc: doc}, {Code: "y", Status: 502, Class: CodeServer, Doc: doc},
+		{Status: 498, Class: CodeOverloaded, Doc: doc},
+	}}}
+	ok.Services[0].ErrorCodes = "p"
+	if err := ok.Validate(); err != nil {
+		t.Errorf("a usual row, one class for several statuses and a status row: %v", err)
+	}
 }
 
 // TestErrorCodeSeverity: the severity order is a total order of the known
@@ -81,7 +135,7 @@ func TestErrorCodeSeverity(t *testing.T) {
 		}
 		seen[c] = true
 	}
-	if len(ErrorCodeClasses) != 9 {
+	if len(ErrorCodeClasses) != 10 {
 		t.Fatalf("%d classes: a class added must be given its place in the severity order", len(ErrorCodeClasses))
 	}
 	before := func(a, b ErrorCodeClass) {
@@ -90,7 +144,7 @@ func TestErrorCodeSeverity(t *testing.T) {
 			t.Errorf("%s must be more severe than %s", a, b)
 		}
 	}
-	for _, fix := range []ErrorCodeClass{CodeQuota, CodeAuth, CodeModel, CodeRequest} {
+	for _, fix := range []ErrorCodeClass{CodeQuota, CodeAuth, CodeRegion, CodeModel, CodeRequest} {
 		for _, passes := range []ErrorCodeClass{CodeConcurrency, CodeRateLimit, CodeOverloaded, CodeServer, CodeTimeout} {
 			before(fix, passes)
 		}
@@ -130,7 +184,10 @@ func TestDefaultErrorCodes(t *testing.T) {
 			if !slices.Contains(ErrorCodeClasses, r.Class) {
 				t.Errorf("%s: unknown class %q", where, r.Class)
 			}
-			if !ValidErrorCode(r.Code) {
+			if r.Code == "" && r.Status == 0 {
+				t.Errorf("%s: a status row names no status", where)
+			}
+			if r.Code != "" && !ValidErrorCode(r.Code) {
 				t.Errorf("%s: not a code's shape", where)
 			}
 			if strings.TrimSpace(r.Note) == "" {

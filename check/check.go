@@ -295,7 +295,7 @@ func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 	sum := subj.sum
 	doc.Tracked = true
 	doc.Service = &api.CheckService{Slug: svc.Slug, Name: svc.Name, Domain: svc.Domain}
-	doc.Surface = &api.CheckSurface{ID: subj.id, Name: svc.SurfaceName(subj.id)}
+	doc.Surface = &api.CheckSurface{ID: subj.id, Name: svc.SurfaceName(subj.id), Component: subj.component}
 	doc.OtherSurfaces = otherSurfaces(said.summary, subj.id)
 	if mf != nil {
 		doc.Model = mf.checkModel()
@@ -338,27 +338,33 @@ func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 	seconds := int(age.Seconds())
 	doc.Verdict = verdict(said.name, status, stale, age)
 	if mf == nil {
-		doc.Verdict.Detail = joinSentences(subj.detail(svc.Name), othersSentence(doc.OtherSurfaces))
+		doc.Verdict.Detail = joinSentences(subj.detail(svc.Name, svc.SurfaceName(subj.id)), othersSentence(doc.OtherSurfaces))
 	} else {
 		doc.Verdict.Detail = joinSentences(mf.detail(svc, sum), othersSentence(doc.OtherSurfaces))
 	}
 	doc.Verdict.DataAgeSeconds = &seconds
 
 	f := gather(view, svc, subj, live, now, seconds)
+	got, _ := strconv.Atoi(req.Error) // 0 for timeout, connection or none
 	if req.Code != "" {
-		status, _ := strconv.Atoi(req.Error) // 0 for timeout, connection or none
-		row, known := e.cat.ErrorCode(svc, req.Code, status)
+		row, known := e.cat.ErrorCode(svc, req.Code, got)
 		f.code = &codeFact{code: req.Code, row: row, known: known}
 		if known {
 			class = codeClasses[row.Class]
 		}
-		if known && status == 0 {
+		if known && got == 0 {
 			for _, other := range e.cat.ErrorCodes[svc.ErrorCodes] {
 				if other.Code == req.Code && other.Class != row.Class {
 					f.code.others = append(f.code.others, other)
 				}
 			}
 		}
+	}
+	// A status the provider gives a meaning of its own (Groq's 498) reads
+	// as that, unless a listed code said what it was.
+	if row, ok := e.cat.ErrorStatus(svc, got); ok && (f.code == nil || !f.code.known) {
+		class = codeClasses[row.Class]
+		f.status = &row
 	}
 	if oursDown {
 		f.ownNetwork = e.vantage
@@ -464,7 +470,7 @@ func (e *Engine) say(view View, req Request) (said, error) {
 	if !ok || !inSnapshot {
 		return said{}, nil
 	}
-	s := said{tracked: true, svc: svc, summary: sum, subj: subject(svc, sum, surfaceID)}
+	s := said{tracked: true, svc: svc, summary: sum, subj: subject(svc, sum, surfaceID).named(req.Query)}
 	s.name, s.status = s.subj.name, s.subj.sum.Status
 	if md != nil {
 		// A model's verdict is the model's at this service, from its own

@@ -575,16 +575,29 @@ func TestCheckCodes(t *testing.T) {
 		{"unknown code: the status decides", Request{Query: "anthropic", Error: "429", Code: "teapot_error"}, "retry", "client", 30, "not in our table"},
 		{"a code of a service without a table", Request{Query: "pinecone", Error: "503", Code: "whatever"}, "retry", "provider", 10, "not in our table"},
 		// A code without error= (an SDK's or a gRPC error carries no HTTP
-		// status) is read on its own: the most severe of its rows.
-		{"code alone, two rows: the most severe", Request{Query: "gemini", Code: "RESOURCE_EXHAUSTED"}, "fix_client", "client", 0, "with a 429 it is a transient rate limit"},
+		// status) is read on its own: its usual row, the status the
+		// provider sends it with most, and the others said.
+		{"code alone, two rows: the usual one", Request{Query: "gemini", Code: "RESOURCE_EXHAUSTED"}, "retry", "client", 30, "with a 402 it is a quota or billing limit"},
+		{"code alone, two rows: says which it read", Request{Query: "gemini", Code: "RESOURCE_EXHAUSTED"}, "retry", "client", 30, "its meaning with a 429, the status Google Gemini API sends it with most"},
 		{"code alone, one row", Request{Query: "anthropic", Code: "rate_limit_error"}, "retry", "client", 30, "transient rate limit"},
 		{"code alone, overloaded", Request{Query: "anthropic", Code: "overloaded_error"}, "failover", "provider", 0, "the provider being overloaded"},
-		{"timeout with a code: no status either", Request{Query: "gemini", Error: "timeout", Code: "RESOURCE_EXHAUSTED"}, "fix_client", "client", 0, "most severe of its meanings"},
+		{"timeout with a code: no status either", Request{Query: "gemini", Error: "timeout", Code: "RESOURCE_EXHAUSTED"}, "retry", "client", 30, "sends it with most"},
+		{"the status picks the other row", Request{Query: "gemini", Error: "402", Code: "RESOURCE_EXHAUSTED"}, "fix_client", "client", 0, "quota or billing limit"},
 		{"the status picks the row", Request{Query: "gemini", Error: "429", Code: "RESOURCE_EXHAUSTED"}, "retry", "client", 30, "transient rate limit"},
 		// Bedrock's codes are the AWS SDK's exception names.
 		{"Bedrock throttling, by its exception", Request{Query: "bedrock", Code: "ThrottlingException"}, "retry", "client", 30, "transient rate limit"},
 		{"Bedrock unavailable, by its exception", Request{Query: "bedrock", Code: "ServiceUnavailableException"}, "failover", "provider", 0, "the provider being overloaded"},
-		{"DeepSeek's one code alone: its most severe row", Request{Query: "deepseek", Code: "invalid_request_error"}, "fix_client", "client", 0, "with a 400 it is a request refused as it stands"},
+		{"DeepSeek's one code alone: its usual row, a 400", Request{Query: "deepseek", Code: "invalid_request_error"}, "fix_client", "client", 0, "with a 402 it is a quota or billing limit"},
+		{"DeepSeek's one code with a 402", Request{Query: "deepseek", Error: "402", Code: "invalid_request_error"}, "fix_client", "client", 0, "DeepSeek's API, a quota or billing limit"},
+		// A status a provider gives a meaning of its own reads as that.
+		{"Groq's 498 is its flex tier out of capacity", Request{Query: "groq", Error: "498"}, "failover", "provider", 0, "Your HTTP status 498 is, for Groq's API, the provider being overloaded"},
+		{"Groq's 498 with its code", Request{Query: "groq", Error: "498", Code: "capacity_exceeded"}, "failover", "provider", 0, "the provider being overloaded"},
+		{"Groq's 400 is still the request", Request{Query: "groq", Error: "400"}, "fix_client", "client", 0, ""},
+		{"Together's 403 is a request too long for the context", Request{Query: "together", Error: "403"}, "fix_client", "client", 0, "Your HTTP status 403 is, for Together AI's API, a request refused as it stands"},
+		{"a listed code beats the status row", Request{Query: "together", Error: "403", Code: "model_not_available"}, "fix_client", "client", 0, "a model that does not exist"},
+		// The caller's region, not the key.
+		{"OpenAI's unsupported region", Request{Query: "openai", Error: "403", Code: "unsupported_country_region_territory"}, "fix_client", "client", 0, "a country or region the provider does not serve"},
+		{"Mistral's unknown model", Request{Query: "mistral", Error: "400", Code: "unknown_model"}, "fix_client", "client", 0, "a model that does not exist"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, err := engine.Check(view, tt.req)
@@ -607,13 +620,24 @@ func TestCheckCodes(t *testing.T) {
 		})
 	}
 
+	// OpenAI's unsupported region names where the call comes from, never
+	// the key a plain 403 would blame.
+	doc, err := engine.Check(view, Request{Query: "openai", Error: "403", Code: "unsupported_country_region_territory"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := doc.Verdict.Reason; !strings.Contains(r, "country or region your request comes from") || !strings.Contains(r, "not your key") ||
+		strings.Contains(r, "check the API key") {
+		t.Errorf("an unsupported region reads %q", r)
+	}
+
 	// A minor incident is cited, but a 429 stays the caller's rate limit.
 	cat := testCatalog(t)
 	minor := testView(cat)
 	minor.incidents = append(minor.incidents, api.Incident{ID: "anthropic-9", Service: "anthropic", Headline: "Slightly elevated latency",
 		Severity: api.Minor, StartedAt: genTime.Add(-time.Hour), Status: "investigating", Source: api.SourceOfficial})
 	api.SortIncidents(minor.incidents)
-	doc, err := engine.Check(minor, Request{Query: "anthropic", Error: "429"})
+	doc, err = engine.Check(minor, Request{Query: "anthropic", Error: "429"})
 	if err != nil || doc.Verdict.Action != "retry" || doc.Verdict.Blame != "client" {
 		t.Errorf("429 during a minor incident: %s/%s %v, want retry/client", doc.Verdict.Action, doc.Verdict.Blame, err)
 	}

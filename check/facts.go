@@ -41,6 +41,9 @@ type facts struct {
 	ownNetwork     Vantage
 	// code is the provider's error code the caller sent; nil for none.
 	code *codeFact
+	// status is the service's status row for the HTTP status the caller
+	// got (catalog.ErrorStatus), when no listed code decided; nil for none.
+	status *catalog.ErrorCode
 	// surface is the surface the verdict covers, when it is not the API:
 	// our probes, our completions and the incident history are the API's,
 	// and say nothing of it. "" for the API.
@@ -87,8 +90,8 @@ type codeFact struct {
 	row   catalog.ErrorCode
 	known bool
 	// others are the code's rows of another class, when it came without
-	// an HTTP status and row is the most severe of them: the caller is
-	// told what the status would have changed.
+	// an HTTP status and row is its usual one (or the most severe of them):
+	// the caller is told what the status would have changed.
 	others []catalog.ErrorCode
 }
 
@@ -264,13 +267,20 @@ func (f facts) evidence() []api.Evidence {
 						with = append(with, "with another status it is "+codeMeaning[o.Class])
 					}
 				}
-				says += " Without the HTTP status it is read as the most severe of its meanings; " + strings.Join(with, ", ") +
+				read := "the most severe of its meanings"
+				if c.row.Usual {
+					read = fmt.Sprintf("its meaning with a %d, the status %s sends it with most", c.row.Status, f.name)
+				}
+				says += " Without the HTTP status it is read as " + read + "; " + strings.Join(with, ", ") +
 					": send error= with the status you got."
 			}
 			add(api.EvidenceCaller, says, 0)
 		} else {
 			add(api.EvidenceCaller, fmt.Sprintf("Your error code %s is not in our table for %s's API: the HTTP status decides.", c.code, f.name), 0)
 		}
+	}
+	if s := f.status; s != nil {
+		add(api.EvidenceCaller, fmt.Sprintf("Your HTTP status %d is, for %s's API, %s, not what it means elsewhere (%s).", s.Status, f.name, codeMeaning[s.Class], s.Doc), 0)
 	}
 
 	if r := f.reports; r != nil {
@@ -334,6 +344,7 @@ var codeMeaning = map[catalog.ErrorCodeClass]string{
 	catalog.CodeRequest:     "a request refused as it stands",
 	catalog.CodeAuth:        "a credentials or permission error",
 	catalog.CodeModel:       "a model that does not exist or is not available to the key",
+	catalog.CodeRegion:      "a country or region the provider does not serve",
 }
 
 // measuredSays says what our completions measured of one model: "Our

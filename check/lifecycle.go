@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/catalog"
@@ -35,7 +36,9 @@ const maxNewerModels = 3
 
 // matchModel returns the model q names: a pinned model (by id, model part,
 // name or alias), else a watched or retired model of the view (by id,
-// model part or name).
+// model part or name), else the one watched or retired model whose
+// people's name it is (peopleNames: "opus 5.5" for Claude Opus 5.5). A
+// people's name that two models share names neither.
 func (e *Engine) matchModel(view View, q string) (catalog.Model, bool) {
 	key := nameKey(q)
 	if md, ok := e.models[key]; ok {
@@ -45,18 +48,36 @@ func (e *Engine) matchModel(view View, q string) (catalog.Model, bool) {
 	if !ok || key == "" {
 		return catalog.Model{}, false
 	}
+	var found []catalog.Model
 	for _, d := range lv.WatchedModels() {
+		md := catalog.Model{ID: d.ID, Name: d.Name, Author: d.Author, Service: d.Service}
 		if namesModel(key, d.ID, d.Name) {
-			return catalog.Model{ID: d.ID, Name: d.Name, Author: d.Author, Service: d.Service}, true
+			return md, true
 		}
+		found = append(found, md)
 	}
 	for _, r := range lv.Retirements() {
+		author, _, _ := strings.Cut(r.ID, "/")
+		md := catalog.Model{ID: r.ID, Name: r.Name, Author: author, Service: r.Service}
 		if namesModel(key, r.ID, r.Name) {
-			author, _, _ := strings.Cut(r.ID, "/")
-			return catalog.Model{ID: r.ID, Name: r.Name, Author: author, Service: r.Service}, true
+			return md, true
 		}
+		found = append(found, md)
 	}
-	return catalog.Model{}, false
+	var named *catalog.Model
+	for i, md := range found {
+		if !slices.ContainsFunc(peopleNames(md.Name), func(n string) bool { return nameKey(n) == key }) {
+			continue
+		}
+		if named != nil && named.ID != md.ID {
+			return catalog.Model{}, false // two models: the name is no one's
+		}
+		named = &found[i]
+	}
+	if named == nil {
+		return catalog.Model{}, false
+	}
+	return *named, true
 }
 
 // namesModel reports whether key (a nameKey) names the model of that id
@@ -65,6 +86,36 @@ func namesModel(key, id, name string) bool {
 	_, rest, _ := strings.Cut(id, "/")
 	return key == nameKey(id) || key == nameKey(rest) || key == nameKey(name)
 }
+
+// peopleNames are the names people use for a model found by rule, beside
+// its id and name (the gateway's, its maker's prefix already cut): the
+// name without its brand word ("Claude Opus 5.5" → "Opus 5.5"), without
+// a last word "Preview" ("Gemini 3 Pro Preview" → "Gemini 3 Pro"), and
+// without both. The first word is a brand word only when a word follows
+// it that begins with a letter and a version follows that: "Grok 4" and
+// "Gemini 3 Pro" keep theirs ("4" or "3 Pro" names nothing), and so do
+// "Command A" and "Sonar Pro" (no version: "A" and "Pro" would name too
+// much). Pinned models carry their own aliases instead.
+func peopleNames(name string) []string {
+	words := strings.Fields(name)
+	bases := [][]string{words}
+	if n := len(words); n > 1 && strings.EqualFold(strings.Trim(words[n-1], "()"), "preview") {
+		bases = append(bases, words[:n-1])
+	}
+	var out []string
+	for i, w := range bases {
+		if i > 0 {
+			out = append(out, strings.Join(w, " "))
+		}
+		if len(w) >= 3 && unicode.IsLetter([]rune(w[1])[0]) && slices.ContainsFunc(w[2:], hasDigit) {
+			out = append(out, strings.Join(w[1:], " "))
+		}
+	}
+	return out
+}
+
+// hasDigit reports whether s has a digit: a version ("5.5", "V4", "2512").
+func hasDigit(s string) bool { return strings.ContainsFunc(s, unicode.IsDigit) }
 
 // retirementAt is the model's entry of the retirement calendar as it
 // stands at now: an announced date that has come since the snapshot was

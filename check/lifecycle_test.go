@@ -132,3 +132,94 @@ func TestStatuslineRetiredModel(t *testing.T) {
 		}
 	}
 }
+
+// TestPeopleNames: a model found by rule also answers to its name without
+// its brand word, where what follows is a word and a version, and without
+// a last "Preview"; never to a bare version or a bare word.
+func TestPeopleNames(t *testing.T) {
+	t.Parallel()
+	for name, want := range map[string][]string{
+		"Claude Opus 5.5":        {"Opus 5.5"},
+		"Claude Opus 4.7 (Fast)": {"Opus 4.7 (Fast)"},
+		"Claude Sonnet 5":        {"Sonnet 5"},
+		"Grok Code Fast 1":       {"Code Fast 1"},
+		"Mistral Medium 3.5":     {"Medium 3.5"},
+		"Gemini 3.1 Pro Preview": {"Gemini 3.1 Pro"},
+		"Claude Opus 6 Preview":  {"Opus 6 Preview", "Claude Opus 6", "Opus 6"},
+		"Gemini 3 Pro":           nil, // "3 Pro" names nothing
+		"Grok 4.3":               nil,
+		"GPT-5.5":                nil,
+		"GPT-5.5 Pro":            nil,
+		"Command A":              nil, // no version: "A" would name too much
+		"Sonar Pro Search":       nil,
+		"DeepSeek V4 Pro":        nil,
+		"Mistral Large":          nil,
+		"":                       nil,
+	} {
+		if got := peopleNames(name); !slices.Equal(got, want) {
+			t.Errorf("peopleNames(%q) = %q, want %q", name, got, want)
+		}
+	}
+}
+
+// TestFlagshipsByTheirNames: every current flagship, found by rule as
+// OpenRouter lists it, is answered for by the names people type, at its
+// maker's service; a people's name two models share names neither.
+func TestFlagshipsByTheirNames(t *testing.T) {
+	t.Parallel()
+	e, v, _ := newTestEngine(t)
+	view := withLifecycle(v)
+	doc := func(id, name, service string) api.ModelDoc {
+		author, _, _ := strings.Cut(id, "/")
+		return api.ModelDoc{ID: id, Name: name, Author: author, Service: service, Status: api.Operational,
+			Providers: []api.ModelProvider{gatewayEntry(service, "", pct(100))}}
+	}
+	view.watched = append(slices.Clone(view.watched),
+		doc("openai/gpt-5.5", "GPT-5.5", "openai"),
+		doc("google/gemini-3.1-pro-preview", "Gemini 3.1 Pro Preview", "google-gemini"),
+		doc("x-ai/grok-4.3", "Grok 4.3", "xai"),
+		doc("x-ai/grok-code-fast-2", "Grok Code Fast 2", "xai"),
+		doc("deepseek/deepseek-v4-pro", "DeepSeek V4 Pro", "deepseek"),
+		doc("mistralai/mistral-medium-3.5", "Mistral Medium 3.5", "mistral"),
+		doc("anthropic/claude-sonnet-4.8", "Claude Sonnet 4.8", "anthropic"),
+		doc("anthropic/claude-haiku-4.8", "Claude Haiku 4.8", "anthropic"),
+		// Two models shortened to "Flash 9": "flash 9" is no one's.
+		doc("example/alpha-flash-9", "Alpha Flash 9", "openai"),
+		doc("example/beta-flash-9", "Beta Flash 9", "openai"),
+	)
+	for q, want := range map[string]string{
+		"opus 4.7":                  "anthropic/claude-opus-4.7",
+		"Opus 4.8":                  "anthropic/claude-opus-4.8",
+		"claude opus 4.8":           "anthropic/claude-opus-4.8",
+		"claude-opus-4-8":           "anthropic/claude-opus-4.8",
+		"sonnet 4.8":                "anthropic/claude-sonnet-4.8",
+		"haiku-4.8":                 "anthropic/claude-haiku-4.8",
+		"gpt-5.5":                   "openai/gpt-5.5",
+		"GPT 5.5":                   "openai/gpt-5.5",
+		"gemini 3.1 pro":            "google/gemini-3.1-pro-preview",
+		"gemini-3.1-pro-preview":    "google/gemini-3.1-pro-preview",
+		"grok 4.3":                  "x-ai/grok-4.3",
+		"code fast 2":               "x-ai/grok-code-fast-2",
+		"deepseek v4 pro":           "deepseek/deepseek-v4-pro",
+		"mistral medium 3.5":        "mistralai/mistral-medium-3.5",
+		"medium 3.5":                "mistralai/mistral-medium-3.5",
+		"opus 4.5":                  "anthropic/claude-opus-4.5", // pinned, by its alias
+		"anthropic/claude-opus-4.7": "anthropic/claude-opus-4.7",
+		"flash 9":                   "",
+	} {
+		d, err := e.Check(view, Request{Query: q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case want == "" && d.Tracked:
+			t.Errorf("%q: answered %q, want untracked: two models share the name", q, d.Verdict.Headline)
+		case want != "" && (!d.Tracked || d.Model == nil || d.Model.ID != want):
+			t.Errorf("%q: tracked %v, model %+v (%q); want %s", q, d.Tracked, d.Model, d.Verdict.Headline, want)
+		}
+	}
+	// At its maker's service.
+	if d, _ := e.Check(view, Request{Query: "sonnet 4.8"}); d.Service == nil || d.Service.Slug != "anthropic" {
+		t.Errorf("sonnet 4.8 checked at %+v, want anthropic", d.Service)
+	}
+}

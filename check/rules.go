@@ -54,13 +54,18 @@ const (
 	// (rate_limit_exceeded, rate_limit_error): not a provider shedding
 	// load, whatever its page says.
 	errKeyRateLimit errorClass = "key_rate_limit"
+	// errRegion: a 403 whose code says the provider does not serve the
+	// caller's country or region (OpenAI's
+	// unsupported_country_region_territory): not the key, which a plain
+	// 403 would blame.
+	errRegion errorClass = "region"
 )
 
 // codeClasses reads a table's class of code as the rules' class of error.
 var codeClasses = map[catalog.ErrorCodeClass]errorClass{
 	catalog.CodeQuota: errQuota, catalog.CodeConcurrency: errConcurrency, catalog.CodeRateLimit: errKeyRateLimit,
 	catalog.CodeOverloaded: errOverloaded, catalog.CodeServer: errServer, catalog.CodeTimeout: errTimeout,
-	catalog.CodeRequest: errRequest, catalog.CodeAuth: errAuth, catalog.CodeModel: errModel,
+	catalog.CodeRequest: errRequest, catalog.CodeAuth: errAuth, catalog.CodeModel: errModel, catalog.CodeRegion: errRegion,
 }
 
 // ObservedHelp is the detail of a 400 for a bad error parameter: it says
@@ -221,6 +226,7 @@ func checkRules() []rule {
 		model      = []errorClass{errModel}
 		overloaded = []errorClass{errOverloaded}
 		keyLimit   = []errorClass{errKeyRateLimit}
+		region     = []errorClass{errRegion}
 	)
 	h := func(hs ...health) []health { return hs }
 	return []rule{
@@ -245,6 +251,7 @@ func checkRules() []rule {
 		{quota, nil, probeAny, either, advice{fix, client, high, 0, "A quota or billing limit, by the provider's error code: it will not come back by retrying. Add credit or raise the limit, or wait for the quota's reset."}},
 		{inFlight, nil, probeAny, either, advice{fix, client, high, 0, "Too many requests in flight on this key, by the provider's error code: lower your concurrency or queue requests; retrying at once hits the cap again."}},
 		{model, nil, probeAny, either, advice{fix, client, high, 0, "The model does not exist or is not available to this key, by the provider's error code: check its name and your access to it."}},
+		{region, nil, probeAny, either, advice{fix, client, high, 0, "The provider does not serve the country or region your request comes from, by its error code: not your key, and no retry from there mends it. Call it from a country or region it supports."}},
 		{keyLimit, nil, probeAny, either, advice{retry, client, high, 30, "Your key's rate limit, by the provider's error code: back off, honour Retry-After, or raise the limit."}},
 
 		// The provider says it is overloaded: its capacity, not the request.

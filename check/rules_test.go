@@ -164,7 +164,7 @@ func TestRuleTable(t *testing.T) {
 	t.Parallel()
 	rules := checkRules()
 	hit := make([]bool, len(rules))
-	for _, e := range []errorClass{errNone, errAuth, errRequest, errRateLimit, errServer, errTimeout, errConnection, errQuota, errConcurrency, errOverloaded, errModel, errKeyRateLimit} {
+	for _, e := range []errorClass{errNone, errAuth, errRequest, errRateLimit, errServer, errTimeout, errConnection, errQuota, errConcurrency, errOverloaded, errModel, errKeyRateLimit, errRegion} {
 		for _, h := range []health{healthUp, healthDegraded, healthDown, healthMaintenance, healthUnknown, healthStale} {
 			for _, p := range []probeState{probeOK, probeFailing, probeNone, probeOursDown, probeYoursDown, probeRegional} {
 				for _, inc := range []bool{false, true} {
@@ -206,6 +206,7 @@ func rulesMarkdown() string {
 		errNone: "none, 1xx–3xx", errAuth: "401, 403, 407", errRequest: "other 4xx", errRateLimit: "429",
 		errServer: "5xx, 529", errTimeout: "timeout, 408", errConnection: "connection",
 		errQuota: "402, code: quota", errConcurrency: "code: concurrency", errOverloaded: "code: overloaded", errModel: "code: model", errKeyRateLimit: "code: rate_limit",
+		errRegion: "code: region",
 	}
 	var b strings.Builder
 	b.WriteString("| error | status | our probe | incident | action | blame | confidence | retry after |\n")

@@ -32,6 +32,14 @@ type surfaceSubject struct {
 	// catalog's probeUrl of the surface); "" for the API, whose probe is
 	// the service's, and for a surface with no host of its own.
 	probeURL string
+	// components are the page's components of a surface other than the
+	// API, as the snapshot has them; none for the API.
+	components []api.SurfaceComponent
+	// component is the component the query names exactly (named), whose
+	// status sum then carries; surfaceStatus is the surface's own. ""
+	// when the query names the surface.
+	component     string
+	surfaceStatus api.Status
 }
 
 // subject finds the surface id of svc in its summary.
@@ -54,7 +62,7 @@ func subject(svc catalog.Service, sum api.ServiceSummary, id catalog.SurfaceID) 
 		if sf.ID != id {
 			continue
 		}
-		s.sum.Status, s.sum.Basis = sf.Status, sf.Basis
+		s.sum.Status, s.sum.Basis, s.components = sf.Status, sf.Basis, sf.Components
 		for i := range sf.OpenIncidents {
 			s.open = append(s.open, &sf.OpenIncidents[i])
 		}
@@ -62,6 +70,49 @@ func subject(svc catalog.Service, sum api.ServiceSummary, id catalog.SurfaceID) 
 	}
 	s.sum.Status, s.sum.Basis, s.missing = api.Unknown, api.BasisNone, true
 	return s
+}
+
+// named narrows s to the component of its surface that q names exactly,
+// when the surface holds several: by the component's name as the
+// official page writes it, compared as every name is (case, spaces and
+// punctuation aside: "claude.ai", "Claude Cowork"), or by a URL on a
+// host that is the component's name (https://claude.ai/new). The verdict
+// is then that component's status, as the vendor states it: claude.ai
+// down is not the claude.ai surface partly down because Claude Cowork,
+// which the surface also holds, is up. A query that names the surface by
+// another of its names or domains ("claude app", "cowork") keeps the
+// surface's status, as does a component whose status is unknown.
+func (s surfaceSubject) named(q string) surfaceSubject {
+	if len(s.components) < 2 {
+		return s // the surface is its one component, or has none we know
+	}
+	key, host := nameKey(q), hostOf(q)
+	for _, c := range s.components {
+		if c.Status == api.Unknown || !c.Status.Valid() {
+			continue
+		}
+		if key == nameKey(c.Name) || (host != "" && strings.EqualFold(host, c.Name)) {
+			s.component, s.surfaceStatus, s.name = c.Name, s.sum.Status, c.Name
+			s.sum.Status = c.Status
+			return s
+		}
+	}
+	return s
+}
+
+// componentSentence says that the verdict is one component's word, and
+// what the rest of its surface says: "The verdict is the official page's
+// component "claude.ai", which the query names; the claude.ai surface,
+// which also holds Claude Cowork, is partly down (partial outage)."
+func (s surfaceSubject) componentSentence(surface string) string {
+	var others []string
+	for _, c := range s.components {
+		if c.Name != s.component {
+			others = append(others, c.Name)
+		}
+	}
+	return fmt.Sprintf("The verdict is the official page's component %q, which the query names; the %s surface, which also holds %s, is %s.",
+		s.component, surface, api.JoinList(others, " and "), phrase(s.surfaceStatus))
 }
 
 // otherSurfaces are the surfaces of sum other than id that are in trouble.
@@ -99,10 +150,12 @@ func othersSentence(others []api.CheckOtherSurface) string {
 // for the API, verdictDetail's word on the page and our probes; for
 // another surface, that the page gave no word on it (the API's page
 // being read or not says nothing of a surface whose own read succeeded).
-func (s surfaceSubject) detail(service string) string {
+func (s surfaceSubject) detail(service, surface string) string {
 	switch {
 	case s.id == catalog.SurfaceAPI:
 		return verdictDetail(service, s.sum)
+	case s.component != "":
+		return s.componentSentence(surface)
 	case s.missing:
 		return fmt.Sprintf("This snapshot has no status for %s: it was written before surfaces, or the catalog changed since.", s.name)
 	case s.sum.Basis == api.BasisNone && s.probeURL != "":

@@ -196,3 +196,62 @@ func TestSurfaceProbesItsOwnHost(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckNamesAComponent: the vendor's claude.ai component is down
+// while Claude Cowork, in the same claude.ai surface, is up, so the
+// surface reads partial. A query naming the component exactly, by name
+// or by a URL on its host, is answered with the component's word and says
+// so; one naming the surface by another of its names keeps the surface's.
+// The statusline says the same.
+func TestCheckNamesAComponent(t *testing.T) {
+	t.Parallel()
+	engine, view, _ := newTestEngine(t)
+	sum := view.summaries["anthropic"]
+	sum.Surfaces = []api.SurfaceSummary{
+		{ID: catalog.SurfaceAPI, Name: "Anthropic API", Status: api.Operational, Basis: api.BasisOfficial, OpenIncidents: []api.Incident{}},
+		{ID: catalog.SurfaceApp, Name: "claude.ai", Status: api.PartialOutage, Basis: api.BasisOfficial, OpenIncidents: []api.Incident{},
+			Components: []api.SurfaceComponent{{ID: "rwppv331jlwc", Name: "claude.ai", Status: api.MajorOutage},
+				{ID: "bpp5gb3hpjcl", Name: "Claude Cowork", Status: api.Operational}}},
+		{ID: catalog.SurfaceAgent, Name: "Claude Code", Status: api.Operational, Basis: api.BasisOfficial, OpenIncidents: []api.Incident{},
+			Components: []api.SurfaceComponent{{ID: "yyzkbfz2thpt", Name: "Claude Code", Status: api.Operational}}},
+	}
+	view.summaries["anthropic"] = sum
+	for _, tt := range []struct {
+		q                string
+		component        string
+		status           api.Status
+		headline, detail string
+		line             string
+	}{
+		{"claude.ai", "claude.ai", api.MajorOutage, "claude.ai is down (major outage)",
+			`The verdict is the official page's component "claude.ai", which the query names; the claude.ai surface, which also holds Claude Cowork, is partly down (partial outage).`,
+			"🔴 claude.ai major outage"},
+		{"https://claude.ai/new", "claude.ai", api.MajorOutage, "claude.ai is down (major outage)", `component "claude.ai"`, ""},
+		{"Claude Cowork", "Claude Cowork", api.Operational, "Claude Cowork is up",
+			`The verdict is the official page's component "Claude Cowork", which the query names; the claude.ai surface, which also holds claude.ai, is partly down (partial outage).`, ""},
+		// The surface by another of its names: the surface's word.
+		{"claude app", "", api.PartialOutage, "claude.ai is partly down (partial outage)", "", "🟠 claude.ai partial outage"},
+		{"cowork", "", api.PartialOutage, "claude.ai is partly down", "", ""},
+		// A surface of one component is that component.
+		{"claude code", "", api.Operational, "Claude Code is up", "", ""},
+	} {
+		doc, err := engine.Check(view, Request{Query: tt.q})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := doc.Verdict
+		if doc.Surface == nil || doc.Surface.Component != tt.component || *doc.Status != tt.status ||
+			!strings.HasPrefix(v.Headline, tt.headline) || !strings.Contains(v.Detail, tt.detail) {
+			t.Errorf("%s: surface %+v, status %s, %q / %q; want component %q, %s, %q / %q",
+				tt.q, doc.Surface, *doc.Status, v.Headline, v.Detail, tt.component, tt.status, tt.headline, tt.detail)
+		}
+		if tt.component == "" && strings.Contains(v.Detail, "component") {
+			t.Errorf("%s: a query naming the surface is told of a component: %q", tt.q, v.Detail)
+		}
+		if tt.line != "" {
+			if line, err := engine.Statusline(view, []string{tt.q}); err != nil || !strings.HasPrefix(line, tt.line) {
+				t.Errorf("%s: statusline %q %v, want %q…", tt.q, line, err, tt.line)
+			}
+		}
+	}
+}

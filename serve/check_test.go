@@ -366,15 +366,17 @@ func TestCheckCodeParameters(t *testing.T) {
 }
 
 // /check?code= without error=: an SDK's or a gRPC error carries a code and
-// no HTTP status. The code is accepted alone and read on its own, the most
-// severe of its rows; it is no crowd report (no error was sent).
+// no HTTP status. The code is accepted alone and read on its own, as its
+// row for the status the provider sends it with most; it is no crowd
+// report (no error was sent).
 func TestCheckCodeAlone(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, 0)
 	for _, tt := range []struct {
 		query, action, says string
 	}{
-		{"q=gemini&code=RESOURCE_EXHAUSTED", "fix_client", "a quota or billing limit (https://ai.google.dev/gemini-api/docs/generate-content/api-errors). Without the HTTP status"},
+		{"q=gemini&code=RESOURCE_EXHAUSTED", "retry", "a transient rate limit (https://ai.google.dev/gemini-api/docs/generate-content/api-errors). Without the HTTP status"},
+		{"q=gemini&error=402&code=RESOURCE_EXHAUSTED", "fix_client", "a quota or billing limit"},
 		{"q=gemini&error=429&code=RESOURCE_EXHAUSTED", "retry", "a transient rate limit"},
 		{"q=anthropic&code=rate_limit_error", "retry", "a transient rate limit"},
 	} {

@@ -62,7 +62,7 @@ type from the provider's error body (insufficient_quota, overloaded_error,
 RESOURCE_EXHAUSTED), or the exception an SDK raised (ThrottlingException):
 a quota is not a rate limit, and an overload is not your fault. --code
 works without --error too: a code that came without an HTTP status is
-read by itself, as the most severe of its meanings. With --retry-after, the Retry-After you got. The exit code
+read by itself, as the provider sends it most often. With --retry-after, the Retry-After you got. The exit code
 still says the service's status, not the advice.`,
 		Example: `  aistatus check openai
   aistatus check https://api.anthropic.com/v1/messages

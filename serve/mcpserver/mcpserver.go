@@ -295,7 +295,7 @@ func New(client API, version string, opts ...Option) *mcp.Server {
 			"While the service is down or the advice is to wait or fail over, verdict.pollAfterSeconds says when to check again " +
 			"and verdict.resumeWhen what ends the wait, with the event (service.recovered, incident.resolved, …) that marks it. " +
 			"Pass code (the error code or type in the provider's error body, or an SDK's exception name such as ThrottlingException) to tell a quota " +
-			"from a rate limit from an overload, with error or alone: a code without an HTTP status is read by itself, as the most severe of its meanings. " +
+			"from a rate limit from an overload, with error or alone: a code without an HTTP status is read by itself, as the provider sends it most often. " +
 			"For one model (e.g. query claude-sonnet-4.5, or query bedrock with model claude-sonnet-4.5), the verdict is the model's at that " +
 			"service from the model's own sources (model.providers: the vendor's status-page component, or a model gateway's uptime of its own " +
 			"traffic over 5 minutes — the gateway's traffic, not your key's), never the service's status; the alternatives are the other " +
