@@ -56,7 +56,7 @@ func TestRealCapturesPlaceEveryComponent(t *testing.T) {
 			read++
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				for _, p := range placeComponents(t, svc, name) {
+				for _, p := range placeComponents(t, svc, name, realDoc(t, name)) {
 					t.Error(p)
 				}
 			})
@@ -67,13 +67,46 @@ func TestRealCapturesPlaceEveryComponent(t *testing.T) {
 	}
 }
 
-// placeComponents reads a capture as svc's page and lists each component
-// placed in no surface or in more than one.
-func placeComponents(t *testing.T, svc catalog.Service, capture string) []string {
+// TestRotatedSubsetPlacesOnce reads OpenAI's real summary as a read of its
+// rotating subset that carries none of the agent's components: the capture
+// without "Codex API" and "VS Code extension", nothing else changed. The
+// agent's scope then places components by its names, by word; "Codex in
+// ChatGPT Desktop", which the app's scope lists by id, must stay the app's
+// alone and not be the coding agent's too by the word "Codex".
+func TestRotatedSubsetPlacesOnce(t *testing.T) {
+	t.Parallel()
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, ok := cat.Lookup("openai")
+	if !ok {
+		t.Fatal("openai is not in the catalog")
+	}
+	const capture = "incidentio-openai-20260722.json"
+	rotated := edited(t, capture, func(doc jdoc) {
+		var kept []any
+		for _, c := range list(t, doc, "components") {
+			if name := c["name"].(string); name != "Codex API" && name != "VS Code extension" {
+				kept = append(kept, c)
+			}
+		}
+		if len(kept) != len(list(t, doc, "components"))-2 {
+			t.Fatal("the capture no longer lists Codex API and VS Code extension once each")
+		}
+		doc["components"] = kept
+	})
+	for _, p := range placeComponents(t, svc, capture+" without the agent's components", rotated) {
+		t.Error(p)
+	}
+}
+
+// placeComponents reads a document (named capture) as svc's page and lists
+// each component placed in no surface or in more than one.
+func placeComponents(t *testing.T, svc catalog.Service, capture string, body []byte) []string {
 	t.Helper()
-	body := realDoc(t, capture)
 	ctype := "application/json"
-	switch filepath.Ext(capture) {
+	switch filepath.Ext(strings.Fields(capture)[0]) {
 	case ".xml":
 		ctype = "application/rss+xml"
 	case ".html":

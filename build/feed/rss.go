@@ -81,7 +81,7 @@ func parseRSS(data []byte, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	s := newScoper(svc.Feed.Scope, nil, false)
+	s := newScoper(svc.Feed.Scope, nil, false, pageScopes(svc)...)
 	usable := entries[:0]
 	for _, e := range entries {
 		if e.title != "" && !e.published.IsZero() && !rssTestPost(e.title) && s.incident(e.title+"\n"+e.tags, nil) {

@@ -11,6 +11,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -37,11 +38,17 @@ type SurfaceResult struct {
 // surface's scope, cleaned as Read cleans. Give it the client Read used,
 // made with Memo, so that no document is fetched twice. A surface that
 // fails is an error in its result, never a failure of the others.
+//
+// A surface's read sees the page through the surface's scope, and the
+// page's other scopes (the API's among them) as the service's surfaces: a
+// component one of them selects by id is never this one's by a name.
 func ReadSurfaces(ctx context.Context, a Adapter, req Request) []SurfaceResult {
 	out := make([]SurfaceResult, 0, len(req.Service.Surfaces))
-	for _, sf := range req.Service.Surfaces {
+	for i, sf := range req.Service.Surfaces {
 		r := req
 		r.Service.Feed.Scope = sf.Scope
+		r.Service.Surfaces = slices.Clone(req.Service.Surfaces)
+		r.Service.Surfaces[i] = catalog.Surface{ID: catalog.SurfaceAPI, Name: req.Service.Name, Scope: req.Service.Feed.Scope}
 		res, _, err := Read(ctx, a, r)
 		if err != nil {
 			out = append(out, SurfaceResult{ID: sf.ID, Status: api.Unknown, Err: err})
