@@ -23,8 +23,9 @@ import (
 // that each component the page lists is in exactly one of the API's scope,
 // one surface's scope or the service's otherComponents. A component that
 // the API's scope excludes by name still needs a place. Group rows are not
-// components: the readers leave them out. A capture that lists no
-// components (an RSS feed, an Instatus summary) has nothing to place.
+// components: the readers leave them out. The tags of a feed's items
+// (xAI's "[Voice]") are its components and are placed the same way. A
+// capture that lists neither (an Instatus summary) has nothing to place.
 func TestRealCapturesPlaceEveryComponent(t *testing.T) {
 	t.Parallel()
 	cat, err := catalog.Default()
@@ -141,9 +142,15 @@ func placeComponents(t *testing.T, svc catalog.Service, capture string, body []b
 	}
 	key := func(c api.Component) string { return c.ID + "\x00" + c.Name }
 	places := map[string][]string{}
+	tagPlaces := map[string][]string{}
 	for _, c := range res.Components {
 		if c.InScope {
 			places[key(c)] = append(places[key(c)], string(catalog.SurfaceAPI))
+		}
+	}
+	for _, tag := range res.Tags {
+		if tag.InScope {
+			tagPlaces[tag.Name] = append(tagPlaces[tag.Name], string(catalog.SurfaceAPI))
 		}
 	}
 	for _, r := range ReadSurfaces(context.Background(), a, req) {
@@ -153,8 +160,24 @@ func placeComponents(t *testing.T, svc catalog.Service, capture string, body []b
 		for _, c := range r.Components {
 			places[key(c)] = append(places[key(c)], string(r.ID))
 		}
+		for _, tag := range r.Tags {
+			tagPlaces[tag] = append(tagPlaces[tag], string(r.ID))
+		}
 	}
 	var problems []string
+	// A feed's tags are its components: each in exactly one place too.
+	for _, tag := range res.Tags {
+		where := tagPlaces[tag.Name]
+		for _, o := range svc.OtherComponents {
+			if o.Matches("", tag.Name) {
+				where = append(where, "other")
+			}
+		}
+		if len(where) != 1 {
+			problems = append(problems, fmt.Sprintf("%s: %s: tag [%s] is placed in %d of api, app, agent, console and other %v, want exactly one",
+				capture, svc.Slug, tag.Name, len(where), where))
+		}
+	}
 	for _, c := range res.Components {
 		where := places[key(c)]
 		for _, o := range svc.OtherComponents {

@@ -82,6 +82,7 @@ func parseRSS(data []byte, req Request) (Result, error) {
 		return Result{}, err
 	}
 	s := newScoper(svc.Feed.Scope, nil, false, pageScopes(svc)...)
+	res := Result{Status: api.Operational, Tags: rssTags(entries, s)}
 	usable := entries[:0]
 	for _, e := range entries {
 		if e.title != "" && !e.published.IsZero() && !rssTestPost(e.title) && s.incident(e.title+"\n"+e.tags, nil) {
@@ -97,7 +98,6 @@ func parseRSS(data []byte, req Request) (Result, error) {
 			links[e.link]++
 		}
 	}
-	res := Result{Status: api.Operational}
 	seen := map[string]bool{}
 	for _, e := range events {
 		if e.published.After(now.Add(api.IncidentFutureSlack)) {
@@ -196,6 +196,25 @@ func rssRegion(title string) string {
 		return strings.TrimSpace(m[1])
 	}
 	return ""
+}
+
+// rssTags are the tags of the feed's items (every item's, whatever its
+// date: a tag is what the feed posts for, placed or not), each once, in
+// the feed's order, and whether the scope takes an item posted for that
+// tag alone ("[Voice]"). The scope's keywords decide, as they do for the
+// items.
+func rssTags(entries []rssEntry, s scoper) []Tag {
+	var tags []Tag
+	seen := map[string]bool{}
+	for _, e := range entries {
+		name := strings.Join(strings.Fields(rssRegion(e.title)), " ")
+		if name == "" || seen[name] {
+			continue
+		}
+		seen[name] = true
+		tags = append(tags, Tag{Name: name, InScope: s.incident("["+name+"]", nil)})
+	}
+	return tags
 }
 
 // rssAddRegion adds region to regions unless it is empty or there already.

@@ -366,9 +366,11 @@ func TestRSSRealXAIEvents(t *testing.T) {
 		// A fresh instance lists everything the feed carries back to the
 		// 90 days the history keeps: the 3 h 39 min outage of 3 September
 		// and the incident of 17 August too, not the last 30 days only.
+		// Voice, xAI's voice API, is the API's.
 		{"October: regions under one guid, back 90 days", oct, octNow, []want{
+			{"xai-ps_f64984fa7d669b08", "[Voice] Enterprise Voice Degraded", "2026-10-06T20:03:18Z", "2026-10-06T20:03:29Z"},
 			{"xai-INC578e0bc8", "[Global (api.x.ai), US (us.api.x.ai)] Outages across API, Grok.com, and Grok Build", "2026-09-22T01:02:42Z", "2026-09-22T01:28:30Z"},
-			{"xai-INC698e276c", "[Global (api.x.ai), US (us.api.x.ai)] Enterprise Voice Degraded", "2026-09-10T07:03:52Z", "2026-09-10T07:15:52Z"},
+			{"xai-INC698e276c", "[Global (api.x.ai), US (us.api.x.ai), Voice] Enterprise Voice Degraded", "2026-09-10T07:03:52Z", "2026-09-10T07:15:52Z"},
 			{"xai-INC72f6dd00", "[Global (api.x.ai), US (us.api.x.ai)] Models outage", "2026-09-03T13:30:00Z", "2026-09-03T17:09:14Z"},
 			{"xai-INC5a3245c3", "[Global (api.x.ai), US (us.api.x.ai)] grok-4.6 and grok-4.5 high error rate", "2026-08-17T21:57:27Z", "2026-08-17T23:28:05Z"},
 		}},
@@ -463,6 +465,34 @@ func TestRSSEvents(t *testing.T) {
 			}
 			if inc.Headline != tt.headline || inc.Severity != tt.severity || end != tt.end {
 				t.Errorf("got %q %s ended %q, want %q %s ended %q", inc.Headline, inc.Severity, end, tt.headline, tt.severity, tt.end)
+			}
+		})
+	}
+}
+
+// TestRSSRealXAITags: the tags of status.x.ai's items, each once in the
+// feed's order, and which the API's scope takes: the api.x.ai regions and
+// Voice, xAI's voice API, not the apps, Grok Build or the console.
+func TestRSSRealXAITags(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		capture string
+		now     time.Time
+		want    []Tag
+	}{
+		{"rss-xai-20261007.xml", time.Date(2026, 10, 7, 1, 0, 0, 0, time.UTC), []Tag{
+			{"grok.com", false}, {"Voice", true}, {"Global (api.x.ai)", true}, {"US (us.api.x.ai)", true},
+			{"Grok (Build)", false}, {"Grok (Android)", false}, {"Grok in X", false}, {"Grok (iOS)", false},
+			{"Grok (Office/Workspace Plugins)", false},
+		}},
+		{"rss-xai-20260903.xml", time.Date(2026, 9, 3, 17, 10, 57, 0, time.UTC), []Tag{
+			{"Grok (iOS)", false}, {"API (us-east-1.api.x.ai)", true}, {"API Console", false},
+		}},
+	} {
+		t.Run(tt.capture, func(t *testing.T) {
+			res := readXAI(t, realDoc(t, tt.capture), tt.now)
+			if !slices.Equal(res.Tags, tt.want) {
+				t.Errorf("tags\n got %+v\nwant %+v", res.Tags, tt.want)
 			}
 		})
 	}

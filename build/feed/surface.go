@@ -28,6 +28,8 @@ type SurfaceResult struct {
 	Incidents []api.Incident
 	// Components are the page's components in the surface's scope.
 	Components []api.Component
+	// Tags are the names of the feed's tags in the surface's scope.
+	Tags []string
 	// Err is why the surface could not be read (the page failed, or
 	// nothing on it is in the surface's scope); nil when it was.
 	Err error
@@ -60,7 +62,13 @@ func ReadSurfaces(ctx context.Context, a Adapter, req Request) []SurfaceResult {
 				in = append(in, c)
 			}
 		}
-		out = append(out, SurfaceResult{ID: sf.ID, Status: res.Status, Incidents: res.Incidents, Components: in})
+		var tags []string
+		for _, tag := range res.Tags {
+			if tag.InScope {
+				tags = append(tags, tag.Name)
+			}
+		}
+		out = append(out, SurfaceResult{ID: sf.ID, Status: res.Status, Incidents: res.Incidents, Components: in, Tags: tags})
 	}
 	return out
 }
