@@ -169,22 +169,30 @@ type FeedSource struct {
 	RosterChangedAt *time.Time `json:"rosterChangedAt,omitempty"`
 	RosterAdded     []string   `json:"rosterAdded,omitempty"`
 	RosterRemoved   []string   `json:"rosterRemoved,omitempty"`
-	// Unplaced are the components the page lists that the catalog places
-	// nowhere (not in the API's scope, no surface's, not in
-	// otherComponents): components added since the catalog was written,
-	// which count for no status until someone places them. Only for a
-	// service whose catalog places its components (it has surfaces or
-	// otherComponents).
+	// Unplaced are the components the page lists, and the tags of a feed's
+	// items, that the catalog places nowhere (not in the API's scope, no
+	// surface's, not in otherComponents): added since the catalog was
+	// written, they count for no status until someone places them. Only
+	// for a service whose catalog places its components (it has surfaces
+	// or otherComponents).
 	Unplaced []UnplacedComponent `json:"unplaced,omitempty"`
 }
 
-// UnplacedComponent is a component of an official page that the catalog
-// places nowhere, and since when the build has seen it there.
+// UnplacedComponent is a component of an official page, or a tag of a
+// feed's items, that the catalog places nowhere, and since when the build
+// has seen it there.
 type UnplacedComponent struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
+	// ID is the page's id for a component; empty for a tag.
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Kind is UnplacedTag for a tag of the feed's items (xAI's "[Voice]"),
+	// what a feed of events has for components; empty for a component.
+	Kind      string    `json:"kind,omitempty"`
 	FirstSeen time.Time `json:"firstSeen"`
 }
+
+// UnplacedTag is the Kind of an unplaced tag.
+const UnplacedTag = "tag"
 
 // FailureKind classifies a failed read of an official feed, so that a
 // source that moved or changed shape is told apart from a passing error.

@@ -30,7 +30,10 @@ type Observation struct {
 	Incidents []api.Incident
 	// Components are the page's components, marked in or out of scope.
 	Components []api.Component
-	Probe      api.ProbeSource
+	// Tags are the tags of the feed's items, marked in or out of scope
+	// (feed.Result.Tags).
+	Tags  []feed.Tag
+	Probe api.ProbeSource
 	// Surfaces are the service's other surfaces as the page declared them
 	// this cycle, in catalog order; nil without a page to read.
 	Surfaces []feed.SurfaceResult

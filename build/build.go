@@ -230,7 +230,7 @@ func observe(ctx context.Context, opts Options, svc catalog.Service) Observation
 	wg.Go(func() {
 		var res feed.Result
 		o.Feed, res, o.Surfaces = readFeed(ctx, opts, svc)
-		o.Incidents, o.Components, o.Timeline = res.Incidents, res.Components, res.Timeline
+		o.Incidents, o.Components, o.Tags, o.Timeline = res.Incidents, res.Components, res.Tags, res.Timeline
 	})
 	wg.Go(func() { o.Probe = probeAPI(ctx, opts, svc) })
 	wg.Go(func() { o.Completions = measureCompletions(ctx, opts, svc) })

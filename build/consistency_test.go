@@ -3,6 +3,7 @@ package build
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -406,9 +407,10 @@ func modelRowText(n *html.Node, id string) string {
 	})
 }
 
-// facadeRank orders statuses as the façade's indicator weighs them (unknown
-// above operational, below any trouble), and indicatorWords are its
-// indicator for the worst (docs/api.md, the Statuspage façade).
+// facadeRank orders statuses as the façade's indicator weighs them (an
+// unknown API above operational, below any trouble; an unknown surface not
+// at all), and indicatorWords are its indicator for the worst (docs/api.md,
+// the Statuspage façade).
 var (
 	facadeRank     = map[api.Status]int{api.Operational: 0, api.Unknown: 1, api.Maintenance: 2, api.Degraded: 3, api.PartialOutage: 4, api.MajorOutage: 5}
 	indicatorWords = map[api.Status]string{api.Operational: "none", api.Unknown: "minor", api.Maintenance: "maintenance",
@@ -421,7 +423,7 @@ var (
 // the façade's group, and /check and the statusline where queries (or, for
 // the API, the slug) name it; for a model, models.json and /metrics; for a
 // model at a service, /check of the model there. Each façade's indicator
-// must be the worst of its service's subjects. It returns the situation's
+// must be the worst of its service's subjects that it shows. It returns the situation's
 // statuses by subject id.
 func (o outputs) agreeWithSituation(queries map[string]string) map[string]api.Status {
 	t := o.t
@@ -444,10 +446,16 @@ func (o outputs) agreeWithSituation(queries map[string]string) map[string]api.St
 					t.Errorf("%s: the statusline says %q, the situation %s", sub.ID, line, sub.Status)
 				}
 			}
-			if f := o.facade[sub.ID]; f != facadeWords[sub.Status] {
+			// A surface other than the API is left out of the façade,
+			// and of its indicator, while its status is unknown.
+			facade := facadeWords[sub.Status]
+			if sub.Kind == api.SubjectSurface && sub.Status == api.Unknown {
+				facade = ""
+			}
+			if f := o.facade[sub.ID]; f != facade {
 				t.Errorf("%s: the façade says %q, the situation %s", sub.ID, f, sub.Status)
 			}
-			if w, ok := worst[sub.Service]; !ok || facadeRank[sub.Status] > facadeRank[w] {
+			if w, ok := worst[sub.Service]; facade != "" && (!ok || facadeRank[sub.Status] > facadeRank[w]) {
 				worst[sub.Service] = sub.Status
 			}
 		case api.SubjectModel:
@@ -654,4 +662,88 @@ func TestOutputsSayTheCrowdSurge(t *testing.T) {
 			t.Errorf("/metrics lacks %s", sample)
 		}
 	}
+}
+
+// TestFacadeLeavesUnknownSurfacesOut serves Cohere's real summary of
+// 2026-07-23 without its Coral and Playground components (a read of the
+// page that carries no component of the app's nor of the console's,
+// nothing else changed) through full builds. The API is operational (every
+// model is; the incident is the dashboard's), the app and the console
+// unknown. The façade must not raise Cohere's indicator, nor say "Status
+// Unknown: aistatus cannot tell whether the service is up", for surfaces
+// it cannot read: it says none, "All Systems Operational", of the API
+// group it lists, and names the two in aistatus.unknownSurfaces.
+func TestFacadeLeavesUnknownSurfacesOut(t *testing.T) {
+	t.Parallel()
+	real, err := os.ReadFile(filepath.Join("feed", "testdata", "real", "incidentio-cohere-20260723.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(real, &doc); err != nil {
+		t.Fatal(err)
+	}
+	comps, _ := doc["components"].([]any)
+	kept := slices.DeleteFunc(slices.Clone(comps), func(c any) bool {
+		name, _ := c.(map[string]any)["name"].(string)
+		return name == "Coral" || name == "Playground"
+	})
+	if len(kept) != len(comps)-2 {
+		t.Fatal("the capture no longer lists Coral and Playground once each")
+	}
+	doc["components"] = kept
+	page, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	b := newPageBuilds(t, "cohere", page)
+	b.cycle()
+	got := map[catalog.SurfaceID]api.Status{}
+	for _, sf := range b.service("cohere").Surfaces {
+		got[sf.ID] = sf.Status
+	}
+	if want := map[catalog.SurfaceID]api.Status{"api": api.Operational, "app": api.Unknown, "console": api.Unknown}; !maps.Equal(got, want) {
+		t.Fatalf("surfaces %v, want %v", got, want)
+	}
+	var summary struct {
+		Status     spStatusDoc `json:"status"`
+		Components []struct {
+			ID, Status string
+			GroupID    *string `json:"group_id"`
+		} `json:"components"`
+		AIStatus struct {
+			Status          api.Status `json:"status"`
+			UnknownSurfaces []string   `json:"unknownSurfaces"`
+			Surfaces        map[string]struct {
+				Status api.Status `json:"status"`
+			} `json:"surfaces"`
+		} `json:"aistatus"`
+	}
+	b.read(site.StatuspageDir("cohere")+"/summary.json", &summary)
+	if want := (spStatusDoc{"none", "All Systems Operational"}); summary.Status != want {
+		t.Errorf("status %+v, want %+v: the API is operational, and nothing else is shown", summary.Status, want)
+	}
+	for _, c := range summary.Components {
+		if c.ID != "cohere" && (c.GroupID == nil || *c.GroupID != "cohere") {
+			t.Errorf("component %s (group %v) listed: only the API's group and its members are known", c.ID, c.GroupID)
+		}
+		if c.Status != "operational" {
+			t.Errorf("component %s is %s, want operational", c.ID, c.Status)
+		}
+	}
+	if len(summary.Components) == 0 {
+		t.Error("no component listed: the API's group is")
+	}
+	a := summary.AIStatus
+	if !slices.Equal(a.UnknownSurfaces, []string{"cohere/app", "cohere/console"}) || a.Status != api.Operational ||
+		a.Surfaces["cohere/app"].Status != api.Unknown || a.Surfaces["cohere/console"].Status != api.Unknown {
+		t.Errorf("aistatus %+v, want the API operational and cohere/app, cohere/console unknown and left out", a)
+	}
+}
+
+// spStatusDoc is a Statuspage v2 page status.
+type spStatusDoc struct {
+	Indicator   string `json:"indicator"`
+	Description string `json:"description"`
 }

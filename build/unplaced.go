@@ -10,6 +10,11 @@ package build
 // like a change of the roster, until it leaves the page or the catalog
 // places it.
 //
+// A feed of events has no components but may tag its items with what they
+// are posted for (xAI's "[Voice]"): those tags are placed the same way (by
+// the scopes' keywords, or by name in otherComponents), and a tag in no
+// place is unplaced too, with kind "tag" and no id.
+//
 // A service whose API scope is the whole page (Cohere: every component but
 // those it excludes by name) places a new component in the API by that
 // rule, which is the catalog's word: it counts for the API and is not
@@ -32,16 +37,18 @@ func placesComponents(svc catalog.Service) bool {
 	return len(svc.Surfaces) > 0 || len(svc.OtherComponents) > 0
 }
 
-// unplacedOnPage lists the components of this cycle's read of the page
-// that are in no place. ok is false when that cannot be told: the page was
-// not read, or a surface's read failed for a reason other than its scope
-// matching nothing (its components are then unknown, not absent).
-func unplacedOnPage(svc catalog.Service, o Observation) (unplaced []api.Component, ok bool) {
+// unplacedOnPage lists the components and tags of this cycle's read of
+// the page that are in no place (FirstSeen unset). ok is false when that
+// cannot be told: the page was not read, or a surface's read failed for a
+// reason other than its scope matching nothing (its components are then
+// unknown, not absent).
+func unplacedOnPage(svc catalog.Service, o Observation) (unplaced []api.UnplacedComponent, ok bool) {
 	if o.Feed.State != api.FeedOK {
 		return nil, false
 	}
 	placed := map[string]bool{}
 	key := func(c api.Component) string { return c.ID + "\x00" + c.Name }
+	tagKey := func(name string) string { return api.UnplacedTag + "\x00" + name }
 	for _, r := range o.Surfaces {
 		if r.Err != nil && feed.Kind(r.Err) != api.FailureScope {
 			return nil, false
@@ -49,20 +56,30 @@ func unplacedOnPage(svc catalog.Service, o Observation) (unplaced []api.Componen
 		for _, c := range r.Components {
 			placed[key(c)] = true
 		}
+		for _, tag := range r.Tags {
+			placed[tagKey(tag)] = true
+		}
 	}
 	for _, c := range o.Components {
-		if c.InScope || placed[key(c)] || otherComponent(svc, c) {
+		if c.InScope || placed[key(c)] || otherComponent(svc, c.ID, c.Name) {
 			continue
 		}
 		placed[key(c)] = true // listed once, even if the page repeats it
-		unplaced = append(unplaced, c)
+		unplaced = append(unplaced, api.UnplacedComponent{ID: c.ID, Name: c.Name})
+	}
+	for _, tag := range o.Tags {
+		if tag.InScope || placed[tagKey(tag.Name)] || otherComponent(svc, "", tag.Name) {
+			continue
+		}
+		placed[tagKey(tag.Name)] = true
+		unplaced = append(unplaced, api.UnplacedComponent{Name: tag.Name, Kind: api.UnplacedTag})
 	}
 	return unplaced, true
 }
 
-func otherComponent(svc catalog.Service, c api.Component) bool {
+func otherComponent(svc catalog.Service, id, name string) bool {
 	for _, o := range svc.OtherComponents {
-		if o.Matches(c.ID, c.Name) {
+		if o.Matches(id, name) {
 			return true
 		}
 	}
@@ -83,12 +100,16 @@ func trackUnplaced(fh *history.FeedHealth, svc catalog.Service, o Observation, n
 		return
 	}
 	var kept []api.UnplacedComponent
-	for _, c := range found {
-		u := api.UnplacedComponent{ID: c.ID, Name: c.Name, FirstSeen: now}
-		if i := indexUnplaced(fh.Unplaced, c); i >= 0 {
+	for _, u := range found {
+		u.FirstSeen = now
+		switch i := indexUnplaced(fh.Unplaced, u); {
+		case i >= 0:
 			u.FirstSeen = fh.Unplaced[i].FirstSeen
-		} else {
-			log.Warn().Str("service", svc.Slug).Str("component", c.Name).Str("id", c.ID).
+		case u.Kind == api.UnplacedTag:
+			log.Warn().Str("service", svc.Slug).Str("tag", u.Name).
+				Msg("a tag of the official feed's items is in no place (not the API's scope, no surface's, not otherComponents): its items count for no status until the catalog places it")
+		default:
+			log.Warn().Str("service", svc.Slug).Str("component", u.Name).Str("id", u.ID).
 				Msg("a component of the official page is in no place (not the API's scope, no surface's, not otherComponents): it counts for no status until the catalog places it")
 		}
 		kept = append(kept, u)
@@ -96,9 +117,9 @@ func trackUnplaced(fh *history.FeedHealth, svc catalog.Service, o Observation, n
 	fh.Unplaced = kept
 }
 
-func indexUnplaced(list []api.UnplacedComponent, c api.Component) int {
-	for i, u := range list {
-		if u.ID == c.ID && u.Name == c.Name {
+func indexUnplaced(list []api.UnplacedComponent, u api.UnplacedComponent) int {
+	for i, v := range list {
+		if v.ID == u.ID && v.Name == u.Name && v.Kind == u.Kind {
 			return i
 		}
 	}

@@ -139,6 +139,56 @@ func TestUnplacedComponentsThroughBuilds(t *testing.T) {
 	}
 }
 
+// TestUnplacedTagsThroughBuilds serves xAI's real feed of 2026-10-07
+// through full builds with xAI's catalog entry: every tag of its items is
+// placed (Voice, xAI's voice API, in the API's scope) and none is
+// unplaced. With the entry as it was before Voice was placed, the [Voice]
+// tag is in no place: sources.json lists it under xAI's feed as unplaced,
+// kind tag, without an id, with the firstSeen of its first build, kept
+// over the next, logged once; it is dropped once the catalog places it.
+func TestUnplacedTagsThroughBuilds(t *testing.T) {
+	t.Parallel()
+	real, err := os.ReadFile(filepath.Join("feed", "testdata", "real", "rss-xai-20261007.xml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const tagLogged = "a tag of the official feed's items is in no place"
+
+	placed := newPageBuilds(t, "xai", real)
+	placed.cycle()
+	if u := placed.sources("xai").Feed.Unplaced; len(u) != 0 {
+		t.Errorf("unplaced %+v with the catalog's entry, want none", u)
+	}
+	if n := placed.logged(tagLogged); n != 0 {
+		t.Errorf("logged %d times, want none:\n%s", n, placed.logs())
+	}
+
+	b := newPageBuilds(t, "xai", real)
+	withVoice := b.cat.Services[0]
+	before := withVoice
+	before.Feed.Scope.IncidentKeywords = slices.DeleteFunc(slices.Clone(withVoice.Feed.Scope.IncidentKeywords),
+		func(k string) bool { return k == "[Voice]" })
+	if len(before.Feed.Scope.IncidentKeywords) == len(withVoice.Feed.Scope.IncidentKeywords) {
+		t.Fatal("the catalog's xAI scope does not place [Voice]")
+	}
+	b.cat.Services[0] = before
+	firstSeen := b.clock.Now()
+	b.cycle()
+	b.cycle()
+	want := []api.UnplacedComponent{{Name: "Voice", Kind: api.UnplacedTag, FirstSeen: firstSeen}}
+	if got := b.sources("xai").Feed.Unplaced; !slices.Equal(got, want) {
+		t.Errorf("sources.json xai feed.unplaced = %+v, want %+v", got, want)
+	}
+	if n := b.logged(tagLogged); n != 1 {
+		t.Errorf("logged %d times over two builds, want once:\n%s", n, b.logs())
+	}
+	b.cat.Services[0] = withVoice
+	b.cycle()
+	if u := b.sources("xai").Feed.Unplaced; len(u) != 0 {
+		t.Errorf("unplaced %+v once the catalog places Voice, want none", u)
+	}
+}
+
 // withComponent returns the page with one more component: a copy of its
 // first, with c's id and name and the status given in the page's words.
 func withComponent(t *testing.T, page []byte, c api.Component, status string) []byte {

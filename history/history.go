@@ -152,9 +152,9 @@ type FeedHealth struct {
 	RosterChangedAt time.Time `json:"rosterChangedAt,omitzero"`
 	RosterAdded     []string  `json:"rosterAdded,omitempty"`
 	RosterRemoved   []string  `json:"rosterRemoved,omitempty"`
-	// Unplaced are the page's components in no place at the last good
-	// read, each with when it was first seen: kept so that firstSeen
-	// stays put and a component is announced once.
+	// Unplaced are the page's components, and its feed's tags, in no
+	// place at the last good read, each with when it was first seen: kept
+	// so that firstSeen stays put and each is announced once.
 	Unplaced []api.UnplacedComponent `json:"unplaced,omitempty"`
 }
 

@@ -141,7 +141,7 @@ func parseAWSHealth(data []byte, req Request) (Result, error) {
 	for _, ev := range events {
 		all = append(all, services(ev)...)
 	}
-	s := newScoper(svc.Feed.Scope, all, true)
+	s := newScoper(svc.Feed.Scope, all, true, pageScopes(svc)...)
 	res := Result{Status: api.Operational}
 	disrupted := map[string]bool{} // regions at status 3
 	seen := map[string]bool{}

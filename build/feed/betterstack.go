@@ -176,7 +176,7 @@ func parseBetterStack(data []byte, req Request) (Result, error) {
 		}
 		decoded = append(decoded, r)
 	}
-	s := newScoper(svc.Feed.Scope, refs, true)
+	s := newScoper(svc.Feed.Scope, refs, true, pageScopes(svc)...)
 	status, err := scopeComponents(svc, s, comps, refs)
 	if err != nil {
 		return Result{}, err

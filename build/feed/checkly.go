@@ -75,7 +75,7 @@ func parseCheckly(data []byte, req Request) (Result, error) {
 		}
 		return refs
 	}
-	s := newScoper(svc.Feed.Scope, nil, false)
+	s := newScoper(svc.Feed.Scope, nil, false, pageScopes(svc)...)
 	st := api.Operational
 	var out []api.Incident
 	for _, in := range *list {

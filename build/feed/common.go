@@ -64,6 +64,9 @@ func clean(svc catalog.Service, res Result, now time.Time) (Result, []string) {
 			res.Components[i].Status = api.Unknown
 		}
 	}
+	for i, tag := range res.Tags {
+		res.Tags[i].Name = api.CleanText(tag.Name, maxComponentName)
+	}
 	if !res.Status.Valid() {
 		res.Status = api.Unknown
 	}

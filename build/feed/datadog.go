@@ -94,7 +94,7 @@ func parseDatadog(data []byte, req Request) (Result, error) {
 		}
 	}
 	walk(*doc.Components, ddComponent{})
-	s := newScoper(svc.Feed.Scope, refs, true)
+	s := newScoper(svc.Feed.Scope, refs, true, pageScopes(svc)...)
 	status, err := scopeComponents(svc, s, comps, refs)
 	if err != nil {
 		return Result{}, err

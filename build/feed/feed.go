@@ -58,12 +58,24 @@ type Result struct {
 	// Components are every component the page lists, each marked in or out
 	// of scope; nil for formats without components.
 	Components []api.Component
+	// Tags are what a feed of events posts its items for, where it says
+	// (xAI's "[Voice]" before a title), each once and marked in or out of
+	// scope: a feed's own components, placed like the page's. Nil for
+	// formats without tags.
+	Tags []Tag
 	// Timeline is set when Incidents are the page's incident timeline:
 	// every in-scope incident, resolved ones with their end, back to
 	// Timeline.Since. Nil for a feed that lists only what is open now (its
 	// silence about a past hour proves nothing), or one of whose incidents
 	// could not be read. history.ServiceHistory.CreditTimeline rests on it.
 	Timeline *Timeline
+}
+
+// Tag is one tag of a feed's items: the product or region an item is
+// posted for.
+type Tag struct {
+	Name    string
+	InScope bool
 }
 
 // Timeline says how far back a feed's incident list is complete.
@@ -96,6 +108,10 @@ func Read(ctx context.Context, a Adapter, req Request) (Result, []string, error)
 	if len(res.Components) > MaxComponents {
 		return Result{}, nil, failure(api.FailureSchema, "GET %s: the page lists %d components, more than the %d a page may have",
 			req.Service.Feed.URL, len(res.Components), MaxComponents)
+	}
+	if len(res.Tags) > MaxComponents {
+		return Result{}, nil, failure(api.FailureSchema, "GET %s: the feed's items have %d tags, more than the %d components a page may have",
+			req.Service.Feed.URL, len(res.Tags), MaxComponents)
 	}
 	res, dropped := clean(req.Service, res, req.Now)
 	if len(dropped) > 0 {

@@ -150,7 +150,7 @@ func parseFlashduty(data []byte, req Request) (Result, error) {
 	}
 	if len(comps) > 0 {
 		var err error
-		if st, err = scopeComponents(svc, newScoper(svc.Feed.Scope, refs, false), comps, refs); err != nil {
+		if st, err = scopeComponents(svc, newScoper(svc.Feed.Scope, refs, false, pageScopes(svc)...), comps, refs); err != nil {
 			return Result{}, err
 		}
 	}
@@ -286,7 +286,7 @@ func fdPageResult(svc catalog.Service, doc fdDoc) (Result, error) {
 		comps = append(comps, api.Component{ID: c.ID, Name: c.Name, Group: group, Status: st})
 		refs = append(refs, ref{ID: c.ID, Name: c.Name, GroupID: c.SectionID, Group: group})
 	}
-	s := newScoper(svc.Feed.Scope, refs, true)
+	s := newScoper(svc.Feed.Scope, refs, true, pageScopes(svc)...)
 	st, err := scopeComponents(svc, s, comps, refs)
 	if err != nil {
 		return Result{}, err

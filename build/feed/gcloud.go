@@ -68,7 +68,7 @@ func parseGoogleCloud(data []byte, req Request) (Result, error) {
 	for _, in := range doc {
 		all = append(all, products(in)...)
 	}
-	s := newScoper(svc.Feed.Scope, all, true)
+	s := newScoper(svc.Feed.Scope, all, true, pageScopes(svc)...)
 	res := Result{Status: api.Operational}
 	seen := map[string]bool{}
 	for _, in := range doc {

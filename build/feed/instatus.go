@@ -63,7 +63,7 @@ func parseInstatus(data []byte, req Request) (Result, error) {
 	if !svc.Feed.Scope.IsZero() {
 		st = api.Operational
 	}
-	s := newScoper(svc.Feed.Scope, nil, false)
+	s := newScoper(svc.Feed.Scope, nil, false, pageScopes(svc)...)
 	var out []api.Incident
 	for _, in := range doc.ActiveIncidents {
 		if !s.incident(in.Name, nil) {

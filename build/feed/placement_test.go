@@ -23,8 +23,9 @@ import (
 // that each component the page lists is in exactly one of the API's scope,
 // one surface's scope or the service's otherComponents. A component that
 // the API's scope excludes by name still needs a place. Group rows are not
-// components: the readers leave them out. A capture that lists no
-// components (an RSS feed, an Instatus summary) has nothing to place.
+// components: the readers leave them out. The tags of a feed's items
+// (xAI's "[Voice]") are its components and are placed the same way. A
+// capture that lists neither (an Instatus summary) has nothing to place.
 func TestRealCapturesPlaceEveryComponent(t *testing.T) {
 	t.Parallel()
 	cat, err := catalog.Default()
@@ -56,7 +57,7 @@ func TestRealCapturesPlaceEveryComponent(t *testing.T) {
 			read++
 			t.Run(name, func(t *testing.T) {
 				t.Parallel()
-				for _, p := range placeComponents(t, svc, name) {
+				for _, p := range placeComponents(t, svc, name, realDoc(t, name)) {
 					t.Error(p)
 				}
 			})
@@ -67,13 +68,46 @@ func TestRealCapturesPlaceEveryComponent(t *testing.T) {
 	}
 }
 
-// placeComponents reads a capture as svc's page and lists each component
-// placed in no surface or in more than one.
-func placeComponents(t *testing.T, svc catalog.Service, capture string) []string {
+// TestRotatedSubsetPlacesOnce reads OpenAI's real summary as a read of its
+// rotating subset that carries none of the agent's components: the capture
+// without "Codex API" and "VS Code extension", nothing else changed. The
+// agent's scope then places components by its names, by word; "Codex in
+// ChatGPT Desktop", which the app's scope lists by id, must stay the app's
+// alone and not be the coding agent's too by the word "Codex".
+func TestRotatedSubsetPlacesOnce(t *testing.T) {
+	t.Parallel()
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc, ok := cat.Lookup("openai")
+	if !ok {
+		t.Fatal("openai is not in the catalog")
+	}
+	const capture = "incidentio-openai-20260722.json"
+	rotated := edited(t, capture, func(doc jdoc) {
+		var kept []any
+		for _, c := range list(t, doc, "components") {
+			if name := c["name"].(string); name != "Codex API" && name != "VS Code extension" {
+				kept = append(kept, c)
+			}
+		}
+		if len(kept) != len(list(t, doc, "components"))-2 {
+			t.Fatal("the capture no longer lists Codex API and VS Code extension once each")
+		}
+		doc["components"] = kept
+	})
+	for _, p := range placeComponents(t, svc, capture+" without the agent's components", rotated) {
+		t.Error(p)
+	}
+}
+
+// placeComponents reads a document (named capture) as svc's page and lists
+// each component placed in no surface or in more than one.
+func placeComponents(t *testing.T, svc catalog.Service, capture string, body []byte) []string {
 	t.Helper()
-	body := realDoc(t, capture)
 	ctype := "application/json"
-	switch filepath.Ext(capture) {
+	switch filepath.Ext(strings.Fields(capture)[0]) {
 	case ".xml":
 		ctype = "application/rss+xml"
 	case ".html":
@@ -108,9 +142,15 @@ func placeComponents(t *testing.T, svc catalog.Service, capture string) []string
 	}
 	key := func(c api.Component) string { return c.ID + "\x00" + c.Name }
 	places := map[string][]string{}
+	tagPlaces := map[string][]string{}
 	for _, c := range res.Components {
 		if c.InScope {
 			places[key(c)] = append(places[key(c)], string(catalog.SurfaceAPI))
+		}
+	}
+	for _, tag := range res.Tags {
+		if tag.InScope {
+			tagPlaces[tag.Name] = append(tagPlaces[tag.Name], string(catalog.SurfaceAPI))
 		}
 	}
 	for _, r := range ReadSurfaces(context.Background(), a, req) {
@@ -120,8 +160,24 @@ func placeComponents(t *testing.T, svc catalog.Service, capture string) []string
 		for _, c := range r.Components {
 			places[key(c)] = append(places[key(c)], string(r.ID))
 		}
+		for _, tag := range r.Tags {
+			tagPlaces[tag] = append(tagPlaces[tag], string(r.ID))
+		}
 	}
 	var problems []string
+	// A feed's tags are its components: each in exactly one place too.
+	for _, tag := range res.Tags {
+		where := tagPlaces[tag.Name]
+		for _, o := range svc.OtherComponents {
+			if o.Matches("", tag.Name) {
+				where = append(where, "other")
+			}
+		}
+		if len(where) != 1 {
+			problems = append(problems, fmt.Sprintf("%s: %s: tag [%s] is placed in %d of api, app, agent, console and other %v, want exactly one",
+				capture, svc.Slug, tag.Name, len(where), where))
+		}
+	}
 	for _, c := range res.Components {
 		where := places[key(c)]
 		for _, o := range svc.OtherComponents {

@@ -528,14 +528,19 @@ func TestRealScopeXAI(t *testing.T) {
 	routes := map[string]reply{"/feed.xml": {file: "real/" + capture}}
 	runReal(t, []realCase{
 		{
-			// The grok.com and Voice items of October are out; of the
-			// events of September, posted once per surface under one guid,
-			// the api.x.ai items are kept, one incident naming both regions.
+			// The grok.com item of October is out; its Voice item is in
+			// (Voice is xAI's voice API). Of the events of August and
+			// September, posted once per surface under one guid, the
+			// api.x.ai and Voice items are kept, one incident naming them,
+			// back to the 90 days the history keeps.
 			name: "as of the capture", slug: "xai", accept: rssAcceptTypes, routes: routes,
 			now: time.Date(2026, 10, 7, 1, 0, 0, 0, time.UTC), status: api.Operational,
 			incidents: []string{
+				"[Voice] Enterprise Voice Degraded",
 				"[Global (api.x.ai), US (us.api.x.ai)] Outages across API, Grok.com, and Grok Build",
-				"[Global (api.x.ai), US (us.api.x.ai)] Enterprise Voice Degraded",
+				"[Global (api.x.ai), US (us.api.x.ai), Voice] Enterprise Voice Degraded",
+				"[Global (api.x.ai), US (us.api.x.ai)] Models outage",
+				"[Global (api.x.ai), US (us.api.x.ai)] grok-4.6 and grok-4.5 high error rate",
 			},
 		},
 		{

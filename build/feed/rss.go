@@ -15,6 +15,7 @@ import (
 	"golang.org/x/text/encoding/charmap"
 
 	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/history"
 )
 
 // rss reads an RSS 2.0 or Atom 1.0 status feed (the root element says
@@ -25,12 +26,15 @@ type rss struct{}
 const rssAcceptTypes = "application/rss+xml, application/atom+xml, application/xml;q=0.9, */*;q=0.1"
 
 // The windows, back from now, in which an item counts for the status and
-// in which it is listed as an incident. An item dated more than
-// api.IncidentFutureSlack ahead of now announces something to come (a
+// in which it is listed as an incident. The second is as long as the
+// history keeps an incident after it ends, as every other feed's list is:
+// a fresh instance must list the outage of two months ago that the feed
+// still carries, as one that has run since saw it. An item dated more
+// than api.IncidentFutureSlack ahead of now announces something to come (a
 // scheduled maintenance) and counts for neither.
 const (
 	rssStatusWindow   = 24 * time.Hour
-	rssIncidentWindow = 30 * 24 * time.Hour
+	rssIncidentWindow = history.KeepIncidents
 )
 
 // The words the heuristics look for, as whole words in the title or text.
@@ -68,7 +72,7 @@ type rssEntry struct {
 // lose to a Grok one. Items that are one event posted per region (rssEvents)
 // are then one incident. Among the events of the last 24 hours that are
 // not resolved, maintenance gives Maintenance, outage words a partial
-// outage, anything else Degraded. Every event of the last 30 days that is
+// outage, anything else Degraded. Every event of the last 90 days that is
 // not maintenance is an incident; a resolved one ends at its "Resolved:"
 // line when it has one, else when it was last updated.
 func parseRSS(data []byte, req Request) (Result, error) {
@@ -77,7 +81,8 @@ func parseRSS(data []byte, req Request) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	s := newScoper(svc.Feed.Scope, nil, false)
+	s := newScoper(svc.Feed.Scope, nil, false, pageScopes(svc)...)
+	res := Result{Status: api.Operational, Tags: rssTags(entries, s)}
 	usable := entries[:0]
 	for _, e := range entries {
 		if e.title != "" && !e.published.IsZero() && !rssTestPost(e.title) && s.incident(e.title+"\n"+e.tags, nil) {
@@ -93,7 +98,6 @@ func parseRSS(data []byte, req Request) (Result, error) {
 			links[e.link]++
 		}
 	}
-	res := Result{Status: api.Operational}
 	seen := map[string]bool{}
 	for _, e := range events {
 		if e.published.After(now.Add(api.IncidentFutureSlack)) {
@@ -192,6 +196,25 @@ func rssRegion(title string) string {
 		return strings.TrimSpace(m[1])
 	}
 	return ""
+}
+
+// rssTags are the tags of the feed's items (every item's, whatever its
+// date: a tag is what the feed posts for, placed or not), each once, in
+// the feed's order, and whether the scope takes an item posted for that
+// tag alone ("[Voice]"). The scope's keywords decide, as they do for the
+// items.
+func rssTags(entries []rssEntry, s scoper) []Tag {
+	var tags []Tag
+	seen := map[string]bool{}
+	for _, e := range entries {
+		name := strings.Join(strings.Fields(rssRegion(e.title)), " ")
+		if name == "" || seen[name] {
+			continue
+		}
+		seen[name] = true
+		tags = append(tags, Tag{Name: name, InScope: s.incident("["+name+"]", nil)})
+	}
+	return tags
 }
 
 // rssAddRegion adds region to regions unless it is empty or there already.

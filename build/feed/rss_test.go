@@ -58,7 +58,7 @@ func TestRSSStatus(t *testing.T) {
 		{"azure: maintenance now; future and old items ignored", reply{file: "rss-azure-maintenance.xml"}, openai, rssNow, api.Maintenance, 1},
 		{"azure: ISO-8859-1", reply{file: "rss-latin1.xml"}, openai, rssNow, api.Degraded, 1},
 		{"xai: mixed feed", reply{file: "rss-xai-incidents.xml"}, nil, rssNow, api.PartialOutage, 8},
-		{"xai: same feed five weeks later", reply{file: "rss-xai-incidents.xml"}, nil, rssNow.Add(37 * 24 * time.Hour), api.Operational, 0},
+		{"xai: same feed fourteen weeks later", reply{file: "rss-xai-incidents.xml"}, nil, rssNow.Add(98 * 24 * time.Hour), api.Operational, 0},
 		{"xai: same feed 25 hours later", reply{file: "rss-xai-incidents.xml"}, nil, rssNow.Add(25 * time.Hour), api.Operational, 8},
 		{"atom", reply{file: "rss-atom-incidents.xml"}, nil, rssNow, api.PartialOutage, 3},
 		{"atom: maintenance in xhtml content", reply{body: []byte(`<feed xmlns="http://www.w3.org/2005/Atom"><entry><id>m</id><title>Console update</title><updated>2025-06-03T17:00:00Z</updated><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml">Planned <b>maintenance</b></div></content></entry></feed>`)}, nil, rssNow, api.Maintenance, 0},
@@ -76,7 +76,8 @@ func TestRSSStatus(t *testing.T) {
 		{"active item just outside 24 hours", reply{body: rssItem("Errors", "", rssNow.Add(-24*time.Hour-time.Second))}, nil, rssNow, api.Operational, 1},
 		{"item an hour ahead (clock skew) counts", reply{body: rssItem("Errors", "", rssNow.Add(time.Hour))}, nil, rssNow, api.Degraded, 1},
 		{"item two hours ahead is ignored", reply{body: rssItem("Errors", "", rssNow.Add(2*time.Hour))}, nil, rssNow, api.Operational, 0},
-		{"item just outside 30 days", reply{body: rssItem("Errors", "", rssNow.Add(-30*24*time.Hour-time.Second))}, nil, rssNow, api.Operational, 0},
+		{"item just inside 90 days", reply{body: rssItem("Errors", "", rssNow.Add(-90*24*time.Hour))}, nil, rssNow, api.Operational, 1},
+		{"item just outside 90 days", reply{body: rssItem("Errors", "", rssNow.Add(-90*24*time.Hour-time.Second))}, nil, rssNow, api.Operational, 0},
 		{"same title and date, no guid or link: listed once", reply{body: []byte(`<rss version="2.0"><channel>` +
 			`<item><title>Errors</title><pubDate>Tue, 03 Jun 2025 17:00:00 +0000</pubDate></item>` +
 			`<item><title>Errors</title><pubDate>Tue, 03 Jun 2025 17:00:00 +0000</pubDate></item></channel></rss>`)}, nil, rssNow, api.Degraded, 1},
@@ -135,7 +136,7 @@ func TestRSSIncidents(t *testing.T) {
 				{ID: "xai-status.x.ai-incidents-01JWQ6M1ZP", Service: "xai", Headline: "PIR: API errors on 28 May", Severity: api.Minor,
 					StartedAt: *ts(t, "2025-05-29T18:30:00Z"), EndedAt: ts(t, "2025-05-29T18:30:00Z"), Status: "resolved", Source: official,
 					URL: "https://status.x.ai/incidents/01JWQ6M1ZP", UpdatedAt: *ts(t, "2025-05-29T18:30:00Z")},
-				// Left out: the maintenance, the item of 30 April, the
+				// Left out: the maintenance, the item of 26 February, the
 				// unreadable date and the item without a title.
 			},
 		},
@@ -328,8 +329,8 @@ func replaceOnce(t *testing.T, doc []byte, old, new string) []byte {
 // TestRSSRealXAIEvents reads status.x.ai's feed as captured: a resolved
 // item ends at its "Resolved:" line (its pubDate is the start, and it has
 // no <updated>, so it read as zero minutes long), one event posted per
-// region is one incident naming the regions, and a test post is no
-// incident.
+// region is one incident naming the regions, a test post is no incident,
+// and the incidents of the last 90 days are all listed.
 func TestRSSRealXAIEvents(t *testing.T) {
 	t.Parallel()
 	type want struct {
@@ -362,9 +363,16 @@ func TestRSSRealXAIEvents(t *testing.T) {
 			{"xai-INC410324ed", "[API (us-east-1.api.x.ai), API (us-west-2.api.x.ai)] Models outage", "2026-09-03T13:30:00Z", "2026-09-03T17:09:14Z"},
 		}},
 		{"September, a test post", replaceOnce(t, sep, usEast, `      <title>[API (us-east-1.api.x.ai)] Test+Incident</title>`), sepNow, nil},
-		{"October: regions under one guid", oct, octNow, []want{
+		// A fresh instance lists everything the feed carries back to the
+		// 90 days the history keeps: the 3 h 39 min outage of 3 September
+		// and the incident of 17 August too, not the last 30 days only.
+		// Voice, xAI's voice API, is the API's.
+		{"October: regions under one guid, back 90 days", oct, octNow, []want{
+			{"xai-ps_f64984fa7d669b08", "[Voice] Enterprise Voice Degraded", "2026-10-06T20:03:18Z", "2026-10-06T20:03:29Z"},
 			{"xai-INC578e0bc8", "[Global (api.x.ai), US (us.api.x.ai)] Outages across API, Grok.com, and Grok Build", "2026-09-22T01:02:42Z", "2026-09-22T01:28:30Z"},
-			{"xai-INC698e276c", "[Global (api.x.ai), US (us.api.x.ai)] Enterprise Voice Degraded", "2026-09-10T07:03:52Z", "2026-09-10T07:15:52Z"},
+			{"xai-INC698e276c", "[Global (api.x.ai), US (us.api.x.ai), Voice] Enterprise Voice Degraded", "2026-09-10T07:03:52Z", "2026-09-10T07:15:52Z"},
+			{"xai-INC72f6dd00", "[Global (api.x.ai), US (us.api.x.ai)] Models outage", "2026-09-03T13:30:00Z", "2026-09-03T17:09:14Z"},
+			{"xai-INC5a3245c3", "[Global (api.x.ai), US (us.api.x.ai)] grok-4.6 and grok-4.5 high error rate", "2026-08-17T21:57:27Z", "2026-08-17T23:28:05Z"},
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -457,6 +465,34 @@ func TestRSSEvents(t *testing.T) {
 			}
 			if inc.Headline != tt.headline || inc.Severity != tt.severity || end != tt.end {
 				t.Errorf("got %q %s ended %q, want %q %s ended %q", inc.Headline, inc.Severity, end, tt.headline, tt.severity, tt.end)
+			}
+		})
+	}
+}
+
+// TestRSSRealXAITags: the tags of status.x.ai's items, each once in the
+// feed's order, and which the API's scope takes: the api.x.ai regions and
+// Voice, xAI's voice API, not the apps, Grok Build or the console.
+func TestRSSRealXAITags(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		capture string
+		now     time.Time
+		want    []Tag
+	}{
+		{"rss-xai-20261007.xml", time.Date(2026, 10, 7, 1, 0, 0, 0, time.UTC), []Tag{
+			{"grok.com", false}, {"Voice", true}, {"Global (api.x.ai)", true}, {"US (us.api.x.ai)", true},
+			{"Grok (Build)", false}, {"Grok (Android)", false}, {"Grok in X", false}, {"Grok (iOS)", false},
+			{"Grok (Office/Workspace Plugins)", false},
+		}},
+		{"rss-xai-20260903.xml", time.Date(2026, 9, 3, 17, 10, 57, 0, time.UTC), []Tag{
+			{"Grok (iOS)", false}, {"API (us-east-1.api.x.ai)", true}, {"API Console", false},
+		}},
+	} {
+		t.Run(tt.capture, func(t *testing.T) {
+			res := readXAI(t, realDoc(t, tt.capture), tt.now)
+			if !slices.Equal(res.Tags, tt.want) {
+				t.Errorf("tags\n got %+v\nwant %+v", res.Tags, tt.want)
 			}
 		})
 	}

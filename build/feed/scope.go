@@ -92,12 +92,26 @@ type scoper struct {
 	// attributed is true for formats whose incidents list the components they
 	// affect; incident.io's never do.
 	attributed bool
+	// taken are the ids that the page's other scopes list: a component
+	// another scope selects by id is that scope's, never this one's by a
+	// name ("Codex in ChatGPT Desktop", listed by id in the app's scope,
+	// is not the agent's by the word "Codex").
+	taken map[string]bool
 }
 
 // newScoper prepares the scope for a document that names these components
-// and whose incidents list theirs (attributed) or never do.
-func newScoper(scope catalog.Scope, onPage []ref, attributed bool) scoper {
+// and whose incidents list theirs (attributed) or never do; others are the
+// scopes of the page's other surfaces (pageScopes).
+func newScoper(scope catalog.Scope, onPage []ref, attributed bool, others ...catalog.Scope) scoper {
 	s := scoper{scope: scope, attributed: attributed}
+	for _, o := range others {
+		for _, id := range o.Components {
+			if s.taken == nil {
+				s.taken = map[string]bool{}
+			}
+			s.taken[id] = true
+		}
+	}
 	for _, c := range onPage {
 		if s.listed(c) {
 			s.byID = true
@@ -110,15 +124,38 @@ func newScoper(scope catalog.Scope, onPage []ref, attributed bool) scoper {
 	return s
 }
 
+// pageScopes are the scopes that the page's other surfaces read it
+// through: in the API's read, every surface's; in a surface's read
+// (ReadSurfaces), the API's and the other surfaces'.
+func pageScopes(svc catalog.Service) []catalog.Scope {
+	out := make([]catalog.Scope, 0, len(svc.Surfaces))
+	for _, sf := range svc.Surfaces {
+		out = append(out, sf.Scope)
+	}
+	return out
+}
+
 // listed reports whether the scope lists the component's id or its group's.
 func (s scoper) listed(c ref) bool {
 	return slices.Contains(s.scope.Components, c.ID) || (c.GroupID != "" && slices.Contains(s.scope.Components, c.GroupID))
+}
+
+// takenByID reports whether another scope of the page lists the
+// component's id or its group's.
+func (s scoper) takenByID(c ref) bool {
+	return s.taken[c.ID] || (c.GroupID != "" && s.taken[c.GroupID])
 }
 
 // component reports whether a component is in scope.
 func (s scoper) component(c ref) bool {
 	switch {
 	case hasAnyWord(c.Name, s.scope.ExcludeComponents):
+		return false
+	case s.listed(c):
+		return true
+	case s.takenByID(c):
+		// Another scope's by id: never this one's by a name, nor by
+		// taking the whole page.
 		return false
 	case !s.scope.SelectsComponents():
 		return true
@@ -128,9 +165,6 @@ func (s scoper) component(c ref) bool {
 		// component whose id was never seen is placed by its whole name
 		// ("Sora"), never by a word of it ("Codex" is not "Codex in
 		// ChatGPT Desktop").
-		if s.listed(c) {
-			return true
-		}
 		name := strings.ToLower(strings.TrimSpace(c.Name))
 		return !s.idNames[name] && slices.ContainsFunc(s.scope.ComponentNames, func(n string) bool { return strings.EqualFold(name, n) })
 	}

@@ -96,6 +96,42 @@ func TestScopeComponentsByIDThenName(t *testing.T) {
 	}
 }
 
+// A component another scope of the page selects by id is never taken by a
+// name, by a word of it, or by a scope of the whole page: OpenAI's agent,
+// none of whose ids is on this read, does not take "Codex in ChatGPT
+// Desktop", which the app lists by id.
+func TestScopeComponentTakenByAnotherScope(t *testing.T) {
+	t.Parallel()
+	app := catalog.Scope{Components: []string{"desktop"}, ComponentNames: []string{"ChatGPT"}}
+	agent := catalog.Scope{Components: []string{"codex-api"}, ComponentNames: []string{"Codex"}}
+	page := []ref{{ID: "desktop", Name: "Codex in ChatGPT Desktop"}, {ID: "cli", Name: "Codex CLI"}, {ID: "group", Name: "Codex"}}
+	for _, tt := range []struct {
+		name   string
+		scope  catalog.Scope
+		others []catalog.Scope
+		want   []bool
+	}{
+		{"the agent by word, alone on the page", agent, nil, []bool{true, true, true}},
+		{"the agent by word beside the app", agent, []catalog.Scope{app}, []bool{false, true, true}},
+		{"the app by id beside the agent", app, []catalog.Scope{agent}, []bool{true, false, false}},
+		{"the whole page beside the app", catalog.Scope{ExcludeComponents: []string{"CLI"}}, []catalog.Scope{app}, []bool{false, false, true}},
+		{"a group the other scope lists", agent, []catalog.Scope{{Components: []string{"g"}}}, []bool{true, true, true}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newScoper(tt.scope, page, true, tt.others...)
+			for i, c := range page {
+				if got := s.component(c); got != tt.want[i] {
+					t.Errorf("%q: in scope %v, want %v", c.Name, got, tt.want[i])
+				}
+			}
+		})
+	}
+	member := ref{ID: "m", Name: "Codex member", GroupID: "g"}
+	if newScoper(agent, append(page, member), true, catalog.Scope{Components: []string{"g"}}).component(member) {
+		t.Error("a member of a group another scope lists by id is that scope's")
+	}
+}
+
 func TestRollup(t *testing.T) {
 	t.Parallel()
 	const (

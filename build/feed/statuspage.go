@@ -189,7 +189,7 @@ func statuspageResult(svc catalog.Service, format catalog.FeedFormat, rows []spC
 		comps = append(comps, api.Component{ID: c.ID, Name: c.Name, Group: groups[c.GroupID], Status: spComponentStatus(c.Status)})
 		refs = append(refs, ref{ID: c.ID, Name: c.Name, GroupID: c.GroupID, Group: groups[c.GroupID]})
 	}
-	s := newScoper(svc.Feed.Scope, refs, format == catalog.FormatStatuspage)
+	s := newScoper(svc.Feed.Scope, refs, format == catalog.FormatStatuspage, pageScopes(svc)...)
 	status, err := scopeComponents(svc, s, comps, refs)
 	if err != nil {
 		return Result{}, err

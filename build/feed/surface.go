@@ -11,6 +11,7 @@ import (
 	"context"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -27,6 +28,8 @@ type SurfaceResult struct {
 	Incidents []api.Incident
 	// Components are the page's components in the surface's scope.
 	Components []api.Component
+	// Tags are the names of the feed's tags in the surface's scope.
+	Tags []string
 	// Err is why the surface could not be read (the page failed, or
 	// nothing on it is in the surface's scope); nil when it was.
 	Err error
@@ -37,11 +40,17 @@ type SurfaceResult struct {
 // surface's scope, cleaned as Read cleans. Give it the client Read used,
 // made with Memo, so that no document is fetched twice. A surface that
 // fails is an error in its result, never a failure of the others.
+//
+// A surface's read sees the page through the surface's scope, and the
+// page's other scopes (the API's among them) as the service's surfaces: a
+// component one of them selects by id is never this one's by a name.
 func ReadSurfaces(ctx context.Context, a Adapter, req Request) []SurfaceResult {
 	out := make([]SurfaceResult, 0, len(req.Service.Surfaces))
-	for _, sf := range req.Service.Surfaces {
+	for i, sf := range req.Service.Surfaces {
 		r := req
 		r.Service.Feed.Scope = sf.Scope
+		r.Service.Surfaces = slices.Clone(req.Service.Surfaces)
+		r.Service.Surfaces[i] = catalog.Surface{ID: catalog.SurfaceAPI, Name: req.Service.Name, Scope: req.Service.Feed.Scope}
 		res, _, err := Read(ctx, a, r)
 		if err != nil {
 			out = append(out, SurfaceResult{ID: sf.ID, Status: api.Unknown, Err: err})
@@ -53,7 +62,13 @@ func ReadSurfaces(ctx context.Context, a Adapter, req Request) []SurfaceResult {
 				in = append(in, c)
 			}
 		}
-		out = append(out, SurfaceResult{ID: sf.ID, Status: res.Status, Incidents: res.Incidents, Components: in})
+		var tags []string
+		for _, tag := range res.Tags {
+			if tag.InScope {
+				tags = append(tags, tag.Name)
+			}
+		}
+		out = append(out, SurfaceResult{ID: sf.ID, Status: res.Status, Incidents: res.Incidents, Components: in, Tags: tags})
 	}
 	return out
 }

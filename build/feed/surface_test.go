@@ -108,8 +108,10 @@ func TestRealSurfaces(t *testing.T) {
 		{"xai: October, grok.com's own item and an API item naming it", "xai", xai,
 			map[catalog.SurfaceID]surfaceWant{
 				"app": {api.Operational, "", nil, []string{"[grok.com] grok.com",
-					"[Global (api.x.ai), US (us.api.x.ai), Grok (Build), grok.com] Outages across API, Grok.com, and Grok Build"}},
-				"agent":   {api.Operational, "", nil, []string{"[Global (api.x.ai), US (us.api.x.ai), Grok (Build), grok.com] Outages across API, Grok.com, and Grok Build"}},
+					"[Global (api.x.ai), US (us.api.x.ai), Grok (Build), grok.com] Outages across API, Grok.com, and Grok Build",
+					"[Grok (Android), grok.com, Grok in X, Grok (iOS), Grok (Office/Workspace Plugins)] Models outage"}},
+				"agent": {api.Operational, "", nil, []string{"[Global (api.x.ai), US (us.api.x.ai), Grok (Build), grok.com] Outages across API, Grok.com, and Grok Build",
+					"[Grok (Build)] Models outage"}},
 				"console": {api.Operational, "", nil, nil},
 			}, rssAcceptTypes, time.Date(2026, 10, 7, 1, 0, 0, 0, time.UTC)},
 		{"a page that fails fails every surface, at the cost of one request", "anthropic",

@@ -23,7 +23,11 @@ import (
 // page lists) is a component group with the page's components in its
 // scope, and the page's indicator is the worst of those groups: a client
 // that reads the façade instead of status.claude.com must see a claude.ai
-// outage while the API is up, not "All Systems Operational".
+// outage while the API is up, not "All Systems Operational". A surface
+// other than the API whose status is unknown (the page has no component of
+// it on this read) is left out of the components and of the indicator,
+// and named in the "aistatus" object: v2 would show it degraded, and a
+// client would tell its users that a service we know to be up is not.
 
 // StatuspageDir is the folder of a service's façade in the snapshot; its
 // files are StatuspageFiles.
@@ -40,11 +44,11 @@ var StatuspageFiles = []string{
 const statuspageIncidentsMax = 50
 
 // spIndicator maps a status to v2's page indicator and its description.
-// v2 has no "unknown": an unknown status is "minor", the mildest indicator
-// that is not "none", because "none" would say "all systems operational"
-// when we could not tell, and anything stronger would claim an outage
-// nobody saw. The description says it is unknown, and the "aistatus"
-// object carries the status itself.
+// v2 has no "unknown": an unknown status of the API (a surface's is not
+// shown) is "minor", the mildest indicator that is not "none", because
+// "none" would say "all systems operational" when we could not tell, and
+// anything stronger would claim an outage nobody saw. The description says
+// it is unknown, and the "aistatus" object carries the status itself.
 func spIndicator(s api.Status) (indicator, description string) {
 	switch s {
 	case api.Operational:
@@ -191,6 +195,10 @@ type spSource struct {
 	// ("anthropic/app"), the id of each one's component group; empty for a
 	// service whose page lists only its API.
 	Surfaces map[string]spSurface `json:"surfaces"`
+	// UnknownSurfaces are the subject ids of the surfaces left out of the
+	// components and the indicator because their status is unknown; empty
+	// when every surface is shown.
+	UnknownSurfaces []string `json:"unknownSurfaces"`
 	// Document is the aistatus document the façade is rendered from.
 	Document string `json:"document"`
 	Note     string `json:"note"`
@@ -206,7 +214,8 @@ type spSurface struct {
 // statuspageNote is the aistatus object's note, the mapping in one sentence.
 const statuspageNote = "A Statuspage v2 rendering of aistatus's status, not the service's own page. " +
 	"Each surface (the API, and the app, agent or console where the page lists them) is a component, a group of the page's components in its scope; the indicator is the worst of them. " +
-	"v2 has no unknown: an unknown status is indicator minor and component degraded_performance, never operational. " +
+	"v2 has no unknown: an unknown status of the API is indicator minor and component degraded_performance, never operational; " +
+	"a surface other than the API whose status is unknown is left out of the components and the indicator, and listed in unknownSurfaces. " +
 	"Scheduled maintenances are the maintenance windows aistatus observed; announced schedules are not read, so upcoming is empty."
 
 // statuspage renders a service's façade: path → content.
@@ -216,24 +225,33 @@ func (m *model) statuspage(svc *service, windows []maintenanceWindow) (map[strin
 	worst := api.Operational
 	// The statuses and the indicator are the situation's (subjects).
 	source := spSource{API: svc.Slug, Status: svc.State.Key, Basis: svc.said.basis(svc.Slug), Surfaces: map[string]spSurface{},
-		Document: m.base + strings.ReplaceAll(snapshot.PathService, snapshot.SlugParam, svc.Slug),
-		Note:     statuspageNote, License: api.License}
+		UnknownSurfaces: []string{},
+		Document:        m.base + strings.ReplaceAll(snapshot.PathService, snapshot.SlugParam, svc.Slug),
+		Note:            statuspageNote, License: api.License}
+	var shown []api.SurfaceDoc
 	for _, sf := range subjects {
-		worst = spWorst(worst, sf.Status)
 		if sf.ID != catalog.SurfaceAPI {
 			source.Surfaces[api.SubjectID(svc.Slug, sf.ID)] = spSurface{Status: sf.Status, Basis: sf.Basis}
+			if sf.Status == api.Unknown {
+				source.UnknownSurfaces = append(source.UnknownSurfaces, api.SubjectID(svc.Slug, sf.ID))
+				continue
+			}
 		}
+		shown = append(shown, sf)
+		worst = spWorst(worst, sf.Status)
 	}
 	indicator, description := spIndicator(worst)
 	status := spStatus{Indicator: indicator, Description: description}
-	components, groups := m.spComponents(svc, subjects)
+	components, groups := m.spComponents(svc, shown)
 
 	var all, unresolved []spIncident
 	incidents, on := spIncidents(subjects)
 	for _, inc := range incidents {
 		v := m.spIncident(svc, inc)
 		for _, id := range on[inc.ID] {
-			v.Components = append(v.Components, groups[id])
+			if g, ok := groups[id]; ok { // not a surface left out
+				v.Components = append(v.Components, g)
+			}
 		}
 		if len(all) < statuspageIncidentsMax {
 			all = append(all, v)

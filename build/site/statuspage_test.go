@@ -232,6 +232,18 @@ func wantStatuspage(svc api.ServiceDoc) string {
 			continue
 		}
 		id := svc.Slug + "/" + string(sf.ID)
+		for _, inc := range sf.Incidents {
+			listed[inc.ID] = true
+		}
+		if sf.Status == api.Unknown { // left out of the components
+			for _, inc := range sf.Incidents {
+				if inc.Open() && open[inc.ID] == nil {
+					incidents = append(incidents, inc)
+					open[inc.ID] = []string{}
+				}
+			}
+			continue
+		}
 		g := group{id: id, status: sf.Status}
 		for _, c := range sf.Components {
 			g.members = append(g.members, c.ID+"="+spComponentStatus(c.Status))
@@ -239,7 +251,6 @@ func wantStatuspage(svc api.ServiceDoc) string {
 		groups = append(groups, g)
 		worst = spWorst(worst, sf.Status)
 		for _, inc := range sf.Incidents {
-			listed[inc.ID] = true
 			addOpen(inc, id)
 		}
 	}
