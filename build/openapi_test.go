@@ -761,6 +761,7 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[api.CheckModel]():            "CheckModel",
 	reflect.TypeFor[api.RetirementsDoc]():        "RetirementsResponse",
 	reflect.TypeFor[api.ModelRetirement]():       "ModelRetirement",
+	reflect.TypeFor[api.RetirementSource]():      "RetirementSource",
 	reflect.TypeFor[api.ChangeModel]():           "ChangeModel",
 	reflect.TypeFor[api.ModelStatusFrom]():       "ModelStatusFrom",
 	reflect.TypeFor[api.FallbackPlan]():          "FallbackPlan",
@@ -806,7 +807,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"SourcesResponse", "ServiceSources", "ChangeType", "Change", "ChangeList", "CloudEvent", "EventData", "ServiceAt",
 		"StatusAtResponse", "ServiceAtResponse", "CoverageBreakdown", "CoverageSources", "Reliability", "DurationBySeverity",
 		"DurationStats", "Acknowledgement", "ReliabilityResponse", "ServiceReliability", "ExpectedResolution",
-		"ModelsResponse", "ModelRules", "Model", "ModelProvider", "ModelUptimes", "ModelSource", "ModelSourceHealth", "CheckModel", "ModelStatusFrom", "RetirementsResponse", "ModelRetirement", "ChangeModel",
+		"ModelsResponse", "ModelRules", "Model", "ModelProvider", "ModelUptimes", "ModelSource", "ModelSourceHealth", "CheckModel", "ModelStatusFrom", "RetirementsResponse", "ModelRetirement", "RetirementSource", "ChangeModel",
 		"SurfaceId", "SurfaceSummary", "SurfaceDetail", "SurfaceComponent", "CheckSurface", "CheckOtherSurface"} {
 		if doc.Components.Schemas[name] == nil {
 			t.Errorf("component schema %s missing", name)

@@ -27,8 +27,10 @@ type Deprecation struct {
 	Date string
 	// Alias is set for an id the page does not write but which names the
 	// same model by the maker's rule (Anthropic's undated alias of a
-	// dated snapshot): a written id is preferred to it.
+	// dated snapshot): a written id is preferred to it. Of is then the
+	// written id it stands for.
 	Alias bool
+	Of    string
 }
 
 // DeprecationPage is a read of a maker's deprecation page.
@@ -118,7 +120,7 @@ func AdmitDeprecations(page DeprecationPage) (admitted DeprecationPage, dropped 
 			dropped = append(dropped, fmt.Sprintf("model %s: date %q out of range", id, api.CleanText(d.Date, 20)))
 			continue
 		}
-		d.Model = id
+		d.Model, d.Of = id, api.CleanText(d.Of, maxMakerModelID)
 		kept = append(kept, d)
 	}
 	if len(kept) == 0 {
@@ -152,7 +154,7 @@ func (s *deprecationSet) add(d Deprecation) error {
 	case s.out[i].Alias && !d.Alias:
 		s.out[i] = d
 	case s.out[i].Alias && d.Alias && d.Date > s.out[i].Date:
-		s.out[i].Date = d.Date
+		s.out[i].Date, s.out[i].Of = d.Date, d.Of
 	}
 	return nil
 }

@@ -30,7 +30,7 @@ func (anthropicDeprecations) ParseDeprecations(doc []byte) ([]Deprecation, error
 				return err
 			}
 			if alias, ok := undatedAlias(id); ok {
-				if err := set.add(Deprecation{Model: alias, Date: date, Alias: true}); err != nil {
+				if err := set.add(Deprecation{Model: alias, Date: date, Alias: true, Of: id}); err != nil {
 					return err
 				}
 			}

@@ -94,8 +94,8 @@ func TestDeprecationsReal(t *testing.T) {
 				}
 			}
 			for id, want := range tc.alias {
-				if got[id].Alias != want {
-					t.Errorf("%s: alias %v, want %v", id, got[id].Alias, want)
+				if got[id].Alias != want || (want && !strings.HasPrefix(got[id].Of, id+"-20")) {
+					t.Errorf("%s: alias %v of %q, want an alias %v of a dated snapshot", id, got[id].Alias, got[id].Of, want)
 				}
 			}
 			if _, _, err := AdmitDeprecations(page); err != nil {
