@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/catalog"
@@ -248,4 +249,34 @@ func TestDeprecationFormats(t *testing.T) {
 	if len(reg) != len(catalog.LifecycleFormats) {
 		t.Errorf("%d readers for %d formats", len(reg), len(catalog.LifecycleFormats))
 	}
+}
+
+// FuzzDeprecations: whatever a page serves, each reader returns a bounded
+// list or an error, and what passes the door is only model ids and sane
+// days.
+func FuzzDeprecations(f *testing.F) {
+	f.Add(realDoc(f, realOpenAIDeprecations))
+	f.Add(realDoc(f, realAnthropicDeprecations))
+	f.Add([]byte("| Shutdown date | Model |\n|---|---|\n| 2099-12-31 | `a` \\| `b` |\n"))
+	f.Fuzz(func(t *testing.T, doc []byte) {
+		for id, format := range DeprecationFormats() {
+			deps, err := format.ParseDeprecations(doc)
+			if err != nil {
+				continue
+			}
+			if len(deps) == 0 || len(deps) > MaxDeprecations {
+				t.Fatalf("%s: %d entries without an error", id, len(deps))
+			}
+			page, _, err := AdmitDeprecations(DeprecationPage{Deprecations: deps})
+			if err != nil {
+				continue
+			}
+			for _, d := range page.Deprecations {
+				at, perr := time.Parse(time.DateOnly, d.Date)
+				if !makerModelID.MatchString(d.Model) || perr != nil || !api.SaneTime(at) {
+					t.Fatalf("%s: the door let through %+v", id, d)
+				}
+			}
+		}
+	})
 }
