@@ -103,11 +103,7 @@ func plausiblePage(last *history.MakerPage, read []feed.Deprecation, now time.Ti
 	if float64(lost) <= SuspectLoss*float64(len(last.Deprecations)) {
 		return nil
 	}
-	var prev *history.SuspectList
-	if last != nil {
-		prev = last.Suspect
-	}
-	return suspectOf(prev, ids, fmt.Sprintf("it lacks %d of the %d models the last good read named", lost, len(last.Deprecations)), now)
+	return suspectOf(last.Suspect, ids, fmt.Sprintf("it lacks %d of the %d models the last good read named", lost, len(last.Deprecations)), now)
 }
 
 // pagesAfter is each page once this cycle's reads are taken in, as
