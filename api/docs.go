@@ -571,9 +571,13 @@ type SourcesDoc struct {
 	Services []ServiceSources `json:"services"`
 	// Vantages is the health of the vantages' reports this cycle; absent
 	// when the build reads none (no Redis).
-	Vantages  *VantageSource `json:"vantages,omitempty"`
-	Timestamp time.Time      `json:"timestamp"`
-	License   string         `json:"license"`
+	Vantages *VantageSource `json:"vantages,omitempty"`
+	// Models are the health of the model sources (as in models.json):
+	// the gateways, their model lists and the makers' deprecation pages,
+	// each page with the retirement dates where it and a list disagree.
+	Models    []ModelSourceHealth `json:"models"`
+	Timestamp time.Time           `json:"timestamp"`
+	License   string              `json:"license"`
 }
 
 // ServiceSources is one service's entry in SourcesDoc.

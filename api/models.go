@@ -170,7 +170,11 @@ type ModelSourceHealth struct {
 	// model can fail a build, so it is left out of every file, and said
 	// here.
 	LeftOut []string `json:"leftOut,omitempty"`
-	Error   string   `json:"error,omitempty"`
+	// Disagreements says, on a maker's page's health, where the page and
+	// a gateway's list give a model different retirement dates: the
+	// first MaxDisagreements, each "id: what the calendar entry says".
+	Disagreements []string `json:"disagreements,omitempty"`
+	Error         string   `json:"error,omitempty"`
 	// Failure is the kind of the latest failure, while the source fails.
 	Failure             FailureKind `json:"failure,omitempty"`
 	LastOKAt            *time.Time  `json:"lastOkAt"`
@@ -184,6 +188,13 @@ const MaxFailedModels = 10
 // ModelSourceList is the Kind of a gateway's model list as a source: it
 // says which models exist, not how they fare.
 const ModelSourceList = "list"
+
+// ModelSourceLifecycle is the Kind of a maker's own deprecation page as a
+// source: the day the maker shuts a model down.
+const ModelSourceLifecycle = "lifecycle"
+
+// MaxDisagreements bounds ModelSourceHealth.Disagreements.
+const MaxDisagreements = 20
 
 // ModelSourceDisabled is the State of a gateway switched off in the catalog.
 const ModelSourceDisabled = "disabled"
@@ -206,8 +217,8 @@ type CheckModel struct {
 
 // The states of a model on the retirement calendar.
 const (
-	// RetirementAnnounced: the gateway announces the model may be removed
-	// after Date, which has not come.
+	// RetirementAnnounced: the maker or a gateway announces the model is
+	// shut down, or may be removed, after Date, which has not come.
 	RetirementAnnounced = "announced"
 	// RetirementRetired: the model left the gateway's list (noticed on
 	// Date), or its announced date has come.
@@ -231,10 +242,35 @@ type ModelRetirement struct {
 	// noticed gone.
 	Date  string `json:"date"`
 	State string `json:"state"`
-	// Source is the id of the source that says so (a gateway's list,
-	// "openrouter-models"), and Reason what it says.
+	// Source is the id of the source whose date is taken (a maker's page,
+	// "openai-deprecations", or a gateway's list, "openrouter-models"),
+	// and Reason what it says.
 	Source string `json:"source"`
 	Reason string `json:"reason"`
+	// Sources are what every source says of the model, the one taken
+	// first: a maker's own page before a gateway's list.
+	Sources []RetirementSource `json:"sources"`
+	// Disagreement says, when the sources give different dates, each
+	// date and which is taken; "" when they agree or only one speaks.
+	Disagreement string `json:"disagreement,omitempty"`
+}
+
+// RetirementSource is what one source says of a model's retirement.
+type RetirementSource struct {
+	// Source is the source's id, Name what it is ("OpenAI's deprecations
+	// page"), Kind ModelSourceLifecycle (the maker's page) or
+	// ModelSourceList (a gateway's list).
+	Source string `json:"source"`
+	Name   string `json:"name"`
+	Kind   string `json:"kind"`
+	// Date is the day it gives, State what that day is (announced, or
+	// retired: past, or a model gone from a list, noticed that day), and
+	// Reason what it says, in words.
+	Date   string `json:"date"`
+	State  string `json:"state"`
+	Reason string `json:"reason"`
+	// URL is where a person can read it.
+	URL string `json:"url,omitempty"`
 }
 
 // RetirementsDoc is the response of GET /models/retirements: every model

@@ -144,6 +144,7 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 	var obs map[string]Observation
 	var gatewayReads map[string]map[string]GatewayRead
 	var listReads map[string]ListRead
+	var pageReads map[string]PageRead
 	var observing sync.WaitGroup
 	observing.Go(func() { obs = Observe(ctx, opts) })
 	observing.Go(func() {
@@ -151,6 +152,8 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 		// the history is only read here, and written once both are done.
 		at := opts.Now()
 		listReads = ObserveModelLists(ctx, opts, hist.Models, at)
+		// The makers' pages are read once a day: a request more, rarely.
+		pageReads = ObserveMakerPages(ctx, opts, hist.Models, at)
 		watched := watchList(opts.Catalog, listedAfter(opts.Catalog, hist.Models, listReads, at), at)
 		gatewayReads = ObserveModels(ctx, opts, dueForRead(watched, hist.Models))
 	})
@@ -164,6 +167,7 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 	lastID := history.LastChangeID(hist.Changes)
 	states := Assemble(hist, opts.Catalog, obs, now, opts.Log)
 	AssembleModelLists(hist, opts.Catalog, listReads, now, opts.Log)
+	AssembleMakerPages(hist, opts.Catalog, pageReads, now, opts.Log)
 	AssembleModels(hist, opts.Catalog, obs, gatewayReads, now, opts.Log)
 	// Each file goes to the staging folder as it is rendered; the
 	// snapshot is swapped in whole once all are written.

@@ -165,7 +165,11 @@ func AssembleModels(h *history.History, cat catalog.Catalog, obs map[string]Obse
 		lists = h.Models.Lists
 	}
 	watched := watchList(cat, lists, now)
-	mh := &history.ModelHistory{At: now, Models: []api.ModelDoc{}, Sources: []api.ModelSourceHealth{}, Lists: lists}
+	var pages map[string]*history.MakerPage
+	if h.Models != nil {
+		pages = h.Models.Pages
+	}
+	mh := &history.ModelHistory{At: now, Models: []api.ModelDoc{}, Sources: []api.ModelSourceHealth{}, Lists: lists, Pages: pages}
 	for _, g := range cat.Models.Gateways {
 		mh.Sources = append(mh.Sources, gatewayHealth(h.Models, g, reads[g.ID], now, log))
 		if g.ListURL != "" {
@@ -176,6 +180,14 @@ func AssembleModels(h *history.History, cat catalog.Catalog, obs map[string]Obse
 			}
 			mh.Sources = append(mh.Sources, health)
 		}
+	}
+	for _, p := range cat.Models.Lifecycle {
+		// A page's health is kept by AssembleMakerPages.
+		health, ok := h.Models.Source(p.ID)
+		if !ok {
+			health = makerPageHealth(h.Models, p, PageRead{}, false, now, log)
+		}
+		mh.Sources = append(mh.Sources, health)
 	}
 	measured := measuredProviders(h, cat, now)
 	listedCreated := map[string]time.Time{}
@@ -234,9 +246,29 @@ func AssembleModels(h *history.History, cat catalog.Catalog, obs map[string]Obse
 	if h.Models != nil {
 		before, retirements = h.Models.Models, h.Models.Retirements
 	}
-	mh.Retirements = assembleLifecycle(h, cat, lists, before, watched, retirements, now)
+	mh.Retirements = assembleLifecycle(h, cat, lists, pages, before, watched, retirements, now)
+	sayDisagreements(mh)
 	leaveOutUnwritable(mh, log)
 	h.Models = mh
+}
+
+// sayDisagreements names, on each maker's page's health, the calendar
+// entries where the page and another source give different days: the
+// first api.MaxDisagreements, by date then id as the calendar is.
+func sayDisagreements(mh *history.ModelHistory) {
+	for i, src := range mh.Sources {
+		if src.Kind != api.ModelSourceLifecycle {
+			continue
+		}
+		var said []string
+		for _, r := range mh.Retirements {
+			if r.Disagreement != "" && len(said) < api.MaxDisagreements &&
+				slices.ContainsFunc(r.Sources, func(s api.RetirementSource) bool { return s.Source == src.ID }) {
+				said = append(said, r.ID+": "+r.Disagreement)
+			}
+		}
+		mh.Sources[i].Disagreements = said
+	}
 }
 
 // leaveOutUnwritable takes out of mh each model whose document no JSON can

@@ -784,6 +784,7 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[api.FallbackTimeouts]():       "FallbackTimeouts",
 	reflect.TypeFor[api.VercelProviderTimeouts](): "VercelProviderTimeouts",
 	reflect.TypeFor[api.PortkeyBreaker]():         "PortkeyBreaker",
+	reflect.TypeFor[api.RetirementSource]():       "RetirementSource",
 }
 
 // openapiNullableSchemas maps a field that can be null to the nullable
@@ -809,7 +810,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"SourcesResponse", "ServiceSources", "ChangeType", "Change", "ChangeList", "CloudEvent", "EventData", "ServiceAt",
 		"StatusAtResponse", "ServiceAtResponse", "CoverageBreakdown", "CoverageSources", "Reliability", "DurationBySeverity",
 		"DurationStats", "Acknowledgement", "ReliabilityResponse", "ServiceReliability", "ExpectedResolution",
-		"ModelsResponse", "ModelRules", "Model", "ModelProvider", "ModelUptimes", "ModelSource", "ModelSourceHealth", "CheckModel", "ModelStatusFrom", "RetirementsResponse", "ModelRetirement", "ChangeModel",
+		"ModelsResponse", "ModelRules", "Model", "ModelProvider", "ModelUptimes", "ModelSource", "ModelSourceHealth", "CheckModel", "ModelStatusFrom", "RetirementsResponse", "ModelRetirement", "RetirementSource", "ChangeModel",
 		"SurfaceId", "SurfaceSummary", "SurfaceDetail", "SurfaceComponent", "CheckSurface", "CheckOtherSurface"} {
 		if doc.Components.Schemas[name] == nil {
 			t.Errorf("component schema %s missing", name)

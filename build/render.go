@@ -72,6 +72,7 @@ func Documents(site Site, cat catalog.Catalog, h *history.History, states map[st
 
 		Reliability: api.ReliabilityDoc{Services: []api.ServiceReliability{}, Timestamp: now, License: api.License},
 	}
+	docs.Sources.Models = docs.Models.Sources
 	for _, svc := range cat.Services {
 		st := states[svc.Slug]
 		if st.Status == "" {

@@ -174,11 +174,25 @@ func plausibleList(cat catalog.Catalog, last *history.ModelList, read []history.
 	if why == "" {
 		return nil
 	}
-	ids := slices.Sorted(maps.Keys(listed))
+	var prev *history.SuspectList
+	if last != nil {
+		prev = last.Suspect
+	}
+	return suspectOf(prev, slices.Collect(maps.Keys(listed)), why, now)
+}
+
+// suspectOf is a suspect read naming ids, for why; a suspect read of the
+// same ids as prev, the one already suspect, keeps prev's Since, so that
+// the same read given again and again stands once it has for
+// SuspectStands.
+func suspectOf(prev *history.SuspectList, ids []string, why string, now time.Time) *history.SuspectList {
+	ids = slices.Clone(ids)
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
 	sum := sha256.Sum256([]byte(strings.Join(ids, "\n")))
 	s := &history.SuspectList{Since: now, Fingerprint: hex.EncodeToString(sum[:16]), Why: why}
-	if last != nil && last.Suspect != nil && last.Suspect.Fingerprint == s.Fingerprint && !last.Suspect.Since.After(now) {
-		s.Since = last.Suspect.Since
+	if prev != nil && prev.Fingerprint == s.Fingerprint && !prev.Since.After(now) {
+		s.Since = prev.Since
 	}
 	return s
 }

@@ -31,6 +31,45 @@ type ModelCatalog struct {
 	// only people know of them: aliases and status-page components. One
 	// that leaves the list is retired, not dropped.
 	Pinned []Model `json:"pinned,omitempty"`
+	// Lifecycle are the makers' own deprecation pages, read as a second
+	// source of retirement dates beside the gateways' lists: the maker's
+	// word on when it shuts a model down.
+	Lifecycle []LifecyclePage `json:"lifecycle,omitempty"`
+}
+
+// The formats of the makers' deprecation pages aistatus knows how to read
+// (build/feed/deprecations*.go).
+const (
+	// LifecycleOpenAI is OpenAI's deprecations page as Markdown: one
+	// table per announcement, "Shutdown date" then the models.
+	LifecycleOpenAI = "openai-deprecations"
+	// LifecycleAnthropic is Anthropic's model deprecations page as
+	// Markdown: a model status table and one table per announcement.
+	LifecycleAnthropic = "anthropic-deprecations"
+)
+
+// LifecycleFormats lists the deprecation page formats a catalog may name.
+var LifecycleFormats = []string{LifecycleOpenAI, LifecycleAnthropic}
+
+// LifecyclePage is a maker's own page of the models it retires and when.
+type LifecyclePage struct {
+	// ID names the source in the API ("openai-deprecations").
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Maker is the maker as the gateways spell it ("openai"), mapped in
+	// Makers: the page's ids are the maker's, and are matched to the
+	// gateways' ids of that maker.
+	Maker string `json:"maker"`
+	// Format is one of LifecycleFormats.
+	Format string `json:"format"`
+	// Enabled switches the source on; a disabled page is never requested.
+	Enabled bool `json:"enabled"`
+	// URL is the document read; Page the page a person reads.
+	URL  string `json:"url"`
+	Page string `json:"page"`
+	// Attribution is whose word it is, published with every date taken
+	// from it.
+	Attribution string `json:"attribution"`
 }
 
 // Gateway is a model gateway whose public per-provider telemetry is read.
@@ -163,6 +202,30 @@ func (m ModelCatalog) validate(services map[string]bool) []error {
 			errs = append(errs, fmt.Errorf("catalog: models.makers[%q]: a maker as the gateways spell it, mapped to a slug of this catalog (%q)", maker, slug))
 		}
 	}
+	pages := map[string]bool{}
+	for i, p := range m.Lifecycle {
+		where := fmt.Sprintf("catalog: models.lifecycle[%d] (%q)", i, p.ID)
+		bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(where+": "+format, args...)) }
+		switch {
+		case !makerPattern.MatchString(p.ID) || seen[p.ID]:
+			bad("id must be lower-case letters, digits and ._-, and no gateway's")
+		case pages[p.ID]:
+			bad("listed twice")
+		case !slices.Contains(LifecycleFormats, p.Format):
+			bad("unknown format %q (want one of %s)", p.Format, strings.Join(LifecycleFormats, ", "))
+		case m.Makers[p.Maker] == "":
+			bad("maker %q is not one of models.makers", p.Maker)
+		}
+		pages[p.ID] = true
+		if strings.TrimSpace(p.Name) == "" || strings.TrimSpace(p.Attribution) == "" {
+			bad("name and attribution are required: every date says whose it is")
+		}
+		for _, u := range []struct{ name, url string }{{"url", p.URL}, {"page", p.Page}} {
+			if err := checkAbsoluteURL(u.url); err != nil {
+				bad("%s: %v", u.name, err)
+			}
+		}
+	}
 	ids := map[string]bool{}
 	for i, md := range m.Pinned {
 		where := fmt.Sprintf("catalog: models.pinned[%d] (%q)", i, md.ID)
@@ -236,6 +299,16 @@ func (m ModelCatalog) Gateway(id string) (Gateway, bool) {
 		}
 	}
 	return Gateway{}, false
+}
+
+// LifecyclePage returns the catalog's deprecation page of that id.
+func (m ModelCatalog) LifecyclePage(id string) (LifecyclePage, bool) {
+	for _, p := range m.Lifecycle {
+		if p.ID == id {
+			return p, true
+		}
+	}
+	return LifecyclePage{}, false
 }
 
 // Lookup returns the pinned model of that id.

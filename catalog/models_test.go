@@ -16,6 +16,8 @@ func validModels() ModelCatalog {
 			Components: []ModelComponent{{Service: "beta", Name: "model-1.5"}},
 			APIModels: []APIModel{{Provider: "Beta Cloud", Model: "alpha.model-1-5-v1:0", Doc: "https://beta.example/docs/models"},
 				{Provider: RouterVercel, Model: "alpha/model-1.5", Doc: "https://vercel.example/models/model-1.5"}}}},
+		Lifecycle: []LifecyclePage{{ID: "alpha-deprecations", Name: "Alpha's deprecations page", Maker: "alpha", Format: LifecycleOpenAI,
+			Enabled: true, URL: "https://alpha.example/deprecations.md", Page: "https://alpha.example/deprecations", Attribution: "Alpha"}},
 	}
 }
 
@@ -52,6 +54,13 @@ func TestCatalogModelsValidation(t *testing.T) {
 		{"api model with spaces", func(m *ModelCatalog) { m.Pinned[0].APIModels[0].Model = "model 1.5" }, "is not a model name"},
 		{"api model without its doc", func(m *ModelCatalog) { m.Pinned[0].APIModels[0].Doc = "" }, "doc must be the https page"},
 		{"api model doc over http", func(m *ModelCatalog) { m.Pinned[0].APIModels[0].Doc = "http://beta.example/docs" }, "doc must be the https page"},
+		{"lifecycle page twice", func(m *ModelCatalog) { m.Lifecycle = append(m.Lifecycle, m.Lifecycle[0]) }, `models.lifecycle[1] ("alpha-deprecations"): listed twice`},
+		{"lifecycle page named as a gateway", func(m *ModelCatalog) { m.Lifecycle[0].ID = GatewayOpenRouter }, "no gateway's"},
+		{"lifecycle page of an unknown format", func(m *ModelCatalog) { m.Lifecycle[0].Format = "html" }, `unknown format "html"`},
+		{"lifecycle page of no maker", func(m *ModelCatalog) { m.Lifecycle[0].Maker = "beta" }, `maker "beta" is not one of models.makers`},
+		{"lifecycle page without attribution", func(m *ModelCatalog) { m.Lifecycle[0].Attribution = "" }, "every date says whose it is"},
+		{"lifecycle page url relative", func(m *ModelCatalog) { m.Lifecycle[0].URL = "/deprecations.md" }, "url:"},
+		{"lifecycle page without its page", func(m *ModelCatalog) { m.Lifecycle[0].Page = "" }, "page:"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := Catalog{Services: []Service{validService("alpha"), validService("beta")}, Models: validModels()}
@@ -97,5 +106,15 @@ func TestDefaultCatalogModels(t *testing.T) {
 	}
 	if _, ok := c.Models.Lookup("anthropic/claude-sonnet-4.5"); !ok {
 		t.Error("the issue's example model is not watched")
+	}
+	// The makers' own pages are read beside the gateway's list.
+	for maker, format := range map[string]string{"openai": LifecycleOpenAI, "anthropic": LifecycleAnthropic} {
+		found := false
+		for _, p := range c.Models.Lifecycle {
+			found = found || (p.Maker == maker && p.Format == format && p.Enabled && strings.HasSuffix(p.URL, ".md"))
+		}
+		if !found {
+			t.Errorf("no enabled %s page of %s read as Markdown", format, maker)
+		}
 	}
 }

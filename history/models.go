@@ -116,6 +116,58 @@ type ModelHistory struct {
 	ReadAt map[string]time.Time `json:"readAt,omitempty"`
 	// Retirements are the retirement calendar, by date then id.
 	Retirements []api.ModelRetirement `json:"retirements,omitempty"`
+	// Pages are the last good read of each maker's deprecation page, by
+	// the catalog's id of the page: when a read fails, the page read
+	// before stands.
+	Pages map[string]*MakerPage `json:"pages,omitempty"`
+}
+
+// MakerPage is a maker's deprecation page as last read.
+type MakerPage struct {
+	// CheckedAt is the last request for it, good or not; ReadAt the last
+	// good one (see Due).
+	CheckedAt time.Time `json:"checkedAt"`
+	ReadAt    time.Time `json:"readAt,omitzero"`
+	// ETag and LastModified are the validators of the version read.
+	ETag         string `json:"etag,omitempty"`
+	LastModified string `json:"lastModified,omitempty"`
+	// Deprecations are the models the page names, each with its day.
+	Deprecations []PageDeprecation `json:"deprecations"`
+	// Suspect is the read not believed since the last good one, as a
+	// model list's.
+	Suspect *SuspectList `json:"suspect,omitempty"`
+}
+
+// PageDeprecation is one model a maker's page retires.
+type PageDeprecation struct {
+	// Model is the maker's id ("gpt-4o-2024-05-13").
+	Model string `json:"model"`
+	Date  string `json:"date"`
+	// Alias is an id the page does not write but which names the model by
+	// the maker's rule (feed.Deprecation.Alias); Of the written id it
+	// stands for.
+	Alias bool   `json:"alias,omitempty"`
+	Of    string `json:"of,omitempty"`
+}
+
+// A maker's deprecation page changes a few times a month and announces
+// months ahead: it is asked for once a day (MakerPageEvery), and again
+// after an hour (MakerPageRetry) when the last request failed.
+const (
+	MakerPageEvery = 24 * time.Hour
+	MakerPageRetry = time.Hour
+)
+
+// Due reports whether the page is to be asked for at now.
+func (p *MakerPage) Due(now time.Time) bool {
+	if p == nil || p.CheckedAt.IsZero() || p.CheckedAt.After(now) {
+		return true
+	}
+	every := MakerPageEvery
+	if !p.ReadAt.Equal(p.CheckedAt) {
+		every = MakerPageRetry
+	}
+	return !now.Before(p.CheckedAt.Add(every))
 }
 
 // ModelList is a gateway's model list as last read.

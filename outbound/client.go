@@ -43,7 +43,7 @@ type Options struct {
 }
 
 // CatalogURLs lists every feed, probe (a surface's too), completion and model gateway URL of
-// cat: the hosts the program is told to read and probe, and so the ones it
+// cat, and every enabled maker's deprecation page: the hosts the program is told to read and probe, and so the ones it
 // may reach on an internal address (tests point them at loopback servers; a
 // private mirror may live on one).
 func CatalogURLs(cat catalog.Catalog) []string {
@@ -69,6 +69,11 @@ func CatalogURLs(cat catalog.Catalog) []string {
 			if g.ListURL != "" {
 				urls = append(urls, g.ListURL)
 			}
+		}
+	}
+	for _, p := range cat.Models.Lifecycle {
+		if p.Enabled {
+			urls = append(urls, p.URL)
 		}
 	}
 	return urls

@@ -100,9 +100,12 @@ func TestCatalogURLs(t *testing.T) {
 		{Slug: "b", Feed: catalog.Feed{URL: "https://status.b.example/rss", IncidentsURL: "https://status.b.example/incidents", ComponentsURL: "https://status.b.example/components"}},
 		{Slug: "c"},
 	}}
+	cat.Models.Lifecycle = []catalog.LifecyclePage{{ID: "a-deprecations", Enabled: true, URL: "https://docs.a.example/deprecations.md"},
+		{ID: "b-deprecations", URL: "https://docs.b.example/deprecations.md"}}
 	want := []string{
 		"https://status.a.example/summary.json", "https://api.a.example/v1", "https://chat.a.example/",
 		"https://status.b.example/rss", "https://status.b.example/incidents", "https://status.b.example/components",
+		"https://docs.a.example/deprecations.md",
 	}
 	if got := CatalogURLs(cat); strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("CatalogURLs = %q, want %q", got, want)

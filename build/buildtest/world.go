@@ -68,6 +68,11 @@ type World struct {
 	// listRequests counts the requests for it.
 	modelList    string
 	listRequests int
+	// makerPages are the makers' scripted deprecation pages, by the
+	// catalog's id of the page ("": a 404), and pageRequests count the
+	// requests for each.
+	makerPages   map[string]string
+	pageRequests map[string]int
 	formats      map[string]catalog.FeedFormat
 	probes       map[string]int
 	// completions are the completion requests each service received.
@@ -79,6 +84,7 @@ type World struct {
 // is closed when the test ends.
 func NewWorld(t testing.TB, cat catalog.Catalog) *World {
 	w := &World{pages: map[string]*Page{}, gateway: map[string]string{}, formats: map[string]catalog.FeedFormat{}, probes: map[string]int{},
+		makerPages: map[string]string{}, pageRequests: map[string]int{},
 		completions: map[string][]*http.Request{}, styles: map[string]catalog.CompletionStyle{}, Clock: time.Now}
 	w.Server = httptest.NewServer(http.HandlerFunc(w.serveHTTP))
 	t.Cleanup(w.Server.Close)
@@ -92,6 +98,12 @@ func NewWorld(t testing.TB, cat catalog.Catalog) *World {
 			g.ListURL = w.Server.URL + "/" + gatewayPrefix + g.ID + "/" + modelListPath
 		}
 		w.Catalog.Models.Gateways = append(w.Catalog.Models.Gateways, g)
+	}
+	// So do the makers' deprecation pages: a page with nothing scripted
+	// (SetMakerPage) is a 404, which fails only that source.
+	for _, p := range cat.Models.Lifecycle {
+		p.URL = w.Server.URL + "/" + makerPrefix + p.ID
+		w.Catalog.Models.Lifecycle = append(w.Catalog.Models.Lifecycle, p)
 	}
 	for _, svc := range cat.Services {
 		w.pages[svc.Slug] = &Page{Status: api.Operational}
@@ -137,6 +149,27 @@ func (w *World) SetModel(id, body string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.gateway[id] = body
+}
+
+// makerPrefix starts the world's path of a maker's deprecation page; no
+// slug starts with it.
+const makerPrefix = "_maker-"
+
+// SetMakerPage scripts the document the maker's deprecation page of that
+// id serves (the real captures in build/feed/testdata/real, or documents
+// made from them); "" takes it away (a 404). It answers a request
+// carrying its ETag with 304 Not Modified.
+func (w *World) SetMakerPage(id, body string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.makerPages[id] = body
+}
+
+// MakerPageRequests returns how many requests the page of that id received.
+func (w *World) MakerPageRequests(id string) int {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.pageRequests[id]
 }
 
 // modelListPath is the world's path of a gateway's model list, after its
@@ -185,23 +218,20 @@ func (w *World) Probes(slug string) int {
 
 func (w *World) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 	slug, rest, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/")
+	if id, ok := strings.CutPrefix(slug, makerPrefix); ok && rest == "" {
+		w.mu.Lock()
+		body := w.makerPages[id]
+		w.pageRequests[id]++
+		w.mu.Unlock()
+		serveVersioned(rw, r, body, "text/markdown; charset=utf-8")
+		return
+	}
 	if strings.HasPrefix(slug, gatewayPrefix) && rest == modelListPath {
 		w.mu.Lock()
 		body := w.modelList
 		w.listRequests++
 		w.mu.Unlock()
-		if body == "" {
-			http.NotFound(rw, r)
-			return
-		}
-		etag := fmt.Sprintf(`W/"%x"`, sha256.Sum256([]byte(body)))
-		if r.Header.Get("If-None-Match") == etag {
-			rw.WriteHeader(http.StatusNotModified)
-			return
-		}
-		rw.Header().Set("ETag", etag)
-		rw.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(rw, body)
+		serveVersioned(rw, r, body, "application/json")
 		return
 	}
 	if strings.HasPrefix(slug, gatewayPrefix) {
@@ -267,6 +297,23 @@ func (w *World) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 	default:
 		http.NotFound(rw, r)
 	}
+}
+
+// serveVersioned answers body with an ETag of its content, and 304 Not
+// Modified to a request carrying it; "" is a 404.
+func serveVersioned(rw http.ResponseWriter, r *http.Request, body, contentType string) {
+	if body == "" {
+		http.NotFound(rw, r)
+		return
+	}
+	etag := fmt.Sprintf(`W/"%x"`, sha256.Sum256([]byte(body)))
+	if r.Header.Get("If-None-Match") == etag {
+		rw.WriteHeader(http.StatusNotModified)
+		return
+	}
+	rw.Header().Set("ETag", etag)
+	rw.Header().Set("Content-Type", contentType)
+	fmt.Fprint(rw, body)
 }
 
 // dropConnection closes the connection without an answer, as a host that is

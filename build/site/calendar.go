@@ -128,7 +128,18 @@ func (m *model) retirementsCalendar() []byte {
 			if r.Service != "" {
 				where = " at " + m.serviceName(r.Service)
 			}
-			lines = append(lines, r.Name+" ("+r.ID+")"+where+": "+r.State+". "+r.Reason+".")
+			line := r.Name + " (" + r.ID + ")" + where + ": " + r.State + ". " + r.Reason + "."
+			if len(r.Sources) > 0 {
+				said := make([]string, 0, len(r.Sources))
+				for _, s := range r.Sources {
+					said = append(said, s.Name+": "+s.Date)
+				}
+				line += " Sources: " + strings.Join(said, "; ") + "."
+			}
+			if r.Disagreement != "" {
+				line += " " + r.Disagreement
+			}
+			lines = append(lines, line)
 		}
 		b.line("BEGIN:VEVENT")
 		b.line("UID:retirements-" + day.Format(icsDateLayout) + "@" + m.host())
