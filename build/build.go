@@ -18,6 +18,7 @@ import (
 	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/history"
+	"github.com/aistatus/aistatus/notify"
 	"github.com/aistatus/aistatus/probe"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/aistatus/aistatus/vantage"
@@ -46,7 +47,7 @@ type Options struct {
 	Adapters map[catalog.FeedFormat]feed.Adapter
 	// Notifier, when set, is handed each cycle's new changes once the
 	// snapshot is published (webhooks).
-	Notifier *Notifier
+	Notifier *notify.Notifier
 	// Confirm configures the re-probes that confirm a failed probe within
 	// the cycle; the zero value re-probes nothing.
 	Confirm Confirm
@@ -195,7 +196,7 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 	if opts.Notifier != nil {
 		// Queued, never awaited: a slow or failing receiver cannot hold up
 		// or fail the cycle.
-		opts.Notifier.NotifyCycle(res.Changes, NotifyFacts{Basis: bases(states),
+		opts.Notifier.NotifyCycle(res.Changes, notify.Facts{Basis: bases(states),
 			Outages: endedOutages(hist.Changes, len(hist.Changes)-len(res.Changes))})
 	}
 	for slug, st := range states {
@@ -286,14 +287,14 @@ func probeAPI(ctx context.Context, opts Options, svc catalog.Service) api.ProbeS
 }
 
 // endedOutages are the outages the recoveries among log[from:] end, by
-// the recovery's id (NotifyFacts.Outages), read back in log. An outage
+// the recovery's id (notify.Facts.Outages), read back in log. An outage
 // whose start the log no longer holds is left out.
-func endedOutages(log []api.Change, from int) map[int64]Outage {
-	var out map[int64]Outage
+func endedOutages(log []api.Change, from int) map[int64]notify.Outage {
+	var out map[int64]notify.Outage
 	for i := from; i < len(log); i++ {
 		if o, ok := endedOutage(log[:i], log[i]); ok {
 			if out == nil {
-				out = map[int64]Outage{}
+				out = map[int64]notify.Outage{}
 			}
 			out[log[i].ID] = o
 		}
@@ -308,7 +309,7 @@ func endedOutages(log []api.Change, from int) map[int64]Outage {
 // stretch's first change into degraded or worse, an unknown before that
 // not counted; its worst status is the worst in it. false when rec is no
 // recovery or the log does not reach the stretch's start.
-func endedOutage(log []api.Change, rec api.Change) (Outage, bool) {
+func endedOutage(log []api.Change, rec api.Change) (notify.Outage, bool) {
 	var of api.ChangeType
 	for _, t := range api.ChangeTypes {
 		if r, ok := t.Recovery(); ok && r == rec.Type {
@@ -316,9 +317,9 @@ func endedOutage(log []api.Change, rec api.Change) (Outage, bool) {
 		}
 	}
 	if of == "" {
-		return Outage{}, false
+		return notify.Outage{}, false
 	}
-	o := Outage{Worst: rec.OldStatus}
+	o := notify.Outage{Worst: rec.OldStatus}
 	subject := rec.Subject()
 	for i := len(log) - 1; i >= 0; i-- {
 		c := log[i]
@@ -332,7 +333,7 @@ func endedOutage(log []api.Change, rec api.Change) (Outage, bool) {
 			return o, !o.Since.IsZero()
 		}
 	}
-	return Outage{}, false
+	return notify.Outage{}, false
 }
 
 // bad reports whether s is degraded or worse.

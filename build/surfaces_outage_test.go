@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/notify"
+	"github.com/aistatus/aistatus/notify/notifytest"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 	"golang.org/x/net/html"
@@ -41,9 +43,9 @@ func TestClaudeAIDownAPIUp(t *testing.T) {
 		return status
 	})
 
-	rcv := newWebhookReceiver(t)
+	rcv := notifytest.NewWebhookReceiver(t)
 	b := newPageBuilds(t, "anthropic", calm)
-	n, err := NewNotifier(context.Background(), NotifierOptions{URLs: []string{rcv.URL}, Secret: testWebhookSecret,
+	n, err := notify.New(context.Background(), notify.Options{URLs: []string{rcv.URL}, Secret: notifytest.Secret,
 		BaseURL: "https://aistatus.example", Client: &http.Client{}, Log: zerolog.New(&b.log), QueueSize: 100, Attempts: 3, Backoff: 10 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
@@ -77,15 +79,13 @@ func TestClaudeAIDownAPIUp(t *testing.T) {
 		t.Errorf("changes after the calm build:\n got %v\nwant %v", got, want)
 	}
 
-	rcv.mu.Lock()
 	var app []api.CloudEvent
-	for _, ev := range rcv.events {
+	for _, ev := range rcv.Events() {
 		if ev.Subject == "anthropic/app" && ev.Data.NewStatus == api.MajorOutage {
 			app = append(app, ev)
 		}
 	}
-	bad := len(rcv.bad)
-	rcv.mu.Unlock()
+	bad := len(rcv.Refused())
 	if bad > 0 {
 		t.Errorf("the receiver refused %d deliveries", bad)
 	}

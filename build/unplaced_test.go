@@ -19,6 +19,7 @@ import (
 	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/history"
+	"github.com/aistatus/aistatus/notify"
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
@@ -226,7 +227,7 @@ type pageBuilds struct {
 	out   string
 	log   syncLog
 	// notifier, when set, is given every change of the builds.
-	notifier *Notifier
+	notifier *notify.Notifier
 
 	mu   sync.Mutex
 	page []byte

@@ -10,7 +10,7 @@ import (
 )
 
 // update is the -update flag of every test binary that compares golden
-// files: go test ./build ./build/site -update rewrites them.
+// files: go test ./build ./build/site ./notify -update rewrites them.
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // Golden compares got with the golden file testdata/golden/<name> (name is

@@ -11,6 +11,7 @@ import (
 	"github.com/aistatus/aistatus/build"
 	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/notify"
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/serve/shared"
 	"github.com/aistatus/aistatus/vantage"
@@ -71,14 +72,14 @@ func (o *buildOptions) register(fs *pflag.FlagSet) {
 // or returns nil without any. Deliveries are queued in memory: what is
 // pending when the process ends is not delivered (receivers catch up from
 // /changes).
-func (o *buildOptions) notifier(ctx context.Context, log zerolog.Logger, cat catalog.Catalog) (*build.Notifier, error) {
-	var dests []build.Destination
+func (o *buildOptions) notifier(ctx context.Context, log zerolog.Logger, cat catalog.Catalog) (*notify.Notifier, error) {
+	var dests []notify.Destination
 	if o.notifyConfig != "" {
 		f, err := os.Open(o.notifyConfig)
 		if err != nil {
 			return nil, fmt.Errorf("--notify-config: %w", err)
 		}
-		dests, err = build.ParseNotifyConfig(f, cat, os.Getenv)
+		dests, err = notify.ParseConfig(f, cat, os.Getenv)
 		f.Close()
 		if err != nil {
 			return nil, fmt.Errorf("--notify-config %s: %w", o.notifyConfig, err)
@@ -87,12 +88,12 @@ func (o *buildOptions) notifier(ctx context.Context, log zerolog.Logger, cat cat
 	if len(o.notify) == 0 && len(dests) == 0 {
 		return nil, nil
 	}
-	if o.notifySecret == "" && build.NotifyNeedsSecret(o.notify, dests) {
+	if o.notifySecret == "" && notify.NeedsSecret(o.notify, dests) {
 		return nil, errors.New("--notify needs --notify-secret (or AISTATUS_NOTIFY_SECRET) to sign the webhooks (a URL that is no Slack, Discord, Teams or ntfy.sh one is a Standard Webhook; a --notify-config file can give another kind)")
 	}
-	return build.NewNotifier(ctx, build.NotifierOptions{
+	return notify.New(ctx, notify.Options{
 		URLs: o.notify, Destinations: dests, Secret: o.notifySecret, BaseURL: o.baseURL,
-		Names: build.NotifySubjectNames(cat), Log: log,
+		Names: notify.SubjectNames(cat), Log: log,
 	})
 }
 

@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/api"
-	"github.com/aistatus/aistatus/build"
 	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/notify"
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -45,7 +45,7 @@ func notifyWorld(t *testing.T) (catalog.Catalog, string) {
 // refused before anything is built.
 func TestBuildNotify(t *testing.T) {
 	cat, catalog := notifyWorld(t)
-	key, _ := build.ParseWebhookSecret(notifySecret)
+	key, _ := notify.ParseWebhookSecret(notifySecret)
 	var (
 		mu     sync.Mutex
 		events []api.CloudEvent
@@ -58,7 +58,7 @@ func TestBuildNotify(t *testing.T) {
 		_, scanErr := fmt.Sscan(r.Header.Get("webhook-timestamp"), &ts)
 		mu.Lock()
 		defer mu.Unlock()
-		if scanErr != nil || r.Header.Get("webhook-signature") != build.SignWebhook(key, r.Header.Get("webhook-id"), ts, body) ||
+		if scanErr != nil || r.Header.Get("webhook-signature") != notify.SignWebhook(key, r.Header.Get("webhook-id"), ts, body) ||
 			json.Unmarshal(body, &ev) != nil || r.UserAgent() != outbound.UserAgent {
 			bad++
 			w.WriteHeader(http.StatusUnauthorized)

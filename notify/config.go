@@ -1,4 +1,4 @@
-package build
+package notify
 
 import (
 	"encoding/json"
@@ -13,32 +13,32 @@ import (
 	"github.com/aistatus/aistatus/catalog"
 )
 
-// NotifyConfig is a --notify-config file: the receivers of changes, each
+// Config is a --notify-config file: the receivers of changes, each
 // with its kind and filter (docs/operations.md).
-type NotifyConfig struct {
-	Destinations []NotifyConfigDestination `json:"destinations"`
+type Config struct {
+	Destinations []ConfigDestination `json:"destinations"`
 }
 
-// NotifyConfigDestination is one receiver as the file gives it.
-type NotifyConfigDestination struct {
+// ConfigDestination is one receiver as the file gives it.
+type ConfigDestination struct {
 	// URL is the receiver; URLEnv instead names the environment variable
 	// that holds it, so that the file holds no secret. One of the two.
 	URL    string `json:"url,omitempty"`
 	URLEnv string `json:"urlEnv,omitempty"`
 	// Kind is the payload format; absent, it is detected from the URL.
-	Kind NotifyKind `json:"kind,omitempty"`
-	NotifyFilter
+	Kind Kind `json:"kind,omitempty"`
+	Filter
 }
 
-// ParseNotifyConfig reads a --notify-config file. Every problem is
+// ParseConfig reads a --notify-config file. Every problem is
 // reported at once, each naming the destination by its place in the list
 // and never its URL; subjects are checked against cat, so that a misspelt
 // slug is an error rather than a filter that never matches. getenv reads
 // the URLEnv variables.
-func ParseNotifyConfig(r io.Reader, cat catalog.Catalog, getenv func(string) string) ([]Destination, error) {
+func ParseConfig(r io.Reader, cat catalog.Catalog, getenv func(string) string) ([]Destination, error) {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
-	var cfg NotifyConfig
+	var cfg Config
 	if err := dec.Decode(&cfg); err != nil {
 		return nil, fmt.Errorf("notify config: %w", err)
 	}
@@ -72,9 +72,9 @@ func ParseNotifyConfig(r io.Reader, cat catalog.Catalog, getenv func(string) str
 				continue
 			}
 		}
-		d := Destination{URL: u, Kind: cd.Kind, Filter: cd.NotifyFilter}
+		d := Destination{URL: u, Kind: cd.Kind, Filter: cd.Filter}
 		if d.Kind == "" {
-			d.Kind = DetectNotifyKind(u)
+			d.Kind = DetectKind(u)
 		}
 		if err := checkDestination(d); err != nil {
 			bad("%s: %v", redactURL(u), err)
@@ -120,12 +120,12 @@ func checkDestination(d Destination) error {
 	}
 	if !d.Kind.Valid() {
 		var kinds []string
-		for _, k := range NotifyKinds {
+		for _, k := range Kinds {
 			kinds = append(kinds, string(k))
 		}
 		return fmt.Errorf("kind %q is not one of %s", d.Kind, strings.Join(kinds, ", "))
 	}
-	if d.Kind == NotifyNtfy {
+	if d.Kind == Ntfy {
 		if _, _, err := ntfyRoot(d.URL); err != nil {
 			return err
 		}
@@ -133,15 +133,15 @@ func checkDestination(d Destination) error {
 	return nil
 }
 
-// NotifyNeedsSecret reports whether any of dests, or of urls, is a
+// NeedsSecret reports whether any of dests, or of urls, is a
 // Standard Webhook, which is signed.
-func NotifyNeedsSecret(urls []string, dests []Destination) bool {
+func NeedsSecret(urls []string, dests []Destination) bool {
 	for _, u := range urls {
-		if DetectNotifyKind(u) == NotifyWebhook {
+		if DetectKind(u) == Webhook {
 			return true
 		}
 	}
 	return slices.ContainsFunc(dests, func(d Destination) bool {
-		return d.Kind == NotifyWebhook || d.Kind == "" && DetectNotifyKind(d.URL) == NotifyWebhook
+		return d.Kind == Webhook || d.Kind == "" && DetectKind(d.URL) == Webhook
 	})
 }

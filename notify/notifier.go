@@ -1,26 +1,25 @@
-package build
+// Package notify tells receivers of the changes each build logs: a Standard
+// Webhook each change as a signed CloudEvent, Slack, Discord, Microsoft
+// Teams (Workflows) and ntfy each build's changes as one message in their
+// own format. Delivery is from a bounded queue per receiver, in memory, so
+// that a slow or failing receiver delays neither the build nor the others.
+package notify
 
 import (
 	"bytes"
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/outbound"
-	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
 
@@ -28,22 +27,22 @@ import (
 // still queued or being retried when the process ends is not delivered
 // (receivers that must not miss one can catch up from /changes by id).
 const (
-	DefaultNotifyQueue    = 1000
-	DefaultNotifyAttempts = 5
-	DefaultNotifyBackoff  = 2 * time.Second
-	// DefaultNotifyReportEvery is how often the changes dropped from a full
+	DefaultQueue    = 1000
+	DefaultAttempts = 5
+	DefaultBackoff  = 2 * time.Second
+	// DefaultReportEvery is how often the changes dropped from a full
 	// queue, and those a receiver rejected, are logged: one line of each per
 	// receiver that had any, with their count, however many there were.
-	DefaultNotifyReportEvery = 10 * time.Second
-	// notifyAttemptTimeout bounds one POST, so that a receiver that never
+	DefaultReportEvery = 10 * time.Second
+	// AttemptTimeout bounds one POST, so that a receiver that never
 	// answers costs a retry, not the queue.
-	notifyAttemptTimeout = 10 * time.Second
+	AttemptTimeout = 10 * time.Second
 )
 
-// NotifierOptions configure webhook delivery. Every dependency is passed in.
-type NotifierOptions struct {
+// Options configure webhook delivery. Every dependency is passed in.
+type Options struct {
 	// URLs receive every change, each of the kind its URL shows
-	// (DetectNotifyKind): a Standard Webhook is posted each change as one
+	// (DetectKind): a Standard Webhook is posted each change as one
 	// CloudEvent; Slack, Discord, Teams and ntfy each build's changes as
 	// one message.
 	URLs []string
@@ -57,7 +56,7 @@ type NotifierOptions struct {
 	// chat messages' links.
 	BaseURL string
 	// Names are the names chat messages give subjects
-	// (NotifySubjectNames); a subject without one is named by its id.
+	// (SubjectNames); a subject without one is named by its id.
 	Names map[string]string
 	// Client posts the webhooks; nil means the program's outbound client
 	// (outbound.NewClient) allowing URLs and following no redirect: a
@@ -76,7 +75,7 @@ type NotifierOptions struct {
 	Attempts  int
 	Backoff   time.Duration
 	// ReportTick paces the log of dropped and rejected changes; nil means a
-	// ticker of DefaultNotifyReportEvery, stopped when the notifier closes.
+	// ticker of DefaultReportEvery, stopped when the notifier closes.
 	ReportTick <-chan time.Time
 }
 
@@ -84,7 +83,7 @@ type NotifierOptions struct {
 // queue per URL, so that a slow or failing receiver delays neither the build
 // nor the other receivers.
 type Notifier struct {
-	opts      NotifierOptions
+	opts      Options
 	key       []byte
 	receivers []*receiver
 	ctx       context.Context
@@ -101,13 +100,13 @@ type Notifier struct {
 type Destination struct {
 	URL string
 	// Kind is its payload format; "" detects it from URL.
-	Kind   NotifyKind
-	Filter NotifyFilter
+	Kind   Kind
+	Filter Filter
 }
 
-// DefaultNotifyChatQueue bounds the builds' messages waiting per chat
+// DefaultChatQueue bounds the builds' messages waiting per chat
 // receiver: an hour of builds a minute apart.
-const DefaultNotifyChatQueue = 60
+const DefaultChatQueue = 60
 
 // receiver is one URL's queue, drained by its own worker.
 type receiver struct {
@@ -116,12 +115,12 @@ type receiver struct {
 	// among the receivers, from 1, which tells apart two on one host.
 	name   string
 	index  int
-	kind   NotifyKind
-	filter NotifyFilter
+	kind   Kind
+	filter Filter
 	// queue holds a Standard Webhook's changes; cycles a chat receiver's
 	// builds, each told in one message.
 	queue  chan api.Change
-	cycles chan notifyCycle
+	cycles chan cycle
 	// gone is set, for the life of the process, once the receiver has
 	// answered 410 Gone: it is posted nothing more.
 	gone atomic.Bool
@@ -139,11 +138,11 @@ type receiver struct {
 	rejectErr    error
 }
 
-// notifyCycle is one build's changes for a chat receiver, with what the
+// cycle is one build's changes for a chat receiver, with what the
 // build knew beside them.
-type notifyCycle struct {
+type cycle struct {
 	changes []api.Change
-	facts   NotifyFacts
+	facts   Facts
 }
 
 // changeCount counts changes between two reports, with the first and last
@@ -161,9 +160,9 @@ func (cc *changeCount) add(id int64) {
 	cc.last = id
 }
 
-// NewNotifier validates opts and starts one delivery worker per URL. Its
+// New validates opts and starts one delivery worker per URL. Its
 // workers stop when ctx ends or Close is called.
-func NewNotifier(ctx context.Context, opts NotifierOptions) (*Notifier, error) {
+func New(ctx context.Context, opts Options) (*Notifier, error) {
 	var dests []Destination
 	for _, u := range opts.URLs {
 		dests = append(dests, Destination{URL: u})
@@ -174,14 +173,14 @@ func NewNotifier(ctx context.Context, opts NotifierOptions) (*Notifier, error) {
 	for i := range dests {
 		d := &dests[i]
 		if d.Kind == "" {
-			d.Kind = DetectNotifyKind(d.URL)
+			d.Kind = DetectKind(d.URL)
 		}
 		if err := checkDestination(*d); err != nil {
 			// The URL is not echoed: a webhook URL often carries its
 			// secret in the path.
 			return nil, fmt.Errorf("notify URL #%d (%s): %w", i+1, redactURL(d.URL), err)
 		}
-		if d.Kind == NotifyWebhook && key == nil {
+		if d.Kind == Webhook && key == nil {
 			k, err := ParseWebhookSecret(opts.Secret)
 			if err != nil {
 				return nil, err
@@ -197,24 +196,24 @@ func NewNotifier(ctx context.Context, opts NotifierOptions) (*Notifier, error) {
 		opts.Now = time.Now
 	}
 	if opts.QueueSize <= 0 {
-		opts.QueueSize = DefaultNotifyQueue
+		opts.QueueSize = DefaultQueue
 	}
 	if opts.Attempts <= 0 {
-		opts.Attempts = DefaultNotifyAttempts
+		opts.Attempts = DefaultAttempts
 	}
 	if opts.Backoff <= 0 {
-		opts.Backoff = DefaultNotifyBackoff
+		opts.Backoff = DefaultBackoff
 	}
 	n := &Notifier{opts: opts, key: key, closing: make(chan struct{}), stopTick: func() {}}
 	if n.opts.ReportTick == nil {
-		t := time.NewTicker(DefaultNotifyReportEvery)
+		t := time.NewTicker(DefaultReportEvery)
 		n.opts.ReportTick, n.stopTick = t.C, t.Stop
 	}
 	n.ctx, n.cancel = context.WithCancel(ctx)
 	for i, d := range dests {
 		r := &receiver{url: d.URL, name: redactURL(d.URL), index: i + 1, kind: d.Kind, filter: d.Filter}
 		if d.Kind.chat() {
-			r.cycles = make(chan notifyCycle, min(opts.QueueSize, DefaultNotifyChatQueue))
+			r.cycles = make(chan cycle, min(opts.QueueSize, DefaultChatQueue))
 			n.wg.Go(func() { n.workChat(r) })
 		} else {
 			r.queue = make(chan api.Change, opts.QueueSize)
@@ -226,62 +225,16 @@ func NewNotifier(ctx context.Context, opts NotifierOptions) (*Notifier, error) {
 	return n, nil
 }
 
-// ParseWebhookSecret decodes a Standard Webhooks secret, "whsec_" followed
-// by the base64 of at least 24 random bytes.
-func ParseWebhookSecret(secret string) ([]byte, error) {
-	b64, ok := strings.CutPrefix(secret, "whsec_")
-	if !ok {
-		return nil, errors.New(`notify secret must start with "whsec_" (Standard Webhooks)`)
-	}
-	key, err := base64.StdEncoding.DecodeString(b64)
-	if err != nil {
-		return nil, fmt.Errorf("notify secret: %w", err)
-	}
-	if len(key) < 24 {
-		return nil, fmt.Errorf("notify secret has %d bytes, want at least 24", len(key))
-	}
-	return key, nil
-}
-
-// SignWebhook is the Standard Webhooks signature of a message:
-// "v1," + base64(HMAC-SHA256(key, id + "." + timestamp + "." + body)).
-func SignWebhook(key []byte, id string, timestamp int64, body []byte) string {
-	mac := hmac.New(sha256.New, key)
-	fmt.Fprintf(mac, "%s.%d.", id, timestamp)
-	mac.Write(body)
-	return "v1," + base64.StdEncoding.EncodeToString(mac.Sum(nil))
-}
-
 // Notify queues changes for every receiver, as NotifyCycle does, with no
 // facts to tell beside them.
-func (n *Notifier) Notify(changes []api.Change) { n.NotifyCycle(changes, NotifyFacts{}) }
-
-// NotifyFacts are what a build knows beside its changes that a chat
-// message tells.
-type NotifyFacts struct {
-	// Basis is each service's basis this build, by slug: the evidence of
-	// its status change.
-	Basis map[string]api.Basis
-	// Outages are the outages the build's recoveries end, by the id of
-	// the *.recovered change: how long it was down, and how badly.
-	Outages map[int64]Outage
-}
-
-// Outage is a stretch of a subject's status below operational.
-type Outage struct {
-	// Since is when it began: the subject's first change into degraded or
-	// worse.
-	Since time.Time
-	// Worst is the worst status it reached.
-	Worst api.Status
-}
+func (n *Notifier) Notify(changes []api.Change) { n.NotifyCycle(changes, Facts{}) }
 
 // NotifyCycle queues one build's changes for every receiver without
 // waiting, except those that answered 410 Gone: each change its filter
 // lets through for a Standard Webhook, the build's as one message for a
 // chat receiver, told with facts. A change that finds a queue full is
 // dropped for that receiver and counted for the next report.
-func (n *Notifier) NotifyCycle(changes []api.Change, facts NotifyFacts) {
+func (n *Notifier) NotifyCycle(changes []api.Change, facts Facts) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if n.closed {
@@ -302,7 +255,7 @@ func (n *Notifier) NotifyCycle(changes []api.Change, facts NotifyFacts) {
 				continue
 			}
 			select {
-			case r.cycles <- notifyCycle{changes: kept, facts: facts}:
+			case r.cycles <- cycle{changes: kept, facts: facts}:
 			default:
 				for _, c := range kept {
 					r.dropped.add(c.ID)
@@ -400,24 +353,6 @@ func (n *Notifier) countRejected(r *receiver, ids []int64, status int, err error
 		r.rejected.add(id)
 	}
 	r.rejectStatus, r.rejectErr = status, err
-}
-
-// work delivers one Standard Webhook receiver's queue in order.
-func (n *Notifier) work(r *receiver) {
-	for c := range r.queue {
-		if n.ctx.Err() != nil || r.gone.Load() {
-			continue // shutting down, or the receiver left: drain without delivering
-		}
-		body, err := json.Marshal(snapshot.NewCloudEvent(c, n.opts.BaseURL))
-		if err != nil {
-			n.opts.Log.Error().Err(err).Int64("change", c.ID).Msg("webhook: change not encodable")
-			continue
-		}
-		// webhook-id stays the same across retries, so receivers can drop
-		// duplicates; it is the change id, also the CloudEvent's id.
-		n.deliver(r, outgoing{ids: []int64{c.ID}, body: body, contentType: "application/cloudevents+json",
-			target: r.url, webhookID: api.ChangeIDString(c.ID)})
-	}
 }
 
 // workChat delivers one chat receiver's builds in order, one message each.
@@ -519,7 +454,7 @@ func retryable(status int) bool {
 // post makes one attempt. It returns the receiver's status, or 0 when no
 // answer came, and an error unless the status is 2xx.
 func (n *Notifier) post(r *receiver, m outgoing) (int, error) {
-	ctx, cancel := context.WithTimeout(n.ctx, notifyAttemptTimeout)
+	ctx, cancel := context.WithTimeout(n.ctx, AttemptTimeout)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.target, bytes.NewReader(m.body))
 	if err != nil {

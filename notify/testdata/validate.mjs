@@ -1,5 +1,5 @@
 // Validates chat messages aistatus renders with each chat service's own
-// library, as TestChatLibraries (build/notifychat_test.go) runs it:
+// library, as TestChatLibraries (notify/chat_test.go) runs it:
 //
 //   node validate.mjs NODE_MODULES FILE...
 //
@@ -14,7 +14,7 @@
 //   event fails it, as does a property the SDK drops when it serializes
 //   the card back (one it does not know). The envelope is the message
 //   with one attachment of contentType application/vnd.microsoft.card.
-//   adaptive, at most 28 KB (testdata/notify/README.md).
+//   adaptive, at most 28 KB (testdata/README.md).
 // - Discord: the body is compiled against discord-api-types'
 //   RESTPostAPIWebhookWithTokenJSONBody (Execute Webhook's JSON params);
 //   each embed is rebuilt with @discordjs/builders' EmbedBuilder, whose
