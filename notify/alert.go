@@ -170,6 +170,12 @@ func newAlert(changes []api.Change, facts Facts, names map[string]string, baseUR
 					it.evidence, it.evidenceURL = "the official status page", webURL(inc.URL)
 				}
 			}
+		case api.ChangeModelAdded, api.ChangeModelRetiring, api.ChangeModelRetired:
+			it.line, it.status = lifecycleLine(c), api.Unknown
+			it.sentence = true
+			if c.Model != nil {
+				it.link = base + strings.NewReplacer(snapshot.AuthorParam+"/"+snapshot.ModelNameParam, c.Model.ID).Replace(snapshot.PathModel)
+			}
 		default:
 			it.line, it.status = string(c.Type), api.Unknown
 		}
@@ -180,6 +186,26 @@ func newAlert(changes []api.Change, facts Facts, names map[string]string, baseUR
 		a.link = a.items[0].link
 	}
 	return a
+}
+
+// lifecycleLine says a model's lifecycle change for people, as a sentence
+// after its name: "is to be retired on 2027-01-14", never the event type.
+func lifecycleLine(c api.Change) string {
+	date := ""
+	if c.Model != nil {
+		date = c.Model.Date
+	}
+	switch {
+	case c.Type == api.ChangeModelAdded:
+		return "is newly watched: found in a gateway's model list"
+	case c.Type == api.ChangeModelRetiring && date != "":
+		return "is to be retired on " + date + ": requests naming it will fail after that"
+	case c.Type == api.ChangeModelRetiring:
+		return "is to be retired"
+	case date != "":
+		return "was retired on " + date + ": requests naming it fail, change the model"
+	}
+	return "was retired: requests naming it fail, change the model"
 }
 
 // title is the message's heading with its outside text passed through

@@ -418,6 +418,28 @@ func TestChatRecoveryToldOnce(t *testing.T) {
 	}
 }
 
+// TestChatLifecycleForPeople: a model's lifecycle change reads as a
+// sentence about the model, never as its event type.
+func TestChatLifecycleForPeople(t *testing.T) {
+	t.Parallel()
+	names := defaultNames(t)
+	model := &api.ChangeModel{ID: "openai/gpt-4o", Name: "GPT-4o", Date: "2027-01-14"}
+	for typ, want := range map[api.ChangeType]string{
+		api.ChangeModelRetiring: "❔ GPT-4o (model) is to be retired on 2027-01-14: requests naming it will fail after that",
+		api.ChangeModelRetired:  "❔ GPT-4o (model) was retired on 2027-01-14: requests naming it fail, change the model",
+		api.ChangeModelAdded:    "❔ GPT-4o (model) is newly watched: found in a gateway's model list",
+	} {
+		c := api.Change{ID: 1, Type: typ, Service: "openai", Time: t0, Model: model}
+		a := newAlert([]api.Change{c}, Facts{}, names, "https://aistatus.example")
+		if got := a.title(plain); got != want {
+			t.Errorf("%s: %q, want %q", typ, got, want)
+		}
+		if strings.Contains(a.title(plain), string(typ)) || a.link != "https://aistatus.example/api/v1/models/openai/gpt-4o" {
+			t.Errorf("%s: title %q, link %q", typ, a.title(plain), a.link)
+		}
+	}
+}
+
 // chatModules is the node_modules folder of the chat services' libraries
 // pinned by .ci/chat: $AISTATUS_CHAT_NODE_MODULES, else where .ci/run
 // installs them.
