@@ -12,10 +12,6 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// vantageMinProbes is the smallest number of probed services for which a
-// majority of failures is blamed on our own network (rule 1, Assemble).
-const vantageMinProbes = 4
-
 // SourceAlarmAfter is how long an official source may fail before it is
 // logged at error level every cycle: a source that moved, walled itself off
 // or changed shape needs a person, not a retry.
@@ -53,6 +49,15 @@ func (o Observation) reading() history.Reading {
 	return history.Reading{Feed: o.Feed, Incidents: o.Incidents, Probe: o.Probe}
 }
 
+// timelineSince is where the incident timeline read this cycle reaches
+// back to, for history's timeline rule; nil when none was read.
+func (o Observation) timelineSince() *time.Time {
+	if o.Feed.State != api.FeedOK || o.Timeline == nil {
+		return nil
+	}
+	return &o.Timeline.Since
+}
+
 // ServiceState is a service's assembled state at the end of a cycle. Basis
 // is what Status rests on; a state made without one (not by Assemble) is
 // rendered with api.BasisNone.
@@ -69,28 +74,29 @@ type ServiceState struct {
 }
 
 // Assemble applies one cycle's observations to the history and returns each
-// service's state. The rules (docs/api.md) are history's, but the first,
-// which is about our own network and the other vantage points, not about a
-// service:
+// service's state. The rules (docs/api.md) are history's, in the order
+// they apply:
 //
-//  1. If most probes failed at once (our vantage point is offline, not
-//     that many services), every failed probe is discarded: recorded as no
-//     data, no incident opened or advanced. This is logged as an error.
-//     Then the regional rule (readVantages), when other vantage points
-//     reported: a probe failing from the builder while at least two
-//     others reach the host is set aside like those of rule 1 (a regional
-//     or path problem, never an outage), and a host failing from every
-//     vantage counts each other vantage as one more failed probe.
+//  1. history.OurNetworkDown: if most probes failed at once (our vantage
+//     point is offline, not that many services), every failed probe is
+//     discarded: recorded as no data, no incident opened or advanced.
+//     This is logged as an error. Then the regional rule (readVantages),
+//     when other vantage points reported: a probe failing from the builder
+//     while at least two others reach the host is set aside like those of
+//     rule 1 (a regional or path problem, never an outage), and a host
+//     failing from every vantage counts each other vantage as one more
+//     failed probe.
 //
 // Then, for each service, history.ServiceHistory.CountProbe counts its
 // probe and opens or closes our own incident, DecideStatus applies rules 2
 // to 6 (the page's word, overruled only by our failing probes; never
-// operational on reachability alone), applyMeasured folds in our measured
-// completions, and history.IncidentIndex.MergeOfficial folds in the page's
-// incidents; what changed goes in the change log. This keeps the rule for
-// our own network: with no internet, the probes are discarded and no page
-// is read, and every service reads unknown, never an outage and never
-// operational.
+// operational on reachability alone), ApplyMeasured folds in our measured
+// completions, history.IncidentIndex.MergeOfficial folds in the page's
+// incidents, and TimelineBridges with CreditTimelineGap credit the gap
+// since the last check from the page's timeline; what changed goes in
+// the change log. This keeps the rule for our own network: with no
+// internet, the probes are discarded and no page is read, and every
+// service reads unknown, never an outage and never operational.
 func Assemble(h *history.History, cat catalog.Catalog, obs map[string]Observation, now time.Time, log zerolog.Logger) map[string]ServiceState {
 	offline := discardFailedProbes(obs, log)
 	vantages := make(map[string]*api.Vantages, len(obs))
@@ -107,14 +113,14 @@ func Assemble(h *history.History, cat catalog.Catalog, obs map[string]Observatio
 	for _, svc := range cat.Services {
 		o := obs[svc.Slug]
 		sh := h.Track(svc.Slug)
-		bridge, lastWord := timelineBridges(sh, o, now, offline), sh.LastFeedStatus
+		bridge, lastWord := sh.TimelineBridges(o.timelineSince(), now, offline), sh.LastFeedStatus
 		trackFeed(sh, svc, &o, now, log)
 		r := o.reading()
 		opened := sh.CountProbe(incidents, svc, r, now)
 		sh.WatchOutage(r, now)
 		status, basis, disagreement := sh.DecideStatus(r, incidents, now, offline)
 		recordCompletions(sh, o, offline)
-		status, basis, disagreement = applyMeasured(svc, sh, r, now, status, basis, disagreement)
+		status, basis, disagreement = sh.ApplyMeasured(svc, r, now, status, basis, disagreement)
 		if official, ok := r.Declared(); ok {
 			sh.LastFeedStatus, sh.LastFeedAt = official, now
 		}
@@ -123,7 +129,7 @@ func Assemble(h *history.History, cat catalog.Catalog, obs map[string]Observatio
 				Msg("feed listed more new incidents than one cycle adds: the newest were added, the rest wait for later cycles")
 		}
 		if bridge {
-			creditTimeline(h, sh, svc.Slug, lastWord, r, now)
+			h.CreditTimelineGap(sh, svc.Slug, lastWord, r, now)
 		}
 		if o.Feed.State == api.FeedOK && o.Timeline != nil {
 			sh.TimelineAt = now
@@ -161,19 +167,15 @@ func Assemble(h *history.History, cat catalog.Catalog, obs map[string]Observatio
 	return states
 }
 
-// discardFailedProbes implements rule 1 and reports whether it applied.
+// discardFailedProbes applies rule 1 (history.OurNetworkDown) and reports
+// whether it applied: every failed probe is then discarded.
 func discardFailedProbes(obs map[string]Observation, log zerolog.Logger) bool {
-	probed, failed := 0, 0
+	probes := make([]api.ProbeSource, 0, len(obs))
 	for _, o := range obs {
-		switch o.Probe.State {
-		case api.ProbeOK:
-			probed++
-		case api.ProbeFailed:
-			probed++
-			failed++
-		}
+		probes = append(probes, o.Probe)
 	}
-	if probed < vantageMinProbes || failed*2 <= probed {
+	down, failed, probed := history.OurNetworkDown(probes)
+	if !down {
 		return false
 	}
 	log.Error().Int("failed", failed).Int("probed", probed).

@@ -376,7 +376,7 @@ func TestBuildFlakyFeedKeepsOfficialStatus(t *testing.T) {
 func TestBuildOurNetworkDown(t *testing.T) {
 	t.Parallel()
 	// Five probed services: more than the rule of our own network needs
-	// (vantageMinProbes) to blame it.
+	// (history.OwnNetworkMinProbes) to blame it.
 	h := newHarnessWith(t, scheduleCatalog(t, "openai", "anthropic", "groq", "mistral", "cohere"))
 	h.cycle()
 	h.world.SetAll(func(p *buildtest.Page) { p.APIDown, p.FeedBroken = true, true })

@@ -2,10 +2,8 @@ package build
 
 import (
 	"context"
-	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/aistatus/aistatus/api"
@@ -123,74 +121,4 @@ func recordCompletions(sh *history.ServiceHistory, o Observation, offline bool) 
 		}
 		sh.RecordCompletion(id, s)
 	}
-}
-
-// applyMeasured folds our completions into the status decided from the
-// page and the probe (the measured rule, docs/api.md):
-//
-//   - The models' measured statuses fold into one (history.ServiceMeasured);
-//     unknown leaves the status as it was.
-//   - Where the page and our probe had no word (unknown), the measured
-//     status stands, operational included: a completion that succeeds is
-//     the one observation that shows a service works.
-//   - Where it is worse than the status decided so far, it wins, and when
-//     the page had a word, the disagreement with it is published, as for
-//     our probe. A page's maintenance stands: failures are expected then.
-//   - It never makes a status better: a host probe's outage stands even if
-//     a completion got through.
-func applyMeasured(svc catalog.Service, sh *history.ServiceHistory, o history.Reading, now time.Time,
-	status api.Status, basis api.Basis, dis *api.Disagreement) (api.Status, api.Basis, *api.Disagreement) {
-	models := sh.Measured(svc.Completion, now)
-	measured := history.ServiceMeasured(models)
-	switch {
-	case measured == api.Unknown || status == api.Maintenance:
-		return status, basis, dis
-	case status == api.Unknown:
-		return measured, api.BasisMeasured, nil
-	case api.Worse(status, measured) == status:
-		return status, basis, dis
-	}
-	official, ok := o.Declared()
-	if !ok {
-		return measured, api.BasisMeasured, dis
-	}
-	since := sh.FailingCompletionsSince()
-	if since.IsZero() {
-		since = now // failing by the hour's error rate, not a run
-	}
-	return measured, api.BasisMeasured, &api.Disagreement{
-		By: api.EvidenceMeasured, Since: since, Official: official, Measured: measured,
-		Detail: fmt.Sprintf("Our completions fail while the official status page says %s: %s.", official, describeFailing(models)),
-	}
-}
-
-// describeFailing says which models fail and how, for a disagreement's
-// detail: "openai/gpt-4o-mini: overloaded (HTTP 529, overloaded_error) at
-// 2026-11-23T20:00:00Z, 1 h error rate 50% over 4".
-func describeFailing(models []api.MeasuredModel) string {
-	var parts []string
-	for _, m := range models {
-		if m.Status != api.Degraded && m.Status != api.MajorOutage {
-			continue
-		}
-		part := fmt.Sprintf("%s reads %s", m.Model, m.Status)
-		if e := m.Windows.Hour.LastError; e != nil {
-			part += fmt.Sprintf(", last failure %s", describeError(*e))
-		}
-		if r := m.Windows.Hour.ErrorRate; r != nil {
-			part += fmt.Sprintf(", 1 h error rate %.0f%% over %d", *r*100, m.Windows.Hour.Samples)
-		}
-		parts = append(parts, part)
-	}
-	return strings.Join(parts, "; ")
-}
-
-// describeError says one failed completion in words:
-// "overloaded (HTTP 529, overloaded_error) at 2026-11-23T20:00:00Z".
-func describeError(e api.MeasuredError) string {
-	s := string(e.Outcome)
-	if d := e.Detail(); d != "" {
-		s += " (" + d + ")"
-	}
-	return s + " at " + e.At.UTC().Format(time.RFC3339)
 }

@@ -27,7 +27,7 @@ import (
 func TestScenario(t *testing.T) {
 	t.Parallel()
 	// Six services, enough probes for the rule of our own network
-	// (vantageMinProbes); each of thirteen builds of the whole catalog cost
+	// (history.OwnNetworkMinProbes); each of thirteen builds of the whole catalog cost
 	// a second under -race.
 	h := newHarnessWith(t, scheduleCatalog(t, "anthropic", "cohere", "openai", "mistral", "perplexity", "google-gemini"))
 	at := func(minute int) time.Time { return t0.Add(time.Duration(minute) * time.Minute) }

@@ -73,7 +73,7 @@ func recordSurfaces(h *history.History, slug string, sh *history.ServiceHistory,
 // A surface other than the API rests on the page's word alone: our probe
 // tests the API host, which says nothing of claude.ai or Claude Code. When
 // the page fails, the surface's last word stands in for history.MaxHold
-// as recordSurfaces held it (heldWord), and after that, or with no page at
+// as recordSurfaces held it (history.ServiceHistory.HeldWord), and after that, or with no page at
 // all, it is unknown, with basis none. Its incidents and its uptime are kept in the
 // history (sh.Surfaces), by the service's rules, from its first read; the
 // long windows (90 days, a year), which rest on the services' daily
@@ -106,7 +106,7 @@ func surfaceDocs(svc catalog.Service, st ServiceState, sh *history.ServiceHistor
 		case r == nil:
 			d.Source = "The official page gave no word on this surface this cycle (" + describeFeed(st.Sources.Feed) + "): nothing to go on."
 		case r.Err != nil:
-			if held, at, ok := heldWord(hist, now); ok {
+			if held, at, ok := hist.HeldWord(now); ok {
 				d.Status, d.Basis = held, api.BasisOfficial
 				d.Source = fmt.Sprintf("The official page could not be read for %s this cycle (%s: %v): its last word, read at %s, stands in for up to %d minutes.",
 					sf.Name, feed.Kind(r.Err), r.Err, at.UTC().Format(time.RFC3339), int(history.MaxHold.Minutes()))
@@ -125,16 +125,6 @@ func surfaceDocs(svc catalog.Service, st ServiceState, sh *history.ServiceHistor
 		docs = append(docs, d)
 	}
 	return docs
-}
-
-// heldWord is the page's last word on a surface when recordSurfaces held
-// it this cycle (the status it recorded is that word, read before this
-// cycle), and when it was read.
-func heldWord(sf *history.ServiceHistory, now time.Time) (api.Status, time.Time, bool) {
-	if w, ok := sf.LastWord(now); ok && w == sf.LastStatus && sf.LastFeedAt.Before(now) {
-		return w, sf.LastFeedAt, true
-	}
-	return "", time.Time{}, false
 }
 
 // surfaceSummaries are the surfaces of status.json, from the detail

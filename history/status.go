@@ -187,3 +187,37 @@ func (sh *ServiceHistory) DecideStatus(r Reading, incidents IncidentIndex, now t
 	// No probe, or one discarded with most others (our network): nothing.
 	return api.Unknown, api.BasisNone, nil
 }
+
+// HeldWord is the page's last word on a surface when the surface's
+// status this cycle is that word held (the status recorded is it, read
+// before this cycle, while it may stand in: LastWord), and when it was
+// read.
+func (sh *ServiceHistory) HeldWord(now time.Time) (api.Status, time.Time, bool) {
+	if w, ok := sh.LastWord(now); ok && w == sh.LastStatus && sh.LastFeedAt.Before(now) {
+		return w, sh.LastFeedAt, true
+	}
+	return "", time.Time{}, false
+}
+
+// OwnNetworkMinProbes is the smallest number of probed services for which
+// a majority of failures is blamed on our own network (rule 1).
+const OwnNetworkMinProbes = 4
+
+// OurNetworkDown is rule 1, about our own network rather than a service:
+// when most of a cycle's probes failed at once (of at least
+// OwnNetworkMinProbes probed), our vantage point is offline, not that
+// many services; every failed probe is then discarded (recorded as no
+// data, no incident opened or advanced). It says how many failed of how
+// many were probed.
+func OurNetworkDown(probes []api.ProbeSource) (down bool, failed, probed int) {
+	for _, p := range probes {
+		switch p.State {
+		case api.ProbeOK:
+			probed++
+		case api.ProbeFailed:
+			probed++
+			failed++
+		}
+	}
+	return probed >= OwnNetworkMinProbes && failed*2 > probed, failed, probed
+}

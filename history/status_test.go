@@ -143,3 +143,33 @@ func withAttempts(r Reading, n int) Reading {
 	r.Probe.Attempts = n
 	return r
 }
+
+// TestOurNetworkDown is rule 1: most of at least four probes failing at
+// once is our own network; fewer probes, or half failing, is not. Probes
+// not sent or already discarded do not count.
+func TestOurNetworkDown(t *testing.T) {
+	t.Parallel()
+	probes := func(states ...string) []api.ProbeSource {
+		var out []api.ProbeSource
+		for _, s := range states {
+			out = append(out, api.ProbeSource{State: s})
+		}
+		return out
+	}
+	ok, failed, none := api.ProbeOK, api.ProbeFailed, api.ProbeNone
+	for _, tc := range []struct {
+		name   string
+		probes []api.ProbeSource
+		down   bool
+	}{
+		{"three of three failed: too few to blame ourselves", probes(failed, failed, failed), false},
+		{"three of four failed", probes(failed, failed, failed, ok), true},
+		{"half failed", probes(failed, failed, ok, ok), false},
+		{"unprobed services do not count", probes(failed, failed, failed, none, none, none, none, ok), true},
+		{"none failed", probes(ok, ok, ok, ok), false},
+	} {
+		if down, _, _ := OurNetworkDown(tc.probes); down != tc.down {
+			t.Errorf("%s: down %v, want %v", tc.name, down, tc.down)
+		}
+	}
+}

@@ -141,3 +141,41 @@ func (sh *ServiceHistory) CoverageBreakdown(now time.Time) api.CoverageBreakdown
 	}
 	return api.CoverageBreakdown{H24: split(24 * time.Hour), D7: split(7 * 24 * time.Hour), D30: split(30 * 24 * time.Hour)}
 }
+
+// TimelineBridges reports whether the official page's incident timeline
+// may credit the gap between the service's last check and this one beyond
+// MaxHold: the rule of CreditTimeline, checked before this cycle's probe
+// is counted (rule 4 is about the gap's start). timelineSince is the
+// start of the oldest incident of the timeline read this cycle (see
+// feed.Timeline), nil when no timeline was read; offline is rule 1: with
+// our own network down nothing was read.
+func (sh *ServiceHistory) TimelineBridges(timelineSince *time.Time, now time.Time, offline bool) bool {
+	gapStart := sh.LastChecked.Add(MaxHold)
+	switch {
+	case !sh.LastFeedAt.Equal(sh.LastChecked):
+		return false // rule 5: the page declared nothing at the last check
+	case offline, sh.LastChecked.IsZero(), !now.After(gapStart), now.Sub(sh.LastChecked) > MaxTimelineGap:
+		return false // rules 1 and 3
+	case !sh.TimelineAt.Equal(sh.LastChecked), timelineSince == nil:
+		return false // rule 2: the timeline read on both sides
+	case timelineSince.After(gapStart):
+		return false // rule 2: the list does not reach back to the gap
+	case sh.FailedProbes > 0, sh.ProbeIncident != "":
+		return false // rule 4: our probes contested the page
+	}
+	return true
+}
+
+// CreditTimelineGap credits the gap since the last check from the page's
+// timeline, once TimelineBridges has held, when the status the page
+// declared at both checks agrees with the timeline (rule 5). It runs after
+// this cycle's incidents are merged into h and before Record moves
+// LastChecked; before is what the page declared at the last check.
+func (h *History) CreditTimelineGap(sh *ServiceHistory, slug string, before api.Status, r Reading, now time.Time) {
+	declared, _ := r.Declared()
+	if !TimelineExplains(before, TimelineStatus(slug, sh.LastChecked, h.Incidents)) ||
+		!TimelineExplains(declared, TimelineStatus(slug, now, h.Incidents)) {
+		return
+	}
+	sh.CreditTimeline(slug, sh.LastChecked.Add(MaxHold), now, h.Incidents)
+}
