@@ -300,7 +300,8 @@ func main() {
 			continue
 		}
 		var tried atomic.Int64
-		firstURL, stopFirst := "", func() {}
+		var firstURL string
+		stopFirst := func() {}
 		if f.serve == nil {
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
 			if err != nil {
