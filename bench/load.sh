@@ -184,6 +184,15 @@ wait_ok "$ais/api/v1/status"
 mapfile -t nginx_pids < <(echo "$nginx_pid"; pgrep -P "$nginx_pid")
 since=$(date -u -d '30 days ago' +%F)
 
+# The service snapgen puts in a major outage, with an open incident: /check
+# is asked most when a service is down (status.json lists each service's
+# slug, name, category and domain before its status).
+outage=$(grep -oE '"slug":"[a-z0-9-]+","name":"[^"]*","category":"[^"]*","domain":"[^"]*","status":"major_outage"' \
+  "$work/public/status.json" | head -n1 | sed -E 's/^"slug":"([a-z0-9-]+)".*/\1/')
+if [ -z "$outage" ]; then
+  echo "no service in a major outage in the snapshot"; exit 1
+fi
+
 # Same path on both servers, except where nginx can only serve a file:
 #   name | aistatus path | nginx path
 cases=(
@@ -191,6 +200,7 @@ cases=(
   "service (openai)|/api/v1/services/openai|/api/v1/services/openai"
   "incidents filtered¹|/api/v1/incidents?service=openai&severity=major&since=$since|/api/v1/incidents"
   "check?q=openai²|/api/v1/check?q=openai|/api/v1/status"
+  "check?q=$outage (major outage)²|/api/v1/check?q=$outage|/api/v1/status"
   # A static file of about the filtered page's size, to tell the cost of
   # computing a response from the cost of its size.
   "openapi.json (static)|/api/v1/openapi.json|/api/v1/openapi.json"
