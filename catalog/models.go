@@ -11,10 +11,14 @@ import (
 // The model gateways aistatus knows how to read.
 const (
 	GatewayOpenRouter = "openrouter"
+	// GatewayVercel is the Vercel AI Gateway: its endpoints documents
+	// (build/feed/vercel.go) carry uptime, time to first token and
+	// throughput per provider, its list (vercelmodels.go) the models.
+	GatewayVercel = "vercel"
 )
 
 // Gateways lists the gateway ids a catalog may name.
-var Gateways = []string{GatewayOpenRouter}
+var Gateways = []string{GatewayOpenRouter, GatewayVercel}
 
 // ModelCatalog is the catalog's section on models: the gateways read, the
 // makers whose new models are watched by rule, and the models always

@@ -28,7 +28,7 @@ func TestCatalogModelsValidation(t *testing.T) {
 		edit func(m *ModelCatalog)
 		want string
 	}{
-		{"unknown gateway", func(m *ModelCatalog) { m.Gateways[0].ID = "vercel" }, `models.gateways[0] ("vercel"): unknown gateway`},
+		{"unknown gateway", func(m *ModelCatalog) { m.Gateways[0].ID = "portkey" }, `models.gateways[0] ("portkey"): unknown gateway`},
 		{"gateway twice", func(m *ModelCatalog) { m.Gateways = append(m.Gateways, m.Gateways[0]) }, "listed twice"},
 		{"no attribution", func(m *ModelCatalog) { m.Gateways[0].Attribution = " " }, "every figure says whose it is"},
 		{"url without the model", func(m *ModelCatalog) { m.Gateways[0].URL = "https://openrouter.example/api/v1/models" }, "url must hold {model}"},
@@ -97,6 +97,20 @@ func TestDefaultCatalogModels(t *testing.T) {
 		"Google AI Studio": "google-gemini", "Azure": "azure-openai", "OpenAI": "openai"} {
 		if g.Providers[name] != slug {
 			t.Errorf("provider %q maps to %q, want %q", name, g.Providers[name], slug)
+		}
+	}
+	// Vercel's provider ids map as OpenRouter's names do (Vertex, Claude's
+	// included, is Google Gemini's service); the gateway stays off until
+	// the build reads it.
+	v, ok := c.Models.Gateway(GatewayVercel)
+	if !ok || v.Enabled || !strings.Contains(v.Attribution, "Vercel") || v.ListURL == "" {
+		t.Errorf("vercel gateway = %+v, want it listed, attributed and off", v)
+	}
+	for id, slug := range map[string]string{"anthropic": "anthropic", "bedrock": "aws-bedrock", "vertex": "google-gemini",
+		"vertexAnthropic": "google-gemini", "azure": "azure-openai", "openai": "openai", "deepseek": "deepseek", "fireworks": "fireworks"} {
+		if v.Providers[id] != slug || v.Providers[id] != g.Providers[map[string]string{"anthropic": "Anthropic", "bedrock": "Amazon Bedrock",
+			"vertex": "Google Vertex", "vertexAnthropic": "Google Vertex", "azure": "Azure", "openai": "OpenAI", "deepseek": "DeepSeek", "fireworks": "Fireworks"}[id]] {
+			t.Errorf("vercel provider %q maps to %q, want %q, as OpenRouter's", id, v.Providers[id], slug)
 		}
 	}
 	for _, md := range c.Models.Pinned {

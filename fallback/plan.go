@@ -165,10 +165,14 @@ func (p *Planner) providerOf(e api.ModelProvider) string {
 
 // onlyProvider is the one gateway provider name mapped to slug; false when
 // none is, or several are (Google's AI Studio and Vertex are both Google
-// Gemini's).
+// Gemini's). A gateway switched off names nothing here: its entries are
+// not in the plan either.
 func (p *Planner) onlyProvider(slug string) (string, bool) {
 	var names []string
 	for _, g := range p.cat.Models.Gateways {
+		if !g.Enabled {
+			continue
+		}
 		for name, s := range g.Providers {
 			if s == slug && !slices.Contains(names, name) {
 				names = append(names, name)

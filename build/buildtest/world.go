@@ -68,6 +68,11 @@ type World struct {
 	// listRequests counts the requests for it.
 	modelList    string
 	listRequests int
+	// gatewayDocs and gatewayLists are one gateway's own documents, by
+	// gateway id (then model id), served in place of the shared ones: a
+	// second gateway (Vercel's) answers in its own shape.
+	gatewayDocs  map[string]map[string]string
+	gatewayLists map[string]string
 	// makerPages are the makers' scripted deprecation pages, by the
 	// catalog's id of the page ("": a 404), and pageRequests count the
 	// requests for each.
@@ -84,7 +89,7 @@ type World struct {
 // is closed when the test ends.
 func NewWorld(t testing.TB, cat catalog.Catalog) *World {
 	w := &World{pages: map[string]*Page{}, gateway: map[string]string{}, formats: map[string]catalog.FeedFormat{}, probes: map[string]int{},
-		makerPages: map[string]string{}, pageRequests: map[string]int{},
+		makerPages: map[string]string{}, pageRequests: map[string]int{}, gatewayDocs: map[string]map[string]string{}, gatewayLists: map[string]string{},
 		completions: map[string][]*http.Request{}, styles: map[string]catalog.CompletionStyle{}, Clock: time.Now}
 	w.Server = httptest.NewServer(http.HandlerFunc(w.serveHTTP))
 	t.Cleanup(w.Server.Close)
@@ -149,6 +154,29 @@ func (w *World) SetModel(id, body string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.gateway[id] = body
+}
+
+// SetGatewayModel scripts the document the gateway of that id serves for
+// a model, in place of SetModel's (Vercel's endpoints document: the real
+// captures in build/feed/testdata/real, or documents made from them); ""
+// takes it away (a 404, whatever SetModel says).
+func (w *World) SetGatewayModel(gateway, id, body string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.gatewayDocs[gateway] == nil {
+		w.gatewayDocs[gateway] = map[string]string{}
+	}
+	w.gatewayDocs[gateway][id] = body
+}
+
+// SetGatewayModelList scripts the model list the gateway of that id serves,
+// in place of SetModelList's; "" takes it away (a 404). It answers a
+// request carrying its ETag with 304 Not Modified, and counts in
+// ModelListRequests.
+func (w *World) SetGatewayModelList(gateway, body string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.gatewayLists[gateway] = body
 }
 
 // makerPrefix starts the world's path of a maker's deprecation page; no
@@ -226,17 +254,25 @@ func (w *World) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		serveVersioned(rw, r, body, "text/markdown; charset=utf-8")
 		return
 	}
-	if strings.HasPrefix(slug, gatewayPrefix) && rest == modelListPath {
+	gateway, isGateway := strings.CutPrefix(slug, gatewayPrefix)
+	if isGateway && rest == modelListPath {
 		w.mu.Lock()
-		body := w.modelList
+		body, own := w.gatewayLists[gateway]
+		if !own {
+			body = w.modelList
+		}
 		w.listRequests++
 		w.mu.Unlock()
 		serveVersioned(rw, r, body, "application/json")
 		return
 	}
-	if strings.HasPrefix(slug, gatewayPrefix) {
+	if isGateway {
+		id := strings.TrimSuffix(rest, "/endpoints")
 		w.mu.Lock()
-		body := w.gateway[strings.TrimSuffix(rest, "/endpoints")]
+		body, own := w.gatewayDocs[gateway][id]
+		if !own {
+			body = w.gateway[id]
+		}
 		w.mu.Unlock()
 		if body == "" {
 			http.NotFound(rw, r)

@@ -30,10 +30,38 @@ type GatewayEndpoint struct {
 	// 0 also when the document gives none, or no integer.
 	Status int
 	// Uptime is the share of the gateway's requests that succeeded, in
-	// percent, per window ("5m", "30m", "1d"); nil for a window with too
-	// little traffic to tell.
+	// percent, per window (OpenRouter's "5m", "30m", "1d"; Vercel's "15m",
+	// "1h", "1d"); nil for a window with too little traffic to tell.
 	Uptime map[string]*float64
+	// LatencyP50Ms and LatencyP95Ms are the median and 95th percentile
+	// time to first token of the gateway's requests over the last hour, in
+	// milliseconds; ThroughputP50 and ThroughputP95 their output tokens a
+	// second. nil is unknown (no recent traffic, or a gateway that does
+	// not say: OpenRouter's endpoints document gives none), never 0.
+	LatencyP50Ms, LatencyP95Ms   *float64
+	ThroughputP50, ThroughputP95 *float64
+	// Regions are where the endpoint runs, as the gateway names them
+	// (Vercel's inference_regions); nil when it names none.
+	Regions []GatewayRegion
 }
+
+// GatewayRegion is one region an endpoint runs in.
+type GatewayRegion struct {
+	// Scope is RegionZone or RegionSpecific.
+	Scope string
+	// Geo is the geography ("us", "eu").
+	Geo string
+	// ProviderRegion is the provider's own region ("us-east-1") of a
+	// RegionSpecific scope; "" for a zone.
+	ProviderRegion string
+}
+
+// The scopes of a GatewayRegion: anywhere in a geography, or one region of
+// the provider's.
+const (
+	RegionZone     = "zone"
+	RegionSpecific = "specific"
+)
 
 // openRouterWindows maps OpenRouter's uptime members to our window names.
 var openRouterWindows = []struct{ member, window string }{
