@@ -20,6 +20,7 @@ import (
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/models"
 )
 
 // Page is the scripted state of one service's status page and API host.
@@ -62,8 +63,9 @@ type World struct {
 
 	mu    sync.Mutex
 	pages map[string]*Page
-	// gateway holds the model gateway's scripted documents, by model id.
-	gateway map[string]string
+	// gateway holds the model gateways' scripted documents, by gateway
+	// id, then model id.
+	gateway map[string]map[string]string
 	// modelList is the gateway's scripted model list ("": a 404), and
 	// listRequests counts the requests for it.
 	modelList    string
@@ -83,7 +85,7 @@ type World struct {
 // NewWorld starts a world in which every service of cat is calm. The server
 // is closed when the test ends.
 func NewWorld(t testing.TB, cat catalog.Catalog) *World {
-	w := &World{pages: map[string]*Page{}, gateway: map[string]string{}, formats: map[string]catalog.FeedFormat{}, probes: map[string]int{},
+	w := &World{pages: map[string]*Page{}, gateway: map[string]map[string]string{}, formats: map[string]catalog.FeedFormat{}, probes: map[string]int{},
 		makerPages: map[string]string{}, pageRequests: map[string]int{},
 		completions: map[string][]*http.Request{}, styles: map[string]catalog.CompletionStyle{}, Clock: time.Now}
 	w.Server = httptest.NewServer(http.HandlerFunc(w.serveHTTP))
@@ -98,6 +100,7 @@ func NewWorld(t testing.TB, cat catalog.Catalog) *World {
 			g.ListURL = w.Server.URL + "/" + gatewayPrefix + g.ID + "/" + modelListPath
 		}
 		w.Catalog.Models.Gateways = append(w.Catalog.Models.Gateways, g)
+		w.gateway[g.ID] = map[string]string{}
 	}
 	// So do the makers' deprecation pages: a page with nothing scripted
 	// (SetMakerPage) is a 404, which fails only that source.
@@ -144,11 +147,29 @@ const gatewayPrefix = "_gateway-"
 const surfaceHost = "host/"
 
 // SetModel scripts the document every gateway of the world serves for a
-// model; "" takes it away (a 404).
+// model, as written (OpenRouter's shape: the real captures in
+// build/feed/testdata); "" takes it away (a 404).
 func (w *World) SetModel(id, body string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.gateway[id] = body
+	for _, docs := range w.gateway {
+		docs[id] = body
+	}
+}
+
+// SetServedBy scripts each gateway's document of a model served by each
+// of providers (the gateway's names of them), fully up, in the gateway's
+// own shape: its row's fake (models.Gateways).
+func (w *World) SetServedBy(id string, providers ...string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for gid, docs := range w.gateway {
+		row, ok := models.LookupGateway(gid)
+		if !ok {
+			panic("buildtest: gateway " + gid + " has no row in models.Gateways")
+		}
+		docs[id] = string(row.FakeEndpoints(id, providers))
+	}
 }
 
 // makerPrefix starts the world's path of a maker's deprecation page; no
@@ -234,9 +255,9 @@ func (w *World) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		serveVersioned(rw, r, body, "application/json")
 		return
 	}
-	if strings.HasPrefix(slug, gatewayPrefix) {
+	if gid, ok := strings.CutPrefix(slug, gatewayPrefix); ok {
 		w.mu.Lock()
-		body := w.gateway[strings.TrimSuffix(rest, "/endpoints")]
+		body := w.gateway[gid][strings.TrimSuffix(rest, "/endpoints")]
 		w.mu.Unlock()
 		if body == "" {
 			http.NotFound(rw, r)
