@@ -18,6 +18,7 @@ import (
 	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/history"
+	"github.com/aistatus/aistatus/models"
 	"github.com/aistatus/aistatus/notify"
 	"github.com/aistatus/aistatus/probe"
 	"github.com/aistatus/aistatus/snapshot"
@@ -143,20 +144,12 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 	// read at once: neither waits for the other, and both are bounded per
 	// request.
 	var obs map[string]Observation
-	var gatewayReads map[string]map[string]GatewayRead
-	var listReads map[string]ListRead
-	var pageReads map[string]PageRead
+	var modelReads models.Reads
 	var observing sync.WaitGroup
 	observing.Go(func() { obs = Observe(ctx, opts) })
 	observing.Go(func() {
-		// The list says which models are watched, so it is read first;
-		// the history is only read here, and written once both are done.
-		at := opts.Now()
-		listReads = ObserveModelLists(ctx, opts, hist.Models, at)
-		// The makers' pages are read once a day: a request more, rarely.
-		pageReads = ObserveMakerPages(ctx, opts, hist.Models, at)
-		watched := watchList(opts.Catalog, listedAfter(opts.Catalog, hist.Models, listReads, at), at)
-		gatewayReads = ObserveModels(ctx, opts, dueForRead(watched, hist.Models))
+		// The history is only read here, and written once both are done.
+		modelReads = models.Observe(ctx, opts.models(), hist.Models, opts.Now())
 	})
 	observing.Wait()
 	site := opts.Site
@@ -167,9 +160,7 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 	now := opts.Now()
 	lastID := history.LastChangeID(hist.Changes)
 	states := Assemble(hist, opts.Catalog, obs, now, opts.Log)
-	AssembleModelLists(hist, opts.Catalog, listReads, now, opts.Log)
-	AssembleMakerPages(hist, opts.Catalog, pageReads, now, opts.Log)
-	AssembleModels(hist, opts.Catalog, obs, gatewayReads, now, opts.Log)
+	models.Assemble(hist, opts.Catalog, pageComponents(obs), modelReads, now, opts.Log)
 	// Each file goes to the staging folder as it is rendered; the
 	// snapshot is swapped in whole once all are written.
 	staging, err := lock.Stage()
@@ -203,6 +194,24 @@ func Build(ctx context.Context, opts Options) (Result, error) {
 		res.Statuses[slug] = st.Status
 	}
 	return res, nil
+}
+
+// models are the options of the cycle's reads of the model sources.
+func (opts Options) models() models.Options {
+	return models.Options{Catalog: opts.Catalog, Client: opts.Client, Timeout: opts.Timeout, Log: opts.Log}
+}
+
+// pageComponents are the components of each status page read this cycle,
+// by slug, for the models with a component on one (models.Assemble); a
+// page that could not be read is absent.
+func pageComponents(obs map[string]Observation) map[string][]api.Component {
+	out := make(map[string][]api.Component, len(obs))
+	for slug, o := range obs {
+		if o.Feed.State == api.FeedOK {
+			out[slug] = o.Components
+		}
+	}
+	return out
 }
 
 // Observe reads every service's feed and probes its API, all concurrently,

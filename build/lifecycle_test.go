@@ -12,6 +12,7 @@ import (
 	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/history"
+	"github.com/aistatus/aistatus/models"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -156,7 +157,7 @@ func TestFarDatesKeepTheCalendar(t *testing.T) {
 			kept++
 		}
 	}
-	if kept != len(real) || len(calendar.Retirements) != MaxRetirements {
+	if kept != len(real) || len(calendar.Retirements) != models.MaxRetirements {
 		t.Errorf("calendar of %d holds %d of the %d real retirements", len(calendar.Retirements), kept, len(real))
 	}
 	dated := 0
@@ -165,8 +166,8 @@ func TestFarDatesKeepTheCalendar(t *testing.T) {
 			dated++
 		}
 	}
-	if dated != MaxRetirements-len(real) {
-		t.Errorf("%d retirements logged for the flood over two reads: want the %d the calendar keeps, once", dated, MaxRetirements-len(real))
+	if dated != models.MaxRetirements-len(real) {
+		t.Errorf("%d retirements logged for the flood over two reads: want the %d the calendar keeps, once", dated, models.MaxRetirements-len(real))
 	}
 }
 
@@ -198,9 +199,9 @@ func FuzzModelListToRender(f *testing.F) {
 			return
 		}
 		h := history.New()
-		reads := map[string]ListRead{catalog.GatewayOpenRouter: {List: list}}
-		AssembleModelLists(h, cat, reads, t0, zerolog.Nop())
-		AssembleModels(h, cat, nil, nil, t0, zerolog.Nop())
+		reads := map[string]models.ListRead{catalog.GatewayOpenRouter: {List: list}}
+		models.AssembleModelLists(h, cat, reads, t0, zerolog.Nop())
+		models.AssembleModels(h, cat, nil, nil, t0, zerolog.Nop())
 		if _, err := Render(Site{BaseURL: "https://aistatus.example", StaleAfter: time.Minute}, cat, h, nil, t0); err != nil {
 			t.Fatalf("a list of %d admitted entries failed the build: %v", len(list.Models), err)
 		}

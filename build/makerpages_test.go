@@ -251,8 +251,7 @@ func TestBuildMakerPages(t *testing.T) {
 
 // TestMakerPagesOnlyWhatTheyName: a page's word is withdrawn from a model
 // it no longer names, and the model leaves the calendar when no source
-// dates it any more; an entry written before entries carried sources
-// keeps its one source.
+// dates it any more.
 func TestMakerPagesOnlyWhatTheyName(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -280,13 +279,5 @@ func TestMakerPagesOnlyWhatTheyName(t *testing.T) {
 	}
 	if _, ok := cal["anthropic/claude-opus-4.1"]; !ok {
 		t.Error("Claude Opus 4.1 left the calendar: the page still dates it")
-	}
-
-	// A calendar entry as an older build wrote it: no sources.
-	legacy := api.ModelRetirement{ID: "x-ai/grok-4", Name: "Grok 4", Service: "xai", Date: "2026-10-30", State: api.RetirementRetired,
-		Source: "openrouter-models", Reason: "OpenRouter's model list no longer carries the model (noticed on this date)"}
-	got := assembleLifecycle(&history.History{}, h.world.Catalog, nil, nil, nil, nil, []api.ModelRetirement{legacy}, t0)
-	if len(got) != 1 || !slices.Equal(said(got[0]), []string{"openrouter-models 2026-10-30 retired"}) || got[0].Date != legacy.Date {
-		t.Errorf("a legacy entry became %+v", got)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	sitepages "github.com/aistatus/aistatus/build/site"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/history"
+	"github.com/aistatus/aistatus/models"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/gocarina/gocsv"
 )
@@ -67,8 +68,8 @@ func Documents(site Site, cat catalog.Catalog, h *history.History, states map[st
 		},
 		Incidents:   api.IncidentList{Incidents: all, Timestamp: now, License: api.License},
 		Sources:     api.SourcesDoc{Services: []api.ServiceSources{}, Vantages: site.Vantages, Timestamp: now, License: api.License},
-		Models:      modelsDoc(cat, h, now),
-		Retirements: retirementsDoc(h, now),
+		Models:      models.Doc(cat, h, now),
+		Retirements: models.RetirementsDoc(h, now),
 
 		Reliability: api.ReliabilityDoc{Services: []api.ServiceReliability{}, Timestamp: now, License: api.License},
 	}
@@ -181,7 +182,7 @@ func RenderTo(out snapshot.Sink, site Site, cat catalog.Catalog, h *history.Hist
 	}
 	headlineWords := make([]string, len(docs.Incidents.Incidents))
 	for _, m := range docs.Models.Models {
-		if err := put(snapshot.ModelFile(m.ID), modelDocument(cat, m, docs.Incidents.Incidents, headlineWords, docs.Status.Timestamp)); err != nil {
+		if err := put(snapshot.ModelFile(m.ID), models.Document(cat, m, docs.Incidents.Incidents, headlineWords, docs.Status.Timestamp)); err != nil {
 			return err
 		}
 	}

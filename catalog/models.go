@@ -28,7 +28,7 @@ type ModelCatalog struct {
 	// Makers maps a model maker, as the gateways spell it (the part of a
 	// model's id before the slash: "x-ai"), to its tracked service ("xai").
 	// A maker's models found in a gateway's model list are watched by
-	// rule (build/watch.go), each at that service; a maker not mapped
+	// rule (models/watch.go), each at that service; a maker not mapped
 	// has no tracked service, and only its pinned models are watched.
 	Makers map[string]string `json:"makers,omitempty"`
 	// Pinned are watched whatever a gateway's model list says, with what

@@ -22,37 +22,6 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// endpointsDoc is OpenRouter's own example endpoints document (the real
-// capture build/feed reads) made the document of id, its one endpoint at
-// each of providers with a 5-minute uptime of 100 %.
-func endpointsDoc(t *testing.T, id string, providers ...string) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "build", "feed", "testdata", "real", "openrouter-openapi-example-20260822.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc map[string]map[string]any
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
-	example := doc["data"]["endpoints"].([]any)[0].(map[string]any)
-	var endpoints []any
-	for _, p := range providers {
-		ep := map[string]any{}
-		for k, v := range example {
-			ep[k] = v
-		}
-		ep["provider_name"], ep["tag"], ep["uptime_last_5m"] = p, strings.ToLower(p), 100
-		endpoints = append(endpoints, ep)
-	}
-	doc["data"]["id"], doc["data"]["endpoints"] = id, endpoints
-	out, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(out)
-}
-
 // TestModelLifecycle is the "done when": against a loopback
 // OpenRouter serving its real captured model list, which carries a model
 // the catalog does not list (Claude Opus 4.7), one with an expiration date
@@ -72,8 +41,8 @@ func TestModelLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	world.SetModelList(string(list))
-	world.SetModel("anthropic/claude-opus-4.7", endpointsDoc(t, "anthropic/claude-opus-4.7", "Anthropic", "Amazon Bedrock"))
-	world.SetModel("x-ai/grok-4.3", endpointsDoc(t, "x-ai/grok-4.3", "xAI"))
+	world.SetServedBy("anthropic/claude-opus-4.7", "Anthropic", "Amazon Bedrock")
+	world.SetServedBy("x-ai/grok-4.3", "xAI")
 	clock := newTestClock(time.Date(2026, 5, 25, 12, 0, 0, 0, time.UTC))
 	world.Clock = clock.Now
 	dir := filepath.Join(t.TempDir(), "public")

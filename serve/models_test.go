@@ -6,21 +6,21 @@ import (
 	"testing"
 
 	"github.com/aistatus/aistatus/api"
-	"github.com/aistatus/aistatus/build"
 	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/history"
+	"github.com/aistatus/aistatus/models"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
 // testGatewayReads is a cycle in which the gateway sees Claude Sonnet 4.5
 // failing at Anthropic and fine on Bedrock, and cannot read GPT-5.
-func testGatewayReads() map[string]map[string]build.GatewayRead {
+func testGatewayReads() map[string]map[string]models.GatewayRead {
 	pct := func(v float64) *float64 { return &v }
 	window := func(v5 float64) map[string]*float64 {
 		return map[string]*float64{"5m": pct(v5), "30m": pct(v5), "1d": pct(99)}
 	}
-	return map[string]map[string]build.GatewayRead{catalog.GatewayOpenRouter: {
+	return map[string]map[string]models.GatewayRead{catalog.GatewayOpenRouter: {
 		"anthropic/claude-sonnet-4.5": {Endpoints: []feed.GatewayEndpoint{
 			{Provider: "Anthropic", Tag: "anthropic", Uptime: window(60)},
 			{Provider: "Amazon Bedrock", Tag: "amazon-bedrock", Uptime: window(99.9)},

@@ -23,6 +23,7 @@ import (
 	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/history"
+	"github.com/aistatus/aistatus/models"
 	"github.com/aistatus/aistatus/serve/limits"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
@@ -79,7 +80,7 @@ func renderTestSnapshot(cat catalog.Catalog, at time.Time) (map[string][]byte, e
 		h.Track(svc.Slug).Record(at, st, new(120.0))
 		states[svc.Slug] = build.ServiceState{Status: st, Sources: sources, Surfaces: testSurfaces(svc)}
 	}
-	build.AssembleModels(h, cat, nil, testGatewayReads(), at, zerolog.Nop())
+	models.AssembleModels(h, cat, nil, testGatewayReads(), at, zerolog.Nop())
 	return build.Render(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"}, cat, h, states, at)
 }
 

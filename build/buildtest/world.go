@@ -20,6 +20,7 @@ import (
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/models"
 )
 
 // Page is the scripted state of one service's status page and API host.
@@ -62,16 +63,16 @@ type World struct {
 
 	mu    sync.Mutex
 	pages map[string]*Page
-	// gateway holds the model gateway's scripted documents, by model id.
-	gateway map[string]string
+	// gateway holds the model gateways' scripted documents, by gateway
+	// id, then model id.
+	gateway map[string]map[string]string
 	// modelList is the gateway's scripted model list ("": a 404), and
 	// listRequests counts the requests for it.
 	modelList    string
 	listRequests int
-	// gatewayDocs and gatewayLists are one gateway's own documents, by
-	// gateway id (then model id), served in place of the shared ones: a
-	// second gateway (Vercel's) answers in its own shape.
-	gatewayDocs  map[string]map[string]string
+	// gatewayLists are one gateway's own model lists, by gateway id,
+	// served in place of the shared one: a second gateway (Vercel's)
+	// answers in its own shape.
 	gatewayLists map[string]string
 	// makerPages are the makers' scripted deprecation pages, by the
 	// catalog's id of the page ("": a 404), and pageRequests count the
@@ -88,8 +89,8 @@ type World struct {
 // NewWorld starts a world in which every service of cat is calm. The server
 // is closed when the test ends.
 func NewWorld(t testing.TB, cat catalog.Catalog) *World {
-	w := &World{pages: map[string]*Page{}, gateway: map[string]string{}, formats: map[string]catalog.FeedFormat{}, probes: map[string]int{},
-		makerPages: map[string]string{}, pageRequests: map[string]int{}, gatewayDocs: map[string]map[string]string{}, gatewayLists: map[string]string{},
+	w := &World{pages: map[string]*Page{}, gateway: map[string]map[string]string{}, formats: map[string]catalog.FeedFormat{}, probes: map[string]int{},
+		makerPages: map[string]string{}, pageRequests: map[string]int{}, gatewayLists: map[string]string{},
 		completions: map[string][]*http.Request{}, styles: map[string]catalog.CompletionStyle{}, Clock: time.Now}
 	w.Server = httptest.NewServer(http.HandlerFunc(w.serveHTTP))
 	t.Cleanup(w.Server.Close)
@@ -103,6 +104,7 @@ func NewWorld(t testing.TB, cat catalog.Catalog) *World {
 			g.ListURL = w.Server.URL + "/" + gatewayPrefix + g.ID + "/" + modelListPath
 		}
 		w.Catalog.Models.Gateways = append(w.Catalog.Models.Gateways, g)
+		w.gateway[g.ID] = map[string]string{}
 	}
 	// So do the makers' deprecation pages: a page with nothing scripted
 	// (SetMakerPage) is a 404, which fails only that source.
@@ -149,11 +151,29 @@ const gatewayPrefix = "_gateway-"
 const surfaceHost = "host/"
 
 // SetModel scripts the document every gateway of the world serves for a
-// model; "" takes it away (a 404).
+// model, as written (OpenRouter's shape: the real captures in
+// build/feed/testdata); "" takes it away (a 404).
 func (w *World) SetModel(id, body string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.gateway[id] = body
+	for _, docs := range w.gateway {
+		docs[id] = body
+	}
+}
+
+// SetServedBy scripts each gateway's document of a model served by each
+// of providers (the gateway's names of them), fully up, in the gateway's
+// own shape: its row's fake (models.Gateways).
+func (w *World) SetServedBy(id string, providers ...string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for gid, docs := range w.gateway {
+		row, ok := models.LookupGateway(gid)
+		if !ok {
+			panic("buildtest: gateway " + gid + " has no row in models.Gateways")
+		}
+		docs[id] = string(row.FakeEndpoints(id, providers))
+	}
 }
 
 // SetGatewayModel scripts the document the gateway of that id serves for
@@ -163,10 +183,10 @@ func (w *World) SetModel(id, body string) {
 func (w *World) SetGatewayModel(gateway, id, body string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.gatewayDocs[gateway] == nil {
-		w.gatewayDocs[gateway] = map[string]string{}
+	if w.gateway[gateway] == nil {
+		w.gateway[gateway] = map[string]string{}
 	}
-	w.gatewayDocs[gateway][id] = body
+	w.gateway[gateway][id] = body
 }
 
 // SetGatewayModelList scripts the model list the gateway of that id serves,
@@ -267,12 +287,8 @@ func (w *World) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if isGateway {
-		id := strings.TrimSuffix(rest, "/endpoints")
 		w.mu.Lock()
-		body, own := w.gatewayDocs[gateway][id]
-		if !own {
-			body = w.gateway[id]
-		}
+		body := w.gateway[gateway][strings.TrimSuffix(rest, "/endpoints")]
 		w.mu.Unlock()
 		if body == "" {
 			http.NotFound(rw, r)

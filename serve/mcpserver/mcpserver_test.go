@@ -19,6 +19,7 @@ import (
 	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/history"
+	"github.com/aistatus/aistatus/models"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/serve/mcpserver"
 	"github.com/aistatus/aistatus/snapshot"
@@ -102,7 +103,7 @@ func publish(t *testing.T, dir string, cat catalog.Catalog, genAt time.Time) {
 	}
 	// Claude Sonnet 4.5 fails at Anthropic and is fine on Bedrock, by the gateway.
 	uptime := func(v float64) map[string]*float64 { return map[string]*float64{"5m": &v, "30m": &v, "1d": &v} }
-	build.AssembleModels(h, cat, nil, map[string]map[string]build.GatewayRead{catalog.GatewayOpenRouter: {
+	models.AssembleModels(h, cat, nil, map[string]map[string]models.GatewayRead{catalog.GatewayOpenRouter: {
 		"anthropic/claude-sonnet-4.5": {Endpoints: []feed.GatewayEndpoint{
 			{Provider: "Anthropic", Tag: "anthropic", Uptime: uptime(60)}, {Provider: "Amazon Bedrock", Tag: "amazon-bedrock", Uptime: uptime(99.9)}}},
 	}}, genTime, zerolog.Nop())

@@ -1,4 +1,4 @@
-package build
+package models
 
 import (
 	"cmp"
@@ -7,7 +7,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"maps"
-	"net/http"
 	"slices"
 	"strings"
 	"time"
@@ -34,11 +33,6 @@ const (
 	EndpointReadsPerCycle = 50
 )
 
-// modelListReaders read a gateway's model list, by gateway id.
-var modelListReaders = map[string]func(ctx context.Context, client *http.Client, url string, v feed.Validators) (feed.ModelList, error){
-	catalog.GatewayOpenRouter: feed.ReadOpenRouterModels,
-}
-
 // ListRead is one gateway's model list read this cycle.
 type ListRead struct {
 	List feed.ModelList
@@ -63,17 +57,17 @@ const (
 	SuspectStands = 24 * time.Hour
 )
 
-// ObserveModelLists asks every enabled gateway with a list for it, when
-// it is due (history.ModelListEvery), bounded by opts.Timeout, with the
-// validators of the last good read. Each list passes the door
+// ObserveModelLists asks every enabled gateway with a list for it, with
+// its row's reader (Gateways), when it is due (history.ModelListEvery),
+// bounded by opts.Timeout, with the validators of the last good read. A
+// gateway with a list but no row fails its read. Each list passes the door
 // (feed.AdmitModels) and the plausibility check against the last good
 // read. The result is by gateway id; a gateway not asked this cycle is
 // absent.
 func ObserveModelLists(ctx context.Context, opts Options, mh *history.ModelHistory, now time.Time) map[string]ListRead {
 	out := map[string]ListRead{}
 	for _, g := range opts.Catalog.Models.Gateways {
-		read := modelListReaders[g.ID]
-		if !g.Enabled || g.ListURL == "" || read == nil {
+		if !g.Enabled || g.ListURL == "" {
 			continue
 		}
 		var last *history.ModelList
@@ -87,8 +81,14 @@ func ObserveModelLists(ctx context.Context, opts Options, mh *history.ModelHisto
 		if last != nil && len(last.Models) > 0 {
 			v = feed.Validators{ETag: last.ETag, LastModified: last.LastModified}
 		}
+		row, ok := LookupGateway(g.ID)
+		if !ok {
+			// Never here (TestGateways), but never silent.
+			out[g.ID] = ListRead{Err: fmt.Errorf("no reader of gateway %q's list (models.Gateways)", g.ID)}
+			continue
+		}
 		rctx, cancel := context.WithTimeout(ctx, opts.Timeout)
-		list, err := read(rctx, opts.Client, g.ListURL, v)
+		list, err := row.ReadList(rctx, opts.Client, g.ListURL, v)
 		cancel()
 		var dropped []string
 		if err == nil {

@@ -1,4 +1,4 @@
-package build
+package models
 
 import (
 	"cmp"
@@ -397,8 +397,9 @@ func logLifecycle(h *history.History, typ api.ChangeType, service, id, name, dat
 	h.AddChange(api.Change{Type: typ, Service: service, Time: now, Model: &api.ChangeModel{ID: id, Name: name, Date: date}})
 }
 
-// retirementsDoc is the retirement calendar as published.
-func retirementsDoc(h *history.History, now time.Time) api.RetirementsDoc {
+// RetirementsDoc is the retirement calendar as published
+// (models/retirements.json).
+func RetirementsDoc(h *history.History, now time.Time) api.RetirementsDoc {
 	doc := api.RetirementsDoc{Retirements: []api.ModelRetirement{}, Timestamp: now, License: api.License}
 	if h.Models != nil {
 		doc.Retirements = append(doc.Retirements, h.Models.Retirements...)

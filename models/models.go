@@ -1,10 +1,9 @@
-package build
+package models
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"slices"
 	"strings"
 	"sync"
@@ -32,30 +31,34 @@ type GatewayRead struct {
 	Err error
 }
 
-// gatewayReaders read a gateway's per-model document, by gateway id.
-var gatewayReaders = map[string]func(ctx context.Context, client *http.Client, url, modelID string) ([]feed.GatewayEndpoint, error){
-	catalog.GatewayOpenRouter: feed.ReadOpenRouter,
-}
-
-// ObserveModels reads every enabled gateway's document of each of models
-// (the watched models due this cycle, dueForRead): one request per model
-// per gateway, concurrent (at most
+// ObserveGateways reads every enabled gateway's document of each of models
+// (the watched models due this cycle, dueForRead), with its row's reader
+// (Gateways): one request per model per gateway, concurrent (at most
 // maxGatewayReads at once per gateway), each bounded by opts.Timeout, so
 // that the reads finish within the cycle's own bound and a slow or failing
 // gateway never holds the cycle up. Failures are recorded, never returned;
-// a document naming more than maxGatewayEntries tracked provider and region
-// pairs is one.
+// a document naming more than MaxGatewayEntries tracked provider and region
+// pairs is one, and so is every read of a gateway without a row.
 // The result is by gateway id, then model id.
-func ObserveModels(ctx context.Context, opts Options, models []catalog.Model) map[string]map[string]GatewayRead {
+func ObserveGateways(ctx context.Context, opts Options, models []catalog.Model) map[string]map[string]GatewayRead {
 	out := map[string]map[string]GatewayRead{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
 	for _, g := range opts.Catalog.Models.Gateways {
-		read := gatewayReaders[g.ID]
-		if !g.Enabled || read == nil {
+		if !g.Enabled {
 			continue
 		}
 		out[g.ID] = map[string]GatewayRead{}
+		row, ok := LookupGateway(g.ID)
+		if !ok {
+			// The catalog allows only the ids of catalog.Gateways, and
+			// TestGateways gives each a row: never here, but never silent.
+			for _, md := range models {
+				out[g.ID][md.ID] = GatewayRead{Err: fmt.Errorf("no reader of gateway %q (models.Gateways)", g.ID)}
+			}
+			continue
+		}
+		read := row.ReadEndpoints
 		slots := make(chan struct{}, maxGatewayReads)
 		for _, md := range models {
 			wg.Go(func() {
@@ -84,14 +87,14 @@ func ObserveModels(ctx context.Context, opts Options, models []catalog.Model) ma
 	return out
 }
 
-// maxGatewayEntries bounds a model's entries from one gateway: tracked
+// MaxGatewayEntries bounds a model's entries from one gateway: tracked
 // providers, one entry per provider and region. The catalog maps 16 of a
 // gateway's provider names, and a provider serves a model from a handful
 // of regions at most. A document naming more pairs than this is broken or
 // hostile (a tracked provider in thousands of invented regions) and fails
 // as a schema failure, like one listing too many endpoints
 // (feed.MaxGatewayEndpoints): not cut, for the same reasons.
-const maxGatewayEntries = 32
+const MaxGatewayEntries = 32
 
 // trackedEndpoints keeps of a gateway's endpoints of a model those whose
 // provider the catalog maps to a tracked service, one per provider and
@@ -100,7 +103,7 @@ const maxGatewayEntries = 32
 // endpoints of one pair (a provider's quantizations, "deepinfra/fp8" and
 // "deepinfra/bf16", or a document repeating itself) would be two entries no
 // reader could tell apart. Of those, the first the document lists wins,
-// unless it has no figure over history.ModelWindow and a later one has:
+// unless it has no figure over its gateway's StatusWindow and a later one has:
 // the one with a figure says more. Both depend on the document alone, so
 // the same document always gives the same entries.
 func trackedEndpoints(g catalog.Gateway, modelID string, eps []feed.GatewayEndpoint) ([]feed.GatewayEndpoint, error) {
@@ -116,13 +119,13 @@ func trackedEndpoints(g catalog.Gateway, modelID string, eps []feed.GatewayEndpo
 		}
 		i, seen := at[key]
 		switch {
-		case !seen && len(out) == maxGatewayEntries:
+		case !seen && len(out) == MaxGatewayEntries:
 			return nil, &feed.Error{Kind: api.FailureSchema, Err: fmt.Errorf(
-				"%s's document of %s names more than the %d tracked provider and region pairs a model may have", g.Name, modelID, maxGatewayEntries)}
+				"%s's document of %s names more than the %d tracked provider and region pairs a model may have", g.Name, modelID, MaxGatewayEntries)}
 		case !seen:
 			at[key] = len(out)
 			out = append(out, ep)
-		case out[i].Uptime[history.ModelWindow] == nil && ep.Uptime[history.ModelWindow] != nil:
+		case out[i].Uptime[StatusWindow(g.ID)] == nil && ep.Uptime[StatusWindow(g.ID)] != nil:
 			out[i] = ep
 		}
 	}
@@ -150,7 +153,11 @@ func trackedEndpoints(g catalog.Gateway, modelID string, eps []feed.GatewayEndpo
 //     after it when it is back from an outage); a model's first word (a
 //     model newly watched) is no transition and gets none, so that a
 //     catalog that starts watching many models at once floods no receiver.
-func AssembleModels(h *history.History, cat catalog.Catalog, obs map[string]Observation, reads map[string]map[string]GatewayRead, now time.Time, log zerolog.Logger) {
+//
+// components are the status pages' components this cycle, by service
+// slug, of each page that was read; a page that could not be read is
+// absent.
+func AssembleModels(h *history.History, cat catalog.Catalog, components map[string][]api.Component, reads map[string]map[string]GatewayRead, now time.Time, log zerolog.Logger) {
 	if len(cat.Models.Pinned) == 0 {
 		h.Models = nil
 		return
@@ -204,7 +211,8 @@ func AssembleModels(h *history.History, cat catalog.Catalog, obs map[string]Obse
 		}
 		providers := []api.ModelProvider{}
 		for _, c := range md.Components {
-			providers = append(providers, componentProvider(cat, c, obs[c.Service], md, log))
+			comps, read := components[c.Service]
+			providers = append(providers, componentProvider(cat, c, comps, read, md, log))
 		}
 		providers = append(providers, measured[md.ID]...)
 		for _, g := range cat.Models.Gateways {
@@ -304,7 +312,7 @@ func previousGatewayProviders(g catalog.Gateway, prev api.ModelDoc) []api.ModelP
 		if p.Source.ID != g.ID || p.Source.Kind != api.ModelSourceGateway {
 			continue
 		}
-		if _, tracked := g.Providers[p.Provider]; !tracked || len(out) == maxGatewayEntries {
+		if _, tracked := g.Providers[p.Provider]; !tracked || len(out) == MaxGatewayEntries {
 			continue
 		}
 		out = append(out, p)
@@ -365,8 +373,9 @@ func measuredProviders(h *history.History, cat catalog.Catalog, now time.Time) m
 
 // gatewaySource describes a gateway as the source of a figure.
 func gatewaySource(g catalog.Gateway, md catalog.Model) api.ModelSource {
-	src := api.ModelSource{ID: g.ID, Kind: api.ModelSourceGateway, Name: g.Name, Window: history.ModelWindow,
-		Basis:       fmt.Sprintf("%s's uptime of its own requests to this model at this provider over the last %s, not your key's", g.Name, history.ModelWindow),
+	window := StatusWindow(g.ID)
+	src := api.ModelSource{ID: g.ID, Kind: api.ModelSourceGateway, Name: g.Name, Window: window,
+		Basis:       fmt.Sprintf("%s's uptime of its own requests to this model at this provider over the last %s, not your key's", g.Name, window),
 		Attribution: g.Attribution}
 	if g.ModelPage != "" {
 		src.URL = strings.ReplaceAll(g.ModelPage, catalog.ModelParam, md.ID)
@@ -404,7 +413,7 @@ func gatewayProviders(g catalog.Gateway, md catalog.Model, r GatewayRead, prev a
 				p.Region = &region
 			}
 			key := p.Provider + "\x00" + region
-			if seen[key] || len(out) == maxGatewayEntries {
+			if seen[key] || len(out) == MaxGatewayEntries {
 				continue
 			}
 			seen[key] = true
@@ -418,7 +427,7 @@ func gatewayProviders(g catalog.Gateway, md catalog.Model, r GatewayRead, prev a
 		if !tracked {
 			continue
 		}
-		up := ep.Uptime[history.ModelWindow]
+		up := ep.Uptime[StatusWindow(g.ID)]
 		status := history.ModelStatusOf(up)
 		// A non-zero status is OpenRouter marking the endpoint as not in its
 		// normal state (the values' meanings are not documented: see
@@ -468,8 +477,9 @@ func regionOf(tag, quantization string) *string {
 	return &r
 }
 
-// componentProvider is a model's entry from its service's status page.
-func componentProvider(cat catalog.Catalog, c catalog.ModelComponent, o Observation, md catalog.Model, log zerolog.Logger) api.ModelProvider {
+// componentProvider is a model's entry from its service's status page:
+// components are the page's this cycle, read whether it was read at all.
+func componentProvider(cat catalog.Catalog, c catalog.ModelComponent, components []api.Component, read bool, md catalog.Model, log zerolog.Logger) api.ModelProvider {
 	svc, _ := cat.Lookup(c.Service)
 	var region *string
 	if c.Region != "" {
@@ -479,11 +489,11 @@ func componentProvider(cat catalog.Catalog, c catalog.ModelComponent, o Observat
 		Source: api.ModelSource{ID: c.Service, Kind: api.ModelSourceComponent, Name: svc.Name + "'s status page",
 			Window: "current", Basis: "the status the vendor's own page gives its component for this model",
 			Attribution: svc.Name + "'s official status page", URL: svc.StatusPage, Component: c.Name}}
-	if o.Feed.State != api.FeedOK {
+	if !read {
 		p.Source.Error = "the status page could not be read this cycle"
 		return p
 	}
-	for _, comp := range o.Components {
+	for _, comp := range components {
 		if strings.EqualFold(comp.Name, c.Name) {
 			p.Status = comp.Status
 			return p
@@ -495,9 +505,9 @@ func componentProvider(cat catalog.Catalog, c catalog.ModelComponent, o Observat
 	return p
 }
 
-// gatewayHealth keeps a gateway's health across cycles, as trackFeed does
-// for a feed: the last good cycle, the run of failing ones, and an alarm in
-// the log once it has failed for SourceAlarmAfter.
+// gatewayHealth keeps a gateway's health across cycles, as build's
+// trackFeed does for a feed: the last good cycle, the run of failing ones,
+// and an alarm in the log once it has failed for SourceAlarmAfter.
 func gatewayHealth(mh *history.ModelHistory, g catalog.Gateway, reads map[string]GatewayRead, now time.Time, log zerolog.Logger) api.ModelSourceHealth {
 	prev, _ := mh.Source(g.ID)
 	out := api.ModelSourceHealth{ID: g.ID, Kind: api.ModelSourceGateway, Name: g.Name, Enabled: g.Enabled,
@@ -533,11 +543,11 @@ func gatewayHealth(mh *history.ModelHistory, g catalog.Gateway, reads map[string
 	return out
 }
 
-// trackSource records a model source's cycle in its health, as trackFeed
-// does for a feed: the last good cycle, the run of failing ones, and an
-// alarm in the log once it has failed for SourceAlarmAfter. first is the
-// cycle's first failure (nil for none), failed the models whose read
-// failed.
+// trackSource records a model source's cycle in its health, as build's
+// trackFeed does for a feed: the last good cycle, the run of failing ones,
+// and an alarm in the log once it has failed for SourceAlarmAfter. first
+// is the cycle's first failure (nil for none), failed the models whose
+// read failed.
 func trackSource(out *api.ModelSourceHealth, first error, failed []string, now time.Time, log zerolog.Logger) {
 	out.FailedModels = failed[:min(len(failed), api.MaxFailedModels)]
 	if len(out.FailedModels) == 0 {
@@ -600,10 +610,10 @@ func modelSummary(providers []api.ModelProvider) string {
 // maxModelIncidents bounds the incidents in a model's document.
 const maxModelIncidents = 20
 
-// modelsDoc renders models.json from the catalog and the latest cycle's
+// Doc renders models.json from the catalog and the latest cycle's
 // word on each model (h.Models); a watched model the history has nothing
 // on (a first cycle, a model just added) reads unknown.
-func modelsDoc(cat catalog.Catalog, h *history.History, now time.Time) api.ModelsDoc {
+func Doc(cat catalog.Catalog, h *history.History, now time.Time) api.ModelsDoc {
 	doc := api.ModelsDoc{Models: []api.ModelDoc{}, Sources: []api.ModelSourceHealth{},
 		Rules: history.CurrentModelRules(), Timestamp: now, License: api.License}
 	known := map[string]api.ModelDoc{}
@@ -645,11 +655,11 @@ func watchedModel(cat catalog.Catalog, m api.ModelDoc) catalog.Model {
 	return catalog.Model{ID: m.ID, Name: m.Name, Author: m.Author, Service: m.Service}
 }
 
-// modelDocument is one model's own document: its entry of models.json and
+// Document is one model's own document: its entry of models.json and
 // the retained incidents, of the services it is watched at, whose headline
 // names it. words[i] memoises the words of incidents[i]'s headline: every
 // model's document reads the same incidents.
-func modelDocument(cat catalog.Catalog, m api.ModelDoc, incidents []api.Incident, words []string, now time.Time) api.ModelDoc {
+func Document(cat catalog.Catalog, m api.ModelDoc, incidents []api.Incident, words []string, now time.Time) api.ModelDoc {
 	md := watchedModel(cat, m)
 	services := map[string]bool{md.Service: md.Service != ""}
 	for _, c := range md.Components {
