@@ -3,10 +3,8 @@ package feed
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"net/http"
-	"strings"
 
 	"github.com/aistatus/aistatus/api"
 )
@@ -86,15 +84,7 @@ const MaxGatewayName = 100
 // classified like a feed's (Kind): a 429 is an http_status failure, and
 // the model then reads unknown from this source.
 func ReadOpenRouter(ctx context.Context, client *http.Client, url, modelID string) ([]GatewayEndpoint, error) {
-	data, header, err := fetch(ctx, client, url, "application/json")
-	if err != nil {
-		return nil, err
-	}
-	eps, err := ParseOpenRouter(data, modelID)
-	if err != nil {
-		return nil, notDocument(url, data, header, err)
-	}
-	return eps, nil
+	return readEndpoints(ctx, client, url, modelID, ParseOpenRouter)
 }
 
 // ParseOpenRouter reads an endpoints document. It must prove it is the
@@ -105,32 +95,12 @@ func ReadOpenRouter(ctx context.Context, client *http.Client, url, modelID strin
 // more than MaxGatewayEndpoints is refused (FailureSchema). An endpoint
 // whose figure is not a percentage is skipped; the others stand.
 func ParseOpenRouter(data []byte, modelID string) ([]GatewayEndpoint, error) {
-	var doc struct {
-		Data *struct {
-			ID *string `json:"id"`
-			// Raw, so that the count is checked before any endpoint is
-			// decoded.
-			Endpoints *[]json.RawMessage `json:"endpoints"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("decoding JSON: %w", err)
-	}
-	switch {
-	case doc.Data == nil:
-		return nil, failure(api.FailureSchema, "no data object: not an endpoints document")
-	case doc.Data.ID == nil || !strings.EqualFold(*doc.Data.ID, modelID):
-		return nil, failure(api.FailureSchema, "data.id is not %q: not this model's endpoints document", modelID)
-	case doc.Data.Endpoints == nil:
-		return nil, failure(api.FailureSchema, "no data.endpoints list")
-	case len(*doc.Data.Endpoints) == 0:
-		return nil, failure(api.FailureEmpty, "data.endpoints is empty: no provider serves %q, or the document is cut", modelID)
-	case len(*doc.Data.Endpoints) > MaxGatewayEndpoints:
-		return nil, failure(api.FailureSchema, "data.endpoints lists %d endpoints, more than the %d a model's document may hold",
-			len(*doc.Data.Endpoints), MaxGatewayEndpoints)
+	items, err := endpointItems(data, modelID)
+	if err != nil {
+		return nil, err
 	}
 	var out []GatewayEndpoint
-	for i, item := range *doc.Data.Endpoints {
+	for i, item := range items {
 		var raw map[string]json.RawMessage
 		if err := json.Unmarshal(item, &raw); err != nil {
 			return nil, failure(api.FailureSchema, "data.endpoints[%d] is not an object", i)

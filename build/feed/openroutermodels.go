@@ -49,21 +49,7 @@ const MaxListedModels = 2000
 // /api/v1/models, no key). Given the validators of the previous read it asks
 // conditionally, and a 304 is a read of the same list (Unchanged).
 func ReadOpenRouterModels(ctx context.Context, client *http.Client, url string, v Validators) (ModelList, error) {
-	data, header, unchanged, err := fetchIfChanged(ctx, client, url, "application/json", v)
-	if err != nil {
-		return ModelList{}, err
-	}
-	if unchanged {
-		return ModelList{Validators: v, Unchanged: true}, nil
-	}
-	models, err := ParseOpenRouterModels(data)
-	if err != nil {
-		return ModelList{}, notDocument(url, data, header, err)
-	}
-	return ModelList{Models: models, Validators: Validators{
-		ETag:         api.CleanText(header.Get("ETag"), MaxGatewayName),
-		LastModified: api.CleanText(header.Get("Last-Modified"), MaxGatewayName),
-	}}, nil
+	return readModelList(ctx, client, url, v, ParseOpenRouterModels)
 }
 
 // ParseOpenRouterModels reads a model list (fields per OpenRouter's API

@@ -3,10 +3,8 @@ package feed
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"net/http"
-	"strings"
 
 	"github.com/aistatus/aistatus/api"
 )
@@ -34,15 +32,7 @@ const MaxGatewayRegions = 32
 // model (GET /v1/models/{creator}/{model}/endpoints, no key). Its failures
 // are classified like a feed's (Kind), as ReadOpenRouter's are.
 func ReadVercel(ctx context.Context, client *http.Client, url, modelID string) ([]GatewayEndpoint, error) {
-	data, header, err := fetch(ctx, client, url, "application/json")
-	if err != nil {
-		return nil, err
-	}
-	eps, err := ParseVercel(data, modelID)
-	if err != nil {
-		return nil, notDocument(url, data, header, err)
-	}
-	return eps, nil
+	return readEndpoints(ctx, client, url, modelID, ParseVercel)
 }
 
 // ParseVercel reads an endpoints document (fields per Vercel's REST API
@@ -57,30 +47,12 @@ func ReadVercel(ctx context.Context, client *http.Client, url, modelID string) (
 // optional: null, absent, or not a pair of sane figures reads unknown,
 // never 0, and costs the endpoint nothing else.
 func ParseVercel(data []byte, modelID string) ([]GatewayEndpoint, error) {
-	var doc struct {
-		Data *struct {
-			ID        *string            `json:"id"`
-			Endpoints *[]json.RawMessage `json:"endpoints"`
-		} `json:"data"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("decoding JSON: %w", err)
-	}
-	switch {
-	case doc.Data == nil:
-		return nil, failure(api.FailureSchema, "no data object: not an endpoints document")
-	case doc.Data.ID == nil || !strings.EqualFold(*doc.Data.ID, modelID):
-		return nil, failure(api.FailureSchema, "data.id is not %q: not this model's endpoints document", modelID)
-	case doc.Data.Endpoints == nil:
-		return nil, failure(api.FailureSchema, "no data.endpoints list")
-	case len(*doc.Data.Endpoints) == 0:
-		return nil, failure(api.FailureEmpty, "data.endpoints is empty: no provider serves %q, or the document is cut", modelID)
-	case len(*doc.Data.Endpoints) > MaxGatewayEndpoints:
-		return nil, failure(api.FailureSchema, "data.endpoints lists %d endpoints, more than the %d a model's document may hold",
-			len(*doc.Data.Endpoints), MaxGatewayEndpoints)
+	items, err := endpointItems(data, modelID)
+	if err != nil {
+		return nil, err
 	}
 	var out []GatewayEndpoint
-	for i, item := range *doc.Data.Endpoints {
+	for i, item := range items {
 		var raw map[string]json.RawMessage
 		if err := json.Unmarshal(item, &raw); err != nil {
 			return nil, failure(api.FailureSchema, "data.endpoints[%d] is not an object", i)

@@ -14,21 +14,7 @@ import (
 // /v1/models, no key), conditionally as ReadOpenRouterModels does. The
 // list passes the same door (AdmitModels) before anything keeps it.
 func ReadVercelModels(ctx context.Context, client *http.Client, url string, v Validators) (ModelList, error) {
-	data, header, unchanged, err := fetchIfChanged(ctx, client, url, "application/json", v)
-	if err != nil {
-		return ModelList{}, err
-	}
-	if unchanged {
-		return ModelList{Validators: v, Unchanged: true}, nil
-	}
-	models, err := ParseVercelModels(data)
-	if err != nil {
-		return ModelList{}, notDocument(url, data, header, err)
-	}
-	return ModelList{Models: models, Validators: Validators{
-		ETag:         api.CleanText(header.Get("ETag"), MaxGatewayName),
-		LastModified: api.CleanText(header.Get("Last-Modified"), MaxGatewayName),
-	}}, nil
+	return readModelList(ctx, client, url, v, ParseVercelModels)
 }
 
 // vercelLanguage is the type of the models whose endpoints carry a time to

@@ -1,0 +1,86 @@
+package feed
+
+// What every model gateway's reader shares: fetching a document and
+// classifying a failure, the conditional read of a list, and the envelope
+// of an endpoints document (data.id, data.endpoints), which OpenRouter and
+// Vercel's AI Gateway write alike. Each gateway's file reads what is its
+// own: the endpoints' members and the list's entries.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/aistatus/aistatus/api"
+)
+
+// readEndpoints fetches a gateway's endpoints document of modelID at url
+// and parses it; a parse failure is classified (a challenge, a document of
+// the wrong shape) and names the URL.
+func readEndpoints(ctx context.Context, client *http.Client, url, modelID string,
+	parse func(data []byte, modelID string) ([]GatewayEndpoint, error)) ([]GatewayEndpoint, error) {
+	data, header, err := fetch(ctx, client, url, "application/json")
+	if err != nil {
+		return nil, err
+	}
+	eps, err := parse(data, modelID)
+	if err != nil {
+		return nil, notDocument(url, data, header, err)
+	}
+	return eps, nil
+}
+
+// readModelList reads a gateway's model list at url, conditionally with
+// the validators of the previous read: a 304 is a read of the same list
+// (Unchanged).
+func readModelList(ctx context.Context, client *http.Client, url string, v Validators,
+	parse func(data []byte) ([]ListedModel, error)) (ModelList, error) {
+	data, header, unchanged, err := fetchIfChanged(ctx, client, url, "application/json", v)
+	if err != nil {
+		return ModelList{}, err
+	}
+	if unchanged {
+		return ModelList{Validators: v, Unchanged: true}, nil
+	}
+	models, err := parse(data)
+	if err != nil {
+		return ModelList{}, notDocument(url, data, header, err)
+	}
+	return ModelList{Models: models, Validators: Validators{
+		ETag:         api.CleanText(header.Get("ETag"), MaxGatewayName),
+		LastModified: api.CleanText(header.Get("Last-Modified"), MaxGatewayName),
+	}}, nil
+}
+
+// endpointItems proves that an endpoints document is modelID's before any
+// figure in it counts — data.id is the model's id, data.endpoints a list
+// — and returns the endpoints undecoded, so that their count is checked
+// first: none proves nothing (FailureEmpty), more than MaxGatewayEndpoints
+// is refused (FailureSchema).
+func endpointItems(data []byte, modelID string) ([]json.RawMessage, error) {
+	var doc struct {
+		Data *struct {
+			ID        *string            `json:"id"`
+			Endpoints *[]json.RawMessage `json:"endpoints"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("decoding JSON: %w", err)
+	}
+	switch {
+	case doc.Data == nil:
+		return nil, failure(api.FailureSchema, "no data object: not an endpoints document")
+	case doc.Data.ID == nil || !strings.EqualFold(*doc.Data.ID, modelID):
+		return nil, failure(api.FailureSchema, "data.id is not %q: not this model's endpoints document", modelID)
+	case doc.Data.Endpoints == nil:
+		return nil, failure(api.FailureSchema, "no data.endpoints list")
+	case len(*doc.Data.Endpoints) == 0:
+		return nil, failure(api.FailureEmpty, "data.endpoints is empty: no provider serves %q, or the document is cut", modelID)
+	case len(*doc.Data.Endpoints) > MaxGatewayEndpoints:
+		return nil, failure(api.FailureSchema, "data.endpoints lists %d endpoints, more than the %d a model's document may hold",
+			len(*doc.Data.Endpoints), MaxGatewayEndpoints)
+	}
+	return *doc.Data.Endpoints, nil
+}
