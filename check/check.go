@@ -10,7 +10,7 @@
 //   - match.go: the query to a service (name, alias, domain, URL) and the
 //     suggestions for a near miss;
 //   - rules.go: what the caller saw (the error parameter) and the one table
-//     of rules that turns a situation into advice;
+//     of rules that turns its input (ruleInput) into advice;
 //   - facts.go: the facts a verdict rests on, and the evidence and
 //     alternatives that go with it;
 //   - live.go: the live probe of the service's API (or of a surface's own
@@ -388,7 +388,7 @@ func (e *Engine) Check(view View, req Request) (api.CheckDoc, error) {
 	case subj.id == catalog.SurfaceAPI:
 		alts = alternatives(view, svc)
 	}
-	a := decide(situation{Error: class, Health: health(doc.Verdict.Level), Probe: f.probe(),
+	a := decide(ruleInput{Error: class, Health: health(doc.Verdict.Level), Probe: f.probe(),
 		Incident: f.officialIncident(), AltUp: anyUp(alts), RetryAfter: req.RetryAfter,
 		Surge: f.reports != nil && f.reports.State() == ReportsSurge})
 	v := &doc.Verdict
@@ -523,38 +523,38 @@ func verdict(name string, status api.Status, stale bool, age time.Duration) api.
 			Emoji:    "⏳", Level: "stale", Stale: true,
 		}
 	}
-	v := api.Verdict{Headline: name + " is " + phrase(status)}
+	v := api.Verdict{Headline: name + " is " + phrase(status), Emoji: status.Emoji()}
 	switch status {
 	case api.Operational:
-		v.Emoji, v.Level = "✅", "up"
+		v.Level = "up"
 	case api.Degraded:
-		v.Emoji, v.Level = "⚠️", "degraded"
-	case api.PartialOutage:
-		v.Emoji, v.Level = "🟠", "down"
-	case api.MajorOutage:
-		v.Emoji, v.Level = "🔴", "down"
+		v.Level = "degraded"
+	case api.PartialOutage, api.MajorOutage:
+		v.Level = "down"
 	case api.Maintenance:
-		v.Emoji, v.Level = "🛠️", "maintenance"
+		v.Level = "maintenance"
 	default:
 		v.Headline = "We can't tell whether " + name + " is up right now"
-		v.Emoji, v.Level = "❔", "unknown"
+		v.Level = "unknown"
 	}
 	return v
 }
 
+// phrase says a status in a verdict's sentence, around its word
+// (api.StatusSay.Word): "up but degraded", "down (major outage)".
 func phrase(s api.Status) string {
+	w := s.Word()
 	switch s {
-	case api.Operational:
-		return "up"
 	case api.Degraded:
-		return "up but degraded"
+		return "up but " + w
 	case api.PartialOutage:
-		return "partly down (partial outage)"
+		return "partly down (" + w + ")"
 	case api.MajorOutage:
-		return "down (major outage)"
+		return "down (" + w + ")"
 	case api.Maintenance:
-		return "under maintenance"
-	default:
-		return "of unknown status"
+		return "under " + w
+	case api.Operational:
+		return w
 	}
+	return "of " + w + " status"
 }

@@ -20,7 +20,7 @@ const historyWindow = 7 * 24 * time.Hour
 const maxIncidentEvidence = 3
 
 // facts are what the snapshot and the live probe say about a service,
-// gathered once for the situation and the evidence.
+// gathered once for the rules' input and the evidence.
 type facts struct {
 	name    string
 	sum     api.ServiceSummary
@@ -309,28 +309,26 @@ func (f facts) evidence() []api.Evidence {
 	return ev
 }
 
-// alternatives are the service's catalog alternatives that are not down,
-// best status first and, within a status, in the catalog's curated order.
+// alternatives are the service's catalog alternatives that are not down
+// (short of a partial outage), best status first (api.CompareUsable) and,
+// within a status, in the catalog's curated order.
 func alternatives(view View, svc catalog.Service) []api.CheckAlternative {
-	rank := map[api.Status]int{api.Operational: 0, api.Degraded: 1, api.Maintenance: 2, api.Unknown: 3}
 	out := []api.CheckAlternative{}
 	for _, a := range svc.Alternatives {
 		sum, ok := view.Summary(a.Slug)
-		if _, usable := rank[sum.Status]; !ok || !usable {
+		if !ok || !sum.Status.Valid() || sum.Status.AtLeast(api.PartialOutage) {
 			continue
 		}
 		out = append(out, api.CheckAlternative{Slug: a.Slug, Name: sum.Name, Status: sum.Status, Why: a.Why})
 	}
-	slices.SortStableFunc(out, func(a, b api.CheckAlternative) int { return rank[a.Status] - rank[b.Status] })
+	slices.SortStableFunc(out, func(a, b api.CheckAlternative) int { return api.CompareUsable(a.Status, b.Status) })
 	return out
 }
 
-// anyUp reports whether an alternative is operational or degraded: one a
-// caller can fail over to now.
+// anyUp reports whether an alternative is usable now (operational or
+// degraded): one a caller can fail over to now.
 func anyUp(alts []api.CheckAlternative) bool {
-	return slices.ContainsFunc(alts, func(a api.CheckAlternative) bool {
-		return a.Status == api.Operational || a.Status == api.Degraded
-	})
+	return slices.ContainsFunc(alts, func(a api.CheckAlternative) bool { return a.Status.Usable() })
 }
 
 // codeMeaning says each class of error code in words.

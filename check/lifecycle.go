@@ -178,7 +178,7 @@ func newerModelsUp(lv LifecycleView, md catalog.Model, now time.Time) []string {
 	}
 	var up []api.ModelDoc
 	for _, d := range docs {
-		if d.Author != md.Author || d.ID == md.ID || (d.Status != api.Operational && d.Status != api.Degraded) {
+		if d.Author != md.Author || d.ID == md.ID || !d.Status.Usable() {
 			continue
 		}
 		if r, ok := lv.Retirement(d.ID); ok && r.RetiredBy(now) {

@@ -148,13 +148,13 @@ func (mf modelFacts) alternatives(cat catalog.Catalog, svc catalog.Service) []ap
 	entries := slices.Clone(mf.doc.Providers)
 	// Best status first, then the higher figure.
 	slices.SortStableFunc(entries, func(a, b api.ModelProvider) int {
-		if d := history.CompareModelStatus(a.Status, b.Status); d != 0 {
+		if d := api.CompareUsable(a.Status, b.Status); d != 0 {
 			return d
 		}
 		return cmpFigure(b.Uptime, a.Uptime)
 	})
 	for _, p := range entries {
-		if p.Service == svc.Slug || seen[p.Service] || (p.Status != api.Operational && p.Status != api.Degraded) {
+		if p.Service == svc.Slug || seen[p.Service] || !p.Status.Usable() {
 			continue
 		}
 		s, ok := cat.Lookup(p.Service)

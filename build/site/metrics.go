@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/api"
-	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/promtext"
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -267,7 +266,7 @@ func modelProviders(providers []api.ModelProvider) []api.ModelProvider {
 			out = append(out, p)
 			continue
 		}
-		if c := history.CompareModelStatus(p.Status, out[i].Status); c < 0 || c == 0 && uptimeOf(p) > uptimeOf(out[i]) {
+		if c := api.CompareUsable(p.Status, out[i].Status); c < 0 || c == 0 && uptimeOf(p) > uptimeOf(out[i]) {
 			out[i] = p
 		}
 	}
