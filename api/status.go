@@ -1,5 +1,7 @@
 package api
 
+import "slices"
+
 // Status is the current state of a tracked service.
 type Status string
 
@@ -18,23 +20,140 @@ const (
 	Unknown Status = "unknown"
 )
 
-// Statuses lists every status, best first.
+// Statuses lists every status in the order the API documents them (its
+// OpenAPI enum): the healthy one, the three degrees of trouble, then the
+// two that are neither. Their one order of trouble is StatusTable's.
 var Statuses = []Status{Operational, Degraded, PartialOutage, MajorOutage, Maintenance, Unknown}
 
-// rank orders the statuses that describe availability, worst highest. Maintenance
-// ranks below any outage: a service that is both under maintenance and down is down.
-var rank = map[Status]int{Unknown: 0, Operational: 1, Maintenance: 2, Degraded: 3, PartialOutage: 4, MajorOutage: 5}
+// StatusSay is one status as every output says it: the pages, the badges,
+// /check's verdicts, the statusline and the chat alerts take their words
+// and their emoji from here, so that degraded is ⚠️ and "degraded"
+// wherever it is read.
+type StatusSay struct {
+	Status Status
+	// Word is the status in a word or two ("partial outage"), as a
+	// statusline, a badge or an alert's "degraded → up" says it.
+	Word string
+	// Emoji is the one icon of the status in text ("🟠").
+	Emoji string
+	// Label is the text on the pages ("Partial outage").
+	Label string
+	// Usable is true for the statuses a caller can send requests to now:
+	// operational, and degraded (slower, some errors, but serving).
+	Usable bool
+}
+
+// StatusTable is every status exactly once, in the one order of trouble,
+// least first: operational, then unknown (not known to be trouble, not
+// known to be fine), maintenance (no outage, but not fully usable), then
+// degraded, a partial and a major outage. Every order of statuses is
+// derived from it: Worse (with unknown losing to any known status on top),
+// MoreTrouble (the order as it stands, for whoever shows unknown as a
+// mild trouble), and CompareUsable (where a model or service can be used
+// now, best first).
+var StatusTable = []StatusSay{
+	{Operational, "up", "✅", "Operational", true},
+	{Unknown, "unknown", "❔", "Unknown", false},
+	{Maintenance, "maintenance", "🛠️", "Under maintenance", false},
+	{Degraded, "degraded", "⚠️", "Degraded performance", true},
+	{PartialOutage, "partial outage", "🟠", "Partial outage", false},
+	{MajorOutage, "major outage", "🔴", "Major outage", false},
+}
+
+// statusPlace is each status's index in StatusTable.
+var statusPlace = func() map[Status]int {
+	m := make(map[Status]int, len(StatusTable))
+	for i, say := range StatusTable {
+		m[say.Status] = i
+	}
+	return m
+}()
 
 // Valid reports whether s is one of the defined statuses.
-func (s Status) Valid() bool { _, ok := rank[s]; return ok }
+func (s Status) Valid() bool { _, ok := statusPlace[s]; return ok }
 
-// Worse returns the worse of a and b. Unknown loses to any known status: a
-// component we could read beats one we could not.
+// Say is how s is said; an unrecognised status is said as unknown.
+func (s Status) Say() StatusSay {
+	if i, ok := statusPlace[s]; ok {
+		return StatusTable[i]
+	}
+	return StatusTable[statusPlace[Unknown]]
+}
+
+// Word is s in a word or two (StatusSay.Word).
+func (s Status) Word() string { return s.Say().Word }
+
+// Emoji is s's icon (StatusSay.Emoji).
+func (s Status) Emoji() string { return s.Say().Emoji }
+
+// Label is s as the pages label it (StatusSay.Label).
+func (s Status) Label() string { return s.Say().Label }
+
+// Usable reports whether a caller can use a service or model in status s
+// now (StatusSay.Usable).
+func (s Status) Usable() bool { return s.Say().Usable }
+
+// Trouble is s's place in the order of trouble, 0 for operational; an
+// unrecognised status has unknown's.
+func (s Status) Trouble() int { return statusPlace[s.Say().Status] }
+
+// AtLeast reports whether s is at least as much trouble as t: degraded
+// or worse, a partial outage or worse.
+func (s Status) AtLeast(t Status) bool { return s.Trouble() >= t.Trouble() }
+
+// known reports whether s is a status other than unknown.
+func (s Status) known() bool { return s.Valid() && s != Unknown }
+
+// Worse returns the worse of a and b in the order of trouble, with one
+// rule on top: unknown loses to any known status, for a component we
+// could read beats one we could not. An unrecognised status reads as
+// unknown.
 func Worse(a, b Status) Status {
-	if rank[b] > rank[a] {
+	switch {
+	case !b.known():
+		return a
+	case !a.known():
+		return b
+	}
+	return MoreTrouble(a, b)
+}
+
+// MoreTrouble returns the one of a and b later in the order of trouble
+// (a when equal), unknown in its place above operational: for an output
+// that shows unknown as a mild trouble, never "all operational".
+func MoreTrouble(a, b Status) Status {
+	if b.Trouble() > a.Trouble() {
 		return b
 	}
 	return a
+}
+
+// CompareUsable orders two statuses by where a service or model can be
+// used now, best first (a negative number when a is better): the usable
+// statuses, then the others, each in the order of trouble; unknown (and
+// an unrecognised status) last, for it is not a status to pick.
+func CompareUsable(a, b Status) int {
+	return usability(a) - usability(b)
+}
+
+func usability(s Status) int {
+	switch {
+	case !s.known():
+		return 2 * len(StatusTable)
+	case s.Usable():
+		return s.Trouble()
+	}
+	return len(StatusTable) + s.Trouble()
+}
+
+// ByUsability is every status, best first by CompareUsable.
+func ByUsability() []Status {
+	out := make([]Status, 0, len(StatusTable))
+	for _, say := range StatusTable {
+		out = append(out, say.Status)
+	}
+	slices.SortStableFunc(out, CompareUsable)
+	return out
 }
 
 // Basis is what a status rests on (docs/api.md, "How a status is decided").

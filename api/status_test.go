@@ -1,6 +1,7 @@
 package api
 
 import (
+	"slices"
 	"testing"
 	"time"
 )
@@ -213,5 +214,79 @@ func TestDurationPhrase(t *testing.T) {
 		if got := tc.d.Phrase(); got != tc.want {
 			t.Errorf("%s: got %q, want %q", tc.name, got, tc.want)
 		}
+	}
+}
+
+// TestStatusTable: the one table of how statuses are said covers every
+// status exactly once, and no two statuses share a word, an emoji or a
+// label, so that no output can say two statuses alike.
+func TestStatusTable(t *testing.T) {
+	t.Parallel()
+	if len(StatusTable) != len(Statuses) {
+		t.Fatalf("StatusTable has %d rows for %d statuses", len(StatusTable), len(Statuses))
+	}
+	seen := map[Status]bool{}
+	words, emoji, labels := map[string]Status{}, map[string]Status{}, map[string]Status{}
+	for _, say := range StatusTable {
+		if seen[say.Status] {
+			t.Errorf("%s is in StatusTable twice", say.Status)
+		}
+		seen[say.Status] = true
+		for _, f := range []struct {
+			what, v string
+			in      map[string]Status
+		}{{"word", say.Word, words}, {"emoji", say.Emoji, emoji}, {"label", say.Label, labels}} {
+			if f.v == "" {
+				t.Errorf("%s has no %s", say.Status, f.what)
+			}
+			if other, dup := f.in[f.v]; dup {
+				t.Errorf("%s and %s share the %s %q", other, say.Status, f.what, f.v)
+			}
+			f.in[f.v] = say.Status
+		}
+	}
+	for _, st := range Statuses {
+		if !seen[st] {
+			t.Errorf("%s is not in StatusTable", st)
+		}
+		if st.Say().Status != st {
+			t.Errorf("%s.Say() is %s's", st, st.Say().Status)
+		}
+	}
+	if got := Status("bogus").Say(); got.Status != Unknown {
+		t.Errorf("an unrecognised status is said as %s, want unknown", got.Status)
+	}
+}
+
+// TestStatusOrders: every order of statuses is the table's.
+func TestStatusOrders(t *testing.T) {
+	t.Parallel()
+	trouble := []Status{Operational, Unknown, Maintenance, Degraded, PartialOutage, MajorOutage}
+	for i, a := range trouble {
+		if a.Trouble() != i {
+			t.Errorf("%s.Trouble() = %d, want %d", a, a.Trouble(), i)
+		}
+		for j, b := range trouble {
+			if got, want := MoreTrouble(a, b), trouble[max(i, j)]; got != want {
+				t.Errorf("MoreTrouble(%s, %s) = %s, want %s", a, b, got, want)
+			}
+		}
+	}
+	usable := []Status{Operational, Degraded, Maintenance, PartialOutage, MajorOutage, Unknown}
+	if got := ByUsability(); !slices.Equal(got, usable) {
+		t.Errorf("ByUsability() = %v, want %v", got, usable)
+	}
+	for i, a := range usable {
+		for j, b := range usable {
+			if got := CompareUsable(a, b); (got < 0) != (i < j) || (got == 0) != (i == j) {
+				t.Errorf("CompareUsable(%s, %s) = %d", a, b, got)
+			}
+		}
+	}
+	if CompareUsable("bogus", Unknown) != 0 || CompareUsable("bogus", MajorOutage) <= 0 {
+		t.Error("an unrecognised status does not sort with unknown, last")
+	}
+	if !Degraded.AtLeast(Degraded) || !MajorOutage.AtLeast(Degraded) || Maintenance.AtLeast(Degraded) || Unknown.AtLeast(Degraded) {
+		t.Error("AtLeast(degraded) is not degraded or worse")
 	}
 }

@@ -85,7 +85,6 @@ type CheckOtherSurface struct {
 }
 
 // Troubled reports whether a surface's status is trouble worth naming:
-// degraded, an outage or maintenance (unknown is no news).
-func Troubled(s Status) bool {
-	return s == Degraded || s == PartialOutage || s == MajorOutage || s == Maintenance
-}
+// maintenance or worse in the order of trouble (StatusTable): degraded,
+// an outage or maintenance (unknown is no news).
+func Troubled(s Status) bool { return s.AtLeast(Maintenance) }

@@ -253,10 +253,10 @@ func TestChatNotifyBuild(t *testing.T) {
 		want, deny []string
 	}{
 		{"slack", slack, notify.Slack, "POST /services/T000/B000/SLACKTOKEN",
-			[]string{"OpenAI", "operational → major outage", "https://aistatus.example/services/openai", "the official status page"},
+			[]string{"OpenAI", "up → major outage", "https://aistatus.example/services/openai", "the official status page"},
 			[]string{"Anthropic", "degraded"}},
 		{"discord", discord, notify.Discord, "POST /api/webhooks/123/DISCORDTOKEN",
-			[]string{"Anthropic", "operational → degraded", "https://aistatus.example/services/anthropic"},
+			[]string{"Anthropic", "up → degraded", "https://aistatus.example/services/anthropic"},
 			[]string{"OpenAI"}},
 	}
 	for _, tt := range tests {
@@ -365,7 +365,7 @@ func TestChatRecoveryBuild(t *testing.T) {
 			t.Errorf("%s: %v", kind, err)
 		}
 		body := string(posts[1].Body)
-		if !strings.Contains(body, "is back: operational after 42 min of major outage") {
+		if !strings.Contains(body, "is back: up after 42 min of major outage") {
 			t.Errorf("%s: the recovery is not told in words: %s", kind, body)
 		}
 		for _, deny := range []string{"recovered", "→", "❔", "changes:"} {

@@ -1106,7 +1106,7 @@ func TestOpenAPISchemasAcceptGoValues(t *testing.T) {
 			OtherSurfaces: []api.CheckOtherSurface{{ID: catalog.SurfaceApp, Name: "ChatGPT", Status: api.MajorOutage, Basis: api.BasisOfficial}},
 			Status:        &degraded, Basis: &official, LatencyMs: &lat, LatencyCheckedAt: &now,
 			Error: &observed,
-			Verdict: api.Verdict{Headline: "OpenAI is slow.", Emoji: "🟡", Level: "degraded", Stale: false, DataAgeSeconds: &age,
+			Verdict: api.Verdict{Headline: "OpenAI is slow.", Emoji: "⚠️", Level: "degraded", Stale: false, DataAgeSeconds: &age,
 				Action: api.ActionFailover, Blame: api.BlameProvider, Confidence: api.ConfidenceHigh, Reason: "A server error.",
 				ExpectedResolution: &api.ExpectedResolution{Incident: openIncident.ID, Severity: openIncident.Severity,
 					StartedAt: openIncident.StartedAt, P50Minutes: 30, P90Minutes: 60, Basis: 6},

@@ -102,8 +102,8 @@ func TestClaudeAIDownAPIUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if card := nodeText(doc, "worst-surface"); card != "API up · claude.ai down" {
-		t.Errorf("Anthropic's card says %q, want API up · claude.ai down", card)
+	if card := nodeText(doc, "worst-surface"); card != "API up · claude.ai major outage" {
+		t.Errorf("Anthropic's card says %q, want API up · claude.ai major outage", card)
 	}
 	if banner := nodeText(doc, "overall"); !strings.Contains(banner, "2 surfaces with issues") {
 		t.Errorf("banner %q does not count claude.ai and Claude Code", banner)

@@ -172,7 +172,7 @@ func newTestEngine(t testing.TB, failing ...string) (*Engine, *fakeView, *fakePr
 }
 
 // TestCheckAdvice asks the engine with an error against the test view: the
-// advice, the alternatives and the evidence, one row per situation.
+// advice, the alternatives and the evidence, one row per case.
 func TestCheckAdvice(t *testing.T) {
 	t.Parallel()
 	engine, view, _ := newTestEngine(t, "groq")

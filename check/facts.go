@@ -1,30 +1,36 @@
 package check
 
 import (
-	"cmp"
-	"fmt"
-	"math"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/catalog"
-	"github.com/aistatus/aistatus/history"
 )
+
+// The second stage of a check: the facts gathered, once, from our live
+// probes, the snapshot, the caller's error as the service's own table
+// reads it, the crowd and the alternatives (gather). The stages after it
+// read them; evidence.go says them.
 
 // historyWindow is how far back the history evidence looks.
 const historyWindow = 7 * 24 * time.Hour
 
-// maxIncidentEvidence bounds the open incidents cited one by one.
-const maxIncidentEvidence = 3
-
 // facts are what the snapshot and the live probe say about a service,
-// gathered once for the situation and the evidence.
+// gathered once (gather) for the rules' input, the evidence and when
+// to come back.
 type facts struct {
-	name    string
-	sum     api.ServiceSummary
-	dataAge int // seconds
+	name string
+	sum  api.ServiceSummary
+	// age is the snapshot's age at now, stale whether that is too old to
+	// trust (View.Age), and dataAge the age in seconds.
+	age     time.Duration
+	stale   bool
+	dataAge int
 	// live is the live probe's result; nil when the service has no probe.
 	live *Live
 	now  time.Time
@@ -58,29 +64,157 @@ type facts struct {
 	// "" without.
 	vantages *api.Vantages
 	here     string
+	// class is what the caller saw, as the service's table reads it
+	// (readError).
+	class errorClass
+	// alternatives are where the caller can go instead (the catalog's
+	// for the API, the model's other services for a model); empty for
+	// another surface.
+	alternatives []api.CheckAlternative
+	// modelEvidence is what every source says of the checked model; nil
+	// when the check is not of a model.
+	modelEvidence []api.Evidence
 }
 
-// regional reports whether the host fails from here, the engine's vantage,
-// while another vantage reaches it: the caller's region or path, not the
-// provider. Here's word is its live probe (at most check.LiveTTL old), or
-// the build's reading of it when there is none.
-func (f facts) regional() bool {
-	if f.here == "" || f.vantages == nil || f.ownNetworkDown {
-		return false
-	}
-	failingHere, othersReach := false, false
-	for _, p := range f.vantages.Points {
-		switch {
-		case p.Name == f.here:
-			failingHere = p.State == api.ProbeFailed
-		case p.State == api.ProbeOK:
-			othersReach = true
+// gather is the second stage: what our live probes, the snapshot, the
+// caller's error and the crowd say of s, read once for the rules, the
+// evidence and when to come back.
+func (e *Engine) gather(view View, req Request, s said, class errorClass, now time.Time) facts {
+	svc, subj := s.svc, s.subj
+	f := facts{name: svc.Name, sum: subj.sum, now: now, class: class, alternatives: []api.CheckAlternative{}}
+	// Our probe is of the API host: it says nothing of another surface.
+	if svc.ProbeURL != "" && e.prober != nil && subj.id == catalog.SurfaceAPI {
+		r := e.prober.Probe(svc.ProbeURL)
+		if e.here == "" {
+			// At a vantage, the build's probe is another place's: this
+			// region's own probe is what its callers see.
+			r = fresher(r, view, svc.Slug)
+		}
+		f.live = &r
+		if r.Probe.State != api.ProbeOK && e.egressDown(svc.ProbeURL) {
+			f.ownNetwork, f.ownNetworkDown = e.vantage, true
 		}
 	}
-	if f.live != nil {
-		failingHere = f.live.Probe.State != api.ProbeOK
+	// Another surface is probed at its own host (claude.ai), through the
+	// same cache: its latency, and evidence that it answers.
+	if subj.probeURL != "" && e.prober != nil {
+		r := e.prober.Probe(subj.probeURL)
+		f.live = &r
 	}
-	return failingHere && othersReach
+	f.age, f.stale = view.Age(now)
+	f.dataAge = int(f.age.Seconds())
+	if subj.id != catalog.SurfaceAPI {
+		f.surface, f.open = subj.name, subj.open
+	} else {
+		f.open, f.measured = view.OpenIncidents(svc.Slug), view.Measured(svc.Slug)
+		f.recent, f.latest = view.IncidentsSince(svc.Slug, view.GeneratedAt().Add(-historyWindow))
+	}
+	e.readError(&f, svc, req)
+	if v, ok := view.Vantages(svc.Slug); ok && subj.id == catalog.SurfaceAPI && s.mf == nil {
+		f.vantages, f.here = &v, e.here
+	}
+	// The crowd counts reports of the service's API: a caller's error on
+	// claude.ai is not one, and is neither counted nor read.
+	if subj.id == catalog.SurfaceAPI {
+		f.reports = e.crowdSays(svc.Slug, req, now)
+	}
+	// The catalog's alternatives stand in for the API (Claude on Bedrock):
+	// none stands in for claude.ai or Claude Code. A model's are the other
+	// services where that model is up.
+	switch {
+	case s.mf != nil:
+		f.alternatives = s.mf.alternatives(e.cat, svc)
+	case subj.id == catalog.SurfaceAPI:
+		f.alternatives = alternatives(view, svc)
+	}
+	if s.mf != nil {
+		f.modelEvidence = s.mf.evidence(e.cat, svc, f.dataAge)
+	}
+	return f
+}
+
+// readError reads the caller's error through svc's own table: a provider's
+// error code the table lists decides the class of error over the HTTP
+// status, and a status the provider gives a meaning of its own (Groq's
+// 498) reads as that, unless a listed code said what it was.
+func (e *Engine) readError(f *facts, svc catalog.Service, req Request) {
+	got, _ := strconv.Atoi(req.Error) // 0 for timeout, connection or none
+	if req.Code != "" {
+		row, known := e.cat.ErrorCode(svc, req.Code, got)
+		f.code = &codeFact{code: req.Code, row: row, known: known}
+		if known {
+			f.class = codeClasses[row.Class]
+		}
+		if known && got == 0 {
+			for _, other := range e.cat.ErrorCodes[svc.ErrorCodes] {
+				if other.Code == req.Code && other.Class != row.Class {
+					f.code.others = append(f.code.others, other)
+				}
+			}
+		}
+	}
+	if row, ok := e.cat.ErrorStatus(svc, got); ok && (f.code == nil || !f.code.known) {
+		f.class = codeClasses[row.Class]
+		f.status = &row
+	}
+}
+
+// fresher is the newer of a live probe and the latest build's probe of the
+// service: a cached live probe is up to LiveTTL old, and a build that probed
+// since then knows better (after a recovery, /check would otherwise say "our
+// probe failed" for up to 30 s). A build probe that was discarded (our own
+// network failed for most services) or not made says nothing.
+func fresher(live Live, view View, slug string) Live {
+	built, ok := view.BuildProbe(slug)
+	if ok && built.At.After(live.At) && (built.Probe.State == api.ProbeOK || built.Probe.State == api.ProbeFailed) {
+		return built
+	}
+	return live
+}
+
+// egressHosts is how many other providers' hosts the engine probes to tell
+// its own network being down from the provider's API being down.
+const egressHosts = 3
+
+// egressDown reports whether most of our probes of other providers' hosts
+// fail too, once our probe of subject's has failed: then the checker's own
+// network is down, and that probe proves nothing about the provider. The
+// hosts are the first egressHosts of the catalog on other hosts than
+// subject's, probed at once through the same cache as every live probe (so
+// at most one request per host per LiveTTL, whatever the traffic).
+func (e *Engine) egressDown(subject string) bool {
+	host := urlHost(subject)
+	var others []string
+	for _, u := range e.probeURLs {
+		if h := urlHost(u); h != host && len(others) < egressHosts {
+			others = append(others, u)
+		}
+	}
+	if len(others) == 0 {
+		return false
+	}
+	failed := make([]bool, len(others))
+	var wg sync.WaitGroup
+	for i, u := range others {
+		wg.Go(func() { failed[i] = e.prober.Probe(u).Probe.State != api.ProbeOK })
+	}
+	wg.Wait()
+	n := 0
+	for _, f := range failed {
+		if f {
+			n++
+		}
+	}
+	return 2*n > len(others)
+}
+
+// urlHost is a URL's host and port, "" when it has none.
+func urlHost(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return ""
+	}
+	return strings.ToLower(u.Host)
 }
 
 // codeFact is a provider's error code and what the service's table says of
@@ -95,16 +229,95 @@ type codeFact struct {
 	others []catalog.ErrorCode
 }
 
-// gather collects what the verdict rests on.
-func gather(view View, svc catalog.Service, subj surfaceSubject, live *Live, now time.Time, dataAge int) facts {
-	f := facts{name: svc.Name, sum: subj.sum, dataAge: dataAge, live: live, now: now}
-	if subj.id != catalog.SurfaceAPI {
-		f.surface, f.open = subj.name, subj.open
-		return f
+// crowdSays is the crowd's count to cite in a check of slug's API: the
+// window's count with the caller's voice added when req is a report (an
+// error and a client), whatever its state; for any other check, the count
+// only when it is a surge, so that a plain /check (and the statusline)
+// learns of many callers failing without sending error= itself, while a
+// quiet count says nothing to someone who reported nothing. nil when
+// there is no crowd, it cannot count, or there is nothing to cite.
+func (e *Engine) crowdSays(slug string, req Request, now time.Time) *ReportCount {
+	if e.crowd == nil {
+		return nil
 	}
-	f.open, f.measured = view.OpenIncidents(svc.Slug), view.Measured(svc.Slug)
-	f.recent, f.latest = view.IncidentsSince(svc.Slug, view.GeneratedAt().Add(-historyWindow))
-	return f
+	if req.Error != "" && req.Client != "" {
+		if rc, ok := e.crowd.Report(slug, req.Client, now); ok {
+			return &rc
+		}
+		return nil
+	}
+	if rc, ok := e.crowd.Count(slug, now); ok && rc.State() == ReportsSurge {
+		return &rc
+	}
+	return nil
+}
+
+// alternatives are the service's catalog alternatives that are not down
+// (short of a partial outage), best status first (api.CompareUsable) and,
+// within a status, in the catalog's curated order.
+func alternatives(view View, svc catalog.Service) []api.CheckAlternative {
+	out := []api.CheckAlternative{}
+	for _, a := range svc.Alternatives {
+		sum, ok := view.Summary(a.Slug)
+		if !ok || !sum.Status.Valid() || sum.Status.AtLeast(api.PartialOutage) {
+			continue
+		}
+		out = append(out, api.CheckAlternative{Slug: a.Slug, Name: sum.Name, Status: sum.Status, Why: a.Why})
+	}
+	slices.SortStableFunc(out, func(a, b api.CheckAlternative) int { return api.CompareUsable(a.Status, b.Status) })
+	return out
+}
+
+// alternatives are the other services where the model is up (operational
+// or degraded) by its sources, best first, each with the figure that says
+// so; the catalog's curated alternatives do not apply: they serve other
+// models too.
+func (mf modelFacts) alternatives(cat catalog.Catalog, svc catalog.Service) []api.CheckAlternative {
+	out := []api.CheckAlternative{}
+	seen := map[string]bool{}
+	entries := slices.Clone(mf.doc.Providers)
+	// Best status first, then the higher figure.
+	slices.SortStableFunc(entries, func(a, b api.ModelProvider) int {
+		if d := api.CompareUsable(a.Status, b.Status); d != 0 {
+			return d
+		}
+		return cmpFigure(b.Uptime, a.Uptime)
+	})
+	for _, p := range entries {
+		if p.Service == svc.Slug || seen[p.Service] || !p.Status.Usable() {
+			continue
+		}
+		s, ok := cat.Lookup(p.Service)
+		if !ok {
+			continue
+		}
+		seen[p.Service] = true
+		_, why := saying(mf.md, p, s.Name)
+		out = append(out, api.CheckAlternative{Slug: s.Slug, Name: s.Name, Status: p.Status, Why: "Serves " + mf.md.Name + ". " + why})
+	}
+	return out
+}
+
+func cmpFigure(a, b *float64) int {
+	switch {
+	case a == nil && b == nil:
+		return 0
+	case a == nil:
+		return -1
+	case b == nil:
+		return 1
+	case *a < *b:
+		return -1
+	case *a > *b:
+		return 1
+	}
+	return 0
+}
+
+// anyUp reports whether an alternative is usable now (operational or
+// degraded): one a caller can fail over to now.
+func anyUp(alts []api.CheckAlternative) bool {
+	return slices.ContainsFunc(alts, func(a api.CheckAlternative) bool { return a.Status.Usable() })
 }
 
 // probe is our probes' word: the live probe's when there is one (at most
@@ -142,6 +355,29 @@ func (f facts) probe() probeState {
 	return probeNone
 }
 
+// regional reports whether the host fails from here, the engine's vantage,
+// while another vantage reaches it: the caller's region or path, not the
+// provider. Here's word is its live probe (at most check.LiveTTL old), or
+// the build's reading of it when there is none.
+func (f facts) regional() bool {
+	if f.here == "" || f.vantages == nil || f.ownNetworkDown {
+		return false
+	}
+	failingHere, othersReach := false, false
+	for _, p := range f.vantages.Points {
+		switch {
+		case p.Name == f.here:
+			failingHere = p.State == api.ProbeFailed
+		case p.State == api.ProbeOK:
+			othersReach = true
+		}
+	}
+	if f.live != nil {
+		failingHere = f.live.Probe.State != api.ProbeOK
+	}
+	return failingHere && othersReach
+}
+
 // officialIncident reports an open official incident that weighs on the
 // advice: a major or critical one. A minor one (slower answers, one
 // feature) is cited as evidence but does not turn a 429 into the
@@ -153,220 +389,4 @@ func (f facts) officialIncident() bool {
 		}
 	}
 	return false
-}
-
-// evidence lists the facts behind the advice: the status page's word, our
-// probes', and the recent history, each with the age of its observation.
-func (f facts) evidence() []api.Evidence {
-	ev := []api.Evidence{}
-	add := func(source, says string, age int) {
-		ev = append(ev, api.Evidence{Source: source, Says: says, AgeSeconds: max(age, 0)})
-	}
-	official := f.sum.Status
-	if d := f.sum.Disagreement; d != nil {
-		official = d.Official
-	}
-	switch {
-	case f.surface != "" && f.sum.Basis == api.BasisOfficial:
-		add(api.EvidenceOfficial, fmt.Sprintf("The status page says %s for %s.", official, f.surface), f.dataAge)
-	case f.surface != "":
-		add(api.EvidenceOfficial, fmt.Sprintf("The status page gave no word on %s in the latest check.", f.surface), f.dataAge)
-	case f.sum.Feed == api.FeedOK:
-		add(api.EvidenceOfficial, fmt.Sprintf("The status page says %s.", official), f.dataAge)
-	case f.sum.Feed == api.FeedError:
-		says := "The status page could not be read in the latest check."
-		if f.sum.Basis == api.BasisOfficial {
-			says = fmt.Sprintf("The status page could not be read in the latest check; its last word, at most %d minutes old, says %s.",
-				int(history.MaxHold.Minutes()), official)
-		}
-		add(api.EvidenceOfficial, says, f.dataAge)
-	default:
-		add(api.EvidenceOfficial, "There is no status page a program can read.", f.dataAge)
-	}
-	cited := 0
-	for _, inc := range f.open {
-		if inc.Source != api.SourceOfficial || cited == maxIncidentEvidence {
-			continue
-		}
-		cited++
-		add(api.EvidenceOfficial, fmt.Sprintf("Open incident %q (%s, %s, since %s).", inc.Headline, inc.Severity, inc.Status,
-			inc.StartedAt.UTC().Format(time.RFC3339)), f.dataAge)
-	}
-
-	if f.live != nil {
-		age := int(f.now.Sub(f.live.At).Seconds())
-		of := "its API"
-		if f.surface != "" {
-			of = f.surface + "'s host"
-		}
-		if p := f.live.Probe; p.State == api.ProbeOK && p.LatencyMs != nil {
-			says := fmt.Sprintf("Our probe of %s answered in %.0f ms", of, *p.LatencyMs)
-			if p.HTTPStatus != 0 {
-				says += fmt.Sprintf(" (HTTP %d; the probe sends no key)", p.HTTPStatus)
-			}
-			if f.surface != "" {
-				// A bot challenge's 403 is an answer too.
-				says += ": the host answers, which does not show that " + f.surface + " works"
-			}
-			add(api.EvidenceProbe, says+".", age)
-		} else {
-			add(api.EvidenceProbe, "Our probe of "+of+" failed: "+cmp.Or(p.Error, "no answer")+".", age)
-		}
-		if f.ownNetworkDown {
-			add(api.EvidenceProbe, "Our probes of other providers' hosts fail too: the checker's own network looks down, so our probe says nothing about this one.", age)
-		}
-	} else if f.surface != "" {
-		add(api.EvidenceProbe, fmt.Sprintf("Our probe tests %s's API host only, which says nothing of %s.", f.name, f.surface), f.dataAge)
-	} else {
-		add(api.EvidenceProbe, fmt.Sprintf("%s has no generic API host that we probe.", f.name), f.dataAge)
-	}
-	if d := f.sum.Disagreement; d != nil {
-		add(api.EvidenceProbe, d.Detail, f.dataAge)
-	}
-	for _, inc := range f.open {
-		if inc.Source == api.SourceProbe {
-			add(api.EvidenceProbe, fmt.Sprintf("Our own incident is open: our probes have failed since %s.", inc.StartedAt.UTC().Format(time.RFC3339)), f.dataAge)
-			break
-		}
-	}
-
-	if v := f.vantages; v != nil {
-		for _, p := range v.Points {
-			who := "From " + p.Name
-			if p.Name == f.here {
-				who += " (this server's region, at the latest build)"
-			}
-			says := who + ", the API host did not answer."
-			if p.State == api.ProbeOK && p.LatencyMs != nil {
-				says = fmt.Sprintf("%s, the API host answered in %.0f ms.", who, *p.LatencyMs)
-			}
-			add(api.EvidenceVantage, says, int(f.now.Sub(p.At).Seconds()))
-		}
-		if v.Reading == api.VantageRegional || v.Reading == api.VantageUnreachable {
-			add(api.EvidenceVantage, v.Detail, f.dataAge)
-		}
-	}
-
-	for _, m := range f.measured {
-		age := f.dataAge
-		if m.LastSampleAt != nil {
-			age = int(f.now.Sub(*m.LastSampleAt).Seconds())
-		}
-		add(api.EvidenceMeasured, measuredSays(m), age)
-	}
-
-	if c := f.code; c != nil {
-		if c.known {
-			says := fmt.Sprintf("Your error code %s is, for %s's API, %s (%s).", c.code, f.name, codeMeaning[c.row.Class], c.row.Doc)
-			if len(c.others) > 0 {
-				var with []string
-				for _, o := range c.others {
-					if o.Status != 0 {
-						with = append(with, fmt.Sprintf("with a %d it is %s", o.Status, codeMeaning[o.Class]))
-					} else {
-						with = append(with, "with another status it is "+codeMeaning[o.Class])
-					}
-				}
-				read := "the most severe of its meanings"
-				if c.row.Usual {
-					read = fmt.Sprintf("its meaning with a %d, the status %s sends it with most", c.row.Status, f.name)
-				}
-				says += " Without the HTTP status it is read as " + read + "; " + strings.Join(with, ", ") +
-					": send error= with the status you got."
-			}
-			add(api.EvidenceCaller, says, 0)
-		} else {
-			add(api.EvidenceCaller, fmt.Sprintf("Your error code %s is not in our table for %s's API: the HTTP status decides.", c.code, f.name), 0)
-		}
-	}
-	if s := f.status; s != nil {
-		add(api.EvidenceCaller, fmt.Sprintf("Your HTTP status %d is, for %s's API, %s, not what it means elsewhere (%s).", s.Status, f.name, codeMeaning[s.Class], s.Doc), 0)
-	}
-
-	if r := f.reports; r != nil {
-		observed, count := f.now.UTC(), r.Count
-		ev = append(ev, api.Evidence{Source: api.EvidenceReports, Says: r.Says(), State: r.State(),
-			ObservedAt: &observed, Count: &count, Baseline: r.Baseline})
-	}
-
-	switch n := f.recent; {
-	case f.surface != "":
-		add(api.EvidenceHistory, fmt.Sprintf("The 7-day incident count is the API's; %s's incidents are under surfaces in the service's document.", f.surface), f.dataAge)
-	case n == 0:
-		add(api.EvidenceHistory, "No incidents in the last 7 days.", f.dataAge)
-	default:
-		latest := f.latest
-		state := "still open"
-		if latest.EndedAt != nil {
-			state = "ended " + latest.EndedAt.UTC().Format(time.RFC3339)
-		}
-		count := "1 incident"
-		if n > 1 {
-			count = fmt.Sprintf("%d incidents", n)
-		}
-		add(api.EvidenceHistory, fmt.Sprintf("%s in the last 7 days; the latest, %q (%s), %s.", count, latest.Headline, latest.Severity, state), f.dataAge)
-	}
-	return ev
-}
-
-// alternatives are the service's catalog alternatives that are not down,
-// best status first and, within a status, in the catalog's curated order.
-func alternatives(view View, svc catalog.Service) []api.CheckAlternative {
-	rank := map[api.Status]int{api.Operational: 0, api.Degraded: 1, api.Maintenance: 2, api.Unknown: 3}
-	out := []api.CheckAlternative{}
-	for _, a := range svc.Alternatives {
-		sum, ok := view.Summary(a.Slug)
-		if _, usable := rank[sum.Status]; !ok || !usable {
-			continue
-		}
-		out = append(out, api.CheckAlternative{Slug: a.Slug, Name: sum.Name, Status: sum.Status, Why: a.Why})
-	}
-	slices.SortStableFunc(out, func(a, b api.CheckAlternative) int { return rank[a.Status] - rank[b.Status] })
-	return out
-}
-
-// anyUp reports whether an alternative is operational or degraded: one a
-// caller can fail over to now.
-func anyUp(alts []api.CheckAlternative) bool {
-	return slices.ContainsFunc(alts, func(a api.CheckAlternative) bool {
-		return a.Status == api.Operational || a.Status == api.Degraded
-	})
-}
-
-// codeMeaning says each class of error code in words.
-var codeMeaning = map[catalog.ErrorCodeClass]string{
-	catalog.CodeQuota:       "a quota or billing limit",
-	catalog.CodeConcurrency: "a cap on requests in flight per key",
-	catalog.CodeRateLimit:   "a transient rate limit",
-	catalog.CodeOverloaded:  "the provider being overloaded",
-	catalog.CodeServer:      "a server error of the provider's",
-	catalog.CodeTimeout:     "a timeout",
-	catalog.CodeRequest:     "a request refused as it stands",
-	catalog.CodeAuth:        "a credentials or permission error",
-	catalog.CodeModel:       "a model that does not exist or is not available to the key",
-	catalog.CodeRegion:      "a country or region the provider does not serve",
-}
-
-// measuredSays says what our completions measured of one model: "Our
-// streamed completions of openai/gpt-4o-mini read degraded: the latest
-// overloaded (HTTP 529, overloaded_error); in the last hour 3 of 5 failed,
-// time to first token p50 412 ms."
-func measuredSays(m api.MeasuredModel) string {
-	says := fmt.Sprintf("Our streamed completions of %s read %s: the latest %s", m.Model, m.Status, m.LastOutcome)
-	if e := m.Windows.Hour.LastError; e != nil && e.Outcome == m.LastOutcome && e.Detail() != "" {
-		says += " (" + e.Detail() + ")"
-	}
-	h := m.Windows.Hour
-	if h.Samples > 0 && h.ErrorRate != nil {
-		failed := int(math.Round(*h.ErrorRate * float64(h.Samples)))
-		says += fmt.Sprintf("; in the last hour %d of %d failed", failed, h.Samples)
-	}
-	if h.TTFTMs.P50 != nil {
-		says += fmt.Sprintf(", time to first token p50 %.0f ms", *h.TTFTMs.P50)
-	}
-	if m.Note != "" {
-		says += ". " + m.Note
-		return says
-	}
-	return says + "."
 }

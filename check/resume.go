@@ -10,12 +10,13 @@ import (
 	"github.com/aistatus/aistatus/history"
 )
 
-// When to come back. While the subject is down, or the advice is to wait
-// or to fail over, the verdict says when to ask again (pollAfterSeconds)
-// and what will end the wait (resumeWhen): each condition with the change
-// log's event that marks it, where one does, so that a client can stop
-// retrying and resume on the event rather than poll. docs/api.md states
-// these rules.
+// The fourth stage of a check: when to come back. While the subject is
+// down, or the advice is to wait or to fail over, the verdict says when to
+// ask again (pollAfterSeconds) and what will end the wait (resumeWhen):
+// each condition with the change log's event that marks it, where one
+// does, so that a client can stop retrying and resume on the event rather
+// than poll; and, for an official incident of the API, how long its kind
+// typically lasts (expectedResolution). docs/api.md states these rules.
 
 // The bounds of pollAfterSeconds. Asking sooner than MinPollAfter gets the
 // same answer: our live probe is cached that long (LiveTTL). Waiting longer
@@ -45,6 +46,22 @@ const (
 	// left until the typical incident of its severity would have ended.
 	priorShare = 4
 )
+
+// comeBack is the fourth stage: how long the API's incident typically
+// lasts and, while the verdict tells its caller to stay away, when to ask
+// again and what will end the wait.
+func comeBack(doc *api.CheckDoc, view View, s said, f facts) {
+	v := &doc.Verdict
+	if s.subj.id == catalog.SurfaceAPI {
+		// The durations it rests on are those of the API's incidents: they
+		// say nothing of how long a claude.ai incident lasts.
+		v.ExpectedResolution = expectedResolution(view, s.svc.Slug, f.open)
+	}
+	if waiting(*v) {
+		poll := pollAfter(s.status, weightiest(f.open), f.probe() == probeFailing, v.ExpectedResolution, f.now)
+		v.PollAfterSeconds, v.ResumeWhen = &poll, resumeWhen(s, f)
+	}
+}
 
 // waiting reports whether a verdict tells its caller to stay away for a
 // while: the advice is to wait or to fail over (and come back later), or
@@ -100,6 +117,41 @@ func weightiest(open []*api.Incident) *api.Incident {
 		}
 	}
 	return inc
+}
+
+// expectedResolution is how long the service's ended official incidents of
+// the severity of its weightiest open one lasted (the worst severity, the
+// newest among equals; open is newest first), or nil: with no open official
+// incident, or fewer than history.MinBasis ended ones of that severity
+// behind the figures. Our own probe incidents get none: the durations are
+// of official incidents, whose process is the provider's.
+func expectedResolution(view View, slug string, open []*api.Incident) *api.ExpectedResolution {
+	inc := weightiest(open)
+	if inc == nil {
+		return nil
+	}
+	rel, ok := view.Reliability(slug)
+	if !ok {
+		return nil
+	}
+	stats := rel.IncidentDuration.Of(inc.Severity)
+	if stats.Incidents < history.MinBasis || stats.P50Minutes == nil || stats.P90Minutes == nil {
+		return nil
+	}
+	return &api.ExpectedResolution{
+		Incident: inc.ID, Severity: inc.Severity, StartedAt: inc.StartedAt.UTC(),
+		P50Minutes: *stats.P50Minutes, P90Minutes: *stats.P90Minutes, Basis: stats.Incidents,
+	}
+}
+
+// severityRank orders severities mildest first (api.Severities).
+func severityRank(s api.Severity) int {
+	for i, sev := range api.Severities {
+		if sev == s {
+			return i
+		}
+	}
+	return -1
 }
 
 // resumeWhen lists what will end the wait, most telling first: the subject

@@ -13,7 +13,7 @@ import (
 // "Is it me or them?": /check's error parameter says what the caller just
 // saw, and the verdict answers with what to do about it. The advice comes
 // from one table of rules (checkRules), first match wins, over a small
-// situation (what was seen, the status, our probe, an official incident);
+// input (ruleInput: what was seen, the status, our probe, an official incident);
 // evidence and alternatives are gathered beside it and never change the
 // choice of row, so the table alone says why an answer is what it is.
 
@@ -154,8 +154,10 @@ const (
 
 func (t tri) matches(v bool) bool { return t == either || (t == yes) == v }
 
-// situation is everything the rules decide on.
-type situation struct {
+// ruleInput is everything the rules decide on: the table's input, made
+// from the facts (facts.go). It is not the snapshot's situation
+// (api.Situation), which holds the statuses it starts from.
+type ruleInput struct {
 	Error  errorClass
 	Health health
 	Probe  probeState
@@ -181,7 +183,7 @@ type advice struct {
 	Reason     string
 }
 
-// rule is one row of the table: a condition on the situation and the
+// rule is one row of the table: a condition on the input and the
 // advice when it holds. Empty lists, probeAny and either match everything.
 type rule struct {
 	errors   []errorClass
@@ -191,7 +193,7 @@ type rule struct {
 	advice   advice
 }
 
-func (r rule) matches(s situation) bool {
+func (r rule) matches(s ruleInput) bool {
 	return (len(r.errors) == 0 || slices.Contains(r.errors, s.Error)) &&
 		(len(r.health) == 0 || slices.Contains(r.health, s.Health)) &&
 		(r.probe == probeAny || r.probe == s.Probe) &&
@@ -294,7 +296,7 @@ var rules = sync.OnceValue(checkRules)
 // advice for whoever cannot switch, but there is no point in a delay),
 // stale data lowers the confidence one step unless the row is about it, and
 // a Retry-After the caller got sets the delay of a retry or a wait.
-func decide(s situation) advice {
+func decide(s ruleInput) advice {
 	var r rule
 	for _, row := range rules() {
 		if row.matches(s) {
@@ -303,7 +305,7 @@ func decide(s situation) advice {
 		}
 	}
 	// Every errorClass has a catch-all row, so a match is certain; a
-	// situation that somehow matches nothing reads as "can't tell".
+	// ruleInput that somehow matches nothing reads as "can't tell".
 	a := r.advice
 	if a.Action == "" {
 		a = advice{api.ActionRetry, api.BlameUnknown, api.ConfidenceLow, 60, "We can't tell."}
@@ -332,7 +334,7 @@ func decide(s situation) advice {
 // is said as such, and lowers the confidence of blaming the caller (or of
 // not knowing) — except where what the caller saw is theirs whatever the
 // crowd sees: a refused key, a bad request, a spent quota.
-func crowdAdjusted(a advice, s situation) advice {
+func crowdAdjusted(a advice, s ruleInput) advice {
 	seen := s.Incident || s.Probe == probeFailing || s.Health == healthDown || s.Health == healthDegraded
 	theirs := slices.Contains([]errorClass{errAuth, errRequest, errQuota, errConcurrency, errKeyRateLimit, errModel}, s.Error)
 	switch {

@@ -64,7 +64,7 @@ func TestClassifyObserved(t *testing.T) {
 	}
 }
 
-// TestDecide exercises every rule of the table, one situation each, plus
+// TestDecide exercises every rule of the table, one input each, plus
 // the two adjustments (failover when an alternative is up, stale data
 // lowering confidence).
 func TestDecide(t *testing.T) {
@@ -78,69 +78,69 @@ func TestDecide(t *testing.T) {
 		action, blame, confidence string
 		retryAfter                int
 	}
-	calm := func(e errorClass) situation { return situation{Error: e, Health: healthUp, Probe: probeOK} }
-	with := func(s situation, edit func(*situation)) situation { edit(&s); return s }
+	calm := func(e errorClass) ruleInput { return ruleInput{Error: e, Health: healthUp, Probe: probeOK} }
+	with := func(s ruleInput, edit func(*ruleInput)) ruleInput { edit(&s); return s }
 	tests := []struct {
 		name string
-		in   situation
+		in   ruleInput
 		want want
 	}{
 		// No error: the status decides.
-		{"no error, stale", situation{Error: errNone, Health: healthStale, Probe: probeOK}, want{retry, unknown, low, 60}},
-		{"no error, stale, alternative up: still retry", situation{Error: errNone, Health: healthStale, AltUp: true}, want{retry, unknown, low, 60}},
-		{"no error, up but our probe fails", with(calm(errNone), func(s *situation) { s.Probe = probeFailing }), want{retry, provider, medium, 30}},
+		{"no error, stale", ruleInput{Error: errNone, Health: healthStale, Probe: probeOK}, want{retry, unknown, low, 60}},
+		{"no error, stale, alternative up: still retry", ruleInput{Error: errNone, Health: healthStale, AltUp: true}, want{retry, unknown, low, 60}},
+		{"no error, up but our probe fails", with(calm(errNone), func(s *ruleInput) { s.Probe = probeFailing }), want{retry, provider, medium, 30}},
 		{"no error, up", calm(errNone), want{proceed, unknown, high, 0}},
-		{"no error, up, no probe", with(calm(errNone), func(s *situation) { s.Probe = probeNone }), want{proceed, unknown, high, 0}},
-		{"no error, degraded", with(calm(errNone), func(s *situation) { s.Health = healthDegraded }), want{proceed, provider, medium, 0}},
-		{"no error, down, no alternative", situation{Error: errNone, Health: healthDown, Probe: probeFailing}, want{wait, provider, high, 120}},
-		{"no error, down, alternative up", situation{Error: errNone, Health: healthDown, AltUp: true}, want{failover, provider, high, 0}},
-		{"no error, maintenance", situation{Error: errNone, Health: healthMaintenance}, want{wait, provider, medium, 300}},
-		{"no error, maintenance, alternative up", situation{Error: errNone, Health: healthMaintenance, AltUp: true}, want{failover, provider, medium, 0}},
-		{"no error, unknown", situation{Error: errNone, Health: healthUnknown, Probe: probeNone}, want{retry, unknown, low, 60}},
+		{"no error, up, no probe", with(calm(errNone), func(s *ruleInput) { s.Probe = probeNone }), want{proceed, unknown, high, 0}},
+		{"no error, degraded", with(calm(errNone), func(s *ruleInput) { s.Health = healthDegraded }), want{proceed, provider, medium, 0}},
+		{"no error, down, no alternative", ruleInput{Error: errNone, Health: healthDown, Probe: probeFailing}, want{wait, provider, high, 120}},
+		{"no error, down, alternative up", ruleInput{Error: errNone, Health: healthDown, AltUp: true}, want{failover, provider, high, 0}},
+		{"no error, maintenance", ruleInput{Error: errNone, Health: healthMaintenance}, want{wait, provider, medium, 300}},
+		{"no error, maintenance, alternative up", ruleInput{Error: errNone, Health: healthMaintenance, AltUp: true}, want{failover, provider, medium, 0}},
+		{"no error, unknown", ruleInput{Error: errNone, Health: healthUnknown, Probe: probeNone}, want{retry, unknown, low, 60}},
 
 		// 401/403.
 		{"401, up", calm(errAuth), want{fix, client, high, 0}},
-		{"401, up, alternative up: still fix the client", with(calm(errAuth), func(s *situation) { s.AltUp = true }), want{fix, client, high, 0}},
-		{"403, up during an incident", with(calm(errAuth), func(s *situation) { s.Incident = true }), want{fix, client, medium, 0}},
-		{"401, down", situation{Error: errAuth, Health: healthDown}, want{fix, client, medium, 0}},
-		{"401, stale", situation{Error: errAuth, Health: healthStale}, want{fix, client, low, 0}},
+		{"401, up, alternative up: still fix the client", with(calm(errAuth), func(s *ruleInput) { s.AltUp = true }), want{fix, client, high, 0}},
+		{"403, up during an incident", with(calm(errAuth), func(s *ruleInput) { s.Incident = true }), want{fix, client, medium, 0}},
+		{"401, down", ruleInput{Error: errAuth, Health: healthDown}, want{fix, client, medium, 0}},
+		{"401, stale", ruleInput{Error: errAuth, Health: healthStale}, want{fix, client, low, 0}},
 
 		// Other 4xx.
 		{"400, up", calm(errRequest), want{fix, client, high, 0}},
-		{"422, degraded", with(calm(errRequest), func(s *situation) { s.Health = healthDegraded }), want{fix, client, high, 0}},
-		{"404, unknown", situation{Error: errRequest, Health: healthUnknown}, want{fix, client, medium, 0}},
-		{"413, stale", situation{Error: errRequest, Health: healthStale}, want{fix, client, low, 0}},
+		{"422, degraded", with(calm(errRequest), func(s *ruleInput) { s.Health = healthDegraded }), want{fix, client, high, 0}},
+		{"404, unknown", ruleInput{Error: errRequest, Health: healthUnknown}, want{fix, client, medium, 0}},
+		{"413, stale", ruleInput{Error: errRequest, Health: healthStale}, want{fix, client, low, 0}},
 
 		// 429.
 		{"429, up", calm(errRateLimit), want{retry, client, high, 30}},
-		{"429, up, stale is not up", situation{Error: errRateLimit, Health: healthStale}, want{retry, client, low, 30}},
-		{"429, down", situation{Error: errRateLimit, Health: healthDown}, want{wait, provider, medium, 60}},
-		{"429, down, alternative up", situation{Error: errRateLimit, Health: healthDown, AltUp: true}, want{failover, provider, medium, 0}},
-		{"429, up during an incident", with(calm(errRateLimit), func(s *situation) { s.Incident = true }), want{wait, provider, medium, 60}},
-		{"429, degraded", with(calm(errRateLimit), func(s *situation) { s.Health = healthDegraded }), want{retry, client, medium, 30}},
+		{"429, up, stale is not up", ruleInput{Error: errRateLimit, Health: healthStale}, want{retry, client, low, 30}},
+		{"429, down", ruleInput{Error: errRateLimit, Health: healthDown}, want{wait, provider, medium, 60}},
+		{"429, down, alternative up", ruleInput{Error: errRateLimit, Health: healthDown, AltUp: true}, want{failover, provider, medium, 0}},
+		{"429, up during an incident", with(calm(errRateLimit), func(s *ruleInput) { s.Incident = true }), want{wait, provider, medium, 60}},
+		{"429, degraded", with(calm(errRateLimit), func(s *ruleInput) { s.Health = healthDegraded }), want{retry, client, medium, 30}},
 
 		// 5xx and 529.
-		{"529 during an official incident", with(calm(errServer), func(s *situation) { s.Incident = true; s.Health = healthDegraded }), want{wait, provider, high, 120}},
-		{"529 during an official incident, alternative up", with(calm(errServer), func(s *situation) { s.Incident = true; s.AltUp = true }), want{failover, provider, high, 0}},
-		{"500, down", situation{Error: errServer, Health: healthDown, Probe: probeOK}, want{wait, provider, high, 120}},
-		{"503 while our probe fails and the page is calm", with(calm(errServer), func(s *situation) { s.Probe = probeFailing }), want{wait, provider, high, 60}},
-		{"503 while our probe fails, alternative up", with(calm(errServer), func(s *situation) { s.Probe = probeFailing; s.AltUp = true }), want{failover, provider, high, 0}},
-		{"502, degraded", with(calm(errServer), func(s *situation) { s.Health = healthDegraded }), want{retry, provider, medium, 30}},
-		{"503, maintenance", with(calm(errServer), func(s *situation) { s.Health = healthMaintenance }), want{retry, provider, medium, 30}},
+		{"529 during an official incident", with(calm(errServer), func(s *ruleInput) { s.Incident = true; s.Health = healthDegraded }), want{wait, provider, high, 120}},
+		{"529 during an official incident, alternative up", with(calm(errServer), func(s *ruleInput) { s.Incident = true; s.AltUp = true }), want{failover, provider, high, 0}},
+		{"500, down", ruleInput{Error: errServer, Health: healthDown, Probe: probeOK}, want{wait, provider, high, 120}},
+		{"503 while our probe fails and the page is calm", with(calm(errServer), func(s *ruleInput) { s.Probe = probeFailing }), want{wait, provider, high, 60}},
+		{"503 while our probe fails, alternative up", with(calm(errServer), func(s *ruleInput) { s.Probe = probeFailing; s.AltUp = true }), want{failover, provider, high, 0}},
+		{"502, degraded", with(calm(errServer), func(s *ruleInput) { s.Health = healthDegraded }), want{retry, provider, medium, 30}},
+		{"503, maintenance", with(calm(errServer), func(s *ruleInput) { s.Health = healthMaintenance }), want{retry, provider, medium, 30}},
 		{"500, up, probe fine", calm(errServer), want{retry, provider, medium, 10}},
-		{"500, up, no probe", with(calm(errServer), func(s *situation) { s.Probe = probeNone }), want{retry, provider, low, 30}},
-		{"500, stale", situation{Error: errServer, Health: healthStale, Probe: probeOK}, want{retry, provider, low, 30}},
-		{"500, stale, incident: lowered", situation{Error: errServer, Health: healthStale, Incident: true}, want{wait, provider, medium, 120}},
+		{"500, up, no probe", with(calm(errServer), func(s *ruleInput) { s.Probe = probeNone }), want{retry, provider, low, 30}},
+		{"500, stale", ruleInput{Error: errServer, Health: healthStale, Probe: probeOK}, want{retry, provider, low, 30}},
+		{"500, stale, incident: lowered", ruleInput{Error: errServer, Health: healthStale, Incident: true}, want{wait, provider, medium, 120}},
 
 		// Timeouts and connection errors.
-		{"timeout, our probe fails too", with(calm(errTimeout), func(s *situation) { s.Probe = probeFailing }), want{wait, provider, high, 60}},
-		{"connection, our probe fails too, alternative up", with(calm(errConnection), func(s *situation) { s.Probe = probeFailing; s.AltUp = true }), want{failover, provider, high, 0}},
-		{"timeout during an official incident", with(calm(errTimeout), func(s *situation) { s.Incident = true }), want{wait, provider, medium, 60}},
-		{"connection, down", situation{Error: errConnection, Health: healthDown, Probe: probeNone}, want{wait, provider, medium, 60}},
+		{"timeout, our probe fails too", with(calm(errTimeout), func(s *ruleInput) { s.Probe = probeFailing }), want{wait, provider, high, 60}},
+		{"connection, our probe fails too, alternative up", with(calm(errConnection), func(s *ruleInput) { s.Probe = probeFailing; s.AltUp = true }), want{failover, provider, high, 0}},
+		{"timeout during an official incident", with(calm(errTimeout), func(s *ruleInput) { s.Incident = true }), want{wait, provider, medium, 60}},
+		{"connection, down", ruleInput{Error: errConnection, Health: healthDown, Probe: probeNone}, want{wait, provider, medium, 60}},
 		{"timeout, probe fine, page calm", calm(errTimeout), want{retry, unknown, medium, 10}},
 		{"connection, probe fine, page calm", calm(errConnection), want{retry, unknown, medium, 10}},
-		{"timeout, degraded, probe fine", with(calm(errTimeout), func(s *situation) { s.Health = healthDegraded }), want{retry, unknown, low, 30}},
-		{"timeout, no probe", with(calm(errTimeout), func(s *situation) { s.Probe = probeNone }), want{retry, unknown, low, 30}},
+		{"timeout, degraded, probe fine", with(calm(errTimeout), func(s *ruleInput) { s.Health = healthDegraded }), want{retry, unknown, low, 30}},
+		{"timeout, no probe", with(calm(errTimeout), func(s *ruleInput) { s.Probe = probeNone }), want{retry, unknown, low, 30}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -156,7 +156,7 @@ func TestDecide(t *testing.T) {
 	}
 }
 
-// TestRuleTable walks every situation: each row of the table is the first
+// TestRuleTable walks every input: each row of the table is the first
 // match of at least one (no dead rows), every answer uses the documented
 // values, and retryAfterSeconds is set exactly when the advice is to retry
 // or wait.
@@ -169,7 +169,7 @@ func TestRuleTable(t *testing.T) {
 			for _, p := range []probeState{probeOK, probeFailing, probeNone, probeOursDown, probeYoursDown, probeRegional} {
 				for _, inc := range []bool{false, true} {
 					for _, alt := range []bool{false, true} {
-						s := situation{Error: e, Health: h, Probe: p, Incident: inc, AltUp: alt}
+						s := ruleInput{Error: e, Health: h, Probe: p, Incident: inc, AltUp: alt}
 						i := slices.IndexFunc(rules, func(r rule) bool { return r.matches(s) })
 						if i < 0 {
 							t.Fatalf("%+v matches no rule", s)

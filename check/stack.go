@@ -70,7 +70,7 @@ func (e *Engine) CheckStack(view View, q string, names []string) (api.StackCheck
 // stackVerdict is the worst level of checks, its emoji, and a headline
 // naming every service that is not up, worst first.
 func stackVerdict(checks []api.CheckDoc) api.Verdict {
-	v := api.Verdict{Level: "up", Emoji: "✅", Evidence: []api.Evidence{}, Alternatives: []api.CheckAlternative{}}
+	v := api.Verdict{Level: "up", Emoji: api.Operational.Emoji(), Evidence: []api.Evidence{}, Alternatives: []api.CheckAlternative{}}
 	rank := func(level string) int { return slices.Index(api.StackLevels, level) }
 	var trouble []api.CheckDoc
 	up := 0

@@ -114,7 +114,7 @@ func (e *Engine) troubleLine(view View) []string {
 				if id == catalog.SurfaceAPI {
 					name = "API"
 				}
-				said = append(said, name+" "+statusWord(st))
+				said = append(said, name+" "+st.Word())
 				worst = api.Worse(worst, st)
 			case st != api.Operational:
 				someUnknown = true
@@ -122,7 +122,7 @@ func (e *Engine) troubleLine(view View) []string {
 		}
 		switch {
 		case len(said) > 0:
-			troubles = append(troubles, trouble{worst, verdict(svc.Name, worst, false, 0).Emoji + " " + svc.Name + ": " + strings.Join(said, ", ")})
+			troubles = append(troubles, trouble{worst, worst.Emoji() + " " + svc.Name + ": " + strings.Join(said, ", ")})
 		case someUnknown:
 			unknown++
 		default:
@@ -145,12 +145,12 @@ func (e *Engine) troubleLine(view View) []string {
 	}
 	switch {
 	case len(troubles) == 0 && unknown == 0:
-		parts = append(parts, "✅ all "+strconv.Itoa(total)+" up")
+		parts = append(parts, api.Operational.Emoji()+" all "+strconv.Itoa(total)+" "+api.Operational.Word())
 	case len(troubles) == 0:
-		parts = append(parts, "✅ "+strconv.Itoa(up)+" up")
+		parts = append(parts, api.Operational.Emoji()+" "+strconv.Itoa(up)+" "+api.Operational.Word())
 	}
 	if unknown > 0 {
-		parts = append(parts, "❔ "+strconv.Itoa(unknown)+" unknown")
+		parts = append(parts, api.Unknown.Emoji()+" "+strconv.Itoa(unknown)+" "+api.Unknown.Word())
 	}
 	return append(parts, notes...)
 }
@@ -187,27 +187,9 @@ func surgeMarker(surge *ReportCount) string {
 	return " (" + surge.Marker() + ")"
 }
 
-// statuslineItem is one subject in a statusline: the icon of its verdict,
-// the verdict's name for it and its status in a word or two.
+// statuslineItem is one subject in a statusline: its status's emoji,
+// the verdict's name for it and its status's word (api.StatusTable), as
+// the verdict says them.
 func statuslineItem(name string, s api.Status) string {
-	return verdict(name, s, false, 0).Emoji + " " + name + " " + statusWord(s)
-}
-
-// statusWord is a status in a word or two, as the statusline prints it:
-// the words of the verdict's headline ("up", "up but degraded", "down
-// (major outage)") without their gloss.
-func statusWord(s api.Status) string {
-	switch s {
-	case api.Operational:
-		return "up"
-	case api.Degraded:
-		return "degraded"
-	case api.PartialOutage:
-		return "partial outage"
-	case api.MajorOutage:
-		return "major outage"
-	case api.Maintenance:
-		return "maintenance"
-	}
-	return "unknown"
+	return s.Emoji() + " " + name + " " + s.Word()
 }

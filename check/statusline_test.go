@@ -156,3 +156,21 @@ func unknownIn(t *testing.T, cat catalog.Catalog) int {
 	}
 	return n
 }
+
+// TestOutputsSayTheAPIWords: the verdict and the statusline say each
+// status with api's emoji and word (api.StatusTable), and no other.
+func TestOutputsSayTheAPIWords(t *testing.T) {
+	t.Parallel()
+	for _, st := range api.Statuses {
+		v := verdict("X", st, false, 0)
+		if v.Emoji != st.Emoji() || !strings.Contains(v.Headline, st.Word()) && st != api.Unknown {
+			t.Errorf("%s: verdict %s %q, want api's %s and %q", st, v.Emoji, v.Headline, st.Emoji(), st.Word())
+		}
+		if !strings.Contains(phrase(st), st.Word()) {
+			t.Errorf("%s: phrased %q, without api's word %q", st, phrase(st), st.Word())
+		}
+		if got, want := statuslineItem("X", st), st.Emoji()+" X "+st.Word(); got != want {
+			t.Errorf("%s: statusline item %q, want %q", st, got, want)
+		}
+	}
+}

@@ -17,7 +17,6 @@ import (
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/check"
-	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -51,8 +50,19 @@ func New(cat catalog.Catalog) *Planner {
 	return &Planner{cat: cat, matcher: check.NewMatcher(cat)}
 }
 
+// statusOrder says api.CompareUsable's order, the first step of every
+// plan's: "operational, degraded, maintenance, partial_outage,
+// major_outage, unknown last".
+var statusOrder = func() string {
+	var names []string
+	for _, st := range api.ByUsability() {
+		names = append(names, string(st))
+	}
+	return strings.Join(names, ", ") + " last"
+}()
+
 // Order is the rule the targets follow, published with them.
-const Order = "Best first: by status (operational, degraded, maintenance, partial_outage, major_outage, unknown last), " +
+var Order = "Best first: by status (" + statusOrder + "), " +
 	"then the gateway's uptime over 5 minutes (higher first), then our measured error rate over the last hour (lower first), " +
 	"then our measured time to first token (p50, lower first). A surge of callers' reports on /check is evidence on its target (crowdSurge), never a step of this order. " +
 	"The model's own providers come before the other models of its maker, " +
@@ -109,7 +119,7 @@ func (p *Planner) ForQuery(view View, q string) (api.FallbackPlan, error) {
 		}
 		return api.FallbackPlan{}, &check.InputError{Param: "q", Detail: detail}
 	}
-	plan := api.FallbackPlan{Order: "Best first by the service's status (operational, degraded, maintenance, partial_outage, major_outage, unknown last); " +
+	plan := api.FallbackPlan{Order: "Best first by the service's status (" + statusOrder + "); " +
 		"the service, then its curated alternatives (the same models first, then the same kind of work).",
 		Timestamp: view.GeneratedAt(), License: api.License, Targets: []api.FallbackTarget{}}
 	at := view.GeneratedAt()
@@ -132,7 +142,7 @@ func (p *Planner) ForQuery(view View, q string) (api.FallbackPlan, error) {
 			add(s, alt.Why)
 		}
 	}
-	slices.SortStableFunc(plan.Targets, func(a, b api.FallbackTarget) int { return history.CompareModelStatus(a.Status, b.Status) })
+	slices.SortStableFunc(plan.Targets, func(a, b api.FallbackTarget) int { return api.CompareUsable(a.Status, b.Status) })
 	for i := range plan.Targets {
 		plan.Targets[i].Rank = i + 1
 	}
@@ -301,7 +311,7 @@ func (p *Planner) siblings(view View, doc api.ModelDoc) []api.ModelDoc {
 		cands = append(cands, m)
 	}
 	slices.SortStableFunc(cands, func(a, b api.ModelDoc) int {
-		if d := history.CompareModelStatus(a.Status, b.Status); d != 0 {
+		if d := api.CompareUsable(a.Status, b.Status); d != 0 {
 			return d
 		}
 		switch {
@@ -331,7 +341,7 @@ func (p *Planner) siblings(view View, doc api.ModelDoc) []api.ModelDoc {
 // sortTargets orders targets best first (Order).
 func sortTargets(ts []api.FallbackTarget) {
 	slices.SortStableFunc(ts, func(a, b api.FallbackTarget) int {
-		if d := history.CompareModelStatus(a.Status, b.Status); d != 0 {
+		if d := api.CompareUsable(a.Status, b.Status); d != 0 {
 			return d
 		}
 		if d := figureFirst(a.Uptime, b.Uptime, -1); d != 0 {
@@ -360,7 +370,7 @@ func figureFirst(a, b *float64, sign int) int {
 
 // better is the better of two statuses, a known one over unknown.
 func better(a, b api.Status) api.Status {
-	if history.CompareModelStatus(b, a) < 0 {
+	if api.CompareUsable(b, a) < 0 {
 		return b
 	}
 	return a

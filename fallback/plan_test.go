@@ -335,7 +335,7 @@ func TestServicePlan(t *testing.T) {
 		t.Fatalf("plan %+v", plan)
 	}
 	for i := 1; i < len(plan.Targets); i++ {
-		if history.CompareModelStatus(plan.Targets[i-1].Status, plan.Targets[i].Status) > 0 {
+		if api.CompareUsable(plan.Targets[i-1].Status, plan.Targets[i].Status) > 0 {
 			t.Errorf("targets out of order: %v", where(plan))
 		}
 	}

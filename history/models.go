@@ -38,10 +38,6 @@ func ModelStatusOf(uptime *float64) api.Status {
 	return api.Operational
 }
 
-// modelRank orders statuses best first, for where a model can be used
-// now; unknown is not a status to pick.
-var modelRank = map[api.Status]int{api.Operational: 0, api.Degraded: 1, api.Maintenance: 2, api.PartialOutage: 3, api.MajorOutage: 4}
-
 // ModelStatusSource is the first entry (at service, "" for any) whose
 // status is BestModelStatus's; nil when that is unknown.
 func ModelStatusSource(providers []api.ModelProvider, service string) *api.ModelStatusFrom {
@@ -58,33 +54,16 @@ func ModelStatusSource(providers []api.ModelProvider, service string) *api.Model
 }
 
 // BestModelStatus is the best known status among a model's entries at
-// service ("" for every service): unknown when none is known, never
-// borrowed from anywhere else.
+// service ("" for every service), best by api.CompareUsable: unknown when
+// none is known, never borrowed from anywhere else.
 func BestModelStatus(providers []api.ModelProvider, service string) api.Status {
 	best := api.Unknown
 	for _, p := range providers {
-		r, known := modelRank[p.Status]
-		if (service == "" || p.Service == service) && known && (best == api.Unknown || r < modelRank[best]) {
+		if (service == "" || p.Service == service) && api.CompareUsable(p.Status, best) < 0 {
 			best = p.Status
 		}
 	}
 	return best
-}
-
-// CompareModelStatus orders two statuses best first (a negative number
-// when a is better), unknown last.
-func CompareModelStatus(a, b api.Status) int {
-	ra, ka := modelRank[a]
-	rb, kb := modelRank[b]
-	switch {
-	case !ka && !kb:
-		return 0
-	case !ka:
-		return 1
-	case !kb:
-		return -1
-	}
-	return ra - rb
 }
 
 // ModelRulesStatement says the rules in words.

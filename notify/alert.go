@@ -80,26 +80,18 @@ type alert struct {
 	worst   api.Status
 }
 
-// statusWords are the statuses as a sentence says them.
+// statusWords are the statuses as a sentence says them: their word
+// (api.StatusSay.Word).
 func statusWords(s api.Status) string {
 	if s == "" {
 		return "no status"
 	}
-	return strings.ReplaceAll(string(s), "_", " ")
+	return s.Word()
 }
 
-// markers are what a line starts with, so that a glance tells bad from good.
-var markers = map[api.Status]string{
-	api.Operational: "✅", api.Degraded: "🟡", api.PartialOutage: "🟠", api.MajorOutage: "🔴",
-	api.Maintenance: "🔧", api.Unknown: "❔",
-}
-
-func marker(s api.Status) string {
-	if m, ok := markers[s]; ok {
-		return m
-	}
-	return "❔"
-}
+// marker is what a line starts with, so that a glance tells bad from
+// good: the status's emoji (api.StatusSay.Emoji).
+func marker(s api.Status) string { return s.Emoji() }
 
 // basisWords are the evidence of a status, in words.
 var basisWords = map[api.Basis]string{
@@ -252,19 +244,23 @@ func backLine(c api.Change, o Outage, known bool) string {
 	if known {
 		worst = api.Worse(worst, o.Worst)
 	}
-	what := outageWords[worst]
-	if what == "" {
-		what = statusWords(worst)
-	}
+	what := endedWords(worst)
 	if !known || o.Since.IsZero() || c.Time.Before(o.Since) {
 		return "is back: " + statusWords(c.NewStatus) + " after " + what
 	}
 	return "is back: " + statusWords(c.NewStatus) + " after " + spellDuration(c.Time.Sub(o.Since)) + " of " + strings.TrimPrefix(what, "a ")
 }
 
-// outageWords are the statuses a recovery ends, as "after …" says them.
-var outageWords = map[api.Status]string{
-	api.Degraded: "degraded service", api.PartialOutage: "a partial outage", api.MajorOutage: "a major outage",
+// endedWords are the status a recovery ends, as "after …" says it,
+// around its word: "a major outage", "degraded service", "maintenance".
+func endedWords(s api.Status) string {
+	switch {
+	case s == api.Degraded:
+		return statusWords(s) + " service"
+	case s.AtLeast(api.PartialOutage):
+		return "a " + statusWords(s)
+	}
+	return statusWords(s)
 }
 
 // spellDuration says d for people, to the minute: "42 min", "3 h 5 min",

@@ -196,7 +196,7 @@ func TestChatPayloadContent(t *testing.T) {
 	t.Parallel()
 	names := defaultNames(t)
 	a := newAlert(sampleChanges()[:1], Facts{Basis: map[string]api.Basis{"openai": api.BasisProbe}}, names, "https://aistatus.example/")
-	if want := "🔴 OpenAI: operational → major outage"; a.title(plain) != want {
+	if want := "🔴 OpenAI: up → major outage"; a.title(plain) != want {
 		t.Errorf("title %q, want %q", a.title(plain), want)
 	}
 	for kind := range chatURLs {
@@ -204,7 +204,7 @@ func TestChatPayloadContent(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, want := range []string{"OpenAI", "operational → major outage", "https://aistatus.example/services/openai", "our probes of the API"} {
+		for _, want := range []string{"OpenAI", "up → major outage", "https://aistatus.example/services/openai", "our probes of the API"} {
 			if !strings.Contains(string(msg.body), want) {
 				t.Errorf("%s: no %q in %s", kind, want, msg.body)
 			}
@@ -389,13 +389,13 @@ func TestChatRecoveryToldOnce(t *testing.T) {
 		want    []string // the items, as plain lines
 	}{
 		{"with its outage", []api.Change{back, rec}, Facts{Outages: map[int64]Outage{11: outage}},
-			[]string{"✅ claude.ai (Anthropic) is back: operational after 42 min of major outage"}},
+			[]string{"✅ claude.ai (Anthropic) is back: up after 42 min of major outage"}},
 		{"its outage unknown", []api.Change{back, rec}, Facts{},
-			[]string{"✅ claude.ai (Anthropic) is back: operational after a partial outage"}},
+			[]string{"✅ claude.ai (Anthropic) is back: up after a partial outage"}},
 		{"a status change without its recovery", []api.Change{back, other}, Facts{},
-			[]string{"✅ claude.ai (Anthropic): unknown → operational", "✅ OpenAI: major outage → operational"}},
+			[]string{"✅ claude.ai (Anthropic): unknown → up", "✅ OpenAI: major outage → up"}},
 		{"among others", []api.Change{other, back, rec}, Facts{Outages: map[int64]Outage{11: {Since: t0.Add(-26 * time.Hour), Worst: api.Degraded}}},
-			[]string{"✅ OpenAI: major outage → operational", "✅ claude.ai (Anthropic) is back: operational after 26 h 42 min of partial outage"}},
+			[]string{"✅ OpenAI: major outage → up", "✅ claude.ai (Anthropic) is back: up after 26 h 42 min of partial outage"}},
 	}
 	for _, tt := range tests {
 		a := newAlert(tt.changes, tt.facts, names, "https://aistatus.example")
@@ -574,4 +574,32 @@ func teamsRuns(m jsonObject) []jsonObject {
 		}
 	}
 	return runs
+}
+
+// TestChatSaysTheAPIWords: every chat says each status with api's emoji
+// and word (api.StatusTable): degraded is ⚠️ and "degraded" in Slack as
+// in /check.
+func TestChatSaysTheAPIWords(t *testing.T) {
+	t.Parallel()
+	names := defaultNames(t)
+	for _, st := range api.Statuses {
+		if marker(st) != st.Emoji() || statusWords(st) != st.Word() {
+			t.Errorf("%s: marker %s, words %q; want api's %s and %q", st, marker(st), statusWords(st), st.Emoji(), st.Word())
+		}
+		old := api.Operational
+		if st == api.Operational {
+			old = api.MajorOutage
+		}
+		a := newAlert([]api.Change{{ID: 1, Type: api.ChangeStatus, Service: "openai", Time: t0, OldStatus: old, NewStatus: st}},
+			Facts{}, names, "https://aistatus.example/")
+		for kind := range chatURLs {
+			msg, err := a.render(kind, chatURLs[kind])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if body := string(msg.body); !strings.Contains(body, st.Emoji()) || !strings.Contains(body, old.Word()+" → "+st.Word()) {
+				t.Errorf("%s, %s: no %s and %q in %s", kind, st, st.Emoji(), old.Word()+" → "+st.Word(), body)
+			}
+		}
+	}
 }

@@ -511,7 +511,7 @@ func TestDeliversEveryKind(t *testing.T) {
 		if err := checkPayload(tt.kind, p.Body); err != nil {
 			t.Errorf("%s: %v: %s", tt.kind, err, p.Body)
 		}
-		for _, want := range []string{"OpenAI", "operational → major outage", "https://aistatus.example/services/openai"} {
+		for _, want := range []string{"OpenAI", "up → major outage", "https://aistatus.example/services/openai"} {
 			if !strings.Contains(string(p.Body), want) {
 				t.Errorf("%s: no %q in %s", tt.kind, want, p.Body)
 			}

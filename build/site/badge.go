@@ -19,7 +19,7 @@ type badge struct {
 }
 
 func statusBadge(svc *service) badge {
-	return badge{Label: svc.Name, Message: svc.State.Badge, Color: svc.State.BadgeColor, Hex: svc.State.BadgeHex}
+	return badge{Label: svc.Name, Message: svc.State.Word, Color: svc.State.BadgeColor, Hex: svc.State.BadgeHex}
 }
 
 func uptimeBadge(svc *service) badge {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/api"
-	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/promtext"
 	"github.com/aistatus/aistatus/snapshot"
 )
@@ -27,99 +26,127 @@ const FileMetrics = snapshot.FileMetrics
 // metrics renders FileMetrics. Every family's HELP says where its values
 // come from. A figure that is not known (no uptime data, no probe answer)
 // is left out rather than given as 0, which would read as a measurement.
+// The families come by what they tell of: the services, the vantage
+// points, the services' incidents, the surfaces, the models and our
+// measured completions.
 func (m *model) metrics() ([]byte, error) {
 	var b bytes.Buffer
-	p := promtext.NewWriter(&b)
-	family := func(name, help string) { p.Family(name, promtext.Gauge, help) }
-	sample := p.Sample
-	// stateSet writes one sample per status: 1 for current, 0 for the
-	// others, labelled as given and then with the status.
-	stateSet := func(current api.Status, labels ...string) {
-		for _, st := range api.Statuses {
-			v := 0.0
-			if current == st {
-				v = 1
-			}
-			sample(v, append(labels, "status", string(st))...)
-		}
-	}
-
-	family("aistatus_snapshot_generated_timestamp_seconds",
+	w := metricsWriter{promtext.NewWriter(&b)}
+	w.family("aistatus_snapshot_generated_timestamp_seconds",
 		"When the snapshot these metrics come from was built (Unix time).")
-	sample(float64(m.now.Unix()))
+	w.Sample(float64(m.now.Unix()))
+	m.serviceMetrics(w)
+	m.vantageMetrics(w)
+	m.incidentMetrics(w)
+	m.surfaceMetrics(w)
+	m.modelMetrics(w)
+	m.measuredMetrics(w)
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("%s: %w", FileMetrics, err)
+	}
+	return b.Bytes(), nil
+}
 
-	family("aistatus_service_info",
+// metricsWriter writes gauges: every family of FileMetrics is one.
+type metricsWriter struct{ *promtext.Writer }
+
+func (w metricsWriter) family(name, help string) { w.Family(name, promtext.Gauge, help) }
+
+// stateSet writes one sample per status: 1 for current, 0 for the
+// others, labelled as given and then with the status.
+func (w metricsWriter) stateSet(current api.Status, labels ...string) {
+	for _, st := range api.Statuses {
+		v := 0.0
+		if current == st {
+			v = 1
+		}
+		w.Sample(v, append(labels, "status", string(st))...)
+	}
+}
+
+// serviceMetrics are each service's: what it is, its status (the
+// situation's), its uptime windows and their coverage, and our probe's
+// latency.
+func (m *model) serviceMetrics(w metricsWriter) {
+	w.family("aistatus_service_info",
 		"Always 1: a tracked service, its name, category, the basis of its status (official page, probe or none) and the state of its official feed.")
 	for _, svc := range m.services {
-		sample(1, "service", svc.Slug, "name", svc.Name, "category", svc.Category,
+		w.Sample(1, "service", svc.Slug, "name", svc.Name, "category", svc.Category,
 			"basis", string(svc.Basis), "feed", svc.Sources.Feed.State)
 	}
 
-	family("aistatus_service_status",
+	w.family("aistatus_service_status",
 		"1 for the service's current status, 0 for the others (a state set); the status merges the official status page and aistatus's probe, see aistatus_service_info's basis.")
 	for _, svc := range m.services {
-		stateSet(svc.State.Key, "service", svc.Slug) // the situation's
+		w.stateSet(svc.State.Key, "service", svc.Slug) // the situation's
 	}
 
-	family("aistatus_service_uptime_ratio",
+	w.family("aistatus_service_uptime_ratio",
 		"Share of the window (24h, 7d, 30d, ending at the snapshot) the service was up, of the time with data; absent when there is no data.")
 	for _, svc := range m.services {
 		for _, f := range uptimeWindows(svc.Uptime, svc.UptimeCoverage) {
 			if f.value != nil {
-				sample(*f.value/100, "service", svc.Slug, "window", f.window)
+				w.Sample(*f.value/100, "service", svc.Slug, "window", f.window)
 			}
 		}
 	}
 
-	family("aistatus_service_uptime_coverage_ratio",
+	w.family("aistatus_service_uptime_coverage_ratio",
 		"Share of the window (24h, 7d, 30d) with data behind aistatus_service_uptime_ratio; below 0.5 the page says not enough data.")
 	for _, svc := range m.services {
 		for _, f := range uptimeWindows(svc.Uptime, svc.UptimeCoverage) {
-			sample(f.coverage, "service", svc.Slug, "window", f.window)
+			w.Sample(f.coverage, "service", svc.Slug, "window", f.window)
 		}
 	}
 
-	family("aistatus_service_probe_latency_seconds",
+	w.family("aistatus_service_probe_latency_seconds",
 		"Time aistatus's probe of the service's API host took to answer in the latest build; absent when the probe failed or there is none.")
 	for _, svc := range m.services {
 		if svc.LatencyMs != nil {
-			sample(*svc.LatencyMs/1000, "service", svc.Slug)
+			w.Sample(*svc.LatencyMs/1000, "service", svc.Slug)
 		}
 	}
+}
 
-	family("aistatus_service_vantage_reading",
+// vantageMetrics are what the vantage points saw of each service's API
+// host: the regional rule's reading, and each point's answer and latency.
+func (m *model) vantageMetrics(w metricsWriter) {
+	w.family("aistatus_service_vantage_reading",
 		"1 for the regional rule's current reading of the service's API host, 0 for the others (a state set): reachable from every reporting vantage point, unreachable from all (the provider's), regional (some fail while others reach it: their region or path, never an outage) or too_few; absent without vantages (a build without --redis).")
 	for _, svc := range m.services {
 		if v := svc.Sources.Vantages; v != nil {
 			for _, r := range api.VantageReadings {
-				sample(promtext.Bool(v.Reading == r), "service", svc.Slug, "reading", r)
+				w.Sample(promtext.Bool(v.Reading == r), "service", svc.Slug, "reading", r)
 			}
 		}
 	}
 
-	family("aistatus_vantage_reaches",
+	w.family("aistatus_vantage_reaches",
 		"1 when the vantage point's latest probe of the service's API host got an answer, 0 when it failed. The vantage label is a replica's --vantage name (validated; at most 256 read a build), an operator's own set.")
 	for _, svc := range m.services {
 		if v := svc.Sources.Vantages; v != nil {
 			for _, p := range v.Points {
-				sample(promtext.Bool(p.State == string(api.ProbeOK)), "service", svc.Slug, "vantage", p.Name)
+				w.Sample(promtext.Bool(p.State == string(api.ProbeOK)), "service", svc.Slug, "vantage", p.Name)
 			}
 		}
 	}
 
-	family("aistatus_vantage_probe_latency_seconds",
+	w.family("aistatus_vantage_probe_latency_seconds",
 		"The vantage point's latest probe of the service's API host: time to the answer's headers; absent when it failed.")
 	for _, svc := range m.services {
 		if v := svc.Sources.Vantages; v != nil {
 			for _, p := range v.Points {
 				if p.LatencyMs != nil {
-					sample(*p.LatencyMs/1000, "service", svc.Slug, "vantage", p.Name)
+					w.Sample(*p.LatencyMs/1000, "service", svc.Slug, "vantage", p.Name)
 				}
 			}
 		}
 	}
+}
 
-	family("aistatus_service_open_incidents",
+// incidentMetrics are each service's open incidents.
+func (m *model) incidentMetrics(w metricsWriter) {
+	w.family("aistatus_service_open_incidents",
 		"Incidents of the service not ended, official and aistatus's probe incidents together.")
 	for _, svc := range m.services {
 		open := 0
@@ -128,127 +155,136 @@ func (m *model) metrics() ([]byte, error) {
 				open++
 			}
 		}
-		sample(float64(open), "service", svc.Slug)
+		w.Sample(float64(open), "service", svc.Slug)
 	}
+}
 
-	family("aistatus_surface_status",
+// surfaceMetrics are each surface's status (the situation's), uptime
+// windows and their coverage.
+func (m *model) surfaceMetrics(w metricsWriter) {
+	w.family("aistatus_surface_status",
 		"1 for the surface's current status, 0 for the others (a state set): every service's API (surface api, the same status as aistatus_service_status), then the app, agent or console its official page lists, by the page's word alone.")
 	for _, svc := range m.services {
 		for _, sf := range svc.subjects() {
-			stateSet(sf.Status, "service", svc.Slug, "surface", string(sf.ID))
+			w.stateSet(sf.Status, "service", svc.Slug, "surface", string(sf.ID))
 		}
 	}
 
-	family("aistatus_surface_uptime_ratio",
+	w.family("aistatus_surface_uptime_ratio",
 		"Share of the window (24h, 7d, 30d, ending at the snapshot) the surface was up, of the time with data, by the service's rules; absent when there is no data.")
 	for _, svc := range m.services {
 		for _, sf := range svc.subjects() {
 			for _, f := range uptimeWindows(sf.Uptime, sf.UptimeCoverage) {
 				if f.value != nil {
-					sample(*f.value/100, "service", svc.Slug, "surface", string(sf.ID), "window", f.window)
+					w.Sample(*f.value/100, "service", svc.Slug, "surface", string(sf.ID), "window", f.window)
 				}
 			}
 		}
 	}
 
-	family("aistatus_surface_uptime_coverage_ratio",
+	w.family("aistatus_surface_uptime_coverage_ratio",
 		"Share of the window (24h, 7d, 30d) with data behind aistatus_surface_uptime_ratio; below 0.5 the page says not enough data.")
 	for _, svc := range m.services {
 		for _, sf := range svc.subjects() {
 			for _, f := range uptimeWindows(sf.Uptime, sf.UptimeCoverage) {
-				sample(f.coverage, "service", svc.Slug, "surface", string(sf.ID), "window", f.window)
+				w.Sample(f.coverage, "service", svc.Slug, "surface", string(sf.ID), "window", f.window)
 			}
 		}
 	}
+}
 
-	family("aistatus_model_status",
+// modelMetrics are each watched model's status (the situation's), the
+// retirement calendar, and each provider's status and uptime as its
+// source says them.
+func (m *model) modelMetrics(w metricsWriter) {
+	w.family("aistatus_model_status",
 		"1 for the watched model's current status, 0 for the others (a state set): the best known status among its providers, unknown when none is known.")
 	for _, md := range m.docs.Models.Models {
-		stateSet(m.said.status(api.ModelSubjectID(md.ID)), "model", md.ID)
+		w.stateSet(m.said.status(api.ModelSubjectID(md.ID)), "model", md.ID)
 	}
 
 	// The calendar: a model nobody can call is not up, whatever
 	// aistatus_model_status last said of its providers.
-	family("aistatus_model_retired",
+	w.family("aistatus_model_retired",
 		"1 for a model on the retirement calendar that is retired (its date has come, or its gateway no longer lists it), 0 for one announced to be: a retired model cannot be called, whatever aistatus_model_status says of its providers.")
 	for _, r := range m.docs.Retirements.Retirements {
 		retired := 0.0
 		if r.RetiredBy(m.docs.Manifest.GeneratedAt) {
 			retired = 1
 		}
-		sample(retired, "model", r.ID)
+		w.Sample(retired, "model", r.ID)
 	}
-	family("aistatus_model_retirement_date_seconds",
+	w.family("aistatus_model_retirement_date_seconds",
 		"The model's retirement date (the start of the day, UTC) as a Unix time, for every model on the retirement calendar: announced or passed.")
 	for _, r := range m.docs.Retirements.Retirements {
 		if at, err := time.Parse(time.DateOnly, r.Date); err == nil {
-			sample(float64(at.Unix()), "model", r.ID)
+			w.Sample(float64(at.Unix()), "model", r.ID)
 		}
 	}
 
 	// Per provider and source, finer than the situation's subjects (a
 	// model at a service): each entry's own status, as models.json gives it.
-	family("aistatus_model_provider_status",
+	w.family("aistatus_model_provider_status",
 		"1 for the model's current status at the provider as the source says it, 0 for the others (a state set); source is a gateway, the service's status page or aistatus (its own completions). A provider the source lists in several regions or variants is the best of them.")
 	for _, md := range m.docs.Models.Models {
 		for _, p := range modelProviders(md.Providers) {
-			stateSet(p.Status, "model", md.ID, "service", p.Service, "provider", p.Provider, "source", p.Source.ID)
+			w.stateSet(p.Status, "model", md.ID, "service", p.Service, "provider", p.Provider, "source", p.Source.ID)
 		}
 	}
 
-	family("aistatus_model_provider_uptime_ratio",
+	w.family("aistatus_model_provider_uptime_ratio",
 		"The model's uptime at the provider over the source's window (its window label), as a ratio: a gateway's share of its own requests that succeeded, or aistatus's of its own completions; absent when the source gives none (a status page's component).")
 	for _, md := range m.docs.Models.Models {
 		for _, p := range modelProviders(md.Providers) {
 			if p.Uptime != nil {
-				sample(*p.Uptime/100, "model", md.ID, "service", p.Service, "provider", p.Provider,
+				w.Sample(*p.Uptime/100, "model", md.ID, "service", p.Service, "provider", p.Provider,
 					"source", p.Source.ID, "window", p.Source.Window)
 			}
 		}
 	}
+}
 
-	family("aistatus_measured_ttft_seconds",
+// measuredMetrics are our own completions' figures of each measured
+// model: time to first token, error rate and how many they were.
+func (m *model) measuredMetrics(w metricsWriter) {
+	w.family("aistatus_measured_ttft_seconds",
 		"Time to first token of aistatus's own streamed completions of the model at the service (the operator's key), the p50 or p95 of the successful ones over the window (1h, 24h); absent without one.")
 	for _, svc := range m.services {
 		for _, mm := range svc.Measured {
-			for _, w := range measuredWindows(mm) {
+			for _, win := range measuredWindows(mm) {
 				for _, q := range []struct {
 					name  string
 					value *float64
-				}{{"p50", w.TTFTMs.P50}, {"p95", w.TTFTMs.P95}} {
+				}{{"p50", win.TTFTMs.P50}, {"p95", win.TTFTMs.P95}} {
 					if q.value != nil {
-						sample(*q.value/1000, "service", svc.Slug, "model", mm.Model, "window", w.Window, "percentile", q.name)
+						w.Sample(*q.value/1000, "service", svc.Slug, "model", mm.Model, "window", win.Window, "percentile", q.name)
 					}
 				}
 			}
 		}
 	}
 
-	family("aistatus_measured_error_ratio",
+	w.family("aistatus_measured_error_ratio",
 		"Share of aistatus's own completions of the model at the service over the window (1h, 24h) that the provider failed, of those that say something of it (aistatus_measured_completions); absent without any.")
 	for _, svc := range m.services {
 		for _, mm := range svc.Measured {
-			for _, w := range measuredWindows(mm) {
-				if w.ErrorRate != nil {
-					sample(*w.ErrorRate, "service", svc.Slug, "model", mm.Model, "window", w.Window)
+			for _, win := range measuredWindows(mm) {
+				if win.ErrorRate != nil {
+					w.Sample(*win.ErrorRate, "service", svc.Slug, "model", mm.Model, "window", win.Window)
 				}
 			}
 		}
 	}
 
-	family("aistatus_measured_completions",
+	w.family("aistatus_measured_completions",
 		"aistatus's own completions of the model at the service over the window (1h, 24h) that say something of the provider: its successes and its failures, not aistatus's own problems.")
 	for _, svc := range m.services {
 		for _, mm := range svc.Measured {
-			for _, w := range measuredWindows(mm) {
-				sample(float64(w.Samples), "service", svc.Slug, "model", mm.Model, "window", w.Window)
+			for _, win := range measuredWindows(mm) {
+				w.Sample(float64(win.Samples), "service", svc.Slug, "model", mm.Model, "window", win.Window)
 			}
 		}
 	}
-	if err := p.Close(); err != nil {
-		return nil, fmt.Errorf("%s: %w", FileMetrics, err)
-	}
-	return b.Bytes(), nil
 }
 
 // modelProviders are a model's entries as series: one per service,
@@ -267,7 +303,7 @@ func modelProviders(providers []api.ModelProvider) []api.ModelProvider {
 			out = append(out, p)
 			continue
 		}
-		if c := history.CompareModelStatus(p.Status, out[i].Status); c < 0 || c == 0 && uptimeOf(p) > uptimeOf(out[i]) {
+		if c := api.CompareUsable(p.Status, out[i].Status); c < 0 || c == 0 && uptimeOf(p) > uptimeOf(out[i]) {
 			out[i] = p
 		}
 	}

@@ -171,15 +171,16 @@ type model struct {
 	// status the pages, /metrics and the façade show of a service, a
 	// surface or a model is read here, not from the documents, so that
 	// none of them can say something else of a subject than the others.
-	said situation
+	said subjectsByID
 }
 
-// situation is a snapshot's subjects by id.
-type situation map[string]api.SituationSubject
+// subjectsByID is the snapshot's situation (api.Situation), its
+// subjects by id.
+type subjectsByID map[string]api.SituationSubject
 
 // status is the situation's status of the subject id; unknown for a
 // subject it does not have.
-func (s situation) status(id string) api.Status {
+func (s subjectsByID) status(id string) api.Status {
 	if sub, ok := s[id]; ok {
 		return sub.Status
 	}
@@ -188,7 +189,7 @@ func (s situation) status(id string) api.Status {
 
 // basis is the situation's basis of a service's or a surface's subject;
 // none for a subject it does not have.
-func (s situation) basis(id string) api.Basis {
+func (s subjectsByID) basis(id string) api.Basis {
 	if sub, ok := s[id]; ok {
 		return api.Basis(sub.Basis)
 	}
@@ -201,7 +202,7 @@ type service struct {
 	// State is the situation's status of the service's API; said is the
 	// situation, for its surfaces'.
 	State StatusInfo
-	said  situation
+	said  subjectsByID
 	// Figures are the uptime windows of the API: 24 h, 7 and 30 days.
 	Figures []uptimeFigure
 	Chart   chart
@@ -230,7 +231,7 @@ func newModel(docs snapshot.Documents, h *history.History) *model {
 		base:   strings.TrimSuffix(docs.Manifest.BaseURL, "/"),
 		now:    docs.Manifest.GeneratedAt.UTC(),
 		bySlug: map[string]*service{},
-		said:   situation{},
+		said:   subjectsByID{},
 	}
 	for _, sub := range docs.Situation.Subjects {
 		m.said[sub.ID] = sub
@@ -270,38 +271,39 @@ func (m *model) serviceName(slug string) string {
 }
 
 // StatusInfo is how a status is presented: never by colour alone, always
-// with its words and an icon of its own shape.
+// with its words and an icon of its own shape. The words are the api
+// table's (api.StatusTable); the colours are the pages' own.
 type StatusInfo struct {
 	// Key is the API value ("partial_outage"); it names the CSS class and icon.
 	Key api.Status
 	// Label is the text on the pages ("Partial outage").
 	Label string
-	// Badge is the shorter text on badges ("partial outage").
-	Badge string
 	// BadgeColor is the shields.io colour name and BadgeHex its value.
 	BadgeColor, BadgeHex string
-	// Issue is true for the statuses that count as a service with issues.
+	// Issue is true for the statuses that count as a service with issues:
+	// degraded or worse.
 	Issue bool
-	// Word says it in a few words, as /check's verdicts do ("API up ·
-	// claude.ai down").
+	// Word says it in a word or two, on badges and as the cards' "API up
+	// · claude.ai major outage".
 	Word string
 }
 
-var statuses = map[api.Status]StatusInfo{
-	api.Operational:   {api.Operational, "Operational", "operational", "brightgreen", "#4c1", false, "up"},
-	api.Degraded:      {api.Degraded, "Degraded performance", "degraded", "yellow", "#dfb317", true, "degraded"},
-	api.PartialOutage: {api.PartialOutage, "Partial outage", "partial outage", "orange", "#fe7d37", true, "partly down"},
-	api.MajorOutage:   {api.MajorOutage, "Major outage", "major outage", "red", "#e05d44", true, "down"},
-	api.Maintenance:   {api.Maintenance, "Under maintenance", "maintenance", "blue", "#007ec6", false, "under maintenance"},
-	api.Unknown:       {api.Unknown, "Unknown", "unknown", "lightgrey", "#9f9f9f", false, "unknown"},
+// statusColors are each status's shields.io colour name and value.
+var statusColors = map[api.Status][2]string{
+	api.Operational:   {"brightgreen", "#4c1"},
+	api.Degraded:      {"yellow", "#dfb317"},
+	api.PartialOutage: {"orange", "#fe7d37"},
+	api.MajorOutage:   {"red", "#e05d44"},
+	api.Maintenance:   {"blue", "#007ec6"},
+	api.Unknown:       {"lightgrey", "#9f9f9f"},
 }
 
 // Status returns how s is presented; an unrecognised status reads as unknown.
 func Status(s api.Status) StatusInfo {
-	if info, ok := statuses[s]; ok {
-		return info
-	}
-	return statuses[api.Unknown]
+	say := s.Say()
+	color := statusColors[say.Status]
+	return StatusInfo{Key: say.Status, Label: say.Label, BadgeColor: color[0], BadgeHex: color[1],
+		Issue: say.Status.AtLeast(api.Degraded), Word: say.Word}
 }
 
 // StatusLabel is the text the pages show for s.

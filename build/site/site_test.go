@@ -665,7 +665,7 @@ func TestBadges(t *testing.T) {
 		for _, b := range []struct {
 			kind, label, message string
 		}{
-			{"", svc.Name, Status(svc.Status).Badge},
+			{"", svc.Name, svc.Status.Word()},
 			{"-uptime", svc.Name + " 30d uptime", monthText(svc)},
 		} {
 			name := BadgeFile(svc.Slug, b.kind, "svg")
@@ -940,8 +940,15 @@ func TestStatusPresentation(t *testing.T) {
 	labels := map[string]bool{}
 	for _, s := range api.Statuses {
 		info := Status(s)
-		if info.Key != s || info.Label == "" || info.Badge == "" || labels[info.Label] {
+		if info.Key != s || info.Label == "" || info.Word == "" || labels[info.Label] {
 			t.Errorf("%s: %+v", s, info)
+		}
+		// The words are api's, one per status in every output.
+		if info.Label != s.Label() || info.Word != s.Word() || info.Issue != s.AtLeast(api.Degraded) {
+			t.Errorf("%s: %+v, not api's label %q and word %q", s, info, s.Label(), s.Word())
+		}
+		if b := statusBadge(&service{ServiceDoc: api.ServiceDoc{Name: "X"}, State: info}); b.Message != s.Word() {
+			t.Errorf("%s: the badge says %q, want api's word %q", s, b.Message, s.Word())
 		}
 		labels[info.Label] = true
 		var icon bytes.Buffer

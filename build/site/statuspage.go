@@ -66,20 +66,13 @@ func spIndicator(s api.Status) (indicator, description string) {
 	}
 }
 
-// spRank orders statuses as the façade shows them, worst highest, for its
-// indicator: unknown is shown as degraded_performance, so it ranks above
-// operational (a page that shows a component not operational must not say
-// "All Systems Operational") and below every status that is known to be
-// trouble.
-var spRank = map[api.Status]int{api.Operational: 0, api.Unknown: 1, api.Maintenance: 2, api.Degraded: 3, api.PartialOutage: 4, api.MajorOutage: 5}
-
-// spWorst is the worse of a and b as the façade shows them.
-func spWorst(a, b api.Status) api.Status {
-	if spRank[b] > spRank[a] {
-		return b
-	}
-	return a
-}
+// spWorst is the worse of a and b as the façade shows them, for its
+// indicator: the order of trouble as it stands (api.MoreTrouble), without
+// Worse's rule that unknown loses to any known status. Unknown is shown as
+// degraded_performance, so it ranks above operational (a page that shows
+// a component not operational must not say "All Systems Operational") and
+// below every status that is known to be trouble.
+func spWorst(a, b api.Status) api.Status { return api.MoreTrouble(a, b) }
 
 // spComponentStatus maps a status to v2's component status. Unknown becomes
 // degraded_performance, the mildest status that is not "operational", for

@@ -59,9 +59,12 @@ func TestStatuspageMapping(t *testing.T) {
 			t.Errorf("the worse of %s and %s: %s (%s the other way), want %s", tc.a, tc.b, got, back, tc.worst)
 		}
 	}
-	for _, st := range api.Statuses {
-		if _, ok := spRank[st]; !ok {
-			t.Errorf("%s has no place in spRank", st)
+	// The order is api's, whole: no order of the façade's own.
+	for _, a := range api.Statuses {
+		for _, b := range api.Statuses {
+			if got := spWorst(a, b); got != api.MoreTrouble(a, b) {
+				t.Errorf("spWorst(%s, %s) = %s, not api's order of trouble", a, b, got)
+			}
 		}
 	}
 	ended := fixtureNow

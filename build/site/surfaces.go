@@ -99,7 +99,7 @@ func (svc *service) TroubledSurfaces() []surfaceView {
 }
 
 // WorstSurface is the surface other than the API in the worst trouble, when
-// it is worse than the API ("API up · claude.ai down"), or nil: a card that
+// it is worse than the API ("API up · claude.ai major outage"), or nil: a card that
 // showed the API's status alone would say Operational through a claude.ai
 // outage (templates).
 func (svc *service) WorstSurface() *surfaceView {
@@ -116,7 +116,7 @@ func (svc *service) WorstSurface() *surfaceView {
 }
 
 func surfaceBadge(svc *service, sf surfaceView) badge {
-	return badge{Label: svc.Name + " " + sf.Name, Message: sf.State.Badge, Color: sf.State.BadgeColor, Hex: sf.State.BadgeHex}
+	return badge{Label: svc.Name + " " + sf.Name, Message: sf.State.Word, Color: sf.State.BadgeColor, Hex: sf.State.BadgeHex}
 }
 
 // surfaceIncidents are the incidents of the service's surfaces other than

@@ -26,7 +26,7 @@ func TestSurfacePages(t *testing.T) {
 	}
 	for _, b := range []struct{ file, label, message, color string }{
 		{"badges/anthropic-app.json", "Anthropic claude.ai", "partial outage", "orange"},
-		{"badges/anthropic-agent.json", "Anthropic Claude Code", "operational", "brightgreen"},
+		{"badges/anthropic-agent.json", "Anthropic Claude Code", "up", "brightgreen"},
 		{"badges/anthropic-console.json", "Anthropic Claude Console", "unknown", "lightgrey"},
 	} {
 		var got struct{ Label, Message, Color string }
@@ -90,7 +90,7 @@ func TestSurfacePages(t *testing.T) {
 }
 
 // TestCardShowsWorstSurface: a service's card names its worst surface when
-// that surface is worse than the API ("API up · claude.ai down"), and
+// that surface is worse than the API ("API up · claude.ai major outage"), and
 // nothing more when the API is as bad or worse, or the surface is only
 // under maintenance or unknown.
 func TestCardShowsWorstSurface(t *testing.T) {
@@ -100,9 +100,9 @@ func TestCardShowsWorstSurface(t *testing.T) {
 		apiStatus, app, code api.Status
 		want                 string // "" for no line
 	}{
-		{"claude.ai down, API up", api.Operational, api.MajorOutage, api.Operational, "API up · claude.ai down"},
-		{"the worst of two surfaces", api.Operational, api.Degraded, api.PartialOutage, "API up · Claude Code partly down"},
-		{"API unknown", api.Unknown, api.MajorOutage, api.Operational, "API unknown · claude.ai down"},
+		{"claude.ai down, API up", api.Operational, api.MajorOutage, api.Operational, "API up · claude.ai major outage"},
+		{"the worst of two surfaces", api.Operational, api.Degraded, api.PartialOutage, "API up · Claude Code partial outage"},
+		{"API unknown", api.Unknown, api.MajorOutage, api.Operational, "API unknown · claude.ai major outage"},
 		{"the API as bad", api.MajorOutage, api.MajorOutage, api.Operational, ""},
 		{"the API worse", api.MajorOutage, api.PartialOutage, api.Operational, ""},
 		{"a surface under maintenance", api.Operational, api.Maintenance, api.Unknown, ""},

@@ -23,15 +23,30 @@ import (
 	"github.com/aistatus/aistatus/serve/mcpserver"
 	"github.com/rs/zerolog"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
+// checkOptions are the flags of aistatus check.
+type checkOptions struct {
+	dir     string
+	catalog string
+	// api is a running instance to ask instead of reading dir, within
+	// timeout.
+	api     string
+	timeout time.Duration
+	json    bool
+	// observed, code, retryAfter and model are what the caller saw and
+	// asks about (check.Request's); retryAfterSet says --retry-after was
+	// given, for 0 is a Retry-After too.
+	observed      string
+	code          string
+	retryAfter    int
+	retryAfterSet bool
+	model         string
+}
+
 func newCheckCmd(g *globals) *cobra.Command {
-	var (
-		dir, catalog, observed, code, apiURL, model string
-		retryAfter                                  int
-		asJSON                                      bool
-		timeout                                     time.Duration
-	)
+	var o checkOptions
 	cmd := &cobra.Command{
 		Use:   "check QUERY",
 		Short: "Tell whether a service is up, from a snapshot folder or a running instance (name, domain or URL)",
@@ -76,52 +91,69 @@ still says the service's status, not the advice.`,
 		Args:        cobra.ExactArgs(1),
 		Annotations: map[string]string{errorCodeAnnotation: strconv.Itoa(exitUnknown)},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			req := check.Request{Query: args[0], Error: observed, Code: code, Model: model}
-			if cmd.Flags().Changed("retry-after") {
-				req.RetryAfter = &retryAfter
-			}
-			var (
-				doc api.CheckDoc
-				err error
-			)
-			if apiURL != "" {
-				ctx, cancel := context.WithTimeout(cmd.Context(), timeout)
-				defer cancel()
-				doc, err = remoteCheck(ctx, apiURL, req)
-			} else {
-				log, logErr := g.logger()
-				if logErr != nil {
-					return logErr
-				}
-				doc, err = localCheck(dir, catalog, req, log)
-			}
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				enc := json.NewEncoder(g.stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(doc); err != nil {
-					return err
-				}
-				return verdictExit(doc.Verdict.Level)
-			}
-			printVerdict(g.stdout, doc)
-			return verdictExit(doc.Verdict.Level)
+			o.retryAfterSet = cmd.Flags().Changed("retry-after")
+			return o.run(cmd.Context(), g, args[0])
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", "public", "snapshot folder to read")
-	cmd.Flags().StringVar(&catalog, "catalog", "", "catalog JSON file whose hosts may be probed (default: the embedded one); the snapshot's own catalog answers when it has one")
+	o.register(cmd.Flags())
+	return cmd
+}
+
+func (o *checkOptions) register(fs *pflag.FlagSet) {
+	fs.StringVar(&o.dir, "dir", "public", "snapshot folder to read")
+	fs.StringVar(&o.catalog, "catalog", "", "catalog JSON file whose hosts may be probed (default: the embedded one); the snapshot's own catalog answers when it has one")
 	// --api wins over --dir rather than excluding it, as for aistatus mcp:
 	// AISTATUS_DIR may be set in the environment for serve.
-	cmd.Flags().StringVar(&apiURL, "api", "", "address of a running aistatus instance to ask (its /api/v1/check) instead of reading --dir (https://status.example.com)")
-	cmd.Flags().DurationVar(&timeout, "timeout", 30*time.Second, "time limit for the request to --api")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the /check response as JSON")
-	cmd.Flags().StringVar(&observed, "error", "", "what your call just got: an HTTP status (100-599), timeout or connection")
-	cmd.Flags().StringVar(&code, "code", "", "the error code or type in the provider's error body (insufficient_quota, overloaded_error, …)")
-	cmd.Flags().IntVar(&retryAfter, "retry-after", 0, "the Retry-After your call got, in seconds")
-	cmd.Flags().StringVar(&model, "model", "", "a watched model to check at the service (QUERY may also name the model alone)")
-	return cmd
+	fs.StringVar(&o.api, "api", "", "address of a running aistatus instance to ask (its /api/v1/check) instead of reading --dir (https://status.example.com)")
+	fs.DurationVar(&o.timeout, "timeout", 30*time.Second, "time limit for the request to --api")
+	fs.BoolVar(&o.json, "json", false, "print the /check response as JSON")
+	fs.StringVar(&o.observed, "error", "", "what your call just got: an HTTP status (100-599), timeout or connection")
+	fs.StringVar(&o.code, "code", "", "the error code or type in the provider's error body (insufficient_quota, overloaded_error, …)")
+	fs.IntVar(&o.retryAfter, "retry-after", 0, "the Retry-After your call got, in seconds")
+	fs.StringVar(&o.model, "model", "", "a watched model to check at the service (QUERY may also name the model alone)")
+}
+
+// request is the question QUERY and the flags ask.
+func (o *checkOptions) request(query string) check.Request {
+	req := check.Request{Query: query, Error: o.observed, Code: o.code, Model: o.model}
+	if o.retryAfterSet {
+		req.RetryAfter = &o.retryAfter
+	}
+	return req
+}
+
+// run checks query and prints the verdict, for people or as JSON; its
+// error carries the verdict's exit code (verdictExit).
+func (o *checkOptions) run(ctx context.Context, g *globals, query string) error {
+	doc, err := o.answer(ctx, g, o.request(query))
+	if err != nil {
+		return err
+	}
+	if o.json {
+		enc := json.NewEncoder(g.stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(doc); err != nil {
+			return err
+		}
+		return verdictExit(doc.Verdict.Level)
+	}
+	printVerdict(g.stdout, doc)
+	return verdictExit(doc.Verdict.Level)
+}
+
+// answer asks --api's instance, within --timeout, or else the engine
+// in-process on --dir.
+func (o *checkOptions) answer(ctx context.Context, g *globals, req check.Request) (api.CheckDoc, error) {
+	if o.api != "" {
+		ctx, cancel := context.WithTimeout(ctx, o.timeout)
+		defer cancel()
+		return remoteCheck(ctx, o.api, req)
+	}
+	log, err := g.logger()
+	if err != nil {
+		return api.CheckDoc{}, err
+	}
+	return localCheck(o.dir, o.catalog, req, log)
 }
 
 // localCheck answers from the snapshot folder dir, with the check engine

@@ -230,7 +230,7 @@ func TestBuildNotifyConfig(t *testing.T) {
 	mu.Lock()
 	defer mu.Unlock()
 	if len(posts) != 1 || !strings.HasPrefix(posts[0], "/services/T000/B000/SLACKTOKEN {") ||
-		!strings.Contains(posts[0], `"blocks"`) || !strings.Contains(posts[0], "OpenAI: operational → major outage") {
+		!strings.Contains(posts[0], `"blocks"`) || !strings.Contains(posts[0], "OpenAI: up → major outage") {
 		t.Fatalf("the receiver got %q; want one Slack message of OpenAI's outage", posts)
 	}
 	if strings.Contains(out1+out2, "SLACKTOKEN") {
