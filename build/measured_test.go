@@ -29,7 +29,7 @@ func (h *harness) measuredCycle(c Completions, log *bytes.Buffer) Result {
 	opts := h.options()
 	opts.Completions = c
 	if log != nil {
-		opts.Log = zerolog.New(log).Level(zerolog.DebugLevel)
+		opts.Log = zerolog.New(zerolog.SyncWriter(log)).Level(zerolog.DebugLevel) // services log at once
 	}
 	res, err := Build(context.Background(), opts)
 	if err != nil {

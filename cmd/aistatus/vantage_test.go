@@ -225,7 +225,7 @@ func TestVantagesForgedReportsDoNotHideAnOutage(t *testing.T) {
 	var logs bytes.Buffer
 	opts := build.Options{
 		Out: dir, Site: build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "aistatus test"},
-		Catalog: world.Catalog, Timeout: 5 * time.Second, Now: time.Now, Log: zerolog.New(&logs), Adapters: feed.Adapters(),
+		Catalog: world.Catalog, Timeout: 5 * time.Second, Now: time.Now, Log: zerolog.New(zerolog.SyncWriter(&logs)), Adapters: feed.Adapters(),
 		Client: outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(world.Catalog)}),
 		Vantages: func(ctx context.Context) (vantage.Reading, error) {
 			return vantage.Read(ctx, rdb, testVantageKey, time.Now())
@@ -360,7 +360,7 @@ func TestVantageKeyFromEnvironment(t *testing.T) {
 	for _, key := range []string{"", testVantageSecret} {
 		t.Setenv(vantage.KeyEnv, key)
 		o := buildOptions{redis: srv.URL(), vantage: vantage.Builder}
-		read, err := o.vantages(zerolog.New(&logs), time.Now)
+		read, err := o.vantages(zerolog.New(zerolog.SyncWriter(&logs)), time.Now)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -424,7 +424,7 @@ func TestVantageReplicaWithoutKey(t *testing.T) {
 	}
 	t.Cleanup(func() { rdb.Close() })
 	var logs bytes.Buffer
-	srv := serve.New(serve.Options{Dir: t.TempDir(), Catalog: cat, Log: zerolog.New(&logs), Now: time.Now,
+	srv := serve.New(serve.Options{Dir: t.TempDir(), Catalog: cat, Log: zerolog.New(zerolog.SyncWriter(&logs)), Now: time.Now,
 		Client: outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(cat)}), Redis: rdb,
 		Vantage: "eu-west", VantageEvery: vantage.MinEvery, NoCrowd: true})
 	done := make(chan struct{})
