@@ -191,11 +191,15 @@ func BenchmarkCheck(b *testing.B) {
 		// During an outage, when everyone asks: the service synth puts in
 		// a major outage, with an open official incident.
 		{"outage", serviceIn(b, ts, api.MajorOutage)},
+		// Claude by its name: Anthropic, in a partial outage in synth, with
+		// its surfaces (claude.ai, Claude Code, the console).
+		{"claude", "claude"},
+		{"claude.ai", "claude.ai"},
 	} {
 		b.Run(c.name, func(b *testing.B) { benchGet(b, ts.Handler(), "/api/v1/check?q="+urlQuery(c.q), nil, 200) })
 	}
-	if n := ts.api.hits.Load(); n > 3 {
-		b.Fatalf("%d live probes, at most 3 (OpenAI's, Anthropic's and the outage's): the cache was not warm", n)
+	if n := ts.api.hits.Load(); n > 4 {
+		b.Fatalf("%d live probes, at most 4 (OpenAI's, Anthropic's, claude.ai's and the outage's): the cache was not warm", n)
 	}
 }
 
