@@ -103,18 +103,9 @@ type ModelHistory struct {
 
 // MakerPage is a maker's deprecation page as last read.
 type MakerPage struct {
-	// CheckedAt is the last request for it, good or not; ReadAt the last
-	// good one (see Due).
-	CheckedAt time.Time `json:"checkedAt"`
-	ReadAt    time.Time `json:"readAt,omitzero"`
-	// ETag and LastModified are the validators of the version read.
-	ETag         string `json:"etag,omitempty"`
-	LastModified string `json:"lastModified,omitempty"`
+	Reads
 	// Deprecations are the models the page names, each with its day.
 	Deprecations []PageDeprecation `json:"deprecations"`
-	// Suspect is the read not believed since the last good one, as a
-	// model list's.
-	Suspect *SuspectList `json:"suspect,omitempty"`
 }
 
 // PageDeprecation is one model a maker's page retires.
@@ -151,21 +142,48 @@ func (p *MakerPage) Due(now time.Time) bool {
 
 // ModelList is a gateway's model list as last read.
 type ModelList struct {
-	// CheckedAt is the last request for it, good or not (the list is asked
-	// for at most once per ModelListEvery); ReadAt the last good one.
+	Reads
+	// Models are the listed models of makers the catalog maps and of
+	// pinned models: only those can be watched or retired.
+	Models []ListedModel `json:"models"`
+}
+
+// Reads is what a source read conditionally keeps of its reads (a
+// gateway's model list, a maker's page): when it was last asked for and
+// last read, the validators of the version read, and the suspect read not
+// believed since.
+type Reads struct {
+	// CheckedAt is the last request, good or not (see Due); ReadAt the
+	// last good one.
 	CheckedAt time.Time `json:"checkedAt"`
 	ReadAt    time.Time `json:"readAt,omitzero"`
 	// ETag and LastModified are the validators of the version read, sent
 	// back to ask whether it changed.
 	ETag         string `json:"etag,omitempty"`
 	LastModified string `json:"lastModified,omitempty"`
-	// Models are the listed models of makers the catalog maps and of
-	// pinned models: only those can be watched or retired.
-	Models []ListedModel `json:"models"`
 	// Suspect is the read not believed since the last good one, while
-	// reads keep giving it (build's plausibility check); nil when the
-	// last read was good.
+	// reads keep giving it (the plausibility check); nil when the last
+	// read was good.
 	Suspect *SuspectList `json:"suspect,omitempty"`
+}
+
+// Took records a read at now: failed (nothing to take), suspect (not
+// believed: remembered, to be taken once it has stood), unchanged (a 304:
+// the version read stands) or a new version with its validators. It
+// reports whether the read's content is to replace what was kept.
+func (r *Reads) Took(now time.Time, failed bool, suspect *SuspectList, unchanged bool, etag, lastModified string) (replace bool) {
+	r.CheckedAt = now
+	switch {
+	case suspect != nil:
+		r.Suspect = suspect
+	case failed:
+	case unchanged:
+		r.ReadAt, r.Suspect = now, nil
+	default:
+		r.ReadAt, r.ETag, r.LastModified, r.Suspect = now, etag, lastModified, nil
+		return true
+	}
+	return false
 }
 
 // SuspectList is a model list read that contradicted most of what the

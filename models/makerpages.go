@@ -121,15 +121,7 @@ func pagesAfter(mh *history.ModelHistory, reads map[string]PageRead, now time.Ti
 		if prev := out[id]; prev != nil {
 			*p = *prev
 		}
-		p.CheckedAt = now
-		switch {
-		case r.Suspect != nil:
-			p.Suspect = r.Suspect
-		case r.Err != nil:
-		case r.Page.Unchanged:
-			p.ReadAt, p.Suspect = now, nil
-		default:
-			p.ReadAt, p.ETag, p.LastModified, p.Suspect = now, r.Page.Validators.ETag, r.Page.Validators.LastModified, nil
+		if p.Took(now, r.Err != nil, r.Suspect, r.Page.Unchanged, r.Page.Validators.ETag, r.Page.Validators.LastModified) {
 			p.Deprecations = make([]history.PageDeprecation, 0, len(r.Page.Deprecations))
 			for _, d := range r.Page.Deprecations {
 				p.Deprecations = append(p.Deprecations, history.PageDeprecation{Model: d.Model, Date: d.Date, Alias: d.Alias, Of: d.Of})

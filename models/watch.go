@@ -215,15 +215,7 @@ func listedAfter(cat catalog.Catalog, mh *history.ModelHistory, reads map[string
 		if prev := out[id]; prev != nil {
 			*l = *prev
 		}
-		l.CheckedAt = now
-		switch {
-		case r.Suspect != nil:
-			l.Suspect = r.Suspect
-		case r.Err != nil:
-		case r.List.Unchanged:
-			l.ReadAt, l.Suspect = now, nil
-		default:
-			l.ReadAt, l.ETag, l.LastModified, l.Suspect = now, r.List.Validators.ETag, r.List.Validators.LastModified, nil
+		if l.Took(now, r.Err != nil, r.Suspect, r.List.Unchanged, r.List.Validators.ETag, r.List.Validators.LastModified) {
 			l.Models = keptModels(cat, r.List.Models)
 		}
 		out[id] = l
