@@ -246,7 +246,7 @@ func printVerdict(out io.Writer, doc api.CheckDoc) {
 		fmt.Fprintf(w, "   %s answered in %.0f ms\n", of, *doc.LatencyMs)
 	}
 	for _, o := range doc.OtherSurfaces {
-		fmt.Fprintf(w, "   Also: %s (%s) is %s\n", o.Name, o.ID, o.Status)
+		fmt.Fprintf(w, "   Also: %s (%s) is %s\n", o.Name, o.ID, o.Status.Word())
 	}
 	if len(doc.Verdict.Suggestions) > 0 {
 		fmt.Fprintf(w, "   Did you mean %s?\n", api.JoinList(doc.Verdict.Suggestions, " or "))

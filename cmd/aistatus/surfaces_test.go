@@ -154,7 +154,7 @@ func TestSurfacesEndToEnd(t *testing.T) {
 	}
 	// The text answer names the surface and what else is down.
 	code, out := aistatus(context.Background(), "check", "claude", "--dir", dir, "--catalog", catalogPath)
-	if code != 0 || !strings.Contains(out, "Anthropic API is up") || !strings.Contains(out, "Also: claude.ai (app) is major_outage") {
+	if code != 0 || !strings.Contains(out, "Anthropic API is up") || !strings.Contains(out, "Also: claude.ai (app) is major outage") {
 		t.Errorf("check claude: exit %d\n%s", code, out)
 	}
 	code, out = aistatus(context.Background(), "check", "claude.ai", "--dir", dir, "--catalog", catalogPath)

@@ -500,13 +500,13 @@ func statusSummary(doc api.StatusDoc) string {
 	for _, s := range doc.Services {
 		counts[s.Status]++
 		if s.Status != api.Operational {
-			notUp = append(notUp, fmt.Sprintf("%s (%s): %s", s.Name, s.Slug, s.Status))
+			notUp = append(notUp, fmt.Sprintf("%s (%s): %s", s.Name, s.Slug, s.Status.Word()))
 		}
 	}
 	var parts []string
 	for _, st := range api.Statuses {
 		if counts[st] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
+			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st.Word()))
 		}
 	}
 	var b strings.Builder
@@ -522,7 +522,7 @@ func statusSummary(doc api.StatusDoc) string {
 
 func serviceSummary(doc api.ServiceDoc) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s (%s) is %s", doc.Name, doc.Slug, doc.Status)
+	fmt.Fprintf(&b, "%s (%s) is %s", doc.Name, doc.Slug, doc.Status.Word())
 	if doc.LastChecked != nil {
 		fmt.Fprintf(&b, " as of %s", doc.LastChecked.UTC().Format(time.RFC3339))
 	}
@@ -534,7 +534,7 @@ func serviceSummary(doc api.ServiceDoc) string {
 	var affected []string
 	for _, c := range doc.Components {
 		if c.InScope && c.Status != api.Operational {
-			affected = append(affected, c.Name+" ("+string(c.Status)+")")
+			affected = append(affected, c.Name+" ("+c.Status.Word()+")")
 		}
 	}
 	if len(affected) > 0 {

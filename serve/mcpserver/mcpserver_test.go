@@ -240,7 +240,7 @@ func TestTools(t *testing.T) {
 		t.Errorf("get_status: %d services, source %q", len(status.Services), status.Source)
 	}
 	// The test snapshot has every service operational but OpenAI.
-	if !strings.Contains(text, fmt.Sprintf("%d operational, 1 degraded", catalogSize(t)-1)) || !strings.Contains(text, "OpenAI (openai): degraded") {
+	if !strings.Contains(text, fmt.Sprintf("%d up, 1 degraded", catalogSize(t)-1)) || !strings.Contains(text, "OpenAI (openai): degraded") {
 		t.Errorf("get_status summary: %s", text)
 	}
 
