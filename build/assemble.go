@@ -80,7 +80,7 @@ type ServiceState struct {
 //  1. history.OurNetworkDown: if most probes failed at once (our vantage
 //     point is offline, not that many services), every failed probe is
 //     discarded: recorded as no data, no incident opened or advanced.
-//     This is logged as an error. Then the regional rule (readVantages),
+//     This is logged as an error. Then the regional rule (history.ReadVantages),
 //     when other vantage points reported: a probe failing from the builder
 //     while at least two others reach the host is set aside like those of
 //     rule 1 (a regional or path problem, never an outage), and a host

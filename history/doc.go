@@ -1,7 +1,8 @@
 // Package history is what one build hands to the next and the rules that
 // make it: each service's status and what it rests on, decided from the
 // page's word and our probes, with rule 1 about our own network and a
-// surface's held word (status.go), our measured completions
+// surface's held word (status.go), the regional rule over the vantages
+// (vantages.go), our measured completions
 // (measured.go, ApplyMeasured), the page's incident timeline crediting a
 // gap (timeline.go), our own incidents and the page's
 // merged into the retained ones (incidents.go), status time in hourly
