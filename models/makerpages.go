@@ -158,26 +158,6 @@ func AssembleMakerPages(h *history.History, cat catalog.Catalog, reads map[strin
 // for a list: a page not asked for this cycle (it is read once a day)
 // keeps its recorded health.
 func makerPageHealth(mh *history.ModelHistory, p catalog.LifecyclePage, r PageRead, asked bool, now time.Time, log zerolog.Logger) api.ModelSourceHealth {
-	prev, _ := mh.Source(p.ID)
-	out := api.ModelSourceHealth{ID: p.ID, Kind: api.ModelSourceLifecycle, Name: p.Name, Enabled: p.Enabled, URL: p.URL,
-		Attribution: p.Attribution, State: prev.State, LastOKAt: prev.LastOKAt, ConsecutiveFailures: prev.ConsecutiveFailures,
-		FailingSince: prev.FailingSince, Error: prev.Error, Failure: prev.Failure, Disagreements: prev.Disagreements}
-	if !p.Enabled {
-		out.State, out.ConsecutiveFailures, out.FailingSince, out.Error, out.Failure, out.Disagreements = api.ModelSourceDisabled, 0, nil, "", "", nil
-		return out
-	}
-	if !asked {
-		if out.State == "" {
-			out.State = api.FeedError
-			out.Error = "not read yet"
-		}
-		return out
-	}
-	out.Reads, out.Failed = 1, 0
-	var failed []string
-	if r.Err != nil {
-		out.Failed, failed = 1, []string{}
-	}
-	trackSource(&out, r.Err, failed, now, log)
-	return out
+	return oneReadHealth(mh, api.ModelSourceHealth{ID: p.ID, Kind: api.ModelSourceLifecycle, Name: p.Name, Enabled: p.Enabled,
+		URL: p.URL, Attribution: p.Attribution}, r.Err, asked, now, log)
 }

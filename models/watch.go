@@ -290,13 +290,21 @@ func dueForRead(watched []catalog.Model, mh *history.ModelHistory) []catalog.Mod
 // gatewayHealth does for its documents: a list not asked for this cycle
 // keeps its recorded health.
 func listHealth(mh *history.ModelHistory, g catalog.Gateway, r ListRead, asked bool, now time.Time, log zerolog.Logger) api.ModelSourceHealth {
-	id := g.ID + "-models"
-	prev, _ := mh.Source(id)
-	out := api.ModelSourceHealth{ID: id, Kind: api.ModelSourceList, Name: g.Name + "'s model list", Enabled: g.Enabled,
-		URL: g.ListURL, Attribution: g.Name + ": the models it lists as served, from its public model list", State: prev.State, LastOKAt: prev.LastOKAt,
-		ConsecutiveFailures: prev.ConsecutiveFailures, FailingSince: prev.FailingSince, Error: prev.Error, Failure: prev.Failure}
-	if !g.Enabled {
-		out.State, out.ConsecutiveFailures, out.FailingSince, out.Error, out.Failure = api.ModelSourceDisabled, 0, nil, "", ""
+	return oneReadHealth(mh, api.ModelSourceHealth{ID: g.ID + "-models", Kind: api.ModelSourceList, Name: g.Name + "'s model list",
+		Enabled: g.Enabled, URL: g.ListURL, Attribution: g.Name + ": the models it lists as served, from its public model list"},
+		r.Err, asked, now, log)
+}
+
+// oneReadHealth is the health of a source read once when due (a model
+// list, a maker's page), made of its fixed fields: the recorded health
+// carried over, disabled when it is switched off, kept as it was when not
+// asked this cycle, else tracked with this read's outcome (err).
+func oneReadHealth(mh *history.ModelHistory, out api.ModelSourceHealth, err error, asked bool, now time.Time, log zerolog.Logger) api.ModelSourceHealth {
+	prev, _ := mh.Source(out.ID)
+	out.State, out.LastOKAt, out.ConsecutiveFailures, out.FailingSince = prev.State, prev.LastOKAt, prev.ConsecutiveFailures, prev.FailingSince
+	out.Error, out.Failure, out.Disagreements = prev.Error, prev.Failure, prev.Disagreements
+	if !out.Enabled {
+		out.State, out.ConsecutiveFailures, out.FailingSince, out.Error, out.Failure, out.Disagreements = api.ModelSourceDisabled, 0, nil, "", "", nil
 		return out
 	}
 	if !asked {
@@ -308,9 +316,9 @@ func listHealth(mh *history.ModelHistory, g catalog.Gateway, r ListRead, asked b
 	}
 	out.Reads, out.Failed = 1, 0
 	var failed []string
-	if r.Err != nil {
+	if err != nil {
 		out.Failed, failed = 1, []string{}
 	}
-	trackSource(&out, r.Err, failed, now, log)
+	trackSource(&out, err, failed, now, log)
 	return out
 }
