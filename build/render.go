@@ -180,9 +180,9 @@ func RenderTo(out snapshot.Sink, site Site, cat catalog.Catalog, h *history.Hist
 			immutable = append(immutable, strings.TrimPrefix(f.Path, "/"))
 		}
 	}
-	headlineWords := make([]string, len(docs.Incidents.Incidents))
+	headlines := models.NewHeadlines(docs.Incidents.Incidents)
 	for _, m := range docs.Models.Models {
-		if err := put(snapshot.ModelFile(m.ID), models.Document(cat, m, docs.Incidents.Incidents, headlineWords, docs.Status.Timestamp)); err != nil {
+		if err := put(snapshot.ModelFile(m.ID), models.Document(cat, m, headlines, docs.Status.Timestamp)); err != nil {
 			return err
 		}
 	}

@@ -655,11 +655,31 @@ func watchedModel(cat catalog.Catalog, m api.ModelDoc) catalog.Model {
 	return catalog.Model{ID: m.ID, Name: m.Name, Author: m.Author, Service: m.Service}
 }
 
+// Headlines are the retained incidents as the model documents read them:
+// by service, each incident's headline in words, made once and shared by
+// every model's document, which would otherwise each pass over every
+// incident (150 models × 100 000 incidents at the caps).
+type Headlines struct {
+	incidents []api.Incident
+	// byService are the indices of each service's incidents, in order.
+	byService map[string][]int
+	// words[i] memoises the words of incidents[i]'s headline.
+	words []string
+}
+
+// NewHeadlines indexes incidents (newest first, as published).
+func NewHeadlines(incidents []api.Incident) *Headlines {
+	h := &Headlines{incidents: incidents, byService: map[string][]int{}, words: make([]string, len(incidents))}
+	for i, inc := range incidents {
+		h.byService[inc.Service] = append(h.byService[inc.Service], i)
+	}
+	return h
+}
+
 // Document is one model's own document: its entry of models.json and
 // the retained incidents, of the services it is watched at, whose headline
-// names it. words[i] memoises the words of incidents[i]'s headline: every
-// model's document reads the same incidents.
-func Document(cat catalog.Catalog, m api.ModelDoc, incidents []api.Incident, words []string, now time.Time) api.ModelDoc {
+// names it, newest first, at most maxModelIncidents.
+func Document(cat catalog.Catalog, m api.ModelDoc, h *Headlines, now time.Time) api.ModelDoc {
 	md := watchedModel(cat, m)
 	services := map[string]bool{md.Service: md.Service != ""}
 	for _, c := range md.Components {
@@ -668,20 +688,32 @@ func Document(cat catalog.Catalog, m api.ModelDoc, incidents []api.Incident, wor
 	for _, p := range m.Providers {
 		services[p.Service] = true
 	}
+	// The incidents of those services, merged back into the published
+	// order: each list is in it already.
+	var lists [][]int
+	for slug, ok := range services {
+		if ok && h != nil && len(h.byService[slug]) > 0 {
+			lists = append(lists, h.byService[slug])
+		}
+	}
 	names := modelWords(md)
 	m.Incidents = []api.Incident{}
-	for i, inc := range incidents {
-		if len(m.Incidents) == maxModelIncidents {
-			break
+	for len(lists) > 0 && len(m.Incidents) < maxModelIncidents {
+		first := 0
+		for k := range lists {
+			if lists[k][0] < lists[first][0] {
+				first = k
+			}
 		}
-		if !services[inc.Service] {
-			continue
+		i := lists[first][0]
+		if lists[first] = lists[first][1:]; len(lists[first]) == 0 {
+			lists = slices.Delete(lists, first, first+1)
 		}
-		if words[i] == "" {
-			words[i] = " " + wordsOf(inc.Headline) + " "
+		if h.words[i] == "" {
+			h.words[i] = " " + wordsOf(h.incidents[i].Headline) + " "
 		}
-		if namedIn(words[i], names) {
-			m.Incidents = append(m.Incidents, inc)
+		if namedIn(h.words[i], names) {
+			m.Incidents = append(m.Incidents, h.incidents[i])
 		}
 	}
 	m.Timestamp, m.License = &now, api.License

@@ -637,7 +637,7 @@ func TestModelDocuments(t *testing.T) {
 		t.Errorf("models.json = %+v", list)
 	}
 	var one api.ModelDoc
-	published(Document(cat, doc.Models[0], h.Incidents, make([]string, len(h.Incidents)), asmNow), &one)
+	published(Document(cat, doc.Models[0], NewHeadlines(h.Incidents), asmNow), &one)
 	if len(one.Incidents) != 1 || one.Incidents[0].ID != "anthropic-a" || len(one.Providers) != 4 || one.License != api.License {
 		t.Errorf("%s = %+v, want the one incident that names it", snapshot.ModelFile(sonnet), one)
 	}
@@ -846,7 +846,7 @@ func TestUnwritableModelLeftOut(t *testing.T) {
 	written := map[string]bool{}
 	for _, m := range doc.Models {
 		// The documents written, as build.RenderTo writes them.
-		if _, err := json.Marshal(Document(cat, m, nil, nil, now)); err != nil {
+		if _, err := json.Marshal(Document(cat, m, nil, now)); err != nil {
 			t.Errorf("%s: %v", snapshot.ModelFile(m.ID), err)
 		}
 		written[m.ID] = true
