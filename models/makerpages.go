@@ -64,15 +64,8 @@ func ObserveMakerPages(ctx context.Context, opts Options, mh *history.ModelHisto
 		}
 		r := PageRead{Page: page, Err: err}
 		if err == nil && !page.Unchanged {
-			r.Suspect = plausiblePage(last, page.Deprecations, now)
-			if r.Suspect != nil && now.Sub(r.Suspect.Since) >= SuspectStands {
-				opts.Log.Warn().Str("page", p.ID).Str("why", r.Suspect.Why).Time("since", r.Suspect.Since).
-					Msg("deprecation page taken: the same suspect read stood long enough to be the maker's word")
-				r.Suspect = nil
-			}
-			if r.Suspect != nil {
-				r.Err = &feed.Error{Kind: api.FailureSuspect, Err: fmt.Errorf("GET %s: suspect read, not believed: %s", p.URL, r.Suspect.Why)}
-			}
+			r.Suspect, r.Err = stillSuspect(plausiblePage(last, page.Deprecations, now), p.URL, now,
+				opts.Log.With().Str("page", p.ID).Logger())
 		}
 		out[p.ID] = r
 	}

@@ -99,15 +99,8 @@ func ObserveModelLists(ctx context.Context, opts Options, mh *history.ModelHisto
 		}
 		r := ListRead{List: list, Err: err}
 		if err == nil && !list.Unchanged {
-			r.Suspect = plausibleList(opts.Catalog, last, keptModels(opts.Catalog, list.Models), now)
-			if r.Suspect != nil && now.Sub(r.Suspect.Since) >= SuspectStands {
-				opts.Log.Warn().Str("gateway", g.ID).Str("why", r.Suspect.Why).Time("since", r.Suspect.Since).
-					Msg("model list taken: the same suspect list stood long enough to be the world's word")
-				r.Suspect = nil
-			}
-			if r.Suspect != nil {
-				r.Err = &feed.Error{Kind: api.FailureSuspect, Err: fmt.Errorf("GET %s: suspect read, not believed: %s", g.ListURL, r.Suspect.Why)}
-			}
+			r.Suspect, r.Err = stillSuspect(plausibleList(opts.Catalog, last, keptModels(opts.Catalog, list.Models), now),
+				g.ListURL, now, opts.Log.With().Str("gateway", g.ID).Logger())
 		}
 		out[g.ID] = r
 	}
@@ -179,6 +172,22 @@ func plausibleList(cat catalog.Catalog, last *history.ModelList, read []history.
 		prev = last.Suspect
 	}
 	return suspectOf(prev, slices.Collect(maps.Keys(listed)), why, now)
+}
+
+// stillSuspect is a suspect read of url (nil for a plausible one) as the
+// cycle takes it: one that has stood SuspectStands is the source's word
+// after all, taken and logged; else it is not believed, and fails the read
+// as a FailureSuspect.
+func stillSuspect(s *history.SuspectList, url string, now time.Time, log zerolog.Logger) (*history.SuspectList, error) {
+	switch {
+	case s == nil:
+		return nil, nil
+	case now.Sub(s.Since) >= SuspectStands:
+		log.Warn().Str("why", s.Why).Time("since", s.Since).
+			Msg("suspect read taken: the same read stood long enough to be the source's word")
+		return nil, nil
+	}
+	return s, &feed.Error{Kind: api.FailureSuspect, Err: fmt.Errorf("GET %s: suspect read, not believed: %s", url, s.Why)}
 }
 
 // suspectOf is a suspect read naming ids, for why; a suspect read of the
