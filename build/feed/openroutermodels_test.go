@@ -85,63 +85,88 @@ func TestOpenRouterModels(t *testing.T) {
 	}
 }
 
-func TestOpenRouterModelsErrors(t *testing.T) {
+// TestModelListsErrors: every gateway's list reader refuses what is not
+// its list, naming why.
+func TestModelListsErrors(t *testing.T) {
 	t.Parallel()
-	for _, tc := range jsonDocErrors(t, realModelList) {
-		t.Run(tc.name, func(t *testing.T) {
-			t.Parallel()
-			srv, _ := serve(t, jsonAccept, map[string]reply{"/models": tc.rep})
-			_, err := ReadOpenRouterModels(context.Background(), &http.Client{}, srv.URL+"/models", Validators{})
-			if err == nil || !strings.Contains(err.Error(), tc.want) {
-				t.Errorf("err = %v, want one mentioning %q", err, tc.want)
-			}
-		})
+	for _, r := range []struct {
+		name    string
+		read    func(ctx context.Context, client *http.Client, url string, v Validators) (ModelList, error)
+		fixture string
+	}{
+		{"OpenRouter", ReadOpenRouterModels, realModelList},
+		{"Vercel", ReadVercelModels, vercelModelList},
+	} {
+		for _, tc := range jsonDocErrors(t, r.fixture) {
+			t.Run(r.name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				srv, _ := serve(t, jsonAccept, map[string]reply{"/models": tc.rep})
+				_, err := r.read(context.Background(), &http.Client{}, srv.URL+"/models", Validators{})
+				if err == nil || !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("err = %v, want one mentioning %q", err, tc.want)
+				}
+			})
+		}
 	}
 }
 
-// TestOpenRouterModelsConditional: the validators of a read are sent with
-// the next, and a 304 is the same list, unchanged; a server that ignores
-// them sends the list again, which is read.
-func TestOpenRouterModelsConditional(t *testing.T) {
+// TestModelListsConditional: for every gateway's list reader, the
+// validators of a read are sent with the next, and a 304 is the same list,
+// unchanged; a server that ignores them sends the list again, which is
+// read.
+func TestModelListsConditional(t *testing.T) {
 	t.Parallel()
-	body := fixture(t, realModelList)
-	var mu sync.Mutex
-	var asked []string
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		mu.Lock()
-		asked = append(asked, r.Header.Get("If-None-Match")+"|"+r.Header.Get("If-Modified-Since"))
-		mu.Unlock()
-		if r.Header.Get("If-None-Match") == `W/"v1"` {
-			w.WriteHeader(http.StatusNotModified)
-			return
-		}
-		w.Header().Set("ETag", `W/"v1"`)
-		w.Header().Set("Last-Modified", "Fri, 22 May 2026 08:00:00 GMT")
-		w.Header().Set("Content-Type", "application/json")
-		_, _ = w.Write(body)
-	}))
-	t.Cleanup(srv.Close)
-	ctx := context.Background()
-	first, err := ReadOpenRouterModels(ctx, &http.Client{}, srv.URL, Validators{})
-	if err != nil || first.Unchanged || len(first.Models) != 61 {
-		t.Fatalf("first read: %d models, unchanged %v, %v", len(first.Models), first.Unchanged, err)
-	}
-	want := Validators{ETag: `W/"v1"`, LastModified: "Fri, 22 May 2026 08:00:00 GMT"}
-	if first.Validators != want {
-		t.Errorf("validators %+v, want %+v", first.Validators, want)
-	}
-	again, err := ReadOpenRouterModels(ctx, &http.Client{}, srv.URL, first.Validators)
-	if err != nil || !again.Unchanged || len(again.Models) != 0 || again.Validators != want {
-		t.Errorf("second read = %+v, %v: want unchanged, its validators kept", again, err)
-	}
-	other, err := ReadOpenRouterModels(ctx, &http.Client{}, srv.URL, Validators{ETag: `W/"v0"`})
-	if err != nil || other.Unchanged || len(other.Models) != 61 {
-		t.Errorf("with stale validators: unchanged %v, %d models, %v: want the list again", other.Unchanged, len(other.Models), err)
-	}
-	mu.Lock()
-	defer mu.Unlock()
-	if fmt.Sprint(asked) != `[| W/"v1"|Fri, 22 May 2026 08:00:00 GMT W/"v0"|]` {
-		t.Errorf("requests sent %q", asked)
+	for _, tc := range []struct {
+		name    string
+		read    func(ctx context.Context, client *http.Client, url string, v Validators) (ModelList, error)
+		fixture string
+		models  int
+	}{
+		{"OpenRouter", ReadOpenRouterModels, realModelList, 61},
+		{"Vercel", ReadVercelModels, vercelModelList, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			body := fixture(t, tc.fixture)
+			var mu sync.Mutex
+			var asked []string
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				asked = append(asked, r.Header.Get("If-None-Match")+"|"+r.Header.Get("If-Modified-Since"))
+				mu.Unlock()
+				if r.Header.Get("If-None-Match") == `W/"v1"` {
+					w.WriteHeader(http.StatusNotModified)
+					return
+				}
+				w.Header().Set("ETag", `W/"v1"`)
+				w.Header().Set("Last-Modified", "Fri, 22 May 2026 08:00:00 GMT")
+				w.Header().Set("Content-Type", "application/json")
+				_, _ = w.Write(body)
+			}))
+			t.Cleanup(srv.Close)
+			ctx := context.Background()
+			first, err := tc.read(ctx, &http.Client{}, srv.URL, Validators{})
+			if err != nil || first.Unchanged || len(first.Models) != tc.models {
+				t.Fatalf("first read: %d models, unchanged %v, %v", len(first.Models), first.Unchanged, err)
+			}
+			want := Validators{ETag: `W/"v1"`, LastModified: "Fri, 22 May 2026 08:00:00 GMT"}
+			if first.Validators != want {
+				t.Errorf("validators %+v, want %+v", first.Validators, want)
+			}
+			again, err := tc.read(ctx, &http.Client{}, srv.URL, first.Validators)
+			if err != nil || !again.Unchanged || len(again.Models) != 0 || again.Validators != want {
+				t.Errorf("second read = %+v, %v: want unchanged, its validators kept", again, err)
+			}
+			other, err := tc.read(ctx, &http.Client{}, srv.URL, Validators{ETag: `W/"v0"`})
+			if err != nil || other.Unchanged || len(other.Models) != tc.models {
+				t.Errorf("with stale validators: unchanged %v, %d models, %v: want the list again", other.Unchanged, len(other.Models), err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			if fmt.Sprint(asked) != `[| W/"v1"|Fri, 22 May 2026 08:00:00 GMT W/"v0"|]` {
+				t.Errorf("requests sent %q", asked)
+			}
+		})
 	}
 }
 
