@@ -356,26 +356,29 @@ func (f facts) probe() probeState {
 }
 
 // regional reports whether the host fails from here, the engine's vantage,
-// while another vantage reaches it: the caller's region or path, not the
-// provider. Here's word is its live probe (at most check.LiveTTL old), or
-// the build's reading of it when there is none.
+// while at least api.MinOthersReaching other vantages reach it: the
+// caller's region or path, not the provider. One other vantage is not
+// enough, as in the build's regional rule (history.ReadVantages): one
+// report could be one vantage's mistake, or one writer's. Here's word is
+// its live probe (at most check.LiveTTL old), or the build's reading of it
+// when there is none.
 func (f facts) regional() bool {
 	if f.here == "" || f.vantages == nil || f.ownNetworkDown {
 		return false
 	}
-	failingHere, othersReach := false, false
+	failingHere, othersReaching := false, 0
 	for _, p := range f.vantages.Points {
 		switch {
 		case p.Name == f.here:
 			failingHere = p.State == api.ProbeFailed
 		case p.State == api.ProbeOK:
-			othersReach = true
+			othersReaching++
 		}
 	}
 	if f.live != nil {
 		failingHere = f.live.Probe.State != api.ProbeOK
 	}
-	return failingHere && othersReach
+	return failingHere && othersReaching >= api.MinOthersReaching
 }
 
 // officialIncident reports an open official incident that weighs on the
