@@ -236,6 +236,16 @@ func (e *Engine) modelHome(md catalog.Model) (catalog.Service, bool) {
 
 // modelIndex maps the normalised names of the watched models (id, the
 // model part of the id, name, aliases) to the models.
+// PinnedModels resolves a name to the pinned model of cat it names, as
+// /check does: by its id, the model part of it, its name or an alias.
+func PinnedModels(cat catalog.Catalog) func(name string) (catalog.Model, bool) {
+	idx := modelIndex(cat)
+	return func(name string) (catalog.Model, bool) {
+		md, ok := idx[nameKey(name)]
+		return md, ok
+	}
+}
+
 func modelIndex(cat catalog.Catalog) map[string]catalog.Model {
 	idx := map[string]catalog.Model{}
 	for _, md := range cat.Models.Pinned {

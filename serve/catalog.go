@@ -94,8 +94,9 @@ func cleanCatalogText(cat *catalog.Catalog) {
 // changed. The server answers /check by the result, and so does
 // `aistatus check --dir`.
 //
-// Only aliases: they are the catalog's free text for "also answer to
-// this", and the one field an origin could re-point unseen. A service's
+// Only aliases, of services, surfaces and pinned models: they are the
+// catalog's free text for "also answer to this", and the one field an
+// origin could re-point unseen. A service's
 // own name and domains stay, so that an origin can still track a service
 // the replica's catalog does not.
 func DropForeignAliases(built, own catalog.Catalog, log zerolog.Logger) catalog.Catalog {
@@ -121,6 +122,25 @@ func DropForeignAliases(built, own catalog.Catalog, log zerolog.Logger) catalog.
 			svc.Surfaces[k].Aliases = foreign(svc, "surfaces."+string(sf.ID)+".aliases", sf.Aliases)
 		}
 		out.Services[i] = svc
+	}
+	// A pinned model's alias that names another of our pinned models would
+	// answer model= and q= with that model's status.
+	// An alias our own catalog gives the model too stays, whatever else
+	// it may name.
+	ownModels := check.PinnedModels(own)
+	out.Models.Pinned = slices.Clone(built.Models.Pinned)
+	for i, md := range out.Models.Pinned {
+		ours, _ := own.Models.Lookup(md.ID)
+		md.Aliases = slices.DeleteFunc(slices.Clone(md.Aliases), func(a string) bool {
+			other, ok := ownModels(a)
+			drop := ok && other.ID != md.ID && !slices.Contains(ours.Aliases, a)
+			if drop {
+				log.Warn().Str("model", md.ID).Str("alias", a).Str("names", other.ID).
+					Msg("the snapshot's catalog gives a model an alias of another: alias dropped")
+			}
+			return drop
+		})
+		out.Models.Pinned[i] = md
 	}
 	return out
 }

@@ -146,6 +146,11 @@ func TestReplicaDistrustsTheOriginsCatalog(t *testing.T) {
 	theirApp := &hostile.Services[anthropic].Surfaces[slices.IndexFunc(hostile.Services[anthropic].Surfaces,
 		func(sf catalog.Surface) bool { return sf.ID == catalog.SurfaceApp })]
 	theirApp.Aliases = slices.DeleteFunc(theirApp.Aliases, func(a string) bool { return a == "claude app" })
+	// The first pinned model takes the name of another, which it would
+	// then answer for.
+	first := &hostile.Models.Pinned[0]
+	other := hostile.Models.Pinned[slices.IndexFunc(hostile.Models.Pinned, func(md catalog.Model) bool { return md.ID != first.ID && len(md.Aliases) > 0 })]
+	first.Aliases = append(first.Aliases, other.Aliases[len(other.Aliases)-1])
 	if _, err := catalog.Parse(hostile.JSON()); err != nil {
 		t.Fatalf("the hostile catalog must pass catalog.Parse, as an origin's would: %v", err)
 	}
@@ -188,8 +193,11 @@ func TestReplicaDistrustsTheOriginsCatalog(t *testing.T) {
 			t.Errorf("check %q answered for %q, want %q (never %q)", tc.q, got, tc.slug, tc.notSlug)
 		}
 	}
-	if n := strings.Count(log.String(), "alias dropped"); n != 4 {
-		t.Errorf("%d aliases dropped in the log, want 4:\n%s", n, log.String())
+	if n := strings.Count(log.String(), "alias dropped"); n != 5 {
+		t.Errorf("%d aliases dropped in the log, want 5 (four of services, one of a model):\n%s", n, log.String())
+	}
+	if doc := checkDoc(t, ts, other.Aliases[len(other.Aliases)-1]); doc.Model == nil || doc.Model.ID != other.ID {
+		t.Errorf("check %q answered for model %+v, want %s", other.Aliases[len(other.Aliases)-1], doc.Model, other.ID)
 	}
 
 	raw := string(body(t, ts.do(t, http.MethodGet, "/api/v1/check?q=openai", nil)))
