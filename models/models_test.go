@@ -862,3 +862,35 @@ func TestUnwritableModelLeftOut(t *testing.T) {
 		t.Errorf("the list's health %+v does not name %s", src, bad)
 	}
 }
+
+// TestDocumentMergesItsServices: a model's document takes the incidents
+// naming it of every service it is watched at, merged back into the
+// published order (newest first) across those services, none of another
+// service, and at most maxModelIncidents, the newest.
+func TestDocumentMergesItsServices(t *testing.T) {
+	t.Parallel()
+	var incidents []api.Incident
+	var want []string
+	for i := range 3 * maxModelIncidents {
+		service := []string{"anthropic", "aws-bedrock", "openai"}[i%3]
+		inc := api.Incident{ID: fmt.Sprintf("%s-%03d", service, i), Service: service,
+			Headline: "Elevated errors on Claude Foo 9", StartedAt: asmNow.Add(-time.Duration(i) * time.Minute)}
+		if i%5 == 4 {
+			inc.Headline = "Elevated errors on another model"
+		}
+		incidents = append(incidents, inc)
+		if service != "openai" && i%5 != 4 && len(want) < maxModelIncidents {
+			want = append(want, inc.ID)
+		}
+	}
+	m := api.ModelDoc{ID: "anthropic/claude-foo-9", Name: "Claude Foo 9", Author: "anthropic", Service: "anthropic",
+		Providers: []api.ModelProvider{{Service: "aws-bedrock", Provider: "Amazon Bedrock"}}}
+	doc := Document(catalog.Catalog{}, m, NewHeadlines(incidents), asmNow)
+	var got []string
+	for _, inc := range doc.Incidents {
+		got = append(got, inc.ID)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("incidents\n%q\nwant\n%q", got, want)
+	}
+}
