@@ -68,10 +68,6 @@ func TestGateways(t *testing.T) {
 			checkFailures(t, g)
 		})
 	}
-	rows[0].ID = "changed"
-	if Gateways()[0].ID == "changed" {
-		t.Error("changing one returned table changed the next one")
-	}
 }
 
 // serveBody serves body as JSON with status code on a loopback server.

@@ -109,6 +109,7 @@ const MaxGatewayEntries = 32
 func trackedEndpoints(g catalog.Gateway, modelID string, eps []feed.GatewayEndpoint) ([]feed.GatewayEndpoint, error) {
 	var out []feed.GatewayEndpoint
 	at := map[string]int{} // provider and region → index in out
+	window := StatusWindow(g.ID)
 	for _, ep := range eps {
 		if _, tracked := g.Providers[ep.Provider]; !tracked {
 			continue
@@ -125,7 +126,7 @@ func trackedEndpoints(g catalog.Gateway, modelID string, eps []feed.GatewayEndpo
 		case !seen:
 			at[key] = len(out)
 			out = append(out, ep)
-		case out[i].Uptime[StatusWindow(g.ID)] == nil && ep.Uptime[StatusWindow(g.ID)] != nil:
+		case out[i].Uptime[window] == nil && ep.Uptime[window] != nil:
 			out[i] = ep
 		}
 	}
@@ -427,7 +428,7 @@ func gatewayProviders(g catalog.Gateway, md catalog.Model, r GatewayRead, prev a
 		if !tracked {
 			continue
 		}
-		up := ep.Uptime[StatusWindow(g.ID)]
+		up := ep.Uptime[src.Window]
 		status := history.ModelStatusOf(up)
 		// A non-zero status is OpenRouter marking the endpoint as not in its
 		// normal state (the values' meanings are not documented: see

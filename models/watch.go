@@ -306,14 +306,15 @@ func listHealth(mh *history.ModelHistory, g catalog.Gateway, r ListRead, asked b
 
 // oneReadHealth is the health of a source read once when due (a model
 // list, a maker's page), made of its fixed fields: the recorded health
-// carried over, disabled when it is switched off, kept as it was when not
+// carried over (but a page's disagreements, which sayDisagreements sets
+// afresh each cycle), disabled when it is switched off, kept as it was when not
 // asked this cycle, else tracked with this read's outcome (err).
 func oneReadHealth(mh *history.ModelHistory, out api.ModelSourceHealth, err error, asked bool, now time.Time, log zerolog.Logger) api.ModelSourceHealth {
 	prev, _ := mh.Source(out.ID)
 	out.State, out.LastOKAt, out.ConsecutiveFailures, out.FailingSince = prev.State, prev.LastOKAt, prev.ConsecutiveFailures, prev.FailingSince
-	out.Error, out.Failure, out.Disagreements = prev.Error, prev.Failure, prev.Disagreements
+	out.Error, out.Failure = prev.Error, prev.Failure
 	if !out.Enabled {
-		out.State, out.ConsecutiveFailures, out.FailingSince, out.Error, out.Failure, out.Disagreements = api.ModelSourceDisabled, 0, nil, "", "", nil
+		out.State, out.ConsecutiveFailures, out.FailingSince, out.Error, out.Failure = api.ModelSourceDisabled, 0, nil, "", ""
 		return out
 	}
 	if !asked {
