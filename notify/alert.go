@@ -89,10 +89,6 @@ func statusWords(s api.Status) string {
 	return s.Word()
 }
 
-// marker is what a line starts with, so that a glance tells bad from
-// good: the status's emoji (api.StatusSay.Emoji).
-func marker(s api.Status) string { return s.Emoji() }
-
 // basisWords are the evidence of a status, in words.
 var basisWords = map[api.Basis]string{
 	api.BasisOfficial: "the official status page",
@@ -132,6 +128,9 @@ func newAlert(changes []api.Change, facts Facts, names map[string]string, baseUR
 			continue
 		}
 		it := alertItem{subject: names[c.Subject()], link: base + "/services/" + url.PathEscape(c.Service)}
+		if c.Model != nil {
+			it.link = base + strings.NewReplacer(snapshot.AuthorParam+"/"+snapshot.ModelNameParam, c.Model.ID).Replace(snapshot.PathModel)
+		}
 		if it.subject == "" && c.Model != nil {
 			// A model's name comes with its change: the watched models
 			// change by themselves, the catalog pins only some.
@@ -147,9 +146,6 @@ func newAlert(changes []api.Change, facts Facts, names map[string]string, baseUR
 			if c.Type == api.ChangeStatus || c.Type == api.ChangeServiceRecovered {
 				it.evidence = basisWords[facts.Basis[c.Service]]
 			}
-			if c.Model != nil {
-				it.link = base + strings.NewReplacer(snapshot.AuthorParam+"/"+snapshot.ModelNameParam, c.Model.ID).Replace(snapshot.PathModel)
-			}
 			if _, isStatus := c.Type.Recovery(); !isStatus { // a *.recovered
 				o, known := facts.Outages[c.ID]
 				it.line, it.sentence = backLine(c, o, known), true
@@ -159,15 +155,12 @@ func newAlert(changes []api.Change, facts Facts, names map[string]string, baseUR
 			if inc := c.Incident; inc != nil {
 				it.evidence = "our probes of the API"
 				if inc.Source == api.SourceOfficial {
-					it.evidence, it.evidenceURL = "the official status page", webURL(inc.URL)
+					it.evidence, it.evidenceURL = "the official status page", api.CleanURL(inc.URL, "")
 				}
 			}
 		case api.ChangeModelAdded, api.ChangeModelRetiring, api.ChangeModelRetired:
 			it.line, it.status = lifecycleLine(c), api.Unknown
 			it.sentence = true
-			if c.Model != nil {
-				it.link = base + strings.NewReplacer(snapshot.AuthorParam+"/"+snapshot.ModelNameParam, c.Model.ID).Replace(snapshot.PathModel)
-			}
 		default:
 			it.line, it.status = string(c.Type), api.Unknown
 		}
@@ -209,7 +202,7 @@ func (a alert) title(esc func(string) string) string {
 		return ""
 	case 1:
 		it := a.items[0]
-		return marker(it.status) + " " + esc(it.subject) + it.sep() + esc(it.line)
+		return it.status.Emoji() + " " + esc(it.subject) + it.sep() + esc(it.line)
 	}
 	var subjects []string
 	for _, it := range a.items {
@@ -221,21 +214,11 @@ func (a alert) title(esc func(string) string) string {
 	if len(subjects) > 3 {
 		named += fmt.Sprintf(" and %d more", len(subjects)-3)
 	}
-	return fmt.Sprintf("%s %d changes: %s", marker(a.worst), len(a.items), named)
+	return fmt.Sprintf("%s %d changes: %s", a.worst.Emoji(), len(a.items), named)
 }
 
 // plain is the escaping of a format with no markup: none.
 func plain(s string) string { return s }
-
-// webURL is u when it is an absolute http(s) URL, else "": a feed's
-// incident link is linked only if it leads to a web page.
-func webURL(u string) string {
-	p, err := url.Parse(u)
-	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-		return ""
-	}
-	return u
-}
 
 // backLine tells a recovery, c, of the outage o (if known): "is back:
 // operational after 42 min of major outage".
@@ -307,7 +290,7 @@ func incidentLine(c api.Change) (string, api.Status) {
 
 // plainLine is an item as plain text, for ntfy and the fallbacks.
 func (it alertItem) plainLine() string {
-	s := marker(it.status) + " " + it.subject + it.sep() + it.line
+	s := it.status.Emoji() + " " + it.subject + it.sep() + it.line
 	if it.evidence != "" {
 		s += " — " + it.evidence
 	}

@@ -54,7 +54,7 @@ func (a alert) discord() discordMessage {
 	var lines []string
 	used := 0
 	for i, it := range a.items {
-		s := marker(it.status) + " **[" + discordEscape(it.subject) + "](" + it.link + ")**" + it.sep() + discordEscape(it.line)
+		s := it.status.Emoji() + " **[" + discordEscape(it.subject) + "](" + it.link + ")**" + it.sep() + discordEscape(it.line)
 		if it.evidence != "" {
 			s += " — " + mdLink(it.evidenceURL, discordEscape(it.evidence))
 		}

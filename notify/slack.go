@@ -48,7 +48,7 @@ func (a alert) slack() slackMessage {
 			m.Blocks = append(m.Blocks, section(slackEscape(a.more(len(a.items)-i))))
 			break
 		}
-		s := marker(it.status) + " *" + slackLink(it.link, it.subject) + "*" + it.sep() + slackEscape(it.line)
+		s := it.status.Emoji() + " *" + slackLink(it.link, it.subject) + "*" + it.sep() + slackEscape(it.line)
 		if it.evidence != "" {
 			ev := slackEscape(it.evidence)
 			if it.evidenceURL != "" {

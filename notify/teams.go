@@ -72,7 +72,7 @@ func (a alert) teams() ([]byte, error) {
 		for _, it := range a.items[:n] {
 			subject := run(it.subject, it.link)
 			subject.Weight = "Bolder"
-			runs := []teamsRun{run(marker(it.status)+" ", ""), subject, run(it.sep()+cut(it.line, 1000), "")}
+			runs := []teamsRun{run(it.status.Emoji()+" ", ""), subject, run(it.sep()+cut(it.line, 1000), "")}
 			if it.evidence != "" {
 				runs = append(runs, run(" — ", ""), run(it.evidence, it.evidenceURL))
 			}
