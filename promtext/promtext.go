@@ -13,15 +13,6 @@ import (
 	"google.golang.org/protobuf/proto"
 )
 
-// Kind is a family's type.
-type Kind = dto.MetricType
-
-// The kinds aistatus writes.
-const (
-	Gauge   = dto.MetricType_GAUGE
-	Counter = dto.MetricType_COUNTER
-)
-
 // Writer writes families one after another, each with the samples added
 // after it, in the order given (expfmt sorts nothing). A family with no
 // sample is left out: the exposition has no empty families. The first
@@ -35,11 +26,12 @@ type Writer struct {
 // NewWriter writes to out.
 func NewWriter(out io.Writer) *Writer { return &Writer{out: out} }
 
-// Family ends the family before and starts name, of kind, whose HELP says
-// where its values come from.
-func (w *Writer) Family(name string, kind Kind, help string) {
+// Family ends the family before and starts the gauge name, whose HELP
+// says where its values come from. Every family aistatus writes is a
+// gauge: a snapshot's figures, not counts since a start.
+func (w *Writer) Family(name, help string) {
 	w.flush()
-	w.family = &dto.MetricFamily{Name: proto.String(name), Help: proto.String(help), Type: kind.Enum()}
+	w.family = &dto.MetricFamily{Name: proto.String(name), Help: proto.String(help), Type: dto.MetricType_GAUGE.Enum()}
 }
 
 // Sample adds one sample to the current family; labels are name, value
@@ -49,12 +41,7 @@ func (w *Writer) Sample(value float64, labels ...string) {
 	for i := 0; i+1 < len(labels); i += 2 {
 		m.Label = append(m.Label, &dto.LabelPair{Name: proto.String(labels[i]), Value: proto.String(labels[i+1])})
 	}
-	switch w.family.GetType() {
-	case Counter:
-		m.Counter = &dto.Counter{Value: proto.Float64(value)}
-	default:
-		m.Gauge = &dto.Gauge{Value: proto.Float64(value)}
-	}
+	m.Gauge = &dto.Gauge{Value: proto.Float64(value)}
 	w.family.Metric = append(w.family.Metric, m)
 }
 

@@ -17,11 +17,11 @@ func TestRoundTrip(t *testing.T) {
 	hostile := "a \"quoted\" back\\slash\nand a newline"
 	var b bytes.Buffer
 	w := NewWriter(&b)
-	w.Family("aistatus_empty", Gauge, "No samples: left out.")
-	w.Family("aistatus_test_status", Gauge, "A help text with a \\ and a\nnewline.")
+	w.Family("aistatus_empty", "No samples: left out.")
+	w.Family("aistatus_test_status", "A help text with a \\ and a\nnewline.")
 	w.Sample(1, "service", "openai", "name", hostile)
 	w.Sample(0.125, "service", "anthropic", "name", "plain")
-	w.Family("aistatus_test_total", Counter, "A counter.")
+	w.Family("aistatus_test_timestamp_seconds", "A large figure.")
 	w.Sample(1.780272e+09)
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
@@ -41,8 +41,8 @@ func TestRoundTrip(t *testing.T) {
 	if got := st.Metric[0].Label[1].GetValue(); got != hostile || st.Metric[0].GetGauge().GetValue() != 1 {
 		t.Errorf("label read back %q, want %q", got, hostile)
 	}
-	if got := families["aistatus_test_total"].Metric[0].GetCounter().GetValue(); got != 1.780272e+09 {
-		t.Errorf("counter %v", got)
+	if got := families["aistatus_test_timestamp_seconds"].Metric[0].GetGauge().GetValue(); got != 1.780272e+09 {
+		t.Errorf("a large figure read back as %v", got)
 	}
 }
 

@@ -43,13 +43,13 @@ func (s *Server) metricsWithCrowd(rep *representation, slugs []string, now time.
 		var b bytes.Buffer
 		b.Write(rep.body)
 		p := promtext.NewWriter(&b)
-		p.Family("aistatus_crowd_reports", promtext.Gauge, fmt.Sprintf("Reports, not a status: the distinct networks (an IPv4 /24 or an IPv6 /48 each) from which callers reported an error with the service's API through /check in the current %d-minute window; counted live by the server, absent from a statically hosted /metrics.", int(check.ReportWindow.Minutes())))
+		p.Family("aistatus_crowd_reports", fmt.Sprintf("Reports, not a status: the distinct networks (an IPv4 /24 or an IPv6 /48 each) from which callers reported an error with the service's API through /check in the current %d-minute window; counted live by the server, absent from a statically hosted /metrics.", int(check.ReportWindow.Minutes())))
 		for _, slug := range slugs {
 			if r, ok := counts[slug]; ok {
 				p.Sample(float64(r.Count), "service", slug)
 			}
 		}
-		p.Family("aistatus_crowd_surge", promtext.Gauge, fmt.Sprintf("Reports, not a status: 1 while the crowd's count is a surge (at least %d networks and %d times the usual count at that hour), else 0; 0 without a baseline to compare with. The status series do not read it.", check.SurgeMinReports, check.SurgeFactor))
+		p.Family("aistatus_crowd_surge", fmt.Sprintf("Reports, not a status: 1 while the crowd's count is a surge (at least %d networks and %d times the usual count at that hour), else 0; 0 without a baseline to compare with. The status series do not read it.", check.SurgeMinReports, check.SurgeFactor))
 		for _, slug := range slugs {
 			if r, ok := counts[slug]; ok {
 				p.Sample(promtext.Bool(r.State == check.ReportsSurge), "service", slug)

@@ -50,7 +50,7 @@ func (m *model) metrics() ([]byte, error) {
 // metricsWriter writes gauges: every family of FileMetrics is one.
 type metricsWriter struct{ *promtext.Writer }
 
-func (w metricsWriter) family(name, help string) { w.Family(name, promtext.Gauge, help) }
+func (w metricsWriter) family(name, help string) { w.Family(name, help) }
 
 // stateSet writes one sample per status: 1 for current, 0 for the
 // others, labelled as given and then with the status.
