@@ -28,6 +28,7 @@ func realMakerPage(t testing.TB, name string) string {
 const (
 	realOpenAIPage    = "deprecations-openai-20260602.md"
 	realAnthropicPage = "deprecations-anthropic-20260805.md"
+	realGooglePage    = "deprecations-google-20260813.html"
 )
 
 // withExpiration is the real captured list with one entry's
@@ -104,6 +105,7 @@ func TestBuildMakerPages(t *testing.T) {
 	h.world.SetModelList(withExpiration(t, "openai/o4-mini", "2026-12-01"))
 	h.world.SetMakerPage("openai-deprecations", realMakerPage(t, realOpenAIPage))
 	h.world.SetMakerPage("anthropic-deprecations", realMakerPage(t, realAnthropicPage))
+	h.world.SetMakerPage("google-deprecations", realMakerPage(t, realGooglePage))
 	h.cycle()
 
 	cal := h.calendarOf()
@@ -124,9 +126,13 @@ func TestBuildMakerPages(t *testing.T) {
 		// is taken, both are said.
 		{id: "openai/o4-mini", date: "2026-10-23", state: api.RetirementRetired, source: "openai-deprecations",
 			sources: []string{"openai-deprecations 2026-10-23 retired", "openrouter-models 2026-12-01 announced"}, disagree: true},
-		// No maker's page for Google: the list's word alone, as before.
-		{id: "google/gemini-2.0-flash-001", date: "2026-06-01", state: api.RetirementRetired, source: "openrouter-models",
-			sources: []string{"openrouter-models 2026-06-01 retired"}},
+		// Google's page and OpenRouter's list give the same day: the
+		// maker's page is the source, both are said, nothing disagrees.
+		{id: "google/gemini-2.0-flash-001", date: "2026-06-01", state: api.RetirementRetired, source: "google-deprecations",
+			sources: []string{"google-deprecations 2026-06-01 retired", "openrouter-models 2026-06-01 retired"}},
+		// Google's page alone dates it (the list has no expiration_date).
+		{id: "google/gemini-3.1-flash-lite", date: "2027-05-07", state: api.RetirementAnnounced, source: "google-deprecations",
+			sources: []string{"google-deprecations 2027-05-07 announced"}},
 	} {
 		r, ok := cal[tc.id]
 		switch {

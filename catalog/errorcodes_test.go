@@ -216,3 +216,80 @@ func TestCatalogRefusesUncitedRows(t *testing.T) {
 		}
 	}
 }
+
+// TestDocumentedErrorCodes: every code a provider's error page documents
+// reads as the page says, with the status it documents it with. The
+// lists are the pages' own (each row's doc): a code a page adds and the
+// table lacks reads as unknown, and this fails.
+func TestDocumentedErrorCodes(t *testing.T) {
+	t.Parallel()
+	cat, err := Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	type documented struct {
+		code   string
+		status int
+		want   ErrorCodeClass
+	}
+	for slug, codes := range map[string][]documented{
+		// developers.openai.com/api/docs/guides/error-codes: the codes
+		// of the API errors, of WebSocket mode, and the official Python
+		// library's error types.
+		"openai": {
+			{"credit_balance_exhausted", 429, CodeQuota}, {"organization_spend_limit_exceeded", 429, CodeQuota},
+			{"project_spend_limit_exceeded", 429, CodeQuota}, {"organization_usage_limit_exceeded", 429, CodeQuota},
+			{"insufficient_quota", 429, CodeQuota}, {"unsupported_country_region_territory", 403, CodeRegion},
+			{"previous_response_not_found", 400, CodeRequest}, {"websocket_connection_limit_reached", 0, CodeRequest},
+			{"APITimeoutError", 0, CodeTimeout}, {"AuthenticationError", 401, CodeAuth}, {"BadRequestError", 400, CodeRequest},
+			{"ConflictError", 409, CodeRequest}, {"InternalServerError", 500, CodeServer}, {"NotFoundError", 404, CodeModel},
+			{"PermissionDeniedError", 403, CodeAuth}, {"RateLimitError", 429, CodeRateLimit}, {"UnprocessableEntityError", 422, CodeRequest},
+		},
+		// platform.claude.com/docs/en/api/errors.
+		"anthropic": {
+			{"invalid_request_error", 400, CodeRequest}, {"authentication_error", 401, CodeAuth}, {"billing_error", 402, CodeQuota},
+			{"permission_error", 403, CodeAuth}, {"not_found_error", 404, CodeModel}, {"request_too_large", 413, CodeRequest},
+			{"rate_limit_error", 429, CodeRateLimit}, {"api_error", 500, CodeServer}, {"timeout_error", 504, CodeTimeout},
+			{"overloaded_error", 529, CodeOverloaded},
+		},
+		// ai.google.dev/gemini-api/docs/generate-content/api-errors (the
+		// generateContent statuses) and .../api-errors (the Interactions
+		// API's codes).
+		"google-gemini": {
+			{"INVALID_ARGUMENT", 400, CodeRequest}, {"FAILED_PRECONDITION", 400, CodeQuota}, {"PERMISSION_DENIED", 403, CodeAuth},
+			{"NOT_FOUND", 404, CodeModel}, {"RESOURCE_EXHAUSTED", 429, CodeRateLimit}, {"RESOURCE_EXHAUSTED", 402, CodeQuota},
+			{"CANCELLED", 499, CodeRequest}, {"INTERNAL", 500, CodeServer}, {"UNAVAILABLE", 503, CodeOverloaded},
+			{"DEADLINE_EXCEEDED", 504, CodeTimeout},
+			{"invalid_request", 400, CodeRequest}, {"failed_precondition", 400, CodeQuota}, {"out_of_range", 416, CodeRequest},
+			{"parameter_unknown", 400, CodeRequest}, {"authentication", 401, CodeAuth}, {"payment_required", 402, CodeQuota},
+			{"permission_denied", 403, CodeAuth}, {"not_found", 404, CodeRequest}, {"model_not_found", 404, CodeModel},
+			{"already_exists", 409, CodeRequest}, {"aborted", 409, CodeRequest}, {"rate_limit_exceeded", 429, CodeRateLimit},
+			{"quota_exceeded", 429, CodeQuota}, {"too_many_requests", 429, CodeRateLimit}, {"cancelled", 499, CodeRequest},
+			{"api_error", 500, CodeServer}, {"unimplemented", 501, CodeRequest}, {"service_unavailable", 503, CodeOverloaded},
+			{"deadline_exceeded", 504, CodeTimeout},
+		},
+		// docs.mistral.ai/resources/error-glossary: the error types and
+		// its example's code.
+		"mistral": {
+			{"invalid_request_error", 400, CodeRequest}, {"authentication_error", 401, CodeAuth},
+			{"rate_limit_error", 429, CodeRateLimit}, {"server_error", 500, CodeServer}, {"unknown_model", 400, CodeModel},
+		},
+		// docs.perplexity.ai/guides/perplexity-sdk-error-handling: the
+		// SDKs' exceptions that name one cause (APIStatusError is any
+		// status, APIConnectionError no answer).
+		"perplexity": {
+			{"RateLimitError", 429, CodeRateLimit}, {"AuthenticationError", 401, CodeAuth}, {"ValidationError", 400, CodeRequest},
+		},
+	} {
+		svc, ok := cat.Lookup(slug)
+		if !ok {
+			t.Fatalf("no service %q", slug)
+		}
+		for _, d := range codes {
+			row, ok := cat.ErrorCode(svc, d.code, d.status)
+			if !ok || row.Class != d.want {
+				t.Errorf("%s: %s with %d reads as %q (listed: %v), its page says %q", slug, d.code, d.status, row.Class, ok, d.want)
+			}
+		}
+	}
+}

@@ -50,10 +50,13 @@ const (
 	// LifecycleAnthropic is Anthropic's model deprecations page as
 	// Markdown: a model status table and one table per announcement.
 	LifecycleAnthropic = "anthropic-deprecations"
+	// LifecycleGoogle is Google's Gemini API deprecations page as HTML:
+	// one table per model family, "Model" and "Shutdown date".
+	LifecycleGoogle = "google-deprecations"
 )
 
 // LifecycleFormats lists the deprecation page formats a catalog may name.
-var LifecycleFormats = []string{LifecycleOpenAI, LifecycleAnthropic}
+var LifecycleFormats = []string{LifecycleOpenAI, LifecycleAnthropic, LifecycleGoogle}
 
 // LifecyclePage is a maker's own page of the models it retires and when.
 type LifecyclePage struct {

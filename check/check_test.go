@@ -598,6 +598,17 @@ func TestCheckCodes(t *testing.T) {
 		// The caller's region, not the key.
 		{"OpenAI's unsupported region", Request{Query: "openai", Error: "403", Code: "unsupported_country_region_territory"}, "fix_client", "client", 0, "a country or region the provider does not serve"},
 		{"Mistral's unknown model", Request{Query: "mistral", Error: "400", Code: "unknown_model"}, "fix_client", "client", 0, "a model that does not exist"},
+		// The Gemini Interactions API's codes: a 429 is a daily quota or
+		// a per-minute limit, as the code says.
+		{"Gemini's daily quota is no rate limit", Request{Query: "gemini", Error: "429", Code: "quota_exceeded"}, "fix_client", "client", 0, "quota or billing limit"},
+		{"Gemini's per-minute limit", Request{Query: "gemini", Error: "429", Code: "rate_limit_exceeded"}, "retry", "client", 30, "transient rate limit"},
+		{"Gemini's model not found", Request{Query: "gemini", Error: "404", Code: "model_not_found"}, "fix_client", "client", 0, "a model that does not exist"},
+		{"Gemini's CANCELLED is the caller closing", Request{Query: "gemini", Error: "499", Code: "CANCELLED"}, "fix_client", "client", 0, "a request refused as it stands"},
+		// OpenAI's Python library raises its errors by type, as an AWS
+		// SDK does Bedrock's.
+		{"OpenAI's RateLimitError alone", Request{Query: "openai", Code: "RateLimitError"}, "retry", "client", 30, "transient rate limit"},
+		{"Perplexity's SDK exception", Request{Query: "perplexity", Code: "RateLimitError"}, "retry", "client", 30, "transient rate limit"},
+		{"OpenAI's WebSocket mode state lost", Request{Query: "openai", Error: "400", Code: "previous_response_not_found"}, "fix_client", "client", 0, "a request refused as it stands"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, err := engine.Check(view, tt.req)

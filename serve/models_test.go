@@ -69,12 +69,12 @@ func TestModels(t *testing.T) {
 	}
 	// The catalog's second gateway, Vercel's, is listed switched off,
 	// with its list, as the catalog orders them.
-	if len(list.Sources) != 6 || list.Sources[0].State != api.FeedError || list.Sources[0].Failure != api.FailureHTTP ||
+	if len(list.Sources) != 7 || list.Sources[0].State != api.FeedError || list.Sources[0].Failure != api.FailureHTTP ||
 		list.Sources[1].Kind != api.ModelSourceList ||
 		list.Sources[2].ID != catalog.GatewayVercel || list.Sources[2].State != api.ModelSourceDisabled ||
 		list.Sources[3].Kind != api.ModelSourceList || list.Sources[3].State != api.ModelSourceDisabled ||
-		list.Sources[4].Kind != api.ModelSourceLifecycle || list.Sources[5].Kind != api.ModelSourceLifecycle {
-		t.Errorf("sources = %+v, want the gateway's failure, then its list, Vercel's and its list switched off, then the makers' two pages", list.Sources)
+		list.Sources[4].Kind != api.ModelSourceLifecycle || list.Sources[5].Kind != api.ModelSourceLifecycle || list.Sources[6].Kind != api.ModelSourceLifecycle {
+		t.Errorf("sources = %+v, want the gateway's failure, then its list, Vercel's and its list switched off, then the makers' three pages", list.Sources)
 	}
 
 	one := ts.do(t, http.MethodGet, snapshot.APIBase+"/models/anthropic/claude-sonnet-4.5", nil)

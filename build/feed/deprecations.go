@@ -16,7 +16,8 @@ import (
 // The makers' own deprecation pages (docs/api.md, "The lifecycle"): the
 // maker's word on the day it shuts a model down, read beside the gateways'
 // lists. OpenAI and Anthropic serve theirs as Markdown (the page's URL plus
-// ".md"), whose tables are what is read; the prose around them is not.
+// ".md"), Google its as an HTML page; their tables are what is read, the
+// prose around them is not.
 
 // Deprecation is one model's retirement as its maker's page announces it.
 type Deprecation struct {
@@ -52,6 +53,8 @@ type DeprecationFormat interface {
 	// failure, or a challenge when it is an HTML page), one whose tables
 	// name no model FailureEmpty.
 	ParseDeprecations(doc []byte) ([]Deprecation, error)
+	// Accept is the media types the page is asked for in.
+	Accept() string
 }
 
 // DeprecationFormats is the registry of the page readers, by the
@@ -60,13 +63,17 @@ func DeprecationFormats() map[string]DeprecationFormat {
 	return map[string]DeprecationFormat{
 		catalog.LifecycleOpenAI:    openAIDeprecations{},
 		catalog.LifecycleAnthropic: anthropicDeprecations{},
+		catalog.LifecycleGoogle:    googleDeprecations{},
 	}
 }
 
 // MaxDeprecations bounds the models a page may name. OpenAI's page named
-// some 150 in 2026, Anthropic's some 30; a page naming more is broken or
+// some 150 in 2026, Anthropic's some 30, Google's some 60; a page naming more is broken or
 // hostile and fails as a document of the wrong shape, not cut.
 const MaxDeprecations = 2000
+
+// markdownAccept asks for a page as Markdown.
+const markdownAccept = "text/markdown, text/plain;q=0.9"
 
 // maxMakerModelID bounds a maker's model id.
 const maxMakerModelID = 128
@@ -81,7 +88,7 @@ var makerModelID = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,127}$`)
 // of the previous read it asks conditionally, and a 304 is a read of the
 // same page (Unchanged).
 func ReadDeprecations(ctx context.Context, client *http.Client, url string, f DeprecationFormat, v Validators) (DeprecationPage, error) {
-	data, header, unchanged, err := fetchIfChanged(ctx, client, url, "text/markdown, text/plain;q=0.9", v)
+	data, header, unchanged, err := fetchIfChanged(ctx, client, url, f.Accept(), v)
 	if err != nil {
 		return DeprecationPage{}, err
 	}

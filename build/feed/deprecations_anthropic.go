@@ -21,6 +21,8 @@ import (
 // name the model.
 type anthropicDeprecations struct{}
 
+func (anthropicDeprecations) Accept() string { return markdownAccept }
+
 func (anthropicDeprecations) ParseDeprecations(doc []byte) ([]Deprecation, error) {
 	var set deprecationSet
 	tables := 0

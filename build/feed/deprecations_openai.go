@@ -17,6 +17,8 @@ import (
 // 2024-06-13") or whose cell is not only ids is not read.
 type openAIDeprecations struct{}
 
+func (openAIDeprecations) Accept() string { return markdownAccept }
+
 func (openAIDeprecations) ParseDeprecations(doc []byte) ([]Deprecation, error) {
 	var set deprecationSet
 	tables := 0

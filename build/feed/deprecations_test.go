@@ -12,20 +12,22 @@ import (
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/catalog"
+	"golang.org/x/net/html"
 )
 
 // The real captures of the makers' pages (testdata/real/README.md).
 const (
 	realOpenAIDeprecations    = "deprecations-openai-20260602.md"
 	realAnthropicDeprecations = "deprecations-anthropic-20260805.md"
-	markdownAccept            = "text/markdown, text/plain;q=0.9"
+	realGoogleDeprecations    = "deprecations-google-20260813.html"
 )
 
 // readPage serves body on a loopback server and reads it in format id.
 func readPage(t *testing.T, format, body string) (DeprecationPage, error) {
 	t.Helper()
-	srv, _ := serve(t, markdownAccept, map[string]reply{"/page.md": {body: []byte(body), ctype: "text/markdown; charset=utf-8"}})
-	return ReadDeprecations(context.Background(), &http.Client{}, srv.URL+"/page.md", DeprecationFormats()[format], Validators{})
+	f := DeprecationFormats()[format]
+	srv, _ := serve(t, f.Accept(), map[string]reply{"/page": {body: []byte(body), ctype: "text/markdown; charset=utf-8"}})
+	return ReadDeprecations(context.Background(), &http.Client{}, srv.URL+"/page", f, Validators{})
 }
 
 func TestDeprecationsReal(t *testing.T) {
@@ -72,6 +74,22 @@ func TestDeprecationsReal(t *testing.T) {
 			// Parameters are not models.
 			"temperature": "",
 		}, alias: map[string]bool{"claude-opus-4-1": true, "claude-opus-4-1-20250805": false, "claude-3-5-sonnet": true}},
+		{name: "Google", format: catalog.LifecycleGoogle, file: realGoogleDeprecations, count: 42, dates: map[string]string{
+			// Gray rows: already shut down, still dated.
+			"gemini-2.0-flash": "2026-06-01", "gemini-2.0-flash-001": "2026-06-01", "gemini-2.0-flash-lite-001": "2026-06-01",
+			"gemini-3-pro-preview": "2026-03-09", "text-embedding-004": "2026-01-14",
+			// Announced, ahead.
+			"gemini-3.1-flash-lite": "2027-05-07", "gemini-2.5-flash-image": "2026-10-02", "gemini-embedding-001": "2028-05-14",
+			// Below the "Preview models" row, which is no model.
+			"gemini-3.1-flash-image-preview": "2026-06-25", "gemini-robotics-er-1.6-preview": "2026-08-31",
+			// A replacement cell of an id and prose does not hide the row.
+			"veo-3.0-generate-001": "2026-06-30",
+			// A row without a release date is read.
+			"embedding-gecko-001": "2025-10-30",
+			// "No shutdown date announced": nothing, gray row or not.
+			"gemini-2.5-flash": "", "gemini-2.5-pro": "", "gemini-3.6-flash": "", "gemini-2.5-pro-preview-tts": "",
+			"lyria-3-pro-preview": "", "Preview models": "",
+		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -109,6 +127,9 @@ func TestDeprecationsReal(t *testing.T) {
 func TestDeprecationsErrors(t *testing.T) {
 	t.Parallel()
 	openai, anthropic := string(realDoc(t, realOpenAIDeprecations)), string(realDoc(t, realAnthropicDeprecations))
+	google := string(realDoc(t, realGoogleDeprecations))
+	// Google's tables cut after their header rows.
+	googleHeaders := google[:strings.Index(google, "<tbody>")] + "</table>"
 	var many strings.Builder
 	many.WriteString("| Shutdown date | Model / system | Recommended replacement |\n| --- | --- | --- |\n")
 	for i := range MaxDeprecations + 1 {
@@ -125,6 +146,13 @@ func TestDeprecationsErrors(t *testing.T) {
 		{"the other maker's page, the other way", catalog.LifecycleOpenAI, anthropic, api.FailureSchema},
 		{"tables cut to their headers", catalog.LifecycleOpenAI, openai[:strings.Index(openai, "| Dec 1, 2026")], api.FailureEmpty},
 		{"more models than a page may name", catalog.LifecycleOpenAI, many.String(), api.FailureSchema},
+		// Google's page is HTML: an HTML page without its tables is a
+		// page of another shape, Google's read as a Markdown page a bot
+		// wall or the HTML page in its stead.
+		{"Google's page as OpenAI's", catalog.LifecycleOpenAI, "<!DOCTYPE html>" + google, api.FailureChallenge},
+		{"OpenAI's page as Google's", catalog.LifecycleGoogle, openai, api.FailureSchema},
+		{"an HTML page without the tables", catalog.LifecycleGoogle, "<!DOCTYPE html><title>Just a moment...</title>", api.FailureSchema},
+		{"Google's tables cut to their headers", catalog.LifecycleGoogle, googleHeaders, api.FailureEmpty},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -249,6 +277,13 @@ func TestDeprecationFormats(t *testing.T) {
 	if len(reg) != len(catalog.LifecycleFormats) {
 		t.Errorf("%d readers for %d formats", len(reg), len(catalog.LifecycleFormats))
 	}
+	// Each page is asked for in what it serves.
+	for id, want := range map[string]string{catalog.LifecycleOpenAI: markdownAccept, catalog.LifecycleAnthropic: markdownAccept,
+		catalog.LifecycleGoogle: "text/html"} {
+		if got := reg[id].Accept(); got != want {
+			t.Errorf("%s asks for %q, want %q", id, got, want)
+		}
+	}
 }
 
 // FuzzDeprecations: whatever a page serves, each reader returns a bounded
@@ -257,6 +292,8 @@ func TestDeprecationFormats(t *testing.T) {
 func FuzzDeprecations(f *testing.F) {
 	f.Add(realDoc(f, realOpenAIDeprecations))
 	f.Add(realDoc(f, realAnthropicDeprecations))
+	f.Add(realDoc(f, realGoogleDeprecations))
+	f.Add([]byte("<table><tr><td>Model<td>Shutdown date<tr><td>a<td>May 7, 2099<table><tr><td>b</table></table>"))
 	f.Add([]byte("| Shutdown date | Model |\n|---|---|\n| 2099-12-31 | `a` \\| `b` |\n"))
 	f.Fuzz(func(t *testing.T, doc []byte) {
 		for id, format := range DeprecationFormats() {
@@ -279,4 +316,25 @@ func FuzzDeprecations(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestHTMLTables is how a table of an HTML page is read: the first row
+// is the header, a row of another count of cells is none, and a table
+// nested in a cell is a table of its own.
+func TestHTMLTables(t *testing.T) {
+	t.Parallel()
+	doc := `<table><thead><tr><th>Model</th><th>Shutdown <b>date</b></th></tr></thead><tbody>
+<tr><td colspan="2">Preview models</td></tr>
+<tr class="row-gray"><td><code>m-1</code></td><td>June 1,<br>2026</td></tr>
+<tr><td>m-2<table><tr><td>Model</td><td>Shutdown date</td></tr><tr><td>m-3</td><td>May 7, 2027</td></tr></table></td><td>No shutdown date announced</td></tr>
+</tbody></table>`
+	root, err := html.Parse(strings.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprint(htmlTables(root))
+	want := "[{[model shutdown date] [[m-1 June 1, 2026] [m-2 No shutdown date announced]] } {[model shutdown date] [[m-3 May 7, 2027]] }]"
+	if got != want {
+		t.Errorf("tables %s, want %s", got, want)
+	}
 }
