@@ -383,8 +383,8 @@ func TestOutputsSayOneTruthOfAModel(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if row := modelRowText(root, model); !strings.Contains(row, site.StatusLabel(tc.want)) {
-				t.Errorf("the models page's row %q does not say %q", row, site.StatusLabel(tc.want))
+			if row := modelRowText(root, model); !strings.Contains(row, tc.want.Label()) {
+				t.Errorf("the models page's row %q does not say %q", row, tc.want.Label())
 			}
 			if said := o.agreeWithSituation(nil); said["model:"+model] != tc.want || said["model:"+model+"@cohere"] != tc.want {
 				t.Errorf("the situation says %s is %q, at cohere %q, want %q", model, said["model:"+model], said["model:"+model+"@cohere"], tc.want)
