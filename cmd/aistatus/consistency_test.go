@@ -24,6 +24,7 @@ import (
 	"github.com/aistatus/aistatus/build/site"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/check"
+	"github.com/aistatus/aistatus/models/modelstest"
 	"github.com/aistatus/aistatus/outbound"
 	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/snapshot"
@@ -517,7 +518,7 @@ func TestOutputsSayTheSituation(t *testing.T) {
 		measured string
 	}{
 		{"a model down at Anthropic, up on Bedrock", only("anthropic", "aws-bedrock", "google-gemini"), func(t *testing.T, h *builds) {
-			h.world.SetModel(sonnet, splitFixture(t, func(ep map[string]any) {
+			h.world.SetModel(sonnet, modelstest.SplitWith(t, filepath.Join("..", "..", modelstest.SplitFixture), 5, func(_ int, ep map[string]any) {
 				if ep["provider_name"] == "Anthropic" {
 					ep["uptime_last_5m"] = 30.0
 				}
@@ -663,30 +664,6 @@ const sonnet = "anthropic/claude-sonnet-4.5"
 
 // openAIKey is a made-up key, for the builds that measure completions.
 const openAIKey = "sk-proj-Zq81xWv3Lm0Tn5Ky7Rb2Hc9Jd4Fg6Pa1"
-
-// splitFixture is OpenRouter's endpoints document of the split fixture
-// (build/feed/testdata) with each of its endpoints passed through edit.
-func splitFixture(t *testing.T, edit func(ep map[string]any)) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "..", "build", "feed", "testdata", "openrouter-split.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Data map[string]any `json:"data"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
-	for _, ep := range doc.Data["endpoints"].([]any) {
-		edit(ep.(map[string]any))
-	}
-	out, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(out)
-}
 
 // buildsStart is when the builds' clock starts.
 var buildsStart = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
