@@ -81,21 +81,11 @@ var makerModelID = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,127}$`)
 // of the previous read it asks conditionally, and a 304 is a read of the
 // same page (Unchanged).
 func ReadDeprecations(ctx context.Context, client *http.Client, url string, f DeprecationFormat, v Validators) (DeprecationPage, error) {
-	data, header, unchanged, err := fetchIfChanged(ctx, client, url, "text/markdown, text/plain;q=0.9", v)
+	deps, got, unchanged, err := readIfChanged(ctx, client, url, "text/markdown, text/plain;q=0.9", v, f.ParseDeprecations)
 	if err != nil {
 		return DeprecationPage{}, err
 	}
-	if unchanged {
-		return DeprecationPage{Validators: v, Unchanged: true}, nil
-	}
-	deps, err := f.ParseDeprecations(data)
-	if err != nil {
-		return DeprecationPage{}, notDocument(url, data, header, err)
-	}
-	return DeprecationPage{Deprecations: deps, Validators: Validators{
-		ETag:         api.CleanText(header.Get("ETag"), MaxGatewayName),
-		LastModified: api.CleanText(header.Get("Last-Modified"), MaxGatewayName),
-	}}, nil
+	return DeprecationPage{Deprecations: deps, Validators: got, Unchanged: unchanged}, nil
 }
 
 // AdmitDeprecations is the door every page read passes before anything of
