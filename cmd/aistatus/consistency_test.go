@@ -668,32 +668,13 @@ const openAIKey = "sk-proj-Zq81xWv3Lm0Tn5Ky7Rb2Hc9Jd4Fg6Pa1"
 // buildsStart is when the builds' clock starts.
 var buildsStart = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 
-// fakeClock is a settable clock for builds, locked: the fake world and
-// the thin server read it from their own goroutines.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 // builds runs full builds of a catalog into one snapshot folder on a fake
 // clock, for the tests that then ask every output, the thin server's
 // included, what it says.
 type builds struct {
 	t     *testing.T
 	cat   catalog.Catalog
-	clock *fakeClock
+	clock *buildtest.Clock
 	out   string
 	// step is how far the clock moves after each build.
 	step time.Duration
@@ -708,7 +689,7 @@ type builds struct {
 // newWorldBuilds runs builds of cat against a fake world, a minute apart.
 func newWorldBuilds(t *testing.T, cat catalog.Catalog) *builds {
 	t.Helper()
-	b := &builds{t: t, clock: &fakeClock{t: buildsStart}, out: filepath.Join(t.TempDir(), "public"), step: time.Minute,
+	b := &builds{t: t, clock: buildtest.NewClock(buildsStart), out: filepath.Join(t.TempDir(), "public"), step: time.Minute,
 		world: buildtest.NewWorld(t, cat)}
 	b.world.Clock = b.clock.Now
 	b.cat = b.world.Catalog
@@ -730,7 +711,7 @@ func newPageBuilds(t *testing.T, slug string, page []byte) *builds {
 	if !ok {
 		t.Fatalf("%s is not in the catalog", slug)
 	}
-	b := &builds{t: t, clock: &fakeClock{t: buildsStart}, out: filepath.Join(t.TempDir(), "public"), step: 5 * time.Minute, page: page}
+	b := &builds{t: t, clock: buildtest.NewClock(buildsStart), out: filepath.Join(t.TempDir(), "public"), step: 5 * time.Minute, page: page}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b.mu.Lock()
 		body := b.page

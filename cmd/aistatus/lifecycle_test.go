@@ -41,7 +41,8 @@ func TestModelLifecycle(t *testing.T) {
 	b.world.SetModelList(string(list))
 	b.world.SetServedBy("anthropic/claude-opus-4.7", "Anthropic", "Amazon Bedrock")
 	b.world.SetServedBy("x-ai/grok-4.3", "xAI")
-	b.clock.t, b.step = time.Date(2026, 5, 25, 12, 0, 0, 0, time.UTC), 5*time.Minute
+	b.clock.Set(time.Date(2026, 5, 25, 12, 0, 0, 0, time.UTC))
+	b.step = 5 * time.Minute
 	// Two cycles: the rotation reads every watched model within them.
 	b.cycle(build.Completions{})
 	b.cycle(build.Completions{})
