@@ -2,10 +2,13 @@ package aistatus_test
 
 import (
 	"go/build"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -94,6 +97,78 @@ func TestDocsListEveryPackage(t *testing.T) {
 	for folder := range rows {
 		if _, err := os.Stat(folder); err != nil {
 			t.Errorf("docs/development.md's code layout lists %s/, which is not there", folder)
+		}
+	}
+}
+
+// serveRendersWithBuild are serve's test files that still render the
+// snapshots they serve with build's renderer (build.Render, build.OpenAPI):
+// what is left of issue 47's "serve's tests import build". No other test
+// of serve may, and each listed file must still (else it leaves the
+// list), so that the list only shrinks.
+var serveRendersWithBuild = []string{
+	"serve/contract_helper_test.go",
+	"serve/events_test.go",
+	"serve/history_test.go",
+	"serve/load_test.go",
+	"serve/mcpserver/mcpserver_test.go",
+	"serve/origin_bench_test.go",
+	"serve/reliability_test.go",
+	"serve/serve_bench_test.go",
+	"serve/server_test.go",
+}
+
+// TestBuildAndServeTestsApart keeps build's tests and serve's apart: a
+// test of build/ imports nothing of serve/, and a test of serve/ nothing
+// of build/ but the readers' types (build/feed), outside
+// serveRendersWithBuild. Either may use the other's test helpers,
+// packages named …test, which import neither side's code. A check that
+// builds and then serves belongs in cmd/aistatus, at the top of the
+// graph.
+func TestBuildAndServeTestsApart(t *testing.T) {
+	helper := func(imp string) bool { return strings.HasSuffix(imp, "test") }
+	sides := []struct {
+		dir       string
+		forbidden func(ours string) bool
+	}{
+		{"build", func(ours string) bool { return ours == "serve" || strings.HasPrefix(ours, "serve/") && !helper(ours) }},
+		{"serve", func(ours string) bool {
+			return (ours == "build" || strings.HasPrefix(ours, "build/")) && ours != "build/feed" && !helper(ours)
+		}},
+	}
+	for _, side := range sides {
+		err := filepath.WalkDir(side.dir, func(path string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !strings.HasSuffix(path, "_test.go") {
+				return err
+			}
+			f, err := parser.ParseFile(token.NewFileSet(), path, nil, parser.ImportsOnly)
+			if err != nil {
+				return err
+			}
+			file := filepath.ToSlash(path)
+			var crossing []string
+			for _, spec := range f.Imports {
+				imp, _ := strconv.Unquote(spec.Path.Value)
+				if ours, found := strings.CutPrefix(imp, module); found && side.forbidden(ours) {
+					crossing = append(crossing, ours)
+				}
+			}
+			listed := slices.Contains(serveRendersWithBuild, file)
+			switch {
+			case len(crossing) > 0 && !listed:
+				t.Errorf("%s imports %s: a check that builds and serves belongs in cmd/aistatus", file, strings.Join(crossing, ", "))
+			case len(crossing) == 0 && listed:
+				t.Errorf("%s no longer imports build: take it off serveRendersWithBuild", file)
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, file := range serveRendersWithBuild {
+		if _, err := os.Stat(file); err != nil {
+			t.Errorf("serveRendersWithBuild lists %s: %v", file, err)
 		}
 	}
 }

@@ -166,7 +166,8 @@ func TestHumanDuration(t *testing.T) {
 	t.Parallel()
 	for d, want := range map[time.Duration]string{
 		20 * time.Second: "1 min", 45 * time.Minute: "45 min", time.Hour: "1 h",
-		80 * time.Minute: "1 h 20 min", 26 * time.Hour: "1 d 2 h", 48 * time.Hour: "2 d",
+		80 * time.Minute: "1 h 20 min", 26 * time.Hour: "1 d 2 h", 26*time.Hour + 42*time.Minute: "1 d 2 h",
+		47*time.Hour + 59*time.Minute: "1 d 23 h", 48 * time.Hour: "2 d", 50 * time.Hour: "2 d 2 h",
 	} {
 		if got := HumanDuration(d); got != want {
 			t.Errorf("HumanDuration(%v) = %q, want %q", d, got, want)

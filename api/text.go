@@ -133,7 +133,12 @@ func (inc *Incident) Clean(now time.Time, fallback string) (why string) {
 }
 
 // HumanDuration is a short human duration, rounded to the minute (at
-// least one): "45 min", "3 h 20 min", "2 d 4 h".
+// least one): "45 min", "3 h 20 min", "1 d 2 h". It is the one way a
+// duration is said to people, on the status page, in /check, the
+// statusline and the chat notices alike, so that one outage reads the same
+// everywhere. From a day on it counts days and hours, leaving the minutes
+// out: "1 d 2 h" is read at a glance where "26 h 42 min" has to be worked
+// out, and past a day the minutes change nothing anyone does.
 func HumanDuration(d time.Duration) string {
 	d = d.Round(time.Minute)
 	days, hours, mins := int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour), int(d%time.Hour/time.Minute)

@@ -296,58 +296,20 @@ func probeAPI(ctx context.Context, opts Options, svc catalog.Service) api.ProbeS
 }
 
 // endedOutages are the outages the recoveries among log[from:] end, by
-// the recovery's id (notify.Facts.Outages), read back in log. An outage
-// whose start the log no longer holds is left out.
+// the recovery's id (notify.Facts.Outages), read back in log
+// (history.OutageEnded). An outage whose start the log no longer holds is
+// left out.
 func endedOutages(log []api.Change, from int) map[int64]notify.Outage {
 	var out map[int64]notify.Outage
 	for i := from; i < len(log); i++ {
-		if o, ok := endedOutage(log[:i], log[i]); ok {
+		if since, worst, ok := history.OutageEnded(log[:i], log[i]); ok {
 			if out == nil {
 				out = map[int64]notify.Outage{}
 			}
-			out[log[i].ID] = o
+			out[log[i].ID] = notify.Outage{Since: since, Worst: worst}
 		}
 	}
 	return out
-}
-
-// endedOutage is the outage rec, a *.recovered entry logged after log,
-// ends: the stretch of its subject's status changes (of the type rec
-// recovers) through degraded, partial or major outage and unknown, back
-// from the status change that brought it to operational. It began at the
-// stretch's first change into degraded or worse, an unknown before that
-// not counted; its worst status is the worst in it. false when rec is no
-// recovery or the log does not reach the stretch's start.
-func endedOutage(log []api.Change, rec api.Change) (notify.Outage, bool) {
-	var of api.ChangeType
-	for _, t := range api.ChangeTypes {
-		if r, ok := t.Recovery(); ok && r == rec.Type {
-			of = t
-		}
-	}
-	if of == "" {
-		return notify.Outage{}, false
-	}
-	o := notify.Outage{Worst: rec.OldStatus}
-	subject := rec.Subject()
-	for i := len(log) - 1; i >= 0; i-- {
-		c := log[i]
-		if c.Type != of || c.Subject() != subject {
-			continue
-		}
-		if bad(c.NewStatus) {
-			o.Since, o.Worst = c.Time, api.Worse(o.Worst, c.NewStatus)
-		}
-		if !bad(c.OldStatus) && c.OldStatus != api.Unknown {
-			return o, !o.Since.IsZero()
-		}
-	}
-	return notify.Outage{}, false
-}
-
-// bad reports whether s is degraded or worse.
-func bad(s api.Status) bool {
-	return s == api.Degraded || s == api.PartialOutage || s == api.MajorOutage
 }
 
 // bases is each service's basis this cycle, by slug: what a chat

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -21,32 +20,13 @@ import (
 	"github.com/rs/zerolog"
 )
 
-// fakeClock is a settable clock for builds. The world's server reads it
-// too, from its own goroutines, so it is locked.
-type fakeClock struct {
-	mu sync.Mutex
-	t  time.Time
-}
-
-func (c *fakeClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.t
-}
-
-func (c *fakeClock) Advance(d time.Duration) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.t = c.t.Add(d)
-}
-
 var t0 = time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
 
 // harness runs build cycles against a fake world.
 type harness struct {
 	t     testing.TB
 	world *buildtest.World
-	clock *fakeClock
+	clock *buildtest.Clock
 	out   string
 }
 
@@ -62,7 +42,7 @@ func newHarness(t testing.TB) *harness {
 // newHarnessWith runs builds of cat against a fake world on a fake clock.
 func newHarnessWith(t testing.TB, cat catalog.Catalog) *harness {
 	t.Helper()
-	h := &harness{t: t, world: buildtest.NewWorld(t, cat), clock: &fakeClock{t: t0}, out: filepath.Join(t.TempDir(), "public")}
+	h := &harness{t: t, world: buildtest.NewWorld(t, cat), clock: buildtest.NewClock(t0), out: filepath.Join(t.TempDir(), "public")}
 	h.world.Clock = h.clock.Now
 	return h
 }

@@ -201,7 +201,7 @@ func TestFaultyServiceIsIsolated(t *testing.T) {
 				t.Parallel()
 			}
 			world := buildtest.NewWorld(t, fetchCatalog(t))
-			clock := &fakeClock{t: t0}
+			clock := buildtest.NewClock(t0)
 			opts := Options{
 				Out:      filepath.Join(t.TempDir(), "public"),
 				Site:     Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "aistatus test"},

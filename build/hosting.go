@@ -7,12 +7,6 @@ import (
 	"github.com/aistatus/aistatus/snapshot"
 )
 
-// The static-hosting rule files, in the format Cloudflare Pages and Netlify read.
-const (
-	FileHeaders   = "_headers"
-	FileRedirects = "_redirects"
-)
-
 // hostingPath spells a route-table path in the placeholder syntax of
 // Netlify and Cloudflare Pages rules: {slug} becomes :slug (or * in _headers);
 // {time}, only in the paths of dynamic routes, becomes :time; a model's

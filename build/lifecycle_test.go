@@ -157,7 +157,7 @@ func TestFarDatesKeepTheCalendar(t *testing.T) {
 			kept++
 		}
 	}
-	if kept != len(real) || len(calendar.Retirements) != models.MaxRetirements {
+	if kept != len(real) || len(calendar.Retirements) != history.MaxRetirements {
 		t.Errorf("calendar of %d holds %d of the %d real retirements", len(calendar.Retirements), kept, len(real))
 	}
 	dated := 0
@@ -166,8 +166,8 @@ func TestFarDatesKeepTheCalendar(t *testing.T) {
 			dated++
 		}
 	}
-	if dated != models.MaxRetirements-len(real) {
-		t.Errorf("%d retirements logged for the flood over two reads: want the %d the calendar keeps, once", dated, models.MaxRetirements-len(real))
+	if dated != history.MaxRetirements-len(real) {
+		t.Errorf("%d retirements logged for the flood over two reads: want the %d the calendar keeps, once", dated, history.MaxRetirements-len(real))
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/models"
+	"github.com/aistatus/aistatus/models/modelstest"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -24,40 +25,6 @@ import (
 // of the models' own reads and assembly are models' tests.
 
 const sonnet = "anthropic/claude-sonnet-4.5"
-
-// splitWith is the split fixture's document with its endpoints replaced
-// by n: the i-th is the fixture's (i mod 5)-th (Anthropic, Bedrock, Google
-// in us-east5, Google in europe, an untracked host) passed through edit.
-func splitWith(t *testing.T, n int, edit func(i int, ep map[string]any)) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("feed", "testdata", "openrouter-split.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Data map[string]any `json:"data"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
-	base := doc.Data["endpoints"].([]any)
-	eps := make([]map[string]any, n)
-	for i := range eps {
-		one, _ := json.Marshal(base[i%len(base)])
-		if err := json.Unmarshal(one, &eps[i]); err != nil {
-			t.Fatal(err)
-		}
-		if edit != nil {
-			edit(i, eps[i])
-		}
-	}
-	doc.Data["endpoints"] = eps
-	out, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(out)
-}
 
 // TestBuildModelsHostileGateway runs whole cycles against a gateway whose
 // document of a model floods: the published model holds one entry per
@@ -69,7 +36,7 @@ func TestBuildModelsHostileGateway(t *testing.T) {
 	// flood is as many endpoints as a document may list: the fixture's
 	// five over and over, its untracked host under a new name each time
 	// and Anthropic under quantization tags every other time.
-	flood := splitWith(t, feed.MaxGatewayEndpoints, func(i int, ep map[string]any) {
+	flood := modelstest.SplitWith(t, filepath.Join("..", modelstest.SplitFixture), feed.MaxGatewayEndpoints, func(i int, ep map[string]any) {
 		switch i % 5 {
 		case 0:
 			if i%2 == 1 {
@@ -84,8 +51,8 @@ func TestBuildModelsHostileGateway(t *testing.T) {
 		fail      bool
 	}{
 		{"as many endpoints as the cap, all but four repeated or untracked", flood, false},
-		{"5000 endpoints of the same five", splitWith(t, 5000, nil), true},
-		{"a tracked provider in more regions than the cap", splitWith(t, models.MaxGatewayEntries+1, func(i int, ep map[string]any) {
+		{"5000 endpoints of the same five", modelstest.SplitWith(t, filepath.Join("..", modelstest.SplitFixture), 5000, nil), true},
+		{"a tracked provider in more regions than the cap", modelstest.SplitWith(t, filepath.Join("..", modelstest.SplitFixture), models.MaxGatewayEntries+1, func(i int, ep map[string]any) {
 			ep["provider_name"], ep["tag"] = "Google", fmt.Sprintf("google-vertex/region-%d", i)
 		}), true},
 	} {
@@ -195,7 +162,7 @@ func (v builtView) Model(id string) (api.ModelDoc, bool) {
 func TestBuildModelsHostileText(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
-	h.world.SetModel(sonnet, splitWith(t, 5, func(i int, ep map[string]any) {
+	h.world.SetModel(sonnet, modelstest.SplitWith(t, filepath.Join("..", modelstest.SplitFixture), 5, func(i int, ep map[string]any) {
 		switch i {
 		case 0:
 			ep["tag"] = "anthropic/\x1b]0;pwned\x07"

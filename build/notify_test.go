@@ -14,7 +14,6 @@ import (
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build/buildtest"
-	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/notify"
 	"github.com/aistatus/aistatus/notify/notifytest"
 	"github.com/rs/zerolog"
@@ -376,47 +375,6 @@ func TestChatRecoveryBuild(t *testing.T) {
 	}
 	if got := quiet.Received(); len(got) != 0 {
 		t.Errorf("the receiver of Anthropic's partial outages got %d posts: %s", len(got), got[0].Body)
-	}
-}
-
-// TestEndedOutage: the outage a recovery ends begins at its subject's
-// first change into degraded or worse of the stretch, an unknown before
-// it not counted, and is as bad as the worst of it; the log must reach
-// its start.
-func TestEndedOutage(t *testing.T) {
-	t.Parallel()
-	at := func(min int) time.Time { return t0.Add(time.Duration(min) * time.Minute) }
-	step := func(min int, old, new api.Status) api.Change {
-		return api.Change{Type: api.ChangeStatus, Service: "openai", Time: at(min), OldStatus: old, NewStatus: new}
-	}
-	elsewhere := api.Change{Type: api.ChangeStatus, Service: "anthropic", Time: at(1), OldStatus: api.Operational, NewStatus: api.MajorOutage}
-	surface := api.Change{Type: api.ChangeSurfaceStatus, Service: "openai", Surface: catalog.SurfaceApp, Time: at(2), OldStatus: api.Operational, NewStatus: api.MajorOutage}
-	rec := func(min int, from api.Status) api.Change {
-		return api.Change{Type: api.ChangeServiceRecovered, Service: "openai", Time: at(min), OldStatus: from, NewStatus: api.Operational}
-	}
-	tests := []struct {
-		name string
-		log  []api.Change
-		rec  api.Change
-		want notify.Outage
-		ok   bool
-	}{
-		{"one outage", []api.Change{step(0, "", api.Operational), step(10, api.Operational, api.MajorOutage), elsewhere, surface,
-			step(52, api.MajorOutage, api.Operational)}, rec(52, api.MajorOutage), notify.Outage{Since: at(10), Worst: api.MajorOutage}, true},
-		{"through unknown, worse then better", []api.Change{step(0, api.Maintenance, api.Unknown), step(5, api.Unknown, api.Degraded),
-			step(9, api.Degraded, api.MajorOutage), step(20, api.MajorOutage, api.Unknown), step(30, api.Unknown, api.PartialOutage),
-			step(40, api.PartialOutage, api.Operational)}, rec(40, api.PartialOutage), notify.Outage{Since: at(5), Worst: api.MajorOutage}, true},
-		{"from a first check", []api.Change{step(3, "", api.Degraded), step(9, api.Degraded, api.Operational)},
-			rec(9, api.Degraded), notify.Outage{Since: at(3), Worst: api.Degraded}, true},
-		{"its start pruned", []api.Change{step(20, api.MajorOutage, api.Unknown), step(30, api.Unknown, api.Operational)},
-			rec(30, api.MajorOutage), notify.Outage{}, false},
-		{"no recovery", []api.Change{step(10, api.Operational, api.MajorOutage)}, step(20, api.MajorOutage, api.Operational), notify.Outage{}, false},
-	}
-	for _, tt := range tests {
-		got, ok := endedOutage(tt.log, tt.rec)
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("%s: %+v, %v; want %+v, %v", tt.name, got, ok, tt.want, tt.ok)
-		}
 	}
 }
 

@@ -222,8 +222,8 @@ func RenderTo(out snapshot.Sink, site Site, cat catalog.Catalog, h *history.Hist
 	if err != nil {
 		return err
 	}
-	for name, data := range map[string][]byte{snapshot.FileExport: export, FileHeaders: headers,
-		FileRedirects: redirects, snapshot.FileOpenAPI: openAPI, snapshot.FileAPIIndex: catalog} {
+	for name, data := range map[string][]byte{snapshot.FileExport: export, snapshot.FileHeaders: headers,
+		snapshot.FileRedirects: redirects, snapshot.FileOpenAPI: openAPI, snapshot.FileAPIIndex: catalog} {
 		if err := sealed.Put(name, data); err != nil {
 			return err
 		}

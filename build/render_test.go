@@ -105,7 +105,7 @@ func TestRenderGolden(t *testing.T) {
 	}
 	for _, name := range []string{
 		snapshot.FileStatus, snapshot.ServiceFile("openai"), snapshot.ServiceFile("anthropic"), snapshot.ServiceFile("azure-openai"),
-		snapshot.FileIncidents, snapshot.FileExport, snapshot.FileManifest, FileHeaders, FileRedirects, snapshot.FileSituation,
+		snapshot.FileIncidents, snapshot.FileExport, snapshot.FileManifest, snapshot.FileHeaders, snapshot.FileRedirects, snapshot.FileSituation,
 	} {
 		t.Run(name, func(t *testing.T) {
 			got, ok := files[name]

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/history"
@@ -165,7 +166,7 @@ func TestBuildSetsAsideUnusableHistory(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			cat := probeOnlyCatalog(t)
 			out := filepath.Join(t.TempDir(), "public")
-			clock := &fakeClock{t: t0}
+			clock := buildtest.NewClock(t0)
 			opts := probeOnlyOptions(t, out, cat, clock.Now)
 			if _, err := Build(context.Background(), opts); err != nil {
 				t.Fatal(err)
@@ -175,7 +176,7 @@ func TestBuildSetsAsideUnusableHistory(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			tt.mutate(h, clock.t)
+			tt.mutate(h, clock.Now())
 			bad, err := json.Marshal(h)
 			if err != nil {
 				t.Fatal(err)
@@ -187,7 +188,7 @@ func TestBuildSetsAsideUnusableHistory(t *testing.T) {
 			if _, err := Build(context.Background(), opts); err != nil {
 				t.Fatalf("build on that history: %v", err)
 			}
-			kept, err := os.ReadFile(filepath.Join(out, snapshot.CorruptHistoryName(clock.t)))
+			kept, err := os.ReadFile(filepath.Join(out, snapshot.CorruptHistoryName(clock.Now())))
 			if tt.corrupt && (err != nil || !bytes.Equal(kept, bad)) {
 				t.Fatalf("history not set aside: %v", err)
 			}
@@ -198,12 +199,12 @@ func TestBuildSetsAsideUnusableHistory(t *testing.T) {
 			if err != nil {
 				t.Fatalf("new history unreadable: %v", err)
 			}
-			if err := after.CheckClock(clock.t); err != nil {
+			if err := after.CheckClock(clock.Now()); err != nil {
 				t.Fatalf("new history: %v", err)
 			}
 			// The data moves again: this cycle is the latest check.
-			if got := after.Services["solo"].LastChecked; !got.Equal(clock.t) {
-				t.Errorf("lastChecked = %s, want %s", got, clock.t)
+			if got := after.Services["solo"].LastChecked; !got.Equal(clock.Now()) {
+				t.Errorf("lastChecked = %s, want %s", got, clock.Now())
 			}
 		})
 	}
@@ -226,7 +227,7 @@ func TestBuildRefusesFeedRedirectOffCatalog(t *testing.T) {
 	cat := probeOnlyCatalog(t)
 	cat.Services[0].Feed = catalog.Feed{Format: catalog.FormatStatuspage, URL: origin.URL + "/api/v2/summary.json"}
 	out := filepath.Join(t.TempDir(), "public")
-	opts := probeOnlyOptions(t, out, cat, (&fakeClock{t: t0}).Now)
+	opts := probeOnlyOptions(t, out, cat, (buildtest.NewClock(t0)).Now)
 	opts.Adapters = feed.Adapters()
 	res, err := Build(context.Background(), opts)
 	if err != nil {

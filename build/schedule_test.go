@@ -81,7 +81,7 @@ const (
 func simulateSchedule(tb testing.TB, seed uint64, cat catalog.Catalog) scheduleResult {
 	tb.Helper()
 	world := buildtest.NewWorld(tb, cat)
-	clock := &fakeClock{t: t0}
+	clock := buildtest.NewClock(t0)
 	world.Clock = clock.Now
 	out := filepath.Join(tb.TempDir(), "public")
 	opts := Options{

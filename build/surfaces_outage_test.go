@@ -2,7 +2,6 @@ package build
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/notify"
 	"github.com/aistatus/aistatus/notify/notifytest"
 	"github.com/aistatus/aistatus/snapshot"
@@ -35,8 +35,8 @@ func TestClaudeAIDownAPIUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	calm := anthropicVariant(t, real, func(id string, status string) string { return "operational" })
-	appDown := anthropicVariant(t, real, func(id string, status string) string {
+	calm := buildtest.ComponentsVariant(t, real, func(id string, status string) string { return "operational" })
+	appDown := buildtest.ComponentsVariant(t, real, func(id string, status string) string {
 		if id == "k8w3r06qmzrp" { // Claude API (api.anthropic.com)
 			return "operational"
 		}
@@ -102,64 +102,10 @@ func TestClaudeAIDownAPIUp(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if card := nodeText(doc, "worst-surface"); card != "API up · claude.ai major outage" {
+	if card := buildtest.NodeText(doc, "worst-surface"); card != "API up · claude.ai major outage" {
 		t.Errorf("Anthropic's card says %q, want API up · claude.ai major outage", card)
 	}
-	if banner := nodeText(doc, "overall"); !strings.Contains(banner, "2 surfaces with issues") {
+	if banner := buildtest.NodeText(doc, "overall"); !strings.Contains(banner, "2 surfaces with issues") {
 		t.Errorf("banner %q does not count claude.ai and Claude Code", banner)
 	}
-}
-
-// anthropicVariant is the captured page with each component's status as
-// status(id, captured status) gives it, and no incident.
-func anthropicVariant(t *testing.T, page []byte, status func(id, captured string) string) []byte {
-	t.Helper()
-	var doc map[string]any
-	if err := json.Unmarshal(page, &doc); err != nil {
-		t.Fatal(err)
-	}
-	for _, c := range doc["components"].([]any) {
-		comp := c.(map[string]any)
-		comp["status"] = status(comp["id"].(string), comp["status"].(string))
-	}
-	doc["incidents"] = []any{}
-	out, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return out
-}
-
-// nodeText is the text of the first element of that class, "" for none.
-func nodeText(n *html.Node, class string) string {
-	return textOf(n, func(n *html.Node) bool {
-		return slices.ContainsFunc(n.Attr, func(a html.Attribute) bool {
-			return a.Key == "class" && slices.Contains(strings.Fields(a.Val), class)
-		})
-	})
-}
-
-// textOf is the text of the first element that match holds of, its
-// spaces collapsed; "" for none.
-func textOf(n *html.Node, match func(*html.Node) bool) string {
-	if n.Type == html.ElementNode && match(n) {
-		var b strings.Builder
-		var walk func(*html.Node)
-		walk = func(n *html.Node) {
-			if n.Type == html.TextNode {
-				b.WriteString(n.Data)
-			}
-			for c := n.FirstChild; c != nil; c = c.NextSibling {
-				walk(c)
-			}
-		}
-		walk(n)
-		return strings.Join(strings.Fields(b.String()), " ")
-	}
-	for c := n.FirstChild; c != nil; c = c.NextSibling {
-		if s := textOf(c, match); s != "" {
-			return s
-		}
-	}
-	return ""
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/build/buildtest"
 	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/history"
@@ -223,7 +224,7 @@ func withComponent(t *testing.T, page []byte, c api.Component, status string) []
 type pageBuilds struct {
 	t     *testing.T
 	cat   catalog.Catalog
-	clock *fakeClock
+	clock *buildtest.Clock
 	out   string
 	log   syncLog
 	// notifier, when set, is given every change of the builds.
@@ -243,7 +244,7 @@ func newPageBuilds(t *testing.T, slug string, page []byte) *pageBuilds {
 	if !ok {
 		t.Fatalf("%s is not in the catalog", slug)
 	}
-	b := &pageBuilds{t: t, clock: &fakeClock{t: t0}, out: filepath.Join(t.TempDir(), "public"), page: page}
+	b := &pageBuilds{t: t, clock: buildtest.NewClock(t0), out: filepath.Join(t.TempDir(), "public"), page: page}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		b.mu.Lock()
 		body := b.page

@@ -113,11 +113,11 @@ func (c ReportCount) reported() string {
 // crowd counts across replicas. A crowd that cannot count (Redis failing
 // with no fallback) reports false, and the verdict goes without.
 type Crowd interface {
-	// Report adds client's voice to slug's window at t and returns the
-	// window's count, the new voice included. client is the caller's
-	// address (or the rate limit's key for it); its voice is its network
-	// (Network), so that many addresses on one network are one voice.
-	Report(slug, client string, t time.Time) (ReportCount, bool)
+	// Report adds voice to slug's window at t and returns the window's
+	// count, the new voice included. voice is the caller's network
+	// (Network), which the engine works out once for every crowd, so that
+	// many addresses on one network are one voice.
+	Report(slug, voice string, t time.Time) (ReportCount, bool)
 	// Count is slug's window at t without adding a voice.
 	Count(slug string, t time.Time) (ReportCount, bool)
 	// CountAll is Count of each of slugs, in one round trip where the
@@ -213,7 +213,7 @@ func NewMemoryCrowd(since time.Time) *MemoryCrowd {
 }
 
 // Report implements Crowd.
-func (m *MemoryCrowd) Report(slug, client string, t time.Time) (ReportCount, bool) {
+func (m *MemoryCrowd) Report(slug, voice string, t time.Time) (ReportCount, bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.forget(t)
@@ -226,7 +226,7 @@ func (m *MemoryCrowd) Report(slug, client string, t time.Time) (ReportCount, boo
 			m.voices[slug] = v
 		}
 		if len(v) < MaxReportsPerWindow {
-			v[maphash.String(m.seed, Network(client))] = struct{}{}
+			v[maphash.String(m.seed, voice)] = struct{}{}
 		}
 	}
 	return m.count(slug, t), true

@@ -241,7 +241,7 @@ func (e *Engine) crowdSays(slug string, req Request, now time.Time) *ReportCount
 		return nil
 	}
 	if req.Error != "" && req.Client != "" {
-		if rc, ok := e.crowd.Report(slug, req.Client, now); ok {
+		if rc, ok := e.crowd.Report(slug, Network(req.Client), now); ok {
 			return &rc
 		}
 		return nil

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"iter"
 	"sort"
 	"time"
 
@@ -79,20 +80,65 @@ func RecoveredFrom(log []api.Change, c api.Change) api.Status {
 		from = ""
 		// Read back only for a move from unknown to operational, and only
 		// as far as the subject's latest change of c's type.
-		for i := len(log) - 1; i >= 0; i-- {
-			if p := &log[i]; p.Type == c.Type && sameSubject(*p, c) {
-				if p.NewStatus == api.Unknown {
-					from = p.OldStatus
-				}
-				break
+		for p := range subjectBackward(log, c.Type, c) {
+			if p.NewStatus == api.Unknown {
+				from = p.OldStatus
 			}
+			break
 		}
 	}
-	switch from {
-	case api.Degraded, api.PartialOutage, api.MajorOutage:
+	if troubled(from) {
 		return from
 	}
 	return ""
+}
+
+// OutageEnded is the outage rec, a *.recovered entry logged after log
+// (AddStatusChange), ends: the stretch of its subject's status changes
+// through degraded, partial or major outage and unknown, back from the
+// status change that brought it to operational. It began (since) at the
+// stretch's first change into degraded or worse, an unknown before that
+// not counted; its worst status is the worst in it. false when rec is no
+// recovery or the log does not reach the stretch's start (pruned).
+func OutageEnded(log []api.Change, rec api.Change) (since time.Time, worst api.Status, ok bool) {
+	var of api.ChangeType
+	for _, t := range api.ChangeTypes {
+		if r, isStatus := t.Recovery(); isStatus && r == rec.Type {
+			of = t
+		}
+	}
+	if of == "" {
+		return time.Time{}, "", false
+	}
+	worst = rec.OldStatus
+	for c := range subjectBackward(log, of, rec) {
+		if troubled(c.NewStatus) {
+			since, worst = c.Time, api.Worse(worst, c.NewStatus)
+		}
+		if !troubled(c.OldStatus) && c.OldStatus != api.Unknown {
+			return since, worst, !since.IsZero()
+		}
+	}
+	return time.Time{}, "", false
+}
+
+// subjectBackward yields the entries of log of type typ about c's
+// subject, newest first: the one walk back through a subject's status
+// changes that RecoveredFrom and OutageEnded both make.
+func subjectBackward(log []api.Change, typ api.ChangeType, c api.Change) iter.Seq[api.Change] {
+	return func(yield func(api.Change) bool) {
+		for i := len(log) - 1; i >= 0; i-- {
+			if p := log[i]; p.Type == typ && sameSubject(p, c) && !yield(p) {
+				return
+			}
+		}
+	}
+}
+
+// troubled reports whether s is an outage a recovery ends: degraded, a
+// partial or a major outage.
+func troubled(s api.Status) bool {
+	return s == api.Degraded || s == api.PartialOutage || s == api.MajorOutage
 }
 
 // sameSubject reports whether a and b are about the same service, surface

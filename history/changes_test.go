@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/aistatus/aistatus/api"
+	"github.com/aistatus/aistatus/catalog"
 )
 
 // TestPruneChanges checks both bounds of the log, in one pass: entries older
@@ -271,5 +272,48 @@ func TestAddStatusChangeRecovers(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestOutageEnded: the outage a recovery ends begins at its subject's
+// first change into degraded or worse of the stretch, an unknown before
+// it not counted, and is as bad as the worst of it; the log must reach
+// its start.
+func TestOutageEnded(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	at := func(min int) time.Time { return start.Add(time.Duration(min) * time.Minute) }
+	step := func(min int, old, new api.Status) api.Change {
+		return api.Change{Type: api.ChangeStatus, Service: "openai", Time: at(min), OldStatus: old, NewStatus: new}
+	}
+	elsewhere := api.Change{Type: api.ChangeStatus, Service: "anthropic", Time: at(1), OldStatus: api.Operational, NewStatus: api.MajorOutage}
+	surface := api.Change{Type: api.ChangeSurfaceStatus, Service: "openai", Surface: catalog.SurfaceApp, Time: at(2), OldStatus: api.Operational, NewStatus: api.MajorOutage}
+	rec := func(min int, from api.Status) api.Change {
+		return api.Change{Type: api.ChangeServiceRecovered, Service: "openai", Time: at(min), OldStatus: from, NewStatus: api.Operational}
+	}
+	tests := []struct {
+		name  string
+		log   []api.Change
+		rec   api.Change
+		since time.Time
+		worst api.Status
+		ok    bool
+	}{
+		{"one outage", []api.Change{step(0, "", api.Operational), step(10, api.Operational, api.MajorOutage), elsewhere, surface,
+			step(52, api.MajorOutage, api.Operational)}, rec(52, api.MajorOutage), at(10), api.MajorOutage, true},
+		{"through unknown, worse then better", []api.Change{step(0, api.Maintenance, api.Unknown), step(5, api.Unknown, api.Degraded),
+			step(9, api.Degraded, api.MajorOutage), step(20, api.MajorOutage, api.Unknown), step(30, api.Unknown, api.PartialOutage),
+			step(40, api.PartialOutage, api.Operational)}, rec(40, api.PartialOutage), at(5), api.MajorOutage, true},
+		{"from a first check", []api.Change{step(3, "", api.Degraded), step(9, api.Degraded, api.Operational)},
+			rec(9, api.Degraded), at(3), api.Degraded, true},
+		{"its start pruned", []api.Change{step(20, api.MajorOutage, api.Unknown), step(30, api.Unknown, api.Operational)},
+			rec(30, api.MajorOutage), time.Time{}, "", false},
+		{"no recovery", []api.Change{step(10, api.Operational, api.MajorOutage)}, step(20, api.MajorOutage, api.Operational), time.Time{}, "", false},
+	}
+	for _, tt := range tests {
+		since, worst, ok := OutageEnded(tt.log, tt.rec)
+		if !since.Equal(tt.since) || worst != tt.worst || ok != tt.ok {
+			t.Errorf("%s: %s, %q, %v; want %s, %q, %v", tt.name, since, worst, ok, tt.since, tt.worst, tt.ok)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package history
 
 import (
+	"strings"
 	"time"
 
 	"github.com/aistatus/aistatus/api"
@@ -216,6 +217,20 @@ type ListedModel struct {
 	// Expires is the date after which the gateway may remove the model,
 	// "YYYY-MM-DD"; "" for none announced.
 	Expires string `json:"expires,omitempty"`
+}
+
+// DisplayName is a listed model's name without the maker OpenRouter puts
+// before it ("Anthropic: Claude Opus 4.7" → "Claude Opus 4.7"), or its id
+// when it has none.
+func (m ListedModel) DisplayName() string {
+	name := m.Name
+	if _, rest, ok := strings.Cut(name, ": "); ok && rest != "" {
+		name = rest
+	}
+	if strings.TrimSpace(name) == "" {
+		return m.ID
+	}
+	return name
 }
 
 // Source returns the recorded health of the source of that id.

@@ -255,7 +255,7 @@ func AssembleModels(h *history.History, cat catalog.Catalog, components map[stri
 	if h.Models != nil {
 		before, retirements = h.Models.Models, h.Models.Retirements
 	}
-	mh.Retirements = assembleLifecycle(h, cat, lists, pages, before, watched, retirements, now)
+	mh.Retirements = history.AssembleLifecycle(h, cat, lists, pages, before, watched, retirements, now)
 	sayDisagreements(mh)
 	leaveOutUnwritable(mh, log)
 	h.Models = mh

@@ -20,6 +20,7 @@ import (
 	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/history"
+	"github.com/aistatus/aistatus/models/modelstest"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -193,7 +194,7 @@ func TestAssembleModelsPerProvider(t *testing.T) {
 // region: Google's "us-east5/flex" endpoint is its us-east5 one.
 func TestAssembleModelsEndpointStatus(t *testing.T) {
 	t.Parallel()
-	doc := splitWith(t, 5, func(i int, ep map[string]any) {
+	doc := modelstest.SplitWith(t, filepath.Join("..", modelstest.SplitFixture), 5, func(i int, ep map[string]any) {
 		switch i {
 		case 0: // Anthropic, 60 %
 			ep["status"] = -1
@@ -439,40 +440,6 @@ func TestObserveGatewaysBounded(t *testing.T) {
 			}
 		})
 	}
-}
-
-// splitWith is the split fixture's document with its endpoints replaced
-// by n: the i-th is the fixture's (i mod 5)-th (Anthropic, Bedrock, Google
-// in us-east5, Google in europe, an untracked host) passed through edit.
-func splitWith(t *testing.T, n int, edit func(i int, ep map[string]any)) string {
-	t.Helper()
-	data, err := os.ReadFile(filepath.Join("..", "build", "feed", "testdata", "openrouter-split.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var doc struct {
-		Data map[string]any `json:"data"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		t.Fatal(err)
-	}
-	base := doc.Data["endpoints"].([]any)
-	eps := make([]map[string]any, n)
-	for i := range eps {
-		one, _ := json.Marshal(base[i%len(base)])
-		if err := json.Unmarshal(one, &eps[i]); err != nil {
-			t.Fatal(err)
-		}
-		if edit != nil {
-			edit(i, eps[i])
-		}
-	}
-	doc.Data["endpoints"] = eps
-	out, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(out)
 }
 
 // TestTrackedEndpoints: of a gateway's document, only tracked providers

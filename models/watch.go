@@ -263,23 +263,9 @@ func watchList(cat catalog.Catalog, lists map[string]*history.ModelList, now tim
 	})
 	for _, m := range found[:min(len(found), max(0, MaxWatched-len(out)))] {
 		author, _, _ := strings.Cut(m.ID, "/")
-		out = append(out, catalog.Model{ID: m.ID, Name: listedName(m), Author: author, Service: cat.Models.Makers[author]})
+		out = append(out, catalog.Model{ID: m.ID, Name: m.DisplayName(), Author: author, Service: cat.Models.Makers[author]})
 	}
 	return out
-}
-
-// listedName is a listed model's name without the maker OpenRouter puts
-// before it ("Anthropic: Claude Opus 4.7" → "Claude Opus 4.7"), or its id
-// when it has none.
-func listedName(m history.ListedModel) string {
-	name := m.Name
-	if _, rest, ok := strings.Cut(name, ": "); ok && rest != "" {
-		name = rest
-	}
-	if strings.TrimSpace(name) == "" {
-		return m.ID
-	}
-	return name
 }
 
 // dueForRead is which of the watched models this cycle reads: at most

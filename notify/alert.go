@@ -231,7 +231,7 @@ func backLine(c api.Change, o Outage, known bool) string {
 	if !known || o.Since.IsZero() || c.Time.Before(o.Since) {
 		return "is back: " + statusWords(c.NewStatus) + " after " + what
 	}
-	return "is back: " + statusWords(c.NewStatus) + " after " + spellDuration(c.Time.Sub(o.Since)) + " of " + strings.TrimPrefix(what, "a ")
+	return "is back: " + statusWords(c.NewStatus) + " after " + api.HumanDuration(c.Time.Sub(o.Since)) + " of " + strings.TrimPrefix(what, "a ")
 }
 
 // endedWords are the status a recovery ends, as "after …" says it,
@@ -244,29 +244,6 @@ func endedWords(s api.Status) string {
 		return "a " + statusWords(s)
 	}
 	return statusWords(s)
-}
-
-// spellDuration says d for people, to the minute: "42 min", "3 h 5 min",
-// "2 d 4 h".
-func spellDuration(d time.Duration) string {
-	d = d.Round(time.Minute)
-	switch {
-	case d < time.Minute:
-		return "less than a minute"
-	case d < time.Hour:
-		return fmt.Sprintf("%d min", int(d.Minutes()))
-	case d < 48*time.Hour:
-		h, m := int(d.Hours()), int(d.Minutes())%60
-		if m == 0 {
-			return fmt.Sprintf("%d h", h)
-		}
-		return fmt.Sprintf("%d h %d min", h, m)
-	}
-	days, h := int(d.Hours())/24, int(d.Hours())%24
-	if h == 0 {
-		return fmt.Sprintf("%d d", days)
-	}
-	return fmt.Sprintf("%d d %d h", days, h)
 }
 
 // incidentLine tells an incident change, and the status it stands for.

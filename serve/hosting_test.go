@@ -10,7 +10,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/aistatus/aistatus/build"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -61,7 +60,7 @@ func staticHeaders(rules []headerBlock, p string) http.Header {
 func TestStaticHostingHeadersAgreeWithServer(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, 0)
-	data, err := os.ReadFile(filepath.Join(ts.dir, build.FileHeaders))
+	data, err := os.ReadFile(filepath.Join(ts.dir, snapshot.FileHeaders))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +94,7 @@ func TestStaticHostingHeadersAgreeWithServer(t *testing.T) {
 func TestStaticHostingRedirectsPointAtFiles(t *testing.T) {
 	t.Parallel()
 	ts := newTestServer(t, 0)
-	data, err := os.ReadFile(filepath.Join(ts.dir, build.FileRedirects))
+	data, err := os.ReadFile(filepath.Join(ts.dir, snapshot.FileRedirects))
 	if err != nil {
 		t.Fatal(err)
 	}

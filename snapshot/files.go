@@ -30,6 +30,13 @@ const (
 // history.json: the server keeps files of that name to itself.
 func ServiceHistoryFile(slug string) string { return DirServices + "/" + slug + "/daily.json" }
 
+// The static-hosting rule files of a snapshot, in the format Cloudflare
+// Pages and Netlify read.
+const (
+	FileHeaders   = "_headers"
+	FileRedirects = "_redirects"
+)
+
 // FileAPIIndex is the API's index document (PathAPIIndex).
 const FileAPIIndex = "api.json"
 

@@ -88,21 +88,11 @@ var makerModelID = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]{0,127}$`)
 // of the previous read it asks conditionally, and a 304 is a read of the
 // same page (Unchanged).
 func ReadDeprecations(ctx context.Context, client *http.Client, url string, f DeprecationFormat, v Validators) (DeprecationPage, error) {
-	data, header, unchanged, err := fetchIfChanged(ctx, client, url, f.Accept(), v)
+	deps, got, unchanged, err := readIfChanged(ctx, client, url, f.Accept(), v, f.ParseDeprecations)
 	if err != nil {
 		return DeprecationPage{}, err
 	}
-	if unchanged {
-		return DeprecationPage{Validators: v, Unchanged: true}, nil
-	}
-	deps, err := f.ParseDeprecations(data)
-	if err != nil {
-		return DeprecationPage{}, notDocument(url, data, header, err)
-	}
-	return DeprecationPage{Deprecations: deps, Validators: Validators{
-		ETag:         api.CleanText(header.Get("ETag"), MaxGatewayName),
-		LastModified: api.CleanText(header.Get("Last-Modified"), MaxGatewayName),
-	}}, nil
+	return DeprecationPage{Deprecations: deps, Validators: got, Unchanged: unchanged}, nil
 }
 
 // AdmitDeprecations is the door every page read passes before anything of

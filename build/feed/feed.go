@@ -230,6 +230,26 @@ type Validators struct {
 	LastModified string `json:"lastModified,omitempty"`
 }
 
+// readIfChanged reads the document at url, conditionally with the
+// validators v of the previous read, and parses it: a 304 is a read of the
+// same document (unchanged, with v); any other answer is parsed, a body
+// parse refuses being no such document (notDocument), and got are its
+// validators. The model lists and the makers' pages read through it.
+func readIfChanged[T any](ctx context.Context, client *http.Client, url, accept string, v Validators,
+	parse func(data []byte) (T, error)) (parsed T, got Validators, unchanged bool, err error) {
+	data, header, unchanged, err := fetchIfChanged(ctx, client, url, accept, v)
+	if err != nil || unchanged {
+		return parsed, v, unchanged, err
+	}
+	if parsed, err = parse(data); err != nil {
+		return parsed, Validators{}, false, notDocument(url, data, header, err)
+	}
+	return parsed, Validators{
+		ETag:         api.CleanText(header.Get("ETag"), MaxGatewayName),
+		LastModified: api.CleanText(header.Get("Last-Modified"), MaxGatewayName),
+	}, false, nil
+}
+
 // fetchIfChanged is fetch with a conditional request: given validators, a
 // 304 Not Modified returns unchanged true and no body.
 func fetchIfChanged(ctx context.Context, client *http.Client, url, accept string, v Validators) (data []byte, header http.Header, unchanged bool, err error) {

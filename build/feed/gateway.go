@@ -37,21 +37,11 @@ func readEndpoints(ctx context.Context, client *http.Client, url, modelID string
 // (Unchanged).
 func readModelList(ctx context.Context, client *http.Client, url string, v Validators,
 	parse func(data []byte) ([]ListedModel, error)) (ModelList, error) {
-	data, header, unchanged, err := fetchIfChanged(ctx, client, url, "application/json", v)
+	models, got, unchanged, err := readIfChanged(ctx, client, url, "application/json", v, parse)
 	if err != nil {
 		return ModelList{}, err
 	}
-	if unchanged {
-		return ModelList{Validators: v, Unchanged: true}, nil
-	}
-	models, err := parse(data)
-	if err != nil {
-		return ModelList{}, notDocument(url, data, header, err)
-	}
-	return ModelList{Models: models, Validators: Validators{
-		ETag:         api.CleanText(header.Get("ETag"), MaxGatewayName),
-		LastModified: api.CleanText(header.Get("Last-Modified"), MaxGatewayName),
-	}}, nil
+	return ModelList{Models: models, Validators: got, Unchanged: unchanged}, nil
 }
 
 // endpointItems proves that an endpoints document is modelID's before any

@@ -92,7 +92,7 @@ func (m *model) modelRows() []modelRow {
 			if p.Uptime != nil {
 				figure = fmt.Sprintf("%.1f %%, %s over %s", *p.Uptime, p.Source.Name, p.Source.Window)
 			}
-			row.Where = append(row.Where, fmt.Sprintf("%s: %s (%s)", where, strings.ToLower(StatusLabel(p.Status)), figure))
+			row.Where = append(row.Where, fmt.Sprintf("%s: %s (%s)", where, strings.ToLower(p.Status.Label()), figure))
 		}
 		if ms, ok := ttft[md.ID]; ok {
 			row.TTFT = fmt.Sprintf("%.0f ms", ms)

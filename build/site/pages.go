@@ -351,7 +351,7 @@ func feedLine(f api.FeedSource) sourceLine {
 	case api.FeedOK:
 		declared := "no status"
 		if f.Status != "" {
-			declared = "“" + StatusLabel(f.Status) + "”"
+			declared = "“" + f.Status.Label() + "”"
 		}
 		return sourceLine{"read", "The official " + format + " feed was read; it declared " + declared + "."}
 	case api.FeedError:

@@ -88,7 +88,7 @@ var funcs = map[string]any{
 		}
 		return strconv.FormatFloat(math.Round(*v*1000)/10, 'f', -1, 64) + "%"
 	},
-	"label": StatusLabel,
+	"label": api.Status.Label,
 	"deref": func(p *float64) float64 { return *p },
 	"minutes": func(seconds int) int {
 		return int(math.Ceil(float64(seconds) / 60))
@@ -305,9 +305,6 @@ func Status(s api.Status) StatusInfo {
 	return StatusInfo{Key: say.Status, Label: say.Label, BadgeColor: color[0], BadgeHex: color[1],
 		Issue: say.Status.AtLeast(api.Degraded), Word: say.Word}
 }
-
-// StatusLabel is the text the pages show for s.
-func StatusLabel(s api.Status) string { return Status(s).Label }
 
 func humanTime(t time.Time) string { return t.UTC().Format("2 Jan 2006, 15:04 UTC") }
 

@@ -338,8 +338,8 @@ func TestIndexShowsEveryService(t *testing.T) {
 	for _, e := range entries {
 		svc := want[attr(e, "data-slug")]
 		texts := findAll(e, func(n *html.Node) bool { return hasClass(n, "status-text") })
-		if len(texts) != 1 || text(texts[0]) != StatusLabel(svc.Status) || attr(e, "data-status") != string(svc.Status) {
-			t.Errorf("%s: shown %q (%s), want %q", svc.Slug, text(texts[0]), attr(e, "data-status"), StatusLabel(svc.Status))
+		if len(texts) != 1 || text(texts[0]) != svc.Status.Label() || attr(e, "data-status") != string(svc.Status) {
+			t.Errorf("%s: shown %q (%s), want %q", svc.Slug, text(texts[0]), attr(e, "data-status"), svc.Status.Label())
 		}
 		if !strings.Contains(text(e), "30 d"+monthText(svc)) {
 			t.Errorf("%s: no 30-day uptime in %q", svc.Slug, text(e))

@@ -200,8 +200,8 @@ func checkServices(t *testing.T, where string, doc *html.Node, status api.Status
 		want[s.Slug] = s.Status
 	}
 	for _, s := range shown {
-		if st, ok := want[s.slug]; !ok || s.status != string(st) || s.text != site.StatusLabel(st) {
-			t.Errorf("%s: %s shows %q (%s), status.json says %s (%q)", where, s.slug, s.text, s.status, st, site.StatusLabel(st))
+		if st, ok := want[s.slug]; !ok || s.status != string(st) || s.text != st.Label() {
+			t.Errorf("%s: %s shows %q (%s), status.json says %s (%q)", where, s.slug, s.text, s.status, st, st.Label())
 		}
 	}
 }
@@ -383,7 +383,7 @@ func TestBrowser(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if text := textOf(svc); !strings.Contains(text, "Cohere status") || !strings.Contains(text, site.StatusLabel(api.Degraded)) ||
+	if text := textOf(svc); !strings.Contains(text, "Cohere status") || !strings.Contains(text, api.Degraded.Label()) ||
 		!strings.Contains(text, "Increased latency on Embed") {
 		t.Errorf("cohere page: %.400s", text)
 	}

@@ -63,27 +63,25 @@ func (r *Redis) Crowd(fallback *check.MemoryCrowd) *RedisCrowd {
 }
 
 // Report implements check.Crowd.
-func (c *RedisCrowd) Report(slug, client string, t time.Time) (check.ReportCount, bool) {
+func (c *RedisCrowd) Report(slug, voice string, t time.Time) (check.ReportCount, bool) {
 	if !c.shared.Usable() {
-		return c.fallback.Report(slug, client, t)
+		return c.fallback.Report(slug, voice, t)
 	}
 	ctx := context.Background()
 	window := check.WindowOf(t)
 	salt, err := c.salt(ctx, window)
 	if err != nil {
-		return c.fallback.Report(slug, client, t)
+		return c.fallback.Report(slug, voice, t)
 	}
-	// The network, not the address: as in memory, many addresses on one
-	// network are one voice (check.Network).
-	voice := sha256.Sum256([]byte(salt + "\x00" + check.Network(client)))
+	salted := sha256.Sum256([]byte(salt + "\x00" + voice))
 	var count int64
 	err = c.shared.Call(ctx, func(ctx context.Context) (err error) {
 		count, err = addVoice.Run(ctx, c.shared.rdb, []string{c.voicesKey(slug, window)},
-			hex.EncodeToString(voice[:16]), check.MaxReportsPerWindow, crowdVoicesTTL.Milliseconds()).Int64()
+			hex.EncodeToString(salted[:16]), check.MaxReportsPerWindow, crowdVoicesTTL.Milliseconds()).Int64()
 		return err
 	})
 	if err != nil {
-		return c.fallback.Report(slug, client, t)
+		return c.fallback.Report(slug, voice, t)
 	}
 	n := int(min(max(count, 0), check.MaxReportsPerWindow))
 	// The count is kept for the baseline; a failure here loses one

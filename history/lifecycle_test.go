@@ -1,12 +1,12 @@
-package models
+package history
 
 import (
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/catalog"
-	"github.com/aistatus/aistatus/history"
 )
 
 // TestLegacyRetirement: an entry written before entries carried sources
@@ -19,7 +19,7 @@ func TestLegacyRetirement(t *testing.T) {
 	}
 	legacy := api.ModelRetirement{ID: "x-ai/grok-4", Name: "Grok 4", Service: "xai", Date: "2026-10-30", State: api.RetirementRetired,
 		Source: "openrouter-models", Reason: "OpenRouter's model list no longer carries the model (noticed on this date)"}
-	got := assembleLifecycle(&history.History{}, cat, nil, nil, nil, nil, []api.ModelRetirement{legacy}, t0)
+	got := AssembleLifecycle(&History{}, cat, nil, nil, nil, nil, []api.ModelRetirement{legacy}, time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC))
 	var said []string
 	for _, r := range got {
 		for _, s := range r.Sources {

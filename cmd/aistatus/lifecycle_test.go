@@ -1,10 +1,10 @@
-package serve
+package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,10 +14,8 @@ import (
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build"
-	"github.com/aistatus/aistatus/build/buildtest"
-	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/catalog"
-	"github.com/aistatus/aistatus/outbound"
+	"github.com/aistatus/aistatus/serve"
 	"github.com/aistatus/aistatus/snapshot"
 	"github.com/rs/zerolog"
 )
@@ -35,39 +33,38 @@ func TestModelLifecycle(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	world := buildtest.NewWorld(t, cat)
-	list, err := os.ReadFile(filepath.Join("..", "build", "feed", "testdata", "real", "openrouter-models-20260522.json"))
+	b := newWorldBuilds(t, cat)
+	list, err := os.ReadFile(filepath.Join("..", "..", "build", "feed", "testdata", "real", "openrouter-models-20260522.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	world.SetModelList(string(list))
-	world.SetServedBy("anthropic/claude-opus-4.7", "Anthropic", "Amazon Bedrock")
-	world.SetServedBy("x-ai/grok-4.3", "xAI")
-	clock := newTestClock(time.Date(2026, 5, 25, 12, 0, 0, 0, time.UTC))
-	world.Clock = clock.Now
-	dir := filepath.Join(t.TempDir(), "public")
-	opts := build.Options{Out: dir, Site: build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "test"},
-		Catalog: world.Catalog, Timeout: 5 * time.Second, Now: clock.Now, Log: zerolog.Nop(), Adapters: feed.Adapters(),
-		Client: outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(world.Catalog)})}
+	b.world.SetModelList(string(list))
+	b.world.SetServedBy("anthropic/claude-opus-4.7", "Anthropic", "Amazon Bedrock")
+	b.world.SetServedBy("x-ai/grok-4.3", "xAI")
+	b.clock.Set(time.Date(2026, 5, 25, 12, 0, 0, 0, time.UTC))
+	b.step = 5 * time.Minute
 	// Two cycles: the rotation reads every watched model within them.
-	for range 2 {
-		if _, err := build.Build(context.Background(), opts); err != nil {
-			t.Fatal(err)
-		}
-		clock.Set(clock.Now().Add(5 * time.Minute))
-	}
-	srv := New(Options{Dir: dir, Catalog: world.Catalog, Log: zerolog.Nop(), Now: clock.Now})
+	b.cycle(build.Completions{})
+	b.cycle(build.Completions{})
+	srv := serve.New(serve.Options{Dir: b.out, Catalog: b.cat, Log: zerolog.Nop(), Now: b.clock.Now})
 	if ok, err := srv.Store().Reload(); !ok || err != nil {
 		t.Fatalf("reload: %v %v", ok, err)
 	}
-	ts := &testServer{Server: srv, dir: dir, clock: clock, cat: world.Catalog}
+	do := func(path string) *httptest.ResponseRecorder {
+		t.Helper()
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req.RemoteAddr = "192.0.2.1:1234"
+		rec := httptest.NewRecorder()
+		srv.Handler().ServeHTTP(rec, req)
+		return rec
+	}
 	get := func(path string, v any) {
 		t.Helper()
-		resp := ts.do(t, http.MethodGet, path, nil)
-		if resp.StatusCode != http.StatusOK {
-			t.Fatalf("%s: %d", path, resp.StatusCode)
+		rec := do(path)
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: %d", path, rec.Code)
 		}
-		if err := json.Unmarshal(body(t, resp), v); err != nil {
+		if err := json.Unmarshal(rec.Body.Bytes(), v); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -106,12 +103,12 @@ func TestModelLifecycle(t *testing.T) {
 		t.Errorf("%s on the calendar: %+v, want retired when noticed gone", grok, r)
 	}
 	// The API answers the calendar beside its JSON, as the site's root does.
-	resp := ts.do(t, http.MethodGet, snapshot.PathModelRetirementsCalendar, nil)
-	ics := body(t, resp)
-	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != snapshot.ContentCalendar {
-		t.Fatalf("%s: %d %s", snapshot.PathModelRetirementsCalendar, resp.StatusCode, resp.Header.Get("Content-Type"))
+	rec := do(snapshot.PathModelRetirementsCalendar)
+	ics := rec.Body.Bytes()
+	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != snapshot.ContentCalendar {
+		t.Fatalf("%s: %d %s", snapshot.PathModelRetirementsCalendar, rec.Code, rec.Header().Get("Content-Type"))
 	}
-	if site, err := os.ReadFile(filepath.Join(dir, "models", "retirements.ics")); err != nil || !bytes.Equal(site, ics) {
+	if site, err := os.ReadFile(filepath.Join(b.out, "models", "retirements.ics")); err != nil || !bytes.Equal(site, ics) {
 		t.Errorf("%s is not the site's models/retirements.ics (%v)", snapshot.PathModelRetirementsCalendar, err)
 	}
 	for _, want := range []string{"DTSTART;VALUE=DATE:20260601", "Gemini 2.0 Flash (" + flash + ")", "DTSTART;VALUE=DATE:20260525", "Grok 4 (" + grok + ")"} {
