@@ -220,7 +220,11 @@ func TestCatalogRefusesUncitedRows(t *testing.T) {
 // TestDocumentedErrorCodes: every code a provider's error page documents
 // reads as the page says, with the status it documents it with. The
 // lists are the pages' own (each row's doc): a code a page adds and the
-// table lacks reads as unknown, and this fails.
+// table lacks reads as unknown, and this fails. An entry without a code
+// is a status the page documents: it has a status row when the page
+// gives it a meaning of its own (Groq's 498), and none ("") when the page
+// means by it what the status means everywhere, which /check's rule
+// table reads.
 func TestDocumentedErrorCodes(t *testing.T) {
 	t.Parallel()
 	cat, err := Default()
@@ -280,12 +284,29 @@ func TestDocumentedErrorCodes(t *testing.T) {
 		"perplexity": {
 			{"RateLimitError", 429, CodeRateLimit}, {"AuthenticationError", 401, CodeAuth}, {"ValidationError", 400, CodeRequest},
 		},
+		// console.groq.com/docs/errors (its statuses, and the type of its
+		// example body), .../flex-processing and .../spend-limits. 424
+		// is a failed Remote MCP call, mostly its credentials; 499 is
+		// the caller's own cancellation, as its logs page shows it: both
+		// the client's to mend, as a 4xx reads.
+		"groq": {
+			{"invalid_request_error", 400, CodeRequest}, {"capacity_exceeded", 498, CodeOverloaded}, {"blocked_api_access", 400, CodeQuota},
+			{"", 400, ""}, {"", 401, ""}, {"", 403, ""}, {"", 404, ""}, {"", 413, ""}, {"", 422, ""}, {"", 424, ""}, {"", 429, ""},
+			{"", 498, CodeOverloaded}, {"", 499, ""}, {"", 500, ""}, {"", 502, ""}, {"", 503, ""},
+		},
 	} {
 		svc, ok := cat.Lookup(slug)
 		if !ok {
 			t.Fatalf("no service %q", slug)
 		}
 		for _, d := range codes {
+			if d.code == "" {
+				row, ok := cat.ErrorStatus(svc, d.status)
+				if ok != (d.want != "") || row.Class != d.want {
+					t.Errorf("%s: status %d has the status row %q (listed: %v), its page says %q (\"\": as everywhere)", slug, d.status, row.Class, ok, d.want)
+				}
+				continue
+			}
 			row, ok := cat.ErrorCode(svc, d.code, d.status)
 			if !ok || row.Class != d.want {
 				t.Errorf("%s: %s with %d reads as %q (listed: %v), its page says %q", slug, d.code, d.status, row.Class, ok, d.want)

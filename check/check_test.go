@@ -593,6 +593,7 @@ func TestCheckCodes(t *testing.T) {
 		{"Groq's 498 is its flex tier out of capacity", Request{Query: "groq", Error: "498"}, "failover", "provider", 0, "Your HTTP status 498 is, for Groq's API, the provider being overloaded"},
 		{"Groq's 498 with its code", Request{Query: "groq", Error: "498", Code: "capacity_exceeded"}, "failover", "provider", 0, "the provider being overloaded"},
 		{"Groq's 400 is still the request", Request{Query: "groq", Error: "400"}, "fix_client", "client", 0, ""},
+		{"Groq's spend cap is no bad request", Request{Query: "groq", Error: "400", Code: "blocked_api_access"}, "fix_client", "client", 0, "quota or billing limit"},
 		{"Together's 403 is a request too long for the context", Request{Query: "together", Error: "403"}, "fix_client", "client", 0, "Your HTTP status 403 is, for Together AI's API, a request refused as it stands"},
 		{"a listed code beats the status row", Request{Query: "together", Error: "403", Code: "model_not_available"}, "fix_client", "client", 0, "a model that does not exist"},
 		// The caller's region, not the key.
