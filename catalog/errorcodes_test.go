@@ -294,6 +294,13 @@ func TestDocumentedErrorCodes(t *testing.T) {
 			{"", 400, ""}, {"", 401, ""}, {"", 403, ""}, {"", 404, ""}, {"", 413, ""}, {"", 422, ""}, {"", 424, ""}, {"", 429, ""},
 			{"", 498, CodeOverloaded}, {"", 499, ""}, {"", 500, ""}, {"", 502, ""}, {"", 503, ""},
 		},
+		// api-docs.deepseek.com/quick_start/error_codes: statuses only.
+		// Its bodies carry invalid_request_error whatever the status
+		// (captured, each row's doc).
+		"deepseek": {
+			{"invalid_request_error", 400, CodeRequest}, {"invalid_request_error", 401, CodeAuth}, {"invalid_request_error", 402, CodeQuota},
+			{"", 400, ""}, {"", 401, ""}, {"", 402, ""}, {"", 422, ""}, {"", 429, ""}, {"", 500, ""}, {"", 503, CodeOverloaded},
+		},
 	} {
 		svc, ok := cat.Lookup(slug)
 		if !ok {

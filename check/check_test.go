@@ -589,6 +589,7 @@ func TestCheckCodes(t *testing.T) {
 		{"Bedrock unavailable, by its exception", Request{Query: "bedrock", Code: "ServiceUnavailableException"}, "failover", "provider", 0, "the provider being overloaded"},
 		{"DeepSeek's one code alone: its usual row, a 400", Request{Query: "deepseek", Code: "invalid_request_error"}, "fix_client", "client", 0, "with a 402 it is a quota or billing limit"},
 		{"DeepSeek's one code with a 402", Request{Query: "deepseek", Error: "402", Code: "invalid_request_error"}, "fix_client", "client", 0, "DeepSeek's API, a quota or billing limit"},
+		{"DeepSeek's 503 is its servers overloaded", Request{Query: "deepseek", Error: "503"}, "failover", "provider", 0, "Your HTTP status 503 is, for DeepSeek's API, the provider being overloaded"},
 		// A status a provider gives a meaning of its own reads as that.
 		{"Groq's 498 is its flex tier out of capacity", Request{Query: "groq", Error: "498"}, "failover", "provider", 0, "Your HTTP status 498 is, for Groq's API, the provider being overloaded"},
 		{"Groq's 498 with its code", Request{Query: "groq", Error: "498", Code: "capacity_exceeded"}, "failover", "provider", 0, "the provider being overloaded"},
