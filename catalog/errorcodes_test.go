@@ -301,6 +301,14 @@ func TestDocumentedErrorCodes(t *testing.T) {
 			{"invalid_request_error", 400, CodeRequest}, {"invalid_request_error", 401, CodeAuth}, {"invalid_request_error", 402, CodeQuota},
 			{"", 400, ""}, {"", 401, ""}, {"", 402, ""}, {"", 422, ""}, {"", 429, ""}, {"", 500, ""}, {"", 503, CodeOverloaded},
 		},
+		// docs.together.ai/docs/error-codes: statuses only, several of
+		// them Together's own (403 a context overflow, 500 a misconfigured
+		// request, 503 and 504 overload); its codes are captured.
+		"together": {
+			{"model_not_available", 400, CodeModel}, {"credit_limit", 429, CodeRateLimit},
+			{"", 401, ""}, {"", 403, CodeRequest}, {"", 404, ""}, {"", 429, ""}, {"", 500, CodeRequest}, {"", 503, CodeOverloaded},
+			{"", 504, CodeOverloaded}, {"", 520, ""}, {"", 524, ""}, {"", 529, ""},
+		},
 	} {
 		svc, ok := cat.Lookup(slug)
 		if !ok {
