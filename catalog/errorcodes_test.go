@@ -309,6 +309,16 @@ func TestDocumentedErrorCodes(t *testing.T) {
 			{"", 401, ""}, {"", 403, CodeRequest}, {"", 404, ""}, {"", 429, ""}, {"", 500, CodeRequest}, {"", 503, CodeOverloaded},
 			{"", 504, CodeOverloaded}, {"", 520, ""}, {"", 524, ""}, {"", 529, ""},
 		},
+		// inference-docs.cerebras.ai/support/error: each status with the
+		// SDK's error type (429's is blank there: the SDK's
+		// _exceptions.py names it), all meaning what they mean elsewhere.
+		"cerebras": {
+			{"BadRequestError", 400, CodeRequest}, {"AuthenticationError", 401, CodeAuth}, {"PaymentRequired", 402, CodeQuota},
+			{"PermissionDeniedError", 403, CodeAuth}, {"NotFoundError", 404, CodeModel}, {"UnprocessableEntityError", 422, CodeRequest},
+			{"RateLimitError", 429, CodeRateLimit}, {"InternalServerError", 500, CodeServer}, {"ServiceUnavailable", 503, CodeServer},
+			{"APITimeoutError", 0, CodeTimeout},
+			{"", 400, ""}, {"", 401, ""}, {"", 402, ""}, {"", 403, ""}, {"", 404, ""}, {"", 422, ""}, {"", 429, ""}, {"", 500, ""}, {"", 503, ""},
+		},
 	} {
 		svc, ok := cat.Lookup(slug)
 		if !ok {

@@ -612,6 +612,7 @@ func TestCheckCodes(t *testing.T) {
 		// SDK does Bedrock's.
 		{"OpenAI's RateLimitError alone", Request{Query: "openai", Code: "RateLimitError"}, "retry", "client", 30, "transient rate limit"},
 		{"Perplexity's SDK exception", Request{Query: "perplexity", Code: "RateLimitError"}, "retry", "client", 30, "transient rate limit"},
+		{"Cerebras' 402 by its error type alone", Request{Query: "cerebras", Code: "PaymentRequired"}, "fix_client", "client", 0, "quota or billing limit"},
 		{"OpenAI's WebSocket mode state lost", Request{Query: "openai", Error: "400", Code: "previous_response_not_found"}, "fix_client", "client", 0, "a request refused as it stands"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
