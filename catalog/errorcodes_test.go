@@ -319,6 +319,13 @@ func TestDocumentedErrorCodes(t *testing.T) {
 			{"APITimeoutError", 0, CodeTimeout},
 			{"", 400, ""}, {"", 401, ""}, {"", 402, ""}, {"", 403, ""}, {"", 404, ""}, {"", 422, ""}, {"", 429, ""}, {"", 500, ""}, {"", 503, ""},
 		},
+		// docs.fireworks.ai/guides/inference-error-codes: statuses only;
+		// 412 is the account's, and a 429 a rate limit on serverless or
+		// a saturated deployment, as a 429 reads.
+		"fireworks": {
+			{"", 400, ""}, {"", 401, ""}, {"", 402, ""}, {"", 403, ""}, {"", 404, ""}, {"", 405, ""}, {"", 408, ""}, {"", 412, CodeQuota},
+			{"", 413, ""}, {"", 429, ""}, {"", 500, ""}, {"", 502, ""}, {"", 503, ""}, {"", 504, ""}, {"", 520, ""},
+		},
 	} {
 		svc, ok := cat.Lookup(slug)
 		if !ok {
