@@ -326,6 +326,11 @@ func TestDocumentedErrorCodes(t *testing.T) {
 			{"", 400, ""}, {"", 401, ""}, {"", 402, ""}, {"", 403, ""}, {"", 404, ""}, {"", 405, ""}, {"", 408, ""}, {"", 412, CodeQuota},
 			{"", 413, ""}, {"", 429, ""}, {"", 500, ""}, {"", 502, ""}, {"", 503, ""}, {"", 504, ""}, {"", 520, ""},
 		},
+		// openrouter.ai/docs/api/reference/errors-and-debugging: error.code
+		// is the status itself, a number; 403 is its moderation.
+		"openrouter": {
+			{"", 400, ""}, {"", 401, ""}, {"", 402, ""}, {"", 403, CodeRequest}, {"", 408, ""}, {"", 429, ""}, {"", 502, ""}, {"", 503, ""},
+		},
 	} {
 		svc, ok := cat.Lookup(slug)
 		if !ok {
