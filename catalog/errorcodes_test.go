@@ -331,6 +331,16 @@ func TestDocumentedErrorCodes(t *testing.T) {
 		"openrouter": {
 			{"", 400, ""}, {"", 401, ""}, {"", 402, ""}, {"", 403, CodeRequest}, {"", 408, ""}, {"", 429, ""}, {"", 502, ""}, {"", 503, ""},
 		},
+		// docs.x.ai/developers/debugging: HTTP statuses, all meaning
+		// what they mean elsewhere; the official Python SDK's README: the
+		// gRPC statuses it raises, which carry no HTTP status.
+		"xai": {
+			{"UNKNOWN", 0, CodeServer}, {"INVALID_ARGUMENT", 0, CodeRequest}, {"DEADLINE_EXCEEDED", 0, CodeTimeout},
+			{"NOT_FOUND", 0, CodeModel}, {"PERMISSION_DENIED", 0, CodeAuth}, {"UNAUTHENTICATED", 0, CodeAuth},
+			{"RESOURCE_EXHAUSTED", 0, CodeRateLimit}, {"INTERNAL", 0, CodeServer}, {"UNAVAILABLE", 0, CodeServer},
+			{"DATA_LOSS", 0, CodeRequest},
+			{"", 400, ""}, {"", 401, ""}, {"", 403, ""}, {"", 404, ""}, {"", 405, ""}, {"", 415, ""}, {"", 422, ""}, {"", 429, ""},
+		},
 	} {
 		svc, ok := cat.Lookup(slug)
 		if !ok {

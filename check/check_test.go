@@ -615,6 +615,9 @@ func TestCheckCodes(t *testing.T) {
 		{"OpenAI's RateLimitError alone", Request{Query: "openai", Code: "RateLimitError"}, "retry", "client", 30, "transient rate limit"},
 		{"Perplexity's SDK exception", Request{Query: "perplexity", Code: "RateLimitError"}, "retry", "client", 30, "transient rate limit"},
 		{"Cerebras' 402 by its error type alone", Request{Query: "cerebras", Code: "PaymentRequired"}, "fix_client", "client", 0, "quota or billing limit"},
+		// xAI's SDK raises gRPC statuses, which carry no HTTP status.
+		{"xAI's DATA_LOSS is an image it could not fetch", Request{Query: "xai", Code: "DATA_LOSS"}, "fix_client", "client", 0, "a request refused as it stands"},
+		{"xAI's RESOURCE_EXHAUSTED", Request{Query: "grok", Code: "RESOURCE_EXHAUSTED"}, "retry", "client", 30, "transient rate limit"},
 		{"OpenAI's WebSocket mode state lost", Request{Query: "openai", Error: "400", Code: "previous_response_not_found"}, "fix_client", "client", 0, "a request refused as it stands"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
