@@ -341,6 +341,17 @@ func TestDocumentedErrorCodes(t *testing.T) {
 			{"DATA_LOSS", 0, CodeRequest},
 			{"", 400, ""}, {"", 401, ""}, {"", 403, ""}, {"", 404, ""}, {"", 405, ""}, {"", 415, ""}, {"", 422, ""}, {"", 429, ""},
 		},
+		// docs.cohere.com/errors-reference: statuses with example
+		// messages, no code in the body (499, cancelled, is to be tried
+		// again); the official SDKs' errors (Fern-generated, one per
+		// status, 498 Invalid Token among them).
+		"cohere": {
+			{"", 400, ""}, {"", 401, ""}, {"", 402, ""}, {"", 404, ""}, {"", 429, ""}, {"", 498, CodeAuth}, {"", 499, CodeTimeout}, {"", 500, ""},
+			{"BadRequestError", 400, CodeRequest}, {"UnauthorizedError", 401, CodeAuth}, {"ForbiddenError", 403, CodeAuth},
+			{"NotFoundError", 404, CodeModel}, {"UnprocessableEntityError", 422, CodeRequest}, {"TooManyRequestsError", 429, CodeRateLimit},
+			{"InvalidTokenError", 498, CodeAuth}, {"ClientClosedRequestError", 499, CodeTimeout}, {"InternalServerError", 500, CodeServer},
+			{"NotImplementedError", 501, CodeRequest}, {"ServiceUnavailableError", 503, CodeServer}, {"GatewayTimeoutError", 504, CodeTimeout},
+		},
 	} {
 		svc, ok := cat.Lookup(slug)
 		if !ok {

@@ -599,6 +599,10 @@ func TestCheckCodes(t *testing.T) {
 		{"a listed code beats the status row", Request{Query: "together", Error: "403", Code: "model_not_available"}, "fix_client", "client", 0, "a model that does not exist"},
 		{"Fireworks' 412 is the account, not the request", Request{Query: "fireworks", Error: "412"}, "fix_client", "client", 0, "Your HTTP status 412 is, for Fireworks AI's API, a quota or billing limit"},
 		{"OpenRouter's 403 is its moderation, not the key", Request{Query: "openrouter", Error: "403"}, "fix_client", "client", 0, "Your HTTP status 403 is, for OpenRouter's API, a request refused as it stands"},
+		{"Cohere's 498 is an invalid token", Request{Query: "cohere", Error: "498"}, "fix_client", "client", 0, "Your HTTP status 498 is, for Cohere's API, a credentials or permission error"},
+		// The test view has Cohere down: a cancelled request then reads
+		// as a timeout during an outage, not as a request to fix.
+		{"Cohere's 499 is a cancelled request, tried again", Request{Query: "cohere", Error: "499"}, "failover", "provider", 0, "Your HTTP status 499 is, for Cohere's API, a timeout"},
 		{"Together's 500 is a misconfigured request", Request{Query: "together", Error: "500"}, "fix_client", "client", 0, "Your HTTP status 500 is, for Together AI's API, a request refused as it stands"},
 		{"Together's 504 is its engines overloaded", Request{Query: "together", Error: "504"}, "failover", "provider", 0, "Your HTTP status 504 is, for Together AI's API, the provider being overloaded"},
 		// The caller's region, not the key.
