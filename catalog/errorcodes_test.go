@@ -284,6 +284,10 @@ func TestDocumentedErrorCodes(t *testing.T) {
 		"perplexity": {
 			{"RateLimitError", 429, CodeRateLimit}, {"AuthenticationError", 401, CodeAuth}, {"ValidationError", 400, CodeRequest},
 		},
+		// learn.microsoft.com's content filtering page: a filtered prompt
+		// is a 400 with code content_filter. Azure's 429 carries the code
+		// "429", a number, which the reading skips.
+		"azure-openai": {{"content_filter", 400, CodeRequest}},
 		// console.groq.com/docs/errors (its statuses, and the type of its
 		// example body), .../flex-processing and .../spend-limits. 424
 		// is a failed Remote MCP call, mostly its credentials; 499 is
