@@ -356,6 +356,12 @@ func TestDocumentedErrorCodes(t *testing.T) {
 			{"InvalidTokenError", 498, CodeAuth}, {"ClientClosedRequestError", 499, CodeTimeout}, {"InternalServerError", 500, CodeServer},
 			{"NotImplementedError", 501, CodeRequest}, {"ServiceUnavailableError", 503, CodeServer}, {"GatewayTimeoutError", 504, CodeTimeout},
 		},
+		// help.elevenlabs.io, "API - Error Code 400 or 401" and "API -
+		// Error Code 429": the values of the body's detail.status.
+		"elevenlabs": {
+			{"max_character_limit_exceeded", 400, CodeRequest}, {"voice_not_found", 400, CodeRequest}, {"invalid_api_key", 401, CodeAuth},
+			{"quota_exceeded", 401, CodeQuota}, {"too_many_concurrent_requests", 429, CodeConcurrency}, {"system_busy", 429, CodeOverloaded},
+		},
 	} {
 		svc, ok := cat.Lookup(slug)
 		if !ok {

@@ -599,6 +599,11 @@ func TestCheckCodes(t *testing.T) {
 		{"a listed code beats the status row", Request{Query: "together", Error: "403", Code: "model_not_available"}, "fix_client", "client", 0, "a model that does not exist"},
 		{"Fireworks' 412 is the account, not the request", Request{Query: "fireworks", Error: "412"}, "fix_client", "client", 0, "Your HTTP status 412 is, for Fireworks AI's API, a quota or billing limit"},
 		{"OpenRouter's 403 is its moderation, not the key", Request{Query: "openrouter", Error: "403"}, "fix_client", "client", 0, "Your HTTP status 403 is, for OpenRouter's API, a request refused as it stands"},
+		// ElevenLabs' 401 is its quota as well as the key, and its 429
+		// the plan's concurrency or its own capacity, as detail.status says.
+		{"ElevenLabs' quota behind a 401", Request{Query: "elevenlabs", Error: "401", Code: "quota_exceeded"}, "fix_client", "client", 0, "quota or billing limit"},
+		{"ElevenLabs' concurrency cap", Request{Query: "elevenlabs", Error: "429", Code: "too_many_concurrent_requests"}, "fix_client", "client", 0, "a cap on requests in flight per key"},
+		{"ElevenLabs busy", Request{Query: "elevenlabs", Error: "429", Code: "system_busy"}, "wait", "provider", 30, "the provider being overloaded"},
 		{"Cohere's 498 is an invalid token", Request{Query: "cohere", Error: "498"}, "fix_client", "client", 0, "Your HTTP status 498 is, for Cohere's API, a credentials or permission error"},
 		// The test view has Cohere down: a cancelled request then reads
 		// as a timeout during an outage, not as a request to fix.
