@@ -608,7 +608,9 @@ func TestCheckCodes(t *testing.T) {
 		// The test view has Cohere down: a cancelled request then reads
 		// as a timeout during an outage, not as a request to fix.
 		{"Cohere's 499 is a cancelled request, tried again", Request{Query: "cohere", Error: "499"}, "failover", "provider", 0, "Your HTTP status 499 is, for Cohere's API, a timeout"},
-		{"Together's 500 is a misconfigured request", Request{Query: "together", Error: "500"}, "fix_client", "client", 0, "Your HTTP status 500 is, for Together AI's API, a request refused as it stands"},
+		// Together's page once called its 500 "Invalid Request"; today it
+		// is "an issue on our servers": never the caller's to fix.
+		{"Together's 500 is its servers' error", Request{Query: "together", Error: "500"}, "retry", "provider", 10, "Our probe of its API answered"},
 		{"Together's 504 is its engines overloaded", Request{Query: "together", Error: "504"}, "failover", "provider", 0, "Your HTTP status 504 is, for Together AI's API, the provider being overloaded"},
 		// The caller's region, not the key.
 		{"OpenAI's unsupported region", Request{Query: "openai", Error: "403", Code: "unsupported_country_region_territory"}, "fix_client", "client", 0, "a country or region the provider does not serve"},
