@@ -589,12 +589,29 @@ func TestCheckCodes(t *testing.T) {
 		{"Bedrock unavailable, by its exception", Request{Query: "bedrock", Code: "ServiceUnavailableException"}, "failover", "provider", 0, "the provider being overloaded"},
 		{"DeepSeek's one code alone: its usual row, a 400", Request{Query: "deepseek", Code: "invalid_request_error"}, "fix_client", "client", 0, "with a 402 it is a quota or billing limit"},
 		{"DeepSeek's one code with a 402", Request{Query: "deepseek", Error: "402", Code: "invalid_request_error"}, "fix_client", "client", 0, "DeepSeek's API, a quota or billing limit"},
+		{"DeepSeek's 503 is its servers overloaded", Request{Query: "deepseek", Error: "503"}, "failover", "provider", 0, "Your HTTP status 503 is, for DeepSeek's API, the provider being overloaded"},
 		// A status a provider gives a meaning of its own reads as that.
 		{"Groq's 498 is its flex tier out of capacity", Request{Query: "groq", Error: "498"}, "failover", "provider", 0, "Your HTTP status 498 is, for Groq's API, the provider being overloaded"},
 		{"Groq's 498 with its code", Request{Query: "groq", Error: "498", Code: "capacity_exceeded"}, "failover", "provider", 0, "the provider being overloaded"},
 		{"Groq's 400 is still the request", Request{Query: "groq", Error: "400"}, "fix_client", "client", 0, ""},
+		{"Groq's spend cap is no bad request", Request{Query: "groq", Error: "400", Code: "blocked_api_access"}, "fix_client", "client", 0, "quota or billing limit"},
 		{"Together's 403 is a request too long for the context", Request{Query: "together", Error: "403"}, "fix_client", "client", 0, "Your HTTP status 403 is, for Together AI's API, a request refused as it stands"},
 		{"a listed code beats the status row", Request{Query: "together", Error: "403", Code: "model_not_available"}, "fix_client", "client", 0, "a model that does not exist"},
+		{"Fireworks' 412 is the account, not the request", Request{Query: "fireworks", Error: "412"}, "fix_client", "client", 0, "Your HTTP status 412 is, for Fireworks AI's API, a quota or billing limit"},
+		{"OpenRouter's 403 is its moderation, not the key", Request{Query: "openrouter", Error: "403"}, "fix_client", "client", 0, "Your HTTP status 403 is, for OpenRouter's API, a request refused as it stands"},
+		// ElevenLabs' 401 is its quota as well as the key, and its 429
+		// the plan's concurrency or its own capacity, as detail.status says.
+		{"ElevenLabs' quota behind a 401", Request{Query: "elevenlabs", Error: "401", Code: "quota_exceeded"}, "fix_client", "client", 0, "quota or billing limit"},
+		{"ElevenLabs' concurrency cap", Request{Query: "elevenlabs", Error: "429", Code: "too_many_concurrent_requests"}, "fix_client", "client", 0, "a cap on requests in flight per key"},
+		{"ElevenLabs busy", Request{Query: "elevenlabs", Error: "429", Code: "system_busy"}, "wait", "provider", 30, "the provider being overloaded"},
+		{"Cohere's 498 is an invalid token", Request{Query: "cohere", Error: "498"}, "fix_client", "client", 0, "Your HTTP status 498 is, for Cohere's API, a credentials or permission error"},
+		// The test view has Cohere down: a cancelled request then reads
+		// as a timeout during an outage, not as a request to fix.
+		{"Cohere's 499 is a cancelled request, tried again", Request{Query: "cohere", Error: "499"}, "failover", "provider", 0, "Your HTTP status 499 is, for Cohere's API, a timeout"},
+		// Together's page once called its 500 "Invalid Request"; today it
+		// is "an issue on our servers": never the caller's to fix.
+		{"Together's 500 is its servers' error", Request{Query: "together", Error: "500"}, "retry", "provider", 10, "Our probe of its API answered"},
+		{"Together's 504 is its engines overloaded", Request{Query: "together", Error: "504"}, "failover", "provider", 0, "Your HTTP status 504 is, for Together AI's API, the provider being overloaded"},
 		// The caller's region, not the key.
 		{"OpenAI's unsupported region", Request{Query: "openai", Error: "403", Code: "unsupported_country_region_territory"}, "fix_client", "client", 0, "a country or region the provider does not serve"},
 		{"Mistral's unknown model", Request{Query: "mistral", Error: "400", Code: "unknown_model"}, "fix_client", "client", 0, "a model that does not exist"},
@@ -608,6 +625,10 @@ func TestCheckCodes(t *testing.T) {
 		// SDK does Bedrock's.
 		{"OpenAI's RateLimitError alone", Request{Query: "openai", Code: "RateLimitError"}, "retry", "client", 30, "transient rate limit"},
 		{"Perplexity's SDK exception", Request{Query: "perplexity", Code: "RateLimitError"}, "retry", "client", 30, "transient rate limit"},
+		{"Cerebras' 402 by its error type alone", Request{Query: "cerebras", Code: "PaymentRequired"}, "fix_client", "client", 0, "quota or billing limit"},
+		// xAI's SDK raises gRPC statuses, which carry no HTTP status.
+		{"xAI's DATA_LOSS is an image it could not fetch", Request{Query: "xai", Code: "DATA_LOSS"}, "fix_client", "client", 0, "a request refused as it stands"},
+		{"xAI's RESOURCE_EXHAUSTED", Request{Query: "grok", Code: "RESOURCE_EXHAUSTED"}, "retry", "client", 30, "transient rate limit"},
 		{"OpenAI's WebSocket mode state lost", Request{Query: "openai", Error: "400", Code: "previous_response_not_found"}, "fix_client", "client", 0, "a request refused as it stands"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
