@@ -287,3 +287,51 @@ func TestMakerPagesOnlyWhatTheyName(t *testing.T) {
 		t.Error("Claude Opus 4.1 left the calendar: the page still dates it")
 	}
 }
+
+// TestOpenAIPageDatesGPT4o is issue 45's own case: OpenAI retires GPT-4o,
+// GPT-4o mini, GPT-4.1 and GPT-4.1 mini from its API on 2027-01-14, and
+// OpenRouter's list gives none of them an expiration_date, so a calendar
+// fed by the list alone never says it. No public copy of OpenAI's page
+// with that section could be tied to a commit: the page read here is the
+// real capture with one section added at the top of "Upcoming
+// deprecations", written in the capture's own shape (the testdata README
+// says so). The calendar, the change log and each model's document say
+// 2027-01-14 from OpenAI's page.
+func TestOpenAIPageDatesGPT4o(t *testing.T) {
+	t.Parallel()
+	page := realMakerPage(t, realOpenAIPage)
+	const top = "with the most recent announcements at the top.\n"
+	at := strings.Index(page, top)
+	if at < 0 {
+		t.Fatal("the capture's shape changed: no upcoming deprecations")
+	}
+	at += len(top)
+	section := "\n### 2026-11-14: GPT-4o and GPT-4.1 model families\n\n" +
+		"On November 14th, 2026, we notified developers using the GPT-4o and GPT-4.1 model families of their deprecation and removal from the API on January 14, 2027.\n\n" +
+		"| Shutdown date | Model / system | Recommended replacement |\n" +
+		"| ------------- | -------------- | ----------------------- |\n" +
+		"| Jan 14, 2027  | `gpt-4o`       | `gpt-5.5`               |\n" +
+		"| Jan 14, 2027  | `gpt-4o-mini`  | `gpt-5.4-mini`          |\n" +
+		"| Jan 14, 2027  | `gpt-4.1`      | `gpt-5.5`               |\n" +
+		"| Jan 14, 2027  | `gpt-4.1-mini` | `gpt-5.4-mini`          |\n"
+	h := newHarness(t)
+	h.world.SetModelList(realModelList(t))
+	h.world.SetMakerPage("openai-deprecations", page[:at]+section+page[at:])
+	h.cycle()
+
+	cal := h.calendarOf()
+	for _, id := range []string{"openai/gpt-4o", "openai/gpt-4o-mini", "openai/gpt-4.1", "openai/gpt-4.1-mini"} {
+		r, ok := cal[id]
+		if !ok {
+			t.Errorf("%s: not on the calendar", id)
+			continue
+		}
+		if r.Date != "2027-01-14" || r.State != api.RetirementAnnounced || r.Source != "openai-deprecations" ||
+			!slices.Equal(said(r), []string{"openai-deprecations 2027-01-14 announced"}) {
+			t.Errorf("%s: %s %s from %s (%q), want 2027-01-14 announced from OpenAI's page alone", id, r.Date, r.State, r.Source, said(r))
+		}
+		if want := string(api.ChangeModelRetiring) + " " + id + " 2027-01-14 openai"; !slices.Contains(h.lifecycleChanges(), want) {
+			t.Errorf("the change log lacks %q", want)
+		}
+	}
+}
