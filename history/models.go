@@ -210,9 +210,12 @@ func (l *ModelList) Due(now time.Time) bool {
 
 // ListedModel is one model of a gateway's list.
 type ListedModel struct {
-	ID      string    `json:"id"`
-	Name    string    `json:"name"`
-	Created time.Time `json:"created"`
+	// ID is the catalog's id of the model; GatewayID the gateway's own,
+	// when it spells the maker otherwise (catalog.Gateway.Makers).
+	ID        string    `json:"id"`
+	GatewayID string    `json:"gatewayId,omitempty"`
+	Name      string    `json:"name"`
+	Created   time.Time `json:"created"`
 	// Expires is the date after which the gateway may remove the model,
 	// "YYYY-MM-DD"; "" for none announced.
 	Expires string `json:"expires,omitempty"`

@@ -39,8 +39,11 @@ type GatewayRead struct {
 // gateway never holds the cycle up. Failures are recorded, never returned;
 // a document naming more than MaxGatewayEntries tracked provider and region
 // pairs is one, and so is every read of a gateway without a row.
-// The result is by gateway id, then model id.
-func ObserveGateways(ctx context.Context, opts Options, models []catalog.Model) map[string]map[string]GatewayRead {
+// A gateway is asked only for the models it serves (servedAt, by lists,
+// the gateways' model lists as this cycle leaves them), each by its own id
+// of it (catalog.Gateway.GatewayID). The result is by gateway id, then
+// the catalog's model id.
+func ObserveGateways(ctx context.Context, opts Options, models []catalog.Model, lists map[string]*history.ModelList) map[string]map[string]GatewayRead {
 	out := map[string]map[string]GatewayRead{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -61,6 +64,10 @@ func ObserveGateways(ctx context.Context, opts Options, models []catalog.Model) 
 		read := row.ReadEndpoints
 		slots := make(chan struct{}, maxGatewayReads)
 		for _, md := range models {
+			id, served := servedAt(g, lists[g.ID], md.ID)
+			if !served {
+				continue
+			}
 			wg.Go(func() {
 				select {
 				case slots <- struct{}{}:
@@ -73,7 +80,7 @@ func ObserveGateways(ctx context.Context, opts Options, models []catalog.Model) 
 				defer func() { <-slots }()
 				rctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 				defer cancel()
-				eps, err := read(rctx, opts.Client, strings.ReplaceAll(g.URL, catalog.ModelParam, md.ID), md.ID)
+				eps, err := read(rctx, opts.Client, strings.ReplaceAll(g.URL, catalog.ModelParam, id), id)
 				if err == nil {
 					eps, err = trackedEndpoints(g, md.ID, eps)
 				}
@@ -85,6 +92,27 @@ func ObserveGateways(ctx context.Context, opts Options, models []catalog.Model) 
 	}
 	wg.Wait()
 	return out
+}
+
+// servedAt is the gateway's own id of the model of that catalog id, and
+// whether g is to be asked for it: when its last good model list (l)
+// names it (by the id the list gives), or when it has none to go by (no
+// list, or none read yet: every watched model is asked for, by
+// g.GatewayID). A model a gateway's list does not carry is not asked for:
+// the answer is a 404, a failed read of a model the gateway never served,
+// which would count against its health every cycle.
+func servedAt(g catalog.Gateway, l *history.ModelList, id string) (string, bool) {
+	if g.ListURL == "" || l == nil || l.ReadAt.IsZero() || len(l.Models) == 0 {
+		return g.GatewayID(id), true
+	}
+	i := slices.IndexFunc(l.Models, func(m history.ListedModel) bool { return m.ID == id })
+	switch {
+	case i < 0:
+		return "", false
+	case l.Models[i].GatewayID != "":
+		return l.Models[i].GatewayID, true
+	}
+	return id, true
 }
 
 // MaxGatewayEntries bounds a model's entries from one gateway: tracked
@@ -379,7 +407,7 @@ func gatewaySource(g catalog.Gateway, md catalog.Model) api.ModelSource {
 		Basis:       fmt.Sprintf("%s's uptime of its own requests to this model at this provider over the last %s, not your key's", g.Name, window),
 		Attribution: g.Attribution}
 	if g.ModelPage != "" {
-		src.URL = strings.ReplaceAll(g.ModelPage, catalog.ModelParam, md.ID)
+		src.URL = strings.ReplaceAll(g.ModelPage, catalog.ModelParam, g.GatewayID(md.ID))
 	}
 	return src
 }
