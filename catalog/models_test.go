@@ -100,11 +100,16 @@ func TestDefaultCatalogModels(t *testing.T) {
 		}
 	}
 	// Vercel's provider ids map as OpenRouter's names do (Vertex, Claude's
-	// included, is Google Gemini's service); the gateway stays off until
-	// the build reads it.
+	// included, is Google Gemini's service), and its makers as OpenRouter
+	// spells them: the second witness is read.
 	v, ok := c.Models.Gateway(GatewayVercel)
-	if !ok || v.Enabled || !strings.Contains(v.Attribution, "Vercel") || v.ListURL == "" {
-		t.Errorf("vercel gateway = %+v, want it listed, attributed and off", v)
+	if !ok || !v.Enabled || !strings.Contains(v.Attribution, "Vercel") || v.ListURL == "" {
+		t.Errorf("vercel gateway = %+v, want it listed, attributed and on", v)
+	}
+	for own, maker := range map[string]string{"xai": "x-ai", "spacexai": "x-ai", "mistral": "mistralai"} {
+		if v.Makers[own] != maker || c.Models.Makers[maker] == "" {
+			t.Errorf("vercel's maker %q is %q, want %q, a maker of models.makers", own, v.Makers[own], maker)
+		}
 	}
 	for id, slug := range map[string]string{"anthropic": "anthropic", "bedrock": "aws-bedrock", "vertex": "google-gemini",
 		"vertexAnthropic": "google-gemini", "azure": "azure-openai", "openai": "openai", "deepseek": "deepseek", "fireworks": "fireworks"} {

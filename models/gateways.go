@@ -51,8 +51,6 @@ func Gateways() []Gateway {
 			ReadList: feed.ReadOpenRouterModels, ReadEndpoints: feed.ReadOpenRouter,
 			FakeList: feed.FakeOpenRouterModels, FakeEndpoints: feed.FakeOpenRouter,
 			StatusWindow: history.ModelWindow, ListsDates: true},
-		// Off in the default catalog until its figures have their own
-		// windows in the models' documents (docs/api.md, "Models").
 		{ID: catalog.GatewayVercel, Name: "Vercel AI Gateway",
 			ReadList: feed.ReadVercelModels, ReadEndpoints: feed.ReadVercel,
 			FakeList: feed.FakeVercelModels, FakeEndpoints: feed.FakeVercel,

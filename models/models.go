@@ -29,6 +29,10 @@ type GatewayRead struct {
 	// Err is the failed read (feed.Kind classifies it); nil when the
 	// document proved itself.
 	Err error
+	// Unlisted is a model the gateway's good list does not carry
+	// (servedAt): it was not asked for, and the gateway says nothing of
+	// it.
+	Unlisted bool
 }
 
 // ObserveGateways reads every enabled gateway's document of each of models
@@ -66,6 +70,7 @@ func ObserveGateways(ctx context.Context, opts Options, models []catalog.Model, 
 		for _, md := range models {
 			id, served := servedAt(g, lists[g.ID], md.ID)
 			if !served {
+				out[g.ID][md.ID] = GatewayRead{Unlisted: true}
 				continue
 			}
 			wg.Go(func() {
@@ -256,6 +261,9 @@ func AssembleModels(h *history.History, cat catalog.Catalog, components map[stri
 				continue
 			}
 			readAt[md.ID] = now
+			if r.Unlisted {
+				continue // the gateway does not serve it: no entry of its
+			}
 			providers = append(providers, gatewayProviders(g, md, r, prev[md.ID])...)
 		}
 		status := history.BestModelStatus(providers, "")
@@ -559,6 +567,9 @@ func gatewayHealth(mh *history.ModelHistory, g catalog.Gateway, reads map[string
 	slices.Sort(ids)
 	var failed []string
 	for _, id := range ids {
+		if reads[id].Unlisted {
+			continue // not asked for
+		}
 		out.Reads++
 		if err := reads[id].Err; err != nil {
 			out.Failed++
@@ -567,6 +578,15 @@ func gatewayHealth(mh *history.ModelHistory, g catalog.Gateway, reads map[string
 			}
 			failed = append(failed, id)
 		}
+	}
+	if out.Reads == 0 && len(reads) > 0 {
+		// Its list carries none of the models due this cycle: it was
+		// asked nothing, and its health stands as it was.
+		out.State, out.Error, out.Failure = prev.State, prev.Error, prev.Failure
+		if out.State == "" || out.State == api.ModelSourceDisabled {
+			out.State, out.Error = api.FeedError, "not read yet"
+		}
+		return out
 	}
 	trackSource(&out, first, failed, now, log)
 	return out
