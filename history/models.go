@@ -53,14 +53,18 @@ func ModelStatusSource(providers []api.ModelProvider, service string) *api.Model
 	return nil
 }
 
-// BestModelStatus is the best known status among a model's entries at
-// service ("" for every service), best by api.CompareUsable: unknown when
-// none is known, never borrowed from anywhere else.
+// BestModelStatus is a model's status at service, as its witnesses there
+// agree (AgreeModelStatus), or for "" the best of those over every
+// service, best by api.CompareUsable: unknown when none is known, never
+// borrowed from anywhere else.
 func BestModelStatus(providers []api.ModelProvider, service string) api.Status {
+	if service != "" {
+		return AgreeModelStatus(service, ModelWitnesses(providers, service)).Status
+	}
 	best := api.Unknown
-	for _, p := range providers {
-		if (service == "" || p.Service == service) && api.CompareUsable(p.Status, best) < 0 {
-			best = p.Status
+	for _, a := range ModelAgreements(providers, nil) {
+		if api.CompareUsable(a.Status, best) < 0 {
+			best = a.Status
 		}
 	}
 	return best

@@ -70,7 +70,9 @@ func ObserveGateways(ctx context.Context, opts Options, models []catalog.Model, 
 		for _, md := range models {
 			id, served := servedAt(g, lists[g.ID], md.ID)
 			if !served {
+				mu.Lock() // the reads of the gateway before write too
 				out[g.ID][md.ID] = GatewayRead{Unlisted: true}
+				mu.Unlock()
 				continue
 			}
 			wg.Go(func() {
@@ -231,6 +233,7 @@ func AssembleModels(h *history.History, cat catalog.Catalog, components map[stri
 		mh.Sources = append(mh.Sources, health)
 	}
 	measured := measuredProviders(h, cat, now)
+	probes := probeWitnesses(h, cat)
 	listedCreated := map[string]time.Time{}
 	for _, l := range lists {
 		for _, m := range l.Models {
@@ -282,7 +285,7 @@ func AssembleModels(h *history.History, cat catalog.Catalog, components map[stri
 		mh.Models = append(mh.Models, api.ModelDoc{
 			ID: md.ID, Name: md.Name, Author: md.Author, Service: md.Service, FirstSeen: &firstSeen, Created: created,
 			Status: status, StatusFrom: history.ModelStatusSource(providers, ""),
-			Summary: modelSummary(providers), Providers: providers,
+			Summary: modelSummary(providers), Providers: providers, Agreement: history.ModelAgreements(providers, probes),
 		})
 	}
 	mh.ReadAt = readAt
@@ -476,7 +479,58 @@ func gatewayProviders(g catalog.Gateway, md catalog.Model, r GatewayRead, prev a
 		}
 		out = append(out, api.ModelProvider{Service: slug, Provider: ep.Provider, Region: regionOf(ep.Tag, ep.Quantization),
 			Status: status, Uptime: up, Source: src,
-			Uptimes: &api.ModelUptimes{Last30m: ep.Uptime["30m"], Last1d: ep.Uptime["1d"]}})
+			Uptimes:    &api.ModelUptimes{Last30m: ep.Uptime["30m"], Last1h: ep.Uptime["1h"], Last1d: ep.Uptime["1d"]},
+			Latency:    percentiles(ep.LatencyP50Ms, ep.LatencyP95Ms),
+			Throughput: percentiles(ep.ThroughputP50, ep.ThroughputP95), InferenceRegions: inferenceRegions(ep.Regions)})
+	}
+	return out
+}
+
+// percentiles is a gateway's p50 and p95 over the last hour, the window
+// its reader reads them for; nil when it gives none.
+func percentiles(p50, p95 *float64) *api.ModelPercentiles {
+	if p50 == nil || p95 == nil {
+		return nil
+	}
+	return &api.ModelPercentiles{P50: *p50, P95: *p95, Window: "1h"}
+}
+
+// inferenceRegions writes an endpoint's regions as the documents give
+// them: the geography, and the provider's region after a slash for a
+// specific one ("us", "us/us-east-1").
+func inferenceRegions(regions []feed.GatewayRegion) []string {
+	var out []string
+	for _, r := range regions {
+		if r.ProviderRegion != "" {
+			out = append(out, r.Geo+"/"+r.ProviderRegion)
+		} else {
+			out = append(out, r.Geo)
+		}
+	}
+	return out
+}
+
+// probeWitnesses are our keyless probes of each tracked service's API
+// host as a model's witnesses, from the history as the last cycle left
+// it: failing or answering; a service not probed yet has none.
+func probeWitnesses(h *history.History, cat catalog.Catalog) map[string]api.ModelWitness {
+	out := map[string]api.ModelWitness{}
+	for _, svc := range cat.Services {
+		sh := h.Lookup(svc.Slug)
+		if sh == nil || svc.ProbeURL == "" {
+			continue
+		}
+		w := api.ModelWitness{Source: svc.Slug, Kind: api.ModelSourceProbe, Name: "aistatus's keyless probe of " + svc.Name + "'s API host",
+			Window: "current", Attribution: api.Attribution("")}
+		switch {
+		case sh.FailedProbes > 0:
+			w.Status = api.MajorOutage
+		case sh.OKProbes > 0:
+			w.Status = api.Operational
+		default:
+			continue
+		}
+		out[svc.Slug] = w
 	}
 	return out
 }

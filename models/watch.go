@@ -99,7 +99,7 @@ func ObserveModelLists(ctx context.Context, opts Options, mh *history.ModelHisto
 		}
 		r := ListRead{List: list, Err: err}
 		if err == nil && !list.Unchanged {
-			r.Suspect, r.Err = stillSuspect(plausibleList(opts.Catalog, last, keptModels(opts.Catalog, g, list.Models), now),
+			r.Suspect, r.Err = stillSuspect(plausibleList(opts.Catalog, last, keptModels(opts.Catalog, g, list.Models), row.ListsPinned, now),
 				g.ListURL, now, opts.Log.With().Str("gateway", g.ID).Logger())
 		}
 		out[g.ID] = r
@@ -131,7 +131,12 @@ func keptModels(cat catalog.Catalog, g catalog.Gateway, listed []feed.ListedMode
 // keeps, is suspect against last, the last good read: nil when it is
 // plausible. A suspect read of the same models as the one already
 // suspect keeps that one's Since.
-func plausibleList(cat catalog.Catalog, last *history.ModelList, read []history.ListedModel, now time.Time) *history.SuspectList {
+//
+// The pinned models are a gateway's yardstick only when listsPinned
+// (models.Gateway.ListsPinned): the catalog pins OpenRouter's models, and
+// Vercel's list lacking a third of them is Vercel's catalogue, not a cut
+// answer.
+func plausibleList(cat catalog.Catalog, last *history.ModelList, read []history.ListedModel, listsPinned bool, now time.Time) *history.SuspectList {
 	listed := make(map[string]bool, len(read))
 	for _, m := range read {
 		listed[m.ID] = true
@@ -145,7 +150,7 @@ func plausibleList(cat catalog.Catalog, last *history.ModelList, read []history.
 		}
 	}
 	for _, md := range cat.Models.Pinned {
-		if !hadList || slices.Contains(known, md.ID) {
+		if listsPinned && (!hadList || slices.Contains(known, md.ID)) {
 			pinned = append(pinned, md.ID)
 		}
 	}
