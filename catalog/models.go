@@ -107,6 +107,12 @@ type Gateway struct {
 	// gateways that spell it differently name two models), so one model
 	// read at two gateways is one watched model (CatalogID, GatewayID).
 	Makers map[string]string `json:"makers,omitempty"`
+	// ProviderNames maps the gateway's name of a provider, where another
+	// gateway's names it in the catalog (apiModels, the fallback plans:
+	// OpenRouter's, as the first gateway's), to that name: Vercel's
+	// "bedrock" is "Amazon Bedrock". One provider read at two gateways is
+	// one provider (ProviderName).
+	ProviderNames map[string]string `json:"providerNames,omitempty"`
 }
 
 // CatalogID is the catalog's id of a model the gateway names id: its
@@ -239,6 +245,11 @@ func (m ModelCatalog) validate(services map[string]bool) []error {
 				bad("providers[%q]: %q is not a slug of this catalog", name, slug)
 			}
 		}
+		for own, name := range g.ProviderNames {
+			if slug, ok := m.ProviderService(name); !ok || g.Providers[own] != slug {
+				bad("providerNames[%q]: %q is no provider another gateway maps to the service this one maps it to", own, name)
+			}
+		}
 		for own, maker := range g.Makers {
 			if !makerPattern.MatchString(own) || !makerPattern.MatchString(maker) || own == maker {
 				bad("makers[%q]: %q: two different spellings of a maker, in lower-case letters, digits and ._-", own, maker)
@@ -315,6 +326,17 @@ func (m ModelCatalog) validate(services map[string]bool) []error {
 		}
 	}
 	return errs
+}
+
+// ProviderName is the catalog's name of the provider gateway names
+// provider: its ProviderNames' entry, else provider itself.
+func (m ModelCatalog) ProviderName(gateway, provider string) string {
+	if g, ok := m.Gateway(gateway); ok {
+		if name, ok := g.ProviderNames[provider]; ok {
+			return name
+		}
+	}
+	return provider
 }
 
 // ProviderService is the tracked service a gateway's provider name stands
