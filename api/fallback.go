@@ -81,8 +81,8 @@ type FallbackTarget struct {
 	APIModel *string `json:"apiModel"`
 	// GatewayProviders are each gateway's own name of the provider, by
 	// gateway id (OpenRouter's "Amazon Bedrock", Vercel's "bedrock"), as
-	// their entries give them: each gateway's configuration names the
-	// provider so. Absent when no gateway reports on the target.
+	// their endpoints documents give them. Absent when no gateway reports
+	// on the target.
 	GatewayProviders map[string]string `json:"gatewayProviders,omitempty"`
 	// Status is what the target's witnesses agree on (Agreement); unknown
 	// when none reports on it.

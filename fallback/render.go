@@ -109,7 +109,7 @@ func (p *Planner) formats(md catalog.Model, t api.FallbackTarget) []string {
 	if p.atOpenRouter(t.Provider) {
 		out = append(out, api.FallbackOpenRouter)
 	}
-	if _, named := md.APIModel(catalog.RouterVercel); known && named && vercelSlug(t, pf) != "" {
+	if _, named := md.APIModel(catalog.RouterVercel); known && named && pf.vercel != "" {
 		out = append(out, api.FallbackVercel)
 	}
 	if known && t.APIModel != nil && pf.portkey != "" {
@@ -286,25 +286,14 @@ func (p *Planner) vercel(plan api.FallbackPlan, ts []api.FallbackTarget) api.Ver
 		case id != out.Model && !slices.Contains(gw.Models, id):
 			gw.Models = append(gw.Models, id)
 		}
-		pf, _ := platformOf(t.Provider)
-		if slug := vercelSlug(t, pf); !slices.Contains(gw.Order, slug) {
-			gw.Order = append(gw.Order, slug)
+		if pf, _ := platformOf(t.Provider); !slices.Contains(gw.Order, pf.vercel) {
+			gw.Order = append(gw.Order, pf.vercel)
 			// The provider's first target (the model's own, before a
 			// sibling's) sets its wait for the first token.
-			gw.ProviderTimeouts.BYOK[slug] = t.Timeouts.FirstTokenMs
+			gw.ProviderTimeouts.BYOK[pf.vercel] = t.Timeouts.FirstTokenMs
 		}
 	}
 	return out
-}
-
-// vercelSlug is the gateway's provider id for a target: the one its own
-// entries give it (Claude on Vertex is "vertexAnthropic", not "vertex"),
-// else the platform's.
-func vercelSlug(t api.FallbackTarget, pf platform) string {
-	if id := t.GatewayProviders[catalog.GatewayVercel]; id != "" {
-		return id
-	}
-	return pf.vercel
 }
 
 // vercelID is the gateway's id of a watched model (catalog.RouterVercel).
