@@ -72,11 +72,13 @@ func BestModelStatus(providers []api.ModelProvider, service string) api.Status {
 
 // ModelRulesStatement says the rules in words.
 const ModelRulesStatement = "A gateway's uptime is the share of the gateway's own requests to that model at that provider that succeeded " +
-	"over the window (rate-limited requests excluded, as the gateway counts them): its traffic, not your key's. " +
+	"over the window (OpenRouter's 5 minutes, Vercel's 15; rate-limited requests excluded, as the gateway counts them): its traffic, not your key's. " +
 	"At or above degradedBelow % the model is operational at that provider, below it degraded, below partialBelow % a partial outage, " +
 	"below majorBelow % a major outage; " +
-	"no figure (too little traffic) is unknown. A status-page component is the vendor's word. A model's status is the best of its " +
-	"providers' known statuses (where it can be used now); a model no source reports on is unknown, never its service's status."
+	"no figure (too little traffic) is unknown. A status-page component is the vendor's word. A model's status at a service is what " +
+	"its witnesses there agree on: one gateway's failures alone, while another witness sees the model working, are that gateway's " +
+	"routing, not the provider's; two witnesses failing are the provider's trouble. A model's status is the best of those (where it " +
+	"can be used now); a model no source reports on is unknown, never its service's status."
 
 // CurrentModelRules returns the rules in force.
 func CurrentModelRules() api.ModelRules {

@@ -284,3 +284,39 @@ func TestServedAt(t *testing.T) {
 		})
 	}
 }
+
+// TestVercelFiguresThroughAssembly: a Vercel read gives its entries their
+// window (15m), their 1h uptime, their time to first token, throughput
+// and regions; a failed read next cycle leaves the entries unknown, with
+// none of last cycle's figures.
+func TestVercelFiguresThroughAssembly(t *testing.T) {
+	t.Parallel()
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, _ := cat.Models.Gateway(catalog.GatewayVercel)
+	md, _ := cat.Models.Lookup("anthropic/claude-sonnet-4.5")
+	up, hour, p50, p95, t50, t95 := 99.86, 99.92, 675.0, 2716.95, 36.0, 67.7
+	read := GatewayRead{Endpoints: []feed.GatewayEndpoint{{Provider: "bedrock", Tag: "bedrock",
+		Uptime:       map[string]*float64{"15m": &up, "1h": &hour, "1d": &up},
+		LatencyP50Ms: &p50, LatencyP95Ms: &p95, ThroughputP50: &t50, ThroughputP95: &t95,
+		Regions: []feed.GatewayRegion{{Scope: feed.RegionZone, Geo: "us"}, {Scope: feed.RegionSpecific, Geo: "eu", ProviderRegion: "eu-west-1"}}}}}
+	got := gatewayProviders(g, md, read, api.ModelDoc{})
+	if len(got) != 1 {
+		t.Fatalf("entries %+v, want Bedrock's", got)
+	}
+	p := got[0]
+	if p.Service != "aws-bedrock" || p.Status != api.Operational || *p.Uptime != up || p.Source.Window != "15m" ||
+		p.Uptimes == nil || *p.Uptimes.Last1h != hour || p.Uptimes.Last30m != nil ||
+		p.Latency == nil || p.Latency.P50 != p50 || p.Latency.P95 != p95 || p.Latency.Window != "1h" ||
+		p.Throughput == nil || p.Throughput.P50 != t50 || !slices.Equal(p.InferenceRegions, []string{"us", "eu/eu-west-1"}) {
+		t.Errorf("Vercel's Bedrock entry: %+v", p)
+	}
+	failed := gatewayProviders(g, md, GatewayRead{Err: &feed.Error{Kind: api.FailureHTTP, Err: http.ErrHandlerTimeout}},
+		api.ModelDoc{Providers: got})
+	if len(failed) != 1 || failed[0].Status != api.Unknown || failed[0].Latency != nil || failed[0].Throughput != nil ||
+		failed[0].InferenceRegions != nil || failed[0].Uptime != nil || failed[0].Source.Error == "" {
+		t.Errorf("after a failed read: %+v, want unknown with none of last cycle's figures", failed)
+	}
+}

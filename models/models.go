@@ -458,6 +458,7 @@ func gatewayProviders(g catalog.Gateway, md catalog.Model, r GatewayRead, prev a
 			}
 			seen[key] = true
 			p.Status, p.Uptime, p.Uptimes, p.Source = api.Unknown, nil, nil, src
+			p.Latency, p.Throughput, p.InferenceRegions = nil, nil, nil // last cycle's figures are not this one's
 			out = append(out, p)
 		}
 		return out
