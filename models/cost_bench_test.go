@@ -86,8 +86,7 @@ func BenchmarkGatewayCost(b *testing.B) {
 	h := history.New()
 	now := t0
 	cycle := func() {
-		var mh *history.ModelHistory = h.Models
-		r := Observe(context.Background(), opts, mh, now)
+		r := Observe(context.Background(), opts, h.Models, now)
 		Assemble(h, cat, nil, r, now, zerolog.Nop())
 		now = now.Add(5 * time.Minute)
 	}
