@@ -84,3 +84,29 @@ func TestAgreeModelStatus(t *testing.T) {
 		})
 	}
 }
+
+// TestModelStatusSourceFollowsTheAgreement: the entry a model's status is
+// from is at a service whose witnesses agree on that status, not one whose
+// entry says it while two others confirm trouble there.
+func TestModelStatusSourceFollowsTheAgreement(t *testing.T) {
+	t.Parallel()
+	up, low := 99.0, 85.0
+	at := func(service, source string, status api.Status, uptime *float64) api.ModelProvider {
+		return api.ModelProvider{Service: service, Provider: service, Status: status, Uptime: uptime,
+			Source: api.ModelSource{ID: source, Kind: api.ModelSourceGateway, Name: source}}
+	}
+	providers := []api.ModelProvider{
+		// Bedrock: two witnesses confirm a partial outage, one sees it up.
+		at("aws-bedrock", "openrouter", api.PartialOutage, &low), at("aws-bedrock", "vercel", api.Operational, &up),
+		{Service: "aws-bedrock", Provider: "Amazon Bedrock", Status: api.PartialOutage,
+			Source: api.ModelSource{ID: "aws-bedrock", Kind: api.ModelSourceComponent, Name: "page"}},
+		// Anthropic: up, by one witness.
+		at("anthropic", "openrouter", api.Operational, &up),
+	}
+	if got := BestModelStatus(providers, ""); got != api.Operational {
+		t.Fatalf("status %s, want operational: Anthropic's", got)
+	}
+	if from := ModelStatusSource(providers, ""); from == nil || from.Service != "anthropic" {
+		t.Errorf("statusFrom %+v, want Anthropic's entry, not Vercel's at Bedrock, where trouble is confirmed", from)
+	}
+}

@@ -39,14 +39,22 @@ func ModelStatusOf(uptime *float64) api.Status {
 }
 
 // ModelStatusSource is the first entry (at service, "" for any) whose
-// status is BestModelStatus's; nil when that is unknown.
+// status is BestModelStatus's, at a service whose agreed status it is (an
+// entry of a service whose witnesses agree on worse does not give it); nil
+// when that is unknown.
 func ModelStatusSource(providers []api.ModelProvider, service string) *api.ModelStatusFrom {
 	best := BestModelStatus(providers, service)
 	if best == api.Unknown {
 		return nil
 	}
+	agreed := map[string]bool{}
 	for _, p := range providers {
-		if (service == "" || p.Service == service) && p.Status == best {
+		if _, seen := agreed[p.Service]; !seen && (service == "" || p.Service == service) {
+			agreed[p.Service] = BestModelStatus(providers, p.Service) == best
+		}
+	}
+	for _, p := range providers {
+		if agreed[p.Service] && p.Status == best {
 			return &api.ModelStatusFrom{Service: p.Service, Provider: p.Provider, Source: p.Source}
 		}
 	}
