@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -137,8 +138,17 @@ func TestBuildTwoWitnesses(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got.Model == nil || got.Model.Status != api.Operational || got.Model.Agreement == nil ||
-		got.Model.Agreement.Verdict != api.AgreementGatewayTrouble || len(got.Model.Agreement.Witnesses) != len(a.Witnesses) {
-		t.Errorf("/check?q=bedrock&model=claude-sonnet-4.5: %+v, want operational with the agreement", got.Model)
+		got.Model.Agreement.Verdict != api.AgreementGatewayTrouble || len(got.Model.Agreement.Witnesses) != len(a.Witnesses) ||
+		!strings.Contains(got.Verdict.Detail, "OpenRouter's routing, not the provider's") {
+		t.Errorf("/check?q=bedrock&model=claude-sonnet-4.5: %+v, detail %q, want operational with the agreement, said", got.Model, got.Verdict.Detail)
+	}
+	// Asked at Anthropic while it fails, Bedrock is where the model works.
+	got, err = checker.Check(v, check.Request{Query: "anthropic", Model: "claude-sonnet-4.5", Error: "529"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if alts := got.Verdict.Alternatives; len(alts) == 0 || alts[0].Slug != "aws-bedrock" || alts[0].Status != api.Operational {
+		t.Errorf("/check at Anthropic: alternatives %+v, want Bedrock, up as the witnesses agree", alts)
 	}
 	for _, id := range []string{catalog.GatewayVercel, catalog.GatewayVercel + "-models"} {
 		src := h.modelSource(id)
