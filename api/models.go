@@ -11,9 +11,13 @@ import (
 //   - a component of a vendor's own status page that names the model
 //     (Cohere's "command-a-03-2025", Groq's "openai/gpt-oss-120b"): the
 //     vendor's word, read with the service's feed;
-//   - a model gateway's telemetry (OpenRouter): the share of the
-//     gateway's own requests to that model at that provider that
-//     succeeded. It is the gateway's traffic, not the caller's key.
+//   - a model gateway's telemetry (OpenRouter, Vercel's AI Gateway): the
+//     share of the gateway's own requests to that model at that provider
+//     that succeeded, and Vercel's time to first token. It is the
+//     gateway's traffic, not the caller's key.
+//
+// At each service the witnesses' words are weighed together
+// (ModelAgreement): one gateway's failures alone are its own routing.
 //
 // A model that no source reports on is unknown: never the service's status
 // borrowed.
@@ -70,8 +74,9 @@ type ModelDoc struct {
 	// Created is when the gateway added the model to its list; absent
 	// when no list carries it.
 	Created *time.Time `json:"created,omitempty"`
-	// Status is the best known status among Providers; unknown when none
-	// is known. StatusFrom is the entry that gives it; nil when unknown.
+	// Status is the best of the statuses the witnesses agree on at each
+	// service (Agreement); unknown when none is known. StatusFrom is the
+	// entry that gives it; nil when unknown.
 	Status     Status           `json:"status"`
 	StatusFrom *ModelStatusFrom `json:"statusFrom"`
 	// Summary says per provider how the model fares, in one sentence.
