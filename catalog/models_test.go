@@ -61,6 +61,10 @@ func TestCatalogModelsValidation(t *testing.T) {
 		{"lifecycle page without attribution", func(m *ModelCatalog) { m.Lifecycle[0].Attribution = "" }, "every date says whose it is"},
 		{"lifecycle page url relative", func(m *ModelCatalog) { m.Lifecycle[0].URL = "/deprecations.md" }, "url:"},
 		{"lifecycle page without its page", func(m *ModelCatalog) { m.Lifecycle[0].Page = "" }, "page:"},
+		{"maker spelt alike", func(m *ModelCatalog) { m.Gateways[0].Makers = map[string]string{"alpha": "alpha"} }, `makers["alpha"]: "alpha": two different spellings`},
+		{"maker spelt with spaces", func(m *ModelCatalog) { m.Gateways[0].Makers = map[string]string{"Alpha Labs": "alpha"} }, `makers["Alpha Labs"]`},
+		{"provider name of no gateway", func(m *ModelCatalog) { m.Gateways[0].ProviderNames = map[string]string{"beta": "Gamma Cloud"} },
+			`providerNames["beta"]: "Gamma Cloud" is no provider`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := Catalog{Services: []Service{validService("alpha"), validService("beta")}, Models: validModels()}
