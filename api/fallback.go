@@ -79,9 +79,17 @@ type FallbackTarget struct {
 	// the catalog; nil when the catalog does not name it there (the
 	// formats that need it leave the target out).
 	APIModel *string `json:"apiModel"`
-	// Status is the best known status among the target's sources; unknown
+	// GatewayProviders are each gateway's own name of the provider, by
+	// gateway id (OpenRouter's "Amazon Bedrock", Vercel's "bedrock"), as
+	// their endpoints documents give them. Absent when no gateway reports
+	// on the target.
+	GatewayProviders map[string]string `json:"gatewayProviders,omitempty"`
+	// Status is what the target's witnesses agree on (Agreement); unknown
 	// when none reports on it.
 	Status Status `json:"status"`
+	// Agreement is the target's witnesses and their verdict
+	// (history.AgreeModelStatus); absent in a service's plan.
+	Agreement *ModelAgreement `json:"agreement,omitempty"`
 	// Uptime is the gateway's best figure for the provider over its
 	// 5-minute window; ErrorRate and TTFTMs (p50) our own measured
 	// completions' over the last hour. Nil without a figure.

@@ -11,9 +11,13 @@ import (
 //   - a component of a vendor's own status page that names the model
 //     (Cohere's "command-a-03-2025", Groq's "openai/gpt-oss-120b"): the
 //     vendor's word, read with the service's feed;
-//   - a model gateway's telemetry (OpenRouter): the share of the
-//     gateway's own requests to that model at that provider that
-//     succeeded. It is the gateway's traffic, not the caller's key.
+//   - a model gateway's telemetry (OpenRouter, Vercel's AI Gateway): the
+//     share of the gateway's own requests to that model at that provider
+//     that succeeded, and Vercel's time to first token. It is the
+//     gateway's traffic, not the caller's key.
+//
+// At each service the witnesses' words are weighed together
+// (ModelAgreement): one gateway's failures alone are its own routing.
 //
 // A model that no source reports on is unknown: never the service's status
 // borrowed.
@@ -70,13 +74,18 @@ type ModelDoc struct {
 	// Created is when the gateway added the model to its list; absent
 	// when no list carries it.
 	Created *time.Time `json:"created,omitempty"`
-	// Status is the best known status among Providers; unknown when none
-	// is known. StatusFrom is the entry that gives it; nil when unknown.
+	// Status is the best of the statuses the witnesses agree on at each
+	// service (Agreement); unknown when none is known. StatusFrom is the
+	// entry that gives it; nil when unknown.
 	Status     Status           `json:"status"`
 	StatusFrom *ModelStatusFrom `json:"statusFrom"`
 	// Summary says per provider how the model fares, in one sentence.
 	Summary   string          `json:"summary"`
 	Providers []ModelProvider `json:"providers"`
+	// Agreement is, per tracked service with an entry, what the
+	// witnesses say together (history.AgreeModelStatus): the status the
+	// model has there, and which witnesses stand behind it.
+	Agreement []ModelAgreement `json:"agreement,omitempty"`
 	// Incidents are the retained incidents of the model's services whose
 	// headline names the model, newest first; only in the model's own
 	// document.
@@ -103,15 +112,96 @@ type ModelProvider struct {
 	// Uptimes are a gateway's longer windows, as it publishes them; absent
 	// for a component.
 	Uptimes *ModelUptimes `json:"uptimes,omitempty"`
-	Source  ModelSource   `json:"source"`
+	// Latency is the gateway's time to first token of its own requests
+	// over the last hour, in milliseconds, and Throughput their output
+	// tokens a second (Vercel's); absent when the source gives none
+	// (OpenRouter's keyless document has none), never 0.
+	Latency    *ModelPercentiles `json:"latency,omitempty"`
+	Throughput *ModelPercentiles `json:"throughput,omitempty"`
+	// InferenceRegions are where the gateway says the endpoint runs:
+	// a geography ("us"), or a geography and the provider's own region
+	// ("us/us-east-1"); absent when it names none.
+	InferenceRegions []string    `json:"inferenceRegions,omitempty"`
+	Source           ModelSource `json:"source"`
+}
+
+// ModelPercentiles are a figure's median and 95th percentile over Window.
+type ModelPercentiles struct {
+	P50    float64 `json:"p50"`
+	P95    float64 `json:"p95"`
+	Window string  `json:"window"`
 }
 
 // ModelUptimes are a gateway's uptime percentages over its longer windows;
-// nil for a window with too little traffic to tell.
+// nil for a window with too little traffic to tell. OpenRouter publishes
+// 30m and 1d, Vercel 1h and 1d.
 type ModelUptimes struct {
 	Last30m *float64 `json:"30m"`
+	Last1h  *float64 `json:"1h,omitempty"`
 	Last1d  *float64 `json:"1d"`
 }
+
+// The verdicts of a ModelAgreement (history.AgreeModelStatus).
+const (
+	// AgreementNone: no witness knows.
+	AgreementNone = "none"
+	// AgreementSingle: one witness knows; nothing confirms or disputes it.
+	AgreementSingle = "single"
+	// AgreementAgreed: every witness that knows says the same side
+	// (working, or in trouble), and there are two or more.
+	AgreementAgreed = "agreed"
+	// AgreementConfirmed: two or more witnesses see trouble while
+	// another sees the model working: the trouble is the provider's.
+	AgreementConfirmed = "confirmed"
+	// AgreementGatewayTrouble: one gateway alone sees trouble while
+	// another witness sees the model working: the gateway's own routing,
+	// not the provider's, until a second witness agrees.
+	AgreementGatewayTrouble = "gateway_trouble"
+	// AgreementDisputed: one witness that is no gateway (the vendor's
+	// component, our own completions) sees trouble while another sees
+	// the model working; where it can be used now wins.
+	AgreementDisputed = "disputed"
+)
+
+// ModelAgreement is what a model's witnesses at one tracked service say
+// together.
+type ModelAgreement struct {
+	Service string `json:"service"`
+	Status  Status `json:"status"`
+	Verdict string `json:"verdict"`
+	// Dissent names the source whose word the status does not follow (the
+	// gateway of a gateway_trouble, the witness of a disputed or confirmed
+	// verdict that saw otherwise); "" when none.
+	Dissent   []string       `json:"dissent,omitempty"`
+	Statement string         `json:"statement"`
+	Witnesses []ModelWitness `json:"witnesses"`
+}
+
+// ModelWitness is one source's word on a model at a service: a gateway,
+// the vendor's component, our measured completions (each counted), or our
+// keyless probe of the provider's API host (shown, not counted: the host
+// answering says nothing of one model).
+type ModelWitness struct {
+	// Source is the source's id (a gateway's, the service's slug for its
+	// page or its probe, "aistatus" for our completions), Kind its kind.
+	Source string `json:"source"`
+	Kind   string `json:"kind"`
+	Name   string `json:"name"`
+	Status Status `json:"status"`
+	// Uptime is the witness's figure over Window (nil when it has none).
+	Uptime *float64 `json:"uptime"`
+	Window string   `json:"window"`
+	// Latency is its time to first token, where it gives one.
+	Latency     *ModelPercentiles `json:"latency,omitempty"`
+	Attribution string            `json:"attribution"`
+	// Counted is false for a witness that cannot speak for one model
+	// (the probe).
+	Counted bool `json:"counted"`
+}
+
+// ModelSourceProbe is the Kind of our keyless probe of a service's API
+// host as a model's witness.
+const ModelSourceProbe = "probe"
 
 // ModelSource says where a model figure comes from.
 type ModelSource struct {
@@ -210,6 +300,9 @@ type CheckModel struct {
 	// there (never the service's status).
 	Status    Status          `json:"status"`
 	Providers []ModelProvider `json:"providers"`
+	// Agreement is the witnesses' word at the checked service, with the
+	// verdict that gives Status; nil when no source reports on it there.
+	Agreement *ModelAgreement `json:"agreement,omitempty"`
 	// Retirement is the model's entry of the retirement calendar, when it
 	// is retired or announced to be.
 	Retirement *ModelRetirement `json:"retirement,omitempty"`

@@ -756,6 +756,9 @@ var openapiGoSchemas = map[reflect.Type]string{
 	reflect.TypeFor[api.ModelDoc]():               "Model",
 	reflect.TypeFor[api.ModelProvider]():          "ModelProvider",
 	reflect.TypeFor[api.ModelUptimes]():           "ModelUptimes",
+	reflect.TypeFor[api.ModelPercentiles]():       "ModelPercentiles",
+	reflect.TypeFor[api.ModelAgreement]():         "ModelAgreement",
+	reflect.TypeFor[api.ModelWitness]():           "ModelWitness",
 	reflect.TypeFor[api.ModelSource]():            "ModelSource",
 	reflect.TypeFor[api.ModelSourceHealth]():      "ModelSourceHealth",
 	reflect.TypeFor[api.CheckModel]():             "CheckModel",
@@ -810,7 +813,7 @@ func TestOpenAPISchemasMatchGoTypes(t *testing.T) {
 		"SourcesResponse", "ServiceSources", "ChangeType", "Change", "ChangeList", "CloudEvent", "EventData", "ServiceAt",
 		"StatusAtResponse", "ServiceAtResponse", "CoverageBreakdown", "CoverageSources", "Reliability", "DurationBySeverity",
 		"DurationStats", "Acknowledgement", "ReliabilityResponse", "ServiceReliability", "ExpectedResolution",
-		"ModelsResponse", "ModelRules", "Model", "ModelProvider", "ModelUptimes", "ModelSource", "ModelSourceHealth", "CheckModel", "ModelStatusFrom", "RetirementsResponse", "ModelRetirement", "RetirementSource", "ChangeModel",
+		"ModelsResponse", "ModelRules", "Model", "ModelProvider", "ModelUptimes", "ModelPercentiles", "ModelAgreement", "ModelWitness", "ModelSource", "ModelSourceHealth", "CheckModel", "ModelStatusFrom", "RetirementsResponse", "ModelRetirement", "RetirementSource", "ChangeModel",
 		"SurfaceId", "SurfaceSummary", "SurfaceDetail", "SurfaceComponent", "CheckSurface", "CheckOtherSurface"} {
 		if doc.Components.Schemas[name] == nil {
 			t.Errorf("component schema %s missing", name)
@@ -948,12 +951,25 @@ var sampleModel = func() api.ModelDoc {
 	up60, up999, region := 60.0, 99.9, "us-east5"
 	gw := api.ModelSource{ID: "openrouter", Kind: api.ModelSourceGateway, Name: "OpenRouter", Window: "5m",
 		Basis: "OpenRouter's uptime of its own requests", Attribution: "OpenRouter (openrouter.ai)", URL: "https://openrouter.ai/anthropic/claude-sonnet-4.5"}
-	return api.ModelDoc{ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5", Author: "anthropic", Status: api.Operational,
+	vercel := api.ModelSource{ID: "vercel", Kind: api.ModelSourceGateway, Name: "Vercel AI Gateway", Window: "15m",
+		Basis: "Vercel's uptime of its own requests", Attribution: "Vercel AI Gateway (vercel.com/ai-gateway)"}
+	ttft := &api.ModelPercentiles{P50: 812, P95: 2140, Window: "1h"}
+	return api.ModelDoc{
+		Agreement: []api.ModelAgreement{{Service: "anthropic", Status: api.Operational, Verdict: api.AgreementGatewayTrouble, Dissent: []string{"openrouter"},
+			Statement: "OpenRouter's own requests fail (partial_outage) while Vercel AI Gateway sees the model operational: OpenRouter's routing, not the provider's.",
+			Witnesses: []api.ModelWitness{
+				{Source: "openrouter", Kind: api.ModelSourceGateway, Name: "OpenRouter", Status: api.PartialOutage, Uptime: &up60, Window: "5m", Attribution: gw.Attribution, Counted: true},
+				{Source: "vercel", Kind: api.ModelSourceGateway, Name: "Vercel AI Gateway", Status: api.Operational, Uptime: &up999, Window: "15m", Latency: ttft,
+					Attribution: vercel.Attribution, Counted: true},
+				{Source: "anthropic", Kind: api.ModelSourceProbe, Name: "aistatus's keyless probe of Anthropic's API host", Status: api.Operational, Window: "current"},
+			}}}, ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5", Author: "anthropic", Status: api.Operational,
 		StatusFrom: &api.ModelStatusFrom{Service: "google-gemini", Provider: "Google", Source: gw},
 		Summary:    "partial_outage at Anthropic: 60.0 % over 5m per OpenRouter; operational at Amazon Bedrock: 99.9 % over 5m per OpenRouter.",
 		Providers: []api.ModelProvider{
 			{Service: "anthropic", Provider: "Anthropic", Status: api.PartialOutage, Uptime: &up60, Uptimes: &api.ModelUptimes{Last30m: &up999}, Source: gw},
 			{Service: "google-gemini", Provider: "Google", Region: &region, Status: api.Operational, Uptime: &up999, Uptimes: &api.ModelUptimes{}, Source: gw},
+			{Service: "anthropic", Provider: "anthropic", Status: api.Operational, Uptime: &up999, Uptimes: &api.ModelUptimes{Last1h: &up999},
+				Latency: ttft, Throughput: &api.ModelPercentiles{P50: 61, P95: 105, Window: "1h"}, InferenceRegions: []string{"us", "us/us-east-1"}, Source: vercel},
 			{Service: "cohere", Provider: "Cohere", Status: api.Unknown, Source: api.ModelSource{ID: "cohere", Kind: api.ModelSourceComponent,
 				Name: "Cohere's status page", Window: "current", Basis: "the page's component", Attribution: "Cohere's official status page",
 				URL: "https://status.cohere.com", Component: "command-a-03-2025", Error: "the status page could not be read this cycle"}},

@@ -102,6 +102,51 @@ type Gateway struct {
 	// tracked services' slugs; a provider not listed is not a tracked
 	// service, and its figures are left out.
 	Providers map[string]string `json:"providers"`
+	// Makers maps the gateway's spelling of a maker, where it is not the
+	// catalog's (the keys of models.makers, which are OpenRouter's), to
+	// the catalog's: Vercel's "xai", and "spacexai" since its rename, are
+	// "x-ai". A model's id is the same at every gateway but for its
+	// maker's spelling (the model part is the gateway's own, and two
+	// gateways that spell it differently name two models), so one model
+	// read at two gateways is one watched model (CatalogID, GatewayID).
+	Makers map[string]string `json:"makers,omitempty"`
+	// ProviderNames maps the gateway's name of a provider, where another
+	// gateway's names it in the catalog (apiModels, the fallback plans:
+	// OpenRouter's, as the first gateway's), to that name: Vercel's
+	// "bedrock" is "Amazon Bedrock". One provider read at two gateways is
+	// one provider (ProviderName).
+	ProviderNames map[string]string `json:"providerNames,omitempty"`
+}
+
+// CatalogID is the catalog's id of a model the gateway names id: its
+// maker respelt (Makers), the rest as it is.
+func (g Gateway) CatalogID(id string) string {
+	maker, model, ok := strings.Cut(id, "/")
+	if spelt, mapped := g.Makers[maker]; ok && mapped {
+		return spelt + "/" + model
+	}
+	return id
+}
+
+// GatewayID is the gateway's id of the catalog's model id, CatalogID's
+// inverse, where the gateway's list does not say (a model it lists is
+// asked for by the id it lists): of two spellings of one maker, the one
+// that sorts first ("spacexai" before "xai").
+func (g Gateway) GatewayID(id string) string {
+	maker, model, ok := strings.Cut(id, "/")
+	if !ok {
+		return id
+	}
+	own := ""
+	for o, spelt := range g.Makers {
+		if spelt == maker && (own == "" || o < own) {
+			own = o
+		}
+	}
+	if own == "" {
+		return id
+	}
+	return own + "/" + model
 }
 
 // ModelParam is the placeholder for a model's id in Gateway.URL.
@@ -203,6 +248,16 @@ func (m ModelCatalog) validate(services map[string]bool) []error {
 				bad("providers[%q]: %q is not a slug of this catalog", name, slug)
 			}
 		}
+		for own, name := range g.ProviderNames {
+			if slug, ok := m.ProviderService(name); !ok || g.Providers[own] != slug {
+				bad("providerNames[%q]: %q is no provider another gateway maps to the service this one maps it to", own, name)
+			}
+		}
+		for own, maker := range g.Makers {
+			if !makerPattern.MatchString(own) || !makerPattern.MatchString(maker) || own == maker {
+				bad("makers[%q]: %q: two different spellings of a maker, in lower-case letters, digits and ._-", own, maker)
+			}
+		}
 	}
 	for maker, slug := range m.Makers {
 		if !makerPattern.MatchString(maker) || !services[slug] {
@@ -274,6 +329,17 @@ func (m ModelCatalog) validate(services map[string]bool) []error {
 		}
 	}
 	return errs
+}
+
+// ProviderName is the catalog's name of the provider gateway names
+// provider: its ProviderNames' entry, else provider itself.
+func (m ModelCatalog) ProviderName(gateway, provider string) string {
+	if g, ok := m.Gateway(gateway); ok {
+		if name, ok := g.ProviderNames[provider]; ok {
+			return name
+		}
+	}
+	return provider
 }
 
 // ProviderService is the tracked service a gateway's provider name stands

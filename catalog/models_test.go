@@ -61,6 +61,10 @@ func TestCatalogModelsValidation(t *testing.T) {
 		{"lifecycle page without attribution", func(m *ModelCatalog) { m.Lifecycle[0].Attribution = "" }, "every date says whose it is"},
 		{"lifecycle page url relative", func(m *ModelCatalog) { m.Lifecycle[0].URL = "/deprecations.md" }, "url:"},
 		{"lifecycle page without its page", func(m *ModelCatalog) { m.Lifecycle[0].Page = "" }, "page:"},
+		{"maker spelt alike", func(m *ModelCatalog) { m.Gateways[0].Makers = map[string]string{"alpha": "alpha"} }, `makers["alpha"]: "alpha": two different spellings`},
+		{"maker spelt with spaces", func(m *ModelCatalog) { m.Gateways[0].Makers = map[string]string{"Alpha Labs": "alpha"} }, `makers["Alpha Labs"]`},
+		{"provider name of no gateway", func(m *ModelCatalog) { m.Gateways[0].ProviderNames = map[string]string{"beta": "Gamma Cloud"} },
+			`providerNames["beta"]: "Gamma Cloud" is no provider`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := Catalog{Services: []Service{validService("alpha"), validService("beta")}, Models: validModels()}
@@ -100,11 +104,16 @@ func TestDefaultCatalogModels(t *testing.T) {
 		}
 	}
 	// Vercel's provider ids map as OpenRouter's names do (Vertex, Claude's
-	// included, is Google Gemini's service); the gateway stays off until
-	// the build reads it.
+	// included, is Google Gemini's service), and its makers as OpenRouter
+	// spells them: the second witness is read.
 	v, ok := c.Models.Gateway(GatewayVercel)
-	if !ok || v.Enabled || !strings.Contains(v.Attribution, "Vercel") || v.ListURL == "" {
-		t.Errorf("vercel gateway = %+v, want it listed, attributed and off", v)
+	if !ok || !v.Enabled || !strings.Contains(v.Attribution, "Vercel") || v.ListURL == "" {
+		t.Errorf("vercel gateway = %+v, want it listed, attributed and on", v)
+	}
+	for own, maker := range map[string]string{"xai": "x-ai", "spacexai": "x-ai", "mistral": "mistralai"} {
+		if v.Makers[own] != maker || c.Models.Makers[maker] == "" {
+			t.Errorf("vercel's maker %q is %q, want %q, a maker of models.makers", own, v.Makers[own], maker)
+		}
 	}
 	for id, slug := range map[string]string{"anthropic": "anthropic", "bedrock": "aws-bedrock", "vertex": "google-gemini",
 		"vertexAnthropic": "google-gemini", "azure": "azure-openai", "openai": "openai", "deepseek": "deepseek", "fireworks": "fireworks"} {

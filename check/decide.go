@@ -180,8 +180,16 @@ func othersSentence(others []api.CheckOtherSurface) string {
 
 // modelDetail says what a model's verdict rests on.
 func (mf modelFacts) detail(svc catalog.Service, sum api.ServiceSummary) string {
-	return fmt.Sprintf("The verdict is for %s at %s, from what its sources say of the model there (see model.providers), "+
+	out := fmt.Sprintf("The verdict is for %s at %s, from what its sources say of the model there (see model.providers), "+
 		"not %s's own status (%s).", mf.md.Name, svc.Name, svc.Name, sum.Status)
+	if a := mf.agreement; a != nil {
+		switch a.Verdict {
+		case api.AgreementGatewayTrouble, api.AgreementConfirmed, api.AgreementDisputed:
+			// The witnesses disagree: which one the status follows, and why.
+			out += " " + a.Statement
+		}
+	}
+	return out
 }
 
 // joinSentences joins non-empty sentences with a space.

@@ -10,6 +10,7 @@ import (
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
 )
 
 // The second stage of a check: the facts gathered, once, from our live
@@ -269,9 +270,9 @@ func alternatives(view View, svc catalog.Service) []api.CheckAlternative {
 }
 
 // alternatives are the other services where the model is up (operational
-// or degraded) by its sources, best first, each with the figure that says
-// so; the catalog's curated alternatives do not apply: they serve other
-// models too.
+// or degraded) as its witnesses there agree (history.BestModelStatus),
+// best first, each with the figure that says so; the catalog's curated
+// alternatives do not apply: they serve other models too.
 func (mf modelFacts) alternatives(cat catalog.Catalog, svc catalog.Service) []api.CheckAlternative {
 	out := []api.CheckAlternative{}
 	seen := map[string]bool{}
@@ -284,8 +285,8 @@ func (mf modelFacts) alternatives(cat catalog.Catalog, svc catalog.Service) []ap
 		return cmpFigure(b.Uptime, a.Uptime)
 	})
 	for _, p := range entries {
-		if p.Service == svc.Slug || seen[p.Service] || !p.Status.Usable() {
-			continue
+		if p.Service == svc.Slug || seen[p.Service] || !p.Status.Usable() || p.Status != history.BestModelStatus(mf.doc.Providers, p.Service) {
+			continue // not up there, or not what the witnesses there agree on
 		}
 		s, ok := cat.Lookup(p.Service)
 		if !ok {

@@ -206,3 +206,47 @@ func FuzzCheckModel(f *testing.F) {
 		}
 	})
 }
+
+// TestCheckModelWitnesses: with two gateways, a provider failing at one of
+// them only is that gateway's trouble: the model reads up there, the
+// detail says why, and it is an alternative; a provider whose trouble two
+// witnesses confirm is no alternative, whatever its third witness says.
+func TestCheckModelWitnesses(t *testing.T) {
+	t.Parallel()
+	e, v, _ := newTestEngine(t)
+	vercel := func(service, provider string, uptime *float64) api.ModelProvider {
+		p := gatewayEntry(service, provider, uptime)
+		p.Source.ID, p.Source.Name, p.Source.Window = "vercel", "Vercel AI Gateway", "15m"
+		return p
+	}
+	measured := api.ModelProvider{Service: "google-gemini", Provider: "Google", Status: api.MajorOutage,
+		Source: api.ModelSource{ID: "aistatus", Kind: api.ModelSourceMeasured, Name: "aistatus's own completions", Window: "1h"}}
+	view := modelView{fakeView: v, models: map[string]api.ModelDoc{
+		"anthropic/claude-sonnet-4.5": {ID: "anthropic/claude-sonnet-4.5", Name: "Claude Sonnet 4.5", Author: "anthropic",
+			Providers: []api.ModelProvider{
+				gatewayEntry("anthropic", "Anthropic", pct(60)),
+				gatewayEntry("aws-bedrock", "Amazon Bedrock", pct(40)), vercel("aws-bedrock", "bedrock", pct(99.8)),
+				// Google: up at Vercel, but OpenRouter and our completions both fail.
+				gatewayEntry("google-gemini", "Google", pct(30)), vercel("google-gemini", "vertex", pct(99.9)), measured,
+			}},
+	}}
+	doc, err := e.Check(view, Request{Query: "bedrock", Model: "claude-sonnet-4.5"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Model == nil || doc.Model.Status != api.Operational || doc.Model.Agreement == nil ||
+		doc.Model.Agreement.Verdict != api.AgreementGatewayTrouble || !strings.Contains(doc.Verdict.Detail, "OpenRouter's routing, not the provider's") {
+		t.Errorf("at Bedrock: model %+v, detail %q: want operational, OpenRouter's trouble, said", doc.Model, doc.Verdict.Detail)
+	}
+	doc, err = e.Check(view, Request{Query: "anthropic", Model: "claude-sonnet-4.5", Error: "529"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var alts []string
+	for _, a := range doc.Verdict.Alternatives {
+		alts = append(alts, a.Slug+" "+string(a.Status))
+	}
+	if strings.Join(alts, ", ") != "aws-bedrock operational" {
+		t.Errorf("alternatives %v, want Bedrock alone: Google's trouble is confirmed by two witnesses", alts)
+	}
+}

@@ -356,6 +356,9 @@ type modelFacts struct {
 	md   catalog.Model
 	doc  api.ModelDoc
 	here api.Status // the model's status at the checked service
+	// agreement is its witnesses' word there, which gives here; nil when
+	// no source reports on it there.
+	agreement *api.ModelAgreement
 }
 
 // readModel gathers the model's entry of the snapshot for a check at svc.
@@ -368,12 +371,20 @@ func readModel(view View, md catalog.Model, svc catalog.Service) modelFacts {
 		}
 	}
 	mf.here = history.BestModelStatus(mf.doc.Providers, svc.Slug)
+	if i := slices.IndexFunc(mf.doc.Agreement, func(a api.ModelAgreement) bool { return a.Service == svc.Slug }); i >= 0 {
+		mf.agreement = &mf.doc.Agreement[i]
+	} else if ws := history.ModelWitnesses(mf.doc.Providers, svc.Slug); len(ws) > 0 {
+		// A document written before agreements were: the same rule on
+		// its entries.
+		a := history.AgreeModelStatus(svc.Slug, ws)
+		mf.agreement = &a
+	}
 	return mf
 }
 
 // checkModel is the model as the check document shows it.
 func (mf modelFacts) checkModel() *api.CheckModel {
-	return &api.CheckModel{ID: mf.md.ID, Name: mf.md.Name, Status: mf.here, Providers: mf.doc.Providers}
+	return &api.CheckModel{ID: mf.md.ID, Name: mf.md.Name, Status: mf.here, Providers: mf.doc.Providers, Agreement: mf.agreement}
 }
 
 // Surfaces: a query names a service and one of its surfaces (claude.ai is

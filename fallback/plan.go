@@ -17,6 +17,7 @@ import (
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/check"
+	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -62,8 +63,8 @@ var statusOrder = func() string {
 }()
 
 // Order is the rule the targets follow, published with them.
-var Order = "Best first: by status (" + statusOrder + "), " +
-	"then the gateway's uptime over 5 minutes (higher first), then our measured error rate over the last hour (lower first), " +
+var Order = "Best first: by the status the target's witnesses agree on (" + statusOrder + "; one gateway's failures alone are its own routing), " +
+	"then the gateways' best uptime (higher first), then our measured error rate over the last hour (lower first), " +
 	"then our measured time to first token (p50, lower first). A surge of callers' reports on /check is evidence on its target (crowdSurge), never a step of this order. " +
 	"The model's own providers come before the other models of its maker, " +
 	"which are offered only when up."
@@ -160,12 +161,13 @@ func (p *Planner) modelOf(doc api.ModelDoc) catalog.Model {
 }
 
 // providerOf is the provider a model entry stands for: a gateway's entry
-// names it; a status page's component or our measured completions are the
+// names it (by the catalog's name of it: Vercel's "bedrock" is "Amazon
+// Bedrock"); a status page's component or our measured completions are the
 // service's, which is the provider a gateway maps to it when only one is
 // (Anthropic), else the service by its name.
 func (p *Planner) providerOf(e api.ModelProvider) string {
 	if e.Source.Kind == api.ModelSourceGateway {
-		return e.Provider
+		return p.cat.Models.ProviderName(e.Source.ID, e.Provider)
 	}
 	if only, ok := p.onlyProvider(e.Service); ok {
 		return only
@@ -184,7 +186,7 @@ func (p *Planner) onlyProvider(slug string) (string, bool) {
 			continue
 		}
 		for name, s := range g.Providers {
-			if s == slug && !slices.Contains(names, name) {
+			if name = p.cat.Models.ProviderName(g.ID, name); s == slug && !slices.Contains(names, name) {
 				names = append(names, name)
 			}
 		}
@@ -215,12 +217,16 @@ func (p *Planner) apiModel(md catalog.Model, slug, provider string) *string {
 }
 
 // targets are the model's providers, each once (a gateway's regions of one
-// provider are one target, with the best figure), in the order found: the
-// model's entries, then the providers only the catalog names.
+// provider, and its entries at two gateways, are one target, with the best
+// figure), in the order found: the model's entries, then the providers only
+// the catalog names. A target's status is what its witnesses agree on
+// (history.AgreeModelStatus): a provider failing at one gateway only is
+// that gateway's trouble, and ranks as the others see it.
 func (p *Planner) targets(view View, md catalog.Model, doc api.ModelDoc) []api.FallbackTarget {
 	at := view.GeneratedAt()
 	var out []api.FallbackTarget
 	index := map[string]int{}
+	entries := map[int][]api.ModelProvider{} // by index in out
 	target := func(slug, provider string) *api.FallbackTarget {
 		key := slug + "\x00" + provider
 		if i, ok := index[key]; ok {
@@ -233,7 +239,15 @@ func (p *Planner) targets(view View, md catalog.Model, doc api.ModelDoc) []api.F
 	}
 	for _, e := range doc.Providers {
 		t := target(e.Service, p.providerOf(e))
-		t.Status = better(t.Status, e.Status)
+		entries[index[e.Service+"\x00"+p.providerOf(e)]] = append(entries[index[e.Service+"\x00"+p.providerOf(e)]], e)
+		if e.Source.Kind == api.ModelSourceGateway {
+			if t.GatewayProviders == nil {
+				t.GatewayProviders = map[string]string{}
+			}
+			if _, named := t.GatewayProviders[e.Source.ID]; !named {
+				t.GatewayProviders[e.Source.ID] = e.Provider
+			}
+		}
 		ev := api.FallbackEvidence{Source: e.Source.Evidence(), Says: says(doc.Name, e), At: at, URL: e.Source.URL}
 		if e.Source.Kind == api.ModelSourceGateway && e.Uptime != nil && (t.Uptime == nil || *e.Uptime > *t.Uptime) {
 			t.Uptime = e.Uptime
@@ -261,6 +275,10 @@ func (p *Planner) targets(view View, md catalog.Model, doc api.ModelDoc) []api.F
 					Says: fmt.Sprintf("%s serves %s as %s, per its documentation; no source reports on it there, so its status is unknown.", am.Provider, md.Name, am.Model)})
 			}
 		}
+	}
+	for i, es := range entries {
+		a := history.AgreeModelStatus(out[i].Service, history.ModelWitnesses(es, out[i].Service))
+		out[i].Status, out[i].Agreement = a.Status, &a
 	}
 	for i := range out {
 		out[i].Formats = p.formats(md, out[i])
@@ -366,14 +384,6 @@ func figureFirst(a, b *float64, sign int) int {
 		return -1
 	}
 	return sign * cmp.Compare(*a, *b)
-}
-
-// better is the better of two statuses, a known one over unknown.
-func better(a, b api.Status) api.Status {
-	if api.CompareUsable(b, a) < 0 {
-		return b
-	}
-	return a
 }
 
 // says phrases one model entry: the figure, whose it is and over which

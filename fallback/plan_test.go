@@ -557,3 +557,64 @@ func TestOpenRouterWire(t *testing.T) {
 		}
 	}
 }
+
+// vercelEntry is Vercel AI Gateway's entry for a provider, by Vercel's id
+// of it, at uptime over its 15 minutes.
+func vercelEntry(slug, provider string, uptime *float64) api.ModelProvider {
+	return api.ModelProvider{Service: slug, Provider: provider, Status: history.ModelStatusOf(uptime), Uptime: uptime,
+		Source: api.ModelSource{ID: catalog.GatewayVercel, Kind: api.ModelSourceGateway, Name: "Vercel AI Gateway", Window: "15m"}}
+}
+
+// TestPlanTwoGateways: a provider both gateways report on is one target,
+// named by each gateway its own way, ranked by what its witnesses agree
+// on: Bedrock failing at OpenRouter only is OpenRouter's trouble and ranks
+// as up, before Anthropic, which OpenRouter alone sees degraded. Vercel's
+// configuration orders them by the slugs its provider options document
+// ("vertex" for Claude on Vertex too, as the AI SDK's own examples write
+// it). Once Vercel sees Bedrock failing too, it ranks last of the known.
+func TestPlanTwoGateways(t *testing.T) {
+	t.Parallel()
+	p := planner(t)
+	view := func(bedrockAtVercel float64) fakeView {
+		return fakeView{models: []api.ModelDoc{modelDoc("anthropic/claude-sonnet-4.5", "Claude Sonnet 4.5", genTime.AddDate(0, -14, 0),
+			gateway("anthropic", "Anthropic", pct(90)), gateway("aws-bedrock", "Amazon Bedrock", pct(40)),
+			vercelEntry("aws-bedrock", "bedrock", pct(bedrockAtVercel)), vercelEntry("google-gemini", "vertexAnthropic", pct(99)))},
+			status: map[string]api.Status{}}
+	}
+	plan, err := p.ForModel(view(99.8), "anthropic/claude-sonnet-4.5", "model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"anthropic/claude-sonnet-4.5 at Amazon Bedrock (operational)",
+		"anthropic/claude-sonnet-4.5 at Google Vertex (operational)",
+		"anthropic/claude-sonnet-4.5 at Anthropic (degraded)",
+	}
+	if got := where(plan); !slices.Equal(got, want) {
+		t.Fatalf("targets\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	bedrock := plan.Targets[0]
+	if a := bedrock.Agreement; a == nil || a.Verdict != api.AgreementGatewayTrouble || len(a.Witnesses) != 2 ||
+		bedrock.GatewayProviders[catalog.GatewayOpenRouter] != "Amazon Bedrock" || bedrock.GatewayProviders[catalog.GatewayVercel] != "bedrock" {
+		t.Errorf("Bedrock's target: %+v, agreement %+v: want OpenRouter's trouble, both witnesses, each gateway's name", bedrock, bedrock.Agreement)
+	}
+	body, _, err := p.Render(plan, api.FallbackVercel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cfg api.VercelFallback
+	if err := json.Unmarshal(body, &cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got := cfg.ProviderOptions.Gateway.Order; !slices.Equal(got, []string{"bedrock", "vertex", "anthropic"}) {
+		t.Errorf("Vercel's order %v, want its documented slugs", got)
+	}
+
+	plan, err = p.ForModel(view(30), "anthropic/claude-sonnet-4.5", "model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := where(plan); got[len(got)-1] != "anthropic/claude-sonnet-4.5 at Amazon Bedrock (major_outage)" {
+		t.Errorf("both gateways failing at Bedrock: %v, want Bedrock last, in a major outage", got)
+	}
+}

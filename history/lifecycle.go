@@ -17,8 +17,9 @@ import (
 //
 //   - a gateway's list announces an expiration date for it (announced
 //     until the date comes, then retired), or no longer carries a pinned
-//     or previously watched model (retired, dated the day it was
-//     noticed); only a good list counts: while none was ever read,
+//     or previously watched model that no other gateway's list carries
+//     either (retired, dated the day it was noticed); only a good list
+//     counts: while none was ever read,
 //     nothing is retired, and a model back in the list without a date
 //     loses the list's word;
 //   - its maker's own deprecation page names it with the day it is shut
@@ -68,6 +69,17 @@ func AssembleLifecycle(h *History, cat catalog.Catalog, lists map[string]*ModelL
 		_, pinned := cat.Models.Lookup(id)
 		return pinned || (catalog.ValidModelID(id) && cat.Models.Makers[author] != "")
 	}
+	// A model one gateway's list lacks may be another's: only a model no
+	// good list carries is gone (each gateway lists what it serves, and
+	// Vercel's list was never OpenRouter's).
+	listedSomewhere := map[string]bool{}
+	for _, g := range cat.Models.Gateways {
+		if l := lists[g.ID]; g.Enabled && l != nil && !l.ReadAt.IsZero() {
+			for _, m := range l.Models {
+				listedSomewhere[m.ID] = true
+			}
+		}
+	}
 	for _, g := range cat.Models.Gateways {
 		l := lists[g.ID]
 		if !g.Enabled || l == nil || l.ReadAt.IsZero() || len(l.Models) == 0 {
@@ -77,14 +89,12 @@ func AssembleLifecycle(h *History, cat catalog.Catalog, lists map[string]*ModelL
 			src := api.RetirementSource{Source: g.ID + "-models", Name: g.Name + "'s model list", Kind: api.ModelSourceList,
 				Date: date, State: state, Reason: reason, URL: g.ListURL}
 			if g.ModelPage != "" {
-				src.URL = strings.ReplaceAll(g.ModelPage, catalog.ModelParam, id)
+				src.URL = strings.ReplaceAll(g.ModelPage, catalog.ModelParam, g.GatewayID(id))
 			}
 			return src
 		}
 		source := g.ID + "-models"
-		listed := map[string]bool{}
 		for _, m := range l.Models {
-			listed[m.ID] = true
 			if !pinnedOrMapped(m.ID) {
 				continue
 			}
@@ -112,7 +122,7 @@ func AssembleLifecycle(h *History, cat catalog.Catalog, lists map[string]*ModelL
 			gone[d.ID] = d.Name
 		}
 		for id, name := range gone {
-			if listed[id] {
+			if listedSomewhere[id] {
 				continue
 			}
 			r, had := next[id]

@@ -40,28 +40,40 @@ func ModelStatusOf(uptime *float64) api.Status {
 }
 
 // ModelStatusSource is the first entry (at service, "" for any) whose
-// status is BestModelStatus's; nil when that is unknown.
+// status is BestModelStatus's, at a service whose agreed status it is (an
+// entry of a service whose witnesses agree on worse does not give it); nil
+// when that is unknown.
 func ModelStatusSource(providers []api.ModelProvider, service string) *api.ModelStatusFrom {
 	best := BestModelStatus(providers, service)
 	if best == api.Unknown {
 		return nil
 	}
+	agreed := map[string]bool{}
 	for _, p := range providers {
-		if (service == "" || p.Service == service) && p.Status == best {
+		if _, seen := agreed[p.Service]; !seen && (service == "" || p.Service == service) {
+			agreed[p.Service] = BestModelStatus(providers, p.Service) == best
+		}
+	}
+	for _, p := range providers {
+		if agreed[p.Service] && p.Status == best {
 			return &api.ModelStatusFrom{Service: p.Service, Provider: p.Provider, Source: p.Source}
 		}
 	}
 	return nil
 }
 
-// BestModelStatus is the best known status among a model's entries at
-// service ("" for every service), best by api.CompareUsable: unknown when
-// none is known, never borrowed from anywhere else.
+// BestModelStatus is a model's status at service, as its witnesses there
+// agree (AgreeModelStatus), or for "" the best of those over every
+// service, best by api.CompareUsable: unknown when none is known, never
+// borrowed from anywhere else.
 func BestModelStatus(providers []api.ModelProvider, service string) api.Status {
+	if service != "" {
+		return AgreeModelStatus(service, ModelWitnesses(providers, service)).Status
+	}
 	best := api.Unknown
-	for _, p := range providers {
-		if (service == "" || p.Service == service) && api.CompareUsable(p.Status, best) < 0 {
-			best = p.Status
+	for _, a := range ModelAgreements(providers, nil) {
+		if api.CompareUsable(a.Status, best) < 0 {
+			best = a.Status
 		}
 	}
 	return best
@@ -69,11 +81,13 @@ func BestModelStatus(providers []api.ModelProvider, service string) api.Status {
 
 // ModelRulesStatement says the rules in words.
 const ModelRulesStatement = "A gateway's uptime is the share of the gateway's own requests to that model at that provider that succeeded " +
-	"over the window (rate-limited requests excluded, as the gateway counts them): its traffic, not your key's. " +
+	"over the window (OpenRouter's 5 minutes, Vercel's 15; rate-limited requests excluded, as the gateway counts them): its traffic, not your key's. " +
 	"At or above degradedBelow % the model is operational at that provider, below it degraded, below partialBelow % a partial outage, " +
 	"below majorBelow % a major outage; " +
-	"no figure (too little traffic) is unknown. A status-page component is the vendor's word. A model's status is the best of its " +
-	"providers' known statuses (where it can be used now); a model no source reports on is unknown, never its service's status."
+	"no figure (too little traffic) is unknown. A status-page component is the vendor's word. A model's status at a service is what " +
+	"its witnesses there agree on: one gateway's failures alone, while another witness sees the model working, are that gateway's " +
+	"routing, not the provider's; two witnesses failing are the provider's trouble. A model's status is the best of those (where it " +
+	"can be used now); a model no source reports on is unknown, never its service's status."
 
 // CurrentModelRules returns the rules in force.
 func CurrentModelRules() api.ModelRules {
@@ -211,9 +225,12 @@ func (l *ModelList) Due(now time.Time) bool {
 
 // ListedModel is one model of a gateway's list.
 type ListedModel struct {
-	ID      string    `json:"id"`
-	Name    string    `json:"name"`
-	Created time.Time `json:"created"`
+	// ID is the catalog's id of the model; GatewayID the gateway's own,
+	// when it spells the maker otherwise (catalog.Gateway.Makers).
+	ID        string    `json:"id"`
+	GatewayID string    `json:"gatewayId,omitempty"`
+	Name      string    `json:"name"`
+	Created   time.Time `json:"created"`
 	// Expires is the date after which the gateway may remove the model,
 	// "YYYY-MM-DD"; "" for none announced.
 	Expires string `json:"expires,omitempty"`

@@ -16,7 +16,7 @@ import (
 // and models.json are written from, and decides nothing of its own: a
 // service's status and basis are its document's, a surface's its
 // SurfaceDoc's, a model's its ModelDoc's, and a model at a service the
-// best of its entries there (BestModelStatus, as /check's model status).
+// status its witnesses there agree on (BestModelStatus, as /check's model status).
 // services are in the catalog's order, models in models.json's.
 func Situation(generatedAt time.Time, services []api.ServiceDoc, models []api.ModelDoc, retirements []api.ModelRetirement) api.Situation {
 	retired := map[string]string{}

@@ -61,8 +61,8 @@ func Observe(ctx context.Context, opts Options, mh *history.ModelHistory, now ti
 	var r Reads
 	r.Lists = ObserveModelLists(ctx, opts, mh, now)
 	r.Pages = ObserveMakerPages(ctx, opts, mh, now)
-	watched := watchList(opts.Catalog, listedAfter(opts.Catalog, mh, r.Lists, now), now)
-	r.Gateways = ObserveGateways(ctx, opts, dueForRead(watched, mh))
+	lists := listedAfter(opts.Catalog, mh, r.Lists, now)
+	r.Gateways = ObserveGateways(ctx, opts, dueForRead(watchList(opts.Catalog, lists, now), mh), lists)
 	return r
 }
 

@@ -38,6 +38,11 @@ type Gateway struct {
 	// ListsDates is true when the gateway's list announces the dates it
 	// may remove models after (OpenRouter's expiration_date).
 	ListsDates bool
+	// ListsPinned is true for the gateway whose list the catalog's pinned
+	// models are taken from (OpenRouter's): a read of its list lacking
+	// them is suspect (plausibleList). Another gateway's list need not
+	// carry them.
+	ListsPinned bool
 }
 
 // Gateways is the one list of the model gateways, in the order of
@@ -50,9 +55,7 @@ func Gateways() []Gateway {
 		{ID: catalog.GatewayOpenRouter, Name: "OpenRouter",
 			ReadList: feed.ReadOpenRouterModels, ReadEndpoints: feed.ReadOpenRouter,
 			FakeList: feed.FakeOpenRouterModels, FakeEndpoints: feed.FakeOpenRouter,
-			StatusWindow: history.ModelWindow, ListsDates: true},
-		// Off in the default catalog until its figures have their own
-		// windows in the models' documents (docs/api.md, "Models").
+			StatusWindow: history.ModelWindow, ListsDates: true, ListsPinned: true},
 		{ID: catalog.GatewayVercel, Name: "Vercel AI Gateway",
 			ReadList: feed.ReadVercelModels, ReadEndpoints: feed.ReadVercel,
 			FakeList: feed.FakeVercelModels, FakeEndpoints: feed.FakeVercel,

@@ -29,6 +29,10 @@ type GatewayRead struct {
 	// Err is the failed read (feed.Kind classifies it); nil when the
 	// document proved itself.
 	Err error
+	// Unlisted is a model the gateway's good list does not carry
+	// (servedAt): it was not asked for, and the gateway says nothing of
+	// it.
+	Unlisted bool
 }
 
 // ObserveGateways reads every enabled gateway's document of each of models
@@ -39,8 +43,11 @@ type GatewayRead struct {
 // gateway never holds the cycle up. Failures are recorded, never returned;
 // a document naming more than MaxGatewayEntries tracked provider and region
 // pairs is one, and so is every read of a gateway without a row.
-// The result is by gateway id, then model id.
-func ObserveGateways(ctx context.Context, opts Options, models []catalog.Model) map[string]map[string]GatewayRead {
+// A gateway is asked only for the models it serves (servedAt, by lists,
+// the gateways' model lists as this cycle leaves them), each by its own id
+// of it (catalog.Gateway.GatewayID). The result is by gateway id, then
+// the catalog's model id.
+func ObserveGateways(ctx context.Context, opts Options, models []catalog.Model, lists map[string]*history.ModelList) map[string]map[string]GatewayRead {
 	out := map[string]map[string]GatewayRead{}
 	var mu sync.Mutex
 	var wg sync.WaitGroup
@@ -61,6 +68,13 @@ func ObserveGateways(ctx context.Context, opts Options, models []catalog.Model) 
 		read := row.ReadEndpoints
 		slots := make(chan struct{}, maxGatewayReads)
 		for _, md := range models {
+			id, served := servedAt(g, lists[g.ID], md.ID)
+			if !served {
+				mu.Lock() // the reads of the gateway before write too
+				out[g.ID][md.ID] = GatewayRead{Unlisted: true}
+				mu.Unlock()
+				continue
+			}
 			wg.Go(func() {
 				select {
 				case slots <- struct{}{}:
@@ -73,7 +87,7 @@ func ObserveGateways(ctx context.Context, opts Options, models []catalog.Model) 
 				defer func() { <-slots }()
 				rctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 				defer cancel()
-				eps, err := read(rctx, opts.Client, strings.ReplaceAll(g.URL, catalog.ModelParam, md.ID), md.ID)
+				eps, err := read(rctx, opts.Client, strings.ReplaceAll(g.URL, catalog.ModelParam, id), id)
 				if err == nil {
 					eps, err = trackedEndpoints(g, md.ID, eps)
 				}
@@ -85,6 +99,27 @@ func ObserveGateways(ctx context.Context, opts Options, models []catalog.Model) 
 	}
 	wg.Wait()
 	return out
+}
+
+// servedAt is the gateway's own id of the model of that catalog id, and
+// whether g is to be asked for it: when its last good model list (l)
+// names it (by the id the list gives), or when it has none to go by (no
+// list, or none read yet: every watched model is asked for, by
+// g.GatewayID). A model a gateway's list does not carry is not asked for:
+// the answer is a 404, a failed read of a model the gateway never served,
+// which would count against its health every cycle.
+func servedAt(g catalog.Gateway, l *history.ModelList, id string) (string, bool) {
+	if g.ListURL == "" || l == nil || l.ReadAt.IsZero() || len(l.Models) == 0 {
+		return g.GatewayID(id), true
+	}
+	i := slices.IndexFunc(l.Models, func(m history.ListedModel) bool { return m.ID == id })
+	switch {
+	case i < 0:
+		return "", false
+	case l.Models[i].GatewayID != "":
+		return l.Models[i].GatewayID, true
+	}
+	return id, true
 }
 
 // MaxGatewayEntries bounds a model's entries from one gateway: tracked
@@ -198,6 +233,7 @@ func AssembleModels(h *history.History, cat catalog.Catalog, components map[stri
 		mh.Sources = append(mh.Sources, health)
 	}
 	measured := measuredProviders(h, cat, now)
+	probes := probeWitnesses(h, cat)
 	listedCreated := map[string]time.Time{}
 	for _, l := range lists {
 		for _, m := range l.Models {
@@ -228,6 +264,9 @@ func AssembleModels(h *history.History, cat catalog.Catalog, components map[stri
 				continue
 			}
 			readAt[md.ID] = now
+			if r.Unlisted {
+				continue // the gateway does not serve it: no entry of its
+			}
 			providers = append(providers, gatewayProviders(g, md, r, prev[md.ID])...)
 		}
 		status := history.BestModelStatus(providers, "")
@@ -246,7 +285,7 @@ func AssembleModels(h *history.History, cat catalog.Catalog, components map[stri
 		mh.Models = append(mh.Models, api.ModelDoc{
 			ID: md.ID, Name: md.Name, Author: md.Author, Service: md.Service, FirstSeen: &firstSeen, Created: created,
 			Status: status, StatusFrom: history.ModelStatusSource(providers, ""),
-			Summary: modelSummary(providers), Providers: providers,
+			Summary: modelSummary(providers), Providers: providers, Agreement: history.ModelAgreements(providers, probes),
 		})
 	}
 	mh.ReadAt = readAt
@@ -379,7 +418,7 @@ func gatewaySource(g catalog.Gateway, md catalog.Model) api.ModelSource {
 		Basis:       fmt.Sprintf("%s's uptime of its own requests to this model at this provider over the last %s, not your key's", g.Name, window),
 		Attribution: g.Attribution}
 	if g.ModelPage != "" {
-		src.URL = strings.ReplaceAll(g.ModelPage, catalog.ModelParam, md.ID)
+		src.URL = strings.ReplaceAll(g.ModelPage, catalog.ModelParam, g.GatewayID(md.ID))
 	}
 	return src
 }
@@ -419,6 +458,7 @@ func gatewayProviders(g catalog.Gateway, md catalog.Model, r GatewayRead, prev a
 			}
 			seen[key] = true
 			p.Status, p.Uptime, p.Uptimes, p.Source = api.Unknown, nil, nil, src
+			p.Latency, p.Throughput, p.InferenceRegions = nil, nil, nil // last cycle's figures are not this one's
 			out = append(out, p)
 		}
 		return out
@@ -440,7 +480,58 @@ func gatewayProviders(g catalog.Gateway, md catalog.Model, r GatewayRead, prev a
 		}
 		out = append(out, api.ModelProvider{Service: slug, Provider: ep.Provider, Region: regionOf(ep.Tag, ep.Quantization),
 			Status: status, Uptime: up, Source: src,
-			Uptimes: &api.ModelUptimes{Last30m: ep.Uptime["30m"], Last1d: ep.Uptime["1d"]}})
+			Uptimes:    &api.ModelUptimes{Last30m: ep.Uptime["30m"], Last1h: ep.Uptime["1h"], Last1d: ep.Uptime["1d"]},
+			Latency:    percentiles(ep.LatencyP50Ms, ep.LatencyP95Ms),
+			Throughput: percentiles(ep.ThroughputP50, ep.ThroughputP95), InferenceRegions: inferenceRegions(ep.Regions)})
+	}
+	return out
+}
+
+// percentiles is a gateway's p50 and p95 over the last hour, the window
+// its reader reads them for; nil when it gives none.
+func percentiles(p50, p95 *float64) *api.ModelPercentiles {
+	if p50 == nil || p95 == nil {
+		return nil
+	}
+	return &api.ModelPercentiles{P50: *p50, P95: *p95, Window: "1h"}
+}
+
+// inferenceRegions writes an endpoint's regions as the documents give
+// them: the geography, and the provider's region after a slash for a
+// specific one ("us", "us/us-east-1").
+func inferenceRegions(regions []feed.GatewayRegion) []string {
+	var out []string
+	for _, r := range regions {
+		if r.ProviderRegion != "" {
+			out = append(out, r.Geo+"/"+r.ProviderRegion)
+		} else {
+			out = append(out, r.Geo)
+		}
+	}
+	return out
+}
+
+// probeWitnesses are our keyless probes of each tracked service's API
+// host as a model's witnesses, from the history as the last cycle left
+// it: failing or answering; a service not probed yet has none.
+func probeWitnesses(h *history.History, cat catalog.Catalog) map[string]api.ModelWitness {
+	out := map[string]api.ModelWitness{}
+	for _, svc := range cat.Services {
+		sh := h.Lookup(svc.Slug)
+		if sh == nil || svc.ProbeURL == "" {
+			continue
+		}
+		w := api.ModelWitness{Source: svc.Slug, Kind: api.ModelSourceProbe, Name: "aistatus's keyless probe of " + svc.Name + "'s API host",
+			Window: "current", Attribution: api.Attribution("")}
+		switch {
+		case sh.FailedProbes > 0:
+			w.Status = api.MajorOutage
+		case sh.OKProbes > 0:
+			w.Status = api.Operational
+		default:
+			continue
+		}
+		out[svc.Slug] = w
 	}
 	return out
 }
@@ -531,6 +622,9 @@ func gatewayHealth(mh *history.ModelHistory, g catalog.Gateway, reads map[string
 	slices.Sort(ids)
 	var failed []string
 	for _, id := range ids {
+		if reads[id].Unlisted {
+			continue // not asked for
+		}
 		out.Reads++
 		if err := reads[id].Err; err != nil {
 			out.Failed++
@@ -539,6 +633,15 @@ func gatewayHealth(mh *history.ModelHistory, g catalog.Gateway, reads map[string
 			}
 			failed = append(failed, id)
 		}
+	}
+	if out.Reads == 0 && len(reads) > 0 {
+		// Its list carries none of the models due this cycle: it was
+		// asked nothing, and its health stands as it was.
+		out.State, out.Error, out.Failure = prev.State, prev.Error, prev.Failure
+		if out.State == "" || out.State == api.ModelSourceDisabled {
+			out.State, out.Error = api.FeedError, "not read yet"
+		}
+		return out
 	}
 	trackSource(&out, first, failed, now, log)
 	return out

@@ -423,7 +423,7 @@ func TestObserveGatewaysBounded(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv, hits := gateway(t, tc.code)
 			cat := modelCatalog(srv.URL, tc.enabled)
-			reads := ObserveGateways(context.Background(), Options{Catalog: cat, Client: srv.Client(), Timeout: 5 * time.Second}, cat.Models.Pinned)
+			reads := ObserveGateways(context.Background(), Options{Catalog: cat, Client: srv.Client(), Timeout: 5 * time.Second}, cat.Models.Pinned, nil)
 			for _, md := range cat.Models.Pinned {
 				if n := hits()["/api/v1/models/"+md.ID+"/endpoints"]; n != tc.want {
 					t.Errorf("%s: %d requests, want %d", md.ID, n, tc.want)
@@ -544,7 +544,7 @@ func TestObserveGatewaysTimeout(t *testing.T) {
 	}))
 	t.Cleanup(func() { close(release); srv.Close() })
 	cat := modelCatalog(srv.URL, true)
-	reads := ObserveGateways(context.Background(), Options{Catalog: cat, Client: srv.Client(), Timeout: 50 * time.Millisecond}, cat.Models.Pinned)
+	reads := ObserveGateways(context.Background(), Options{Catalog: cat, Client: srv.Client(), Timeout: 50 * time.Millisecond}, cat.Models.Pinned, nil)
 	for _, md := range cat.Models.Pinned {
 		if r := reads[catalog.GatewayOpenRouter][md.ID]; feed.Kind(r.Err) != api.FailureTimeout {
 			t.Errorf("%s: err = %v, want a timeout", md.ID, r.Err)
@@ -628,7 +628,7 @@ func TestGatewaySendsNoCredentials(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	cat := modelCatalog(srv.URL, true)
-	ObserveGateways(context.Background(), Options{Catalog: cat, Client: srv.Client(), Timeout: time.Second}, cat.Models.Pinned)
+	ObserveGateways(context.Background(), Options{Catalog: cat, Client: srv.Client(), Timeout: time.Second}, cat.Models.Pinned, nil)
 	if len(seen) > 0 {
 		t.Errorf("the gateway got credentials: %v", seen)
 	}

@@ -99,7 +99,7 @@ func ObserveModelLists(ctx context.Context, opts Options, mh *history.ModelHisto
 		}
 		r := ListRead{List: list, Err: err}
 		if err == nil && !list.Unchanged {
-			r.Suspect, r.Err = stillSuspect(plausibleList(opts.Catalog, last, keptModels(opts.Catalog, list.Models), now),
+			r.Suspect, r.Err = stillSuspect(plausibleList(opts.Catalog, last, keptModels(opts.Catalog, g, list.Models), row.ListsPinned, now),
 				g.ListURL, now, opts.Log.With().Str("gateway", g.ID).Logger())
 		}
 		out[g.ID] = r
@@ -107,16 +107,22 @@ func ObserveModelLists(ctx context.Context, opts Options, mh *history.ModelHisto
 	return out
 }
 
-// keptModels are the listed models that can be watched or retired: of a
-// mapped maker, or pinned.
-func keptModels(cat catalog.Catalog, listed []feed.ListedModel) []history.ListedModel {
+// keptModels are the models g lists that can be watched or retired: of a
+// mapped maker, or pinned; each by the catalog's id of it (g.CatalogID),
+// so that a model two gateways list is one model.
+func keptModels(cat catalog.Catalog, g catalog.Gateway, listed []feed.ListedModel) []history.ListedModel {
 	out := []history.ListedModel{}
 	for _, m := range listed {
-		author, _, _ := strings.Cut(m.ID, "/")
-		if _, pinned := cat.Models.Lookup(m.ID); !pinned && cat.Models.Makers[author] == "" {
+		id := g.CatalogID(m.ID)
+		author, _, _ := strings.Cut(id, "/")
+		if _, pinned := cat.Models.Lookup(id); !pinned && cat.Models.Makers[author] == "" {
 			continue
 		}
-		out = append(out, history.ListedModel{ID: m.ID, Name: m.Name, Created: m.Created, Expires: m.Expires})
+		kept := history.ListedModel{ID: id, Name: m.Name, Created: m.Created, Expires: m.Expires}
+		if id != m.ID {
+			kept.GatewayID = m.ID
+		}
+		out = append(out, kept)
 	}
 	return out
 }
@@ -125,7 +131,12 @@ func keptModels(cat catalog.Catalog, listed []feed.ListedModel) []history.Listed
 // keeps, is suspect against last, the last good read: nil when it is
 // plausible. A suspect read of the same models as the one already
 // suspect keeps that one's Since.
-func plausibleList(cat catalog.Catalog, last *history.ModelList, read []history.ListedModel, now time.Time) *history.SuspectList {
+//
+// The pinned models are a gateway's yardstick only when listsPinned
+// (models.Gateway.ListsPinned): the catalog pins OpenRouter's models, and
+// Vercel's list lacking a third of them is Vercel's catalogue, not a cut
+// answer.
+func plausibleList(cat catalog.Catalog, last *history.ModelList, read []history.ListedModel, listsPinned bool, now time.Time) *history.SuspectList {
 	listed := make(map[string]bool, len(read))
 	for _, m := range read {
 		listed[m.ID] = true
@@ -139,7 +150,7 @@ func plausibleList(cat catalog.Catalog, last *history.ModelList, read []history.
 		}
 	}
 	for _, md := range cat.Models.Pinned {
-		if !hadList || slices.Contains(known, md.ID) {
+		if listsPinned && (!hadList || slices.Contains(known, md.ID)) {
 			pinned = append(pinned, md.ID)
 		}
 	}
@@ -225,7 +236,8 @@ func listedAfter(cat catalog.Catalog, mh *history.ModelHistory, reads map[string
 			*l = *prev
 		}
 		if l.Took(now, r.Err != nil, r.Suspect, r.List.Unchanged, r.List.Validators.ETag, r.List.Validators.LastModified) {
-			l.Models = keptModels(cat, r.List.Models)
+			g, _ := cat.Models.Gateway(id)
+			l.Models = keptModels(cat, g, r.List.Models)
 		}
 		out[id] = l
 	}

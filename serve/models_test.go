@@ -67,14 +67,15 @@ func TestModels(t *testing.T) {
 	if m := byID["openai/gpt-5"]; m.Status != api.Unknown {
 		t.Errorf("gpt-5 = %s, want unknown: the gateway refused, and OpenAI's own status is no model's", m.Status)
 	}
-	// The catalog's second gateway, Vercel's, is listed switched off,
-	// with its list, as the catalog orders them.
+	// The catalog's second gateway, Vercel's, is listed with its own
+	// health and its list's, as the catalog orders them, then the makers'
+	// three pages.
 	if len(list.Sources) != 7 || list.Sources[0].State != api.FeedError || list.Sources[0].Failure != api.FailureHTTP ||
 		list.Sources[1].Kind != api.ModelSourceList ||
-		list.Sources[2].ID != catalog.GatewayVercel || list.Sources[2].State != api.ModelSourceDisabled ||
-		list.Sources[3].Kind != api.ModelSourceList || list.Sources[3].State != api.ModelSourceDisabled ||
+		list.Sources[2].ID != catalog.GatewayVercel || !list.Sources[2].Enabled || list.Sources[2].State == api.ModelSourceDisabled ||
+		list.Sources[3].ID != catalog.GatewayVercel+"-models" || list.Sources[3].State == api.ModelSourceDisabled ||
 		list.Sources[4].Kind != api.ModelSourceLifecycle || list.Sources[5].Kind != api.ModelSourceLifecycle || list.Sources[6].Kind != api.ModelSourceLifecycle {
-		t.Errorf("sources = %+v, want the gateway's failure, then its list, Vercel's and its list switched off, then the makers' three pages", list.Sources)
+		t.Errorf("sources = %+v, want the gateway's failure, then its list, Vercel's and its list, then the makers' three pages", list.Sources)
 	}
 
 	one := ts.do(t, http.MethodGet, snapshot.APIBase+"/models/anthropic/claude-sonnet-4.5", nil)

@@ -66,10 +66,10 @@ type World struct {
 	// gateway holds the model gateways' scripted documents, by gateway
 	// id, then model id.
 	gateway map[string]map[string]string
-	// modelList is the gateway's scripted model list ("": a 404), and
-	// listRequests counts the requests for it.
+	// modelList is OpenRouter's scripted model list ("": a 404), and
+	// listRequests counts the requests for each gateway's list.
 	modelList    string
-	listRequests int
+	listRequests map[string]int
 	// gatewayLists are one gateway's own model lists, by gateway id,
 	// served in place of the shared one: a second gateway (Vercel's)
 	// answers in its own shape.
@@ -90,7 +90,7 @@ type World struct {
 // is closed when the test ends.
 func NewWorld(t testing.TB, cat catalog.Catalog) *World {
 	w := &World{pages: map[string]*Page{}, gateway: map[string]map[string]string{}, formats: map[string]catalog.FeedFormat{}, probes: map[string]int{},
-		makerPages: map[string]string{}, pageRequests: map[string]int{}, gatewayLists: map[string]string{},
+		makerPages: map[string]string{}, pageRequests: map[string]int{}, gatewayLists: map[string]string{}, listRequests: map[string]int{},
 		completions: map[string][]*http.Request{}, styles: map[string]catalog.CompletionStyle{}, Clock: time.Now}
 	w.Server = httptest.NewServer(http.HandlerFunc(w.serveHTTP))
 	t.Cleanup(w.Server.Close)
@@ -150,15 +150,11 @@ const gatewayPrefix = "_gateway-"
 // (claude.ai), which /check probes.
 const surfaceHost = "host/"
 
-// SetModel scripts the document every gateway of the world serves for a
-// model, as written (OpenRouter's shape: the real captures in
-// build/feed/testdata); "" takes it away (a 404).
+// SetModel scripts the document OpenRouter serves for a model, as written
+// (its shape: the real captures in build/feed/testdata); "" takes it away
+// (a 404). Another gateway's is its own (SetGatewayModel, SetServedBy).
 func (w *World) SetModel(id, body string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	for _, docs := range w.gateway {
-		docs[id] = body
-	}
+	w.SetGatewayModel(catalog.GatewayOpenRouter, id, body)
 }
 
 // SetServedBy scripts each gateway's document of a model served by each
@@ -192,7 +188,9 @@ func (w *World) SetGatewayModel(gateway, id, body string) {
 // SetGatewayModelList scripts the model list the gateway of that id serves,
 // in place of SetModelList's; "" takes it away (a 404). It answers a
 // request carrying its ETag with 304 Not Modified, and counts in
-// ModelListRequests.
+// GatewayListRequests. A gateway other than OpenRouter with nothing
+// scripted is a 404, as its documents are: the world serves no gateway it
+// is not told to, and its models read unknown from it.
 func (w *World) SetGatewayModelList(gateway, body string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -224,21 +222,28 @@ func (w *World) MakerPageRequests(id string) int {
 // prefix: no model id is one segment.
 const modelListPath = "models"
 
-// SetModelList scripts the model list every gateway of the world serves
-// (OpenRouter's shape: the real capture in build/feed/testdata/real, or a
-// document made from it); "" takes it away (a 404). The list answers a
-// request carrying its ETag with 304 Not Modified, as OpenRouter's does.
+// SetModelList scripts OpenRouter's model list (its shape: the real
+// capture in build/feed/testdata/real, or a document made from it); ""
+// takes it away (a 404). The list answers a request carrying its ETag with
+// 304 Not Modified, as OpenRouter's does.
 func (w *World) SetModelList(body string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.modelList = body
 }
 
-// ModelListRequests returns how many requests the model list received.
+// ModelListRequests returns how many requests OpenRouter's model list
+// received.
 func (w *World) ModelListRequests() int {
+	return w.GatewayListRequests(catalog.GatewayOpenRouter)
+}
+
+// GatewayListRequests returns how many requests the model list of the
+// gateway of that id received.
+func (w *World) GatewayListRequests(gateway string) int {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return w.listRequests
+	return w.listRequests[gateway]
 }
 
 // Set changes the state of one service's page.
@@ -278,10 +283,10 @@ func (w *World) serveHTTP(rw http.ResponseWriter, r *http.Request) {
 	if isGateway && rest == modelListPath {
 		w.mu.Lock()
 		body, own := w.gatewayLists[gateway]
-		if !own {
+		if !own && gateway == catalog.GatewayOpenRouter {
 			body = w.modelList
 		}
-		w.listRequests++
+		w.listRequests[gateway]++
 		w.mu.Unlock()
 		serveVersioned(rw, r, body, "application/json")
 		return

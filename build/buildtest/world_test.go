@@ -60,7 +60,14 @@ func TestWorldServesVercel(t *testing.T) {
 	if _, err := feed.ReadVercel(ctx, client, strings.ReplaceAll(vercel.URL, catalog.ModelParam, model), model); err == nil || !strings.Contains(err.Error(), "404") {
 		t.Errorf("a document taken away: err = %v, want a 404", err)
 	}
-	if w.ModelListRequests() != 1 {
-		t.Errorf("%d list requests, want 1", w.ModelListRequests())
+	if w.GatewayListRequests(catalog.GatewayVercel) != 1 || w.ModelListRequests() != 0 {
+		t.Errorf("%d requests for Vercel's list, %d for OpenRouter's, want 1 and 0", w.GatewayListRequests(catalog.GatewayVercel), w.ModelListRequests())
+	}
+	// OpenRouter's list, in its shape, is never Vercel's: with nothing
+	// of its own scripted, Vercel's list is a 404.
+	w.SetModelList(capture("openrouter-models-20260522.json"))
+	w.SetGatewayModelList(catalog.GatewayVercel, "")
+	if _, err := feed.ReadVercelModels(ctx, client, vercel.ListURL, feed.Validators{}); err == nil || !strings.Contains(err.Error(), "404") {
+		t.Errorf("vercel's list with only OpenRouter's scripted: err = %v, want a 404", err)
 	}
 }

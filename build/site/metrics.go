@@ -40,6 +40,7 @@ func (m *model) metrics() ([]byte, error) {
 	m.incidentMetrics(w)
 	m.surfaceMetrics(w)
 	m.modelMetrics(w)
+	m.agreementMetrics(w)
 	m.measuredMetrics(w)
 	if err := w.Close(); err != nil {
 		return nil, fmt.Errorf("%s: %w", FileMetrics, err)
@@ -239,6 +240,41 @@ func (m *model) modelMetrics(w metricsWriter) {
 			if p.Uptime != nil {
 				w.Sample(*p.Uptime/100, "model", md.ID, "service", p.Service, "provider", p.Provider,
 					"source", p.Source.ID, "window", p.Source.Window)
+			}
+		}
+	}
+}
+
+// agreementMetrics say which witnesses stand behind each model's status at
+// each service (models.json's agreement), and the gateways' keyless time
+// to first token per provider.
+func (m *model) agreementMetrics(w metricsWriter) {
+	w.family("aistatus_model_agreement_witnesses",
+		"How many witnesses that know (gateways, the vendor's component, aistatus's own completions; the keyless probe is never counted) stand behind the model's status at the service, labelled with their verdict: single, agreed, confirmed (two or more see trouble), gateway_trouble (one gateway alone fails: its own routing), disputed or none.")
+	for _, md := range m.docs.Models.Models {
+		for _, a := range md.Agreement {
+			n := 0
+			for _, wt := range a.Witnesses {
+				if wt.Counted && wt.Status != api.Unknown {
+					n++
+				}
+			}
+			w.Sample(float64(n), "model", md.ID, "service", a.Service, "verdict", a.Verdict)
+		}
+	}
+	w.family("aistatus_model_provider_ttft_seconds",
+		"A gateway's time to first token of its own requests to the model at the provider (Vercel's, keyless), the p50 or p95 over its window; absent when the gateway gives none.")
+	for _, md := range m.docs.Models.Models {
+		for _, p := range md.Providers {
+			if p.Latency == nil {
+				continue
+			}
+			for _, q := range []struct {
+				name  string
+				value float64
+			}{{"p50", p.Latency.P50}, {"p95", p.Latency.P95}} {
+				w.Sample(q.value/1000, "model", md.ID, "service", p.Service, "provider", p.Provider, "source", p.Source.ID,
+					"window", p.Latency.Window, "percentile", q.name)
 			}
 		}
 	}

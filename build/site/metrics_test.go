@@ -1,6 +1,7 @@
 package site
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -157,5 +158,60 @@ func TestModelProviderSeries(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestMetricsWitnesses: /metrics says how many witnesses stand behind a
+// model's status at a service, with their verdict, and a gateway's keyless
+// time to first token per provider, in seconds; the models page says the
+// verdict and the figure in words.
+func TestMetricsWitnesses(t *testing.T) {
+	t.Parallel()
+	docs, h := fixture(t)
+	up, low := 99.86, 40.0
+	// The fixture's documents are shared: this test's are its own.
+	docs.Models.Models = slices.Clone(docs.Models.Models)
+	for i, md := range docs.Models.Models {
+		if md.ID != "anthropic/claude-sonnet-4.5" {
+			continue
+		}
+		md.Providers = append(slices.Clone(md.Providers), api.ModelProvider{Service: "aws-bedrock", Provider: "bedrock", Status: api.Operational, Uptime: &up,
+			Latency: &api.ModelPercentiles{P50: 675, P95: 2717, Window: "1h"},
+			Source:  api.ModelSource{ID: "vercel", Kind: api.ModelSourceGateway, Name: "Vercel AI Gateway", Window: "15m"}})
+		md.Agreement = []api.ModelAgreement{{Service: "aws-bedrock", Status: api.Operational, Verdict: api.AgreementGatewayTrouble,
+			Statement: "OpenRouter's own requests fail (major_outage) while Vercel AI Gateway sees the model operational: OpenRouter's routing, not the provider's.",
+			Witnesses: []api.ModelWitness{
+				{Source: "openrouter", Kind: api.ModelSourceGateway, Status: api.MajorOutage, Uptime: &low, Counted: true},
+				{Source: "vercel", Kind: api.ModelSourceGateway, Status: api.Operational, Uptime: &up, Counted: true},
+				{Source: "aws-bedrock", Kind: api.ModelSourceProbe, Status: api.Operational},
+			}}}
+		docs.Models.Models[i] = md
+	}
+	files, err := Render(docs, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples := map[string]string{}
+	for _, line := range strings.Split(strings.TrimSuffix(string(files[FileMetrics]), "\n"), "\n") {
+		if !strings.HasPrefix(line, "#") {
+			series, value := cutSample(line)
+			samples[series] = value
+		}
+	}
+	// The models page says it too.
+	page := string(files[FileModelsPage])
+	for _, want := range []string{"OpenRouter&#39;s routing, not the provider&#39;s.", "first token 675 ms p50 over 1h"} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the models page lacks %q", want)
+		}
+	}
+	for series, want := range map[string]string{
+		`aistatus_model_agreement_witnesses{model="anthropic/claude-sonnet-4.5",service="aws-bedrock",verdict="gateway_trouble"}`:                                         "2",
+		`aistatus_model_provider_ttft_seconds{model="anthropic/claude-sonnet-4.5",service="aws-bedrock",provider="bedrock",source="vercel",window="1h",percentile="p50"}`: "0.675",
+		`aistatus_model_provider_ttft_seconds{model="anthropic/claude-sonnet-4.5",service="aws-bedrock",provider="bedrock",source="vercel",window="1h",percentile="p95"}`: "2.717",
+	} {
+		if got, ok := samples[series]; got != want {
+			t.Errorf("%s = %q (present %v), want %s", series, got, ok, want)
+		}
 	}
 }

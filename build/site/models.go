@@ -22,6 +22,9 @@ type modelRow struct {
 	// Where lists the providers, each "Amazon Bedrock: operational, 99.9 %
 	// (OpenRouter, 5m)".
 	Where []string
+	// Witnesses says, per service where more than one witness speaks,
+	// which stand behind its status: the agreement's statement.
+	Witnesses []string
 	// TTFT is our measured completions' time to first token over the last
 	// hour, "" when none were measured.
 	TTFT string
@@ -92,7 +95,15 @@ func (m *model) modelRows() []modelRow {
 			if p.Uptime != nil {
 				figure = fmt.Sprintf("%.1f %%, %s over %s", *p.Uptime, p.Source.Name, p.Source.Window)
 			}
+			if l := p.Latency; l != nil {
+				figure += fmt.Sprintf("; first token %.0f ms p50 over %s", l.P50, l.Window)
+			}
 			row.Where = append(row.Where, fmt.Sprintf("%s: %s (%s)", where, strings.ToLower(p.Status.Label()), figure))
+		}
+		for _, a := range md.Agreement {
+			if a.Verdict != api.AgreementNone && a.Verdict != api.AgreementSingle {
+				row.Witnesses = append(row.Witnesses, a.Statement)
+			}
 		}
 		if ms, ok := ttft[md.ID]; ok {
 			row.TTFT = fmt.Sprintf("%.0f ms", ms)

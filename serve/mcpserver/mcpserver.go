@@ -333,7 +333,7 @@ func New(client API, version string, opts ...Option) *mcp.Server {
 		Name:  "plan_fallback",
 		Title: "Where to send a model's requests instead",
 		Description: "A fallback plan for a watched model (model, e.g. " + api.JoinList(ex.modelIDs, " or ") + "): the providers serving it, best first " +
-			"by their status, a model gateway's uptime of its own traffic over 5 minutes (the gateway's, not your key's), and aistatus's own " +
+			"by the status their witnesses agree on (one gateway's failures alone are its own routing), the gateways' uptime of their own traffic (theirs, not your key's), and aistatus's own " +
 			"measured error rate and time to first token; then, only when up, up to two other models of the same maker. Each target gives " +
 			"the provider, apiModel (the id that provider's API takes, null when aistatus's catalog does not name it there), status, figures, " +
 			"evidence (with when it was true) and formats (the gateways that can carry it). Pass format to also get the plan as a gateway's " +
@@ -385,11 +385,26 @@ func fallbackSummary(got fallbackReply) string {
 		if len(t.Evidence) > 0 {
 			b.WriteString(". " + t.Evidence[0].Says)
 		}
+		if t.Agreement != nil {
+			b.WriteString(witnessesSaid(*t.Agreement))
+		}
 	}
 	if got.config != "" {
 		fmt.Fprintf(&b, "\nAs a %s configuration:\n%s", got.format, got.config)
 	}
 	return b.String()
+}
+
+// witnessesSaid says which witnesses stand behind a status: how many of
+// them, their verdict and its statement.
+func witnessesSaid(a api.ModelAgreement) string {
+	n := 0
+	for _, w := range a.Witnesses {
+		if w.Counted && w.Status != api.Unknown {
+			n++
+		}
+	}
+	return fmt.Sprintf(" Witnesses (%d, %s): %s", n, a.Verdict, a.Statement)
 }
 
 // reply is every tool's answer to the API's document and error: the error
@@ -618,10 +633,17 @@ func checkSummary(doc api.CheckDoc) string {
 	if m := doc.Model; m != nil {
 		for _, p := range m.Providers {
 			if p.Uptime != nil {
-				s += fmt.Sprintf(" %s at %s: %s, %.1f%% over %s per %s.", m.Name, p.Provider, p.Status, *p.Uptime, p.Source.Window, p.Source.Name)
+				s += fmt.Sprintf(" %s at %s: %s, %.1f%% over %s per %s", m.Name, p.Provider, p.Status, *p.Uptime, p.Source.Window, p.Source.Name)
 			} else {
-				s += fmt.Sprintf(" %s at %s: %s per %s.", m.Name, p.Provider, p.Status, p.Source.Name)
+				s += fmt.Sprintf(" %s at %s: %s per %s", m.Name, p.Provider, p.Status, p.Source.Name)
 			}
+			if l := p.Latency; l != nil {
+				s += fmt.Sprintf(", first token in %.0f ms (p50, %s)", l.P50, l.Window)
+			}
+			s += "."
+		}
+		if a := m.Agreement; a != nil {
+			s += witnessesSaid(*a)
 		}
 	}
 	if doc.LatencyMs != nil {

@@ -103,9 +103,14 @@ func publish(t *testing.T, dir string, cat catalog.Catalog, genAt time.Time) {
 	}
 	// Claude Sonnet 4.5 fails at Anthropic and is fine on Bedrock, by the gateway.
 	uptime := func(v float64) map[string]*float64 { return map[string]*float64{"5m": &v, "30m": &v, "1d": &v} }
+	vercelUp, ttft50, ttft95 := 99.8, 675.0, 2717.0
 	models.AssembleModels(h, cat, nil, map[string]map[string]models.GatewayRead{catalog.GatewayOpenRouter: {
 		"anthropic/claude-sonnet-4.5": {Endpoints: []feed.GatewayEndpoint{
 			{Provider: "Anthropic", Tag: "anthropic", Uptime: uptime(60)}, {Provider: "Amazon Bedrock", Tag: "amazon-bedrock", Uptime: uptime(99.9)}}},
+	}, catalog.GatewayVercel: {
+		// Vercel sees Bedrock up too, with its time to first token.
+		"anthropic/claude-sonnet-4.5": {Endpoints: []feed.GatewayEndpoint{{Provider: "bedrock", Tag: "bedrock",
+			Uptime: map[string]*float64{"15m": &vercelUp, "1h": &vercelUp, "1d": &vercelUp}, LatencyP50Ms: &ttft50, LatencyP95Ms: &ttft95}}},
 	}}, genTime, zerolog.Nop())
 	// claude.ai is down while Anthropic's API is up, with an incident of
 	// its own in the history.
@@ -341,9 +346,22 @@ func TestTools(t *testing.T) {
 	if !strings.Contains(text, "Claude Sonnet 4.5 at Anthropic: partial_outage, 60.0% over 5m per OpenRouter") {
 		t.Errorf("check_service model summary: %s", text)
 	}
-	call(t, cs, "check_service", map[string]any{"query": "bedrock", "model": "claude-sonnet-4.5"}, &check)
-	if check.Model == nil || check.Service.Slug != "aws-bedrock" || check.Verdict.Action != api.ActionProceed {
+	text = call(t, cs, "check_service", map[string]any{"query": "bedrock", "model": "claude-sonnet-4.5"}, &check)
+	if check.Model == nil || check.Service.Slug != "aws-bedrock" || check.Verdict.Action != api.ActionProceed ||
+		check.Model.Agreement == nil || check.Model.Agreement.Verdict != api.AgreementAgreed {
 		t.Errorf("check_service bedrock model claude-sonnet-4.5: %+v %+v", check.Service, check.Verdict)
+	}
+	// Which witnesses stand behind the status, and Vercel's keyless time
+	// to first token.
+	if !strings.Contains(text, "Witnesses (2, agreed): OpenRouter and Vercel AI Gateway agree: operational.") ||
+		!strings.Contains(text, "Claude Sonnet 4.5 at bedrock: operational, 99.8% over 15m per Vercel AI Gateway, first token in 675 ms (p50, 1h).") {
+		t.Errorf("check_service bedrock model summary: %s", text)
+	}
+	var plan mcpserver.FallbackResult
+	text = call(t, cs, "plan_fallback", map[string]any{"model": "anthropic/claude-sonnet-4.5"}, &plan)
+	if len(plan.Targets) == 0 || plan.Targets[0].Provider != "Amazon Bedrock" || plan.Targets[0].Agreement == nil ||
+		!strings.Contains(text, "Amazon Bedrock (aws-bedrock): operational") || !strings.Contains(text, "Witnesses (2, agreed)") {
+		t.Errorf("plan_fallback: %+v\n%s", plan.Targets, text)
 	}
 	text = call(t, cs, "check_service", map[string]any{"query": "chatgtp"}, &check)
 	if check.Tracked || check.Verdict.Level != "untracked" || len(check.Verdict.Suggestions) == 0 {
