@@ -9,10 +9,10 @@ import (
 )
 
 // The agreement of a model's witnesses at one service (docs/api.md,
-// "Models", rule 10). Each source is one witness, whatever the number of
-// its entries there (a gateway's regions, or a service's two offers,
-// "Google Vertex" and "Google AI Studio"): its word is its best status
-// there, where the model works now. Of the counted witnesses that know:
+// "Decisions on the spec's gaps", rule 7). Each source is one witness,
+// whatever the number of its entries there (a gateway's regions, or a
+// service's two offers, "Google Vertex" and "Google AI Studio"): its word
+// is its best status there, where the model works now. Of the counted witnesses that know:
 //
 //   - none: unknown (AgreementNone);
 //   - all working, or all in trouble: the best of them (AgreementAgreed
