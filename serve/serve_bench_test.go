@@ -33,14 +33,27 @@ import (
 // is fresh and the live-probe cache, once warm, stays warm.
 func newSynthServer(b testing.TB, incidents, rateLimit int) *testServer {
 	b.Helper()
+	return newOutageServer(b, incidents, rateLimit, "")
+}
+
+// newOutageServer is newSynthServer with the service majorOutage ("":
+// none but synth's own) in a major outage as Anthropic was on 2026-07-29
+// (synth.Cycle.MajorOutage).
+func newOutageServer(b testing.TB, incidents, rateLimit int, majorOutage string) *testServer {
+	b.Helper()
 	cat, err := catalog.Default()
 	if err != nil {
 		b.Fatal(err)
 	}
 	api := newFakeAPI(b)
 	probeAt(&cat, api.URL)
-	files, err := synth.New(cat, genTime, 30, incidents).Snapshot(
-		build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "bench"}, cat)
+	cycle := synth.New(cat, genTime, 30, incidents)
+	if majorOutage != "" {
+		if err := cycle.MajorOutage(cat, majorOutage); err != nil {
+			b.Fatal(err)
+		}
+	}
+	files, err := cycle.Snapshot(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "bench"}, cat)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -200,6 +213,12 @@ func BenchmarkCheck(b *testing.B) {
 	}
 	if n := ts.api.hits.Load(); n > 4 {
 		b.Fatalf("%d live probes, at most 4 (OpenAI's, Anthropic's, claude.ai's and the outage's): the cache was not warm", n)
+	}
+	// Anthropic in a major outage, its API and apps down, as on
+	// 2026-07-29: what everyone asks then.
+	down := newOutageServer(b, 100000, 0, "anthropic")
+	for _, q := range []string{"claude", "anthropic", "claude.ai", "openai"} {
+		b.Run("anthropic-down/"+q, func(b *testing.B) { benchGet(b, down.Handler(), "/api/v1/check?q="+urlQuery(q), nil, 200) })
 	}
 }
 
