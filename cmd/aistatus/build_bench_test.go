@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/aistatus/aistatus/bench/synth"
+	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/build/buildtest"
+	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/history"
+	"github.com/aistatus/aistatus/snapshot"
+)
+
+// BenchmarkBuildBinary is a full-retention build (26 services, 32 days of
+// buckets, 100 000 incidents, 50 000 changes) by the aistatus binary, run as
+// a user runs it — `aistatus build --out DIR --catalog FILE` — against the
+// loopback world (build/buildtest), measured from outside: the child's user
+// and system CPU time (cpu-s/op) and its peak resident memory (peakRSSMB)
+// from the kernel's accounting of the process. Everything the command does
+// counts: the process's start, the flags and catalog, the logs, the build,
+// the sync and the swap.
+//
+// The snapshot folder is on the disk of the working folder's file system
+// (AISTATUS_BENCH_DIR names another), not in memory as the tests' are: a
+// user's snapshot is on a disk, and its sync costs what a disk's costs.
+//
+//	go test -run '^$' -bench BuildBinary -benchtime 5x ./cmd/aistatus
+func BenchmarkBuildBinary(b *testing.B) {
+	bin := filepath.Join(b.TempDir(), "aistatus")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	cat, err := catalog.Default()
+	if err != nil {
+		b.Fatal(err)
+	}
+	world := buildtest.NewWorld(b, cat)
+	catalogFile := filepath.Join(b.TempDir(), "catalog.json")
+	if err := os.WriteFile(catalogFile, world.Catalog.JSON(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	parent := os.Getenv("AISTATUS_BENCH_DIR")
+	if parent == "" {
+		parent = "."
+	}
+	parent, err = os.MkdirTemp(parent, ".bench-build-")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(parent) })
+	dir := filepath.Join(parent, "public")
+	// The history ends a cycle ago, on the wall clock the binary reads.
+	c := synth.New(world.Catalog, time.Now().Add(-time.Minute), 32, history.MaxIncidents)
+	c.AddChanges(world.Catalog, history.MaxChanges)
+	files, err := c.Snapshot(build.Site{BaseURL: "http://aistatus.test", StaleAfter: 15 * time.Minute, Generator: "bench"}, world.Catalog)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := snapshot.Publish(dir, files); err != nil {
+		b.Fatal(err)
+	}
+	files, c = nil, synth.Cycle{}
+
+	var user, sys time.Duration
+	var peakKB int64
+	for b.Loop() {
+		args := []string{"build", "--out", dir, "--catalog", catalogFile, "--base-url", "http://aistatus.test", "--timeout", "5s"}
+		cmd := exec.Command(bin, args...)
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Run(); err != nil {
+			b.Fatalf("aistatus build: %v\n%s", err, out.Bytes())
+		}
+		ru := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		user += time.Duration(ru.Utime.Nano())
+		sys += time.Duration(ru.Stime.Nano())
+		peakKB = max(peakKB, ru.Maxrss) // Linux: kilobytes
+	}
+	b.ReportMetric((user+sys).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric(sys.Seconds()/float64(b.N), "sys-s/op")
+	b.ReportMetric(float64(peakKB)/1024, "peakRSSMB")
+}
