@@ -38,14 +38,14 @@ func newSynthServer(b testing.TB, incidents, rateLimit int) *testServer {
 
 // newOutageServer is newSynthServer with the service majorOutage ("":
 // none but synth's own) in a major outage as Anthropic was on 2026-07-29
-// (synth.Cycle.MajorOutage).
+// (synth.Cycle.MajorOutage), its hosts answering our live probes 500.
 func newOutageServer(b testing.TB, incidents, rateLimit int, majorOutage string) *testServer {
 	b.Helper()
 	cat, err := catalog.Default()
 	if err != nil {
 		b.Fatal(err)
 	}
-	api := newFakeAPI(b)
+	api := newFakeAPIDown(b, majorOutage)
 	probeAt(&cat, api.URL)
 	cycle := synth.New(cat, genTime, 30, incidents)
 	if majorOutage != "" {

@@ -182,8 +182,9 @@ func (c Cycle) AddChanges(cat catalog.Catalog, n int) {
 // as Anthropic's page was on 2026-07-29 (build/feed/testdata/real,
 // statuspage-anthropic-20260729.json): the API and every surface but the
 // console in major outage, one open critical incident across them,
-// "Elevated errors across all models". It replaces the open incident New
-// gave the service, if any. Call it before Snapshot.
+// "Elevated errors across all models", and our probe of the API failed
+// with a 500. It replaces the open incident New gave the service, if any.
+// Call it before Snapshot.
 func (c Cycle) MajorOutage(cat catalog.Catalog, slug string) error {
 	svc, ok := cat.Lookup(slug)
 	if !ok {
@@ -199,6 +200,9 @@ func (c Cycle) MajorOutage(cat catalog.Catalog, slug string) error {
 	}
 	o := c.Observations[slug]
 	o.Feed.Status, o.Incidents, o.Surfaces = api.MajorOutage, []api.Incident{inc}, nil
+	if svc.ProbeURL != "" {
+		o.Probe = api.ProbeSource{State: api.ProbeFailed, HTTPStatus: 500, Error: "HTTP Internal Server Error"}
+	}
 	for _, sf := range svc.Surfaces {
 		r := feed.SurfaceResult{ID: sf.ID, Status: api.MajorOutage, Incidents: []api.Incident{inc}}
 		if sf.ID == catalog.SurfaceConsole {
