@@ -149,8 +149,13 @@ http {
 $add_headers
 $rewrites
         # A stand-in API host for aistatus's live /check probe: a 401, as
-        # real APIs answer a request without credentials.
+        # real APIs answer a request without credentials; Anthropic's, in
+        # its outage, a 500 with the error body its API documents.
         location /probe/ { return 401; }
+        location = /probe/anthropic {
+            default_type application/json;
+            return 500 '{"type":"error","error":{"type":"api_error","message":"Internal server error"}}';
+        }
     }
 }
 EOF
