@@ -33,11 +33,17 @@ import (
 // The snapshot folder is on a disk (buildtest.DiskDir), not in memory as
 // the tests' are: a user's snapshot is on a disk.
 //
+// AISTATUS_BIN names another build of aistatus to run instead of this
+// tree's (an older commit's, to compare).
+//
 //	go test -run '^$' -bench BuildBinary -benchtime 5x ./cmd/aistatus
 func BenchmarkBuildBinary(b *testing.B) {
-	bin := filepath.Join(b.TempDir(), "aistatus")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
+	bin := os.Getenv("AISTATUS_BIN")
+	if bin == "" {
+		bin = filepath.Join(b.TempDir(), "aistatus")
+		if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+			b.Fatalf("go build: %v\n%s", err, out)
+		}
 	}
 	cat, err := catalog.Default()
 	if err != nil {
