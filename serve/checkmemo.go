@@ -30,8 +30,8 @@ type checkMemo struct {
 	answers          map[memoKey]memoAnswer
 }
 
-// memoKey is a question that reports nothing: error is empty, so neither
-// the caller nor the crowd enters the answer.
+// memoKey is a question that reports nothing: error is empty, so the
+// caller does not enter the answer, and the crowd only by its count.
 type memoKey struct {
 	query, code, model string
 	retryAfter         int
