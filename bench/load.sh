@@ -101,7 +101,8 @@ go build -o "$work/minimal" ./bench/minimal
 echo "== generating a snapshot with $INCIDENTS incidents"
 "$work/snapgen" -out "$work/public" -incidents "$INCIDENTS" \
   -base-url "http://127.0.0.1:$ais_port" \
-  -probe-base "http://127.0.0.1:$nginx_port/probe" -catalog-out "$work/catalog.json"
+  -probe-base "http://127.0.0.1:$nginx_port/probe" -catalog-out "$work/catalog.json" \
+  -major-outage anthropic
 
 # --- nginx ---------------------------------------------------------------------
 # The common headers come from the "/*" block of the snapshot's _headers (the
@@ -148,8 +149,13 @@ http {
 $add_headers
 $rewrites
         # A stand-in API host for aistatus's live /check probe: a 401, as
-        # real APIs answer a request without credentials.
+        # real APIs answer a request without credentials; Anthropic's, in
+        # its outage, a 500 with the error body its API documents.
         location /probe/ { return 401; }
+        location = /probe/anthropic {
+            default_type application/json;
+            return 500 '{"type":"error","error":{"type":"api_error","message":"Internal server error"}}';
+        }
     }
 }
 EOF
@@ -184,14 +190,13 @@ wait_ok "$ais/api/v1/status"
 mapfile -t nginx_pids < <(echo "$nginx_pid"; pgrep -P "$nginx_pid")
 since=$(date -u -d '30 days ago' +%F)
 
-# The service snapgen puts in a major outage, with an open incident: /check
-# is asked most when a service is down (status.json lists each service's
-# slug, name, category and domain before its status).
-outage=$(grep -oE '"slug":"[a-z0-9-]+","name":"[^"]*","category":"[^"]*","domain":"[^"]*","status":"major_outage"' \
-  "$work/public/status.json" | head -n1 | sed -E 's/^"slug":"([a-z0-9-]+)".*/\1/')
-if [ -z "$outage" ]; then
-  echo "no service in a major outage in the snapshot"; exit 1
-fi
+# Anthropic in a major outage, its API and apps down under one open critical
+# incident, as on 2026-07-29 (snapgen -major-outage): /check is asked most
+# when a service is down, and "claude" names Anthropic, its apps and its
+# models at once. status.json lists each service's slug, name, category and
+# domain before its status.
+grep -qE '"slug":"anthropic","name":"[^"]*","category":"[^"]*","domain":"[^"]*","status":"major_outage"' "$work/public/status.json" ||
+  { echo "Anthropic is not in a major outage in the snapshot"; exit 1; }
 
 # Same path on both servers, except where nginx can only serve a file:
 #   name | aistatus path | nginx path
@@ -200,7 +205,8 @@ cases=(
   "service (openai)|/api/v1/services/openai|/api/v1/services/openai"
   "incidents filtered¹|/api/v1/incidents?service=openai&severity=major&since=$since|/api/v1/incidents"
   "check?q=openai²|/api/v1/check?q=openai|/api/v1/status"
-  "check?q=$outage (major outage)²|/api/v1/check?q=$outage|/api/v1/status"
+  "check?q=claude (Anthropic down)²|/api/v1/check?q=claude|/api/v1/status"
+  "check?q=anthropic (Anthropic down)²|/api/v1/check?q=anthropic|/api/v1/status"
   # A static file of about the filtered page's size, to tell the cost of
   # computing a response from the cost of its size.
   "openapi.json (static)|/api/v1/openapi.json|/api/v1/openapi.json"

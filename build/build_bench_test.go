@@ -178,8 +178,10 @@ func cpuTime() time.Duration {
 // build.Build itself, as `aistatus build` runs it: the history checked
 // against the clock and cleaned, every status page and API host read over
 // loopback (build/buildtest), the model list and gateways, the lifecycle,
-// the notifier's facts. What the whole command costs beyond the cycle's
-// core shows here, not only from outside.
+// the notifier's facts, on a disk as a user's snapshot is (buildtest.DiskDir).
+// What the whole command costs beyond the cycle's core shows here, not
+// only from outside (cmd/aistatus's BenchmarkBuildBinary): all of it but
+// the process's start and its heap growing from nothing.
 func BenchmarkFullRetentionBuildWhole(b *testing.B) {
 	cat, err := catalog.Default()
 	if err != nil {
@@ -187,7 +189,7 @@ func BenchmarkFullRetentionBuildWhole(b *testing.B) {
 	}
 	world := buildtest.NewWorld(b, cat)
 	start := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	dir := filepath.Join(b.TempDir(), "site")
+	dir := filepath.Join(buildtest.DiskDir(b), "site")
 	func() { // the synthetic cycle is garbage once published
 		c := synth.New(world.Catalog, start, 32, history.MaxIncidents)
 		c.AddChanges(world.Catalog, history.MaxChanges)

@@ -111,9 +111,11 @@ type Engine struct {
 	prober  Prober
 	now     func() time.Time
 	vantage Vantage
-	// probeURLs are the catalog's probe URLs in catalog order, from which
-	// the egress check picks other providers' hosts.
-	probeURLs []string
+	// egress are, by each catalog probe URL, the other providers' probe
+	// URLs the egress check probes when that one fails (egressDown),
+	// picked once: a check during an outage, when everyone asks, would
+	// otherwise parse every probe URL of the catalog.
+	egress map[string][]string
 	// models are the watched models by normalised name (modelIndex, resolve.go).
 	models map[string]catalog.Model
 	// crowd counts callers' reports (crowd.go); nil counts none.
@@ -142,13 +144,8 @@ func (e *Engine) CountReports(crowd Crowd) *Engine {
 // New returns an engine for a catalog. The catalog is the only source of
 // URLs it ever probes, never the query.
 func New(cat catalog.Catalog, prober Prober, now func() time.Time, vantage Vantage) *Engine {
-	e := &Engine{cat: cat, matcher: NewMatcher(cat), prober: prober, now: now, vantage: vantage, models: modelIndex(cat)}
-	for _, svc := range cat.Services {
-		if svc.ProbeURL != "" {
-			e.probeURLs = append(e.probeURLs, svc.ProbeURL)
-		}
-	}
-	return e
+	return &Engine{cat: cat, matcher: NewMatcher(cat), prober: prober, now: now, vantage: vantage, models: modelIndex(cat),
+		egress: egressURLs(cat)}
 }
 
 // Check answers req against view: the service's status phrased for people

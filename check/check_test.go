@@ -3,6 +3,7 @@ package check
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -461,6 +462,99 @@ func TestCheckOwnNetworkDown(t *testing.T) {
 				t.Errorf("%d probes, want the service's and %d others'", n, egressHosts)
 			}
 		})
+	}
+}
+
+// freshFakeProber is a fakeProber whose results for the URLs in fresh are
+// held, as a warm Cache holds them: Fresh returns them without a probe.
+type freshFakeProber struct {
+	*fakeProber
+	fresh map[string]bool
+}
+
+func (p *freshFakeProber) Fresh(url string) (Live, bool) {
+	if !p.fresh[url] {
+		return Live{}, false
+	}
+	if slices.Contains(p.failing, url) {
+		return Live{Probe: api.ProbeSource{State: api.ProbeFailed, Error: "connection refused"}, At: p.at}, true
+	}
+	return Live{Probe: api.ProbeSource{State: api.ProbeOK, LatencyMs: new(120.0), HTTPStatus: 401}, At: p.at}, true
+}
+
+// TestEgressReadsHeldResults: once our probe of a service failed, the
+// other providers' hosts the egress check weighs are read from what the
+// prober holds, and only the ones it does not hold are probed; the
+// verdict is the same as with every host probed.
+func TestEgressReadsHeldResults(t *testing.T) {
+	t.Parallel()
+	cat := testCatalog(t)
+	anthropic, _ := cat.Lookup("anthropic")
+	others := egressURLs(cat)[anthropic.ProbeURL]
+	if len(others) != egressHosts {
+		t.Fatalf("egress hosts of Anthropic's probe: %v, want %d", others, egressHosts)
+	}
+	for _, tt := range []struct {
+		name        string
+		fresh       []string
+		othersDown  bool
+		wantProbes  int64
+		wantOwnDown bool
+	}{
+		{"all held, all down", others, true, 1, true},
+		{"all held, all up", others, false, 1, false},
+		{"one held, all down", others[:1], true, 1 + egressHosts - 1, true},
+		{"none held, all down", nil, true, 1 + egressHosts, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			failing := []string{anthropic.ProbeURL}
+			if tt.othersDown {
+				failing = append(failing, others...)
+			}
+			p := &freshFakeProber{fakeProber: &fakeProber{at: genTime.Add(time.Minute), failing: failing}, fresh: map[string]bool{}}
+			for _, u := range tt.fresh {
+				p.fresh[u] = true
+			}
+			engine := New(cat, p, func() time.Time { return genTime.Add(time.Minute) }, FromServer)
+			doc, err := engine.Check(testView(cat), Request{Query: "anthropic"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ownDown := slices.ContainsFunc(doc.Verdict.Evidence, func(e api.Evidence) bool { return strings.Contains(e.Says, "own network looks down") })
+			if ownDown != tt.wantOwnDown {
+				t.Errorf("evidence says our network is down: %v, want %v (%+v)", ownDown, tt.wantOwnDown, doc.Verdict.Evidence)
+			}
+			if n := p.probes.Load(); n != tt.wantProbes {
+				t.Errorf("%d probes, want %d", n, tt.wantProbes)
+			}
+		})
+	}
+}
+
+// TestEgressURLs: the hosts weighed for each probe URL are the first
+// egressHosts of the catalog's, in its order, on another host.
+func TestEgressURLs(t *testing.T) {
+	t.Parallel()
+	var cat catalog.Catalog
+	for i, u := range []string{"https://a.example/v1", "https://a.example/v2", "https://b.example/", "", "https://c.example/", "https://d.example/"} {
+		cat.Services = append(cat.Services, catalog.Service{Slug: fmt.Sprintf("s%d", i), ProbeURL: u})
+	}
+	got := egressURLs(cat)
+	want := map[string][]string{
+		"https://a.example/v1": {"https://b.example/", "https://c.example/", "https://d.example/"},
+		"https://a.example/v2": {"https://b.example/", "https://c.example/", "https://d.example/"},
+		"https://b.example/":   {"https://a.example/v1", "https://a.example/v2", "https://c.example/"},
+		"https://c.example/":   {"https://a.example/v1", "https://a.example/v2", "https://b.example/"},
+		"https://d.example/":   {"https://a.example/v1", "https://a.example/v2", "https://b.example/"},
+	}
+	if len(got) != len(want) {
+		t.Fatalf("egress of %d probe URLs, want %d: %v", len(got), len(want), got)
+	}
+	for u, w := range want {
+		if !slices.Equal(got[u], w) {
+			t.Errorf("egress of %s: %v, want %v", u, got[u], w)
+		}
 	}
 }
 

@@ -181,22 +181,24 @@ const egressHosts = 3
 // fail too, once our probe of subject's has failed: then the checker's own
 // network is down, and that probe proves nothing about the provider. The
 // hosts are the first egressHosts of the catalog on other hosts than
-// subject's, probed at once through the same cache as every live probe (so
-// at most one request per host per LiveTTL, whatever the traffic).
+// subject's (egressURLs), probed at once through the same cache as every
+// live probe (so at most one request per host per LiveTTL, whatever the
+// traffic); a result the cache holds is read without a goroutine.
 func (e *Engine) egressDown(subject string) bool {
-	host := urlHost(subject)
-	var others []string
-	for _, u := range e.probeURLs {
-		if h := urlHost(u); h != host && len(others) < egressHosts {
-			others = append(others, u)
-		}
-	}
+	others := e.egress[subject]
 	if len(others) == 0 {
 		return false
 	}
 	failed := make([]bool, len(others))
+	fresh, _ := e.prober.(freshProber)
 	var wg sync.WaitGroup
 	for i, u := range others {
+		if fresh != nil {
+			if r, ok := fresh.Fresh(u); ok {
+				failed[i] = r.Probe.State != api.ProbeOK
+				continue
+			}
+		}
 		wg.Go(func() { failed[i] = e.prober.Probe(u).Probe.State != api.ProbeOK })
 	}
 	wg.Wait()
@@ -207,6 +209,33 @@ func (e *Engine) egressDown(subject string) bool {
 		}
 	}
 	return 2*n > len(others)
+}
+
+// freshProber is a Prober that tells what it holds without probing (Cache).
+type freshProber interface {
+	Fresh(url string) (Live, bool)
+}
+
+// egressURLs are, by each probe URL of cat's services, the first
+// egressHosts probe URLs of the catalog, in its order, on other hosts.
+func egressURLs(cat catalog.Catalog) map[string][]string {
+	var urls, hosts []string
+	for _, svc := range cat.Services {
+		if svc.ProbeURL != "" {
+			urls, hosts = append(urls, svc.ProbeURL), append(hosts, urlHost(svc.ProbeURL))
+		}
+	}
+	egress := make(map[string][]string, len(urls))
+	for i, subject := range urls {
+		var others []string
+		for j, u := range urls {
+			if hosts[j] != hosts[i] && len(others) < egressHosts {
+				others = append(others, u)
+			}
+		}
+		egress[subject] = others
+	}
+	return egress
 }
 
 // urlHost is a URL's host and port, "" when it has none.

@@ -92,6 +92,10 @@ func (c *Cache) Probe(url string) Live {
 	return v.(Live)
 }
 
+// Fresh returns url's cached result while it may be reused, and false
+// when it would be probed: no request is made.
+func (c *Cache) Fresh(url string) (Live, bool) { return c.cached(url) }
+
 // probeNow makes the outbound request.
 func (c *Cache) probeNow(url string) Live {
 	// Detached from the request: a client that hangs up must not cancel

@@ -57,6 +57,18 @@ func TestCacheCoalescesAndExpires(t *testing.T) {
 			t.Fatalf("%v later: %d probes, want %d", step.after, n, step.hits)
 		}
 	}
+	// Fresh reads what is held, for as long as Probe reuses it, and never
+	// probes.
+	if r, ok := c.Fresh(apiServer.URL); !ok || r.Probe.HTTPStatus != http.StatusUnauthorized {
+		t.Fatalf("Fresh just after a probe: %+v %v", r, ok)
+	}
+	clock.Add(LiveTTL)
+	if _, ok := c.Fresh(apiServer.URL); ok || hits.Load() != 2 {
+		t.Fatalf("Fresh past the TTL: held %v after %d probes, want not held after 2", ok, hits.Load())
+	}
+	if _, ok := c.Fresh("http://never.probed.example/"); ok {
+		t.Fatal("Fresh holds a URL never probed")
+	}
 }
 
 // fakeShared is a shared cache holding one result, or refusing (down).

@@ -7,6 +7,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -124,7 +125,7 @@ func appendString(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c < 0x20 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			if !plainASCII[c] {
 				return appendMarshalled(dst, s)
 			}
 			i++
@@ -140,6 +141,15 @@ func appendString(dst []byte, s string) []byte {
 	dst = append(dst, s...)
 	return append(dst, '"')
 }
+
+// plainASCII marks the ASCII bytes appendString copies: one lookup a byte,
+// where six comparisons were a twelfth of a build's CPU.
+var plainASCII = func() (plain [utf8.RuneSelf]bool) {
+	for c := range plain {
+		plain[c] = c >= 0x20 && !strings.ContainsRune(`"\<>&`, rune(c))
+	}
+	return plain
+}()
 
 func appendMarshalled(dst []byte, s string) []byte {
 	data, _ := json.Marshal(s) // a string always encodes

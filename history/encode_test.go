@@ -222,3 +222,15 @@ func firstDiff(a, b []byte) string {
 	start := max(i-40, 0)
 	return fmt.Sprintf("%d:\n got …%s\nwant …%s", i, a[start:min(i+40, len(a))], b[start:min(i+40, len(b))])
 }
+
+// TestAppendStringEveryByte: a string with any one ASCII byte in it is
+// written as encoding/json writes it.
+func TestAppendStringEveryByte(t *testing.T) {
+	t.Parallel()
+	for c := range 0x80 {
+		s := "a" + string(rune(c)) + "b"
+		if got, want := appendString(nil, s), must(json.Marshal(s)); !bytes.Equal(got, want) {
+			t.Errorf("byte %#x: got %s, want %s", c, got, want)
+		}
+	}
+}

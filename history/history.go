@@ -560,8 +560,10 @@ func (h *History) CleanIncidents(now time.Time) (dropped []string) {
 func cleanIncidents(list []api.Incident, now time.Time, dropped []string) ([]api.Incident, []string) {
 	kept := list[:0]
 	for _, inc := range list {
-		why := fmt.Sprintf("incident id of %d bytes", len(inc.ID))
-		if inc.ID != "" && len(inc.ID) <= maxIncidentIDLength {
+		var why string
+		if inc.ID == "" || len(inc.ID) > maxIncidentIDLength {
+			why = fmt.Sprintf("incident id of %d bytes", len(inc.ID))
+		} else {
 			why = inc.Clean(now, "")
 		}
 		if why != "" {

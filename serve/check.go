@@ -48,13 +48,13 @@ func (s *Server) handleCheck(w http.ResponseWriter, r *http.Request) {
 		}
 		req.RetryAfter = &n
 	}
-	doc, err := s.checkerFor(snap).Check(snap, req)
+	a, err := s.checkAnswers.answer(snap, req, s.opts.Now(), func() (api.CheckDoc, error) { return s.checkerFor(snap).Check(snap, req) })
 	if err != nil {
 		// The engine refuses only input; anything else is ours.
 		inputProblem(w, err)
 		return
 	}
-	serveJSON(w, r, doc)
+	serveComputed(w, r, a.etag, func() ([]byte, error) { return a.body, nil })
 }
 
 // checkStack answers /check?q=a,b,c: a check of each service and a verdict

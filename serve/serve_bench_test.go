@@ -15,6 +15,7 @@ import (
 	"github.com/aistatus/aistatus/bench/synth"
 	"github.com/aistatus/aistatus/build"
 	"github.com/aistatus/aistatus/catalog"
+	"github.com/aistatus/aistatus/check"
 	"github.com/aistatus/aistatus/history"
 	"github.com/aistatus/aistatus/logbatch"
 	"github.com/aistatus/aistatus/snapshot"
@@ -33,14 +34,27 @@ import (
 // is fresh and the live-probe cache, once warm, stays warm.
 func newSynthServer(b testing.TB, incidents, rateLimit int) *testServer {
 	b.Helper()
+	return newOutageServer(b, incidents, rateLimit, "")
+}
+
+// newOutageServer is newSynthServer with the service majorOutage ("":
+// none but synth's own) in a major outage as Anthropic was on 2026-07-29
+// (synth.Cycle.MajorOutage), its hosts answering our live probes 500.
+func newOutageServer(b testing.TB, incidents, rateLimit int, majorOutage string) *testServer {
+	b.Helper()
 	cat, err := catalog.Default()
 	if err != nil {
 		b.Fatal(err)
 	}
-	api := newFakeAPI(b)
+	api := newFakeAPIDown(b, majorOutage)
 	probeAt(&cat, api.URL)
-	files, err := synth.New(cat, genTime, 30, incidents).Snapshot(
-		build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "bench"}, cat)
+	cycle := synth.New(cat, genTime, 30, incidents)
+	if majorOutage != "" {
+		if err := cycle.MajorOutage(cat, majorOutage); err != nil {
+			b.Fatal(err)
+		}
+	}
+	files, err := cycle.Snapshot(build.Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "bench"}, cat)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -200,6 +214,27 @@ func BenchmarkCheck(b *testing.B) {
 	}
 	if n := ts.api.hits.Load(); n > 4 {
 		b.Fatalf("%d live probes, at most 4 (OpenAI's, Anthropic's, claude.ai's and the outage's): the cache was not warm", n)
+	}
+	// Anthropic in a major outage, its API and apps down, as on
+	// 2026-07-29: what everyone asks then.
+	down := newOutageServer(b, 100000, 0, "anthropic")
+	for _, q := range []string{"claude", "anthropic", "claude.ai", "openai"} {
+		b.Run("anthropic-down/"+q, func(b *testing.B) { benchGet(b, down.Handler(), "/api/v1/check?q="+urlQuery(q), nil, 200) })
+	}
+	// The clock stands still above, so each request after the first is
+	// answered from checkMemo, as all but the first of a second are. The
+	// engine itself, as that first request runs it, and the answer's
+	// encoding:
+	snap := down.store.Current()
+	for _, q := range []string{"claude", "openai"} {
+		b.Run("anthropic-down/engine/"+q, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := encodeAnswer(func() (api.CheckDoc, error) { return down.checkerFor(snap).Check(snap, check.Request{Query: q}) }); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 

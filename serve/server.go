@@ -112,6 +112,8 @@ type Server struct {
 	planner     *fallback.Planner
 	liveProbes  *check.Cache
 	snapChecker atomic.Pointer[snapshotChecker]
+	// checkAnswers holds /check's answers of the current second.
+	checkAnswers checkMemo
 	// crowd counts /check's reports (the checker's too); reports caches
 	// service documents with its count.
 	crowd   check.Crowd

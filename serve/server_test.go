@@ -218,10 +218,21 @@ type fakeAPI struct {
 	hits atomic.Int64
 }
 
-func newFakeAPI(t testing.TB) *fakeAPI {
+func newFakeAPI(t testing.TB) *fakeAPI { return newFakeAPIDown(t, "") }
+
+// newFakeAPIDown is newFakeAPI with the hosts of the service down ("":
+// none) answering every probe 500 with the error body Anthropic's API
+// documents for its internal errors.
+func newFakeAPIDown(t testing.TB, down string) *fakeAPI {
 	f := &fakeAPI{}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.hits.Add(1)
+		if slug, _, _ := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/"); down != "" && slug == down {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusInternalServerError)
+			io.WriteString(w, `{"type":"error","error":{"type":"api_error","message":"Internal server error"}}`)
+			return
+		}
 		w.WriteHeader(http.StatusUnauthorized)
 	}))
 	t.Cleanup(f.Close)

@@ -4,7 +4,8 @@
 // build would (build.Render, snapshot.Publish). It makes no network request.
 //
 //	go run ./bench/snapgen -out /tmp/snap -incidents 100000 \
-//	    -probe-base http://127.0.0.1:8081/probe -catalog-out /tmp/catalog.json
+//	    -probe-base http://127.0.0.1:8081/probe -catalog-out /tmp/catalog.json \
+//	    -major-outage anthropic
 package main
 
 import (
@@ -27,14 +28,15 @@ func main() {
 	baseURL := flag.String("base-url", "http://127.0.0.1", "the site address the documents name")
 	probeBase := flag.String("probe-base", "", "if set, point every probe URL at BASE/<slug>, so that the server's live /check probes stay on this machine")
 	catalogOut := flag.String("catalog-out", "", "write the (rewritten) catalog here, for aistatus serve --catalog")
+	majorOutage := flag.String("major-outage", "", "if set, put this service in a major outage as Anthropic's page was on 2026-07-29 (synth.Cycle.MajorOutage)")
 	flag.Parse()
-	if err := run(*out, *incidents, *days, *baseURL, *probeBase, *catalogOut); err != nil {
+	if err := run(*out, *incidents, *days, *baseURL, *probeBase, *catalogOut, *majorOutage); err != nil {
 		fmt.Fprintln(os.Stderr, "snapgen:", err)
 		os.Exit(1)
 	}
 }
 
-func run(out string, incidents, days int, baseURL, probeBase, catalogOut string) error {
+func run(out string, incidents, days int, baseURL, probeBase, catalogOut, majorOutage string) error {
 	if out == "" {
 		return fmt.Errorf("-out is required")
 	}
@@ -58,8 +60,13 @@ func run(out string, incidents, days int, baseURL, probeBase, catalogOut string)
 		}
 	}
 	start := time.Now()
-	files, err := synth.New(cat, time.Now(), days, incidents).Snapshot(
-		build.Site{BaseURL: baseURL, StaleAfter: 15 * time.Minute, Generator: "aistatus snapgen"}, cat)
+	cycle := synth.New(cat, time.Now(), days, incidents)
+	if majorOutage != "" {
+		if err := cycle.MajorOutage(cat, majorOutage); err != nil {
+			return err
+		}
+	}
+	files, err := cycle.Snapshot(build.Site{BaseURL: baseURL, StaleAfter: 15 * time.Minute, Generator: "aistatus snapgen"}, cat)
 	if err != nil {
 		return err
 	}

@@ -7,10 +7,12 @@ package synth
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/build"
+	"github.com/aistatus/aistatus/build/feed"
 	"github.com/aistatus/aistatus/catalog"
 	"github.com/aistatus/aistatus/history"
 	"github.com/rs/zerolog"
@@ -174,4 +176,43 @@ func (c Cycle) AddChanges(cat catalog.Catalog, n int) {
 		}
 		c.History.AddChange(ch)
 	}
+}
+
+// MajorOutage puts the service slug of cat in a major outage this cycle,
+// as Anthropic's page was on 2026-07-29 (build/feed/testdata/real,
+// statuspage-anthropic-20260729.json): the API and every surface but the
+// console in major outage, one open critical incident across them,
+// "Elevated errors across all models", and our probe of the API failed
+// with a 500. It replaces the open incident New gave the service, if any.
+// Call it before Snapshot.
+func (c Cycle) MajorOutage(cat catalog.Catalog, slug string) error {
+	svc, ok := cat.Lookup(slug)
+	if !ok {
+		return fmt.Errorf("synth: no service %q in the catalog", slug)
+	}
+	if svc.Feed.Format == catalog.FormatNone {
+		return fmt.Errorf("synth: %s has no status page to declare an outage", slug)
+	}
+	inc := api.Incident{
+		ID: svc.Slug + "-live", Service: svc.Slug, Headline: "Elevated errors across all models", Severity: api.Critical,
+		StartedAt: c.Now.Add(-25 * time.Minute), Status: "investigating", Source: api.SourceOfficial,
+		URL: svc.StatusPage + "/incidents/live", UpdatedAt: c.Now.Add(-5 * time.Minute),
+	}
+	o := c.Observations[slug]
+	o.Feed.Status, o.Incidents, o.Surfaces = api.MajorOutage, []api.Incident{inc}, nil
+	if svc.ProbeURL != "" {
+		o.Probe = api.ProbeSource{State: api.ProbeFailed, HTTPStatus: 500, Error: "HTTP Internal Server Error"}
+	}
+	for _, sf := range svc.Surfaces {
+		r := feed.SurfaceResult{ID: sf.ID, Status: api.MajorOutage, Incidents: []api.Incident{inc}}
+		if sf.ID == catalog.SurfaceConsole {
+			r = feed.SurfaceResult{ID: sf.ID, Status: api.Operational}
+		}
+		o.Surfaces = append(o.Surfaces, r)
+	}
+	c.Observations[slug] = o
+	c.History.Incidents = slices.DeleteFunc(c.History.Incidents, func(i api.Incident) bool { return i.ID == inc.ID })
+	c.History.Incidents = append(c.History.Incidents, inc)
+	api.SortIncidents(c.History.Incidents)
+	return nil
 }

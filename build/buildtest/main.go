@@ -34,3 +34,23 @@ func memoryTempDir() (string, bool) {
 	dir, err := os.MkdirTemp("/dev/shm", "aistatus-test-")
 	return dir, err == nil
 }
+
+// DiskDir makes a folder for a benchmark's snapshot on a disk, as a user's
+// is, where Main put the temporary folders in memory: in AISTATUS_BENCH_DIR
+// when set, else in the working folder (the package's). On a disk, writing
+// the snapshot's files and syncing them costs the kernel what it costs a
+// build run by hand, which a folder in memory hides. The folder is removed
+// when the benchmark ends.
+func DiskDir(tb testing.TB) string {
+	tb.Helper()
+	parent := os.Getenv("AISTATUS_BENCH_DIR")
+	if parent == "" {
+		parent = "."
+	}
+	dir, err := os.MkdirTemp(parent, ".bench-")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
