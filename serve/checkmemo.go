@@ -31,11 +31,14 @@ type checkMemo struct {
 }
 
 // memoKey is a question that reports nothing: error is empty, so the
-// caller does not enter the answer, and the crowd only by its count.
+// caller does not enter the answer, and the crowd only by its count. It is
+// the request itself, so that a parameter the engine learns later joins
+// the key by itself: the client taken out (it counts only with an error),
+// Retry-After by its value, not its address.
 type memoKey struct {
-	query, code, model string
-	retryAfter         int
-	hasRetryAfter      bool
+	req           check.Request
+	retryAfter    int
+	hasRetryAfter bool
 }
 
 // memoAnswer is an answer's encoding, newline included, and its ETag.
@@ -53,9 +56,10 @@ func keyOf(req check.Request) (memoKey, bool) {
 	if req.Error != "" {
 		return memoKey{}, false
 	}
-	k := memoKey{query: req.Query, code: req.Code, model: req.Model}
+	k := memoKey{req: req}
+	k.req.Client = ""
 	if req.RetryAfter != nil {
-		k.retryAfter, k.hasRetryAfter = *req.RetryAfter, true
+		k.req.RetryAfter, k.retryAfter, k.hasRetryAfter = nil, *req.RetryAfter, true
 	}
 	return k, true
 }

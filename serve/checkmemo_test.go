@@ -35,6 +35,7 @@ func TestCheckMemo(t *testing.T) {
 		{"another code", claude, check.Request{Query: "claude", Code: "overloaded_error"}, snapA, 0, true},
 		{"another model", claude, check.Request{Query: "claude", Model: "claude-opus-5"}, snapA, 0, true},
 		{"a retryAfter", claude, check.Request{Query: "claude", RetryAfter: &retry}, snapA, 0, true},
+		{"another caller, no error", claude, check.Request{Query: "claude", Client: "192.0.2.9"}, snapA, 0, false},
 		{"a retryAfter again", check.Request{Query: "claude", RetryAfter: &retry}, check.Request{Query: "claude", RetryAfter: new(30)}, snapA, 0, false},
 		{"an error", check.Request{Query: "claude", Error: "529"}, check.Request{Query: "claude", Error: "529"}, snapA, 0, true},
 		{"a report, then the question", check.Request{Query: "claude", Error: "529", Client: "192.0.2.1"}, claude, snapA, 0, true},
