@@ -207,6 +207,9 @@ cases=(
   "check?q=openai²|/api/v1/check?q=openai|/api/v1/status"
   "check?q=claude (Anthropic down)²|/api/v1/check?q=claude|/api/v1/status"
   "check?q=anthropic (Anthropic down)²|/api/v1/check?q=anthropic|/api/v1/status"
+  # A caller reporting its own error is answered afresh every time (never
+  # from the answers held a second): the engine's whole cost.
+  "check?q=claude&error=529 (Anthropic down, afresh)²³|/api/v1/check?q=claude&error=529|/api/v1/status"
   # A static file of about the filtered page's size, to tell the cost of
   # computing a response from the cost of its size.
   "openapi.json (static)|/api/v1/openapi.json|/api/v1/openapi.json"
@@ -307,6 +310,7 @@ done
 echo
 echo "¹ nginx cannot filter: it serves the whole incidents.json ($(du -h "$work/public/incidents.json" | cut -f1)), the closest static equivalent."
 echo "² nginx has no /check: its column is static status.json, the baseline a static host offers."
+echo "³ with error=, /check is never answered from the answers held a second: each request runs the engine."
 echo "  \"vs our /status\" is aistatus's req/s on that row over its own static /api/v1/status."
 echo
 echo "/incidents filtered, one connection (wrk -t1 -c1): p50 $one_p50 ms, p99 $one_p99 ms;" \
