@@ -221,6 +221,11 @@ func BenchmarkCheck(b *testing.B) {
 	for _, q := range []string{"claude", "anthropic", "claude.ai", "openai"} {
 		b.Run("anthropic-down/"+q, func(b *testing.B) { benchGet(b, down.Handler(), "/api/v1/check?q="+urlQuery(q), nil, 200) })
 	}
+	// A caller reporting its own error is answered afresh every time, and
+	// counted in the crowd.
+	b.Run("anthropic-down/claude-error-529", func(b *testing.B) {
+		benchGet(b, down.Handler(), "/api/v1/check?q=claude&error=529", nil, 200)
+	})
 	// The clock stands still above, so each request after the first is
 	// answered from checkMemo, as all but the first of a second are. The
 	// engine itself, as that first request runs it, and the answer's
