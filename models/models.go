@@ -55,13 +55,16 @@ func ObserveGateways(ctx context.Context, opts Options, models []catalog.Model, 
 		if !g.Enabled {
 			continue
 		}
-		out[g.ID] = map[string]GatewayRead{}
+		// Each gateway's reads go into its own map, so that its
+		// goroutines never touch out, which this loop writes.
+		reads := map[string]GatewayRead{}
+		out[g.ID] = reads
 		row, ok := LookupGateway(g.ID)
 		if !ok {
 			// The catalog allows only the ids of catalog.Gateways, and
 			// TestGateways gives each a row: never here, but never silent.
 			for _, md := range models {
-				out[g.ID][md.ID] = GatewayRead{Err: fmt.Errorf("no reader of gateway %q (models.Gateways)", g.ID)}
+				reads[md.ID] = GatewayRead{Err: fmt.Errorf("no reader of gateway %q (models.Gateways)", g.ID)}
 			}
 			continue
 		}
@@ -70,8 +73,8 @@ func ObserveGateways(ctx context.Context, opts Options, models []catalog.Model, 
 		for _, md := range models {
 			id, served := servedAt(g, lists[g.ID], md.ID)
 			if !served {
-				mu.Lock() // the reads of the gateway before write too
-				out[g.ID][md.ID] = GatewayRead{Unlisted: true}
+				mu.Lock() // the gateway's reads started before write too
+				reads[md.ID] = GatewayRead{Unlisted: true}
 				mu.Unlock()
 				continue
 			}
@@ -80,7 +83,7 @@ func ObserveGateways(ctx context.Context, opts Options, models []catalog.Model, 
 				case slots <- struct{}{}:
 				case <-ctx.Done():
 					mu.Lock()
-					out[g.ID][md.ID] = GatewayRead{Err: ctx.Err()}
+					reads[md.ID] = GatewayRead{Err: ctx.Err()}
 					mu.Unlock()
 					return
 				}
@@ -92,7 +95,7 @@ func ObserveGateways(ctx context.Context, opts Options, models []catalog.Model, 
 					eps, err = trackedEndpoints(g, md.ID, eps)
 				}
 				mu.Lock()
-				out[g.ID][md.ID] = GatewayRead{Endpoints: eps, Err: err}
+				reads[md.ID] = GatewayRead{Endpoints: eps, Err: err}
 				mu.Unlock()
 			})
 		}

@@ -861,3 +861,50 @@ func TestDocumentMergesItsServices(t *testing.T) {
 		t.Errorf("incidents\n%q\nwant\n%q", got, want)
 	}
 }
+
+// TestObserveGatewaysTwoGateways: with two gateways on, each is asked for
+// every model by its own reader, and the reads of one never touch the
+// other's. Run with -race: the loop starting the second gateway's reads
+// once wrote the map the first one's were writing into, a race the
+// detector sees when the first reads end before the loop goes on, as
+// reads cut short by a cycle's end do (the cancelled context, many models).
+func TestObserveGatewaysTwoGateways(t *testing.T) {
+	t.Parallel()
+	srv, hits := gateway(t, 0)
+	cat := modelCatalog(srv.URL, true)
+	cat.Models.Gateways = append(cat.Models.Gateways, catalog.Gateway{ID: catalog.GatewayVercel, Name: "Vercel AI Gateway", Enabled: true,
+		URL: srv.URL + "/v1/models/{model}/endpoints", Attribution: "Vercel AI Gateway (vercel.com)", Providers: map[string]string{"anthropic": "anthropic"}})
+	opts := Options{Catalog: cat, Client: srv.Client(), Timeout: 5 * time.Second}
+	reads := ObserveGateways(context.Background(), opts, cat.Models.Pinned, nil)
+	for _, md := range cat.Models.Pinned {
+		if r := reads[catalog.GatewayOpenRouter][md.ID]; r.Err != nil || len(r.Endpoints) != 4 {
+			t.Errorf("OpenRouter, %s: %+v, want the 4 endpoints of tracked providers", md.ID, r)
+		}
+		// The fake answers in OpenRouter's shape: Vercel's reader refuses it.
+		if r, ok := reads[catalog.GatewayVercel][md.ID]; !ok || r.Err == nil {
+			t.Errorf("Vercel, %s: %+v (read: %v), want a refusal by Vercel's reader", md.ID, r, ok)
+		}
+		if n := hits()["/v1/models/"+md.ID+"/endpoints"]; n != 1 {
+			t.Errorf("Vercel asked %d times for %s, want once", n, md.ID)
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	many := make([]catalog.Model, 500)
+	for i := range many {
+		many[i] = catalog.Model{ID: fmt.Sprintf("anthropic/model-%d", i), Name: "Model", Author: "anthropic", Service: "anthropic"}
+	}
+	reads = ObserveGateways(ctx, opts, many, nil)
+	for _, g := range []string{catalog.GatewayOpenRouter, catalog.GatewayVercel} {
+		if len(reads[g]) != len(many) {
+			t.Errorf("%s: %d reads of %d models", g, len(reads[g]), len(many))
+		}
+		for id, r := range reads[g] {
+			if r.Err == nil {
+				t.Errorf("%s, %s: read though the cycle had ended", g, id)
+				break
+			}
+		}
+	}
+}
