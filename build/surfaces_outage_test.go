@@ -54,7 +54,7 @@ func TestClaudeAIDownAPIUp(t *testing.T) {
 	b.cycle()
 	var before api.ChangeList
 	b.read(snapshot.FileChanges, &before)
-	b.serve(appDown)
+	b.Serve(appDown)
 	b.cycle()
 	b.cycle() // the same page again: nothing moved
 	drain, cancel := context.WithTimeout(context.Background(), 10*time.Second)

@@ -5,13 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -96,7 +93,7 @@ func TestUnplacedComponentsThroughBuilds(t *testing.T) {
 			}
 			b := newPageBuilds(t, tt.slug, real)
 			b.cycle()
-			b.serve(withComponent(t, real, tt.added, tt.status))
+			b.Serve(withComponent(t, real, tt.added, tt.status))
 			firstSeen := b.clock.Now()
 			b.cycle()
 			b.cycle()
@@ -132,7 +129,7 @@ func TestUnplacedComponentsThroughBuilds(t *testing.T) {
 			}
 
 			// The page no longer lists it: dropped.
-			b.serve(real)
+			b.Serve(real)
 			b.cycle()
 			if u := b.sources(tt.slug).Feed.Unplaced; len(u) != 0 {
 				t.Errorf("unplaced %+v after the page dropped the component, want none", u)
@@ -166,14 +163,14 @@ func TestUnplacedTagsThroughBuilds(t *testing.T) {
 	}
 
 	b := newPageBuilds(t, "xai", real)
-	withVoice := b.cat.Services[0]
+	withVoice := b.Catalog.Services[0]
 	before := withVoice
 	before.Feed.Scope.IncidentKeywords = slices.DeleteFunc(slices.Clone(withVoice.Feed.Scope.IncidentKeywords),
 		func(k string) bool { return k == "[Voice]" })
 	if len(before.Feed.Scope.IncidentKeywords) == len(withVoice.Feed.Scope.IncidentKeywords) {
 		t.Fatal("the catalog's xAI scope does not place [Voice]")
 	}
-	b.cat.Services[0] = before
+	b.Catalog.Services[0] = before
 	firstSeen := b.clock.Now()
 	b.cycle()
 	b.cycle()
@@ -184,7 +181,7 @@ func TestUnplacedTagsThroughBuilds(t *testing.T) {
 	if n := b.logged(tagLogged); n != 1 {
 		t.Errorf("logged %d times over two builds, want once:\n%s", n, b.logs())
 	}
-	b.cat.Services[0] = withVoice
+	b.Catalog.Services[0] = withVoice
 	b.cycle()
 	if u := b.sources("xai").Feed.Unplaced; len(u) != 0 {
 		t.Errorf("unplaced %+v once the catalog places Voice, want none", u)
@@ -218,57 +215,21 @@ func withComponent(t *testing.T, page []byte, c api.Component, status string) []
 }
 
 // pageBuilds runs full builds of a catalog of one service, with its own
-// catalog entry (scope, surfaces, otherComponents), whose every feed
-// document is the page served (a summary.json also serves as the
-// components and incidents lists). The service is not probed.
+// catalog entry (scope, surfaces, otherComponents), against a fake of its
+// page (buildtest.OnePage: Serve changes what it serves).
 type pageBuilds struct {
+	*buildtest.OnePage
 	t     *testing.T
-	cat   catalog.Catalog
 	clock *buildtest.Clock
 	out   string
 	log   syncLog
 	// notifier, when set, is given every change of the builds.
 	notifier *notify.Notifier
-
-	mu   sync.Mutex
-	page []byte
 }
 
 func newPageBuilds(t *testing.T, slug string, page []byte) *pageBuilds {
 	t.Helper()
-	def, err := catalog.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, ok := def.Lookup(slug)
-	if !ok {
-		t.Fatalf("%s is not in the catalog", slug)
-	}
-	b := &pageBuilds{t: t, clock: buildtest.NewClock(t0), out: filepath.Join(t.TempDir(), "public"), page: page}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b.mu.Lock()
-		body := b.page
-		b.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(body)
-	}))
-	t.Cleanup(srv.Close)
-	svc.Feed.URL = srv.URL + "/api/v2/summary.json"
-	if svc.Feed.ComponentsURL != "" {
-		svc.Feed.ComponentsURL = srv.URL + "/api/v2/components.json"
-	}
-	if svc.Feed.IncidentsURL != "" {
-		svc.Feed.IncidentsURL = srv.URL + "/api/v2/incidents.json"
-	}
-	svc.ProbeURL, svc.Completion = "", nil
-	b.cat = catalog.Catalog{Services: []catalog.Service{svc}}
-	return b
-}
-
-func (b *pageBuilds) serve(page []byte) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.page = page
+	return &pageBuilds{OnePage: buildtest.NewOnePage(t, slug, page), t: t, clock: buildtest.NewClock(t0), out: filepath.Join(t.TempDir(), "public")}
 }
 
 // cycle runs one build and advances the clock by five minutes.
@@ -277,9 +238,9 @@ func (b *pageBuilds) cycle() {
 	_, err := Build(context.Background(), Options{
 		Out:      b.out,
 		Site:     Site{BaseURL: "https://aistatus.example", StaleAfter: 15 * time.Minute, Generator: "aistatus test"},
-		Catalog:  b.cat,
+		Catalog:  b.Catalog,
 		Timeout:  5 * time.Second,
-		Client:   outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(b.cat)}),
+		Client:   outbound.NewClient(outbound.Options{AllowedURLs: outbound.CatalogURLs(b.Catalog)}),
 		Now:      b.clock.Now,
 		Log:      zerolog.New(&b.log),
 		Adapters: feed.Adapters(),

@@ -12,7 +12,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -90,7 +89,7 @@ func TestOutputsSayOneTruth(t *testing.T) {
 			t.Parallel()
 			b := newPageBuilds(t, "anthropic", page(nil))
 			b.cycle(build.Completions{}) // a calm first build: the change log then has transitions to show
-			b.serve(tc.page)
+			b.page.Serve(tc.page)
 			b.cycle(build.Completions{})
 			o := readOutputs(t, b)
 			for subject, want := range tc.want {
@@ -327,7 +326,7 @@ func TestOutputsSayOneTruthOfAModel(t *testing.T) {
 			b := newPageBuilds(t, "cohere", page("operational"))
 			b.cat.Models.Pinned = []catalog.Model{md}
 			b.cycle(build.Completions{})
-			b.serve(page(tc.component))
+			b.page.Serve(page(tc.component))
 			b.cycle(build.Completions{})
 			o := readOutputs(t, b)
 
@@ -681,9 +680,9 @@ type builds struct {
 	// world is the fake of every page and API host the builds read
 	// (newWorldBuilds); nil for newPageBuilds.
 	world *buildtest.World
-
-	mu   sync.Mutex
-	page []byte // what newPageBuilds' page serves
+	// page is the fake of the one service's page (newPageBuilds); nil for
+	// newWorldBuilds.
+	page *buildtest.OnePage
 }
 
 // newWorldBuilds runs builds of cat against a fake world, a minute apart.
@@ -698,45 +697,11 @@ func newWorldBuilds(t *testing.T, cat catalog.Catalog) *builds {
 
 // newPageBuilds runs builds, five minutes apart, of a catalog of one
 // service, with its own catalog entry (scope, surfaces,
-// otherComponents), whose every feed document is the page served (a
-// summary.json also serves as the components and incidents lists). The
-// service is not probed.
+// otherComponents), against a fake of its page (buildtest.OnePage).
 func newPageBuilds(t *testing.T, slug string, page []byte) *builds {
 	t.Helper()
-	def, err := catalog.Default()
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc, ok := def.Lookup(slug)
-	if !ok {
-		t.Fatalf("%s is not in the catalog", slug)
-	}
-	b := &builds{t: t, clock: buildtest.NewClock(buildsStart), out: filepath.Join(t.TempDir(), "public"), step: 5 * time.Minute, page: page}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b.mu.Lock()
-		body := b.page
-		b.mu.Unlock()
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(body)
-	}))
-	t.Cleanup(srv.Close)
-	svc.Feed.URL = srv.URL + "/api/v2/summary.json"
-	if svc.Feed.ComponentsURL != "" {
-		svc.Feed.ComponentsURL = srv.URL + "/api/v2/components.json"
-	}
-	if svc.Feed.IncidentsURL != "" {
-		svc.Feed.IncidentsURL = srv.URL + "/api/v2/incidents.json"
-	}
-	svc.ProbeURL, svc.Completion = "", nil
-	b.cat = catalog.Catalog{Services: []catalog.Service{svc}}
-	return b
-}
-
-// serve has newPageBuilds' page serve page from now on.
-func (b *builds) serve(page []byte) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.page = page
+	p := buildtest.NewOnePage(t, slug, page)
+	return &builds{t: t, cat: p.Catalog, clock: buildtest.NewClock(buildsStart), out: filepath.Join(t.TempDir(), "public"), step: 5 * time.Minute, page: p}
 }
 
 // cycle runs one build, measuring completions as c says, and advances
