@@ -29,6 +29,16 @@ func (v lifecycleView) Retirement(id string) (api.ModelRetirement, bool) {
 	return v.retirements[i], true
 }
 
+// namedView is a lifecycleView that keeps its models' names indexed, as a
+// loaded snapshot does (ModelNamer).
+type namedView struct {
+	lifecycleView
+	names *ModelNames
+	asked *int // how often the engine asked for the index
+}
+
+func (v namedView) ModelNames() *ModelNames { *v.asked++; return v.names }
+
 // withLifecycle: Claude Opus 4.7 found in the list and up, Claude Opus 4.8
 // found and up, Claude Opus 4.5 found and down; Claude 3 Opus (not
 // watched) retired; Claude Opus 4.1 announced for 2026-12-15.
@@ -187,6 +197,10 @@ func TestFlagshipsByTheirNames(t *testing.T) {
 		doc("example/alpha-flash-9", "Alpha Flash 9", "openai"),
 		doc("example/beta-flash-9", "Beta Flash 9", "openai"),
 	)
+	// The same answers from a view that keeps its models' names indexed
+	// (a loaded snapshot) as from one the engine indexes per check.
+	asked := 0
+	named := namedView{view, IndexModelNames(view.watched, view.retirements), &asked}
 	for q, want := range map[string]string{
 		"opus 4.7":                  "anthropic/claude-opus-4.7",
 		"Opus 4.8":                  "anthropic/claude-opus-4.8",
@@ -207,16 +221,21 @@ func TestFlagshipsByTheirNames(t *testing.T) {
 		"anthropic/claude-opus-4.7": "anthropic/claude-opus-4.7",
 		"flash 9":                   "",
 	} {
-		d, err := e.Check(view, Request{Query: q})
-		if err != nil {
-			t.Fatal(err)
+		for _, v := range []View{view, named} {
+			d, err := e.Check(v, Request{Query: q})
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case want == "" && d.Tracked:
+				t.Errorf("%q (%T): answered %q, want untracked: two models share the name", q, v, d.Verdict.Headline)
+			case want != "" && (!d.Tracked || d.Model == nil || d.Model.ID != want):
+				t.Errorf("%q (%T): tracked %v, model %+v (%q); want %s", q, v, d.Tracked, d.Model, d.Verdict.Headline, want)
+			}
 		}
-		switch {
-		case want == "" && d.Tracked:
-			t.Errorf("%q: answered %q, want untracked: two models share the name", q, d.Verdict.Headline)
-		case want != "" && (!d.Tracked || d.Model == nil || d.Model.ID != want):
-			t.Errorf("%q: tracked %v, model %+v (%q); want %s", q, d.Tracked, d.Model, d.Verdict.Headline, want)
-		}
+	}
+	if asked == 0 {
+		t.Error("the engine never read the view's index of model names")
 	}
 	// At its maker's service.
 	if d, _ := e.Check(view, Request{Query: "sonnet 4.8"}); d.Service == nil || d.Service.Slug != "anthropic" {

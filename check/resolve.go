@@ -272,53 +272,84 @@ func modelIndex(cat catalog.Catalog) map[string]catalog.Model {
 // name or alias), else a watched or retired model of the view (by id,
 // model part or name), else the one watched or retired model whose
 // people's name it is (peopleNames: "opus 5.5" for Claude Opus 5.5). A
-// people's name that two models share names neither.
+// people's name that two models share names neither. The view's models
+// are looked up in its ModelNames, made once per snapshot where the view
+// keeps one (ModelNamer), else made here.
 func (e *Engine) matchModel(view View, q string) (catalog.Model, bool) {
 	key := nameKey(q)
 	if md, ok := e.models[key]; ok {
 		return md, true
 	}
-	lv, ok := view.(LifecycleView)
-	if !ok || key == "" {
+	if key == "" {
 		return catalog.Model{}, false
 	}
-	var found []catalog.Model
-	for _, d := range lv.WatchedModels() {
-		md := catalog.Model{ID: d.ID, Name: d.Name, Author: d.Author, Service: d.Service}
-		if namesModel(key, d.ID, d.Name) {
-			return md, true
-		}
-		found = append(found, md)
+	switch v := view.(type) {
+	case ModelNamer:
+		return v.ModelNames().lookup(key)
+	case LifecycleView:
+		return IndexModelNames(v.WatchedModels(), v.Retirements()).lookup(key)
 	}
-	for _, r := range lv.Retirements() {
-		author, _, _ := strings.Cut(r.ID, "/")
-		md := catalog.Model{ID: r.ID, Name: r.Name, Author: author, Service: r.Service}
-		if namesModel(key, r.ID, r.Name) {
-			return md, true
-		}
-		found = append(found, md)
-	}
-	var named *catalog.Model
-	for i, md := range found {
-		if !slices.ContainsFunc(peopleNames(md.Name), func(n string) bool { return nameKey(n) == key }) {
-			continue
-		}
-		if named != nil && named.ID != md.ID {
-			return catalog.Model{}, false // two models: the name is no one's
-		}
-		named = &found[i]
-	}
-	if named == nil {
-		return catalog.Model{}, false
-	}
-	return *named, true
+	return catalog.Model{}, false
 }
 
-// namesModel reports whether key (a nameKey) names the model of that id
-// and name.
-func namesModel(key, id, name string) bool {
-	_, rest, _ := strings.Cut(id, "/")
-	return key == nameKey(id) || key == nameKey(rest) || key == nameKey(name)
+// ModelNamer is a LifecycleView that keeps its models' names indexed, made
+// once (IndexModelNames), so that a check naming no model (the miss path,
+// anyone's to ask) costs a lookup, not a pass over every watched and
+// retired model.
+type ModelNamer interface {
+	LifecycleView
+	ModelNames() *ModelNames
+}
+
+// ModelNames indexes a snapshot's watched and retired models by the names
+// a check answers to: exact, each model by its id, the model part of it
+// and its name (the first model in watch order, then the calendar's,
+// wins); people, the names people use (peopleNames), "" for a name two
+// models share, which names neither.
+type ModelNames struct {
+	exact, people map[string]catalog.Model
+}
+
+// IndexModelNames indexes watched (models.json's order) and the retirement
+// calendar.
+func IndexModelNames(watched []api.ModelDoc, retirements []api.ModelRetirement) *ModelNames {
+	n := &ModelNames{exact: map[string]catalog.Model{}, people: map[string]catalog.Model{}}
+	add := func(md catalog.Model) {
+		_, rest, _ := strings.Cut(md.ID, "/")
+		for _, k := range []string{nameKey(md.ID), nameKey(rest), nameKey(md.Name)} {
+			if _, taken := n.exact[k]; !taken && k != "" {
+				n.exact[k] = md
+			}
+		}
+		for _, name := range peopleNames(md.Name) {
+			k := nameKey(name)
+			switch other, taken := n.people[k]; {
+			case !taken:
+				n.people[k] = md
+			case other.ID != md.ID:
+				n.people[k] = catalog.Model{} // shared: no one's
+			}
+		}
+	}
+	for _, d := range watched {
+		add(catalog.Model{ID: d.ID, Name: d.Name, Author: d.Author, Service: d.Service})
+	}
+	for _, r := range retirements {
+		author, _, _ := strings.Cut(r.ID, "/")
+		add(catalog.Model{ID: r.ID, Name: r.Name, Author: author, Service: r.Service})
+	}
+	return n
+}
+
+// lookup is the model key (nameKey) names.
+func (n *ModelNames) lookup(key string) (catalog.Model, bool) {
+	if md, ok := n.exact[key]; ok {
+		return md, true
+	}
+	if md, ok := n.people[key]; ok && md.ID != "" {
+		return md, true
+	}
+	return catalog.Model{}, false
 }
 
 // peopleNames are the names people use for a model found by rule, beside

@@ -76,6 +76,9 @@ type Snapshot struct {
 	modelList      []api.ModelDoc
 	retirements    map[string]api.ModelRetirement
 	retirementList []api.ModelRetirement
+	// modelNames indexes modelList and retirementList by name, for
+	// /check (check.ModelNamer).
+	modelNames *check.ModelNames
 	// log is the retained change log: read it through changeLog, which
 	// reads a local folder's history.json on first use (see loadLog).
 	log     changeLog
@@ -258,6 +261,7 @@ func (s *Snapshot) parse() error {
 		}
 		s.retirementList = doc.Retirements
 	}
+	s.modelNames = check.IndexModelNames(s.modelList, s.retirementList)
 	s.reliability = map[string]api.Reliability{}
 	if s.files[snapshot.FileReliability] != nil {
 		var doc api.ReliabilityDoc

@@ -75,6 +75,15 @@ func (s *Snapshot) Retirement(id string) (api.ModelRetirement, bool) {
 // Retirements are the retirement calendar (check.LifecycleView).
 func (s *Snapshot) Retirements() []api.ModelRetirement { return s.retirementList }
 
+// ModelNames are the watched and retired models by name, indexed at load
+// (check.ModelNamer).
+func (s *Snapshot) ModelNames() *check.ModelNames {
+	if s.modelNames == nil { // a snapshot not made by load
+		return check.IndexModelNames(s.modelList, s.retirementList)
+	}
+	return s.modelNames
+}
+
 // Measured is the service's measured completions in the latest build
 // (check.View).
 func (s *Snapshot) Measured(slug string) []api.MeasuredModel { return s.measured[slug] }
