@@ -56,7 +56,7 @@ func observeVantages(ctx context.Context, opts Options, obs map[string]Observati
 			Detail: "Redis could not be read: the builder's probe is weighed alone this cycle."}
 	}
 	for _, why := range read.Bad {
-		opts.Log.Warn().Str("why", why).Msg("a vantage report this program could not have written: left out")
+		opts.Log.Warn().Str("why", why).Msg("a vantage report left out")
 	}
 	d := read.Dropped
 	if d.Unsigned+d.BadSignature+d.Future > 0 {

@@ -52,7 +52,7 @@ func BenchmarkVantages50(b *testing.B) {
 		}
 		body, _ := json.Marshal(r)
 		bytes += len(body)
-		if err := vantage.Write(ctx, rdb, benchKey, r); err != nil {
+		if err := vantage.Write(ctx, rdb, benchKey.For(r.Name), r); err != nil {
 			b.Fatal(err)
 		}
 	}

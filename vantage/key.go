@@ -8,10 +8,11 @@ import (
 	"fmt"
 )
 
-// KeyEnv is the environment variable that holds the key the build and the
-// replicas share to sign and check reports. It is read from the
-// environment only, never from a flag, so that it shows in no process
-// list and no error that quotes a flag's value.
+// KeyEnv is the environment variable that holds the vantage key: the
+// build's, from which each vantage's own is derived (For), or a vantage
+// replica's own. It is read from the environment only, never from a flag,
+// so that it shows in no process list and no error that quotes a flag's
+// value.
 const KeyEnv = "AISTATUS_VANTAGE_KEY"
 
 // MinKeyBytes is the shortest key taken: 32 bytes, the size of the
@@ -70,6 +71,30 @@ func (k Key) mac(body []byte) []byte {
 
 // sign is body's MAC in hex.
 func (k Key) sign(body []byte) string { return hex.EncodeToString(k.mac(body)) }
+
+// keyContext starts the message a vantage's own key is derived from, so
+// that no report's MAC is ever a key.
+const keyContext = "aistatus vantage key v1\n"
+
+// For is the key of the vantage of that name, derived from k (the
+// build's): HMAC-SHA256 of the name under k, in hex. A vantage replica is
+// given its own key, not the build's, so that whoever holds one replica's
+// key can sign as that vantage and no other: the regional rule's "two
+// other vantages reach the host" then needs two holders, not one.
+// No key gives no key.
+func (k Key) For(name string) Key {
+	if !k.Set() {
+		return Key{}
+	}
+	m := hmac.New(sha256.New, k.secret)
+	m.Write([]byte(keyContext))
+	m.Write([]byte(name))
+	return Key{secret: []byte(hex.EncodeToString(m.Sum(nil)))}
+}
+
+// Reveal is the key as KeyEnv holds it, for the one place meant to print
+// it: `aistatus vantage-key`, which gives a vantage its own.
+func (k Key) Reveal() string { return string(k.secret) }
 
 // verify reports whether sig is body's MAC under k, in constant time.
 func (k Key) verify(body []byte, sig string) bool {

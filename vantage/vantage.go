@@ -110,7 +110,7 @@ type signed struct {
 	Report json.RawMessage `json:"report"`
 }
 
-// Write signs r with key and stores it under its vantage's key for
+// Write signs r with key, the vantage's own (Key.For), and stores it under its vantage's key for
 // r.FreshSeconds, and names it in the index, dropping from the index the
 // vantages silent for an hour and the entries scored ahead of r's time
 // (no writer of this program makes those): four commands, one round trip.
@@ -145,14 +145,16 @@ func score(t time.Time) string { return strconv.FormatInt(t.Unix(), 10) }
 type Reading struct {
 	Reports []Report
 	Dropped api.VantageDropped
-	// Bad names each invalid report (Dropped.Invalid) and what is wrong
-	// with it, for the log.
+	// Bad names each invalid report (Dropped.Invalid), and each signed
+	// with the build's own key (counted in Dropped.BadSignature), and what
+	// is wrong with it, for the log.
 	Bad []string
 }
 
 // Read returns the reports of the vantages that wrote within the last
 // hour and whose report has not expired, two round trips whatever their
-// number (up to MaxVantages). Only a report signed with key is believed:
+// number (up to MaxVantages). key is the build's; only a report signed
+// with its vantage's own key (key.For(name)) is believed:
 // one unsigned, wrongly signed, dated ahead of now (maxSkew), or that
 // this program could not have written (not JSON of a report, another name
 // than its key's, a state, latency or time out of range, too large) is
@@ -204,6 +206,9 @@ func Read(ctx context.Context, rdb redis.Cmdable, key Key, now time.Time) (Readi
 			out.Dropped.Unsigned++
 		case dropBadSignature:
 			out.Dropped.BadSignature++
+			if why != "" {
+				out.Bad = append(out.Bad, fmt.Sprintf("%.40q: %s", name, why))
+			}
 		case dropFuture:
 			out.Dropped.Future++
 		default:
@@ -213,6 +218,9 @@ func Read(ctx context.Context, rdb redis.Cmdable, key Key, now time.Time) (Readi
 	}
 	return out, nil
 }
+
+// sharedKey is why a report signed with the build's own key is dropped.
+const sharedKey = "signed with the build's own key, which a vantage must not hold: give it its own (aistatus vantage-key NAME)"
 
 // Why decode drops a report.
 const (
@@ -236,7 +244,12 @@ func decode(key Key, name, s string, now time.Time) (r Report, drop, why string)
 	if env.Sig == "" || len(env.Report) == 0 {
 		return Report{}, dropUnsigned, ""
 	}
-	if !key.verify(env.Report, env.Sig) {
+	if !key.For(name).verify(env.Report, env.Sig) {
+		if key.verify(env.Report, env.Sig) {
+			// Signed with the build's own key: the replica was given it,
+			// and could sign as any vantage.
+			return Report{}, dropBadSignature, sharedKey
+		}
 		return Report{}, dropBadSignature, ""
 	}
 	if err := json.Unmarshal(env.Report, &r); err != nil {

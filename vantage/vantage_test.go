@@ -49,8 +49,8 @@ func realRedis(t *testing.T) *redis.Client {
 
 func ms(v float64) *float64 { return &v }
 
-// testKey is the key the tests' replicas and builds share; otherKey a
-// key they do not hold.
+// testKey is the tests' builds' key, each replica's own testKey.For(its
+// name); otherKey a key they do not hold.
 var (
 	testKey  = mustKey("test-vantage-key-0123456789abcdef-shared")
 	otherKey = mustKey("not-the-shared-key-0123456789abcdef-other")
@@ -100,18 +100,18 @@ func TestWriteRead(t *testing.T) {
 		url: {State: api.ProbeFailed, At: now},
 	}}
 	for _, r := range []Report{a, b} {
-		if err := Write(ctx, rdb, testKey, r); err != nil {
+		if err := Write(ctx, rdb, testKey.For(r.Name), r); err != nil {
 			t.Fatal(err)
 		}
 	}
 	// c wrote a report that expires at once (Redis's expiry, 1 s).
-	if err := Write(ctx, rdb, testKey, Report{Name: "c", At: now, FreshSeconds: 1, Results: map[string]Result{}}); err != nil {
+	if err := Write(ctx, rdb, testKey.For("c"), Report{Name: "c", At: now, FreshSeconds: 1, Results: map[string]Result{}}); err != nil {
 		t.Fatal(err)
 	}
 	// d's report lies: a latency no probe makes.
-	put(t, rdb, "d", signedWith(testKey, Report{Name: "d", At: now, FreshSeconds: 150, Results: map[string]Result{url: {State: api.ProbeOK, LatencyMs: ms(-1), At: now}}}), now)
-	// e is under another's name.
-	put(t, rdb, "e", signedWith(testKey, Report{Name: "a", At: now, FreshSeconds: 150}), now)
+	put(t, rdb, "d", signedWith(testKey.For("d"), Report{Name: "d", At: now, FreshSeconds: 150, Results: map[string]Result{url: {State: api.ProbeOK, LatencyMs: ms(-1), At: now}}}), now)
+	// e, with its own key, writes a report under another's name.
+	put(t, rdb, "e", signedWith(testKey.For("e"), Report{Name: "a", At: now, FreshSeconds: 150}), now)
 	time.Sleep(1100 * time.Millisecond)
 
 	got, err := Read(ctx, rdb, testKey, now)
@@ -132,7 +132,7 @@ func TestWriteRead(t *testing.T) {
 	}
 	// An hour on, the silent vantages leave the index.
 	later := now.Add(forgetAfter + time.Minute)
-	if err := Write(ctx, rdb, testKey, Report{Name: "a", At: later, FreshSeconds: 150, Results: map[string]Result{}}); err != nil {
+	if err := Write(ctx, rdb, testKey.For("a"), Report{Name: "a", At: later, FreshSeconds: 150, Results: map[string]Result{}}); err != nil {
 		t.Fatal(err)
 	}
 	if n := rdb.ZCard(ctx, IndexKey).Val(); n != 1 {
@@ -148,7 +148,7 @@ func TestReadIgnoresSilentVantages(t *testing.T) {
 	ctx := context.Background()
 	now := time.Now().UTC()
 	old := now.Add(-2 * time.Hour)
-	if err := Write(ctx, rdb, testKey, Report{Name: "old", At: old, FreshSeconds: 600, Results: map[string]Result{}}); err != nil {
+	if err := Write(ctx, rdb, testKey.For("old"), Report{Name: "old", At: old, FreshSeconds: 600, Results: map[string]Result{}}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := Read(ctx, rdb, testKey, now)
@@ -157,10 +157,11 @@ func TestReadIgnoresSilentVantages(t *testing.T) {
 	}
 }
 
-// Only a report signed with the shared key is believed: one written
-// without the key (as before reports were signed), signed with another
-// key, or signed and then changed is dropped and counted, however fresh
-// and well formed. A fake "ok" is how one writer to Redis took an outage
+// Only a report signed with its vantage's own key (the build's key's For
+// its name) is believed: one written without a key (as before reports
+// were signed), signed with another key, with another vantage's own key,
+// with the build's key itself, or signed and then changed is dropped and
+// counted, however fresh and well formed. A fake "ok" is how one writer to Redis took an outage
 // off the page.
 func TestReadBelievesOnlySignedReports(t *testing.T) {
 	t.Parallel()
@@ -171,7 +172,7 @@ func TestReadBelievesOnlySignedReports(t *testing.T) {
 	report := func(name, state string) Report {
 		return Report{Name: name, At: now, FreshSeconds: 150, Results: map[string]Result{url: {State: state, At: now}}}
 	}
-	if err := Write(ctx, rdb, testKey, report("real", api.ProbeFailed)); err != nil {
+	if err := Write(ctx, rdb, testKey.For("real"), report("real", api.ProbeFailed)); err != nil {
 		t.Fatal(err)
 	}
 	plain, _ := json.Marshal(report("plain", api.ProbeOK))
@@ -182,9 +183,14 @@ func TestReadBelievesOnlySignedReports(t *testing.T) {
 	// A real report's signature over a report changed to "ok".
 	failed, _ := json.Marshal(report("changed", api.ProbeFailed))
 	changed, _ := json.Marshal(report("changed", api.ProbeOK))
-	put(t, rdb, "changed", []byte(`{"sig":"`+testKey.sign(failed)+`","report":`+string(changed)+`}`), now)
+	put(t, rdb, "changed", []byte(`{"sig":"`+testKey.For("changed").sign(failed)+`","report":`+string(changed)+`}`), now)
 	badhex, _ := json.Marshal(report("badhex", api.ProbeOK))
 	put(t, rdb, "badhex", []byte(`{"sig":"zz","report":`+string(badhex)+`}`), now)
+	// A vantage's own key signing as another: "real"'s holder writes an
+	// "ok" in the name of "ally".
+	put(t, rdb, "ally", signedWith(testKey.For("real"), report("ally", api.ProbeOK)), now)
+	// A replica given the build's own key, which could sign as anyone.
+	put(t, rdb, "shared", signedWith(testKey, report("shared", api.ProbeOK)), now)
 
 	got, err := Read(ctx, rdb, testKey, now)
 	if err != nil {
@@ -193,8 +199,11 @@ func TestReadBelievesOnlySignedReports(t *testing.T) {
 	if len(got.Reports) != 1 || got.Reports[0].Name != "real" {
 		t.Errorf("believed %+v, want the real report only", got.Reports)
 	}
-	if want := (api.VantageDropped{Unsigned: 2, BadSignature: 3}); got.Dropped != want {
+	if want := (api.VantageDropped{Unsigned: 2, BadSignature: 5}); got.Dropped != want {
 		t.Errorf("dropped %+v, want %+v", got.Dropped, want)
+	}
+	if len(got.Bad) != 1 || !strings.Contains(got.Bad[0], `"shared"`) || !strings.Contains(got.Bad[0], "the build's own key") {
+		t.Errorf("bad %q, want the report signed with the build's key named, and why", got.Bad)
 	}
 }
 
@@ -213,7 +222,7 @@ func TestReadDropsReportsFromTheFuture(t *testing.T) {
 		"result-ahead":  {now, now.Add(maxSkew + 2*time.Second)},
 		"both-far-away": {now.Add(24 * time.Hour), now.Add(24 * time.Hour)},
 	} {
-		put(t, rdb, name, signedWith(testKey, Report{Name: name, At: at[0], FreshSeconds: 150,
+		put(t, rdb, name, signedWith(testKey.For(name), Report{Name: name, At: at[0], FreshSeconds: 150,
 			Results: map[string]Result{url: {State: api.ProbeOK, At: at[1]}}}), now)
 	}
 	got, err := Read(ctx, rdb, testKey, now)
@@ -235,7 +244,7 @@ func TestReadIgnoresIndexEntriesScoredAhead(t *testing.T) {
 	now := time.Now().UTC().Truncate(time.Second)
 	url := "https://api.example.com/v1/models"
 	for _, name := range []string{"a", "b"} {
-		if err := Write(ctx, rdb, testKey, Report{Name: name, At: now, FreshSeconds: 150, Results: map[string]Result{url: {State: api.ProbeOK, At: now}}}); err != nil {
+		if err := Write(ctx, rdb, testKey.For(name), Report{Name: name, At: now, FreshSeconds: 150, Results: map[string]Result{url: {State: api.ProbeOK, At: now}}}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -253,7 +262,7 @@ func TestReadIgnoresIndexEntriesScoredAhead(t *testing.T) {
 	if len(got.Reports) != 2 || got.Dropped != (api.VantageDropped{Future: MaxVantages}) {
 		t.Errorf("read %d reports, dropped %+v; want a and b, %d ahead", len(got.Reports), got.Dropped, MaxVantages)
 	}
-	if err := Write(ctx, rdb, testKey, Report{Name: "a", At: now, FreshSeconds: 150, Results: map[string]Result{}}); err != nil {
+	if err := Write(ctx, rdb, testKey.For("a"), Report{Name: "a", At: now, FreshSeconds: 150, Results: map[string]Result{}}); err != nil {
 		t.Fatal(err)
 	}
 	if n := rdb.ZCard(ctx, IndexKey).Val(); n != 2 {
@@ -275,7 +284,7 @@ func TestNoKeyNoReports(t *testing.T) {
 	if n := rdb.DBSize(ctx).Val(); n != 0 {
 		t.Errorf("Write without a key left %d keys", n)
 	}
-	if err := Write(ctx, rdb, testKey, r); err != nil {
+	if err := Write(ctx, rdb, testKey.For(r.Name), r); err != nil {
 		t.Fatal(err)
 	}
 	if got, err := Read(ctx, rdb, Key{}, now); !errors.Is(err, ErrNoKey) || len(got.Reports) != 0 {
@@ -387,5 +396,25 @@ func TestJitter(t *testing.T) {
 	}
 	if len(seen) != 2 {
 		t.Error("jitter never moved both ways")
+	}
+}
+
+// TestKeyFor: a vantage's own key is the same each time for its name,
+// another for another name, never the build's, at least MinKeyBytes as
+// ParseKey takes it, hidden as every Key is; no key gives no key.
+func TestKeyFor(t *testing.T) {
+	t.Parallel()
+	a, again, b := testKey.For("eu-west"), testKey.For("eu-west"), testKey.For("us-east")
+	if a.Reveal() != again.Reveal() || a.Reveal() == b.Reveal() || a.Reveal() == testKey.Reveal() || otherKey.For("eu-west").Reveal() == a.Reveal() {
+		t.Errorf("eu-west %q, again %q, us-east %q: want one key per name and build key", a.Reveal(), again.Reveal(), b.Reveal())
+	}
+	if parsed, err := ParseKey(a.Reveal()); err != nil || parsed.Reveal() != a.Reveal() {
+		t.Errorf("ParseKey of a vantage's key: %v", err)
+	}
+	if s := fmt.Sprintf("%v %+v %#v %s", a, a, a, a); strings.Contains(s, a.Reveal()) {
+		t.Errorf("a vantage's key printed: %s", s)
+	}
+	if (Key{}).For("eu-west").Set() {
+		t.Error("no key gave a key")
 	}
 }

@@ -110,7 +110,7 @@ func newRootCmd(g *globals) *cobra.Command {
 	}
 	root.PersistentFlags().StringVar(&g.logFormat, "log-format", "auto", "log format: json, console, or auto (console on a terminal)")
 	root.PersistentFlags().StringVar(&g.logLevel, "log-level", "info", "log level: debug, info, warn, error")
-	root.AddCommand(newBuildCmd(g), newServeCmd(g), newRunCmd(g), newCatalogCmd(g), newCheckCmd(g), newMCPCmd(g), newVersionCmd(g))
+	root.AddCommand(newBuildCmd(g), newServeCmd(g), newRunCmd(g), newCatalogCmd(g), newCheckCmd(g), newMCPCmd(g), newVantageKeyCmd(g), newVersionCmd(g))
 	return root
 }
 

@@ -93,6 +93,11 @@ func (o *serveOptions) server(log zerolog.Logger, cat catalog.Catalog) (*serve.S
 		if key, err = vantageKey(); err != nil {
 			return nil, err
 		}
+		if o.buildsHere {
+			// run builds too: its key is the build's, and its vantage
+			// signs with its own, as every other vantage does.
+			key = key.For(o.vantage)
+		}
 	}
 	var origin *serve.Origin
 	if o.origin != "" {

@@ -28,6 +28,7 @@ import (
 	"github.com/aistatus/aistatus/vantage"
 	"github.com/redis/go-redis/v9"
 	"github.com/rs/zerolog"
+	"github.com/spf13/pflag"
 )
 
 // refusing is the network of a region from which some of the world's API
@@ -80,7 +81,7 @@ func TestVantagesRegionalAndOutage(t *testing.T) {
 			client.Transport = refusing{next: client.Transport, refused: []string{"/" + regional + "/"}}
 		}
 		replicas[name] = serve.New(serve.Options{Dir: dir, Catalog: world.Catalog, Log: zerolog.Nop(), Now: time.Now,
-			Client: client, Redis: newRedis(), Vantage: name, VantageEvery: vantage.MinEvery, VantageKey: testVantageKey, RateLimit: 0, NoCrowd: true})
+			Client: client, Redis: newRedis(), Vantage: name, VantageEvery: vantage.MinEvery, VantageKey: testVantageKey.For(name), RateLimit: 0, NoCrowd: true})
 	}
 	// One round of probes from each vantage, as the replicas run it.
 	ctx, stop := context.WithCancel(context.Background())
@@ -189,7 +190,8 @@ func TestVantageFlagsValidated(t *testing.T) {
 	}
 }
 
-// testVantageKey is the key the tests' replicas and builds share.
+// testVantageKey is the tests' builds' key; each replica's own is
+// testVantageKey.For(its name).
 var testVantageKey = func() vantage.Key {
 	k, err := vantage.ParseKey(testVantageSecret)
 	if err != nil {
@@ -237,7 +239,7 @@ func TestVantagesForgedReportsDoNotHideAnOutage(t *testing.T) {
 	url := world.Catalog.Services[slices.IndexFunc(world.Catalog.Services, func(s catalog.Service) bool { return s.Slug == down })].ProbeURL
 	for range 3 {
 		now := time.Now().UTC()
-		if err := vantage.Write(ctx, rdb, testVantageKey, vantage.Report{Name: "a", At: now, FreshSeconds: 150,
+		if err := vantage.Write(ctx, rdb, testVantageKey.For("a"), vantage.Report{Name: "a", At: now, FreshSeconds: 150,
 			Results: map[string]vantage.Result{url: {State: api.ProbeFailed, At: now}}}); err != nil {
 			t.Fatal(err)
 		}
@@ -267,7 +269,7 @@ func TestVantagesForgedReportsDoNotHideAnOutage(t *testing.T) {
 	for i := range vantage.MaxVantages {
 		rdb.ZAdd(ctx, vantage.IndexKey, redis.Z{Score: float64(now.Add(time.Duration(i+1) * time.Hour).Unix()), Member: fmt.Sprintf("z%d", i)})
 	}
-	if err := vantage.Write(ctx, rdb, testVantageKey, vantage.Report{Name: "a", At: now, FreshSeconds: 150,
+	if err := vantage.Write(ctx, rdb, testVantageKey.For("a"), vantage.Report{Name: "a", At: now, FreshSeconds: 150,
 		Results: map[string]vantage.Result{url: {State: api.ProbeFailed, At: now}}}); err != nil {
 		t.Fatal(err)
 	}
@@ -310,7 +312,7 @@ func TestVantagesBuildWithoutKey(t *testing.T) {
 	}
 	t.Cleanup(func() { rdb.Close() })
 	now := time.Now().UTC()
-	if err := vantage.Write(context.Background(), rdb, testVantageKey, vantage.Report{Name: "a", At: now, FreshSeconds: 150, Results: map[string]vantage.Result{}}); err != nil {
+	if err := vantage.Write(context.Background(), rdb, testVantageKey.For("a"), vantage.Report{Name: "a", At: now, FreshSeconds: 150, Results: map[string]vantage.Result{}}); err != nil {
 		t.Fatal(err)
 	}
 	dir := filepath.Join(t.TempDir(), "public")
@@ -439,5 +441,125 @@ func TestVantageReplicaWithoutKey(t *testing.T) {
 	}
 	if n := strings.Count(logs.String(), "vantage key not set"); n != 1 || !strings.Contains(logs.String(), vantage.KeyEnv) {
 		t.Errorf("logged %d times: %s", n, logs.String())
+	}
+}
+
+// TestVantageKeyCommand: `aistatus vantage-key NAME` prints the vantage's
+// own key, derived from the build's, never the build's itself; a replica
+// given it is believed by a build holding the build's key, and one given
+// the build's key is not.
+func TestVantageKeyCommand(t *testing.T) {
+	// Not parallel: it sets the environment.
+	t.Setenv(vantage.KeyEnv, testVantageSecret)
+	keyOf := func(name string) (string, int, string) {
+		var stdout, stderr bytes.Buffer
+		code := execute(context.Background(), []string{"vantage-key", name}, &stdout, &stderr)
+		return strings.TrimSpace(stdout.String()), code, stderr.String()
+	}
+	a, code, stderr := keyOf("eu-west")
+	if code != 0 || a != testVantageKey.For("eu-west").Reveal() || strings.Contains(a, testVantageSecret) {
+		t.Fatalf("vantage-key eu-west: exit %d, %q (stderr %q); want eu-west's own key, not the build's", code, a, stderr)
+	}
+	if b, _, _ := keyOf("us-east"); b == a || len(b) < vantage.MinKeyBytes {
+		t.Errorf("us-east's key %q: want another key of at least %d bytes", b, vantage.MinKeyBytes)
+	}
+	if _, code, stderr := keyOf("Not A Name"); code != exitError || !strings.Contains(stderr, "vantage name") {
+		t.Errorf("a bad name: exit %d, stderr %q", code, stderr)
+	}
+	t.Setenv(vantage.KeyEnv, "")
+	if out, code, stderr := keyOf("eu-west"); code != exitError || out != "" || !strings.Contains(stderr, vantage.KeyEnv) {
+		t.Errorf("without the build's key: exit %d, %q, stderr %q", code, out, stderr)
+	}
+
+	// What the command printed signs eu-west's reports as the build
+	// believes them; the build's own key does not.
+	rdb, err := shared.NewRedisClient(redistest.StartReal(t).URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rdb.Close() })
+	now := time.Now().UTC().Truncate(time.Second)
+	own, err := vantage.ParseKey(a)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []struct {
+		key  vantage.Key
+		name string
+	}{{own, "eu-west"}, {testVantageKey, "us-east"}} {
+		if err := vantage.Write(context.Background(), rdb, w.key, vantage.Report{Name: w.name, At: now, FreshSeconds: 150, Results: map[string]vantage.Result{}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := vantage.Read(context.Background(), rdb, testVantageKey, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Reports) != 1 || got.Reports[0].Name != "eu-west" || got.Dropped.BadSignature != 1 {
+		t.Errorf("read %+v, dropped %+v; want eu-west's report only, us-east's (the build's key) dropped", got.Reports, got.Dropped)
+	}
+}
+
+// TestRunSignsWithItsVantagesOwnKey: run builds and serves in one
+// process, given the build's key; its vantage signs with its own key
+// derived from it, and the build believes the report. A serve --vantage
+// given the build's key instead signs with that, and is not believed.
+func TestRunSignsWithItsVantagesOwnKey(t *testing.T) {
+	// Not parallel: it sets the environment.
+	t.Setenv(vantage.KeyEnv, testVantageSecret)
+	cat, err := catalog.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	world := buildtest.NewWorld(t, cat)
+	redisURL := redistest.StartReal(t).URL()
+	rdb, err := shared.NewRedisClient(redisURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { rdb.Close() })
+	for _, tc := range []struct {
+		name       string
+		buildsHere bool // run: the build's key, its vantage's own derived
+		believed   bool
+	}{
+		{"run-here", true, true},
+		{"serve-given-the-builds-key", false, false},
+	} {
+		fs := pflag.NewFlagSet(tc.name, pflag.ContinueOnError)
+		var o serveOptions
+		o.register(fs, true)
+		if err := fs.Parse(nil); err != nil {
+			t.Fatal(err)
+		}
+		o.dir, o.buildsHere, o.redis, o.vantage, o.vantageEvery = t.TempDir(), tc.buildsHere, redisURL, tc.name, vantage.MinEvery
+		srv, err := o.server(zerolog.Nop(), world.Catalog)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, stop := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { srv.ProbeFromVantage(ctx); close(done) }()
+		deadline := time.Now().Add(20 * time.Second)
+		var read vantage.Reading
+		for {
+			if read, err = vantage.Read(context.Background(), rdb, testVantageKey, time.Now()); err != nil {
+				t.Fatal(err)
+			}
+			if slices.ContainsFunc(read.Reports, func(r vantage.Report) bool { return r.Name == o.vantage }) ||
+				slices.ContainsFunc(read.Bad, func(b string) bool { return strings.Contains(b, o.vantage) }) {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: no report of its vantage: %+v", tc.name, read)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		stop()
+		<-done
+		believed := slices.ContainsFunc(read.Reports, func(r vantage.Report) bool { return r.Name == o.vantage })
+		if believed != tc.believed {
+			t.Errorf("%s: report believed %v, want %v (bad: %q)", tc.name, believed, tc.believed, read.Bad)
+		}
 	}
 }
