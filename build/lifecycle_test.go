@@ -120,10 +120,13 @@ func TestBuildLifecycle(t *testing.T) {
 	}
 }
 
-// TestFarDatesKeepTheCalendar: a flood of entries announcing far dates
-// cannot push the real retirements off the calendar, and what the
-// calendar's cap leaves out is never logged; a read that brings the same
-// announcements again logs nothing more.
+// TestFarDatesKeepTheCalendar: a read that floods the list with entries
+// announcing far dates is suspect: it dates and logs nothing, and the
+// source says why. Read for a day, it is the world's word; then the flood
+// cannot push the real retirements off the calendar, what the calendar's
+// cap leaves out is never logged, and a read that brings the same
+// announcements again logs nothing more. A maker retiring a family (four
+// models dated at once) is news at once.
 func TestFarDatesKeepTheCalendar(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t)
@@ -139,16 +142,40 @@ func TestFarDatesKeepTheCalendar(t *testing.T) {
 		t.Fatalf("%d retirements from the real list, want 6", len(real))
 	}
 	logged := len(h.lifecycleChanges())
+	datedSince := func(from int) int {
+		n := 0
+		for _, c := range h.lifecycleChanges()[from:] {
+			if strings.HasPrefix(c, string(api.ChangeModelRetiring)+" ") || strings.HasPrefix(c, string(api.ChangeModelRetired)+" ") {
+				n++
+			}
+		}
+		return n
+	}
 
 	var flood []map[string]any
-	for i := range 1900 {
+	for i := range 600 { // past the calendar's cap of 500
 		flood = append(flood, map[string]any{"id": fmt.Sprintf("openai/flood-%04d", i), "expiration_date": "2099-12-31"})
 	}
 	h.world.SetModelList(withEntries(t, flood))
-	for range 2 {
-		h.clock.Advance(time.Hour)
-		h.cycle()
+	h.clock.Advance(time.Hour)
+	h.cycle()
+	var list api.ModelsDoc
+	h.read(snapshot.FileModels, &list)
+	if src := list.Sources[1]; src.Failure != api.FailureSuspect || !strings.Contains(src.Error, "it dates 600 models the last good read did not") {
+		t.Errorf("the flood's first read: source %+v, want suspect, saying why", src)
 	}
+	calendar = api.RetirementsDoc{}
+	h.read(snapshot.FileModelRetirements, &calendar)
+	if len(calendar.Retirements) != len(real) || datedSince(logged) != 0 {
+		t.Errorf("a suspect flood: %d on the calendar, %d logged; want the %d real ones and nothing logged", len(calendar.Retirements), datedSince(logged), len(real))
+	}
+
+	// The same flood read a day later is the source's word; read once
+	// more, nothing more is logged.
+	h.clock.Advance(models.SuspectStands)
+	h.cycle()
+	h.clock.Advance(time.Hour)
+	h.cycle()
 	calendar = api.RetirementsDoc{}
 	h.read(snapshot.FileModelRetirements, &calendar)
 	kept := 0
@@ -160,14 +187,29 @@ func TestFarDatesKeepTheCalendar(t *testing.T) {
 	if kept != len(real) || len(calendar.Retirements) != history.MaxRetirements {
 		t.Errorf("calendar of %d holds %d of the %d real retirements", len(calendar.Retirements), kept, len(real))
 	}
-	dated := 0
-	for _, c := range h.lifecycleChanges()[logged:] {
-		if strings.HasPrefix(c, string(api.ChangeModelRetiring)+" ") || strings.HasPrefix(c, string(api.ChangeModelRetired)+" ") {
-			dated++
-		}
+	if dated := datedSince(logged); dated != history.MaxRetirements-len(real) {
+		t.Errorf("%d retirements logged for the flood taken: want the %d the calendar keeps, once", dated, history.MaxRetirements-len(real))
 	}
-	if dated != history.MaxRetirements-len(real) {
-		t.Errorf("%d retirements logged for the flood over two reads: want the %d the calendar keeps, once", dated, history.MaxRetirements-len(real))
+
+	// A family retired at once: four of the list's models dated in one
+	// read, believed at once.
+	h2 := newHarness(t)
+	h2.world.SetModelList(realModelList(t))
+	h2.cycle()
+	before := len(h2.lifecycleChanges())
+	family := []string{"openai/gpt-4o", "openai/gpt-4o-mini", "openai/gpt-4.1", "openai/gpt-4.1-mini"}
+	list2 := realModelList(t)
+	for _, id := range family {
+		list2 = withExpirationIn(t, list2, id, "2027-01-14")
+	}
+	h2.world.SetModelList(list2)
+	h2.clock.Advance(time.Hour)
+	h2.cycle()
+	got := h2.lifecycleChanges()[before:]
+	for _, id := range family {
+		if want := string(api.ChangeModelRetiring) + " " + id + " 2027-01-14 openai"; !slices.Contains(got, want) {
+			t.Errorf("a family retired: %q lacks %q", got, want)
+		}
 	}
 }
 

@@ -35,10 +35,17 @@ const (
 // expiration_date set (nil: none), nothing else changed.
 func withExpiration(t *testing.T, id string, date any) string {
 	t.Helper()
+	return withExpirationIn(t, realModelList(t), id, date)
+}
+
+// withExpirationIn is list with one entry's expiration_date set, nothing
+// else changed.
+func withExpirationIn(t *testing.T, list, id string, date any) string {
+	t.Helper()
 	var doc struct {
 		Data []map[string]any `json:"data"`
 	}
-	if err := json.Unmarshal([]byte(realModelList(t)), &doc); err != nil {
+	if err := json.Unmarshal([]byte(list), &doc); err != nil {
 		t.Fatal(err)
 	}
 	found := false
@@ -48,7 +55,7 @@ func withExpiration(t *testing.T, id string, date any) string {
 		}
 	}
 	if !found {
-		t.Fatalf("no %s in the captured list", id)
+		t.Fatalf("no %s in the list", id)
 	}
 	data, err := json.Marshal(doc)
 	if err != nil {

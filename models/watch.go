@@ -49,12 +49,17 @@ type ListRead struct {
 // listed, or of the pinned models it listed (all pinned models before a
 // first good read), is suspect, not news: a cut or partial answer would
 // otherwise retire most models at once, in the change log, on webhooks and
-// in /check. It changes nothing, and the last good list stands. Only the
-// same list read again and again for SuspectStands is taken: then it is
-// the world's word, not a broken answer.
+// in /check. So is a read that dates more models than SuspectNewDates, and
+// more than SuspectLoss of the last good read's, that it did not date
+// (undated there, or not listed): a maker retires a family at a time, and
+// a flood of new dates would otherwise fill the calendar and the change
+// log at once. A suspect read changes nothing, and the last good list
+// stands. Only the same list read again and again for SuspectStands is
+// taken: then it is the world's word, not a broken answer.
 const (
-	SuspectLoss   = 0.10
-	SuspectStands = 24 * time.Hour
+	SuspectLoss     = 0.10
+	SuspectNewDates = 10
+	SuspectStands   = 24 * time.Hour
 )
 
 // ObserveModelLists asks every enabled gateway with a list for it, with
@@ -163,10 +168,28 @@ func plausibleList(cat catalog.Catalog, last *history.ModelList, read []history.
 		}
 		return n
 	}
+	// Newly dated: entries with an expiration date the last good read did
+	// not give them (undated there, or not listed).
+	newlyDated := 0
+	if hadList {
+		dated := map[string]bool{}
+		for _, m := range last.Models {
+			if m.Expires != "" {
+				dated[m.ID] = true
+			}
+		}
+		for _, m := range read {
+			if m.Expires != "" && !dated[m.ID] {
+				newlyDated++
+			}
+		}
+	}
 	var why string
 	switch n := lost(known); {
 	case float64(n) > SuspectLoss*float64(len(known)):
 		why = fmt.Sprintf("it lacks %d of the %d models the last good read listed", n, len(known))
+	case newlyDated > SuspectNewDates && float64(newlyDated) > SuspectLoss*float64(len(known)):
+		why = fmt.Sprintf("it dates %d models the last good read did not (of the %d it listed)", newlyDated, len(known))
 	default:
 		if n := lost(pinned); float64(n) > SuspectLoss*float64(len(pinned)) {
 			why = fmt.Sprintf("it lacks %d of the %d pinned models", n, len(pinned))
