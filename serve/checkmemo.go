@@ -1,7 +1,6 @@
 package serve
 
 import (
-	"encoding/json"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -97,16 +96,12 @@ func (m *checkMemo) answer(snap *Snapshot, req check.Request, now time.Time, ask
 	return a, nil
 }
 
-// encodeAnswer encodes ask's answer as serveJSON does.
+// encodeAnswer is ask's answer encoded as serveJSON sends it.
 func encodeAnswer(ask func() (api.CheckDoc, error)) (memoAnswer, error) {
 	v, err := ask()
 	if err != nil {
 		return memoAnswer{}, err
 	}
-	body, err := json.Marshal(v)
-	if err != nil {
-		return memoAnswer{}, err
-	}
-	body = append(body, '\n')
-	return memoAnswer{body: body, etag: etagOf(body)}, nil
+	body, etag, err := encodeJSON(v)
+	return memoAnswer{body: body, etag: etag}, err
 }

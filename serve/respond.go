@@ -375,13 +375,22 @@ func parseQValue(s string) (int, bool) {
 
 // serveJSON encodes v and sends it as a 200 with ETag and gzip support.
 func serveJSON(w http.ResponseWriter, r *http.Request, v any) {
-	body, err := json.Marshal(v)
+	body, etag, err := encodeJSON(v)
 	if err != nil {
 		problem(w, http.StatusInternalServerError, "", "the response could not be encoded")
 		return
 	}
+	serveComputed(w, r, etag, func() ([]byte, error) { return body, nil })
+}
+
+// encodeJSON is v as a computed response's body, newline included, and
+// its ETag.
+func encodeJSON(v any) (body []byte, etag string, err error) {
+	if body, err = json.Marshal(v); err != nil {
+		return nil, "", err
+	}
 	body = append(body, '\n')
-	serveComputed(w, r, etagOf(body), func() ([]byte, error) { return body, nil })
+	return body, etagOf(body), nil
 }
 
 // serveComputed sends a JSON body computed for this request, whose ETag
