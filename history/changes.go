@@ -87,7 +87,7 @@ func RecoveredFrom(log []api.Change, c api.Change) api.Status {
 			break
 		}
 	}
-	if troubled(from) {
+	if from.AtLeast(api.Degraded) {
 		return from
 	}
 	return ""
@@ -112,10 +112,10 @@ func OutageEnded(log []api.Change, rec api.Change) (since time.Time, worst api.S
 	}
 	worst = rec.OldStatus
 	for c := range subjectBackward(log, of, rec) {
-		if troubled(c.NewStatus) {
+		if c.NewStatus.AtLeast(api.Degraded) {
 			since, worst = c.Time, api.Worse(worst, c.NewStatus)
 		}
-		if !troubled(c.OldStatus) && c.OldStatus != api.Unknown {
+		if !c.OldStatus.AtLeast(api.Degraded) && c.OldStatus != api.Unknown {
 			return since, worst, !since.IsZero()
 		}
 	}
@@ -133,12 +133,6 @@ func subjectBackward(log []api.Change, typ api.ChangeType, c api.Change) iter.Se
 			}
 		}
 	}
-}
-
-// troubled reports whether s is an outage a recovery ends: degraded, a
-// partial or a major outage.
-func troubled(s api.Status) bool {
-	return s == api.Degraded || s == api.PartialOutage || s == api.MajorOutage
 }
 
 // sameSubject reports whether a and b are about the same service, surface
