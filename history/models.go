@@ -44,18 +44,23 @@ func ModelStatusOf(uptime *float64) api.Status {
 // entry of a service whose witnesses agree on worse does not give it); nil
 // when that is unknown.
 func ModelStatusSource(providers []api.ModelProvider, service string) *api.ModelStatusFrom {
-	best := BestModelStatus(providers, service)
+	// Each service's agreed status, made once: the best of them is
+	// BestModelStatus's.
+	agreedAt := map[string]api.Status{}
+	best := api.Unknown
+	for _, a := range ModelAgreements(providers, nil) {
+		if service == "" || a.Service == service {
+			agreedAt[a.Service] = a.Status
+			if api.CompareUsable(a.Status, best) < 0 {
+				best = a.Status
+			}
+		}
+	}
 	if best == api.Unknown {
 		return nil
 	}
-	agreed := map[string]bool{}
 	for _, p := range providers {
-		if _, seen := agreed[p.Service]; !seen && (service == "" || p.Service == service) {
-			agreed[p.Service] = BestModelStatus(providers, p.Service) == best
-		}
-	}
-	for _, p := range providers {
-		if agreed[p.Service] && p.Status == best {
+		if agreedAt[p.Service] == best && p.Status == best {
 			return &api.ModelStatusFrom{Service: p.Service, Provider: p.Provider, Source: p.Source}
 		}
 	}
