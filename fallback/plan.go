@@ -227,19 +227,22 @@ func (p *Planner) targets(view View, md catalog.Model, doc api.ModelDoc) []api.F
 	var out []api.FallbackTarget
 	index := map[string]int{}
 	entries := map[int][]api.ModelProvider{} // by index in out
-	target := func(slug, provider string) *api.FallbackTarget {
+	// target is the index in out of the target of provider at slug, made
+	// when new.
+	target := func(slug, provider string) int {
 		key := slug + "\x00" + provider
 		if i, ok := index[key]; ok {
-			return &out[i]
+			return i
 		}
 		index[key] = len(out)
 		out = append(out, api.FallbackTarget{Model: md.ID, ModelName: cmp.Or(md.Name, doc.Name), Service: slug, Provider: provider,
 			APIModel: p.apiModel(md, slug, provider), Status: api.Unknown, Evidence: []api.FallbackEvidence{}})
-		return &out[len(out)-1]
+		return len(out) - 1
 	}
 	for _, e := range doc.Providers {
-		t := target(e.Service, p.providerOf(e))
-		entries[index[e.Service+"\x00"+p.providerOf(e)]] = append(entries[index[e.Service+"\x00"+p.providerOf(e)]], e)
+		i := target(e.Service, p.providerOf(e))
+		t := &out[i]
+		entries[i] = append(entries[i], e)
 		if e.Source.Kind == api.ModelSourceGateway {
 			if t.GatewayProviders == nil {
 				t.GatewayProviders = map[string]string{}
@@ -270,7 +273,7 @@ func (p *Planner) targets(view View, md catalog.Model, doc api.ModelDoc) []api.F
 	for _, am := range md.APIModels {
 		if slug, ok := p.cat.Models.ProviderService(am.Provider); ok {
 			if _, known := index[slug+"\x00"+am.Provider]; !known {
-				t := target(slug, am.Provider)
+				t := &out[target(slug, am.Provider)]
 				t.Evidence = append(t.Evidence, api.FallbackEvidence{Source: api.EvidenceOfficial, At: at, URL: am.Doc,
 					Says: fmt.Sprintf("%s serves %s as %s, per its documentation; no source reports on it there, so its status is unknown.", am.Provider, md.Name, am.Model)})
 			}
