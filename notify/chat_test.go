@@ -27,20 +27,6 @@ import (
 
 type jsonObject = map[string]any
 
-// objects is v as a list of JSON objects; false if it is none.
-func objects(v any) ([]jsonObject, bool) {
-	list, ok := v.([]any)
-	var out []jsonObject
-	for _, e := range list {
-		o, isObj := e.(jsonObject)
-		if !isObj {
-			return nil, false
-		}
-		out = append(out, o)
-	}
-	return out, ok
-}
-
 // checkPayload checks body as kind's format: the rules each chat service
 // documents (notifytest.CheckPayload).
 func checkPayload(kind Kind, body []byte) error { return notifytest.CheckPayload(string(kind), body) }
@@ -286,7 +272,7 @@ func liveMarkup(kind Kind, body []byte) []string {
 	switch kind {
 	case Slack:
 		texts := []string{str(msg["text"])}
-		blocks, _ := objects(msg["blocks"])
+		blocks, _ := notifytest.Objects(msg["blocks"])
 		for _, b := range blocks {
 			to, _ := b["text"].(jsonObject)
 			texts = append(texts, str(to["text"]))
@@ -301,7 +287,7 @@ func liveMarkup(kind Kind, body []byte) []string {
 		}
 	case Discord:
 		markdown("content", str(msg["content"]), true)
-		embeds, _ := objects(msg["embeds"])
+		embeds, _ := notifytest.Objects(msg["embeds"])
 		for _, e := range embeds {
 			markdown("embed title", str(e["title"]), true)
 			markdown("embed description", str(e["description"]), true)
@@ -313,14 +299,14 @@ func liveMarkup(kind Kind, body []byte) []string {
 			live = append(live, fmt.Sprintf("allowed_mentions %v, want parse []", msg["allowed_mentions"]))
 		}
 	case Teams:
-		atts, _ := objects(msg["attachments"])
+		atts, _ := notifytest.Objects(msg["attachments"])
 		for _, a := range atts {
 			card, _ := a["content"].(jsonObject)
-			elements, _ := objects(card["body"])
-			actions, _ := objects(card["actions"])
+			elements, _ := notifytest.Objects(card["body"])
+			actions, _ := notifytest.Objects(card["actions"])
 			for _, e := range elements {
 				markdown("TextBlock", str(e["text"]), false)
-				inlines, _ := objects(e["inlines"])
+				inlines, _ := notifytest.Objects(e["inlines"])
 				for _, r := range inlines {
 					if act, ok := r["selectAction"].(jsonObject); ok {
 						actions = append(actions, act)

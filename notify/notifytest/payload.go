@@ -33,7 +33,9 @@ func runes(v any) int { s, _ := v.(string); return utf8.RuneCountInString(s) }
 // units counts v's UTF-16 units, as JavaScript (and discord.js) counts.
 func units(v any) int { s, _ := v.(string); return len(utf16.Encode([]rune(s))) }
 
-func objects(v any) ([]jsonObject, bool) {
+// Objects is v, a decoded JSON value, as a list of JSON objects; false if
+// it is none.
+func Objects(v any) ([]map[string]any, bool) {
 	list, ok := v.([]any)
 	var out []jsonObject
 	for _, e := range list {
@@ -80,7 +82,7 @@ func checkSlack(msg jsonObject) error {
 	if runes(msg["text"]) == 0 {
 		return fmt.Errorf(`no "text" fallback`)
 	}
-	blocks, ok := objects(msg["blocks"])
+	blocks, ok := Objects(msg["blocks"])
 	if !ok || len(blocks) == 0 || len(blocks) > 50 {
 		return fmt.Errorf("%d blocks, want 1 to 50", len(blocks))
 	}
@@ -117,7 +119,7 @@ func checkDiscord(msg jsonObject) error {
 	if units(msg["content"]) > 2000 {
 		return fmt.Errorf("content of %d characters", units(msg["content"]))
 	}
-	embeds, ok := objects(msg["embeds"])
+	embeds, ok := Objects(msg["embeds"])
 	if msg["embeds"] != nil && (!ok || len(embeds) > 10) {
 		return fmt.Errorf("embeds %v, want up to 10", msg["embeds"])
 	}
@@ -167,7 +169,7 @@ func checkTeams(body []byte) error {
 	if err := json.Unmarshal(body, &msg); err != nil {
 		return err
 	}
-	atts, ok := objects(msg["attachments"])
+	atts, ok := Objects(msg["attachments"])
 	if msg["type"] != "message" || !ok || len(atts) == 0 {
 		return fmt.Errorf(`type %v and attachments %v, want "message" with attachments`, msg["type"], msg["attachments"])
 	}
@@ -179,7 +181,7 @@ func checkTeams(body []byte) error {
 		if err := only(card, "$schema", "type", "version", "body", "actions"); err != nil {
 			return err
 		}
-		elements, ok := objects(card["body"])
+		elements, ok := Objects(card["body"])
 		if !ok || len(elements) == 0 {
 			return fmt.Errorf("card without a body")
 		}
@@ -191,7 +193,7 @@ func checkTeams(body []byte) error {
 		}
 		for _, e := range elements {
 			if e["type"] == "RichTextBlock" {
-				inlines, ok := objects(e["inlines"])
+				inlines, ok := Objects(e["inlines"])
 				if err := only(e, "type", "inlines", "horizontalAlignment", "spacing", "separator"); err != nil || !ok || len(inlines) == 0 {
 					return fmt.Errorf("element %v: %v, want a RichTextBlock with inlines", e, err)
 				}
@@ -212,7 +214,7 @@ func checkTeams(body []byte) error {
 				return fmt.Errorf("element %v: %v, want a TextBlock with text", e, err)
 			}
 		}
-		actions, _ := objects(card["actions"])
+		actions, _ := Objects(card["actions"])
 		for _, act := range actions {
 			if err := openURL(act); err != nil {
 				return err
