@@ -565,6 +565,35 @@ func vercelEntry(slug, provider string, uptime *float64) api.ModelProvider {
 		Source: api.ModelSource{ID: catalog.GatewayVercel, Kind: api.ModelSourceGateway, Name: "Vercel AI Gateway", Window: "15m"}}
 }
 
+// twoGatewaysView is Claude Sonnet 4.5 as both gateways see it: OpenRouter
+// at Anthropic (90 %) and Bedrock (40 %), Vercel at Bedrock
+// (bedrockAtVercel) and on Vertex (99 %).
+func twoGatewaysView(bedrockAtVercel float64) fakeView {
+	return fakeView{models: []api.ModelDoc{modelDoc("anthropic/claude-sonnet-4.5", "Claude Sonnet 4.5", genTime.AddDate(0, -14, 0),
+		gateway("anthropic", "Anthropic", pct(90)), gateway("aws-bedrock", "Amazon Bedrock", pct(40)),
+		vercelEntry("aws-bedrock", "bedrock", pct(bedrockAtVercel)), vercelEntry("google-gemini", "vertexAnthropic", pct(99)))},
+		status: map[string]api.Status{}}
+}
+
+// TestVercelWire: the vercel form, read by a client, goes through the AI
+// SDK's generateText and @ai-sdk/gateway to a recorder standing in for
+// the AI Gateway: what arrives names the model and carries the form's
+// gateway options (the order by Vercel's slugs, the fallback models, the
+// providers' timeouts) member for member.
+func TestVercelWire(t *testing.T) {
+	t.Parallel()
+	p := planner(t)
+	plan, err := p.ForModel(twoGatewaysView(99.8), "anthropic/claude-sonnet-4.5", "model")
+	if err != nil {
+		t.Fatal(err)
+	}
+	form, _, err := p.Render(plan, api.FallbackVercel)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fallbacktest.CheckVercelWire(t, form)
+}
+
 // TestPlanTwoGateways: a provider both gateways report on is one target,
 // named by each gateway its own way, ranked by what its witnesses agree
 // on: Bedrock failing at OpenRouter only is OpenRouter's trouble and ranks
@@ -575,12 +604,7 @@ func vercelEntry(slug, provider string, uptime *float64) api.ModelProvider {
 func TestPlanTwoGateways(t *testing.T) {
 	t.Parallel()
 	p := planner(t)
-	view := func(bedrockAtVercel float64) fakeView {
-		return fakeView{models: []api.ModelDoc{modelDoc("anthropic/claude-sonnet-4.5", "Claude Sonnet 4.5", genTime.AddDate(0, -14, 0),
-			gateway("anthropic", "Anthropic", pct(90)), gateway("aws-bedrock", "Amazon Bedrock", pct(40)),
-			vercelEntry("aws-bedrock", "bedrock", pct(bedrockAtVercel)), vercelEntry("google-gemini", "vertexAnthropic", pct(99)))},
-			status: map[string]api.Status{}}
-	}
+	view := twoGatewaysView
 	plan, err := p.ForModel(view(99.8), "anthropic/claude-sonnet-4.5", "model")
 	if err != nil {
 		t.Fatal(err)

@@ -19,8 +19,8 @@ import (
 	"time"
 )
 
-// The program that sends the openrouter form through the SDKs
-// (wire/openrouter.mjs says how).
+// The programs that send a form through a tool's SDKs
+// (wire/openrouter.mjs and wire/vercel.mjs say how).
 //
 //go:embed wire
 var wirePrograms embed.FS
@@ -38,17 +38,63 @@ type OpenRouterWire struct {
 // what arrived. Without node or the SDKs it returns an error wrapping
 // ErrNoSDK.
 func SendOpenRouter(dir, modules string, form []byte) (OpenRouterWire, error) {
+	got := OpenRouterWire{Bodies: map[string]map[string]any{}}
+	out, err := sendThrough(dir, modules, "openrouter.mjs", []string{"openai", "@openrouter/sdk"}, form,
+		func(r *http.Request, body map[string]any) string {
+			got.Bodies[strings.TrimSuffix(r.URL.Path, "/chat/completions")] = body
+			// The least chat completion both SDKs accept as an answer.
+			return `{"id":"gen-1","object":"chat.completion","created":1767225600,"model":"anthropic/claude-sonnet-4.5","system_fingerprint":"fp",` +
+				`"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"pong"}}],` +
+				`"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`
+		})
+	if err != nil {
+		return got, err
+	}
+	if err := json.Unmarshal(out, &got.Slugs); err != nil {
+		return got, fmt.Errorf("the SDK's slugs: %v\n%s", err, out)
+	}
+	return got, nil
+}
+
+// VercelWire is what arrived at the recorder standing in for the AI
+// Gateway: each request's path, the model its ai-language-model-id header
+// named, and its body.
+type VercelWire struct {
+	Path, Model string
+	Body        map[string]any
+	Requests    int
+}
+
+// SendVercel sends form, the vercel form, through the AI SDK's
+// generateText and @ai-sdk/gateway in modules to a recorder on loopback,
+// and returns what arrived. Without node or the SDKs it returns an error
+// wrapping ErrNoSDK.
+func SendVercel(dir, modules string, form []byte) (VercelWire, error) {
+	var got VercelWire
+	_, err := sendThrough(dir, modules, "vercel.mjs", []string{"ai", "@ai-sdk/gateway"}, form,
+		func(r *http.Request, body map[string]any) string {
+			got.Requests++
+			got.Path, got.Model, got.Body = r.URL.Path, r.Header.Get("ai-language-model-id"), body
+			return `{"content":[{"type":"text","text":"pong"}],"finishReason":"stop","usage":{"inputTokens":1,"outputTokens":1}}`
+		})
+	return got, err
+}
+
+// sendThrough runs the wire program name with node, form in a file and a
+// recorder on loopback as its arguments, the packages pkgs resolved from
+// modules; record is given each request's JSON body, under a lock, and
+// returns the JSON answer. It returns what the program printed.
+func sendThrough(dir, modules, name string, pkgs []string, form []byte, record func(r *http.Request, body map[string]any) string) ([]byte, error) {
 	node, err := exec.LookPath("node")
 	if err != nil {
-		return OpenRouterWire{}, fmt.Errorf("%w: no node on PATH (the check needs Node.js; .ci/run installs the SDKs)", ErrNoSDK)
+		return nil, fmt.Errorf("%w: no node on PATH (the check needs Node.js; .ci/run installs the SDKs)", ErrNoSDK)
 	}
-	for _, pkg := range []string{"openai", "@openrouter/sdk"} {
+	for _, pkg := range pkgs {
 		if _, err := os.Stat(filepath.Join(modules, pkg, "package.json")); err != nil {
-			return OpenRouterWire{}, fmt.Errorf("%w: no %s in %s: .ci/run installs the pinned SDKs (.ci/fallbacks), or set AISTATUS_FALLBACKS_NODE_MODULES", ErrNoSDK, pkg, modules)
+			return nil, fmt.Errorf("%w: no %s in %s: .ci/run installs the pinned SDKs (.ci/fallbacks), or set AISTATUS_FALLBACKS_NODE_MODULES", ErrNoSDK, pkg, modules)
 		}
 	}
 	var mu sync.Mutex
-	got := OpenRouterWire{Bodies: map[string]map[string]any{}}
 	recorder := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		data, _ := io.ReadAll(r.Body)
 		var body map[string]any
@@ -57,30 +103,27 @@ func SendOpenRouter(dir, modules string, form []byte) (OpenRouterWire, error) {
 			return
 		}
 		mu.Lock()
-		got.Bodies[strings.TrimSuffix(r.URL.Path, "/chat/completions")] = body
+		answer := record(r, body)
 		mu.Unlock()
-		// The least chat completion both SDKs accept as an answer.
 		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprint(w, `{"id":"gen-1","object":"chat.completion","created":1767225600,"model":"anthropic/claude-sonnet-4.5","system_fingerprint":"fp",`+
-			`"choices":[{"index":0,"finish_reason":"stop","message":{"role":"assistant","content":"pong"}}],`+
-			`"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}}`)
+		fmt.Fprint(w, answer)
 	}))
 	defer recorder.Close()
 
-	program, err := wirePrograms.ReadFile("wire/openrouter.mjs")
+	program, err := wirePrograms.ReadFile("wire/" + name)
 	if err != nil {
-		return got, err
+		return nil, err
 	}
-	script, formFile := filepath.Join(dir, "openrouter.mjs"), filepath.Join(dir, "form.json")
+	script, formFile := filepath.Join(dir, name), filepath.Join(dir, "form.json")
 	if err := os.WriteFile(script, program, 0o644); err != nil {
-		return got, err
+		return nil, err
 	}
 	if err := os.WriteFile(formFile, form, 0o644); err != nil {
-		return got, err
+		return nil, err
 	}
 	// Node resolves the packages from the script's folder up.
 	if err := os.Symlink(modules, filepath.Join(dir, "node_modules")); err != nil {
-		return got, err
+		return nil, err
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -90,12 +133,9 @@ func SendOpenRouter(dir, modules string, form []byte) (OpenRouterWire, error) {
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		return got, fmt.Errorf("node %s: %v\n%s", script, err, stderr.String())
+		return nil, fmt.Errorf("node %s: %v\n%s", script, err, stderr.String())
 	}
-	if err := json.Unmarshal(out, &got.Slugs); err != nil {
-		return got, fmt.Errorf("the SDK's slugs: %v\n%s", err, out)
-	}
-	return got, nil
+	return out, nil
 }
 
 // OpenRouter's chat request members (https://openrouter.ai/docs/api-reference/chat-completion)
@@ -180,4 +220,39 @@ func CheckOpenRouterWire(t testing.TB, form []byte) []string {
 		CheckOpenRouterBody(t, tc.path, body, sent.Models, sent.Provider.Order, wire.Slugs, tc.allowFallbacks)
 	}
 	return wire.Slugs
+}
+
+// CheckVercelWire sends form, the vercel form, through the AI SDK and
+// @ai-sdk/gateway (SendVercel) and holds what arrived to what was sent:
+// one call to the gateway's language model, naming form's model, whose
+// providerOptions.gateway are form's, member for member (the order, the
+// fallback models, the providers' timeouts). It skips t, saying why,
+// without node or the SDKs.
+func CheckVercelWire(t testing.TB, form []byte) {
+	t.Helper()
+	wire, err := SendVercel(t.TempDir(), SDKModules(), form)
+	if errors.Is(err, ErrNoSDK) {
+		t.Skip(err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sent struct {
+		Model           string `json:"model"`
+		ProviderOptions struct {
+			Gateway map[string]any `json:"gateway"`
+		} `json:"providerOptions"`
+	}
+	if err := json.Unmarshal(form, &sent); err != nil {
+		t.Fatal(err)
+	}
+	if wire.Requests != 1 || wire.Path != "/language-model" || wire.Model != sent.Model {
+		t.Fatalf("%d requests, the last to %q for model %q; want one to /language-model for %q", wire.Requests, wire.Path, wire.Model, sent.Model)
+	}
+	po, _ := wire.Body["providerOptions"].(map[string]any)
+	got, _ := json.Marshal(po["gateway"])
+	want, _ := json.Marshal(sent.ProviderOptions.Gateway)
+	if string(got) != string(want) {
+		t.Errorf("providerOptions.gateway on the wire %s, want the form's %s", got, want)
+	}
 }
