@@ -103,26 +103,18 @@ func plausiblePage(last *history.MakerPage, read []feed.Deprecation, now time.Ti
 // listedAfter is for the lists: a good read replaces the page, an
 // unchanged, failed or suspect one leaves the last good read standing.
 func pagesAfter(mh *history.ModelHistory, reads map[string]PageRead, now time.Time) map[string]*history.MakerPage {
-	out := map[string]*history.MakerPage{}
+	var last map[string]*history.MakerPage
 	if mh != nil {
-		for id, p := range mh.Pages {
-			out[id] = p
-		}
+		last = mh.Pages
 	}
-	for id, r := range reads {
-		p := &history.MakerPage{}
-		if prev := out[id]; prev != nil {
-			*p = *prev
-		}
+	return takenIn(last, reads, func(_ string, p *history.MakerPage, r PageRead) {
 		if p.Took(now, r.Err != nil, r.Suspect, r.Page.Unchanged, r.Page.Validators.ETag, r.Page.Validators.LastModified) {
 			p.Deprecations = make([]history.PageDeprecation, 0, len(r.Page.Deprecations))
 			for _, d := range r.Page.Deprecations {
 				p.Deprecations = append(p.Deprecations, history.PageDeprecation{Model: d.Model, Date: d.Date, Alias: d.Alias, Of: d.Of})
 			}
 		}
-		out[id] = p
-	}
-	return out
+	})
 }
 
 // AssembleMakerPages takes this cycle's reads of the makers' pages into

@@ -247,22 +247,32 @@ func suspectOf(prev *history.SuspectList, ids []string, why string, now time.Tim
 // so that a failing list is asked for once an hour, not every cycle; a
 // suspect read is remembered, to be taken once it has stood.
 func listedAfter(cat catalog.Catalog, mh *history.ModelHistory, reads map[string]ListRead, now time.Time) map[string]*history.ModelList {
-	out := map[string]*history.ModelList{}
+	var last map[string]*history.ModelList
 	if mh != nil {
-		for id, l := range mh.Lists {
-			out[id] = l
-		}
+		last = mh.Lists
 	}
-	for id, r := range reads {
-		l := &history.ModelList{}
-		if prev := out[id]; prev != nil {
-			*l = *prev
-		}
+	return takenIn(last, reads, func(id string, l *history.ModelList, r ListRead) {
 		if l.Took(now, r.Err != nil, r.Suspect, r.List.Unchanged, r.List.Validators.ETag, r.List.Validators.LastModified) {
 			g, _ := cat.Models.Gateway(id)
 			l.Models = keptModels(cat, g, r.List.Models)
 		}
-		out[id] = l
+	})
+}
+
+// takenIn is each source's last good read once this cycle's reads are
+// taken in (listedAfter, pagesAfter): last, by source id, with a copy of
+// the last good read (a zero one before any) of each source read, on
+// which take records that source's read. last itself is left as it was.
+func takenIn[S, R any](last map[string]*S, reads map[string]R, take func(id string, s *S, r R)) map[string]*S {
+	out := make(map[string]*S, len(last))
+	maps.Copy(out, last)
+	for id, r := range reads {
+		s := new(S)
+		if prev := out[id]; prev != nil {
+			*s = *prev
+		}
+		take(id, s, r)
+		out[id] = s
 	}
 	return out
 }
