@@ -52,6 +52,7 @@ func ObserveMakerPages(ctx context.Context, opts Options, mh *history.ModelHisto
 		if last != nil && len(last.Deprecations) > 0 {
 			v = feed.Validators{ETag: last.ETag, LastModified: last.LastModified}
 		}
+		log := opts.Log.With().Str("page", p.ID).Logger()
 		rctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 		page, err := feed.ReadDeprecations(rctx, opts.Client, p.URL, format, v)
 		cancel()
@@ -59,13 +60,10 @@ func ObserveMakerPages(ctx context.Context, opts Options, mh *history.ModelHisto
 		if err == nil {
 			page, dropped, err = feed.AdmitDeprecations(page)
 		}
-		for _, why := range dropped {
-			opts.Log.Warn().Str("page", p.ID).Str("entry", why).Msg("deprecation page entry left out")
-		}
+		leftOut(log, dropped, "deprecation page entry left out")
 		r := PageRead{Page: page, Err: err}
 		if err == nil && !page.Unchanged {
-			r.Suspect, r.Err = stillSuspect(plausiblePage(last, page.Deprecations, now), p.URL, now,
-				opts.Log.With().Str("page", p.ID).Logger())
+			r.Suspect, r.Err = stillSuspect(plausiblePage(last, page.Deprecations, now), p.URL, now, log)
 		}
 		out[p.ID] = r
 	}

@@ -92,6 +92,7 @@ func ObserveModelLists(ctx context.Context, opts Options, mh *history.ModelHisto
 			out[g.ID] = ListRead{Err: fmt.Errorf("no reader of gateway %q's list (models.Gateways)", g.ID)}
 			continue
 		}
+		log := opts.Log.With().Str("gateway", g.ID).Logger()
 		rctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 		list, err := row.ReadList(rctx, opts.Client, g.ListURL, v)
 		cancel()
@@ -99,13 +100,11 @@ func ObserveModelLists(ctx context.Context, opts Options, mh *history.ModelHisto
 		if err == nil {
 			list, dropped, err = feed.AdmitModels(list, now)
 		}
-		for _, why := range dropped {
-			opts.Log.Warn().Str("gateway", g.ID).Str("entry", why).Msg("model list entry left out")
-		}
+		leftOut(log, dropped, "model list entry left out")
 		r := ListRead{List: list, Err: err}
 		if err == nil && !list.Unchanged {
 			r.Suspect, r.Err = stillSuspect(plausibleList(opts.Catalog, last, keptModels(opts.Catalog, g, list.Models), row.ListsPinned, now),
-				g.ListURL, now, opts.Log.With().Str("gateway", g.ID).Logger())
+				g.ListURL, now, log)
 		}
 		out[g.ID] = r
 	}
@@ -206,6 +205,14 @@ func plausibleList(cat catalog.Catalog, last *history.ModelList, read []history.
 		prev = last.Suspect
 	}
 	return suspectOf(prev, slices.Collect(maps.Keys(listed)), why, now)
+}
+
+// leftOut logs each entry of a source's read the door (feed.AdmitModels,
+// feed.AdmitDeprecations) left out, as msg, to the source's log.
+func leftOut(log zerolog.Logger, dropped []string, msg string) {
+	for _, why := range dropped {
+		log.Warn().Str("entry", why).Msg(msg)
+	}
 }
 
 // stillSuspect is a suspect read of url (nil for a plausible one) as the
