@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -80,21 +81,18 @@ func plausiblePage(last *history.MakerPage, read []feed.Deprecation, now time.Ti
 		return nil
 	}
 	named := make(map[string]bool, len(read))
-	ids := make([]string, 0, len(read))
 	for _, d := range read {
 		named[d.Model] = true
-		ids = append(ids, d.Model)
 	}
-	lost := 0
+	known := make([]string, 0, len(last.Deprecations))
 	for _, d := range last.Deprecations {
-		if !named[d.Model] {
-			lost++
-		}
+		known = append(known, d.Model)
 	}
-	if float64(lost) <= SuspectLoss*float64(len(last.Deprecations)) {
+	lost := lacking(named, known)
+	if !beyondLoss(lost, len(known)) {
 		return nil
 	}
-	return suspectOf(last.Suspect, ids, fmt.Sprintf("it lacks %d of the %d models the last good read named", lost, len(last.Deprecations)), now)
+	return suspectOf(last.Suspect, slices.Collect(maps.Keys(named)), fmt.Sprintf("it lacks %d of the %d models the last good read named", lost, len(known)), now)
 }
 
 // pagesAfter is each page once this cycle's reads are taken in, as

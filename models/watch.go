@@ -158,15 +158,6 @@ func plausibleList(cat catalog.Catalog, last *history.ModelList, read []history.
 			pinned = append(pinned, md.ID)
 		}
 	}
-	lost := func(ids []string) int {
-		n := 0
-		for _, id := range ids {
-			if !listed[id] {
-				n++
-			}
-		}
-		return n
-	}
 	// Newly dated: entries with an expiration date the last good read did
 	// not give them (undated there, or not listed).
 	newlyDated := 0
@@ -184,13 +175,13 @@ func plausibleList(cat catalog.Catalog, last *history.ModelList, read []history.
 		}
 	}
 	var why string
-	switch n := lost(known); {
-	case float64(n) > SuspectLoss*float64(len(known)):
+	switch n := lacking(listed, known); {
+	case beyondLoss(n, len(known)):
 		why = fmt.Sprintf("it lacks %d of the %d models the last good read listed", n, len(known))
-	case newlyDated > SuspectNewDates && float64(newlyDated) > SuspectLoss*float64(len(known)):
+	case newlyDated > SuspectNewDates && beyondLoss(newlyDated, len(known)):
 		why = fmt.Sprintf("it dates %d models the last good read did not (of the %d it listed)", newlyDated, len(known))
 	default:
-		if n := lost(pinned); float64(n) > SuspectLoss*float64(len(pinned)) {
+		if n := lacking(listed, pinned); beyondLoss(n, len(pinned)) {
 			why = fmt.Sprintf("it lacks %d of the %d pinned models", n, len(pinned))
 			if hadList {
 				why = fmt.Sprintf("it lacks %d of the %d pinned models the last good read listed", n, len(pinned))
@@ -205,6 +196,23 @@ func plausibleList(cat catalog.Catalog, last *history.ModelList, read []history.
 		prev = last.Suspect
 	}
 	return suspectOf(prev, slices.Collect(maps.Keys(listed)), why, now)
+}
+
+// lacking is how many of ids a read lacks, named being the ids it names.
+func lacking(named map[string]bool, ids []string) int {
+	n := 0
+	for _, id := range ids {
+		if !named[id] {
+			n++
+		}
+	}
+	return n
+}
+
+// beyondLoss reports whether n of all is more than SuspectLoss of them:
+// more models than a read may lack, or newly date, and be believed.
+func beyondLoss(n, all int) bool {
+	return float64(n) > SuspectLoss*float64(all)
 }
 
 // leftOut logs each entry of a source's read the door (feed.AdmitModels,
