@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"time"
 
@@ -52,6 +53,7 @@ func ObserveMakerPages(ctx context.Context, opts Options, mh *history.ModelHisto
 		if last != nil && len(last.Deprecations) > 0 {
 			v = feed.Validators{ETag: last.ETag, LastModified: last.LastModified}
 		}
+		log := opts.Log.With().Str("page", p.ID).Logger()
 		rctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 		page, err := feed.ReadDeprecations(rctx, opts.Client, p.URL, format, v)
 		cancel()
@@ -59,13 +61,10 @@ func ObserveMakerPages(ctx context.Context, opts Options, mh *history.ModelHisto
 		if err == nil {
 			page, dropped, err = feed.AdmitDeprecations(page)
 		}
-		for _, why := range dropped {
-			opts.Log.Warn().Str("page", p.ID).Str("entry", why).Msg("deprecation page entry left out")
-		}
+		leftOut(log, dropped, "deprecation page entry left out")
 		r := PageRead{Page: page, Err: err}
 		if err == nil && !page.Unchanged {
-			r.Suspect, r.Err = stillSuspect(plausiblePage(last, page.Deprecations, now), p.URL, now,
-				opts.Log.With().Str("page", p.ID).Logger())
+			r.Suspect, r.Err = stillSuspect(plausiblePage(last, page.Deprecations, now), p.URL, now, log)
 		}
 		out[p.ID] = r
 	}
@@ -82,47 +81,36 @@ func plausiblePage(last *history.MakerPage, read []feed.Deprecation, now time.Ti
 		return nil
 	}
 	named := make(map[string]bool, len(read))
-	ids := make([]string, 0, len(read))
 	for _, d := range read {
 		named[d.Model] = true
-		ids = append(ids, d.Model)
 	}
-	lost := 0
+	known := make([]string, 0, len(last.Deprecations))
 	for _, d := range last.Deprecations {
-		if !named[d.Model] {
-			lost++
-		}
+		known = append(known, d.Model)
 	}
-	if float64(lost) <= SuspectLoss*float64(len(last.Deprecations)) {
+	lost := lacking(named, known)
+	if !beyondLoss(lost, len(known)) {
 		return nil
 	}
-	return suspectOf(last.Suspect, ids, fmt.Sprintf("it lacks %d of the %d models the last good read named", lost, len(last.Deprecations)), now)
+	return suspectOf(last.Suspect, slices.Collect(maps.Keys(named)), fmt.Sprintf("it lacks %d of the %d models the last good read named", lost, len(known)), now)
 }
 
 // pagesAfter is each page once this cycle's reads are taken in, as
 // listedAfter is for the lists: a good read replaces the page, an
 // unchanged, failed or suspect one leaves the last good read standing.
 func pagesAfter(mh *history.ModelHistory, reads map[string]PageRead, now time.Time) map[string]*history.MakerPage {
-	out := map[string]*history.MakerPage{}
+	var last map[string]*history.MakerPage
 	if mh != nil {
-		for id, p := range mh.Pages {
-			out[id] = p
-		}
+		last = mh.Pages
 	}
-	for id, r := range reads {
-		p := &history.MakerPage{}
-		if prev := out[id]; prev != nil {
-			*p = *prev
-		}
+	return takenIn(last, reads, func(_ string, p *history.MakerPage, r PageRead) {
 		if p.Took(now, r.Err != nil, r.Suspect, r.Page.Unchanged, r.Page.Validators.ETag, r.Page.Validators.LastModified) {
 			p.Deprecations = make([]history.PageDeprecation, 0, len(r.Page.Deprecations))
 			for _, d := range r.Page.Deprecations {
 				p.Deprecations = append(p.Deprecations, history.PageDeprecation{Model: d.Model, Date: d.Date, Alias: d.Alias, Of: d.Of})
 			}
 		}
-		out[id] = p
-	}
-	return out
+	})
 }
 
 // AssembleMakerPages takes this cycle's reads of the makers' pages into

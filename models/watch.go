@@ -92,6 +92,7 @@ func ObserveModelLists(ctx context.Context, opts Options, mh *history.ModelHisto
 			out[g.ID] = ListRead{Err: fmt.Errorf("no reader of gateway %q's list (models.Gateways)", g.ID)}
 			continue
 		}
+		log := opts.Log.With().Str("gateway", g.ID).Logger()
 		rctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 		list, err := row.ReadList(rctx, opts.Client, g.ListURL, v)
 		cancel()
@@ -99,13 +100,11 @@ func ObserveModelLists(ctx context.Context, opts Options, mh *history.ModelHisto
 		if err == nil {
 			list, dropped, err = feed.AdmitModels(list, now)
 		}
-		for _, why := range dropped {
-			opts.Log.Warn().Str("gateway", g.ID).Str("entry", why).Msg("model list entry left out")
-		}
+		leftOut(log, dropped, "model list entry left out")
 		r := ListRead{List: list, Err: err}
 		if err == nil && !list.Unchanged {
 			r.Suspect, r.Err = stillSuspect(plausibleList(opts.Catalog, last, keptModels(opts.Catalog, g, list.Models), row.ListsPinned, now),
-				g.ListURL, now, opts.Log.With().Str("gateway", g.ID).Logger())
+				g.ListURL, now, log)
 		}
 		out[g.ID] = r
 	}
@@ -159,15 +158,6 @@ func plausibleList(cat catalog.Catalog, last *history.ModelList, read []history.
 			pinned = append(pinned, md.ID)
 		}
 	}
-	lost := func(ids []string) int {
-		n := 0
-		for _, id := range ids {
-			if !listed[id] {
-				n++
-			}
-		}
-		return n
-	}
 	// Newly dated: entries with an expiration date the last good read did
 	// not give them (undated there, or not listed).
 	newlyDated := 0
@@ -185,13 +175,13 @@ func plausibleList(cat catalog.Catalog, last *history.ModelList, read []history.
 		}
 	}
 	var why string
-	switch n := lost(known); {
-	case float64(n) > SuspectLoss*float64(len(known)):
+	switch n := lacking(listed, known); {
+	case beyondLoss(n, len(known)):
 		why = fmt.Sprintf("it lacks %d of the %d models the last good read listed", n, len(known))
-	case newlyDated > SuspectNewDates && float64(newlyDated) > SuspectLoss*float64(len(known)):
+	case newlyDated > SuspectNewDates && beyondLoss(newlyDated, len(known)):
 		why = fmt.Sprintf("it dates %d models the last good read did not (of the %d it listed)", newlyDated, len(known))
 	default:
-		if n := lost(pinned); float64(n) > SuspectLoss*float64(len(pinned)) {
+		if n := lacking(listed, pinned); beyondLoss(n, len(pinned)) {
 			why = fmt.Sprintf("it lacks %d of the %d pinned models", n, len(pinned))
 			if hadList {
 				why = fmt.Sprintf("it lacks %d of the %d pinned models the last good read listed", n, len(pinned))
@@ -206,6 +196,31 @@ func plausibleList(cat catalog.Catalog, last *history.ModelList, read []history.
 		prev = last.Suspect
 	}
 	return suspectOf(prev, slices.Collect(maps.Keys(listed)), why, now)
+}
+
+// lacking is how many of ids a read lacks, named being the ids it names.
+func lacking(named map[string]bool, ids []string) int {
+	n := 0
+	for _, id := range ids {
+		if !named[id] {
+			n++
+		}
+	}
+	return n
+}
+
+// beyondLoss reports whether n of all is more than SuspectLoss of them:
+// more models than a read may lack, or newly date, and be believed.
+func beyondLoss(n, all int) bool {
+	return float64(n) > SuspectLoss*float64(all)
+}
+
+// leftOut logs each entry of a source's read the door (feed.AdmitModels,
+// feed.AdmitDeprecations) left out, as msg, to the source's log.
+func leftOut(log zerolog.Logger, dropped []string, msg string) {
+	for _, why := range dropped {
+		log.Warn().Str("entry", why).Msg(msg)
+	}
 }
 
 // stillSuspect is a suspect read of url (nil for a plausible one) as the
@@ -247,22 +262,32 @@ func suspectOf(prev *history.SuspectList, ids []string, why string, now time.Tim
 // so that a failing list is asked for once an hour, not every cycle; a
 // suspect read is remembered, to be taken once it has stood.
 func listedAfter(cat catalog.Catalog, mh *history.ModelHistory, reads map[string]ListRead, now time.Time) map[string]*history.ModelList {
-	out := map[string]*history.ModelList{}
+	var last map[string]*history.ModelList
 	if mh != nil {
-		for id, l := range mh.Lists {
-			out[id] = l
-		}
+		last = mh.Lists
 	}
-	for id, r := range reads {
-		l := &history.ModelList{}
-		if prev := out[id]; prev != nil {
-			*l = *prev
-		}
+	return takenIn(last, reads, func(id string, l *history.ModelList, r ListRead) {
 		if l.Took(now, r.Err != nil, r.Suspect, r.List.Unchanged, r.List.Validators.ETag, r.List.Validators.LastModified) {
 			g, _ := cat.Models.Gateway(id)
 			l.Models = keptModels(cat, g, r.List.Models)
 		}
-		out[id] = l
+	})
+}
+
+// takenIn is each source's last good read once this cycle's reads are
+// taken in (listedAfter, pagesAfter): last, by source id, with a copy of
+// the last good read (a zero one before any) of each source read, on
+// which take records that source's read. last itself is left as it was.
+func takenIn[S, R any](last map[string]*S, reads map[string]R, take func(id string, s *S, r R)) map[string]*S {
+	out := make(map[string]*S, len(last))
+	maps.Copy(out, last)
+	for id, r := range reads {
+		s := new(S)
+		if prev := out[id]; prev != nil {
+			*s = *prev
+		}
+		take(id, s, r)
+		out[id] = s
 	}
 	return out
 }
