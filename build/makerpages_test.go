@@ -11,6 +11,7 @@ import (
 
 	"github.com/aistatus/aistatus/api"
 	"github.com/aistatus/aistatus/history"
+	"github.com/aistatus/aistatus/models"
 	"github.com/aistatus/aistatus/snapshot"
 )
 
@@ -340,5 +341,37 @@ func TestOpenAIPageDatesGPT4o(t *testing.T) {
 		if want := string(api.ChangeModelRetiring) + " " + id + " 2027-01-14 openai"; !slices.Contains(h.lifecycleChanges(), want) {
 			t.Errorf("the change log lacks %q", want)
 		}
+	}
+}
+
+// TestMakerPageMisreadIsSuspect: Google's real page read again with every
+// 2026 shutdown date moved to 2028 (a table misread, or rewritten
+// wholesale) dates most of what the last good read named otherwise: the
+// read is suspect, the calendar keeps the last good read's dates, and the
+// page's source says why. Read the same for a day, it is the maker's word.
+func TestMakerPageMisreadIsSuspect(t *testing.T) {
+	t.Parallel()
+	h := newHarness(t)
+	h.world.SetModelList(realModelList(t))
+	page := realMakerPage(t, realGooglePage)
+	h.world.SetMakerPage("google-deprecations", page)
+	h.cycle()
+	const flash = "google/gemini-2.0-flash-001"
+	if r := h.calendarOf()[flash]; r.Date != "2026-06-01" {
+		t.Fatalf("%s dated %q by the real page, want 2026-06-01", flash, r.Date)
+	}
+	h.world.SetMakerPage("google-deprecations", strings.ReplaceAll(page, ", 2026", ", 2028"))
+	h.clock.Advance(history.MakerPageEvery)
+	h.cycle()
+	if s := h.modelSource("google-deprecations"); s.State != api.FeedError || s.Failure != api.FailureSuspect || !strings.Contains(s.Error, "otherwise than the last good read") {
+		t.Errorf("a page dating most models otherwise: source %+v, want suspect, saying why", s)
+	}
+	if r := h.calendarOf()[flash]; r.Date != "2026-06-01" {
+		t.Errorf("%s dated %q after a suspect read, want the last good read's 2026-06-01", flash, r.Date)
+	}
+	h.clock.Advance(models.SuspectStands)
+	h.cycle()
+	if r := h.calendarOf()[flash]; r.Date != "2028-06-01" {
+		t.Errorf("%s dated %q once the same page stood a day, want the page's 2028-06-01", flash, r.Date)
 	}
 }

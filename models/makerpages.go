@@ -3,7 +3,6 @@ package models
 import (
 	"context"
 	"fmt"
-	"maps"
 	"slices"
 	"time"
 
@@ -74,25 +73,44 @@ func ObserveMakerPages(ctx context.Context, opts Options, mh *history.ModelHisto
 // plausiblePage says whether a read of a page is suspect against last, the
 // last good read: a page only grows (a retired model stays in its
 // history), so a read that lacks more than SuspectLoss of the models the
-// last good read named is a cut or broken answer, not news. nil when it is
-// plausible.
+// last good read named is a cut or broken answer, not news; and a maker
+// announces a family at a time, so a read that dates more than
+// SuspectNewDates models, and more than SuspectLoss of the last good
+// read's, otherwise than it did (a new date, or a model it did not name)
+// is a misread table, not news, as a list's flood of dates is. nil when it
+// is plausible.
 func plausiblePage(last *history.MakerPage, read []feed.Deprecation, now time.Time) *history.SuspectList {
 	if last == nil || last.ReadAt.IsZero() || len(last.Deprecations) == 0 {
 		return nil
 	}
 	named := make(map[string]bool, len(read))
+	said := make([]string, 0, len(read)) // model and date, the read's fingerprint
 	for _, d := range read {
 		named[d.Model] = true
+		said = append(said, d.Model+" "+d.Date)
 	}
 	known := make([]string, 0, len(last.Deprecations))
+	dated := make(map[string]string, len(last.Deprecations))
 	for _, d := range last.Deprecations {
 		known = append(known, d.Model)
+		dated[d.Model] = d.Date
 	}
-	lost := lacking(named, known)
-	if !beyondLoss(lost, len(known)) {
+	redated := map[string]bool{}
+	for _, d := range read {
+		if date, ok := dated[d.Model]; !ok || date != d.Date {
+			redated[d.Model] = true
+		}
+	}
+	var why string
+	switch lost := lacking(named, known); {
+	case beyondLoss(lost, len(known)):
+		why = fmt.Sprintf("it lacks %d of the %d models the last good read named", lost, len(known))
+	case len(redated) > SuspectNewDates && beyondLoss(len(redated), len(known)):
+		why = fmt.Sprintf("it dates %d models otherwise than the last good read did, or anew (of the %d it named)", len(redated), len(known))
+	default:
 		return nil
 	}
-	return suspectOf(last.Suspect, slices.Collect(maps.Keys(named)), fmt.Sprintf("it lacks %d of the %d models the last good read named", lost, len(known)), now)
+	return suspectOf(last.Suspect, said, why, now)
 }
 
 // pagesAfter is each page once this cycle's reads are taken in, as

@@ -195,7 +195,11 @@ func plausibleList(cat catalog.Catalog, last *history.ModelList, read []history.
 	if last != nil {
 		prev = last.Suspect
 	}
-	return suspectOf(prev, slices.Collect(maps.Keys(listed)), why, now)
+	said := make([]string, 0, len(read)) // id and date, the read's fingerprint
+	for _, m := range read {
+		said = append(said, m.ID+" "+m.Expires)
+	}
+	return suspectOf(prev, said, why, now)
 }
 
 // lacking is how many of ids a read lacks, named being the ids it names.
@@ -239,15 +243,16 @@ func stillSuspect(s *history.SuspectList, url string, now time.Time, log zerolog
 	return s, &feed.Error{Kind: api.FailureSuspect, Err: fmt.Errorf("GET %s: suspect read, not believed: %s", url, s.Why)}
 }
 
-// suspectOf is a suspect read naming ids, for why; a suspect read of the
-// same ids as prev, the one already suspect, keeps prev's Since, so that
-// the same read given again and again stands once it has for
-// SuspectStands.
-func suspectOf(prev *history.SuspectList, ids []string, why string, now time.Time) *history.SuspectList {
-	ids = slices.Clone(ids)
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
-	sum := sha256.Sum256([]byte(strings.Join(ids, "\n")))
+// suspectOf is a suspect read saying said (each model's id and date), for
+// why; a suspect read saying the same as prev, the one already suspect,
+// keeps prev's Since, so that the same read given again and again stands
+// once it has for SuspectStands, and a read dating the same models
+// otherwise starts afresh.
+func suspectOf(prev *history.SuspectList, said []string, why string, now time.Time) *history.SuspectList {
+	said = slices.Clone(said)
+	slices.Sort(said)
+	said = slices.Compact(said)
+	sum := sha256.Sum256([]byte(strings.Join(said, "\n")))
 	s := &history.SuspectList{Since: now, Fingerprint: hex.EncodeToString(sum[:16]), Why: why}
 	if prev != nil && prev.Fingerprint == s.Fingerprint && !prev.Since.After(now) {
 		s.Since = prev.Since
