@@ -1,12 +1,13 @@
 package feed
 
 // What every model gateway's reader shares: fetching a document and
-// classifying a failure, the conditional read of a list, and the envelope
-// of an endpoints document (data.id, data.endpoints) and what every
-// endpoint in it names (provider_name, uptime percentages), which
-// OpenRouter and Vercel's AI Gateway write alike. Each gateway's file reads
-// what is its own: the endpoints' other members, the names of its uptime
-// windows, and the list's entries.
+// classifying a failure, the conditional read of a list and its envelope
+// (data, a list of entries), and the envelope of an endpoints document
+// (data.id, data.endpoints) with what every endpoint in it names
+// (provider_name, uptime percentages), which OpenRouter and Vercel's AI
+// Gateway write alike. Each gateway's file reads what is its own: the
+// endpoints' other members, the names of its uptime windows, and the
+// list's entries.
 
 import (
 	"context"
@@ -45,6 +46,28 @@ func readModelList(ctx context.Context, client *http.Client, url string, v Valid
 		return ModelList{}, err
 	}
 	return ModelList{Models: models, Validators: got, Unchanged: unchanged}, nil
+}
+
+// listItems proves that a document is a model list — data is a list —
+// and returns its entries undecoded, so that their count is checked first:
+// none proves nothing (FailureEmpty), more than MaxListedModels is refused
+// (FailureSchema). Each gateway's file reads the entries.
+func listItems(data []byte) ([]json.RawMessage, error) {
+	var doc struct {
+		Data *[]json.RawMessage `json:"data"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("decoding JSON: %w", err)
+	}
+	switch {
+	case doc.Data == nil:
+		return nil, failure(api.FailureSchema, "no data list: not a model list")
+	case len(*doc.Data) == 0:
+		return nil, failure(api.FailureEmpty, "data is empty: the list is cut, or lists nothing")
+	case len(*doc.Data) > MaxListedModels:
+		return nil, failure(api.FailureSchema, "data lists %d models, more than the %d a model list may hold", len(*doc.Data), MaxListedModels)
+	}
+	return *doc.Data, nil
 }
 
 // endpointItems proves that an endpoints document is modelID's before any
