@@ -3,7 +3,6 @@ package feed
 import (
 	"context"
 	"encoding/json"
-	"math"
 	"net/http"
 
 	"github.com/aistatus/aistatus/api"
@@ -62,7 +61,7 @@ const (
 )
 
 // openRouterWindows maps OpenRouter's uptime members to our window names.
-var openRouterWindows = []struct{ member, window string }{
+var openRouterWindows = []uptimeWindow{
 	{"uptime_last_5m", "5m"}, {"uptime_last_30m", "30m"}, {"uptime_last_1d", "1d"},
 }
 
@@ -101,18 +100,13 @@ func ParseOpenRouter(data []byte, modelID string) ([]GatewayEndpoint, error) {
 	}
 	var out []GatewayEndpoint
 	for i, item := range items {
-		var raw map[string]json.RawMessage
-		if err := json.Unmarshal(item, &raw); err != nil {
-			return nil, failure(api.FailureSchema, "data.endpoints[%d] is not an object", i)
+		raw, provider, err := endpointObject(i, item)
+		if err != nil {
+			return nil, err
 		}
-		// Both are published (the provider's name, the tag's region) and
-		// printed in /check's evidence: cleaned as a status page's text is,
-		// so that no escape sequence, line break or cut character passes.
-		var provider, tag string
-		_ = json.Unmarshal(raw["provider_name"], &provider)
-		if provider = api.CleanText(provider, MaxGatewayName); provider == "" {
-			return nil, failure(api.FailureSchema, "data.endpoints[%d] has no provider_name", i)
-		}
+		// The tag's region is published and printed in /check's evidence
+		// as the provider's name is: cleaned as a status page's text is.
+		var tag string
 		_ = json.Unmarshal(raw["tag"], &tag) // optional: the region, when there is one
 		var quantization string
 		_ = json.Unmarshal(raw["quantization"], &quantization) // optional
@@ -121,23 +115,13 @@ func ParseOpenRouter(data []byte, modelID string) ([]GatewayEndpoint, error) {
 		// known, and is left unread as the member was before.
 		var status int
 		_ = json.Unmarshal(raw["status"], &status)
-		ep := GatewayEndpoint{Provider: provider, Tag: api.CleanText(tag, MaxGatewayName),
-			Quantization: api.CleanText(quantization, MaxGatewayName), Status: status, Uptime: map[string]*float64{}}
-		usable := true
-		for _, w := range openRouterWindows {
-			v, present := raw[w.member]
-			if !present {
-				return nil, failure(api.FailureSchema, "data.endpoints[%d] has no %s", i, w.member)
-			}
-			var f *float64
-			if err := json.Unmarshal(v, &f); err != nil || (f != nil && (math.IsNaN(*f) || *f < 0 || *f > 100)) {
-				usable = false // not a percentage: this endpoint's figures mean nothing
-				break
-			}
-			ep.Uptime[w.window] = f
+		uptime, ok, err := endpointUptime(i, raw, openRouterWindows)
+		if err != nil {
+			return nil, err
 		}
-		if usable {
-			out = append(out, ep)
+		if ok {
+			out = append(out, GatewayEndpoint{Provider: provider, Tag: api.CleanText(tag, MaxGatewayName),
+				Quantization: api.CleanText(quantization, MaxGatewayName), Status: status, Uptime: uptime})
 		}
 	}
 	return out, nil

@@ -27,12 +27,50 @@ func readOpenRouter(t *testing.T, rep reply, modelID string) ([]GatewayEndpoint,
 
 func f64(v float64) *float64 { return &v }
 
+// checkEndpoints fails t unless a read ended as a case wants: with a
+// failure of kind fail, or else without error and with one endpoint per
+// want, each checked against its own.
+func checkEndpoints[W interface {
+	check(t *testing.T, i int, got GatewayEndpoint)
+}](t *testing.T, eps []GatewayEndpoint, err error, fail api.FailureKind, want []W) {
+	t.Helper()
+	if fail != "" {
+		if err == nil || Kind(err) != fail {
+			t.Fatalf("err = %v (kind %q), want a %q failure", err, Kind(err), fail)
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(eps) != len(want) {
+		t.Fatalf("got %d endpoints %+v, want %d", len(eps), eps, len(want))
+	}
+	for i, w := range want {
+		w.check(t, i, eps[i])
+	}
+}
+
+// openRouterWant is what must be read of one OpenRouter endpoint; nil
+// figures are too little traffic.
+type openRouterWant struct {
+	provider, tag string
+	up5, up30     *float64
+}
+
+func (w openRouterWant) check(t *testing.T, i int, got GatewayEndpoint) {
+	t.Helper()
+	if got.Provider != w.provider || got.Tag != w.tag || !sameFigure(got.Uptime["5m"], w.up5) || !sameFigure(got.Uptime["30m"], w.up30) {
+		t.Errorf("endpoint %d = %s %s 5m=%v 30m=%v, want %+v", i, got.Provider, got.Tag, got.Uptime["5m"], got.Uptime["30m"], w)
+	}
+	if _, ok := got.Uptime["1d"]; !ok {
+		t.Errorf("endpoint %d has no 1d window", i)
+	}
+}
+
 func TestOpenRouter(t *testing.T) {
 	t.Parallel()
-	type want struct {
-		provider, tag string
-		up5, up30     *float64
-	}
+	type want = openRouterWant
 	for _, tc := range []struct {
 		name, model string
 		rep         reply
@@ -80,27 +118,7 @@ func TestOpenRouter(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			eps, err := readOpenRouter(t, tc.rep, tc.model)
-			if tc.fail != "" {
-				if err == nil || Kind(err) != tc.fail {
-					t.Fatalf("err = %v (kind %q), want a %q failure", err, Kind(err), tc.fail)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(eps) != len(tc.want) {
-				t.Fatalf("got %d endpoints %+v, want %d", len(eps), eps, len(tc.want))
-			}
-			for i, w := range tc.want {
-				got := eps[i]
-				if got.Provider != w.provider || got.Tag != w.tag || !sameFigure(got.Uptime["5m"], w.up5) || !sameFigure(got.Uptime["30m"], w.up30) {
-					t.Errorf("endpoint %d = %s %s 5m=%v 30m=%v, want %+v", i, got.Provider, got.Tag, got.Uptime["5m"], got.Uptime["30m"], w)
-				}
-				if _, ok := got.Uptime["1d"]; !ok {
-					t.Errorf("endpoint %d has no 1d window", i)
-				}
-			}
+			checkEndpoints(t, eps, err, tc.fail, tc.want)
 		})
 	}
 }

@@ -61,23 +61,12 @@ func ReadOpenRouterModels(ctx context.Context, client *http.Client, url string, 
 // creation time, or with an expiration that is not a date, is skipped: the
 // others stand.
 func ParseOpenRouterModels(data []byte) ([]ListedModel, error) {
-	var doc struct {
-		// Raw, so that the count is checked before any entry is decoded.
-		Data *[]json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("decoding JSON: %w", err)
-	}
-	switch {
-	case doc.Data == nil:
-		return nil, failure(api.FailureSchema, "no data list: not a model list")
-	case len(*doc.Data) == 0:
-		return nil, failure(api.FailureEmpty, "data is empty: the list is cut, or lists nothing")
-	case len(*doc.Data) > MaxListedModels:
-		return nil, failure(api.FailureSchema, "data lists %d models, more than the %d a model list may hold", len(*doc.Data), MaxListedModels)
+	items, err := listItems(data)
+	if err != nil {
+		return nil, err
 	}
 	var out []ListedModel
-	for _, item := range *doc.Data {
+	for _, item := range items {
 		var entry struct {
 			ID            string  `json:"id"`
 			CanonicalSlug string  `json:"canonical_slug"`

@@ -20,20 +20,11 @@ const realModelList = "real/openrouter-models-20260522.json"
 func TestOpenRouterModels(t *testing.T) {
 	t.Parallel()
 	realDoc := fixture(t, realModelList)
-	// tooMany repeats a real entry past the cap.
-	var doc struct {
-		Data []json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(realDoc, &doc); err != nil {
-		t.Fatal(err)
-	}
-	tooMany := `{"data":[` + strings.TrimSuffix(strings.Repeat(string(doc.Data[0])+",", MaxListedModels+1), ",") + `]}`
 	for _, tc := range []struct {
 		name  string
 		body  string
 		count int
 		check map[string]ListedModel // by id: what must be read of it
-		fail  api.FailureKind
 	}{
 		{name: "real: the captured list", body: string(realDoc), count: 61, check: map[string]ListedModel{
 			"google/gemini-2.0-flash-001": {CanonicalSlug: "google/gemini-2.0-flash-001", Name: "Google: Gemini 2.0 Flash",
@@ -46,23 +37,11 @@ func TestOpenRouterModels(t *testing.T) {
 			body: `{"data":[{"id":"a/b","created":1},{"id":"","created":2},{"id":"c/d"},{"id":"e/f","created":0}]}`},
 		{name: "an expiration that is no date skips its entry", count: 1,
 			body: `{"data":[{"id":"a/b","created":1,"expiration_date":"soon"},{"id":"c/d","created":1,"expiration_date":null}]}`},
-		{name: "no entry proves itself", body: `{"data":[{"name":"x"}]}`, fail: api.FailureSchema},
-		{name: "empty", body: `{"data":[]}`, fail: api.FailureEmpty},
-		{name: "no data", body: `{"error":{"code":500}}`, fail: api.FailureSchema},
-		{name: "data is not a list", body: `{"data":{"id":"a/b"}}`, fail: api.FailureSchema},
-		{name: "null", body: `null`, fail: api.FailureSchema},
-		{name: "over the cap", body: tooMany, fail: api.FailureSchema},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			srv, _ := serve(t, jsonAccept, map[string]reply{"/models": {body: []byte(tc.body), ctype: "application/json"}})
 			list, err := ReadOpenRouterModels(context.Background(), &http.Client{}, srv.URL+"/models", Validators{})
-			if tc.fail != "" {
-				if err == nil || Kind(err) != tc.fail {
-					t.Fatalf("err = %v (kind %q), want a %q failure", err, Kind(err), tc.fail)
-				}
-				return
-			}
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -82,6 +61,53 @@ func TestOpenRouterModels(t *testing.T) {
 				t.Errorf("not read: %v", tc.check)
 			}
 		})
+	}
+}
+
+// TestModelListsEnvelope: every gateway's list reader proves the list by
+// its envelope and its entries alike: no data list, or one of which no
+// entry has an id and a creation time, is a document of the wrong shape,
+// an empty one proves nothing, and one past the cap (a real entry
+// repeated) is refused, not cut.
+func TestModelListsEnvelope(t *testing.T) {
+	t.Parallel()
+	for _, r := range []struct {
+		name    string
+		read    func(ctx context.Context, client *http.Client, url string, v Validators) (ModelList, error)
+		fixture string
+	}{
+		{"OpenRouter", ReadOpenRouterModels, realModelList},
+		{"Vercel", ReadVercelModels, vercelModelList},
+	} {
+		var doc struct {
+			Data []json.RawMessage `json:"data"`
+		}
+		if err := json.Unmarshal(fixture(t, r.fixture), &doc); err != nil {
+			t.Fatal(err)
+		}
+		tooMany := `{"data":[` + strings.TrimSuffix(strings.Repeat(string(doc.Data[0])+",", MaxListedModels+1), ",") + `]}`
+		for _, tc := range []struct {
+			name string
+			body string
+			fail api.FailureKind
+		}{
+			{name: "no entry proves itself", body: `{"data":[{"name":"x"}]}`, fail: api.FailureSchema},
+			{name: "empty", body: `{"data":[]}`, fail: api.FailureEmpty},
+			{name: "empty, with its object member", body: `{"object":"list","data":[]}`, fail: api.FailureEmpty},
+			{name: "no data", body: `{"error":{"code":500}}`, fail: api.FailureSchema},
+			{name: "data is not a list", body: `{"data":{"id":"a/b"}}`, fail: api.FailureSchema},
+			{name: "null", body: `null`, fail: api.FailureSchema},
+			{name: "over the cap", body: tooMany, fail: api.FailureSchema},
+		} {
+			t.Run(r.name+"/"+tc.name, func(t *testing.T) {
+				t.Parallel()
+				srv, _ := serve(t, jsonAccept, map[string]reply{"/models": {body: []byte(tc.body), ctype: "application/json"}})
+				_, err := r.read(context.Background(), &http.Client{}, srv.URL+"/models", Validators{})
+				if err == nil || Kind(err) != tc.fail {
+					t.Fatalf("err = %v (kind %q), want a %q failure", err, Kind(err), tc.fail)
+				}
+			})
+		}
 	}
 }
 

@@ -10,7 +10,7 @@ import (
 )
 
 // vercelWindows maps Vercel's uptime members to our window names.
-var vercelWindows = []struct{ member, window string }{
+var vercelWindows = []uptimeWindow{
 	{"uptime_last_15m", "15m"}, {"uptime_last_1h", "1h"}, {"uptime_last_1d", "1d"},
 }
 
@@ -53,39 +53,25 @@ func ParseVercel(data []byte, modelID string) ([]GatewayEndpoint, error) {
 	}
 	var out []GatewayEndpoint
 	for i, item := range items {
-		var raw map[string]json.RawMessage
-		if err := json.Unmarshal(item, &raw); err != nil {
-			return nil, failure(api.FailureSchema, "data.endpoints[%d] is not an object", i)
-		}
-		var provider string
-		_ = json.Unmarshal(raw["provider_name"], &provider)
-		if provider = api.CleanText(provider, MaxGatewayName); provider == "" {
-			return nil, failure(api.FailureSchema, "data.endpoints[%d] has no provider_name", i)
+		raw, provider, err := endpointObject(i, item)
+		if err != nil {
+			return nil, err
 		}
 		var quantization string
 		_ = json.Unmarshal(raw["quantization"], &quantization) // null in every capture
 		var status int
 		_ = json.Unmarshal(raw["status"], &status) // "0 is active"; another value is unread
+		uptime, ok, err := endpointUptime(i, raw, vercelWindows)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
 		// Vercel lists one endpoint per provider and gives it no tag of
 		// its own: the provider's id is the endpoint's.
 		ep := GatewayEndpoint{Provider: provider, Tag: provider, Quantization: api.CleanText(quantization, MaxGatewayName),
-			Status: status, Uptime: map[string]*float64{}}
-		usable := true
-		for _, w := range vercelWindows {
-			v, present := raw[w.member]
-			if !present {
-				return nil, failure(api.FailureSchema, "data.endpoints[%d] has no %s", i, w.member)
-			}
-			var f *float64
-			if err := json.Unmarshal(v, &f); err != nil || (f != nil && (math.IsNaN(*f) || *f < 0 || *f > 100)) {
-				usable = false
-				break
-			}
-			ep.Uptime[w.window] = f
-		}
-		if !usable {
-			continue
-		}
+			Status: status, Uptime: uptime}
 		ep.LatencyP50Ms, ep.LatencyP95Ms = percentiles(raw["latency_last_1h"], maxVercelLatencyMs)
 		ep.ThroughputP50, ep.ThroughputP95 = percentiles(raw["throughput_last_1h"], maxVercelThroughput)
 		regions, ok := vercelRegions(raw["inference_regions"])

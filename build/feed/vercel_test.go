@@ -209,21 +209,7 @@ func TestVercel(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			eps, err := readVercel(t, tc.rep, tc.model)
-			if tc.fail != "" {
-				if err == nil || Kind(err) != tc.fail {
-					t.Fatalf("err = %v (kind %q), want a %q failure", err, Kind(err), tc.fail)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if len(eps) != len(tc.want) {
-				t.Fatalf("got %d endpoints %+v, want %d", len(eps), eps, len(tc.want))
-			}
-			for i, w := range tc.want {
-				w.check(t, i, eps[i])
-			}
+			checkEndpoints(t, eps, err, tc.fail, tc.want)
 		})
 	}
 }

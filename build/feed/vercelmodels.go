@@ -3,7 +3,6 @@ package feed
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"time"
 
@@ -32,23 +31,13 @@ const vercelLanguage = "language"
 // is kept). The list names no dated id, no endpoints path and no
 // retirement date that its reference documents: those stay "".
 func ParseVercelModels(data []byte) ([]ListedModel, error) {
-	var doc struct {
-		Data *[]json.RawMessage `json:"data"`
-	}
-	if err := json.Unmarshal(data, &doc); err != nil {
-		return nil, fmt.Errorf("decoding JSON: %w", err)
-	}
-	switch {
-	case doc.Data == nil:
-		return nil, failure(api.FailureSchema, "no data list: not a model list")
-	case len(*doc.Data) == 0:
-		return nil, failure(api.FailureEmpty, "data is empty: the list is cut, or lists nothing")
-	case len(*doc.Data) > MaxListedModels:
-		return nil, failure(api.FailureSchema, "data lists %d models, more than the %d a model list may hold", len(*doc.Data), MaxListedModels)
+	items, err := listItems(data)
+	if err != nil {
+		return nil, err
 	}
 	var out []ListedModel
 	proved := 0
-	for _, item := range *doc.Data {
+	for _, item := range items {
 		var entry struct {
 			ID      string `json:"id"`
 			Name    string `json:"name"`

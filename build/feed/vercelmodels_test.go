@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"strings"
 	"testing"
 	"time"
 
@@ -35,7 +34,6 @@ func TestVercelModels(t *testing.T) {
 		out, _ := json.Marshal(map[string]any{"data": append(append([]json.RawMessage(nil), doc.Data...), more)})
 		return string(out)
 	}
-	tooMany := `{"data":[` + strings.TrimSuffix(strings.Repeat(string(doc.Data[0])+",", MaxListedModels+1), ",") + `]}`
 	added := time.Unix(1755815280, 0).UTC()
 	v32 := ListedModel{ID: "deepseek/deepseek-v3.2", Name: "DeepSeek V3.2", Created: added}
 	thinking := ListedModel{ID: "deepseek/deepseek-v3.2-thinking", Name: "DeepSeek V3.2 Thinking", Created: added}
@@ -55,11 +53,7 @@ func TestVercelModels(t *testing.T) {
 		{name: "an entry of no id is skipped", want: []ListedModel{v32, thinking},
 			body: withEntry(func(e map[string]any) { e["id"] = "\x1b\u202e" })},
 		{name: "only models of other types", body: `{"object":"list","data":[{"id":"openai/gpt-image-1","created":1,"type":"image"}]}`, fail: api.FailureEmpty},
-		{name: "no entry proves itself", body: `{"data":[{"name":"x"}]}`, fail: api.FailureSchema},
-		{name: "empty", body: `{"object":"list","data":[]}`, fail: api.FailureEmpty},
 		{name: "an endpoints document instead", body: string(fixture(t, vercelV32)), fail: api.FailureSchema},
-		{name: "null", body: `null`, fail: api.FailureSchema},
-		{name: "over the cap", body: tooMany, fail: api.FailureSchema},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
